@@ -1,0 +1,229 @@
+"""The trace: one auditable record of a request, shared by the chain retriever and the benchmarks.
+
+A chain request (``chainret ask``) and a benchmark question (``chainret bench run``) are both
+recorded as a ``Trace``: the original words, how they were interpreted, every derived search
+(``Hop``) with the refs it returned, what was selected and why, the budget left, and the outcome.
+Verification (NLI) and packing layers attach their records to the same object, so one JSON file
+explains a result end to end.
+
+Stable JSON: ``to_json`` sorts keys and rounds floats, so golden traces diff cleanly.
+Writes are atomic (temporary file + ``os.replace``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+Outcome = Literal[
+    "accepted_path",  # a complete, supported chain was found (chain retriever)
+    "partial_evidence",  # some hops supported, no complete path: never shown as an answer
+    "no_pattern",  # no relation pattern applies to the request
+    "refused",  # interpretation refused (ambiguous alias, unknown entity, bad view/principal)
+    "retrieved",  # a benchmark/text-route retrieval: ranked evidence, no claim of a supported chain
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Budget(_Model):
+    """Request-level limits. Values come from request parameters, never from source text."""
+
+    rows_per_hop: int = Field(3, ge=1)
+    max_searches: int = Field(2, ge=1)
+    max_rows: int = Field(6, ge=1)
+    max_hops: int = Field(3, ge=1)
+    packet_units: int = Field(4, ge=1)
+    packet_chars: int = Field(900, ge=1)
+
+
+class Hit(_Model):
+    """One returned row of a search: a unit/paragraph ref with its rank (1-based) and score."""
+
+    ref: str
+    rank: int = Field(ge=1)
+    score: float
+    title: str | None = None
+    scores: dict[str, float] = Field(default_factory=dict)  # further signals (bench: bm25, embedding, nli-*)
+
+
+class Anchor(_Model):
+    """The source support that licensed a transition: a literal clause at an exact span."""
+
+    unit_ref: str
+    relation_id: str
+    source: str
+    document: str
+    version: str
+    representation: str
+    digest: str
+    span: tuple[int, int]
+    quote: str
+
+
+class Refusal(_Model):
+    """Why a hop (or the whole request) stopped. ``code`` is stable; ``message`` is for people."""
+
+    code: str
+    message: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class Verification(_Model):
+    """An NLI judgement attached to a hop: does ``premise_refs`` entail ``hypothesis``?"""
+
+    hop: int
+    question: str  # the sub-question, or the original question
+    hypothesis: str
+    hypothesis_kind: str  # e.g. "slot", "oracle", "original", "gold-subq", "anchored-subq"
+    premise_refs: list[str]
+    p_entail: float
+    model: str
+
+
+class Hop(_Model):
+    """One derived search and what it licensed."""
+
+    index: int = Field(ge=1)
+    kind: Literal["relation", "retrieval"] = "relation"
+    branch: str = "0"  # backtracking branch id; "0" is the first path tried, "0.1" its first alternative, …
+    subquery: str  # exactly what was searched (the canonical ID for a relation hop)
+    predicate: str | None = None
+    from_id: str | None = None  # the node this hop starts at
+    hits: list[Hit] = Field(default_factory=list)
+    anchor: Anchor | None = None
+    bridge: str | None = None  # canonical ID the next hop will search
+    candidate_bridges: list[str] = Field(default_factory=list)  # other eligible, supported bridges seen in this hop
+    searches_left: int | None = None
+    rows_left: int | None = None
+    refusal: Refusal | None = None
+    selected: list[str] = Field(default_factory=list)  # refs kept from this hop (bench selectors)
+    verifications: list[Verification] = Field(default_factory=list)
+
+
+class Interpretation(_Model):
+    """How the request was read. Stored beside the original words, never instead of them."""
+
+    pattern: str
+    slot: str  # the typed slot name, e.g. "project"
+    slot_text: str  # the words that filled it, e.g. "PR-84"
+    start_id: str  # the canonical ID they resolve to in the view
+    predicates: list[str]
+    view: str
+    principal: str
+
+
+class PacketItem(_Model):
+    ref: str
+    text: str
+    cost: int
+    doc_id: str | None = None
+    span: tuple[int, int] | None = None
+    relation_id: str | None = None
+
+
+class Packet(_Model):
+    """The final selection handed to a reader, with its cost in ``cost_unit``."""
+
+    packer: str
+    cost_unit: Literal["chars", "tokens"]
+    budget: int
+    max_items: int | None = None
+    separator: str = "\n"
+    items: list[PacketItem] = Field(default_factory=list)
+    cost: int = 0  # total, separators included for chars
+    text: str = ""
+    diagnostics: dict[str, Any] = Field(default_factory=dict)  # answer-in-context, coverage, density, …
+
+
+class Coverage(_Model):
+    """Structural coverage, kept apart from the outcome: finding anchors is not completing a chain."""
+
+    anchors_required: list[str] = Field(default_factory=list)  # relation ids a complete bundle needs
+    anchors_observed: list[str] = Field(default_factory=list)  # of those, seen in any returned search row
+    complete_bundle: bool = False  # every required anchor's unit reached the packet
+
+
+class Trace(_Model):
+    schema_version: str = SCHEMA_VERSION
+    request: str  # the original words, verbatim
+    kind: Literal["chain", "bench"] = "chain"
+    route: str = "chain"  # "chain", or a baseline/text route name, or a bench signal set
+    interpretation: Interpretation | None = None
+    catalog_digest: str | None = None
+    dataset: str | None = None
+    question_id: str | None = None
+    budget: Budget = Field(default_factory=Budget)
+    hops: list[Hop] = Field(default_factory=list)
+    outcome: Outcome
+    reason: Refusal | None = None
+    accepted_path: list[str] | None = None  # relation ids of the accepted chain, in order
+    path_ids: list[str] | None = None  # node ids: start, bridge(s), answer
+    coverage: Coverage = Field(default_factory=Coverage)
+    packet: Packet | None = None
+    packets: dict[str, Packet] = Field(default_factory=dict)  # bench: one per packer/budget
+    assumptions: list[str] = Field(default_factory=list)  # e.g. the catalog-level contradiction check
+    searches_used: int = 0
+    rows_used: int = 0
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """Stable JSON: sorted keys, floats rounded to 6 places."""
+        return json.dumps(_round(self.model_dump(mode="json")), sort_keys=True, indent=indent, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Trace:
+        return cls.model_validate_json(text)
+
+
+def _round(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 6)
+    if isinstance(value, dict):
+        return {k: _round(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_round(v) for v in value]
+    return value
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` to ``path`` atomically: readers see the old file or the new one, never half."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def write_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
+    return atomic_write_text(path, trace.to_json() + "\n")
+
+
+def read_trace(path: str | os.PathLike[str]) -> Trace:
+    from chainret.errors import ChainretError
+
+    p = Path(path)
+    try:
+        return Trace.from_json(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ChainretError(f"{p}: no such trace file") from None
+    except ValueError as exc:  # pydantic.ValidationError and JSON errors
+        first = str(exc).splitlines()
+        raise ChainretError(f"{p}: not a valid chainret trace: {' '.join(first[:3])}") from None

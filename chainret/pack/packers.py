@@ -1,0 +1,1 @@
+"""Packers beyond ``naive`` (registered on import by ``chainret.pack.base``)."""

@@ -1,0 +1,157 @@
+"""Cases: the expectations a fixture world declares, run by ``chainret eval``.
+
+A cases file (``cases.yaml`` beside ``catalog.yaml``) is ``CaseFile``: ``format``, ``catalog``
+(path of its catalog, relative to the cases file) and ``cases``. Each ``Case`` has:
+
+- ``id``, ``request`` (the original words), ``view`` (None = the catalog's current view),
+  ``principal`` (default ``public``), ``group`` (``positive`` | ``challenge`` | ``other``: the
+  rows of the eval totals), ``challenge`` (a label such as ``first_hop_missing``), ``note``;
+- ``anchors``: one entry per pattern hop, the relation id whose supporting unit is the *required
+  anchor* of that hop for the target bundle (``null`` where no relation could serve). Coverage
+  and the text-route baselines are measured against these;
+- ``budget``: optional overrides of ``chainret.trace.Budget`` (e.g. ``{max_searches: 3}``);
+- ``overlay``: optional changes applied to the world for this case only (``Overlay``; apply with
+  ``chainret.catalog.load.apply_overlay``);
+- ``expect``: one of (discriminated on ``outcome``)
+  - ``ExpectAccepted`` ``outcome: accepted_path``: ``relations`` (ids of the accepted path, in
+    hop order), ``bridges`` (the object ID of each hop: bridge IDs then the answer entity),
+    ``packet_chars`` (optional: length of the packet, supporting clauses joined by the packet
+    separator);
+  - ``ExpectNoPath`` ``outcome: no_path``: ``failed_hop`` (1-based), ``reason`` (a
+    ``HOP_FAILURE_CODES`` code), ``observed`` (one bool per ``anchors`` entry: whether that
+    anchor's unit appears in any returned search row of the offline trace);
+  - ``ExpectNoPattern`` ``outcome: no_pattern``;
+  - ``ExpectRefused`` ``outcome: refused``: ``reason`` (``REFUSAL_CODES``).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from chainret.catalog.models import Entity, Relation, SourceDocument, _Model, split_doc_ref
+from chainret.trace import Budget
+
+CASES_FORMAT = "chainret-cases/1"
+
+# Why a hop stops. The engine (issue 3) records one of these in the hop's refusal.
+HOP_FAILURE_CODES = {
+    "no_supported_relation": "no returned row supports an eligible, valid relation of this hop's predicate from the current node",
+    "contradiction": "an opposing eligible current assignment of a functional predicate (catalog-level check)",
+    "dead_end": "every candidate bridge of this hop was tried and none completed",
+    "budget_exhausted": "the request's search or row budget ran out before this hop",
+}
+# Why interpretation refuses before any search.
+REFUSAL_CODES = {
+    "ambiguous_alias": "the slot text resolves to several entities",
+    "unknown_entity": "the slot text resolves to no entity of the slot type",
+}
+
+
+class Restriction(_Model):
+    document: str  # doc ref source/document@version
+    principals: list[str] = Field(min_length=1)
+
+
+class ViewAddition(_Model):
+    view: str
+    documents: list[str]
+
+
+class Overlay(_Model):
+    """Changes to a world for one case, applied in this order: add, then remove/restrict."""
+
+    add_entities: list[Entity] = Field(default_factory=list)
+    add_documents: list[SourceDocument] = Field(default_factory=list)
+    add_relations: list[Relation] = Field(default_factory=list)
+    add_to_views: list[ViewAddition] = Field(default_factory=list)
+    remove: list[str] = Field(default_factory=list)  # doc refs whose visibility becomes "removed"
+    restrict: list[Restriction] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _refs(self) -> Overlay:
+        for ref in [*self.remove, *(r.document for r in self.restrict)]:
+            split_doc_ref(ref)
+        for add in self.add_to_views:
+            for ref in add.documents:
+                split_doc_ref(ref)
+        return self
+
+
+class ExpectAccepted(_Model):
+    outcome: Literal["accepted_path"]
+    relations: list[str] = Field(min_length=1)
+    bridges: list[str] = Field(min_length=1)
+    packet_chars: int | None = None
+
+    @model_validator(mode="after")
+    def _same_length(self) -> ExpectAccepted:
+        if len(self.relations) != len(self.bridges):
+            raise ValueError(f"relations ({len(self.relations)}) and bridges ({len(self.bridges)}) differ in length")
+        return self
+
+
+class ExpectNoPath(_Model):
+    outcome: Literal["no_path"]
+    failed_hop: int = Field(ge=1)
+    reason: str
+    observed: list[bool] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _known_reason(self) -> ExpectNoPath:
+        if self.reason not in HOP_FAILURE_CODES:
+            raise ValueError(f"reason must be one of {sorted(HOP_FAILURE_CODES)}, found {self.reason!r}")
+        return self
+
+
+class ExpectNoPattern(_Model):
+    outcome: Literal["no_pattern"]
+
+
+class ExpectRefused(_Model):
+    outcome: Literal["refused"]
+    reason: str
+
+    @model_validator(mode="after")
+    def _known_reason(self) -> ExpectRefused:
+        if self.reason not in REFUSAL_CODES:
+            raise ValueError(f"reason must be one of {sorted(REFUSAL_CODES)}, found {self.reason!r}")
+        return self
+
+
+Expectation = Annotated[
+    ExpectAccepted | ExpectNoPath | ExpectNoPattern | ExpectRefused, Field(discriminator="outcome")
+]
+
+
+class Case(_Model):
+    id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    request: str = Field(min_length=1)
+    view: str | None = None
+    principal: str = "public"
+    group: Literal["positive", "challenge", "other"]
+    challenge: str | None = None
+    note: str = ""
+    anchors: list[str | None] = Field(default_factory=list)
+    budget: Budget | None = None
+    overlay: Overlay | None = None
+    expect: Expectation
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Case:
+        exp = self.expect
+        if isinstance(exp, ExpectNoPath) and exp.observed and len(exp.observed) != len(self.anchors):
+            raise ValueError(
+                f"expect.observed has {len(exp.observed)} entries but anchors has {len(self.anchors)}"
+            )
+        if isinstance(exp, ExpectAccepted) and self.anchors and list(self.anchors) != list(exp.relations):
+            raise ValueError("for an accepted path, anchors must equal expect.relations")
+        return self
+
+
+class CaseFile(_Model):
+    format: Literal["chainret-cases/1"] = CASES_FORMAT
+    catalog: str = "catalog.yaml"
+    description: str = ""
+    cases: list[Case] = Field(default_factory=list)

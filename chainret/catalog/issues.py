@@ -1,0 +1,38 @@
+"""``Issue``: one finding of the loader or validator, with a stable code and a location."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+from chainret.errors import CatalogInvalid
+
+Severity = Literal["error", "warning", "info"]
+
+
+@dataclass(frozen=True)
+class Issue:
+    code: str  # stable, e.g. "dangling_reference", "clause_mismatch", "contradiction"
+    severity: Severity
+    file: str
+    location: str  # the record, e.g. "relations[3] (id rel-7)", or "line 12" for syntax errors
+    field: str  # dotted field path inside the record ("support.span"), "" when not one field
+    message: str  # what was expected and what was found
+
+    def __str__(self) -> str:
+        where = ", ".join(p for p in (self.location, f"field {self.field}" if self.field else "") if p)
+        return f"{self.file}: {where}: {self.message} [{self.code}]" if where else f"{self.file}: {self.message} [{self.code}]"
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+class CatalogFileInvalid(CatalogInvalid):
+    """A catalog or cases file failed to load; ``issues`` lists every problem found."""
+
+    def __init__(self, issues: list[Issue]) -> None:
+        self.issues = issues
+        shown = "\n".join(f"  {i}" for i in issues[:20])
+        more = f"\n  … and {len(issues) - 20} more" if len(issues) > 20 else ""
+        noun = "problem" if len(issues) == 1 else "problems"
+        super().__init__(f"{len(issues)} {noun} loading the catalog:\n{shown}{more}")

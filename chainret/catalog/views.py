@@ -1,0 +1,188 @@
+"""Permission-aware, read-only views of a catalog: what one principal may use in one view.
+
+``open_view(catalog, view=None, principal="public") -> CatalogView``. ``view=None`` is the
+catalog's current view; an unknown view raises ``UsageError``. A ``CatalogView`` offers:
+
+- ``view_name``, ``principal``, ``view`` (the ``View`` record), ``catalog``;
+- ``documents()``: the document versions of the view that the principal may read;
+- ``units()``: the units of those documents (``Unit``: ref, doc_ref, start, end, text), in
+  catalog document order. Restricted or removed text never appears here, so a search built on
+  ``units()`` cannot see or be ranked by it. ``unit(ref)`` returns one (None if not readable);
+  ``document_of(ref)`` its ``SourceDocument`` (version, digest, representation);
+- ``relations()``: every relation record, with ``relation_status(rel_or_id) -> Eligibility``:
+  ``eligible`` and stable ``reasons``: ``invalid_digest``, ``span_mismatch``, ``clause_mismatch``,
+  ``representation_mismatch``, ``domain_mismatch``, ``range_mismatch`` (the record itself is
+  invalid, in any view), ``not_current`` (its document is not in this view), ``superseded`` (another
+  version of its document is in this view), ``removed``, ``restricted`` (not readable by this
+  principal). ``eligible_relations()`` keeps the eligible ones;
+- ``relations_in_unit(ref)``: relation records whose support span lies inside that unit (any status,
+  ordered by span start): how a returned search row is turned into candidate hops;
+- ``current_relations(subject, predicate)``: eligible relations of that subject and predicate in
+  this view for this principal (the catalog-level contradiction check; it may see relations no
+  search returned, which is why the engine records it as an assumption);
+- ``resolve(text, type=None) -> list[Entity]``: canonical ID, alias or display name
+  (case-insensitive, whitespace-collapsed) -> entities, sorted by ID; several = ambiguous;
+- ``entity(id)`` (None if unknown), ``predicate(name)``.
+
+Entities, predicates and patterns are catalog-wide; views select document versions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from chainret.catalog.models import Catalog, Entity, Predicate, Relation, SourceDocument, Unit, View
+from chainret.errors import UsageError
+
+INVALID_CODES = (
+    "invalid_digest",
+    "span_mismatch",
+    "clause_mismatch",
+    "representation_mismatch",
+    "domain_mismatch",
+    "range_mismatch",
+)
+VIEW_CODES = ("not_current", "superseded", "removed", "restricted")
+
+
+@dataclass(frozen=True)
+class Eligibility:
+    """Whether a relation may advance a hop in this view for this principal, and why not."""
+
+    eligible: bool
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        """False when the record itself is invalid (a control), whatever the view."""
+        return not any(r in INVALID_CODES for r in self.reasons)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().casefold()
+
+
+class CatalogView:
+    """One catalog seen through one view by one principal. Cheap to build; cached lookups."""
+
+    def __init__(self, catalog: Catalog, view: View, principal: str = "public") -> None:
+        self.catalog = catalog
+        self.view = view
+        self.principal = principal
+
+    @property
+    def view_name(self) -> str:
+        return self.view.name
+
+    # -- documents and units --------------------------------------------------------------------
+    @cached_property
+    def _in_view(self) -> set[str]:
+        return set(self.view.documents)
+
+    @cached_property
+    def _docs_in_view(self) -> set[str]:
+        """Document ids (``source/document``) with some version in this view."""
+        return {d.doc_id for d in self.catalog.documents if d.ref in self._in_view}
+
+    def documents(self) -> list[SourceDocument]:
+        return [d for d in self.catalog.documents if d.ref in self._in_view and d.readable_by(self.principal)]
+
+    @cached_property
+    def _units(self) -> list[Unit]:
+        return [u for d in self.documents() for u in self.catalog.units_by_doc[d.ref]]
+
+    @cached_property
+    def _units_by_ref(self) -> dict[str, Unit]:
+        return {u.ref: u for u in self._units}
+
+    def units(self) -> list[Unit]:
+        return list(self._units)
+
+    def unit(self, ref: str) -> Unit | None:
+        return self._units_by_ref.get(ref)
+
+    def document_of(self, unit_ref: str) -> SourceDocument | None:
+        unit = self.unit(unit_ref)
+        return None if unit is None else self.catalog.documents_by_ref[unit.doc_ref]
+
+    # -- relations --------------------------------------------------------------------------------
+    def relations(self) -> list[Relation]:
+        return list(self.catalog.relations)
+
+    def relation_status(self, relation: Relation | str) -> Eligibility:
+        rel = self.catalog.relations_by_id[relation] if isinstance(relation, str) else relation
+        cached = self._status_cache.get(rel.id)
+        if cached is not None and self.catalog.relations_by_id.get(rel.id) is rel:
+            return cached
+        from chainret.catalog.validate import relation_defects
+
+        reasons = list(relation_defects(self.catalog, rel))
+        ref = rel.support.doc_ref
+        doc = self.catalog.documents_by_ref.get(ref)
+        if ref not in self._in_view:
+            doc_id = f"{rel.support.source}/{rel.support.document}"
+            reasons.append("superseded" if doc_id in self._docs_in_view else "not_current")
+        elif doc is not None and doc.visibility == "removed":
+            reasons.append("removed")
+        elif doc is not None and not doc.readable_by(self.principal):
+            reasons.append("restricted")
+        status = Eligibility(eligible=not reasons, reasons=reasons)
+        self._status_cache[rel.id] = status
+        return status
+
+    @cached_property
+    def _status_cache(self) -> dict[str, Eligibility]:
+        return {}
+
+    def eligible_relations(self) -> list[Relation]:
+        return [r for r in self.catalog.relations if self.relation_status(r).eligible]
+
+    def relations_in_unit(self, unit_ref: str) -> list[Relation]:
+        return list(self.catalog.relations_by_unit.get(unit_ref, []))
+
+    def supporting_unit(self, relation: Relation | str) -> Unit | None:
+        rel = self.catalog.relations_by_id[relation] if isinstance(relation, str) else relation
+        return self.catalog.supporting_unit(rel)
+
+    def current_relations(self, subject: str, predicate: str) -> list[Relation]:
+        return [
+            r
+            for r in self.catalog.relations
+            if r.subject == subject and r.predicate == predicate and self.relation_status(r).eligible
+        ]
+
+    # -- entities -----------------------------------------------------------------------------------
+    @cached_property
+    def _names(self) -> dict[str, list[Entity]]:
+        index: dict[str, list[Entity]] = {}
+        for ent in self.catalog.entities:
+            keys = {_norm(ent.id), _norm(ent.name), *(_norm(a) for a in ent.aliases)}
+            for key in keys:
+                index.setdefault(key, []).append(ent)
+        return index
+
+    def resolve(self, text: str, type: str | None = None) -> list[Entity]:  # noqa: A002 - API name
+        hits = self._names.get(_norm(text), [])
+        return sorted((e for e in hits if type is None or e.type == type), key=lambda e: e.id)
+
+    def entity(self, entity_id: str) -> Entity | None:
+        return self.catalog.entities_by_id.get(entity_id)
+
+    def predicate(self, name: str) -> Predicate | None:
+        return self.catalog.predicates_by_name.get(name)
+
+
+def open_view(catalog: Catalog, view: str | None = None, principal: str = "public") -> CatalogView:
+    """The catalog as ``principal`` sees it in ``view`` (None = the current view)."""
+    if view is None:
+        chosen = catalog.current_view
+        if chosen is None:
+            raise UsageError(f"catalog world {catalog.world!r} declares no views")
+    else:
+        chosen = catalog.views_by_name.get(view)
+        if chosen is None:
+            known = ", ".join(v.name for v in catalog.views) or "none"
+            raise UsageError(f"unknown view {view!r}; this catalog has: {known}")
+    return CatalogView(catalog, chosen, principal)

@@ -1,0 +1,348 @@
+"""Reader-free metrics and significance tests. Pure functions over numbers and strings.
+
+AUC is the probability that a gold paragraph outscores a distractor (Mann-Whitney U,
+ties count one half), pooled over all question-paragraph pairs as in seed 000; its
+confidence interval resamples *questions* (not pairs), since paragraphs of one
+question are correlated. Answer normalisation follows the official
+``hotpot_evaluate_v1.py`` (lower case, drop punctuation and articles, squash spaces,
+and the yes/no/noanswer rule for F1).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+N_RESAMPLES = 1000
+SEED = 1337
+
+# ----------------------------------------------------------------------------- answers
+
+
+def normalize_answer(s: str) -> str:
+    """Official HotpotQA/SQuAD normalisation."""
+    s = s.lower()
+    s = "".join(ch for ch in s if ch not in set(string.punctuation))
+    s = re.sub(r"\b(a|an|the)\b", " ", s)
+    return " ".join(s.split())
+
+
+def exact_match(prediction: str, gold: str) -> float:
+    return float(normalize_answer(prediction) == normalize_answer(gold))
+
+
+def f1_score(prediction: str, gold: str) -> tuple[float, float, float]:
+    """(F1, precision, recall) with the HotpotQA yes/no/noanswer rule."""
+    p, g = normalize_answer(prediction), normalize_answer(gold)
+    special = ("yes", "no", "noanswer")
+    if (p in special or g in special) and p != g:
+        return 0.0, 0.0, 0.0
+    pt, gt = p.split(), g.split()
+    common = Counter(pt) & Counter(gt)
+    same = sum(common.values())
+    if same == 0:
+        return 0.0, 0.0, 0.0
+    prec, rec = same / len(pt), same / len(gt)
+    return 2 * prec * rec / (prec + rec), prec, rec
+
+
+def em_f1(prediction: str, answers: Sequence[str]) -> tuple[float, float]:
+    """Best EM and F1 over the gold answer and its aliases."""
+    if not answers:
+        return 0.0, 0.0
+    return max(exact_match(prediction, a) for a in answers), max(f1_score(prediction, a)[0] for a in answers)
+
+
+def answer_in_text(answers: Sequence[str], text: str) -> bool:
+    """A normalised gold answer (or alias) is a contiguous token span of the normalised text."""
+    hay = f" {normalize_answer(text)} "
+    for a in answers:
+        na = normalize_answer(a)
+        if na and f" {na} " in hay:
+            return True
+    return False
+
+
+answer_in_context = answer_in_text  # the packing diagnostic: same test, over the packed context
+
+
+def gold_kind(answers: Sequence[str], text: str, is_gold: bool) -> str:
+    """"answer" (answer-bearing gold), "bridge" (gold without the answer) or "distractor"."""
+    if not is_gold:
+        return "distractor"
+    return "answer" if answer_in_text(answers, text) else "bridge"
+
+
+# ----------------------------------------------------------------------------- AUC
+
+
+def roc_auc(scores: Sequence[float] | np.ndarray, labels: Sequence[bool] | np.ndarray) -> float:
+    """ROC AUC by Mann-Whitney U with average ranks (ties = 1/2). NaN if a class is empty."""
+    s = np.asarray(scores, dtype=float)
+    y = np.asarray(labels, dtype=bool)
+    n_pos, n_neg = int(y.sum()), int((~y).sum())
+    if n_pos == 0 or n_neg == 0:
+        return float("nan")
+    order = np.argsort(s, kind="mergesort")
+    sorted_s = s[order]
+    ranks = np.empty(len(s), dtype=float)
+    # average rank per tie block (1-based)
+    _, first, counts = np.unique(sorted_s, return_index=True, return_counts=True)
+    avg = first + (counts + 1) / 2.0
+    ranks[order] = np.repeat(avg, counts)
+    u = ranks[y].sum() - n_pos * (n_pos + 1) / 2.0
+    return float(u / (n_pos * n_neg))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A point estimate with a percentile bootstrap interval."""
+
+    value: float
+    low: float
+    high: float
+    n: int  # units resampled (questions)
+
+    def fmt(self, digits: int = 3) -> str:
+        if math.isnan(self.value):
+            return "n/a"
+        return f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+
+    def as_dict(self) -> dict[str, float]:
+        return {"value": self.value, "low": self.low, "high": self.high, "n": self.n}
+
+
+def bootstrap(
+    n_units: int,
+    statistic: Callable[[np.ndarray], float],
+    *,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+    alpha: float = 0.05,
+) -> Estimate:
+    """Percentile bootstrap over units (questions): ``statistic(indices)`` on each resample.
+
+    Resamples where the statistic is undefined (NaN) are dropped.
+    """
+    point = statistic(np.arange(n_units))
+    if n_units == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0)
+    rng = np.random.default_rng(seed)
+    vals = np.array([statistic(rng.integers(0, n_units, n_units)) for _ in range(n_resamples)])
+    vals = vals[~np.isnan(vals)]
+    if len(vals) == 0:
+        return Estimate(point, float("nan"), float("nan"), n_units)
+    lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
+    return Estimate(float(point), float(lo), float(hi), n_units)
+
+
+def _pooled(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray], idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    if len(idx) == 0:
+        return np.array([]), np.array([], dtype=bool)
+    return np.concatenate([scores[i] for i in idx]), np.concatenate([labels[i] for i in idx])
+
+
+def pooled_auc(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> float:
+    """AUC over every (question, paragraph) pair of all questions together."""
+    return roc_auc(*_pooled(scores, labels, np.arange(len(scores))))
+
+
+def auc_ci(
+    scores: Sequence[Sequence[float]],
+    labels: Sequence[Sequence[bool]],
+    *,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> Estimate:
+    """Pooled AUC with a question-stratified bootstrap CI. ``labels[q][i]`` True = gold.
+
+    To leave paragraphs out (e.g. bridge-only gold when measuring answer-bearing), drop
+    them from both lists; ``split_auc`` does that.
+    """
+    s = [np.asarray(x, dtype=float) for x in scores]
+    y = [np.asarray(x, dtype=bool) for x in labels]
+    return bootstrap(len(s), lambda idx: roc_auc(*_pooled(s, y, idx)), n_resamples=n_resamples, seed=seed)
+
+
+def split_auc(
+    scores: Sequence[Sequence[float]],
+    kinds: Sequence[Sequence[str]],
+    *,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> dict[str, Estimate]:
+    """AUC overall, answer-bearing gold vs distractors, bridge-only gold vs distractors, and the deficit
+    (bridge-only minus answer-bearing; positive = the signal prefers the paragraph without the answer).
+
+    ``kinds[q][i]`` is "answer", "bridge" or "distractor" (see ``gold_kind``).
+    """
+    s = [np.asarray(x, dtype=float) for x in scores]
+    k = [np.asarray(x) for x in kinds]
+
+    def masked(keep: str | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        ss, yy = [], []
+        for sq, kq in zip(s, k):
+            m = (kq == "distractor") | (kq == keep) if keep else np.ones(len(kq), dtype=bool)
+            ss.append(sq[m])
+            yy.append(kq[m] != "distractor")
+        return ss, yy
+
+    out = {}
+    parts = {}
+    for name, keep in (("overall", None), ("answer_bearing", "answer"), ("bridge_only", "bridge")):
+        ss, yy = masked(keep)
+        parts[name] = (ss, yy)
+        out[name] = bootstrap(len(ss), lambda idx, ss=ss, yy=yy: roc_auc(*_pooled(ss, yy, idx)), n_resamples=n_resamples, seed=seed)
+    (sa, ya), (sb, yb) = parts["answer_bearing"], parts["bridge_only"]
+    out["deficit"] = bootstrap(
+        len(s),
+        lambda idx: roc_auc(*_pooled(sb, yb, idx)) - roc_auc(*_pooled(sa, ya, idx)),
+        n_resamples=n_resamples,
+        seed=seed,
+    )
+    return out
+
+
+def auc_by_group(
+    scores: Sequence[Sequence[float]],
+    kinds: Sequence[Sequence[str]],
+    groups: Sequence[str | int | None],
+    *,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> dict[str, dict[str, Estimate]]:
+    """``split_auc`` within each group (question type, hop count); groups of None are left out."""
+    out: dict[str, dict[str, Estimate]] = {}
+    for g in sorted({str(x) for x in groups if x is not None}):
+        idx = [i for i, x in enumerate(groups) if x is not None and str(x) == g]
+        out[g] = split_auc([scores[i] for i in idx], [kinds[i] for i in idx], n_resamples=n_resamples, seed=seed)
+    return out
+
+
+def paired_auc_diff(
+    scores_a: Sequence[Sequence[float]],
+    scores_b: Sequence[Sequence[float]],
+    labels: Sequence[Sequence[bool]],
+    *,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = SEED,
+) -> Estimate:
+    """AUC(b) − AUC(a) on the same pairs; the CI resamples questions jointly for both signals."""
+    a = [np.asarray(x, dtype=float) for x in scores_a]
+    b = [np.asarray(x, dtype=float) for x in scores_b]
+    y = [np.asarray(x, dtype=bool) for x in labels]
+    return bootstrap(
+        len(a), lambda idx: roc_auc(*_pooled(b, y, idx)) - roc_auc(*_pooled(a, y, idx)), n_resamples=n_resamples, seed=seed
+    )
+
+
+# ----------------------------------------------------------------------------- selection / packing
+
+
+def recall_at_k(scores: Sequence[float], gold: Sequence[int], k: int) -> float:
+    """Fraction of gold paragraphs among the top-k by score (ties broken by position)."""
+    if not gold:
+        return float("nan")
+    top = set(top_k(scores, k))
+    return sum(1 for g in gold if g in top) / len(gold)
+
+
+def top_k(scores: Sequence[float], k: int) -> list[int]:
+    """Indices of the k highest scores; stable (earlier position wins a tie)."""
+    s = np.asarray(scores, dtype=float)
+    return [int(i) for i in np.argsort(-s, kind="mergesort")[:k]]
+
+
+def selected_recall(selected: Sequence[int], gold: Sequence[int]) -> float:
+    """Fraction of the available gold paragraphs that the selector kept."""
+    if not gold:
+        return float("nan")
+    return len(set(selected) & set(gold)) / len(set(gold))
+
+
+def argmax_correct(selected: Sequence[int], gold: Sequence[int]) -> bool:
+    """A pair (or any set) selector's argmax is correct when everything it kept is gold and it kept
+    as many as it could: ``min(len(selected), len(gold))`` distinct gold paragraphs."""
+    sel, g = set(selected), set(gold)
+    return bool(sel) and sel <= g and len(sel) == min(len(selected), len(g))
+
+
+def gold_doc_coverage(reader_docs: Sequence[str], gold_docs: Sequence[str]) -> float:
+    """Fraction of gold documents with at least one snippet in the reader's context."""
+    g = set(gold_docs)
+    if not g:
+        return float("nan")
+    return len(g & set(reader_docs)) / len(g)
+
+
+def all_gold_in_reader(reader_docs: Sequence[str], gold_docs: Sequence[str]) -> bool:
+    return bool(gold_docs) and set(gold_docs) <= set(reader_docs)
+
+
+def gold_token_density(costs: Sequence[int], from_gold: Sequence[bool]) -> float:
+    """Share of the packed tokens that come from gold documents."""
+    total = sum(costs)
+    if total == 0:
+        return 0.0
+    return sum(c for c, g in zip(costs, from_gold) if g) / total
+
+
+# ----------------------------------------------------------------------------- significance
+
+
+def paired_bootstrap(
+    a: Sequence[float], b: Sequence[float], *, n_resamples: int = N_RESAMPLES, seed: int = SEED
+) -> tuple[Estimate, float]:
+    """Mean of (b − a) over paired units with a bootstrap CI, and a two-sided bootstrap p-value
+    (twice the share of resampled means on the far side of zero, capped at 1)."""
+    x = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
+    if len(x) == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0), float("nan")
+    est = bootstrap(len(x), lambda idx: float(x[idx].mean()), n_resamples=n_resamples, seed=seed)
+    rng = np.random.default_rng(seed)
+    means = np.array([x[rng.integers(0, len(x), len(x))].mean() for _ in range(n_resamples)])
+    p = min(1.0, 2 * min(float((means <= 0).mean()), float((means >= 0).mean())))
+    return est, p
+
+
+def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> tuple[int, int, float]:
+    """Exact (binomial) McNemar test. Returns (b, c, p): b = a right & b wrong, c = a wrong & b right."""
+    if len(a_correct) != len(b_correct):
+        raise ValueError("mcnemar_exact needs paired outcomes of equal length")
+    b = sum(1 for x, y in zip(a_correct, b_correct) if x and not y)
+    c = sum(1 for x, y in zip(a_correct, b_correct) if y and not x)
+    n = b + c
+    if n == 0:
+        return b, c, 1.0
+    k = min(b, c)
+    tail = sum(math.comb(n, i) for i in range(k + 1)) / 2**n
+    return b, c, min(1.0, 2 * tail)
+
+
+def holm(pvalues: Sequence[float]) -> list[float]:
+    """Holm–Bonferroni adjusted p-values, in the input order."""
+    m = len(pvalues)
+    order = sorted(range(m), key=lambda i: pvalues[i])
+    adj = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        adj[i] = running
+    return adj
+
+
+def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95% Wilson score interval for a proportion."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = successes / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return centre - half, centre + half

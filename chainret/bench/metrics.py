@@ -346,3 +346,18 @@ def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float,
     centre = (p + z * z / (2 * n)) / den
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
     return centre - half, centre + half
+
+
+def jsonable(value: object) -> object:
+    """numpy scalars/arrays -> Python; NaN/inf -> None (JSON has no NaN)."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return [jsonable(v) for v in value.tolist()]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value

@@ -1,5 +1,12 @@
 """Cross-record checks of a loaded catalog and its cases -> ``Issue`` list with stable codes.
 
+``validate_paths(paths) -> list[WorldReport]`` is what ``chainret validate`` runs: each world
+directory (its ``cases.*``, else ``catalog.*``) or loose file is loaded (load errors become issues)
+and checked by ``check_catalog`` (support defects: warnings, the record is kept and marked invalid;
+document digests; pattern type chains: errors; view-time ineligibility: info; functional-predicate
+contradictions per view and principal: warnings) and ``check_cases`` (views, overlays, anchors and
+expected paths resolve and are consistent: errors). A report is valid when it has no error.
+
 ``relation_defects(catalog, relation)`` is the per-record support check used by views: the codes
 ``invalid_digest`` (support digest missing or different from the document's, or the document's own
 digest does not match its text), ``span_mismatch`` (quote differs from the text at the span),
@@ -9,6 +16,13 @@ digest does not match its text), ``span_mismatch`` (quote differs from the text 
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath
+from chainret.catalog.issues import CatalogFileInvalid, Issue
+from chainret.catalog.load import SUFFIXES, apply_overlay, load_cases, load_catalog, read_document
 from chainret.catalog.models import Catalog, Relation, parse_clause, sha256_digest
 
 
@@ -41,3 +55,227 @@ def relation_defects(catalog: Catalog, rel: Relation) -> tuple[str, ...]:
     if pred is not None and obj is not None and obj.type != pred.range:
         codes.append("range_mismatch")
     return tuple(codes)
+
+
+# -- whole-world validation -------------------------------------------------------------------------
+
+DEFECT_MESSAGES = {
+    "invalid_digest": "support digest is missing or does not match the document's content digest",
+    "span_mismatch": "quoted text differs from the document text at the span",
+    "clause_mismatch": "the quoted clause does not reproduce the declared subject, predicate and object",
+    "representation_mismatch": "support representation differs from the document's",
+    "domain_mismatch": "subject type is not the predicate's domain",
+    "range_mismatch": "object type is not the predicate's range",
+}
+
+
+@dataclass
+class WorldReport:
+    """What ``validate`` found for one target (a world directory or one file)."""
+
+    target: str
+    world: str = ""
+    catalog_file: str = ""
+    cases_file: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+    issues: list[Issue] = field(default_factory=list)
+
+    @property
+    def valid(self) -> bool:
+        return not any(i.severity == "error" for i in self.issues)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"target": self.target, "world": self.world, "catalog_file": self.catalog_file,
+                "cases_file": self.cases_file, "valid": self.valid, "counts": self.counts,
+                "issues": [i.to_dict() for i in self.issues]}
+
+
+def _describe(catalog: Catalog, rel: Relation) -> str:
+    found = parse_clause(rel.support.quote)
+    if found is None:
+        return f"quote {rel.support.quote!r} is not a 'REL subject | predicate | object' clause"
+    parts = []
+    for name, want, got in zip(("subject", "predicate", "object"), (rel.subject, rel.predicate, rel.object), found, strict=True):
+        if want != got:
+            parts.append(f"{name}: declared {want!r}, clause has {got!r}")
+    return "; ".join(parts)
+
+
+def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
+    """Support, type, pattern and view-time checks of a loaded catalog."""
+    from chainret.catalog.views import VIEW_CODES, open_view
+
+    issues: list[Issue] = []
+    for i, doc in enumerate(catalog.documents):
+        if doc.digest != sha256_digest(doc.text):
+            issues.append(Issue("document_digest_mismatch", "warning", file, f"documents[{i}] (ref {doc.ref})", "digest",
+                                f"expected {sha256_digest(doc.text)} (sha256 of the text), found {doc.digest}"))
+    for i, rel in enumerate(catalog.relations):
+        where = f"relations[{i}] (id {rel.id})"
+        for code in relation_defects(catalog, rel):
+            detail = DEFECT_MESSAGES[code]
+            if code == "invalid_digest" and rel.support.digest is None:
+                detail = "support digest is missing (lost)"
+            fld = {"invalid_digest": "support.digest", "span_mismatch": "support.quote",
+                   "clause_mismatch": "support.quote", "representation_mismatch": "support.representation",
+                   "domain_mismatch": "subject", "range_mismatch": "object"}[code]
+            if code == "clause_mismatch":
+                detail += f" ({_describe(catalog, rel)})"
+            elif code == "span_mismatch":
+                start, end = rel.support.span
+                detail += f": text at {[start, end]} is {catalog.documents_by_ref[rel.support.doc_ref].text[start:end]!r}"
+            issues.append(Issue(code, "warning", file, where, fld, f"{detail}; record kept and marked invalid"))
+    preds = catalog.predicates_by_name
+    for i, pat in enumerate(catalog.patterns):
+        where = f"patterns[{i}] (name {pat.name})"
+        expected = pat.start_type
+        for j, hop in enumerate(pat.hops):
+            pred = preds.get(hop)
+            if pred is None:
+                continue
+            if pred.domain != expected:
+                issues.append(Issue("pattern_type_mismatch", "error", file, where, f"hops.{j}",
+                                    f"hop {hop!r} starts at type {pred.domain!r}, but the chain reaches type {expected!r} here"))
+            expected = pred.range
+    principals = sorted({"public", *(p for d in catalog.documents for p in d.principals)})
+    for view in catalog.views:
+        public = open_view(catalog, view.name, "public")
+        for i, rel in enumerate(catalog.relations):
+            status = public.relation_status(rel)
+            shown = [r for r in status.reasons if r in VIEW_CODES and r != "not_current"]
+            if shown and status.valid:
+                issues.append(Issue("ineligible", "info", file, f"relations[{i}] (id {rel.id})", "",
+                                    f"ineligible in view {view.name!r} for public: {', '.join(shown)}"))
+        for principal in principals:
+            cv = public if principal == "public" else open_view(catalog, view.name, principal)
+            issues.extend(_contradictions(catalog, cv, file))
+    return issues
+
+
+def _contradictions(catalog: Catalog, cv: object, file: str) -> list[Issue]:
+    from chainret.catalog.views import CatalogView
+
+    assert isinstance(cv, CatalogView)
+    out: list[Issue] = []
+    functional = {p.name for p in catalog.predicates if p.cardinality == "functional"}
+    groups: dict[tuple[str, str], list[Relation]] = {}
+    for rel in cv.eligible_relations():
+        if rel.predicate in functional:
+            groups.setdefault((rel.subject, rel.predicate), []).append(rel)
+    for (subject, predicate), rels in sorted(groups.items()):
+        if len({r.object for r in rels}) > 1:
+            ids = ", ".join(f"{r.id} -> {r.object}" for r in rels)
+            out.append(Issue("contradiction", "warning", file, f"view {cv.view_name} (principal {cv.principal})", "",
+                             f"functional predicate {predicate!r} has {len(rels)} current objects for {subject}: {ids}"))
+    return out
+
+
+def check_cases(cases: list[Case], catalog: Catalog, file: str) -> list[Issue]:
+    """Is every case well-formed against its world (view, overlay, anchors, expected path)?"""
+    from chainret.catalog.views import open_view
+
+    issues: list[Issue] = []
+    seen: dict[str, int] = {}
+    hop_counts = {len(p.hops) for p in catalog.patterns}
+    for i, case in enumerate(cases):
+        where = f"cases[{i}] (id {case.id})"
+
+        def err(code: str, fld: str, message: str, where: str = where) -> None:
+            issues.append(Issue(code, "error", file, where, fld, message))
+
+        if case.id in seen:
+            err("duplicate_id", "id", f"duplicate case id {case.id!r}: already used by cases[{seen[case.id]}]")
+        seen.setdefault(case.id, i)
+        if case.view is not None and case.view not in catalog.views_by_name:
+            err("dangling_reference", "view", f"expected one of {sorted(catalog.views_by_name)}, found {case.view!r}")
+            continue
+        try:
+            world = apply_overlay(catalog, case.overlay, label=file)
+        except CatalogFileInvalid as exc:
+            for sub in exc.issues:
+                err(sub.code, f"overlay.{sub.field}".rstrip("."), sub.message)
+            continue
+        for j, rid in enumerate(case.anchors):
+            if rid is not None and rid not in world.relations_by_id:
+                err("dangling_reference", f"anchors.{j}", f"expected a relation id of this world, found {rid!r}")
+        if case.anchors and hop_counts and len(case.anchors) not in hop_counts:
+            err("invalid_value", "anchors", f"expected one anchor per hop ({sorted(hop_counts)} hops), found {len(case.anchors)}")
+        exp = case.expect
+        if isinstance(exp, ExpectNoPath) and hop_counts and exp.failed_hop > max(hop_counts):
+            err("invalid_value", "expect.failed_hop", f"expected at most {max(hop_counts)}, found {exp.failed_hop}")
+        if isinstance(exp, ExpectAccepted):
+            cv = open_view(world, case.view, case.principal)
+            prev: str | None = None
+            for j, (rid, bridge) in enumerate(zip(exp.relations, exp.bridges, strict=True)):
+                rel = world.relations_by_id.get(rid)
+                if rel is None:
+                    err("dangling_reference", f"expect.relations.{j}", f"expected a relation id of this world, found {rid!r}")
+                    continue
+                if rel.object != bridge:
+                    err("expectation_inconsistent", f"expect.bridges.{j}", f"relation {rid} ends at {rel.object!r}, found {bridge!r}")
+                if prev is not None and rel.subject != prev:
+                    err("expectation_inconsistent", f"expect.relations.{j}", f"relation {rid} starts at {rel.subject!r}, not at the previous bridge {prev!r}")
+                status = cv.relation_status(rel)
+                if not status.eligible:
+                    err("expectation_inconsistent", f"expect.relations.{j}",
+                        f"relation {rid} is not eligible in view {cv.view_name!r} for {case.principal!r}: {', '.join(status.reasons)}")
+                prev = rel.object
+    return issues
+
+
+def discover(path: Path) -> list[Path]:
+    """The files to validate under ``path``: a world directory's cases (or catalog) file, else each file."""
+    if path.is_file():
+        return [path]
+    for stem in ("cases", "catalog"):
+        for suffix in SUFFIXES:
+            if (path / f"{stem}{suffix}").is_file():
+                return [path / f"{stem}{suffix}"]
+    found: list[Path] = []
+    for child in sorted(path.iterdir()):
+        if child.name.startswith((".", "_")):
+            continue
+        if child.is_dir():
+            found.extend(discover(child))
+        elif child.suffix in SUFFIXES:
+            found.append(child)
+    return found
+
+
+def validate_file(path: Path) -> WorldReport:
+    report = WorldReport(target=str(path))
+    try:
+        kind, _ = read_document(path)
+        if kind == "cases":
+            case_file, catalog, catalog_path = load_cases(path)
+            cases = list(case_file.cases)
+            report.cases_file = str(path)
+        else:
+            catalog, catalog_path, cases = load_catalog(path), path, []
+    except CatalogFileInvalid as exc:
+        report.issues.extend(exc.issues)
+        return report
+    report.world, report.catalog_file = catalog.world, str(catalog_path)
+    report.issues.extend(check_catalog(catalog, str(catalog_path)))
+    report.issues.extend(check_cases(cases, catalog, str(path)))
+    invalid = sum(1 for r in catalog.relations if relation_defects(catalog, r))
+    report.counts = {"entities": len(catalog.entities), "documents": len(catalog.documents),
+                     "relations": len(catalog.relations), "invalid_relations": invalid,
+                     "views": len(catalog.views), "patterns": len(catalog.patterns), "cases": len(cases)}
+    return report
+
+
+def validate_paths(paths: list[str | os.PathLike[str]]) -> list[WorldReport]:
+    """Validate every world or file under ``paths`` (missing paths are a ``UsageError``)."""
+    from chainret.errors import UsageError
+
+    reports: list[WorldReport] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise UsageError(f"{p}: no such file or directory")
+        files = discover(p)
+        if not files:
+            raise UsageError(f"{p}: no catalog or cases files (*.yaml, *.yml, *.json) found")
+        reports.extend(validate_file(f) for f in files)
+    return reports

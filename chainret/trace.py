@@ -103,6 +103,7 @@ class Hop(_Model):
     anchor: Anchor | None = None
     bridge: str | None = None  # canonical ID the next hop will search
     candidate_bridges: list[str] = Field(default_factory=list)  # other eligible, supported bridges seen in this hop
+    reuses: str | None = None  # backtracking: branch whose search this hop's bridge came from (no new search)
     searches_left: int | None = None
     rows_left: int | None = None
     refusal: Refusal | None = None

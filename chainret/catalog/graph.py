@@ -1,0 +1,98 @@
+"""A networkx view of the catalog: nodes are entities, edges are relation records (key = relation id).
+
+Used two ways: ``chainret graph`` exports it (mermaid, GraphML) for people, and tests use
+``supported_paths`` as a brute-force path enumerator over usable relations, an oracle for the hop
+engine's consistency. It reads the same authored records as the engine, so agreement checks the
+implementation, not the world.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Sequence
+
+import networkx as nx
+
+from chainret.hops import Rel
+
+
+def build_graph(relations: Iterable[Rel], entities: dict[str, dict[str, str]] | None = None) -> nx.MultiDiGraph:
+    """MultiDiGraph with one edge per relation record (usable or not: the flags are attributes)."""
+    g = nx.MultiDiGraph()
+    for eid, attrs in sorted((entities or {}).items()):
+        g.add_node(eid, **attrs)
+    for r in sorted(relations, key=lambda r: r.id):
+        for node in (r.subject, r.object):
+            if node not in g:
+                g.add_node(node, type=node.split(":", 1)[0])
+        g.add_edge(
+            r.subject,
+            r.object,
+            key=r.id,
+            predicate=r.predicate,
+            unit=r.unit_ref or "",
+            current=r.current,
+            eligible=r.eligible,
+            valid=r.valid,
+            usable=r.usable,
+        )
+    return g
+
+
+def supported_paths(
+    g: nx.MultiDiGraph, start: str, predicates: Sequence[str], functional: Iterable[str] = ()
+) -> list[list[str]]:
+    """Every relation-id path from ``start`` following ``predicates`` over usable edges.
+
+    A functional predicate whose subject has usable edges to more than one object is a
+    contradiction: no path crosses it (the engine stops there too).
+    """
+    func = set(functional)
+    paths: list[list[str]] = []
+
+    def walk(node: str, k: int, acc: list[str]) -> None:
+        if k == len(predicates):
+            paths.append(acc)
+            return
+        pred = predicates[k]
+        if node not in g:
+            return
+        edges = [
+            (key, v)
+            for _, v, key, d in g.out_edges(node, keys=True, data=True)
+            if d["predicate"] == pred and d["usable"]
+        ]
+        if pred in func and len({v for _, v in edges}) > 1:
+            return
+        for key, v in sorted(edges):
+            walk(v, k + 1, [*acc, key])
+
+    walk(start, 0, [])
+    return paths
+
+
+def _mermaid_id(node: str) -> str:
+    return "n_" + "".join(ch if ch.isalnum() else "_" for ch in node)
+
+
+def to_mermaid(g: nx.MultiDiGraph) -> str:
+    """A mermaid flowchart: usable edges solid, unusable ones dotted with the reason."""
+    lines = ["flowchart LR"]
+    for node, data in sorted(g.nodes(data=True)):
+        label = node if not data.get("name") else f"{node}<br/>{data['name']}"
+        lines.append(f'    {_mermaid_id(node)}["{label}"]')
+    for u, v, key, d in sorted(g.edges(keys=True, data=True), key=lambda e: e[2]):
+        label = f"{d['predicate']} · {key}"
+        arrow = "-->" if d["usable"] else "-.->"
+        if not d["usable"]:
+            flags = [n for n in ("current", "eligible", "valid") if not d[n]]
+            label += " (not " + ", ".join(flags or ["supported"]) + ")"
+        lines.append(f'    {_mermaid_id(u)} {arrow}|"{label}"| {_mermaid_id(v)}')
+    return "\n".join(lines) + "\n"
+
+
+def to_graphml(g: nx.MultiDiGraph) -> str:
+    """GraphML text (networkx writer); booleans and strings only, so every tool can read it."""
+    buf = io.BytesIO()
+    nx.write_graphml(g, buf)
+    return buf.getvalue().decode("utf-8")

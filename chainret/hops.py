@@ -1,0 +1,265 @@
+"""The bounded hop engine: follow declared, source-backed relations one exact-ID search at a time.
+
+Hop k searches the exact canonical ID of the current node and takes at most ``rows_per_hop``
+rows. It may advance only over a relation that
+
+* has hop k's predicate and the current node as subject,
+* is current in the view, eligible for the principal and valid (digest, span, clause), and
+* is supported by a unit that *this* hop's search returned.
+
+The relation's object becomes the bridge; hop k+1 searches that exact ID. A relation elsewhere in
+the catalog never advances the search. For a functional predicate, a catalog-level check looks at
+every usable relation of that subject and predicate (returned or not); an opposing current
+assignment stops that branch after the hop (with backtracking, an earlier hop's other bridges may
+still be tried), and the trace records that this check is a catalog-level assumption.
+
+Budget is counted per request: every search and every returned row counts, used or not. With
+``backtrack=True`` a dead end makes the engine try the next eligible, supported bridge that the
+same hop's search returned (no new search for that hop), within the same total budget; every
+branch tried is a ``Hop`` record with its branch id.
+
+Inputs are plain values (``HopWorld``): the caller (``chainret.ask``) builds them from a catalog view,
+and tests build random ones. Source text is data here: nothing in a unit's text is read except by
+the search index, so prose cannot change the budget, the principal's allowance or a bridge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from chainret.search import LexicalIndex, SearchHit
+from chainret.trace import Anchor, Budget, Hit, Hop, Refusal
+
+CONTRADICTION_ASSUMPTION = (
+    "catalog-level contradiction check: before accepting a bridge over functional predicate {pred!r}, "
+    "all eligible current relations of subject {subject!r} were inspected, including relations whose "
+    "units were not returned by this request's searches"
+)
+
+
+@dataclass(frozen=True)
+class Rel:
+    """A relation record as seen in one view by one principal."""
+
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    unit_ref: str | None  # the unit whose offsets contain the supporting span (None: no such unit in the view)
+    source: str
+    document: str
+    version: str
+    representation: str
+    digest: str
+    span: tuple[int, int]
+    quote: str
+    current: bool = True  # its supporting document version is the one in the view
+    eligible: bool = True  # the principal may read its support in the view
+    valid: bool = True  # digest, span and clause check out
+    why_not: str | None = None  # short reason when not usable (for the trace)
+
+    @property
+    def usable(self) -> bool:
+        return self.current and self.eligible and self.valid and self.unit_ref is not None
+
+    def anchor(self) -> Anchor:
+        assert self.unit_ref is not None
+        return Anchor(
+            unit_ref=self.unit_ref,
+            relation_id=self.id,
+            source=self.source,
+            document=self.document,
+            version=self.version,
+            representation=self.representation,
+            digest=self.digest,
+            span=self.span,
+            quote=self.quote,
+        )
+
+
+@dataclass
+class HopWorld:
+    """What the engine reads: the readable units (already indexed) and every relation's status."""
+
+    index: LexicalIndex
+    relations: Sequence[Rel]
+    functional: frozenset[str] = frozenset()
+    by_unit: dict[str, list[Rel]] = field(default_factory=dict)
+    by_subject: dict[tuple[str, str], list[Rel]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        readable = set(self.index.refs)
+        for r in sorted(self.relations, key=lambda r: r.id):
+            if r.unit_ref is not None and r.unit_ref in readable:
+                self.by_unit.setdefault(r.unit_ref, []).append(r)
+            self.by_subject.setdefault((r.subject, r.predicate), []).append(r)
+
+
+def effective_budget(budget: Budget, n_hops: int) -> Budget:
+    """Fill the per-request limits the caller did not set: N searches and N*rows_per_hop rows.
+
+    The seed's two-hop defaults (2 searches, 6 rows) are the N=2 case. Explicitly set values win.
+    """
+    explicit = budget.model_fields_set
+    searches = budget.max_searches if "max_searches" in explicit else n_hops
+    rows = budget.max_rows if "max_rows" in explicit else budget.rows_per_hop * searches
+    return budget.model_copy(update={"max_searches": searches, "max_rows": rows})
+
+
+@dataclass
+class Run:
+    """Mutable state of one request: budget left, hop records, branches, assumptions."""
+
+    budget: Budget
+    searches_left: int
+    rows_left: int
+    hops: list[Hop] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+    seen_refs: list[str] = field(default_factory=list)  # every returned row, in order
+    failures: list[Refusal] = field(default_factory=list)
+
+
+def _hits(hits: Sequence[SearchHit]) -> list[Hit]:
+    return [Hit(ref=h.ref, rank=h.rank, score=h.score) for h in hits]
+
+
+def run_chain(
+    world: HopWorld,
+    start_id: str,
+    predicates: Sequence[str],
+    budget: Budget,
+    *,
+    backtrack: bool = True,
+) -> tuple[Run, list[Rel] | None]:
+    """Follow ``predicates`` from ``start_id``. Returns the run record and the accepted path, if any."""
+    eff = effective_budget(budget, len(predicates))
+    run = Run(budget=eff, searches_left=eff.max_searches, rows_left=eff.max_rows)
+    path = _hop(world, run, start_id, list(predicates), 1, "0", backtrack)
+    return run, path
+
+
+def _refuse(run: Run, hop: Hop, code: str, message: str, **details: object) -> Hop:
+    ref = Refusal(code=code, message=message, details={"hop": hop.index, "branch": hop.branch, **details})
+    run.failures.append(ref)
+    return hop.model_copy(update={"refusal": ref})
+
+
+def _hop(
+    world: HopWorld, run: Run, node: str, preds: list[str], k: int, branch: str, backtrack: bool
+) -> list[Rel] | None:
+    pred = preds[k - 1]
+    base = Hop(index=k, branch=branch, subquery=node, predicate=pred, from_id=node)
+    if run.searches_left <= 0 or run.rows_left <= 0:
+        run.hops.append(
+            _refuse(
+                run,
+                base.model_copy(update={"searches_left": run.searches_left, "rows_left": run.rows_left}),
+                "budget_exhausted",
+                f"hop {k} needs a search but the request has {run.searches_left} searches and "
+                f"{run.rows_left} rows left (max_searches={run.budget.max_searches}, max_rows={run.budget.max_rows})",
+            )
+        )
+        return None
+    rows = min(run.budget.rows_per_hop, run.rows_left)
+    found = world.index.search([node], k=rows)
+    run.searches_left -= 1
+    run.rows_left -= len(found)
+    run.seen_refs.extend(h.ref for h in found)
+    base = base.model_copy(
+        update={"hits": _hits(found), "searches_left": run.searches_left, "rows_left": run.rows_left}
+    )
+
+    # Candidates: usable relations of this predicate from this node, in units this search returned.
+    cands: list[Rel] = []
+    rejected: list[dict[str, str]] = []
+    for h in found:
+        for r in world.by_unit.get(h.ref, ()):
+            if r.subject != node or r.predicate != pred:
+                continue
+            if r.usable:
+                if all(c.id != r.id for c in cands):
+                    cands.append(r)
+            else:
+                rejected.append({"relation": r.id, "unit": h.ref, "why": r.why_not or "not usable"})
+    # Distinct bridges, first supporting relation wins (rank order).
+    bridges: list[Rel] = []
+    for r in cands:
+        if all(b.object != r.object for b in bridges):
+            bridges.append(r)
+
+    if not bridges:
+        returned = {h.ref for h in found}
+        elsewhere = [r for r in world.by_subject.get((node, pred), ()) if r.usable and r.unit_ref not in returned]
+        withheld = [
+            {"relation": r.id, "unit": r.unit_ref or "", "why": r.why_not or "not eligible"}
+            for r in world.by_subject.get((node, pred), ())
+            if r.current and r.valid and not r.eligible
+        ]
+        details: dict[str, object] = {}
+        if rejected:
+            details["rejected"] = rejected
+        if elsewhere:
+            details["not_returned"] = [r.id for r in elsewhere]
+        if withheld:
+            details["withheld"] = withheld  # audit only: the projection strips it for other viewers
+        run.hops.append(
+            _refuse(
+                run,
+                base,
+                "no_supported_relation",
+                f"hop {k}: no current, eligible, valid {pred!r} relation from {node} is supported by a "
+                f"unit this search returned",
+                **details,
+            )
+        )
+        return None
+
+    for j, rel in enumerate(bridges):
+        if j > 0 and not backtrack:
+            break
+        this_branch = branch if j == 0 else f"{branch}.{j}"
+        hop = base.model_copy(
+            update={
+                "branch": this_branch,
+                "anchor": rel.anchor(),
+                "bridge": rel.object,
+                "candidate_bridges": [b.object for b in bridges if b.object != rel.object],
+            }
+        )
+        if j > 0:  # the alternative reuses hop k's search: no new search, no new rows
+            hop = hop.model_copy(
+                update={
+                    "hits": [],
+                    "reuses": branch,
+                    "searches_left": run.searches_left,
+                    "rows_left": run.rows_left,
+                }
+            )
+        if pred in world.functional:
+            opposing = sorted(
+                {r.id for r in world.by_subject.get((node, pred), ()) if r.usable and r.object != rel.object}
+            )
+            note = CONTRADICTION_ASSUMPTION.format(pred=pred, subject=node)
+            if note not in run.assumptions:
+                run.assumptions.append(note)
+            if opposing:
+                run.hops.append(
+                    _refuse(
+                        run,
+                        hop.model_copy(update={"bridge": None}),
+                        "contradiction",
+                        f"hop {k}: {pred!r} is functional and {node} has an opposing current assignment; "
+                        f"the bridge {rel.object} is not settled, so the chain stops here",
+                        opposing=opposing,
+                        proposed=rel.object,
+                    )
+                )
+                return None  # the alternatives here are the opposing assignments: not tried
+        run.hops.append(hop)
+        if k == len(preds):
+            return [rel]
+        rest = _hop(world, run, rel.object, preds, k + 1, this_branch, backtrack)
+        if rest is not None:
+            return [rel, *rest]
+    return None

@@ -54,7 +54,8 @@ class PackContext:
     query_terms: frozenset[str] | None = None
     terms: list[frozenset[str]] | None = None
     sim: Any = None  # numpy.ndarray (n, n); typed loosely so this module stays numpy-free at import
-    gold_answers: list[str] = field(default_factory=list)  # only the oracle may read these
+    gold_answers: list[str] = field(default_factory=list)  # only the oracle may read these two
+    gold_docs: frozenset[str] = frozenset()
     cache: dict[str, Any] = field(default_factory=dict)  # per-question memo shared across budgets
 
 

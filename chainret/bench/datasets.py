@@ -132,8 +132,9 @@ def read_records(path: Path) -> tuple[str, list[Record] | dict[str, Any]]:
             return "squad", doc
         if "question" in doc and isinstance(doc["question"], dict):
             return "columns", _columns_to_records(path, doc)
-        if "question" in doc:  # a single record
-            return "array", [Record(f"{path}: record 0", doc)]
+        if "question" in doc:  # a single record: a one-line JSON-lines file, or one object
+            one_line = "\n" not in text.strip()
+            return ("lines", [Record(f"{path}:1", doc)]) if one_line else ("array", [Record(f"{path}: record 0", doc)])
     raise DataError(f"{path}: unrecognised layout (not a JSON array, JSON lines, pandas column table or SQuAD document)")
 
 

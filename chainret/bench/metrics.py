@@ -142,15 +142,63 @@ def bootstrap(
     return Estimate(float(point), float(lo), float(hi), n_units)
 
 
-def _pooled(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray], idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    if len(idx) == 0:
-        return np.array([]), np.array([], dtype=bool)
-    return np.concatenate([scores[i] for i in idx]), np.concatenate([labels[i] for i in idx])
+class PairCounts:
+    """Pooled-AUC sufficient statistics per question pair, for fast question bootstraps.
+
+    ``wins[q, r]`` = number of (gold of q, distractor of r) pairs where gold scores higher,
+    ties counting 1/2. With question multiplicities ``w`` from a resample, the pooled AUC is
+    ``w @ wins @ w / ((w @ pos) * (w @ neg))``: one Q×Q product per resample instead of re-sorting
+    every pair.
+    """
+
+    def __init__(self, scores: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> None:
+        q = len(scores)
+        self.pos = np.array([int(np.sum(y)) for y in labels], dtype=float)
+        self.neg = np.array([int(np.sum(~y)) for y in labels], dtype=float)
+        pos_vals = [np.asarray(s)[y] for s, y in zip(scores, labels)]
+        all_pos = np.concatenate(pos_vals) if pos_vals else np.array([])
+        owner = np.repeat(np.arange(q), [len(v) for v in pos_vals])
+        self.wins = np.zeros((q, q))
+        for r in range(q):
+            negs = np.sort(np.asarray(scores[r])[~labels[r]])
+            if len(negs) == 0 or len(all_pos) == 0:
+                continue
+            lo = np.searchsorted(negs, all_pos, "left")
+            hi = np.searchsorted(negs, all_pos, "right")
+            self.wins[:, r] = np.bincount(owner, weights=lo + 0.5 * (hi - lo), minlength=q)
+
+    def auc(self, w: np.ndarray) -> float:
+        den = float(w @ self.pos) * float(w @ self.neg)
+        return float(w @ self.wins @ w / den) if den > 0 else float("nan")
+
+    def aucs(self, weights: np.ndarray) -> np.ndarray:
+        """AUC for each row of a (resamples × questions) weight matrix, in one matrix product."""
+        num = ((weights @ self.wins) * weights).sum(axis=1)
+        den = (weights @ self.pos) * (weights @ self.neg)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def resample_weights(n_units: int, *, n_resamples: int = N_RESAMPLES, seed: int = SEED) -> np.ndarray:
+    """Question multiplicities of each bootstrap resample, (n_resamples, n_units); the same draws
+    as ``bootstrap`` with the same seed, so the two agree."""
+    rng = np.random.default_rng(seed)
+    return np.stack([np.bincount(rng.integers(0, n_units, n_units), minlength=n_units) for _ in range(n_resamples)]).astype(float)
+
+
+def _estimate(point: float, values: np.ndarray, n: int, alpha: float = 0.05) -> Estimate:
+    vals = values[~np.isnan(values)]
+    if len(vals) == 0:
+        return Estimate(point, float("nan"), float("nan"), n)
+    lo, hi = np.quantile(vals, [alpha / 2, 1 - alpha / 2])
+    return Estimate(float(point), float(lo), float(hi), n)
 
 
 def pooled_auc(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> float:
     """AUC over every (question, paragraph) pair of all questions together."""
-    return roc_auc(*_pooled(scores, labels, np.arange(len(scores))))
+    if not len(scores):
+        return float("nan")
+    return roc_auc(np.concatenate([np.asarray(s, dtype=float) for s in scores]), np.concatenate([np.asarray(y, dtype=bool) for y in labels]))
 
 
 def auc_ci(
@@ -167,7 +215,11 @@ def auc_ci(
     """
     s = [np.asarray(x, dtype=float) for x in scores]
     y = [np.asarray(x, dtype=bool) for x in labels]
-    return bootstrap(len(s), lambda idx: roc_auc(*_pooled(s, y, idx)), n_resamples=n_resamples, seed=seed)
+    pc = PairCounts(s, y)
+    if not s:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0)
+    w = resample_weights(len(s), n_resamples=n_resamples, seed=seed)
+    return _estimate(pc.auc(np.ones(len(s))), pc.aucs(w), len(s))
 
 
 def split_auc(
@@ -184,27 +236,28 @@ def split_auc(
     """
     s = [np.asarray(x, dtype=float) for x in scores]
     k = [np.asarray(x) for x in kinds]
+    q = len(s)
 
-    def masked(keep: str | None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    def counts(keep: str | None) -> PairCounts:
         ss, yy = [], []
         for sq, kq in zip(s, k):
             m = (kq == "distractor") | (kq == keep) if keep else np.ones(len(kq), dtype=bool)
             ss.append(sq[m])
             yy.append(kq[m] != "distractor")
-        return ss, yy
+        return PairCounts(ss, yy)
 
-    out = {}
-    parts = {}
-    for name, keep in (("overall", None), ("answer_bearing", "answer"), ("bridge_only", "bridge")):
-        ss, yy = masked(keep)
-        parts[name] = (ss, yy)
-        out[name] = bootstrap(len(ss), lambda idx, ss=ss, yy=yy: roc_auc(*_pooled(ss, yy, idx)), n_resamples=n_resamples, seed=seed)
-    (sa, ya), (sb, yb) = parts["answer_bearing"], parts["bridge_only"]
-    out["deficit"] = bootstrap(
-        len(s),
-        lambda idx: roc_auc(*_pooled(sb, yb, idx)) - roc_auc(*_pooled(sa, ya, idx)),
-        n_resamples=n_resamples,
-        seed=seed,
+    pcs = {name: counts(keep) for name, keep in (("overall", None), ("answer_bearing", "answer"), ("bridge_only", "bridge"))}
+    if q == 0:
+        nan = Estimate(float("nan"), float("nan"), float("nan"), 0)
+        return {name: nan for name in (*pcs, "deficit")}
+    w = resample_weights(q, n_resamples=n_resamples, seed=seed)
+    ones = np.ones(q)
+    boot = {name: pc.aucs(w) for name, pc in pcs.items()}
+    point = {name: pc.auc(ones) for name, pc in pcs.items()}
+    out = {name: _estimate(point[name], boot[name], q) for name in pcs}
+    # paired: the same resamples for both kinds of gold
+    out["deficit"] = _estimate(
+        point["bridge_only"] - point["answer_bearing"], boot["bridge_only"] - boot["answer_bearing"], q
     )
     return out
 
@@ -234,12 +287,15 @@ def paired_auc_diff(
     seed: int = SEED,
 ) -> Estimate:
     """AUC(b) − AUC(a) on the same pairs; the CI resamples questions jointly for both signals."""
-    a = [np.asarray(x, dtype=float) for x in scores_a]
-    b = [np.asarray(x, dtype=float) for x in scores_b]
     y = [np.asarray(x, dtype=bool) for x in labels]
-    return bootstrap(
-        len(a), lambda idx: roc_auc(*_pooled(b, y, idx)) - roc_auc(*_pooled(a, y, idx)), n_resamples=n_resamples, seed=seed
-    )
+    pa = PairCounts([np.asarray(x, dtype=float) for x in scores_a], y)
+    pb = PairCounts([np.asarray(x, dtype=float) for x in scores_b], y)
+    q = len(y)
+    if q == 0:
+        return Estimate(float("nan"), float("nan"), float("nan"), 0)
+    w = resample_weights(q, n_resamples=n_resamples, seed=seed)
+    ones = np.ones(q)
+    return _estimate(pb.auc(ones) - pa.auc(ones), pb.aucs(w) - pa.aucs(w), q)
 
 
 # ----------------------------------------------------------------------------- selection / packing

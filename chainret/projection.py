@@ -96,6 +96,11 @@ def project(trace: Trace, catalog: Catalog, viewer: str) -> Trace:
         anchors_observed=[r for r in cov.anchors_observed if r in keep] if not hide_rows else [],
         complete_bundle=cov.complete_bundle and packet is not None and len(keep) == len(cov.anchors_required),
     )
+    packets = {} if hide_rows else {
+        name: p.model_copy(update={"items": [i for i in p.items if _unit_ok(cv, i.ref)]})
+        for name, p in trace.packets.items()
+    }
+    packets = {name: _rejoin(p) for name, p in packets.items()}
     meta = {**trace.meta, "viewer": viewer}
     return trace.model_copy(
         update={
@@ -106,9 +111,15 @@ def project(trace: Trace, catalog: Catalog, viewer: str) -> Trace:
             "outcome": outcome,
             "reason": reason,
             "coverage": coverage,
+            "packets": packets,
             "meta": meta,
         }
     )
+
+
+def _rejoin(packet: Any) -> Any:
+    text = packet.separator.join(i.text for i in packet.items)
+    return packet.model_copy(update={"text": text, "cost": len(text)})
 
 
 def _project_refusal(ref: Refusal, cv: CatalogView) -> Refusal:

@@ -43,10 +43,13 @@ def _trace_name(trace: Trace) -> str:
 
 def _budget(**values: int | None) -> Budget:
     """Only the flags given become explicit budget values (unset search/row caps scale with hops)."""
+    from pydantic import ValidationError
+
     try:
         return Budget(**{k: v for k, v in values.items() if v is not None})
-    except ValueError as exc:
-        raise UsageError(f"bad budget flag: {str(exc).splitlines()[-1].strip()}") from None
+    except ValidationError as exc:
+        msgs = "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')} ({e['loc'][0]}): {e['msg']}" for e in exc.errors())
+        raise UsageError(f"bad budget flag: {msgs}") from None
 
 
 def _yn(v: bool | None) -> str:
@@ -115,7 +118,7 @@ def trace_tree(trace: Trace) -> Tree:
     tree.add(f"catalog {trace.catalog_digest}")
     hops = tree.add("hops")
     for h in trace.hops:
-        node = hops.add(f"hop {h.index} [branch {h.branch}] search {h.subquery!r} ({h.predicate}) · left {h.searches_left}/{h.rows_left}")
+        node = hops.add(f"hop {h.index} (branch {h.branch}) search {h.subquery!r} ({h.predicate}) · left {h.searches_left}/{h.rows_left}")
         for x in h.hits:
             node.add(f"#{x.rank} {x.ref} score {x.score:.4f}")
         if h.reuses:

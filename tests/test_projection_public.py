@@ -1,0 +1,124 @@
+"""Public projection: restricted text, refs and reasons never reach a public viewer; an auditor sees the failed hop."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+
+from chainret.ask import ask
+from chainret.catalog.cases import Overlay, Restriction
+from chainret.catalog.load import apply_overlay, load_world
+from chainret.catalog.views import open_view
+from chainret.trace import Budget
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = load_world(ROOT / "fixtures" / "seed")
+WORLDS = {name: load_world(ROOT / "fixtures" / name) for name in ("seed", "lab", "supply")}
+CONTACTS = "registry/contacts.md@v1"
+PROJECTS = "registry/projects.md@v1"
+ASK = "Which contact serves project PR-84?"
+
+
+def restrict(world, *docs):
+    return apply_overlay(world.catalog, Overlay(restrict=[Restriction(document=d, principals=["auditor"]) for d in docs]))
+
+
+def secrets(cat, view, viewer="public"):
+    """Every ref and text of a document version the viewer may not read, plus relation ids it supports."""
+    cv = open_view(cat, view, viewer)
+    readable = {d.ref for d in cv.documents()}
+    out = set()
+    for d in cat.documents:
+        if d.ref in readable:
+            continue
+        out.add(d.ref)
+        for u in cat.units_by_doc[d.ref]:
+            out.add(u.ref)
+            if not any(u.text in p.text for p in cat.documents if p.ref in readable):  # text only it holds
+                out.add(u.text)
+    for r in cat.relations:
+        if r.support.doc_ref in out and cv.relation_status(r).reasons == ["restricted"]:
+            out.add(f'"{r.id}"')
+    return out
+
+
+def rendered(trace):
+    from chainret.cli import ask_cmds
+
+    buf = io.StringIO()
+    old = ask_cmds.console
+    ask_cmds.console = Console(file=buf, width=400)
+    try:
+        ask_cmds.render_trace(trace)
+        ask_cmds.console.print(ask_cmds.trace_tree(trace))
+    finally:
+        ask_cmds.console = old
+    return buf.getvalue() + ask_cmds.trace_mermaid(trace) + trace.to_json()
+
+
+def leaks(trace, cat, view):
+    text = rendered(trace)
+    return sorted(s for s in secrets(cat, view) if s in text)
+
+
+def test_restricted_second_hop_public_output_discloses_nothing():
+    cat = restrict(SEED, CONTACTS)
+    t = ask(ASK, cat, view="final")
+    assert t.outcome == "partial_evidence" and t.accepted_path is None and t.packet is None
+    assert t.reason.message == "no complete public path exists"
+    assert "withheld" not in t.reason.details and all("withheld" not in (h.refusal.details if h.refusal else {}) for h in t.hops)
+    assert leaks(t, cat, "final") == []
+
+
+def test_same_public_words_whether_withheld_or_missing():
+    restricted = ask(ASK, restrict(SEED, CONTACTS), view="final")
+    missing = ask(ASK, apply_overlay(SEED.catalog, Overlay(remove=[CONTACTS])), view="final")
+    assert restricted.reason == missing.reason
+    assert [h.refusal for h in restricted.hops] == [h.refusal for h in missing.hops]
+
+
+def test_auditor_sees_the_failed_hop_of_a_public_request():
+    cat = restrict(SEED, CONTACTS)
+    t = ask(ASK, cat, view="final", principal="public", viewer="auditor")
+    hop2 = t.hops[1]
+    assert hop2.refusal.code == "no_supported_relation"
+    assert hop2.refusal.details["withheld"] == [{"relation": "rel-2", "unit": f"{CONTACTS}#u3", "why": "restricted"}]
+    assert t.reason.details["withheld"]
+
+
+def test_protected_intermediate_is_removed_with_everything_after_it():
+    cat = restrict(SEED, PROJECTS)  # hop 1's support becomes auditor-only
+    full = ask(ASK, cat, view="final", principal="auditor")
+    assert full.outcome == "accepted_path"  # the auditor may follow it
+    pub = ask(ASK, cat, view="final", principal="auditor", viewer="public")
+    assert pub.outcome == "partial_evidence" and pub.accepted_path is None and pub.packet is None and pub.hops == []
+    assert pub.reason.message == "no complete public path exists" and pub.reason.details == {}
+    assert leaks(pub, cat, "final") == []
+    assert "org:final:north" not in pub.to_json()  # the protected bridge ID is not disclosed either
+
+
+def test_rows_of_a_wider_principals_search_are_not_shown():
+    cat = restrict(SEED, CONTACTS)
+    pub = ask(ASK, cat, view="final", principal="auditor", viewer="public")
+    assert all(h.hits == [] for h in pub.hops)
+    assert leaks(pub, cat, "final") == []
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_no_public_output_contains_restricted_text_or_refs(data):
+    world = WORLDS[data.draw(st.sampled_from(sorted(WORLDS)))]
+    cat0 = world.catalog
+    docs = data.draw(st.lists(st.sampled_from([d.ref for d in cat0.documents]), max_size=3, unique=True))
+    cat = restrict(world, *docs) if docs else cat0
+    view = data.draw(st.sampled_from([v.name for v in cat.views]))
+    request = data.draw(st.sampled_from([c.request for c in world.cases]))
+    principal = data.draw(st.sampled_from(["public", "auditor"]))
+    budget = Budget(rows_per_hop=data.draw(st.integers(1, 5)))
+    t = ask(request, cat, view=view, principal=principal, viewer="public", budget=budget, text_route=True)
+    assert leaks(t, cat, view) == []

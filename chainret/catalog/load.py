@@ -178,7 +178,9 @@ def validation_issues(exc: ValidationError, data: Any, file: str, model: type[Ba
             message = "required field is missing"
         else:
             msg = err["msg"].removeprefix("Value error, ")
-            message = f"expected: {msg}; found: {found}"
+            if msg.startswith("Input should be "):
+                msg = "expected " + msg.removeprefix("Input should be ")
+            message = f"{msg}; found {found}"
         issues.append(Issue(code, "error", file, location, fld, message))
     return issues
 

@@ -253,3 +253,10 @@ def test_case_model_errors_stop_loading(tmp_path: Path) -> None:
     assert code == 1
     assert [(i["location"], i["code"]) for i in issues] == [("cases[1] (id main-contact-for)", "invalid_value")]
     assert "anchors must equal expect.relations" in issues[0]["message"]
+
+
+@pytest.mark.parametrize(("args", "code"), [(["validate", "fixtures", "catalogs"], 0), (["validate", "no/such"], 2)])
+def test_console_entry_point_exit_codes(args: list[str], code: int) -> None:
+    proc = subprocess.run([sys.executable, "-m", "chainret", *args], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == code, proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -20,10 +20,14 @@ SCHEMAS = ("catalog", "cases", "case")
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
-def _fail(exc: ChainretError) -> typer.Exit:
-    """Print a known error the way ``chainret.cli.main`` does and give the exit to raise."""
+def _fail(exc: ChainretError) -> SystemExit:
+    """Print a known error the way ``chainret.cli.main`` does and give the exit to raise.
+
+    SystemExit rather than typer.Exit: ``main`` runs the app with ``standalone_mode=False``, where
+    click turns typer.Exit into a return value that ``main`` does not pass on as the exit status.
+    """
     err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
-    return typer.Exit(exc.exit_code)
+    return SystemExit(exc.exit_code)
 
 
 def _default_paths() -> list[Path]:
@@ -57,7 +61,8 @@ def validate_cmd(
         print(json.dumps({"valid": not failed, "reports": [r.to_dict() for r in reports]}, indent=2, sort_keys=True))
     else:
         _render(reports, show_info)
-    raise typer.Exit(1 if failed else 0)
+    if failed:
+        raise SystemExit(1)
 
 
 def _render(reports: list, show_info: bool) -> None:  # list[WorldReport]

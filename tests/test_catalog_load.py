@@ -75,6 +75,10 @@ def test_load_error_is_located(tmp_path: Path, seed_data: dict, code: str) -> No
     assert issues[0].location == location
     assert fragment in issues[0].message
     assert location in str(info.value)
+    # the YAML line of the offending key (or of the record, for a missing field)
+    line_text = path.read_text(encoding="utf-8").splitlines()[issues[0].line - 1]
+    key = issues[0].field.split(".")[-1] if code != "missing_field" else "id"
+    assert line_text.strip().lstrip("- ").startswith(key + ":"), (line_text, issues[0])
 
 
 @pytest.mark.parametrize("code", sorted(CASES))

@@ -177,7 +177,7 @@ def test_dangling_id_reported_with_location(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validate", str(world)])
     assert result.exit_code == 1
     flat = " ".join(result.output.split())
-    assert "dangling_reference" in flat and "relations[1] (id rel-2), field subject" in flat
+    assert "dangling_reference" in flat and "relations[1] (id rel-2) (line " in flat and ", field subject:" in flat
     assert "found 'org:final:west'" in flat and "Traceback" not in flat
 
 

@@ -18,9 +18,11 @@ class Issue:
     location: str  # the record, e.g. "relations[3] (id rel-7)", or "line 12" for syntax errors
     field: str  # dotted field path inside the record ("support.span"), "" when not one field
     message: str  # what was expected and what was found
+    line: int | None = None  # 1-based line of the record/field in a YAML file, when known
 
     def __str__(self) -> str:
-        where = ", ".join(p for p in (self.location, f"field {self.field}" if self.field else "") if p)
+        loc = f"{self.location} (line {self.line})" if self.line and self.location else self.location
+        where = ", ".join(p for p in (loc, f"field {self.field}" if self.field else "") if p)
         return f"{self.file}: {where}: {self.message} [{self.code}]" if where else f"{self.file}: {self.message} [{self.code}]"
 
     def to_dict(self) -> dict[str, str]:

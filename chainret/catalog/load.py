@@ -18,8 +18,10 @@ eligibility are not load errors: see ``chainret.catalog.validate``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -261,6 +263,49 @@ def reference_issues(cat: Catalog, file: str) -> list[Issue]:
     return issues
 
 
+_RECORD_RE = re.compile(r"^(\w+)\[(\d+)\]")
+
+
+def _yaml_line(node: yaml.Node, path: list[str | int]) -> int:
+    """1-based line of the deepest key or item reachable along ``path`` in a composed YAML tree."""
+    line = node.start_mark.line + 1
+    for part in path:
+        if isinstance(node, yaml.MappingNode):
+            pair = next(((k, v) for k, v in node.value if getattr(k, "value", None) == str(part)), None)
+            if pair is None:
+                break
+            line, node = pair[0].start_mark.line + 1, pair[1]
+        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line + 1
+        else:
+            break
+    return line
+
+
+def with_lines(issues: list[Issue], path: Path) -> list[Issue]:
+    """Add the YAML line of each issue's record and field to its location (YAML files only)."""
+    if path.suffix == ".json":
+        return issues
+    try:
+        root = yaml.compose(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return issues
+    if root is None:
+        return issues
+    out = []
+    for issue in issues:
+        m = _RECORD_RE.match(issue.location)
+        if issue.file != str(path) or not m:
+            out.append(issue)
+            continue
+        parts: list[str | int] = [m.group(1), int(m.group(2))]
+        parts += [int(p) if p.isdigit() else p for p in issue.field.split(".") if p]
+        line = _yaml_line(root, parts)
+        out.append(dataclasses.replace(issue, line=line))
+    return out
+
+
 def _build(model: type[BaseModel], data: dict[str, Any], file: str) -> Any:
     try:
         return model.model_validate(data)
@@ -295,7 +340,10 @@ def load_catalog(path: str | os.PathLike[str]) -> Catalog:
         raise CatalogFileInvalid(
             [Issue("unknown_format", "error", str(file), "document root", "format", "expected a catalog, found a cases file")]
         )
-    return catalog_from_data(data, str(file))
+    try:
+        return catalog_from_data(data, str(file))
+    except CatalogFileInvalid as exc:
+        raise CatalogFileInvalid(with_lines(exc.issues, file)) from None
 
 
 def load_cases(path: str | os.PathLike[str]) -> tuple[CaseFile, Catalog, Path]:
@@ -306,7 +354,10 @@ def load_cases(path: str | os.PathLike[str]) -> tuple[CaseFile, Catalog, Path]:
         raise CatalogFileInvalid(
             [Issue("unknown_format", "error", str(file), "document root", "format", "expected a cases file, found a catalog")]
         )
-    cases = _build(CaseFile, data, str(file))
+    try:
+        cases = _build(CaseFile, data, str(file))
+    except CatalogFileInvalid as exc:
+        raise CatalogFileInvalid(with_lines(exc.issues, file)) from None
     catalog_path = (file.parent / cases.catalog)
     catalog = load_catalog(catalog_path)
     return cases, catalog, catalog_path

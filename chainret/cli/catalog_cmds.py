@@ -82,9 +82,8 @@ def _render(reports: list, show_info: bool) -> None:  # list[WorldReport]
             if i.severity == "info" and not show_info:
                 hidden += 1
                 continue
-            where = ", ".join(p for p in (i.location, i.field and f"field {i.field}") if p)
-            text = escape(f"{i.code} {i.file}: {where}: {i.message}" if where else f"{i.code} {i.file}: {i.message}")
-            console.print(f"[{_STYLE[i.severity]}]{i.severity}[/] {text}", highlight=False)
+            console.print(f"[{_STYLE[i.severity]}]{i.severity}[/] {escape(i.code)} {escape(str(i).removesuffix(f' [{i.code}]'))}",
+                          highlight=False)
     if hidden:
         console.print(f"[dim]{hidden} info rows hidden (view-time ineligibility); --info shows them[/]")
 

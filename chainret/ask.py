@@ -41,8 +41,68 @@ VIEW_CODES_NOT_ELIGIBLE = ("removed", "restricted")
 
 
 # -- catalog, view and index caching ----------------------------------------------------------
-_INDEX_CACHE: OrderedDict[tuple[str, str, str], HopWorld] = OrderedDict()
-_INDEX_CACHE_SIZE = 16
+# Catalogs are frozen, so a digest, a view and the index built for it never go stale. Keys hold
+# the catalog object itself so an id() is never reused for another catalog while cached.
+_CACHE_SIZE = 16
+_DIGESTS: OrderedDict[int, tuple[Catalog, str]] = OrderedDict()
+_VIEWS: OrderedDict[tuple[str, str | None, str], CatalogView] = OrderedDict()
+_WORLDS: OrderedDict[tuple[str, str, str], HopWorld] = OrderedDict()
+
+
+def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> Any:
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > _CACHE_SIZE:
+        cache.popitem(last=False)
+    return value
+
+
+def catalog_digest(cat: Catalog) -> str:
+    """``cat.digest()``, memoised per catalog object (it serialises the whole catalog)."""
+    hit = _DIGESTS.get(id(cat))
+    if hit is not None and hit[0] is cat:
+        return hit[1]
+    return _remember(_DIGESTS, id(cat), (cat, cat.digest()))[1]
+
+
+def cached_view(cat: Catalog, view: str | None, principal: str) -> CatalogView:
+    """``open_view`` with its lookups kept across requests on the same catalog."""
+    key = (catalog_digest(cat), view, principal)
+    hit = _VIEWS.get(key)
+    if hit is not None and hit.catalog is cat:
+        return hit
+    return _remember(_VIEWS, key, open_view(cat, view, principal))
+
+
+def hop_world(cv: CatalogView) -> HopWorld:
+    """The engine's input for one (catalog, view, principal): readable units indexed, relation flags.
+
+    Cached by catalog digest, view and principal: building the BM25 index is the expensive part.
+    """
+    key = (catalog_digest(cv.catalog), cv.view_name, cv.principal)
+    hit = _WORLDS.get(key)
+    if hit is not None:
+        _WORLDS.move_to_end(key)
+        return hit
+    index = LexicalIndex((u.ref, u.text) for u in cv.units())
+    functional = frozenset(p.name for p in cv.catalog.predicates if p.cardinality == "functional")
+    by_subject: dict[tuple[str, str], list[Any]] = {}
+    for r in cv.catalog.relations:
+        by_subject.setdefault((r.subject, r.predicate), []).append(r)
+    flags: dict[str, Rel] = {}
+
+    def flag(rel: Any) -> Rel:  # relation status is computed only for relations a request touches
+        if rel.id not in flags:
+            flags[rel.id] = relation_flags(cv, rel)
+        return flags[rel.id]
+
+    world = HopWorld(
+        index,
+        functional=functional,
+        in_unit=lambda ref: [flag(r) for r in sorted(cv.relations_in_unit(ref), key=lambda r: r.id)],
+        of_subject=lambda s, p: [flag(r) for r in sorted(by_subject.get((s, p), ()), key=lambda r: r.id)],
+    )
+    return _remember(_WORLDS, key, world)
 
 
 def catalog_path(catalog: str | os.PathLike[str] | None) -> Path:
@@ -58,26 +118,6 @@ def resolve_catalog(catalog: Catalog | str | os.PathLike[str] | None) -> Catalog
     if isinstance(catalog, Catalog):
         return catalog
     return load_world(catalog_path(catalog)).catalog
-
-
-def hop_world(cv: CatalogView) -> HopWorld:
-    """The engine's input for one (catalog, view, principal): readable units indexed, relation flags.
-
-    Cached by catalog digest, view and principal: building the BM25 index is the expensive part.
-    """
-    key = (cv.catalog.digest(), cv.view_name, cv.principal)
-    hit = _INDEX_CACHE.get(key)
-    if hit is not None:
-        _INDEX_CACHE.move_to_end(key)
-        return hit
-    index = LexicalIndex((u.ref, u.text) for u in cv.units())
-    rels = [relation_flags(cv, r) for r in cv.relations()]
-    functional = frozenset(p.name for p in cv.catalog.predicates if p.cardinality == "functional")
-    world = HopWorld(index, rels, functional)
-    _INDEX_CACHE[key] = world
-    while len(_INDEX_CACHE) > _INDEX_CACHE_SIZE:
-        _INDEX_CACHE.popitem(last=False)
-    return world
 
 
 def relation_flags(cv: CatalogView, rel: Any) -> Rel:
@@ -262,7 +302,7 @@ def ask(
     t0 = time.perf_counter()
     cat = resolve_catalog(catalog)
     budget = budget or Budget()
-    cv = open_view(cat, view, principal)
+    cv = cached_view(cat, view, principal)
     meta: dict[str, Any] = {
         "catalog": None if isinstance(catalog, Catalog) else str(catalog_path(catalog).resolve()),
         "world": cat.world,
@@ -274,7 +314,7 @@ def ask(
     }
     reading = interpret(request, cv)
     meta.update(reading.meta)
-    base = {"request": request, "catalog_digest": cat.digest()}
+    base = {"request": request, "catalog_digest": catalog_digest(cat)}
     if reading.interpretation is None:
         assert reading.outcome is not None
         trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)  # type: ignore[arg-type]

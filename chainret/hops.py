@@ -25,7 +25,7 @@ the search index, so prose cannot change the budget, the principal's allowance o
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from chainret.search import LexicalIndex, SearchHit
@@ -78,22 +78,43 @@ class Rel:
         )
 
 
-@dataclass
 class HopWorld:
-    """What the engine reads: the readable units (already indexed) and every relation's status."""
+    """What the engine reads: the readable units (already indexed) and relations with their flags.
 
-    index: LexicalIndex
-    relations: Sequence[Rel]
-    functional: frozenset[str] = frozenset()
-    by_unit: dict[str, list[Rel]] = field(default_factory=dict)
-    by_subject: dict[tuple[str, str], list[Rel]] = field(default_factory=dict)
+    Built either from a full list of ``Rel`` values (tests, small worlds) or from two lookups,
+    ``in_unit(ref)`` and ``of_subject(subject, predicate)``, so a large catalog computes flags only
+    for the relations a request actually touches.
+    """
 
-    def __post_init__(self) -> None:
-        readable = set(self.index.refs)
-        for r in sorted(self.relations, key=lambda r: r.id):
-            if r.unit_ref is not None and r.unit_ref in readable:
-                self.by_unit.setdefault(r.unit_ref, []).append(r)
-            self.by_subject.setdefault((r.subject, r.predicate), []).append(r)
+    def __init__(
+        self,
+        index: LexicalIndex,
+        relations: Sequence[Rel] = (),
+        functional: frozenset[str] = frozenset(),
+        *,
+        in_unit: Callable[[str], Sequence[Rel]] | None = None,
+        of_subject: Callable[[str, str], Sequence[Rel]] | None = None,
+    ) -> None:
+        self.index = index
+        self.relations = relations
+        self.functional = functional
+        by_unit: dict[str, list[Rel]] = {}
+        by_subject: dict[tuple[str, str], list[Rel]] = {}
+        for r in sorted(relations, key=lambda r: r.id):
+            if r.unit_ref is not None:
+                by_unit.setdefault(r.unit_ref, []).append(r)
+            by_subject.setdefault((r.subject, r.predicate), []).append(r)
+        self._in_unit = in_unit or (lambda ref: by_unit.get(ref, ()))
+        self._of_subject = of_subject or (lambda s, p: by_subject.get((s, p), ()))
+        self._readable = set(index.refs)
+
+    def in_unit(self, ref: str) -> Sequence[Rel]:
+        """Relations supported inside a readable unit (none for a unit the principal may not read)."""
+        return self._in_unit(ref) if ref in self._readable else ()
+
+    def of_subject(self, subject: str, predicate: str) -> Sequence[Rel]:
+        """Every relation record of this subject and predicate, any status (catalog-level checks)."""
+        return self._of_subject(subject, predicate)
 
 
 def effective_budget(budget: Budget, n_hops: int) -> Budget:
@@ -174,7 +195,7 @@ def _hop(
     cands: list[Rel] = []
     rejected: list[dict[str, str]] = []
     for h in found:
-        for r in world.by_unit.get(h.ref, ()):
+        for r in world.in_unit(h.ref):
             if r.subject != node or r.predicate != pred:
                 continue
             if r.usable:
@@ -190,10 +211,10 @@ def _hop(
 
     if not bridges:
         returned = {h.ref for h in found}
-        elsewhere = [r for r in world.by_subject.get((node, pred), ()) if r.usable and r.unit_ref not in returned]
+        elsewhere = [r for r in world.of_subject(node, pred) if r.usable and r.unit_ref not in returned]
         withheld = [
             {"relation": r.id, "unit": r.unit_ref or "", "why": r.why_not or "not eligible"}
-            for r in world.by_subject.get((node, pred), ())
+            for r in world.of_subject(node, pred)
             if r.current and r.valid and not r.eligible
         ]
         details: dict[str, object] = {}
@@ -238,7 +259,7 @@ def _hop(
             )
         if pred in world.functional:
             opposing = sorted(
-                {r.id for r in world.by_subject.get((node, pred), ()) if r.usable and r.object != rel.object}
+                {r.id for r in world.of_subject(node, pred) if r.usable and r.object != rel.object}
             )
             note = CONTRADICTION_ASSUMPTION.format(pred=pred, subject=node)
             if note not in run.assumptions:

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from chainret.catalog.models import Catalog
-from chainret.catalog.views import CatalogView, open_view
+from chainret.catalog.views import CatalogView
 from chainret.errors import UsageError
 from chainret.trace import Coverage, Hop, Refusal, Trace
 
@@ -42,8 +42,10 @@ def _narrower(cat: Catalog, view: str, principal: str, viewer: str) -> bool:
     """True when ``principal`` may read a document of the view that ``viewer`` may not."""
     if principal == viewer:
         return False
-    a = {d.ref for d in open_view(cat, view, principal).documents()}
-    b = {d.ref for d in open_view(cat, view, viewer).documents()}
+    from chainret.ask import cached_view
+
+    a = {d.ref for d in cached_view(cat, view, principal).documents()}
+    b = {d.ref for d in cached_view(cat, view, viewer).documents()}
     return not a <= b
 
 
@@ -53,10 +55,12 @@ def project(trace: Trace, catalog: Catalog, viewer: str) -> Trace:
         raise UsageError("projection applies to chain traces only")
     view = trace.meta.get("view") or (trace.interpretation.view if trace.interpretation else None)
     principal = trace.meta.get("principal", trace.interpretation.principal if trace.interpretation else "public")
+    from chainret.ask import cached_view
+
     try:
-        cv = open_view(catalog, view, viewer)
+        cv = cached_view(catalog, view, viewer)
     except UsageError:
-        cv = open_view(catalog, None, viewer)
+        cv = cached_view(catalog, None, viewer)
     hide_rows = _narrower(catalog, cv.view_name, principal, viewer)
 
     hops: list[Hop] = []

@@ -128,10 +128,10 @@ def relevance_order(candidates: Sequence[Candidate]) -> list[int]:
     return sorted(range(len(candidates)), key=lambda i: (-candidates[i].relevance, i))
 
 
-class NaivePacker:
-    """Concatenate by relevance, skipping any snippet that no longer fits (first-fit)."""
+class BasePacker:
+    """Validates the request once, then hands ``select`` the item cap; subclasses choose."""
 
-    name = "naive"
+    name = "base"
 
     def pack(
         self,
@@ -142,7 +142,20 @@ class NaivePacker:
         context: PackContext | None = None,
     ) -> list[int]:
         check_request(candidates, budget, max_items)
-        cap = item_cap(len(candidates), max_items)
+        return self.select(candidates, budget, item_cap(len(candidates), max_items), context)
+
+    def select(
+        self, candidates: Sequence[Candidate], budget: int, cap: int, context: PackContext | None
+    ) -> list[int]:
+        raise NotImplementedError
+
+
+class NaivePacker(BasePacker):
+    """Concatenate by relevance, skipping any snippet that no longer fits (first-fit)."""
+
+    name = "naive"
+
+    def select(self, candidates, budget, cap, context):
         chosen: list[int] = []
         used = 0
         for i in relevance_order(candidates):

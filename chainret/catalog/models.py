@@ -32,6 +32,7 @@ Cases (fixture expectations, consumed by ``chainret eval``) live in ``chainret.c
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import re
@@ -313,12 +314,18 @@ class Catalog(_Model):
             return marked[0]
         return max(self.views, key=lambda v: v.order, default=None)
 
+    @cached_property
+    def _unit_starts(self) -> dict[str, list[int]]:
+        return {ref: [u.start for u in units] for ref, units in self.units_by_doc.items()}
+
     def supporting_unit(self, relation: Relation) -> Unit | None:
         """The unit whose offsets contain the relation's support span (None if none does)."""
         start, end = relation.support.span
-        for unit in self.units_by_doc.get(relation.support.doc_ref, []):
-            if unit.start <= start and end <= unit.end:
-                return unit
+        ref = relation.support.doc_ref
+        units = self.units_by_doc.get(ref, [])
+        i = bisect.bisect_right(self._unit_starts.get(ref, []), start) - 1
+        if i >= 0 and units[i].start <= start and end <= units[i].end:
+            return units[i]
         return None
 
     @cached_property
@@ -332,9 +339,27 @@ class Catalog(_Model):
             rels.sort(key=lambda r: (r.support.span[0], r.id))
         return out
 
+    @cached_property
+    def relations_by_subject_predicate(self) -> dict[tuple[str, str], list[Relation]]:
+        out: dict[tuple[str, str], list[Relation]] = {}
+        for rel in self.relations:
+            out.setdefault((rel.subject, rel.predicate), []).append(rel)
+        return out
+
+    @cached_property
+    def document_digest_ok(self) -> dict[str, bool]:
+        """Per doc ref: does the declared digest match the text? (hashed once per catalog)"""
+        return {d.ref: d.digest == sha256_digest(d.text) for d in self.documents}
+
     def canonical_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        """Sorted-key compact JSON of the content (via pydantic-core's fast dump, then the stdlib)."""
+        data = json.loads(self.model_dump_json())
+        return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+    @cached_property
+    def _digest(self) -> str:
+        return "sha256:" + hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
 
     def digest(self) -> str:
-        """sha256 of the canonical JSON of the whole catalog: the identity a trace records."""
-        return "sha256:" + hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
+        """sha256 of the canonical JSON of the whole catalog: the identity a trace records (computed once)."""
+        return self._digest

@@ -27,8 +27,7 @@ from chainret.catalog.models import Catalog, Relation, parse_clause, sha256_dige
 
 
 def document_digest_ok(catalog: Catalog, doc_ref: str) -> bool:
-    doc = catalog.documents_by_ref.get(doc_ref)
-    return doc is not None and doc.digest == sha256_digest(doc.text)
+    return catalog.document_digest_ok.get(doc_ref, False)
 
 
 def relation_defects(catalog: Catalog, rel: Relation) -> tuple[str, ...]:

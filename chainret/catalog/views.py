@@ -147,11 +147,8 @@ class CatalogView:
         return self.catalog.supporting_unit(rel)
 
     def current_relations(self, subject: str, predicate: str) -> list[Relation]:
-        return [
-            r
-            for r in self.catalog.relations
-            if r.subject == subject and r.predicate == predicate and self.relation_status(r).eligible
-        ]
+        rels = self.catalog.relations_by_subject_predicate.get((subject, predicate), [])
+        return [r for r in rels if self.relation_status(r).eligible]
 
     # -- entities -----------------------------------------------------------------------------------
     @cached_property

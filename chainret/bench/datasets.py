@@ -377,11 +377,9 @@ def iter_file(
     if layout == "squad":
         raise DataError(f"{path}: a SQuAD document; load it as dataset 'squad'")
     assert isinstance(recs, list)
-    fmt = None
+    fmt = file_format(path, recs)
     for rec in recs:
         try:
-            if fmt is None:
-                fmt = detect_format(rec.data)
             if fmt == "2wiki" and "context" not in rec.data and ("qa_pairs" in rec.data or "explanation" in rec.data):
                 # MIGRES replaced context with its own fields in 36 records (SOURCE.md): not usable for retrieval.
                 skipped.append(Skipped(rec.loc, "no 'context' (MIGRES replaced it with explanation/qa_pairs)", "excluded"))
@@ -397,6 +395,26 @@ def iter_file(
             if not lenient:
                 raise DataError(msg) from None
             skipped.append(Skipped(rec.loc, msg))
+
+
+def file_format(path: Path, recs: list[Record]) -> str:
+    """The adapter for a file: the format of its first recognisable record, so one malformed
+    record (say, missing ``context``) is reported against its field, not as an unknown format."""
+    first_err: DataError | None = None
+    for rec in recs:
+        try:
+            return detect_format(rec.data)
+        except DataError as exc:
+            first_err = first_err or DataError(f"{rec.loc}: {exc}")
+    raise first_err or DataError(f"{path}: no records")
+
+
+def _detectable(rec: dict[str, Any]) -> bool:
+    try:
+        detect_format(rec)
+    except DataError:
+        return False
+    return True
 
 
 def _format_dataset(fmt: str, rec: dict[str, Any]) -> str:
@@ -458,8 +476,10 @@ def load_examples(
             layout, recs = read_records(path)
             if layout == "squad":
                 raise UsageError(f"{path}: a SQuAD document; use dataset 'squad' with --data-dir")
-            first = recs[0].data if recs else {}
-            file_name = _format_dataset(detect_format(first), first) if first else "unknown"
+            assert isinstance(recs, list)
+            fmt = file_format(path, recs)
+            first = next(r.data for r in recs if _detectable(r.data))
+            file_name = _format_dataset(fmt, first)
         for ex in iter_file(path, file_name, lenient=lenient, skipped=skipped):
             if ex.id in seen:
                 dups += 1

@@ -1,0 +1,122 @@
+"""Write the generated results section of docs/retriever.md (never edit that section by hand).
+
+    python benchmarks/ask_report.py                                  # measurement tables only
+    python benchmarks/ask_speed.py --json > /tmp/speed.txt
+    python benchmarks/ask_report.py --speed /tmp/speed.txt           # ... plus the speed figures
+
+Runs every fixture case with the chain retriever (backtracking on and off) and the three text
+routes, and replaces the text between the GENERATED markers of docs/retriever.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "retriever.md"
+BEGIN = "<!-- BEGIN GENERATED: python benchmarks/ask_report.py -->"
+END = "<!-- END GENERATED -->"
+
+
+def yn(v: object) -> str:
+    return "—" if v is None else ("yes" if v else "no")
+
+
+def frac(pair: list[int]) -> str:
+    return f"{pair[0]}/{pair[1]}"
+
+
+def section(speed: dict[str, object] | None) -> str:
+    from chainret.ask import evaluate_cases, totals
+    from chainret.baselines import dense_available
+
+    os.chdir(ROOT)
+    res = evaluate_cases(["fixtures"], baselines=True)
+    nob = {(r.world, r.case.id): r for r in evaluate_cases(["fixtures"], backtrack=False)}
+    out = [BEGIN, ""]
+    out.append(f"Command: `python benchmarks/ask_report.py`. Dense route available: {yn(dense_available())}.")
+    out.append("")
+    for world in dict.fromkeys(r.world for r in res):
+        rows = [r for r in res if r.world == world]
+        t = totals(rows)
+        out.append(f"### World `{world}`")
+        out.append("")
+        out.append(
+            f"Chain retriever: positive accepted **{frac(t['positive_accepted'])}**, unsupported complete paths "
+            f"**{frac(t['unsupported_complete_paths'])}**, complete bundles {frac(t['complete_bundles'])} of all cases, "
+            f"expectations met {t['expectations_met']}/{t['cases']}."
+        )
+        out.append("")
+        out.append("| case | group | outcome | 1st anchor observed | 2nd anchor observed | complete bundle in packet | accepted path | packet chars | rows | searches | without backtracking |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        for r in rows:
+            n = nob[(r.world, r.case.id)]
+            out.append(
+                f"| {r.case.id} | {r.case.group} | {r.trace.outcome} | {yn(r.first_anchor_observed)} | {yn(r.second_anchor_observed)} "
+                f"| {yn(r.complete_bundle)} | {yn(r.accepted)} | {r.trace.packet.cost if r.trace.packet else '—'} "
+                f"| {r.trace.rows_used} | {r.trace.searches_used} | {n.trace.outcome}{'' if n.ok else ' (expectation fails)'} |"
+            )
+        out.append("")
+        routes = sorted({k for r in rows for k in r.baselines})
+        if routes:
+            out.append("Text routes (same cap: 4 units, 900 characters; a text route never returns an accepted path):")
+            out.append("")
+            out.append("| case | route | 1st anchor observed | 2nd anchor observed | complete bundle in packet | packet chars |")
+            out.append("|---|---|---|---|---|---|")
+            for r in rows:
+                if r.case.group == "other":
+                    continue
+                for slot in routes:
+                    b = r.baselines[slot]
+                    out.append(f"| {r.case.id} | {b['route']} | {yn(b['first_anchor_observed'])} | {yn(b['second_anchor_observed'])} | {yn(b['complete_bundle'])} | {b['packet_chars']} |")
+            out.append("")
+            for slot in routes:
+                name = rows[0].baselines[slot]["route"]
+                out.append(
+                    f"- `{name}`: complete bundle on positive cases {frac(t[f'{slot}:positive_complete'])}, "
+                    f"on all cases {frac(t[f'{slot}:complete_bundles'])}."
+                )
+            out.append("")
+    if speed:
+        out.append("### Speed (this machine, shared CPU; `python benchmarks/ask_speed.py --json`)")
+        out.append("")
+        out.append(f"- cold `chainret ask \"Which contact serves PR-84?\"`: {speed['cold_cli_ask_s']:.2f} s (`import chainret` alone: {speed['cold_import_chainret_s']:.2f} s)")
+        heavy = speed["heavy_modules_after_ask"]
+        out.append(f"- heavy modules in `sys.modules` after an ask: {', '.join(heavy) if heavy else 'none (no torch, transformers, sentence-transformers)'}")  # type: ignore[arg-type]
+        out.append(f"- fixture worlds ({speed['fixture_cases']} cases), in process: warm median {speed['fixture_warm_ms_median']:.2f} ms, max {speed['fixture_warm_ms_max']:.2f} ms")
+        out.append(
+            f"- generated catalog, {speed['generated_relations']} relations / {speed['generated_units']} units: first ask "
+            f"(catalog digest, view, BM25 index) {speed['generated_first_ask_s']:.1f} s, then warm median "
+            f"{speed['generated_warm_ms_median']:.2f} ms per ask (index cached per catalog digest, view and principal)"
+        )
+        out.append("")
+    out.append(END)
+    return "\n".join(out)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--speed", type=Path, help="Output of `benchmarks/ask_speed.py --json` to include.")
+    args = ap.parse_args()
+    speed = None
+    if args.speed:
+        lines = args.speed.read_text().splitlines()
+        start = next(i for i, line in enumerate(lines) if line.startswith("{"))
+        speed = json.loads("\n".join(lines[start:]))
+    text = DOC.read_text(encoding="utf-8")
+    if BEGIN not in text or END not in text:
+        sys.exit(f"{DOC}: markers {BEGIN!r} / {END!r} not found")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    from chainret.trace import atomic_write_text
+
+    atomic_write_text(DOC, head + section(speed) + tail)
+    print(f"wrote the generated section of {DOC}")
+
+
+if __name__ == "__main__":
+    main()

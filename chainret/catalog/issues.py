@@ -37,4 +37,4 @@ class CatalogFileInvalid(CatalogInvalid):
         shown = "\n".join(f"  {i}" for i in issues[:20])
         more = f"\n  … and {len(issues) - 20} more" if len(issues) > 20 else ""
         noun = "problem" if len(issues) == 1 else "problems"
-        super().__init__(f"{len(issues)} {noun} loading the catalog:\n{shown}{more}")
+        super().__init__(f"{len(issues)} {noun} loading catalog files:\n{shown}{more}")

@@ -34,7 +34,6 @@ from pydantic import BaseModel, ValidationError
 from chainret.catalog.cases import CASES_FORMAT, Case, CaseFile, Overlay
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import CATALOG_FORMAT, Catalog, SourceDocument, View, split_doc_ref
-from chainret.errors import UsageError
 
 SUFFIXES = (".yaml", ".yml", ".json")
 _LISTS_KEYS = ("id", "name", "ref")
@@ -123,7 +122,7 @@ def _model_at(model: type[BaseModel], path: tuple[Any, ...]) -> type[BaseModel] 
         if isinstance(part, int):
             continue
         if isinstance(current, type) and issubclass(current, BaseModel) and part in current.model_fields:
-            current = _inner_model(current.model_fields[part].annotation, None)
+            current = _inner_model(current.model_fields[part].annotation)
         elif isinstance(current, list):  # a union: pick the member named by the tag
             current = next((m for m in current if _tag(m) == part), None)
         else:
@@ -143,17 +142,17 @@ def _tag(model: type[BaseModel]) -> str | None:
     return args[0] if args else None
 
 
-def _inner_model(annotation: Any, _unused: Any) -> Any:
+def _inner_model(annotation: Any) -> Any:
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
-        return _inner_model(typing.get_args(annotation)[0], None)
+        return _inner_model(typing.get_args(annotation)[0])
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     if origin in (list, tuple):
         args = typing.get_args(annotation)
-        return _inner_model(args[0], None) if args else None
+        return _inner_model(args[0]) if args else None
     if origin in (typing.Union, types.UnionType):
-        members = [m for m in (_inner_model(a, None) for a in typing.get_args(annotation)) if m is not None]
+        members = [m for m in (_inner_model(a) for a in typing.get_args(annotation)) if m is not None]
         if len(members) == 1:
             return members[0]
         return [m for m in members if isinstance(m, type)] or None
@@ -273,7 +272,7 @@ def _yaml_line(node: yaml.Node, path: list[str | int]) -> int:
         if isinstance(node, yaml.MappingNode):
             pair = next(((k, v) for k, v in node.value if getattr(k, "value", None) == str(part)), None)
             if pair is None:
-                break
+                continue  # e.g. a union tag in the pydantic location: not a key in the file
             line, node = pair[0].start_mark.line + 1, pair[1]
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
             node = node.value[part]

@@ -122,3 +122,18 @@ def test_no_public_output_contains_restricted_text_or_refs(data):
     budget = Budget(rows_per_hop=data.draw(st.integers(1, 5)))
     t = ask(request, cat, view=view, principal=principal, viewer="public", budget=budget, text_route=True)
     assert leaks(t, cat, view) == []
+
+
+def test_restricted_text_does_not_change_public_ranks_or_scores():
+    from chainret.catalog.cases import ViewAddition
+    from chainret.catalog.models import SourceDocument, sha256_digest
+
+    text = "project:final:main org:final:north project:final:main secret memo about org:final:north\n"
+    doc = SourceDocument(source="vault", document="memo.md", version="v1", text=text, digest=sha256_digest(text),
+                         visibility="restricted", principals=["auditor"])
+    with_secret = apply_overlay(SEED.catalog, Overlay(add_documents=[doc], add_to_views=[ViewAddition(view="final", documents=[doc.ref])]))
+    a = ask(ASK, SEED.catalog, view="final")
+    b = ask(ASK, with_secret, view="final")
+    assert [h.hits for h in a.hops] == [h.hits for h in b.hops]  # same refs, ranks and scores
+    c = ask(ASK, with_secret, view="final", principal="auditor", viewer="auditor")
+    assert any(h.ref.startswith("vault/") for hop in c.hops for h in hop.hits)  # the auditor's search does see it

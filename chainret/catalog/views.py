@@ -17,6 +17,7 @@ catalog's current view; an unknown view raises ``UsageError``. A ``CatalogView``
   principal). ``eligible_relations()`` keeps the eligible ones;
 - ``relations_in_unit(ref)``: relation records whose support span lies inside that unit (any status,
   ordered by span start): how a returned search row is turned into candidate hops;
+  ``supporting_unit(rel_or_id)``: the unit that holds a relation's clause (readable or not);
 - ``current_relations(subject, predicate)``: eligible relations of that subject and predicate in
   this view for this principal (the catalog-level contradiction check; it may see relations no
   search returned, which is why the engine records it as an assumption);

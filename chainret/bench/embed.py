@@ -26,6 +26,7 @@ from chainret.errors import MissingExtra, ModelError
 
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
 BATCH_SIZE = 64
+FLUSH_EVERY = 1024  # texts per cache shard while embedding
 
 _MODELS: dict[str, Any] = {}
 _CACHES: dict[str, EmbeddingCache] = {}
@@ -168,6 +169,7 @@ def embed_texts(
         order = sorted(range(len(todo_texts)), key=lambda i: -len(todo_texts[i]))
         dim_fn = getattr(st, "get_embedding_dimension", None) or st.get_sentence_embedding_dimension
         new = np.zeros((len(todo_texts), dim_fn()), dtype=np.float32)
+        pending: list[int] = []
         for start in range(0, len(order), batch_size):
             chunk = order[start : start + batch_size]
             vecs = st.encode(
@@ -178,10 +180,14 @@ def embed_texts(
                 show_progress_bar=False,
             )
             new[chunk] = vecs
+            pending.extend(chunk)
+            if cache and len(pending) >= FLUSH_EVERY:  # an interrupted run keeps what it computed
+                cache.put_many([todo_keys[i] for i in pending], new[pending])
+                pending = []
             if on_batch:
                 on_batch(len(chunk))
-        if cache:
-            cache.put_many(todo_keys, new)
+        if cache and pending:
+            cache.put_many([todo_keys[i] for i in pending], new[pending])
         for j, k in enumerate(todo_keys):
             for i in todo_idx[k]:
                 out[i] = new[j]

@@ -36,23 +36,12 @@ from chainret.cli import bench_pack_cmds, bench_verify_cmds  # noqa: E402,F401
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: run the app, turning known errors into messages, never tracebacks."""
+    """Entry point: click handles usage errors (exit 2); ChainretError becomes a message, never a traceback."""
     try:
-        app(args=argv, standalone_mode=False)
+        app(args=argv, standalone_mode=True)
     except ChainretError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
         sys.exit(exc.exit_code)
-    except (typer.Abort, KeyboardInterrupt):
+    except KeyboardInterrupt:
         err_console.print("aborted")
         sys.exit(130)
-    except SystemExit:
-        raise
-    except Exception as exc:  # click usage errors arrive here with standalone_mode=False
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Exit):
-            sys.exit(exc.exit_code)
-        raise

@@ -127,3 +127,22 @@ def test_bm25_run_does_not_import_torch(tmp_path: Path) -> None:
         "assert 'torch' not in sys.modules, 'torch imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_selectors_land_in_summary_and_trace(tmp_path: Path) -> None:
+    out = tmp_path / "sel"
+    args = ["bench", "run", str(SLICES / "hotpot_array.json"), "--signals", "bm25", "--selectors", "B1,B2,B5", "--out", str(out), "--resamples", "20"]
+    assert run_cli(args) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert list(summary["selector_summary"]) == ["B1", "B2", "B5"]
+    assert summary["selector_summary"]["B5"]["gold_recall"] == 1.0
+    t = Trace.from_json((out / "traces.jsonl").read_text().splitlines()[0])
+    hop = t.hops[0]
+    assert hop.selected == [h.ref for h in hop.hits[:5]]  # B1, the first selector: the top five by BM25
+    assert set(t.meta["selectors"]["B5"]["kept"]) == set(t.meta["gold_refs"])
+
+
+def test_parametrised_selector_names_accepted() -> None:
+    from chainret.bench.run import parse_selectors
+
+    assert parse_selectors("PC@0.3, B4:bm25,B1,B1") == ["PC@0.3", "B4:bm25", "B1"]

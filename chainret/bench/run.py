@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import platform
+import re
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -64,8 +65,18 @@ class RunConfig:
     @classmethod
     def from_strings(cls, dataset: str, out: Path, signals: str, selectors: str = "", **kw: Any) -> RunConfig:
         sig = parse_names(signals, SIGNALS, "signal")
-        sel = parse_names(selectors, _selector_names(), "selector") if selectors.strip() else []
+        sel = parse_selectors(selectors) if selectors.strip() else []
         return cls(dataset=dataset, out=Path(out), signals=sig, selectors=sel, **kw)
+
+
+def parse_selectors(text: str) -> list[str]:
+    """"B1,PC@0.3,B4:bm25" -> names; the base (before ``@``/``:``) must be a known selector."""
+    valid = _selector_names()
+    names = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [x for x in names if re.split(r"[@:]", x, maxsplit=1)[0] not in valid]
+    if bad or not names:
+        raise UsageError(f"unknown selector {', '.join(map(repr, bad))}; valid: {', '.join(valid)} (PC@TAU, B4:SIGNAL)")
+    return list(dict.fromkeys(names))
 
 
 def _selector_names() -> list[str]:
@@ -202,6 +213,7 @@ def run_bench(cfg: RunConfig, reporter: Reporter | None = None) -> dict[str, Any
         if mid:
             models[name] = str(mid)
     selector_summary: dict[str, Any] = {}
+    selector_details: dict[str, Any] = {}
     per_q_sel: dict[str, dict[str, Any]] = {}
     if cfg.selectors:
         ts = time.perf_counter()
@@ -209,8 +221,11 @@ def run_bench(cfg: RunConfig, reporter: Reporter | None = None) -> dict[str, Any
             from chainret.verify.selectors import run_selectors
         except ImportError as exc:
             raise UsageError(f"selectors need chainret.verify.selectors (issue 6), not importable here: {exc}") from None
-        res = run_selectors(examples, per_signal, cfg.selectors, top_k=cfg.top_k)
+        with reporter.task(f"{cfg.dataset}: selectors", len(examples)) as advance:
+            res = run_selectors(examples, per_signal, cfg.selectors, top_k=cfg.top_k, nli_model=cfg.nli_model)
+            advance(len(examples))
         selector_summary, per_q_sel = res.get("summary", {}), res.get("per_question", {})
+        selector_details = res.get("details", {})
         timings["selectors_s"] = time.perf_counter() - ts
     primary = primary_signal(cfg.signals)
     route = "bench:" + "+".join(cfg.signals)
@@ -246,6 +261,7 @@ def run_bench(cfg: RunConfig, reporter: Reporter | None = None) -> dict[str, Any
         },
         "metrics": metrics,
         "selector_summary": selector_summary,
+        "selector_details": selector_details,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "host": {"python": platform.python_version(), "machine": platform.machine()},
     }

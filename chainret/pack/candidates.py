@@ -5,12 +5,12 @@ is cut into consecutive word windows that fit). Each keeps its paragraph ref as 
 character span inside ``Paragraph.text``, so every packed token can be traced back to the source.
 Snippet text carries no title prefix: the reader pays for exactly the text it sees.
 
-Relevance (shared by every packer, the ``Rel`` term included) mixes a lexical and a dense view:
-r_i = ½·(IDF-weighted share of the query's content terms found in the snippet)
-    + ½·max(0, cos(E(query), E(snippet))),
-with IDF over the question's own paragraphs and E the all-MiniLM-L6-v2 embedder.
-The similarity matrix is max(0, cos(E(i), E(j))), computed once per question and reused by
-every packer and budget (``PackContext.sim``).
+Relevance (shared by every packer, the ``Rel`` term included) is lexical by default, as in the
+seed: r_i = IDF-weighted share of the query's content terms found in the snippet (IDF over the
+question's own paragraphs); snippet similarity is then the Jaccard overlap of content terms.
+With an embedder (``--similarity embedding``), r_i = ½·lexical + ½·max(0, cos(E(query), E(i))) and
+sim(i, j) = max(0, cos(E(i), E(j))) with all-MiniLM-L6-v2. Either way the similarity matrix is
+computed once per question and reused by every packer and budget (``PackContext.sim``).
 """
 
 from __future__ import annotations

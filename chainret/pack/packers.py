@@ -157,28 +157,27 @@ class SubmodularPacker(BasePacker):
         if cap == 0:
             return []
         state = obj.empty()
+        singles = obj.gains(state)  # F({i}) = gain at the empty set, since F(∅) = 0
         used = 0.0
+        value = 0.0
         taken = np.zeros(n, dtype=bool)
+        gains = singles
         while len(state.selected) < cap:
-            mask = ~taken & (used + cost <= budget)
-            gains = obj.gains(state)
-            mask &= gains > 1e-12
+            mask = ~taken & (used + cost <= budget) & (gains > 1e-12)
             if not mask.any():
                 break
             # Zero-cost snippets with positive gain get a huge ratio, so they come first.
-            ratio = gains / np.maximum(cost, 1e-9)
-            j = _argmax(ratio, mask)
+            j = _argmax(gains / np.maximum(cost, 1e-9), mask)
+            value += gains[j]
             obj.add(state, j)
             taken[j] = True
             used += cost[j]
-        greedy = list(state.selected)
-        singles = [i for i in range(n) if cost[i] <= budget]
-        if singles:
-            best = max(singles, key=lambda i: (obj.value([i]), -i))
-            if obj.value([best]) > obj.value(greedy) + 1e-12:
-                self.last_used_fallback = True
-                return [best]
-        return greedy
+            gains = obj.gains(state)
+        best = _argmax(singles, cost <= budget)
+        if best is not None and singles[best] > value + 1e-12:
+            self.last_used_fallback = True
+            return [best]
+        return list(state.selected)
 
 
 @register("oracle")

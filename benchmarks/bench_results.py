@@ -49,25 +49,34 @@ PAPER_T4 = [  # Table IV: HotpotQA calibration 200 questions: answer-bearing, br
 ]
 PAPER_SQUAD = 0.933  # Table III, s_emb on SQuAD (300 questions, nine same-article distractors)
 PAPER_MUSIQUE_HOPS = {"2": (0.819, 0.802, 0.837), "4": (0.677, 0.646, 0.709)}  # Figure 2 (3 hops not printed)
-LABELS = {
-    "hotpotqa-vws": "HotpotQA (vws-splits, 500)",
-    "2wiki-vws": "2Wiki (vws-splits, 500)",
-    "musique": "MuSiQue (our 292 dev records)",
-    "squad": "SQuAD v1.1 control (300)",
-    "hotpotqa-vws-calib": "HotpotQA calibration (200)",
+NAMES = {
+    "hotpotqa-vws": "HotpotQA (vws-splits)",
+    "2wiki-vws": "2Wiki (vws-splits)",
+    "musique": "MuSiQue (our dev records)",
+    "squad": "SQuAD v1.1 control",
+    "hotpotqa-vws-calib": "HotpotQA calibration",
 }
+FULL = {"hotpotqa-vws": 500, "2wiki-vws": 500, "musique": 292, "squad": 300, "hotpotqa-vws-calib": 200}
+LABELS: dict[str, str] = {}
 
 
-def ensure_run(dataset: str, reuse: bool, embedder: str | None) -> dict[str, Any]:
+def set_labels(summaries: dict[str, dict[str, Any]]) -> None:
+    """"HotpotQA (vws-splits), n=500", flagging any run on fewer questions than the full set."""
+    for ds, summ in summaries.items():
+        n = summ["n"]
+        LABELS[ds] = f"{NAMES[ds]}, n={n}" + ("" if n >= FULL[ds] else f" (sample of {FULL[ds]}, seed {summ['seed']})")
+
+
+def ensure_run(dataset: str, reuse: bool, embedder: str | None, n: int | None = None) -> dict[str, Any]:
     out = RUNS / dataset
     if (out / "summary.json").is_file():
         summary, _ = read_run(out)
-        if summary.get("signals") == ["bm25", "embedding"] and summary.get("n_requested") is None:
+        if summary.get("signals") == ["bm25", "embedding"] and summary.get("n_requested") == n:
             return summary
     if reuse:
         raise SystemExit(f"{out}: no complete run to reuse; drop --reuse to run it")
     print(f"running {dataset} …", flush=True)
-    return run_bench(RunConfig(dataset=dataset, out=out, signals=["bm25", "embedding"], embedder=embedder))
+    return run_bench(RunConfig(dataset=dataset, out=out, signals=["bm25", "embedding"], embedder=embedder, n=n))
 
 
 def v(d: dict[str, Any]) -> float:
@@ -143,13 +152,13 @@ def render(s: dict[str, dict[str, Any]]) -> str:
         if not g:
             continue
         rows.append(
-            [f"{LABELS[ds].split(' (')[0]} {qt}", f"{pn} / {g['n']}", f"{pab:.3f} / {pbr:.3f}", est(g["answer_bearing"]),
+            [f"{NAMES[ds].split(' (')[0]} {qt}", f"{pn} / {g['n']}", f"{pab:.3f} / {pbr:.3f}", est(g["answer_bearing"]),
              est(g["bridge_only"]), f"{pdef:+.3f}", signed(g["deficit"]), holds(pdef, g["deficit"])]
         )
     for ds in ("2wiki-vws",):
         g = s.get(ds, {}).get("metrics", {}).get("embedding", {}).get("by_type", {}).get("bridge_comparison")
         if g:
-            rows.append([f"2Wiki bridge_comparison", f"– / {g['n']}", "not reported", est(g["answer_bearing"]),
+            rows.append(["2Wiki bridge_comparison", f"– / {g['n']}", "not reported", est(g["answer_bearing"]),
                          est(g["bridge_only"]), "–", signed(g["deficit"]), "–"])
     lines += [
         "",
@@ -273,10 +282,14 @@ def main() -> None:
     ap.add_argument("--reuse", action="store_true", help="only re-render from existing runs")
     ap.add_argument("--only", default=",".join(DATASETS), help="comma-separated datasets to include")
     ap.add_argument("--embedder", default=None, help="sentence-transformers name or path (default all-MiniLM-L6-v2)")
+    ap.add_argument("--n", action="append", default=[], metavar="DATASET=N",
+                    help="run DATASET on a seeded sample of N questions (labelled as a sample in the doc)")
     args = ap.parse_args()
+    sizes = {k: int(v) for k, v in (x.split("=", 1) for x in args.n)}
     summaries: dict[str, dict[str, Any]] = {}
     for ds in [d for d in args.only.split(",") if d]:
-        summaries[ds] = ensure_run(ds, args.reuse, args.embedder)
+        summaries[ds] = ensure_run(ds, args.reuse, args.embedder, sizes.get(ds))
+    set_labels(summaries)
     if "musique" in summaries:
         plot_hops(summaries["musique"])
     atomic_write_text(DOC, render(summaries))

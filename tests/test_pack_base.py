@@ -35,3 +35,16 @@ def test_bad_requests_are_named():
         get_packer("naive").pack([_c("x", -3, 1.0)], 10)
     with pytest.raises(UsageError, match="unknown packer 'nope'"):
         get_packer("nope")
+
+
+def test_packing_never_imports_torch_or_transformers():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from chainret.pack import Candidate, get_packer; "
+        "[get_packer(n).pack([Candidate('a', 'x y', 3, 'd', None, 1.0)], 5) for n in ('naive', 'focused', 'mmr', 'submodular', 'oracle')]; "
+        "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from chainret.bench.datasets import passage
 from chainret.bench.example import Example, Paragraph
 from chainret.pack.candidates import cut_pieces, prepare
 from chainret.pack.tokens import count_tokens
@@ -15,21 +16,21 @@ def para(idx, sentences, gold=False):
     return Paragraph(idx=idx, ref=f"q#p{idx}", title=f"T{idx}", sentences=sentences, is_gold=gold)
 
 
-def test_spans_point_into_the_paragraph_text():
+def test_spans_point_into_the_passage_and_the_title_joins_the_first_snippet():
     p = para(0, [" First one. ", "Second sentence here.", "", "Third."])
     pieces = cut_pieces([p], words)
-    assert [x.text for x in pieces] == ["First one.", "Second sentence here.", "Third."]
+    assert [x.text for x in pieces] == ["T0. First one.", "Second sentence here.", "Third."]
     for x in pieces:
         a, b = x.span
-        assert p.text[a:b] == x.text and x.doc_id == "q#p0"
+        assert passage(p)[a:b] == x.text and x.doc_id == "q#p0"
 
 
 def test_long_sentences_are_cut_into_windows_within_the_cap():
     long = " ".join(f"w{i}" for i in range(25))
     p = para(1, ["Short.", long])
     pieces = cut_pieces([p], words, max_tokens=10)
-    assert [x.cost for x in pieces] == [1, 10, 10, 5]
-    assert all(p.text[x.span[0] : x.span[1]] == x.text for x in pieces)
+    assert [x.cost for x in pieces] == [2, 10, 10, 5]
+    assert all(passage(p)[x.span[0] : x.span[1]] == x.text for x in pieces)
     assert " ".join(x.text for x in pieces[1:]) == long
 
 

@@ -1,9 +1,10 @@
 """Per-question packing inputs: source-grounded snippets, their costs, relevance and similarities.
 
 A snippet is one sentence of a retrieved paragraph (a sentence longer than ``MAX_SNIPPET_TOKENS``
-is cut into consecutive word windows that fit). Each keeps its paragraph ref as ``doc_id`` and its
-character span inside ``Paragraph.text``, so every packed token can be traced back to the source.
-Snippet text carries no title prefix: the reader pays for exactly the text it sees.
+is cut into consecutive word windows that fit). The paragraph is read as ``"<title>. <text>"`` (the
+issue-4 ``passage`` convention), so its first snippet carries the title, as a reader needs to know
+who "he" is; the reader pays for exactly the text it sees. Each snippet keeps its paragraph ref as
+``doc_id`` and its character span inside that passage text, so every packed token traces back.
 
 Relevance (shared by every packer, the ``Rel`` term included) is lexical by default, as in the
 seed: r_i = IDF-weighted share of the query's content terms found in the snippet (IDF over the
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from chainret.bench.datasets import passage
 from chainret.bench.example import Example, Paragraph
 from chainret.pack.base import Candidate, PackContext
 from chainret.pack.text import content_terms
@@ -60,14 +62,17 @@ class PreparedQuestion:
 
 
 def sentence_spans(p: Paragraph) -> list[tuple[int, int]]:
-    """Character spans of the sentences inside ``p.text`` (which joins stripped sentences by spaces)."""
-    spans, pos = [], 0
+    """Character spans of the sentences inside ``passage(p)``; the title prefix joins the first one."""
+    prefix = len(passage(p)) - len(p.text)
+    spans, pos = [], prefix
     for s in p.sentences:
         s = s.strip()
         if not s:
             continue
         spans.append((pos, pos + len(s)))
         pos += len(s) + 1
+    if spans and prefix:
+        spans[0] = (0, spans[0][1])
     return spans
 
 
@@ -75,7 +80,7 @@ def cut_pieces(paragraphs: Sequence[Paragraph], count: Counter, max_tokens: int 
     """Sentences of ``paragraphs`` as pieces with token costs; over-long ones cut into word windows."""
     pieces: list[Piece] = []
     for p in paragraphs:
-        text = p.text
+        text = passage(p)
         for k, (a, b) in enumerate(sentence_spans(p)):
             pieces.append(Piece(f"{p.ref}:s{k}", text[a:b], p.ref, (a, b)))
     costs = count([x.text for x in pieces])

@@ -56,7 +56,8 @@ def render(runs: list[tuple[str, dict[str, Any]]], budget: int = 160, sweep_png:
     a("runs here, so there is no EM/F1; `chainret.pack.reader.Reader` lets a user with a model add it (see docs/packing.md).")
     a("")
     a("Setup: per question, the top-5 of its own candidate paragraphs by the retrieval signal named below; each retrieved")
-    a("paragraph is cut into sentence snippets (≤ 64 tokens; longer sentences become word windows); costs are")
+    a("paragraph (`title. text`) is cut into sentence snippets, the first carrying the title (≤ 64 tokens; longer sentences")
+    a("become word windows); costs are")
     a("all-MiniLM-L6-v2 WordPiece tokens; snippet relevance is lexical (IDF-weighted query-term overlap) and snippet")
     a("similarity is the Jaccard overlap of content terms, computed once per question and reused by every packer and budget.")
     a("All packers see the same candidates; none exceeds the budget. Packing is deterministic, so when every seed uses all")
@@ -222,7 +223,7 @@ def _differences() -> str:
             "  (the embedder installed here) or BM25, over each question's own candidate paragraphs.",
             "- Tokenizer: budgets count all-MiniLM-L6-v2 WordPiece tokens; the seed counted its reader's (Qwen2.5) tokens, so",
             "  '160 tokens' buys a similar but not identical amount of text.",
-            "- Candidates and features: sentence snippets without title prefixes; lexical relevance and Jaccard similarity.",
+            "- Candidates and features: sentence snippets (title on each paragraph's first); lexical relevance, Jaccard similarity.",
             "  The seed's exact chunking and similarity are not given in its text; its ACE graph candidates are not built here.",
             "- Questions: HotpotQA has 300 distractor-setting records with full context here (and the 500 vws-splits questions,",
             "  which are seed 000's sample, not necessarily seed 002's 500); 2Wiki uses the 500 vws-splits questions; MuSiQue",

@@ -146,3 +146,17 @@ def test_parametrised_selector_names_accepted() -> None:
     from chainret.bench.run import parse_selectors
 
     assert parse_selectors("PC@0.3, B4:bm25,B1,B1") == ["PC@0.3", "B4:bm25", "B1"]
+
+
+def test_embedding_cache_compacts_many_small_shards(tmp_path: Path) -> None:
+    from chainret.bench.embed import COMPACT_ABOVE, EmbeddingCache
+
+    writer = EmbeddingCache(tmp_path)
+    for i in range(COMPACT_ABOVE + 2):
+        writer.put_many([f"k{i}"], np.full((1, 4), float(i), dtype=np.float32))
+    assert len(list(tmp_path.glob("*.npz"))) == COMPACT_ABOVE + 2
+    reader = EmbeddingCache(tmp_path)
+    assert reader.get("k5") is not None and float(reader.get("k5")[0]) == 5.0
+    assert len(list(tmp_path.glob("*.npz"))) == 1
+    again = EmbeddingCache(tmp_path)
+    assert all(again.get(f"k{i}") is not None for i in range(COMPACT_ABOVE + 2))

@@ -27,6 +27,7 @@ from chainret.errors import MissingExtra, ModelError
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
 BATCH_SIZE = 64
 FLUSH_EVERY = 1024  # texts per cache shard while embedding
+COMPACT_ABOVE = 64  # merge the shards of a model dir when more than this many are found
 
 _MODELS: dict[str, Any] = {}
 _CACHES: dict[str, EmbeddingCache] = {}
@@ -102,15 +103,27 @@ class EmbeddingCache:
     def _load(self) -> None:
         if self._loaded:
             return
+        read: list[Path] = []
         if self.dir.is_dir():
             for shard in sorted(self.dir.glob("*.npz")):
                 try:
                     with np.load(shard) as z:
                         for k, v in zip(z["keys"], z["vecs"]):
                             self._vecs[str(k)] = v
+                    read.append(shard)
                 except (OSError, ValueError, KeyError):
-                    continue  # a damaged shard only costs recomputation
+                    continue  # a damaged (or concurrently compacted) shard only costs recomputation
         self._loaded = True
+        if len(read) > COMPACT_ABOVE:
+            self._compact(read)
+
+    def _compact(self, shards: list[Path]) -> None:
+        """Many small shards (one per call from per-question callers) make loading slow: merge them.
+        The merged shard is written before the old ones are removed, so nothing is ever missing."""
+        keys = list(self._vecs)
+        self._write([*keys], np.stack([self._vecs[k] for k in keys]))
+        for shard in shards:
+            shard.unlink(missing_ok=True)
 
     def get(self, key: str) -> np.ndarray | None:
         self._load()
@@ -120,17 +133,22 @@ class EmbeddingCache:
         self._load()
         if not len(keys):
             return
+        self._write(keys, vecs)
+        for k, v in zip(keys, vecs):
+            self._vecs[k] = v.astype(np.float32)
+
+
+    def _write(self, keys: Sequence[str], vecs: np.ndarray) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".shard.", suffix=".npz", dir=self.dir)
         os.close(fd)
         try:
-            np.savez(tmp, keys=np.array(list(keys)), vecs=vecs.astype(np.float32))
+            with open(tmp, "wb") as fh:
+                np.savez(fh, keys=np.array(list(keys)), vecs=vecs.astype(np.float32))
             os.replace(tmp, self.dir / f"{uuid.uuid4().hex}.npz")
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-        for k, v in zip(keys, vecs):
-            self._vecs[k] = v.astype(np.float32)
 
 
 def _cache_for(mid: str) -> EmbeddingCache:

@@ -53,6 +53,8 @@ def export(checkpoint: str | os.PathLike, dest: str | os.PathLike | None = None)
         if (run / "curve.json").exists():
             shutil.copy(run / "curve.json", tmp / "curve.json")
     (tmp / "training.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")
+    for f in tmp.iterdir():
+        f.chmod(0o644)
     size = sum(f.stat().st_size for f in tmp.iterdir() if f.name.endswith(".safetensors"))
     if size > MAX_BYTES:
         shutil.rmtree(tmp)

@@ -24,10 +24,8 @@ CHECK_PAIRS = (
 
 
 def default_model_path() -> Path:
-    """The model shipped in the package (works for editable and regular installs)."""
-    from importlib.resources import files
-
-    return Path(str(files("chainret") / "models" / DEFAULT_MODEL_DIR))
+    """The model shipped in the package (package data beside the code: editable and regular installs)."""
+    return Path(__file__).resolve().parents[1] / "models" / DEFAULT_MODEL_DIR
 
 
 def canonical_order(id2label: dict) -> list[int]:

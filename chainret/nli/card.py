@@ -96,6 +96,8 @@ def render_card(model_dir: Path) -> str:
     add(f"| optimizer | {train.get('optimizer', '?')} |")
     add(f"| schedule | {train.get('schedule', '?')}; step budget re-planned at checkpoints to meet the deadline |")
     add(f"| planned steps (one epoch) | {train.get('total_steps', '?')} |")
+    if cfg.get("deadline"):
+        add(f"| deadline | {dt.datetime.fromtimestamp(cfg['deadline'], dt.timezone.utc).strftime('%H:%M UTC')} |")
     if log:
         add(f"| steps done | {log.get('steps')} |")
         add(f"| pairs seen | {log.get('pairs_seen'):,} ({log.get('epochs', 0):.2f} epochs of the pool) |")
@@ -137,6 +139,19 @@ def render_card(model_dir: Path) -> str:
         for ref, val in REFERENCES:
             add(f"| {ref} | | {val} |")
         add("")
+        missed = [n for n, t in TARGETS.items() if n in ev["sets"] and ev["sets"][n]["accuracy"] < t]
+        if missed:
+            add(f"**The targets are not met ({', '.join(missed)}).** What limited it:")
+            add("")
+            add(f"- Data: no MNLI or SNLI training file was available; the pool has {train.get('pool_pairs', 0):,} pairs, "
+                "of which about 45k have MNLI-genre premises (LingFeatured NLI) and about 18k are caption-style like "
+                "SNLI (counterfactual SNLI, MPE); the published references train on about 940k SNLI+MNLI pairs.")
+            if log:
+                add(f"- Compute: {log.get('pairs_seen', 0):,} pairs seen ({log.get('epochs', 0):.2f} epochs of the pool) "
+                    f"in {log.get('hours', 0):.2f} h on 2 CPU cores shared with other jobs "
+                    f"({log.get('pairs_per_s', 0):.1f} pairs/s); the learning curve below shows where that left it.")
+            add("- Model size: MiniLM-L6 with hidden size 384 (the references' MiniLM has hidden size 768).")
+            add("")
     else:
         add("No evaluation recorded yet (`chainret nli eval --json --out <model dir>/eval.json`).")
         add("")
@@ -183,14 +198,14 @@ def render_card(model_dir: Path) -> str:
     return "\n".join(L) + "\n"
 
 
-def summarize_log(run_dir: Path) -> dict:
-    """Steps, pairs, wall time and replans from a run's log.jsonl."""
+def summarize_log(run_dir: Path, upto_step: int | None = None) -> dict:
+    """Steps, pairs, wall time and replans from a run's log.jsonl (up to a checkpoint's step)."""
     recs, replans = [], []
     for line in (run_dir / "log.jsonl").read_text().splitlines():
         obj = json.loads(line)
-        if "step" in obj:
+        if "step" in obj and (upto_step is None or obj["step"] <= upto_step):
             recs.append(obj)
-        elif "replan" in obj:
+        elif "replan" in obj and (upto_step is None or obj["replan"]["step"] <= upto_step):
             replans.append(obj["replan"])
     if not recs:
         return {}

@@ -49,7 +49,8 @@ def export(checkpoint: str | os.PathLike, dest: str | os.PathLike | None = None)
         cfg = json.loads((run / "config.json").read_text())
         from chainret.nli.card import summarize_log
 
-        meta.update(run=run.name, training=cfg, log_summary=summarize_log(run))
+        upto = int(ckpt.name.split('-')[1]) if ckpt.name.startswith('step-') else None
+        meta.update(run=run.name, training=cfg, log_summary=summarize_log(run, upto))
         if (run / "curve.json").exists():
             shutil.copy(run / "curve.json", tmp / "curve.json")
     (tmp / "training.json").write_text(json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n")

@@ -88,3 +88,20 @@ def test_reader_protocol_scores_packets(tmp_path):
     scores = score_traces(FirstWords(), read_traces(out / "traces.jsonl"), keys=["naive@40"])
     assert set(scores) == {"naive@40"} and scores["naive@40"]["n"] == 1
     assert 0.0 <= scores["naive@40"]["f1"] <= 1.0
+
+
+def test_results_page_renders_from_a_run_summary(tmp_path):
+    from chainret.pack.report import render
+
+    data = tmp_path / "tiny.json"
+    data.write_text(json.dumps(RECORDS))
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["bench", "pack", str(data), "--budgets", "20,160", "--seeds", "42", "--k", "2",
+                                   "--signal", "bm25", "--similarity", "lexical", "--resamples", "20", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "summary.json").read_text())
+    summary["dataset"] = "musique"  # exercise a seed-comparison row
+    page = render([("Tiny", summary)], 160)
+    assert "| Tiny | 2 | bm25 | 1.000 | 0.506 | 1.000 | 0.184 | higher |" in page  # ours vs the seed's MuSiQue gate
+    assert "| Tiny | submodular |" in page and "| Tiny | oracle |" in page
+    assert "Why our figures differ" in page and "No reader" in page

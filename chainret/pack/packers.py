@@ -195,8 +195,11 @@ class OraclePacker(BasePacker):
 
     def select(self, candidates, budget, cap, context):
         ctx = context if context is not None else PackContext()
-        answers = [] if is_yes_no(ctx.gold_answers) else list(ctx.gold_answers)
-        bearing = [i for i, c in enumerate(candidates) if answers and answer_in_text(answers, c.text)]
+        key = ("answer-bearing", tuple(c.ref for c in candidates), tuple(ctx.gold_answers))
+        if key not in ctx.cache:  # memoised: the same for every budget
+            answers = [] if is_yes_no(ctx.gold_answers) else list(ctx.gold_answers)
+            ctx.cache[key] = [i for i, c in enumerate(candidates) if answers and answer_in_text(answers, c.text)]
+        bearing = ctx.cache[key]
         starts: list[list[int]] = [[i] for i in bearing if candidates[i].cost <= budget] or [[]]
         best: list[int] = []
         best_key: tuple = (-1,)

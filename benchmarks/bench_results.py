@@ -217,6 +217,13 @@ def render(s: dict[str, dict[str, Any]]) -> str:
     lines += ["", "## Run times (this machine, 2 shared CPU cores)", "",
               md_table(["dataset", "questions", "embedding", "total", "embeddings computed in this run"], rows),
               "", "Throughput and the uncached HotpotQA-500 wall time: `python benchmarks/bench_speed.py` (docs/benchmarks.md)."]
+    speed = ROOT / "runs" / "speed" / "bench_speed.json"
+    if speed.is_file():
+        sp = json.loads(speed.read_text(encoding="utf-8"))
+        lines += ["", f"Last `bench_speed.py` ({sp['dataset']}, {sp['questions']} questions, {sp['texts_embedded']} texts, "
+                  f"1-min load average {sp['load_avg_1min_start_end'][0]}–{sp['load_avg_1min_start_end'][1]} on {sp['cpus']} CPUs): "
+                  f"{sp['paragraphs_per_s']} paragraphs/s, model load {sp['model_load_s']} s, cold run {sp['run_wall_s_cold']} s, "
+                  f"warm run {sp['run_wall_s_warm']} s (cold/warm {sp['cold_over_warm']}×)."]
     return "\n".join(lines) + "\n"
 
 

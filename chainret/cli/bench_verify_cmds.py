@@ -1,3 +1,63 @@
-"""Placeholder: registers its commands on bench_app when filled in."""
+"""``chainret bench later-hop``: a thin wrapper over ``chainret.verify.laterhop.run_later_hop``."""
 
-from chainret.cli.bench_cmds import bench_app  # noqa: F401
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from chainret.cli.bench_cmds import bench_app
+
+console = Console()
+
+
+@bench_app.command("later-hop")
+def later_hop_cmd(
+    dataset: str = typer.Argument(..., help="musique (gold question_decomposition) or 2wiki (decomposition from evidences)."),
+    out: Path = typer.Option(..., "--out", help="Run directory: summary.json and traces.jsonl (Verification records per hop)."),
+    n: int | None = typer.Option(None, "--n", help="Sample this many questions (deterministic with --seed)."),
+    seed: int = typer.Option(1337, "--seed"),
+    data_dir: Path | None = typer.Option(None, "--data-dir", envvar="CHAINRET_DATA_DIR", help="Benchmark data directory."),
+    nli_model: str | None = typer.Option(None, "--nli-model", help="NLI model name or path (default: chainret's own)."),
+    embedder: str | None = typer.Option(None, "--embedder", help="Retriever for the anchor (default all-MiniLM-L6-v2)."),
+    resamples: int = typer.Option(1000, "--resamples", help="Bootstrap resamples for CIs."),
+) -> None:
+    """Which paragraph supports a later hop? AUC per hypothesis source, overall and by hop count."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    from chainret.verify.laterhop import run_later_hop
+
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=False) as progress:
+        task = progress.add_task("NLI pairs", total=None)
+
+        def advance(k: int) -> None:
+            progress.advance(task, k)
+
+        summary = run_later_hop(
+            dataset, out, data_dir=str(data_dir) if data_dir else None, n=n, seed=seed, nli_model=nli_model,
+            embedder=embedder, n_resamples=resamples, progress=advance, on_total=lambda t: progress.update(task, total=t),
+        )
+    _print(summary)
+    console.print(f"wrote {out / 'summary.json'}, {out / 'traces.jsonl'}")
+
+
+def _fmt(e: dict[str, Any] | None) -> str:
+    if not e:
+        return ""
+    return f"{e['value']:.3f} [{e['low']:.3f}, {e['high']:.3f}]"
+
+
+def _print(summary: dict[str, Any]) -> None:
+    hops = sorted({h for s in summary["sources"].values() for h in s["by_hops"]})
+    t = Table(title=f"{summary['dataset']}: later-hop support, {summary['n_questions']} questions, NLI {summary['nli_model']}")
+    for col in ("hypothesis from", "AUC [95% CI]", *[f"{h} hops" for h in hops]):
+        t.add_column(col)
+    for name, s in summary["sources"].items():
+        t.add_row(name, _fmt(s["overall"]), *[_fmt(s["by_hops"].get(h)) for h in hops])
+    console.print(t)
+    for name, e in summary.get("lifts", {}).items():
+        console.print(f"paired lift {name}: {_fmt(e)}")

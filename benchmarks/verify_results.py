@@ -1,0 +1,356 @@
+"""Generate docs/results/verification.md (+ docs/img/verify_hops.png, docs/results/verification.json).
+
+One command reproduces every verification number beside seed 000's:
+
+    python benchmarks/verify_results.py                 # defaults below (about 15-25 min on 2 busy cores)
+    python benchmarks/verify_results.py --quick         # 20 questions per set: a smoke run of the whole pipeline
+
+Tables: I (entailment rows, answer-bearing / bridge-only), II (entailment by question type),
+Fig. 2 (by hop count), III (SQuAD single-hop control), VII (sufficiency control), V/VI reader-free
+columns (gold recall, argmax accuracy, NLI calls, kept chunks), VII/Fig. 5 (later-hop AUC) and the
+NLI-model calibration check (oracle per-chunk AUC on the vws-splits HotpotQA calibration set).
+NLI scores are cached on disk per model fingerprint, so a rerun with the same model is cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+PAPER_T1 = {  # Table I: AUC, answer-bearing, bridge-only
+    "hotpotqa": {"embedding": (0.887, 0.849, 0.941), "nli-oracle": (0.669, 0.681, 0.652), "nli-slot": (0.643, 0.635, 0.655)},
+    "2wiki": {"embedding": (0.807, 0.840, 0.788), "nli-oracle": (0.614, 0.656, 0.589), "nli-slot": (0.523, 0.548, 0.507)},
+    "musique": {"embedding": (0.762, 0.702, 0.798), "nli-oracle": (0.632, 0.688, 0.597), "nli-slot": (0.560, 0.590, 0.541)},
+}
+PAPER_T2 = {  # Table II, s_ent: answer-bearing, bridge-only
+    ("2wiki", "comparison"): (0.695, 0.493), ("2wiki", "compositional"): (0.469, 0.658),
+    ("2wiki", "inference"): (0.465, 0.594), ("hotpotqa", "bridge"): (0.605, 0.695), ("hotpotqa", "comparison"): (0.616, 0.513),
+}
+PAPER_HOPS = {"embedding": {"2": 0.819, "4": 0.677}, "nli-slot": {"2": 0.590, "4": 0.542}, "nli-oracle": {"2": 0.645, "4": 0.592}}
+PAPER_T3 = {"embedding": (0.933, 0.887), "nli-slot": (0.927, 0.643), "nli-oracle": (0.951, 0.669), "mean_gold": (0.693, 0.103), "mean_distractor": (0.015, None)}
+PAPER_SUFF = {"chunk_auc": 0.664, "pair_auc": 0.881, "chunk-gold": (0.103, None), "pair-gold": (0.540, 148),
+              "pair-gold+distractor": (0.127, 172), "pair-distractors": (0.025, 198)}
+PAPER_REC = {
+    "hotpotqa": {"B5": 1.00, "B4": 0.86, "B1": 0.92, "COND": 0.76, "SET": 0.68, "B2": 0.77, "PC": 0.46},
+    "2wiki": {"B5": 1.00, "B2": 0.70, "B4": 0.74, "B1": 0.87, "COND": 0.61, "SET": 0.46, "PC": 0.42},
+    "musique": {"B5": 1.00, "B1": 0.74, "B4": 0.60, "B2": 0.54, "COND": 0.51, "SET": 0.41, "PC": 0.35},
+}
+PAPER_ANCHOR = {"hotpotqa": 0.920, "2wiki": 0.968, "musique": 0.778}
+SELECTORS = ["B1", "B2", "B4", "B4:bm25", "PC", "SET", "COND", "B5"]
+
+
+def fmt(e: Any, digits: int = 3) -> str:
+    if e is None:
+        return "–"
+    if isinstance(e, dict):
+        v = e.get("value")
+        if v is None or v != v:
+            return "n/a"
+        if e.get("low") is None or e["low"] != e["low"]:
+            return f"{v:.{digits}f}"
+        return f"{v:.{digits}f} [{e['low']:.{digits}f}, {e['high']:.{digits}f}]"
+    if isinstance(e, float):
+        return "n/a" if e != e else f"{e:.{digits}f}"
+    return str(e)
+
+
+def p(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n-hotpot", type=int, default=200, help="HotpotQA-vws questions for Table I and selectors")
+    ap.add_argument("--n-2wiki", type=int, default=200)
+    ap.add_argument("--n-musique", type=int, default=None, help="MuSiQue questions (default: all 292)")
+    ap.add_argument("--n-squad", type=int, default=300)
+    ap.add_argument("--n-calib", type=int, default=200)
+    ap.add_argument("--n-suff", type=int, default=100, help="questions for the sufficiency control (calibration set)")
+    ap.add_argument("--n-lh-musique", type=int, default=None, help="later-hop MuSiQue questions (default: all)")
+    ap.add_argument("--n-lh-2wiki", type=int, default=None, help="later-hop 2Wiki questions (default: all usable)")
+    ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--nli-model", default=None)
+    ap.add_argument("--quick", action="store_true", help="20 questions everywhere (smoke run)")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "verification.md")
+    ap.add_argument("--json", type=Path, default=ROOT / "docs" / "results" / "verification.json")
+    ap.add_argument("--figure", type=Path, default=ROOT / "docs" / "img" / "verify_hops.png")
+    ap.add_argument("--runs", type=Path, default=ROOT / "runs" / "verify")
+    args = ap.parse_args()
+    if args.quick:
+        args.n_hotpot = args.n_2wiki = args.n_musique = args.n_squad = args.n_calib = args.n_suff = 20
+        args.n_lh_musique = args.n_lh_2wiki = 20
+
+    from chainret.bench.datasets import load_examples
+    from chainret.bench.signals import BM25Signal
+    from chainret.verify.experiments import score_signals, signal_section, sufficiency_control
+    from chainret.verify.laterhop import rounded, run_later_hop
+    from chainret.verify.scorer import get_scorer
+    from chainret.verify.selectors import run_selectors
+
+    scorer = get_scorer(args.nli_model)
+    R: dict[str, Any] = {"nli_model": scorer.model_id, "embedder": "all-MiniLM-L6-v2", "timings": {}, "n": {}}
+    t_all = time.perf_counter()
+
+    def step(name: str) -> Any:
+        print(f"[verify_results] {name} …", file=sys.stderr, flush=True)
+        return time.perf_counter()
+
+    sets = {"hotpotqa": ("hotpotqa-vws", args.n_hotpot), "2wiki": ("2wiki-vws", args.n_2wiki), "musique": ("musique", args.n_musique)}
+    R["signals"], R["selectors"] = {}, {}
+    for key, (ds, n) in sets.items():
+        t = step(f"signals {ds}")
+        exs = load_examples(ds, n=n).examples
+        scores = score_signals(exs, scorer)
+        R["signals"][key] = signal_section(exs, scores, n_resamples=args.resamples)
+        R["timings"][f"signals_{key}_s"] = time.perf_counter() - t
+        R["n"][key] = len(exs)
+        t = step(f"selectors {ds}")
+        idx = [i for i, e in enumerate(exs) if key != "musique" or e.hops == 2]  # pairs cannot reach 3-4 hop answers
+        sel_exs = [exs[i] for i in idx]
+        sc = {k: [v[i] for i in idx] for k, v in scores.items()}
+        sc["bm25"] = BM25Signal().score(sel_exs)
+        res = run_selectors(sel_exs, sc, SELECTORS, top_k=5, scorer=scorer)
+        R["selectors"][key] = {"summary": res["summary"], "details": res["details"], "n": len(sel_exs)}
+        R["timings"][f"selectors_{key}_s"] = time.perf_counter() - t
+
+    t = step("squad control")
+    sq = load_examples("squad", n=args.n_squad).examples
+    R["squad"] = signal_section(sq, score_signals(sq, scorer), n_resamples=args.resamples)
+    R["timings"]["squad_s"] = time.perf_counter() - t
+
+    t = step("calibration + sufficiency")
+    cal = load_examples("hotpotqa-vws-calib", n=args.n_calib).examples
+    R["calib"] = signal_section(cal, score_signals(cal, scorer), n_resamples=args.resamples)
+    R["sufficiency"] = sufficiency_control(cal[: args.n_suff], scorer, n_resamples=args.resamples)
+    R["timings"]["calib_suff_s"] = time.perf_counter() - t
+
+    R["later_hop"] = {}
+    for ds, n in (("musique", args.n_lh_musique), ("2wiki", args.n_lh_2wiki)):
+        t = step(f"later-hop {ds}")
+        R["later_hop"][ds] = run_later_hop(ds, args.runs / f"later-hop-{ds}", n=n, scorer=scorer, n_resamples=args.resamples)
+        R["later_hop"][ds].pop("question_ids", None)
+        R["timings"][f"later_hop_{ds}_s"] = time.perf_counter() - t
+    R["timings"]["total_s"] = time.perf_counter() - t_all
+    R["nli_pairs_scored_this_run"] = scorer.calls
+
+    from chainret.trace import atomic_write_text
+
+    atomic_write_text(args.json, json.dumps(rounded(R, 4), indent=1, sort_keys=True) + "\n")
+    figure(R, args.figure)
+    atomic_write_text(args.out, render(R, args))
+    print(f"wrote {args.out}, {args.json}, {args.figure}", file=sys.stderr)
+
+
+def figure(R: dict[str, Any], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    hops = ["2", "3", "4"]
+    ax = axes[0]
+    for name, color in (("embedding", "tab:blue"), ("nli-slot", "tab:orange"), ("nli-oracle", "tab:green")):
+        by = R["signals"]["musique"][name]["by_hops"]
+        xs = [int(h) for h in hops if h in by]
+        ys = [by[h]["overall"]["value"] for h in hops if h in by]
+        lo = [by[h]["overall"]["value"] - by[h]["overall"]["low"] for h in hops if h in by]
+        hi = [by[h]["overall"]["high"] - by[h]["overall"]["value"] for h in hops if h in by]
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", color=color, capsize=3, label=f"{name} (ours)")
+        pp = PAPER_HOPS[name]
+        ax.plot([int(h) for h in pp], list(pp.values()), "x--", color=color, alpha=0.6, label=f"{name} (paper)")
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set(title="MuSiQue: per-chunk AUC by hop count", xlabel="hops", ylabel="AUC (gold vs distractor)", xticks=[2, 3, 4])
+    ax.legend(fontsize=7)
+    ax = axes[1]
+    lh = R["later_hop"]["musique"]["sources"]
+    from chainret.verify.laterhop import PAPER
+
+    colors = {"original": "tab:red", "gold-subq": "tab:green", "gold-subq+answer": "tab:purple", "anchored-subq": "tab:blue"}
+    for name, color in colors.items():
+        if name not in lh:
+            continue
+        by = lh[name]["by_hops"]
+        xs = [int(h) for h in hops if h in by]
+        ys = [by[h]["value"] for h in hops if h in by]
+        lo = [by[h]["value"] - by[h]["low"] for h in hops if h in by]
+        hi = [by[h]["high"] - by[h]["value"] for h in hops if h in by]
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", color=color, capsize=3, label=f"{name} (ours)")
+    for name, color in (("original", "tab:red"), ("gold-subq", "tab:green"), ("qwen7b-anchored", "tab:blue")):
+        pp = {h: v for h, v in PAPER[name].items() if h != "overall"}
+        ax.plot([int(h) for h in pp], list(pp.values()), "x--", color=color, alpha=0.6, label=f"{name} (paper)")
+    ax.axhline(0.5, color="grey", lw=0.8, ls=":")
+    ax.set(title="MuSiQue: later-hop support AUC by hop count", xlabel="hops", xticks=[2, 3, 4])
+    ax.legend(fontsize=7)
+    fig.suptitle(f"NLI model: {R['nli_model']}; embedder: {R['embedder']}", fontsize=9)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def render(R: dict[str, Any], args: argparse.Namespace) -> str:
+    L: list[str] = []
+    w = L.append
+    cmd = "python benchmarks/verify_results.py " + " ".join(sys.argv[1:])
+    w("## Verification: NLI signals, selectors and later-hop support (seed 000)\n")
+    w(f"Generated by `{cmd}` in {R['timings']['total_s'] / 60:.1f} min "
+      f"({R['nli_pairs_scored_this_run']} NLI pairs newly scored; the rest from the score cache). "
+      f"NLI model: **{R['nli_model']}** (chainret's own MiniLM-L6 cross-encoder, 22.7M parameters, unless named otherwise); "
+      f"the paper used `cross-encoder/nli-deberta-v3-base` (184M). Embedder: {R['embedder']} (paper: bge-small-en-v1.5). "
+      "Intervals are 95% question-stratified bootstrap CIs (1000 resamples, seed 1337). "
+      f"Questions: HotpotQA-vws {R['n']['hotpotqa']}, 2Wiki-vws {R['n']['2wiki']}, MuSiQue {R['n']['musique']} "
+      "(the paper: 500 each; MuSiQue has 292 dev records with paragraphs here).\n")
+    w("Our entailment model is eight times smaller than the paper's and trained on far less NLI data, so absolute "
+      "entailment AUCs are expected to be lower; the claims to check are the *directions*: entailment far below "
+      "embedding on multi-hop data, near the top on single-hop SQuAD; pairs beating chunks; gating losing gold; "
+      "sub-question hypotheses lifting later-hop AUC.\n")
+
+    w("### Table I: separating gold paragraphs from distractors (entailment rows, with embedding for reference)\n")
+    w("| dataset | signal | AUC (ours) | paper | answer-bearing (ours) | paper | bridge-only (ours) | paper | deficit (ours) |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for ds in ("hotpotqa", "2wiki", "musique"):
+        for sig in ("embedding", "nli-oracle", "nli-slot"):
+            s = R["signals"][ds][sig]
+            pp = PAPER_T1[ds][sig]
+            w(f"| {ds} | {sig} | {fmt(s['overall'])} | {pp[0]:.3f} | {fmt(s['answer_bearing'])} | {pp[1]:.3f} | "
+              f"{fmt(s['bridge_only'])} | {pp[2]:.3f} | {fmt(s['deficit'])} |")
+    w("")
+    w("### Table II: entailment by question type (answer-bearing / bridge-only)\n")
+    w("| dataset | type | slot: answer-bearing | slot: bridge-only | oracle: answer-bearing | oracle: bridge-only | paper s_ent |")
+    w("|---|---|---|---|---|---|---|")
+    for ds in ("hotpotqa", "2wiki"):
+        for t, d in R["signals"][ds]["nli-slot"]["by_type"].items():
+            o = R["signals"][ds]["nli-oracle"]["by_type"].get(t, {})
+            pp = PAPER_T2.get((ds, t))
+            w(f"| {ds} | {t} | {fmt(d['answer_bearing'])} | {fmt(d['bridge_only'])} | {fmt(o.get('answer_bearing'))} | "
+              f"{fmt(o.get('bridge_only'))} | {f'{pp[0]:.3f} / {pp[1]:.3f}' if pp else '–'} |")
+    w("")
+    w("### Fig. 2: MuSiQue per-chunk AUC by hop count\n")
+    w("| signal | 2 hops | 3 hops | 4 hops | paper 2 → 4 |")
+    w("|---|---|---|---|---|")
+    for sig in ("embedding", "nli-slot", "nli-oracle"):
+        by = R["signals"]["musique"][sig]["by_hops"]
+        w(f"| {sig} | " + " | ".join(fmt(by.get(h, {}).get("overall")) for h in ("2", "3", "4"))
+          + f" | {PAPER_HOPS[sig]['2']:.3f} → {PAPER_HOPS[sig]['4']:.3f} |")
+    w("\n![AUC by hop count](../img/verify_hops.png)\n")
+
+    w("### Table III: single-hop control (SQuAD v1.1, nine same-article distractors)\n")
+    sq, hp = R["squad"], R["signals"]["hotpotqa"]
+    w(f"{sq['_counts']['questions']} SQuAD questions.\n")
+    w("| signal | SQuAD (ours) | paper | HotpotQA (ours) | paper |")
+    w("|---|---|---|---|---|")
+    for sig in ("embedding", "nli-slot", "nli-oracle"):
+        w(f"| {sig} | {fmt(sq[sig]['overall'])} | {PAPER_T3[sig][0]:.3f} | {fmt(hp[sig]['overall'])} | {PAPER_T3[sig][1]:.3f} |")
+    w(f"| mean P(entail), gold (oracle) | {p(sq['nli-oracle']['mean_gold'])} | 0.693 | {p(hp['nli-oracle']['mean_gold'])} | 0.103 |")
+    w(f"| mean P(entail), distractor (oracle) | {p(sq['nli-oracle']['mean_distractor'])} | 0.015 | {p(hp['nli-oracle']['mean_distractor'])} | – |")
+    w("")
+
+    w("### NLI-model check: oracle per-chunk AUC on the vws-splits HotpotQA calibration questions\n")
+    c = R["calib"]
+    w(f"{c['_counts']['questions']} calibration questions. Oracle hypothesis, one chunk per premise.\n")
+    w("| model | oracle AUC | slot AUC | SQuAD oracle AUC |")
+    w("|---|---|---|---|")
+    w(f"| {R['nli_model']} (ours) | {fmt(c['nli-oracle']['overall'])} | {fmt(c['nli-slot']['overall'])} | {fmt(sq['nli-oracle']['overall'])} |")
+    w("| paper: nli-deberta-v3-base (184M) | 0.669 | – | 0.951 |")
+    w("| paper: nli-deberta-v3-xsmall (44M) | 0.590 | – | – |")
+    w("")
+
+    s = R["sufficiency"]
+    w("### Sufficiency, not length (Section VII): same questions, oracle hypothesis, only the premise changes\n")
+    w(f"{s['questions']} HotpotQA calibration questions (two gold paragraphs each); premises are single chunks, the gold pair, "
+      "every gold ⊕ distractor pair, and six sampled distractor pairs per question.\n")
+    w(f"Chunk-level AUC **{fmt(s['chunk_auc'])}** (paper 0.664) vs pair-level AUC (gold pair vs other pairs) "
+      f"**{fmt(s['pair_auc'])}** (paper 0.881).\n")
+    w("| premise | n | mean P(entail) (ours) | paper | mean words (ours) | paper |")
+    w("|---|---|---|---|---|---|")
+    for k in ("chunk-gold", "chunk-distractor", "pair-gold", "pair-gold+distractor", "pair-distractors"):
+        v = s["premises"].get(k)
+        if not v:
+            continue
+        pp = PAPER_SUFF.get(k, (None, None))
+        w(f"| {k} | {v['n']} | {v['mean_p_entail']:.3f} | {p(pp[0])} | {v['mean_words']:.0f} | {pp[1] if pp[1] else '–'} |")
+    w("")
+
+    w("### Tables V/VI, reader-free columns: selectors over the top-5 retrieved (embedding retriever)\n")
+    w("No generator is run here, so Exact Match is out of scope; what a selector hands the reader is measured directly. "
+      "*rec* = share of the question's gold paragraphs kept; *argmax* = everything kept is gold and as many as possible "
+      "(for a pair selector: the exact gold pair); NLI calls and kept chunks per question. "
+      "B4 reranks the top five and keeps two: with `nli-slot` it is our NLI cross-encoder's slot entailment, with `bm25` "
+      "BM25Plus (the paper used a trained bge cross-encoder reranker, which is not available offline here). "
+      f"PC keeps chunks with P(entail) ≥ 0.5. MuSiQue: 2-hop questions only, as in the paper.\n")
+    for ds in ("hotpotqa", "2wiki", "musique"):
+        sel = R["selectors"][ds]
+        w(f"**{ds}** ({sel['n']} questions; anchor = top retrieved chunk is gold in "
+          f"{sel['summary']['COND']['anchor_gold']:.1%} of questions, paper {PAPER_ANCHOR[ds]:.1%}; "
+          f"set-level pair AUC of the slot hypothesis {fmt(sel['details'].get('pair_auc', {}).get('auc'))}"
+          f"{', paper 0.811' if ds == 'hotpotqa' else ''})\n")
+        w("| selector | rec (ours) | rec (paper) | argmax | NLI calls | kept chunks |")
+        w("|---|---|---|---|---|---|")
+        for name in SELECTORS:
+            r = sel["summary"][name]
+            base = name.split(":")[0]
+            w(f"| {name}{' (' + r['reranker'] + ')' if 'reranker' in r else ''} | {r['gold_recall']:.3f} | "
+              f"{PAPER_REC[ds][base]:.2f}{'' if name != 'B4:bm25' else ' (B4)'} | {r['argmax_pair_accuracy']:.3f} | "
+              f"{r['nli_calls']:.1f} | {r['kept_chunks']:.2f} |")
+        w("")
+    sw = R["selectors"]["hotpotqa"]["details"].get("pc_sweep", [])
+    if sw:
+        w("**PC threshold sweep (HotpotQA, top-5)**: paper: from τ 0.10 to 0.75 distractor rejection +2.7 points, "
+          "gold recall −4.0 points; at τ = 0.10 only 16.1% of answer-bearing gold passes.\n")
+        w("| τ | gold recall | answer-bearing gold passing | distractor rejection | kept chunks |")
+        w("|---|---|---|---|---|")
+        for r in sw:
+            w(f"| {r['tau']:.2f} | {r['gold_recall']:.3f} | {r['answer_bearing_pass']:.3f} | {r['distractor_rejection']:.3f} | {r['kept_chunks']:.2f} |")
+        w("")
+
+    w("### Table VII: which paragraph supports a later hop?\n")
+    from chainret.verify.laterhop import PAPER
+
+    for ds in ("musique", "2wiki"):
+        lh = R["later_hop"][ds]
+        hops = sorted({h for v in lh["sources"].values() for h in v["by_hops"]})
+        w(f"**{ds}**: {lh['n_questions']} questions, {lh['n_pairs']} candidate paragraphs; the last hop of each question"
+          + (" (2Wiki compositional and inference questions; gold sub-questions from `evidences`)" if ds == "2wiki" else "") + ".\n")
+        w("| hypothesis built from | AUC [95% CI] | " + " | ".join(f"{h} hops" for h in hops) + (" | paper |" if ds == "musique" else " |"))
+        w("|---|---|" + "---|" * len(hops) + ("---|" if ds == "musique" else ""))
+        paper_map = {"original": "original", "gold-subq": "gold-subq", "gold-subq+answer": "gold-subq+answer", "anchored-subq": "qwen7b-anchored"}
+        for name, v in lh["sources"].items():
+            row = f"| {name} | {fmt(v['overall'])} | " + " | ".join(fmt(v["by_hops"].get(h)) for h in hops)
+            if ds == "musique":
+                pp = PAPER.get(paper_map.get(name, ""), {})
+                extra = " (Qwen2.5-7B anchored decomposer)" if name == "anchored-subq" else ""
+                row += f" | {pp.get('overall', float('nan')):.3f}{extra}" if pp else " | –"
+            w(row + " |")
+        for name, e in lh["lifts"].items():
+            w(f"\nPaired lift {name}: **{fmt(e)}**" + (" (paper, gold sub-question − original: +0.355 [0.331, 0.382])" if name.startswith("gold-subq -") and ds == "musique" else ""))
+        extra = lh.get("anchor_chain") or lh.get("rule_decomposer")
+        if extra:
+            w(f"\nDeployable decomposition diagnostics: `{json.dumps(extra, sort_keys=True)}`")
+        for src in ("anchored-subq", "rule-decomp"):
+            if src in lh["sources"] and lh["sources"][src].get("by_anchor"):
+                w(f"\n{src} by whether the retriever's top paragraph is gold: "
+                  + "; ".join(f"{k}: {fmt(v)}" for k, v in lh["sources"][src]["by_anchor"].items()))
+        w("")
+    w("*anchored-subq* (MuSiQue) keeps MuSiQue's gold sub-question *wording* but resolves every `#k` placeholder without "
+      "gold answers: the anchor (top retrieved paragraph) names the bridge (another retrieved paragraph's title it mentions, "
+      "nearest a relation cue, else the capitalised words after the cue), that paragraph anchors the next hop. "
+      "*rule-decomp* (2Wiki) is fully deployable: a table of relation phrases turns the question into relation hops, the "
+      "question's entity is linked to a retrieved title, and the bridge is read from that paragraph; no LLM, no gold. "
+      "The paper's deployable number is Qwen2.5-7B given the question and the top paragraph: 0.637 overall, 0.710 at two hops.\n")
+    w("Timings (s): " + ", ".join(f"{k} {v:.0f}" for k, v in R["timings"].items()) + "\n")
+    return "\n".join(L) + "\n"
+
+
+if __name__ == "__main__":
+    main()

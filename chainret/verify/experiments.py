@@ -1,0 +1,131 @@
+"""The measurements of seed 000 that only need scores, not a reader: Tables I, III, VI (reader-free
+columns) and the premise-sufficiency control (Section VII). Pure orchestration over the signals,
+selectors and ``chainret.bench.metrics``; ``benchmarks/verify_results.py`` renders them.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+
+from chainret.bench import metrics as M
+from chainret.bench.datasets import passage
+from chainret.bench.example import Example
+from chainret.verify.hypothesis import hypothesis
+from chainret.verify.scorer import EntailmentScorer
+from chainret.verify.selectors import PAIR_SEPARATOR
+
+
+def score_signals(
+    examples: list[Example], scorer: EntailmentScorer, *, embedder: str | None = None, progress: Any = None
+) -> dict[str, list[np.ndarray]]:
+    """embedding, nli-slot and nli-oracle scores for every candidate paragraph."""
+    from chainret.bench.signals import EmbeddingSignal
+    from chainret.verify.signals import NLIOracleSignal, NLISlotSignal
+
+    return {
+        "embedding": EmbeddingSignal(embedder=embedder).score(examples),
+        "nli-slot": NLISlotSignal(scorer=scorer, progress=progress).score(examples),
+        "nli-oracle": NLIOracleSignal(scorer=scorer, progress=progress).score(examples),
+    }
+
+
+def kinds_of(examples: list[Example]) -> list[list[str]]:
+    return [[M.gold_kind(ex.answers, passage(p), p.is_gold) for p in ex.paragraphs] for ex in examples]
+
+
+def signal_section(
+    examples: list[Example], scores: dict[str, list[np.ndarray]], *, n_resamples: int = M.N_RESAMPLES
+) -> dict[str, Any]:
+    """Per signal: AUC overall / answer-bearing / bridge-only / deficit, by type and by hops, mean scores."""
+    kinds = kinds_of(examples)
+    out: dict[str, Any] = {}
+    for name, sc in scores.items():
+        split = M.split_auc(sc, kinds, n_resamples=n_resamples)
+        gold = np.concatenate([s[np.array(k) != "distractor"] for s, k in zip(sc, kinds)])
+        dis = np.concatenate([s[np.array(k) == "distractor"] for s, k in zip(sc, kinds)])
+        out[name] = {
+            **{k: v.as_dict() for k, v in split.items()},
+            "by_type": {
+                g: {k: v.as_dict() for k, v in d.items()}
+                for g, d in M.auc_by_group(sc, kinds, [ex.qtype for ex in examples], n_resamples=n_resamples).items()
+            },
+            "by_hops": {
+                g: {k: v.as_dict() for k, v in d.items()}
+                for g, d in M.auc_by_group(sc, kinds, [ex.hops for ex in examples], n_resamples=n_resamples).items()
+            },
+            "mean_gold": float(gold.mean()) if len(gold) else float("nan"),
+            "mean_distractor": float(dis.mean()) if len(dis) else float("nan"),
+        }
+    out["_counts"] = {
+        "questions": len(examples),
+        "pairs": int(sum(len(ex.paragraphs) for ex in examples)),
+        "answer_bearing": int(sum(k.count("answer") for k in kinds)),
+        "bridge_only": int(sum(k.count("bridge") for k in kinds)),
+    }
+    return out
+
+
+def sufficiency_control(
+    examples: list[Example],
+    scorer: EntailmentScorer,
+    *,
+    distractor_pairs: int = 6,
+    seed: int = M.SEED,
+    n_resamples: int = M.N_RESAMPLES,
+    progress: Any = None,
+) -> dict[str, Any]:
+    """Same model, same questions, same oracle hypothesis; only the premise changes (seed 000, VII).
+
+    Premises: every single chunk; the gold pair concatenated; every gold ⊕ distractor pair; a
+    seeded sample of distractor ⊕ distractor pairs. Reports chunk-level AUC, pair-level AUC
+    (gold pair vs the other pairs), and mean P(entail) and mean words per premise kind.
+    Questions with exactly two gold paragraphs only (HotpotQA).
+    """
+    rng = random.Random(seed)
+    jobs: list[tuple[int, str, str]] = []  # (question, kind, premise)
+    pairs: list[tuple[str, str]] = []
+    used = [ex for ex in examples if len(ex.gold_indices) == 2]
+    for q, ex in enumerate(used):
+        h = hypothesis(ex.question, ex.answer)
+        texts = [passage(p) for p in ex.paragraphs]
+        g = ex.gold_indices
+        d = [i for i in range(len(texts)) if i not in g]
+        for i, t in enumerate(texts):
+            jobs.append((q, "chunk-gold" if i in g else "chunk-distractor", t))
+        jobs.append((q, "pair-gold", texts[g[0]] + PAIR_SEPARATOR + texts[g[1]]))
+        for gi in g:
+            for di in d:
+                jobs.append((q, "pair-gold+distractor", texts[gi] + PAIR_SEPARATOR + texts[di]))
+        dd = list(combinations(d, 2))
+        for i, j in rng.sample(dd, min(distractor_pairs, len(dd))):
+            jobs.append((q, "pair-distractors", texts[i] + PAIR_SEPARATOR + texts[j]))
+        pairs.extend((prem, h) for _, _, prem in jobs[len(pairs) :])
+    probs = scorer.p_entail(pairs, progress=progress)
+    by_kind: dict[str, list[tuple[float, int]]] = {}
+    chunk_s: list[list[float]] = [[] for _ in used]
+    chunk_y: list[list[bool]] = [[] for _ in used]
+    pair_s: list[list[float]] = [[] for _ in used]
+    pair_y: list[list[bool]] = [[] for _ in used]
+    for (q, kind, prem), p in zip(jobs, probs):
+        by_kind.setdefault(kind, []).append((float(p), len(prem.split())))
+        if kind.startswith("chunk"):
+            chunk_s[q].append(p)
+            chunk_y[q].append(kind == "chunk-gold")
+        else:
+            pair_s[q].append(p)
+            pair_y[q].append(kind == "pair-gold")
+    chunk_auc = M.auc_ci(chunk_s, chunk_y, n_resamples=n_resamples, seed=seed)
+    pair_auc = M.auc_ci(pair_s, pair_y, n_resamples=n_resamples, seed=seed)
+    return {
+        "questions": len(used),
+        "chunk_auc": chunk_auc.as_dict(),
+        "pair_auc": pair_auc.as_dict(),
+        "premises": {
+            k: {"n": len(v), "mean_p_entail": float(np.mean([x[0] for x in v])), "mean_words": float(np.mean([x[1] for x in v]))}
+            for k, v in sorted(by_kind.items())
+        },
+    }

@@ -1,0 +1,385 @@
+"""Later-hop support (seed 000, Section XII, Table VII): which paragraph supports a *later* hop?
+
+For each question we take its last hop, the one the original question does not name, and score
+every candidate paragraph as the premise of one hypothesis per source:
+
+    original          H(original question)                                   (a)
+    gold-subq         H(gold sub-question, earlier #k resolved by gold answers) (b)
+    gold-subq+answer  H(same, slot filled with the hop's gold answer)          (c)
+    anchored-subq     MuSiQue: H(gold sub-question wording, #k resolved from the retrieval
+                      anchor chain, never from gold answers)
+    rule-decomp       2Wiki: H(rule-based relation decomposition of the question, #1 resolved
+                      from the retrieval anchor): no gold annotation and no LLM at inference
+
+AUC = the supporting paragraph vs all other candidates, pooled, with question-bootstrap CIs;
+the lift (b - a) is a paired bootstrap over the same questions. MuSiQue decompositions come
+with the data; 2Wiki's come from its ``evidences`` triples (``decompose.evidence_decomposition``).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from chainret.bench import metrics as M
+from chainret.bench.datasets import passage
+from chainret.bench.example import Example, SubQuestion
+from chainret.errors import UsageError
+from chainret.trace import Hit, Hop, Trace, Verification
+from chainret.verify.decompose import decompose_2wiki, evidence_decomposition, extract_bridge, norm_name
+from chainret.verify.hypothesis import hypothesis, relation_question
+from chainret.verify.scorer import EntailmentScorer
+
+PLACEHOLDER = re.compile(r"#(\d+)")
+PAPER = {  # seed 000, Table VII / Fig. 5 (MuSiQue, DeBERTa-v3-base)
+    "original": {"overall": 0.546, "2": 0.570, "3": 0.503, "4": 0.558},
+    "gold-subq": {"overall": 0.840, "2": 0.848, "3": 0.849, "4": 0.804},
+    "gold-subq+answer": {"overall": 0.936},
+    "qwen7b-anchored": {"overall": 0.637, "2": 0.710, "3": 0.556, "4": 0.560},
+    "lift": 0.355,
+}
+
+
+@dataclass
+class LaterHopItem:
+    example: Example
+    target: int  # 1-based index of the later hop
+    positive: int  # paragraph idx supporting it
+    questions: dict[str, str] = field(default_factory=dict)  # source -> question the hypothesis came from
+    hypotheses: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+
+def resolve(question: str, values: dict[int, str]) -> str:
+    """Replace ``#k`` by ``values[k]``; MuSiQue's relational "X >> rel" becomes a natural question."""
+    q = PLACEHOLDER.sub(lambda m: values.get(int(m.group(1)), m.group(0)), question)
+    if ">>" in q:
+        subj, _, rel = q.partition(">>")
+        q = relation_question(subj.strip(), rel.strip())
+    return " ".join(q.split())
+
+
+def _relation_of(subq: str) -> str | None:
+    """The relation of MuSiQue's "X >> relation" step (its cue words guide bridge extraction)."""
+    if ">>" not in subq:
+        return None
+    return subq.partition(">>")[2].strip().lower() or None
+
+
+def _top(vec_q: np.ndarray, mat: np.ndarray, exclude: set[int]) -> int:
+    order = np.argsort(-(mat @ vec_q), kind="mergesort")
+    for i in order:
+        if int(i) not in exclude:
+            return int(i)
+    return int(order[0])
+
+
+def build_items(examples: list[Example], dataset: str, *, embedder: str | None = None) -> tuple[list[LaterHopItem], Counter[str]]:
+    """One item per usable question (its last hop), with every source's hypothesis. Skips are counted."""
+    from chainret.bench.embed import embed_texts
+
+    skipped: Counter[str] = Counter()
+    items: list[LaterHopItem] = []
+    kind = "2wiki" if dataset.startswith("2wiki") else "musique" if dataset.startswith("musique") else dataset
+    if kind not in {"musique", "2wiki"}:
+        raise UsageError(f"later-hop needs gold decompositions: dataset 'musique' or '2wiki', not {dataset!r}")
+    for ex in examples:
+        dec: list[SubQuestion] | None
+        if kind == "musique":
+            dec = ex.decomposition
+        else:
+            if ex.qtype not in {"compositional", "inference"}:
+                skipped[f"qtype {ex.qtype} (no chained hops)"] += 1
+                continue
+            dec = evidence_decomposition(ex)
+        if not dec or len(dec) < 2:
+            skipped["no usable decomposition"] += 1
+            continue
+        last = dec[-1]
+        if last.paragraph_idx is None:
+            skipped["later hop's paragraph not identified"] += 1
+            continue
+        gold_vals = {i + 1: d.answer for i, d in enumerate(dec)}
+        item = LaterHopItem(ex, target=len(dec), positive=last.paragraph_idx)
+        subq = resolve(last.question, gold_vals)
+        item.questions = {"original": ex.question, "gold-subq": subq, "gold-subq+answer": subq}
+        item.hypotheses = {
+            "original": hypothesis(ex.question),
+            "gold-subq": hypothesis(subq),
+            "gold-subq+answer": hypothesis(subq, last.answer),
+        }
+        items.append(item)
+    if not items:
+        return items, skipped
+    # The retrieval anchor: the top paragraph by embedding similarity to the question (as the retriever ranks).
+    texts: list[str] = []
+    for it in items:
+        texts.append(it.example.question)
+        texts.extend(passage(p) for p in it.example.paragraphs)
+    vecs = embed_texts(texts, embedder)
+    pos = 0
+    for it in items:
+        n = len(it.example.paragraphs)
+        qv, pv = vecs[pos], vecs[pos + 1 : pos + 1 + n]
+        pos += 1 + n
+        if kind == "musique":
+            _anchored_musique(it, qv, pv, embedder)
+        else:
+            _rule_2wiki(it, qv, pv)
+    return items, skipped
+
+
+def _anchored_musique(it: LaterHopItem, qv: np.ndarray, pv: np.ndarray, embedder: str | None) -> None:
+    """Resolve #1..#(T-1) hop by hop: each anchor names the next bridge; no gold answer is read."""
+    from chainret.bench.embed import embed_texts
+
+    ex = it.example
+    dec = ex.decomposition or []
+    anchor = _top(qv, pv, set())
+    it.notes["anchor_gold"] = anchor in ex.gold_indices
+    it.notes["anchor_is_first_hop"] = anchor == dec[0].paragraph_idx
+    used = {anchor}
+    bridges: dict[int, str] = {}
+    methods = []
+    for k in range(1, len(dec)):
+        subq_k = dec[k - 1].question
+        name, how = extract_bridge(
+            ex.paragraphs[anchor], ex.paragraphs, _relation_of(subq_k),
+            exclude=tuple(bridges.values()) + _named_in(ex.question, ex.paragraphs),
+        )
+        bridges[k] = name
+        methods.append(how)
+        nxt = resolve(dec[k].question, bridges)
+        titled = [p.idx for p in ex.paragraphs if norm_name(p.title) == norm_name(name) and p.idx not in used]
+        anchor = titled[0] if how == "title" and titled else _top(embed_texts([nxt], embedder)[0], pv, used)
+        used.add(anchor)
+    subq = resolve(dec[-1].question, bridges)
+    it.questions["anchored-subq"] = subq
+    it.hypotheses["anchored-subq"] = hypothesis(subq)
+    it.notes["bridges"] = bridges
+    it.notes["bridge_methods"] = methods
+
+
+def _named_in(question: str, paragraphs: list) -> tuple[str, ...]:
+    """Titles the question itself names: first-hop entities, never the bridge being sought."""
+    q = " " + norm_name(question) + " "
+    return tuple(p.title for p in paragraphs if norm_name(p.title) and f" {norm_name(p.title)} " in q)
+
+
+def _rule_2wiki(it: LaterHopItem, qv: np.ndarray, pv: np.ndarray) -> None:
+    """Rule decomposition of the question; the bridge read from the anchor paragraph."""
+    ex = it.example
+    d = decompose_2wiki(ex.question)
+    top = _top(qv, pv, set())
+    it.notes["anchor_gold"] = top in ex.gold_indices
+    if d is None:
+        it.questions["rule-decomp"] = ex.question
+        it.hypotheses["rule-decomp"] = hypothesis(ex.question)  # no pattern: the original question, flagged
+        it.notes["rule"] = "no-pattern"
+        return
+    # entity linking: the retrieved paragraph titled with the question's entity, else the retriever's top one
+    linked = [p.idx for p in ex.paragraphs if norm_name(p.title) == norm_name(d.entity)]
+    anchor = linked[0] if linked else top
+    name, how = extract_bridge(ex.paragraphs[anchor], ex.paragraphs, d.relations[0])
+    subq = relation_question(name, d.relations[1])
+    it.questions["rule-decomp"] = subq
+    it.hypotheses["rule-decomp"] = hypothesis(subq)
+    it.notes.update(
+        rule="ok",
+        relations=list(d.relations),
+        relations_match_gold=tuple(d.relations) == tuple(e.relation for e in ex.evidences or []),
+        anchor_linked=bool(linked),
+        anchor_is_first_hop=anchor == _first_hop_idx(ex),
+        bridge=name,
+        bridge_method=how,
+        bridge_correct=bool(ex.evidences) and _same(name, ex.evidences[0].object),
+    )
+
+
+def _first_hop_idx(ex: Example) -> int | None:
+    dec = evidence_decomposition(ex)
+    return dec[0].paragraph_idx if dec else None
+
+
+def _same(a: str, b: str) -> bool:
+    return norm_name(a) == norm_name(b) or (bool(norm_name(a)) and norm_name(a) in norm_name(b)) or (
+        bool(norm_name(b)) and norm_name(b) in norm_name(a)
+    )
+
+
+def score_items(items: list[LaterHopItem], scorer: EntailmentScorer, progress: Any = None) -> dict[str, list[np.ndarray]]:
+    """P(entail | paragraph, hypothesis_source) for every item, paragraph and source."""
+    sources = sorted({s for it in items for s in it.hypotheses}, key=_source_order)
+    pairs: list[tuple[str, str]] = []
+    for it in items:
+        texts = [passage(p) for p in it.example.paragraphs]
+        for s in sources:
+            pairs.extend((t, it.hypotheses[s]) for t in texts)
+    probs = scorer.p_entail(pairs, progress=progress)
+    out: dict[str, list[np.ndarray]] = {s: [] for s in sources}
+    pos = 0
+    for it in items:
+        n = len(it.example.paragraphs)
+        for s in sources:
+            out[s].append(probs[pos : pos + n])
+            pos += n
+    return out
+
+
+def _source_order(s: str) -> int:
+    order = ["original", "gold-subq", "gold-subq+answer", "anchored-subq", "rule-decomp"]
+    return order.index(s) if s in order else len(order)
+
+
+def summarize(
+    items: list[LaterHopItem], scores: dict[str, list[np.ndarray]], *, n_resamples: int = M.N_RESAMPLES, seed: int = M.SEED
+) -> dict[str, Any]:
+    labels = [np.arange(len(it.example.paragraphs)) == it.positive for it in items]
+    hops = [str(it.target) for it in items]
+    out: dict[str, Any] = {"sources": {}, "lifts": {}}
+    for s, sc in scores.items():
+        entry = {"overall": M.auc_ci(sc, labels, n_resamples=n_resamples, seed=seed).as_dict(), "by_hops": {}}
+        for h in sorted(set(hops)):
+            idx = [i for i, x in enumerate(hops) if x == h]
+            entry["by_hops"][h] = M.auc_ci([sc[i] for i in idx], [labels[i] for i in idx], n_resamples=n_resamples, seed=seed).as_dict()
+        entry["mean_p_entail_positive"] = float(np.mean([sc[i][it.positive] for i, it in enumerate(items)]))
+        out["sources"][s] = entry
+    for s in scores:
+        if s != "original":
+            out["lifts"][f"{s} - original"] = M.paired_auc_diff(scores["original"], scores[s], labels, n_resamples=n_resamples, seed=seed).as_dict()
+    for s in ("anchored-subq", "rule-decomp"):
+        if s not in scores:
+            continue
+        groups: dict[str, Any] = {}
+        for key in ("anchor_gold",):
+            for val in (True, False):
+                idx = [i for i, it in enumerate(items) if it.notes.get(key) is val]
+                if idx:
+                    groups[f"{key}={val}"] = M.auc_ci([scores[s][i] for i in idx], [labels[i] for i in idx], n_resamples=n_resamples, seed=seed).as_dict()
+        out["sources"][s]["by_anchor"] = groups
+    rule = [it for it in items if "rule" in it.notes]
+    if rule:
+        ok = [it for it in rule if it.notes["rule"] == "ok"]
+        out["rule_decomposer"] = {
+            "questions": len(rule),
+            "pattern_matched": len(ok),
+            "relations_match_gold": sum(1 for it in ok if it.notes.get("relations_match_gold")),
+            "bridge_correct": sum(1 for it in ok if it.notes.get("bridge_correct")),
+            "bridge_methods": dict(Counter(it.notes.get("bridge_method") for it in ok)),
+        }
+    anch = [it for it in items if "bridge_methods" in it.notes]
+    if anch:
+        out["anchor_chain"] = {
+            "questions": len(anch),
+            "anchor_gold": sum(1 for it in anch if it.notes.get("anchor_gold")),
+            "bridges_correct": sum(
+                1 for it in anch if all(_same(b, d.answer) for b, d in zip(it.notes["bridges"].values(), it.example.decomposition or []))
+            ),
+            "bridge_methods": dict(Counter(m for it in anch for m in it.notes["bridge_methods"])),
+        }
+    return out
+
+
+def build_traces(items: list[LaterHopItem], scores: dict[str, list[np.ndarray]], model_id: str) -> list[Trace]:
+    """One Trace per question: the later hop, every paragraph's P(entail) per hypothesis source."""
+    traces = []
+    for q, it in enumerate(items):
+        ex = it.example
+        main = scores.get("gold-subq", next(iter(scores.values())))[q]
+        order = np.argsort(-main, kind="mergesort")
+        hits = [
+            Hit(ref=ex.paragraphs[i].ref, rank=r + 1, score=float(main[i]), title=ex.paragraphs[i].title,
+                scores={s: float(scores[s][q][i]) for s in scores})
+            for r, i in enumerate(order)
+        ]
+        ver = [
+            Verification(hop=it.target, question=it.questions[s], hypothesis=it.hypotheses[s], hypothesis_kind=s,
+                         premise_refs=[p.ref], p_entail=float(scores[s][q][p.idx]), model=model_id)
+            for s in scores
+            for p in ex.paragraphs
+        ]
+        hop = Hop(index=it.target, kind="retrieval", subquery=it.questions.get("gold-subq", ex.question), hits=hits, verifications=ver)
+        notes = {k: v for k, v in it.notes.items() if k != "bridges"}
+        if "bridges" in it.notes:
+            notes["bridges"] = {str(k): v for k, v in it.notes["bridges"].items()}
+        traces.append(
+            Trace(
+                request=ex.question, kind="bench", route="later-hop", dataset=ex.dataset, question_id=ex.id,
+                hops=[hop], outcome="retrieved",
+                meta={"positive_ref": ex.paragraphs[it.positive].ref, "hops": it.target, "qtype": ex.qtype, **notes},
+            )
+        )
+    return traces
+
+
+def run_later_hop(
+    dataset: str,
+    out: Path | None = None,
+    *,
+    data_dir: str | None = None,
+    n: int | None = None,
+    seed: int = 1337,
+    nli_model: str | None = None,
+    embedder: str | None = None,
+    n_resamples: int = M.N_RESAMPLES,
+    scorer: EntailmentScorer | None = None,
+    progress: Any = None,
+    on_total: Any = None,
+) -> dict[str, Any]:
+    """Load, build hypotheses, score, summarise; write ``traces.jsonl`` and ``summary.json`` under ``out``."""
+    from chainret.bench.datasets import load_examples
+    from chainret.verify.scorer import get_scorer
+
+    t0 = time.perf_counter()
+    loaded = load_examples(dataset, data_dir=data_dir, n=n, seed=seed)
+    items, skipped = build_items(loaded.examples, dataset, embedder=embedder)
+    if not items:
+        raise UsageError(f"{dataset}: no question has a usable later hop ({dict(skipped)})")
+    scorer = scorer or get_scorer(nli_model)
+    t1 = time.perf_counter()
+    if on_total:
+        on_total(sum(len(it.example.paragraphs) * len(it.hypotheses) for it in items))
+    scores = score_items(items, scorer, progress=progress)
+    t2 = time.perf_counter()
+    summary = summarize(items, scores, n_resamples=n_resamples, seed=seed)
+    summary.update(
+        dataset=dataset,
+        n_loaded=len(loaded.examples),
+        n_questions=len(items),
+        n_pairs=int(sum(len(it.example.paragraphs) for it in items)),
+        skipped=dict(skipped),
+        nli_model=scorer.model_id,
+        embedder=embedder or "all-MiniLM-L6-v2",
+        seed=seed,
+        question_ids=[it.example.id for it in items],
+        hypotheses_example={s: items[0].hypotheses[s] for s in items[0].hypotheses},
+        paper=PAPER if dataset.startswith("musique") else None,
+        timings={"build_s": t1 - t0, "score_s": t2 - t1, "nli_calls": scorer.calls},
+    )
+    if out is not None:
+        import json
+
+        from chainret.trace import atomic_write_text
+
+        out = Path(out)
+        traces = build_traces(items, scores, scorer.model_id)
+        atomic_write_text(out / "traces.jsonl", "".join(t.to_json(indent=None) + "\n" for t in traces))
+        atomic_write_text(out / "summary.json", json.dumps(rounded(summary), indent=2, sort_keys=True) + "\n")
+    return summary
+
+
+def rounded(value: Any, digits: int = 6) -> Any:
+    """Floats rounded inside nested dicts/lists (stable JSON for summaries)."""
+    if isinstance(value, float):
+        return round(value, digits)
+    if isinstance(value, dict):
+        return {str(k): rounded(v, digits) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [rounded(v, digits) for v in value]
+    return value

@@ -64,7 +64,7 @@ def set_labels(summaries: dict[str, dict[str, Any]]) -> None:
     """"HotpotQA (vws-splits), n=500", flagging any run on fewer questions than the full set."""
     for ds, summ in summaries.items():
         n = summ["n"]
-        LABELS[ds] = f"{NAMES[ds]}, n={n}" + ("" if n >= FULL[ds] else f" (sample of {FULL[ds]}, seed {summ['seed']})")
+        LABELS[ds] = f"{NAMES[ds]}, n={n}" + ("" if n >= FULL[ds] else f" (seeded subset, seed {summ['seed']}; the full {FULL[ds]} not run)")
 
 
 def ensure_run(dataset: str, reuse: bool, embedder: str | None, n: int | None = None) -> dict[str, Any]:
@@ -174,7 +174,7 @@ def render(s: dict[str, dict[str, Any]]) -> str:
     if "hotpotqa-vws-calib" in s:
         a = s["hotpotqa-vws-calib"]["metrics"]["embedding"]["auc"]
         rows = [[m, f"{ab:.3f}", f"{br:.3f}", f"{d:+.3f}"] for m, ab, br, d in PAPER_T4]
-        rows.append([f"**ours: {emb_model}**", est(a["answer_bearing"]), est(a["bridge_only"]), signed(a["deficit"])])
+        rows.append([f"**ours: {emb_model}**, {LABELS['hotpotqa-vws-calib']}", est(a["answer_bearing"]), est(a["bridge_only"]), signed(a["deficit"])])
         lines += ["", "## Table IV: the deficit across embedders (HotpotQA calibration, 200 questions)", "",
                   md_table(["embedder", "answer-bearing", "bridge-only", "deficit"], rows)]
     # --- MuSiQue by hops

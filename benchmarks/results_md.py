@@ -29,14 +29,27 @@ DOCS = ROOT / "docs"
 _LINK = re.compile(r"(!?\[[^\]]*\]\()(?!https?://|/|#|results/)([^)]+\))")
 
 
-def demote(text: str) -> str:
-    """Shift every markdown heading one level down, so each section nests under the page title."""
+def _headings(text: str) -> list[tuple[int, bool]]:
+    """(line number, is heading) outside code fences."""
     out, fenced = [], False
-    for line in text.splitlines():
+    for i, line in enumerate(text.splitlines()):
         if line.startswith("```"):
             fenced = not fenced
-        out.append("#" + line if line.startswith("#") and not fenced else line)
-    return "\n".join(out)
+        out.append((i, not fenced and re.match(r"#+ ", line) is not None))
+    return out
+
+
+def demote(text: str) -> str:
+    """Shift headings so the section's top level becomes ``##`` under the page title, whatever level it used."""
+    lines = text.splitlines()
+    levels = [len(lines[i]) - len(lines[i].lstrip("#")) for i, h in _headings(text) if h]
+    if not levels:
+        return text
+    shift = 2 - min(levels)
+    for i, h in _headings(text):
+        if h:
+            lines[i] = "#" * max(1, len(lines[i]) - len(lines[i].lstrip("#")) + shift) + lines[i].lstrip("#")
+    return "\n".join(lines)
 
 
 def assemble(docs: Path = DOCS) -> str:

@@ -20,3 +20,8 @@ def test_sections_in_order_missing_named_links_rewritten(tmp_path: Path) -> None
     assert "### Table I" in text
     assert "](results/hops.png)" in text and "](results/pack.png)" in text and "(https://e.org)" in text
     assert "Not generated yet" in text.split("## Verification")[1].split("## Packing")[0]
+
+
+def test_sections_of_any_top_level_nest_at_level_two() -> None:
+    assert results_md.demote("## A\n\n### B\n```\n# not a heading\n```") == "## A\n\n### B\n```\n# not a heading\n```"
+    assert results_md.demote("# A\n\n## B") == "## A\n\n### B"

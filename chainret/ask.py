@@ -84,11 +84,9 @@ def hop_world(cv: CatalogView) -> HopWorld:
     if hit is not None:
         _WORLDS.move_to_end(key)
         return hit
-    index = LexicalIndex((u.ref, u.text) for u in cv.units())
+    index = LexicalIndex(cv.unit_texts())
     functional = frozenset(p.name for p in cv.catalog.predicates if p.cardinality == "functional")
-    by_subject: dict[tuple[str, str], list[Any]] = {}
-    for r in cv.catalog.relations:
-        by_subject.setdefault((r.subject, r.predicate), []).append(r)
+    relations_of = cv.catalog.relations_of
     flags: dict[str, Rel] = {}
 
     def flag(rel: Any) -> Rel:  # relation status is computed only for relations a request touches
@@ -100,7 +98,7 @@ def hop_world(cv: CatalogView) -> HopWorld:
         index,
         functional=functional,
         in_unit=lambda ref: [flag(r) for r in sorted(cv.relations_in_unit(ref), key=lambda r: r.id)],
-        of_subject=lambda s, p: [flag(r) for r in sorted(by_subject.get((s, p), ()), key=lambda r: r.id)],
+        of_subject=lambda s, p: [flag(r) for r in sorted(relations_of(s, p), key=lambda r: r.id)],
     )
     return _remember(_WORLDS, key, world)
 
@@ -227,13 +225,15 @@ def interpret(request: str, cv: CatalogView) -> Reading:
 # -- packet ----------------------------------------------------------------------------------------
 def pack_items(items: Sequence[PacketItem], budget: Budget, separator: str = PACKET_SEPARATOR) -> Packet:
     """Pack items in order with the shared packing interface; cost = characters incl. separators."""
-    from chainret.pack.base import Candidate, get_packer
+    # ``get_packer("naive")`` would also import the other packers (numpy); the naive packer is the
+    # one it registers in ``chainret.pack.base``, so take it from there.
+    from chainret.pack.base import Candidate, NaivePacker
 
     sep = len(separator)
     # Each item after the first also pays one separator; charging every item one separator and
     # granting one extra separator of budget keeps the joined text within packet_chars.
     cands = [Candidate(ref=i.ref, text=i.text, cost=len(i.text) + sep, doc_id=i.doc_id, span=i.span, relevance=1.0) for i in items]
-    chosen = get_packer("naive").pack(cands, budget.packet_chars + sep, max_items=budget.packet_units)
+    chosen = NaivePacker().pack(cands, budget.packet_chars + sep, max_items=budget.packet_units)
     kept = [items[i] for i in chosen]
     text = separator.join(i.text for i in kept)
     return Packet(

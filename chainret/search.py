@@ -12,21 +12,26 @@ Why these choices:
 * Only units that contain at least one query token are returned. rank_bm25's BM25Plus adds
   ``idf * delta`` for every query term even to units that lack it; such units are not matches.
 * Pre-tokenized corpus: rank_bm25's ``tokenizer=`` argument starts a multiprocessing Pool.
-* Scoring goes through an inverted index (term -> units) and rank_bm25's own
-  ``get_batch_scores`` formula on the candidate units only, so a 100k-unit index answers an exact
-  ID query without touching every unit.
+* Scoring goes through an inverted index (term -> units) and rank_bm25's ``BM25Plus`` formula,
+  restated in plain Python over the candidate units only: the same operations in the same order,
+  so scores equal ``rank_bm25.BM25Plus.get_scores`` exactly (a property test checks it). A
+  100k-unit index answers an exact-ID query without touching every unit, and neither numpy nor
+  rank_bm25 is imported on the ask path (``score_all`` builds the rank_bm25 reference on demand).
 * The caller builds the index over the units the principal may read in the view, and nothing
   else: restricted text is neither searchable nor part of the IDF statistics.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from itertools import filterfalse
+from typing import Any
 
-import numpy as np
-from rank_bm25 import BM25Plus
+from chainret.bulk import paused_gc
 
 # A token: runs of letters/digits, joined by ID/alias/ref punctuation when a letter or digit
 # follows (so the trailing "." of a sentence or "?" of a question is not part of the token).
@@ -43,7 +48,7 @@ def tokenize(text: str, *, stopwords: bool = True) -> list[str]:
     """Lower-case tokens; IDs like ``org:final:north`` and aliases like ``PR-84`` stay whole."""
     tokens = _TOKEN.findall(text.lower())
     if stopwords:
-        return [t for t in tokens if t not in STOPWORDS]
+        return list(filterfalse(STOPWORDS.__contains__, tokens))
     return tokens
 
 
@@ -54,22 +59,6 @@ class SearchHit:
     ref: str
     rank: int
     score: float
-
-
-class _BM25Plus(BM25Plus):
-    """rank_bm25's BM25Plus with the doc-length array cached (its batch scorer rebuilds it per call)."""
-
-    def get_batch_scores(self, query: Sequence[str], doc_ids: Sequence[int]) -> list[float]:
-        if not hasattr(self, "_doc_len_arr"):
-            self._doc_len_arr = np.asarray(self.doc_len, dtype=float)
-        ids = np.asarray(doc_ids, dtype=int)
-        doc_len = self._doc_len_arr[ids]
-        norm = self.k1 * (1 - self.b + self.b * doc_len / self.avgdl)
-        score = np.zeros(len(ids))
-        for q in query:
-            q_freq = np.array([self.doc_freqs[i].get(q, 0) for i in ids], dtype=float)
-            score += self.idf.get(q, 0.0) * (self.delta + (q_freq * (self.k1 + 1)) / (norm + q_freq))
-        return score.tolist()
 
 
 class LexicalIndex:
@@ -83,21 +72,47 @@ class LexicalIndex:
     """
 
     def __init__(self, units: Iterable[tuple[str, str]], *, k1: float = 1.5, b: float = 0.75, delta: float = 1.0):
-        pairs = list(units)
-        self.refs: list[str] = [ref for ref, _ in pairs]
-        if len(set(self.refs)) != len(self.refs):
-            dup = next(r for r in self.refs if self.refs.count(r) > 1)
-            raise ValueError(f"duplicate unit ref {dup!r} in search index")
-        corpus = [tokenize(text) for _, text in pairs]
-        self._postings: dict[str, list[int]] = {}
-        for i, toks in enumerate(corpus):
-            for tok in set(toks):
-                self._postings.setdefault(tok, []).append(i)
-        # rank_bm25 divides by the corpus size; an empty view gets an index that returns nothing.
-        self._bm25 = _BM25Plus(corpus or [[]], k1=k1, b=b, delta=delta)
+        with paused_gc():  # 100k token lists and postings: nothing cyclic to collect
+            pairs = list(units)
+            self.refs: list[str] = [ref for ref, _ in pairs]
+            if len(set(self.refs)) != len(self.refs):
+                dup = next(r for r in self.refs if self.refs.count(r) > 1)
+                raise ValueError(f"duplicate unit ref {dup!r} in search index")
+            find, stop = _TOKEN.findall, STOPWORDS.__contains__  # ``tokenize``, inlined for 100k units
+            self._docs: list[list[str]] = [list(filterfalse(stop, find(text.lower()))) for _, text in pairs]
+            postings: defaultdict[str, list[int]] = defaultdict(list)
+            for i, toks in enumerate(self._docs):
+                for tok in set(toks):
+                    postings[tok].append(i)
+            self._postings: dict[str, list[int]] = dict(postings)
+        self.k1, self.b, self.delta = k1, b, delta
+        # rank_bm25's statistics; it divides by the corpus size, so an empty view counts one empty unit.
+        self._size = len(self._docs) or 1
+        self._avgdl = sum(map(len, self._docs)) / self._size
+        self._reference: Any = None
 
     def __len__(self) -> int:
         return len(self.refs)
+
+    def _idf(self, term: str) -> float:
+        """BM25Plus IDF, ``log((N + 1) / n)``; 0 for a term no unit contains (rank_bm25 does the same)."""
+        n = len(self._postings.get(term, ()))
+        return math.log((self._size + 1) / n) if n else 0.0
+
+    def _scores(self, query: Sequence[str], cand: Sequence[int]) -> list[float]:
+        """rank_bm25's BM25Plus score of each candidate unit, term by term in query order."""
+        k1, b, delta, avgdl = self.k1, self.b, self.delta, self._avgdl
+        idf = [self._idf(q) for q in query]
+        out = []
+        for i in cand:
+            toks = self._docs[i]
+            norm = k1 * (1 - b + b * len(toks) / avgdl)
+            score = 0.0
+            for q, w in zip(query, idf):
+                f = toks.count(q)
+                score += w * (delta + (f * (k1 + 1)) / (norm + f))
+            out.append(score)
+        return out
 
     def search(self, query: str | Sequence[str], k: int) -> list[SearchHit]:
         """Top ``k`` units that contain at least one query token, best first.
@@ -111,11 +126,15 @@ class LexicalIndex:
         cand = sorted({i for t in q for i in self._postings.get(t, ())})
         if not cand:
             return []
-        scores = self._bm25.get_batch_scores(q, cand)
+        scores = self._scores(q, cand)
         order = sorted(range(len(cand)), key=lambda j: (-scores[j], cand[j]))[:k]
         return [SearchHit(self.refs[cand[j]], rank + 1, float(scores[j])) for rank, j in enumerate(order)]
 
     def score_all(self, query: str | Sequence[str]) -> list[float]:
-        """rank_bm25's own full scorer (used by tests as the reference for ``search``)."""
+        """rank_bm25's own full scorer over the same corpus (the reference tests compare ``search`` to)."""
+        if self._reference is None:
+            from rank_bm25 import BM25Plus
+
+            self._reference = BM25Plus(self._docs or [[]], k1=self.k1, b=self.b, delta=self.delta)
         q = tokenize(query) if isinstance(query, str) else [t.lower() for t in query]
-        return [float(s) for s in BM25Plus.get_scores(self._bm25, q)]
+        return [float(s) for s in self._reference.get_scores(q)]

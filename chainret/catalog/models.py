@@ -24,8 +24,10 @@ The pieces:
   ``current`` (exactly one view is the default). Earlier views stay addressable by name.
 - ``Pattern``: ``name``, ``start_type``, ``hops`` (predicate names, in order), ``phrasings`` with
   one typed slot named after ``start_type`` (``"which contact serves {project}"``).
-- ``Catalog``: ``format``, ``world``, the lists above; ``digest()`` is the sha256 of its canonical
-  JSON (trace identity). Lookup dicts are built lazily and cached.
+- ``Catalog``: ``format``, ``world``, the lists above; ``digest()`` is the sha256 of its JSON
+  (``canonical_json``: every field, declaration order; the trace identity), computed once.
+  Lookup dicts are built lazily and cached; per-document tables (units, relations by unit, digest
+  checks) are built one document at a time, on first use.
 
 Cases (fixture expectations, consumed by ``chainret eval``) live in ``chainret.catalog.cases``.
 """
@@ -34,12 +36,15 @@ from __future__ import annotations
 
 import bisect
 import hashlib
-import json
 import re
-from functools import cached_property
+from collections import defaultdict
+from collections.abc import Iterable
+from functools import cached_property, lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from chainret.bulk import paused_gc
 
 CATALOG_FORMAT = "chainret-catalog/1"
 
@@ -166,27 +171,43 @@ def derive_units(doc: SourceDocument) -> list[Unit]:
     its last non-newline character, so ``doc.text[start:end] == unit.text``. Units are numbered
     ``u1, u2, …`` in document order; the ref is ``source/document@version#uN``.
     """
-    units: list[Unit] = []
+    ref = doc.ref
+    text = doc.text
+    return [
+        Unit(ref=f"{ref}#u{i}", doc_ref=ref, index=i, start=start, end=end, text=text[start:end])
+        for i, (start, end) in enumerate(unit_spans(text), 1)
+    ]
+
+
+@lru_cache(maxsize=1024)
+def unit_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """``(start, end)`` of each unit of a document text, in order (the rule of ``derive_units``).
+
+    Cached by text, so a document version shared by several catalogs (a world and its case
+    overlays) is split once; the search index needs only these spans, not ``Unit`` records.
+    """
+    spans: list[tuple[int, int]] = []
     pos = 0
     start: int | None = None
     end = 0
-    for line in doc.text.splitlines(keepends=True):
+    for line in text.splitlines(keepends=True):
         body = line.rstrip("\r\n")
         if body.strip():
             if start is None:
                 start = pos
             end = pos + len(body)
         elif start is not None:
-            units.append(_unit(doc, len(units) + 1, start, end))
+            spans.append((start, end))
             start = None
         pos += len(line)
     if start is not None:
-        units.append(_unit(doc, len(units) + 1, start, end))
-    return units
+        spans.append((start, end))
+    return tuple(spans)
 
 
-def _unit(doc: SourceDocument, index: int, start: int, end: int) -> Unit:
-    return Unit(ref=f"{doc.ref}#u{index}", doc_ref=doc.ref, index=index, start=start, end=end, text=doc.text[start:end])
+def normalize_name(text: str) -> str:
+    """Whitespace-collapsed, case-folded form used to resolve IDs, names and aliases."""
+    return " ".join(text.split()).casefold()
 
 
 class Support(_Model):
@@ -300,7 +321,9 @@ class Catalog(_Model):
 
     @cached_property
     def units_by_doc(self) -> dict[str, list[Unit]]:
-        return {d.ref: derive_units(d) for d in self.documents}
+        """Every document's units. Derives them all: the ask path uses ``units_of`` / ``unit`` instead."""
+        with paused_gc():
+            return {d.ref: self.units_of(d.ref) for d in self.documents}
 
     @cached_property
     def units_by_ref(self) -> dict[str, Unit]:
@@ -314,52 +337,195 @@ class Catalog(_Model):
             return marked[0]
         return max(self.views, key=lambda v: v.order, default=None)
 
+    # Per-document tables, filled on first use: a request touches a few documents, and deriving
+    # the units (or grouping the relations) of all of them is most of a large catalog's first ask.
+    # A document's spans are computed once; each ``Unit`` record is built when first asked for.
     @cached_property
-    def _unit_starts(self) -> dict[str, list[int]]:
-        return {ref: [u.start for u in units] for ref, units in self.units_by_doc.items()}
+    def _per_doc(self) -> dict[str, tuple[tuple[tuple[int, int], ...], list[int], list[Unit | None]]]:
+        return {}
+
+    def _doc_table(self, doc_ref: str) -> tuple[tuple[tuple[int, int], ...], list[int], list[Unit | None]]:
+        hit = self._per_doc.get(doc_ref)
+        if hit is None:
+            doc = self.documents_by_ref.get(doc_ref)
+            spans = unit_spans(doc.text) if doc is not None else ()
+            hit = self._per_doc[doc_ref] = (spans, [start for start, _ in spans], [None] * len(spans))
+        return hit
+
+    def _unit_at(self, doc_ref: str, i: int) -> Unit:
+        """Unit ``i + 1`` of a document (as ``derive_units`` numbers it), built once."""
+        spans, _, units = self._doc_table(doc_ref)
+        unit = units[i]
+        if unit is None:
+            start, end = spans[i]
+            text = self.documents_by_ref[doc_ref].text[start:end]
+            unit = units[i] = Unit(ref=f"{doc_ref}#u{i + 1}", doc_ref=doc_ref, index=i + 1, start=start, end=end, text=text)
+        return unit
+
+    def units_of(self, doc_ref: str) -> list[Unit]:
+        """The units of one document version ([] for an unknown ref)."""
+        return [self._unit_at(doc_ref, i) for i in range(len(self._doc_table(doc_ref)[0]))]
+
+    def unit(self, ref: str) -> Unit | None:
+        """The unit with this ref (``source/document@version#uN``), readable or not; None if none."""
+        doc_ref, sep, number = ref.rpartition("#u")
+        if not sep or not number.isdigit():
+            return None
+        i = int(number) - 1
+        if 0 <= i < len(self._doc_table(doc_ref)[0]) and f"{doc_ref}#u{i + 1}" == ref:
+            return self._unit_at(doc_ref, i)
+        return None
+
+    def _unit_index(self, relation: Relation) -> int | None:
+        start, end = relation.support.span
+        spans, starts, _ = self._doc_table(relation.support.doc_ref)
+        i = bisect.bisect_right(starts, start) - 1
+        return i if i >= 0 and spans[i][0] <= start and end <= spans[i][1] else None
 
     def supporting_unit(self, relation: Relation) -> Unit | None:
         """The unit whose offsets contain the relation's support span (None if none does)."""
-        start, end = relation.support.span
-        ref = relation.support.doc_ref
-        units = self.units_by_doc.get(ref, [])
-        i = bisect.bisect_right(self._unit_starts.get(ref, []), start) - 1
-        if i >= 0 and units[i].start <= start and end <= units[i].end:
-            return units[i]
-        return None
+        i = self._unit_index(relation)
+        return None if i is None else self._unit_at(relation.support.doc_ref, i)
+
+    @cached_property
+    def _relations_by_document(self) -> dict[str, list[Relation]]:
+        """Support document name (any source or version) -> relation records, in catalog order."""
+        out: defaultdict[str, list[Relation]] = defaultdict(list)
+        with paused_gc():
+            for rel in self.relations:
+                out[rel.support.document].append(rel)
+        return dict(out)
+
+    @cached_property
+    def _rels_by_unit(self) -> dict[str, dict[str, list[Relation]]]:
+        return {}
+
+    def relations_in_unit(self, unit_ref: str) -> list[Relation]:
+        """Relations whose support span lies inside this unit, by span start then id (any status).
+
+        Grouped one document at a time, on first use.
+        """
+        doc_ref = unit_ref.rpartition("#u")[0]
+        grouped = self._rels_by_unit.get(doc_ref)
+        if grouped is None:
+            grouped = {}
+            m = DOC_REF_RE.match(doc_ref)
+            for rel in self._relations_by_document.get(m.group(2), ()) if m else ():
+                if rel.support.doc_ref != doc_ref:
+                    continue
+                i = self._unit_index(rel)
+                if i is not None:
+                    grouped.setdefault(f"{doc_ref}#u{i + 1}", []).append(rel)
+            for rels in grouped.values():
+                rels.sort(key=lambda r: (r.support.span[0], r.id))
+            self._rels_by_unit[doc_ref] = grouped
+        return list(grouped.get(unit_ref, ()))
 
     @cached_property
     def relations_by_unit(self) -> dict[str, list[Relation]]:
+        """Every unit ref -> ``relations_in_unit`` (derives all units; kept for callers that want the whole table)."""
         out: dict[str, list[Relation]] = {}
         for rel in self.relations:
             unit = self.supporting_unit(rel)
-            if unit is not None:
-                out.setdefault(unit.ref, []).append(rel)
-        for rels in out.values():
-            rels.sort(key=lambda r: (r.support.span[0], r.id))
+            if unit is not None and unit.ref not in out:
+                out[unit.ref] = self.relations_in_unit(unit.ref)
         return out
+
+    @cached_property
+    def relations_by_subject(self) -> dict[str, list[Relation]]:
+        """Subject ID -> relation records (any predicate), in catalog order."""
+        out: defaultdict[str, list[Relation]] = defaultdict(list)
+        with paused_gc():
+            for rel in self.relations:
+                out[rel.subject].append(rel)
+        return dict(out)
+
+    def relations_of(self, subject: str, predicate: str) -> list[Relation]:
+        """Relation records of this subject and predicate, in catalog order (any status)."""
+        return [r for r in self.relations_by_subject.get(subject, ()) if r.predicate == predicate]
 
     @cached_property
     def relations_by_subject_predicate(self) -> dict[tuple[str, str], list[Relation]]:
-        out: dict[tuple[str, str], list[Relation]] = {}
-        for rel in self.relations:
-            out.setdefault((rel.subject, rel.predicate), []).append(rel)
-        return out
+        out: defaultdict[tuple[str, str], list[Relation]] = defaultdict(list)
+        with paused_gc():
+            for rel in self.relations:
+                out[rel.subject, rel.predicate].append(rel)
+        return dict(out)
+
+    @cached_property
+    def _name_indexes(self) -> dict[str | None, dict[str, list[Entity]]]:
+        return {}
+
+    def names_index(self, type: str | None = None) -> dict[str, list[Entity]]:  # noqa: A002 - the field's name
+        """``normalize_name`` of each canonical ID, display name and alias -> entities, in catalog order.
+
+        One index per entity type (None: all types), built on first use: resolving a request's
+        slot needs only the slot type's entities.
+        """
+        index = self._name_indexes.get(type)
+        if index is None:
+            index = self._name_indexes[type] = self._build_names(type)
+        return index
+
+    def _build_names(self, type: str | None) -> dict[str, list[Entity]]:  # noqa: A002
+        index: dict[str, list[Entity]] = {}
+        norm = normalize_name
+        with paused_gc():
+            for ent in self.entities:
+                if type is not None and ent.type != type:
+                    continue
+                key_id, key_name = norm(ent.id), norm(ent.name)
+                keys: Iterable[str] = (key_id,) if key_id == key_name else (key_id, key_name)
+                if ent.aliases:
+                    keys = {*keys, *map(norm, ent.aliases)}
+                for key in keys:
+                    hit = index.get(key)
+                    if hit is None:
+                        index[key] = [ent]
+                    else:
+                        hit.append(ent)
+        return index
+
+    @property
+    def entities_by_name(self) -> dict[str, list[Entity]]:
+        """``names_index()`` over every type."""
+        return self.names_index(None)
 
     @cached_property
     def document_digest_ok(self) -> dict[str, bool]:
-        """Per doc ref: does the declared digest match the text? (hashed once per catalog)"""
+        """Per doc ref: does the declared digest match the text? (hashes every document; see ``digest_ok``)"""
         return {d.ref: d.digest == sha256_digest(d.text) for d in self.documents}
 
+    @cached_property
+    def _digest_ok(self) -> dict[str, bool]:
+        return {}
+
+    def digest_ok(self, doc_ref: str) -> bool:
+        """Does the declared digest of this document version match its text? (hashed on first use; False if unknown)"""
+        ok = self._digest_ok.get(doc_ref)
+        if ok is None:
+            doc = self.documents_by_ref.get(doc_ref)
+            ok = self._digest_ok[doc_ref] = doc is not None and doc.digest == sha256_digest(doc.text)
+        return ok
+
     def canonical_json(self) -> str:
-        """Sorted-key compact JSON of the content (via pydantic-core's fast dump, then the stdlib)."""
-        data = json.loads(self.model_dump_json())
-        return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        """The catalog as compact JSON: every field, in declaration order, UTF-8 (what ``digest`` hashes).
+
+        This is pydantic-core's own serialisation, in one native pass. The digest used to hash a
+        sorted-key re-encoding of it (``json.dumps(..., sort_keys=True)``); on a 100k-relation
+        catalog that round trip was half the CPU time of the first request, and key order adds
+        no content. Reordering model fields changes every digest (the golden traces show it).
+        """
+        return self._json_bytes().decode("utf-8")
+
+    def _json_bytes(self) -> bytes:
+        # What ``model_dump_json()`` does before it decodes the bytes to str (hashing needs bytes).
+        return self.__pydantic_serializer__.to_json(self)
 
     @cached_property
     def _digest(self) -> str:
-        return "sha256:" + hashlib.sha256(self.canonical_json().encode("utf-8")).hexdigest()
+        return "sha256:" + hashlib.sha256(self._json_bytes()).hexdigest()
 
     def digest(self) -> str:
-        """sha256 of the canonical JSON of the whole catalog: the identity a trace records (computed once)."""
+        """sha256 of ``canonical_json()`` of the whole catalog: the identity a trace records (computed once)."""
         return self._digest

@@ -27,7 +27,7 @@ from chainret.catalog.models import Catalog, Relation, parse_clause, sha256_dige
 
 
 def document_digest_ok(catalog: Catalog, doc_ref: str) -> bool:
-    return catalog.document_digest_ok.get(doc_ref, False)
+    return catalog.digest_ok(doc_ref)
 
 
 def relation_defects(catalog: Catalog, rel: Relation) -> tuple[str, ...]:

@@ -8,7 +8,8 @@ catalog's current view; an unknown view raises ``UsageError``. A ``CatalogView``
 - ``units()``: the units of those documents (``Unit``: ref, doc_ref, start, end, text), in
   catalog document order. Restricted or removed text never appears here, so a search built on
   ``units()`` cannot see or be ranked by it. ``unit(ref)`` returns one (None if not readable);
-  ``document_of(ref)`` its ``SourceDocument`` (version, digest, representation);
+  ``document_of(ref)`` its ``SourceDocument`` (version, digest, representation); ``unit_texts()``
+  the same units as ``(ref, text)`` pairs, cheap enough to index 100k units;
 - ``relations()``: every relation record, with ``relation_status(rel_or_id) -> Eligibility``:
   ``eligible`` and stable ``reasons``: ``invalid_digest``, ``span_mismatch``, ``clause_mismatch``,
   ``representation_mismatch``, ``domain_mismatch``, ``range_mismatch`` (the record itself is
@@ -30,11 +31,11 @@ Entities, predicates and patterns are catalog-wide; views select document versio
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from chainret.catalog.models import Catalog, Entity, Predicate, Relation, SourceDocument, Unit, View
+from chainret.bulk import paused_gc
+from chainret.catalog.models import Catalog, Entity, Predicate, Relation, SourceDocument, Unit, View, normalize_name, unit_spans
 from chainret.errors import UsageError
 
 INVALID_CODES = (
@@ -61,8 +62,7 @@ class Eligibility:
         return not any(r in INVALID_CODES for r in self.reasons)
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip().casefold()
+_norm = normalize_name  # whitespace-collapsed, case-folded
 
 
 class CatalogView:
@@ -91,18 +91,34 @@ class CatalogView:
         return [d for d in self.catalog.documents if d.ref in self._in_view and d.readable_by(self.principal)]
 
     @cached_property
-    def _units(self) -> list[Unit]:
-        return [u for d in self.documents() for u in self.catalog.units_by_doc[d.ref]]
+    def _readable_refs(self) -> set[str]:
+        return {d.ref for d in self.documents()}
 
     @cached_property
-    def _units_by_ref(self) -> dict[str, Unit]:
-        return {u.ref: u for u in self._units}
+    def _units(self) -> list[Unit]:
+        with paused_gc():
+            return [u for d in self.documents() for u in self.catalog.units_of(d.ref)]
 
     def units(self) -> list[Unit]:
         return list(self._units)
 
+    def unit_texts(self) -> list[tuple[str, str]]:
+        """``(ref, text)`` of ``units()`` without building ``Unit`` records (what the search index needs)."""
+        docs = self.catalog.documents_by_ref
+        out: list[tuple[str, str]] = []
+        with paused_gc():
+            for d in self.documents():
+                ref = d.ref
+                text = docs[ref].text
+                spans = unit_spans(text)
+                refs = [f"{ref}#u{i}" for i in range(1, len(spans) + 1)]
+                out.extend(zip(refs, [text[start:end] for start, end in spans]))
+        return out
+
     def unit(self, ref: str) -> Unit | None:
-        return self._units_by_ref.get(ref)
+        if ref.rpartition("#u")[0] not in self._readable_refs:
+            return None
+        return self.catalog.unit(ref)
 
     def document_of(self, unit_ref: str) -> SourceDocument | None:
         unit = self.unit(unit_ref)
@@ -141,28 +157,19 @@ class CatalogView:
         return [r for r in self.catalog.relations if self.relation_status(r).eligible]
 
     def relations_in_unit(self, unit_ref: str) -> list[Relation]:
-        return list(self.catalog.relations_by_unit.get(unit_ref, []))
+        return self.catalog.relations_in_unit(unit_ref)
 
     def supporting_unit(self, relation: Relation | str) -> Unit | None:
         rel = self.catalog.relations_by_id[relation] if isinstance(relation, str) else relation
         return self.catalog.supporting_unit(rel)
 
     def current_relations(self, subject: str, predicate: str) -> list[Relation]:
-        rels = self.catalog.relations_by_subject_predicate.get((subject, predicate), [])
-        return [r for r in rels if self.relation_status(r).eligible]
+        return [r for r in self.catalog.relations_of(subject, predicate) if self.relation_status(r).eligible]
 
     # -- entities -----------------------------------------------------------------------------------
-    @cached_property
-    def _names(self) -> dict[str, list[Entity]]:
-        index: dict[str, list[Entity]] = {}
-        for ent in self.catalog.entities:
-            keys = {_norm(ent.id), _norm(ent.name), *(_norm(a) for a in ent.aliases)}
-            for key in keys:
-                index.setdefault(key, []).append(ent)
-        return index
-
     def resolve(self, text: str, type: str | None = None) -> list[Entity]:  # noqa: A002 - API name
-        hits = self._names.get(_norm(text), [])
+        # Entities are catalog-wide, so the name index lives on the catalog (one per type, lazily).
+        hits = self.catalog.names_index(type).get(_norm(text), [])
         return sorted((e for e in hits if type is None or e.type == type), key=lambda e: e.id)
 
     def entity(self, entity_id: str) -> Entity | None:

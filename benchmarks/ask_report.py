@@ -3,6 +3,7 @@
     python benchmarks/ask_report.py                                  # measurement tables only
     python benchmarks/ask_speed.py --json > /tmp/speed.txt
     python benchmarks/ask_report.py --speed /tmp/speed.txt           # ... plus the speed figures
+    python benchmarks/ask_speed.py --json --compare OLD.json > /tmp/speed.txt   # ... and old / new ratios
 
 Runs every fixture case with the chain retriever (backtracking on and off) and the three text
 routes, and replaces the text between the GENERATED markers of docs/retriever.md.
@@ -20,6 +21,19 @@ ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "retriever.md"
 BEGIN = "<!-- BEGIN GENERATED: python benchmarks/ask_report.py -->"
 END = "<!-- END GENERATED -->"
+
+
+RATIO_LABELS = {
+    "cold_cli_ask_s": "cold CLI ask wall",
+    "cold_cli_ask_cpu_s": "cold CLI ask CPU",
+    "cold_import_chainret_s": "`import chainret` wall",
+    "cold_import_chainret_cpu_s": "`import chainret` CPU",
+    "fixture_warm_ms_median": "fixture warm ask wall",
+    "generated_first_ask_s": "generated first ask wall",
+    "generated_first_ask_cpu_s": "generated first ask CPU",
+    "generated_warm_ms_median": "generated warm ask wall",
+    "generated_warm_cpu_ms_median": "generated warm ask CPU",
+}
 
 
 def yn(v: object) -> str:
@@ -84,15 +98,29 @@ def section(speed: dict[str, object] | None) -> str:
     if speed:
         out.append("### Speed (this machine, shared CPU; `python benchmarks/ask_speed.py --json`)")
         out.append("")
-        out.append(f"- cold `chainret ask \"Which contact serves PR-84?\"`: {speed['cold_cli_ask_s']:.2f} s (`import chainret` alone: {speed['cold_import_chainret_s']:.2f} s)")
+        out.append("Wall-clock times depend on what else the shared CPU runs; CPU times (user + system) do not.")
+        out.append("")
+        out.append(
+            f"- cold `chainret ask \"Which contact serves PR-84?\"`: {speed['cold_cli_ask_s']:.2f} s, CPU "
+            f"{speed['cold_cli_ask_cpu_s']:.2f} s (`import chainret` alone: {speed['cold_import_chainret_s']:.2f} s, "
+            f"CPU {speed['cold_import_chainret_cpu_s']:.2f} s)"
+        )
         heavy = speed["heavy_modules_after_ask"]
         out.append(f"- heavy modules in `sys.modules` after an ask: {', '.join(heavy) if heavy else 'none (no torch, transformers, sentence-transformers)'}")  # type: ignore[arg-type]
         out.append(f"- fixture worlds ({speed['fixture_cases']} cases), in process: warm median {speed['fixture_warm_ms_median']:.2f} ms, max {speed['fixture_warm_ms_max']:.2f} ms")
         out.append(
             f"- generated catalog, {speed['generated_relations']} relations / {speed['generated_units']} units: first ask "
-            f"(catalog digest, view, BM25 index) {speed['generated_first_ask_s']:.1f} s, then warm median "
-            f"{speed['generated_warm_ms_median']:.2f} ms per ask (index cached per catalog digest, view and principal)"
+            f"(catalog digest, view, name and BM25 indexes) {speed['generated_first_ask_s']:.1f} s, CPU "
+            f"{speed['generated_first_ask_cpu_s']:.2f} s; then warm median {speed['generated_warm_ms_median']:.2f} ms per ask, "
+            f"CPU {speed['generated_warm_cpu_ms_median']:.2f} ms (index cached per catalog digest, view and principal)"
         )
+        ratios = {k.removeprefix("ratio_"): v for k, v in speed.items() if k.startswith("ratio_")}
+        if ratios:
+            out.append(
+                "- against the previous implementation, measured back to back with `--compare` (old / new): "
+                + ", ".join(f"{RATIO_LABELS.get(k, k)} {v:.1f}x" for k, v in ratios.items())  # type: ignore[str-format]
+                + " (the old figures: `python benchmarks/ask_speed.py --json` on the previous commit's tree)"
+            )
         out.append("")
     out.append(END)
     return "\n".join(out)

@@ -8,8 +8,13 @@ Reports:
   next to the cold time of ``python -c "import chainret"`` for scale;
 * that neither torch, transformers nor sentence-transformers is in ``sys.modules`` after an ask;
 * in-process ask latency on every fixture case (index cached after the first request);
-* a generated catalog of N relations (default 100k): build time, first ask (index build) and
-  warm ask latency, so the cache's effect is visible.
+* a generated catalog of N relations (default 100k): build time, first ask (catalog digest, view,
+  name index, BM25 index) and warm ask latency, so the cache's effect is visible.
+
+Every time is wall-clock and, beside it, CPU time (user + system of the process, or of the child
+for cold runs): on a shared machine the CPU figure is the one that does not depend on the load.
+``--compare OLD.json`` (the ``--json`` output of an earlier run, e.g. of the previous commit) prints
+the old / new ratio of each figure.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -27,14 +33,21 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "transformers", "sentence_transformers")
 
 
-def cold(cmd: list[str], runs: int) -> list[float]:
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def cold(cmd: list[str], runs: int) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds of ``cmd`` in a fresh process, ``runs`` times."""
     env = {**os.environ, "CHAINRET_TRACE_DIR": str(ROOT / ".cache" / "bench-traces")}
-    out = []
+    wall, cpu = [], []
     for _ in range(runs):
-        t0 = time.perf_counter()
+        c0, t0 = _children_cpu(), time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True, env=env, cwd=ROOT)
-        out.append(time.perf_counter() - t0)
-    return out
+        wall.append(time.perf_counter() - t0)
+        cpu.append(_children_cpu() - c0)
+    return wall, cpu
 
 
 def heavy_modules_after_ask() -> list[str]:
@@ -119,18 +132,21 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--relations", type=int, default=100_000)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--compare", type=Path, help="--json output of an earlier run: print old / new ratios.")
     args = ap.parse_args()
     report: dict[str, object] = {}
 
     chainret_bin = str(Path(sys.executable).parent / "chainret")
-    cli = cold([chainret_bin, "ask", "Which contact serves PR-84?"], args.runs)
-    imp = cold([sys.executable, "-c", "import chainret"], args.runs)
+    cli, cli_cpu = cold([chainret_bin, "ask", "Which contact serves PR-84?"], args.runs)
+    imp, imp_cpu = cold([sys.executable, "-c", "import chainret"], args.runs)
     report["cold_cli_ask_s"] = statistics.median(cli)
+    report["cold_cli_ask_cpu_s"] = statistics.median(cli_cpu)
     report["cold_import_chainret_s"] = statistics.median(imp)
+    report["cold_import_chainret_cpu_s"] = statistics.median(imp_cpu)
     report["heavy_modules_after_ask"] = heavy_modules_after_ask()
-    print(f"cold `chainret ask` (median of {args.runs}): {report['cold_cli_ask_s']:.3f} s; "
-          f"`import chainret`: {report['cold_import_chainret_s']:.3f} s "
-          f"(ask / import = {report['cold_cli_ask_s'] / report['cold_import_chainret_s']:.1f}x)")
+    print(f"cold `chainret ask` (median of {args.runs}): {report['cold_cli_ask_s']:.3f} s, CPU {report['cold_cli_ask_cpu_s']:.3f} s; "
+          f"`import chainret`: {report['cold_import_chainret_s']:.3f} s, CPU {report['cold_import_chainret_cpu_s']:.3f} s "
+          f"(ask / import CPU = {report['cold_cli_ask_cpu_s'] / report['cold_import_chainret_cpu_s']:.1f}x)")
     heavy = report["heavy_modules_after_ask"]
     print(f"heavy modules after ask: {', '.join(heavy) if heavy else 'none (torch, transformers, sentence_transformers not imported)'}")
 
@@ -146,33 +162,58 @@ def main() -> None:
 
     from chainret.ask import ask
 
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     cat = generated_catalog(args.relations)
-    build = time.perf_counter() - t0
+    build, build_cpu = time.perf_counter() - t0, time.process_time() - c0
     req = f"Which contact serves GP-{args.relations // 4}?"
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     t = ask(req, cat)
-    first_ask = time.perf_counter() - t0
-    times = []
+    first_ask, first_cpu = time.perf_counter() - t0, time.process_time() - c0
+    times, cpus = [], []
     for i in range(args.runs):
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         t = ask(f"Which contact serves GP-{(args.relations // 4 + 7 * i) % (args.relations // 2)}?", cat)
         times.append(time.perf_counter() - t0)
+        cpus.append(time.process_time() - c0)
     report.update(
         generated_relations=len(cat.relations),
         generated_units=len(cat.units_by_ref),
         generated_build_s=build,
+        generated_build_cpu_s=build_cpu,
         generated_first_ask_s=first_ask,
+        generated_first_ask_cpu_s=first_cpu,
         generated_warm_ms_median=statistics.median(times) * 1000,
+        generated_warm_cpu_ms_median=statistics.median(cpus) * 1000,
         generated_outcome=t.outcome,
         generated_rows_used=t.rows_used,
     )
-    print(f"generated catalog: {len(cat.relations)} relations, {len(cat.units_by_ref)} units; models built in {build:.2f} s; "
-          f"first ask (digest + view + BM25 index) {first_ask:.2f} s; warm ask median {report['generated_warm_ms_median']:.2f} ms "
-          f"(first / warm = {first_ask * 1000 / report['generated_warm_ms_median']:.0f}x); last outcome {t.outcome}, "
-          f"{t.rows_used} rows")
+    print(f"generated catalog: {len(cat.relations)} relations, {len(cat.units_by_ref)} units; models built in {build:.2f} s "
+          f"(CPU {build_cpu:.2f} s); first ask (digest + view + name and BM25 indexes) {first_ask:.2f} s (CPU {first_cpu:.2f} s); "
+          f"warm ask median {report['generated_warm_ms_median']:.2f} ms (CPU {report['generated_warm_cpu_ms_median']:.2f} ms); "
+          f"last outcome {t.outcome}, {t.rows_used} rows")
+    if args.compare:
+        old = json.loads(_json_tail(args.compare.read_text()))
+        print(f"old / new, against {args.compare}:")
+        for key in COMPARED:
+            if isinstance(old.get(key), (int, float)) and report.get(key):
+                ratio = old[key] / report[key]  # type: ignore[operator]
+                report[f"ratio_{key}"] = ratio
+                print(f"  {key}: {old[key]:.4g} -> {report[key]:.4g} ({ratio:.1f}x)")
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
+
+
+COMPARED = (
+    "cold_cli_ask_s", "cold_cli_ask_cpu_s", "cold_import_chainret_s", "cold_import_chainret_cpu_s",
+    "fixture_warm_ms_median", "generated_first_ask_s", "generated_first_ask_cpu_s",
+    "generated_warm_ms_median", "generated_warm_cpu_ms_median",
+)
+
+
+def _json_tail(text: str) -> str:
+    """The JSON object at the end of a ``--json`` output (the human-readable lines come first)."""
+    lines = text.splitlines()
+    return "\n".join(lines[next(i for i, line in enumerate(lines) if line.startswith("{")) :])
 
 
 if __name__ == "__main__":

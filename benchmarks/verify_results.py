@@ -211,6 +211,12 @@ def render(R: dict[str, Any], args: argparse.Namespace) -> str:
       "Intervals are 95% question-stratified bootstrap CIs (1000 resamples, seed 1337). "
       f"Questions: HotpotQA-vws {R['n']['hotpotqa']}, 2Wiki-vws {R['n']['2wiki']}, MuSiQue {R['n']['musique']} "
       "(the paper: 500 each; MuSiQue has 292 dev records with paragraphs here).\n")
+    rate = R["nli_pairs_scored_this_run"] / max(1.0, R["timings"]["total_s"])
+    if min(R["n"].values()) < 100:
+        w(f"**Sample sizes are small** (set on the command line above): on this shared 2-core machine the NLI model "
+          f"scored about {rate:.1f} new pairs/s during this run, which bounded how many questions fit in the time "
+          "available. The intervals are correspondingly wide; read directions, not third decimals. With more CPU "
+          "time, the same command without the `--n-*` options runs the paper's full question sets.\n")
     w("Our entailment model is eight times smaller than the paper's and trained on far less NLI data, so absolute "
       "entailment AUCs are expected to be lower; the claims to check are the *directions*: entailment far below "
       "embedding on multi-hop data, near the top on single-hop SQuAD; pairs beating chunks; gating losing gold; "

@@ -337,10 +337,15 @@ def run_later_hop(
     from chainret.verify.scorer import get_scorer
 
     t0 = time.perf_counter()
-    loaded = load_examples(dataset, data_dir=data_dir, n=n, seed=seed)
+    loaded = load_examples(dataset, data_dir=data_dir, seed=seed)
     items, skipped = build_items(loaded.examples, dataset, embedder=embedder)
     if not items:
         raise UsageError(f"{dataset}: no question has a usable later hop ({dict(skipped)})")
+    if n is not None and n < len(items):  # sample among usable questions (2Wiki: compositional/inference only)
+        import random
+
+        keep = sorted(random.Random(seed).sample(range(len(items)), n))
+        items = [items[i] for i in keep]
     scorer = scorer or get_scorer(nli_model)
     t1 = time.perf_counter()
     if on_total:

@@ -145,6 +145,20 @@ def build_trace(
     )
 
 
+def _with_verifications(traces: list[Trace], signal_objs: dict[str, Any]) -> list[Trace]:
+    """Attach the NLI signals' per-question Verification records (hypothesis, premise refs, P(entail), model)."""
+    keepers = [s for s in signal_objs.values() if hasattr(s, "verification_records")]
+    if not keepers:
+        return traces
+    from chainret.verify.signals import attach_verifications
+
+    out = []
+    for t in traces:
+        records = [r for s in keepers for r in s.verification_records(t.question_id or "")]
+        out.append(attach_verifications(t, records) if records else t)
+    return out
+
+
 # ----------------------------------------------------------------------------- metrics from traces
 
 
@@ -198,12 +212,14 @@ def run_bench(cfg: RunConfig, reporter: Reporter | None = None) -> dict[str, Any
     timings: dict[str, float] = {"load_s": time.perf_counter() - t0}
     per_signal: dict[str, list[np.ndarray]] = {}
     models: dict[str, str] = {}
+    signal_objs: dict[str, Any] = {}
     for name in cfg.signals:
         ts = time.perf_counter()
         total = len(examples) if name != "embedding" else sum(len(e.paragraphs) + 1 for e in examples)
         with reporter.task(f"{cfg.dataset}: {name}", total) as advance:
             sig = get_signal(name, embedder=cfg.embedder, nli_model=cfg.nli_model, batch_size=cfg.batch_size, progress=advance)
             per_signal[name] = sig.score(examples)
+        signal_objs[name] = sig
         if len(per_signal[name]) != len(examples) or any(
             len(s) != len(e.paragraphs) for s, e in zip(per_signal[name], examples)
         ):
@@ -233,6 +249,7 @@ def run_bench(cfg: RunConfig, reporter: Reporter | None = None) -> dict[str, Any
         build_trace(ex, {n: per_signal[n][i] for n in cfg.signals}, primary, route, per_q_sel.get(ex.id))
         for i, ex in enumerate(examples)
     ]
+    traces = _with_verifications(traces, signal_objs)
     ts = time.perf_counter()
     metrics = all_metrics(traces, cfg.signals, n_resamples=cfg.n_resamples, seed=cfg.seed)
     timings["metrics_s"] = time.perf_counter() - ts

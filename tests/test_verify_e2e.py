@@ -76,7 +76,13 @@ def test_bench_run_with_nli_signals_and_selectors(tmp_path):
     assert set(sel) >= {"B1", "B2", "B4", "PC", "SET", "COND", "B5"}
     assert sel["B5"]["gold_recall"] == 1.0
     assert sel["SET"]["nli_calls"] == 10 and sel["COND"]["nli_calls"] == 4
-    assert 0.0 <= summary["metrics"]["nli-oracle"]["overall"]["value"] <= 1.0
+    assert 0.0 <= summary["metrics"]["nli-oracle"]["auc"]["overall"]["value"] <= 1.0
+    from chainret.trace import Trace
+
+    first = Trace.from_json((out / "traces.jsonl").read_text().splitlines()[0])
+    kinds = {v.hypothesis_kind for v in first.hops[0].verifications}
+    assert kinds == {"slot", "oracle"}
+    assert len(first.hops[0].verifications) == 2 * len(first.hops[0].hits)
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ import pytest
 
 from chainret.errors import DataError, UsageError
 from chainret.nli import data
+from conftest import needs_nli_data
 
 
 def test_default_selection_is_redistributable_and_clean():
@@ -22,6 +23,7 @@ def test_do_not_train_sources_are_refused(monkeypatch):
         data.resolve_train_sets(["mnli_train"])
 
 
+@needs_nli_data
 def test_pool_shares_no_pair_with_eval_sets_and_drops_news():
     pairs, record = data.load_train()
     assert len(pairs) > 100_000
@@ -34,6 +36,7 @@ def test_pool_shares_no_pair_with_eval_sets_and_drops_news():
         assert not overlap, (name, overlap[:2])
 
 
+@needs_nli_data
 def test_eval_limit_is_a_fixed_sample():
     a = data.load_eval("conjnli_dev", limit=50)
     b = data.load_eval("conjnli_dev", limit=50)

@@ -10,6 +10,7 @@ import pytest
 
 from chainret.errors import ModelError
 from chainret.nli.model import CANONICAL, canonical_order, default_model_path, load_nli
+from conftest import needs_nli_data
 
 pytestmark = pytest.mark.skipif(not (default_model_path() / "config.json").exists(),
                                 reason="shipped NLI model not exported yet")
@@ -62,6 +63,7 @@ def test_unreachable_hub_name_is_a_model_error(monkeypatch):
         load_nli("cross-encoder/definitely-not-cached-nli-model")
 
 
+@needs_nli_data
 def test_cli_eval_json_prints_one_object():
     proc = subprocess.run([sys.executable, "-m", "chainret", "nli", "eval", "--sets", "conjnli_dev", "--limit", "24", "--json"],
                           capture_output=True, text=True, timeout=300)

@@ -7,6 +7,7 @@ from safetensors.torch import load_file
 
 from chainret.nli.model import load_nli
 from chainret.nli.train import DeadlineSchedule, TrainConfig, bucketed_batches, train
+from conftest import needs_nli_data
 
 
 def _cfg(out, **kw):
@@ -38,6 +39,7 @@ def test_schedule_warmup_decay_and_replan():
     assert s.lr(60) == pytest.approx(before) and s.lr(80) == 0.0  # no jump, decays to 0 at the new end
 
 
+@needs_nli_data
 def test_train_end_to_end_export_and_resume(tmp_path):
     from chainret.nli.export import export
 

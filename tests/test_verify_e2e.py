@@ -94,7 +94,7 @@ def test_later_hop_cli_writes_summary_and_verifications(tmp_path):
 
     out = tmp_path / "lh"
     with pytest.raises(SystemExit) as exc:
-        main(["bench", "later-hop", "musique", "--n", "10", "--out", str(out), "--resamples", "50"])
+        main(["bench", "later-hop", "musique", "--n", "4", "--out", str(out), "--resamples", "50"])
     assert exc.value.code in (0, None)
     summary = json.loads((out / "summary.json").read_text())
     assert set(summary["sources"]) == {"original", "gold-subq", "gold-subq+answer", "anchored-subq"}

@@ -225,15 +225,13 @@ def interpret(request: str, cv: CatalogView) -> Reading:
 # -- packet ----------------------------------------------------------------------------------------
 def pack_items(items: Sequence[PacketItem], budget: Budget, separator: str = PACKET_SEPARATOR) -> Packet:
     """Pack items in order with the shared packing interface; cost = characters incl. separators."""
-    # ``get_packer("naive")`` would also import the other packers (numpy); the naive packer is the
-    # one it registers in ``chainret.pack.base``, so take it from there.
-    from chainret.pack.base import Candidate, NaivePacker
+    from chainret.pack.base import Candidate, get_packer
 
     sep = len(separator)
     # Each item after the first also pays one separator; charging every item one separator and
     # granting one extra separator of budget keeps the joined text within packet_chars.
     cands = [Candidate(ref=i.ref, text=i.text, cost=len(i.text) + sep, doc_id=i.doc_id, span=i.span, relevance=1.0) for i in items]
-    chosen = NaivePacker().pack(cands, budget.packet_chars + sep, max_items=budget.packet_units)
+    chosen = get_packer("naive").pack(cands, budget.packet_chars + sep, max_items=budget.packet_units)
     kept = [items[i] for i in chosen]
     text = separator.join(i.text for i in kept)
     return Packet(

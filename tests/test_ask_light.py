@@ -29,6 +29,5 @@ def test_cli_ask_imports_no_numeric_or_graph_stack(tmp_path: Path) -> None:
 
 
 def test_the_chain_packet_uses_the_registered_naive_packer() -> None:
-    # ask.pack_items takes NaivePacker directly (no import of the other packers); it must stay the
-    # packer that get_packer("naive") returns.
+    # ask.pack_items calls get_packer("naive"), which must resolve to the numpy-free packer in pack.base.
     assert type(get_packer("naive")) is NaivePacker

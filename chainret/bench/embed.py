@@ -151,7 +151,8 @@ class EmbeddingCache:
             raise
 
 
-def _cache_for(mid: str) -> EmbeddingCache:
+def cache_for(mid: str) -> EmbeddingCache:
+    """The on-disk embedding cache of model id ``mid`` (one instance per process)."""
     d = cache_dir() / "emb" / mid
     key = str(d)
     if key not in _CACHES:
@@ -172,7 +173,7 @@ def embed_texts(
     ``on_batch(n)`` is called after each batch of n newly embedded texts (progress bars).
     """
     mid = model_id(model)
-    cache = _cache_for(mid) if use_cache else None
+    cache = cache_for(mid) if use_cache else None
     keys = [text_hash(t) for t in texts]
     out: list[np.ndarray | None] = [cache.get(k) if cache else None for k in keys]
     todo_idx: dict[str, list[int]] = {}

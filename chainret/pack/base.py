@@ -93,8 +93,13 @@ def available_packers() -> list[str]:
 
 
 def get_packer(name: str) -> Packer:
-    """Return a fresh packer by name: naive, focused, mmr, submodular, oracle."""
-    _load_builtin()
+    """Return a fresh packer by name: naive, focused, mmr, submodular, oracle.
+
+    ``naive`` lives in this module, so asking for it never imports the numpy-based packers
+    (the ``chainret ask`` path relies on that).
+    """
+    if name not in _REGISTRY:
+        _load_builtin()
     try:
         return _REGISTRY[name]()
     except KeyError:

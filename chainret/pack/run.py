@@ -88,9 +88,9 @@ def load_union(cfg: PackConfig) -> tuple[list[Example], dict[int, list[str]]]:
 
 def embedding_cached(examples: list[Example], embedder: str | None) -> float:
     """Share of the question + paragraph texts whose embedding is already in the on-disk cache."""
-    from chainret.bench.embed import _cache_for, model_id, text_hash
+    from chainret.bench.embed import cache_for, model_id, text_hash
 
-    cache = _cache_for(model_id(embedder))
+    cache = cache_for(model_id(embedder))
     texts = [t for ex in examples for t in [ex.question, *(passage(p) for p in ex.paragraphs)]]
     return sum(cache.get(text_hash(t)) is not None for t in texts) / max(len(texts), 1)
 

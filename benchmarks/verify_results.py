@@ -2,7 +2,8 @@
 
 One command reproduces every verification number beside seed 000's:
 
-    python benchmarks/verify_results.py                 # defaults below (about 15-25 min on 2 busy cores)
+    python benchmarks/verify_results.py                 # the paper's question sets (about 2 h of NLI on 2 CPU cores
+                                                        # with a cold score cache; minutes on a GPU: --device cuda)
     python benchmarks/verify_results.py --quick         # 20 questions per set: a smoke run of the whole pipeline
 
 Tables: I (entailment rows, answer-bearing / bridge-only), II (entailment by question type),
@@ -70,8 +71,8 @@ def p(x: float | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--n-hotpot", type=int, default=200, help="HotpotQA-vws questions for Table I and selectors")
-    ap.add_argument("--n-2wiki", type=int, default=200)
+    ap.add_argument("--n-hotpot", type=int, default=500, help="HotpotQA-vws questions for Table I and selectors")
+    ap.add_argument("--n-2wiki", type=int, default=500)
     ap.add_argument("--n-musique", type=int, default=None, help="MuSiQue questions (default: all 292)")
     ap.add_argument("--n-squad", type=int, default=300)
     ap.add_argument("--n-calib", type=int, default=200)
@@ -80,6 +81,8 @@ def main() -> None:
     ap.add_argument("--n-lh-2wiki", type=int, default=None, help="later-hop 2Wiki questions (default: all usable)")
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--nli-model", default=None)
+    ap.add_argument("--device", default="cpu", help="torch device for the NLI model (cpu, cuda)")
+    ap.add_argument("--batch-size", type=int, default=32, help="NLI batch size")
     ap.add_argument("--quick", action="store_true", help="20 questions everywhere (smoke run)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "verification.md")
     ap.add_argument("--json", type=Path, default=ROOT / "docs" / "results" / "verification.json")
@@ -97,7 +100,7 @@ def main() -> None:
     from chainret.verify.scorer import get_scorer
     from chainret.verify.selectors import run_selectors
 
-    scorer = get_scorer(args.nli_model)
+    scorer = get_scorer(args.nli_model, batch_size=args.batch_size, device=args.device)
     R: dict[str, Any] = {"nli_model": scorer.model_id, "embedder": "all-MiniLM-L6-v2", "timings": {}, "n": {}}
     t_all = time.perf_counter()
 

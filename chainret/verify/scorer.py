@@ -55,6 +55,8 @@ class EntailmentScorer:
             (``chainret.nli.model.NLIModel``); loaded lazily with ``load_nli(model_name)`` when None.
         model_name: name or path handed to ``load_nli`` (None: chainret's own model).
         use_cache: read/write the on-disk cache.
+        read_cache: with ``use_cache``, also *read* earlier scores; False scores every pair afresh
+            but still saves it (a timed sweep whose scores later runs reuse).
     """
 
     def __init__(
@@ -64,12 +66,14 @@ class EntailmentScorer:
         model_name: str | None = None,
         batch_size: int = 32,
         use_cache: bool = True,
+        read_cache: bool = True,
         device: str = "cpu",
     ) -> None:
         self._model = model
         self.model_name = model_name
         self.batch_size = batch_size
         self.use_cache = use_cache
+        self.read_cache = read_cache
         self.device = device
         self._mem: dict[str, float] = {}
         self._loaded_shards = False
@@ -93,7 +97,7 @@ class EntailmentScorer:
         return cache_dir() / "nli" / fingerprint(self.model)
 
     def _load(self) -> None:
-        if self._loaded_shards or not self.use_cache:
+        if self._loaded_shards or not (self.use_cache and self.read_cache):
             return
         d = self._dir()
         if d.is_dir():

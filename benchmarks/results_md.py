@@ -3,7 +3,7 @@
     python benchmarks/results_md.py
 
 Sections, in order: retrieval (issue 4, `python benchmarks/bench_results.py`), verification
-(issue 6) and packing (issue 7), each written by its owner's command. A missing section is
+and its speed (issue 6) and packing (issue 7), each written by its owner's command. A missing section is
 named as missing, never filled in by hand. Relative links (figures) are rewritten to
 ``results/…`` so they resolve from docs/.
 """
@@ -22,6 +22,7 @@ from chainret.trace import atomic_write_text  # noqa: E402
 SECTIONS = (
     ("retrieval", "python benchmarks/bench_results.py"),
     ("verification", "the issue-6 results command (see docs/verification.md)"),
+    ("verification-speed", "python benchmarks/verify_speed.py --sweep"),
     ("packing", "the issue-7 results command (see docs/packing.md)"),
 )
 DOCS = ROOT / "docs"

@@ -2,7 +2,7 @@
 
 One command reproduces every verification number beside seed 000's:
 
-    python benchmarks/verify_results.py                 # the paper's question sets (about 2 h of NLI on 2 CPU cores
+    python benchmarks/verify_results.py                 # the paper's question sets (about 1 h of NLI on 2 CPU cores
                                                         # with a cold score cache; minutes on a GPU: --device cuda)
     python benchmarks/verify_results.py --quick         # 20 questions per set: a smoke run of the whole pipeline
 

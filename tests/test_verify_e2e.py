@@ -2,7 +2,7 @@
 
 * the label-order check reached through the scorer refuses a model whose config swaps labels;
 * `chainret bench run … --signals embedding,nli-slot,nli-oracle --selectors …` on 10 questions;
-* `chainret bench later-hop musique` on 10 questions, with Verification records in the traces.
+* `chainret bench later-hop musique` on 4 questions, with Verification records in the traces.
 
 The two CLI runs score a few hundred pairs each and are marked slow (minutes on a busy 2-core
 machine); the label-order and slot/oracle checks use the real model on two pairs and stay fast.
@@ -60,18 +60,23 @@ def test_slot_vs_oracle_on_a_sufficient_premise():
     assert p[0] > 0.5 > p[1]
 
 
+def _cli_summary(args, out):
+    """Run the CLI to completion (exit 0) and read the run's summary.json."""
+    from chainret.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main([*args, "--out", str(out), "--resamples", "50"])
+    assert exc.value.code in (0, None)
+    return json.loads((out / "summary.json").read_text())
+
+
 @pytest.mark.slow
 @needs_model
 @needs_data
 def test_bench_run_with_nli_signals_and_selectors(tmp_path):
-    from chainret.cli import main
-
     out = tmp_path / "run"
-    with pytest.raises(SystemExit) as exc:
-        main(["bench", "run", "hotpotqa-vws", "--n", "10", "--signals", "embedding,nli-slot,nli-oracle",
-              "--selectors", "B1,B2,B4,PC,SET,COND,B5", "--out", str(out), "--resamples", "50"])
-    assert exc.value.code in (0, None)
-    summary = json.loads((out / "summary.json").read_text())
+    summary = _cli_summary(["bench", "run", "hotpotqa-vws", "--n", "10", "--signals", "embedding,nli-slot,nli-oracle",
+                            "--selectors", "B1,B2,B4,PC,SET,COND,B5"], out)
     sel = summary["selector_summary"]
     assert set(sel) >= {"B1", "B2", "B4", "PC", "SET", "COND", "B5"}
     assert sel["B5"]["gold_recall"] == 1.0
@@ -89,14 +94,10 @@ def test_bench_run_with_nli_signals_and_selectors(tmp_path):
 @needs_model
 @needs_data
 def test_later_hop_cli_writes_summary_and_verifications(tmp_path):
-    from chainret.cli import main
     from chainret.trace import Trace
 
     out = tmp_path / "lh"
-    with pytest.raises(SystemExit) as exc:
-        main(["bench", "later-hop", "musique", "--n", "4", "--out", str(out), "--resamples", "50"])
-    assert exc.value.code in (0, None)
-    summary = json.loads((out / "summary.json").read_text())
+    summary = _cli_summary(["bench", "later-hop", "musique", "--n", "4"], out)
     assert set(summary["sources"]) == {"original", "gold-subq", "gold-subq+answer", "anchored-subq"}
     for v in summary["sources"].values():
         assert 0.0 <= v["overall"]["value"] <= 1.0 and v["by_hops"]

@@ -14,6 +14,14 @@ bench_app = typer.Typer(help="Benchmarks over HotpotQA, 2Wiki, MuSiQue and SQuAD
 console = Console()
 
 
+def progress_bar():  # type: ignore[no-untyped-def]
+    """A stderr progress display with work done and time left (the bench commands' shared look)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    TextColumn("left"), TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+
+
 class _RichReporter:
     """Progress bars with work done and time left, one per signal."""
 
@@ -45,16 +53,13 @@ def run_cmd(
     resamples: int = typer.Option(1000, "--resamples", help="Bootstrap resamples for CIs."),
 ) -> None:
     """Score every candidate paragraph, write one trace per question, summarise AUC and recall."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     from chainret.bench.run import RunConfig, run_bench
 
     cfg = RunConfig.from_strings(
         dataset, out, signals, selectors, n=n, seed=seed, data_dir=data_dir, embedder=embedder,
         nli_model=nli_model, top_k=top_k, lenient=lenient, n_resamples=resamples,
     )
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=False) as progress:
+    with progress_bar() as progress:
         summary = run_bench(cfg, _RichReporter(progress))
     _print_summary(summary)
     if summary["skipped"]:

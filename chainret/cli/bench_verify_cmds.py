@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from chainret.cli.bench_cmds import bench_app
+from chainret.cli.bench_cmds import bench_app, progress_bar
 
 console = Console()
 
@@ -26,12 +26,9 @@ def later_hop_cmd(
     resamples: int = typer.Option(1000, "--resamples", help="Bootstrap resamples for CIs."),
 ) -> None:
     """Which paragraph supports a later hop? AUC per hypothesis source, overall and by hop count."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
-
     from chainret.verify.laterhop import run_later_hop
 
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
-    with Progress(*columns, console=Console(stderr=True), transient=False) as progress:
+    with progress_bar() as progress:
         task = progress.add_task("NLI pairs", total=None)
 
         def advance(k: int) -> None:

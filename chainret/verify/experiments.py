@@ -16,7 +16,7 @@ from chainret.bench.datasets import passage
 from chainret.bench.example import Example
 from chainret.verify.hypothesis import hypothesis
 from chainret.verify.scorer import EntailmentScorer
-from chainret.verify.selectors import PAIR_SEPARATOR
+from chainret.verify.selectors import pair_premise
 
 
 def score_signals(
@@ -96,13 +96,13 @@ def sufficiency_control(
         d = [i for i in range(len(texts)) if i not in g]
         for i, t in enumerate(texts):
             jobs.append((q, "chunk-gold" if i in g else "chunk-distractor", t))
-        jobs.append((q, "pair-gold", texts[g[0]] + PAIR_SEPARATOR + texts[g[1]]))
+        jobs.append((q, "pair-gold", pair_premise(texts[g[0]], texts[g[1]])))
         for gi in g:
             for di in d:
-                jobs.append((q, "pair-gold+distractor", texts[gi] + PAIR_SEPARATOR + texts[di]))
+                jobs.append((q, "pair-gold+distractor", pair_premise(texts[gi], texts[di])))
         dd = list(combinations(d, 2))
         for i, j in rng.sample(dd, min(distractor_pairs, len(dd))):
-            jobs.append((q, "pair-distractors", texts[i] + PAIR_SEPARATOR + texts[j]))
+            jobs.append((q, "pair-distractors", pair_premise(texts[i], texts[j])))
         pairs.extend((prem, h) for _, _, prem in jobs[len(pairs) :])
     probs = scorer.p_entail(pairs, progress=progress)
     by_kind: dict[str, list[tuple[float, int]]] = {}

@@ -242,12 +242,16 @@ def summarize(
 ) -> dict[str, Any]:
     labels = [np.arange(len(it.example.paragraphs)) == it.positive for it in items]
     hops = [str(it.target) for it in items]
+
+    def auc(sc: list[np.ndarray], idx: list[int]) -> dict[str, Any]:
+        """AUC with question-bootstrap CI over the items ``idx``."""
+        return M.auc_ci([sc[i] for i in idx], [labels[i] for i in idx], n_resamples=n_resamples, seed=seed).as_dict()
+
     out: dict[str, Any] = {"sources": {}, "lifts": {}}
     for s, sc in scores.items():
-        entry = {"overall": M.auc_ci(sc, labels, n_resamples=n_resamples, seed=seed).as_dict(), "by_hops": {}}
+        entry = {"overall": auc(sc, list(range(len(items)))), "by_hops": {}}
         for h in sorted(set(hops)):
-            idx = [i for i, x in enumerate(hops) if x == h]
-            entry["by_hops"][h] = M.auc_ci([sc[i] for i in idx], [labels[i] for i in idx], n_resamples=n_resamples, seed=seed).as_dict()
+            entry["by_hops"][h] = auc(sc, [i for i, x in enumerate(hops) if x == h])
         entry["mean_p_entail_positive"] = float(np.mean([sc[i][it.positive] for i, it in enumerate(items)]))
         out["sources"][s] = entry
     for s in scores:
@@ -257,11 +261,10 @@ def summarize(
         if s not in scores:
             continue
         groups: dict[str, Any] = {}
-        for key in ("anchor_gold",):
-            for val in (True, False):
-                idx = [i for i, it in enumerate(items) if it.notes.get(key) is val]
-                if idx:
-                    groups[f"{key}={val}"] = M.auc_ci([scores[s][i] for i in idx], [labels[i] for i in idx], n_resamples=n_resamples, seed=seed).as_dict()
+        for val in (True, False):
+            idx = [i for i, it in enumerate(items) if it.notes.get("anchor_gold") is val]
+            if idx:
+                groups[f"anchor_gold={val}"] = auc(scores[s], idx)
         out["sources"][s]["by_anchor"] = groups
     rule = [it for it in items if "rule" in it.notes]
     if rule:

@@ -51,9 +51,9 @@ def _parse(name: str) -> tuple[str, str | None]:
     return base, arg or None
 
 
-def pair_premise(texts: list[str], i: int, j: int) -> str:
-    """The concatenated premise ci ⊕ cj, in the order given."""
-    return texts[i] + PAIR_SEPARATOR + texts[j]
+def pair_premise(first: str, second: str) -> str:
+    """The concatenated premise ci ⊕ cj, in the order given (SET, COND and the sufficiency control)."""
+    return first + PAIR_SEPARATOR + second
 
 
 def run_selectors(
@@ -133,7 +133,7 @@ def _score_pairs(
         wanted = list(combinations(top, 2)) if want_all else [(top[0], j) for j in top[1:]]
         for i, j in wanted:  # (i, j) in retrieval order; i == anchor for COND's pairs
             jobs.append((q, (i, j)))
-            pairs.append((texts[i] + PAIR_SEPARATOR + texts[j], h))
+            pairs.append((pair_premise(texts[i], texts[j]), h))
     vals = scorer.p_entail(pairs, progress=progress) if pairs else np.zeros(0)
     out: list[dict[tuple[int, int], float]] = [{} for _ in examples]
     for (q, key), v in zip(jobs, vals):

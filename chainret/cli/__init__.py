@@ -33,6 +33,9 @@ app.add_typer(nli_cmds.nli_app, name="nli")
 
 # Further bench commands register themselves on bench_app.
 from chainret.cli import bench_pack_cmds, bench_verify_cmds  # noqa: E402,F401
+from chainret.cli import serve_cmds  # noqa: E402
+
+serve_cmds.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -39,7 +39,7 @@ def build_server(service: Service, principal: str) -> Any:
     from mcp.server.mcpserver.exceptions import ToolError
 
     identity = Identity(principal=principal, key="mcp", via="config")
-    server = MCPServer("chainret", instructions=INSTRUCTIONS, version=__version__)
+    server = MCPServer("chainret", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     def call(fn: Any, *args: Any) -> Any:
         try:

@@ -1,5 +1,8 @@
 """Run ``chainret serve`` as a child process on a free loopback port (tests and the load benchmark).
 
+``hidden_strings(catalog, principal)`` lists the strings a principal's responses must never
+carry (checked by the tests and the load benchmark).
+
 ``LocalServer(args).start()`` launches ``python -m chainret serve --host 127.0.0.1 --port N ...``
 and ``wait()`` polls ``GET /healthz`` until it answers; ``stop()`` ends that process (and only
 it). Several servers may be started first and waited for afterwards, so they boot in parallel.
@@ -7,6 +10,7 @@ it). Several servers may be started first and waited for afterwards, so they boo
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -17,6 +21,22 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+
+def hidden_strings(catalog: Any, principal: str = "public") -> list[str]:
+    """Paragraphs, doc refs and (quoted) relation ids of documents ``principal`` may not read.
+
+    Paragraphs that also occur in a document the principal may read are left out (a shared heading
+    is not a secret); relation ids are quoted JSON strings, so ``"sup-1"`` does not match ``sup-10``.
+    """
+    readable_text = "\n".join(d.text for d in catalog.documents if d.readable_by(principal))
+    hidden = [d for d in catalog.documents if not d.readable_by(principal)]
+    refs = {d.ref for d in hidden}
+    out = sorted(refs)
+    for d in hidden:
+        out += [p.strip() for p in d.text.split("\n\n") if len(p.strip()) >= 8 and p.strip() not in readable_text]
+    out += [json.dumps(r.id) for r in catalog.relations if r.support.doc_ref in refs]
+    return out
 
 
 def free_port() -> int:

@@ -96,28 +96,42 @@ def test_token_file_errors_name_the_file_and_record(tmp_path: Path) -> None:
         load_token_file(tmp_path / "missing.yaml")
 
 
-def test_a_request_past_the_timeout_gets_504_json() -> None:
+def test_a_request_past_the_timeout_gets_504_and_abandoned_work_never_runs() -> None:
     from chainret.server.app import create_app
     from chainret.server.service import Service
 
     limits = Limits(timeout_s=0.3)
     service = Service(ROOT / "fixtures" / "seed", limits)
     slow = service.ask
+    ran: list[str] = []
 
-    def ask_slowly(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def ask_slowly(identity, body):  # type: ignore[no-untyped-def]
+        ran.append(body.request)
         time.sleep(1.0)
-        return slow(*args, **kwargs)
+        return slow(identity, body)
 
     service.ask = ask_slowly  # type: ignore[method-assign]
     app = create_app(service, Authenticator(), limits)
 
-    async def go() -> httpx.Response:
+    async def go() -> list[httpx.Response]:
         transport = httpx.ASGITransport(app=app)
+        out: list[httpx.Response] = []
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
-            return await c.post("/ask", json={"request": "Which contact serves PR-84?"})
 
-    r = anyio.run(go)
-    assert r.status_code == 504 and r.json()["error"]["code"] == "timeout"
+            async def send(text: str, delay: float) -> None:
+                await anyio.sleep(delay)
+                out.append(await c.post("/ask", json={"request": text}))
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(send, "first", 0.0)
+                tg.start_soon(send, "second", 0.4)  # queued behind the first, abandoned while it waits
+            await anyio.sleep(1.2)  # the first call finishes; the second's thread then gets the lock
+        return out
+
+    responses = anyio.run(go)
+    assert [r.status_code for r in responses] == [504, 504]
+    assert all(r.json()["error"]["code"] == "timeout" for r in responses)
+    assert ran == ["first"]
 
 
 def test_serving_stays_out_of_the_light_imports() -> None:

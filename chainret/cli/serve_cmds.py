@@ -62,7 +62,7 @@ def serve_cmd(
     if new_token is not None:
         tok = auth_mod.new_token()
         typer.echo(f"token (give it to the client; it is not stored): {tok}")
-        typer.echo("token-file entry:")
+        typer.echo("token-file entry (a list item under `tokens:`):")
         typer.echo(f"  - name: {new_token}-1\n    sha256: {auth_mod.hash_token(tok)}\n    principal: {new_token}\n    viewers: []")
         return
     _require("serve", "fastapi", "uvicorn")
@@ -124,11 +124,11 @@ def mcp_cmd(
     from chainret.server.limits import DEFAULT_CEILING, Limits
     from chainret.server.mcp import build_server
     from chainret.server.service import Service
+    from chainret.trace import Budget
 
     try:
-        ceiling = DEFAULT_CEILING.model_copy(update={"rows_per_hop": max_rows_per_hop, "max_searches": max_searches,
-                                                     "max_rows": max_rows, "max_hops": max_hops})
-        ceiling = type(ceiling)(**ceiling.model_dump())  # validate
+        ceiling = Budget(**{**DEFAULT_CEILING.model_dump(), "rows_per_hop": max_rows_per_hop, "max_searches": max_searches,
+                            "max_rows": max_rows, "max_hops": max_hops})
     except ValueError:
         raise UsageError("every budget ceiling must be at least 1") from None
     service = Service(catalog, Limits(ceiling=ceiling))

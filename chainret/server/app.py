@@ -16,8 +16,8 @@ upload included, is bounded by ``limits.timeout_s``.
 
 from __future__ import annotations
 
-import functools
 import logging
+import threading
 from typing import Any
 
 import anyio
@@ -166,8 +166,20 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
 
     async def run_engine(fn: Any, *args: Any) -> Any:
         # Queue for the one engine slot without a thread; a request still queued or running at the
-        # timeout is answered 504 (LimitsMiddleware) and a running engine call is left to finish.
-        return await anyio.to_thread.run_sync(functools.partial(fn, *args), abandon_on_cancel=True, limiter=engine_slot)
+        # timeout is answered 504 (LimitsMiddleware). A running engine call cannot be interrupted and
+        # is left to finish; a thread that gets the engine lock after its request was abandoned
+        # returns without running, so abandoned work never piles up behind the lock.
+        abandoned = threading.Event()
+
+        def job() -> Any:
+            with service.lock:
+                return None if abandoned.is_set() else fn(*args)
+
+        try:
+            return await anyio.to_thread.run_sync(job, abandon_on_cancel=True, limiter=engine_slot)
+        except BaseException:
+            abandoned.set()
+            raise
 
     @app.post("/ask", response_model=AskOut, summary="Answer a relationship request as the authenticated principal")
     async def post_ask(body: AskIn, who: Identity = Depends(identity)) -> AskOut:

@@ -101,7 +101,7 @@ class Service:
         self.limits = limits or Limits()
         self.catalog: Catalog = resolve_catalog(catalog)
         self.digest = catalog_digest(self.catalog)
-        self.lock = threading.Lock()
+        self.lock = threading.RLock()  # re-entrant: the HTTP app holds it around a whole operation too
         if auth is not None:
             check_narrower(auth, self.readable, tokens_source)
 

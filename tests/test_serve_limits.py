@@ -140,6 +140,15 @@ def test_serving_stays_out_of_the_light_imports() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_serve_binds_loopback_by_default() -> None:
+    from typer.main import get_command
+
+    from chainret.cli import app
+
+    serve = get_command(app).commands["serve"]  # type: ignore[attr-defined]
+    assert next(p.default for p in serve.params if p.name == "host") == "127.0.0.1"
+
+
 def test_missing_extra_is_a_message_not_a_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
 

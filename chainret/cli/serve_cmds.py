@@ -80,7 +80,7 @@ def serve_cmd(
     table = auth_mod.load_token_file(tokens) if tokens is not None else None
     authn = auth_mod.Authenticator(table, trust_header=trust_header)
     service = Service(catalog, limits, authn, tokens_source=str(tokens or "tokens"))
-    _warn_exposed(host, table, trust_header)
+    _warn_exposed(host, trust_header)
     import uvicorn
 
     from chainret.server.app import create_app
@@ -96,7 +96,7 @@ def serve_cmd(
     uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_keep_alive=5, server_header=False)
 
 
-def _warn_exposed(host: str, table: object | None, trust_header: str | None) -> None:
+def _warn_exposed(host: str, trust_header: str | None) -> None:
     try:
         loopback = ipaddress.ip_address(host).is_loopback
     except ValueError:

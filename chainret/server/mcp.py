@@ -59,7 +59,7 @@ def build_server(service: Service, principal: str) -> Any:
             view: a view name from list_patterns (default: the catalog's current view).
             budget: optional limits (rows_per_hop, max_searches, max_rows, max_hops, packet_units, packet_chars).
         """
-        return call(lambda: service.ask(identity, AskIn(request=request, view=view, budget=budget)))
+        return call(lambda: service.ask(identity, AskIn(request=request, view=view, viewer=None, budget=budget)))
 
     @server.tool()
     def list_patterns() -> PatternsOut:

@@ -282,6 +282,22 @@ def test_rate_limit_per_token(servers: Any) -> None:
         assert other.get("/patterns").status_code == 200
 
 
+def test_worker_processes_answer_like_one(tmp_path: Path) -> None:
+    cat = load_world(FIXTURES / "seed").catalog
+    tokens = _tokens_file(tmp_path / "tokens.json")
+    with LocalServer(["--catalog", str(FIXTURES / "seed"), "--tokens", str(tokens), "--workers", "2", "--rate", "0"],
+                     log=tmp_path / "server.log") as srv, _client(srv.url, AUDITOR) as c:
+        for view in ("final", "revised", "final", "revised"):
+            data = c.post("/ask", json={"request": "Which contact serves PR-84?", "view": view}).json()
+            assert _stable(data["trace"]) == _stable(ask("Which contact serves PR-84?", cat, view=view, principal="auditor"))
+        assert c.post("/ask", headers={"Authorization": "Bearer nope"}, json={"request": "x"}).status_code == 401
+
+
+def test_bad_limits_are_a_usage_error() -> None:
+    r = _serve("--catalog", str(FIXTURES / "seed"), "--timeout", "0")
+    assert r.returncode == 2 and "timeout_s" in r.stderr and "Traceback" not in r.stderr
+
+
 # -- start-up ------------------------------------------------------------------------------------------------
 def _serve(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "chainret", "serve", *args], capture_output=True, text=True, timeout=60)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 import ipaddress
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -46,6 +47,7 @@ def serve_cmd(
     rate: float = typer.Option(20.0, "--rate", help="Requests per second per token (or per address without one); 0 = no limit."),
     burst: int = typer.Option(40, "--burst", help="Requests a token may make at once before --rate applies."),
     timeout: float = typer.Option(15.0, "--timeout", help="Seconds per request, waiting for the engine included (504 after)."),
+    workers: int = typer.Option(1, "--workers", help="Server processes; each loads the catalog once and runs one engine call at a time (rate limits are per process)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
     hash_token: bool = typer.Option(False, "--hash-token", help="Read a token on stdin, print its sha256 for the token file, and exit."),
     new_token: Optional[str] = typer.Option(None, "--new-token", metavar="PRINCIPAL", help="Print a new random token and its token-file entry for PRINCIPAL, and exit."),
@@ -66,34 +68,42 @@ def serve_cmd(
         typer.echo(f"  - name: {new_token}-1\n    sha256: {auth_mod.hash_token(tok)}\n    principal: {new_token}\n    viewers: []")
         return
     _require("serve", "fastapi", "uvicorn")
+    from pydantic import ValidationError
+
+    from chainret.server.app import CONFIG_ENV, ServeConfig, build
     from chainret.server.limits import Limits
-    from chainret.server.service import Service
     from chainret.trace import Budget
 
+    if workers < 1:
+        raise UsageError("--workers must be at least 1")
     try:
         ceiling = Budget(rows_per_hop=max_rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
                          packet_units=max_packet_units, packet_chars=max_packet_chars)
-    except ValueError:
-        raise UsageError("every budget ceiling (--max-rows-per-hop … --max-packet-chars) must be at least 1") from None
-    limits = Limits(ceiling=ceiling, body_bytes=max_body_bytes, request_chars=max_request_chars, rate=rate, burst=burst,
-                    timeout_s=timeout)
-    table = auth_mod.load_token_file(tokens) if tokens is not None else None
-    authn = auth_mod.Authenticator(table, trust_header=trust_header)
-    service = Service(catalog, limits, authn, tokens_source=str(tokens or "tokens"))
+        limits = Limits(ceiling=ceiling, body_bytes=max_body_bytes, request_chars=max_request_chars, rate=rate,
+                        burst=burst, timeout_s=timeout)
+    except ValidationError as exc:
+        bad = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
+        raise UsageError(f"every limit must be positive (--rate may be 0); check {bad}") from None
+    cfg = ServeConfig(catalog=catalog, tokens=str(tokens.resolve()) if tokens is not None else None,
+                      trust_header=trust_header, limits=limits)
+    service, authn, app = build(cfg)  # with --workers, this checks the catalog and token file once up front
     _warn_exposed(host, trust_header)
     import uvicorn
 
-    from chainret.server.app import create_app
-
-    app = create_app(service, authn, limits)
     n = len(authn.file.tokens)
     typer.echo(
         f"chainret serve: world {service.catalog.world} ({service.digest[:19]}…), {n} token(s), "
         f"anonymous {'public' if authn.file.anonymous else 'refused'}, trusted header {trust_header or 'none'}, "
-        f"http://{host}:{port}/docs",
+        f"{workers} worker process(es), http://{host}:{port}/docs",
         err=True,
     )
-    uvicorn.run(app, host=host, port=port, log_level=log_level, timeout_keep_alive=5, server_header=False)
+    common = {"host": host, "port": port, "log_level": log_level, "timeout_keep_alive": 5, "server_header": False}
+    if workers == 1:
+        uvicorn.run(app, **common)
+        return
+    del service, app  # each worker loads its own copy
+    os.environ[CONFIG_ENV] = cfg.model_dump_json()
+    uvicorn.run("chainret.server.app:app_from_env", factory=True, workers=workers, **common)
 
 
 def _warn_exposed(host: str, trust_header: str | None) -> None:

@@ -1,7 +1,8 @@
 """The HTTP API (FastAPI): ``POST /ask``, ``GET /patterns``, ``POST /trace/verify``, ``GET /healthz``.
 
-``create_app(service, auth, limits)`` builds the application; ``chainret serve`` runs it with
-uvicorn. FastAPI also serves the OpenAPI description (``/openapi.json``) and its page (``/docs``).
+``create_app(service, auth, limits)`` builds the application; ``build(ServeConfig)`` also loads the
+catalog and the token file; ``chainret serve`` runs it with uvicorn, in one process or, with
+``--workers N``, in N processes that each build it from the same ``ServeConfig`` (``app_from_env``). FastAPI also serves the OpenAPI description (``/openapi.json``) and its page (``/docs``).
 
 Every error is JSON ``{"error": {"code", "message"}}`` with a stable code: 400 ``bad_json``,
 422 ``invalid_request``, 401 ``invalid_token`` / ``bad_authorization`` / ``missing_credentials``,
@@ -17,6 +18,7 @@ upload included, is bounded by ``limits.timeout_s``.
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from typing import Any
 
@@ -25,17 +27,19 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPBearer
+from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chainret import __version__
-from chainret.server.auth import Authenticator, Identity
+from chainret.server.auth import Authenticator, Identity, load_token_file
 from chainret.server.errors import ApiError, error_body
 from chainret.server.limits import Limits, RateLimiter
 from chainret.server.service import AskIn, AskOut, Health, PatternsOut, Service, VerifyOut
 from chainret.trace import Trace
 
 log = logging.getLogger("chainret.server")
+CONFIG_ENV = "CHAINRET_SERVE_CONFIG"  # a ServeConfig as JSON, for worker processes
 
 _STATUS_CODES = {
     400: "bad_request",
@@ -198,3 +202,27 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
         return Health(world=service.catalog.world, catalog_digest=service.digest, version=__version__)
 
     return app
+
+
+class ServeConfig(BaseModel):
+    """What a server process needs to build its app: catalog, token file, trusted header, limits."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    catalog: str | None = None
+    tokens: str | None = None
+    trust_header: str | None = None
+    limits: Limits = Limits()
+
+
+def build(cfg: ServeConfig) -> tuple[Service, Authenticator, FastAPI]:
+    """Load the token file and the catalog (once) and build the app; errors are ``ChainretError``s."""
+    table = load_token_file(cfg.tokens) if cfg.tokens is not None else None
+    auth = Authenticator(table, trust_header=cfg.trust_header)
+    service = Service(cfg.catalog, cfg.limits, auth, tokens_source=cfg.tokens or "tokens")
+    return service, auth, create_app(service, auth, cfg.limits)
+
+
+def app_from_env() -> FastAPI:
+    """uvicorn factory for worker processes: the app for the ServeConfig in ``$CHAINRET_SERVE_CONFIG``."""
+    return build(ServeConfig.model_validate_json(os.environ[CONFIG_ENV]))[2]

@@ -17,7 +17,6 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chainret.errors import UsageError
 from chainret.server.errors import ApiError
 from chainret.trace import Budget
 
@@ -38,21 +37,17 @@ class BudgetIn(BaseModel):
     packet_chars: int | None = Field(None, ge=1, description="characters in the final packet")
 
 
-@dataclass(frozen=True)
-class Limits:
-    ceiling: Budget = DEFAULT_CEILING
-    body_bytes: int = 64 * 1024  # largest request body
-    request_chars: int = 1000  # longest request text
-    rate: float = 20.0  # sustained requests per second per identity (0 = no limit)
-    burst: int = 40  # requests an identity may make at once before the rate applies
-    timeout_s: float = 15.0  # wall-clock limit per request, queueing for the engine included
+class Limits(BaseModel):
+    """Every server-side limit (JSON-serialisable, so worker processes get the same values)."""
 
-    def __post_init__(self) -> None:
-        for name in ("body_bytes", "request_chars", "burst"):
-            if getattr(self, name) < 1:
-                raise UsageError(f"limit {name} must be at least 1")
-        if self.rate < 0 or self.timeout_s <= 0:
-            raise UsageError("the rate limit must be >= 0 and the timeout > 0")
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    ceiling: Budget = DEFAULT_CEILING
+    body_bytes: int = Field(64 * 1024, ge=1, description="largest request body")
+    request_chars: int = Field(1000, ge=1, description="longest request text")
+    rate: float = Field(20.0, ge=0, description="sustained requests per second per identity (0 = no limit)")
+    burst: int = Field(40, ge=1, description="requests an identity may make at once before the rate applies")
+    timeout_s: float = Field(15.0, gt=0, description="wall-clock limit per request, queueing for the engine included")
 
 
 def clamp_budget(asked: BudgetIn | dict[str, Any] | None, ceiling: Budget) -> Budget:

@@ -1,17 +1,19 @@
 """Bounded load test of `chainret serve` on localhost; writes docs/results/serve.md.
 
-    python benchmarks/serve_load.py                      # 8, 16, 32 clients x 1200 requests each
-    python benchmarks/serve_load.py --requests 300 --clients 8 --out /tmp/serve.md
+    python benchmarks/serve_load.py                      # 1 and 2 workers x 8, 16, 32 clients x 1200 requests
+    python benchmarks/serve_load.py --requests 300 --clients 8 --workers 1 --out /tmp/serve.md
 
 It starts one `chainret serve` process on 127.0.0.1 (a free port; nothing else is contacted) over
 the seed world with the overlay of its `restricted-second-hop` case (the contact registry becomes
 auditor-only, so most requests differ between the two principals), with a two-token file (auditor,
 public), then:
 
-1. single client: every request of the mix once per token, one at a time -> the expected response
-   (the projected trace minus its timing) for each (principal, request), and the baseline latency;
-2. for each client count: a fixed number of requests, alternating the two tokens over the mix,
-   sent by that many concurrent clients; it stops when they are all answered.
+1. single client against the first server: every request of the mix once per token, one at a
+   time (3 rounds, which must agree) -> the expected response (the projected trace minus its
+   timing) for each (principal, request), and the reference latency;
+2. for each worker count (`--workers`, a fresh server each) and client count: a fixed number of
+   requests, alternating the two tokens over the mix, sent by that many concurrent clients; it
+   stops when they are all answered.
 
 Every response is checked against the single-client response for its principal (0 differences
 expected) and every public response for the strings public may never receive (the paragraphs, doc
@@ -66,6 +68,22 @@ def request_mix(world: Any) -> list[dict[str, Any]]:
 def comparable(data: dict[str, Any]) -> str:
     trace = {**data["trace"], "meta": {k: v for k, v in data["trace"]["meta"].items() if k != "ask_ms"}}
     return json.dumps({**data, "trace": trace}, sort_keys=True)
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) of a live process and its descendants, from /proc (Linux)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+            for task in Path(f"/proc/{p}").joinpath("task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, IndexError, ValueError):
+            continue
+    return total
 
 
 def _content(expected: str) -> str:
@@ -140,10 +158,11 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--requests", type=int, default=1200, help="requests per client count (fixed; the run stops after them)")
     ap.add_argument("--clients", type=int, nargs="+", default=[8, 16, 32], help="concurrent clients (8-32)")
+    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="server processes (chainret serve --workers), one run each")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
-    if any(not 1 <= c <= 64 for c in args.clients) or args.requests < 1:
-        ap.error("--clients must be 1..64 and --requests at least 1")
+    if any(not 1 <= c <= 64 for c in args.clients) or args.requests < 1 or any(w < 1 for w in args.workers):
+        ap.error("--clients must be 1..64, --requests and --workers at least 1")
 
     load = os.getloadavg()[0]
     world = load_world(WORLD)
@@ -158,16 +177,30 @@ def main(argv: list[str] | None = None) -> int:
         tfile = Path(tmp) / "tokens.json"
         tfile.write_text(json.dumps({"tokens": [
             {"name": p, "sha256": hash_token(t), "principal": p} for p, t in tokens.items()]}), encoding="utf-8")
-        with LocalServer(["--catalog", str(cfile), "--tokens", str(tfile), "--rate", "0"], log=Path(tmp) / "server.log") as srv:
-            expected, base = single_client(srv.url, tokens, mix, rounds=3)
-            levels = []
-            for clients in args.clients:
-                jobs = [(("auditor", "public")[k % 2], (k // 2) % len(mix)) for k in range(args.requests)]
-                res = asyncio.run(run_level(srv.url, tokens, jobs, mix, clients, expected, hidden))
-                levels.append(res)
-                print(f"{clients:>3} clients: {res['requests']} requests in {res['wall_s']:.1f} s, {res['rps']:.0f} req/s, "
-                      f"p50 {res['p50_ms']:.1f} ms, p99 {res['p99_ms']:.1f} ms, errors {res['errors']}, "
-                      f"differences {res['differences']}, restricted strings in public responses {res['leaks']}", flush=True)
+        expected: dict[tuple[str, int], str] = {}
+        base: dict[str, Any] = {}
+        levels = []
+        for workers in args.workers:
+            server_args = ["--catalog", str(cfile), "--tokens", str(tfile), "--rate", "0", "--workers", str(workers)]
+            with LocalServer(server_args, log=Path(tmp) / f"server-{workers}.log") as srv:
+                if not expected:  # the reference: one client, one request at a time, the first server
+                    server0, client0 = process_cpu(srv.proc.pid), time.process_time()
+                    expected, base = single_client(srv.url, tokens, mix, rounds=3)
+                    base["server_cpu_ms"] = 1000 * (process_cpu(srv.proc.pid) - server0) / base["requests"]
+                    base["client_cpu_ms"] = 1000 * (time.process_time() - client0) / base["requests"]
+                    base["workers"] = workers
+                for clients in args.clients:
+                    jobs = [(("auditor", "public")[k % 2], (k // 2) % len(mix)) for k in range(args.requests)]
+                    server0, client0 = process_cpu(srv.proc.pid), time.process_time()
+                    res = asyncio.run(run_level(srv.url, tokens, jobs, mix, clients, expected, hidden))
+                    res["server_cpu_ms"] = 1000 * (process_cpu(srv.proc.pid) - server0) / len(jobs)
+                    res["client_cpu_ms"] = 1000 * (time.process_time() - client0) / len(jobs)
+                    res["workers"] = workers
+                    levels.append(res)
+                    print(f"{workers} worker(s), {clients:>3} clients: {res['requests']} requests in {res['wall_s']:.1f} s, "
+                          f"{res['rps']:.0f} req/s, p50 {res['p50_ms']:.1f} ms, p99 {res['p99_ms']:.1f} ms, "
+                          f"CPU/request server {res['server_cpu_ms']:.1f} ms client {res['client_cpu_ms']:.1f} ms, errors {res['errors']}, "
+                          f"differences {res['differences']}, restricted strings in public responses {res['leaks']}", flush=True)
     differs = sum(1 for i in range(len(mix)) if _content(expected[("auditor", i)]) != _content(expected[("public", i)]))
     carrying = sum(1 for (p, _), text in expected.items() if p == "auditor" and any(s in text for s in hidden))
     write_report(args, mix, base, levels, len(hidden), differs, carrying, load)
@@ -177,17 +210,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def write_report(args: argparse.Namespace, mix: list[dict[str, Any]], base: dict[str, Any], levels: list[dict[str, Any]],
                  n_hidden: int, differs: int, carrying: int, load: float) -> None:
-    cmd = "python benchmarks/serve_load.py" + (
-        "" if args.requests == 1200 and args.clients == [8, 16, 32] else f" --requests {args.requests} --clients {' '.join(map(str, args.clients))}"
-    )
-    rows = [f"| 1 (baseline, sequential) | {base['requests']} | {base['p50_ms']:.1f} | {base['p99_ms']:.1f} | {base['rps']:.0f} | – | – | – |"]
+    cmd = "python benchmarks/serve_load.py"
+    if args.requests != 1200 or args.clients != [8, 16, 32] or args.workers != [1, 2]:
+        cmd += (f" --requests {args.requests} --clients {' '.join(map(str, args.clients))}"
+                f" --workers {' '.join(map(str, args.workers))}")
+    rows = [f"| {base['workers']} | 1 (reference, sequential) | {base['requests']} | {base['p50_ms']:.1f} | {base['p99_ms']:.1f} | "
+            f"{base['rps']:.0f} | {base['server_cpu_ms']:.1f} | {base['client_cpu_ms']:.1f} | – | – | – |"]
     for r in levels:
-        rows.append(f"| {r['clients']} | {r['requests']} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | "
-                    f"{r['errors']} | {r['differences']} | {r['leaks']} |")
+        rows.append(f"| {r['workers']} | {r['clients']} | {r['requests']} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | "
+                    f"{r['server_cpu_ms']:.1f} | {r['client_cpu_ms']:.1f} | {r['errors']} | {r['differences']} | {r['leaks']} |")
     text = f"""## Serving: `chainret serve` under concurrent load (issue 14)
 
-Generated by `{cmd}` (do not edit by hand). Localhost only: one `chainret serve` process
-(uvicorn, one worker, engine calls serialised by a lock, per-token rate limit off) over the seed
+Generated by `{cmd}` (do not edit by hand). Localhost only: `chainret serve` with
+{' and then '.join(str(w) for w in args.workers)} worker process(es) (uvicorn; in each process engine calls are serialised by a
+lock; per-token rate limit off) over the seed
 world (`fixtures/seed`) with the overlay of its `{OVERLAY_CASE}` case (the contact registry is
 auditor-only), and an httpx client in this process; both share this machine
 ({os.cpu_count()} CPUs, Python {platform.python_version()}; 1-minute load average {load:.1f} when the run
@@ -202,14 +238,18 @@ concurrent response is compared with the expected one, and every public response
 {n_hidden} strings public may never receive (paragraphs, doc refs and relation ids of documents it may
 not read); {carrying} of the {len(mix)} auditor responses do carry such strings, so the search is live.
 
-| clients | requests | p50 ms | p99 ms | requests/s | errors | differences | restricted strings in public responses |
-|---|---|---|---|---|---|---|---|
+| workers | clients | requests | p50 ms | p99 ms | requests/s | server CPU ms/request | client CPU ms/request | errors | differences | restricted strings in public responses |
+|---|---|---|---|---|---|---|---|---|---|---|
 {chr(10).join(rows)}
 
-Latency is per request as the client saw it, queueing included: with one engine slot, more
-concurrent clients mean longer queues at the same throughput. To use more cores, run more
-server processes (each loads the catalog once) behind a proxy; docs/serving.md says why the engine
-runs one request at a time.
+Every run with more workers is checked against the same single-client, one-worker reference.
+CPU per request is user + system time over the run divided by its requests: the server's (all its
+processes, from /proc) and the load generator's (this process); their sum against the cores
+available bounds the throughput.
+Latency is per request as the client saw it, queueing included: with one engine slot per
+process, more concurrent clients mean longer queues at about the same throughput. More workers
+can only help where there are idle cores; here the load generator itself needs one of the
+{os.cpu_count()} cores. docs/serving.md says why each process runs one engine call at a time.
 """
     atomic_write_text(args.out, text)
     print(f"wrote {args.out}")

@@ -323,3 +323,6 @@ def test_hash_token_matches_the_file_format() -> None:
                        capture_output=True, text=True, timeout=60)
     assert r.stdout.strip() == hash_token("s3cret")
     assert r.stdout.strip().startswith("sha256:") and len(r.stdout.strip()) == 71
+    r = _serve("--new-token", "auditor")
+    token = r.stdout.splitlines()[0].rsplit(" ", 1)[1]
+    assert f"sha256: {hash_token(token)}" in r.stdout and "principal: auditor" in r.stdout

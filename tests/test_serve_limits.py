@@ -162,3 +162,24 @@ def test_missing_extra_is_a_message_not_a_traceback(monkeypatch: pytest.MonkeyPa
     monkeypatch.setitem(sys.modules, "mcp", None)
     res = CliRunner().invoke(app, ["mcp"])
     assert isinstance(res.exception, MissingExtra) and "chainret[mcp]" in str(res.exception)
+
+
+def test_an_unexpected_error_is_a_generic_json_500() -> None:
+    from chainret.server.app import create_app
+    from chainret.server.service import Service
+
+    service = Service(ROOT / "fixtures" / "seed")
+
+    def broken() -> None:
+        raise RuntimeError("internal detail: registry/contacts.md@v1 says REL org:final:north | contact | …")
+
+    service.patterns = broken  # type: ignore[method-assign,assignment]
+    app = create_app(service, Authenticator())
+
+    async def go() -> httpx.Response:
+        transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            return await c.get("/patterns")
+
+    r = anyio.run(go)
+    assert r.status_code == 500 and r.json() == {"error": {"code": "internal_error", "message": "the server could not answer this request"}}

@@ -230,10 +230,11 @@ def test_trace_verify(servers: Any) -> None:
         out = pub.post("/trace/verify", json=forged).json()
         kinds = {d["kind"] for d in out["differences"]}
         assert not out["matches"] and {"outcome", "eligibility"} <= kinds
-        assert f"hop 1: anchor relation {hidden} is not eligible for public" in [d["message"] for d in out["differences"]]
+        view = cat.current_view.name
+        assert f"hop 1: anchor relation {hidden} is not eligible for public in view {view}" in [d["message"] for d in out["differences"]]
         forged["hops"][0]["anchor"]["relation_id"] = "no-such-relation"
         out2 = pub.post("/trace/verify", json=forged).json()
-        assert "hop 1: anchor relation no-such-relation is not eligible for public" in [d["message"] for d in out2["differences"]]
+        assert f"hop 1: anchor relation no-such-relation is not eligible for public in view {view}" in [d["message"] for d in out2["differences"]]
         r = pub.post("/trace/verify", json={**public_trace, "budget": {**public_trace["budget"], "rows_per_hop": 500}})
         assert r.status_code == 400 and r.json()["error"]["code"] == "budget_exceeds_limit"
 

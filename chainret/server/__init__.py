@@ -6,7 +6,7 @@ The principal of a served request comes from authentication, never from the requ
   it may ask for), the optional trusted identity header, and ``Identity``;
 * ``limits``: budget ceilings, body size, per-identity rate limit, timeouts;
 * ``service``: the catalog loaded once per process and the three operations (ask, patterns,
-  verify) over the library API, shared by both front ends; engine calls are serialised by a lock;
+  verify) over the library API, shared by both front ends; engine calls run on one engine thread;
 * ``app``: the FastAPI application (needs the ``serve`` extra: fastapi, uvicorn);
 * ``mcp``: the MCP server over stdio (needs the ``mcp`` extra).
 

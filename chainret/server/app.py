@@ -9,17 +9,19 @@ Every error is JSON ``{"error": {"code", "message"}}`` with a stable code: 400 `
 403 ``viewer_not_allowed``, 413 ``body_too_large``, 429 ``rate_limited``, 504 ``timeout``, 500
 ``internal_error``. Messages never carry an exception's own text or any document text.
 
-Concurrency: requests are parsed and authenticated on the event loop; engine calls run in a
-worker thread, one at a time (``Service.lock``), queued through a one-slot limiter so a request
-that waits past the timeout is answered 504 without ever starting. The whole request, body
+Concurrency: requests are parsed, authenticated and rate-limited on the event loop; engine calls
+are queued on the service's one engine thread (``Service.submit``), so a request that waits past
+the timeout is answered 504 and its call is cancelled before it starts. The whole request, body
 upload included, is bounded by ``limits.timeout_s``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import os
-import threading
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
@@ -129,8 +131,13 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
     """The FastAPI application over one ``Service`` (catalog loaded once, shared by every request)."""
     limits = limits or service.limits
     rate = RateLimiter(limits.rate, limits.burst)
-    engine_slot = anyio.CapacityLimiter(1)
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        service.close()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="chainret",
         version=__version__,
         description=(
@@ -169,21 +176,10 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
         return who
 
     async def run_engine(fn: Any, *args: Any) -> Any:
-        # Queue for the one engine slot without a thread; a request still queued or running at the
-        # timeout is answered 504 (LimitsMiddleware). A running engine call cannot be interrupted and
-        # is left to finish; a thread that gets the engine lock after its request was abandoned
-        # returns without running, so abandoned work never piles up behind the lock.
-        abandoned = threading.Event()
-
-        def job() -> Any:
-            with service.lock:
-                return None if abandoned.is_set() else fn(*args)
-
-        try:
-            return await anyio.to_thread.run_sync(job, abandon_on_cancel=True, limiter=engine_slot)
-        except BaseException:
-            abandoned.set()
-            raise
+        # Queue on the service's engine thread. At the timeout (LimitsMiddleware cancels this await)
+        # the request is answered 504 and its queued call is cancelled, so it never runs; a call
+        # already running cannot be interrupted and is left to finish.
+        return await asyncio.wrap_future(service.submit(fn, *args))
 
     @app.post("/ask", response_model=AskOut, summary="Answer a relationship request as the authenticated principal")
     async def post_ask(body: AskIn, who: Identity = Depends(identity)) -> AskOut:

@@ -10,25 +10,32 @@ file or world directory, or whatever else the library accepts as a catalog) and 
   identity could have been given, replayed against the served catalog only.
 
 Thread safety: the engine keeps module-level caches (``chainret.ask``: digests, views, search
-indexes) and catalogs build lookup tables lazily; none of them is locked. ``Service`` therefore
-runs one engine call at a time (``self.lock``). The engine is CPU-bound Python, so threads would
-not add throughput anyway; to use more cores, run more server processes.
+indexes), catalogs build lookup tables lazily, and a SQLite store's connection belongs to the
+thread that opened it; none of this is locked. ``Service`` therefore opens the catalog and runs
+every operation on one dedicated engine thread, one at a time (``submit``). The engine is
+CPU-bound Python, so more threads would not add throughput anyway; to use more cores, run more
+server processes (``chainret serve --workers N``).
 """
 
 from __future__ import annotations
 
+import functools
 import threading
-from typing import Any, Literal
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chainret.ask import ask, catalog_digest, resolve_catalog
+from chainret.ask import ask, cached_view, resolve_catalog
 from chainret.catalog.models import Catalog
 from chainret.errors import ChainretError, UsageError
 from chainret.server.auth import Authenticator, Identity, check_narrower, resolve_viewer
 from chainret.server.errors import ApiError
 from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
 from chainret.trace import Trace
+
+R = TypeVar("R")
 
 # Meta keys that would make a replay read files or another catalog named by the client.
 _FOREIGN_META = ("case", "cases_file", "catalog")
@@ -93,28 +100,57 @@ class VerifyOut(BaseModel):
     differences: list[Difference]
 
 
+def _in_engine(method: Callable[..., R]) -> Callable[..., R]:
+    """Run a ``Service`` method on the service's engine thread (directly when already there)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Service, *args: Any) -> R:
+        if threading.get_ident() == self._engine_ident:
+            return method(self, *args)
+        return self.submit(method, self, *args).result()
+
+    return wrapper
+
+
 class Service:
-    """One catalog, loaded once, answering for authenticated identities within ``limits``."""
+    """One catalog, loaded once, answering for authenticated identities within ``limits``.
+
+    Every engine call, and the catalog's loading, runs on one dedicated thread (``submit``): the
+    engine's caches are then only ever touched by one thread, requests run one at a time, and a
+    store whose connection belongs to the thread that opened it (SQLite) works unchanged.
+    """
 
     def __init__(self, catalog: Catalog | str | None, limits: Limits | None = None, auth: Authenticator | None = None,
                  *, tokens_source: str = "token file") -> None:
         self.limits = limits or Limits()
-        self.catalog: Catalog = resolve_catalog(catalog)
-        self.digest = catalog_digest(self.catalog)
-        self.lock = threading.RLock()  # re-entrant: the HTTP app holds it around a whole operation too
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chainret-engine")
+        self._engine_ident = self._pool.submit(threading.get_ident).result()
+        self.catalog: Any = self.submit(resolve_catalog, catalog).result()
+        self.world: str = self.catalog.world
+        self.digest: str = self.submit(self.catalog.digest).result()
         if auth is not None:
-            check_narrower(auth, self.readable, tokens_source)
+            self.submit(check_narrower, auth, self.readable, tokens_source).result()
 
-    # -- helpers ---------------------------------------------------------------------------------
+    def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
+        """Queue ``fn(*args)`` on the engine thread. A future cancelled before it starts never runs."""
+        return self._pool.submit(fn, *args)
+
+    def close(self) -> None:
+        """Cancel queued calls, close a store's connection (on its thread), stop the engine thread."""
+        closing = getattr(self.catalog, "close", None)
+        if callable(closing):
+            self.submit(closing)
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    # -- helpers (engine thread) ------------------------------------------------------------------
     def readable(self, principal: str) -> set[str]:
-        """Document refs (any view) that ``principal`` may read."""
-        return {d.ref for d in self.catalog.documents if d.readable_by(principal)}
+        """Document refs, in any view, that ``principal`` may read."""
+        return {d.ref for v in self.catalog.views for d in cached_view(self.catalog, v.name, principal).documents()}
 
     def _engine(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
-        """One engine call at a time; library errors become safe API errors."""
+        """A library call; its errors become safe API errors."""
         try:
-            with self.lock:
-                return fn(*args, **kwargs)
+            return fn(*args, **kwargs)
         except UsageError as exc:  # messages about the caller's parameters (e.g. an unknown view)
             raise ApiError(400, "bad_request", str(exc)) from None
         except ChainretError:
@@ -124,23 +160,22 @@ class Service:
         if len(text) > self.limits.request_chars:
             raise ApiError(400, "request_too_long", f"the request has {len(text)} characters; the limit is {self.limits.request_chars}")
 
-    def name(self, entity_id: str) -> Named:
-        e = self.catalog.entities_by_id.get(entity_id)
+    def _name(self, view: str | None, principal: str, entity_id: str) -> Named:
+        e = self._engine(cached_view, self.catalog, view, principal).entity(entity_id)
         return Named(id=entity_id, name=e.name if e is not None else entity_id)
 
     # -- operations ------------------------------------------------------------------------------
+    @_in_engine
     def ask(self, identity: Identity, body: AskIn) -> AskOut:
+        """``chainret.ask.ask`` as ``identity``; the response for the projected trace."""
         self._check_request(body.request)
         viewer = resolve_viewer(identity, body.viewer)
         budget = clamp_budget(body.budget, self.limits.ceiling)
         trace: Trace = self._engine(
             ask, body.request, self.catalog, view=body.view, principal=identity.principal, budget=budget, viewer=viewer
         )
-        return self.answer(trace, identity.principal, viewer)
-
-    def answer(self, trace: Trace, principal: str, viewer: str) -> AskOut:
-        """The response for a projected trace: outcome, short answer with display names, trace."""
-        path = [self.name(i) for i in trace.path_ids or []] if trace.outcome == "accepted_path" else []
+        view = trace.meta.get("view")
+        path = [self._name(view, viewer, i) for i in trace.path_ids or []] if trace.outcome == "accepted_path" else []
         if path:
             message = f"{path[-1].name} ({path[-1].id}), via " + " → ".join(f"{n.name} ({n.id})" for n in path)
         else:
@@ -150,29 +185,32 @@ class Service:
             answer=path[-1] if path else None,
             path=path,
             message=message,
-            principal=principal,
+            principal=identity.principal,
             viewer=viewer,
-            view=trace.meta.get("view"),
+            view=view,
             trace=trace.model_dump(mode="json"),
         )
 
+    @_in_engine
     def patterns(self) -> PatternsOut:
         cat = self.catalog
         current = cat.current_view.name if cat.current_view is not None else None
         return PatternsOut(
-            world=cat.world,
+            world=self.world,
             catalog_digest=self.digest,
             patterns=[PatternOut(**p.model_dump()) for p in cat.patterns],
             views=[ViewOut(name=v.name, current=v.name == current) for v in cat.views],
         )
 
+    @_in_engine
     def verify(self, identity: Identity, trace: Trace) -> VerifyOut:
         """Replay a projected chain trace for the caller; differences as ``chainret trace verify`` gives them.
 
         The trace must have run for the caller's principal and be projected for a viewer the caller
         may ask for; it is replayed against the served catalog only (names of other catalogs or case
-        files in its meta are dropped). An anchor whose relation the caller may not read is reported
-        in one uniform message, so a made-up trace cannot probe which restricted relations exist.
+        files in its meta are dropped). An anchor whose relation is not eligible for the caller in
+        the trace's view gets one uniform message, whatever the reason (restricted, superseded,
+        unknown), so a made-up trace cannot probe which restricted relations exist.
         """
         from chainret.replay import verify_trace
 
@@ -189,24 +227,19 @@ class Service:
             raise ApiError(400, "text_route_trace", "text-route traces are not served")
         self._check_request(trace.request)
         check_budget(trace.budget, self.limits.ceiling)
+        cv = self._engine(cached_view, self.catalog, meta.get("view"), identity.principal)
         hops, diffs = [], []
         for h in trace.hops:
-            if h.anchor is not None and not self._may_read_relation(h.anchor.relation_id, identity.principal):
-                diffs.append(Difference(kind="eligibility", message=f"hop {h.index}: anchor relation {h.anchor.relation_id} "
-                                        f"is not eligible for {identity.principal}"))
+            rid = h.anchor.relation_id if h.anchor is not None else None
+            if rid is not None and not (rid in self.catalog.relations_by_id and cv.relation_status(rid).eligible):
+                diffs.append(Difference(kind="eligibility", message=f"hop {h.index}: anchor relation {rid} "
+                                        f"is not eligible for {identity.principal} in view {cv.view_name}"))
                 h = h.model_copy(update={"anchor": None})
             hops.append(h)
         clean = trace.model_copy(update={"hops": hops, "meta": {k: v for k, v in meta.items() if k not in _FOREIGN_META}})
-        found = self._engine(verify_trace, clean, self.catalog)  # type: ignore[arg-type]  # a Catalog is accepted
+        found = self._engine(verify_trace, clean, self.catalog)
         diffs += [Difference(**d) for d in found]
         return VerifyOut(matches=not diffs, differences=diffs)
-
-    def _may_read_relation(self, relation_id: str, principal: str) -> bool:
-        rel = self.catalog.relations_by_id.get(relation_id)
-        if rel is None:
-            return False
-        doc = self.catalog.documents_by_ref.get(rel.support.doc_ref)
-        return doc is not None and doc.readable_by(principal)
 
 
 Status = Literal["ok"]

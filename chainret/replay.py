@@ -92,7 +92,8 @@ def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any]
     """The first field (depth-first, keys sorted) where two JSON values differ."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key in sorted(set(old) | set(new)):
-            sub = f"{path}.{key}" if path else str(key)
+            name = str(key) if str(key).isprintable() and len(str(key)) <= 60 else _shown(key)[:60]
+            sub = f"{path}.{name}" if path else name
             if key not in old or key not in new:
                 return sub, old.get(key, "<absent>"), new.get(key, "<absent>")
             found = first_difference(old[key], new[key], sub)

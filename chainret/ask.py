@@ -28,7 +28,7 @@ from typing import Any
 from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath, ExpectNoPattern, ExpectRefused
 from chainret.catalog.load import apply_overlay, default_catalog_path, load_world
 from chainret.catalog.models import Catalog
-from chainret.catalog.readable import readable_docs, reader_catalog, reads_within
+from chainret.catalog.readable import reader_catalog, reads_within
 from chainret.catalog.views import CatalogView, open_view
 from chainret.errors import UsageError
 from chainret.hops import HopWorld, Rel, effective_budget, run_chain
@@ -340,16 +340,15 @@ def ask(
     trace = trace.model_copy(update={"meta": {**trace.meta, "ask_ms": round((time.perf_counter() - t0) * 1000, 3)}})
     if project:
         trace = project_trace(trace, cat, viewer)
-    elif holds_unreadable(trace, cat, principal):
-        trace = trace.model_copy(update={"meta": {**trace.meta, "holds_unreadable": True}})
+    elif holds_restricted(trace, cat):
+        trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
     return trace
 
 
-def holds_unreadable(trace: Trace, cat: Catalog, principal: str) -> bool:
-    """True when an unprojected trace cites a document version its principal may not read (audit only)."""
-    readable = readable_docs(cat, principal)
+def holds_restricted(trace: Trace, cat: Catalog) -> bool:
+    """True when an unprojected trace cites a document version that is not public (audit only)."""
     text = trace.to_json()
-    return any(d.ref not in readable and d.ref in text for d in cat.documents)
+    return any(d.visibility != "public" and d.ref in text for d in cat.documents)
 
 
 def _run(

@@ -19,8 +19,8 @@ projection) and the catalog identity it was computed over. ``verify`` checks it 
 
 Golden traces are the offline (unprojected) traces of every fixture case, one file per case at
 ``<root>/<world>/<case>.json``; ``chainret eval fixtures --update-golden traces`` rewrites them.
-They record ``projected: false`` and, when they cite a document their principal may not read,
-``holds_unreadable: true``.
+They record ``projected: false`` and, when they cite a document version that is not public,
+``holds_restricted: true``.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ import pytest
 
 from chainret.ask import ask
 from chainret.catalog.load import apply_overlay, load_world
+from chainret.catalog.readable import reader_digest
 from chainret.server.auth import hash_token
 from chainret.server.local import LocalServer, hidden_strings
 from chainret.trace import Budget, Trace
@@ -152,7 +153,7 @@ def test_auditor_token_may_ask_for_the_narrower_public_view(servers: Any) -> Non
     lib = ask("Which lab certifies the supplier of V-12?", cat, principal="auditor", viewer="public")
     assert data["principal"] == "auditor" and data["viewer"] == "public"
     assert _stable(data["trace"]) == _stable(lib)
-    assert all(not h["hits"] for h in data["trace"]["hops"])  # ranks computed over text public may not read
+    assert not any(x in json.dumps(data) for x in hidden_strings(cat, "public"))  # what public may see, no more
     with _client(srv.url, AUDITOR) as c:  # the leak check can fail: the auditor's own view carries such strings
         own = c.post("/ask", json={"request": "Which lab certifies the supplier of V-12?"}).text
     assert any(secret in own for secret in hidden_strings(cat, "public"))
@@ -197,8 +198,9 @@ def test_healthz_patterns_and_openapi(servers: Any) -> None:
     srv, cat = servers["lab"]
     with _client(srv.url) as c:
         h = c.get("/healthz").json()
-        assert h["status"] == "ok" and h["world"] == cat.world and h["catalog_digest"] == cat.digest()
+        assert h == {"status": "ok", "world": cat.world, "version": h["version"]}  # no digest: it moves with hidden text
         p = c.get("/patterns").json()
+        assert p["catalog_digest"] == reader_digest(cat, "public")
         assert [x["name"] for x in p["patterns"]] == [x.name for x in cat.patterns]
         assert p["patterns"][0]["phrasings"] == cat.patterns[0].phrasings
         assert [v["name"] for v in p["views"] if v["current"]] == [cat.current_view.name]
@@ -210,31 +212,39 @@ def test_healthz_patterns_and_openapi(servers: Any) -> None:
 
 
 def test_trace_verify(servers: Any) -> None:
+    from chainret.replay import verify
+
     srv, cat = servers["supply"]
-    hidden = next(r.id for r in cat.relations if not cat.documents_by_ref[r.support.doc_ref].readable_by("public"))
+    secret_doc = next(d for d in cat.documents if not d.readable_by("public"))
     req = {"request": "Which lab certifies the supplier of V-12?"}
     with _client(srv.url, AUDITOR) as audit, _client(srv.url, PUBLIC) as pub:
         trace = audit.post("/ask", json=req).json()["trace"]
         ok = audit.post("/trace/verify", json=trace).json()
-        assert ok == {"matches": True, "differences": []}
+        assert ok == {"status": "verified", "ok": True, "catalog_changed": False, "differences": []}
         # another principal's trace is not replayed for this token
         r = pub.post("/trace/verify", json=trace)
         assert r.status_code == 403 and r.json()["error"]["code"] == "trace_principal_mismatch"
-        # a tampered trace is reported; a made-up anchor gets one uniform message
+        # a tampered trace is reported; a case file named in its meta is not read
         public_trace = pub.post("/ask", json=req).json()["trace"]
+        tampered = json.loads(json.dumps(public_trace))
+        tampered["outcome"] = "accepted_path" if tampered["outcome"] != "accepted_path" else "partial_evidence"
+        tampered["meta"].update(cases_file="/etc/passwd", case="backtrack")
+        out = pub.post("/trace/verify", json=tampered).json()
+        assert out["status"] == "mismatch" and "replay" in {d["kind"] for d in out["differences"]}
+        # a forged citation of a document public may not read (or of none at all) gets one uniform
+        # message and nothing of the document: the library alone would quote its text back
         forged = json.loads(json.dumps(public_trace))
-        forged["outcome"] = "accepted_path"
-        forged["hops"][0]["anchor"] = {**trace["hops"][0]["anchor"], "relation_id": hidden}
-        forged["meta"]["cases_file"] = "/etc/passwd"
-        forged["meta"]["case"] = "backtrack"
-        out = pub.post("/trace/verify", json=forged).json()
-        kinds = {d["kind"] for d in out["differences"]}
-        assert not out["matches"] and {"outcome", "eligibility"} <= kinds
-        view = cat.current_view.name
-        assert f"hop 1: anchor relation {hidden} is not eligible for public in view {view}" in [d["message"] for d in out["differences"]]
-        forged["hops"][0]["anchor"]["relation_id"] = "no-such-relation"
-        out2 = pub.post("/trace/verify", json=forged).json()
-        assert f"hop 1: anchor relation no-such-relation is not eligible for public in view {view}" in [d["message"] for d in out2["differences"]]
+        hop = next(h for h in forged["hops"] if h["anchor"] is not None)
+        hop["anchor"].update(source=secret_doc.source, document=secret_doc.document, version=secret_doc.version,
+                             unit_ref=f"{secret_doc.ref}#u1", digest=secret_doc.digest, span=[0, len(secret_doc.text)], quote="?")
+        assert any(x in json.dumps(verify(Trace.model_validate(forged), cat).model_dump()) for x in hidden_strings(cat, "public"))
+        r = pub.post("/trace/verify", json=forged)
+        out = r.json()
+        assert out["status"] == "mismatch" and [d["kind"] for d in out["differences"]] == ["evidence"]
+        assert out["differences"][0]["message"] == "cites a document version that public may not read"
+        assert not any(x in r.text for x in hidden_strings(cat, "public")) and secret_doc.digest not in r.text
+        hop["anchor"].update(source="nowhere", unit_ref="nowhere/x.md@v9#u1")
+        assert pub.post("/trace/verify", json=forged).json()["differences"] == out["differences"]
         r = pub.post("/trace/verify", json={**public_trace, "budget": {**public_trace["budget"], "rows_per_hop": 500}})
         assert r.status_code == 400 and r.json()["error"]["code"] == "budget_exceeds_limit"
 

@@ -187,7 +187,7 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
 
     @app.get("/patterns", response_model=PatternsOut, summary="The catalog's relation patterns and views")
     async def get_patterns(who: Identity = Depends(identity)) -> PatternsOut:
-        return service.patterns()
+        return await run_engine(service.patterns, who.principal)
 
     @app.post("/trace/verify", response_model=VerifyOut, summary="Replay a trace /ask returned against the catalog")
     async def post_verify(trace: Trace, who: Identity = Depends(identity)) -> VerifyOut:
@@ -195,7 +195,7 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
 
     @app.get("/healthz", response_model=Health, summary="Liveness and the served catalog")
     async def healthz() -> Health:
-        return Health(world=service.catalog.world, catalog_digest=service.digest, version=__version__)
+        return Health(world=service.world, version=__version__)
 
     return app
 

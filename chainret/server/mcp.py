@@ -64,7 +64,7 @@ def build_server(service: Service, principal: str) -> Any:
     @server.tool()
     def list_patterns() -> PatternsOut:
         """The relation patterns this catalog answers (with example phrasings) and its views."""
-        return call(service.patterns)
+        return call(service.patterns, principal)
 
     @server.tool()
     def verify_trace(trace: Trace) -> VerifyOut:

@@ -5,9 +5,10 @@ file or world directory, or whatever else the library accepts as a catalog) and 
 
 * ``ask(identity, AskIn) -> AskOut``: ``chainret.ask.ask`` under the identity's principal, projected
   for its viewer, with a short answer that names the path's entities by display name and ID;
-* ``patterns() -> PatternsOut``: the catalog's relation patterns and views (catalog-wide names);
-* ``verify(identity, trace) -> VerifyOut``: ``chainret.replay.verify_trace`` of a trace this
-  identity could have been given, replayed against the served catalog only.
+* ``patterns(principal) -> PatternsOut``: the catalog's relation patterns and views, and the
+  catalog's identity for that principal;
+* ``verify(identity, trace) -> VerifyOut``: ``chainret.replay.verify`` (evidence, replay, catalog
+  identity) of a trace this identity could have been given, against the served catalog only.
 
 Thread safety: the engine keeps module-level caches (``chainret.ask``: digests, views, search
 indexes), catalogs build lookup tables lazily, and a SQLite store's connection belongs to the
@@ -29,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.ask import ask, cached_view, resolve_catalog
 from chainret.catalog.models import Catalog
+from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import ChainretError, UsageError
 from chainret.server.auth import Authenticator, Identity, check_narrower, resolve_viewer
 from chainret.server.errors import ApiError
@@ -37,8 +39,8 @@ from chainret.trace import Trace
 
 R = TypeVar("R")
 
-# Meta keys that would make a replay read files or another catalog named by the client.
-_FOREIGN_META = ("case", "cases_file", "catalog")
+# Meta keys that would make a replay read a cases file named by the client.
+_FOREIGN_META = ("case", "cases_file")
 
 
 class AskIn(BaseModel):
@@ -85,18 +87,23 @@ class ViewOut(BaseModel):
 
 class PatternsOut(BaseModel):
     world: str
-    catalog_digest: str
+    catalog_digest: str = Field(description="the catalog's identity for this principal (traces record the same)")
     patterns: list[PatternOut]
     views: list[ViewOut]
 
 
 class Difference(BaseModel):
-    kind: str
+    kind: str = Field(description="evidence | replay | catalog")
+    field: str = Field(description="the trace field concerned, e.g. hops[1].anchor.quote")
     message: str
 
 
 class VerifyOut(BaseModel):
-    matches: bool
+    status: Literal["verified", "evidence_intact", "mismatch"] = Field(
+        description="verified; evidence_intact (the catalog changed elsewhere, this trace still holds); mismatch"
+    )
+    ok: bool = Field(description="status is not mismatch")
+    catalog_changed: bool
     differences: list[Difference]
 
 
@@ -129,7 +136,7 @@ class Service:
         self.world: str = self.catalog.world
         self.digest: str = self.submit(self.catalog.digest).result()
         if auth is not None:
-            self.submit(check_narrower, auth, self.readable, tokens_source).result()
+            self.submit(check_narrower, auth, lambda p: set(readable_docs(self.catalog, p)), tokens_source).result()
 
     def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
         """Queue ``fn(*args)`` on the engine thread. A future cancelled before it starts never runs."""
@@ -143,10 +150,6 @@ class Service:
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     # -- helpers (engine thread) ------------------------------------------------------------------
-    def readable(self, principal: str) -> set[str]:
-        """Document refs, in any view, that ``principal`` may read."""
-        return {d.ref for v in self.catalog.views for d in cached_view(self.catalog, v.name, principal).documents()}
-
     def _engine(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """A library call; its errors become safe API errors."""
         try:
@@ -192,34 +195,35 @@ class Service:
         )
 
     @_in_engine
-    def patterns(self) -> PatternsOut:
+    def patterns(self, principal: str = "public") -> PatternsOut:
         cat = self.catalog
         current = cat.current_view.name if cat.current_view is not None else None
         return PatternsOut(
             world=self.world,
-            catalog_digest=self.digest,
+            catalog_digest=reader_digest(cat, principal),
             patterns=[PatternOut(**p.model_dump()) for p in cat.patterns],
             views=[ViewOut(name=v.name, current=v.name == current) for v in cat.views],
         )
 
     @_in_engine
     def verify(self, identity: Identity, trace: Trace) -> VerifyOut:
-        """Replay a projected chain trace for the caller; differences as ``chainret trace verify`` gives them.
+        """``chainret.replay.verify`` of a projected chain trace, for the principal it ran for.
 
         The trace must have run for the caller's principal and be projected for a viewer the caller
-        may ask for; it is replayed against the served catalog only (names of other catalogs or case
-        files in its meta are dropped). An anchor whose relation is not eligible for the caller in
-        the trace's view gets one uniform message, whatever the reason (restricted, superseded,
-        unknown), so a made-up trace cannot probe which restricted relations exist.
+        may ask for; it is replayed against the served catalog only (a case or cases file named in its
+        meta is dropped). Every document version it cites must be one the caller may read: otherwise
+        it is refused with one uniform difference per citation, before the library reads anything,
+        so a made-up trace can neither read restricted text nor tell which documents exist.
         """
-        from chainret.replay import verify_trace
+        from chainret.replay import verify
 
         meta = trace.meta
         if trace.kind != "chain":
             raise ApiError(400, "not_a_chain_trace", "only chain traces (kind 'chain') can be verified")
-        if meta.get("principal", "public") != identity.principal:
+        principal = identity.principal
+        if meta.get("principal", "public") != principal:
             raise ApiError(403, "trace_principal_mismatch",
-                           f"this trace ran for another principal; this credential runs as {identity.principal!r}")
+                           f"this trace ran for another principal; this credential runs as {principal!r}")
         resolve_viewer(identity, meta.get("viewer"))
         if meta.get("projected", True) is not True:
             raise ApiError(400, "unprojected_trace", "only projected traces (as /ask returns them) can be verified here")
@@ -227,26 +231,39 @@ class Service:
             raise ApiError(400, "text_route_trace", "text-route traces are not served")
         self._check_request(trace.request)
         check_budget(trace.budget, self.limits.ceiling)
-        cv = self._engine(cached_view, self.catalog, meta.get("view"), identity.principal)
-        hops, diffs = [], []
-        for h in trace.hops:
-            rid = h.anchor.relation_id if h.anchor is not None else None
-            if rid is not None and not (rid in self.catalog.relations_by_id and cv.relation_status(rid).eligible):
-                diffs.append(Difference(kind="eligibility", message=f"hop {h.index}: anchor relation {rid} "
-                                        f"is not eligible for {identity.principal} in view {cv.view_name}"))
-                h = h.model_copy(update={"anchor": None})
-            hops.append(h)
-        clean = trace.model_copy(update={"hops": hops, "meta": {k: v for k, v in meta.items() if k not in _FOREIGN_META}})
-        found = self._engine(verify_trace, clean, self.catalog)
-        diffs += [Difference(**d) for d in found]
-        return VerifyOut(matches=not diffs, differences=diffs)
+        docs = readable_docs(self.catalog, principal)
+        unreadable = [
+            Difference(kind="evidence", field=field, message=f"cites a document version that {principal} may not read")
+            for field, refs in _citations(trace)
+            if not refs <= docs
+        ]
+        if unreadable:
+            return VerifyOut(status="mismatch", ok=False, catalog_changed=False, differences=unreadable)
+        clean = trace.model_copy(update={"meta": {k: v for k, v in meta.items() if k not in _FOREIGN_META}})
+        result = self._engine(verify, clean, self.catalog)
+        return VerifyOut(status=result.status, ok=result.ok, catalog_changed=result.catalog_changed,
+                         differences=[Difference(**d.model_dump()) for d in result.differences])
+
+
+def _citations(trace: Trace) -> list[tuple[str, set[str]]]:
+    """(field, document versions) for every cited piece of evidence: hop anchors and packet items."""
+    out = []
+    for i, h in enumerate(trace.hops):
+        if h.anchor is not None:
+            a = h.anchor
+            out.append((f"hops[{i}].anchor", {f"{a.source}/{a.document}@{a.version}", a.unit_ref.rpartition("#u")[0]}))
+    if trace.packet is not None:
+        for i, item in enumerate(trace.packet.items):
+            out.append((f"packet.items[{i}]", {item.doc_id or item.ref.rpartition("#u")[0], item.ref.rpartition("#u")[0]}))
+    return out
 
 
 Status = Literal["ok"]
 
 
 class Health(BaseModel):
+    """No catalog digest: the full digest changes with text a public caller may not read."""
+
     status: Status = "ok"
     world: str
-    catalog_digest: str
     version: str

@@ -143,10 +143,7 @@ class Service:
         return self._pool.submit(fn, *args)
 
     def close(self) -> None:
-        """Cancel queued calls, close a store's connection (on its thread), stop the engine thread."""
-        closing = getattr(self.catalog, "close", None)
-        if callable(closing):
-            self.submit(closing)
+        """Cancel queued calls and stop the engine thread once a running call ends."""
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     # -- helpers (engine thread) ------------------------------------------------------------------

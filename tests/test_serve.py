@@ -267,6 +267,8 @@ def test_malformed_and_oversized_requests_get_json_errors(servers: Any) -> None:
         cases = [
             (c.post("/ask", content=b'{"request": "Which', headers={"Content-Type": "application/json"}), 400, "bad_json"),
             (c.post("/ask", json={"request": 42}), 422, "invalid_request"),
+            (c.post("/ask", content=b'{"request": "x"}', headers={"Content-Type": "text/plain"}), 422, "invalid_request"),
+            (c.post("/ask", json=["Which contact serves PR-84?"]), 422, "invalid_request"),
             (c.post("/ask", json={"request": ""}), 422, "invalid_request"),
             (c.post("/ask", json={"request": "x", "budget": {"rows_per_hop": 0}}), 422, "invalid_request"),
             (c.post("/ask", json={"request": "x" * 5000}), 413, "body_too_large"),

@@ -120,6 +120,8 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
         return 400, "bad_json", "the request body is not valid JSON"
     if any(e.get("type") == "extra_forbidden" and e.get("loc", ())[-1:] == ("principal",) for e in errors):
         return 400, "principal_not_accepted", "the principal comes from authentication (a bearer token), not from the request body"
+    if any(tuple(e.get("loc", ())) == ("body",) and e.get("type") in ("model_attributes_type", "dict_type") for e in errors):
+        return 422, "invalid_request", "the body must be a JSON object, sent with Content-Type: application/json"
     parts = []
     for e in errors[:5]:  # location and pydantic's message only: never the input itself
         loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"

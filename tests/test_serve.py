@@ -306,6 +306,25 @@ def test_worker_processes_answer_like_one(tmp_path: Path) -> None:
         assert c.post("/ask", headers={"Authorization": "Bearer nope"}, json={"request": "x"}).status_code == 401
 
 
+def test_serving_a_compiled_store(tmp_path: Path) -> None:
+    """The same answers from a compiled SQLite store (runs once the store package is merged)."""
+    store = pytest.importorskip("chainret.store")
+    world = load_world(FIXTURES / "seed")
+    db = tmp_path / "seed.db"
+    store.compile_store(world.catalog, db)
+    tokens = _tokens_file(tmp_path / "tokens.json")
+    with LocalServer(["--catalog", str(db), "--tokens", str(tokens), "--rate", "0"], log=tmp_path / "server.log") as srv:
+        for principal, token in (("public", PUBLIC), ("auditor", AUDITOR)):
+            with _client(srv.url, token) as c:
+                for case in [c_ for c_ in world.cases if c_.overlay is None]:
+                    data = c.post("/ask", json=_ask_body(case)).json()
+                    lib = ask(case.request, world.catalog, view=case.view, principal=principal, budget=case.budget)
+                    got, want = _stable(data["trace"]), _stable(lib)
+                    got["meta"].pop("catalog", None), want["meta"].pop("catalog", None)
+                    assert got == want, (principal, case.id)
+                    assert c.post("/trace/verify", json=data["trace"]).json()["ok"], (principal, case.id)
+
+
 def test_bad_limits_are_a_usage_error() -> None:
     r = _serve("--catalog", str(FIXTURES / "seed"), "--timeout", "0")
     assert r.returncode == 2 and "timeout_s" in r.stderr and "Traceback" not in r.stderr

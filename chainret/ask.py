@@ -140,6 +140,7 @@ def relation_flags(cv: CatalogView, rel: Any) -> Rel:
         eligible=not any(r in VIEW_CODES_NOT_ELIGIBLE for r in st.reasons),
         valid=st.valid,
         why_not=",".join(st.reasons) or None,
+        support_kind=sup.kind,
     )
 
 

@@ -17,9 +17,11 @@ The pieces:
 - ``Unit``: the retrievable piece of a document version, derived, never authored: see
   ``derive_units``. Ref ``registry/projects.md@v2#u3``.
 - ``Relation``: ``id``, ``subject``, ``predicate``, ``object`` and ``support`` (``Support``:
-  source, document, version, representation, digest, span ``[start, end)``, quote). The quote is a
-  literal clause ``REL <subject> | <predicate> | <object>`` (``clause_text``). A record whose
-  support does not check out is still loaded; ``catalog.validate`` marks it invalid (controls).
+  source, document, version, representation, digest, span ``[start, end)``, quote, ``kind``). A
+  ``clause`` quote is a literal clause ``REL <subject> | <predicate> | <object>`` (``clause_text``);
+  a ``prose`` quote is a sentence mentioning subject and object. A record whose support does not
+  check out is still loaded; ``catalog.validate`` marks it invalid, and reports it as an error
+  unless its ``expect_invalid`` names its defects (the fixture worlds' deliberate controls).
 - ``View``: ``name``, ``order`` (as-of ordering; larger is later), ``documents`` (doc refs),
   ``current`` (exactly one view is the default). Earlier views stay addressable by name.
 - ``Pattern``: ``name``, ``start_type``, ``hops`` (predicate names, in order), ``phrasings`` with
@@ -218,6 +220,9 @@ class Support(_Model):
     digest: str | None = None  # None = lost digest: the record loads but is invalid
     span: tuple[int, int]
     quote: str
+    # ``clause``: the quote is the literal ``REL s | p | o`` line; ``prose``: an ordinary sentence
+    # that mentions both the subject and the object (by canonical ID, display name or alias).
+    kind: Literal["clause", "prose"] = "clause"
 
     @property
     def doc_ref(self) -> str:
@@ -238,6 +243,14 @@ class Relation(_Model):
     object: str
     support: Support
     note: str = ""
+    # A deliberate control: the defect codes this record is meant to have (``invalid_digest``, …).
+    # ``chainret validate`` reports any other invalid record as an error.
+    expect_invalid: list[str] = Field(default_factory=list)
+
+    @field_validator("expect_invalid", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: object) -> object:
+        return [v] if isinstance(v, str) else v
 
     @property
     def clause(self) -> str:

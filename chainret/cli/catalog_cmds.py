@@ -85,7 +85,7 @@ def _render(reports: list, show_info: bool) -> None:  # list[WorldReport]
             console.print(f"[{_STYLE[i.severity]}]{i.severity}[/] {escape(i.code)} {escape(str(i).removesuffix(f' [{i.code}]'))}",
                           highlight=False)
     if hidden:
-        console.print(f"[dim]{hidden} info rows hidden (view-time ineligibility); --info shows them[/]")
+        console.print(f"[dim]{hidden} info rows hidden (view-time ineligibility, deliberate controls); --info shows them[/]")
 
 
 def schema_cmd(

@@ -84,7 +84,7 @@ def hop_world(cv: CatalogView) -> HopWorld:
     if hit is not None:
         _WORLDS.move_to_end(key)
         return hit
-    index = LexicalIndex(cv.unit_texts())
+    index = LexicalIndex(cv.catalog.search_texts(cv.unit_texts()))  # prose-supported units also carry the IDs they name
     functional = frozenset(p.name for p in cv.catalog.predicates if p.cardinality == "functional")
     relations_of = cv.catalog.relations_of
     flags: dict[str, Rel] = {}

@@ -3,7 +3,11 @@
 A trace records the request, view, principal, viewer, budget and catalog digest, so it can be run
 again. ``verify_trace`` reports every difference as ``{"kind", "message"}``:
 
-* ``digest``: the catalog content changed since the trace was written;
+* ``digest``: the catalog content changed since the trace was written, and so did the evidence
+  the trace cites (an anchor's or packet item's document version, digest or quote);
+* ``catalog_changed`` (a note, not a failure: ``NOTE_KINDS``): the catalog changed elsewhere (for
+  example a rebuild added new versions and a new view) but every document version the trace cites
+  is still there with the same digest and quote;
 * ``eligibility``: an anchor or packet unit is no longer readable/eligible for the principal;
 * ``outcome`` / ``path`` / ``hops``: the replay gives a different result.
 
@@ -22,6 +26,42 @@ from chainret.errors import UsageError
 from chainret.trace import Budget, Trace, write_trace
 
 VOLATILE_META = ("ask_ms",)
+NOTE_KINDS = frozenset({"catalog_changed"})  # reported, but the trace still verifies
+
+
+def evidence_changes(trace: Trace, catalog: Any) -> list[str]:
+    """What changed under the evidence a trace cites: anchors' and packet items' document versions and quotes."""
+    out: list[str] = []
+    cited: list[tuple[str, str | None, tuple[int, int] | None, str]] = []
+    for h in trace.hops:
+        if h.anchor is not None:
+            a = h.anchor
+            cited.append((f"{a.source}/{a.document}@{a.version}", a.digest, a.span, a.quote))
+    packets = [trace.packet] if trace.packet is not None else []
+    for item in (i for p in packets for i in p.items):
+        if item.doc_id is not None and item.span is not None:
+            cited.append((item.doc_id, None, item.span, item.text))
+    for ref, digest, span, quote in cited:
+        doc = catalog.documents_by_ref.get(ref)
+        if doc is None:
+            out.append(f"document version {ref} is no longer in the catalog")
+        elif (digest is not None and doc.digest != digest) or not catalog.digest_ok(ref):
+            out.append(f"document version {ref} changed (digest {doc.digest})")
+        elif span is not None and doc.text[span[0]:span[1]] != quote:
+            out.append(f"the text of {ref} at {list(span)} is no longer the cited quote")
+    return list(dict.fromkeys(out))
+
+
+def digest_check(trace: Trace, catalog: Any) -> list[dict[str, str]]:
+    """A changed catalog digest: a failure when the cited evidence changed, else a ``catalog_changed`` note."""
+    now = catalog.digest()
+    if now == trace.catalog_digest:
+        return []
+    broken = evidence_changes(trace, catalog)
+    if broken:
+        return [{"kind": "digest", "message": f"catalog digest was {trace.catalog_digest}, now {now}; " + "; ".join(broken)}]
+    return [{"kind": "catalog_changed", "message": f"catalog digest was {trace.catalog_digest}, now {now}; "
+             "the document versions this trace cites are unchanged (evidence intact)"}]
 
 
 def golden_path(root: str | os.PathLike[str], world: str, case_id: str) -> Path:
@@ -107,8 +147,7 @@ def verify_trace(trace: Trace, catalog: str | os.PathLike[str] | None = None) ->
     if source is None:
         raise UsageError("this trace does not name its catalog file; pass --catalog PATH")
     cat = resolve_catalog(source)
-    if cat.digest() != trace.catalog_digest:
-        diffs.append({"kind": "digest", "message": f"catalog digest was {trace.catalog_digest}, now {cat.digest()}"})
+    diffs += digest_check(trace, cat)
     diffs += _eligibility(trace, cat)
     new = ask(
         trace.request,

@@ -19,35 +19,17 @@ digest does not match its text), ``span_mismatch`` (quote differs from the text 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.load import SUFFIXES, apply_overlay, load_cases, load_catalog, read_document
-from chainret.catalog.models import Catalog, Entity, Relation, parse_clause, sha256_digest
+from chainret.catalog.models import Catalog, Relation, mentions, parse_clause, sha256_digest
 
 
 def document_digest_ok(catalog: Catalog, doc_ref: str) -> bool:
     return catalog.digest_ok(doc_ref)
-
-
-@lru_cache(maxsize=4096)
-def _mention_pattern(term: str) -> re.Pattern[str]:
-    words = [re.escape(w) for w in term.split()]
-    return re.compile(r"(?<![\w])" + r"\s+".join(words) + r"(?![\w])", re.IGNORECASE)
-
-
-def mention_terms(entity: Entity) -> list[str]:
-    """How a sentence may name an entity: its canonical ID, display name and aliases."""
-    return [t for t in dict.fromkeys([entity.id, entity.name, *entity.aliases]) if t.strip()]
-
-
-def mentions(text: str, entity: Entity) -> bool:
-    """Does ``text`` name ``entity`` (ID, display name or alias; case-insensitive, whole words)?"""
-    return any(_mention_pattern(t).search(text) for t in mention_terms(entity))
 
 
 def prose_unmentioned(catalog: Catalog, rel: Relation) -> list[str]:

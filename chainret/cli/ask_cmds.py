@@ -326,17 +326,19 @@ def trace_verify(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Replay a trace against the catalog; exit 1 on a changed digest, eligibility or outcome."""
-    from chainret.replay import verify_trace
+    from chainret.replay import NOTE_KINDS, verify_trace
 
     diffs = verify_trace(read_trace(file), catalog)
+    failing = [d for d in diffs if d["kind"] not in NOTE_KINDS]
     if as_json:
         typer.echo(json.dumps({"file": str(file), "differences": diffs}, indent=2))
-    elif diffs:
-        for d in diffs:
-            console.print(f"[red]{d['kind']}[/]: {d['message']}", highlight=False)
     else:
-        console.print(f"[green]{file}: replay matches[/]", highlight=False)
-    if diffs:
+        for d in diffs:
+            style = "red" if d in failing else "yellow"
+            console.print(f"[{style}]{d['kind']}[/]: {d['message']}", highlight=False)
+        if not failing:
+            console.print(f"[green]{file}: replay matches[/]", highlight=False)
+    if failing:
         raise typer.Exit(1)
 
 

@@ -57,7 +57,7 @@ def test_fixture_worlds_and_default_catalog_validate() -> None:
     assert [loc for loc, _ in controls] == ["relations[6] (id rel-7)", "relations[7] (id rel-8)", "relations[8] (id rel-9)"]
     assert "invalid as declared (invalid_digest)" in controls[1][1]
     assert reports["final:catalogs"]["valid"]
-    assert {r["world"] for r in reports.values()} == {"final", "lab", "supply"}
+    assert {r["world"] for r in reports.values()} == {"final", "lab", "supply", "records"}
 
 
 def test_seed_cases_cover_the_design(seed) -> None:

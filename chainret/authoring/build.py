@@ -34,10 +34,8 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import json
 import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +45,6 @@ from chainret.authoring.header import (
     HEADER_NAME,
     Header,
     SourceInvalid,
-    _source_case,
     closest,
     read_header,
     read_utf8,
@@ -419,7 +416,9 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     problems += _catalog_errors(result.catalog, str(catalog_file))
     if problems:
         raise SourceInvalid(problems)
-    result.cases = _cases(header, result.catalog, header_file, cases_file, catalog_file)
+    from chainret.authoring.cases import header_cases
+
+    result.cases = header_cases(header, result.catalog, header_file, cases_file, catalog_file)
     return result
 
 
@@ -517,105 +516,3 @@ def _catalog_errors(catalog: Catalog, file: str) -> list[Issue]:
     from chainret.catalog.validate import check_catalog
 
     return [i for i in check_catalog(catalog, file) if i.severity == "error"]
-
-
-def _cases(header: Header, catalog: Catalog, header_file: Path, cases_file: Path, catalog_file: Path) -> CaseFile | None:
-    """The header's cases with path expectations turned into relation IDs of the built catalog."""
-    from chainret.catalog.load import with_lines
-    from chainret.catalog.validate import check_cases
-    from chainret.catalog.views import open_view
-
-    if not header.cases:
-        return None
-    out: list[dict[str, Any]] = []
-    issues: list[Issue] = []
-    for i, raw in enumerate(header.cases):
-        data, path = _source_case(raw)
-        if path is not None:
-            cv = open_view(catalog, data.get("view"), data.get("principal", "public"))
-            rels: list[str] = []
-            for a, b in zip(path.path, path.path[1:]):
-                hits = sorted((r for r in catalog.relations_by_subject.get(a, ())
-                               if r.object == b and cv.relation_status(r).eligible),
-                              key=lambda r: (r.support.kind != "clause", r.id))
-                if not hits:
-                    issues.append(Issue("expectation_inconsistent", "error", str(header_file), f"cases[{i}] (id {data.get('id')})",
-                                        "expect.path", f"no eligible relation from {a} to {b} in view {cv.view_name!r} for {cv.principal!r}; "
-                                        "update the case's path, or pin it to an earlier view (view: NAME)"))
-                    break
-                rels.append(hits[0].id)
-            else:
-                expect = {"outcome": "accepted_path", "relations": rels, "bridges": list(path.path[1:])}
-                if path.packet_chars is not None:
-                    expect["packet_chars"] = path.packet_chars
-                data = {**data, "anchors": rels, "expect": expect}
-        out.append(data)
-    if issues:
-        raise SourceInvalid(with_lines(issues, header_file))
-    rel_catalog = os.path.relpath(catalog_file, cases_file.parent)
-    case_file = CaseFile.model_validate({"catalog": rel_catalog, "description": f"cases of world {header.world}", "cases": out})
-    problems = [i for i in check_cases(list(case_file.cases), catalog, str(header_file)) if i.severity == "error"]
-    if problems:
-        raise SourceInvalid(problems)
-    return case_file
-
-
-# -- writing ------------------------------------------------------------------------------------------
-def render(data: dict[str, Any], suffix: str, banner: str) -> str:
-    """YAML (block scalars for multi-line text) or JSON, deterministic."""
-    if suffix == ".json":
-        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
-    import yaml
-
-    class Dumper(yaml.SafeDumper):
-        pass
-
-    def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-        style = "|" if "\n" in value and not any(c in value for c in "\r\t") and value == value.rstrip(" ") else None
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-    Dumper.add_representer(str, _str)
-    return banner + yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, width=120)
-
-
-def catalog_data(catalog: Catalog) -> dict[str, Any]:
-    """The catalog as file data: defaults left out (they load back to the same records and digest)."""
-    return {"format": CATALOG_FORMAT, **catalog.model_dump(mode="json", exclude_defaults=True)}
-
-
-def write_files(texts: dict[Path, str]) -> None:
-    """Write several files so that none is half-written: all temporaries first, then the renames."""
-    temps: list[tuple[str, Path]] = []
-    try:
-        for target, text in texts.items():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            temps.append((tmp, target))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-        for tmp, target in temps:
-            os.replace(tmp, target)
-    finally:
-        for tmp, _ in temps:
-            Path(tmp).unlink(missing_ok=True)
-
-
-def output_texts(result: BuildResult, src: str | os.PathLike[str]) -> dict[Path, str]:
-    banner = (f"# Built by `chainret catalog build {Path(src).as_posix()}`: edit the source files and rebuild;\n"
-              "# digests, spans, relation IDs, versions and views are computed, never typed.\n")
-    texts = {result.catalog_file: render(catalog_data(result.catalog), result.catalog_file.suffix, banner)}
-    if result.cases is not None:
-        data = {"format": "chainret-cases/1", **result.cases.model_dump(mode="json", exclude_defaults=True)}
-        texts[result.cases_file] = render(data, result.cases_file.suffix, banner)
-    return texts
-
-
-def write_build(result: BuildResult, src: str | os.PathLike[str]) -> list[Path]:
-    """Write the catalog (and cases) of a build; returns the files whose content changed."""
-    texts = output_texts(result, src)
-    changed = {p: t for p, t in texts.items() if not p.exists() or p.read_text(encoding="utf-8") != t}
-    if changed:
-        write_files(changed)
-    return list(changed)

@@ -256,19 +256,37 @@ def header_issues(header: Header, file: str) -> list[Issue]:
                 fld = ".".join(str(p) for p in e["loc"])
                 err("invalid_value" if e["type"] != "extra_forbidden" else "unknown_field", where, fld,
                     e["msg"].removeprefix("Value error, "))
+        except ValueError as exc:
+            err("invalid_value", where, "anchors", str(exc))
     return out
 
 
-def _source_case(raw: Any) -> tuple[dict[str, Any], SourceExpectAccepted | None]:
-    """A header case -> (the case data without a path expectation, the path expectation or None)."""
+def _source_case(raw: Any) -> tuple[dict[str, Any], SourceExpectAccepted | None, list[tuple[str, str] | None] | None]:
+    """A header case -> (case data, the accepted path written as IDs or None, anchors written as
+    ``[subject, object]`` pairs or None). The data is checked with placeholders for what the
+    builder fills in (relation IDs)."""
     if not isinstance(raw, dict):
         Case.model_validate(raw)  # raises the type error
-    expect = raw.get("expect")
+    data = dict(raw)
+    pairs: list[tuple[str, str] | None] | None = None
+    anchors = data.get("anchors")
+    if isinstance(anchors, list) and any(isinstance(a, list) for a in anchors):
+        pairs = []
+        for a in anchors:
+            if a is None:
+                pairs.append(None)
+            elif isinstance(a, list) and len(a) == 2 and all(isinstance(x, str) for x in a):
+                pairs.append((a[0], a[1]))
+            else:
+                raise ValueError(f"anchors: each entry is [subject, object] (entity IDs) or null, found {a!r}")
+        data["anchors"] = ["?" if p else None for p in pairs]
+    expect = data.get("expect")
+    path = None
     if isinstance(expect, dict) and expect.get("outcome") == "accepted_path" and "path" in expect:
         path = SourceExpectAccepted.model_validate(expect)
         n = len(path.path) - 1
-        placeholder = {"outcome": "accepted_path", "relations": ["?"] * n, "bridges": path.path[1:]}
-        Case.model_validate({**raw, "expect": placeholder, "anchors": []})
-        return raw, path
-    Case.model_validate(raw)
-    return raw, None
+        Case.model_validate({**data, "expect": {"outcome": "accepted_path", "relations": ["?"] * n, "bridges": path.path[1:]},
+                             "anchors": []})
+    else:
+        Case.model_validate(data)
+    return data, path, pairs

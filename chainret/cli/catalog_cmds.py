@@ -148,7 +148,8 @@ def build_cmd(
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if the output would change.")] = False,
 ) -> None:
     """Build a catalog from a source folder: digests, units, spans and relation IDs computed, versions and views kept."""
-    from chainret.authoring.build import build, output_texts, write_build
+    from chainret.authoring.build import build
+    from chainret.authoring.output import output_texts, write_build
 
     try:
         result = build(src, out, view=view)
@@ -193,8 +194,9 @@ def import_cmd(
     out: Annotated[Path | None, typer.Option("--out", help="Also build the folder into this catalog (a new version of the document, a new view).")] = None,
 ) -> None:
     """Render a table as a registry document, one clause per row (sorted, so the same rows give the same document)."""
-    from chainret.authoring.build import build, write_build, write_files
+    from chainret.authoring.build import build
     from chainret.authoring.header import HEADER_NAME, read_header
+    from chainret.authoring.output import write_build, write_files
     from chainret.authoring.tables import read_table, render_table
 
     try:
@@ -262,8 +264,8 @@ def lock_cmd(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="List the changes; write nothing.")] = False,
 ) -> None:
     """Recompute digests and spans of quotes found verbatim; list every change. Exit 1 if anything is left unlocked."""
-    from chainret.authoring.build import catalog_data, render, write_files
     from chainret.authoring.lock import lock
+    from chainret.authoring.output import catalog_data, render, write_files
     from chainret.catalog.load import load_catalog
 
     try:

@@ -196,11 +196,26 @@ def read_header(path: str | Path) -> Header:
                 allowed = issue.message.partition("allowed fields: ")[2].split(", ")
                 issues[i] = Issue(issue.code, "error", issue.file, issue.location, issue.field,
                                   issue.message + closest(bad, [a for a in allowed if a]))
-        raise SourceInvalid(with_lines(issues, file)) from None
+        raise SourceInvalid(_root_lines(with_lines(issues, file), file)) from None
     problems = header_issues(header, str(file))
     if problems:
         raise SourceInvalid(with_lines(problems, file))
     return header
+
+
+def _root_lines(issues: list[Issue], file: Path) -> list[Issue]:
+    """Add the line of a top-level key to issues located at the document root (a misspelt section)."""
+    import dataclasses
+
+    try:
+        root = yaml.compose(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return issues
+    if not isinstance(root, yaml.MappingNode):
+        return issues
+    lines = {getattr(k, "value", None): k.start_mark.line + 1 for k, _ in root.value}
+    return [dataclasses.replace(i, line=lines.get(i.field)) if i.location == "document root" and i.line is None
+            and i.field in lines else i for i in issues]
 
 
 def header_issues(header: Header, file: str) -> list[Issue]:

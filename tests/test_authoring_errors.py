@@ -95,7 +95,7 @@ def test_jsonl_with_an_unknown_entity(world: Path, tmp_path: Path) -> None:
 
 def test_a_file_that_is_not_utf8(world: Path) -> None:
     bad = world / "source" / "handbook" / "legacy.txt"
-    bad.write_bytes("first line\nsecond line caf".encode() + b"\xe9\n")
+    bad.write_bytes(b"first line\nsecond line caf" + b"\xe9\n")
     build_fails(world, f"{bad}:2: the file is not UTF-8 text (byte 0xe9)", "[not_utf8]")
 
 

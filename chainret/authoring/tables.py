@@ -147,9 +147,13 @@ def read_table(path: str | Path, header: Header) -> list[Row]:
     return rows
 
 
-def render_table(rows: list[Row], *, title: str, origin: str) -> str:
-    """The document a table becomes: one paragraph per row (text, then clause), sorted by clause."""
-    lines = [f"# {title}", "", f"Imported from {origin} by chainret catalog import: {len(rows)} rows, one clause per row.", ""]
+def render_table(rows: list[Row], *, title: str) -> str:
+    """The document a table becomes: one paragraph per row (text, then clause), sorted by clause.
+
+    Only the rows and the title shape the text (not the file's name or row order), so the same
+    export under another name renders the same document and keeps its version.
+    """
+    lines = [f"# {title}", "", f"Imported by chainret catalog import: {len(rows)} rows, one clause per row.", ""]
     for row in sorted(rows, key=lambda r: (r.subject, r.predicate, r.object)):
         if row.text:
             lines.append(row.text)

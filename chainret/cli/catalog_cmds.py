@@ -204,7 +204,7 @@ def import_cmd(
             raise UsageError(f"--document must be a relative .md path inside the folder, e.g. registry/ownership.md; found {document!r}")
         header = read_header(src / HEADER_NAME)
         rows = read_table(table, header)
-        text = render_table(rows, title=title or table.stem.replace("_", " ").replace("-", " ").capitalize(), origin=table.name)
+        text = render_table(rows, title=title or table.stem.replace("_", " ").replace("-", " ").capitalize())
         result = build(src, out, overrides={document: text}) if out is not None else None
         write_files({src / document: text})
         if result is not None:

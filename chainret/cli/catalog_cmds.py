@@ -192,6 +192,7 @@ def import_cmd(
     document: Annotated[str, typer.Option("--document", help="Where the rendered document goes in the folder, e.g. registry/ownership.md.")],
     title: Annotated[str | None, typer.Option("--title", help="Document title (default: from the table's file name).")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Also build the folder into this catalog (a new version of the document, a new view).")] = None,
+    view: Annotated[str | None, typer.Option("--view", help="With --out: name of the new view, if one is added (default v<N>).")] = None,
 ) -> None:
     """Render a table as a registry document, one clause per row (sorted, so the same rows give the same document)."""
     from chainret.authoring.build import build
@@ -205,7 +206,7 @@ def import_cmd(
         header = read_header(src / HEADER_NAME)
         rows = read_table(table, header)
         text = render_table(rows, title=title or table.stem.replace("_", " ").replace("-", " ").capitalize())
-        result = build(src, out, overrides={document: text}) if out is not None else None
+        result = build(src, out, view=view, overrides={document: text}) if out is not None else None
         write_files({src / document: text})
         if result is not None:
             write_build(result, src)
@@ -224,6 +225,7 @@ def diff_cmd(
     view_b: Annotated[str, typer.Argument(help="The later view.")],
     catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog file or world folder (default: the default catalog).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the difference as JSON.")] = False,
+    recited: Annotated[bool, typer.Option("--recited", help="Also list relations that hold in both views but are cited by a new document version.")] = False,
 ) -> None:
     """List relations added, removed and changed between two views, with their documents."""
     from chainret.ask import resolve_catalog
@@ -243,7 +245,7 @@ def diff_cmd(
         _say(f"- {rel.subject} {rel.predicate} {rel.object}  [{rel.id}, {rel.support.doc_ref}]")
     for old, new in d.changed:
         _say(f"~ {old.subject} {old.predicate}: {old.object} -> {new.object}  [{old.support.doc_ref} -> {new.support.doc_ref}]")
-    for old, new in d.recited:
+    for old, new in d.recited if recited else []:
         _say(f"= {old.subject} {old.predicate} {old.object}: now cited by {new.support.doc_ref} ({new.id}, was {old.id})")
     for ref in d.documents_added:
         _say(f"document added: {ref}")
@@ -254,7 +256,8 @@ def diff_cmd(
     if d.empty:
         _say("no difference")
     else:
-        _say(f"{len(d.added)} added, {len(d.removed)} removed, {len(d.changed)} changed, {len(d.recited)} re-cited relations")
+        _say(f"{len(d.added)} added, {len(d.removed)} removed, {len(d.changed)} changed, {len(d.recited)} re-cited relations"
+             + ("" if recited or not d.recited else " (--recited lists them)"))
 
 
 @catalog_app.command("lock")

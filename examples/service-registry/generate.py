@@ -87,8 +87,8 @@ def _service_page(svc: dict[str, str], deps: list[str], owner_line: str | None) 
         f"# {svc['name']}",
         f"{svc['name']} ({svc['code']}) {svc['verb']} {what} data for the rest of the platform. It is a {svc['tier']} service.",
         "Dependencies: " + ", ".join(deps) + "." if deps else "Dependencies: none outside its own datastore.",
-        f"Operating notes: restart {svc['name']} with a rolling deploy; never scale it below two replicas. "
-        "Dashboards and alerts are linked from the observability catalogue.",
+        (f"Operating notes: restart {svc['name']} with a rolling deploy; never scale it below two replicas. "
+         "Dashboards and alerts are linked from the observability catalogue."),
     ]
     if owner_line:
         paras.insert(2, owner_line)

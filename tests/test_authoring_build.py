@@ -188,3 +188,14 @@ def test_prose_mention_is_whole_word_and_case_insensitive(world: Path) -> None:
     assert mentions("ANA  SILVA is here", ana) and mentions("ask person:starter:ana.", ana)
     assert not mentions("Banana Silvas", ana)
     assert rel.support.quote in cat.documents_by_ref[rel.support.doc_ref].text
+
+
+def test_validate_a_source_folder(world: Path) -> None:
+    (report,) = validate_paths([world / "source"])
+    assert report.valid and report.counts["relations"] == 4 and report.counts["cases"] == 2
+    projects = world / "source" / "registry" / "projects.md"
+    projects.write_text(projects.read_text(encoding="utf-8").replace("team:starter:payments\n", "team:starter:paymnts\n"),
+                        encoding="utf-8")
+    result = runner.invoke(app, ["validate", str(world / "source")], env={"COLUMNS": "300"})
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 1 and f"{projects}: line 11: unknown object 'team:starter:paymnts'" in flat

@@ -368,11 +368,12 @@ def _next_version(versions: list[str]) -> str:
 
 # -- the build ---------------------------------------------------------------------------------------
 def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str | None = None,
-          overrides: dict[str, str] | None = None, fresh: bool = False) -> BuildResult:
+          overrides: dict[str, str] | None = None, fresh: bool = False, parsed: Header | None = None) -> BuildResult:
     """Build the catalog (and cases) of a source folder against the catalog already at ``out``.
 
     ``overrides`` maps a relative path to a text used instead of the file (``catalog import``
-    renders a table this way before anything is written). ``fresh`` ignores the catalog at ``out``.
+    renders a table this way before anything is written). ``fresh`` ignores the catalog at ``out``;
+    ``parsed`` is the header already read (else it is read from the folder).
     Raises ``SourceInvalid`` (every problem, by file and line) or ``UsageError``.
     """
     from chainret.catalog.load import load_catalog, reference_issues
@@ -382,7 +383,7 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     if not src_dir.is_dir():
         raise UsageError(f"{src_dir}: not a folder (expected a source folder with {HEADER_NAME})")
     header_file = src_dir / HEADER_NAME
-    header = read_header(header_file)
+    header = parsed if parsed is not None else read_header(header_file)
     catalog_file, cases_file = output_paths(out)
     previous: Catalog | None = None
     if catalog_file.exists() and not fresh:

@@ -33,6 +33,11 @@ def header_cases(header: Header, catalog: Catalog, header_file: Path, cases_file
     for i, raw in enumerate(header.cases):
         data, path, pairs = _source_case(raw)
         where = f"cases[{i}] (id {data.get('id')})"
+        if data.get("view") is not None and data["view"] not in catalog.views_by_name:
+            issues.append(Issue("dangling_reference", "error", str(header_file), where, "view",
+                                f"view {data['view']!r} is not in this catalog ({', '.join(catalog.views_by_name)}); "
+                                f"name the build's view with --view {data['view']}"))
+            continue
         cv = open_view(catalog, data.get("view"), data.get("principal", "public"))
         in_view = set(cv.view.documents)
         if pairs is not None:

@@ -49,14 +49,14 @@ class SourceInvalid(CatalogInvalid):
 
 def _plain(issue: Issue) -> str:
     """``file:line: message [code]`` for a source line, else the loader's own wording."""
-    if issue.location.startswith("line ") and issue.line:
-        return f"{issue.file}:{issue.line}: {issue.message} [{issue.code}]"
+    if issue.location.startswith("line ") and not issue.field:
+        return f"{issue.file}:{issue.location[5:]}: {issue.message} [{issue.code}]"
     return str(issue)
 
 
 def source_issue(code: str, file: str | Path, line: int | None, message: str, location: str = "") -> Issue:
     """An error at ``file:line`` (``line`` 1-based; None: the whole file)."""
-    return Issue(code, "error", str(file), location or (f"line {line}" if line else ""), "", message, line=line)
+    return Issue(code, "error", str(file), location or (f"line {line}" if line else ""), "", message)
 
 
 def closest(word: str, choices: list[str] | set[str]) -> str:

@@ -294,6 +294,8 @@ def discover(path: Path) -> list[Path]:
     """The files to validate under ``path``: a world directory's cases (or catalog) file, else each file."""
     if path.is_file():
         return [path]
+    if (path / SOURCE_HEADER).is_file() and not any((path / f"{stem}{sfx}").is_file() for stem in ("cases", "catalog") for sfx in SUFFIXES):
+        return [path / SOURCE_HEADER]  # a source folder: built in memory and checked (validate_source)
     for stem in ("cases", "catalog"):
         for suffix in SUFFIXES:
             if (path / f"{stem}{suffix}").is_file():
@@ -309,7 +311,44 @@ def discover(path: Path) -> list[Path]:
     return found
 
 
+SOURCE_HEADER = "chainret.yaml"  # chainret.authoring.header.HEADER_NAME
+
+
+def validate_source(header: Path) -> WorldReport:
+    """A source folder: built in memory from scratch (as ``chainret catalog build`` would) and checked.
+
+    A fresh build has one view, so cases pinned to a named view (the catalog's history) are not
+    checked here but listed as info; validate the built catalog for those.
+    """
+    from chainret.authoring.build import build
+    from chainret.authoring.header import Header, SourceInvalid, read_header
+
+    report = WorldReport(target=str(header.parent))
+    try:
+        parsed = read_header(header)
+        pinned = [c for c in parsed.cases if isinstance(c, dict) and c.get("view") is not None]
+        if pinned:
+            parsed = Header.model_validate({**parsed.model_dump(), "cases": [c for c in parsed.cases if c not in pinned]})
+        result = build(header.parent, header.parent / "_validate" / "catalog.yaml", fresh=True, parsed=parsed)
+    except SourceInvalid as exc:
+        report.issues.extend(exc.issues)
+        return report
+    catalog, cases = result.catalog, list(result.cases.cases) if result.cases else []
+    report.world, report.catalog_file, report.cases_file = catalog.world, str(header), str(header) if cases else ""
+    report.issues.extend(check_catalog(catalog, str(header)))
+    for c in pinned:
+        report.issues.append(Issue("not_checked", "info", str(header), f"case {c.get('id')}", "view",
+                                   f"pinned to view {c['view']!r}: checked when the built catalog is validated"))
+    report.counts = {"entities": len(catalog.entities), "documents": len(catalog.documents),
+                     "relations": len(catalog.relations),
+                     "invalid_relations": sum(1 for r in catalog.relations if relation_defects(catalog, r)),
+                     "views": len(catalog.views), "patterns": len(catalog.patterns), "cases": len(cases)}
+    return report
+
+
 def validate_file(path: Path) -> WorldReport:
+    if path.name == SOURCE_HEADER:
+        return validate_source(path)
     report = WorldReport(target=str(path))
     try:
         kind, _ = read_document(path)

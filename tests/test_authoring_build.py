@@ -199,3 +199,24 @@ def test_validate_a_source_folder(world: Path) -> None:
     result = runner.invoke(app, ["validate", str(world / "source")], env={"COLUMNS": "300"})
     flat = " ".join(result.output.split())
     assert result.exit_code == 1 and f"{projects}: line 11: unknown object 'team:starter:paymnts'" in flat
+
+
+def test_tricky_text_round_trips(world: Path, tmp_path: Path) -> None:
+    odd = world / "source" / "notes" / "odd.md"
+    odd.parent.mkdir()
+    odd.write_text("# Odd\n\ntrailing  \n\ttab\nNEL\x85here \x1b[31m ESC \u202e bidi\n\nREL project:starter:atlas | owned_by | team:starter:platform\n",
+                   encoding="utf-8")
+    result = rebuild(world)
+    loaded = load_catalog(world / "catalog.yaml")
+    assert loaded.digest() == result.catalog.digest()
+    assert not [r.id for r in loaded.relations if relation_defects(loaded, r)]
+
+
+def test_import_does_not_overwrite_a_hand_written_document(world: Path, tmp_path: Path) -> None:
+    table = tmp_path / "t.csv"
+    table.write_text("subject,predicate,object\nAtlas,owned_by,Platform team\n", encoding="utf-8")
+    args = ["catalog", "import", str(table), "--src", str(world / "source"), "--document", "registry/projects.md"]
+    refused = runner.invoke(app, args)
+    assert refused.exit_code == 2 and "was not written by catalog import" in " ".join(refused.output.split())
+    ok = runner.invoke(app, [*args[:-1], "registry/owners.md"])
+    assert ok.exit_code == 0 and runner.invoke(app, [*args[:-1], "registry/owners.md"]).exit_code == 0  # re-import is fine

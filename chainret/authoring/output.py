@@ -24,7 +24,10 @@ def render(data: dict[str, Any], suffix: str, banner: str) -> str:
         pass
 
     def _str(dumper: yaml.SafeDumper, value: str) -> yaml.Node:
-        style = "|" if "\n" in value and not any(c in value for c in "\r\t") and value == value.rstrip(" ") else None
+        if any(c in "\x85\u2028\u2029\r" or (c not in "\n\t" and not c.isprintable()) for c in value):
+            style: str | None = '"'  # YAML reads NEL/LS/PS as line breaks: escape them (and other controls)
+        else:
+            style = "|" if "\n" in value and "\t" not in value and value == value.rstrip(" ") else None
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
     Dumper.add_representer(str, _str)

@@ -31,6 +31,7 @@ from chainret.catalog.issues import Issue
 from chainret.catalog.models import clause_text, normalize_name
 
 REQUIRED = ("subject", "predicate", "object")
+IMPORT_MARK = "Imported by chainret catalog import:"  # how a rendered document says where it came from
 OPTIONAL = ("text",)
 
 
@@ -153,7 +154,7 @@ def render_table(rows: list[Row], *, title: str) -> str:
     Only the rows and the title shape the text (not the file's name or row order), so the same
     export under another name renders the same document and keeps its version.
     """
-    lines = [f"# {title}", "", f"Imported by chainret catalog import: {len(rows)} rows, one clause per row.", ""]
+    lines = [f"# {title}", "", f"{IMPORT_MARK} {len(rows)} rows, one clause per row.", ""]
     for row in sorted(rows, key=lambda r: (r.subject, r.predicate, r.object)):
         if row.text:
             lines.append(row.text)

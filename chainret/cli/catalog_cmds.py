@@ -194,16 +194,20 @@ def import_cmd(
     title: Annotated[str | None, typer.Option("--title", help="Document title (default: from the table's file name).")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Also build the folder into this catalog (a new version of the document, a new view).")] = None,
     view: Annotated[str | None, typer.Option("--view", help="With --out: name of the new view, if one is added (default v<N>).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite a document in the folder that was not written by catalog import.")] = False,
 ) -> None:
     """Render a table as a registry document, one clause per row (sorted, so the same rows give the same document)."""
     from chainret.authoring.build import build
     from chainret.authoring.header import HEADER_NAME, read_header
     from chainret.authoring.output import write_build, write_files
-    from chainret.authoring.tables import read_table, render_table
+    from chainret.authoring.tables import IMPORT_MARK, read_table, render_table
 
     try:
         if not document.endswith((".md", ".markdown", ".txt")) or document.startswith(("/", ".")) or ".." in Path(document).parts:
             raise UsageError(f"--document must be a relative .md path inside the folder, e.g. registry/ownership.md; found {document!r}")
+        target = src / document
+        if target.is_file() and not force and IMPORT_MARK not in target.read_text(encoding="utf-8", errors="replace"):
+            raise UsageError(f"{target} exists and was not written by catalog import; choose another --document (or --force)")
         header = read_header(src / HEADER_NAME)
         rows = read_table(table, header)
         text = render_table(rows, title=title or table.stem.replace("_", " ").replace("-", " ").capitalize())

@@ -68,10 +68,14 @@ def output_texts(result: BuildResult, src: str | os.PathLike[str]) -> dict[Path,
     return texts
 
 
+def sync(texts: dict[Path, str], *, check: bool = False) -> list[Path]:
+    """The files whose content differs from ``texts``; written (replaced together) unless ``check``."""
+    stale = {p: t for p, t in texts.items() if not p.is_file() or p.read_text(encoding="utf-8") != t}
+    if stale and not check:
+        write_files(stale)
+    return list(stale)
+
+
 def write_build(result: BuildResult, src: str | os.PathLike[str]) -> list[Path]:
     """Write the catalog (and cases) of a build; returns the files whose content changed."""
-    texts = output_texts(result, src)
-    changed = {p: t for p, t in texts.items() if not p.exists() or p.read_text(encoding="utf-8") != t}
-    if changed:
-        write_files(changed)
-    return list(changed)
+    return sync(output_texts(result, src))

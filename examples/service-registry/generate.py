@@ -225,17 +225,13 @@ def outputs() -> dict[Path, str]:
 
 
 def main(argv: list[str]) -> int:
-    stale = []
-    for path, text in outputs().items():
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            continue
-        stale.append(path)
-        if "--check" not in argv:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
+    from chainret.authoring.output import sync
+
+    check = "--check" in argv
+    stale = sync(outputs(), check=check)
     for path in stale:
-        print(("stale: " if "--check" in argv else "wrote ") + str(path.relative_to(HERE)))
-    return 1 if stale and "--check" in argv else 0
+        print(("stale: " if check else "wrote ") + str(path.relative_to(HERE)))
+    return 1 if stale and check else 0
 
 
 if __name__ == "__main__":

@@ -135,3 +135,9 @@ def test_import_document_must_stay_inside_the_folder(world: Path, tmp_path: Path
     table.write_text("subject,predicate,object\nAtlas,owned_by,Platform team\n", encoding="utf-8")
     code, out = run("catalog", "import", str(table), "--src", str(world / "source"), "--document", "../escape.md")
     assert code == 2 and "relative .md path inside the folder" in out
+
+
+def test_header_with_a_key_written_twice(world: Path) -> None:
+    header = world / "source" / "chainret.yaml"
+    edit(header, "world: starter", "world: starter\nworld: other")
+    build_fails(world, f"{header}:6: invalid YAML: key 'world' appears twice in one mapping (first on line 5)")

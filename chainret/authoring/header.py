@@ -33,7 +33,20 @@ from chainret.errors import CatalogInvalid
 
 SOURCE_FORMAT = "chainret-source/1"
 HEADER_NAME = "chainret.yaml"
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _HeaderLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """Safe YAML that refuses a key written twice in one mapping (the later one would win silently)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if isinstance(key, str | int) and key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {key!r} appears twice in one mapping (first on line {seen[key]})", key_node.start_mark)
+            seen.setdefault(key, key_node.start_mark.line + 1)
+        return super().construct_mapping(node, deep=deep)
 
 
 class SourceInvalid(CatalogInvalid):
@@ -165,7 +178,7 @@ def read_utf8_or_raise(path: Path, what: str) -> str:
 def _load_yaml(path: Path) -> Any:
     text = read_utf8_or_raise(path, "header")
     try:
-        return yaml.load(text, Loader=_YAML_LOADER)
+        return yaml.load(text, Loader=_HeaderLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]

@@ -53,7 +53,6 @@ from chainret.authoring.header import (
 from chainret.catalog.cases import CaseFile
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import (
-    CATALOG_FORMAT,
     Catalog,
     Entity,
     Predicate,
@@ -503,7 +502,7 @@ def _assemble(header: Header, files: list[SourceFile], drafts: dict[str, list[Dr
         if p.name not in pnames and any(r.predicate == p.name for r in prev_rels):
             predicates.append(p)
             notes.append(f"predicate {p.name} is no longer in the header but earlier versions use it; kept")
-    catalog = Catalog(format=CATALOG_FORMAT, world=header.world, description=header.description, entities=entities,
+    catalog = Catalog(world=header.world, description=header.description, entities=entities,
                       predicates=predicates, documents=documents, relations=relations, views=views,
                       patterns=list(header.patterns))
     changed = previous is None or catalog.digest() != previous.digest()

@@ -69,7 +69,7 @@ def header_cases(header: Header, catalog: Catalog, header_file: Path, cases_file
                     break
                 rels.append(hits[0].id)
             else:
-                expect = {"outcome": "accepted_path", "relations": rels, "bridges": list(path.path[1:])}
+                expect: dict[str, Any] = {"outcome": "accepted_path", "relations": rels, "bridges": list(path.path[1:])}
                 if path.packet_chars is not None:
                     expect["packet_chars"] = path.packet_chars
                 data = {**data, "anchors": rels, "expect": expect}

@@ -129,7 +129,7 @@ class ProseRelation(_Model):
 
     @field_validator("expect_invalid", mode="before")
     @classmethod
-    def _one_or_many(cls, v: object) -> object:
+    def _one_or_many(cls, v: Any) -> Any:
         return [v] if isinstance(v, str) else v
 
 
@@ -142,7 +142,7 @@ class SourceExpectAccepted(_Model):
 
 
 class Header(_Model):
-    format: Literal["chainret-source/1"] = SOURCE_FORMAT
+    format: Literal["chainret-source/1"] = "chainret-source/1"
     world: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     description: str = ""
     default_source: str = Field("docs", pattern=r"^[A-Za-z0-9_.-]+$")  # for files at the top of the folder
@@ -280,10 +280,10 @@ def header_issues(header: Header, file: str) -> list[Issue]:
         try:
             _source_case(raw)
         except ValidationError as exc:
-            for e in exc.errors(include_url=False):
-                fld = ".".join(str(p) for p in e["loc"])
-                err("invalid_value" if e["type"] != "extra_forbidden" else "unknown_field", where, fld,
-                    e["msg"].removeprefix("Value error, "))
+            for detail in exc.errors(include_url=False):
+                fld = ".".join(str(p) for p in detail["loc"])
+                err("invalid_value" if detail["type"] != "extra_forbidden" else "unknown_field", where, fld,
+                    detail["msg"].removeprefix("Value error, "))
         except ValueError as exc:
             err("invalid_value", where, "anchors", str(exc))
     return out

@@ -63,10 +63,11 @@ def lock(catalog: Catalog, *, force: bool = False) -> LockReport:
     relations: list[Relation] = []
     for rel in catalog.relations:
         sup = rel.support
-        doc = by_ref.get(sup.doc_ref)
-        if rel.expect_invalid or doc is None or sup.doc_ref in skip_refs:
+        cited_doc = by_ref.get(sup.doc_ref)
+        if rel.expect_invalid or cited_doc is None or sup.doc_ref in skip_refs:
             relations.append(rel)
             continue
+        doc = cited_doc
         update: dict[str, object] = {}
         if sup.digest != doc.digest:
             update["digest"] = doc.digest

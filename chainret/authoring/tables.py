@@ -137,11 +137,11 @@ def read_table(path: str | Path, header: Header) -> list[Row]:
         if text.startswith("REL ") or text == "REL":
             issues.append(source_issue("invalid_value", file, n, "the text column may not start with 'REL ' (that would read as a clause)"))
             continue
-        key = (ids[0], pred.name, ids[1])
-        if key in seen:
-            issues.append(source_issue("duplicate_row", file, n, f"the same relation as line {seen[key]}"))
+        triple = (ids[0], pred.name, ids[1])
+        if triple in seen:
+            issues.append(source_issue("duplicate_row", file, n, f"the same relation as line {seen[triple]}"))
             continue
-        seen[key] = n
+        seen[triple] = n
         rows.append(Row(n, ids[0], pred.name, ids[1], text))
     if issues:
         raise SourceInvalid(issues)

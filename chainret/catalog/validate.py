@@ -1,7 +1,8 @@
 """Cross-record checks of a loaded catalog and its cases -> ``Issue`` list with stable codes.
 
 ``validate_paths(paths) -> list[WorldReport]`` is what ``chainret validate`` runs: each world
-directory (its ``cases.*``, else ``catalog.*``) or loose file is loaded (load errors become issues)
+directory (its ``cases.*``, else ``catalog.*``, else a source folder's ``chainret.yaml``, built in
+memory by ``validate_source``) or loose file is loaded (load errors become issues)
 and checked by ``check_catalog`` (support defects: errors, the record is kept and marked invalid,
 unless the record's ``expect_invalid`` names exactly its defects: a deliberate control, info;
 document digests: warnings; pattern type chains: errors; view-time ineligibility: info; functional-predicate

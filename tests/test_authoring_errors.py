@@ -141,3 +141,10 @@ def test_header_with_a_key_written_twice(world: Path) -> None:
     header = world / "source" / "chainret.yaml"
     edit(header, "world: starter", "world: starter\nworld: other")
     build_fails(world, f"{header}:6: invalid YAML: key 'world' appears twice in one mapping (first on line 5)")
+
+
+def test_header_document_setting_for_a_missing_file(world: Path) -> None:
+    header = world / "source" / "chainret.yaml"
+    edit(header, "  - path: rota/on-call.md\n", "  - path: rota/oncall.md\n")
+    line = header.read_text(encoding="utf-8").splitlines().index("  - path: rota/oncall.md") + 1
+    build_fails(world, f"documents[0] (line {line}), field path: no text file 'rota/oncall.md'", "(did you mean 'rota/on-call.md'?)")

@@ -406,7 +406,9 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     prose, problems = prose_drafts(header, files, types, header_file)
     issues.extend(problems)
     if issues:
-        raise SourceInvalid(issues)
+        from chainret.catalog.load import with_lines
+
+        raise SourceInvalid(with_lines(issues, header_file))
     for path, extra in prose.items():
         drafts[path] = [*drafts[path], *extra]
 

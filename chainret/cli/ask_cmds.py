@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
@@ -325,20 +326,18 @@ def trace_verify(
     catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog to replay against (default: the one the trace names)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Replay a trace against the catalog; exit 1 on a changed digest, eligibility or outcome."""
-    from chainret.replay import NOTE_KINDS, verify_trace
+    """Check a trace: cited evidence, a field-by-field replay, the catalog identity; exit 1 on a mismatch."""
+    from chainret.replay import verify
 
-    diffs = verify_trace(read_trace(file), catalog)
-    failing = [d for d in diffs if d["kind"] not in NOTE_KINDS]
+    result = verify(read_trace(file), catalog, trace_path=file)
     if as_json:
-        typer.echo(json.dumps({"file": str(file), "differences": diffs}, indent=2))
+        typer.echo(json.dumps({"file": str(file), **result.model_dump()}, indent=2))
+    elif result.status == "mismatch":
+        for d in result.differences:
+            console.print(f"[red]{d.kind}[/] {escape(d.field)}: {escape(d.message)}", highlight=False)
     else:
-        for d in diffs:
-            style = "red" if d in failing else "yellow"
-            console.print(f"[{style}]{d['kind']}[/]: {d['message']}", highlight=False)
-        if not failing:
-            console.print(f"[green]{file}: replay matches[/]", highlight=False)
-    if failing:
+        console.print(f"[green]{escape(str(file))}: {escape(result.summary())}[/]", highlight=False)
+    if not result.ok:
         raise typer.Exit(1)
 
 

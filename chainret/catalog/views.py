@@ -12,7 +12,7 @@ catalog's current view; an unknown view raises ``UsageError``. A ``CatalogView``
   the same units as ``(ref, text)`` pairs, cheap enough to index 100k units;
 - ``relations()``: every relation record, with ``relation_status(rel_or_id) -> Eligibility``:
   ``eligible`` and stable ``reasons``: ``invalid_digest``, ``span_mismatch``, ``clause_mismatch``,
-  ``representation_mismatch``, ``domain_mismatch``, ``range_mismatch`` (the record itself is
+  ``prose_mismatch``, ``representation_mismatch``, ``domain_mismatch``, ``range_mismatch`` (the record itself is
   invalid, in any view), ``not_current`` (its document is not in this view), ``superseded`` (another
   version of its document is in this view), ``removed``, ``restricted`` (not readable by this
   principal). ``eligible_relations()`` keeps the eligible ones;
@@ -44,6 +44,7 @@ INVALID_CODES = (
     "invalid_digest",
     "span_mismatch",
     "clause_mismatch",
+    "prose_mismatch",
     "representation_mismatch",
     "domain_mismatch",
     "range_mismatch",

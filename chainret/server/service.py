@@ -237,7 +237,7 @@ class Service:
         if unreadable:
             return VerifyOut(status="mismatch", ok=False, catalog_changed=False, differences=unreadable)
         clean = trace.model_copy(update={"meta": {k: v for k, v in meta.items() if k not in _FOREIGN_META}})
-        result = self._engine(verify, clean, self.catalog)
+        result = self._engine(functools.partial(verify, reader=principal), clean, self.catalog)
         return VerifyOut(status=result.status, ok=result.ok, catalog_changed=result.catalog_changed,
                          differences=[Difference(**d.model_dump()) for d in result.differences])
 

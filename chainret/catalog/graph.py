@@ -45,12 +45,13 @@ def supported_paths(
     """Every relation-id path from ``start`` following ``predicates`` over usable edges.
 
     A functional predicate whose subject has usable edges to more than one object is a
-    contradiction: no path crosses it (the engine stops there too).
+    contradiction: no path crosses it (the engine stops there too). A path never enters a node
+    already on it (the engine refuses cycles too).
     """
     func = set(functional)
     paths: list[list[str]] = []
 
-    def walk(node: str, k: int, acc: list[str]) -> None:
+    def walk(node: str, k: int, acc: list[str], seen: tuple[str, ...] = (start,)) -> None:
         if k == len(predicates):
             paths.append(acc)
             return
@@ -65,7 +66,8 @@ def supported_paths(
         if pred in func and len({v for _, v in edges}) > 1:
             return
         for key, v in sorted(edges):
-            walk(v, k + 1, [*acc, key])
+            if v not in seen:
+                walk(v, k + 1, [*acc, key], (*seen, v))
 
     walk(start, 0, [])
     return paths

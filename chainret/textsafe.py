@@ -30,6 +30,8 @@ _UNSAFE_CLASS = (
     "\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
 )
 UNSAFE = re.compile(f"[{_UNSAFE_CLASS}]")
+# In JSON text, newline/tab/CR outside strings are layout; inside strings json.dumps escapes all C0.
+_UNSAFE_IN_JSON = re.compile(f"(?![\t\n\r])[{_UNSAFE_CLASS}]")
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -63,16 +65,17 @@ def markup_safe(value: object) -> str:
 
 def json_safe(text: str) -> str:
     """JSON text with every unsafe character ``\\u``-escaped (json.dumps leaves C1/bidi raw)."""
-    return UNSAFE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
-_MERMAID_OK = re.compile(r"[A-Za-z0-9 _.,:;/@+=*!?'~$%^-]")
+_MERMAID_SPECIAL = set('"<>&#[](){}|`\\')
 
 
 def mermaid_label(value: object, limit: int = 200) -> str:
-    """A label for ``["..."]`` / ``|"..."|``: anything but plain characters as ``#NNN;``."""
+    """A label for ``["..."]`` / ``|"..."|``: quotes, brackets, pipes, ``<>&#`` and anything not
+    printable (control, bidi, zero-width) as mermaid entity codes ``#NNN;``."""
     s = clip(value if isinstance(value, str) else str(value), limit)
-    return "".join(ch if _MERMAID_OK.fullmatch(ch) else f"#{ord(ch)};" for ch in s)
+    return "".join(f"#{ord(ch)};" if ch in _MERMAID_SPECIAL or not ch.isprintable() else ch for ch in s)
 
 
 def clip(value: str, limit: int = 200) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 import networkx as nx
 
 from chainret.hops import Rel
+from chainret.textsafe import mermaid_label
 
 
 def build_graph(relations: Iterable[Rel], entities: dict[str, dict[str, str]] | None = None) -> nx.MultiDiGraph:
@@ -74,14 +75,17 @@ def supported_paths(
 
 
 def _mermaid_id(node: str) -> str:
-    return "n_" + "".join(ch if ch.isalnum() else "_" for ch in node)
+    import hashlib
+
+    plain = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in node[:60])
+    return f"n_{plain}_{hashlib.sha256(node.encode('utf-8')).hexdigest()[:6]}"  # distinct IDs, distinct nodes
 
 
 def to_mermaid(g: nx.MultiDiGraph) -> str:
     """A mermaid flowchart: usable edges solid, unusable ones dotted with the reason."""
     lines = ["flowchart LR"]
     for node, data in sorted(g.nodes(data=True)):
-        label = node if not data.get("name") else f"{node}<br/>{data['name']}"
+        label = mermaid_label(node) if not data.get("name") else f"{mermaid_label(node)}<br/>{mermaid_label(data['name'])}"
         lines.append(f'    {_mermaid_id(node)}["{label}"]')
     for u, v, key, d in sorted(g.edges(keys=True, data=True), key=lambda e: e[2]):
         label = f"{d['predicate']} · {key}"
@@ -89,7 +93,7 @@ def to_mermaid(g: nx.MultiDiGraph) -> str:
         if not d["usable"]:
             flags = [n for n in ("current", "eligible", "valid") if not d[n]]
             label += " (not " + ", ".join(flags or ["supported"]) + ")"
-        lines.append(f'    {_mermaid_id(u)} {arrow}|"{label}"| {_mermaid_id(v)}')
+        lines.append(f'    {_mermaid_id(u)} {arrow}|"{mermaid_label(label)}"| {_mermaid_id(v)}')
     return "\n".join(lines) + "\n"
 
 

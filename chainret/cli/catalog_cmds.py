@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from chainret.textsafe import markup_safe as escape
 from rich.table import Table
 
 from chainret.errors import ChainretError, UsageError

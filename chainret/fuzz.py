@@ -157,7 +157,7 @@ def _mutate_random(rng: random.Random, cat: dict[str, Any]) -> str:
     elif op == "null":
         cat[section] = None
     elif op == "huge_int" and isinstance(rec, dict) and rec:
-        rec[rng.choice(sorted(rec))] = 10 ** 5000 if rng.random() < 0.5 else -(2 ** 70)
+        rec[rng.choice(sorted(rec))] = 10 ** 4000 if rng.random() < 0.5 else -(2 ** 70)
     elif op == "empty_list":
         cat[section] = []
     elif op == "bad_ref" and section == "relations":
@@ -368,6 +368,10 @@ def make_case(root: Path, i: int, seed: int, *, scale: float = 1.0) -> FuzzCase:
     elif cls == "random_mutation":
         done = [_mutate_random(rng, cat) for _ in range(rng.randint(1, 3))]
         text = _dump(cat, as_json)
+        if rng.random() < 0.15:  # an integer beyond Python's digit limit for str -> int
+            digits = "9" * 5000
+            text = text.rstrip()[:-1] + f', "big": {digits}}}' if as_json else text + f"big: {digits}\n"
+            done.append("5000-digit integer")
         if rng.random() < 0.2:
             text = text[: rng.randrange(max(len(text), 1))]
         note = "; ".join(done)

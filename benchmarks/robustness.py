@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import platform
-import resource
 import subprocess
 import sys
 import tempfile
@@ -33,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chainret.fuzz import CLASSES, STEP_SECONDS, FuzzCase, generate, summarise  # noqa: E402
+from chainret.fuzz import CLASSES, STEP_SECONDS, FuzzCase, generate, summarise
 
 DOC = ROOT / "docs" / "results" / "robustness.md"
 COMMAND = "python benchmarks/robustness.py"
@@ -41,18 +40,14 @@ MEMORY_LIMIT_MB = 500.0
 ADDRESS_LIMIT = 4 << 30  # a runaway case fails inside its own process instead of starving the machine
 
 
-def _limit() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_LIMIT, ADDRESS_LIMIT))
-
-
 def run_one(case: FuzzCase, wall_limit: float) -> dict[str, Any]:
     """One case in a fresh interpreter: its result, wall time and peak RSS (MB)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1", "OPENBLAS_NUM_THREADS": "1",
-           "OMP_NUM_THREADS": "1", "CHAINRET_TRACE_DIR": str(Path(case.dir) / "traces"), "COLUMNS": "100"}
+           "OMP_NUM_THREADS": "1", "CHAINRET_FUZZ_ADDRESS_LIMIT": str(ADDRESS_LIMIT), "CHAINRET_TRACE_DIR": str(Path(case.dir) / "traces"), "COLUMNS": "100"}
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out:
         proc = subprocess.Popen([sys.executable, "-m", "chainret.fuzz", "one", case.dir], stdout=out,
-                                stderr=subprocess.DEVNULL, env=env, preexec_fn=_limit)
+                                stderr=subprocess.DEVNULL, env=env)
         killed = False
         rusage = None
         while True:

@@ -567,6 +567,11 @@ def summarise(results: list[dict[str, Any]], memory_limit_mb: float = 500.0) -> 
 
 def _main(argv: list[str]) -> int:
     if len(argv) == 2 and argv[0] == "one":
+        limit = os.environ.get("CHAINRET_FUZZ_ADDRESS_LIMIT")
+        if limit:  # a runaway case fails inside its own process instead of starving the machine
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
         os.environ.setdefault("CHAINRET_TRACE_DIR", str(Path(argv[1]) / "traces"))
         result = run_case(FuzzCase.load(argv[1]))
         sys.__stdout__.write(json.dumps(result, ensure_ascii=True) + "\n")

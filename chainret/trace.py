@@ -268,13 +268,16 @@ def atomic_write_text(path: str | os.PathLike[str], text: str, *, exclusive: boo
 
 
 def write_trace(trace: Trace, path: str | os.PathLike[str], *, exclusive: bool = False) -> Path:
-    return atomic_write_text(path, trace.to_json() + "\n", exclusive=exclusive)
+    """Write a trace file; control/bidi characters are ``\\u``-escaped (same JSON values, safe to ``cat``)."""
+    from chainret.textsafe import json_safe
+
+    return atomic_write_text(path, json_safe(trace.to_json()) + "\n", exclusive=exclusive)
 
 
 def read_trace(path: str | os.PathLike[str]) -> Trace:
-    from chainret.errors import ChainretError
-
     import stat
+
+    from chainret.errors import ChainretError
 
     p = Path(path)
     try:

@@ -13,7 +13,12 @@ import yaml
 from typer.testing import CliRunner
 
 from chainret.catalog.issues import CatalogFileInvalid
-from chainret.catalog.load import MAX_DEPTH, catalog_from_data, load_catalog, read_document
+from chainret.catalog.load import (
+    MAX_DEPTH,
+    catalog_from_data,
+    load_catalog,
+    read_document,
+)
 from chainret.catalog.validate import discover, validate_paths
 from chainret.cli import app, main
 

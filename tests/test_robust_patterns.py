@@ -9,7 +9,12 @@ import pytest
 from chainret.ask import interpret, pattern_specs
 from chainret.catalog.load import load_world
 from chainret.catalog.views import open_view
-from chainret.patterns import PatternSpec, match_request, phrasing_problem, suggest_phrasings
+from chainret.patterns import (
+    PatternSpec,
+    match_request,
+    phrasing_problem,
+    suggest_phrasings,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = load_world(ROOT / "catalogs" / "default.yaml").catalog

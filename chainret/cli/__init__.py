@@ -13,7 +13,13 @@ import sys
 import typer
 
 from chainret.cli.render import err_console, t
-from chainret.errors import EXIT_CODES, EXIT_INTERRUPTED, INSTALL_MODELS, ChainretError, MissingExtra
+from chainret.errors import (
+    EXIT_CODES,
+    EXIT_INTERRUPTED,
+    INSTALL_MODELS,
+    ChainretError,
+    MissingExtra,
+)
 
 EXIT_TABLE = "Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES) + "."
 

@@ -13,7 +13,15 @@ from typing import Any, Optional
 
 import typer
 
-from chainret.cli.render import console, fit_table, json_out, render_trace, t, trace_mermaid, trace_tree
+from chainret.cli.render import (
+    console,
+    fit_table,
+    json_out,
+    render_trace,
+    t,
+    trace_mermaid,
+    trace_tree,
+)
 from chainret.errors import EXIT_NO, UsageError
 from chainret.trace import Budget, Trace, check_output_path, read_trace, write_trace
 

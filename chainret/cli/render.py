@@ -268,8 +268,9 @@ def render_trace(
             c.print(t("  ", phrasing, (f"   ({pattern})", "dim")))
     for a in trace.assumptions:
         c.print(t(("assumption: ", "dim"), (a, "dim")))
-    c.print(t((f"budget used: {trace.searches_used} of {trace.budget.max_searches} searches, "
-               f"{trace.rows_used} of {trace.budget.max_rows} rows", "dim")))
+    used = (f"budget used: {trace.searches_used} of {trace.budget.max_searches} searches, "
+            f"{trace.rows_used} of {trace.budget.max_rows} rows")
+    c.print(t((used, "dim")))
     if trace_path is not None:
         c.print(t("trace written to ", str(trace_path)))
 

@@ -67,6 +67,7 @@ class FuzzCase:
     steps: list[list[str]]
     note: str = ""
     literal: str = ""  # a value the text ask (step 2) must show verbatim (markup shown, not interpreted)
+    literal_if_answered: bool = False  # the value is the answer's name: shown only with an accepted path
 
     def save(self) -> None:
         Path(self.dir, "case.json").write_text(json.dumps(asdict(self), ensure_ascii=True, indent=1), encoding="utf-8")
@@ -249,6 +250,7 @@ def make_case(root: Path, i: int, seed: int, *, scale: float = 1.0) -> FuzzCase:
         bad = _hostile(rng, pool)
         spot = rng.choice(["name", "alias", "title", "text", "view", "description", "request", "principal", "phrasing"])
         if spot == "name":
+            req1 = "Which contact serves PR-84?"
             for e in cat["entities"]:
                 if e["id"].startswith("contact:"):
                     e["name"] = f"Desk {bad}"
@@ -395,7 +397,8 @@ def make_case(root: Path, i: int, seed: int, *, scale: float = 1.0) -> FuzzCase:
         ["ask", _argv_safe(req2), "--catalog", str(target), "--json", "--text-route", *_budget_flags(rng),
          "--trace-out", str(folder / "t2.json")],
     ]
-    case = FuzzCase(id=folder.name, cls=cls, dir=str(folder), steps=steps, note=note[:200], literal=literal)
+    case = FuzzCase(id=folder.name, cls=cls, dir=str(folder), steps=steps, note=note[:200], literal=literal,
+                    literal_if_answered=literal.startswith("Desk "))
     case.save()
     return case
 
@@ -509,7 +512,8 @@ def run_case(case: FuzzCase, seconds: float = STEP_SECONDS) -> dict[str, Any]:
         traces = [Path(a) for a in argv[argv.index("--trace-out") + 1 : argv.index("--trace-out") + 2]] if "--trace-out" in argv else []
         result = run_step(argv, seconds)
         result["problems"] = check_step(result, traces)
-        if k == 1 and case.literal and result["rc"] in (0, 1) and case.literal not in result["stdout"]:
+        shown = result["rc"] == 0 if case.literal_if_answered else result["rc"] in (0, 1)
+        if k == 1 and case.literal and shown and case.literal not in result["stdout"]:
             result["problems"].append("markup interpreted: a catalog/request value was not shown verbatim")
         steps.append({k: v for k, v in result.items() if k not in ("stdout", "stderr")} | {"output_chars": len(result["stdout"]) + len(result["stderr"])})
     return {"id": case.id, "cls": case.cls, "note": case.note, "steps": steps,

@@ -76,17 +76,39 @@ def run_one(case: FuzzCase, wall_limit: float) -> dict[str, Any]:
     return result
 
 
-def audit_figures() -> dict[str, Any]:
-    """Leak-property and tampering figures from ``chainret.audit`` (the lead's module), when present."""
-    out: dict[str, Any] = {}
+LEAK_REQUESTS = 20_000
+
+
+def audit_figures(seed: int) -> dict[str, Any]:
+    """Leak-property and tampering figures from ``chainret.audit`` (the lead's module), when present.
+
+    Each report is shown field by field: counts as they are, lists (examples, missed tamperings,
+    wrong verdicts) as their length plus the first few entries.
+    """
+    import dataclasses
+
     try:
         from chainret import audit  # type: ignore[attr-defined]
     except ImportError:
         return {"leak_property": None, "tamper_suite": None}
-    # LEAD: leak_property(n, seed) and tamper_suite(seed) return dicts of figures; rendered as given.
-    for name, call in (("leak_property", lambda: audit.leak_property(20_000, 0)), ("tamper_suite", lambda: audit.tamper_suite(0))):
-        fn = getattr(audit, name, None)
-        out[name] = call() if fn is not None else None
+    # LEAD: leak_property(n, seed) and tamper_suite(seed) return report dataclasses; rendered field by field.
+    out: dict[str, Any] = {}
+    for name, call in (("leak_property", lambda: audit.leak_property(LEAK_REQUESTS, seed)),
+                       ("tamper_suite", lambda: audit.tamper_suite(seed))):
+        if getattr(audit, name, None) is None:
+            out[name] = None
+            continue
+        t0 = time.perf_counter()
+        report = call()
+        fields = dataclasses.asdict(report) if dataclasses.is_dataclass(report) else dict(report)
+        shown: dict[str, Any] = {}
+        for key, value in fields.items():
+            if isinstance(value, list):
+                shown[key] = f"{len(value)}" + (": " + "; ".join(f"`{str(v)[:160]}`" for v in value[:3]) if value else "")
+            else:
+                shown[key] = value
+        shown["seconds"] = round(time.perf_counter() - t0, 1)
+        out[name] = shown
     return out
 
 
@@ -143,7 +165,8 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace, seconds: flo
         if figures is None:
             lines.append("not run (`chainret.audit` is not available in this tree)")
         else:
-            lines += ["| measure | value |", "|---|---|"] + [f"| {k} | {v} |" for k, v in figures.items()]
+            lines += [f"`chainret.audit.{name}` (seed {args.seed}):", "", "| measure | value |", "|---|---|"]
+            lines += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in figures.items()]
         lines.append("")
     return "\n".join(lines)
 
@@ -173,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - t0
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
-    page = render(results, args, seconds, audit_figures())
+    page = render(results, args, seconds, audit_figures(args.seed))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(page + "\n", encoding="utf-8")
     print(page)

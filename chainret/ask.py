@@ -28,10 +28,12 @@ from typing import Any
 from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath, ExpectNoPattern, ExpectRefused
 from chainret.catalog.load import apply_overlay, default_catalog_path, load_world
 from chainret.catalog.models import Catalog
+from chainret.catalog.readable import reader_catalog, reads_within
 from chainret.catalog.views import CatalogView, open_view
 from chainret.errors import UsageError
 from chainret.hops import HopWorld, Rel, effective_budget, run_chain
 from chainret.patterns import PatternSpec, best_matches, match_request
+from chainret.projection import project as project_trace
 from chainret.search import LexicalIndex
 from chainret.trace import Budget, Coverage, Interpretation, Packet, PacketItem, Refusal, Trace
 
@@ -84,7 +86,7 @@ def hop_world(cv: CatalogView) -> HopWorld:
     if hit is not None:
         _WORLDS.move_to_end(key)
         return hit
-    index = LexicalIndex(cv.unit_texts())
+    index = LexicalIndex(cv.catalog.search_texts(cv.unit_texts()))  # prose-supported units also carry the IDs they name
     functional = frozenset(p.name for p in cv.catalog.predicates if p.cardinality == "functional")
     relations_of = cv.catalog.relations_of
     flags: dict[str, Rel] = {}
@@ -140,6 +142,7 @@ def relation_flags(cv: CatalogView, rel: Any) -> Rel:
         eligible=not any(r in VIEW_CODES_NOT_ELIGIBLE for r in st.reasons),
         valid=st.valid,
         why_not=",".join(st.reasons) or None,
+        support_kind=sup.kind,
     )
 
 
@@ -298,15 +301,19 @@ def ask(
         ['project:final:main', 'org:final:north', 'contact:final:desk']
     """
     t0 = time.perf_counter()
-    cat = resolve_catalog(catalog)
+    full = resolve_catalog(catalog)
     budget = budget or Budget()
+    viewer = viewer or principal
+    # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
+    # trace computed over restricted text afterwards leaks (see chainret.projection).
+    cat = full if not project or reads_within(full, principal, viewer) else reader_catalog(full, viewer)
     cv = cached_view(cat, view, principal)
     meta: dict[str, Any] = {
         "catalog": None if isinstance(catalog, Catalog) else str(catalog_path(catalog).resolve()),
         "world": cat.world,
         "view": cv.view_name,
         "principal": principal,
-        "viewer": viewer or principal,
+        "viewer": viewer if project else None,
         "backtrack": backtrack,
         "projected": project,
     }
@@ -333,10 +340,16 @@ def ask(
             trace = _run(cv, interp, budget, backtrack, required_anchors, base, meta)
     trace = trace.model_copy(update={"meta": {**trace.meta, "ask_ms": round((time.perf_counter() - t0) * 1000, 3)}})
     if project:
-        from chainret.projection import project as project_trace
-
-        trace = project_trace(trace, cat, viewer or principal)
+        trace = project_trace(trace, cat, viewer)
+    elif holds_restricted(trace, cat):
+        trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
     return trace
+
+
+def holds_restricted(trace: Trace, cat: Catalog) -> bool:
+    """True when an unprojected trace cites a document version that is not public (audit only)."""
+    text = trace.to_json()
+    return any(d.visibility != "public" and d.ref in text for d in cat.documents)
 
 
 def _run(

@@ -287,18 +287,18 @@ def trace_verify(
     catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog to replay against (default: the one the trace names)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Replay a trace against the catalog; exit 1 on a changed digest, eligibility or outcome, 2 on bad input."""
-    from chainret.replay import verify_trace
+    """Check a trace: cited evidence, a field-by-field replay, the catalog identity; exit 1 on a mismatch, 2 on bad input."""
+    from chainret.replay import verify
 
-    diffs = verify_trace(read_trace(file), catalog)
+    result = verify(read_trace(file), catalog, trace_path=file)
     if as_json:
-        typer.echo(json_out(json.dumps({"file": str(file), "differences": diffs}, indent=2, ensure_ascii=False)))
-    elif diffs:
-        for d in diffs:
-            console.print(t((str(d["kind"]), "red"), f": {d['message']}"))
+        typer.echo(json_out(json.dumps({"file": str(file), **result.model_dump()}, indent=2, ensure_ascii=False)))
+    elif result.status == "mismatch":
+        for d in result.differences:
+            console.print(t((str(d.kind), "red"), f" {d.field}: {d.message}"))
     else:
-        console.print(t((f"{file}: replay matches", "green")))
-    if diffs:
+        console.print(t((f"{file}: {result.summary()}", "green")))
+    if not result.ok:
         raise typer.Exit(EXIT_NO)
 
 

@@ -261,6 +261,7 @@ def tamper_suite(seed: int = 0, catalog_path: str | None = None) -> TamperReport
                 continue
             cat_file.write_text(edited, encoding="utf-8")
             rep.catalog_edits += 1
+            got: str
             try:
                 got = verify(t).status
             except Exception as exc:  # noqa: BLE001 - a crash is a wrong verdict, recorded

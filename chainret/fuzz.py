@@ -311,19 +311,19 @@ def make_case(root: Path, i: int, seed: int, *, scale: float = 1.0) -> FuzzCase:
         text = _dump(cat, as_json)
         note = f"{spot} {size} chars"
     elif cls == "non_utf8":
-        dumped = _dump(cat, as_json).encode("utf-8")
+        raw = _dump(cat, as_json).encode("utf-8")
         kind = rng.choice(["byte", "latin1", "utf16", "truncated_utf8", "nul"])
         if kind == "byte":
-            k = rng.randrange(len(dumped))
-            text = dumped[:k] + bytes([rng.choice([0xFF, 0xFE, 0xC3, 0x80, 0xED])]) + dumped[k:]
+            k = rng.randrange(len(raw))
+            text = raw[:k] + bytes([rng.choice([0xFF, 0xFE, 0xC3, 0x80, 0xED])]) + raw[k:]
         elif kind == "latin1":
-            text = dumped.replace(b"Main programme", "Main programmé".encode("latin-1"), 1)
+            text = raw.replace(b"Main programme", "Main programmé".encode("latin-1"), 1)
         elif kind == "utf16":
             text = _dump(cat, as_json).encode("utf-16")
         elif kind == "truncated_utf8":
-            text = dumped + "é".encode()[:1]
+            text = raw + "é".encode()[:1]
         else:
-            text = dumped.replace(b"Main programme", b"Main\x00programme", 1)
+            text = raw.replace(b"Main programme", b"Main\x00programme", 1)
         note = kind
     elif cls == "symlink_loop":
         sub = folder / "nested" / "deeper"
@@ -358,6 +358,7 @@ def make_case(root: Path, i: int, seed: int, *, scale: float = 1.0) -> FuzzCase:
             text = None
         note = kind
         if kind.startswith("trace_"):
+            assert isinstance(text, str)
             (folder / name).write_text(text, encoding="utf-8")
             text = None
             trace = {"trace_fifo": folder / "t.fifo", "trace_dir": folder, "trace_symlink": folder / "t.link",
@@ -578,6 +579,7 @@ def _main(argv: list[str]) -> int:
             resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
         os.environ.setdefault("CHAINRET_TRACE_DIR", str(Path(argv[1]) / "traces"))
         result = run_case(FuzzCase.load(argv[1]))
+        assert sys.__stdout__ is not None
         sys.__stdout__.write(json.dumps(result, ensure_ascii=True) + "\n")
         return 0
     if len(argv) == 3 and argv[0] == "generate":

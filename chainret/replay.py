@@ -112,7 +112,7 @@ def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any]
 
 
 def _comparable(trace: Trace) -> dict[str, Any]:
-    data = json.loads(stable(trace).to_json())  # the rounding a written trace has
+    data: dict[str, Any] = json.loads(stable(trace).to_json())  # the rounding a written trace has
     data.pop("catalog_digest", None)  # checked on its own (part 3)
     return data
 
@@ -145,17 +145,17 @@ def evidence_differences(trace: Trace, catalog: Catalog, reader: str | None = No
         if joined != trace.packet.text:
             out.append(Difference(kind="evidence", field="packet.text", message="packet text is not its items joined"))
     for field, unit_ref, doc_ref, digest, span, quote in cited:
-        doc = docs.get(doc_ref)
-        if doc is None or (readable is not None and doc_ref not in readable):
+        source = docs.get(doc_ref)
+        if source is None or (readable is not None and doc_ref not in readable):
             out.append(Difference(kind="evidence", field=field, message=f"cited document version {_shown(doc_ref)} is not in the catalog {reader or ''} may read".replace("  ", " ")))
             continue
-        actual = sha256_digest(doc.text)
+        actual = sha256_digest(source.text)
         if digest != actual:
             out.append(Difference(kind="evidence", field=f"{field}.digest", message=f"cites digest {_shown(digest)}; {doc_ref} text hashes to {actual}"))
             continue
         start, end = span
-        if doc.text[start:end] != quote:
-            out.append(Difference(kind="evidence", field=f"{field}.quote", message=f"{_shown(quote)} is not the text at {doc_ref}[{start}:{end}] ({_shown(doc.text[start:end])})"))
+        if source.text[start:end] != quote:
+            out.append(Difference(kind="evidence", field=f"{field}.quote", message=f"{_shown(quote)} is not the text at {doc_ref}[{start}:{end}] ({_shown(source.text[start:end])})"))
             continue
         unit = catalog.unit(unit_ref)
         if unit is None or unit.doc_ref != doc_ref or not (unit.start <= start and end <= unit.end):

@@ -21,6 +21,7 @@ Every string shown to a person or written where a terminal may read it goes thro
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 # C0 except nothing (newline and tab are escaped too: one value is one line), DEL, C1, and the
@@ -103,6 +104,7 @@ def _bounded(value: Any, budget: int, depth: int) -> str:
         return s if len(s) <= budget else s[:budget]
     if depth > 8:
         return "..."
+    items: Iterator[Any]
     if isinstance(value, dict):
         open_, close, items = "{", "}", ((k, v) for k, v in value.items())
     elif isinstance(value, (list, tuple, set, frozenset)):

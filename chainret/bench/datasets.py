@@ -467,7 +467,7 @@ def load_examples(
         name = ""
     else:
         raise UsageError(f"unknown dataset {dataset!r}; valid: {', '.join(DATASETS)} (or a path to a data file)")
-    examples: list[Example] = []
+    examples = []
     seen: set[str] = set()
     dups = 0
     for path in paths:

@@ -202,7 +202,7 @@ def pooled_auc(scores: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> fl
 
 
 def auc_ci(
-    scores: Sequence[Sequence[float]],
+    scores: Sequence[Sequence[float] | np.ndarray],
     labels: Sequence[Sequence[bool]],
     *,
     n_resamples: int = N_RESAMPLES,
@@ -223,7 +223,7 @@ def auc_ci(
 
 
 def split_auc(
-    scores: Sequence[Sequence[float]],
+    scores: Sequence[Sequence[float] | np.ndarray],
     kinds: Sequence[Sequence[str]],
     *,
     n_resamples: int = N_RESAMPLES,
@@ -263,7 +263,7 @@ def split_auc(
 
 
 def auc_by_group(
-    scores: Sequence[Sequence[float]],
+    scores: Sequence[Sequence[float] | np.ndarray],
     kinds: Sequence[Sequence[str]],
     groups: Sequence[str | int | None],
     *,
@@ -279,8 +279,8 @@ def auc_by_group(
 
 
 def paired_auc_diff(
-    scores_a: Sequence[Sequence[float]],
-    scores_b: Sequence[Sequence[float]],
+    scores_a: Sequence[Sequence[float] | np.ndarray],
+    scores_b: Sequence[Sequence[float] | np.ndarray],
     labels: Sequence[Sequence[bool]],
     *,
     n_resamples: int = N_RESAMPLES,
@@ -301,7 +301,7 @@ def paired_auc_diff(
 # ----------------------------------------------------------------------------- selection / packing
 
 
-def recall_at_k(scores: Sequence[float], gold: Sequence[int], k: int) -> float:
+def recall_at_k(scores: Sequence[float] | np.ndarray, gold: Sequence[int], k: int) -> float:
     """Fraction of gold paragraphs among the top-k by score (ties broken by position)."""
     if not gold:
         return float("nan")
@@ -309,7 +309,7 @@ def recall_at_k(scores: Sequence[float], gold: Sequence[int], k: int) -> float:
     return sum(1 for g in gold if g in top) / len(gold)
 
 
-def top_k(scores: Sequence[float], k: int) -> list[int]:
+def top_k(scores: Sequence[float] | np.ndarray, k: int) -> list[int]:
     """Indices of the k highest scores; stable (earlier position wins a tie)."""
     s = np.asarray(scores, dtype=float)
     return [int(i) for i in np.argsort(-s, kind="mergesort")[:k]]

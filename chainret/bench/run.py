@@ -19,11 +19,11 @@ import platform
 import re
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -38,9 +38,13 @@ SELECTORS_HINT = ("B1", "B2", "B4", "PC", "SET", "COND", "B5")
 RECALL_KS = (1, 2, 5)
 
 
-class Reporter:
+class Reporter(Protocol):
     """Progress sink; the CLI passes a rich-backed one, the library default is silent."""
 
+    def task(self, description: str, total: int) -> AbstractContextManager[Callable[[int], None]]: ...
+
+
+class SilentReporter:
     @contextmanager
     def task(self, description: str, total: int) -> Iterator[Callable[[int], None]]:
         yield lambda n: None
@@ -203,7 +207,7 @@ def all_metrics(traces: list[Trace], signals: list[str], **kw: Any) -> dict[str,
 
 def run_bench(cfg: RunConfig, reporter: Reporter | None = None) -> dict[str, Any]:
     """Load, score, select, write traces + summary + report. Returns the summary dict."""
-    reporter = reporter or Reporter()
+    reporter = reporter or SilentReporter()
     t0 = time.perf_counter()
     loaded: LoadResult = load_examples(cfg.dataset, data_dir=cfg.data_dir, n=cfg.n, seed=cfg.seed, lenient=cfg.lenient)
     if not loaded.examples:
@@ -279,7 +283,7 @@ def run_bench(cfg: RunConfig, reporter: Reporter | None = None) -> dict[str, Any
         "metrics": metrics,
         "selector_summary": selector_summary,
         "selector_details": selector_details,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "host": {"python": platform.python_version(), "machine": platform.machine()},
     }
     write_run(cfg.out, traces, summary)

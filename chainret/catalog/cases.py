@@ -26,14 +26,14 @@ A cases file (``cases.yaml`` beside ``catalog.yaml``) is ``CaseFile``: ``format`
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Final, Literal
 
 from pydantic import Field, model_validator
 
 from chainret.catalog.models import Entity, Relation, SourceDocument, _Model, split_doc_ref
 from chainret.trace import Budget
 
-CASES_FORMAT = "chainret-cases/1"
+CASES_FORMAT: Final = "chainret-cases/1"
 
 # Why a hop stops. The engine (issue 3) records one of these in the hop's refusal.
 HOP_FAILURE_CODES = {

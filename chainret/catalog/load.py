@@ -284,7 +284,7 @@ def _json_duplicate_line(raw: str, key: str) -> int | None:
 
     def parse_object(s_and_end: tuple[str, int], *args: Any) -> tuple[Any, int]:
         s, start = s_and_end
-        pairs, end = json.decoder.JSONObject(s_and_end, *args)
+        pairs, end = json.decoder.JSONObject(s_and_end, *args)  # type: ignore[attr-defined]  # private, stable since 3.1
         if not found and isinstance(pairs, list) and len({k for k, _ in pairs}) < len(pairs):
             keys = [k for k, _ in pairs]
             if keys.count(key) > 1:
@@ -292,8 +292,8 @@ def _json_duplicate_line(raw: str, key: str) -> int | None:
         return (dict(pairs) if isinstance(pairs, list) else pairs), end
 
     dec = json.JSONDecoder(object_pairs_hook=list)
-    dec.parse_object = parse_object  # type: ignore[assignment]
-    dec.scan_once = json.scanner.py_make_scanner(dec)
+    dec.parse_object = parse_object  # type: ignore[attr-defined]
+    dec.scan_once = json.scanner.py_make_scanner(dec)  # type: ignore[attr-defined]
     try:
         dec.decode(raw)
     except (ValueError, RecursionError):
@@ -501,11 +501,11 @@ def reference_issues(cat: Catalog, file: str) -> list[Issue]:
             seen[doc_id] = ref
     if cat.views and sum(v.current for v in cat.views) > 1:
         err("invalid_value", "views", "current", "expected at most one view marked current, found several")
-    for i, p in enumerate(cat.patterns):
-        where = f"patterns[{i}] (name {p.name})"
-        if p.start_type not in types_known:
-            err("dangling_reference", where, "start_type", f"expected a declared entity type, found {p.start_type!r}")
-        for j, hop in enumerate(p.hops):
+    for i, pat in enumerate(cat.patterns):
+        where = f"patterns[{i}] (name {pat.name})"
+        if pat.start_type not in types_known:
+            err("dangling_reference", where, "start_type", f"expected a declared entity type, found {pat.start_type!r}")
+        for j, hop in enumerate(pat.hops):
             if hop not in preds:
                 err("dangling_reference", where, f"hops.{j}", f"expected a declared predicate, found {hop!r}")
     return issues

@@ -42,13 +42,13 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from functools import cached_property, lru_cache
-from typing import Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from chainret.bulk import paused_gc
 
-CATALOG_FORMAT = "chainret-catalog/1"
+CATALOG_FORMAT: Final = "chainret-catalog/1"
 
 ID_RE = re.compile(r"^([a-z][a-z0-9_]*):([a-z0-9][a-z0-9_-]*):([a-z0-9][a-z0-9_.-]*)$")
 DOC_REF_RE = re.compile(r"^([A-Za-z0-9_.-]+)/([^@#\s]+)@([^@#/\s]+)$")
@@ -270,7 +270,7 @@ class Relation(_Model):
 
     @field_validator("expect_invalid", mode="before")
     @classmethod
-    def _one_or_many(cls, v: object) -> object:
+    def _one_or_many(cls, v: Any) -> Any:
         return [v] if isinstance(v, str) else v
 
     @property

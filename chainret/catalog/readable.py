@@ -25,22 +25,25 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from threading import Lock
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from chainret.catalog.models import Catalog, View
 
 _CACHE_SIZE = 32
 _cache: OrderedDict[tuple[int, str, str], tuple[Catalog, Any]] = OrderedDict()
 _lock = Lock()
+_T = TypeVar("_T")
 
 
-def _memo(cat: Catalog, kind: str, reader: str, build: Any) -> Any:
+def _memo(cat: Catalog, kind: str, reader: str, build: Callable[[], _T]) -> _T:
     key = (id(cat), kind, reader)
     with _lock:
         hit = _cache.get(key)
         if hit is not None and hit[0] is cat:
             _cache.move_to_end(key)
-            return hit[1]
+            cached: _T = hit[1]
+            return cached
     value = build()
     with _lock:
         _cache[key] = (cat, value)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from pydantic import BaseModel
 from rich.console import Console
 from chainret.textsafe import markup_safe as escape
 
@@ -102,7 +103,7 @@ def schema_cmd(
     from chainret.catalog.models import Catalog
     from chainret.trace import atomic_write_text
 
-    models = {"catalog": Catalog, "cases": CaseFile, "case": Case, "source": Header}
+    models: dict[str, type[BaseModel]] = {"catalog": Catalog, "cases": CaseFile, "case": Case, "source": Header}
     if name not in models:
         raise _fail(UsageError(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}"))
     text = json.dumps(models[name].model_json_schema(), indent=2, sort_keys=True) + "\n"

@@ -69,7 +69,7 @@ def _parse_deadline(text: str | None) -> float | None:
     try:
         if ":" in text:
             hh, mm = (int(x) for x in text.split(":"))
-            now = dt.datetime.now(dt.timezone.utc)
+            now = dt.datetime.now(dt.UTC)
             return now.replace(hour=hh, minute=mm, second=0, microsecond=0).timestamp()
         return float(text)
     except ValueError as exc:

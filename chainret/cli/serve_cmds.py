@@ -12,7 +12,7 @@ import ipaddress
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -97,7 +97,7 @@ def serve_cmd(
         f"{workers} worker process(es), http://{host}:{port}/docs",
         err=True,
     )
-    common = {"host": host, "port": port, "log_level": log_level, "timeout_keep_alive": 5, "server_header": False}
+    common: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "timeout_keep_alive": 5, "server_header": False}
     if workers == 1:
         uvicorn.run(app, **common)
         return

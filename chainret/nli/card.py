@@ -97,7 +97,7 @@ def render_card(model_dir: Path) -> str:
     add(f"| schedule | {train.get('schedule', '?')}; step budget re-planned at checkpoints to meet the deadline |")
     add(f"| planned steps (one epoch) | {train.get('total_steps', '?')} |")
     if cfg.get("deadline"):
-        add(f"| deadline | {dt.datetime.fromtimestamp(cfg['deadline'], dt.timezone.utc).strftime('%H:%M UTC')} |")
+        add(f"| deadline | {dt.datetime.fromtimestamp(cfg['deadline'], dt.UTC).strftime('%H:%M UTC')} |")
     if log:
         add(f"| steps done | {log.get('steps')} |")
         add(f"| pairs seen | {log.get('pairs_seen'):,} ({log.get('epochs', 0):.2f} epochs of the pool) |")
@@ -204,7 +204,7 @@ def render_card(model_dir: Path) -> str:
         "against much larger models) are hard for it; compare with the majority-class column above.")
     add("- English only. Sentence-level: it has not learnt multi-sentence or document-level reasoning.")
     add("")
-    add(f"_Card generated {dt.datetime.now(dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}._")
+    add(f"_Card generated {dt.datetime.now(dt.UTC).strftime('%Y-%m-%d %H:%M UTC')}._")
     return "\n".join(L) + "\n"
 
 

@@ -10,6 +10,7 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 from chainret.errors import ModelError
 from chainret.nli.model import default_model_path
@@ -43,7 +44,7 @@ def export(checkpoint: str | os.PathLike, dest: str | os.PathLike | None = None)
     shutil.rmtree(tmp, ignore_errors=True)
     model.half().save_pretrained(tmp, safe_serialization=True)
     tokenizer.save_pretrained(tmp)
-    meta = {"checkpoint": ckpt.name, "format": "fp16 safetensors"}
+    meta: dict[str, Any] = {"checkpoint": ckpt.name, "format": "fp16 safetensors"}
     run = _run_dir(ckpt)
     if run is not None:
         cfg = json.loads((run / "config.json").read_text())

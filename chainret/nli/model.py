@@ -134,7 +134,7 @@ def load_nli(name_or_path: str | os.PathLike | None = None, device: str = "cpu",
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
         model = AutoModelForSequenceClassification.from_pretrained(source, dtype=torch.float32)
-    except (OSError, ValueError, EnvironmentError) as exc:
+    except (OSError, ValueError) as exc:
         hint = ("" if Path(source).exists() else
                 " It is not a local directory; loading it by name needs hub access or a copy in the local "
                 "Hugging Face cache (HF_HUB_OFFLINE is set here).")

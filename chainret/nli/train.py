@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from collections.abc import Callable
 
 from chainret.errors import MissingExtra, UsageError
 from chainret.nli.data import LABELS, fingerprint, load_eval, load_train

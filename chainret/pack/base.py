@@ -56,7 +56,7 @@ class PackContext:
     sim: Any = None  # numpy.ndarray (n, n); typed loosely so this module stays numpy-free at import
     gold_answers: list[str] = field(default_factory=list)  # only the oracle may read these two
     gold_docs: frozenset[str] = frozenset()
-    cache: dict[str, Any] = field(default_factory=dict)  # per-question memo shared across budgets
+    cache: dict[Any, Any] = field(default_factory=dict)  # per-question memo shared across budgets
 
 
 class Packer(Protocol):

@@ -123,6 +123,7 @@ def objective_for(candidates: Sequence[Candidate], ctx: PackContext) -> Objectiv
     key = ("objective", tuple(c.ref for c in candidates))
     obj = ctx.cache.get(key)
     if obj is None:
+        assert ctx.terms is not None, "objective_for needs the candidates' terms"
         obj = Objective(
             [c.relevance for c in candidates],
             [c.doc_id for c in candidates],
@@ -168,10 +169,11 @@ class SubmodularPacker(BasePacker):
                 break
             # Zero-cost snippets with positive gain get a huge ratio, so they come first.
             j = _argmax(gains / np.maximum(cost, 1e-9), mask)
-            value += gains[j]
+            assert j is not None  # mask.any() above
+            value += float(gains[j])
             obj.add(state, j)
             taken[j] = True
-            used += cost[j]
+            used += float(cost[j])
             gains = obj.gains(state)
         best = _argmax(singles, cost <= budget)
         if best is not None and singles[best] > value + 1e-12:

@@ -39,7 +39,7 @@ import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -47,7 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from chainret.errors import UsageError
 from chainret.server.errors import ApiError
 
-TOKENS_FORMAT = "chainret-tokens/1"
+TOKENS_FORMAT: Final = "chainret-tokens/1"
 PUBLIC = "public"
 _HEX = re.compile(r"^(?:sha256:)?([0-9a-f]{64})$")
 _NAME = r"^[A-Za-z0-9_.@-]{1,64}$"

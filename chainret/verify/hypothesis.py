@@ -36,9 +36,9 @@ _DETS = {"the", "a", "an", "both", "either", "each", "this", "that", "these", "t
 _PRED_CUES = {
     "both", "all", "from", "in", "on", "at", "a", "an", "located", "older", "younger", "taller", "shorter",
     "larger", "smaller", "bigger", "longer", "same", "still", "also", "currently", "ever", "only", "considered",
-    "known", "part", "based", "made", "used", "not", "each", "considered", "american", "british", "english",
+    "known", "part", "based", "made", "used", "not", "each", "american", "british", "english",
     "named", "found", "formed", "held", "built", "published", "produced", "directed", "written", "released",
-    "members", "member", "citizens", "related", "either", "more", "less", "located", "owned", "considered",
+    "members", "member", "citizens", "related", "either", "more", "less", "owned",
 }
 # Base-form verbs that follow the subject under do-support ("Do X and Y *have* ...").
 _BASE_VERBS = {
@@ -460,7 +460,7 @@ def _numeric(s: str) -> bool:
 
 
 def _is_no(answer: str | None) -> bool:
-    return bool(answer) and answer.strip().lower() in {"no", "false"}
+    return answer is not None and answer.strip().lower() in {"no", "false"}
 
 
 def _same(a: str, b: str) -> bool:

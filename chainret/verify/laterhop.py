@@ -198,7 +198,7 @@ def _rule_2wiki(it: LaterHopItem, qv: np.ndarray, pv: np.ndarray) -> None:
         anchor_is_first_hop=anchor == _first_hop_idx(ex),
         bridge=name,
         bridge_method=how,
-        bridge_correct=bool(ex.evidences) and _same(name, ex.evidences[0].object),
+        bridge_correct=bool(ex.evidences and _same(name, ex.evidences[0].object)),
     )
 
 
@@ -249,7 +249,7 @@ def summarize(
 
     out: dict[str, Any] = {"sources": {}, "lifts": {}}
     for s, sc in scores.items():
-        entry = {"overall": auc(sc, list(range(len(items)))), "by_hops": {}}
+        entry: dict[str, Any] = {"overall": auc(sc, list(range(len(items)))), "by_hops": {}}
         for h in sorted(set(hops)):
             entry["by_hops"][h] = auc(sc, [i for i, x in enumerate(hops) if x == h])
         entry["mean_p_entail_positive"] = float(np.mean([sc[i][it.positive] for i, it in enumerate(items)]))

@@ -89,6 +89,7 @@ def run_selectors(
     tops = [_top_k(scores[ret][q], k) for q in range(len(examples))]
     pair_scores: list[dict[tuple[int, int], float]] = [{} for _ in examples]
     if need_pairs:
+        assert scorer is not None  # loaded above whenever pairs are needed
         pair_scores = _score_pairs(examples, tops, scorer, want_all=any(b == "SET" for _, b, _ in parsed), progress=progress)
 
     per_q: dict[str, dict[str, Any]] = {ex.id: {} for ex in examples}
@@ -177,8 +178,8 @@ def _select(
     if base == "COND":
         anchor = top[0]
         rest = top[1:]
-        best = max(rest, key=lambda j: (pairs[(anchor, j)], -rest.index(j)))
-        return [anchor, best], len(rest)
+        cond = max(rest, key=lambda j: (pairs[(anchor, j)], -rest.index(j)))
+        return [anchor, cond], len(rest)
     raise UsageError(f"unknown selector {base!r}")
 
 

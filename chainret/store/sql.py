@@ -1,0 +1,482 @@
+"""The query layer shared by the SQLite and PostgreSQL stores, and the view the engine reads.
+
+``SQLStore`` holds a backend (``rows(sql, params, view, principal)``) and answers the store
+interface with one bounded query per question. Every query that can touch restricted text filters
+on the view and principal itself (SQLite has no roles); PostgreSQL additionally enforces the same
+rule with row-level security for the application role (``chainret.store.postgres``).
+
+BM25Plus is computed here from integers the store keeps (corpus size and total token count per
+view and principal class, per-unit token counts, term frequencies), with the operations of
+``LexicalIndex._scores`` in the same order, so scores are bit-identical and ties fall in catalog
+unit order, exactly as the in-memory index ranks them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import cached_property
+from typing import Any
+
+from chainret.errors import UsageError
+from chainret.store.base import view_codes
+
+# A document ordinal readable by the principal in the view (``?`` = view name, principal).
+READABLE = (
+    "EXISTS (SELECT 1 FROM view_docs vd JOIN readers rd ON rd.doc_ord = vd.doc_ord "
+    "WHERE vd.view_name = ? AND vd.doc_ord = {col} AND rd.principal IN ('*', ?))"
+)
+IN_VIEW = "EXISTS (SELECT 1 FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = {col})"
+REL_COLS = (
+    "r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, "
+    "r.digest, r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects"
+)
+
+
+class Backend:
+    """A database connection: ``rows`` runs one read for (view, principal); SQL uses ``?`` placeholders."""
+
+    location = ""
+
+    def rows(self, sql: str, params: Sequence[Any] = (), view: str | None = None, principal: str | None = None) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+
+class _Relations(Mapping[str, Any]):
+    """``catalog.relations_by_id`` as a lazy lookup (what coverage and projection use)."""
+
+    def __init__(self, store: SQLStore) -> None:
+        self.store = store
+
+    def __getitem__(self, rid: str) -> Any:
+        rel = self.get(rid)
+        if rel is None:
+            raise KeyError(rid)
+        return rel
+
+    def get(self, rid: str, default: Any = None) -> Any:  # type: ignore[override]
+        row = self.store._relation_row(rid)
+        return default if row is None else self.store._relation_model(row)
+
+    def __contains__(self, rid: object) -> bool:
+        return isinstance(rid, str) and self.store._relation_row(rid) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (r[0] for r in self.store.db.rows("SELECT id FROM relations ORDER BY ord"))
+
+    def __len__(self) -> int:
+        return int(self.store.db.rows("SELECT count(*) FROM relations")[0][0])
+
+
+class SQLStore:
+    """A compiled catalog in a SQL database. Duck-types the parts of ``Catalog`` the ask path reads."""
+
+    is_chainret_store = True
+    kind = "sql"
+
+    def __init__(self, db: Backend) -> None:
+        self.db = db
+        self._meta = {k: v for k, v in db.rows("SELECT key, value FROM meta")}
+        self.world: str = self._meta["world"]
+        self.description: str = self._meta.get("description", "")
+        self.format: str = self._meta.get("catalog_format", "chainret-catalog/1")
+        self._views: dict[tuple[str | None, str], SQLView] = {}
+        self._worlds: dict[tuple[str, str], Any] = {}
+        self._corpus: dict[tuple[str, str], tuple[int, int]] = {}
+        self.relations_by_id = _Relations(self)
+
+    @property
+    def location(self) -> str:
+        return self.db.location
+
+    def close(self) -> None:
+        self.db.close()
+
+    def digest(self) -> str:
+        return self._meta["digest"]
+
+    # -- catalog-wide records -----------------------------------------------------------------------
+    @cached_property
+    def patterns(self) -> list[Any]:
+        from chainret.catalog.models import Pattern
+
+        return [Pattern.model_validate_json(b) for (b,) in self.db.rows("SELECT body FROM patterns ORDER BY ord")]
+
+    @cached_property
+    def predicates(self) -> list[Any]:
+        from chainret.catalog.models import Predicate
+
+        rows = self.db.rows("SELECT name, domain, range_, cardinality, description FROM predicates ORDER BY ord")
+        return [Predicate(name=n, domain=d, range=r, cardinality=c, description=s) for n, d, r, c, s in rows]
+
+    @cached_property
+    def predicates_by_name(self) -> dict[str, Any]:
+        return {p.name: p for p in self.predicates}
+
+    @cached_property
+    def views(self) -> list[Any]:
+        from chainret.catalog.models import View
+
+        rows = self.db.rows("SELECT name, order_, current, documents, description FROM views ORDER BY ord")
+        return [View(name=n, order=o, current=bool(c), documents=json.loads(d), description=s) for n, o, c, d, s in rows]
+
+    @cached_property
+    def view_names(self) -> list[str]:
+        return [r[0] for r in self.db.rows("SELECT name FROM views ORDER BY ord")]
+
+    @property
+    def views_by_name(self) -> dict[str, Any]:
+        return {v.name: v for v in self.views}
+
+    @property
+    def current_view(self) -> Any:
+        name = self._meta.get("current_view")
+        return self.views_by_name.get(name) if name else None
+
+    def entity(self, entity_id: str) -> Any | None:
+        rows = self.db.rows("SELECT id, type, name, aliases, description FROM entities WHERE id = ?", (entity_id,))
+        return _entity(rows[0]) if rows else None
+
+    # -- views ------------------------------------------------------------------------------------------
+    def view(self, name: str | None, principal: str = "public") -> SQLView:
+        key = (name, principal)
+        hit = self._views.get(key)
+        if hit is None:
+            chosen = self._meta.get("current_view") if name is None else name
+            if name is None and not chosen:
+                raise UsageError(f"catalog world {self.world!r} declares no views")
+            if chosen not in self.view_names:
+                known = ", ".join(self.view_names) or "none"
+                raise UsageError(f"unknown view {name!r}; this catalog has: {known}")
+            hit = self._views[key] = SQLView(self, chosen, principal)
+        return hit
+
+    def corpus(self, view: str, principal: str) -> tuple[int, int]:
+        """(readable units, their total token count) for the view and principal."""
+        key = (view, principal)
+        hit = self._corpus.get(key)
+        if hit is None:
+            rows = self.db.rows(
+                "SELECT principal, size, total_len FROM corpus WHERE view_name = ? AND principal IN ('*', ?)",
+                (view, principal),
+            )
+            by = {p: (int(s), int(t)) for p, s, t in rows}
+            hit = self._corpus[key] = by.get(principal) or by.get("*") or (0, 0)
+        return hit
+
+    def hop_world(self, view: SQLView) -> Any:
+        """The engine's input for (view, principal), backed by this store's queries (cached)."""
+        from chainret.hops import HopWorld
+
+        key = (view.view_name, view.principal)
+        hit = self._worlds.get(key)
+        if hit is None:
+            functional = frozenset(p.name for p in self.predicates if p.cardinality == "functional")
+            hit = self._worlds[key] = HopWorld(
+                StoreIndex(self, view.view_name, view.principal),
+                functional=functional,
+                in_unit=view.rels_in_unit,
+                of_subject=view.rels_of,
+                readable=lambda ref: True,  # ``rels_in_unit`` returns nothing for an unreadable unit
+            )
+        return hit
+
+    # -- relation rows -----------------------------------------------------------------------------------
+    def _relation_row(self, rid: str, view: str | None = None, principal: str | None = None) -> tuple[Any, ...] | None:
+        rows = self.db.rows(f"SELECT {REL_COLS} FROM relations r WHERE r.id = ?", (rid,), view, principal)
+        return rows[0] if rows else None
+
+    def _quote(self, rel_ord: int, view: str | None, principal: str | None) -> str:
+        if view is None:
+            rows = self.db.rows("SELECT quote FROM relation_quotes WHERE rel_ord = ?", (rel_ord,))
+        else:
+            rows = self.db.rows(
+                "SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = ? AND " + READABLE.format(col="q.doc_ord"),
+                (rel_ord, view, principal),
+                view,
+                principal,
+            )
+        return rows[0][0] if rows else ""
+
+    def _relation_model(self, row: tuple[Any, ...], quote: str | None = None) -> Any:
+        from chainret.catalog.models import Relation, Support
+
+        (o, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _) = row
+        q = self._quote(o, None, None) if quote is None else quote
+        sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=q)
+        return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)
+
+
+def _entity(row: tuple[Any, ...]) -> Any:
+    from chainret.catalog.models import Entity
+
+    i, t, n, a, d = row
+    return Entity(id=i, type=t, name=n, aliases=json.loads(a), description=d)
+
+
+def _unit(row: tuple[Any, ...]) -> Any:
+    from chainret.catalog.models import Unit
+
+    ref, doc_ref, idx, s, e, text = row
+    return Unit(ref=ref, doc_ref=doc_ref, index=idx, start=s, end=e, text=text)
+
+
+class SQLView:
+    """One store seen through one view by one principal: the ``CatalogView`` methods the ask path uses."""
+
+    def __init__(self, store: SQLStore, view: str, principal: str) -> None:
+        self.store = store
+        self._name = view
+        self.principal = principal
+        self._flags: dict[str, Any] = {}
+
+    @property
+    def view_name(self) -> str:
+        return self._name
+
+    @property
+    def catalog(self) -> SQLStore:
+        return self.store
+
+    @property
+    def view(self) -> Any:
+        return self.store.views_by_name[self._name]
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.store.db.rows(sql, params, self._name, self.principal)
+
+    def _vp(self) -> tuple[str, str]:
+        return (self._name, self.principal)
+
+    # -- documents and units ----------------------------------------------------------------------------
+    def documents(self) -> list[Any]:
+        from chainret.catalog.models import SourceDocument
+
+        rows = self._rows(
+            "SELECT source, document, version, representation, title, text, digest, visibility, principals "
+            "FROM documents d WHERE " + READABLE.format(col="d.ord") + " ORDER BY d.ord",
+            self._vp(),
+        )
+        return [
+            SourceDocument(source=s, document=d, version=v, representation=r, title=t, text=x, digest=g,
+                           visibility=vis, principals=json.loads(p))
+            for s, d, v, r, t, x, g, vis, p in rows
+        ]
+
+    def unit(self, ref: str) -> Any | None:
+        rows = self._rows(
+            "SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ? AND "
+            + READABLE.format(col="u.doc_ord"),
+            (ref, *self._vp()),
+        )
+        return _unit(rows[0]) if rows else None
+
+    def units(self) -> list[Any]:
+        rows = self._rows(
+            "SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE "
+            + READABLE.format(col="u.doc_ord") + " ORDER BY u.ord",
+            self._vp(),
+        )
+        return [_unit(r) for r in rows]
+
+    def unit_texts(self) -> list[tuple[str, str]]:
+        return [(u.ref, u.text) for u in self.units()]
+
+    def document_of(self, unit_ref: str) -> Any | None:
+        unit = self.unit(unit_ref)
+        if unit is None:
+            return None
+        return next((d for d in self.documents() if d.ref == unit.doc_ref), None)
+
+    # -- relations ---------------------------------------------------------------------------------------
+    def _status_of_row(self, row: tuple[Any, ...]) -> list[str]:
+        """The ``Eligibility.reasons`` of a relation row in this view for this principal."""
+        reasons = [c for c in row[15].split(",") if c]
+        doc_ord = row[13]
+        vd = self._rows("SELECT visibility FROM view_docs WHERE view_name = ? AND doc_ord = ?", (self._name, doc_ord))
+        if not vd:
+            doc_id = f"{row[5]}/{row[6]}"
+            other = self._rows("SELECT 1 FROM view_docs WHERE view_name = ? AND doc_id = ?", (self._name, doc_id))
+            reasons.append("superseded" if other else "not_current")
+        elif vd[0][0] == "removed":
+            reasons.append("removed")
+        elif not self._rows("SELECT 1 FROM readers WHERE doc_ord = ? AND principal IN ('*', ?)", (doc_ord, self.principal)):
+            reasons.append("restricted")
+        return reasons
+
+    def relation_status(self, relation: Any) -> Any:
+        from chainret.catalog.views import Eligibility
+
+        rid = relation if isinstance(relation, str) else relation.id
+        row = self.store._relation_row(rid, self._name, self.principal)
+        if row is None:
+            raise KeyError(rid)
+        reasons = self._status_of_row(row)
+        return Eligibility(eligible=not reasons, reasons=reasons)
+
+    def eligible_relations(self) -> list[Any]:
+        return [r for r in self.relations() if self.relation_status(r).eligible]
+
+    def relations(self) -> list[Any]:
+        rows = self._rows(f"SELECT {REL_COLS} FROM relations r ORDER BY r.ord")
+        return [self.store._relation_model(r) for r in rows]
+
+    def supporting_unit(self, relation: Any) -> Any | None:
+        rid = relation if isinstance(relation, str) else relation.id
+        rows = self._rows(
+            "SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM relations r JOIN units u ON u.ref = r.unit_ref "
+            "WHERE r.id = ?",
+            (rid,),
+        )
+        return _unit(rows[0]) if rows else None
+
+    def relations_in_unit(self, unit_ref: str) -> list[Any]:
+        rows = self._rows(f"SELECT {REL_COLS} FROM relations r WHERE r.unit_ref = ?", (unit_ref,))
+        return [self.store._relation_model(r) for r in sorted(rows, key=lambda r: (r[10], r[1]))]
+
+    def current_relations(self, subject: str, predicate: str) -> list[Any]:
+        rows = self._rows(f"SELECT {REL_COLS} FROM relations r WHERE r.subject = ? AND r.predicate = ? ORDER BY r.ord", (subject, predicate))
+        return [self.store._relation_model(r) for r in rows if not self._status_of_row(r)]
+
+    # -- the hop engine's two lookups (one query each) ------------------------------------------------------
+    def _flag(self, row: tuple[Any, ...], reasons: list[str], quote: str | None) -> Any:
+        from chainret.catalog.views import INVALID_CODES
+        from chainret.hops import Rel
+
+        rid = row[1]
+        hit = self._flags.get(rid)
+        if hit is not None:
+            return hit
+        current, eligible = view_codes(reasons)
+        rel = Rel(
+            id=rid, subject=row[2], predicate=row[3], object=row[4], unit_ref=row[14], source=row[5],
+            document=row[6], version=row[7], representation=row[8], digest=row[9] or "",
+            span=(row[10], row[11]), quote=quote or "", current=current, eligible=eligible,
+            valid=not any(r in INVALID_CODES for r in reasons), why_not=",".join(reasons) or None,
+        )
+        self._flags[rid] = rel
+        return rel
+
+    def rels_in_unit(self, ref: str) -> list[Any]:
+        """Relations supported in a readable unit, ordered by id, with their flags (none if unreadable)."""
+        rows = self._rows(
+            f"SELECT {REL_COLS}, q.quote FROM relations r JOIN relation_quotes q ON q.rel_ord = r.ord "
+            "WHERE r.unit_ref = ? AND " + READABLE.format(col="r.doc_ord"),
+            (ref, *self._vp()),
+        )
+        # The unit's document is in the view and readable: only the record's own defects can apply.
+        return [self._flag(r, [c for c in r[15].split(",") if c], r[16]) for r in sorted(rows, key=lambda r: r[1])]
+
+    def rels_of(self, subject: str, predicate: str) -> list[Any]:
+        """Relations of (subject, predicate) whose document is in the view, ordered by id, with flags.
+
+        Relations outside the view are left out: the engine uses this lookup only for current
+        relations (usable ones elsewhere, withheld ones, opposing assignments), so the result is
+        the same as over the whole catalog.
+        """
+        rows = self._rows(
+            f"SELECT {REL_COLS}, vd.visibility, "
+            "(SELECT count(*) FROM readers rd WHERE rd.doc_ord = r.doc_ord AND rd.principal IN ('*', ?)), "
+            "(SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord AND " + READABLE.format(col="q.doc_ord") + ") "
+            "FROM relations r JOIN view_docs vd ON vd.doc_ord = r.doc_ord AND vd.view_name = ? "
+            "WHERE r.subject = ? AND r.predicate = ?",
+            (self.principal, *self._vp(), self._name, subject, predicate),
+        )
+        out = []
+        for r in sorted(rows, key=lambda r: r[1]):
+            reasons = [c for c in r[15].split(",") if c]
+            if r[16] == "removed":
+                reasons.append("removed")
+            elif not r[17]:
+                reasons.append("restricted")
+            out.append(self._flag(r, reasons, r[18]))
+        return out
+
+    # -- entities -------------------------------------------------------------------------------------------
+    def resolve(self, text: str, type: str | None = None) -> list[Any]:  # noqa: A002 - API name
+        from chainret.catalog.models import normalize_name
+
+        sql = "SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord WHERE n.key = ?"
+        params: list[Any] = [normalize_name(text)]
+        if type is not None:
+            sql += " AND n.type = ?"
+            params.append(type)
+        return sorted((_entity(r) for r in self._rows(sql, params)), key=lambda e: e.id)
+
+    def entity(self, entity_id: str) -> Any | None:
+        return self.store.entity(entity_id)
+
+    def predicate(self, name: str) -> Any | None:
+        return self.store.predicates_by_name.get(name)
+
+
+class StoreIndex:
+    """BM25Plus over the units one principal may read in one view, answered by the store.
+
+    Same scores, ranks and tie order as ``LexicalIndex`` over ``CatalogView.unit_texts()``.
+    """
+
+    def __init__(self, store: SQLStore, view: str, principal: str, *, k1: float = 1.5, b: float = 0.75, delta: float = 1.0) -> None:
+        self.store, self.view, self.principal = store, view, principal
+        self.k1, self.b, self.delta = k1, b, delta
+
+    def __len__(self) -> int:
+        return self.store.corpus(self.view, self.principal)[0]
+
+    def search(self, query: str | Sequence[str], k: int) -> list[Any]:
+        from chainret.search import SearchHit, query_tokens
+
+        n_units, total = self.store.corpus(self.view, self.principal)
+        if k <= 0 or not n_units:
+            return []
+        q = query_tokens(query)
+        terms = sorted(set(q))
+        if not terms:
+            return []
+        marks = ", ".join("?" for _ in terms)
+        rows = self.store.db.rows(
+            f"SELECT p.term, p.unit_ord, p.tf, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
+            f"WHERE p.term IN ({marks}) AND " + READABLE.format(col="p.doc_ord"),
+            (*terms, self.view, self.principal),
+            self.view,
+            self.principal,
+        )
+        if not rows:
+            return []
+        df: dict[str, int] = {}
+        units: dict[int, tuple[str, int, dict[str, int]]] = {}
+        for term, uo, tf, ntok, ref in rows:
+            df[term] = df.get(term, 0) + 1
+            units.setdefault(uo, (ref, ntok, {}))[2][term] = tf
+        size = n_units or 1
+        return rank_bm25plus(q, sorted(units.items()), df, size, total / size, k, self.k1, self.b, self.delta, SearchHit)
+
+
+def rank_bm25plus(
+    query: Sequence[str],
+    cands: Sequence[tuple[int, tuple[str, int, dict[str, int]]]],
+    df: Mapping[str, int],
+    size: int,
+    avgdl: float,
+    k: int,
+    k1: float,
+    b: float,
+    delta: float,
+    hit: Callable[..., Any],
+) -> list[Any]:
+    """``LexicalIndex.search``'s scoring and ordering over candidates given as integers, in corpus order."""
+    idf = [math.log((size + 1) / df[t]) if df.get(t) else 0.0 for t in query]
+    scores = []
+    for _, (_, ntok, tfs) in cands:
+        norm = k1 * (1 - b + b * ntok / avgdl)
+        score = 0.0
+        for t, w in zip(query, idf):
+            f = tfs.get(t, 0)
+            score += w * (delta + (f * (k1 + 1)) / (norm + f))
+        scores.append(score)
+    order = sorted(range(len(cands)), key=lambda j: (-scores[j], cands[j][0]))[:k]
+    return [hit(cands[j][1][0], rank + 1, float(scores[j])) for rank, j in enumerate(order)]

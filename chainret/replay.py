@@ -62,7 +62,7 @@ def compare(old: Trace, new: Trace) -> list[dict[str, str]]:
 
 
 def _eligibility(trace: Trace, catalog: Any) -> list[dict[str, str]]:
-    from chainret.catalog.views import open_view
+    from chainret.store.memory import cached_view as open_view  # a Catalog or a compiled store
 
     view = trace.meta.get("view")
     principal = trace.meta.get("principal", "public")
@@ -92,7 +92,9 @@ def verify_trace(trace: Trace, catalog: str | os.PathLike[str] | None = None) ->
         raise UsageError("trace verify replays chain traces (kind 'chain'); this is a benchmark trace")
     meta = trace.meta
     diffs: list[dict[str, str]] = []
-    if "case" in meta and (catalog is not None or meta.get("cases_file")):
+    from chainret.store import is_store_spec
+
+    if "case" in meta and not is_store_spec(catalog) and (catalog is not None or meta.get("cases_file")):
         world = load_world(catalog or meta["cases_file"])
         case = next((c for c in world.cases if c.id == meta["case"]), None)
         if case is None:

@@ -179,7 +179,7 @@ def _parent(nodes: dict[tuple[str, int], str], branch: str, index: int) -> str:
 # -- commands ---------------------------------------------------------------------------------------
 def ask_cmd(
     request: str = typer.Argument(..., help='The request, e.g. "Which contact serves PR-84?"'),
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file or world dir (default: $CHAINRET_CATALOG or catalogs/default.yaml)."),
+    catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog file or world dir, compiled .db file or postgresql:// URL (default: $CHAINRET_CATALOG or catalogs/default.yaml)."),
     view: Optional[str] = typer.Option(None, "--view", help="View name (default: the catalog's current view)."),
     viewer: Optional[str] = typer.Option(None, "--as", help="Who will see the result (default: --principal). --as auditor audits a public request."),
     principal: str = typer.Option("public", "--principal", help="Whose access the request runs under."),
@@ -322,7 +322,7 @@ def trace_show(
 @trace_app.command("verify")
 def trace_verify(
     file: Path = typer.Argument(..., help="A trace JSON file."),
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog to replay against (default: the one the trace names)."),
+    catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog (file, world dir, .db file or postgresql:// URL) to replay against (default: the one the trace names)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Replay a trace against the catalog; exit 1 on a changed digest, eligibility or outcome."""

@@ -117,12 +117,14 @@ class PostgresBackend(Backend):
     def rows(self, sql: str, params: Sequence[Any] = (), view: str | None = None, principal: str | None = None) -> list[tuple[Any, ...]]:
         if view is None and principal is None:
             return self.conn.execute(_sql(sql), tuple(params)).fetchall()
-        with self.conn.transaction():
+        # BEGIN, SET LOCAL (set_config(..., true)), the query and COMMIT go out in one pipeline: one round trip.
+        with self.conn.pipeline(), self.conn.transaction():
             self.conn.execute(
                 "SELECT set_config('chainret.view', %s, true), set_config('chainret.principal', %s, true)",
                 (view or "", principal or ""),
             )
-            return self.conn.execute(_sql(sql), tuple(params)).fetchall()
+            cur = self.conn.execute(_sql(sql), tuple(params))
+        return cur.fetchall()
 
     def close(self) -> None:
         self.conn.close()

@@ -28,6 +28,15 @@ READABLE = (
     "WHERE vd.view_name = ? AND vd.doc_ord = {col} AND rd.principal IN ('*', ?))"
 )
 IN_VIEW = "EXISTS (SELECT 1 FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = {col})"
+# A relation's status in a view (``?`` = view, view, principal, view, principal): the visibility of its
+# document if that version is in the view, whether another version of the document is, whether the
+# principal may read it, and the clause text where the principal may read it.
+STATUS_COLS = (
+    "(SELECT vd.visibility FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = r.doc_ord), "
+    "(SELECT count(*) FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_id = r.source || '/' || r.document), "
+    "(SELECT count(*) FROM readers rd WHERE rd.doc_ord = r.doc_ord AND rd.principal IN ('*', ?)), "
+    "(SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord AND " + READABLE.format(col="q.doc_ord") + ")"
+)
 REL_COLS = (
     "r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, "
     "r.digest, r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects"
@@ -60,10 +69,12 @@ class _Relations(Mapping[str, Any]):
 
     def get(self, rid: str, default: Any = None) -> Any:  # type: ignore[override]
         row = self.store._relation_row(rid)
-        return default if row is None else self.store._relation_model(row)
+        return default if row is None else self.store._relation_model((*row[:16], row[16]))
 
     def __contains__(self, rid: object) -> bool:
-        return isinstance(rid, str) and self.store._relation_row(rid) is not None
+        if not isinstance(rid, str):
+            return False
+        return rid in self.store._known_ids or self.store._relation_row(rid) is not None
 
     def __iter__(self) -> Iterator[str]:
         return (r[0] for r in self.store.db.rows("SELECT id FROM relations ORDER BY ord"))
@@ -87,6 +98,8 @@ class SQLStore:
         self._views: dict[tuple[str | None, str], SQLView] = {}
         self._worlds: dict[tuple[str, str], Any] = {}
         self._corpus: dict[tuple[str, str], tuple[int, int]] = {}
+        self._rows_cache: dict[str, tuple[Any, ...] | None] = {}
+        self._known_ids: set[str] = set()  # relation ids some query returned (``relations_by_id`` membership)
         self.relations_by_id = _Relations(self)
 
     @property
@@ -143,16 +156,16 @@ class SQLStore:
 
     # -- views ------------------------------------------------------------------------------------------
     def view(self, name: str | None, principal: str = "public") -> SQLView:
-        key = (name, principal)
-        hit = self._views.get(key)
+        """The view (None = the current one) for the principal; one object per (view, principal), cached."""
+        chosen = self._meta.get("current_view") if name is None else name
+        hit = self._views.get((chosen, principal))
         if hit is None:
-            chosen = self._meta.get("current_view") if name is None else name
             if name is None and not chosen:
                 raise UsageError(f"catalog world {self.world!r} declares no views")
             if chosen not in self.view_names:
                 known = ", ".join(self.view_names) or "none"
                 raise UsageError(f"unknown view {name!r}; this catalog has: {known}")
-            hit = self._views[key] = SQLView(self, chosen, principal)
+            hit = self._views[(chosen, principal)] = SQLView(self, chosen, principal)
         return hit
 
     def corpus(self, view: str, principal: str) -> tuple[int, int]:
@@ -177,7 +190,7 @@ class SQLStore:
         if hit is None:
             functional = frozenset(p.name for p in self.predicates if p.cardinality == "functional")
             hit = self._worlds[key] = HopWorld(
-                StoreIndex(self, view.view_name, view.principal),
+                StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch),
                 functional=functional,
                 in_unit=view.rels_in_unit,
                 of_subject=view.rels_of,
@@ -186,29 +199,32 @@ class SQLStore:
         return hit
 
     # -- relation rows -----------------------------------------------------------------------------------
-    def _relation_row(self, rid: str, view: str | None = None, principal: str | None = None) -> tuple[Any, ...] | None:
-        rows = self.db.rows(f"SELECT {REL_COLS} FROM relations r WHERE r.id = ?", (rid,), view, principal)
-        return rows[0] if rows else None
+    def _relation_row(self, rid: str) -> tuple[Any, ...] | None:
+        """The record's columns (``REL_COLS``) and its quote where readable without a view (cached)."""
+        if rid in self._rows_cache:
+            return self._rows_cache[rid]
+        rows = self.db.rows(
+            f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.id = ?", (rid,)
+        )
+        return _bounded(self._rows_cache, rid, rows[0] if rows else None)
 
-    def _quote(self, rel_ord: int, view: str | None, principal: str | None) -> str:
-        if view is None:
-            rows = self.db.rows("SELECT quote FROM relation_quotes WHERE rel_ord = ?", (rel_ord,))
-        else:
-            rows = self.db.rows(
-                "SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = ? AND " + READABLE.format(col="q.doc_ord"),
-                (rel_ord, view, principal),
-                view,
-                principal,
-            )
-        return rows[0][0] if rows else ""
-
-    def _relation_model(self, row: tuple[Any, ...], quote: str | None = None) -> Any:
+    def _relation_model(self, row: tuple[Any, ...]) -> Any:
         from chainret.catalog.models import Relation, Support
 
-        (o, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _) = row
-        q = self._quote(o, None, None) if quote is None else quote
-        sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=q)
+        (o, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, quote) = row[:17]
+        sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "")
         return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)
+
+
+CACHE_MAX = 200_000
+
+
+def _bounded(cache: dict[Any, Any], key: Any, value: Any) -> Any:
+    """Remember ``value`` (the caches of a store are dropped whole when they grow past ``CACHE_MAX``)."""
+    if len(cache) >= CACHE_MAX:
+        cache.clear()
+    cache[key] = value
+    return value
 
 
 def _entity(row: tuple[Any, ...]) -> Any:
@@ -226,13 +242,20 @@ def _unit(row: tuple[Any, ...]) -> Any:
 
 
 class SQLView:
-    """One store seen through one view by one principal: the ``CatalogView`` methods the ask path uses."""
+    """One store seen through one view by one principal: the ``CatalogView`` methods the ask path uses.
+
+    A store object reads a snapshot: what a view has looked up (units, relation statuses and flags)
+    is kept for the next request. Reopen the store to see an update written since.
+    """
 
     def __init__(self, store: SQLStore, view: str, principal: str) -> None:
         self.store = store
         self._name = view
         self.principal = principal
         self._flags: dict[str, Any] = {}
+        self._units: dict[str, Any] = {}
+        self._status: dict[str, Any] = {}
+        self._in_unit: dict[str, list[Any]] = {}
 
     @property
     def view_name(self) -> str:
@@ -267,13 +290,23 @@ class SQLView:
             for s, d, v, r, t, x, g, vis, p in rows
         ]
 
-    def unit(self, ref: str) -> Any | None:
+    def _fetch_units(self, refs: Sequence[str]) -> None:
+        want = [r for r in dict.fromkeys(refs) if r not in self._units]
+        if not want:
+            return
         rows = self._rows(
-            "SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ? AND "
+            f"SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref IN ({_marks(want)}) AND "
             + READABLE.format(col="u.doc_ord"),
-            (ref, *self._vp()),
+            (*want, *self._vp()),
         )
-        return _unit(rows[0]) if rows else None
+        found = {r[0]: _unit(r) for r in rows}
+        for ref in want:
+            _bounded(self._units, ref, found.get(ref))
+
+    def unit(self, ref: str) -> Any | None:
+        """The unit if the principal may read it in this view, else None."""
+        self._fetch_units([ref])
+        return self._units.get(ref)
 
     def units(self) -> list[Any]:
         rows = self._rows(
@@ -293,57 +326,61 @@ class SQLView:
         return next((d for d in self.documents() if d.ref == unit.doc_ref), None)
 
     # -- relations ---------------------------------------------------------------------------------------
-    def _status_of_row(self, row: tuple[Any, ...]) -> list[str]:
-        """The ``Eligibility.reasons`` of a relation row in this view for this principal."""
-        reasons = [c for c in row[15].split(",") if c]
-        doc_ord = row[13]
-        vd = self._rows("SELECT visibility FROM view_docs WHERE view_name = ? AND doc_ord = ?", (self._name, doc_ord))
-        if not vd:
-            doc_id = f"{row[5]}/{row[6]}"
-            other = self._rows("SELECT 1 FROM view_docs WHERE view_name = ? AND doc_id = ?", (self._name, doc_id))
-            reasons.append("superseded" if other else "not_current")
-        elif vd[0][0] == "removed":
-            reasons.append("removed")
-        elif not self._rows("SELECT 1 FROM readers WHERE doc_ord = ? AND principal IN ('*', ?)", (doc_ord, self.principal)):
-            reasons.append("restricted")
-        return reasons
+    def _status_rows(self, where: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Relation rows with what their status in this view needs (``STATUS_COLS``), quote where readable."""
+        rows = self._rows(
+            f"SELECT {REL_COLS}, {STATUS_COLS} FROM relations r WHERE {where}",
+            (self._name, self._name, self.principal, *self._vp(), *params),
+        )
+        known = self.store._known_ids
+        if len(known) >= CACHE_MAX:
+            known.clear()
+        for r in rows:
+            _bounded(self._status, r[1], _reasons(r))
+            known.add(r[1])
+        return rows
 
     def relation_status(self, relation: Any) -> Any:
         from chainret.catalog.views import Eligibility
 
         rid = relation if isinstance(relation, str) else relation.id
-        row = self.store._relation_row(rid, self._name, self.principal)
-        if row is None:
-            raise KeyError(rid)
-        reasons = self._status_of_row(row)
-        return Eligibility(eligible=not reasons, reasons=reasons)
+        reasons = self._status.get(rid)
+        if reasons is None:
+            if not self._status_rows("r.id = ?", (rid,)):
+                raise KeyError(rid)
+            reasons = self._status[rid]
+        return Eligibility(eligible=not reasons, reasons=list(reasons))
 
     def eligible_relations(self) -> list[Any]:
         return [r for r in self.relations() if self.relation_status(r).eligible]
 
     def relations(self) -> list[Any]:
-        rows = self._rows(f"SELECT {REL_COLS} FROM relations r ORDER BY r.ord")
+        rows = self.store.db.rows(f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord ORDER BY r.ord")
         return [self.store._relation_model(r) for r in rows]
 
     def supporting_unit(self, relation: Any) -> Any | None:
+        """The unit holding the relation's clause (None where this store may not show it to the principal)."""
         rid = relation if isinstance(relation, str) else relation.id
-        rows = self._rows(
-            "SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM relations r JOIN units u ON u.ref = r.unit_ref "
-            "WHERE r.id = ?",
-            (rid,),
-        )
+        row = self.store._relation_row(rid)
+        if row is None or row[14] is None:
+            return None
+        if self._units.get(row[14]) is not None:
+            return self._units[row[14]]
+        rows = self._rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (row[14],))
         return _unit(rows[0]) if rows else None
 
     def relations_in_unit(self, unit_ref: str) -> list[Any]:
-        rows = self._rows(f"SELECT {REL_COLS} FROM relations r WHERE r.unit_ref = ?", (unit_ref,))
+        rows = self.store.db.rows(
+            f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.unit_ref = ?", (unit_ref,)
+        )
         return [self.store._relation_model(r) for r in sorted(rows, key=lambda r: (r[10], r[1]))]
 
     def current_relations(self, subject: str, predicate: str) -> list[Any]:
-        rows = self._rows(f"SELECT {REL_COLS} FROM relations r WHERE r.subject = ? AND r.predicate = ? ORDER BY r.ord", (subject, predicate))
-        return [self.store._relation_model(r) for r in rows if not self._status_of_row(r)]
+        rows = self._status_rows("r.subject = ? AND r.predicate = ?", (subject, predicate))
+        return [self.store._relation_model((*r[:16], r[19])) for r in sorted(rows, key=lambda r: r[0]) if not _reasons(r)]
 
-    # -- the hop engine's two lookups (one query each) ------------------------------------------------------
-    def _flag(self, row: tuple[Any, ...], reasons: list[str], quote: str | None) -> Any:
+    # -- the hop engine's two lookups ---------------------------------------------------------------------------
+    def _flag(self, row: tuple[Any, ...]) -> Any:
         from chainret.catalog.views import INVALID_CODES
         from chainret.hops import Rel
 
@@ -351,25 +388,34 @@ class SQLView:
         hit = self._flags.get(rid)
         if hit is not None:
             return hit
+        reasons = _reasons(row)
         current, eligible = view_codes(reasons)
         rel = Rel(
             id=rid, subject=row[2], predicate=row[3], object=row[4], unit_ref=row[14], source=row[5],
             document=row[6], version=row[7], representation=row[8], digest=row[9] or "",
-            span=(row[10], row[11]), quote=quote or "", current=current, eligible=eligible,
+            span=(row[10], row[11]), quote=row[19] or "", current=current, eligible=eligible,
             valid=not any(r in INVALID_CODES for r in reasons), why_not=",".join(reasons) or None,
         )
-        self._flags[rid] = rel
-        return rel
+        return _bounded(self._flags, rid, rel)
+
+    def prefetch(self, refs: Sequence[str]) -> None:
+        """Units and supported relations of a search's returned rows, two queries for all of them."""
+        self._fetch_units(refs)
+        want = [r for r in dict.fromkeys(refs) if r not in self._in_unit]
+        if not want:
+            return
+        rows = self._status_rows(f"r.unit_ref IN ({_marks(want)}) AND " + READABLE.format(col="r.doc_ord"), (*want, *self._vp()))
+        grouped: dict[str, list[Any]] = {ref: [] for ref in want}
+        for r in sorted(rows, key=lambda r: r[1]):
+            grouped[r[14]].append(self._flag(r))
+        for ref, rels in grouped.items():
+            _bounded(self._in_unit, ref, rels)
 
     def rels_in_unit(self, ref: str) -> list[Any]:
         """Relations supported in a readable unit, ordered by id, with their flags (none if unreadable)."""
-        rows = self._rows(
-            f"SELECT {REL_COLS}, q.quote FROM relations r JOIN relation_quotes q ON q.rel_ord = r.ord "
-            "WHERE r.unit_ref = ? AND " + READABLE.format(col="r.doc_ord"),
-            (ref, *self._vp()),
-        )
-        # The unit's document is in the view and readable: only the record's own defects can apply.
-        return [self._flag(r, [c for c in r[15].split(",") if c], r[16]) for r in sorted(rows, key=lambda r: r[1])]
+        if ref not in self._in_unit:
+            self.prefetch([ref])
+        return self._in_unit[ref]
 
     def rels_of(self, subject: str, predicate: str) -> list[Any]:
         """Relations of (subject, predicate) whose document is in the view, ordered by id, with flags.
@@ -378,23 +424,10 @@ class SQLView:
         relations (usable ones elsewhere, withheld ones, opposing assignments), so the result is
         the same as over the whole catalog.
         """
-        rows = self._rows(
-            f"SELECT {REL_COLS}, vd.visibility, "
-            "(SELECT count(*) FROM readers rd WHERE rd.doc_ord = r.doc_ord AND rd.principal IN ('*', ?)), "
-            "(SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord AND " + READABLE.format(col="q.doc_ord") + ") "
-            "FROM relations r JOIN view_docs vd ON vd.doc_ord = r.doc_ord AND vd.view_name = ? "
-            "WHERE r.subject = ? AND r.predicate = ?",
-            (self.principal, *self._vp(), self._name, subject, predicate),
+        rows = self._status_rows(
+            "r.subject = ? AND r.predicate = ? AND " + IN_VIEW.format(col="r.doc_ord"), (subject, predicate, self._name)
         )
-        out = []
-        for r in sorted(rows, key=lambda r: r[1]):
-            reasons = [c for c in r[15].split(",") if c]
-            if r[16] == "removed":
-                reasons.append("removed")
-            elif not r[17]:
-                reasons.append("restricted")
-            out.append(self._flag(r, reasons, r[18]))
-        return out
+        return [self._flag(r) for r in sorted(rows, key=lambda r: r[1])]
 
     # -- entities -------------------------------------------------------------------------------------------
     def resolve(self, text: str, type: str | None = None) -> list[Any]:  # noqa: A002 - API name
@@ -414,14 +447,34 @@ class SQLView:
         return self.store.predicates_by_name.get(name)
 
 
+def _marks(items: Sequence[Any]) -> str:
+    return ", ".join("?" for _ in items)
+
+
+def _reasons(row: tuple[Any, ...]) -> list[str]:
+    """``Eligibility.reasons`` of a relation row carrying ``STATUS_COLS`` (the codes of ``CatalogView.relation_status``)."""
+    reasons = [c for c in row[15].split(",") if c]
+    in_view, same_document, readable = row[16], row[17], row[18]
+    if in_view is None:
+        reasons.append("superseded" if same_document else "not_current")
+    elif in_view == "removed":
+        reasons.append("removed")
+    elif not readable:
+        reasons.append("restricted")
+    return reasons
+
+
 class StoreIndex:
     """BM25Plus over the units one principal may read in one view, answered by the store.
 
     Same scores, ranks and tie order as ``LexicalIndex`` over ``CatalogView.unit_texts()``.
     """
 
-    def __init__(self, store: SQLStore, view: str, principal: str, *, k1: float = 1.5, b: float = 0.75, delta: float = 1.0) -> None:
-        self.store, self.view, self.principal = store, view, principal
+    def __init__(
+        self, store: SQLStore, view: str, principal: str, *, prefetch: Callable[[list[str]], None] | None = None,
+        k1: float = 1.5, b: float = 0.75, delta: float = 1.0,
+    ) -> None:
+        self.store, self.view, self.principal, self.prefetch = store, view, principal, prefetch
         self.k1, self.b, self.delta = k1, b, delta
 
     def __len__(self) -> int:
@@ -453,7 +506,10 @@ class StoreIndex:
             df[term] = df.get(term, 0) + 1
             units.setdefault(uo, (ref, ntok, {}))[2][term] = tf
         size = n_units or 1
-        return rank_bm25plus(q, sorted(units.items()), df, size, total / size, k, self.k1, self.b, self.delta, SearchHit)
+        hits = rank_bm25plus(q, sorted(units.items()), df, size, total / size, k, self.k1, self.b, self.delta, SearchHit)
+        if self.prefetch is not None:
+            self.prefetch([h.ref for h in hits])
+        return hits
 
 
 def rank_bm25plus(

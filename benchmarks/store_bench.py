@@ -80,22 +80,32 @@ def pct(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
+# A small middle process runs the ask and reports its rusage: a child forked straight from this (large)
+# process would report this process's peak RSS as its own (Linux keeps the high-water mark across exec).
+_TIMER = (
+    "import os, sys, time\n"
+    "t = time.perf_counter(); pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.execv(sys.argv[1], sys.argv[1:])\n"
+    "_, st, ru = os.wait4(pid, 0)\n"
+    "print(time.perf_counter() - t, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(st))\n"
+)
+
+
 def cold_cli(catalog: str, n: int, runs: int) -> dict[str, float]:
-    """Fresh-process `chainret ask` runs: median wall, CPU and peak RSS (MB) from wait4."""
+    """Fresh-process `chainret ask` runs: median wall, CPU and peak RSS (MB) of the ask process."""
     walls, cpus, rss = [], [], []
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for i in range(runs):
         req, _, principal = requests(n, runs, seed=31)[i]
         cmd = [sys.executable, "-m", "chainret", "ask", req, "--catalog", catalog, "--no-trace", "--json", "--principal", principal]
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        _, status, ru = os.wait4(proc.pid, 0)
-        walls.append(time.perf_counter() - t0)
-        err = proc.stderr.read().decode() if proc.stderr else ""
-        if os.waitstatus_to_exitcode(status) not in (0, 1):
-            raise RuntimeError(f"cold ask failed ({catalog}): {err[-500:]}")
-        cpus.append(ru.ru_utime + ru.ru_stime)
-        rss.append(ru.ru_maxrss / 1024)
+        out = subprocess.run([sys.executable, "-c", _TIMER, *cmd], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+        wall, cpu, maxrss, code = out.stdout.split()[-4:]
+        if int(code) not in (0, 1):
+            raise RuntimeError(f"cold ask failed ({catalog}): {out.stderr[-500:]}")
+        walls.append(float(wall))
+        cpus.append(float(cpu))
+        rss.append(int(maxrss) / 1024)
     return {"cold_wall_s": statistics.median(walls), "cold_cpu_s": statistics.median(cpus), "cold_rss_mb": statistics.median(rss)}
 
 
@@ -156,6 +166,30 @@ def throughput(url: str, n: int, clients: int, seconds: float) -> dict[str, floa
             "p50_ms": statistics.median(times) * 1000, "p99_ms": pct(times, 0.99) * 1000}
 
 
+def measure_elsewhere(spec: str, n: int, args: argparse.Namespace, clients: tuple[int, ...]) -> dict[str, Any]:
+    """Warm latency (and throughput) of a compiled store, measured in a fresh process.
+
+    Not in this one: it holds the generated catalog (millions of objects), whose garbage-collector
+    passes and copy-on-write pages would be charged to the store.
+    """
+    cmd = [sys.executable, __file__, "--measure", spec, "--relations", str(n), "--warm", str(args.warm),
+           "--seconds", str(args.seconds), "--clients", *map(str, clients)]
+    out = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[int]) -> None:
+    from chainret.store import open_store
+
+    warnings.simplefilter("ignore")
+    store = open_store(spec)
+    res: dict[str, Any] = warm(store, n, count)
+    store.close()
+    if clients:
+        res["throughput"] = [throughput(spec, n, k, seconds) for k in clients]
+    print(json.dumps(res))
+
+
 def timed(fn: Any, *args: Any, **kw: Any) -> tuple[Any, float, float]:
     c0, t0 = time.process_time(), time.perf_counter()
     out = fn(*args, **kw)
@@ -196,9 +230,7 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
         counts, s, c = timed(compile_store, cat, db)
         res["sqlite"] = {"compile_s": s, "compile_cpu_s": c, "size_mb": db.stat().st_size / 1e6, "counts": counts}
         res["sqlite"].update(cold_cli(str(db), n, args.runs))
-        store = open_store(db)
-        res["sqlite"].update(warm(store, n, args.warm))
-        store.close()
+        res["sqlite"].update(measure_elsewhere(str(db), n, args, clients=()))
         print(f"[{n}] sqlite: {res['sqlite']}", flush=True)
         # -- PostgreSQL --
         if not args.no_pg:
@@ -207,16 +239,14 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
             try:
                 _, s, c = timed(compile_store, cat, url, replace=True)
                 res["postgres"] = {"compile_s": s, "compile_cpu_s": c}
-                del cat  # the clients fork from here: keep them small
                 store = open_store(url)
                 size = store.db.rows(
                     "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace "
                     "WHERE s.nspname = ? AND c.relkind = 'r'", (f"bench_{n}",))[0][0]
-                res["postgres"]["size_mb"] = int(size or 0) / 1e6
-                res["postgres"].update(warm(store, n, args.warm))
                 store.close()
+                res["postgres"]["size_mb"] = int(size or 0) / 1e6
+                res["postgres"].update(measure_elsewhere(url, n, args, clients=(1, 8)))
                 res["postgres"].update(cold_cli(url, n, args.runs))
-                res["postgres"]["throughput"] = [throughput(url, n, k, args.seconds) for k in (1, 8)]
                 print(f"[{n}] postgres: {res['postgres']}", flush=True)
             finally:
                 if server is not None:
@@ -298,6 +328,19 @@ def write_report(results: list[dict[str, Any]]) -> str:
             ok = eight["asks_per_s"] >= AIMS["pg_8_clients_per_s"]
             parts.append(f"8 clients on PostgreSQL {eight['asks_per_s']:.0f} asks/s (aim >= 200: {'met' if ok else '**missed**'})")
         lines.append(f"* {r['relations']:,} relations: " + "; ".join(parts) + ".")
+    big = results[-1] if results else None
+    if big:
+        lines += ["", f"## Size per relation (from the {big['relations']:,}-relation run), and 100M relations on paper", ""]
+        for name in ("sqlite", "postgres"):
+            mb = (big.get(name) or {}).get("size_mb")
+            if mb:
+                per = mb * 1e6 / big["relations"]
+                lines.append(f"* {name}: {per:,.0f} bytes per relation (units, postings, relations, quotes and indexes "
+                             f"included); 100M relations at that rate: {per * 1e8 / 1e9:,.0f} GB.")
+        s_ = big.get("sqlite") or {}
+        if s_.get("compile_s"):
+            rate = big["relations"] / s_["compile_s"]
+            lines.append(f"* SQLite compile rate: {rate:,.0f} relations/s (one process); 100M relations: {1e8 / rate / 3600:,.1f} h.")
     sizes = {r["relations"] for r in results}
     missing = [f"{n:,}" for n in (10_000, 100_000, 1_000_000) if n not in sizes]
     if missing:
@@ -342,7 +385,13 @@ def main() -> None:
     ap.add_argument("--no-pg", action="store_true")
     ap.add_argument("--tmp", default=None, help="folder for the temporary stores")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--measure", help=argparse.SUPPRESS)  # internal: warm/throughput of one store in a fresh process
+    ap.add_argument("--relations", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--clients", type=int, nargs="*", default=[], help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.measure:
+        measure_main(args.measure, args.relations, args.warm, args.seconds, args.clients)
+        return
     CACHE.mkdir(parents=True, exist_ok=True)
     if not args.report_only:
         for n in args.sizes:

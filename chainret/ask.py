@@ -26,7 +26,7 @@ from typing import Any
 
 from chainret.catalog.load import default_catalog_path, load_world
 from chainret.catalog.models import Catalog
-from chainret.catalog.views import CatalogView, open_view
+from chainret.catalog.views import CatalogView
 from chainret.errors import UsageError
 from chainret.hops import effective_budget, run_chain
 from chainret.patterns import PatternSpec, best_matches, match_request
@@ -81,7 +81,7 @@ def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | 
     """The networkx MultiDiGraph of a catalog view (edge key = relation id, usability as attributes)."""
     from chainret.catalog.graph import build_graph
 
-    cv = open_view(resolve_catalog(catalog), view, principal)
+    cv = cached_view(resolve_catalog(catalog), view, principal)
     ents = {e.id: {"type": e.type, "name": e.name} for e in cv.catalog.entities}
     return build_graph([relation_flags(cv, r) for r in cv.relations()], ents)
 

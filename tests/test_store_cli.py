@@ -171,3 +171,35 @@ def test_update_refuses_a_changed_record_and_writes_nothing(tmp_path):
     with pytest.raises(StoreError, match="not an append-only update"):
         update_store(changed, db)
     assert db.read_bytes() == before
+
+
+def test_graph_of_a_store_equals_the_graph_of_its_catalog(seed_db, capsys):
+    code, from_db, _ = cli(capsys, "graph", "--catalog", str(seed_db), "--as", "auditor")
+    assert code == 0
+    code, from_yaml, _ = cli(capsys, "graph", "--catalog", str(SEED), "--as", "auditor")
+    assert from_db == from_yaml and "rel-3" in from_db
+
+
+def test_memory_store_is_the_catalog_path():
+    store = open_store(SEED)
+    cat = load_world(SEED).catalog
+    assert store.kind == "memory" and store.digest() == cat.digest()
+    assert trace_json(ask("Which contact serves PR-84?", store)) == trace_json(ask("Which contact serves PR-84?", cat))
+
+
+def test_asking_a_db_loads_no_catalog_and_nothing_heavy(seed_db):
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, io, contextlib\n"
+        "from chainret.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n"
+        f"        main(['ask', 'Which contact serves PR-84?', '--catalog', {str(seed_db)!r}, '--no-trace', '--json'])\n"
+        "    except SystemExit:\n"
+        "        pass\n"
+        "print(','.join(m for m in ('numpy', 'networkx', 'rank_bm25', 'torch', 'psycopg') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == ""

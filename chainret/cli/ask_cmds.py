@@ -283,7 +283,7 @@ def _print_totals(prefix: str, tot: dict[str, Any]) -> None:
 
 
 def graph_cmd(
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file or world dir (default catalog if omitted)."),
+    catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog file or world dir, .db file or postgresql:// URL (default catalog if omitted)."),
     view: Optional[str] = typer.Option(None, "--view", help="View name (default: current)."),
     principal: str = typer.Option("public", "--as", help="Principal whose eligibility colours the edges."),
     fmt: str = typer.Option("mermaid", "--format", help="mermaid or graphml."),

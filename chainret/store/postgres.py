@@ -72,7 +72,7 @@ def split_url(url: str) -> tuple[str, str]:
 def redact(url: str) -> str:
     """The URL without its password (what traces and messages show)."""
     parts = urlsplit(url)
-    if parts.password is None:
+    if not parts.password:
         return url
     netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))

@@ -150,6 +150,11 @@ class SQLStore:
         name = self._meta.get("current_view")
         return self.views_by_name.get(name) if name else None
 
+    @property
+    def entities(self) -> list[Any]:
+        """Every entity, in catalog order (reads the whole table: graph export, not the ask path)."""
+        return [_entity(r) for r in self.db.rows("SELECT id, type, name, aliases, description FROM entities ORDER BY ord")]
+
     def entity(self, entity_id: str) -> Any | None:
         rows = self.db.rows("SELECT id, type, name, aliases, description FROM entities WHERE id = ?", (entity_id,))
         return _entity(rows[0]) if rows else None

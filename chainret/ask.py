@@ -26,6 +26,7 @@ from typing import Any
 
 from chainret.catalog.load import default_catalog_path, load_world
 from chainret.catalog.models import Catalog
+from chainret.catalog.readable import reader_catalog, reads_within
 from chainret.catalog.views import CatalogView
 from chainret.errors import UsageError
 from chainret.hops import effective_budget, run_chain
@@ -38,6 +39,7 @@ from chainret.store.memory import (  # noqa: F401 - re-exported: the caches move
     hop_world,
     relation_flags,
 )
+from chainret.projection import project as project_trace
 from chainret.trace import Budget, Coverage, Interpretation, Packet, PacketItem, Refusal, Trace
 
 PACKET_SEPARATOR = "\n\n"  # a paragraph break between supporting clauses (2 characters)
@@ -232,15 +234,19 @@ def ask(
         ['project:final:main', 'org:final:north', 'contact:final:desk']
     """
     t0 = time.perf_counter()
-    cat = resolve_catalog(catalog)
+    full = resolve_catalog(catalog)
     budget = budget or Budget()
+    viewer = viewer or principal
+    # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
+    # trace computed over restricted text afterwards leaks (see chainret.projection).
+    cat = full if not project or reads_within(full, principal, viewer) else reader_catalog(full, viewer)
     cv = cached_view(cat, view, principal)
     meta: dict[str, Any] = {
         "catalog": catalog_location(catalog),
         "world": cat.world,
         "view": cv.view_name,
         "principal": principal,
-        "viewer": viewer or principal,
+        "viewer": viewer if project else None,
         "backtrack": backtrack,
         "projected": project,
     }
@@ -267,10 +273,16 @@ def ask(
             trace = _run(cv, interp, budget, backtrack, required_anchors, base, meta)
     trace = trace.model_copy(update={"meta": {**trace.meta, "ask_ms": round((time.perf_counter() - t0) * 1000, 3)}})
     if project:
-        from chainret.projection import project as project_trace
-
-        trace = project_trace(trace, cat, viewer or principal)
+        trace = project_trace(trace, cat, viewer)
+    elif holds_restricted(trace, cat):
+        trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
     return trace
+
+
+def holds_restricted(trace: Trace, cat: Catalog) -> bool:
+    """True when an unprojected trace cites a document version that is not public (audit only)."""
+    text = trace.to_json()
+    return any(d.visibility != "public" and d.ref in text for d in cat.documents)
 
 
 def _run(

@@ -59,6 +59,7 @@ class Rel:
     eligible: bool = True  # the principal may read its support in the view
     valid: bool = True  # digest, span and clause check out
     why_not: str | None = None  # short reason when not usable (for the trace)
+    support_kind: str = "clause"  # "clause" (a REL line) or "prose" (a sentence naming both ends)
 
     @property
     def usable(self) -> bool:
@@ -76,6 +77,7 @@ class Rel:
             digest=self.digest,
             span=self.span,
             quote=self.quote,
+            support_kind=self.support_kind,  # type: ignore[arg-type]
         )
 
 

@@ -1,27 +1,72 @@
-"""Replaying traces against the catalog (``chainret trace verify``) and golden traces (``traces/``).
+"""Traces that prove themselves: ``chainret trace verify`` and golden traces (``traces/``).
 
-A trace records the request, view, principal, viewer, budget and catalog digest, so it can be run
-again. ``verify_trace`` reports every difference as ``{"kind", "message"}``:
+A trace records the request and its parameters (view, principal, viewer, budget, backtracking,
+projection) and the catalog identity it was computed over. ``verify`` checks it in three parts:
 
-* ``digest``: the catalog content changed since the trace was written;
-* ``eligibility``: an anchor or packet unit is no longer readable/eligible for the principal;
-* ``outcome`` / ``path`` / ``hops``: the replay gives a different result.
+1. **Evidence.** Every cited document version (hop anchors, packet items) is looked up in the
+   catalog and checked by itself: it exists, the sha256 of its text is the digest the trace cites,
+   and the quote is verbatim at the cited span inside the cited unit. A forged quote, span, digest
+   or packet text fails here, whatever else the trace says.
+2. **Replay.** The request is run again from its recorded parameters (for a fixture case: from the
+   cases file, not from the trace) and the whole trace is compared field by field; the first
+   differing field is reported with both values (``hops[1].anchor.quote``). Only timings differ
+   legitimately.
+3. **Catalog identity.** The trace's ``catalog_digest`` is compared with the catalog's identity
+   for the trace's viewer (the full digest for an unprojected audit trace). A different identity
+   with intact evidence and an identical replay means an unrelated part of the catalog changed:
+   the verdict is ``evidence_intact`` ("catalog changed, this trace's evidence intact"), not a
+   failure.
 
 Golden traces are the offline (unprojected) traces of every fixture case, one file per case at
 ``<root>/<world>/<case>.json``; ``chainret eval fixtures --update-golden traces`` rewrites them.
+They record ``projected: false`` and, when they cite a document version that is not public,
+``holds_restricted: true``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from pydantic import BaseModel
+
+from chainret.catalog.models import Catalog, sha256_digest
+from chainret.catalog.readable import reader_digest
 from chainret.errors import UsageError
 from chainret.trace import Budget, Trace, write_trace
 
 VOLATILE_META = ("ask_ms",)
+_MAX_SHOWN = 160  # characters of a value shown in a difference message
+
+
+class Difference(BaseModel):
+    """One way a trace and the catalog disagree: ``kind`` is evidence | replay | catalog."""
+
+    kind: Literal["evidence", "replay", "catalog"]
+    field: str
+    message: str
+
+
+class Verification(BaseModel):
+    """The verdict: ``verified``, ``evidence_intact`` (catalog changed elsewhere) or ``mismatch``."""
+
+    status: Literal["verified", "evidence_intact", "mismatch"]
+    catalog_changed: bool
+    differences: list[Difference]
+
+    @property
+    def ok(self) -> bool:
+        return self.status != "mismatch"
+
+    def summary(self) -> str:
+        if self.status == "verified":
+            return "replay matches; every cited document version checks out"
+        if self.status == "evidence_intact":
+            return "catalog changed, this trace's evidence intact (replay matches; cited document versions unchanged)"
+        return f"{len(self.differences)} difference(s); first: {self.differences[0].field}: {self.differences[0].message}"
 
 
 def golden_path(root: str | os.PathLike[str], world: str, case_id: str) -> Path:
@@ -38,89 +83,164 @@ def write_golden(results: Sequence[Any], root: str | os.PathLike[str]) -> list[P
     return [write_trace(stable(r.trace), golden_path(root, r.world, r.case.id)) for r in results]
 
 
-def _hop_summary(t: Trace) -> list[tuple[Any, ...]]:
-    return [
-        (h.index, h.branch, h.subquery, tuple(x.ref for x in h.hits), h.bridge, h.refusal.code if h.refusal else None)
-        for h in t.hops
-    ]
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
 
 
-def compare(old: Trace, new: Trace) -> list[dict[str, str]]:
-    """Differences in result between a recorded trace and its replay."""
-    diffs: list[dict[str, str]] = []
-    if old.outcome != new.outcome:
-        diffs.append({"kind": "outcome", "message": f"outcome was {old.outcome}, replay gives {new.outcome}"})
-    if old.accepted_path != new.accepted_path or old.path_ids != new.path_ids:
-        diffs.append({"kind": "path", "message": f"path was {old.path_ids} {old.accepted_path}, replay gives {new.path_ids} {new.accepted_path}"})
-    a, b = _hop_summary(old), _hop_summary(new)
-    if a != b:
-        first = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-        diffs.append({"kind": "hops", "message": f"hop record {first + 1} differs: was {a[first] if first < len(a) else None}, replay {b[first] if first < len(b) else None}"})
-    if (old.reason.code if old.reason else None) != (new.reason.code if new.reason else None):
-        diffs.append({"kind": "outcome", "message": f"reason was {old.reason.code if old.reason else None}, replay gives {new.reason.code if new.reason else None}"})
-    return diffs
+def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any] | None:
+    """The first field (depth-first, keys sorted) where two JSON values differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new)):
+            name = str(key) if str(key).isprintable() and len(str(key)) <= 60 else _shown(key)[:60]
+            sub = f"{path}.{name}" if path else name
+            if key not in old or key not in new:
+                return sub, old.get(key, "<absent>"), new.get(key, "<absent>")
+            found = first_difference(old[key], new[key], sub)
+            if found:
+                return found
+        return None
+    if isinstance(old, list) and isinstance(new, list):
+        for i, (a, b) in enumerate(zip(old, new)):
+            found = first_difference(a, b, f"{path}[{i}]")
+            if found:
+                return found
+        if len(old) != len(new):
+            return f"{path}.length", len(old), len(new)
+        return None
+    return None if old == new else (path, old, new)
 
 
-def _eligibility(trace: Trace, catalog: Any) -> list[dict[str, str]]:
-    from chainret.store.memory import cached_view as open_view  # a Catalog or a compiled store
-
-    view = trace.meta.get("view")
-    principal = trace.meta.get("principal", "public")
-    try:
-        cv = open_view(catalog, view, principal)
-    except UsageError as exc:
-        return [{"kind": "eligibility", "message": str(exc)}]
-    diffs = []
-    anchors = [h.anchor for h in trace.hops if h.anchor is not None]
-    for a in anchors:
-        if a.relation_id not in catalog.relations_by_id:
-            diffs.append({"kind": "eligibility", "message": f"relation {a.relation_id} no longer exists"})
-        elif not cv.relation_status(a.relation_id).eligible:
-            why = ", ".join(cv.relation_status(a.relation_id).reasons)
-            diffs.append({"kind": "eligibility", "message": f"relation {a.relation_id} is no longer eligible for {principal} in view {cv.view_name} ({why})"})
-        if cv.unit(a.unit_ref) is None:
-            diffs.append({"kind": "eligibility", "message": f"unit {a.unit_ref} is no longer readable by {principal} in view {cv.view_name}"})
-    return diffs
+def _comparable(trace: Trace) -> dict[str, Any]:
+    data = json.loads(stable(trace).to_json())  # the rounding a written trace has
+    data.pop("catalog_digest", None)  # checked on its own (part 3)
+    return data
 
 
-def verify_trace(trace: Trace, catalog: str | os.PathLike[str] | None = None) -> list[dict[str, str]]:
-    """Replay ``trace`` against ``catalog`` (default: the catalog or cases file the trace names)."""
-    from chainret.ask import ask, resolve_catalog, run_case
+def evidence_differences(trace: Trace, catalog: Catalog) -> list[Difference]:
+    """Check every cited document version by itself: existence, digest, quote at span, unit."""
+    out: list[Difference] = []
+    docs = catalog.documents_by_ref
+    cited: list[tuple[str, str, str, str, tuple[int, int], str]] = []  # field, unit ref, doc ref, digest, span, quote
+    for i, hop in enumerate(trace.hops):
+        a = hop.anchor
+        if a is not None:
+            cited.append((f"hops[{i}].anchor", a.unit_ref, f"{a.source}/{a.document}@{a.version}", a.digest, a.span, a.quote))
+    if trace.packet is not None:
+        for i, item in enumerate(trace.packet.items):
+            doc = item.doc_id or item.ref.rpartition("#u")[0]
+            if item.span is None:  # a whole-unit item: its text must be that unit's
+                unit = catalog.unit(item.ref)
+                if unit is None or unit.text != item.text:
+                    out.append(Difference(kind="evidence", field=f"packet.items[{i}].text", message=f"not the text of unit {_shown(item.ref)}"))
+                continue
+            digest = sha256_digest(docs[doc].text) if doc in docs else ""
+            cited.append((f"packet.items[{i}]", item.ref, doc, digest, item.span, item.text))
+        joined = trace.packet.separator.join(i.text for i in trace.packet.items)
+        if joined != trace.packet.text:
+            out.append(Difference(kind="evidence", field="packet.text", message="packet text is not its items joined"))
+    for field, unit_ref, doc_ref, digest, span, quote in cited:
+        doc = docs.get(doc_ref)
+        if doc is None:
+            out.append(Difference(kind="evidence", field=field, message=f"cited document version {doc_ref} is not in the catalog"))
+            continue
+        actual = sha256_digest(doc.text)
+        if digest != actual:
+            out.append(Difference(kind="evidence", field=f"{field}.digest", message=f"cites digest {_shown(digest)}; {doc_ref} text hashes to {actual}"))
+            continue
+        start, end = span
+        if doc.text[start:end] != quote:
+            out.append(Difference(kind="evidence", field=f"{field}.quote", message=f"{_shown(quote)} is not the text at {doc_ref}[{start}:{end}] ({_shown(doc.text[start:end])})"))
+            continue
+        unit = catalog.unit(unit_ref)
+        if unit is None or unit.doc_ref != doc_ref or not (unit.start <= start and end <= unit.end):
+            out.append(Difference(kind="evidence", field=f"{field}.unit_ref", message=f"span [{start}, {end}) of {doc_ref} is not inside unit {_shown(unit_ref)}"))
+    return out
+
+
+def _locate(recorded: str, trace_path: Path | None) -> Path:
+    """A recorded relative path (golden traces record ``fixtures/seed/cases.yaml``), from any cwd.
+
+    Tried as given, then against each parent folder of the trace file (a golden trace lives inside
+    the repository that holds its cases file).
+    """
+    p = Path(recorded)
+    if p.is_absolute() or p.exists() or trace_path is None:
+        return p
+    for parent in trace_path.resolve().parents:
+        if (parent / p).exists():
+            return parent / p
+    return p
+
+
+def _replay_case(trace: Trace, catalog: str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[Catalog, Trace]:
+    from chainret.ask import run_case
     from chainret.catalog.load import apply_overlay, load_world
 
-    if trace.kind != "chain":
-        raise UsageError("trace verify replays chain traces (kind 'chain'); this is a benchmark trace")
     meta = trace.meta
-    diffs: list[dict[str, str]] = []
-    from chainret.store import is_store_spec
+    source = Path(catalog) if catalog is not None else _locate(str(meta["cases_file"]), trace_path)
+    world = load_world(source)
+    case = next((c for c in world.cases if c.id == meta["case"]), None)
+    if case is None:
+        raise UsageError(f"case {meta['case']!r} is not in {source}")
+    cat = apply_overlay(world.catalog, case.overlay, label=f"case {case.id} overlay")
+    new = run_case(world.catalog, case, world=world.catalog.world, backtrack=bool(meta.get("backtrack", True)),
+                   cases_file=meta.get("cases_file"))
+    return cat, new.trace
 
-    if "case" in meta and not is_store_spec(catalog) and (catalog is not None or meta.get("cases_file")):
-        world = load_world(catalog or meta["cases_file"])
-        case = next((c for c in world.cases if c.id == meta["case"]), None)
-        if case is None:
-            raise UsageError(f"case {meta['case']!r} is not in {catalog or meta['cases_file']}")
-        cat = apply_overlay(world.catalog, case.overlay, label=f"case {case.id} overlay")
-        if cat.digest() != trace.catalog_digest:
-            diffs.append({"kind": "digest", "message": f"catalog digest was {trace.catalog_digest}, now {cat.digest()}"})
-        diffs += _eligibility(trace, cat)
-        new = run_case(world.catalog, case, world=world.catalog.world, backtrack=meta.get("backtrack", True)).trace
-        return diffs + compare(trace, new)
+
+def _replay_request(trace: Trace, catalog: str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[Catalog, Trace]:
+    from chainret.ask import ask, resolve_catalog
+
+    meta = trace.meta
     source = catalog or meta.get("catalog")
     if source is None:
         raise UsageError("this trace does not name its catalog file; pass --catalog PATH")
+    if catalog is None:
+        source = _locate(str(source), trace_path)
     cat = resolve_catalog(source)
-    if cat.digest() != trace.catalog_digest:
-        diffs.append({"kind": "digest", "message": f"catalog digest was {trace.catalog_digest}, now {cat.digest()}"})
-    diffs += _eligibility(trace, cat)
+    projected = bool(meta.get("projected", True))
     new = ask(
         trace.request,
         cat,
         view=meta.get("view"),
-        principal=meta.get("principal", "public"),
+        principal=str(meta.get("principal", "public")),
         budget=Budget(**trace.budget.model_dump()),
-        viewer=meta.get("viewer"),
-        backtrack=meta.get("backtrack", True),
+        viewer=meta.get("viewer") if projected else None,
+        backtrack=bool(meta.get("backtrack", True)),
         text_route="text_route" in meta,
-        project=meta.get("projected", True),
+        project=projected,
     )
-    return diffs + compare(trace, new)
+    # a replay records where it found the catalog; the trace records where it was written from
+    new = new.model_copy(update={"meta": {**new.meta, "catalog": meta.get("catalog")}})
+    return cat, new
+
+
+def verify(
+    trace: Trace, catalog: str | os.PathLike[str] | None = None, *, trace_path: str | os.PathLike[str] | None = None
+) -> Verification:
+    """Check ``trace`` against ``catalog`` (default: the catalog or cases file the trace names)."""
+    if trace.kind != "chain":
+        raise UsageError("trace verify replays chain traces (kind 'chain'); this is a benchmark trace")
+    tp = Path(trace_path) if trace_path is not None else None
+    replay = _replay_case if "case" in trace.meta and (catalog is not None or trace.meta.get("cases_file")) else _replay_request
+    cat, new = replay(trace, catalog, tp)
+    diffs = evidence_differences(trace, cat)
+    found = first_difference(_comparable(trace), _comparable(new))
+    if found is not None:
+        field, was, now = found
+        diffs.append(Difference(kind="replay", field=field, message=f"trace has {_shown(was)}, replay gives {_shown(now)}"))
+    projected = bool(trace.meta.get("projected", True))
+    identity = reader_digest(cat, str(trace.meta.get("viewer"))) if projected else cat.digest()
+    changed = identity != trace.catalog_digest
+    if changed and diffs:
+        diffs.append(Difference(kind="catalog", field="catalog_digest", message=f"catalog was {_shown(trace.catalog_digest)}, now {identity}"))
+    status: Literal["verified", "evidence_intact", "mismatch"] = "mismatch" if diffs else ("evidence_intact" if changed else "verified")
+    return Verification(status=status, catalog_changed=changed, differences=diffs)
+
+
+def verify_trace(
+    trace: Trace, catalog: str | os.PathLike[str] | None = None, *, trace_path: str | os.PathLike[str] | None = None
+) -> list[dict[str, str]]:
+    """The differences of ``verify`` as plain dicts (empty when the trace holds)."""
+    return [d.model_dump() for d in verify(trace, catalog, trace_path=trace_path).differences]

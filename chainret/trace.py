@@ -57,7 +57,11 @@ class Hit(_Model):
 
 
 class Anchor(_Model):
-    """The source support that licensed a transition: a literal clause at an exact span."""
+    """The source support that licensed a transition: a quote at an exact span.
+
+    ``support_kind``: ``clause`` (a literal ``REL s | p | o`` line) or ``prose`` (an ordinary
+    sentence naming subject and object: the weaker check, see docs/catalog-format.md).
+    """
 
     unit_ref: str
     relation_id: str
@@ -68,6 +72,7 @@ class Anchor(_Model):
     digest: str
     span: tuple[int, int]
     quote: str
+    support_kind: Literal["clause", "prose"] = "clause"
 
 
 class Refusal(_Model):

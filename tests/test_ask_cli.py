@@ -129,8 +129,21 @@ def test_trace_verify_matches_then_detects_changes(tmp_path):
     (world / "catalog.yaml").write_text(text)
     r = run("trace", "verify", str(out), "--json")
     assert r.exit_code == 1
-    kinds = {d["kind"] for d in json.loads(r.output)["differences"]}
-    assert {"digest", "eligibility", "outcome"} <= kinds
+    got = json.loads(r.output)
+    assert got["status"] == "mismatch" and got["catalog_changed"]
+    assert {"replay", "catalog"} <= {d["kind"] for d in got["differences"]}
+
+
+def test_trace_verify_unrelated_catalog_edit_is_reported_as_evidence_intact(tmp_path):
+    world = tmp_path / "w"
+    shutil.copytree(ROOT / "fixtures" / "seed", world)
+    out = tmp_path / "t.json"
+    assert run("ask", "Which contact serves PR-84?", "--catalog", str(world / "catalog.yaml"), "--trace-out", str(out)).exit_code == 0
+    text = (world / "catalog.yaml").read_text()
+    (world / "catalog.yaml").write_text(text.replace("description: northern regional office", "description: edited office", 1))
+    r = run("trace", "verify", str(out), "--json")
+    got = json.loads(r.output)
+    assert r.exit_code == 0 and got["status"] == "evidence_intact" and got["catalog_changed"], r.output
 
 
 def test_trace_verify_golden_case():

@@ -52,10 +52,12 @@ def test_fixture_worlds_and_default_catalog_validate() -> None:
     seed = reports["final:seed"]
     assert seed["valid"] and seed["counts"]["relations"] == 9 and seed["counts"]["cases"] == 16
     assert seed["counts"]["invalid_relations"] == 3
-    assert sorted(i["code"] for i in seed["issues"] if i["severity"] == "warning") == [
-        "clause_mismatch", "clause_mismatch", "invalid_digest"]
+    assert not [i for i in seed["issues"] if i["severity"] in ("error", "warning")]
+    controls = sorted((i["location"], i["message"]) for i in seed["issues"] if i["code"] == "expected_invalid")
+    assert [loc for loc, _ in controls] == ["relations[6] (id rel-7)", "relations[7] (id rel-8)", "relations[8] (id rel-9)"]
+    assert "invalid as declared (invalid_digest)" in controls[1][1]
     assert reports["final:catalogs"]["valid"]
-    assert {r["world"] for r in reports.values()} == {"final", "lab", "supply"}
+    assert {r["world"] for r in reports.values()} == {"final", "lab", "supply", "records"}
 
 
 def test_seed_cases_cover_the_design(seed) -> None:
@@ -137,10 +139,10 @@ def _relation(data: dict, rid: str) -> dict:
 def test_broken_digest_reported_with_location(tmp_path: Path) -> None:
     world = copy_seed(tmp_path, lambda d: _relation(d, "rel-6")["support"].update(digest="sha256:" + "0" * 64))
     code, issues = issues_of(world)
-    assert code == 0  # invalid records are kept as controls; --strict makes them fail
+    assert code == 1  # an invalid relation is an error unless it declares itself a control (expect_invalid)
     hit = [i for i in issues if i["location"] == "relations[5] (id rel-6)"]
-    assert [(i["code"], i["field"]) for i in hit] == [("invalid_digest", "support.digest")]
-    assert issues_of(world, "--strict")[0] == 1
+    assert [(i["code"], i["field"], i["severity"]) for i in hit] == [("invalid_digest", "support.digest", "error")]
+    assert "expected sha256:" in hit[0]["message"] and "found sha256:000" in hit[0]["message"]
     assert not open_view(load_catalog(world), "final").relation_status("rel-6").eligible
 
 
@@ -149,8 +151,12 @@ def test_broken_bridge_makes_positive_cases_inconsistent(tmp_path: Path) -> None
     code, issues = issues_of(world)
     assert code == 1
     errors = {(i["location"], i["field"]) for i in issues if i["severity"] == "error"}
-    assert errors == {("cases[0] (id main-serves)", "expect.relations.1"),
+    assert errors == {("relations[1] (id rel-2)", "support.digest"),
+                      ("cases[0] (id main-serves)", "expect.relations.1"),
                       ("cases[1] (id main-contact-for)", "expect.relations.1")}
+    (lost,) = [i for i in issues if i["location"] == "relations[1] (id rel-2)"]
+    contacts = load_catalog(ROOT / "fixtures" / "seed").documents_by_ref["registry/contacts.md@v1"]
+    assert lost["message"] == f"support digest is missing; the document version's digest is {contacts.digest}"
 
 
 def test_changed_document_text_invalidates_its_relations(tmp_path: Path) -> None:
@@ -183,8 +189,22 @@ def test_dangling_id_reported_with_location(tmp_path: Path) -> None:
 def test_quote_changed_gives_span_mismatch(tmp_path: Path) -> None:
     world = copy_seed(tmp_path, lambda d: _relation(d, "rel-5")["support"].update(quote="REL project:final:side | operated_by | org:final:north"))
     _, issues = issues_of(world)
-    codes = sorted(i["code"] for i in issues if i["location"].endswith("(id rel-5)"))
-    assert codes == ["clause_mismatch", "span_mismatch"]
+    hits = {i["code"]: i["message"] for i in issues if i["location"].endswith("(id rel-5)")}
+    assert sorted(hits) == ["clause_mismatch", "span_mismatch"]
+    assert "the quote does not occur anywhere in this document version" in hits["span_mismatch"]
+
+
+def test_span_mismatch_says_where_the_quote_is(tmp_path: Path) -> None:
+    seed = load_catalog(ROOT / "fixtures" / "seed")
+    rel5 = seed.relations_by_id["rel-5"]
+    start, end = rel5.support.span
+    world = copy_seed(tmp_path, lambda d: _relation(d, "rel-5")["support"].update(span=[start - 3, end - 3]))
+    _, issues = issues_of(world)
+    (hit,) = [i for i in issues if i["location"].endswith("(id rel-5)")]
+    text = seed.documents_by_ref["registry/projects.md@v1"].text
+    line = text.count("\n", 0, start) + 1
+    assert hit["code"] == "span_mismatch" and hit["severity"] == "error"
+    assert f"the quote occurs at [{start}, {end}] (line {line})" in hit["message"]
 
 
 def test_type_mismatch_and_contradiction(tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ def test_restricted_second_hop_public_output_discloses_nothing():
     cat = restrict(SEED, CONTACTS)
     t = ask(ASK, cat, view="final")
     assert t.outcome == "partial_evidence" and t.accepted_path is None and t.packet is None
-    assert t.reason.message == "no complete public path exists"
+    assert t.reason.code == "no_supported_relation" and t.reason.details["hop"] == 2
     assert "withheld" not in t.reason.details and all("withheld" not in (h.refusal.details if h.refusal else {}) for h in t.hops)
     assert leaks(t, cat, "final") == []
 
@@ -91,22 +91,38 @@ def test_auditor_sees_the_failed_hop_of_a_public_request():
     assert t.reason.details["withheld"]
 
 
-def test_protected_intermediate_is_removed_with_everything_after_it():
+def test_wider_principal_viewed_as_public_runs_over_what_public_may_read():
     cat = restrict(SEED, PROJECTS)  # hop 1's support becomes auditor-only
     full = ask(ASK, cat, view="final", principal="auditor")
     assert full.outcome == "accepted_path"  # the auditor may follow it
     pub = ask(ASK, cat, view="final", principal="auditor", viewer="public")
-    assert pub.outcome == "partial_evidence" and pub.accepted_path is None and pub.packet is None and pub.hops == []
-    assert pub.reason.message == "no complete public path exists" and pub.reason.details == {}
+    own = ask(ASK, cat, view="final", principal="public")
+    assert pub.outcome == own.outcome == "partial_evidence" and pub.accepted_path is None and pub.packet is None
+    assert pub.reason == own.reason and [h.hits for h in pub.hops] == [h.hits for h in own.hops]
+    assert pub.catalog_digest == own.catalog_digest
+    assert pub.meta["principal"] == "auditor" and pub.meta["viewer"] == "public"
     assert leaks(pub, cat, "final") == []
     assert "org:final:north" not in pub.to_json()  # the protected bridge ID is not disclosed either
 
 
-def test_rows_of_a_wider_principals_search_are_not_shown():
+def test_rows_shown_to_a_narrower_viewer_are_ranked_over_what_it_may_read():
     cat = restrict(SEED, CONTACTS)
     pub = ask(ASK, cat, view="final", principal="auditor", viewer="public")
-    assert all(h.hits == [] for h in pub.hops)
+    own = ask(ASK, cat, view="final", principal="public")
+    assert [h.hits for h in pub.hops] == [h.hits for h in own.hops]
     assert leaks(pub, cat, "final") == []
+
+
+def test_public_catalog_identity_ignores_restricted_text():
+    cat = restrict(SEED, CONTACTS)
+    edited = apply_overlay(cat, Overlay())
+    docs = [d.model_copy(update={"text": d.text + "\nedited\n"}) if d.ref == CONTACTS else d for d in cat.documents]
+    from chainret.catalog.models import Catalog
+
+    edited = Catalog(**{**{k: getattr(cat, k) for k in Catalog.model_fields}, "documents": docs})
+    a, b = ask(ASK, cat, view="final"), ask(ASK, edited, view="final")
+    assert a.catalog_digest == b.catalog_digest and a.to_json().replace(str(a.meta["ask_ms"]), "") == b.to_json().replace(str(b.meta["ask_ms"]), "")
+    assert ask(ASK, cat, view="final", principal="auditor").catalog_digest != ask(ASK, edited, view="final", principal="auditor").catalog_digest
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -17,9 +17,11 @@ The pieces:
 - ``Unit``: the retrievable piece of a document version, derived, never authored: see
   ``derive_units``. Ref ``registry/projects.md@v2#u3``.
 - ``Relation``: ``id``, ``subject``, ``predicate``, ``object`` and ``support`` (``Support``:
-  source, document, version, representation, digest, span ``[start, end)``, quote). The quote is a
-  literal clause ``REL <subject> | <predicate> | <object>`` (``clause_text``). A record whose
-  support does not check out is still loaded; ``catalog.validate`` marks it invalid (controls).
+  source, document, version, representation, digest, span ``[start, end)``, quote, ``kind``). A
+  ``clause`` quote is a literal clause ``REL <subject> | <predicate> | <object>`` (``clause_text``);
+  a ``prose`` quote is a sentence mentioning subject and object. A record whose support does not
+  check out is still loaded; ``catalog.validate`` marks it invalid, and reports it as an error
+  unless its ``expect_invalid`` names its defects (the fixture worlds' deliberate controls).
 - ``View``: ``name``, ``order`` (as-of ordering; larger is later), ``documents`` (doc refs),
   ``current`` (exactly one view is the default). Earlier views stay addressable by name.
 - ``Pattern``: ``name``, ``start_type``, ``hops`` (predicate names, in order), ``phrasings`` with
@@ -86,6 +88,13 @@ def split_doc_ref(ref: str) -> tuple[str, str, str]:
     return m.group(1), m.group(2), m.group(3)
 
 
+def canonical_id(v: str) -> str:
+    """``v`` if it is a canonical entity ID (``type:world:name``, lowercase), else ValueError."""
+    if not ID_RE.match(v):
+        raise ValueError(f"canonical ID must look like 'type:world:name' (lowercase), found {v!r}")
+    return v
+
+
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -100,9 +109,7 @@ class Entity(_Model):
     @field_validator("id")
     @classmethod
     def _canonical(cls, v: str) -> str:
-        if not ID_RE.match(v):
-            raise ValueError(f"canonical ID must look like 'type:world:name' (lowercase), found {v!r}")
-        return v
+        return canonical_id(v)
 
     @model_validator(mode="after")
     def _type_prefix(self) -> Entity:
@@ -210,6 +217,22 @@ def normalize_name(text: str) -> str:
     return " ".join(text.split()).casefold()
 
 
+@lru_cache(maxsize=4096)
+def _mention_pattern(term: str) -> re.Pattern[str]:
+    words = [re.escape(w) for w in term.split()]
+    return re.compile(r"(?<![\w])" + r"\s+".join(words) + r"(?![\w])", re.IGNORECASE)
+
+
+def mention_terms(entity: Entity) -> list[str]:
+    """How a sentence may name an entity: its canonical ID, display name and aliases."""
+    return [t for t in dict.fromkeys([entity.id, entity.name, *entity.aliases]) if t.strip()]
+
+
+def mentions(text: str, entity: Entity) -> bool:
+    """Does ``text`` name ``entity`` (ID, display name or alias; case-insensitive, whole words)?"""
+    return any(_mention_pattern(t).search(text) for t in mention_terms(entity))
+
+
 class Support(_Model):
     source: str
     document: str
@@ -218,6 +241,9 @@ class Support(_Model):
     digest: str | None = None  # None = lost digest: the record loads but is invalid
     span: tuple[int, int]
     quote: str
+    # ``clause``: the quote is the literal ``REL s | p | o`` line; ``prose``: an ordinary sentence
+    # that mentions both the subject and the object (by canonical ID, display name or alias).
+    kind: Literal["clause", "prose"] = "clause"
 
     @property
     def doc_ref(self) -> str:
@@ -238,6 +264,14 @@ class Relation(_Model):
     object: str
     support: Support
     note: str = ""
+    # A deliberate control: the defect codes this record is meant to have (``invalid_digest``, …).
+    # ``chainret validate`` reports any other invalid record as an error.
+    expect_invalid: list[str] = Field(default_factory=list)
+
+    @field_validator("expect_invalid", mode="before")
+    @classmethod
+    def _one_or_many(cls, v: object) -> object:
+        return [v] if isinstance(v, str) else v
 
     @property
     def clause(self) -> str:
@@ -507,6 +541,37 @@ class Catalog(_Model):
             doc = self.documents_by_ref.get(doc_ref)
             ok = self._digest_ok[doc_ref] = doc is not None and doc.digest == sha256_digest(doc.text)
         return ok
+
+    @cached_property
+    def _prose_mentions(self) -> dict[str, list[str]]:
+        """Unit ref -> canonical IDs that the prose quotes supported in that unit name (by ID, name or alias)."""
+        out: dict[str, list[str]] = {}
+        for rel in self.relations:
+            sup = rel.support
+            if sup.kind != "prose":
+                continue
+            doc = self.documents_by_ref.get(sup.doc_ref)
+            unit = self.supporting_unit(rel) if doc is not None else None
+            if unit is None or doc is None or doc.text[sup.span[0]:sup.span[1]] != sup.quote:
+                continue
+            for eid in (rel.subject, rel.object):
+                ent = self.entities_by_id.get(eid)
+                ids = out.setdefault(unit.ref, [])
+                if ent is not None and eid not in ids and mentions(sup.quote, ent):
+                    ids.append(eid)
+        return out
+
+    def search_texts(self, units: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+        """``(ref, text)`` pairs as a search index should see them.
+
+        A hop searches the exact canonical ID of its node, but a prose sentence names entities by
+        display name or alias. So a unit that supports prose relations is indexed with the canonical
+        IDs its (verbatim) quotes name appended; every other unit is indexed as written.
+        """
+        extra = self._prose_mentions
+        if not extra:
+            return list(units)
+        return [(ref, f"{text}\n{' '.join(extra[ref])}" if extra.get(ref) else text) for ref, text in units]
 
     def canonical_json(self) -> str:
         """The catalog as compact JSON: every field, in declaration order, UTF-8 (what ``digest`` hashes).

@@ -1,9 +1,11 @@
 """Cross-record checks of a loaded catalog and its cases -> ``Issue`` list with stable codes.
 
 ``validate_paths(paths) -> list[WorldReport]`` is what ``chainret validate`` runs: each world
-directory (its ``cases.*``, else ``catalog.*``) or loose file is loaded (load errors become issues)
-and checked by ``check_catalog`` (support defects: warnings, the record is kept and marked invalid;
-document digests; pattern type chains: errors; view-time ineligibility: info; functional-predicate
+directory (its ``cases.*``, else ``catalog.*``, else a source folder's ``chainret.yaml``, built in
+memory by ``validate_source``) or loose file is loaded (load errors become issues)
+and checked by ``check_catalog`` (support defects: errors, the record is kept and marked invalid,
+unless the record's ``expect_invalid`` names exactly its defects: a deliberate control, info;
+document digests: warnings; pattern type chains: errors; view-time ineligibility: info; functional-predicate
 contradictions per view and principal: warnings) and ``check_cases`` (views, overlays, anchors and
 expected paths resolve and are consistent: errors). A report is valid when it has no error.
 
@@ -11,6 +13,7 @@ expected paths resolve and are consistent: errors). A report is valid when it ha
 ``invalid_digest`` (support digest missing or different from the document's, or the document's own
 digest does not match its text), ``span_mismatch`` (quote differs from the text at the span),
 ``clause_mismatch`` (the quote is not exactly ``REL subject | predicate | object`` of the record),
+``prose_mismatch`` (a prose quote does not mention both subject and object by ID, name or alias),
 ``representation_mismatch``, ``domain_mismatch`` / ``range_mismatch`` (entity types vs predicate).
 """
 
@@ -23,11 +26,21 @@ from pathlib import Path
 from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.load import SUFFIXES, apply_overlay, load_cases, load_catalog, read_document
-from chainret.catalog.models import Catalog, Relation, parse_clause, sha256_digest
+from chainret.catalog.models import Catalog, Relation, mentions, parse_clause, sha256_digest
 
 
 def document_digest_ok(catalog: Catalog, doc_ref: str) -> bool:
     return catalog.digest_ok(doc_ref)
+
+
+def prose_unmentioned(catalog: Catalog, rel: Relation) -> list[str]:
+    """``subject`` / ``object``: the ends of a prose-supported relation its quote does not name."""
+    out = []
+    for role in ("subject", "object"):
+        ent = catalog.entities_by_id.get(getattr(rel, role))
+        if ent is None or not mentions(rel.support.quote, ent):
+            out.append(role)
+    return out
 
 
 def relation_defects(catalog: Catalog, rel: Relation) -> tuple[str, ...]:
@@ -42,7 +55,10 @@ def relation_defects(catalog: Catalog, rel: Relation) -> tuple[str, ...]:
     start, end = sup.span
     if doc.text[start:end] != sup.quote:
         codes.append("span_mismatch")
-    if parse_clause(sup.quote) != (rel.subject, rel.predicate, rel.object):
+    if sup.kind == "prose":
+        if prose_unmentioned(catalog, rel):
+            codes.append("prose_mismatch")
+    elif parse_clause(sup.quote) != (rel.subject, rel.predicate, rel.object):
         codes.append("clause_mismatch")
     if sup.representation != doc.representation:
         codes.append("representation_mismatch")
@@ -56,12 +72,37 @@ def relation_defects(catalog: Catalog, rel: Relation) -> tuple[str, ...]:
     return tuple(codes)
 
 
+def line_of(text: str, offset: int) -> int:
+    """1-based line number of a character offset."""
+    return text.count("\n", 0, offset) + 1
+
+
+def occurrences(text: str, quote: str) -> list[int]:
+    """Start offsets of every occurrence of ``quote`` in ``text`` (overlaps included)."""
+    out, i = [], text.find(quote) if quote else -1
+    while i >= 0:
+        out.append(i)
+        i = text.find(quote, i + 1)
+    return out
+
+
+def where_quote_occurs(text: str, quote: str) -> str:
+    """``the quote occurs at [a, b) (line n)``, or that it occurs nowhere in this text."""
+    found = occurrences(text, quote)
+    if not found:
+        return "the quote does not occur anywhere in this document version"
+    at = ", ".join(f"[{s}, {s + len(quote)}] (line {line_of(text, s)})" for s in found[:5])
+    more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+    return f"the quote occurs at {at}{more}"
+
+
 # -- whole-world validation -------------------------------------------------------------------------
 
 DEFECT_MESSAGES = {
     "invalid_digest": "support digest is missing or does not match the document's content digest",
     "span_mismatch": "quoted text differs from the document text at the span",
     "clause_mismatch": "the quoted clause does not reproduce the declared subject, predicate and object",
+    "prose_mismatch": "the quoted sentence does not mention both the subject and the object (by ID, name or alias)",
     "representation_mismatch": "support representation differs from the document's",
     "domain_mismatch": "subject type is not the predicate's domain",
     "range_mismatch": "object type is not the predicate's range",
@@ -100,6 +141,47 @@ def _describe(catalog: Catalog, rel: Relation) -> str:
     return "; ".join(parts)
 
 
+_DEFECT_FIELDS = {"invalid_digest": "support.digest", "span_mismatch": "support.quote", "clause_mismatch": "support.quote",
+                  "prose_mismatch": "support.quote", "representation_mismatch": "support.representation",
+                  "domain_mismatch": "subject", "range_mismatch": "object"}
+
+
+def defect_detail(catalog: Catalog, rel: Relation, code: str) -> str:
+    """What is wrong, in words a person can act on (expected digest, where the quote really is, …)."""
+    detail = DEFECT_MESSAGES[code]
+    doc = catalog.documents_by_ref.get(rel.support.doc_ref)
+    if code == "invalid_digest" and doc is not None:
+        if rel.support.digest is None:
+            detail = f"support digest is missing; the document version's digest is {sha256_digest(doc.text)}"
+        elif doc.digest != sha256_digest(doc.text):
+            detail = f"the document's own digest {doc.digest} does not match its text ({sha256_digest(doc.text)})"
+        else:
+            detail += f": expected {doc.digest}, found {rel.support.digest}"
+    elif code == "clause_mismatch":
+        detail += f" ({_describe(catalog, rel)})"
+    elif code == "prose_mismatch":
+        detail += f": not mentioned: {', '.join(f'{r} {getattr(rel, r)}' for r in prose_unmentioned(catalog, rel))}"
+    elif code == "span_mismatch" and doc is not None:
+        start, end = rel.support.span
+        detail += f": text at {[start, end]} is {doc.text[start:end]!r}; {where_quote_occurs(doc.text, rel.support.quote)}"
+    return detail
+
+
+def relation_issues(catalog: Catalog, rel: Relation, where: str, file: str) -> list[Issue]:
+    """A relation's support defects as issues: errors, unless ``expect_invalid`` names exactly these (info)."""
+    defects = relation_defects(catalog, rel)
+    expected = set(rel.expect_invalid)
+    if expected and set(defects) == expected:
+        return [Issue("expected_invalid", "info", file, where, "expect_invalid",
+                      f"deliberate control, invalid as declared ({', '.join(defects)})")]
+    out = [Issue(code, "error", file, where, _DEFECT_FIELDS[code], defect_detail(catalog, rel, code)) for code in defects]
+    if expected:
+        found = ", ".join(defects) or "no defect"
+        out.append(Issue("expectation_inconsistent", "error", file, where, "expect_invalid",
+                         f"expected defects {', '.join(sorted(expected))}, found {found}"))
+    return out
+
+
 def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
     """Support, type, pattern and view-time checks of a loaded catalog."""
     from chainret.catalog.views import VIEW_CODES, open_view
@@ -110,20 +192,7 @@ def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
             issues.append(Issue("document_digest_mismatch", "warning", file, f"documents[{i}] (ref {doc.ref})", "digest",
                                 f"expected {sha256_digest(doc.text)} (sha256 of the text), found {doc.digest}"))
     for i, rel in enumerate(catalog.relations):
-        where = f"relations[{i}] (id {rel.id})"
-        for code in relation_defects(catalog, rel):
-            detail = DEFECT_MESSAGES[code]
-            if code == "invalid_digest" and rel.support.digest is None:
-                detail = "support digest is missing (lost)"
-            fld = {"invalid_digest": "support.digest", "span_mismatch": "support.quote",
-                   "clause_mismatch": "support.quote", "representation_mismatch": "support.representation",
-                   "domain_mismatch": "subject", "range_mismatch": "object"}[code]
-            if code == "clause_mismatch":
-                detail += f" ({_describe(catalog, rel)})"
-            elif code == "span_mismatch":
-                start, end = rel.support.span
-                detail += f": text at {[start, end]} is {catalog.documents_by_ref[rel.support.doc_ref].text[start:end]!r}"
-            issues.append(Issue(code, "warning", file, where, fld, f"{detail}; record kept and marked invalid"))
+        issues.extend(relation_issues(catalog, rel, f"relations[{i}] (id {rel.id})", file))
     preds = catalog.predicates_by_name
     for i, pat in enumerate(catalog.patterns):
         where = f"patterns[{i}] (name {pat.name})"
@@ -226,6 +295,8 @@ def discover(path: Path) -> list[Path]:
     """The files to validate under ``path``: a world directory's cases (or catalog) file, else each file."""
     if path.is_file():
         return [path]
+    if (path / SOURCE_HEADER).is_file() and not any((path / f"{stem}{sfx}").is_file() for stem in ("cases", "catalog") for sfx in SUFFIXES):
+        return [path / SOURCE_HEADER]  # a source folder: built in memory and checked (validate_source)
     for stem in ("cases", "catalog"):
         for suffix in SUFFIXES:
             if (path / f"{stem}{suffix}").is_file():
@@ -241,7 +312,44 @@ def discover(path: Path) -> list[Path]:
     return found
 
 
+SOURCE_HEADER = "chainret.yaml"  # chainret.authoring.header.HEADER_NAME
+
+
+def validate_source(header: Path) -> WorldReport:
+    """A source folder: built in memory from scratch (as ``chainret catalog build`` would) and checked.
+
+    A fresh build has one view, so cases pinned to a named view (the catalog's history) are not
+    checked here but listed as info; validate the built catalog for those.
+    """
+    from chainret.authoring.build import build
+    from chainret.authoring.header import Header, SourceInvalid, read_header
+
+    report = WorldReport(target=str(header.parent))
+    try:
+        parsed = read_header(header)
+        pinned = [c for c in parsed.cases if isinstance(c, dict) and c.get("view") is not None]
+        if pinned:
+            parsed = Header.model_validate({**parsed.model_dump(), "cases": [c for c in parsed.cases if c not in pinned]})
+        result = build(header.parent, header.parent / "_validate" / "catalog.yaml", fresh=True, parsed=parsed)
+    except SourceInvalid as exc:
+        report.issues.extend(exc.issues)
+        return report
+    catalog, cases = result.catalog, list(result.cases.cases) if result.cases else []
+    report.world, report.catalog_file, report.cases_file = catalog.world, str(header), str(header) if cases else ""
+    report.issues.extend(check_catalog(catalog, str(header)))
+    for c in pinned:
+        report.issues.append(Issue("not_checked", "info", str(header), f"case {c.get('id')}", "view",
+                                   f"pinned to view {c['view']!r}: checked when the built catalog is validated"))
+    report.counts = {"entities": len(catalog.entities), "documents": len(catalog.documents),
+                     "relations": len(catalog.relations),
+                     "invalid_relations": sum(1 for r in catalog.relations if relation_defects(catalog, r)),
+                     "views": len(catalog.views), "patterns": len(catalog.patterns), "cases": len(cases)}
+    return report
+
+
 def validate_file(path: Path) -> WorldReport:
+    if path.name == SOURCE_HEADER:
+        return validate_source(path)
     report = WorldReport(target=str(path))
     try:
         kind, _ = read_document(path)

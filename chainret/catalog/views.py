@@ -12,7 +12,7 @@ catalog's current view; an unknown view raises ``UsageError``. A ``CatalogView``
   the same units as ``(ref, text)`` pairs, cheap enough to index 100k units;
 - ``relations()``: every relation record, with ``relation_status(rel_or_id) -> Eligibility``:
   ``eligible`` and stable ``reasons``: ``invalid_digest``, ``span_mismatch``, ``clause_mismatch``,
-  ``representation_mismatch``, ``domain_mismatch``, ``range_mismatch`` (the record itself is
+  ``prose_mismatch``, ``representation_mismatch``, ``domain_mismatch``, ``range_mismatch`` (the record itself is
   invalid, in any view), ``not_current`` (its document is not in this view), ``superseded`` (another
   version of its document is in this view), ``removed``, ``restricted`` (not readable by this
   principal). ``eligible_relations()`` keeps the eligible ones;
@@ -23,7 +23,8 @@ catalog's current view; an unknown view raises ``UsageError``. A ``CatalogView``
   this view for this principal (the catalog-level contradiction check; it may see relations no
   search returned, which is why the engine records it as an assumption);
 - ``resolve(text, type=None) -> list[Entity]``: canonical ID, alias or display name
-  (case-insensitive, whitespace-collapsed) -> entities, sorted by ID; several = ambiguous;
+  (case-insensitive, whitespace-collapsed) -> entities the principal may know (they occur in a
+  document the principal may read), sorted by ID; several = ambiguous; ``knows(id)``;
 - ``entity(id)`` (None if unknown), ``predicate(name)``.
 
 Entities, predicates and patterns are catalog-wide; views select document versions.
@@ -36,12 +37,14 @@ from functools import cached_property
 
 from chainret.bulk import paused_gc
 from chainret.catalog.models import Catalog, Entity, Predicate, Relation, SourceDocument, Unit, View, normalize_name, unit_spans
+from chainret.catalog.readable import known_entities
 from chainret.errors import UsageError
 
 INVALID_CODES = (
     "invalid_digest",
     "span_mismatch",
     "clause_mismatch",
+    "prose_mismatch",
     "representation_mismatch",
     "domain_mismatch",
     "range_mismatch",
@@ -169,8 +172,15 @@ class CatalogView:
     # -- entities -----------------------------------------------------------------------------------
     def resolve(self, text: str, type: str | None = None) -> list[Entity]:  # noqa: A002 - API name
         # Entities are catalog-wide, so the name index lives on the catalog (one per type, lazily).
+        # Only entities the principal may know (chainret.catalog.readable): an entity that occurs
+        # only in documents the principal may not read is never resolved, listed or named.
         hits = self.catalog.names_index(type).get(_norm(text), [])
-        return sorted((e for e in hits if type is None or e.type == type), key=lambda e: e.id)
+        known = known_entities(self.catalog, self.principal)
+        return sorted((e for e in hits if (type is None or e.type == type) and e.id in known), key=lambda e: e.id)
+
+    def knows(self, entity_id: str) -> bool:
+        """True when the principal may know this entity (it occurs in a document they may read)."""
+        return entity_id in known_entities(self.catalog, self.principal)
 
     def entity(self, entity_id: str) -> Entity | None:
         return self.catalog.entities_by_id.get(entity_id)

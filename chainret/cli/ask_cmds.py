@@ -13,6 +13,7 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
@@ -325,18 +326,18 @@ def trace_verify(
     catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog (file, world dir, .db file or postgresql:// URL) to replay against (default: the one the trace names)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Replay a trace against the catalog; exit 1 on a changed digest, eligibility or outcome."""
-    from chainret.replay import verify_trace
+    """Check a trace: cited evidence, a field-by-field replay, the catalog identity; exit 1 on a mismatch."""
+    from chainret.replay import verify
 
-    diffs = verify_trace(read_trace(file), catalog)
+    result = verify(read_trace(file), catalog, trace_path=file)
     if as_json:
-        typer.echo(json.dumps({"file": str(file), "differences": diffs}, indent=2))
-    elif diffs:
-        for d in diffs:
-            console.print(f"[red]{d['kind']}[/]: {d['message']}", highlight=False)
+        typer.echo(json.dumps({"file": str(file), **result.model_dump()}, indent=2))
+    elif result.status == "mismatch":
+        for d in result.differences:
+            console.print(f"[red]{d.kind}[/] {escape(d.field)}: {escape(d.message)}", highlight=False)
     else:
-        console.print(f"[green]{file}: replay matches[/]", highlight=False)
-    if diffs:
+        console.print(f"[green]{escape(str(file))}: {escape(result.summary())}[/]", highlight=False)
+    if not result.ok:
         raise typer.Exit(1)
 
 

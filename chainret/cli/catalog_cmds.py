@@ -1,4 +1,8 @@
-"""``chainret validate`` and ``chainret schema``: thin wrappers over ``chainret.catalog``."""
+"""``chainret validate``, ``chainret schema`` and ``chainret catalog init|build|import|diff|lock``.
+
+Thin wrappers: ``chainret.catalog`` validates, ``chainret.authoring`` builds catalogs from a
+source folder (plain files + a ``chainret.yaml`` header); these commands parse, call, print.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from chainret.errors import ChainretError, UsageError
 console = Console()
 err_console = Console(stderr=True)
 
-SCHEMAS = ("catalog", "cases", "case")
+SCHEMAS = ("catalog", "cases", "case", "source")
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
@@ -85,19 +89,20 @@ def _render(reports: list, show_info: bool) -> None:  # list[WorldReport]
             console.print(f"[{_STYLE[i.severity]}]{i.severity}[/] {escape(i.code)} {escape(str(i).removesuffix(f' [{i.code}]'))}",
                           highlight=False)
     if hidden:
-        console.print(f"[dim]{hidden} info rows hidden (view-time ineligibility); --info shows them[/]")
+        console.print(f"[dim]{hidden} info rows hidden (view-time ineligibility, deliberate controls); --info shows them[/]")
 
 
 def schema_cmd(
     name: Annotated[str, typer.Argument(help=f"Which schema: {', '.join(SCHEMAS)}.")] = "catalog",
     out: Annotated[Path | None, typer.Option("--out", help="Write to this file (atomically) instead of stdout.")] = None,
 ) -> None:
-    """Print the JSON Schema of a catalog file, a cases file or one case."""
+    """Print the JSON Schema of a catalog file, a cases file, one case, or a source folder's header."""
+    from chainret.authoring.header import Header
     from chainret.catalog.cases import Case, CaseFile
     from chainret.catalog.models import Catalog
     from chainret.trace import atomic_write_text
 
-    models = {"catalog": Catalog, "cases": CaseFile, "case": Case}
+    models = {"catalog": Catalog, "cases": CaseFile, "case": Case, "source": Header}
     if name not in models:
         raise _fail(UsageError(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}"))
     text = json.dumps(models[name].model_json_schema(), indent=2, sort_keys=True) + "\n"
@@ -108,7 +113,191 @@ def schema_cmd(
         err_console.print(f"wrote {out}")
 
 
+# -- chainret catalog ... (authoring) ---------------------------------------------------------------
+catalog_app = typer.Typer(help="Build catalogs from your own records: init, build, import, diff, lock.", no_args_is_help=True)
+
+
+def _say(text: str) -> None:
+    console.print(escape(text), highlight=False)
+
+
+@catalog_app.command("init")
+def init_cmd(
+    folder: Annotated[Path, typer.Argument(help="New folder: the source goes to FOLDER/source, the catalog to FOLDER.")],
+    force: Annotated[bool, typer.Option("--force", help="Write into a folder that is not empty.")] = False,
+) -> None:
+    """Write a starter world (header, three documents, two cases) and build it: it validates and answers at once."""
+    from chainret.authoring.starter import init
+
+    try:
+        src, catalog = init(folder, force=force)
+    except ChainretError as exc:
+        raise _fail(exc) from None
+    _say(f"wrote the source folder {src} and built {catalog}")
+    _say("next:")
+    _say(f'  chainret ask "Who is on call for Atlas?" --catalog {folder}')
+    _say(f"  edit {src}/chainret.yaml and the files under {src}, then:")
+    _say(f"  chainret catalog build {src} --out {folder}")
+    _say(f"  chainret validate {folder}")
+
+
+@catalog_app.command("build")
+def build_cmd(
+    src: Annotated[Path, typer.Argument(help="Source folder: plain text files plus a chainret.yaml header.")],
+    out: Annotated[Path, typer.Option("--out", help="Catalog file (.yaml/.json) or folder (catalog.yaml + cases.yaml); an existing catalog there gains new versions and a new view.")],
+    view: Annotated[str | None, typer.Option("--view", help="Name of the new view, if one is added (default v<N>).")] = None,
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if the output would change.")] = False,
+) -> None:
+    """Build a catalog from a source folder: digests, units, spans and relation IDs computed, versions and views kept."""
+    from chainret.authoring.build import build
+    from chainret.authoring.output import output_texts, write_build
+
+    try:
+        result = build(src, out, view=view)
+        if check:
+            stale = [p for p, t in output_texts(result, src).items() if not p.exists() or p.read_text(encoding="utf-8") != t]
+            for p in stale:
+                _say(f"stale: {p}")
+            if stale:
+                raise SystemExit(1)
+            _say(f"{result.catalog_file}: up to date")
+            return
+        written = write_build(result, src)
+    except ChainretError as exc:
+        raise _fail(exc) from None
+    cat = result.catalog
+    _say(f"{'wrote' if written else 'unchanged'} {result.catalog_file}: world {cat.world}, {len(cat.documents)} document versions, "
+         f"{len(cat.relations)} relations, {len(cat.views)} views")
+    if result.new_view:
+        _say(f"new view {result.new_view} (current): {len(result.new_versions)} new document versions, "
+             f"{len(result.kept_versions)} unchanged")
+        for ref in result.new_versions:
+            _say(f"  + {ref}")
+        for ref in result.dropped:
+            _say(f"  - {ref} (no file any more)")
+    else:
+        _say(f"no document changed; current view {result.view}")
+    if result.cases is not None:
+        _say(f"cases: {result.cases_file} ({len(result.cases.cases)} cases)")
+    for note in result.notes:
+        _say(f"note: {note}")
+    if result.skipped:
+        _say(f"skipped {len(result.skipped)} files that are not text documents (.md .markdown .txt .text .rst): "
+             f"{', '.join(result.skipped[:5])}{' …' if len(result.skipped) > 5 else ''}")
+
+
+@catalog_app.command("import")
+def import_cmd(
+    table: Annotated[Path, typer.Argument(help="CSV/TSV (header row) or JSON Lines: subject, predicate, object[, text].")],
+    src: Annotated[Path, typer.Option("--src", help="The source folder whose header declares the entities and predicates.")],
+    document: Annotated[str, typer.Option("--document", help="Where the rendered document goes in the folder, e.g. registry/ownership.md.")],
+    title: Annotated[str | None, typer.Option("--title", help="Document title (default: from the table's file name).")] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Also build the folder into this catalog (a new version of the document, a new view).")] = None,
+    view: Annotated[str | None, typer.Option("--view", help="With --out: name of the new view, if one is added (default v<N>).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite a document in the folder that was not written by catalog import.")] = False,
+) -> None:
+    """Render a table as a registry document, one clause per row (sorted, so the same rows give the same document)."""
+    from chainret.authoring.build import build
+    from chainret.authoring.header import HEADER_NAME, read_header
+    from chainret.authoring.output import write_build, write_files
+    from chainret.authoring.tables import IMPORT_MARK, read_table, render_table
+
+    try:
+        if not document.endswith((".md", ".markdown", ".txt")) or document.startswith(("/", ".")) or ".." in Path(document).parts:
+            raise UsageError(f"--document must be a relative .md path inside the folder, e.g. registry/ownership.md; found {document!r}")
+        target = src / document
+        if target.is_file() and not force and IMPORT_MARK not in target.read_text(encoding="utf-8", errors="replace"):
+            raise UsageError(f"{target} exists and was not written by catalog import; choose another --document (or --force)")
+        header = read_header(src / HEADER_NAME)
+        rows = read_table(table, header)
+        text = render_table(rows, title=title or table.stem.replace("_", " ").replace("-", " ").capitalize())
+        result = build(src, out, view=view, overrides={document: text}) if out is not None else None
+        write_files({src / document: text})
+        if result is not None:
+            write_build(result, src)
+    except ChainretError as exc:
+        raise _fail(exc) from None
+    _say(f"wrote {src / document}: {len(rows)} rows, one clause per row")
+    if result is not None:
+        _say(f"built {result.catalog_file}: " + (f"new view {result.new_view} (current)" if result.new_view else f"no change; view {result.view}"))
+    else:
+        _say(f"next: chainret catalog build {src} --out CATALOG")
+
+
+@catalog_app.command("diff")
+def diff_cmd(
+    view_a: Annotated[str, typer.Argument(help="The earlier view.")],
+    view_b: Annotated[str, typer.Argument(help="The later view.")],
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog file or world folder (default: the default catalog).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the difference as JSON.")] = False,
+    recited: Annotated[bool, typer.Option("--recited", help="Also list relations that hold in both views but are cited by a new document version.")] = False,
+) -> None:
+    """List relations added, removed and changed between two views, with their documents."""
+    from chainret.ask import resolve_catalog
+    from chainret.authoring.diff import diff_views
+
+    try:
+        d = diff_views(resolve_catalog(catalog), view_a, view_b)
+    except ChainretError as exc:
+        raise _fail(exc) from None
+    if as_json:
+        print(json.dumps(d.to_dict(), indent=2, sort_keys=True, ensure_ascii=True))
+        return
+    _say(f"{view_a} -> {view_b}")
+    for rel in d.added:
+        _say(f"+ {rel.subject} {rel.predicate} {rel.object}  [{rel.id}, {rel.support.doc_ref}]")
+    for rel in d.removed:
+        _say(f"- {rel.subject} {rel.predicate} {rel.object}  [{rel.id}, {rel.support.doc_ref}]")
+    for old, new in d.changed:
+        _say(f"~ {old.subject} {old.predicate}: {old.object} -> {new.object}  [{old.support.doc_ref} -> {new.support.doc_ref}]")
+    for old, new in d.recited if recited else []:
+        _say(f"= {old.subject} {old.predicate} {old.object}: now cited by {new.support.doc_ref} ({new.id}, was {old.id})")
+    for ref in d.documents_added:
+        _say(f"document added: {ref}")
+    for ref in d.documents_removed:
+        _say(f"document removed: {ref}")
+    for a, b in d.documents_changed:
+        _say(f"document changed: {a} -> {b}")
+    if d.empty:
+        _say("no difference")
+    else:
+        _say(f"{len(d.added)} added, {len(d.removed)} removed, {len(d.changed)} changed, {len(d.recited)} re-cited relations"
+             + ("" if recited or not d.recited else " (--recited lists them)"))
+
+
+@catalog_app.command("lock")
+def lock_cmd(
+    catalog: Annotated[Path, typer.Argument(help="A hand-edited catalog file.")],
+    force: Annotated[bool, typer.Option("--force", help="Also re-lock documents whose text changed under existing relations.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List the changes; write nothing.")] = False,
+) -> None:
+    """Recompute digests and spans of quotes found verbatim; list every change. Exit 1 if anything is left unlocked."""
+    from chainret.authoring.lock import lock
+    from chainret.authoring.output import catalog_data, render, write_files
+    from chainret.catalog.load import load_catalog
+
+    try:
+        file = catalog if catalog.suffix else catalog / "catalog.yaml"
+        report = lock(load_catalog(file), force=force)
+        if report.changes and not dry_run:
+            banner = "# Locked by `chainret catalog lock`: digests and spans recomputed.\n"
+            write_files({file: render(catalog_data(report.catalog), file.suffix, banner)})
+    except ChainretError as exc:
+        raise _fail(exc) from None
+    for line in report.changes:
+        _say(f"{'would change' if dry_run else 'changed'}: {line}")
+    for line in report.refused:
+        _say(f"refused: {line}")
+    for line in report.unresolved:
+        _say(f"not locked: {line}")
+    if not (report.changes or report.refused or report.unresolved):
+        _say(f"{file}: already locked")
+    if not report.ok:
+        raise SystemExit(1)
+
+
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the root app."""
     app.command("validate")(validate_cmd)
     app.command("schema")(schema_cmd)
+    app.add_typer(catalog_app, name="catalog")

@@ -28,7 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 from chainret.errors import ChainretError
 
 #: Bumped whenever the tables change; a store written by another schema is refused with a message.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STORE_FORMAT = "chainret-store"
 
 

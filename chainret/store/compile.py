@@ -60,7 +60,7 @@ class _Buffers:
 
 def _fill(w: Writer, comp: Compiled, doc_ords: dict[str, int]) -> dict[int, tuple[int, int]]:
     """Insert every record ``comp`` yields (all of a new catalog, or the new ones of an update)."""
-    for table in ("entities", "names", "predicates", "patterns", "documents", "readers", "views"):
+    for table in ("entities", "names", "predicates", "patterns", "documents", "readers", "document_meta", "views"):
         _batched(w, table, getattr(comp, table)())
     _batched(w, "view_docs", comp.view_docs(doc_ords))
     buf = _Buffers(w, "units", "postings")
@@ -159,8 +159,8 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     _fill(w, comp, comp.doc_ords())
     for v in catalog.views[: len(stored["views"])]:
         w.execute("UPDATE views SET current = ? WHERE name = ?", (int(v.current), v.name))
-    for k, v in comp.meta().items():
-        w.execute("UPDATE meta SET value = ? WHERE key = ?", (v, k))
+    w.execute("DELETE FROM meta")
+    w.insert("meta", list(comp.meta().items()))
     _corpus(w)
     return {t: len(keys[t][1]) - len(stored[t]) for t in keys}
 

@@ -73,7 +73,7 @@ def hop_world(cv: CatalogView | Any) -> HopWorld:
     if hit is not None:
         _WORLDS.move_to_end(key)
         return hit
-    index = LexicalIndex(cv.unit_texts())
+    index = LexicalIndex(cv.catalog.search_texts(cv.unit_texts()))  # prose-supported units also carry the IDs they name
     functional = frozenset(p.name for p in cv.catalog.predicates if p.cardinality == "functional")
     relations_of = cv.catalog.relations_of
     flags: dict[str, Rel] = {}
@@ -114,6 +114,7 @@ def relation_flags(cv: CatalogView, rel: Any) -> Rel:
         eligible=not any(r in VIEW_CODES_NOT_ELIGIBLE for r in st.reasons),
         valid=st.valid,
         why_not=",".join(st.reasons) or None,
+        support_kind=sup.kind,
     )
 
 

@@ -13,6 +13,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
 * ``documents``\\*: document versions with their text (readable when the document is in the view and
   the principal may read it);
 * ``readers``: who may read each document version (``*`` = anyone; none for a removed version);
+  ``document_meta``: each version's ref and visibility without its text (which versions a reader
+  may read, for projection and replay);
 * ``views``, ``view_docs`` (view name -> document ordinals, with the document id for the
   ``superseded`` check and its visibility);
 * ``units``\\*: every unit (paragraph) with its text and token count; ``postings``\\*: term -> unit with
@@ -42,13 +44,14 @@ TABLES: dict[str, list[str]] = {
     "documents": ["ord", "ref", "source", "document", "version", "representation", "title", "digest",
                   "visibility", "principals", "text"],
     "readers": ["doc_ord", "principal"],
+    "document_meta": ["ord", "ref", "visibility"],
     "views": ["ord", "name", "order_", "current", "documents", "description"],
     "view_docs": ["view_name", "doc_ord", "doc_id", "visibility"],
     "units": ["ord", "ref", "doc_ord", "doc_ref", "idx", "start_", "end_", "ntok", "text"],
     "postings": ["term", "unit_ord", "doc_ord", "tf"],
     "corpus": ["view_name", "principal", "size", "total_len"],
     "relations": ["ord", "id", "subject", "predicate", "object", "source", "document", "version",
-                  "representation", "digest", "span_start", "span_end", "note", "doc_ord", "unit_ref", "defects"],
+                  "representation", "digest", "span_start", "span_end", "note", "doc_ord", "unit_ref", "defects", "kind"],
     "relation_quotes": ["rel_ord", "doc_ord", "quote"],
 }
 
@@ -57,7 +60,7 @@ INT_COLUMNS = {"ord", "entity_ord", "doc_ord", "order_", "current", "idx", "star
 
 PRIMARY = {
     "meta": "key", "entities": "ord", "names": "key, entity_ord", "predicates": "ord", "patterns": "ord", "documents": "ord",
-    "readers": "doc_ord, principal", "views": "ord", "view_docs": "view_name, doc_ord", "units": "ord",
+    "readers": "doc_ord, principal", "document_meta": "ord", "views": "ord", "view_docs": "view_name, doc_ord", "units": "ord",
     "postings": "term, unit_ord", "corpus": "view_name, principal", "relations": "ord", "relation_quotes": "rel_ord",
 }
 
@@ -72,6 +75,8 @@ INDEXES = [
     ("postings_doc", "postings", "doc_ord"),
     ("relations_id", "relations", "id"),
     ("relations_sp", "relations", "subject, predicate"),
+    ("relations_object", "relations", "object"),
+    ("document_meta_ref", "document_meta", "ref"),
     ("relations_unit", "relations", "unit_ref"),
     ("relations_doc", "relations", "doc_ord"),
     ("relation_quotes_doc", "relation_quotes", "doc_ord"),
@@ -121,7 +126,16 @@ class Compiled:
             "description": cat.description,
             "digest": cat.digest(),
             "current_view": cur.name if cur is not None else "",
+            **{f"reader_digest:{p}": d for p, d in self.reader_digests().items()},
         }
+
+    def reader_digests(self) -> dict[str, str]:
+        """The catalog identity each principal class is shown: the digest of its reader catalog."""
+        from chainret.catalog.readable import reader_catalog
+
+        named = sorted({p for d in self.cat.documents if d.visibility == "restricted" for p in d.principals})
+        nobody = "\x00"  # a principal no document names: reads the public documents only
+        return {"*": reader_catalog(self.cat, nobody).digest(), **{p: reader_catalog(self.cat, p).digest() for p in named}}
 
     def _new(self, table: str, items: list[Any], key: Any) -> Iterator[tuple[int, Any]]:
         """(ordinal, item) for items not already stored (``skip``); the ordinal is the catalog position."""
@@ -165,6 +179,10 @@ class Compiled:
                 for p in sorted(set(d.principals)):
                     yield (i, p)
 
+    def document_meta(self) -> Iterator[tuple[Any, ...]]:
+        for i, d in self._docs():
+            yield (i, d.ref, d.visibility)
+
     def doc_ords(self) -> dict[str, int]:
         return {d.ref: i for i, d in enumerate(self.cat.documents)}
 
@@ -183,12 +201,13 @@ class Compiled:
     def units_and_postings(self, units: list[tuple[Any, ...]], postings: list[tuple[Any, ...]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[None]:
         """Fill ``units`` / ``postings`` batches document by document (yields after each document)."""
         ordinal = self.start.get("units", 0)
+        search_text = self.cat.search_texts  # prose-supported units are indexed with the IDs they name
         for i, d in self._docs():
             text, ref = d.text, d.ref
             n = total = 0
             for j, (s, e) in enumerate(unit_spans(text), 1):
                 body = text[s:e]
-                toks = tokenize(body)
+                toks = tokenize(search_text([(f"{ref}#u{j}", body)])[0][1])
                 units.append((ordinal, f"{ref}#u{j}", i, ref, j, s, e, len(toks), body))
                 for term, tf in Counter(toks).items():
                     postings.append((term, ordinal, i, tf))
@@ -209,7 +228,7 @@ class Compiled:
             doc = doc_ords.get(sup.doc_ref)
             row = (i, r.id, r.subject, r.predicate, r.object, sup.source, sup.document, sup.version,
                    sup.representation, sup.digest, sup.span[0], sup.span[1], r.note, doc,
-                   unit.ref if unit is not None else None, ",".join(relation_defects(cat, r)))
+                   unit.ref if unit is not None else None, ",".join(relation_defects(cat, r)), sup.kind)
             yield row, (i, doc, sup.quote)
 
 

@@ -27,6 +27,12 @@ READABLE = (
     "EXISTS (SELECT 1 FROM view_docs vd JOIN readers rd ON rd.doc_ord = vd.doc_ord "
     "WHERE vd.view_name = ? AND vd.doc_ord = {col} AND rd.principal IN ('*', ?))"
 )
+# An entity the principal may know: subject or object of a relation supported by a document version
+# they may read, in any view (``?`` = principal, principal): ``chainret.catalog.readable.known_entities``.
+KNOWN = (
+    "(EXISTS (SELECT 1 FROM relations kr JOIN readers kd ON kd.doc_ord = kr.doc_ord WHERE kr.subject = e.id AND kd.principal IN ('*', ?)) "
+    "OR EXISTS (SELECT 1 FROM relations kr JOIN readers kd ON kd.doc_ord = kr.doc_ord WHERE kr.object = e.id AND kd.principal IN ('*', ?)))"
+)
 IN_VIEW = "EXISTS (SELECT 1 FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = {col})"
 # A relation's status in a view (``?`` = view, view, principal, view, principal): the visibility of its
 # document if that version is in the view, whether another version of the document is, whether the
@@ -39,7 +45,7 @@ STATUS_COLS = (
 )
 REL_COLS = (
     "r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, "
-    "r.digest, r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects"
+    "r.digest, r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects, r.kind"
 )
 
 
@@ -69,7 +75,7 @@ class _Relations(Mapping[str, Any]):
 
     def get(self, rid: str, default: Any = None) -> Any:  # type: ignore[override]
         row = self.store._relation_row(rid)
-        return default if row is None else self.store._relation_model((*row[:16], row[16]))
+        return default if row is None else self.store._relation_model(row)
 
     def __contains__(self, rid: object) -> bool:
         if not isinstance(rid, str):
@@ -81,6 +87,41 @@ class _Relations(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return int(self.store.db.rows("SELECT count(*) FROM relations")[0][0])
+
+
+class _Documents(Mapping[str, Any]):
+    """``catalog.documents_by_ref`` as a lazy lookup (what trace verification reads)."""
+
+    def __init__(self, store: SQLStore) -> None:
+        self.store = store
+
+    def __getitem__(self, ref: str) -> Any:
+        from chainret.catalog.models import SourceDocument
+
+        rows = self.store.db.rows(
+            "SELECT source, document, version, representation, title, text, digest, visibility, principals FROM documents WHERE ref = ?",
+            (ref,),
+        )
+        if not rows:
+            raise KeyError(ref)
+        s, d, v, r, t, x, g, vis, p = rows[0]
+        return SourceDocument(source=s, document=d, version=v, representation=r, title=t, text=x, digest=g,
+                              visibility=vis, principals=json.loads(p))
+
+    def get(self, ref: str, default: Any = None) -> Any:  # type: ignore[override]
+        try:
+            return self[ref]
+        except KeyError:
+            return default
+
+    def __contains__(self, ref: object) -> bool:
+        return isinstance(ref, str) and bool(self.store.db.rows("SELECT 1 FROM document_meta WHERE ref = ?", (ref,)))
+
+    def __iter__(self) -> Iterator[str]:
+        return (r[0] for r in self.store.db.rows("SELECT ref FROM document_meta ORDER BY ord"))
+
+    def __len__(self) -> int:
+        return int(self.store.db.rows("SELECT count(*) FROM document_meta")[0][0])
 
 
 class SQLStore:
@@ -99,6 +140,7 @@ class SQLStore:
         self._worlds: dict[tuple[str, str], Any] = {}
         self._corpus: dict[tuple[str, str], tuple[int, int]] = {}
         self._rows_cache: dict[str, tuple[Any, ...] | None] = {}
+        self._readable: dict[str, frozenset[str]] = {}
         self._known_ids: set[str] = set()  # relation ids some query returned (``relations_by_id`` membership)
         self.relations_by_id = _Relations(self)
 
@@ -159,6 +201,38 @@ class SQLStore:
         rows = self.db.rows("SELECT id, type, name, aliases, description FROM entities WHERE id = ?", (entity_id,))
         return _entity(rows[0]) if rows else None
 
+    # -- what a reader may read (chainret.catalog.readable asks a store these) ----------------------------
+    def readable_docs(self, reader: str) -> frozenset[str]:
+        """Refs of every document version ``reader`` may read, any view (cached)."""
+        hit = self._readable.get(reader)
+        if hit is None:
+            rows = self.db.rows(
+                "SELECT m.ref FROM document_meta m JOIN readers rd ON rd.doc_ord = m.ord WHERE rd.principal IN ('*', ?)", (reader,)
+            )
+            hit = self._readable[reader] = frozenset(r[0] for r in rows)
+        return hit
+
+    def reader_digest(self, reader: str) -> str:
+        """The catalog identity shown to ``reader`` (the digest of its reader catalog, computed at compile)."""
+        return self._meta.get(f"reader_digest:{reader}") or self._meta["reader_digest:*"]
+
+    @property
+    def documents(self) -> list[Any]:
+        """Every document version's ref and visibility (no text; what ``holds_restricted`` reads)."""
+        from types import SimpleNamespace
+
+        rows = self.db.rows("SELECT ref, visibility FROM document_meta ORDER BY ord")
+        return [SimpleNamespace(ref=r, visibility=v) for r, v in rows]
+
+    @cached_property
+    def documents_by_ref(self) -> _Documents:
+        return _Documents(self)
+
+    def unit(self, ref: str) -> Any | None:
+        """A unit by ref, readable or not (where the database lets this connection read it)."""
+        rows = self.db.rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (ref,))
+        return _unit(rows[0]) if rows else None
+
     # -- views ------------------------------------------------------------------------------------------
     def view(self, name: str | None, principal: str = "public") -> SQLView:
         """The view (None = the current one) for the principal; one object per (view, principal), cached."""
@@ -216,8 +290,8 @@ class SQLStore:
     def _relation_model(self, row: tuple[Any, ...]) -> Any:
         from chainret.catalog.models import Relation, Support
 
-        (o, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, quote) = row[:17]
-        sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "")
+        (o, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, kind, quote) = row[:18]
+        sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
         return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)
 
 
@@ -382,7 +456,7 @@ class SQLView:
 
     def current_relations(self, subject: str, predicate: str) -> list[Any]:
         rows = self._status_rows("r.subject = ? AND r.predicate = ?", (subject, predicate))
-        return [self.store._relation_model((*r[:16], r[19])) for r in sorted(rows, key=lambda r: r[0]) if not _reasons(r)]
+        return [self.store._relation_model((*r[:17], r[20])) for r in sorted(rows, key=lambda r: r[0]) if not _reasons(r)]
 
     # -- the hop engine's two lookups ---------------------------------------------------------------------------
     def _flag(self, row: tuple[Any, ...]) -> Any:
@@ -398,8 +472,9 @@ class SQLView:
         rel = Rel(
             id=rid, subject=row[2], predicate=row[3], object=row[4], unit_ref=row[14], source=row[5],
             document=row[6], version=row[7], representation=row[8], digest=row[9] or "",
-            span=(row[10], row[11]), quote=row[19] or "", current=current, eligible=eligible,
+            span=(row[10], row[11]), quote=row[20] or "", current=current, eligible=eligible,
             valid=not any(r in INVALID_CODES for r in reasons), why_not=",".join(reasons) or None,
+            support_kind=row[16],
         )
         return _bounded(self._flags, rid, rel)
 
@@ -436,14 +511,22 @@ class SQLView:
 
     # -- entities -------------------------------------------------------------------------------------------
     def resolve(self, text: str, type: str | None = None) -> list[Any]:  # noqa: A002 - API name
+        """Entities named ``text`` that the principal may know (in a relation of a document they may read)."""
         from chainret.catalog.models import normalize_name
 
-        sql = "SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord WHERE n.key = ?"
-        params: list[Any] = [normalize_name(text)]
+        sql = (
+            "SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
+            f"WHERE n.key = ? AND {KNOWN}"
+        )
+        params: list[Any] = [normalize_name(text), self.principal, self.principal]
         if type is not None:
             sql += " AND n.type = ?"
             params.append(type)
         return sorted((_entity(r) for r in self._rows(sql, params)), key=lambda e: e.id)
+
+    def knows(self, entity_id: str) -> bool:
+        """True when the principal may know this entity (it occurs in a document they may read)."""
+        return bool(self._rows(f"SELECT 1 FROM entities e WHERE e.id = ? AND {KNOWN}", (entity_id, self.principal, self.principal)))
 
     def entity(self, entity_id: str) -> Any | None:
         return self.store.entity(entity_id)
@@ -459,7 +542,7 @@ def _marks(items: Sequence[Any]) -> str:
 def _reasons(row: tuple[Any, ...]) -> list[str]:
     """``Eligibility.reasons`` of a relation row carrying ``STATUS_COLS`` (the codes of ``CatalogView.relation_status``)."""
     reasons = [c for c in row[15].split(",") if c]
-    in_view, same_document, readable = row[16], row[17], row[18]
+    in_view, same_document, readable = row[17], row[18], row[19]
     if in_view is None:
         reasons.append("superseded" if same_document else "not_current")
     elif in_view == "removed":

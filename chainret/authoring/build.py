@@ -1,0 +1,520 @@
+"""Source folder -> catalog: ``build(src, out)`` and ``write_build(result)``.
+
+A source folder holds plain text files (``.md``, ``.markdown``, ``.txt``, ``.text``, ``.rst``) and
+one header, ``chainret.yaml`` (``chainret.authoring.header``). Each file is one document: the first
+folder of its path is the source system (``registry/services.md`` -> source ``registry``,
+document ``services.md``; files at the top use the header's ``default_source``). Names starting
+with ``.`` or ``_`` are skipped, as are the build outputs.
+
+For every file the builder computes the digest (sha256 of the UTF-8 text, CRLF read as LF) and
+finds its relations:
+
+* **clause** support: each line that reads ``REL subject | predicate | object`` is one relation,
+  its span that line (without surrounding blanks);
+* **prose** support: each header ``relations`` entry names a document and quotes an ordinary
+  sentence; the builder finds the span (the quote must occur exactly once, or ``occurrence``
+  picks one) and checks that the sentence names both the subject and the object (by canonical
+  ID, display name or alias).
+
+Relation IDs are derived from content (``<predicate>-<12 hex>`` of subject, predicate, object,
+support kind, document, version, digest, span and quote), so a rebuild gives the same IDs.
+
+**Versions and views.** When ``out`` already holds a catalog, a file whose text, settings and
+relations equal an existing version keeps that version (and its relation records); any other
+file becomes a new version (``v<n+1>``) of its document. When the set of document versions differs
+from the current view, a new view (``v<n>`` or the name given) is added with a larger order and
+becomes current; earlier views, versions and relations are never modified, so ``--view`` on an
+earlier name answers as before and traces written against it still replay.
+
+Every problem (a quote not found or found twice, an unknown entity, a non-UTF-8 file, a header
+typo) is collected into one ``SourceInvalid`` naming file and line; nothing is written then.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import os
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from chainret.authoring.header import (
+    HEADER_NAME,
+    Header,
+    SourceInvalid,
+    closest,
+    read_header,
+    read_utf8,
+    source_issue,
+)
+from chainret.catalog.cases import CaseFile
+from chainret.catalog.issues import CatalogFileInvalid, Issue
+from chainret.catalog.models import (
+    Catalog,
+    Entity,
+    Predicate,
+    Relation,
+    SourceDocument,
+    Support,
+    View,
+    mention_terms,
+    mentions,
+    parse_clause,
+    sha256_digest,
+    unit_spans,
+)
+from chainret.catalog.validate import line_of, occurrences
+
+TEXT_SUFFIXES = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain",
+                 ".text": "text/plain", ".rst": "text/x-rst"}
+CATALOG_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+@dataclass
+class SourceFile:
+    """One file of the folder, read and named."""
+
+    path: str  # relative, with '/'
+    file: Path
+    source: str
+    document: str
+    title: str
+    representation: str
+    visibility: str
+    principals: list[str]
+    text: str
+
+    @property
+    def doc_id(self) -> str:
+        return f"{self.source}/{self.document}"
+
+    @property
+    def digest(self) -> str:
+        return sha256_digest(self.text)
+
+
+@dataclass(frozen=True)
+class Draft:
+    """A relation found in a file, before its document version is known."""
+
+    subject: str
+    predicate: str
+    object: str
+    kind: str
+    span: tuple[int, int]
+    quote: str
+    note: str = ""
+    expect_invalid: tuple[str, ...] = ()
+
+    def signature(self) -> tuple[Any, ...]:
+        return (self.subject, self.predicate, self.object, self.kind, self.span, self.quote, self.expect_invalid, self.note)
+
+
+@dataclass
+class BuildResult:
+    """What a build produced and what changed since the previous catalog at ``out``."""
+
+    catalog: Catalog
+    catalog_file: Path
+    cases: CaseFile | None
+    cases_file: Path
+    changed: bool  # the catalog differs from the one at ``out``
+    view: str  # the current view after the build
+    new_view: str | None = None
+    new_versions: list[str] = field(default_factory=list)
+    kept_versions: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # documents of the previous view with no file now
+    notes: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # files that are not text documents
+
+
+def output_paths(out: str | os.PathLike[str]) -> tuple[Path, Path]:
+    """(catalog file, cases file) for ``--out``: a ``.yaml``/``.yml``/``.json`` file, else a directory."""
+    p = Path(out)
+    if p.suffix in CATALOG_SUFFIXES:
+        cases = p.with_name("cases" + p.suffix if p.stem == "catalog" else f"{p.stem}.cases{p.suffix}")
+        return p, cases
+    return p / "catalog.yaml", p / "cases.yaml"
+
+
+# -- reading the folder -------------------------------------------------------------------------------
+def read_text(file: Path) -> tuple[str | None, Issue | None]:
+    """A document's UTF-8 text with CRLF read as LF, or the issue naming the line of its first bad byte."""
+    text, problem = read_utf8(file, "file")
+    return (None, problem) if text is None else (text.replace("\r\n", "\n").replace("\r", "\n"), None)
+
+
+def _title(text: str, fallback: str) -> str:
+    for line in text.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return fallback
+
+
+def scan(src: Path, header: Header, skip: Iterable[Path] = (), overrides: dict[str, str] | None = None,
+         ) -> tuple[list[SourceFile], list[str], list[Issue]]:
+    """The folder's documents in path order, the files skipped, and the problems found."""
+    skip_set = {p.resolve() for p in skip}
+    settings = {d.path: d for d in header.documents}
+    files: list[SourceFile] = []
+    skipped: list[str] = []
+    issues: list[Issue] = []
+    overrides = dict(overrides or {})
+    found: dict[str, Path] = {}
+    for file in sorted(src.rglob("*")):
+        rel = file.relative_to(src)
+        if any(part.startswith((".", "_")) for part in rel.parts) or not file.is_file():
+            continue
+        if rel.as_posix() == HEADER_NAME or file.resolve() in skip_set:
+            continue
+        if file.suffix.lower() not in TEXT_SUFFIXES:
+            skipped.append(rel.as_posix())
+            continue
+        found[rel.as_posix()] = file
+    for path in overrides:
+        found.setdefault(path, src / path)
+    for i, d in enumerate(header.documents):
+        if d.path not in found:
+            issues.append(Issue("dangling_reference", "error", str(src / HEADER_NAME), f"documents[{i}]", "path",
+                                f"no text file {d.path!r} in {src}{closest(d.path, set(found))}"))
+    names: dict[str, str] = {}
+    for path in sorted(found):
+        file = found[path]
+        label = str(file)
+        if path in overrides:
+            text: str | None = overrides[path]
+        else:
+            text, problem = read_text(file)
+            if problem is not None:
+                issues.append(problem)
+                continue
+        assert text is not None
+        parts = path.split("/")
+        conf = settings.get(path)
+        source = (conf.source if conf and conf.source else None) or (parts[0] if len(parts) > 1 else header.default_source)
+        document = (conf.document if conf and conf.document else None) or ("/".join(parts[1:]) if len(parts) > 1 else parts[0])
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", source) or not re.fullmatch(r"[^@#\s]+", document):
+            issues.append(source_issue("invalid_value", label, None,
+                                       f"cannot name a document after this path: folder and file names may use no spaces, '@' or '#' "
+                                       f"(set source/document for it under documents: in {HEADER_NAME})"))
+            continue
+        doc_id = f"{source}/{document}"
+        if doc_id in names:
+            issues.append(source_issue("duplicate_id", label, None, f"document {doc_id} is also {names[doc_id]}"))
+            continue
+        names[doc_id] = path
+        files.append(SourceFile(
+            path=path, file=file, source=source, document=document,
+            title=(conf.title if conf and conf.title else None) or _title(text, document),
+            representation=TEXT_SUFFIXES.get(Path(path).suffix.lower(), "text/markdown"),
+            visibility=conf.visibility if conf else "public",
+            principals=list(conf.principals) if conf else [],
+            text=text,
+        ))
+    return files, skipped, issues
+
+
+# -- relations -----------------------------------------------------------------------------------------
+class _Types:
+    """Entity and predicate lookups for checking a relation where it is written."""
+
+    def __init__(self, entities: list[Entity], predicates: list[Predicate]) -> None:
+        self.entities = {e.id: e for e in entities}
+        self.predicates = {p.name: p for p in predicates}
+
+    def problems(self, subject: str, predicate: str, obj: str) -> list[str]:
+        out = []
+        for role, value in (("subject", subject), ("object", obj)):
+            if value not in self.entities:
+                out.append(f"unknown {role} {value!r}: declare it under entities: in {HEADER_NAME}{closest(value, set(self.entities))}")
+        pred = self.predicates.get(predicate)
+        if pred is None:
+            out.append(f"unknown predicate {predicate!r}{closest(predicate, set(self.predicates))}")
+            return out
+        subj, ob = self.entities.get(subject), self.entities.get(obj)
+        if subj is not None and subj.type != pred.domain:
+            out.append(f"{predicate!r} starts at a {pred.domain}, but {subject} is a {subj.type}")
+        if ob is not None and ob.type != pred.range:
+            out.append(f"{predicate!r} ends at a {pred.range}, but {obj} is a {ob.type}")
+        return out
+
+
+def clause_drafts(sf: SourceFile, types: _Types) -> tuple[list[Draft], list[Issue]]:
+    """One relation per ``REL s | p | o`` line of a file."""
+    drafts: list[Draft] = []
+    issues: list[Issue] = []
+    pos = 0
+    for n, line in enumerate(sf.text.split("\n"), 1):
+        body = line.strip()
+        if body.startswith("REL ") or body == "REL":
+            start = pos + (len(line) - len(line.lstrip()))
+            parsed = parse_clause(body)
+            if parsed is None:
+                issues.append(source_issue("malformed_clause", sf.file, n,
+                                           f"a clause line must read 'REL subject | predicate | object' (one space either side of each '|'), found {body!r}"))
+            else:
+                problems = types.problems(*parsed)
+                issues.extend(source_issue("invalid_clause", sf.file, n, p) for p in problems)
+                if not problems:
+                    drafts.append(Draft(parsed[0], parsed[1], parsed[2], "clause", (start, start + len(body)), body))
+        pos += len(line) + 1
+    return drafts, issues
+
+
+def nearest_text(text: str, quote: str) -> str:
+    """The passage of ``text`` most like ``quote``, with its line (for a 'quote not found' error)."""
+    target = " ".join(quote.split())
+    best, best_ratio, best_line = "", 0.0, 0
+    offset = 0
+    for n, line in enumerate(text.split("\n"), 1):
+        for piece in {line.strip(), *re.split(r"(?<=[.!?])\s+", line.strip())}:
+            if not piece:
+                continue
+            ratio = difflib.SequenceMatcher(None, target, piece, autojunk=False).ratio()
+            if ratio > best_ratio:
+                best, best_ratio, best_line = piece, ratio, n
+        offset += len(line) + 1
+    if not best:
+        return "the document has no text"
+    shown = best if len(best) <= 160 else best[:157] + "..."
+    return f"nearest passage (line {best_line}): {shown!r}"
+
+
+def prose_drafts(header: Header, files: list[SourceFile], types: _Types, header_file: Path,
+                 ) -> tuple[dict[str, list[Draft]], list[Issue]]:
+    """The header's prose relations, located in their documents."""
+    from chainret.catalog.load import with_lines
+
+    by_path = {sf.path: sf for sf in files}
+    out: dict[str, list[Draft]] = {}
+    issues: list[Issue] = []
+
+    def err(i: int, fld: str, message: str, code: str = "invalid_quote") -> None:
+        issues.append(Issue(code, "error", str(header_file), f"relations[{i}]", fld, message))
+
+    for i, pr in enumerate(header.relations):
+        sf = by_path.get(pr.document)
+        if sf is None:
+            err(i, "document", f"no text document {pr.document!r} in the folder{closest(pr.document, set(by_path))}", "dangling_reference")
+            continue
+        problems = types.problems(pr.subject, pr.predicate, pr.object)
+        for p in problems:
+            err(i, "subject", p, "invalid_relation")
+        if problems:
+            continue
+        starts = occurrences(sf.text, pr.quote)
+        if not starts:
+            err(i, "quote", f"the quote does not occur in {pr.document}; {nearest_text(sf.text, pr.quote)}")
+            continue
+        if pr.occurrence is not None:
+            if pr.occurrence > len(starts):
+                err(i, "occurrence", f"the quote occurs {len(starts)} time(s) in {pr.document}, not {pr.occurrence}")
+                continue
+            start = starts[pr.occurrence - 1]
+        elif len(starts) > 1:
+            at = ", ".join(f"line {line_of(sf.text, s)} (offset {s})" for s in starts)
+            err(i, "quote", f"the quote occurs {len(starts)} times in {pr.document}: at {at}; "
+                            "quote more of the sentence, or add occurrence: N (1 = the first)")
+            continue
+        else:
+            start = starts[0]
+        span = (start, start + len(pr.quote))
+        if not any(a <= span[0] and span[1] <= b for a, b in unit_spans(sf.text)):
+            err(i, "quote", f"the quote crosses a blank line in {pr.document} (line {line_of(sf.text, start)}); "
+                            "a quote must lie within one paragraph")
+            continue
+        missing = [(role, types.entities[getattr(pr, role)]) for role in ("subject", "object")
+                   if not mentions(pr.quote, types.entities[getattr(pr, role)])]
+        if missing and "prose_mismatch" not in pr.expect_invalid:
+            for role, ent in missing:
+                names = ", ".join(repr(t) for t in mention_terms(ent))
+                err(i, "quote", f"the quote does not mention the {role} {ent.id} (by any of {names}); "
+                                "prose support must name both ends of the relation")
+            continue
+        out.setdefault(sf.path, []).append(Draft(pr.subject, pr.predicate, pr.object, "prose", span, pr.quote,
+                                                 pr.note, tuple(pr.expect_invalid)))
+    return out, with_lines(issues, header_file)
+
+
+def relation_id(d: Draft, doc: SourceDocument) -> str:
+    """``<predicate>-<12 hex>``: a hash of the relation's content and the document version it cites."""
+    key = "\x1f".join([d.subject, d.predicate, d.object, d.kind, doc.ref, doc.digest, f"{d.span[0]}:{d.span[1]}", d.quote])
+    return f"{d.predicate}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:12]}"
+
+
+def _relation(d: Draft, doc: SourceDocument) -> Relation:
+    support = Support(source=doc.source, document=doc.document, version=doc.version, representation=doc.representation,
+                      digest=doc.digest, span=d.span, quote=d.quote, kind=d.kind)  # type: ignore[arg-type]
+    return Relation(id=relation_id(d, doc), subject=d.subject, predicate=d.predicate, object=d.object, support=support,
+                    note=d.note, expect_invalid=list(d.expect_invalid))
+
+
+def _existing_signature(rels: list[Relation]) -> list[tuple[Any, ...]]:
+    return sorted((r.subject, r.predicate, r.object, r.support.kind, tuple(r.support.span), r.support.quote,
+                   tuple(r.expect_invalid), r.note) for r in rels)
+
+
+def _next_version(versions: list[str]) -> str:
+    numbers = [int(m.group(1)) for v in versions if (m := re.fullmatch(r"v(\d+)", v))]
+    n = max(numbers, default=0) + 1
+    while f"v{n}" in versions:
+        n += 1
+    return f"v{n}"
+
+
+# -- the build ---------------------------------------------------------------------------------------
+def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str | None = None,
+          overrides: dict[str, str] | None = None, fresh: bool = False, parsed: Header | None = None) -> BuildResult:
+    """Build the catalog (and cases) of a source folder against the catalog already at ``out``.
+
+    ``overrides`` maps a relative path to a text used instead of the file (``catalog import``
+    renders a table this way before anything is written). ``fresh`` ignores the catalog at ``out``;
+    ``parsed`` is the header already read (else it is read from the folder).
+    Raises ``SourceInvalid`` (every problem, by file and line) or ``UsageError``.
+    """
+    from chainret.catalog.load import load_catalog, reference_issues
+    from chainret.errors import UsageError
+
+    src_dir = Path(src)
+    if not src_dir.is_dir():
+        raise UsageError(f"{src_dir}: not a folder (expected a source folder with {HEADER_NAME})")
+    header_file = src_dir / HEADER_NAME
+    header = parsed if parsed is not None else read_header(header_file)
+    catalog_file, cases_file = output_paths(out)
+    previous: Catalog | None = None
+    if catalog_file.exists() and not fresh:
+        try:
+            previous = load_catalog(catalog_file)
+        except CatalogFileInvalid as exc:
+            raise SourceInvalid([Issue("unreadable_output", "error", str(catalog_file), "", "",
+                                       "the catalog already at --out does not load, so versions cannot be added to it "
+                                       f"(fix it, or move it away): {exc.issues[0]}")]) from None
+        if previous.world != header.world:
+            raise UsageError(f"{catalog_file} holds world {previous.world!r}, but {header_file} says {header.world!r}; "
+                             "choose another --out")
+    files, skipped, issues = scan(src_dir, header, skip=(catalog_file, cases_file), overrides=overrides)
+    entities = [e.entity() for e in header.entities]
+    types = _Types(entities, list(header.predicates))
+    drafts: dict[str, list[Draft]] = {}
+    for sf in files:
+        found, problems = clause_drafts(sf, types)
+        drafts[sf.path] = found
+        issues.extend(problems)
+    prose, problems = prose_drafts(header, files, types, header_file)
+    issues.extend(problems)
+    if issues:
+        from chainret.catalog.load import with_lines
+
+        raise SourceInvalid(with_lines(issues, header_file))
+    for path, extra in prose.items():
+        drafts[path] = [*drafts[path], *extra]
+
+    result = _assemble(header, files, drafts, previous, view, catalog_file, cases_file)
+    result.skipped = skipped
+    problems = reference_issues(result.catalog, str(catalog_file))
+    problems += _catalog_errors(result.catalog, str(catalog_file))
+    if problems:
+        raise SourceInvalid(problems)
+    from chainret.authoring.cases import header_cases
+
+    result.cases = header_cases(header, result.catalog, header_file, cases_file, catalog_file)
+    return result
+
+
+def _assemble(header: Header, files: list[SourceFile], drafts: dict[str, list[Draft]], previous: Catalog | None,
+              view_name: str | None, catalog_file: Path, cases_file: Path) -> BuildResult:
+    from chainret.errors import UsageError
+
+    prev_docs = list(previous.documents) if previous else []
+    prev_rels = list(previous.relations) if previous else []
+    prev_views = list(previous.views) if previous else []
+    versions: dict[str, list[SourceDocument]] = {}
+    for d in prev_docs:
+        versions.setdefault(d.doc_id, []).append(d)
+    rels_by_ref: dict[str, list[Relation]] = {}
+    for r in prev_rels:
+        rels_by_ref.setdefault(r.support.doc_ref, []).append(r)
+
+    documents, relations = list(prev_docs), list(prev_rels)
+    snapshot: list[str] = []
+    new_versions: list[str] = []
+    kept: list[str] = []
+    for sf in files:
+        mine = sorted(drafts[sf.path], key=lambda d: (d.span, d.kind, d.subject, d.predicate, d.object))
+        want = sorted(d.signature() for d in mine)
+        match = next((d for d in versions.get(sf.doc_id, [])
+                      if d.text == sf.text and d.title == sf.title and d.representation == sf.representation
+                      and d.visibility == sf.visibility and list(d.principals) == sf.principals
+                      and _existing_signature(rels_by_ref.get(d.ref, [])) == want), None)
+        if match is not None:
+            snapshot.append(match.ref)
+            kept.append(match.ref)
+            continue
+        version = _next_version([d.version for d in versions.get(sf.doc_id, [])])
+        doc = SourceDocument(source=sf.source, document=sf.document, version=version, representation=sf.representation,
+                             title=sf.title, text=sf.text, digest=sf.digest, visibility=sf.visibility,  # type: ignore[arg-type]
+                             principals=sf.principals)
+        documents.append(doc)
+        versions.setdefault(sf.doc_id, []).append(doc)
+        relations.extend(_relation(d, doc) for d in mine)
+        snapshot.append(doc.ref)
+        new_versions.append(doc.ref)
+
+    current = previous.current_view if previous else None
+    notes: list[str] = []
+    views = list(prev_views)
+    new_view = None
+    in_snapshot = {ref.rpartition("@")[0] for ref in snapshot}
+    dropped = [ref for ref in (current.documents if current else []) if ref.rpartition("@")[0] not in in_snapshot]
+    if current is None or set(current.documents) != set(snapshot):
+        taken = {v.name for v in views}
+        if view_name is not None and view_name in taken:
+            raise UsageError(f"view {view_name!r} already exists in {catalog_file}; views are never rewritten, choose a new name")
+        name = view_name
+        if name is None:
+            n = len(views) + 1
+            while f"v{n}" in taken:
+                n += 1
+            name = f"v{n}"
+        marked = any(v.current for v in views)
+        if marked:  # a hand-marked current view would outrank the new one: move the mark
+            views = [v.model_copy(update={"current": False}) if v.current else v for v in views]
+            notes.append("the 'current' mark moved from an earlier view to the new one")
+        order = max((v.order for v in views), default=0) + 1
+        desc = f"built from {len(snapshot)} documents ({len(new_versions)} new versions)"
+        views.append(View(name=name, order=order, current=marked, documents=snapshot, description=desc))
+        new_view = name
+    elif view_name is not None:
+        notes.append(f"nothing changed since view {current.name!r}, so no view {view_name!r} was added")
+
+    # Entities and predicates are catalog-wide: the header's, plus any an earlier version still uses.
+    entities = [e.entity() for e in header.entities]
+    known = {e.id for e in entities}
+    for e in previous.entities if previous else []:
+        if e.id not in known and any(e.id in (r.subject, r.object) for r in prev_rels):
+            entities.append(e)
+            known.add(e.id)
+            notes.append(f"entity {e.id} is no longer in the header but earlier versions cite it; kept")
+    predicates = list(header.predicates)
+    pnames = {p.name for p in predicates}
+    for p in previous.predicates if previous else []:
+        if p.name not in pnames and any(r.predicate == p.name for r in prev_rels):
+            predicates.append(p)
+            notes.append(f"predicate {p.name} is no longer in the header but earlier versions use it; kept")
+    catalog = Catalog(world=header.world, description=header.description, entities=entities,
+                      predicates=predicates, documents=documents, relations=relations, views=views,
+                      patterns=list(header.patterns))
+    changed = previous is None or catalog.digest() != previous.digest()
+    final = catalog.current_view
+    return BuildResult(catalog=catalog, catalog_file=catalog_file, cases=None, cases_file=cases_file, changed=changed,
+                       view=final.name if final else "", new_view=new_view, new_versions=new_versions,
+                       kept_versions=kept, dropped=dropped, notes=notes)
+
+
+def _catalog_errors(catalog: Catalog, file: str) -> list[Issue]:
+    from chainret.catalog.validate import check_catalog
+
+    return [i for i in check_catalog(catalog, file) if i.severity == "error"]

@@ -1,0 +1,126 @@
+"""What a reader may know of a catalog: readable documents, known entities, the reader's own catalog.
+
+The permission promise is stated against one reference: *the catalog with every document the
+reader may not read removed*. Whatever a reader is shown (an answer, a refusal, a candidate list,
+an ambiguity, the catalog's identity) must be derivable from that catalog alone, so nothing shown
+can tell a reader that restricted records exist. This module builds that catalog and the two facts
+the engine needs from it without building it:
+
+* ``readable_docs(cat, reader)``: the document versions (every view) the reader may read.
+* ``known_entities(cat, reader)``: an entity is known to a reader when some relation it takes part
+  in (subject or object) is supported by a document version the reader may read. An entity that
+  occurs only in restricted or removed documents is unknown: it cannot be resolved, listed as a
+  candidate or named in a refusal. An entity in no relation at all is unknown to everyone (after
+  the restricted documents are removed it would be mentioned nowhere, so this is the only rule
+  under which the reader's view of the full catalog equals the reduced catalog).
+* ``reader_catalog(cat, reader)``: the reduced catalog itself (documents the reader may read, their
+  relations, views limited to them, known entities). Its digest is the catalog identity shown to
+  that reader: it does not change when only text the reader may not read changes.
+
+Results are memoised per catalog object (catalogs are frozen); the cache holds the catalog itself
+so an ``id()`` is never confused with a later catalog's.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from threading import Lock
+from typing import Any
+
+from chainret.catalog.models import Catalog, View
+
+_CACHE_SIZE = 32
+_cache: OrderedDict[tuple[int, str, str], tuple[Catalog, Any]] = OrderedDict()
+_lock = Lock()
+
+
+def _memo(cat: Catalog, kind: str, reader: str, build: Any) -> Any:
+    key = (id(cat), kind, reader)
+    with _lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0] is cat:
+            _cache.move_to_end(key)
+            return hit[1]
+    value = build()
+    with _lock:
+        _cache[key] = (cat, value)
+        _cache.move_to_end(key)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return value
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def readable_docs(cat: Catalog, reader: str) -> frozenset[str]:
+    """Refs (``source/document@version``) of every document version ``reader`` may read, any view."""
+    if not isinstance(cat, Catalog):  # a compiled store (chainret.store) answers from its tables
+        return cat.readable_docs(reader)  # type: ignore[no-any-return]
+    return _memo(cat, "docs", reader, lambda: frozenset(d.ref for d in cat.documents if d.readable_by(reader)))
+
+
+def known_entities(cat: Catalog, reader: str) -> frozenset[str]:
+    """Entity IDs that take part in a relation supported by a document version ``reader`` may read."""
+
+    def build() -> frozenset[str]:
+        docs = readable_docs(cat, reader)
+        known: set[str] = set()
+        for r in cat.relations:
+            if r.support.doc_ref in docs:
+                known.add(r.subject)
+                known.add(r.object)
+        return frozenset(known)
+
+    return _memo(cat, "entities", reader, build)
+
+
+def reads_within(cat: Catalog, reader: str, other: str) -> bool:
+    """True when every document version ``reader`` may read is readable by ``other`` as well."""
+    return reader == other or readable_docs(cat, reader) <= readable_docs(cat, other)
+
+
+def reader_catalog(cat: Catalog, reader: str) -> Catalog:
+    """The catalog with every document ``reader`` may not read removed (and what only it held).
+
+    Built with ``model_construct``: the records are the original (already validated) objects.
+    """
+
+    if not isinstance(cat, Catalog):
+        from chainret.errors import UsageError
+
+        raise UsageError(
+            f"a compiled store runs a request only for a viewer who may read what its principal reads; "
+            f"ask with --principal {reader!r} (or --as the principal), or ask the YAML catalog"
+        )
+
+    def build() -> Catalog:
+        docs = readable_docs(cat, reader)
+        if len(docs) == len(cat.documents) and len(known_entities(cat, reader)) == len(cat.entities):
+            return cat
+        known = known_entities(cat, reader)
+        views = [
+            v if all(d in docs for d in v.documents) else View.model_construct(
+                **{**dict(v), "documents": [d for d in v.documents if d in docs]}
+            )
+            for v in cat.views
+        ]
+        fields = dict(cat)
+        fields.update(
+            entities=[e for e in cat.entities if e.id in known],
+            documents=[d for d in cat.documents if d.ref in docs],
+            relations=[r for r in cat.relations if r.support.doc_ref in docs],
+            views=views,
+        )
+        return Catalog.model_construct(_fields_set=cat.model_fields_set, **fields)
+
+    return _memo(cat, "catalog", reader, build)
+
+
+def reader_digest(cat: Catalog, reader: str) -> str:
+    """The catalog identity shown to ``reader``: the digest of ``reader_catalog(cat, reader)``."""
+    if not isinstance(cat, Catalog):  # a compiled store recorded it at compile time
+        return cat.reader_digest(reader)  # type: ignore[no-any-return]
+    return reader_catalog(cat, reader).digest()

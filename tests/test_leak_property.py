@@ -1,0 +1,69 @@
+"""The permission promise as properties: what a viewer is shown equals its reference catalog's answer.
+
+The reference for a viewer is the catalog with every document that viewer may not read deleted.
+Over random worlds (several views, restricted and removed versions, three principals, ``--as``
+combinations, random budgets and text routes) the outcome and reason code shown must equal the
+reference's, and the shown JSON must hold no ref, relation ID, entity ID or text that only
+unreadable documents hold. 10,000 requests in five seeded batches; ``benchmarks/robustness.py``
+runs more.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from chainret.ask import ask
+from chainret.audit import leak_property, tamper_suite, without_unreadable
+from chainret.catalog.models import Catalog, Entity, Relation, SourceDocument, Support, sha256_digest
+from chainret.worldgen import random_world
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_shown_outcome_equals_the_viewers_reference_catalog_and_nothing_leaks(seed):
+    rep = leak_property(2000, seed=1000 + seed)
+    assert rep.requests == 2000
+    assert rep.inferable_differences == 0 and rep.leaks == 0, rep.examples
+
+
+def test_every_tampering_of_a_trace_is_caught_and_catalog_edits_are_told_apart():
+    rep = tamper_suite(seed=0)
+    assert rep.tried >= 100
+    assert rep.missed == [] and rep.caught == rep.tried
+    assert rep.catalog_edits == 2 and rep.wrong_catalog_verdicts == []
+
+
+def _with_secret_alias(cat: Catalog) -> Catalog:
+    """A second project named like the first, declared only in a document readable by the auditor."""
+    first = next(e for e in cat.entities if e.type == "project")
+    org = next(e for e in cat.entities if e.type == "org")
+    twin = Entity(id=f"project:{cat.world}:twin", type="project", name=first.name)
+    clause = f"REL {twin.id} | operated_by | {org.id}"
+    text = clause + "\n"
+    doc = SourceDocument(source="vault", document="twin.md", version="v1", text=text, digest=sha256_digest(text),
+                         visibility="restricted", principals=["auditor"])
+    rel = Relation(id="rel-twin", subject=twin.id, predicate="operated_by", object=org.id,
+                   support=Support(source="vault", document="twin.md", version="v1", digest=doc.digest, span=(0, len(clause)), quote=clause))
+    views = [v.model_copy(update={"documents": [*v.documents, doc.ref]}) for v in cat.views]
+    fields = {k: getattr(cat, k) for k in Catalog.model_fields}
+    fields.update(entities=[*cat.entities, twin], documents=[*cat.documents, doc], relations=[*cat.relations, rel], views=views)
+    return Catalog(**fields), first.name, twin.id
+
+
+def test_an_alias_shared_with_a_restricted_only_entity_is_not_ambiguous_for_public():
+    import random
+
+    worlds = (random_world(random.Random(i)).catalog for i in range(100))
+    base = next(c for c in worlds if len({e.name for e in c.entities if e.type == "project"}) == sum(e.type == "project" for e in c.entities))
+    cat, name, twin = _with_secret_alias(base)
+    request = f"Which contact serves {name}?"
+    auditor = ask(request, cat, principal="auditor")
+    public = ask(request, cat, principal="public")
+    as_public = ask(request, cat, principal="auditor", viewer="public")
+    assert auditor.reason is not None and auditor.reason.code == "ambiguous_alias" and twin in auditor.to_json()
+    for t in (public, as_public):
+        assert twin not in t.to_json()
+        assert (t.reason.code if t.reason else None) != "ambiguous_alias"
+    ref = ask(request, without_unreadable(cat, "public"), principal="auditor", project=False)
+    assert (as_public.outcome, as_public.reason) == (ref.outcome, ref.reason) or (
+        as_public.outcome == ref.outcome and as_public.reason.code == ref.reason.code
+    )

@@ -34,7 +34,7 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from chainret.catalog.models import Catalog, sha256_digest
-from chainret.catalog.readable import reader_digest
+from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import UsageError
 from chainret.trace import Budget, Trace, write_trace
 
@@ -117,8 +117,13 @@ def _comparable(trace: Trace) -> dict[str, Any]:
     return data
 
 
-def evidence_differences(trace: Trace, catalog: Catalog) -> list[Difference]:
-    """Check every cited document version by itself: existence, digest, quote at span, unit."""
+def evidence_differences(trace: Trace, catalog: Catalog, reader: str | None = None) -> list[Difference]:
+    """Check every cited document version by itself: existence, digest, quote at span, unit.
+
+    With a ``reader``, a message never quotes text or a digest of a document that reader may not
+    read (a server verifying a caller's trace): it says only that the citation does not check out.
+    """
+    readable = readable_docs(catalog, reader) if reader is not None else None
     out: list[Difference] = []
     docs = catalog.documents_by_ref
     cited: list[tuple[str, str, str, str, tuple[int, int], str]] = []  # field, unit ref, doc ref, digest, span, quote
@@ -141,8 +146,8 @@ def evidence_differences(trace: Trace, catalog: Catalog) -> list[Difference]:
             out.append(Difference(kind="evidence", field="packet.text", message="packet text is not its items joined"))
     for field, unit_ref, doc_ref, digest, span, quote in cited:
         doc = docs.get(doc_ref)
-        if doc is None:
-            out.append(Difference(kind="evidence", field=field, message=f"cited document version {doc_ref} is not in the catalog"))
+        if doc is None or (readable is not None and doc_ref not in readable):
+            out.append(Difference(kind="evidence", field=field, message=f"cited document version {_shown(doc_ref)} is not in the catalog {reader or ''} may read".replace("  ", " ")))
             continue
         actual = sha256_digest(doc.text)
         if digest != actual:
@@ -217,15 +222,23 @@ def _replay_request(trace: Trace, catalog: str | os.PathLike[str] | None, trace_
 
 
 def verify(
-    trace: Trace, catalog: str | os.PathLike[str] | None = None, *, trace_path: str | os.PathLike[str] | None = None
+    trace: Trace,
+    catalog: str | os.PathLike[str] | None = None,
+    *,
+    trace_path: str | os.PathLike[str] | None = None,
+    reader: str | None = None,
 ) -> Verification:
-    """Check ``trace`` against ``catalog`` (default: the catalog or cases file the trace names)."""
+    """Check ``trace`` against ``catalog`` (default: the catalog or cases file the trace names).
+
+    ``reader``: who will read the verdict (a server's caller); evidence messages then never quote a
+    document that reader may not read. None: the local user, who holds the catalog file anyway.
+    """
     if trace.kind != "chain":
         raise UsageError("trace verify replays chain traces (kind 'chain'); this is a benchmark trace")
     tp = Path(trace_path) if trace_path is not None else None
     replay = _replay_case if "case" in trace.meta and (catalog is not None or trace.meta.get("cases_file")) else _replay_request
     cat, new = replay(trace, catalog, tp)
-    diffs = evidence_differences(trace, cat)
+    diffs = evidence_differences(trace, cat, reader)
     found = first_difference(_comparable(trace), _comparable(new))
     if found is not None:
         field, was, now = found

@@ -53,3 +53,23 @@ def test_first_difference_walks_dicts_and_lists_in_order():
     assert first_difference({"a": [1]}, {"a": [1, 2]}) == ("a.length", 1, 2)
     assert first_difference({"a": 1}, {"b": 1}) == ("a", 1, "<absent>")
     assert first_difference({"x": 1.0}, {"x": 1.0}) is None
+
+
+def test_verify_for_a_reader_never_quotes_a_document_it_may_not_read():
+    from chainret.ask import ask
+    from chainret.catalog.cases import Overlay, Restriction
+    from chainret.catalog.load import apply_overlay, load_world
+    from chainret.replay import evidence_differences
+
+    contacts = "registry/contacts.md@v1"
+    cat = apply_overlay(load_world(ROOT / "fixtures" / "seed").catalog, Overlay(restrict=[Restriction(document=contacts, principals=["auditor"])]))
+    t = ask("Which contact serves PR-84?", cat, view="final", principal="auditor")
+    hop = next(i for i, h in enumerate(t.hops) if h.anchor is not None and h.anchor.document == "contacts.md")
+    a = t.hops[hop].anchor
+    hops = list(t.hops)
+    hops[hop] = hops[hop].model_copy(update={"anchor": a.model_copy(update={"span": (a.span[0] + 2, a.span[1] + 2)})})
+    forged = t.model_copy(update={"hops": hops})
+    secret = cat.documents_by_ref[contacts].text[a.span[0] + 2 : a.span[1] + 2].split("\n")[0]
+    assert any(secret in d.message for d in evidence_differences(forged, cat))  # the local user is shown the text
+    shown = evidence_differences(forged, cat, reader="public")
+    assert shown and all(secret not in d.message and "sha256" not in d.message for d in shown)

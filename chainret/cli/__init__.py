@@ -37,6 +37,9 @@ store_cmds.register(app)  # `chainret catalog compile` (onto the catalog group)
 
 # Further bench commands register themselves on bench_app.
 from chainret.cli import bench_pack_cmds, bench_verify_cmds  # noqa: E402,F401
+from chainret.cli import serve_cmds  # noqa: E402
+
+serve_cmds.register(app)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,150 @@
+"""`chainret serve` (HTTP API) and `chainret mcp` (MCP server over stdio).
+
+Thin commands: read the options, build ``chainret.server`` objects, run. fastapi, uvicorn and the
+mcp SDK are imported inside the command bodies only, so `import chainret.cli` stays light and a
+missing extra is a one-line message, not a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import ipaddress
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from chainret.errors import MissingExtra, UsageError
+
+CATALOG_HELP = "Catalog file or world dir, or any catalog the library accepts (default: $CHAINRET_CATALOG or catalogs/default.yaml)."
+
+
+def _require(extra: str, *modules: str) -> None:
+    missing = [m for m in modules if importlib.util.find_spec(m) is None]
+    if missing:
+        raise MissingExtra(
+            f"chainret {extra} needs {', '.join(missing)}: install the '{extra}' extra "
+            f"(pip install 'chainret[{extra}]')"
+        )
+
+
+def serve_cmd(
+    catalog: Optional[str] = typer.Option(None, "--catalog", help=CATALOG_HELP),
+    tokens: Optional[Path] = typer.Option(None, "--tokens", help="Token file (YAML/JSON, sha256 hashes only; see docs/serving.md). Without it every request runs as public and any bearer token is refused."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to bind (default: loopback only)."),
+    port: int = typer.Option(8000, "--port", help="Port to bind."),
+    trust_header: Optional[str] = typer.Option(None, "--trust-header", help="Read the caller's identity from this header (e.g. X-Forwarded-User), set by an authenticating proxy; its values must be `users` in the token file. Off by default."),
+    max_rows_per_hop: int = typer.Option(10, "--max-rows-per-hop", help="Ceiling for a request's rows_per_hop."),
+    max_searches: int = typer.Option(8, "--max-searches", help="Ceiling for max_searches."),
+    max_rows: int = typer.Option(40, "--max-rows", help="Ceiling for max_rows."),
+    max_hops: int = typer.Option(4, "--max-hops", help="Ceiling for max_hops."),
+    max_packet_units: int = typer.Option(8, "--max-packet-units", help="Ceiling for packet_units."),
+    max_packet_chars: int = typer.Option(4000, "--max-packet-chars", help="Ceiling for packet_chars."),
+    max_body_bytes: int = typer.Option(65536, "--max-body-bytes", help="Largest request body (413 above)."),
+    max_request_chars: int = typer.Option(1000, "--max-request-chars", help="Longest request text."),
+    rate: float = typer.Option(20.0, "--rate", help="Requests per second per token (or per address without one); 0 = no limit."),
+    burst: int = typer.Option(40, "--burst", help="Requests a token may make at once before --rate applies."),
+    timeout: float = typer.Option(15.0, "--timeout", help="Seconds per request, waiting for the engine included (504 after)."),
+    workers: int = typer.Option(1, "--workers", help="Server processes; each loads the catalog once and runs one engine call at a time (rate limits are per process)."),
+    log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
+    hash_token: bool = typer.Option(False, "--hash-token", help="Read a token on stdin, print its sha256 for the token file, and exit."),
+    new_token: Optional[str] = typer.Option(None, "--new-token", metavar="PRINCIPAL", help="Print a new random token and its token-file entry for PRINCIPAL, and exit."),
+) -> None:
+    """Serve the HTTP API (POST /ask, GET /patterns, POST /trace/verify, GET /healthz, /docs); the principal comes from the bearer token."""
+    from chainret.server import auth as auth_mod
+
+    if hash_token:
+        token = sys.stdin.readline().strip()
+        if not token:
+            raise UsageError("--hash-token reads a token from stdin; none was given")
+        typer.echo(auth_mod.hash_token(token))
+        return
+    if new_token is not None:
+        tok = auth_mod.new_token()
+        typer.echo(f"token (give it to the client; it is not stored): {tok}")
+        typer.echo("token-file entry (a list item under `tokens:`):")
+        typer.echo(f"  - name: {new_token}-1\n    sha256: {auth_mod.hash_token(tok)}\n    principal: {new_token}\n    viewers: []")
+        return
+    _require("serve", "fastapi", "uvicorn")
+    from pydantic import ValidationError
+
+    from chainret.server.app import CONFIG_ENV, ServeConfig, build
+    from chainret.server.limits import Limits
+    from chainret.trace import Budget
+
+    if workers < 1:
+        raise UsageError("--workers must be at least 1")
+    try:
+        ceiling = Budget(rows_per_hop=max_rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
+                         packet_units=max_packet_units, packet_chars=max_packet_chars)
+        limits = Limits(ceiling=ceiling, body_bytes=max_body_bytes, request_chars=max_request_chars, rate=rate,
+                        burst=burst, timeout_s=timeout)
+    except ValidationError as exc:
+        bad = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
+        raise UsageError(f"every limit must be positive (--rate may be 0); check {bad}") from None
+    cfg = ServeConfig(catalog=catalog, tokens=str(tokens.resolve()) if tokens is not None else None,
+                      trust_header=trust_header, limits=limits)
+    service, authn, app = build(cfg)  # with --workers, this checks the catalog and token file once up front
+    _warn_exposed(host, trust_header)
+    import uvicorn
+
+    n = len(authn.file.tokens)
+    typer.echo(
+        f"chainret serve: world {service.catalog.world} ({service.digest[:19]}…), {n} token(s), "
+        f"anonymous {'public' if authn.file.anonymous else 'refused'}, trusted header {trust_header or 'none'}, "
+        f"{workers} worker process(es), http://{host}:{port}/docs",
+        err=True,
+    )
+    common = {"host": host, "port": port, "log_level": log_level, "timeout_keep_alive": 5, "server_header": False}
+    if workers == 1:
+        uvicorn.run(app, **common)
+        return
+    del service, app  # each worker loads its own copy
+    os.environ[CONFIG_ENV] = cfg.model_dump_json()
+    uvicorn.run("chainret.server.app:app_from_env", factory=True, workers=workers, **common)
+
+
+def _warn_exposed(host: str, trust_header: str | None) -> None:
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback:
+        from rich.console import Console
+
+        note = "; the trusted header must be set (and stripped from clients) by your proxy" if trust_header else ""
+        Console(stderr=True).print(
+            f"[yellow]warning:[/] binding {host}: reachable beyond this machine; use TLS in front (bearer tokens travel in headers){note}",
+            highlight=False,
+        )
+
+
+def mcp_cmd(
+    catalog: Optional[str] = typer.Option(None, "--catalog", help=CATALOG_HELP),
+    principal: str = typer.Option("public", "--principal", help="The one principal every tool call answers as (set by whoever configures the agent; no tool takes a principal)."),
+    max_rows_per_hop: int = typer.Option(10, "--max-rows-per-hop", help="Ceiling for a tool call's rows_per_hop."),
+    max_searches: int = typer.Option(8, "--max-searches", help="Ceiling for max_searches."),
+    max_rows: int = typer.Option(40, "--max-rows", help="Ceiling for max_rows."),
+    max_hops: int = typer.Option(4, "--max-hops", help="Ceiling for max_hops."),
+) -> None:
+    """Run an MCP server over stdio (tools: ask, list_patterns, verify_trace) answering as one configured principal."""
+    _require("mcp", "mcp")
+    from chainret.server.limits import DEFAULT_CEILING, Limits
+    from chainret.server.mcp import build_server
+    from chainret.server.service import Service
+    from chainret.trace import Budget
+
+    try:
+        ceiling = Budget(**{**DEFAULT_CEILING.model_dump(), "rows_per_hop": max_rows_per_hop, "max_searches": max_searches,
+                            "max_rows": max_rows, "max_hops": max_hops})
+    except ValueError:
+        raise UsageError("every budget ceiling must be at least 1") from None
+    service = Service(catalog, Limits(ceiling=ceiling))
+    build_server(service, principal).run("stdio")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve_cmd)
+    app.command("mcp")(mcp_cmd)

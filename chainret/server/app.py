@@ -1,0 +1,226 @@
+"""The HTTP API (FastAPI): ``POST /ask``, ``GET /patterns``, ``POST /trace/verify``, ``GET /healthz``.
+
+``create_app(service, auth, limits)`` builds the application; ``build(ServeConfig)`` also loads the
+catalog and the token file; ``chainret serve`` runs it with uvicorn, in one process or, with
+``--workers N``, in N processes that each build it from the same ``ServeConfig`` (``app_from_env``). FastAPI also serves the OpenAPI description (``/openapi.json``) and its page (``/docs``).
+
+Every error is JSON ``{"error": {"code", "message"}}`` with a stable code: 400 ``bad_json``,
+422 ``invalid_request``, 401 ``invalid_token`` / ``bad_authorization`` / ``missing_credentials``,
+403 ``viewer_not_allowed``, 413 ``body_too_large``, 429 ``rate_limited``, 504 ``timeout``, 500
+``internal_error``. Messages never carry an exception's own text or any document text.
+
+Concurrency: requests are parsed, authenticated and rate-limited on the event loop; engine calls
+are queued on the service's one engine thread (``Service.submit``), so a request that waits past
+the timeout is answered 504 and its call is cancelled before it starts. The whole request, body
+upload included, is bounded by ``limits.timeout_s``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+import anyio
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPBearer
+from pydantic import BaseModel, ConfigDict
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from chainret import __version__
+from chainret.server.auth import Authenticator, Identity, load_token_file
+from chainret.server.errors import ApiError, error_body
+from chainret.server.limits import Limits, RateLimiter
+from chainret.server.service import AskIn, AskOut, Health, PatternsOut, Service, VerifyOut
+from chainret.trace import Trace
+
+log = logging.getLogger("chainret.server")
+CONFIG_ENV = "CHAINRET_SERVE_CONFIG"  # a ServeConfig as JSON, for worker processes
+
+_STATUS_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    429: "rate_limited",
+}
+
+
+class BodyTooLarge(StarletteHTTPException):
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body is larger than {limit} bytes")
+
+
+class LimitsMiddleware:
+    """Pure ASGI: refuse bodies over ``body_bytes`` (declared or streamed) and bound each request's time."""
+
+    def __init__(self, app: ASGIApp, body_bytes: int, timeout_s: float) -> None:
+        self.app = app
+        self.body_bytes = body_bytes
+        self.timeout_s = timeout_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None:
+            try:
+                too_big = int(declared) > self.body_bytes
+            except ValueError:
+                await _send_json(send, 400, error_body("bad_request", "invalid Content-Length header"))
+                return
+            if too_big:
+                await _send_json(send, 413, error_body("body_too_large", f"the request body is larger than {self.body_bytes} bytes"))
+                return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.body_bytes:
+                    raise BodyTooLarge(self.body_bytes)
+            return message
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            with anyio.fail_after(self.timeout_s):
+                await self.app(scope, limited_receive, tracking_send)
+        except TimeoutError:
+            if not started:
+                await _send_json(send, 504, error_body("timeout", f"the request took longer than {self.timeout_s:g} s"))
+
+
+async def _send_json(send: Send, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+    response = JSONResponse(body, status_code=status, headers=headers)
+    await send({"type": "http.response.start", "status": status, "headers": response.raw_headers})
+    await send({"type": "http.response.body", "body": response.body})
+
+
+def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
+    errors = exc.errors()
+    if any(e.get("type") == "json_invalid" for e in errors):
+        return 400, "bad_json", "the request body is not valid JSON"
+    if any(e.get("type") == "extra_forbidden" and e.get("loc", ())[-1:] == ("principal",) for e in errors):
+        return 400, "principal_not_accepted", "the principal comes from authentication (a bearer token), not from the request body"
+    if any(tuple(e.get("loc", ())) == ("body",) and e.get("type") in ("model_attributes_type", "dict_type") for e in errors):
+        return 422, "invalid_request", "the body must be a JSON object, sent with Content-Type: application/json"
+    parts = []
+    for e in errors[:5]:  # location and pydantic's message only: never the input itself
+        loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"
+        parts.append(f"{loc}: {e.get('msg', 'invalid')}")
+    return 422, "invalid_request", "; ".join(parts)
+
+
+def create_app(service: Service, auth: Authenticator, limits: Limits | None = None) -> FastAPI:
+    """The FastAPI application over one ``Service`` (catalog loaded once, shared by every request)."""
+    limits = limits or service.limits
+    rate = RateLimiter(limits.rate, limits.burst)
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        service.close()
+
+    app = FastAPI(
+        lifespan=lifespan,
+        title="chainret",
+        version=__version__,
+        description=(
+            "Auditable multi-hop retrieval over a permission-aware relation catalog. The principal of "
+            "every request comes from its bearer token (none: `public`); the response is projected for "
+            "that principal, or for a narrower viewer the token may ask for."
+        ),
+    )
+    app.add_middleware(LimitsMiddleware, body_bytes=limits.body_bytes, timeout_s=limits.timeout_s)
+    bearer = HTTPBearer(auto_error=False, description="a token listed (by its sha256) in the server's token file")
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_: Request, exc: ApiError) -> JSONResponse:
+        return JSONResponse(exc.body(), status_code=exc.status, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        status, code, message = _validation_message(exc)
+        return JSONResponse(error_body(code, message), status_code=status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _STATUS_CODES.get(exc.status_code, "http_error")
+        message = exc.detail if isinstance(exc, BodyTooLarge) or exc.status_code in (404, 405) else code.replace("_", " ")
+        return JSONResponse(error_body(code, str(message)), status_code=exc.status_code, headers=getattr(exc, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def _crash(_: Request, exc: Exception) -> JSONResponse:
+        log.error("unexpected error", exc_info=exc)  # the server log has the details; the client never does
+        return JSONResponse(error_body("internal_error", "the server could not answer this request"), status_code=500)
+
+    async def identity(request: Request, _creds: Any = Depends(bearer)) -> Identity:
+        header = request.headers.get(auth.trust_header) if auth.trust_header else None
+        who = auth.authenticate(request.headers.get("authorization"), header, request.client.host if request.client else "")
+        rate.check(who.key)
+        return who
+
+    async def run_engine(fn: Any, *args: Any) -> Any:
+        # Queue on the service's engine thread. At the timeout (LimitsMiddleware cancels this await)
+        # the request is answered 504 and its queued call is cancelled, so it never runs; a call
+        # already running cannot be interrupted and is left to finish.
+        return await asyncio.wrap_future(service.submit(fn, *args))
+
+    @app.post("/ask", response_model=AskOut, summary="Answer a relationship request as the authenticated principal")
+    async def post_ask(body: AskIn, who: Identity = Depends(identity)) -> AskOut:
+        return await run_engine(service.ask, who, body)
+
+    @app.get("/patterns", response_model=PatternsOut, summary="The catalog's relation patterns and views")
+    async def get_patterns(who: Identity = Depends(identity)) -> PatternsOut:
+        return await run_engine(service.patterns, who.principal)
+
+    @app.post("/trace/verify", response_model=VerifyOut, summary="Replay a trace /ask returned against the catalog")
+    async def post_verify(trace: Trace, who: Identity = Depends(identity)) -> VerifyOut:
+        return await run_engine(service.verify, who, trace)
+
+    @app.get("/healthz", response_model=Health, summary="Liveness and the served catalog")
+    async def healthz() -> Health:
+        return Health(world=service.world, version=__version__)
+
+    return app
+
+
+class ServeConfig(BaseModel):
+    """What a server process needs to build its app: catalog, token file, trusted header, limits."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    catalog: str | None = None
+    tokens: str | None = None
+    trust_header: str | None = None
+    limits: Limits = Limits()
+
+
+def build(cfg: ServeConfig) -> tuple[Service, Authenticator, FastAPI]:
+    """Load the token file and the catalog (once) and build the app; errors are ``ChainretError``s."""
+    table = load_token_file(cfg.tokens) if cfg.tokens is not None else None
+    auth = Authenticator(table, trust_header=cfg.trust_header)
+    service = Service(cfg.catalog, cfg.limits, auth, tokens_source=cfg.tokens or "tokens")
+    return service, auth, create_app(service, auth, cfg.limits)
+
+
+def app_from_env() -> FastAPI:
+    """uvicorn factory for worker processes: the app for the ServeConfig in ``$CHAINRET_SERVE_CONFIG``."""
+    return build(ServeConfig.model_validate_json(os.environ[CONFIG_ENV]))[2]

@@ -1,0 +1,266 @@
+"""The served operations over the library API, shared by the HTTP app and the MCP server.
+
+``Service`` loads the catalog once per process (``chainret.ask.resolve_catalog``: a YAML/JSON
+file or world directory, or whatever else the library accepts as a catalog) and answers:
+
+* ``ask(identity, AskIn) -> AskOut``: ``chainret.ask.ask`` under the identity's principal, projected
+  for its viewer, with a short answer that names the path's entities by display name and ID;
+* ``patterns(principal) -> PatternsOut``: the catalog's relation patterns and views, and the
+  catalog's identity for that principal;
+* ``verify(identity, trace) -> VerifyOut``: ``chainret.replay.verify`` (evidence, replay, catalog
+  identity) of a trace this identity could have been given, against the served catalog only.
+
+Thread safety: the engine keeps module-level caches (``chainret.ask``: digests, views, search
+indexes), catalogs build lookup tables lazily, and a SQLite store's connection belongs to the
+thread that opened it; none of this is locked. ``Service`` therefore opens the catalog and runs
+every operation on one dedicated engine thread, one at a time (``submit``). The engine is
+CPU-bound Python, so more threads would not add throughput anyway; to use more cores, run more
+server processes (``chainret serve --workers N``).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from chainret.ask import ask, cached_view, resolve_catalog
+from chainret.catalog.models import Catalog
+from chainret.catalog.readable import readable_docs, reader_digest
+from chainret.errors import ChainretError, UsageError
+from chainret.server.auth import Authenticator, Identity, check_narrower, resolve_viewer
+from chainret.server.errors import ApiError
+from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
+from chainret.trace import Trace
+
+R = TypeVar("R")
+
+# Meta keys that would make a replay read a cases file named by the client.
+_FOREIGN_META = ("case", "cases_file")
+
+
+class AskIn(BaseModel):
+    """POST /ask. The principal is never part of a request: it comes from authentication."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request: str = Field(min_length=1, description='the request words, e.g. "Which contact serves PR-84?"')
+    view: str | None = Field(None, max_length=128, description="view name (default: the catalog's current view)")
+    viewer: str | None = Field(
+        None, max_length=64, description="a narrower viewer this credential may ask for (default: its principal)"
+    )
+    budget: BudgetIn | None = Field(None, description="request limits, each at most the server's ceiling")
+
+
+class Named(BaseModel):
+    id: str
+    name: str
+
+
+class AskOut(BaseModel):
+    outcome: str
+    answer: Named | None = Field(None, description="the accepted path's last entity (None without an accepted path)")
+    path: list[Named] = Field(default_factory=list, description="the accepted path's entities, start first")
+    message: str = Field(description="one line: the answer and its path, or why there is none")
+    principal: str
+    viewer: str
+    view: str | None = None
+    trace: dict[str, Any] = Field(description="the trace projected for the viewer (chainret.trace.Trace as JSON)")
+
+
+class PatternOut(BaseModel):
+    name: str
+    start_type: str
+    hops: list[str]
+    phrasings: list[str]
+    description: str = ""
+
+
+class ViewOut(BaseModel):
+    name: str
+    current: bool
+
+
+class PatternsOut(BaseModel):
+    world: str
+    catalog_digest: str = Field(description="the catalog's identity for this principal (traces record the same)")
+    patterns: list[PatternOut]
+    views: list[ViewOut]
+
+
+class Difference(BaseModel):
+    kind: str = Field(description="evidence | replay | catalog")
+    field: str = Field(description="the trace field concerned, e.g. hops[1].anchor.quote")
+    message: str
+
+
+class VerifyOut(BaseModel):
+    status: Literal["verified", "evidence_intact", "mismatch"] = Field(
+        description="verified; evidence_intact (the catalog changed elsewhere, this trace still holds); mismatch"
+    )
+    ok: bool = Field(description="status is not mismatch")
+    catalog_changed: bool
+    differences: list[Difference]
+
+
+def _in_engine(method: Callable[..., R]) -> Callable[..., R]:
+    """Run a ``Service`` method on the service's engine thread (directly when already there)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Service, *args: Any) -> R:
+        if threading.get_ident() == self._engine_ident:
+            return method(self, *args)
+        return self.submit(method, self, *args).result()
+
+    return wrapper
+
+
+class Service:
+    """One catalog, loaded once, answering for authenticated identities within ``limits``.
+
+    Every engine call, and the catalog's loading, runs on one dedicated thread (``submit``): the
+    engine's caches are then only ever touched by one thread, requests run one at a time, and a
+    store whose connection belongs to the thread that opened it (SQLite) works unchanged.
+    """
+
+    def __init__(self, catalog: Catalog | str | None, limits: Limits | None = None, auth: Authenticator | None = None,
+                 *, tokens_source: str = "token file") -> None:
+        self.limits = limits or Limits()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chainret-engine")
+        self._engine_ident = self._pool.submit(threading.get_ident).result()
+        self.catalog: Any = self.submit(resolve_catalog, catalog).result()
+        self.world: str = self.catalog.world
+        self.digest: str = self.submit(self.catalog.digest).result()
+        if auth is not None:
+            self.submit(check_narrower, auth, lambda p: set(readable_docs(self.catalog, p)), tokens_source).result()
+
+    def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
+        """Queue ``fn(*args)`` on the engine thread. A future cancelled before it starts never runs."""
+        return self._pool.submit(fn, *args)
+
+    def close(self) -> None:
+        """Cancel queued calls and stop the engine thread once a running call ends."""
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    # -- helpers (engine thread) ------------------------------------------------------------------
+    def _engine(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """A library call; its errors become safe API errors."""
+        try:
+            return fn(*args, **kwargs)
+        except UsageError as exc:  # messages about the caller's parameters (e.g. an unknown view)
+            raise ApiError(400, "bad_request", str(exc)) from None
+        except ChainretError:
+            raise ApiError(500, "engine_error", "the engine could not answer this request") from None
+
+    def _check_request(self, text: str) -> None:
+        if len(text) > self.limits.request_chars:
+            raise ApiError(400, "request_too_long", f"the request has {len(text)} characters; the limit is {self.limits.request_chars}")
+
+    def _name(self, view: str | None, principal: str, entity_id: str) -> Named:
+        e = self._engine(cached_view, self.catalog, view, principal).entity(entity_id)
+        return Named(id=entity_id, name=e.name if e is not None else entity_id)
+
+    # -- operations ------------------------------------------------------------------------------
+    @_in_engine
+    def ask(self, identity: Identity, body: AskIn) -> AskOut:
+        """``chainret.ask.ask`` as ``identity``; the response for the projected trace."""
+        self._check_request(body.request)
+        viewer = resolve_viewer(identity, body.viewer)
+        budget = clamp_budget(body.budget, self.limits.ceiling)
+        trace: Trace = self._engine(
+            ask, body.request, self.catalog, view=body.view, principal=identity.principal, budget=budget, viewer=viewer
+        )
+        view = trace.meta.get("view")
+        path = [self._name(view, viewer, i) for i in trace.path_ids or []] if trace.outcome == "accepted_path" else []
+        if path:
+            message = f"{path[-1].name} ({path[-1].id}), via " + " → ".join(f"{n.name} ({n.id})" for n in path)
+        else:
+            message = trace.reason.message if trace.reason is not None else trace.outcome
+        return AskOut(
+            outcome=trace.outcome,
+            answer=path[-1] if path else None,
+            path=path,
+            message=message,
+            principal=identity.principal,
+            viewer=viewer,
+            view=view,
+            trace=trace.model_dump(mode="json"),
+        )
+
+    @_in_engine
+    def patterns(self, principal: str = "public") -> PatternsOut:
+        cat = self.catalog
+        current = cat.current_view.name if cat.current_view is not None else None
+        return PatternsOut(
+            world=self.world,
+            catalog_digest=reader_digest(cat, principal),
+            patterns=[PatternOut(**p.model_dump()) for p in cat.patterns],
+            views=[ViewOut(name=v.name, current=v.name == current) for v in cat.views],
+        )
+
+    @_in_engine
+    def verify(self, identity: Identity, trace: Trace) -> VerifyOut:
+        """``chainret.replay.verify`` of a projected chain trace, for the principal it ran for.
+
+        The trace must have run for the caller's principal and be projected for a viewer the caller
+        may ask for; it is replayed against the served catalog only (a case or cases file named in its
+        meta is dropped). Every document version it cites must be one the caller may read: otherwise
+        it is refused with one uniform difference per citation, before the library reads anything,
+        so a made-up trace can neither read restricted text nor tell which documents exist.
+        """
+        from chainret.replay import verify
+
+        meta = trace.meta
+        if trace.kind != "chain":
+            raise ApiError(400, "not_a_chain_trace", "only chain traces (kind 'chain') can be verified")
+        principal = identity.principal
+        if meta.get("principal", "public") != principal:
+            raise ApiError(403, "trace_principal_mismatch",
+                           f"this trace ran for another principal; this credential runs as {principal!r}")
+        resolve_viewer(identity, meta.get("viewer"))
+        if meta.get("projected", True) is not True:
+            raise ApiError(400, "unprojected_trace", "only projected traces (as /ask returns them) can be verified here")
+        if "text_route" in meta:
+            raise ApiError(400, "text_route_trace", "text-route traces are not served")
+        self._check_request(trace.request)
+        check_budget(trace.budget, self.limits.ceiling)
+        docs = readable_docs(self.catalog, principal)
+        unreadable = [
+            Difference(kind="evidence", field=field, message=f"cites a document version that {principal} may not read")
+            for field, refs in _citations(trace)
+            if not refs <= docs
+        ]
+        if unreadable:
+            return VerifyOut(status="mismatch", ok=False, catalog_changed=False, differences=unreadable)
+        clean = trace.model_copy(update={"meta": {k: v for k, v in meta.items() if k not in _FOREIGN_META}})
+        result = self._engine(functools.partial(verify, reader=principal), clean, self.catalog)
+        return VerifyOut(status=result.status, ok=result.ok, catalog_changed=result.catalog_changed,
+                         differences=[Difference(**d.model_dump()) for d in result.differences])
+
+
+def _citations(trace: Trace) -> list[tuple[str, set[str]]]:
+    """(field, document versions) for every cited piece of evidence: hop anchors and packet items."""
+    out = []
+    for i, h in enumerate(trace.hops):
+        if h.anchor is not None:
+            a = h.anchor
+            out.append((f"hops[{i}].anchor", {f"{a.source}/{a.document}@{a.version}", a.unit_ref.rpartition("#u")[0]}))
+    if trace.packet is not None:
+        for i, item in enumerate(trace.packet.items):
+            out.append((f"packet.items[{i}]", {item.doc_id or item.ref.rpartition("#u")[0], item.ref.rpartition("#u")[0]}))
+    return out
+
+
+Status = Literal["ok"]
+
+
+class Health(BaseModel):
+    """No catalog digest: the full digest changes with text a public caller may not read."""
+
+    status: Status = "ok"
+    world: str
+    version: str

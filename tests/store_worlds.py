@@ -42,8 +42,19 @@ def pg_url():
     try:
         yield server.get_uri()
     finally:
+        _disconnect_clients(server.get_uri())
         server.cleanup()
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _disconnect_clients(url: str) -> None:
+    """End the client connections tests left open (``ask(url)`` opens one per call), so the server stops at once."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        )
 
 
 def with_schema(url: str, schema: str) -> str:

@@ -88,13 +88,8 @@ def reader_catalog(cat: Catalog, reader: str) -> Catalog:
     Built with ``model_construct``: the records are the original (already validated) objects.
     """
 
-    if not isinstance(cat, Catalog):
-        from chainret.errors import UsageError
-
-        raise UsageError(
-            f"a compiled store runs a request only for a viewer who may read what its principal reads; "
-            f"ask with --principal {reader!r} (or --as the principal), or ask the YAML catalog"
-        )
+    if not isinstance(cat, Catalog):  # a compiled store: a view of it that filters on the reader
+        return cat.reader_store(reader)  # type: ignore[no-any-return]
 
     def build() -> Catalog:
         docs = readable_docs(cat, reader)

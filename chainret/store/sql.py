@@ -33,6 +33,11 @@ KNOWN = (
     "(EXISTS (SELECT 1 FROM relations kr JOIN readers kd ON kd.doc_ord = kr.doc_ord WHERE kr.subject = e.id AND kd.principal IN ('*', ?)) "
     "OR EXISTS (SELECT 1 FROM relations kr JOIN readers kd ON kd.doc_ord = kr.doc_ord WHERE kr.object = e.id AND kd.principal IN ('*', ?)))"
 )
+# ``within`` (a reader): the document is also readable by that reader (``?`` = reader). A view opened
+# for a principal *within* a narrower viewer's catalog (``chainret.catalog.readable.reader_catalog``)
+# adds it to every condition, so the store answers as the catalog with the viewer's unreadable
+# documents removed.
+WITHIN = " AND EXISTS (SELECT 1 FROM readers rw WHERE rw.doc_ord = {col} AND rw.principal IN ('*', ?))"
 IN_VIEW = "EXISTS (SELECT 1 FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = {col})"
 # A relation's status in a view (``?`` = view, view, principal, view, principal): the visibility of its
 # document if that version is in the view, whether another version of the document is, whether the
@@ -138,9 +143,10 @@ class SQLStore:
         self.format: str = self._meta.get("catalog_format", "chainret-catalog/1")
         self._views: dict[tuple[str | None, str], SQLView] = {}
         self._worlds: dict[tuple[str, str], Any] = {}
-        self._corpus: dict[tuple[str, str], tuple[int, int]] = {}
+        self._corpus: dict[tuple[str, ...], tuple[int, int]] = {}
         self._rows_cache: dict[str, tuple[Any, ...] | None] = {}
         self._readable: dict[str, frozenset[str]] = {}
+        self._readers: dict[str, ReaderStore] = {}
         self._known_ids: set[str] = set()  # relation ids some query returned (``relations_by_id`` membership)
         self.relations_by_id = _Relations(self)
 
@@ -212,9 +218,28 @@ class SQLStore:
             hit = self._readable[reader] = frozenset(r[0] for r in rows)
         return hit
 
+    def reader_store(self, reader: str) -> ReaderStore:
+        """This catalog as ``reader`` may read it (``reader_catalog``): documents ``reader`` may not read removed."""
+        hit = self._readers.get(reader)
+        if hit is None:
+            hit = self._readers[reader] = ReaderStore(self, reader)
+        return hit
+
     def reader_digest(self, reader: str) -> str:
         """The catalog identity shown to ``reader`` (the digest of its reader catalog, computed at compile)."""
         return self._meta.get(f"reader_digest:{reader}") or self._meta["reader_digest:*"]
+
+    def doc_ref_of(self, doc_ord: int) -> str | None:
+        """A document version's ref by its ordinal (cached)."""
+        if not hasattr(self, "_doc_refs"):
+            self._doc_refs: dict[int, str] = {}
+        hit = self._doc_refs.get(doc_ord)
+        if hit is None:
+            rows = self.db.rows("SELECT ref FROM document_meta WHERE ord = ?", (doc_ord,))
+            hit = rows[0][0] if rows else None
+            if hit is not None:
+                _bounded(self._doc_refs, doc_ord, hit)
+        return hit
 
     @property
     def documents(self) -> list[Any]:
@@ -247,10 +272,16 @@ class SQLStore:
             hit = self._views[(chosen, principal)] = SQLView(self, chosen, principal)
         return hit
 
-    def corpus(self, view: str, principal: str) -> tuple[int, int]:
-        """(readable units, their total token count) for the view and principal."""
-        key = (view, principal)
+    def corpus(self, view: str, principal: str, within: str | None = None) -> tuple[int, int]:
+        """(readable units, their total token count) for the view and principal (within a narrower viewer)."""
+        key = (view, principal) if within is None else (view, principal, within)
         hit = self._corpus.get(key)
+        if hit is None and within is not None:  # not precomputed: one pass over the view's units, then cached
+            rows = self.db.rows(
+                "SELECT count(*), sum(u.ntok) FROM units u WHERE " + READABLE.format(col="u.doc_ord") + WITHIN.format(col="u.doc_ord"),
+                (view, principal, within), view, principal,
+            )
+            hit = self._corpus[key] = (int(rows[0][0] or 0), int(rows[0][1] or 0))
         if hit is None:
             rows = self.db.rows(
                 "SELECT principal, size, total_len FROM corpus WHERE view_name = ? AND principal IN ('*', ?)",
@@ -264,12 +295,12 @@ class SQLStore:
         """The engine's input for (view, principal), backed by this store's queries (cached)."""
         from chainret.hops import HopWorld
 
-        key = (view.view_name, view.principal)
+        key = (view.view_name, view.principal, view.within)
         hit = self._worlds.get(key)
         if hit is None:
             functional = frozenset(p.name for p in self.predicates if p.cardinality == "functional")
             hit = self._worlds[key] = HopWorld(
-                StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch),
+                StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch, within=view.within),
                 functional=functional,
                 in_unit=view.rels_in_unit,
                 of_subject=view.rels_of,
@@ -293,6 +324,104 @@ class SQLStore:
         (o, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, kind, quote) = row[:18]
         sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
         return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)
+
+
+class _ReaderRelations(_Relations):
+    """``relations_by_id`` of a reader catalog: only relations supported by documents the reader may read."""
+
+    def __init__(self, store: SQLStore, reader: str) -> None:
+        super().__init__(store)
+        self.reader = reader
+
+    def _ok(self, row: tuple[Any, ...] | None) -> bool:
+        return row is not None and row[13] is not None and self.store.doc_ref_of(row[13]) in self.store.readable_docs(self.reader)
+
+    def get(self, rid: str, default: Any = None) -> Any:  # type: ignore[override]
+        row = self.store._relation_row(rid)
+        return self.store._relation_model(row) if row is not None and self._ok(row) else default
+
+    def __contains__(self, rid: object) -> bool:
+        return isinstance(rid, str) and self._ok(self.store._relation_row(rid))
+
+    def __iter__(self) -> Iterator[str]:
+        return (rid for rid in super().__iter__() if rid in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class ReaderStore:
+    """A compiled catalog as one reader may read it: ``reader_catalog(catalog, reader)`` without building it.
+
+    Every view it opens adds "and ``reader`` may read the document" to each condition (documents,
+    units, search corpus and statistics, relations, known entities), so a request run under a wider
+    principal for a narrower viewer sees exactly the viewer's catalog, as the in-memory engine does.
+    """
+
+    is_chainret_store = True
+    kind = "reader"
+
+    def __init__(self, store: SQLStore, reader: str) -> None:
+        self.store, self.reader = store, reader
+        self.world, self.description, self.format = store.world, store.description, store.format
+        self.patterns, self.predicates, self.predicates_by_name = store.patterns, store.predicates, store.predicates_by_name
+        self.view_names = store.view_names
+        self.relations_by_id = _ReaderRelations(store, reader)
+        self._views: dict[tuple[str, str], SQLView] = {}
+
+    @property
+    def location(self) -> str:
+        return self.store.location
+
+    def close(self) -> None:
+        pass
+
+    def digest(self) -> str:
+        return self.store.reader_digest(self.reader)
+
+    @cached_property
+    def views(self) -> list[Any]:
+        docs = self.store.readable_docs(self.reader)
+        return [v if all(d in docs for d in v.documents) else v.model_copy(update={"documents": [d for d in v.documents if d in docs]})
+                for v in self.store.views]
+
+    @property
+    def views_by_name(self) -> dict[str, Any]:
+        return {v.name: v for v in self.views}
+
+    @property
+    def current_view(self) -> Any:
+        return self.store.current_view
+
+    def readable_docs(self, reader: str) -> frozenset[str]:
+        return self.store.readable_docs(reader) & self.store.readable_docs(self.reader)
+
+    def reader_digest(self, reader: str) -> str:
+        if self.store.readable_docs(self.reader) <= self.store.readable_docs(reader):
+            return self.digest()  # the reader's catalog of this catalog is this catalog
+        raise UsageError(f"the identity {reader!r} is shown of the catalog as {self.reader!r} reads it is not recorded in the store")
+
+    def reader_store(self, reader: str) -> Any:
+        if self.store.readable_docs(self.reader) <= self.store.readable_docs(reader):
+            return self
+        return self.store.reader_store(reader) if self.store.readable_docs(reader) <= self.store.readable_docs(self.reader) else self._narrower(reader)
+
+    def _narrower(self, reader: str) -> Any:
+        raise UsageError(f"a catalog read by {self.reader!r} and by {reader!r} at once is not supported by a compiled store")
+
+    def entity(self, entity_id: str) -> Any | None:
+        view = self.view(None, self.reader)
+        return self.store.entity(entity_id) if view.knows(entity_id) else None
+
+    def view(self, name: str | None, principal: str = "public") -> SQLView:
+        chosen = self.store.view(name, principal).view_name  # the same checks and messages
+        hit = self._views.get((chosen, principal))
+        if hit is None:
+            hit = self._views[(chosen, principal)] = SQLView(self.store, chosen, principal, within=self.reader, catalog=self)
+        return hit
+
+    def hop_world(self, view: SQLView) -> Any:
+        return self.store.hop_world(view)
 
 
 CACHE_MAX = 200_000
@@ -327,10 +456,12 @@ class SQLView:
     is kept for the next request. Reopen the store to see an update written since.
     """
 
-    def __init__(self, store: SQLStore, view: str, principal: str) -> None:
+    def __init__(self, store: SQLStore, view: str, principal: str, within: str | None = None, catalog: Any = None) -> None:
         self.store = store
         self._name = view
         self.principal = principal
+        self.within = within  # a narrower viewer whose catalog this view reads (None: the whole catalog)
+        self._catalog = catalog if catalog is not None else store
         self._flags: dict[str, Any] = {}
         self._units: dict[str, Any] = {}
         self._status: dict[str, Any] = {}
@@ -341,12 +472,12 @@ class SQLView:
         return self._name
 
     @property
-    def catalog(self) -> SQLStore:
-        return self.store
+    def catalog(self) -> Any:
+        return self._catalog
 
     @property
     def view(self) -> Any:
-        return self.store.views_by_name[self._name]
+        return self._catalog.views_by_name[self._name]
 
     def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         return self.store.db.rows(sql, params, self._name, self.principal)
@@ -354,14 +485,23 @@ class SQLView:
     def _vp(self) -> tuple[str, str]:
         return (self._name, self.principal)
 
+    def _w(self, col: str) -> tuple[str, tuple[str, ...]]:
+        """The ``WITHIN`` condition on ``col`` and its parameter (nothing for a whole-catalog view)."""
+        return (WITHIN.format(col=col), (self.within,)) if self.within is not None else ("", ())
+
+    def _readable(self, col: str) -> tuple[str, tuple[str, ...]]:
+        """``READABLE`` (and ``WITHIN``) on ``col`` with their parameters."""
+        w, wp = self._w(col)
+        return READABLE.format(col=col) + w, (*self._vp(), *wp)
+
     # -- documents and units ----------------------------------------------------------------------------
     def documents(self) -> list[Any]:
         from chainret.catalog.models import SourceDocument
 
         rows = self._rows(
             "SELECT source, document, version, representation, title, text, digest, visibility, principals "
-            "FROM documents d WHERE " + READABLE.format(col="d.ord") + " ORDER BY d.ord",
-            self._vp(),
+            "FROM documents d WHERE " + self._readable("d.ord")[0] + " ORDER BY d.ord",
+            self._readable("d.ord")[1],
         )
         return [
             SourceDocument(source=s, document=d, version=v, representation=r, title=t, text=x, digest=g,
@@ -375,8 +515,8 @@ class SQLView:
             return
         rows = self._rows(
             f"SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref IN ({_marks(want)}) AND "
-            + READABLE.format(col="u.doc_ord"),
-            (*want, *self._vp()),
+            + self._readable("u.doc_ord")[0],
+            (*want, *self._readable("u.doc_ord")[1]),
         )
         found = {r[0]: _unit(r) for r in rows}
         for ref in want:
@@ -390,8 +530,8 @@ class SQLView:
     def units(self) -> list[Any]:
         rows = self._rows(
             "SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE "
-            + READABLE.format(col="u.doc_ord") + " ORDER BY u.ord",
-            self._vp(),
+            + self._readable("u.doc_ord")[0] + " ORDER BY u.ord",
+            self._readable("u.doc_ord")[1],
         )
         return [_unit(r) for r in rows]
 
@@ -407,9 +547,17 @@ class SQLView:
     # -- relations ---------------------------------------------------------------------------------------
     def _status_rows(self, where: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         """Relation rows with what their status in this view needs (``STATUS_COLS``), quote where readable."""
+        w_vd, wp = self._w("vd.doc_ord")
+        w_r, _ = self._w("r.doc_ord")
+        status = (
+            "(SELECT vd.visibility FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = r.doc_ord), "
+            f"(SELECT count(*) FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_id = r.source || '/' || r.document{w_vd}), "
+            "(SELECT count(*) FROM readers rd WHERE rd.doc_ord = r.doc_ord AND rd.principal IN ('*', ?)), "
+            "(SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord AND " + READABLE.format(col="q.doc_ord") + ")"
+        )
         rows = self._rows(
-            f"SELECT {REL_COLS}, {STATUS_COLS} FROM relations r WHERE {where}",
-            (self._name, self._name, self.principal, *self._vp(), *params),
+            f"SELECT {REL_COLS}, {status} FROM relations r WHERE ({where}){w_r}",
+            (self._name, self._name, *wp, self.principal, *self._vp(), *params, *wp),
         )
         known = self.store._known_ids
         if len(known) >= CACHE_MAX:
@@ -441,7 +589,7 @@ class SQLView:
         """The unit holding the relation's clause (None where this store may not show it to the principal)."""
         rid = relation if isinstance(relation, str) else relation.id
         row = self.store._relation_row(rid)
-        if row is None or row[14] is None:
+        if row is None or row[14] is None or (self.within is not None and rid not in self._catalog.relations_by_id):
             return None
         if self._units.get(row[14]) is not None:
             return self._units[row[14]]
@@ -485,6 +633,7 @@ class SQLView:
         if not want:
             return
         rows = self._status_rows(f"r.unit_ref IN ({_marks(want)}) AND " + READABLE.format(col="r.doc_ord"), (*want, *self._vp()))
+        # (``_status_rows`` adds the ``within`` condition)
         grouped: dict[str, list[Any]] = {ref: [] for ref in want}
         for r in sorted(rows, key=lambda r: r[1]):
             grouped[r[14]].append(self._flag(r))
@@ -514,11 +663,12 @@ class SQLView:
         """Entities named ``text`` that the principal may know (in a relation of a document they may read)."""
         from chainret.catalog.models import normalize_name
 
+        known, kp = self._known()
         sql = (
             "SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
-            f"WHERE n.key = ? AND {KNOWN}"
+            f"WHERE n.key = ? AND {known}"
         )
-        params: list[Any] = [normalize_name(text), self.principal, self.principal]
+        params: list[Any] = [normalize_name(text), *kp]
         if type is not None:
             sql += " AND n.type = ?"
             params.append(type)
@@ -526,10 +676,20 @@ class SQLView:
 
     def knows(self, entity_id: str) -> bool:
         """True when the principal may know this entity (it occurs in a document they may read)."""
-        return bool(self._rows(f"SELECT 1 FROM entities e WHERE e.id = ? AND {KNOWN}", (entity_id, self.principal, self.principal)))
+        known, kp = self._known()
+        return bool(self._rows(f"SELECT 1 FROM entities e WHERE e.id = ? AND {known}", (entity_id, *kp)))
+
+    def _known(self, principal: str | None = None) -> tuple[str, tuple[str, ...]]:
+        """``KNOWN`` for the principal (or another reader), within the view's narrower viewer if any."""
+        who = self.principal if principal is None else principal
+        if self.within is None:
+            return KNOWN, (who, who)
+        w = WITHIN.format(col="kr.doc_ord")
+        sql = KNOWN.replace("AND kd.principal IN ('*', ?))", f"AND kd.principal IN ('*', ?){w})")
+        return sql, (who, self.within, who, self.within)
 
     def entity(self, entity_id: str) -> Any | None:
-        return self.store.entity(entity_id)
+        return self._catalog.entity(entity_id)
 
     def predicate(self, name: str) -> Any | None:
         return self.store.predicates_by_name.get(name)
@@ -560,18 +720,18 @@ class StoreIndex:
 
     def __init__(
         self, store: SQLStore, view: str, principal: str, *, prefetch: Callable[[list[str]], None] | None = None,
-        k1: float = 1.5, b: float = 0.75, delta: float = 1.0,
+        within: str | None = None, k1: float = 1.5, b: float = 0.75, delta: float = 1.0,
     ) -> None:
-        self.store, self.view, self.principal, self.prefetch = store, view, principal, prefetch
+        self.store, self.view, self.principal, self.prefetch, self.within = store, view, principal, prefetch, within
         self.k1, self.b, self.delta = k1, b, delta
 
     def __len__(self) -> int:
-        return self.store.corpus(self.view, self.principal)[0]
+        return self.store.corpus(self.view, self.principal, self.within)[0]
 
     def search(self, query: str | Sequence[str], k: int) -> list[Any]:
         from chainret.search import SearchHit, query_tokens
 
-        n_units, total = self.store.corpus(self.view, self.principal)
+        n_units, total = self.store.corpus(self.view, self.principal, self.within)
         if k <= 0 or not n_units:
             return []
         q = query_tokens(query)
@@ -581,8 +741,9 @@ class StoreIndex:
         marks = ", ".join("?" for _ in terms)
         rows = self.store.db.rows(
             f"SELECT p.term, p.unit_ord, p.tf, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
-            f"WHERE p.term IN ({marks}) AND " + READABLE.format(col="p.doc_ord"),
-            (*terms, self.view, self.principal),
+            f"WHERE p.term IN ({marks}) AND " + READABLE.format(col="p.doc_ord")
+            + (WITHIN.format(col="p.doc_ord") if self.within is not None else ""),
+            (*terms, self.view, self.principal, *((self.within,) if self.within is not None else ())),
             self.view,
             self.principal,
         )

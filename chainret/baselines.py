@@ -139,7 +139,11 @@ def _obs(case: Case, row: dict[str, Any], i: int) -> bool | None:
 
 
 def text_route_result(trace: Trace, cv: CatalogView, budget: Budget) -> Trace:
-    """Attach a labelled text-route result to a no-pattern trace (never an accepted path)."""
+    """Attach a labelled text-route result to a no-pattern trace (never an accepted path).
+
+    The trace records the budget the route ran under (its row budget is the chain's two-hop one),
+    so ``rows_used <= budget.max_rows`` and ``searches_used <= budget.max_searches`` hold.
+    """
     b = _text_budget(budget)
     name, hits = route_hits("bm25-request", trace.request, cv, b.max_rows)
     hop = Hop(
@@ -147,13 +151,14 @@ def text_route_result(trace: Trace, cv: CatalogView, budget: Budget) -> Trace:
         kind="retrieval",
         subquery=trace.request,
         hits=[Hit(ref=h.ref, rank=h.rank, score=h.score) for h in hits],
-        searches_left=0,
+        searches_left=b.max_searches - 1,
         rows_left=b.max_rows - len(hits),
     )
     packet = route_packet(hits, cv, b)
     return trace.model_copy(
         update={
             "hops": [hop],
+            "budget": b,
             "packets": {f"text:{name}": packet},
             "searches_used": 1,
             "rows_used": len(hits),

@@ -165,7 +165,7 @@ def run_chain(
     """Follow ``predicates`` from ``start_id``. Returns the run record and the accepted path, if any."""
     eff = effective_budget(budget, len(predicates))
     run = Run(budget=eff, searches_left=eff.max_searches, rows_left=eff.max_rows)
-    path = _hop(world, run, start_id, list(predicates), 1, "0", backtrack)
+    path = _hop(world, run, start_id, list(predicates), 1, "0", backtrack, (start_id,))
     return run, path
 
 
@@ -176,7 +176,8 @@ def _refuse(run: Run, hop: Hop, code: str, message: str, **details: object) -> H
 
 
 def _hop(
-    world: HopWorld, run: Run, node: str, preds: list[str], k: int, branch: str, backtrack: bool
+    world: HopWorld, run: Run, node: str, preds: list[str], k: int, branch: str, backtrack: bool,
+    on_path: tuple[str, ...] = (),
 ) -> list[Rel] | None:
     pred = preds[k - 1]
     base = Hop(index=k, branch=branch, subquery=node, predicate=pred, from_id=node)
@@ -201,13 +202,18 @@ def _hop(
     )
 
     # Candidates: usable relations of this predicate from this node, in units this search returned.
+    # A node already on this path is never entered again (a self-loop or cycle is no chain).
     cands: list[Rel] = []
     rejected: list[dict[str, str]] = []
+    cycles = 0
     for h in found:
         for r in world.in_unit(h.ref):
             if r.subject != node or r.predicate != pred:
                 continue
-            if r.usable:
+            if r.usable and r.object in on_path:
+                cycles += 1
+                rejected.append({"relation": r.id, "unit": h.ref, "why": "cycle"})
+            elif r.usable:
                 if all(c.id != r.id for c in cands):
                     cands.append(r)
             else:
@@ -233,6 +239,12 @@ def _hop(
             details["not_returned"] = [r.id for r in elsewhere]
         if withheld:
             details["withheld"] = withheld  # audit only: the projection strips it for other viewers
+        if cycles and not elsewhere:
+            run.hops.append(
+                _refuse(run, base, "cycle", f"hop {k}: every supported {pred!r} bridge from {node} returns to a node "
+                        "already on this path; a path never enters a node twice", **details)
+            )
+            return None
         run.hops.append(
             _refuse(
                 run,
@@ -289,7 +301,7 @@ def _hop(
         run.hops.append(hop)
         if k == len(preds):
             return [rel]
-        rest = _hop(world, run, rel.object, preds, k + 1, this_branch, backtrack)
+        rest = _hop(world, run, rel.object, preds, k + 1, this_branch, backtrack, (*on_path, rel.object))
         if rest is not None:
             return [rel, *rest]
     return None

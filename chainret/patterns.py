@@ -7,19 +7,54 @@ Matching is case- and punctuation-insensitive: both sides are split into word to
 aliases such as ``PR-84`` stay whole) and compared token by token; the slot takes one or more
 request tokens. The words that filled the slot are kept exactly as the requester wrote them.
 
+Tolerated, each as a reading tried after the plain one (the caller resolves readings in order):
+
+* typographic apostrophes and hyphens (``PR‑84``, ``PR-7’s``) read as their ASCII forms;
+* a possessive for a template's ``the <noun> of {slot}``: "Who certifies G-7's supplier?" reads
+  as "who certifies the supplier of {part}" with slot ``G-7``. A possessive the templates do not
+  express ("Which contact serves PR-7's supplier?" against "which contact serves {project}") is no
+  match: the slot never swallows "X's <noun>", so such a request gets ``no_pattern`` (and phrasing
+  suggestions), not an answer about X;
+* trailing filler words after the slot (``today``, ``now``, ``currently``, ``please``, ``right
+  now``, ...; ``FILLERS``): "Which contact serves PR-84 today?" also reads with slot ``PR-84``
+  (``Match.ignored`` names the words dropped). Other trailing words stay in the slot, so a request
+  that says more than a template is never answered as if it said less;
+* punctuation glued between a template word and the slot ("serves:PR-84") when no plain reading
+  matches.
+
+A phrasing must hold its slot as a word of its own (``phrasing_problem``); ``chainret validate``
+reports one that does not, and matching skips it rather than failing at ask time.
+
 This module is table-driven and does no I/O; resolving the slot text to a canonical ID is the
 caller's job (it needs the view).
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Request words with their original spelling; same joining punctuation as the search tokenizer.
 _WORD = re.compile(r"[0-9A-Za-z]+(?:[-:_./@#'][0-9A-Za-z]+)*")
 _SLOT = re.compile(r"^\{(\w+)(?::(\w+))?\}$")
+_SLOT_ANYWHERE = re.compile(r"\{[^{}]*\}")
+_EDGE_PUNCT = ".,;:!?\"'()"
+# Typographic apostrophes and hyphens read as their ASCII forms.
+_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-",
+                              "\u2012": "-", "\u2013": "-", "\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
+_POSSESSIVE = re.compile(r"^(.+)'s$", re.IGNORECASE)
+_DETERMINERS = ("the", "a", "an")
+# Trailing words that add nothing a view or pattern could use ("today" is the current view anyway;
+# ``--view`` chooses another). Longest first.
+FILLERS: tuple[tuple[str, ...], ...] = tuple(sorted((
+    ("today",), ("now",), ("currently",), ("presently",), ("nowadays",), ("please",), ("again",),
+    ("thanks",), ("right", "now"), ("at", "the", "moment"), ("at", "present"), ("these", "days"),
+    ("as", "of", "today"), ("as", "of", "now"), ("thank", "you"), ("for", "me"),
+), key=len, reverse=True))
+_GLUE = re.compile(r"^([A-Za-z]+)[:/.]([0-9A-Za-z].*)$")
 
 
 @dataclass(frozen=True)
@@ -42,49 +77,170 @@ class Match:
     slot_type: str
     slot_text: str
     literal_tokens: int  # how many template words matched literally (more = more specific)
+    ignored: tuple[str, ...] = ()  # trailing filler words this reading dropped
+    reading: str = "plain"  # plain | filler | possessive | glued
 
 
 def words(text: str) -> list[str]:
-    """Word tokens with their original spelling (punctuation between words dropped)."""
-    return _WORD.findall(text)
+    """Word tokens with their original spelling (punctuation between words dropped; typographic
+    apostrophes and hyphens as ASCII)."""
+    return _WORD.findall(text.translate(_TYPOGRAPHIC))
+
+
+class PhrasingError(ValueError):
+    """A phrasing template that cannot be matched (no slot, several slots, a slot glued to a word)."""
 
 
 def _template(phrasing: str, default_type: str) -> tuple[list[str], int, str, str]:
     """Split a phrasing into lower-cased literal words with one slot position."""
+    return _parsed(phrasing, default_type)
+
+
+@lru_cache(maxsize=4096)
+def _parsed(phrasing: str, default_type: str) -> tuple[list[str], int, str, str]:
     parts = phrasing.split()
     lits: list[str] = []
     slot_at, slot, slot_type = -1, "", default_type
     for part in parts:
-        m = _SLOT.match(part.strip(".,;:!?\"'()"))
+        m = _SLOT.match(part.strip(_EDGE_PUNCT))
         if m:
             if slot_at >= 0:
-                raise ValueError(f"phrasing {phrasing!r} has more than one slot")
+                raise PhrasingError(f"phrasing {phrasing!r} has more than one slot")
             slot_at, slot, slot_type = len(lits), m.group(1), m.group(2) or (default_type or m.group(1))
             continue
+        if _SLOT_ANYWHERE.search(part):
+            raise PhrasingError(
+                f"phrasing {phrasing!r}: the slot in {part!r} is glued to other characters; write it as a word "
+                "of its own, with spaces around it (punctuation such as '?' or ',' may touch it)"
+            )
         lits.extend(w.lower() for w in words(part))
     if slot_at < 0:
-        raise ValueError(f"phrasing {phrasing!r} has no {{slot}}")
+        raise PhrasingError(f"phrasing {phrasing!r} has no {{slot}}")
+    if not lits:
+        raise PhrasingError(f"phrasing {phrasing!r} has no words besides its slot, so it would match any request")
     return lits, slot_at, slot, slot_type
 
 
-def match_request(request: str, patterns: Iterable[PatternSpec]) -> list[Match]:
-    """Every (pattern, phrasing) whose template covers the whole request, most specific first."""
-    toks = words(request)
+def phrasing_problem(phrasing: str, start_type: str = "") -> str | None:
+    """Why ``ask`` could not use this phrasing (None: usable). The rule ``chainret validate`` applies."""
+    try:
+        _parsed(phrasing, start_type)
+    except PhrasingError as exc:
+        from chainret.textsafe import clip, visible
+
+        return clip(visible(str(exc)), 300)
+    return None
+
+
+def _possessive_variant(lits: list[str], at: int) -> tuple[list[str], list[str]] | None:
+    """For ``... [the] <noun words> of {slot} ...``: (words before, noun words) of the ``X's noun`` form."""
+    before = lits[:at]
+    if len(before) < 2 or before[-1] != "of":
+        return None
+    head = before[:-1]
+    for k in range(1, min(4, len(head)) + 1):  # the nearest determiner within four words
+        if head[-k] in _DETERMINERS:
+            nouns = head[len(head) - k + 1 :]
+            return (head[:-k], nouns) if nouns else None
+    return head[:-1], head[-1:]
+
+
+def _strip_fillers(low: list[str]) -> int:
+    """How many trailing tokens are filler words (0 when none)."""
+    n = 0
+    while True:
+        for f in FILLERS:
+            if len(low) - n > len(f) and tuple(low[len(low) - n - len(f) : len(low) - n]) == f:
+                n += len(f)
+                break
+        else:
+            return n
+
+
+def _slot_ok(slot_words: list[str]) -> bool:
+    """A slot never swallows ``X's <more words>`` (a relation of X that the template does not say)."""
+    return not any(_POSSESSIVE.match(w) for w in slot_words[:-1])
+
+
+def _slot_text(slot_words: list[str]) -> str:
+    text = " ".join(slot_words)
+    m = _POSSESSIVE.match(slot_words[-1]) if slot_words else None
+    if m and len(slot_words) == 1:
+        return m.group(1)
+    return text
+
+
+def _match_tokens(toks: list[str], patterns: Iterable[PatternSpec], reading: str, ignored: tuple[str, ...] = ()) -> list[Match]:
     low = [t.lower() for t in toks]
     found: list[Match] = []
     for pat in patterns:
         for phrasing in pat.phrasings:
-            lits, at, slot, slot_type = _template(phrasing, pat.start_type)
+            try:
+                lits, at, slot, slot_type = _parsed(phrasing, pat.start_type)
+            except PhrasingError:
+                continue  # reported by `chainret validate`; never a traceback at ask time
             before, after = lits[:at], lits[at:]
             n_slot = len(low) - len(lits)
-            if n_slot < 1:
+            if n_slot >= 1 and low[: len(before)] == before and low[len(before) + n_slot :] == after:
+                slot_words = toks[len(before) : len(before) + n_slot]
+                if _slot_ok(slot_words):
+                    found.append(Match(pat, phrasing, slot, slot_type, _slot_text(slot_words), len(lits), ignored, reading))
+            variant = _possessive_variant(lits, at)
+            if variant is None:
                 continue
-            if low[: len(before)] != before or low[len(before) + n_slot :] != after:
+            pre, nouns = variant
+            tail = nouns + after
+            n_slot = len(low) - len(pre) - len(tail)
+            if n_slot < 1 or low[: len(pre)] != pre or low[len(pre) + n_slot :] != tail:
                 continue
-            slot_words = toks[len(before) : len(before) + n_slot]
-            found.append(Match(pat, phrasing, slot, slot_type, " ".join(slot_words), len(lits)))
-    found.sort(key=lambda m: (-m.literal_tokens, m.pattern.name, m.phrasing))
+            slot_words = toks[len(pre) : len(pre) + n_slot]
+            m = _POSSESSIVE.match(slot_words[-1])
+            if m is None or not _slot_ok(slot_words):
+                continue
+            text = " ".join([*slot_words[:-1], m.group(1)])
+            found.append(Match(pat, phrasing, slot, slot_type, text, len(lits), ignored, "possessive"))
     return found
+
+
+def match_request(request: str, patterns: Iterable[PatternSpec]) -> list[Match]:
+    """Every (pattern, phrasing) whose template covers the whole request, most specific first.
+
+    Readings, in this order within one specificity: the plain one, then the one without trailing
+    filler words; readings with punctuation glued between a template word and the slot only when
+    nothing else matched.
+    """
+    patterns = list(patterns)
+    toks = words(request)
+    found = _match_tokens(toks, patterns, "plain")
+    n = _strip_fillers([t.lower() for t in toks])
+    if n:
+        found += _match_tokens(toks[:-n], patterns, "filler", tuple(toks[-n:]))
+    if not found:
+        glued = _unglue(toks, patterns)
+        if glued != toks:
+            found = _match_tokens(glued, patterns, "glued")
+    order = {"plain": 0, "possessive": 0, "filler": 1, "glued": 2}
+    found.sort(key=lambda m: (-m.literal_tokens, order[m.reading], m.pattern.name, m.phrasing))
+    return found
+
+
+def _unglue(toks: list[str], patterns: Sequence[PatternSpec]) -> list[str]:
+    """Split ``serves:PR-84`` into ``serves`` ``PR-84`` where the left part is a template word."""
+    vocab: set[str] = set()
+    for pat in patterns:
+        for phrasing in pat.phrasings:
+            try:
+                vocab.update(_parsed(phrasing, pat.start_type)[0])
+            except PhrasingError:
+                continue
+    out: list[str] = []
+    for t in toks:
+        m = _GLUE.match(t)
+        if m and m.group(1).lower() in vocab:
+            out.extend([m.group(1), m.group(2)])
+        else:
+            out.append(t)
+    return out
 
 
 def best_matches(matches: Sequence[Match]) -> list[Match]:
@@ -97,3 +253,20 @@ def best_matches(matches: Sequence[Match]) -> list[Match]:
         if m.literal_tokens == top:
             seen.setdefault((m.pattern.name, m.slot_text), m)
     return list(seen.values())
+
+
+def suggest_phrasings(request: str, patterns: Iterable[PatternSpec], n: int = 3) -> list[tuple[str, str]]:
+    """The ``n`` usable phrasings closest to the request's words: (pattern name, phrasing)."""
+    req = [w.lower() for w in words(request)]
+    scored: list[tuple[float, str, str]] = []
+    for pat in patterns:
+        for phrasing in pat.phrasings:
+            try:
+                lits, at, _, _ = _parsed(phrasing, pat.start_type)
+            except PhrasingError:
+                continue
+            tmpl = [*lits[:at], "\x00slot", *lits[at:]]
+            sm = difflib.SequenceMatcher(None, req, tmpl, autojunk=False)
+            scored.append((sm.ratio(), pat.name, phrasing))
+    scored.sort(key=lambda s: (-s[0], s[1], s[2]))
+    return [(name, phrasing) for _, name, phrasing in scored[:n]]

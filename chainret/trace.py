@@ -201,35 +201,98 @@ def _round(value: Any) -> Any:
     return value
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` to ``path`` atomically: readers see the old file or the new one, never half."""
+def check_output_path(path: str | os.PathLike[str], *, create_parent: bool = True) -> Path:
+    """Refuse, with a clear ``OutputError``, a target that must not be written or replaced.
+
+    A directory, a symlink, a FIFO, a device or a socket is never replaced; the parent must be a
+    writable directory (created first when ``create_parent``, else it must exist).
+    """
+    import stat
+
+    from chainret.errors import OutputError
+
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write here: {exc.strerror}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        kind = ("a directory (give a file name)" if stat.S_ISDIR(st.st_mode) else
+                "a symbolic link (chainret never replaces a link; name the file itself)" if stat.S_ISLNK(st.st_mode) else
+                "a named pipe" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                else "a special file")
+        raise OutputError(f"{target} is {kind}; chainret writes only regular files")
+    parent = target.parent
+    if not parent.exists() and create_parent:
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"{target}: cannot create the directory {parent}: {exc.strerror}") from None
+    if not parent.exists():
+        raise OutputError(f"{target}: the directory {parent} does not exist")
+    if not parent.is_dir():
+        raise OutputError(f"{target}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{target}: the directory {parent} is not writable")
+    return target
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, exclusive: bool = False) -> Path:
+    """Write ``text`` to ``path`` atomically: readers see the old file or the new one, never half.
+
+    ``check_output_path`` runs first. ``exclusive``: the name must be new (``FileExistsError``
+    otherwise), so concurrent writers of generated names never overwrite each other.
+    """
+    from chainret.errors import OutputError
+
+    target = check_output_path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write in {target.parent}: {exc.strerror}") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        if exclusive:  # claim the name first: O_EXCL fails if another writer has it
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
         os.replace(tmp, target)
+    except FileExistsError:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return target
 
 
-def write_trace(trace: Trace, path: str | os.PathLike[str]) -> Path:
-    return atomic_write_text(path, trace.to_json() + "\n")
+def write_trace(trace: Trace, path: str | os.PathLike[str], *, exclusive: bool = False) -> Path:
+    """Write a trace file; control/bidi characters are ``\\u``-escaped (same JSON values, safe to ``cat``)."""
+    from chainret.textsafe import json_safe
+
+    return atomic_write_text(path, json_safe(trace.to_json()) + "\n", exclusive=exclusive)
 
 
 def read_trace(path: str | os.PathLike[str]) -> Trace:
+    import stat
+
     from chainret.errors import ChainretError
 
     p = Path(path)
     try:
+        if p.exists() and not stat.S_ISREG(p.stat().st_mode):  # a FIFO would block the read
+            raise ChainretError(f"{p}: not a regular file, so not a trace file")
         return Trace.from_json(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise ChainretError(f"{p}: no such trace file") from None
+    except (OSError, UnicodeDecodeError) as exc:  # a directory, unreadable, not UTF-8
+        raise ChainretError(f"{p}: cannot read this trace file: {getattr(exc, 'strerror', None) or exc}") from None
     except ValueError as exc:  # pydantic.ValidationError and JSON errors
         first = str(exc).splitlines()
         raise ChainretError(f"{p}: not a valid chainret trace: {' '.join(first[:3])}") from None

@@ -67,7 +67,7 @@ def test_ask_refusals_exit_1_and_list_candidates(capsys):
 
 def test_ask_no_pattern_and_labelled_text_route():
     r = run("ask", "How often is the registry audited?", "--no-trace", "--json")
-    assert r.exit_code == 0 and json.loads(r.output)["outcome"] == "no_pattern"
+    assert r.exit_code == 1 and json.loads(r.output)["outcome"] == "no_pattern"  # exit 1: not answered
     t = json.loads(run("ask", "How often is the registry audited?", "--no-trace", "--json", "--text-route").output)
     assert t["outcome"] == "no_pattern" and t["accepted_path"] is None
     (name, packet), = t["packets"].items()

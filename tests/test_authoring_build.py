@@ -97,7 +97,7 @@ def test_import_is_deterministic_and_versioned(world: Path, tmp_path: Path) -> N
     wrong = tmp_path / "wrong.csv"
     wrong.write_text("\n".join([rows[0], rows[3]]) + "\n", encoding="utf-8")
     result = runner.invoke(app, ["catalog", "import", str(wrong), "--src", src, "--document", "registry/owners.md"])
-    assert result.exit_code == 1 and "project:starter:atlas is a project, but 'on_call' needs a team" in " ".join(result.output.split())
+    assert result.exit_code == 2 and "project:starter:atlas is a project, but 'on_call' needs a team" in " ".join(result.output.split())
 
 
 def test_diff_lists_added_removed_changed(world: Path) -> None:

@@ -1,4 +1,4 @@
-"""Bad source input: one clear message naming file and line, exit 1, nothing written."""
+"""Bad source input: one clear message naming file and line, exit 2 (an input problem: chainret.errors exit table), nothing written."""
 
 from __future__ import annotations
 
@@ -26,12 +26,12 @@ def run(*args: str) -> tuple[int, str]:
 
 
 def build_fails(world: Path, *expected: str) -> str:
-    """Build into a fresh folder and into the existing catalog: exit 1, the messages, nothing written."""
+    """Build into a fresh folder and into the existing catalog: exit 2, the messages, nothing written."""
     before = {p: p.read_bytes() for p in world.glob("*.yaml")}
     fresh = world.parent / "fresh"
     for out in (fresh, world):
         code, out_text = run("catalog", "build", str(world / "source"), "--out", str(out))
-        assert code == 1, out_text
+        assert code == 2, out_text
         assert "nothing was written" in out_text
         for part in expected:
             assert part in out_text, out_text
@@ -68,7 +68,7 @@ def test_csv_with_a_missing_column(world: Path, tmp_path: Path) -> None:
     table = tmp_path / "owners.csv"
     table.write_text("subject,predicat,object\nAtlas,owned_by,Platform team\n", encoding="utf-8")
     code, out = run("catalog", "import", str(table), "--src", str(world / "source"), "--document", "registry/owners.md")
-    assert code == 1
+    assert code == 2
     assert f"{table}:1: missing column(s) predicate; found subject, predicat, object (did you mean 'predicat'?)" in out
     assert not (world / "source" / "registry" / "owners.md").exists()
 
@@ -79,7 +79,7 @@ def test_csv_with_an_unknown_entity(world: Path, tmp_path: Path) -> None:
                      encoding="utf-8")
     code, out = run("catalog", "import", str(table), "--src", str(world / "source"), "--document", "registry/owners.md",
                     "--out", str(world))
-    assert code == 1
+    assert code == 2
     assert f"{table}:3: unknown object 'Paymnts team': no team has this ID, name or alias (did you mean 'Payments team'?)" in out
     assert not (world / "source" / "registry" / "owners.md").exists()
 
@@ -90,7 +90,7 @@ def test_jsonl_with_an_unknown_entity(world: Path, tmp_path: Path) -> None:
                      '{"subject": "project:starter:zeta", "predicate": "owned_by", "object": "team:starter:platform"}\n',
                      encoding="utf-8")
     code, out = run("catalog", "import", str(table), "--src", str(world / "source"), "--document", "registry/owners.md")
-    assert code == 1 and f"{table}:3: unknown subject 'project:starter:zeta'" in out
+    assert code == 2 and f"{table}:3: unknown subject 'project:starter:zeta'" in out
 
 
 def test_a_file_that_is_not_utf8(world: Path) -> None:

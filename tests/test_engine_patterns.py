@@ -38,8 +38,8 @@ def test_words_keep_ids_whole():
 
 
 def test_phrasing_must_have_one_slot():
-    with pytest.raises(ValueError):
-        match_request("x", [PatternSpec("bad", "project", ("p",), ("no slot here",))])
+    # an unusable phrasing is skipped at ask time (validate reports it: tests/test_robust_patterns.py)
+    assert match_request("no slot here", [PatternSpec("bad", "project", ("p",), ("no slot here",))]) == []
 
 
 SEED = load_world(ROOT / "fixtures" / "seed").catalog

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 import networkx as nx
 
 from chainret.hops import Rel
+from chainret.textsafe import mermaid_label
 
 
 def build_graph(relations: Iterable[Rel], entities: dict[str, dict[str, str]] | None = None) -> nx.MultiDiGraph:
@@ -45,12 +46,13 @@ def supported_paths(
     """Every relation-id path from ``start`` following ``predicates`` over usable edges.
 
     A functional predicate whose subject has usable edges to more than one object is a
-    contradiction: no path crosses it (the engine stops there too).
+    contradiction: no path crosses it (the engine stops there too). A path never enters a node
+    already on it (the engine refuses cycles too).
     """
     func = set(functional)
     paths: list[list[str]] = []
 
-    def walk(node: str, k: int, acc: list[str]) -> None:
+    def walk(node: str, k: int, acc: list[str], seen: tuple[str, ...] = (start,)) -> None:
         if k == len(predicates):
             paths.append(acc)
             return
@@ -65,21 +67,25 @@ def supported_paths(
         if pred in func and len({v for _, v in edges}) > 1:
             return
         for key, v in sorted(edges):
-            walk(v, k + 1, [*acc, key])
+            if v not in seen:
+                walk(v, k + 1, [*acc, key], (*seen, v))
 
     walk(start, 0, [])
     return paths
 
 
 def _mermaid_id(node: str) -> str:
-    return "n_" + "".join(ch if ch.isalnum() else "_" for ch in node)
+    import hashlib
+
+    plain = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in node[:60])
+    return f"n_{plain}_{hashlib.sha256(node.encode('utf-8')).hexdigest()[:6]}"  # distinct IDs, distinct nodes
 
 
 def to_mermaid(g: nx.MultiDiGraph) -> str:
     """A mermaid flowchart: usable edges solid, unusable ones dotted with the reason."""
     lines = ["flowchart LR"]
     for node, data in sorted(g.nodes(data=True)):
-        label = node if not data.get("name") else f"{node}<br/>{data['name']}"
+        label = mermaid_label(node) if not data.get("name") else f"{mermaid_label(node)}<br/>{mermaid_label(data['name'])}"
         lines.append(f'    {_mermaid_id(node)}["{label}"]')
     for u, v, key, d in sorted(g.edges(keys=True, data=True), key=lambda e: e[2]):
         label = f"{d['predicate']} · {key}"
@@ -87,7 +93,7 @@ def to_mermaid(g: nx.MultiDiGraph) -> str:
         if not d["usable"]:
             flags = [n for n in ("current", "eligible", "valid") if not d[n]]
             label += " (not " + ", ".join(flags or ["supported"]) + ")"
-        lines.append(f'    {_mermaid_id(u)} {arrow}|"{label}"| {_mermaid_id(v)}')
+        lines.append(f'    {_mermaid_id(u)} {arrow}|"{mermaid_label(label)}"| {_mermaid_id(v)}')
     return "\n".join(lines) + "\n"
 
 

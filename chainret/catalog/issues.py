@@ -20,8 +20,20 @@ class Issue:
     message: str  # what was expected and what was found
     line: int | None = None  # 1-based line of the record/field in a YAML file, when known
 
+    def __post_init__(self) -> None:
+        # Size-limited and terminal-safe: a message never carries a whole (huge or hostile) value.
+        from chainret.textsafe import clip, visible
+
+        for name, limit in (("location", 200), ("field", 200), ("message", 600)):
+            value = getattr(self, name)
+            safe = clip(visible(value), limit)
+            if safe != value:
+                object.__setattr__(self, name, safe)
+
     def __str__(self) -> str:
-        loc = f"{self.location} (line {self.line})" if self.line and self.location else self.location
+        loc = self.location
+        if self.line and self.location and not self.location.startswith("line "):
+            loc = f"{self.location} (line {self.line})"
         where = ", ".join(p for p in (loc, f"field {self.field}" if self.field else "") if p)
         return f"{self.file}: {where}: {self.message} [{self.code}]" if where else f"{self.file}: {self.message} [{self.code}]"
 

@@ -27,6 +27,7 @@ from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.load import SUFFIXES, apply_overlay, load_cases, load_catalog, read_document
 from chainret.catalog.models import Catalog, Relation, mentions, parse_clause, sha256_digest
+from chainret.patterns import phrasing_problem
 
 
 def document_digest_ok(catalog: Catalog, doc_ref: str) -> bool:
@@ -205,6 +206,10 @@ def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
                 issues.append(Issue("pattern_type_mismatch", "error", file, where, f"hops.{j}",
                                     f"hop {hop!r} starts at type {pred.domain!r}, but the chain reaches type {expected!r} here"))
             expected = pred.range
+        for j, phrasing in enumerate(pat.phrasings):  # the rule `ask` matches with (chainret.patterns)
+            problem = phrasing_problem(phrasing, pat.start_type)
+            if problem is not None:
+                issues.append(Issue("invalid_phrasing", "error", file, where, f"phrasings.{j}", problem))
     principals = sorted({"public", *(p for d in catalog.documents for p in d.principals)})
     for view in catalog.views:
         public = open_view(catalog, view.name, "public")
@@ -292,23 +297,46 @@ def check_cases(cases: list[Case], catalog: Catalog, file: str) -> list[Issue]:
 
 
 def discover(path: Path) -> list[Path]:
-    """The files to validate under ``path``: a world directory's cases (or catalog) file, else each file."""
-    if path.is_file():
-        return [path]
-    if (path / SOURCE_HEADER).is_file() and not any((path / f"{stem}{sfx}").is_file() for stem in ("cases", "catalog") for sfx in SUFFIXES):
-        return [path / SOURCE_HEADER]  # a source folder: built in memory and checked (validate_source)
-    for stem in ("cases", "catalog"):
-        for suffix in SUFFIXES:
-            if (path / f"{stem}{suffix}").is_file():
-                return [path / f"{stem}{suffix}"]
+    """The files to validate under ``path``: a world directory's cases (or catalog) file, a source
+    folder's header, else each file.
+
+    Each directory is walked once (by device and inode), so a symlink loop cannot make the walk
+    repeat or recurse; anything that is not a directory (a FIFO or device too) is a file to report on.
+    """
     found: list[Path] = []
-    for child in sorted(path.iterdir()):
-        if child.name.startswith((".", "_")):
+    seen: set[tuple[int, int]] = set()
+    stack = [path]
+    while stack:
+        current = stack.pop()
+        if not current.is_dir():
+            found.append(current)
             continue
-        if child.is_dir():
-            found.extend(discover(child))
-        elif child.suffix in SUFFIXES:
-            found.append(child)
+        st = current.stat()
+        if (st.st_dev, st.st_ino) in seen:
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        world = next((current / f"{stem}{suffix}" for stem in ("cases", "catalog") for suffix in SUFFIXES
+                      if (current / f"{stem}{suffix}").is_file()), None)
+        if world is None and (current / SOURCE_HEADER).is_file():
+            world = current / SOURCE_HEADER  # a source folder: built in memory and checked (validate_source)
+        if world is not None:
+            found.append(world)
+            continue
+        try:
+            children = sorted(current.iterdir())
+        except OSError as exc:
+            from chainret.errors import UsageError
+
+            raise UsageError(f"{current}: cannot list this directory: {exc.strerror}") from None
+        below: list[Path] = []
+        for child in children:
+            if child.name.startswith((".", "_")):
+                continue
+            if child.is_dir():
+                below.append(child)
+            elif child.suffix in SUFFIXES:
+                below.append(child)
+        stack.extend(reversed(below))
     return found
 
 
@@ -380,7 +408,8 @@ def validate_paths(paths: list[str | os.PathLike[str]]) -> list[WorldReport]:
     for raw in paths:
         p = Path(raw)
         if not p.exists():
-            raise UsageError(f"{p}: no such file or directory")
+            kind = "a symlink loop or a dangling symlink" if p.is_symlink() else "no such file or directory"
+            raise UsageError(f"{p}: {kind}")
         files = discover(p)
         if not files:
             raise UsageError(f"{p}: no catalog or cases files (*.yaml, *.yml, *.json) found")

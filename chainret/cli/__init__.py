@@ -11,18 +11,43 @@ from __future__ import annotations
 import sys
 
 import typer
-from rich.console import Console
 
-from chainret.errors import ChainretError
+from chainret.cli.render import err_console, t
+from chainret.errors import (
+    EXIT_CODES,
+    EXIT_INTERRUPTED,
+    INSTALL_MODELS,
+    ChainretError,
+    MissingExtra,
+)
+
+EXIT_TABLE = "Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES) + "."
 
 app = typer.Typer(
     name="chainret",
     help="Auditable multi-hop retrieval over a versioned, permission-aware relation catalog.",
+    epilog=EXIT_TABLE,
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
-err_console = Console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from chainret import __version__
+
+        typer.echo(f"chainret {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """Auditable multi-hop retrieval over a versioned, permission-aware relation catalog."""
+
 
 from chainret.cli import ask_cmds, bench_cmds, catalog_cmds, nli_cmds  # noqa: E402
 
@@ -47,8 +72,15 @@ def main(argv: list[str] | None = None) -> None:
     try:
         app(args=argv, standalone_mode=True)
     except ChainretError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        print_error(exc)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         err_console.print("aborted")
-        sys.exit(130)
+        sys.exit(EXIT_INTERRUPTED)
+
+
+def print_error(exc: ChainretError) -> None:
+    """The one-line error (data in it shown, never interpreted), plus the install hint for a missing extra."""
+    err_console.print(t(("error: ", "bold red"), str(exc)))
+    if isinstance(exc, MissingExtra):
+        err_console.print(t("install the model extra (CPU torch pinned first): ", INSTALL_MODELS))

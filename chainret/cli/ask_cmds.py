@@ -12,15 +12,19 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.tree import Tree
 
-from chainret.errors import UsageError
-from chainret.trace import Budget, Trace, read_trace, write_trace
+from chainret.cli.render import (
+    console,
+    fit_table,
+    json_out,
+    render_trace,
+    t,
+    trace_mermaid,
+    trace_tree,
+)
+from chainret.errors import EXIT_NO, UsageError
+from chainret.trace import Budget, Trace, check_output_path, read_trace, write_trace
 
-console = Console()
 trace_app = typer.Typer(help="Inspect and replay chain traces.", no_args_is_help=True)
 
 
@@ -34,12 +38,24 @@ def default_trace_dir() -> Path:
 
 
 def _trace_name(trace: Trace) -> str:
+    """A new file name: time, request hash, process id and a random part (no collision under concurrency)."""
     import datetime
     import hashlib
+    import secrets
 
     stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S%fZ")
     h = hashlib.sha256(trace.request.encode("utf-8")).hexdigest()[:8]
-    return f"{stamp}-{h}.json"
+    return f"{stamp}-{h}-{os.getpid()}-{secrets.token_hex(4)}.json"
+
+
+def write_new_trace(trace: Trace, directory: Path) -> Path:
+    """Write ``trace`` under a fresh generated name in ``directory``; never overwrites another file."""
+    for _ in range(8):
+        try:
+            return write_trace(trace, directory / _trace_name(trace), exclusive=True)
+        except FileExistsError:
+            continue
+    raise UsageError(f"could not find a free trace file name in {directory}")
 
 
 def _budget(**values: int | None) -> Budget:
@@ -55,126 +71,6 @@ def _budget(**values: int | None) -> Budget:
 
 def _yn(v: bool | None) -> str:
     return "—" if v is None else ("yes" if v else "no")
-
-
-# -- rendering ---------------------------------------------------------------------------------
-def render_trace(trace: Trace, trace_path: Path | None = None) -> None:
-    """Readable summary: request, interpretation, hop table, path, packet, outcome."""
-    console.print(f"[bold]request[/]      {trace.request}", highlight=False)
-    it = trace.interpretation
-    if it is not None:
-        console.print(
-            f"[bold]interpreted[/]  pattern {it.pattern} · {it.slot} {it.slot_text!r} → [cyan]{it.start_id}[/] · "
-            f"hops {' → '.join(it.predicates)} · view {it.view} · principal {it.principal}",
-            highlight=False,
-        )
-    if trace.hops:
-        table = Table(title="hops", show_lines=True)
-        for col in ("hop", "branch", "subquery", "returned rows", "anchor", "bridge", "left", "stopped"):
-            table.add_column(col, overflow="fold")
-        for h in trace.hops:
-            rows = "\n".join(f"{x.rank}. {x.ref}" for x in h.hits) or ("(reuses its search)" if h.reuses else "—")
-            table.add_row(
-                str(h.index), h.branch, h.subquery, rows, h.anchor.relation_id if h.anchor else "—", h.bridge or "—",
-                f"{h.searches_left}s {h.rows_left}r", h.refusal.code if h.refusal else "",
-            )
-        console.print(table)
-        for h in trace.hops:
-            if h.refusal is not None:
-                console.print(f"  hop {h.index} (branch {h.branch}): {h.refusal.message}", highlight=False)
-    if trace.path_ids:
-        console.print(f"[bold]path[/]         {' → '.join(trace.path_ids)}  ({', '.join(trace.accepted_path or [])})", highlight=False)
-    if trace.packet is not None:
-        console.print(
-            f"[bold]packet[/]       {len(trace.packet.items)} units, {trace.packet.cost} chars "
-            f"(cap {trace.packet.max_items} units / {trace.packet.budget} chars)",
-            highlight=False,
-        )
-        for item in trace.packet.items:
-            console.print(f"  [dim]{item.ref}[/]  {item.text}", highlight=False)
-    for name, p in trace.packets.items():
-        console.print(f"[bold yellow]{name}[/] ({p.diagnostics.get('label', '')}): {len(p.items)} units, {p.cost} chars", highlight=False)
-        for item in p.items:
-            console.print(f"  [dim]{item.ref}[/]  {item.text[:120]}", highlight=False)
-    colour = "green" if trace.outcome == "accepted_path" else "yellow"
-    line = f"[bold]outcome[/]      [{colour}]{trace.outcome}[/]"
-    if trace.reason is not None:
-        line += f" — {trace.reason.message}"
-    console.print(line, highlight=False)
-    if trace.reason is not None and trace.reason.details.get("candidates"):
-        for c in trace.reason.details["candidates"]:
-            console.print(f"  candidate {c['id']} ({c['name']})", highlight=False)
-    for a in trace.assumptions:
-        console.print(f"[dim]assumption: {a}[/]", highlight=False)
-    console.print(f"[dim]budget used: {trace.searches_used} searches, {trace.rows_used} rows[/]", highlight=False)
-    if trace_path is not None:
-        console.print(f"trace written to {trace_path}", highlight=False)
-
-
-def trace_tree(trace: Trace) -> Tree:
-    tree = Tree(f"[bold]{trace.request}[/] → [bold]{trace.outcome}[/]")
-    if trace.interpretation:
-        it = trace.interpretation
-        tree.add(f"interpretation: {it.pattern} · {it.slot_text!r} → {it.start_id} · view {it.view} · principal {it.principal}")
-    tree.add(f"catalog {trace.catalog_digest}")
-    hops = tree.add("hops")
-    for h in trace.hops:
-        node = hops.add(f"hop {h.index} (branch {h.branch}) search {h.subquery!r} ({h.predicate}) · left {h.searches_left}/{h.rows_left}")
-        for x in h.hits:
-            node.add(f"#{x.rank} {x.ref} score {x.score:.4f}")
-        if h.reuses:
-            node.add(f"reuses the search of branch {h.reuses}")
-        if h.anchor:
-            node.add(f"anchor {h.anchor.relation_id} @ {h.anchor.unit_ref} {list(h.anchor.span)}: {h.anchor.quote!r}")
-        if h.bridge:
-            node.add(f"bridge → {h.bridge}" + (f" (other candidates: {', '.join(h.candidate_bridges)})" if h.candidate_bridges else ""))
-        if h.refusal:
-            node.add(f"[yellow]stopped: {h.refusal.code}[/] {h.refusal.message}")
-    if trace.accepted_path:
-        tree.add(f"accepted path: {' → '.join(trace.path_ids or [])} via {', '.join(trace.accepted_path)}")
-    if trace.reason:
-        tree.add(f"reason: {trace.reason.code}: {trace.reason.message}")
-    cov = trace.coverage
-    tree.add(f"coverage: anchors {len(cov.anchors_observed)}/{len(cov.anchors_required)} observed · complete bundle {_yn(cov.complete_bundle)}")
-    if trace.packet:
-        p = tree.add(f"packet: {trace.packet.cost} chars, {len(trace.packet.items)} units")
-        for item in trace.packet.items:
-            p.add(f"{item.ref}: {item.text!r}")
-    return tree
-
-
-def trace_mermaid(trace: Trace) -> str:
-    """The hop sequence as a mermaid flowchart (one node per hop record, branches included)."""
-    lines = ["flowchart TD", f'    Q["{trace.request.replace(chr(34), chr(39))}"]']
-    nodes: dict[tuple[str, int], str] = {}
-    for i, h in enumerate(trace.hops):
-        nid = f"H{i}"
-        label = f"hop {h.index} · branch {h.branch}: search {h.subquery}"
-        if h.anchor:
-            label += f"<br/>{h.anchor.relation_id} → {h.bridge or 'stopped'}"
-        if h.refusal:
-            label += f"<br/>stopped: {h.refusal.code}"
-        lines.append(f'    {nid}["{label}"]')
-        lines.append(f"    {_parent(nodes, h.branch, h.index - 1)} --> {nid}")
-        nodes[(h.branch, h.index)] = nid
-    end = "accepted path" if trace.outcome == "accepted_path" else trace.outcome
-    lines.append(f'    O["{end}"]')
-    if trace.hops:
-        lines.append(f"    H{len(trace.hops) - 1} --> O")
-    return "\n".join(lines) + "\n"
-
-
-def _parent(nodes: dict[tuple[str, int], str], branch: str, index: int) -> str:
-    """The node of hop ``index`` on ``branch`` or the branch it forked from ("0.1" forks from "0")."""
-    if index < 1:
-        return "Q"
-    b = branch
-    while True:
-        if (b, index) in nodes:
-            return nodes[(b, index)]
-        if "." not in b:
-            return "Q"
-        b = b.rsplit(".", 1)[0]
 
 
 # -- commands ---------------------------------------------------------------------------------------
@@ -196,24 +92,77 @@ def ask_cmd(
     packet_units: Optional[int] = typer.Option(None, "--packet-units", help="Units in the final packet [4]."),
     packet_chars: Optional[int] = typer.Option(None, "--packet-chars", help="Characters in the final packet [900]."),
 ) -> None:
-    """Answer a relationship request with a supported chain, or say why not."""
+    """Answer a relationship request with a supported chain, or say why not.
+
+    Exit 0 with an accepted path; 1 when refused, no complete path or no pattern; 2 on bad input.
+    """
     from chainret.ask import ask
 
     budget = _budget(
         rows_per_hop=rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
         packet_units=packet_units, packet_chars=packet_chars,
     )
+    if trace_out is not None and not no_trace:
+        check_output_path(trace_out, create_parent=False)  # fail before the work, with a clear message
     trace = ask(request, catalog, view=view, principal=principal, budget=budget, viewer=viewer,
                 backtrack=not no_backtrack, text_route=text_route)
-    path = None
-    if not no_trace:
-        path = write_trace(trace, trace_out or default_trace_dir() / _trace_name(trace))
+    # The answer first; then the trace file (a failed write cannot lose the answer).
     if as_json:
-        typer.echo(trace.to_json())
+        typer.echo(json_out(trace.to_json()))
     else:
-        render_trace(trace, path)
-    if trace.outcome == "refused":
-        raise typer.Exit(1)
+        render_trace(trace, None, names=_answer_names(trace, catalog), suggestions=_suggestions(trace, catalog))
+    if not no_trace:
+        path = write_trace(trace, trace_out) if trace_out is not None else write_new_trace(trace, default_trace_dir())
+        if not as_json:
+            console.print(t("trace written to ", str(path)))
+    if trace.outcome != "accepted_path":
+        raise typer.Exit(EXIT_NO)
+
+
+def _catalog_for(catalog: Optional[Path]) -> Any:
+    from chainret.ask import resolve_catalog
+
+    return resolve_catalog(catalog)
+
+
+def _answer_names(trace: Trace, catalog: Optional[Path]) -> dict[str, str]:
+    """Display names of the accepted path's entities (the viewer may see every one of them)."""
+    if trace.outcome != "accepted_path" or not trace.path_ids:
+        return {}
+    cat = _catalog_for(catalog)
+    return {i: e.name for i in trace.path_ids if (e := cat.entities_by_id.get(i)) is not None}
+
+
+def _suggestions(trace: Trace, catalog: Optional[Path]) -> list[tuple[str, str]]:
+    """The catalog's phrasings closest to a request that matched none."""
+    if trace.outcome != "no_pattern":
+        return []
+    from chainret.ask import pattern_specs
+    from chainret.patterns import suggest_phrasings
+
+    return suggest_phrasings(trace.request, pattern_specs(_catalog_for(catalog)))
+
+
+def patterns_cmd(
+    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file or world dir (default catalog if omitted)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the patterns as JSON."),
+) -> None:
+    """List the request phrasings a catalog accepts, per relation pattern ({slot} takes an ID, name or alias)."""
+    from chainret.patterns import phrasing_problem
+
+    cat = _catalog_for(catalog)
+    rows = [
+        {"pattern": p.name, "start_type": p.start_type, "hops": list(p.hops), "phrasing": ph,
+         "problem": phrasing_problem(ph, p.start_type)}
+        for p in cat.patterns for ph in p.phrasings
+    ]
+    if as_json:
+        typer.echo(json_out(json.dumps({"world": cat.world, "phrasings": rows}, indent=2, ensure_ascii=False)))
+        return
+    console.print(t(f"world {cat.world}: {len(rows)} phrasings in {len(cat.patterns)} patterns"))
+    table_rows = [[r["phrasing"] + (f"  (unusable: {r['problem']})" if r["problem"] else ""), r["pattern"],
+                   " → ".join(r["hops"])] for r in rows]
+    console.print(fit_table(("phrasing", "pattern", "hops"), table_rows, width=console.width))
 
 
 def eval_cmd(
@@ -231,56 +180,66 @@ def eval_cmd(
     tot = totals(results)
     if update_golden is not None:
         written = write_golden(results, update_golden)
-        console.print(f"wrote {len(written)} golden traces under {update_golden}", highlight=False)
+        console.print(t(f"wrote {len(written)} golden traces under {update_golden}"))
     if as_json:
-        typer.echo(json.dumps({"cases": [r.row() for r in results], "totals": tot}, indent=2, sort_keys=True))
+        typer.echo(json_out(json.dumps({"cases": [r.row() for r in results], "totals": tot}, indent=2, sort_keys=True)))
     else:
         render_eval(results, tot, baselines)
     if tot["expectations_met"] != tot["cases"]:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_NO)
 
 
 def render_eval(results: list[Any], tot: dict[str, Any], baselines: bool) -> None:
     from chainret.ask import totals
 
+    used = _routes_used(results)
     worlds = list(dict.fromkeys(r.world for r in results))
     for world in worlds:
         rows = [r for r in results if r.world == world]
-        table = Table(title=f"world {world}: chain retriever", title_justify="left")
-        for col in ("case", "group", "outcome", "1st anchor obs.", "2nd anchor obs.", "bundle in packet", "accepted", "chars", "ok"):
-            table.add_column(col, overflow="fold")
-        for r in rows:
-            table.add_row(
-                r.case.id, r.case.group, r.trace.outcome, _yn(r.first_anchor_observed), _yn(r.second_anchor_observed),
-                _yn(r.complete_bundle), _yn(r.accepted), str(r.trace.packet.cost) if r.trace.packet else "—",
-                "[green]ok[/]" if r.ok else "[red]FAIL[/] " + "; ".join(r.problems),
-            )
-        console.print(table)
+        cols = ("case", "group", "outcome", "1st anchor obs.", "2nd anchor obs.", "bundle in packet", "accepted", "chars", "ok")
+        body = [
+            [r.case.id, r.case.group, r.trace.outcome, _yn(r.first_anchor_observed), _yn(r.second_anchor_observed),
+             _yn(r.complete_bundle), _yn(r.accepted), str(r.trace.packet.cost) if r.trace.packet else "—",
+             t(("ok", "green")) if r.ok else t(("FAIL", "red"), " " + "; ".join(r.problems))]
+            for r in rows
+        ]
+        console.print(fit_table(cols, body, width=console.width, title=f"world {world}: chain retriever"))
         if baselines:
-            bt = Table(title=f"world {world}: text routes (cap 4 units / 900 chars; never an accepted path)", title_justify="left")
-            for col in ("case", "route", "1st anchor obs.", "2nd anchor obs.", "bundle in packet", "chars"):
-                bt.add_column(col, overflow="fold")
-            for r in rows:
-                if r.case.group == "other":
-                    continue
-                for row in r.baselines.values():
-                    bt.add_row(r.case.id, row["route"], _yn(row["first_anchor_observed"]), _yn(row["second_anchor_observed"]),
-                               _yn(row["complete_bundle"]), str(row["packet_chars"]))
-            console.print(bt)
-        _print_totals(f"{world}: ", totals(rows))
+            bcols = ("case", "route", "1st anchor obs.", "2nd anchor obs.", "bundle in packet", "chars")
+            bbody = [
+                [r.case.id, row["route"], _yn(row["first_anchor_observed"]), _yn(row["second_anchor_observed"]),
+                 _yn(row["complete_bundle"]), str(row["packet_chars"])]
+                for r in rows if r.case.group != "other" for row in r.baselines.values()
+            ]
+            console.print(fit_table(bcols, bbody, width=console.width,
+                                    title=f"world {world}: text routes (cap 4 units / 900 chars; never an accepted path)"))
+        _print_totals(f"{world}: ", totals(rows), used)
     if len(worlds) > 1:
-        _print_totals("all worlds: ", tot)
-    console.print(f"expectations met {tot['expectations_met']}/{tot['cases']}", highlight=False)
+        _print_totals("all worlds: ", tot, used)
+    console.print(t(f"expectations met {tot['expectations_met']}/{tot['cases']}"))
 
 
-def _print_totals(prefix: str, tot: dict[str, Any]) -> None:
+def _routes_used(results: list[Any]) -> dict[str, str]:
+    """Route slot -> the route(s) that actually ran in it (``dense`` falls back to ``bm25-rewritten``)."""
+    used: dict[str, set[str]] = {}
+    for r in results:
+        for slot, row in r.baselines.items():
+            used.setdefault(slot, set()).add(row["route"])
+    return {slot: "/".join(sorted(names)) for slot, names in used.items()}
+
+
+def _print_totals(prefix: str, tot: dict[str, Any], used: dict[str, str] | None = None) -> None:
     pa, pn = tot["positive_accepted"]
     ua, un = tot["unsupported_complete_paths"]
     cb, cn = tot["complete_bundles"]
-    console.print(f"{prefix}positive accepted {pa}/{pn} · unsupported complete paths {ua}/{un} · chain complete bundles {cb}/{cn}", highlight=False)
+    console.print(t(f"{prefix}positive accepted {pa}/{pn} · unsupported complete paths {ua}/{un} · chain complete bundles {cb}/{cn}"))
     for key in sorted(k for k in tot if ":" in k):
         a, n = tot[key]
-        console.print(f"{prefix}  {key} {a}/{n}", highlight=False)
+        slot, _, what = key.partition(":")
+        label = (used or {}).get(slot, slot)
+        if label != slot:
+            label += f" (in place of {slot}: not installed)"
+        console.print(t(f"{prefix}  {label}:{what} {a}/{n}"))
 
 
 def graph_cmd(
@@ -296,6 +255,8 @@ def graph_cmd(
 
     if fmt not in ("mermaid", "graphml"):
         raise UsageError(f"--format must be mermaid or graphml, found {fmt!r}")
+    if out is not None:
+        check_output_path(out, create_parent=False)
     g = catalog_graph(catalog, view, principal)
     text = to_mermaid(g) if fmt == "mermaid" else to_graphml(g)
     if out is None:
@@ -304,7 +265,7 @@ def graph_cmd(
         from chainret.trace import atomic_write_text
 
         atomic_write_text(out, text)
-        console.print(f"wrote {out} ({g.number_of_nodes()} nodes, {g.number_of_edges()} edges)", highlight=False)
+        console.print(t(f"wrote {out} ({g.number_of_nodes()} nodes, {g.number_of_edges()} edges)"))
 
 
 @trace_app.command("show")
@@ -312,12 +273,12 @@ def trace_show(
     file: Path = typer.Argument(..., help="A trace JSON file."),
     mermaid: bool = typer.Option(False, "--mermaid", help="Print a mermaid flowchart of the hops instead."),
 ) -> None:
-    """Show a trace as a tree (or a mermaid flowchart)."""
+    """Show a trace as a tree (or a mermaid flowchart). Exit 2 when the file is missing or not a trace."""
     trace = read_trace(file)
     if mermaid:
         typer.echo(trace_mermaid(trace), nl=False)
     else:
-        console.print(trace_tree(trace), highlight=False)
+        console.print(trace_tree(trace))
 
 
 @trace_app.command("verify")
@@ -326,19 +287,19 @@ def trace_verify(
     catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog (file, world dir, .db file or postgresql:// URL) to replay against (default: the one the trace names)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Check a trace: cited evidence, a field-by-field replay, the catalog identity; exit 1 on a mismatch."""
+    """Check a trace: cited evidence, a field-by-field replay, the catalog identity; exit 1 on a mismatch, 2 on bad input."""
     from chainret.replay import verify
 
     result = verify(read_trace(file), catalog, trace_path=file)
     if as_json:
-        typer.echo(json.dumps({"file": str(file), **result.model_dump()}, indent=2))
+        typer.echo(json_out(json.dumps({"file": str(file), **result.model_dump()}, indent=2, ensure_ascii=False)))
     elif result.status == "mismatch":
         for d in result.differences:
-            console.print(f"[red]{d.kind}[/] {escape(d.field)}: {escape(d.message)}", highlight=False)
+            console.print(t((str(d.kind), "red"), f" {d.field}: {d.message}"))
     else:
-        console.print(f"[green]{escape(str(file))}: {escape(result.summary())}[/]", highlight=False)
+        console.print(t((f"{file}: {result.summary()}", "green")))
     if not result.ok:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_NO)
 
 
 def register(app: typer.Typer) -> None:
@@ -346,4 +307,5 @@ def register(app: typer.Typer) -> None:
     app.command("ask")(ask_cmd)
     app.command("eval")(eval_cmd)
     app.command("graph")(graph_cmd)
+    app.command("patterns")(patterns_cmd)
     app.add_typer(trace_app, name="trace")

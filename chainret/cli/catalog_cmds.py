@@ -12,8 +12,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from chainret.textsafe import markup_safe as escape
 
 from chainret.errors import ChainretError, UsageError
 
@@ -70,16 +69,17 @@ def validate_cmd(
 
 
 def _render(reports: list, show_info: bool) -> None:  # list[WorldReport]
-    summary = Table(title="chainret validate")
-    for col in ("target", "world", "rels", "invalid", "cases", "err", "warn", "result"):
-        summary.add_column(col, justify="left" if col in ("target", "world", "result") else "right", overflow="fold")
+    from chainret.cli.render import fit_table, t
+
+    rows = []
     for r in reports:
         sev = [i.severity for i in r.issues]
         c = r.counts
-        summary.add_row(r.target, r.world, str(c.get("relations", "-")), str(c.get("invalid_relations", "-")),
-                        str(c.get("cases", "-")), str(sev.count("error")), str(sev.count("warning")),
-                        "[green]valid[/]" if r.valid else "[bold red]invalid[/]")
-    console.print(summary)
+        rows.append([r.target, r.world, str(c.get("relations", "-")), str(c.get("invalid_relations", "-")),
+                     str(c.get("cases", "-")), str(sev.count("error")), str(sev.count("warning")),
+                     t(("valid", "green")) if r.valid else t(("invalid", "bold red"))])
+    columns = ("target", "world", "rels", "invalid", "cases", "err", "warn", "result")
+    console.print(fit_table(columns, rows, width=console.width, title="chainret validate"))  # never breaks a word
     hidden = 0
     for r in reports:
         for i in r.issues:

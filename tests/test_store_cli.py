@@ -55,7 +55,7 @@ def test_compile_then_ask_the_db_gives_the_yaml_trace(tmp_path, capsys):
 
 def test_compile_refuses_to_overwrite_without_replace(seed_db, capsys):
     code, _, err = cli(capsys, "catalog", "compile", str(SEED), "--out", str(seed_db))
-    assert code == 1 and "--replace" in err and "Traceback" not in err
+    assert code == 2 and "--replace" in err and "Traceback" not in err
 
 
 def _bad(capsys, catalog, *extra):
@@ -68,12 +68,12 @@ def test_bad_stores_give_a_message_and_an_exit_code(tmp_path, seed_db, capsys):
     junk = tmp_path / "junk.db"
     junk.write_text("not a database at all\n")
     code, err = _bad(capsys, junk)
-    assert code == 1 and "junk.db is not a chainret store" in err
+    assert code == 2 and "junk.db is not a chainret store" in err
 
     other = tmp_path / "other.db"
     sqlite3.connect(other).execute("CREATE TABLE t (x)").connection.commit()
     code, err = _bad(capsys, other)
-    assert code == 1 and "other.db is not a chainret store" in err
+    assert code == 2 and "other.db is not a chainret store" in err
 
     old = tmp_path / "old.db"
     old.write_bytes(seed_db.read_bytes())
@@ -82,7 +82,7 @@ def test_bad_stores_give_a_message_and_an_exit_code(tmp_path, seed_db, capsys):
     con.commit()
     con.close()
     code, err = _bad(capsys, old)
-    assert code == 1 and f"compiled with store schema 0; this chainret reads schema {SCHEMA_VERSION}" in err and "Recompile" in err
+    assert code == 2 and f"compiled with store schema 0; this chainret reads schema {SCHEMA_VERSION}" in err and "Recompile" in err
 
     code, err = _bad(capsys, tmp_path / "missing.db")
     assert code == 2 and "does not exist" in err
@@ -91,7 +91,7 @@ def test_bad_stores_give_a_message_and_an_exit_code(tmp_path, seed_db, capsys):
     assert code == 2 and "unknown view '2031'; this catalog has: final, revised" in err
 
     code, err = _bad(capsys, "postgresql://nobody@127.0.0.1:1/none")
-    assert code == 1 and "cannot connect to PostgreSQL at postgresql://nobody@127.0.0.1:1/none" in err
+    assert code == 3 and "cannot connect to PostgreSQL at postgresql://nobody@127.0.0.1:1/none" in err
 
 
 def test_traces_name_the_store_without_a_password():

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from chainret.errors import ChainretError
+from chainret.errors import EXIT_ENVIRONMENT, ChainretError
 
 #: Bumped whenever the tables change; a store written by another schema is refused with a message.
 SCHEMA_VERSION = 2
@@ -33,7 +33,13 @@ STORE_FORMAT = "chainret-store"
 
 
 class StoreError(ChainretError):
-    """A store cannot be opened or written: no answer from the server, not a chainret store, old schema."""
+    """A store cannot be opened or written: not a chainret store, an older schema, not append-only (exit 2)."""
+
+
+class StoreUnavailable(StoreError):
+    """The database server does not answer (exit 3: an environment problem, not the input)."""
+
+    exit_code = EXIT_ENVIRONMENT
 
 
 @runtime_checkable

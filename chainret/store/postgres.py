@@ -34,7 +34,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from chainret.catalog.models import Catalog
-from chainret.store.base import StoreError
+from chainret.store.base import StoreError, StoreUnavailable
 from chainret.store.compile import compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore
@@ -96,7 +96,7 @@ def connect(url: str, *, autocommit: bool = True) -> Any:
         return psycopg.connect(conninfo, autocommit=autocommit, connect_timeout=5)
     except psycopg.Error as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise StoreError(f"cannot connect to PostgreSQL at {redact(url)}: {first}") from None
+        raise StoreUnavailable(f"cannot connect to PostgreSQL at {redact(url)}: {first}") from None
 
 
 def _sql(sql: str) -> str:

@@ -211,6 +211,7 @@ def ask(
     text_route: bool = False,
     required_anchors: Sequence[str] | None = None,
     project: bool = True,
+    source: str | None = None,
 ) -> Trace:
     """Answer a relationship request with a supported chain, or say exactly why not.
 
@@ -225,6 +226,8 @@ def ask(
         text_route: when no pattern applies, attach a clearly labelled text-route result.
         required_anchors: relation ids of the target bundle (fixture cases), for coverage.
         project: False returns the unprojected audit trace (offline evaluation).
+        source: where the trace says its catalog lives, when ``catalog`` is an already opened
+            object (the CLI opens a catalog once and records the path or URL it was given).
 
     Returns:
         A ``Trace`` with outcome ``accepted_path``, ``partial_evidence``, ``no_pattern`` or ``refused``.
@@ -242,7 +245,7 @@ def ask(
     cat = full if not project or reads_within(full, principal, viewer) else reader_catalog(full, viewer)
     cv = cached_view(cat, view, principal)
     meta: dict[str, Any] = {
-        "catalog": catalog_location(catalog),
+        "catalog": source if source is not None else catalog_location(catalog),
         "world": cat.world,
         "view": cv.view_name,
         "principal": principal,

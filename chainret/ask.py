@@ -1,4 +1,4 @@
-"""Library entry point: ``ask(request) -> Trace`` and ``evaluate_cases(...)``.
+"""Library entry point: ``ask(request) -> Trace`` (the case harness is ``chainret.evaluate``).
 
 ``ask`` interprets the request against the catalog's relation patterns, resolves the slot in the
 requested view, runs the bounded hop engine over the units the principal may read, packs the
@@ -19,90 +19,30 @@ from __future__ import annotations
 
 import os
 import time
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath, ExpectNoPattern, ExpectRefused
-from chainret.catalog.load import apply_overlay, default_catalog_path, load_world
+from chainret.catalog.load import default_catalog_path, load_world
 from chainret.catalog.models import Catalog
 from chainret.catalog.readable import reader_catalog, reads_within
-from chainret.catalog.views import CatalogView, open_view
+from chainret.catalog.views import CatalogView
 from chainret.errors import UsageError
-from chainret.hops import HopWorld, Rel, effective_budget, run_chain
+from chainret.hops import effective_budget, run_chain
 from chainret.patterns import PatternSpec, best_matches, match_request
+from chainret.store.memory import (  # noqa: F401 - re-exported: the caches moved to the in-memory store
+    VIEW_CODES_NOT_CURRENT,
+    VIEW_CODES_NOT_ELIGIBLE,
+    cached_view,
+    catalog_digest,
+    hop_world,
+    relation_flags,
+)
 from chainret.projection import project as project_trace
-from chainret.search import LexicalIndex
 from chainret.trace import Budget, Coverage, Interpretation, Packet, PacketItem, Refusal, Trace
 
 PACKET_SEPARATOR = "\n\n"  # a paragraph break between supporting clauses (2 characters)
-VIEW_CODES_NOT_CURRENT = ("not_current", "superseded")
-VIEW_CODES_NOT_ELIGIBLE = ("removed", "restricted")
-
-
-# -- catalog, view and index caching ----------------------------------------------------------
-# Catalogs are frozen, so a digest, a view and the index built for it never go stale. Keys hold
-# the catalog object itself so an id() is never reused for another catalog while cached.
-_CACHE_SIZE = 16
-_DIGESTS: OrderedDict[int, tuple[Catalog, str]] = OrderedDict()
-_VIEWS: OrderedDict[tuple[str, str | None, str], CatalogView] = OrderedDict()
-_WORLDS: OrderedDict[tuple[str, str, str], HopWorld] = OrderedDict()
-
-
-def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> Any:
-    cache[key] = value
-    cache.move_to_end(key)
-    while len(cache) > _CACHE_SIZE:
-        cache.popitem(last=False)
-    return value
-
-
-def catalog_digest(cat: Catalog) -> str:
-    """``cat.digest()``, memoised per catalog object (it serialises the whole catalog)."""
-    hit = _DIGESTS.get(id(cat))
-    if hit is not None and hit[0] is cat:
-        return hit[1]
-    return _remember(_DIGESTS, id(cat), (cat, cat.digest()))[1]
-
-
-def cached_view(cat: Catalog, view: str | None, principal: str) -> CatalogView:
-    """``open_view`` with its lookups kept across requests on the same catalog."""
-    key = (catalog_digest(cat), view, principal)
-    hit = _VIEWS.get(key)
-    if hit is not None and hit.catalog is cat:
-        return hit
-    return _remember(_VIEWS, key, open_view(cat, view, principal))
-
-
-def hop_world(cv: CatalogView) -> HopWorld:
-    """The engine's input for one (catalog, view, principal): readable units indexed, relation flags.
-
-    Cached by catalog digest, view and principal: building the BM25 index is the expensive part.
-    """
-    key = (catalog_digest(cv.catalog), cv.view_name, cv.principal)
-    hit = _WORLDS.get(key)
-    if hit is not None:
-        _WORLDS.move_to_end(key)
-        return hit
-    index = LexicalIndex(cv.catalog.search_texts(cv.unit_texts()))  # prose-supported units also carry the IDs they name
-    functional = frozenset(p.name for p in cv.catalog.predicates if p.cardinality == "functional")
-    relations_of = cv.catalog.relations_of
-    flags: dict[str, Rel] = {}
-
-    def flag(rel: Any) -> Rel:  # relation status is computed only for relations a request touches
-        if rel.id not in flags:
-            flags[rel.id] = relation_flags(cv, rel)
-        return flags[rel.id]
-
-    world = HopWorld(
-        index,
-        functional=functional,
-        in_unit=lambda ref: [flag(r) for r in sorted(cv.relations_in_unit(ref), key=lambda r: r.id)],
-        of_subject=lambda s, p: [flag(r) for r in sorted(relations_of(s, p), key=lambda r: r.id)],
-    )
-    return _remember(_WORLDS, key, world)
 
 
 def catalog_path(catalog: str | os.PathLike[str] | None) -> Path:
@@ -113,44 +53,37 @@ def catalog_path(catalog: str | os.PathLike[str] | None) -> Path:
     return path
 
 
+def catalog_location(catalog: Any) -> str | None:
+    """Where a trace says its catalog lives: None for an object, else a path or a password-free URL."""
+    from chainret.store import is_store, is_store_spec, store_location
+
+    if isinstance(catalog, Catalog) or is_store(catalog):
+        return None
+    return store_location(catalog) if is_store_spec(catalog) else str(catalog_path(catalog).resolve())
+
+
 def resolve_catalog(catalog: Catalog | str | os.PathLike[str] | None) -> Catalog:
-    """A Catalog object, a path (file, world directory, cases file), or None for the default catalog."""
+    """A Catalog object, a path (file, world directory, cases file), or None for the default catalog.
+
+    A compiled store (a ``.db`` file, a ``postgresql://`` URL, or a store object) is returned as the
+    store: ``cached_view``, ``catalog_digest`` and ``hop_world`` read it through the store interface.
+    """
     if isinstance(catalog, Catalog):
         return catalog
+    from chainret.store import is_store, is_store_spec, open_store
+
+    if is_store(catalog):
+        return getattr(catalog, "catalog", catalog)  # a MemoryStore runs as its Catalog
+    if is_store_spec(catalog):
+        return open_store(catalog)  # type: ignore[arg-type]
     return load_world(catalog_path(catalog)).catalog
-
-
-def relation_flags(cv: CatalogView, rel: Any) -> Rel:
-    """A catalog relation as the engine sees it in this view for this principal."""
-    st = cv.relation_status(rel)
-    unit = cv.supporting_unit(rel)
-    sup = rel.support
-    return Rel(
-        id=rel.id,
-        subject=rel.subject,
-        predicate=rel.predicate,
-        object=rel.object,
-        unit_ref=unit.ref if unit is not None else None,
-        source=sup.source,
-        document=sup.document,
-        version=sup.version,
-        representation=sup.representation,
-        digest=sup.digest or "",
-        span=(sup.span[0], sup.span[1]),
-        quote=sup.quote,
-        current=not any(r in VIEW_CODES_NOT_CURRENT for r in st.reasons),
-        eligible=not any(r in VIEW_CODES_NOT_ELIGIBLE for r in st.reasons),
-        valid=st.valid,
-        why_not=",".join(st.reasons) or None,
-        support_kind=sup.kind,
-    )
 
 
 def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | None = None, principal: str = "public") -> Any:
     """The networkx MultiDiGraph of a catalog view (edge key = relation id, usability as attributes)."""
     from chainret.catalog.graph import build_graph
 
-    cv = open_view(resolve_catalog(catalog), view, principal)
+    cv = cached_view(resolve_catalog(catalog), view, principal)
     ents = {e.id: {"type": e.type, "name": e.name} for e in cv.catalog.entities}
     return build_graph([relation_flags(cv, r) for r in cv.relations()], ents)
 
@@ -278,6 +211,7 @@ def ask(
     text_route: bool = False,
     required_anchors: Sequence[str] | None = None,
     project: bool = True,
+    source: str | None = None,
 ) -> Trace:
     """Answer a relationship request with a supported chain, or say exactly why not.
 
@@ -292,6 +226,8 @@ def ask(
         text_route: when no pattern applies, attach a clearly labelled text-route result.
         required_anchors: relation ids of the target bundle (fixture cases), for coverage.
         project: False returns the unprojected audit trace (offline evaluation).
+        source: where the trace says its catalog lives, when ``catalog`` is an already opened
+            object (the CLI opens a catalog once and records the path or URL it was given).
 
     Returns:
         A ``Trace`` with outcome ``accepted_path``, ``partial_evidence``, ``no_pattern`` or ``refused``.
@@ -309,7 +245,7 @@ def ask(
     cat = full if not project or reads_within(full, principal, viewer) else reader_catalog(full, viewer)
     cv = cached_view(cat, view, principal)
     meta: dict[str, Any] = {
-        "catalog": None if isinstance(catalog, Catalog) else str(catalog_path(catalog).resolve()),
+        "catalog": source if source is not None else catalog_location(catalog),
         "world": cat.world,
         "view": cv.view_name,
         "principal": principal,
@@ -427,191 +363,14 @@ def failed_hop(trace: Trace) -> int | None:
     return int(hop) if hop is not None else None
 
 
-# -- evaluation over fixture cases ----------------------------------------------------------------------
-@dataclass
-class CaseResult:
-    """One case: its trace, measurement row and whether the expectation held."""
-
-    world: str
-    case: Case
-    trace: Trace
-    ok: bool
-    problems: list[str]
-    first_anchor_observed: bool | None
-    second_anchor_observed: bool | None
-    complete_bundle: bool
-    accepted: bool
-    baselines: dict[str, dict[str, Any]] = field(default_factory=dict)
-
-    def row(self) -> dict[str, Any]:
-        return {
-            "world": self.world,
-            "case": self.case.id,
-            "group": self.case.group,
-            "challenge": self.case.challenge,
-            "outcome": self.trace.outcome,
-            "first_anchor_observed": self.first_anchor_observed,
-            "second_anchor_observed": self.second_anchor_observed,
-            "complete_bundle": self.complete_bundle,
-            "accepted_path": self.accepted,
-            "packet_chars": self.trace.packet.cost if self.trace.packet else None,
-            "ok": self.ok,
-            "problems": self.problems,
-            "baselines": self.baselines,
-        }
+# -- the case evaluation harness lives in chainret.evaluate -----------------------------------------------
+_MOVED = ("CaseResult", "check_case", "run_case", "find_worlds", "evaluate_cases", "totals", "_observed", "_portable")
 
 
-def _observed(trace: Trace, case: Case, i: int) -> bool | None:
-    if len(case.anchors) <= i or case.anchors[i] is None:
-        return None
-    return case.anchors[i] in trace.coverage.anchors_observed
+def __getattr__(name: str) -> Any:
+    """``from chainret.ask import evaluate_cases`` (and the rest of the harness) keeps working."""
+    if name in _MOVED:
+        from chainret import evaluate
 
-
-def check_case(case: Case, trace: Trace) -> list[str]:
-    """Differences between a case's expectation and the (offline, unprojected) trace."""
-    exp = case.expect
-    got = trace.outcome
-    probs: list[str] = []
-    if isinstance(exp, ExpectAccepted):
-        if got != "accepted_path":
-            probs.append(f"expected an accepted path, got {got} ({trace.reason.code if trace.reason else ''})")
-        else:
-            if trace.accepted_path != exp.relations:
-                probs.append(f"relations {trace.accepted_path} != expected {exp.relations}")
-            if (trace.path_ids or [])[1:] != exp.bridges:
-                probs.append(f"bridges {(trace.path_ids or [])[1:]} != expected {exp.bridges}")
-            if exp.packet_chars is not None and (trace.packet is None or trace.packet.cost != exp.packet_chars):
-                probs.append(f"packet {trace.packet.cost if trace.packet else None} chars != expected {exp.packet_chars}")
-    elif isinstance(exp, ExpectNoPath):
-        if got != "partial_evidence":
-            probs.append(f"expected no complete path, got {got}")
-        else:
-            if failed_hop(trace) != exp.failed_hop:
-                probs.append(f"failed at hop {failed_hop(trace)}, expected hop {exp.failed_hop}")
-            if trace.reason is None or trace.reason.code != exp.reason:
-                probs.append(f"reason {trace.reason.code if trace.reason else None} != expected {exp.reason}")
-        for i, want in enumerate(exp.observed):
-            if _observed(trace, case, i) is not None and _observed(trace, case, i) != want:
-                probs.append(f"anchor {i + 1} ({case.anchors[i]}) observed={not want}, expected {want}")
-    elif isinstance(exp, ExpectNoPattern):
-        if got != "no_pattern":
-            probs.append(f"expected no pattern, got {got}")
-    elif isinstance(exp, ExpectRefused):
-        if got != "refused" or trace.reason is None or trace.reason.code != exp.reason:
-            probs.append(f"expected refusal {exp.reason}, got {got} ({trace.reason.code if trace.reason else ''})")
-    return probs
-
-
-def run_case(
-    catalog: Catalog,
-    case: Case,
-    *,
-    world: str = "",
-    backtrack: bool = True,
-    baselines: bool = False,
-    cases_file: str | None = None,
-) -> CaseResult:
-    """Run one fixture case (overlay applied) offline and check its expectation."""
-    cat = apply_overlay(catalog, case.overlay, label=f"case {case.id} overlay")
-    required = [a for a in case.anchors if a is not None]
-    trace = ask(
-        case.request,
-        cat,
-        view=case.view,
-        principal=case.principal,
-        budget=case.budget,
-        backtrack=backtrack,
-        required_anchors=required,
-        project=False,
-    )
-    meta = {k: v for k, v in trace.meta.items() if k != "ask_ms"} | {"case": case.id}
-    if cases_file is not None:
-        meta["cases_file"] = cases_file
-    trace = trace.model_copy(update={"meta": meta})
-    probs = check_case(case, trace)
-    res = CaseResult(
-        world=world or cat.world,
-        case=case,
-        trace=trace,
-        ok=not probs,
-        problems=probs,
-        first_anchor_observed=_observed(trace, case, 0),
-        second_anchor_observed=_observed(trace, case, 1),
-        complete_bundle=trace.coverage.complete_bundle,
-        accepted=trace.outcome == "accepted_path",
-    )
-    if baselines:
-        from chainret.baselines import run_text_routes
-
-        cv = open_view(cat, case.view, case.principal)
-        res.baselines = run_text_routes(case, cv, case.budget or Budget())
-    return res
-
-
-def find_worlds(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
-    """World directories (holding a cases file) under the given paths, sorted."""
-    out: list[Path] = []
-    for p in map(Path, paths):
-        if not p.exists():
-            raise UsageError(f"{p} does not exist")
-        if p.is_file():
-            out.append(p)
-            continue
-        found = sorted({c.parent for s in (".yaml", ".yml", ".json") for c in p.rglob(f"cases{s}")})
-        out.extend(found)
-    if not out:
-        raise UsageError(f"no cases files (cases.yaml) under {', '.join(map(str, paths))}")
-    return out
-
-
-def evaluate_cases(
-    paths: Sequence[str | os.PathLike[str]], *, backtrack: bool = True, baselines: bool = False
-) -> list[CaseResult]:
-    """Run every case of every world under ``paths``; never raises on a failed expectation."""
-    results: list[CaseResult] = []
-    for wpath in find_worlds(paths):
-        w = load_world(wpath)
-        for case in w.cases:
-            results.append(
-                run_case(
-                    w.catalog,
-                    case,
-                    world=w.catalog.world,
-                    backtrack=backtrack,
-                    baselines=baselines,
-                    cases_file=_portable(w.cases_path),
-                )
-            )
-    return results
-
-
-def _portable(path: Path | None) -> str | None:
-    """A path as recorded in traces: relative to the working directory when inside it (golden files)."""
-    if path is None:
-        return None
-    try:
-        return Path(os.path.relpath(path.resolve(), Path.cwd())).as_posix() if path.resolve().is_relative_to(Path.cwd()) else str(path.resolve())
-    except ValueError:
-        return str(path)
-
-
-def totals(results: Sequence[CaseResult]) -> dict[str, Any]:
-    """Headline counts: positive accepted, unsupported complete paths among challenges, pattern coverage."""
-    pos = [r for r in results if r.case.group == "positive"]
-    chal = [r for r in results if r.case.group == "challenge"]
-    out: dict[str, Any] = {
-        "cases": len(results),
-        "expectations_met": sum(r.ok for r in results),
-        "positive_accepted": [sum(r.accepted for r in pos), len(pos)],
-        "unsupported_complete_paths": [sum(r.accepted for r in chal), len(chal)],
-        "complete_bundles": [sum(r.complete_bundle for r in results), len(results)],
-    }
-    routes = sorted({k for r in results for k in r.baselines})
-    for route in routes:
-        rows = [r.baselines[route] for r in results if route in r.baselines]
-        out[f"{route}:complete_bundles"] = [sum(bool(x["complete_bundle"]) for x in rows), len(rows)]
-        out[f"{route}:positive_complete"] = [
-            sum(bool(r.baselines[route]["complete_bundle"]) for r in pos if route in r.baselines),
-            len(pos),
-        ]
-    return out
+        return getattr(evaluate, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from chainret.search import LexicalIndex, SearchHit
 from chainret.trace import Anchor, Budget, Hit, Hop, Refusal
@@ -85,17 +86,20 @@ class HopWorld:
 
     Built either from a full list of ``Rel`` values (tests, small worlds) or from two lookups,
     ``in_unit(ref)`` and ``of_subject(subject, predicate)``, so a large catalog computes flags only
-    for the relations a request actually touches.
+    for the relations a request actually touches. ``index`` is a ``LexicalIndex`` or any object with
+    its ``search(query, k)`` (a compiled store's index); ``readable(ref)`` says whether a unit is in it
+    (default: ``ref in index.refs``; a store whose ``in_unit`` already filters passes its own).
     """
 
     def __init__(
         self,
-        index: LexicalIndex,
+        index: LexicalIndex | Any,
         relations: Sequence[Rel] = (),
         functional: frozenset[str] = frozenset(),
         *,
         in_unit: Callable[[str], Sequence[Rel]] | None = None,
         of_subject: Callable[[str, str], Sequence[Rel]] | None = None,
+        readable: Callable[[str], bool] | None = None,
     ) -> None:
         self.index = index
         self.relations = relations
@@ -108,11 +112,14 @@ class HopWorld:
             by_subject.setdefault((r.subject, r.predicate), []).append(r)
         self._in_unit = in_unit or (lambda ref: by_unit.get(ref, ()))
         self._of_subject = of_subject or (lambda s, p: by_subject.get((s, p), ()))
-        self._readable = set(index.refs)
+        self._readable = readable
 
     def in_unit(self, ref: str) -> Sequence[Rel]:
         """Relations supported inside a readable unit (none for a unit the principal may not read)."""
-        return self._in_unit(ref) if ref in self._readable else ()
+        if self._readable is None:
+            refs = set(self.index.refs)
+            self._readable = refs.__contains__
+        return self._in_unit(ref) if self._readable(ref) else ()
 
     def of_subject(self, subject: str, predicate: str) -> Sequence[Rel]:
         """Every relation record of this subject and predicate, any status (catalog-level checks)."""

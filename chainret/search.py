@@ -52,6 +52,11 @@ def tokenize(text: str, *, stopwords: bool = True) -> list[str]:
     return tokens
 
 
+def query_tokens(query: str | Sequence[str]) -> list[str]:
+    """A query as the index scores it: text is tokenized like the units; a token list is used as given (lower-cased)."""
+    return tokenize(query) if isinstance(query, str) else [t.lower() for t in query]
+
+
 @dataclass(frozen=True)
 class SearchHit:
     """One returned row: the unit ref, its 1-based rank and its BM25Plus score."""
@@ -122,7 +127,7 @@ class LexicalIndex:
         """
         if k <= 0 or not self.refs:
             return []
-        q = tokenize(query) if isinstance(query, str) else [t.lower() for t in query]
+        q = query_tokens(query)
         cand = sorted({i for t in q for i in self._postings.get(t, ())})
         if not cand:
             return []
@@ -136,5 +141,5 @@ class LexicalIndex:
             from rank_bm25 import BM25Plus
 
             self._reference = BM25Plus(self._docs or [[]], k1=self.k1, b=self.b, delta=self.delta)
-        q = tokenize(query) if isinstance(query, str) else [t.lower() for t in query]
+        q = query_tokens(query)
         return [float(s) for s in self._reference.get_scores(q)]

@@ -247,3 +247,11 @@ def test_generated_trace_names_never_collide(tmp_path):
     assert read_trace(paths[0]).outcome == "accepted_path"
     with pytest.raises(FileExistsError):
         atomic_write_text(paths[0], "x", exclusive=True)
+
+
+def test_graph_mermaid_escapes_catalog_names(tmp_path):
+    world = hostile_world(tmp_path)
+    r = run("graph", "--catalog", str(world), "--view", "final")
+    assert r.exit_code == 0
+    desk = next(line for line in r.output.splitlines() if "contact:final:desk" in line and "[" in line)
+    assert desk.count('"') == 2 and UNSAFE.search(desk) is None and "[bold" not in desk and "#91;" in desk

@@ -60,6 +60,8 @@ def clear_cache() -> None:
 
 def readable_docs(cat: Catalog, reader: str) -> frozenset[str]:
     """Refs (``source/document@version``) of every document version ``reader`` may read, any view."""
+    if not isinstance(cat, Catalog):  # a compiled store (chainret.store) answers from its tables
+        return cat.readable_docs(reader)  # type: ignore[no-any-return]
     return _memo(cat, "docs", reader, lambda: frozenset(d.ref for d in cat.documents if d.readable_by(reader)))
 
 
@@ -89,6 +91,9 @@ def reader_catalog(cat: Catalog, reader: str) -> Catalog:
     Built with ``model_construct``: the records are the original (already validated) objects.
     """
 
+    if not isinstance(cat, Catalog):  # a compiled store: a view of it that filters on the reader
+        return cat.reader_store(reader)  # type: ignore[no-any-return]
+
     def build() -> Catalog:
         docs = readable_docs(cat, reader)
         if len(docs) == len(cat.documents) and len(known_entities(cat, reader)) == len(cat.entities):
@@ -114,4 +119,6 @@ def reader_catalog(cat: Catalog, reader: str) -> Catalog:
 
 def reader_digest(cat: Catalog, reader: str) -> str:
     """The catalog identity shown to ``reader``: the digest of ``reader_catalog(cat, reader)``."""
+    if not isinstance(cat, Catalog):  # a compiled store recorded it at compile time
+        return cat.reader_digest(reader)  # type: ignore[no-any-return]
     return reader_catalog(cat, reader).digest()

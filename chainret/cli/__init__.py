@@ -56,6 +56,10 @@ ask_cmds.register(app)
 app.add_typer(bench_cmds.bench_app, name="bench")
 app.add_typer(nli_cmds.nli_app, name="nli")
 
+from chainret.cli import store_cmds  # noqa: E402
+
+store_cmds.register(app)  # `chainret catalog compile` (onto the catalog group)
+
 # Further bench commands register themselves on bench_app.
 from chainret.cli import bench_pack_cmds, bench_verify_cmds  # noqa: E402,F401
 from chainret.cli import serve_cmds  # noqa: E402

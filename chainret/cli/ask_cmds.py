@@ -76,7 +76,7 @@ def _yn(v: bool | None) -> str:
 # -- commands ---------------------------------------------------------------------------------------
 def ask_cmd(
     request: str = typer.Argument(..., help='The request, e.g. "Which contact serves PR-84?"'),
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file or world dir (default: $CHAINRET_CATALOG or catalogs/default.yaml)."),
+    catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog file or world dir, compiled .db file or postgresql:// URL (default: $CHAINRET_CATALOG or catalogs/default.yaml)."),
     view: Optional[str] = typer.Option(None, "--view", help="View name (default: the catalog's current view)."),
     viewer: Optional[str] = typer.Option(None, "--as", help="Who will see the result (default: --principal). --as auditor audits a public request."),
     principal: str = typer.Option("public", "--principal", help="Whose access the request runs under."),
@@ -104,13 +104,16 @@ def ask_cmd(
     )
     if trace_out is not None and not no_trace:
         check_output_path(trace_out, create_parent=False)  # fail before the work, with a clear message
-    trace = ask(request, catalog, view=view, principal=principal, budget=budget, viewer=viewer,
-                backtrack=not no_backtrack, text_route=text_route)
+    from chainret.ask import catalog_location
+
+    opened = _catalog_for(catalog)  # opened once: the answer's names and suggestions read the same object
+    trace = ask(request, opened, view=view, principal=principal, budget=budget, viewer=viewer,
+                backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog))
     # The answer first; then the trace file (a failed write cannot lose the answer).
     if as_json:
         typer.echo(json_out(trace.to_json()))
     else:
-        render_trace(trace, None, names=_answer_names(trace, catalog), suggestions=_suggestions(trace, catalog))
+        render_trace(trace, None, names=_answer_names(trace, opened), suggestions=_suggestions(trace, opened))
     if not no_trace:
         path = write_trace(trace, trace_out) if trace_out is not None else write_new_trace(trace, default_trace_dir())
         if not as_json:
@@ -119,32 +122,34 @@ def ask_cmd(
         raise typer.Exit(EXIT_NO)
 
 
-def _catalog_for(catalog: Optional[Path]) -> Any:
+def _catalog_for(catalog: Optional[str]) -> Any:
     from chainret.ask import resolve_catalog
 
     return resolve_catalog(catalog)
 
 
-def _answer_names(trace: Trace, catalog: Optional[Path]) -> dict[str, str]:
-    """Display names of the accepted path's entities (the viewer may see every one of them)."""
+def _answer_names(trace: Trace, opened: Any) -> dict[str, str]:
+    """Display names of the accepted path's entities, looked up as the viewer sees the catalog."""
     if trace.outcome != "accepted_path" or not trace.path_ids:
         return {}
-    cat = _catalog_for(catalog)
-    return {i: e.name for i in trace.path_ids if (e := cat.entities_by_id.get(i)) is not None}
+    from chainret.ask import cached_view
+
+    cv = cached_view(opened, trace.meta.get("view"), str(trace.meta.get("viewer") or trace.meta.get("principal", "public")))
+    return {i: e.name for i in trace.path_ids if (e := cv.entity(i)) is not None}
 
 
-def _suggestions(trace: Trace, catalog: Optional[Path]) -> list[tuple[str, str]]:
+def _suggestions(trace: Trace, opened: Any) -> list[tuple[str, str]]:
     """The catalog's phrasings closest to a request that matched none."""
     if trace.outcome != "no_pattern":
         return []
     from chainret.ask import pattern_specs
     from chainret.patterns import suggest_phrasings
 
-    return suggest_phrasings(trace.request, pattern_specs(_catalog_for(catalog)))
+    return suggest_phrasings(trace.request, pattern_specs(opened))
 
 
 def patterns_cmd(
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file or world dir (default catalog if omitted)."),
+    catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog file or world dir, .db file or postgresql:// URL (default catalog if omitted)."),
     as_json: bool = typer.Option(False, "--json", help="Print the patterns as JSON."),
 ) -> None:
     """List the request phrasings a catalog accepts, per relation pattern ({slot} takes an ID, name or alias)."""
@@ -243,7 +248,7 @@ def _print_totals(prefix: str, tot: dict[str, Any], used: dict[str, str] | None 
 
 
 def graph_cmd(
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog file or world dir (default catalog if omitted)."),
+    catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog file or world dir, .db file or postgresql:// URL (default catalog if omitted)."),
     view: Optional[str] = typer.Option(None, "--view", help="View name (default: current)."),
     principal: str = typer.Option("public", "--as", help="Principal whose eligibility colours the edges."),
     fmt: str = typer.Option("mermaid", "--format", help="mermaid or graphml."),
@@ -284,7 +289,7 @@ def trace_show(
 @trace_app.command("verify")
 def trace_verify(
     file: Path = typer.Argument(..., help="A trace JSON file."),
-    catalog: Optional[Path] = typer.Option(None, "--catalog", help="Catalog to replay against (default: the one the trace names)."),
+    catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog (file, world dir, .db file or postgresql:// URL) to replay against (default: the one the trace names)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Check a trace: cited evidence, a field-by-field replay, the catalog identity; exit 1 on a mismatch, 2 on bad input."""

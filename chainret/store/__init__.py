@@ -1,0 +1,80 @@
+"""Catalog stores: in memory (YAML worlds), an embedded SQLite file, PostgreSQL.
+
+``open_store(spec)`` takes what ``--catalog`` takes: a YAML file or world directory (loaded into
+memory), a ``.db`` file compiled by ``chainret catalog compile``, or a ``postgresql://`` URL.
+``compile_store(catalog, out)`` writes a catalog to a ``.db`` file or a PostgreSQL URL;
+``update_store(catalog, out)`` appends a newer version's records to one. See ``chainret.store.base``
+for the interface and docs/scaling.md for the layout.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from chainret.store.base import SCHEMA_VERSION, Store, StoreError, StoreView, is_store
+
+__all__ = [
+    "SCHEMA_VERSION", "Store", "StoreError", "StoreView", "compile_store", "is_store", "is_store_spec",
+    "open_store", "store_location", "update_store",
+]
+
+SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
+
+
+def is_url(spec: Any) -> bool:
+    return isinstance(spec, str) and spec.startswith(("postgresql://", "postgres://"))
+
+
+def is_store_spec(spec: Any) -> bool:
+    """True when ``spec`` names a compiled store (a ``.db`` file or a PostgreSQL URL), not a YAML world."""
+    if is_url(spec):
+        return True
+    return isinstance(spec, (str, os.PathLike)) and Path(spec).suffix.lower() in SQLITE_SUFFIXES
+
+
+def open_store(spec: str | os.PathLike[str]) -> Any:
+    """A compiled store for a ``.db`` path or ``postgresql://`` URL (``SQLiteStore`` / ``PostgresStore``)."""
+    if is_url(spec):
+        from chainret.store.postgres import PostgresStore
+
+        return PostgresStore(str(spec))
+    if is_store_spec(spec):
+        from chainret.store.sqlite import SQLiteStore
+
+        return SQLiteStore(spec)
+    from chainret.catalog.load import load_world
+    from chainret.store.memory import MemoryStore
+
+    return MemoryStore(load_world(Path(spec)).catalog, str(Path(spec).resolve()))
+
+
+def store_location(spec: str | os.PathLike[str]) -> str:
+    """How a trace records where its catalog lives: an absolute path, or the URL without its password."""
+    if is_url(spec):
+        from chainret.store.postgres import redact
+
+        return redact(str(spec))
+    return str(Path(spec).resolve())
+
+
+def compile_store(catalog: Any, out: str | os.PathLike[str], *, update: bool = False, replace: bool = False) -> dict[str, int]:
+    """Write ``catalog`` (a Catalog) to ``out`` (``.db`` path or PostgreSQL URL); ``update`` appends to an existing store."""
+    if is_url(out):
+        from chainret.store.postgres import compile_postgres, update_postgres
+
+        return update_postgres(catalog, str(out)) if update else compile_postgres(catalog, str(out), replace=replace)
+    if not is_store_spec(out):
+        raise StoreError(f"--out must be a .db file or a postgresql:// URL, found {str(out)!r}")
+    from chainret.store.sqlite import compile_sqlite, update_sqlite
+
+    if update:
+        return update_sqlite(catalog, out)
+    if Path(out).exists() and not replace:
+        raise StoreError(f"{out} exists; pass --replace to overwrite it or --update to append a new catalog version")
+    return compile_sqlite(catalog, out)
+
+
+def update_store(catalog: Any, out: str | os.PathLike[str]) -> dict[str, int]:
+    return compile_store(catalog, out, update=True)

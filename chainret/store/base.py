@@ -1,0 +1,99 @@
+"""The store interface under the engine: what ``ask`` and its helpers read from a catalog.
+
+The hop engine and its callers (interpretation, coverage, projection, replay, text routes) read a
+catalog through one (view, principal) at a time. A store answers exactly these questions:
+
+* **catalog facts**: ``world``, ``digest()`` (the catalog digest a trace records), the patterns and
+  predicates, the views and which one is current;
+* **view facts** (``view(name, principal)`` -> a ``StoreView``): which document versions and units
+  the principal may read in the view, the status of a relation in the view (``relation_status``,
+  the codes of ``chainret.catalog.views``), entity resolution by canonical ID / name / alias
+  (``resolve``), one entity, one unit, a relation's supporting unit;
+* **hop facts** (``hop_world(view)`` -> ``HopWorld``): BM25Plus search over exactly the units the
+  principal may read in the view (scores, ranks and tie order equal to ``LexicalIndex`` over the
+  same units), the relations supported in a returned unit and the relations of a (subject,
+  predicate), each with its view flags (``chainret.ask.relation_flags``).
+
+Three implementations: the in-memory catalog (``chainret.catalog.models.Catalog`` itself, through
+``chainret.ask``'s caches; ``MemoryStore`` wraps it with this interface), an embedded SQLite file
+(``SQLiteStore``) and PostgreSQL (``PostgresStore``). The two SQL stores share one schema and one
+query layer (``chainret.store.sql``); each hop is one bounded, indexed query.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from chainret.errors import EXIT_ENVIRONMENT, ChainretError
+
+#: Bumped whenever the tables change; a store written by another schema is refused with a message.
+SCHEMA_VERSION = 2
+STORE_FORMAT = "chainret-store"
+
+
+class StoreError(ChainretError):
+    """A store cannot be opened or written: not a chainret store, an older schema, not append-only (exit 2)."""
+
+
+class StoreUnavailable(StoreError):
+    """The database server does not answer (exit 3: an environment problem, not the input)."""
+
+    exit_code = EXIT_ENVIRONMENT
+
+
+@runtime_checkable
+class StoreView(Protocol):
+    """One catalog seen through one view by one principal (what ``CatalogView`` offers the engine)."""
+
+    principal: str
+
+    @property
+    def view_name(self) -> str: ...
+
+    @property
+    def catalog(self) -> Any: ...
+
+    def resolve(self, text: str, type: str | None = None) -> list[Any]: ...  # noqa: A002
+
+    def entity(self, entity_id: str) -> Any | None: ...
+
+    def unit(self, ref: str) -> Any | None: ...
+
+    def documents(self) -> list[Any]: ...
+
+    def relation_status(self, relation: Any) -> Any: ...
+
+    def supporting_unit(self, relation: Any) -> Any | None: ...
+
+    def relations_in_unit(self, unit_ref: str) -> list[Any]: ...
+
+
+@runtime_checkable
+class Store(Protocol):
+    """A compiled or in-memory catalog that ``chainret.ask.ask`` can run on."""
+
+    world: str
+
+    def digest(self) -> str: ...
+
+    def view(self, name: str | None, principal: str) -> StoreView: ...
+
+    def hop_world(self, view: StoreView) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+def is_store(obj: Any) -> bool:
+    """True for a store object (``MemoryStore``, ``SQLiteStore``, ``PostgresStore``), not a bare Catalog."""
+    return getattr(obj, "is_chainret_store", False) is True
+
+
+def view_codes(reasons: Sequence[str]) -> tuple[bool, bool]:
+    """(current, eligible) from a relation's status reasons, as ``relation_flags`` derives them."""
+    from chainret.store.memory import VIEW_CODES_NOT_CURRENT, VIEW_CODES_NOT_ELIGIBLE
+
+    return (
+        not any(r in VIEW_CODES_NOT_CURRENT for r in reasons),
+        not any(r in VIEW_CODES_NOT_ELIGIBLE for r in reasons),
+    )

@@ -1,0 +1,168 @@
+"""Fill a SQL store from a catalog (``compile_into``) or append a catalog's new records (``update_into``).
+
+Both write through a ``Writer`` (SQLite: ``executemany`` inside one transaction; PostgreSQL: ``COPY``
+inside one transaction), so a failed compile or update leaves nothing half-written.
+
+An update is append-only: the new catalog must hold every stored record unchanged and in the same
+place (new entities, predicates, patterns, documents, relations and views come after them; only
+the views' ``current`` flag may move). Then only the new rows are written, plus the small tables
+that summarise all of them (``corpus``, ``meta``, the views' current flags). Anything else is
+refused with a message saying to recompile.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from typing import Any, Protocol
+
+from chainret.catalog.models import Catalog
+from chainret.store.base import StoreError
+from chainret.store.schema import TABLES, Compiled, corpus_rows
+
+BATCH = 20_000
+
+
+class Writer(Protocol):
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+
+    def insert(self, table: str, rows: Iterable[Sequence[Any]]) -> None: ...
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+
+def _batched(w: Writer, table: str, rows: Iterable[Sequence[Any]]) -> None:
+    batch: list[Sequence[Any]] = []
+    for r in rows:
+        batch.append(r)
+        if len(batch) >= BATCH:
+            w.insert(table, batch)
+            batch = []
+    if batch:
+        w.insert(table, batch)
+
+
+class _Buffers:
+    """Rows of related tables, written together in batches (parents before children)."""
+
+    def __init__(self, w: Writer, *tables: str) -> None:
+        self.w = w
+        self.rows: dict[str, list[Sequence[Any]]] = {t: [] for t in tables}
+
+    def flush(self, *, full_only: bool = False) -> None:
+        if full_only and all(len(r) < BATCH for r in self.rows.values()):
+            return
+        for table, rows in self.rows.items():
+            if rows:
+                self.w.insert(table, rows)
+                rows.clear()
+
+
+def _fill(w: Writer, comp: Compiled, doc_ords: dict[str, int]) -> dict[int, tuple[int, int]]:
+    """Insert every record ``comp`` yields (all of a new catalog, or the new ones of an update)."""
+    for table in ("entities", "names", "predicates", "patterns", "documents", "readers", "document_meta", "views"):
+        _batched(w, table, getattr(comp, table)())
+    _batched(w, "view_docs", comp.view_docs(doc_ords))
+    buf = _Buffers(w, "units", "postings")
+    stats: dict[int, tuple[int, int]] = {}
+    for _ in comp.units_and_postings(buf.rows["units"], buf.rows["postings"], stats):
+        buf.flush(full_only=True)
+    buf.flush()
+    buf = _Buffers(w, "relations", "relation_quotes")
+    for rel, quote in comp.relations(doc_ords):
+        buf.rows["relations"].append(rel)
+        buf.rows["relation_quotes"].append(quote)
+        buf.flush(full_only=True)
+    buf.flush()
+    return stats
+
+
+def _corpus(w: Writer) -> None:
+    """Recompute the per view / principal class unit counts from the stored units (a small table)."""
+    view_docs: dict[str, list[int]] = {}
+    for v, d in w.rows("SELECT view_name, doc_ord FROM view_docs ORDER BY view_name, doc_ord"):
+        view_docs.setdefault(v, []).append(int(d))
+    readers: dict[int, set[str]] = {}
+    for d, p in w.rows("SELECT doc_ord, principal FROM readers"):
+        readers.setdefault(int(d), set()).add(p)
+    stats = {int(d): (int(n), int(t)) for d, n, t in w.rows("SELECT doc_ord, count(*), sum(ntok) FROM units GROUP BY doc_ord")}
+    for docs in view_docs.values():
+        for d in docs:
+            stats.setdefault(d, (0, 0))
+    w.execute("DELETE FROM corpus")
+    _batched(w, "corpus", corpus_rows(view_docs, readers, stats))
+
+
+def compile_into(w: Writer, catalog: Catalog) -> dict[str, int]:
+    """Write a whole catalog into empty tables; returns row counts of the main tables."""
+    comp = Compiled(catalog)
+    w.insert("meta", list(comp.meta().items()))
+    _fill(w, comp, comp.doc_ords())
+    _corpus(w)
+    return counts(w)
+
+
+def counts(w: Writer) -> dict[str, int]:
+    return {t: int(w.rows(f"SELECT count(*) FROM {t}")[0][0]) for t in ("entities", "documents", "units", "relations", "views", "postings")}
+
+
+def _stored(w: Writer, table: str, key: str) -> list[str]:
+    return [r[0] for r in w.rows(f"SELECT {key} FROM {table} ORDER BY ord")]
+
+
+def _prefix(kind: str, stored: list[str], new: list[str]) -> None:
+    if new[: len(stored)] != stored:
+        gone = sorted(set(stored) - set(new))
+        what = f"{kind} {gone[0]!r} is missing from the new catalog" if gone else f"the order of {kind}s changed"
+        raise StoreError(f"not an append-only update: {what}; recompile the store with `chainret catalog compile`")
+
+
+def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
+    """Append ``catalog``'s new records to a store compiled from an earlier version of it.
+
+    Returns how many rows of each kind were added. Raises ``StoreError`` (nothing written) when the
+    new catalog changes or reorders a stored record.
+    """
+    meta = dict(w.rows("SELECT key, value FROM meta"))
+    if meta.get("world") != catalog.world:
+        raise StoreError(f"the store holds world {meta.get('world')!r}, the catalog is world {catalog.world!r}")
+    keys = {
+        "entities": ("id", [e.id for e in catalog.entities]),
+        "predicates": ("name", [p.name for p in catalog.predicates]),
+        "patterns": ("name", [p.name for p in catalog.patterns]),
+        "documents": ("ref", [d.ref for d in catalog.documents]),
+        "views": ("name", [v.name for v in catalog.views]),
+        "relations": ("id", [r.id for r in catalog.relations]),
+    }
+    stored: dict[str, list[str]] = {}
+    for table, (col, new) in keys.items():
+        stored[table] = _stored(w, table, col)
+        _prefix(table.rstrip("s"), stored[table], new)
+    # Stored documents and views must be unchanged (text digest, visibility, readers; view contents).
+    for i, (dig, vis, prin) in enumerate(w.rows("SELECT digest, visibility, principals FROM documents ORDER BY ord")):
+        d = catalog.documents[i]
+        if (d.digest, d.visibility, sorted(d.principals)) != (dig, vis, sorted(json.loads(prin))):
+            raise StoreError(f"not an append-only update: document {d.ref!r} changed; recompile the store")
+    for i, (docs,) in enumerate(w.rows("SELECT documents FROM views ORDER BY ord")):
+        v = catalog.views[i]
+        if v.documents != json.loads(docs):
+            raise StoreError(f"not an append-only update: view {v.name!r} changed; recompile the store")
+    new_ids = set(keys["entities"][1][len(stored["entities"]) :])
+    if new_ids:
+        hit = [r for r in w.rows("SELECT id, subject, object FROM relations") if r[1] in new_ids or r[2] in new_ids]
+        if hit:
+            raise StoreError(f"not an append-only update: stored relation {hit[0][0]!r} names a new entity; recompile the store")
+    start = {t: len(stored[t]) for t in keys}
+    start["units"] = int(w.rows("SELECT count(*) FROM units")[0][0])
+    skip = {t: set(stored[t]) for t in keys}
+    comp = Compiled(catalog, start=start, skip=skip)
+    _fill(w, comp, comp.doc_ords())
+    for v in catalog.views[: len(stored["views"])]:
+        w.execute("UPDATE views SET current = ? WHERE name = ?", (int(v.current), v.name))
+    w.execute("DELETE FROM meta")
+    w.insert("meta", list(comp.meta().items()))
+    _corpus(w)
+    return {t: len(keys[t][1]) - len(stored[t]) for t in keys}
+
+
+__all__ = ["TABLES", "compile_into", "update_into"]

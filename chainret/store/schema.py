@@ -1,0 +1,247 @@
+"""The SQL store's tables and the rows a catalog compiles to (shared by SQLite and PostgreSQL).
+
+Plain tables and ordinary B-tree indexes; no graph extension, no recursive query. Ordinals (``ord``)
+keep the catalog's list order, which the engine's tie-breaking depends on (units are ranked by
+catalog document order on equal scores, relations are ordered by id in Python, never by a
+database collation).
+
+Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view and principal):
+
+* ``meta`` (key, value): store format, schema version, world, catalog digest, current view;
+* ``entities``, ``names`` (normalised ID / name / alias -> entity), ``predicates``, ``patterns``:
+  catalog-wide, as in the catalog file;
+* ``documents``\\*: document versions with their text (readable when the document is in the view and
+  the principal may read it);
+* ``readers``: who may read each document version (``*`` = anyone; none for a removed version);
+  ``document_meta``: each version's ref and visibility without its text (which versions a reader
+  may read, for projection and replay);
+* ``views``, ``view_docs`` (view name -> document ordinals, with the document id for the
+  ``superseded`` check and its visibility);
+* ``units``\\*: every unit (paragraph) with its text and token count; ``postings``\\*: term -> unit with
+  the term frequency (what BM25Plus needs, per unit); ``corpus``: per view and principal class
+  (a principal named by some restricted document, or ``*`` for everyone else), the number of
+  readable units and their total token count, so a hop needs no scan of the view;
+* ``relations``\\* (visible when the supporting document is in the view, any visibility: the audit
+  of withheld relations needs them) and ``relation_quotes``\\* (the clause text, readable like units).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from chainret.catalog.models import Catalog, normalize_name, unit_spans
+from chainret.search import tokenize
+
+TABLES: dict[str, list[str]] = {
+    "meta": ["key", "value"],
+    "entities": ["ord", "id", "type", "name", "aliases", "description"],
+    "names": ["key", "type", "entity_ord"],
+    "predicates": ["ord", "name", "domain", "range_", "cardinality", "description"],
+    "patterns": ["ord", "name", "body"],
+    "documents": ["ord", "ref", "source", "document", "version", "representation", "title", "digest",
+                  "visibility", "principals", "text"],
+    "readers": ["doc_ord", "principal"],
+    "document_meta": ["ord", "ref", "visibility"],
+    "views": ["ord", "name", "order_", "current", "documents", "description"],
+    "view_docs": ["view_name", "doc_ord", "doc_id", "visibility"],
+    "units": ["ord", "ref", "doc_ord", "doc_ref", "idx", "start_", "end_", "ntok", "text"],
+    "postings": ["term", "unit_ord", "doc_ord", "tf"],
+    "corpus": ["view_name", "principal", "size", "total_len"],
+    "relations": ["ord", "id", "subject", "predicate", "object", "source", "document", "version",
+                  "representation", "digest", "span_start", "span_end", "note", "doc_ord", "unit_ref", "defects", "kind"],
+    "relation_quotes": ["rel_ord", "doc_ord", "quote"],
+}
+
+INT_COLUMNS = {"ord", "entity_ord", "doc_ord", "order_", "current", "idx", "start_", "end_", "ntok",
+               "unit_ord", "tf", "size", "total_len", "span_start", "span_end", "rel_ord"}
+
+PRIMARY = {
+    "meta": "key", "entities": "ord", "names": "key, entity_ord", "predicates": "ord", "patterns": "ord", "documents": "ord",
+    "readers": "doc_ord, principal", "document_meta": "ord", "views": "ord", "view_docs": "view_name, doc_ord", "units": "ord",
+    "postings": "term, unit_ord", "corpus": "view_name, principal", "relations": "ord", "relation_quotes": "rel_ord",
+}
+
+INDEXES = [
+    ("entities_id", "entities", "id"),
+    ("names_key", "names", "key, type"),
+    ("documents_ref", "documents", "ref"),
+    ("views_name", "views", "name"),
+    ("view_docs_doc_id", "view_docs", "view_name, doc_id"),
+    ("units_ref", "units", "ref"),
+    ("units_doc", "units", "doc_ord"),
+    ("postings_doc", "postings", "doc_ord"),
+    ("relations_id", "relations", "id"),
+    ("relations_sp", "relations", "subject, predicate"),
+    ("relations_object", "relations", "object"),
+    ("document_meta_ref", "document_meta", "ref"),
+    ("relations_unit", "relations", "unit_ref"),
+    ("relations_doc", "relations", "doc_ord"),
+    ("relation_quotes_doc", "relation_quotes", "doc_ord"),
+]
+UNIQUE = {"entities_id", "documents_ref", "views_name", "units_ref", "relations_id"}
+
+
+def create_statements(*, postgres: bool = False) -> list[str]:
+    """``CREATE TABLE`` statements (indexes come after the bulk load: see ``index_statements``)."""
+    out = []
+    for table, cols in TABLES.items():
+        defs = []
+        for c in cols:
+            typ = ("BIGINT" if postgres else "INTEGER") if c in INT_COLUMNS else "TEXT"
+            defs.append(f"{c} {typ}")
+        tail = " WITHOUT ROWID" if not postgres and table in ("postings", "readers", "view_docs", "names") else ""
+        out.append(f"CREATE TABLE {table} ({', '.join(defs)}, PRIMARY KEY ({PRIMARY[table]})){tail}")
+    return out
+
+
+def index_statements() -> list[str]:
+    return [
+        f"CREATE {'UNIQUE ' if name in UNIQUE else ''}INDEX IF NOT EXISTS {name} ON {table} ({cols})"
+        for name, table, cols in INDEXES
+    ]
+
+
+# -- catalog -> rows --------------------------------------------------------------------------------
+class Compiled:
+    """The rows of one catalog, produced table by table (generators: a 1M-relation catalog streams)."""
+
+    def __init__(self, catalog: Catalog, *, start: dict[str, int] | None = None, skip: dict[str, set[str]] | None = None):
+        self.cat = catalog
+        self.start = start or {}
+        self.skip = skip or {}
+
+    def meta(self) -> dict[str, str]:
+        from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT
+
+        cat = self.cat
+        cur = cat.current_view
+        return {
+            "store_format": STORE_FORMAT,
+            "schema_version": str(SCHEMA_VERSION),
+            "catalog_format": cat.format,
+            "world": cat.world,
+            "description": cat.description,
+            "digest": cat.digest(),
+            "current_view": cur.name if cur is not None else "",
+            **{f"reader_digest:{p}": d for p, d in self.reader_digests().items()},
+        }
+
+    def reader_digests(self) -> dict[str, str]:
+        """The catalog identity each principal class is shown: the digest of its reader catalog."""
+        from chainret.catalog.readable import reader_catalog
+
+        named = sorted({p for d in self.cat.documents if d.visibility == "restricted" for p in d.principals})
+        nobody = "\x00"  # a principal no document names: reads the public documents only
+        return {"*": reader_catalog(self.cat, nobody).digest(), **{p: reader_catalog(self.cat, p).digest() for p in named}}
+
+    def _new(self, table: str, items: list[Any], key: Any) -> Iterator[tuple[int, Any]]:
+        """(ordinal, item) for items not already stored (``skip``); the ordinal is the catalog position."""
+        skip = self.skip.get(table, set())
+        for i, item in enumerate(items):
+            if key(item) not in skip:
+                yield i, item
+
+    def entities(self) -> Iterator[tuple[Any, ...]]:
+        for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
+            yield (i, e.id, e.type, e.name, json.dumps(e.aliases), e.description)
+
+    def names(self) -> Iterator[tuple[Any, ...]]:
+        norm = normalize_name
+        for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
+            keys = {norm(e.id), norm(e.name), *map(norm, e.aliases)}
+            for key in sorted(keys):
+                yield (key, e.type, i)
+
+    def predicates(self) -> Iterator[tuple[Any, ...]]:
+        for i, p in self._new("predicates", self.cat.predicates, lambda p: p.name):
+            yield (i, p.name, p.domain, p.range, p.cardinality, p.description)
+
+    def patterns(self) -> Iterator[tuple[Any, ...]]:
+        for i, p in self._new("patterns", self.cat.patterns, lambda p: p.name):
+            yield (i, p.name, p.model_dump_json())
+
+    def _docs(self) -> Iterator[tuple[int, Any]]:
+        return self._new("documents", self.cat.documents, lambda d: d.ref)
+
+    def documents(self) -> Iterator[tuple[Any, ...]]:
+        for i, d in self._docs():
+            yield (i, d.ref, d.source, d.document, d.version, d.representation, d.title, d.digest,
+                   d.visibility, json.dumps(d.principals), d.text)
+
+    def readers(self) -> Iterator[tuple[Any, ...]]:
+        for i, d in self._docs():
+            if d.visibility == "public":
+                yield (i, "*")
+            elif d.visibility == "restricted":
+                for p in sorted(set(d.principals)):
+                    yield (i, p)
+
+    def document_meta(self) -> Iterator[tuple[Any, ...]]:
+        for i, d in self._docs():
+            yield (i, d.ref, d.visibility)
+
+    def doc_ords(self) -> dict[str, int]:
+        return {d.ref: i for i, d in enumerate(self.cat.documents)}
+
+    def views(self) -> Iterator[tuple[Any, ...]]:
+        for i, v in self._new("views", self.cat.views, lambda v: v.name):
+            yield (i, v.name, v.order, int(v.current), json.dumps(v.documents), v.description)
+
+    def view_docs(self, all_doc_ords: dict[str, int]) -> Iterator[tuple[Any, ...]]:
+        docs = self.cat.documents_by_ref
+        for _, v in self._new("views", self.cat.views, lambda v: v.name):
+            for ref in dict.fromkeys(v.documents):
+                d = docs.get(ref)
+                if d is not None:
+                    yield (v.name, all_doc_ords[ref], d.doc_id, d.visibility)
+
+    def units_and_postings(self, units: list[tuple[Any, ...]], postings: list[tuple[Any, ...]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[None]:
+        """Fill ``units`` / ``postings`` batches document by document (yields after each document)."""
+        ordinal = self.start.get("units", 0)
+        search_text = self.cat.search_texts  # prose-supported units are indexed with the IDs they name
+        for i, d in self._docs():
+            text, ref = d.text, d.ref
+            n = total = 0
+            for j, (s, e) in enumerate(unit_spans(text), 1):
+                body = text[s:e]
+                toks = tokenize(search_text([(f"{ref}#u{j}", body)])[0][1])
+                units.append((ordinal, f"{ref}#u{j}", i, ref, j, s, e, len(toks), body))
+                for term, tf in Counter(toks).items():
+                    postings.append((term, ordinal, i, tf))
+                ordinal += 1
+                n += 1
+                total += len(toks)
+            doc_stats[i] = (n, total)
+            yield None
+        self.start["units"] = ordinal
+
+    def relations(self, doc_ords: dict[str, int]) -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+        from chainret.catalog.validate import relation_defects
+
+        cat = self.cat
+        for i, r in self._new("relations", cat.relations, lambda r: r.id):
+            sup = r.support
+            unit = cat.supporting_unit(r)
+            doc = doc_ords.get(sup.doc_ref)
+            row = (i, r.id, r.subject, r.predicate, r.object, sup.source, sup.document, sup.version,
+                   sup.representation, sup.digest, sup.span[0], sup.span[1], r.note, doc,
+                   unit.ref if unit is not None else None, ",".join(relation_defects(cat, r)), sup.kind)
+            yield row, (i, doc, sup.quote)
+
+
+def corpus_rows(view_docs: dict[str, list[int]], readers: dict[int, set[str]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[tuple[Any, ...]]:
+    """Per view and principal class: readable units and their total token count (BM25Plus's N, avgdl)."""
+    named = sorted({p for ps in readers.values() for p in ps} - {"*"})
+    for view, docs in view_docs.items():
+        for principal in ["*", *named]:
+            size = total = 0
+            for d in docs:
+                who = readers.get(d, set())
+                if "*" in who or principal in who:
+                    n, t = doc_stats[d]
+                    size += n
+                    total += t
+            yield (view, principal, size, total)

@@ -1,0 +1,141 @@
+"""The embedded store: one SQLite file (stdlib ``sqlite3``), compiled once, opened read-only per process.
+
+SQLite has no roles, so it cannot enforce who reads what: anyone who can read the file can read
+every document in it. The store's queries filter on the request's view and principal themselves
+(the same conditions PostgreSQL's row-level-security policies state); use PostgreSQL where the
+database has to enforce permissions.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from chainret.catalog.models import Catalog
+from chainret.errors import UsageError
+from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT, StoreError
+from chainret.store.compile import compile_into, update_into
+from chainret.store.schema import TABLES, create_statements, index_statements
+from chainret.store.sql import Backend, SQLStore
+
+
+class SQLiteBackend(Backend):
+    def __init__(self, path: Path, *, write: bool = False) -> None:
+        self.path = path
+        self.location = str(path.resolve())
+        uri = f"file:{path.resolve().as_posix()}?mode={'rw' if write else 'ro'}"
+        try:
+            self.conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StoreError(f"cannot open {path}: {exc}") from None
+
+    def rows(self, sql: str, params: Sequence[Any] = (), view: str | None = None, principal: str | None = None) -> list[tuple[Any, ...]]:
+        return self.conn.execute(sql, tuple(params)).fetchall()
+
+    # Writer interface (compile / update)
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.conn.execute(sql, tuple(params))
+
+    def insert(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
+        cols = TABLES[table]
+        self.conn.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def check_schema(rows: Any, where: str) -> None:
+    """Refuse a database that is not a chainret store, or one written by another schema version."""
+    try:
+        meta = dict(rows("SELECT key, value FROM meta WHERE key IN ('store_format', 'schema_version')"))
+    except Exception as exc:  # noqa: BLE001 - any database error here means "not our store"
+        raise StoreError(f"{where} is not a chainret store (no chainret tables: {str(exc).splitlines()[0]})") from None
+    if meta.get("store_format") != STORE_FORMAT:
+        raise StoreError(f"{where} is not a chainret store (no store format record)")
+    found = meta.get("schema_version")
+    if found != str(SCHEMA_VERSION):
+        raise StoreError(
+            f"{where} was compiled with store schema {found}; this chainret reads schema {SCHEMA_VERSION}. "
+            "Recompile it: chainret catalog compile CATALOG --out " + where
+        )
+
+
+class SQLiteStore(SQLStore):
+    """A compiled catalog in one SQLite file (read-only)."""
+
+    kind = "sqlite"
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        p = Path(path)
+        if not p.is_file():
+            raise UsageError(f"store file {p} does not exist; compile one with: chainret catalog compile CATALOG --out {p}")
+        db = SQLiteBackend(p)
+        try:
+            check_schema(db.rows, str(p))
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            raise StoreError(f"{p} is not a chainret store ({exc})") from None
+        except StoreError:
+            db.close()
+            raise
+        super().__init__(db)
+
+
+def compile_sqlite(catalog: Catalog, out: str | os.PathLike[str]) -> dict[str, int]:
+    """Write ``catalog`` to a new SQLite store at ``out`` (atomically: a temporary file, then rename)."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+    os.close(fd)
+    tmp_path = Path(tmp)
+    try:
+        tmp_path.unlink()
+        conn = sqlite3.connect(tmp_path)
+        conn.close()
+        db = SQLiteBackend(tmp_path, write=True)
+        try:
+            c = db.conn
+            c.execute("PRAGMA journal_mode = OFF")
+            c.execute("PRAGMA synchronous = OFF")
+            c.execute("PRAGMA page_size = 8192")
+            c.execute("BEGIN")
+            for stmt in create_statements():
+                c.execute(stmt)
+            counts = compile_into(db, catalog)
+            for stmt in index_statements():
+                c.execute(stmt)
+            c.execute("COMMIT")
+            c.execute("ANALYZE")
+        finally:
+            db.close()
+        os.replace(tmp_path, out)
+    except BaseException:
+        tmp_path.unlink(missing_ok=True)
+        raise
+    return counts
+
+
+def update_sqlite(catalog: Catalog, path: str | os.PathLike[str]) -> dict[str, int]:
+    """Append ``catalog``'s new records to the SQLite store at ``path`` in one transaction."""
+    p = Path(path)
+    if not p.is_file():
+        raise UsageError(f"store file {p} does not exist")
+    db = SQLiteBackend(p, write=True)
+    try:
+        check_schema(db.rows, str(p))
+        db.conn.execute("BEGIN IMMEDIATE")
+        try:
+            added = update_into(db, catalog)
+        except BaseException:
+            db.conn.execute("ROLLBACK")
+            raise
+        db.conn.execute("COMMIT")
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"{p} is not a chainret store ({exc})") from None
+    finally:
+        db.close()
+    return added

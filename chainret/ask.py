@@ -62,7 +62,7 @@ def catalog_location(catalog: Any) -> str | None:
     return store_location(catalog) if is_store_spec(catalog) else str(catalog_path(catalog).resolve())
 
 
-def resolve_catalog(catalog: Catalog | str | os.PathLike[str] | None) -> Catalog:
+def resolve_catalog(catalog: Catalog | str | os.PathLike[str] | None) -> Any:
     """A Catalog object, a path (file, world directory, cases file), or None for the default catalog.
 
     A compiled store (a ``.db`` file, a ``postgresql://`` URL, or a store object) is returned as the

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from chainret.catalog.models import Catalog, normalize_name, unit_spans
@@ -198,7 +198,7 @@ class Compiled:
                 if d is not None:
                     yield (v.name, all_doc_ords[ref], d.doc_id, d.visibility)
 
-    def units_and_postings(self, units: list[tuple[Any, ...]], postings: list[tuple[Any, ...]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[None]:
+    def units_and_postings(self, units: list[Sequence[Any]], postings: list[Sequence[Any]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[None]:
         """Fill ``units`` / ``postings`` batches document by document (yields after each document)."""
         ordinal = self.start.get("units", 0)
         search_text = self.cat.search_texts  # prose-supported units are indexed with the IDs they name

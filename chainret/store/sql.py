@@ -142,7 +142,7 @@ class SQLStore:
         self.description: str = self._meta.get("description", "")
         self.format: str = self._meta.get("catalog_format", "chainret-catalog/1")
         self._views: dict[tuple[str | None, str], SQLView] = {}
-        self._worlds: dict[tuple[str, str], Any] = {}
+        self._worlds: dict[tuple[str, str, str | None], Any] = {}
         self._corpus: dict[tuple[str, ...], tuple[int, int]] = {}
         self._rows_cache: dict[str, tuple[Any, ...] | None] = {}
         self._readable: dict[str, frozenset[str]] = {}

@@ -28,12 +28,11 @@ from chainret.catalog.load import default_catalog_path, load_world
 from chainret.catalog.models import Catalog
 from chainret.catalog.readable import reader_catalog, reads_within
 from chainret.catalog.views import CatalogView
+from chainret.codes import RefusalCode
 from chainret.errors import UsageError
 from chainret.hops import effective_budget, run_chain
 from chainret.patterns import PatternSpec, best_matches, match_request
 from chainret.store.memory import (  # noqa: F401 - re-exported: the caches moved to the in-memory store
-    VIEW_CODES_NOT_CURRENT,
-    VIEW_CODES_NOT_ELIGIBLE,
     cached_view,
     catalog_digest,
     hop_world,
@@ -109,7 +108,7 @@ def interpret(request: str, cv: CatalogView) -> Reading:
     if not matches:
         return Reading(
             outcome="no_pattern",
-            reason=Refusal(code="no_pattern", message="no relation pattern applies to this request"),
+            reason=Refusal(code=RefusalCode.NO_PATTERN, message="no relation pattern applies to this request"),
         )
     unknown: list[dict[str, Any]] = []
     for m in matches:
@@ -123,7 +122,7 @@ def interpret(request: str, cv: CatalogView) -> Reading:
             return Reading(
                 outcome="refused",
                 reason=Refusal(
-                    code="ambiguous_alias",
+                    code=RefusalCode.AMBIGUOUS_ALIAS,
                     message=f"{text!r} names {len(ents)} {m.slot_type} entities: "
                     + ", ".join(f"{e.id} ({e.name})" for e in ents)
                     + "; ask again with one of these canonical IDs",
@@ -150,7 +149,7 @@ def interpret(request: str, cv: CatalogView) -> Reading:
     return Reading(
         outcome="refused",
         reason=Refusal(
-            code="unknown_entity",
+            code=RefusalCode.UNKNOWN_ENTITY,
             message=f"{u['slot_text']!r} is not a known {u['slot_type']} in this catalog{extra}",
             details=u,
         ),
@@ -267,7 +266,7 @@ def ask(
         interp = reading.interpretation
         if len(interp.predicates) > budget.max_hops:
             reason = Refusal(
-                code="exceeds_max_hops",
+                code=RefusalCode.EXCEEDS_MAX_HOPS,
                 message=f"pattern {interp.pattern!r} needs {len(interp.predicates)} hops but max_hops is "
                 f"{budget.max_hops}; raise --max-hops to run it",
             )
@@ -340,15 +339,15 @@ def _run(
 def overall_reason(failures: Sequence[Refusal], hops: Sequence[Any]) -> Refusal:
     """Why no path: the single failure, or ``dead_end`` at the hop whose bridges were all tried."""
     if not failures:
-        return Refusal(code="packet_too_small", message="the accepted path does not fit the packet cap")
+        return Refusal(code=RefusalCode.PACKET_TOO_SMALL, message="the accepted path does not fit the packet cap")
     alts = sorted({h.index for h in hops if h.reuses is not None})
     last = failures[-1]
-    if not alts or last.code == "budget_exhausted":
+    if not alts or last.code == RefusalCode.BUDGET_EXHAUSTED:
         return last
     k = alts[0]
     tried = [h.bridge or h.refusal.details.get("proposed") for h in hops if h.index == k and (h.bridge or h.refusal)]
     return Refusal(
-        code="dead_end",
+        code=RefusalCode.DEAD_END,
         message=f"hop {k}: every candidate bridge returned by its search was tried ({', '.join(b for b in tried if b)}) "
         "and none completed the chain",
         details={"hop": k, "tried": [b for b in tried if b], "branch_failures": [f.model_dump() for f in failures]},

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chainret.codes import RefusalCode
 from chainret.search import LexicalIndex, SearchHit
 from chainret.trace import Anchor, Budget, Hit, Hop, Refusal
 
@@ -169,7 +170,7 @@ def run_chain(
     return run, path
 
 
-def _refuse(run: Run, hop: Hop, code: str, message: str, **details: object) -> Hop:
+def _refuse(run: Run, hop: Hop, code: RefusalCode, message: str, **details: object) -> Hop:
     ref = Refusal(code=code, message=message, details={"hop": hop.index, "branch": hop.branch, **details})
     run.failures.append(ref)
     return hop.model_copy(update={"refusal": ref})
@@ -186,7 +187,7 @@ def _hop(
             _refuse(
                 run,
                 base.model_copy(update={"searches_left": run.searches_left, "rows_left": run.rows_left}),
-                "budget_exhausted",
+                RefusalCode.BUDGET_EXHAUSTED,
                 f"hop {k} needs a search but the request has {run.searches_left} searches and "
                 f"{run.rows_left} rows left (max_searches={run.budget.max_searches}, max_rows={run.budget.max_rows})",
             )
@@ -241,7 +242,7 @@ def _hop(
             details["withheld"] = withheld  # audit only: the projection strips it for other viewers
         if cycles and not elsewhere:
             run.hops.append(
-                _refuse(run, base, "cycle", f"hop {k}: every supported {pred!r} bridge from {node} returns to a node "
+                _refuse(run, base, RefusalCode.CYCLE, f"hop {k}: every supported {pred!r} bridge from {node} returns to a node "
                         "already on this path; a path never enters a node twice", **details)
             )
             return None
@@ -249,7 +250,7 @@ def _hop(
             _refuse(
                 run,
                 base,
-                "no_supported_relation",
+                RefusalCode.NO_SUPPORTED_RELATION,
                 f"hop {k}: no current, eligible, valid {pred!r} relation from {node} is supported by a "
                 f"unit this search returned",
                 **details,
@@ -290,7 +291,7 @@ def _hop(
                     _refuse(
                         run,
                         hop.model_copy(update={"bridge": None}),
-                        "contradiction",
+                        RefusalCode.CONTRADICTION,
                         f"hop {k}: {pred!r} is functional and {node} has an opposing current assignment; "
                         f"the bridge {rel.object} is not settled, so the chain stops here",
                         opposing=opposing,

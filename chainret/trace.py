@@ -20,6 +20,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from chainret.codes import RefusalCode
+
 SCHEMA_VERSION = "1.0"
 
 Outcome = Literal[
@@ -78,7 +80,9 @@ class Anchor(_Model):
 class Refusal(_Model):
     """Why a hop (or the whole request) stopped. ``code`` is stable; ``message`` is for people."""
 
-    code: str
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=True)
+
+    code: RefusalCode
     message: str
     details: dict[str, Any] = Field(default_factory=dict)
 

@@ -26,51 +26,10 @@ from pathlib import Path
 from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.load import SUFFIXES, apply_overlay, load_cases, load_catalog, read_document
-from chainret.catalog.models import Catalog, Relation, mentions, parse_clause, sha256_digest
+from chainret.catalog.defects import document_digest_ok, prose_unmentioned, relation_defects  # noqa: F401 - re-exported
+from chainret.catalog.models import Catalog, Relation, parse_clause, sha256_digest
+from chainret.codes import DefectCode
 from chainret.patterns import phrasing_problem
-
-
-def document_digest_ok(catalog: Catalog, doc_ref: str) -> bool:
-    return catalog.digest_ok(doc_ref)
-
-
-def prose_unmentioned(catalog: Catalog, rel: Relation) -> list[str]:
-    """``subject`` / ``object``: the ends of a prose-supported relation its quote does not name."""
-    out = []
-    for role in ("subject", "object"):
-        ent = catalog.entities_by_id.get(getattr(rel, role))
-        if ent is None or not mentions(rel.support.quote, ent):
-            out.append(role)
-    return out
-
-
-def relation_defects(catalog: Catalog, rel: Relation) -> tuple[str, ...]:
-    """Why a relation record is invalid in every view (empty tuple = valid)."""
-    sup = rel.support
-    doc = catalog.documents_by_ref.get(sup.doc_ref)
-    if doc is None:  # the loader rejects this; keep the function total
-        return ("invalid_digest",)
-    codes: list[str] = []
-    if sup.digest is None or sup.digest != doc.digest or not document_digest_ok(catalog, sup.doc_ref):
-        codes.append("invalid_digest")
-    start, end = sup.span
-    if doc.text[start:end] != sup.quote:
-        codes.append("span_mismatch")
-    if sup.kind == "prose":
-        if prose_unmentioned(catalog, rel):
-            codes.append("prose_mismatch")
-    elif parse_clause(sup.quote) != (rel.subject, rel.predicate, rel.object):
-        codes.append("clause_mismatch")
-    if sup.representation != doc.representation:
-        codes.append("representation_mismatch")
-    pred = catalog.predicates_by_name.get(rel.predicate)
-    subj = catalog.entities_by_id.get(rel.subject)
-    obj = catalog.entities_by_id.get(rel.object)
-    if pred is not None and subj is not None and subj.type != pred.domain:
-        codes.append("domain_mismatch")
-    if pred is not None and obj is not None and obj.type != pred.range:
-        codes.append("range_mismatch")
-    return tuple(codes)
 
 
 def line_of(text: str, offset: int) -> int:
@@ -99,14 +58,14 @@ def where_quote_occurs(text: str, quote: str) -> str:
 
 # -- whole-world validation -------------------------------------------------------------------------
 
-DEFECT_MESSAGES = {
-    "invalid_digest": "support digest is missing or does not match the document's content digest",
-    "span_mismatch": "quoted text differs from the document text at the span",
-    "clause_mismatch": "the quoted clause does not reproduce the declared subject, predicate and object",
-    "prose_mismatch": "the quoted sentence does not mention both the subject and the object (by ID, name or alias)",
-    "representation_mismatch": "support representation differs from the document's",
-    "domain_mismatch": "subject type is not the predicate's domain",
-    "range_mismatch": "object type is not the predicate's range",
+DEFECT_MESSAGES: dict[str, str] = {
+    DefectCode.INVALID_DIGEST: "support digest is missing or does not match the document's content digest",
+    DefectCode.SPAN_MISMATCH: "quoted text differs from the document text at the span",
+    DefectCode.CLAUSE_MISMATCH: "the quoted clause does not reproduce the declared subject, predicate and object",
+    DefectCode.PROSE_MISMATCH: "the quoted sentence does not mention both the subject and the object (by ID, name or alias)",
+    DefectCode.REPRESENTATION_MISMATCH: "support representation differs from the document's",
+    DefectCode.DOMAIN_MISMATCH: "subject type is not the predicate's domain",
+    DefectCode.RANGE_MISMATCH: "object type is not the predicate's range",
 }
 
 

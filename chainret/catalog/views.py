@@ -37,19 +37,13 @@ from functools import cached_property
 
 from chainret.bulk import paused_gc
 from chainret.catalog.models import Catalog, Entity, Predicate, Relation, SourceDocument, Unit, View, normalize_name, unit_spans
+from chainret.catalog.defects import relation_defects
 from chainret.catalog.readable import known_entities
+from chainret.codes import DefectCode, ViewCode
 from chainret.errors import UsageError
 
-INVALID_CODES = (
-    "invalid_digest",
-    "span_mismatch",
-    "clause_mismatch",
-    "prose_mismatch",
-    "representation_mismatch",
-    "domain_mismatch",
-    "range_mismatch",
-)
-VIEW_CODES = ("not_current", "superseded", "removed", "restricted")
+INVALID_CODES = tuple(DefectCode)  # defined in chainret/codes.py
+VIEW_CODES = tuple(ViewCode)
 
 
 @dataclass(frozen=True)
@@ -136,18 +130,16 @@ class CatalogView:
         cached = self._status_cache.get(rel.id)
         if cached is not None and self.catalog.relations_by_id.get(rel.id) is rel:
             return cached
-        from chainret.catalog.validate import relation_defects
-
-        reasons = list(relation_defects(self.catalog, rel))
+        reasons: list[str] = list(relation_defects(self.catalog, rel))
         ref = rel.support.doc_ref
         doc = self.catalog.documents_by_ref.get(ref)
         if ref not in self._in_view:
             doc_id = f"{rel.support.source}/{rel.support.document}"
-            reasons.append("superseded" if doc_id in self._docs_in_view else "not_current")
+            reasons.append(ViewCode.SUPERSEDED if doc_id in self._docs_in_view else ViewCode.NOT_CURRENT)
         elif doc is not None and doc.visibility == "removed":
-            reasons.append("removed")
+            reasons.append(ViewCode.REMOVED)
         elif doc is not None and not doc.readable_by(self.principal):
-            reasons.append("restricted")
+            reasons.append(ViewCode.RESTRICTED)
         status = Eligibility(eligible=not reasons, reasons=reasons)
         self._status_cache[rel.id] = status
         return status

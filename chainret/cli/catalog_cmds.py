@@ -20,7 +20,7 @@ from chainret.errors import ChainretError, UsageError
 console = Console()
 err_console = Console(stderr=True)
 
-SCHEMAS = ("catalog", "cases", "case", "source")
+SCHEMAS = ("catalog", "cases", "case", "source", "trace")
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
 
 
@@ -97,13 +97,13 @@ def schema_cmd(
     name: Annotated[str, typer.Argument(help=f"Which schema: {', '.join(SCHEMAS)}.")] = "catalog",
     out: Annotated[Path | None, typer.Option("--out", help="Write to this file (atomically) instead of stdout.")] = None,
 ) -> None:
-    """Print the JSON Schema of a catalog file, a cases file, one case, or a source folder's header."""
+    """Print the JSON Schema of a catalog file, a cases file, one case, a source folder's header, or a trace."""
     from chainret.authoring.header import Header
     from chainret.catalog.cases import Case, CaseFile
     from chainret.catalog.models import Catalog
-    from chainret.trace import atomic_write_text
+    from chainret.trace import Trace, atomic_write_text
 
-    models: dict[str, type[BaseModel]] = {"catalog": Catalog, "cases": CaseFile, "case": Case, "source": Header}
+    models: dict[str, type[BaseModel]] = {"catalog": Catalog, "cases": CaseFile, "case": Case, "source": Header, "trace": Trace}
     if name not in models:
         raise _fail(UsageError(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}"))
     text = json.dumps(models[name].model_json_schema(), indent=2, sort_keys=True) + "\n"

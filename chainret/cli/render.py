@@ -24,39 +24,40 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
+from chainret.codes import DefectCode, RefusalCode, ViewCode
 from chainret.textsafe import json_safe, mermaid_label, visible
 
 Part = str | tuple[str, str]
 LABEL_WIDTH = 13
 
 # Plain words for every reason code a trace can carry.
-REASONS = {
-    "no_pattern": "no relation pattern of this catalog matches the request's words (`chainret patterns` lists them)",
-    "unknown_entity": "the words in the slot do not name an entity of the slot's type in this view",
-    "ambiguous_alias": "the words in the slot name several entities; ask again with one canonical ID",
-    "exceeds_max_hops": "the pattern needs more hops than --max-hops allows",
-    "budget_exhausted": "the request ran out of searches or rows before the chain was complete",
-    "no_supported_relation": "no usable relation of this hop is supported by a unit its search returned",
-    "contradiction": "a functional relation has opposing current assignments, so the bridge is not settled",
-    "dead_end": "every candidate bridge of a hop was tried and none completed the chain",
-    "packet_too_small": "a supported path was found but its clauses do not fit the packet cap "
+REASONS: dict[str, str] = {
+    RefusalCode.NO_PATTERN: "no relation pattern of this catalog matches the request's words (`chainret patterns` lists them)",
+    RefusalCode.UNKNOWN_ENTITY: "the words in the slot do not name an entity of the slot's type in this view",
+    RefusalCode.AMBIGUOUS_ALIAS: "the words in the slot name several entities; ask again with one canonical ID",
+    RefusalCode.EXCEEDS_MAX_HOPS: "the pattern needs more hops than --max-hops allows",
+    RefusalCode.BUDGET_EXHAUSTED: "the request ran out of searches or rows before the chain was complete",
+    RefusalCode.NO_SUPPORTED_RELATION: "no usable relation of this hop is supported by a unit its search returned",
+    RefusalCode.CONTRADICTION: "a functional relation has opposing current assignments, so the bridge is not settled",
+    RefusalCode.DEAD_END: "every candidate bridge of a hop was tried and none completed the chain",
+    RefusalCode.PACKET_TOO_SMALL: "a supported path was found but its clauses do not fit the packet cap "
     "(raise --packet-units or --packet-chars)",
-    "no_complete_path": "no complete path exists for this viewer",
-    "cycle": "every supported bridge leads back to a node already on the path; a path never repeats a node",
+    RefusalCode.CYCLE: "every supported bridge leads back to a node already on the path; a path never repeats a node",
 }
 # Plain words for why a relation record could not advance a hop.
-WHY = {
-    "invalid_digest": "its support digest does not match the document (the quote is not verified)",
-    "span_mismatch": "its quote differs from the document text at its span (invalid quote)",
-    "clause_mismatch": "its quoted clause does not state this subject, predicate and object (invalid quote)",
-    "representation_mismatch": "its support representation differs from the document's",
-    "domain_mismatch": "its subject type is not the predicate's domain",
-    "range_mismatch": "its object type is not the predicate's range",
-    "not_current": "its document version is not the one in this view",
-    "superseded": "a later version of its document is in this view",
-    "removed": "its document is removed",
-    "restricted": "its document is restricted",
-    "cycle": "its object is already on the path",
+WHY: dict[str, str] = {
+    DefectCode.INVALID_DIGEST: "its support digest does not match the document (the quote is not verified)",
+    DefectCode.SPAN_MISMATCH: "its quote differs from the document text at its span (invalid quote)",
+    DefectCode.CLAUSE_MISMATCH: "its quoted clause does not state this subject, predicate and object (invalid quote)",
+    DefectCode.PROSE_MISMATCH: "its quoted sentence does not name both its subject and its object",
+    DefectCode.REPRESENTATION_MISMATCH: "its support representation differs from the document's",
+    DefectCode.DOMAIN_MISMATCH: "its subject type is not the predicate's domain",
+    DefectCode.RANGE_MISMATCH: "its object type is not the predicate's range",
+    ViewCode.NOT_CURRENT: "its document version is not the one in this view",
+    ViewCode.SUPERSEDED: "a later version of its document is in this view",
+    ViewCode.REMOVED: "its document is removed",
+    ViewCode.RESTRICTED: "its document is restricted",
+    RefusalCode.CYCLE: "its object is already on the path",
 }
 
 

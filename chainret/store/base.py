@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from chainret.codes import NOT_CURRENT, NOT_READABLE
 from chainret.errors import EXIT_ENVIRONMENT, ChainretError
 
 #: Bumped whenever the tables change; a store written by another schema is refused with a message.
@@ -91,9 +92,7 @@ def is_store(obj: Any) -> bool:
 
 def view_codes(reasons: Sequence[str]) -> tuple[bool, bool]:
     """(current, eligible) from a relation's status reasons, as ``relation_flags`` derives them."""
-    from chainret.store.memory import VIEW_CODES_NOT_CURRENT, VIEW_CODES_NOT_ELIGIBLE
-
     return (
-        not any(r in VIEW_CODES_NOT_CURRENT for r in reasons),
-        not any(r in VIEW_CODES_NOT_ELIGIBLE for r in reasons),
+        not any(r in NOT_CURRENT for r in reasons),
+        not any(r in NOT_READABLE for r in reasons),
     )

@@ -15,10 +15,8 @@ from chainret.catalog.models import Catalog
 from chainret.catalog.views import CatalogView, open_view
 from chainret.hops import HopWorld, Rel
 from chainret.search import LexicalIndex
-from chainret.store.base import is_store
+from chainret.store.base import is_store, view_codes
 
-VIEW_CODES_NOT_CURRENT = ("not_current", "superseded")
-VIEW_CODES_NOT_ELIGIBLE = ("removed", "restricted")
 
 # -- catalog, view and index caching ----------------------------------------------------------
 # Catalogs are frozen, so a digest, a view and the index built for it never go stale. Keys hold
@@ -95,6 +93,7 @@ def hop_world(cv: CatalogView | Any) -> HopWorld:
 def relation_flags(cv: CatalogView, rel: Any) -> Rel:
     """A catalog relation as the engine sees it in this view for this principal."""
     st = cv.relation_status(rel)
+    current, eligible = view_codes(st.reasons)
     unit = cv.supporting_unit(rel)
     sup = rel.support
     return Rel(
@@ -110,8 +109,8 @@ def relation_flags(cv: CatalogView, rel: Any) -> Rel:
         digest=sup.digest or "",
         span=(sup.span[0], sup.span[1]),
         quote=sup.quote,
-        current=not any(r in VIEW_CODES_NOT_CURRENT for r in st.reasons),
-        eligible=not any(r in VIEW_CODES_NOT_ELIGIBLE for r in st.reasons),
+        current=current,
+        eligible=eligible,
         valid=st.valid,
         why_not=",".join(st.reasons) or None,
         support_kind=sup.kind,

@@ -20,7 +20,10 @@ from functools import cached_property
 from typing import Any
 
 from chainret.errors import UsageError
+from chainret.codes import DefectCode, ViewCode
 from chainret.store.base import view_codes
+
+_DEFECTS = frozenset(DefectCode)
 
 # A document ordinal readable by the principal in the view (``?`` = view name, principal).
 READABLE = (
@@ -608,7 +611,6 @@ class SQLView:
 
     # -- the hop engine's two lookups ---------------------------------------------------------------------------
     def _flag(self, row: tuple[Any, ...]) -> Any:
-        from chainret.catalog.views import INVALID_CODES
         from chainret.hops import Rel
 
         rid = row[1]
@@ -621,7 +623,7 @@ class SQLView:
             id=rid, subject=row[2], predicate=row[3], object=row[4], unit_ref=row[14], source=row[5],
             document=row[6], version=row[7], representation=row[8], digest=row[9] or "",
             span=(row[10], row[11]), quote=row[20] or "", current=current, eligible=eligible,
-            valid=not any(r in INVALID_CODES for r in reasons), why_not=",".join(reasons) or None,
+            valid=not any(r in _DEFECTS for r in reasons), why_not=",".join(reasons) or None,
             support_kind=row[16],
         )
         return _bounded(self._flags, rid, rel)
@@ -704,11 +706,11 @@ def _reasons(row: tuple[Any, ...]) -> list[str]:
     reasons = [c for c in row[15].split(",") if c]
     in_view, same_document, readable = row[17], row[18], row[19]
     if in_view is None:
-        reasons.append("superseded" if same_document else "not_current")
+        reasons.append(ViewCode.SUPERSEDED if same_document else ViewCode.NOT_CURRENT)
     elif in_view == "removed":
-        reasons.append("removed")
+        reasons.append(ViewCode.REMOVED)
     elif not readable:
-        reasons.append("restricted")
+        reasons.append(ViewCode.RESTRICTED)
     return reasons
 
 

@@ -45,7 +45,7 @@ def frac(pair: list[int]) -> str:
 
 
 def section(speed: dict[str, object] | None) -> str:
-    from chainret.ask import evaluate_cases, totals
+    from chainret.evaluate import evaluate_cases, totals
     from chainret.baselines import dense_available
 
     os.chdir(ROOT)

@@ -20,10 +20,10 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from chainret.baselines import text_route_result
 from chainret.catalog.load import default_catalog_path, load_world
 from chainret.catalog.models import Catalog
 from chainret.catalog.readable import reader_catalog, reads_within
@@ -31,7 +31,8 @@ from chainret.catalog.views import CatalogView
 from chainret.codes import RefusalCode
 from chainret.errors import UsageError
 from chainret.hops import effective_budget, run_chain
-from chainret.patterns import PatternSpec, best_matches, match_request
+from chainret.interpret import Reading, interpret, pattern_specs  # noqa: F401 - pattern_specs, Reading re-exported
+from chainret.packet import PACKET_SEPARATOR, coverage, pack_items  # noqa: F401 - PACKET_SEPARATOR re-exported
 from chainret.store.memory import (  # noqa: F401 - re-exported: the caches moved to the in-memory store
     cached_view,
     catalog_digest,
@@ -39,9 +40,8 @@ from chainret.store.memory import (  # noqa: F401 - re-exported: the caches move
     relation_flags,
 )
 from chainret.projection import project as project_trace
-from chainret.trace import Budget, Coverage, Interpretation, Packet, PacketItem, Refusal, Trace
+from chainret.trace import Budget, Interpretation, PacketItem, Refusal, Trace
 
-PACKET_SEPARATOR = "\n\n"  # a paragraph break between supporting clauses (2 characters)
 
 
 def catalog_path(catalog: str | os.PathLike[str] | None) -> Path:
@@ -85,116 +85,6 @@ def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | 
     cv = cached_view(resolve_catalog(catalog), view, principal)
     ents = {e.id: {"type": e.type, "name": e.name} for e in cv.catalog.entities}
     return build_graph([relation_flags(cv, r) for r in cv.relations()], ents)
-
-
-# -- interpretation -----------------------------------------------------------------------------
-@dataclass
-class Reading:
-    """The outcome of interpretation: an Interpretation, or a refusal / no-pattern Refusal."""
-
-    interpretation: Interpretation | None = None
-    outcome: str | None = None  # "no_pattern" | "refused" when interpretation is None
-    reason: Refusal | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-def pattern_specs(catalog: Catalog) -> list[PatternSpec]:
-    return [PatternSpec(p.name, p.start_type, tuple(p.hops), tuple(p.phrasings)) for p in catalog.patterns]
-
-
-def interpret(request: str, cv: CatalogView) -> Reading:
-    """Match the request to a pattern and resolve its slot to one canonical ID in the view."""
-    matches = best_matches(match_request(request, pattern_specs(cv.catalog)))
-    if not matches:
-        return Reading(
-            outcome="no_pattern",
-            reason=Refusal(code=RefusalCode.NO_PATTERN, message="no relation pattern applies to this request"),
-        )
-    unknown: list[dict[str, Any]] = []
-    for m in matches:
-        text = m.slot_text
-        ents = cv.resolve(text, type=m.slot_type)
-        first, _, rest = text.partition(" ")
-        if not ents and rest and first.lower() == m.slot_type.lower():  # "project PR-84" -> "PR-84"
-            text, ents = rest, cv.resolve(rest, type=m.slot_type)
-        if len(ents) > 1:
-            cands = [{"id": e.id, "name": e.name} for e in ents]
-            return Reading(
-                outcome="refused",
-                reason=Refusal(
-                    code=RefusalCode.AMBIGUOUS_ALIAS,
-                    message=f"{text!r} names {len(ents)} {m.slot_type} entities: "
-                    + ", ".join(f"{e.id} ({e.name})" for e in ents)
-                    + "; ask again with one of these canonical IDs",
-                    details={"slot_text": text, "candidates": cands},
-                ),
-                meta={"pattern": m.pattern.name, "slot": m.slot},
-            )
-        if len(ents) == 1:
-            start = ents[0].id
-            interp = Interpretation(
-                pattern=m.pattern.name,
-                slot=m.slot,
-                slot_text=text,
-                start_id=start,
-                predicates=list(m.pattern.predicates),
-                view=cv.view_name,
-                principal=cv.principal,
-            )
-            return Reading(interpretation=interp, meta={"phrasing": m.phrasing})
-        other = [e.id for e in cv.resolve(text)]
-        unknown.append({"slot_text": text, "slot_type": m.slot_type, "other_types": other})
-    u = unknown[0]
-    extra = f" (it names {', '.join(u['other_types'])}, not a {u['slot_type']})" if u["other_types"] else ""
-    return Reading(
-        outcome="refused",
-        reason=Refusal(
-            code=RefusalCode.UNKNOWN_ENTITY,
-            message=f"{u['slot_text']!r} is not a known {u['slot_type']} in this catalog{extra}",
-            details=u,
-        ),
-        meta={"pattern": matches[0].pattern.name},
-    )
-
-
-# -- packet ----------------------------------------------------------------------------------------
-def pack_items(items: Sequence[PacketItem], budget: Budget, separator: str = PACKET_SEPARATOR) -> Packet:
-    """Pack items in order with the shared packing interface; cost = characters incl. separators."""
-    from chainret.pack.base import Candidate, get_packer
-
-    sep = len(separator)
-    # Each item after the first also pays one separator; charging every item one separator and
-    # granting one extra separator of budget keeps the joined text within packet_chars.
-    cands = [Candidate(ref=i.ref, text=i.text, cost=len(i.text) + sep, doc_id=i.doc_id, span=i.span, relevance=1.0) for i in items]
-    chosen = get_packer("naive").pack(cands, budget.packet_chars + sep, max_items=budget.packet_units)
-    kept = [items[i] for i in chosen]
-    text = separator.join(i.text for i in kept)
-    return Packet(
-        packer="naive",
-        cost_unit="chars",
-        budget=budget.packet_chars,
-        max_items=budget.packet_units,
-        separator=separator,
-        items=kept,
-        cost=len(text),
-        text=text,
-    )
-
-
-def coverage(cv: CatalogView, required: Sequence[str], seen_refs: Sequence[str], packet: Packet | None) -> Coverage:
-    """Anchor coverage (seen in any returned row) and complete-bundle coverage (all in the packet)."""
-    units = {}
-    for rid in required:
-        rel = cv.catalog.relations_by_id.get(rid)
-        u = cv.supporting_unit(rel) if rel is not None else None
-        units[rid] = u.ref if u is not None else None
-    seen = set(seen_refs)
-    in_packet = {i.ref for i in packet.items} if packet else set()
-    return Coverage(
-        anchors_required=list(required),
-        anchors_observed=[r for r in required if units[r] in seen],
-        complete_bundle=bool(required) and all(units[r] in in_packet for r in required),
-    )
 
 
 # -- ask ---------------------------------------------------------------------------------------------
@@ -259,8 +149,6 @@ def ask(
         assert reading.outcome is not None
         trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)  # type: ignore[arg-type]
         if text_route and reading.outcome == "no_pattern":
-            from chainret.baselines import text_route_result
-
             trace = text_route_result(trace, cv, budget)
     else:
         interp = reading.interpretation
@@ -360,16 +248,3 @@ def failed_hop(trace: Trace) -> int | None:
         return None
     hop = trace.reason.details.get("hop")
     return int(hop) if hop is not None else None
-
-
-# -- the case evaluation harness lives in chainret.evaluate -----------------------------------------------
-_MOVED = ("CaseResult", "check_case", "run_case", "find_worlds", "evaluate_cases", "totals", "_observed", "_portable")
-
-
-def __getattr__(name: str) -> Any:
-    """``from chainret.ask import evaluate_cases`` (and the rest of the harness) keeps working."""
-    if name in _MOVED:
-        from chainret import evaluate
-
-        return getattr(evaluate, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

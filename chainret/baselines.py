@@ -22,7 +22,10 @@ from typing import Any
 from chainret.catalog.cases import Case
 from chainret.catalog.views import CatalogView
 from chainret.errors import ChainretError
+from chainret.interpret import interpret
+from chainret.packet import coverage, pack_items
 from chainret.search import SearchHit
+from chainret.store.memory import hop_world
 from chainret.trace import Budget, Hit, Hop, Packet, PacketItem, Trace
 
 TEXT_ROUTE_LABEL = "text route: ranked text, NOT a supported chain"
@@ -45,8 +48,6 @@ def dense_available() -> bool:
 
 def _start(cv: CatalogView, request: str) -> tuple[str | None, list[str], str | None]:
     """The resolved start ID, its names, and the slot words (None when interpretation fails)."""
-    from chainret.ask import interpret
-
     r = interpret(request, cv)
     if r.interpretation is None:
         return None, [], None
@@ -57,8 +58,6 @@ def _start(cv: CatalogView, request: str) -> tuple[str | None, list[str], str | 
 
 def route_hits(route: str, request: str, cv: CatalogView, k: int) -> tuple[str, list[SearchHit]]:
     """Run one route; returns (route name actually used, hits)."""
-    from chainret.ask import hop_world
-
     index = hop_world(cv).index
     if route == "bm25-request":
         return route, index.search(request, k)
@@ -90,8 +89,6 @@ def _dense_search(request: str, cv: CatalogView, k: int) -> list[SearchHit]:
 
 
 def route_packet(hits: Sequence[SearchHit], cv: CatalogView, budget: Budget) -> Packet:
-    from chainret.ask import pack_items
-
     items = []
     for h in hits:
         u = cv.unit(h.ref)
@@ -103,8 +100,6 @@ def route_packet(hits: Sequence[SearchHit], cv: CatalogView, budget: Budget) -> 
 
 def run_route(route: str, request: str, cv: CatalogView, budget: Budget, required: Sequence[str] = ()) -> dict[str, Any]:
     """One route on one request: rows, packet and the measurement row."""
-    from chainret.ask import coverage
-
     b = _text_budget(budget)
     name, hits = route_hits(route, request, cv, b.max_rows)
     packet = route_packet(hits, cv, b)

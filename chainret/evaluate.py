@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from chainret.ask import ask, failed_hop
+from chainret.baselines import run_text_routes
 from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath, ExpectNoPattern, ExpectRefused
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.models import Catalog
@@ -141,8 +142,6 @@ def run_case(
         accepted=trace.outcome == "accepted_path",
     )
     if baselines:
-        from chainret.baselines import run_text_routes
-
         cv = open_view(cat, case.view, case.principal)
         res.baselines = run_text_routes(case, cv, case.budget or Budget())
     return res

@@ -179,7 +179,7 @@ def _locate(recorded: str, trace_path: Path | None) -> Path:
 
 
 def _replay_case(trace: Trace, catalog: str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[Catalog, Trace]:
-    from chainret.ask import run_case
+    from chainret.evaluate import run_case
     from chainret.catalog.load import apply_overlay, load_world
 
     meta = trace.meta

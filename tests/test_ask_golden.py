@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from chainret.ask import evaluate_cases, totals
+from chainret.evaluate import evaluate_cases, totals
 from chainret.replay import golden_path, stable, write_golden
 from chainret.trace import read_trace
 

@@ -9,12 +9,7 @@ document digests: warnings; pattern type chains: errors; view-time ineligibility
 contradictions per view and principal: warnings) and ``check_cases`` (views, overlays, anchors and
 expected paths resolve and are consistent: errors). A report is valid when it has no error.
 
-``relation_defects(catalog, relation)`` is the per-record support check used by views: the codes
-``invalid_digest`` (support digest missing or different from the document's, or the document's own
-digest does not match its text), ``span_mismatch`` (quote differs from the text at the span),
-``clause_mismatch`` (the quote is not exactly ``REL subject | predicate | object`` of the record),
-``prose_mismatch`` (a prose quote does not mention both subject and object by ID, name or alias),
-``representation_mismatch``, ``domain_mismatch`` / ``range_mismatch`` (entity types vs predicate).
+``relation_defects`` (the per-record support check views use) lives in ``chainret.catalog.defects``.
 """
 
 from __future__ import annotations

@@ -178,7 +178,7 @@ def eval_cmd(
     update_golden: Optional[Path] = typer.Option(None, "--update-golden", help="Rewrite golden traces under this dir (e.g. traces/)."),
 ) -> None:
     """Run every case of every world; exit 1 if any expectation fails."""
-    from chainret.ask import evaluate_cases, totals
+    from chainret.evaluate import evaluate_cases, totals
     from chainret.replay import write_golden
 
     results = evaluate_cases(paths, backtrack=not no_backtrack, baselines=baselines)
@@ -195,7 +195,7 @@ def eval_cmd(
 
 
 def render_eval(results: list[Any], tot: dict[str, Any], baselines: bool) -> None:
-    from chainret.ask import totals
+    from chainret.evaluate import totals
 
     used = _routes_used(results)
     worlds = list(dict.fromkeys(r.world for r in results))

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from chainret.errors import BudgetError, UsageError
+from chainret.errors import BudgetError
 
 
 @dataclass(frozen=True)
@@ -85,32 +85,6 @@ def register(name: str) -> Callable[[Callable[[], Packer]], Callable[[], Packer]
         return factory
 
     return deco
-
-
-def available_packers() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
-
-
-def get_packer(name: str) -> Packer:
-    """Return a fresh packer by name: naive, focused, mmr, submodular, oracle.
-
-    ``naive`` lives in this module, so asking for it never imports the numpy-based packers
-    (the ``chainret ask`` path relies on that).
-    """
-    if name not in _REGISTRY:
-        _load_builtin()
-    try:
-        return _REGISTRY[name]()
-    except KeyError:
-        raise UsageError(
-            f"unknown packer {name!r}; choose one of: {', '.join(sorted(_REGISTRY))}"
-        ) from None
-
-
-def _load_builtin() -> None:
-    # The other packers live in packers.py; importing registers them (numpy only, no torch).
-    from chainret.pack import packers  # noqa: F401
 
 
 def check_request(candidates: Sequence[Candidate], budget: int, max_items: int | None) -> None:

@@ -24,7 +24,7 @@ from chainret.bench import metrics
 from chainret.bench.datasets import load_examples, passage
 from chainret.bench.example import Example
 from chainret.errors import UsageError
-from chainret.pack.base import available_packers, get_packer
+from chainret.pack.registry import available_packers, get_packer
 from chainret.pack.candidates import MAX_SNIPPET_TOKENS, PreparedQuestion, prepare
 from chainret.pack.diagnostics import diagnose, make_packet, retrieval_diagnostics
 from chainret.trace import Hit, Hop, Trace, atomic_write_text

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from chainret.budget import Budget as Budget  # re-exported: traces record it
 from chainret.codes import RefusalCode
 
 SCHEMA_VERSION = "1.0"
@@ -35,17 +36,6 @@ Outcome = Literal[
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class Budget(_Model):
-    """Request-level limits. Values come from request parameters, never from source text."""
-
-    rows_per_hop: int = Field(3, ge=1)
-    max_searches: int = Field(2, ge=1)
-    max_rows: int = Field(6, ge=1)
-    max_hops: int = Field(3, ge=1)
-    packet_units: int = Field(4, ge=1)
-    packet_chars: int = Field(900, ge=1)
 
 
 class Hit(_Model):

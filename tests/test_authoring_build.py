@@ -17,7 +17,8 @@ from chainret.authoring.output import catalog_data, render, write_build
 from chainret.authoring.starter import init
 from chainret.authoring.tables import read_table, render_table
 from chainret.catalog import load_catalog, load_world, open_view
-from chainret.catalog.validate import relation_defects, validate_paths
+from chainret.catalog.defects import relation_defects
+from chainret.validate import validate_paths
 from chainret.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]

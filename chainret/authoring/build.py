@@ -66,7 +66,7 @@ from chainret.catalog.models import (
     sha256_digest,
     unit_spans,
 )
-from chainret.catalog.validate import line_of, occurrences
+from chainret.catalog.quotes import line_of, occurrences
 
 TEXT_SUFFIXES = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain",
                  ".text": "text/plain", ".rst": "text/x-rst"}
@@ -515,6 +515,6 @@ def _assemble(header: Header, files: list[SourceFile], drafts: dict[str, list[Dr
 
 
 def _catalog_errors(catalog: Catalog, file: str) -> list[Issue]:
-    from chainret.catalog.validate import check_catalog
+    from chainret.checks import check_catalog
 
     return [i for i in check_catalog(catalog, file) if i.severity == "error"]

@@ -58,7 +58,7 @@ class ViewDiff:
 
 
 def _holding(catalog: Catalog, view: str) -> dict[tuple[str, str, str], Relation]:
-    from chainret.catalog.validate import relation_defects
+    from chainret.catalog.defects import relation_defects
 
     refs = set(catalog.views_by_name[view].documents)
     out: dict[tuple[str, str, str], Relation] = {}

@@ -21,7 +21,7 @@ from chainret.catalog.models import (
     Support,
     sha256_digest,
 )
-from chainret.catalog.validate import line_of, occurrences
+from chainret.catalog.quotes import line_of, occurrences
 
 
 @dataclass

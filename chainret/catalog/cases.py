@@ -9,7 +9,7 @@ A cases file (``cases.yaml`` beside ``catalog.yaml``) is ``CaseFile``: ``format`
 - ``anchors``: one entry per pattern hop, the relation id whose supporting unit is the *required
   anchor* of that hop for the target bundle (``null`` where no relation could serve). Coverage
   and the text-route baselines are measured against these;
-- ``budget``: optional overrides of ``chainret.trace.Budget`` (e.g. ``{max_searches: 3}``);
+- ``budget``: optional overrides of ``chainret.budget.Budget`` (e.g. ``{max_searches: 3}``);
 - ``overlay``: optional changes applied to the world for this case only (``Overlay``; apply with
   ``chainret.catalog.load.apply_overlay``);
 - ``expect``: one of (discriminated on ``outcome``)
@@ -30,9 +30,9 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field, model_validator
 
+from chainret.budget import Budget
 from chainret.codes import HOP_FAILURES, INTERPRETATION_REFUSALS, HopFailureCode, InterpretationCode
 from chainret.catalog.models import Entity, Relation, SourceDocument, _Model, split_doc_ref
-from chainret.trace import Budget
 
 CASES_FORMAT: Final = "chainret-cases/1"
 

@@ -1,7 +1,7 @@
 """Per-record support checks -> defect codes (``chainret.codes.DefectCode``).
 
 ``relation_defects(catalog, relation)`` is the per-record support check used by views (and
-reported by ``chainret.catalog.validate``): the codes
+reported by ``chainret.checks``): the codes
 ``invalid_digest`` (support digest missing or different from the document's, or the document's own
 digest does not match its text), ``span_mismatch`` (quote differs from the text at the span),
 ``clause_mismatch`` (the quote is not exactly ``REL subject | predicate | object`` of the record),

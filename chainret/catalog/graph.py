@@ -10,14 +10,37 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 import networkx as nx
 
-from chainret.hops import Rel
 from chainret.textsafe import mermaid_label
 
 
-def build_graph(relations: Iterable[Rel], entities: dict[str, dict[str, str]] | None = None) -> nx.MultiDiGraph:
+class Edge(Protocol):
+    """What the graph needs of a relation as seen in a view (the engine's ``chainret.hops.Rel`` is one)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def subject(self) -> str: ...
+    @property
+    def predicate(self) -> str: ...
+    @property
+    def object(self) -> str: ...
+    @property
+    def unit_ref(self) -> str | None: ...
+    @property
+    def current(self) -> bool: ...
+    @property
+    def eligible(self) -> bool: ...
+    @property
+    def valid(self) -> bool: ...
+    @property
+    def usable(self) -> bool: ...
+
+
+def build_graph(relations: Iterable[Edge], entities: dict[str, dict[str, str]] | None = None) -> nx.MultiDiGraph:
     """MultiDiGraph with one edge per relation record (usable or not: the flags are attributes)."""
     g = nx.MultiDiGraph()
     for eid, attrs in sorted((entities or {}).items()):

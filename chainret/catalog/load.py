@@ -13,7 +13,7 @@ Public API:
 
 Load-time checks (errors): syntax, unknown field, wrong type, missing field, bad value, duplicate
 ID, dangling reference, span out of range. Support checks (quote, digest, clause) and view-time
-eligibility are not load errors: see ``chainret.catalog.validate``.
+eligibility are not load errors: see ``chainret.checks``.
 """
 
 from __future__ import annotations

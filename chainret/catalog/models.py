@@ -20,7 +20,7 @@ The pieces:
   source, document, version, representation, digest, span ``[start, end)``, quote, ``kind``). A
   ``clause`` quote is a literal clause ``REL <subject> | <predicate> | <object>`` (``clause_text``);
   a ``prose`` quote is a sentence mentioning subject and object. A record whose support does not
-  check out is still loaded; ``catalog.validate`` marks it invalid, and reports it as an error
+  check out is still loaded; ``chainret.checks`` marks it invalid, and reports it as an error
   unless its ``expect_invalid`` names its defects (the fixture worlds' deliberate controls).
 - ``View``: ``name``, ``order`` (as-of ordering; larger is later), ``documents`` (doc refs),
   ``current`` (exactly one view is the default). Earlier views stay addressable by name.

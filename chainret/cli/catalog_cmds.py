@@ -54,7 +54,7 @@ def validate_cmd(
 
     Exit 0 when every world is valid, 1 when any is not, 2 on usage errors.
     """
-    from chainret.catalog.validate import validate_paths
+    from chainret.validate import validate_paths
 
     try:
         reports = validate_paths(list(paths or _default_paths()))

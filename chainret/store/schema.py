@@ -219,7 +219,7 @@ class Compiled:
         self.start["units"] = ordinal
 
     def relations(self, doc_ords: dict[str, int]) -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...]]]:
-        from chainret.catalog.validate import relation_defects
+        from chainret.catalog.defects import relation_defects
 
         cat = self.cat
         for i, r in self._new("relations", cat.relations, lambda r: r.id):

@@ -1,57 +1,27 @@
 """Cross-record checks of a loaded catalog and its cases -> ``Issue`` list with stable codes.
 
-``validate_paths(paths) -> list[WorldReport]`` is what ``chainret validate`` runs: each world
-directory (its ``cases.*``, else ``catalog.*``, else a source folder's ``chainret.yaml``, built in
-memory by ``validate_source``) or loose file is loaded (load errors become issues)
-and checked by ``check_catalog`` (support defects: errors, the record is kept and marked invalid,
-unless the record's ``expect_invalid`` names exactly its defects: a deliberate control, info;
-document digests: warnings; pattern type chains: errors; view-time ineligibility: info; functional-predicate
-contradictions per view and principal: warnings) and ``check_cases`` (views, overlays, anchors and
-expected paths resolve and are consistent: errors). A report is valid when it has no error.
+``check_catalog`` (support defects: errors, the record is kept and marked invalid, unless the
+record's ``expect_invalid`` names exactly its defects: a deliberate control, info; document
+digests: warnings; pattern type chains and phrasings: errors; view-time ineligibility: info;
+functional-predicate contradictions per view and principal: warnings) and ``check_cases`` (views,
+overlays, anchors and expected paths resolve and are consistent: errors).
 
-``relation_defects`` (the per-record support check views use) lives in ``chainret.catalog.defects``.
+The phrasing check is the rule ``ask`` matches with (``chainret.patterns``), so this module sits
+above the engine's pattern layer; ``chainret validate`` (``chainret.validate``) and the authoring
+build both run it. The per-record support check is ``chainret.catalog.defects.relation_defects``.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass, field
-from pathlib import Path
-
 from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath
+from chainret.catalog.defects import prose_unmentioned, relation_defects
 from chainret.catalog.issues import CatalogFileInvalid, Issue
-from chainret.catalog.load import SUFFIXES, apply_overlay, load_cases, load_catalog, read_document
-from chainret.catalog.defects import document_digest_ok, prose_unmentioned, relation_defects  # noqa: F401 - re-exported
+from chainret.catalog.load import apply_overlay
 from chainret.catalog.models import Catalog, Relation, parse_clause, sha256_digest
+from chainret.catalog.quotes import where_quote_occurs
+from chainret.catalog.views import VIEW_CODES, CatalogView, open_view
 from chainret.codes import DefectCode
 from chainret.patterns import phrasing_problem
-
-
-def line_of(text: str, offset: int) -> int:
-    """1-based line number of a character offset."""
-    return text.count("\n", 0, offset) + 1
-
-
-def occurrences(text: str, quote: str) -> list[int]:
-    """Start offsets of every occurrence of ``quote`` in ``text`` (overlaps included)."""
-    out, i = [], text.find(quote) if quote else -1
-    while i >= 0:
-        out.append(i)
-        i = text.find(quote, i + 1)
-    return out
-
-
-def where_quote_occurs(text: str, quote: str) -> str:
-    """``the quote occurs at [a, b) (line n)``, or that it occurs nowhere in this text."""
-    found = occurrences(text, quote)
-    if not found:
-        return "the quote does not occur anywhere in this document version"
-    at = ", ".join(f"[{s}, {s + len(quote)}] (line {line_of(text, s)})" for s in found[:5])
-    more = f" and {len(found) - 5} more" if len(found) > 5 else ""
-    return f"the quote occurs at {at}{more}"
-
-
-# -- whole-world validation -------------------------------------------------------------------------
 
 DEFECT_MESSAGES: dict[str, str] = {
     DefectCode.INVALID_DIGEST: "support digest is missing or does not match the document's content digest",
@@ -62,27 +32,6 @@ DEFECT_MESSAGES: dict[str, str] = {
     DefectCode.DOMAIN_MISMATCH: "subject type is not the predicate's domain",
     DefectCode.RANGE_MISMATCH: "object type is not the predicate's range",
 }
-
-
-@dataclass
-class WorldReport:
-    """What ``validate`` found for one target (a world directory or one file)."""
-
-    target: str
-    world: str = ""
-    catalog_file: str = ""
-    cases_file: str = ""
-    counts: dict[str, int] = field(default_factory=dict)
-    issues: list[Issue] = field(default_factory=list)
-
-    @property
-    def valid(self) -> bool:
-        return not any(i.severity == "error" for i in self.issues)
-
-    def to_dict(self) -> dict[str, object]:
-        return {"target": self.target, "world": self.world, "catalog_file": self.catalog_file,
-                "cases_file": self.cases_file, "valid": self.valid, "counts": self.counts,
-                "issues": [i.to_dict() for i in self.issues]}
 
 
 def _describe(catalog: Catalog, rel: Relation) -> str:
@@ -139,8 +88,6 @@ def relation_issues(catalog: Catalog, rel: Relation, where: str, file: str) -> l
 
 def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
     """Support, type, pattern and view-time checks of a loaded catalog."""
-    from chainret.catalog.views import VIEW_CODES, open_view
-
     issues: list[Issue] = []
     for i, doc in enumerate(catalog.documents):
         if doc.digest != sha256_digest(doc.text):
@@ -179,10 +126,7 @@ def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
     return issues
 
 
-def _contradictions(catalog: Catalog, cv: object, file: str) -> list[Issue]:
-    from chainret.catalog.views import CatalogView
-
-    assert isinstance(cv, CatalogView)
+def _contradictions(catalog: Catalog, cv: CatalogView, file: str) -> list[Issue]:
     out: list[Issue] = []
     functional = {p.name for p in catalog.predicates if p.cardinality == "functional"}
     groups: dict[tuple[str, str], list[Relation]] = {}
@@ -199,8 +143,6 @@ def _contradictions(catalog: Catalog, cv: object, file: str) -> list[Issue]:
 
 def check_cases(cases: list[Case], catalog: Catalog, file: str) -> list[Issue]:
     """Is every case well-formed against its world (view, overlay, anchors, expected path)?"""
-    from chainret.catalog.views import open_view
-
     issues: list[Issue] = []
     seen: dict[str, int] = {}
     hop_counts = {len(p.hops) for p in catalog.patterns}
@@ -248,124 +190,3 @@ def check_cases(cases: list[Case], catalog: Catalog, file: str) -> list[Issue]:
                         f"relation {rid} is not eligible in view {cv.view_name!r} for {case.principal!r}: {', '.join(status.reasons)}")
                 prev = rel.object
     return issues
-
-
-def discover(path: Path) -> list[Path]:
-    """The files to validate under ``path``: a world directory's cases (or catalog) file, a source
-    folder's header, else each file.
-
-    Each directory is walked once (by device and inode), so a symlink loop cannot make the walk
-    repeat or recurse; anything that is not a directory (a FIFO or device too) is a file to report on.
-    """
-    found: list[Path] = []
-    seen: set[tuple[int, int]] = set()
-    stack = [path]
-    while stack:
-        current = stack.pop()
-        if not current.is_dir():
-            found.append(current)
-            continue
-        st = current.stat()
-        if (st.st_dev, st.st_ino) in seen:
-            continue
-        seen.add((st.st_dev, st.st_ino))
-        world = next((current / f"{stem}{suffix}" for stem in ("cases", "catalog") for suffix in SUFFIXES
-                      if (current / f"{stem}{suffix}").is_file()), None)
-        if world is None and (current / SOURCE_HEADER).is_file():
-            world = current / SOURCE_HEADER  # a source folder: built in memory and checked (validate_source)
-        if world is not None:
-            found.append(world)
-            continue
-        try:
-            children = sorted(current.iterdir())
-        except OSError as exc:
-            from chainret.errors import UsageError
-
-            raise UsageError(f"{current}: cannot list this directory: {exc.strerror}") from None
-        below: list[Path] = []
-        for child in children:
-            if child.name.startswith((".", "_")):
-                continue
-            if child.is_dir():
-                below.append(child)
-            elif child.suffix in SUFFIXES:
-                below.append(child)
-        stack.extend(reversed(below))
-    return found
-
-
-SOURCE_HEADER = "chainret.yaml"  # chainret.authoring.header.HEADER_NAME
-
-
-def validate_source(header: Path) -> WorldReport:
-    """A source folder: built in memory from scratch (as ``chainret catalog build`` would) and checked.
-
-    A fresh build has one view, so cases pinned to a named view (the catalog's history) are not
-    checked here but listed as info; validate the built catalog for those.
-    """
-    from chainret.authoring.build import build
-    from chainret.authoring.header import Header, SourceInvalid, read_header
-
-    report = WorldReport(target=str(header.parent))
-    try:
-        parsed = read_header(header)
-        pinned = [c for c in parsed.cases if isinstance(c, dict) and c.get("view") is not None]
-        if pinned:
-            parsed = Header.model_validate({**parsed.model_dump(), "cases": [c for c in parsed.cases if c not in pinned]})
-        result = build(header.parent, header.parent / "_validate" / "catalog.yaml", fresh=True, parsed=parsed)
-    except SourceInvalid as exc:
-        report.issues.extend(exc.issues)
-        return report
-    catalog, cases = result.catalog, list(result.cases.cases) if result.cases else []
-    report.world, report.catalog_file, report.cases_file = catalog.world, str(header), str(header) if cases else ""
-    report.issues.extend(check_catalog(catalog, str(header)))
-    for c in pinned:
-        report.issues.append(Issue("not_checked", "info", str(header), f"case {c.get('id')}", "view",
-                                   f"pinned to view {c['view']!r}: checked when the built catalog is validated"))
-    report.counts = {"entities": len(catalog.entities), "documents": len(catalog.documents),
-                     "relations": len(catalog.relations),
-                     "invalid_relations": sum(1 for r in catalog.relations if relation_defects(catalog, r)),
-                     "views": len(catalog.views), "patterns": len(catalog.patterns), "cases": len(cases)}
-    return report
-
-
-def validate_file(path: Path) -> WorldReport:
-    if path.name == SOURCE_HEADER:
-        return validate_source(path)
-    report = WorldReport(target=str(path))
-    try:
-        kind, _ = read_document(path)
-        if kind == "cases":
-            case_file, catalog, catalog_path = load_cases(path)
-            cases = list(case_file.cases)
-            report.cases_file = str(path)
-        else:
-            catalog, catalog_path, cases = load_catalog(path), path, []
-    except CatalogFileInvalid as exc:
-        report.issues.extend(exc.issues)
-        return report
-    report.world, report.catalog_file = catalog.world, str(catalog_path)
-    report.issues.extend(check_catalog(catalog, str(catalog_path)))
-    report.issues.extend(check_cases(cases, catalog, str(path)))
-    invalid = sum(1 for r in catalog.relations if relation_defects(catalog, r))
-    report.counts = {"entities": len(catalog.entities), "documents": len(catalog.documents),
-                     "relations": len(catalog.relations), "invalid_relations": invalid,
-                     "views": len(catalog.views), "patterns": len(catalog.patterns), "cases": len(cases)}
-    return report
-
-
-def validate_paths(paths: list[str | os.PathLike[str]]) -> list[WorldReport]:
-    """Validate every world or file under ``paths`` (missing paths are a ``UsageError``)."""
-    from chainret.errors import UsageError
-
-    reports: list[WorldReport] = []
-    for raw in paths:
-        p = Path(raw)
-        if not p.exists():
-            kind = "a symlink loop or a dangling symlink" if p.is_symlink() else "no such file or directory"
-            raise UsageError(f"{p}: {kind}")
-        files = discover(p)
-        if not files:
-            raise UsageError(f"{p}: no catalog or cases files (*.yaml, *.yml, *.json) found")
-        reports.extend(validate_file(f) for f in files)
-    return reports

@@ -1,0 +1,22 @@
+"""``Budget``: the request-level limits (a case file may override them, a trace records them).
+
+At the bottom of the package with ``chainret.codes``: the catalog's case files and the engine's
+traces both use it, and it imports nothing from chainret. ``chainret.trace`` re-exports it.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Budget(BaseModel):
+    """Request-level limits. Values come from request parameters, never from source text."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    rows_per_hop: int = Field(3, ge=1)
+    max_searches: int = Field(2, ge=1)
+    max_rows: int = Field(6, ge=1)
+    max_hops: int = Field(3, ge=1)
+    packet_units: int = Field(4, ge=1)
+    packet_chars: int = Field(900, ge=1)

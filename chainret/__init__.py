@@ -4,32 +4,32 @@ Importing chainret never imports torch, transformers or sentence-transformers; t
 need a model load it lazily.
 """
 
-from chainret.errors import (
-    AmbiguousRequest,
+__version__ = "0.1.0"
+
+from chainret.errors import (  # noqa: E402 - __version__ first: modules below may read it
     CatalogInvalid,
     ChainretError,
     DataError,
     MissingExtra,
     ModelError,
-    PermissionDenied,
-    UnknownEntity,
 )
-from chainret.trace import Budget, Trace, read_trace, write_trace
+from chainret.trace import Budget, Trace, read_trace, write_trace  # noqa: E402
 
-__version__ = "0.1.0"
+# `from chainret import ask` gives the function; the module stays importable as chainret.ask
+# (`from chainret.ask import resolve_catalog`, importlib.import_module("chainret.ask")).
+from chainret.ask import ask  # noqa: E402 - after the light names above
+
 
 __all__ = [
-    "AmbiguousRequest",
     "Budget",
     "CatalogInvalid",
     "ChainretError",
     "DataError",
     "MissingExtra",
     "ModelError",
-    "PermissionDenied",
     "Trace",
-    "UnknownEntity",
     "__version__",
+    "ask",
     "read_trace",
     "write_trace",
 ]

@@ -44,18 +44,6 @@ class CatalogInvalid(ChainretError):
     """A catalog or world file cannot be loaded: bad syntax, unknown field, wrong type, bad reference."""
 
 
-class UnknownEntity(ChainretError):
-    """An alias or canonical ID does not resolve in the requested view."""
-
-
-class AmbiguousRequest(ChainretError):
-    """An alias resolves to several entities; we refuse to guess."""
-
-
-class PermissionDenied(ChainretError):
-    """The principal may not see what was asked for."""
-
-
 class BudgetError(ChainretError):
     """A budget parameter is out of range."""
 
@@ -78,7 +66,3 @@ class ModelError(ChainretError):
 
 class OutputError(ChainretError):
     """An output path cannot be written: a directory, a special file or link, a missing or unwritable parent."""
-
-
-class TraceMismatch(ChainretError):
-    """A replayed trace differs from what the catalog now gives."""

@@ -89,3 +89,31 @@ def test_the_bottom_imports_nothing_from_chainret() -> None:
     g = import_graph()
     for m in ("chainret.codes", "chainret.budget"):
         assert list(g.successors(m)) == [], m
+
+
+def test_chainret_ask_is_the_function_and_the_module_stays_importable() -> None:
+    import importlib
+    import inspect
+
+    from chainret import ask
+
+    assert inspect.isfunction(ask) and ask.__module__ == "chainret.ask"
+    module = importlib.import_module("chainret.ask")
+    assert module.ask is ask and inspect.ismodule(module)
+
+
+def test_no_exception_class_is_dead() -> None:
+    """Every ChainretError subclass is raised or caught somewhere outside errors.py."""
+    from chainret import errors
+
+    names = {n for n, v in vars(errors).items() if isinstance(v, type) and issubclass(v, errors.ChainretError)}
+    used: set[str] = set()
+    for path in ROOT.rglob("*.py"):
+        if path.parent == ROOT and path.name in ("errors.py", "__init__.py"):
+            continue  # defined and re-exported there; used means raised, caught or checked elsewhere
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Name) and node.id in names:
+                used.add(node.id)
+            elif isinstance(node, ast.alias) and node.name in names:
+                used.add(node.name)
+    assert names - used - {"ChainretError"} == set()

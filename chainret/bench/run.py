@@ -33,8 +33,8 @@ from chainret.bench.example import Example
 from chainret.bench.signals import SIGNALS, get_signal, parse_names
 from chainret.errors import UsageError
 from chainret.trace import Hit, Hop, Trace, atomic_write_text
+from chainret.verify.selectors import SELECTORS
 
-SELECTORS_HINT = ("B1", "B2", "B4", "PC", "SET", "COND", "B5")
 RECALL_KS = (1, 2, 5)
 
 
@@ -84,12 +84,7 @@ def parse_selectors(text: str) -> list[str]:
 
 
 def _selector_names() -> list[str]:
-    try:
-        from chainret.verify.selectors import SELECTORS  # issue-6 registry, when present
-
-        return list(SELECTORS)
-    except ImportError:
-        return list(SELECTORS_HINT)
+    return list(SELECTORS)
 
 
 def primary_signal(signals: list[str]) -> str:

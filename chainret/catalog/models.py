@@ -479,14 +479,6 @@ class Catalog(_Model):
         return [r for r in self.relations_by_subject.get(subject, ()) if r.predicate == predicate]
 
     @cached_property
-    def relations_by_subject_predicate(self) -> dict[tuple[str, str], list[Relation]]:
-        out: defaultdict[tuple[str, str], list[Relation]] = defaultdict(list)
-        with paused_gc():
-            for rel in self.relations:
-                out[rel.subject, rel.predicate].append(rel)
-        return dict(out)
-
-    @cached_property
     def _name_indexes(self) -> dict[str | None, dict[str, list[Entity]]]:
         return {}
 
@@ -519,11 +511,6 @@ class Catalog(_Model):
                     else:
                         hit.append(ent)
         return index
-
-    @property
-    def entities_by_name(self) -> dict[str, list[Entity]]:
-        """``names_index()`` over every type."""
-        return self.names_index(None)
 
     @cached_property
     def document_digest_ok(self) -> dict[str, bool]:

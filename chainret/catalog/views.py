@@ -8,7 +8,7 @@ catalog's current view; an unknown view raises ``UsageError``. A ``CatalogView``
 - ``units()``: the units of those documents (``Unit``: ref, doc_ref, start, end, text), in
   catalog document order. Restricted or removed text never appears here, so a search built on
   ``units()`` cannot see or be ranked by it. ``unit(ref)`` returns one (None if not readable);
-  ``document_of(ref)`` its ``SourceDocument`` (version, digest, representation); ``unit_texts()``
+  ``unit_texts()``
   the same units as ``(ref, text)`` pairs, cheap enough to index 100k units;
 - ``relations()``: every relation record, with ``relation_status(rel_or_id) -> Eligibility``:
   ``eligible`` and stable ``reasons``: ``invalid_digest``, ``span_mismatch``, ``clause_mismatch``,
@@ -116,10 +116,6 @@ class CatalogView:
         if ref.rpartition("#u")[0] not in self._readable_refs:
             return None
         return self.catalog.unit(ref)
-
-    def document_of(self, unit_ref: str) -> SourceDocument | None:
-        unit = self.unit(unit_ref)
-        return None if unit is None else self.catalog.documents_by_ref[unit.doc_ref]
 
     # -- relations --------------------------------------------------------------------------------
     def relations(self) -> list[Relation]:

@@ -541,12 +541,6 @@ class SQLView:
     def unit_texts(self) -> list[tuple[str, str]]:
         return [(u.ref, u.text) for u in self.units()]
 
-    def document_of(self, unit_ref: str) -> Any | None:
-        unit = self.unit(unit_ref)
-        if unit is None:
-            return None
-        return next((d for d in self.documents() if d.ref == unit.doc_ref), None)
-
     # -- relations ---------------------------------------------------------------------------------------
     def _status_rows(self, where: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         """Relation rows with what their status in this view needs (``STATUS_COLS``), quote where readable."""

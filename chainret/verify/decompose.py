@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from chainret.bench.example import EvidenceTriple, Example, Paragraph, SubQuestion
+from chainret.bench.example import Example, Paragraph, SubQuestion
 from chainret.verify.hypothesis import relation_question
 
 _INNER_REL = {
@@ -158,10 +158,6 @@ def evidence_decomposition(ex: Example) -> list[SubQuestion] | None:
         SubQuestion(question=relation_question("#1", second.relation), answer=second.object,
                     paragraph_idx=_title_match(ex.paragraphs, second.subject, gold_only=True)),
     ]
-
-
-def evidence_relations(ev: list[EvidenceTriple]) -> tuple[str, ...]:
-    return tuple(e.relation for e in ev)
 
 
 # ----------------------------------------------------------------------------- names and bridges

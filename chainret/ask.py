@@ -25,7 +25,7 @@ from typing import Any
 
 from chainret.baselines import text_route_result
 from chainret.catalog.load import default_catalog_path, load_world
-from chainret.catalog.models import Catalog
+from chainret.catalog.models import Catalog, doc_ref
 from chainret.catalog.readable import reader_catalog, reads_within
 from chainret.catalog.views import CatalogView
 from chainret.codes import RefusalCode
@@ -194,7 +194,7 @@ def _run(
                 ref=r.unit_ref or "",
                 text=r.quote,
                 cost=len(r.quote),
-                doc_id=f"{r.source}/{r.document}@{r.version}",
+                doc_id=doc_ref(r.source, r.document, r.version),
                 span=r.span,
                 relation_id=r.id,
             )

@@ -121,16 +121,10 @@ def run_text_routes(case: Case, cv: CatalogView, budget: Budget) -> dict[str, di
     out = {}
     for route in ROUTES:
         row = run_route(route, case.request, cv, budget, required)
-        row["first_anchor_observed"] = _obs(case, row, 0)
-        row["second_anchor_observed"] = _obs(case, row, 1)
+        row["first_anchor_observed"] = case.anchor_observed(0, row["anchors_observed"])
+        row["second_anchor_observed"] = case.anchor_observed(1, row["anchors_observed"])
         out[route] = row
     return out
-
-
-def _obs(case: Case, row: dict[str, Any], i: int) -> bool | None:
-    if len(case.anchors) <= i or case.anchors[i] is None:
-        return None
-    return case.anchors[i] in row["anchors_observed"]
 
 
 def text_route_result(trace: Trace, cv: CatalogView, budget: Budget) -> Trace:

@@ -17,7 +17,7 @@ from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath
 from chainret.catalog.defects import prose_unmentioned, relation_defects
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.load import apply_overlay
-from chainret.catalog.models import Catalog, Relation, parse_clause, sha256_digest
+from chainret.catalog.models import Catalog, Relation, functional_names, parse_clause, sha256_digest
 from chainret.catalog.quotes import where_quote_occurs
 from chainret.catalog.views import VIEW_CODES, CatalogView, open_view
 from chainret.codes import DefectCode
@@ -128,7 +128,7 @@ def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
 
 def _contradictions(catalog: Catalog, cv: CatalogView, file: str) -> list[Issue]:
     out: list[Issue] = []
-    functional = {p.name for p in catalog.predicates if p.cardinality == "functional"}
+    functional = functional_names(catalog.predicates)
     groups: dict[tuple[str, str], list[Relation]] = {}
     for rel in cv.eligible_relations():
         if rel.predicate in functional:

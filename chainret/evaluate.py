@@ -57,12 +57,6 @@ class CaseResult:
         }
 
 
-def _observed(trace: Trace, case: Case, i: int) -> bool | None:
-    if len(case.anchors) <= i or case.anchors[i] is None:
-        return None
-    return case.anchors[i] in trace.coverage.anchors_observed
-
-
 def check_case(case: Case, trace: Trace) -> list[str]:
     """Differences between a case's expectation and the (offline, unprojected) trace."""
     exp = case.expect
@@ -87,7 +81,8 @@ def check_case(case: Case, trace: Trace) -> list[str]:
             if trace.reason is None or trace.reason.code != exp.reason:
                 probs.append(f"reason {trace.reason.code if trace.reason else None} != expected {exp.reason}")
         for i, want in enumerate(exp.observed):
-            if _observed(trace, case, i) is not None and _observed(trace, case, i) != want:
+            seen = case.anchor_observed(i, trace.coverage.anchors_observed)
+            if seen is not None and seen != want:
                 probs.append(f"anchor {i + 1} ({case.anchors[i]}) observed={not want}, expected {want}")
     elif isinstance(exp, ExpectNoPattern):
         if got != "no_pattern":
@@ -136,8 +131,8 @@ def run_case(
         trace=trace,
         ok=not probs,
         problems=probs,
-        first_anchor_observed=_observed(trace, case, 0),
-        second_anchor_observed=_observed(trace, case, 1),
+        first_anchor_observed=case.anchor_observed(0, trace.coverage.anchors_observed),
+        second_anchor_observed=case.anchor_observed(1, trace.coverage.anchors_observed),
         complete_bundle=trace.coverage.complete_bundle,
         accepted=trace.outcome == "accepted_path",
     )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainret.catalog.models import Catalog
+from chainret.catalog.models import Catalog, unit_doc
 from chainret.catalog.readable import readable_docs, reader_digest, reads_within
 from chainret.errors import UsageError
 from chainret.trace import Hop, Refusal, Trace
@@ -35,7 +35,7 @@ class ProjectionError(UsageError):
 
 
 def _unit_doc(ref: str | None) -> str:
-    return (ref or "").rpartition("#u")[0]
+    return unit_doc(ref or "")
 
 
 def _strip_withheld(details: dict[str, Any], readable: frozenset[str]) -> dict[str, Any]:

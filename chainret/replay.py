@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from chainret.catalog.models import Catalog, sha256_digest
+from chainret.catalog.models import Catalog, doc_ref, sha256_digest, unit_doc
 from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import UsageError
 from chainret.trace import Budget, Trace, write_trace
@@ -130,10 +130,10 @@ def evidence_differences(trace: Trace, catalog: Catalog, reader: str | None = No
     for i, hop in enumerate(trace.hops):
         a = hop.anchor
         if a is not None:
-            cited.append((f"hops[{i}].anchor", a.unit_ref, f"{a.source}/{a.document}@{a.version}", a.digest, a.span, a.quote))
+            cited.append((f"hops[{i}].anchor", a.unit_ref, doc_ref(a.source, a.document, a.version), a.digest, a.span, a.quote))
     if trace.packet is not None:
         for i, item in enumerate(trace.packet.items):
-            doc = item.doc_id or item.ref.rpartition("#u")[0]
+            doc = item.doc_id or unit_doc(item.ref)
             if item.span is None:  # a whole-unit item: its text must be that unit's
                 unit = catalog.unit(item.ref)
                 if unit is None or unit.text != item.text:
@@ -144,22 +144,22 @@ def evidence_differences(trace: Trace, catalog: Catalog, reader: str | None = No
         joined = trace.packet.separator.join(i.text for i in trace.packet.items)
         if joined != trace.packet.text:
             out.append(Difference(kind="evidence", field="packet.text", message="packet text is not its items joined"))
-    for field, unit_ref, doc_ref, digest, span, quote in cited:
-        source = docs.get(doc_ref)
-        if source is None or (readable is not None and doc_ref not in readable):
-            out.append(Difference(kind="evidence", field=field, message=f"cited document version {_shown(doc_ref)} is not in the catalog {reader or ''} may read".replace("  ", " ")))
+    for field, unit_ref, cited_doc, digest, span, quote in cited:
+        source = docs.get(cited_doc)
+        if source is None or (readable is not None and cited_doc not in readable):
+            out.append(Difference(kind="evidence", field=field, message=f"cited document version {_shown(cited_doc)} is not in the catalog {reader or ''} may read".replace("  ", " ")))
             continue
         actual = sha256_digest(source.text)
         if digest != actual:
-            out.append(Difference(kind="evidence", field=f"{field}.digest", message=f"cites digest {_shown(digest)}; {doc_ref} text hashes to {actual}"))
+            out.append(Difference(kind="evidence", field=f"{field}.digest", message=f"cites digest {_shown(digest)}; {cited_doc} text hashes to {actual}"))
             continue
         start, end = span
         if source.text[start:end] != quote:
-            out.append(Difference(kind="evidence", field=f"{field}.quote", message=f"{_shown(quote)} is not the text at {doc_ref}[{start}:{end}] ({_shown(source.text[start:end])})"))
+            out.append(Difference(kind="evidence", field=f"{field}.quote", message=f"{_shown(quote)} is not the text at {cited_doc}[{start}:{end}] ({_shown(source.text[start:end])})"))
             continue
         unit = catalog.unit(unit_ref)
-        if unit is None or unit.doc_ref != doc_ref or not (unit.start <= start and end <= unit.end):
-            out.append(Difference(kind="evidence", field=f"{field}.unit_ref", message=f"span [{start}, {end}) of {doc_ref} is not inside unit {_shown(unit_ref)}"))
+        if unit is None or unit.doc_ref != cited_doc or not (unit.start <= start and end <= unit.end):
+            out.append(Difference(kind="evidence", field=f"{field}.unit_ref", message=f"span [{start}, {end}) of {cited_doc} is not inside unit {_shown(unit_ref)}"))
     return out
 
 

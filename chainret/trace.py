@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.budget import Budget as Budget  # re-exported: traces record it
+from chainret.files import atomic_write_text as atomic_write_text  # re-exported: the one atomic write
+from chainret.files import check_output_path as check_output_path
 from chainret.codes import RefusalCode
 
 SCHEMA_VERSION = "1.0"
@@ -193,77 +194,6 @@ def _round(value: Any) -> Any:
     if isinstance(value, list):
         return [_round(v) for v in value]
     return value
-
-
-def check_output_path(path: str | os.PathLike[str], *, create_parent: bool = True) -> Path:
-    """Refuse, with a clear ``OutputError``, a target that must not be written or replaced.
-
-    A directory, a symlink, a FIFO, a device or a socket is never replaced; the parent must be a
-    writable directory (created first when ``create_parent``, else it must exist).
-    """
-    import stat
-
-    from chainret.errors import OutputError
-
-    target = Path(path)
-    try:
-        st = os.lstat(target)
-    except FileNotFoundError:
-        st = None
-    except OSError as exc:
-        raise OutputError(f"{target}: cannot write here: {exc.strerror}") from None
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        kind = ("a directory (give a file name)" if stat.S_ISDIR(st.st_mode) else
-                "a symbolic link (chainret never replaces a link; name the file itself)" if stat.S_ISLNK(st.st_mode) else
-                "a named pipe" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
-                else "a special file")
-        raise OutputError(f"{target} is {kind}; chainret writes only regular files")
-    parent = target.parent
-    if not parent.exists() and create_parent:
-        try:
-            parent.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise OutputError(f"{target}: cannot create the directory {parent}: {exc.strerror}") from None
-    if not parent.exists():
-        raise OutputError(f"{target}: the directory {parent} does not exist")
-    if not parent.is_dir():
-        raise OutputError(f"{target}: {parent} is not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{target}: the directory {parent} is not writable")
-    return target
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str, *, exclusive: bool = False) -> Path:
-    """Write ``text`` to ``path`` atomically: readers see the old file or the new one, never half.
-
-    ``check_output_path`` runs first. ``exclusive``: the name must be new (``FileExistsError``
-    otherwise), so concurrent writers of generated names never overwrite each other.
-    """
-    from chainret.errors import OutputError
-
-    target = check_output_path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise OutputError(f"{target}: cannot write in {target.parent}: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        if exclusive:  # claim the name first: O_EXCL fails if another writer has it
-            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-        os.replace(tmp, target)
-    except FileExistsError:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
 
 
 def write_trace(trace: Trace, path: str | os.PathLike[str], *, exclusive: bool = False) -> Path:

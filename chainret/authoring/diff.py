@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from chainret.catalog.models import Catalog, Relation, split_doc_ref
+from chainret.catalog.models import Catalog, Relation, functional_names, split_doc_ref
 
 
 @dataclass
@@ -78,7 +78,7 @@ def diff_views(catalog: Catalog, view_a: str, view_b: str) -> ViewDiff:
             raise UsageError(f"unknown view {name!r}; this catalog has: {known}")
     a, b = _holding(catalog, view_a), _holding(catalog, view_b)
     out = ViewDiff(view_a, view_b)
-    functional = {p.name for p in catalog.predicates if p.cardinality == "functional"}
+    functional = functional_names(catalog.predicates)
     removed = [a[k] for k in sorted(a.keys() - b.keys())]
     added = [b[k] for k in sorted(b.keys() - a.keys())]
     for old in list(removed):

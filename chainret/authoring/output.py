@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chainret.catalog.models import CATALOG_FORMAT, Catalog
+from chainret.files import write_files  # noqa: F401 - re-exported (authoring writes its outputs with it)
 
 if TYPE_CHECKING:
     from chainret.authoring.build import BuildResult
@@ -37,25 +37,6 @@ def render(data: dict[str, Any], suffix: str, banner: str) -> str:
 def catalog_data(catalog: Catalog) -> dict[str, Any]:
     """The catalog as file data: defaults left out (they load back to the same records and digest)."""
     return {"format": CATALOG_FORMAT, **catalog.model_dump(mode="json", exclude_defaults=True)}
-
-
-def write_files(texts: dict[Path, str]) -> None:
-    """Write several files so that none is half-written: all temporaries first, then the renames."""
-    temps: list[tuple[str, Path]] = []
-    try:
-        for target, text in texts.items():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-            temps.append((tmp, target))
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-        for tmp, target in temps:
-            os.replace(tmp, target)
-    finally:
-        for tmp, _ in temps:
-            Path(tmp).unlink(missing_ok=True)
 
 
 def output_texts(result: BuildResult, src: str | os.PathLike[str]) -> dict[Path, str]:

@@ -26,6 +26,7 @@ A cases file (``cases.yaml`` beside ``catalog.yaml``) is ``CaseFile``: ``format`
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Annotated, Final, Literal
 
 from pydantic import Field, model_validator
@@ -128,6 +129,12 @@ class Case(_Model):
         if isinstance(exp, ExpectAccepted) and self.anchors and list(self.anchors) != list(exp.relations):
             raise ValueError("for an accepted path, anchors must equal expect.relations")
         return self
+
+    def anchor_observed(self, i: int, observed: Collection[str]) -> bool | None:
+        """Whether anchor ``i`` is among the ``observed`` relation ids (None: the case names no such anchor)."""
+        if len(self.anchors) <= i or self.anchors[i] is None:
+            return None
+        return self.anchors[i] in observed
 
 
 class CaseFile(_Model):

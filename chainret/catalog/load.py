@@ -357,7 +357,7 @@ def _record_location(data: Any, loc: tuple[Any, ...]) -> tuple[str, tuple[Any, .
                     break
             else:
                 if "source" in record and "document" in record:
-                    ref = f"{record.get('source')}/{record.get('document')}@{record.get('version')}"
+                    ref = f"{record.get('source')}/{record.get('document')}@{record.get('version')}"  # raw values, any type
                     label += f" (ref {clip(visible(ref), 80)})"
         return label, loc[2:]
     return "document root" if len(loc) <= 1 else str(loc[0]), loc if len(loc) <= 1 else loc[1:]

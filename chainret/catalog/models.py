@@ -80,6 +80,24 @@ def doc_ref(source: str, document: str, version: str) -> str:
     return f"{source}/{document}@{version}"
 
 
+def unit_ref(doc_ref: str, index: int) -> str:
+    """``source/document@version#uN``: unit ``index`` (1-based) of a document version."""
+    return f"{doc_ref}#u{index}"
+
+
+_unit_ref = unit_ref  # for methods whose parameter is named unit_ref
+
+
+def functional_names(predicates: Iterable[Predicate]) -> frozenset[str]:
+    """The functional predicates: one current object per subject; a second is a contradiction."""
+    return frozenset(p.name for p in predicates if p.cardinality == "functional")
+
+
+def unit_doc(unit_ref: str) -> str:
+    """The doc ref a unit ref points into (``""`` when it is not a unit ref)."""
+    return unit_ref.rpartition("#u")[0]
+
+
 def split_doc_ref(ref: str) -> tuple[str, str, str]:
     """``registry/projects.md@v2`` -> (``registry``, ``projects.md``, ``v2``); ValueError if malformed."""
     m = DOC_REF_RE.match(ref)
@@ -181,7 +199,7 @@ def derive_units(doc: SourceDocument) -> list[Unit]:
     ref = doc.ref
     text = doc.text
     return [
-        Unit(ref=f"{ref}#u{i}", doc_ref=ref, index=i, start=start, end=end, text=text[start:end])
+        Unit(ref=unit_ref(ref, i), doc_ref=ref, index=i, start=start, end=end, text=text[start:end])
         for i, (start, end) in enumerate(unit_spans(text), 1)
     ]
 
@@ -393,7 +411,7 @@ class Catalog(_Model):
         if unit is None:
             start, end = spans[i]
             text = self.documents_by_ref[doc_ref].text[start:end]
-            unit = units[i] = Unit(ref=f"{doc_ref}#u{i + 1}", doc_ref=doc_ref, index=i + 1, start=start, end=end, text=text)
+            unit = units[i] = Unit(ref=unit_ref(doc_ref, i + 1), doc_ref=doc_ref, index=i + 1, start=start, end=end, text=text)
         return unit
 
     def units_of(self, doc_ref: str) -> list[Unit]:
@@ -406,7 +424,7 @@ class Catalog(_Model):
         if not sep or not number.isdigit():
             return None
         i = int(number) - 1
-        if 0 <= i < len(self._doc_table(doc_ref)[0]) and f"{doc_ref}#u{i + 1}" == ref:
+        if 0 <= i < len(self._doc_table(doc_ref)[0]) and unit_ref(doc_ref, i + 1) == ref:
             return self._unit_at(doc_ref, i)
         return None
 
@@ -439,7 +457,7 @@ class Catalog(_Model):
 
         Grouped one document at a time, on first use.
         """
-        doc_ref = unit_ref.rpartition("#u")[0]
+        doc_ref = unit_doc(unit_ref)
         grouped = self._rels_by_unit.get(doc_ref)
         if grouped is None:
             grouped = {}
@@ -449,7 +467,7 @@ class Catalog(_Model):
                     continue
                 i = self._unit_index(rel)
                 if i is not None:
-                    grouped.setdefault(f"{doc_ref}#u{i + 1}", []).append(rel)
+                    grouped.setdefault(_unit_ref(doc_ref, i + 1), []).append(rel)
             for rels in grouped.values():
                 rels.sort(key=lambda r: (r.support.span[0], r.id))
             self._rels_by_unit[doc_ref] = grouped

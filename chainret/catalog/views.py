@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from chainret.bulk import paused_gc
-from chainret.catalog.models import Catalog, Entity, Predicate, Relation, SourceDocument, Unit, View, normalize_name, unit_spans
+from chainret.catalog.models import Catalog, Entity, Predicate, Relation, SourceDocument, Unit, View, normalize_name, unit_doc, unit_ref, unit_spans
 from chainret.catalog.defects import relation_defects
 from chainret.catalog.readable import known_entities
 from chainret.codes import DefectCode, ViewCode
@@ -108,12 +108,12 @@ class CatalogView:
                 ref = d.ref
                 text = docs[ref].text
                 spans = unit_spans(text)
-                refs = [f"{ref}#u{i}" for i in range(1, len(spans) + 1)]
+                refs = [unit_ref(ref, i) for i in range(1, len(spans) + 1)]
                 out.extend(zip(refs, [text[start:end] for start, end in spans]))
         return out
 
     def unit(self, ref: str) -> Unit | None:
-        if ref.rpartition("#u")[0] not in self._readable_refs:
+        if unit_doc(ref) not in self._readable_refs:
             return None
         return self.catalog.unit(ref)
 

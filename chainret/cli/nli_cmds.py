@@ -121,12 +121,10 @@ def eval_cmd(
 
     results = evaluate(nli, names, limit=limit, data_dir=data_dir, batch_size=batch_size, progress=show)
     if out:
-        import os
+        from chainret.files import atomic_write_text
 
         payload = {"model": nli.model_id, "limit": limit, "sets": {k: v.to_dict() for k, v in results.items()}}
-        tmp = out.with_suffix(out.suffix + ".tmp")
-        tmp.write_text(json.dumps(payload, indent=2, sort_keys=True) + "\n")
-        os.replace(tmp, out)
+        atomic_write_text(out, json.dumps(payload, indent=2, sort_keys=True) + "\n")
     if as_json:
         print(json.dumps({k: {"accuracy": round(v.accuracy, 4), "n": v.n} for k, v in results.items()}))
 

@@ -12,6 +12,7 @@ import json
 import os
 from pathlib import Path
 
+from chainret.files import atomic_write_text
 from chainret.nli.data import EVAL_SETS
 from chainret.nli.model import default_model_path
 
@@ -229,8 +230,4 @@ def summarize_log(run_dir: Path, upto_step: int | None = None) -> dict:
 
 def write_card(model_dir: str | os.PathLike | None = None) -> Path:
     model_dir = Path(model_dir) if model_dir else default_model_path()
-    path = model_dir / "README.md"
-    tmp = path.with_suffix(".md.tmp")
-    tmp.write_text(render_card(model_dir))
-    os.replace(tmp, path)
-    return path
+    return atomic_write_text(model_dir / "README.md", render_card(model_dir))

@@ -22,6 +22,7 @@ from pathlib import Path
 from collections.abc import Callable
 
 from chainret.errors import MissingExtra, UsageError
+from chainret.files import atomic_write_text
 from chainret.nli.data import LABELS, fingerprint, load_eval, load_train
 
 ID2LABEL = {i: name for i, name in enumerate(LABELS)}
@@ -89,9 +90,7 @@ def bucketed_batches(lengths: list[int], batch_size: int, seed: int, epoch: int,
 
 
 def _atomic_json(path: Path, obj) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
 
 
 def _collate(tokenizer, enc: list[dict], idx: list[int], labels: list[int], torch, device):

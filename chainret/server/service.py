@@ -29,7 +29,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.ask import ask, cached_view, resolve_catalog
-from chainret.catalog.models import Catalog
+from chainret.catalog.models import Catalog, doc_ref, unit_doc
 from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import ChainretError, UsageError
 from chainret.server.auth import Authenticator, Identity, check_narrower, resolve_viewer
@@ -248,10 +248,10 @@ def _citations(trace: Trace) -> list[tuple[str, set[str]]]:
     for i, h in enumerate(trace.hops):
         if h.anchor is not None:
             a = h.anchor
-            out.append((f"hops[{i}].anchor", {f"{a.source}/{a.document}@{a.version}", a.unit_ref.rpartition("#u")[0]}))
+            out.append((f"hops[{i}].anchor", {doc_ref(a.source, a.document, a.version), unit_doc(a.unit_ref)}))
     if trace.packet is not None:
         for i, item in enumerate(trace.packet.items):
-            out.append((f"packet.items[{i}]", {item.doc_id or item.ref.rpartition("#u")[0], item.ref.rpartition("#u")[0]}))
+            out.append((f"packet.items[{i}]", {item.doc_id or unit_doc(item.ref), unit_doc(item.ref)}))
     return out
 
 

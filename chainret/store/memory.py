@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any
 
-from chainret.catalog.models import Catalog
+from chainret.catalog.models import Catalog, functional_names
 from chainret.catalog.views import CatalogView, open_view
 from chainret.hops import HopWorld, Rel
 from chainret.search import LexicalIndex
@@ -72,7 +72,7 @@ def hop_world(cv: CatalogView | Any) -> HopWorld:
         _WORLDS.move_to_end(key)
         return hit
     index = LexicalIndex(cv.catalog.search_texts(cv.unit_texts()))  # prose-supported units also carry the IDs they name
-    functional = frozenset(p.name for p in cv.catalog.predicates if p.cardinality == "functional")
+    functional = functional_names(cv.catalog.predicates)
     relations_of = cv.catalog.relations_of
     flags: dict[str, Rel] = {}
 

@@ -32,7 +32,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from chainret.catalog.models import Catalog, normalize_name, unit_spans
+from chainret.catalog.models import Catalog, normalize_name, unit_ref, unit_spans
 from chainret.search import tokenize
 
 TABLES: dict[str, list[str]] = {
@@ -207,8 +207,9 @@ class Compiled:
             n = total = 0
             for j, (s, e) in enumerate(unit_spans(text), 1):
                 body = text[s:e]
-                toks = tokenize(search_text([(f"{ref}#u{j}", body)])[0][1])
-                units.append((ordinal, f"{ref}#u{j}", i, ref, j, s, e, len(toks), body))
+                uref = unit_ref(ref, j)
+                toks = tokenize(search_text([(uref, body)])[0][1])
+                units.append((ordinal, uref, i, ref, j, s, e, len(toks), body))
                 for term, tf in Counter(toks).items():
                     postings.append((term, ordinal, i, tf))
                 ordinal += 1

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any
 
+from chainret.catalog.models import functional_names
 from chainret.errors import UsageError
 from chainret.codes import DefectCode, ViewCode
 from chainret.store.base import view_codes
@@ -301,7 +302,7 @@ class SQLStore:
         key = (view.view_name, view.principal, view.within)
         hit = self._worlds.get(key)
         if hit is None:
-            functional = frozenset(p.name for p in self.predicates if p.cardinality == "functional")
+            functional = functional_names(self.predicates)
             hit = self._worlds[key] = HopWorld(
                 StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch, within=view.within),
                 functional=functional,

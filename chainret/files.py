@@ -1,0 +1,106 @@
+"""Writing files: the one home of chainret's atomic write (temporary file, fsync, ``os.replace``).
+
+``check_output_path`` refuses targets that must not be replaced; ``atomic_write_text`` writes one
+file so readers see the old file or the new one, never half; ``write_files`` writes several so that
+none is half-written (all temporaries first, then the renames). Imports nothing from chainret but
+the errors.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from chainret.errors import OutputError
+
+
+def _temp_copy(target: Path, text: str) -> str:
+    """``text`` in a new temporary file beside ``target`` (flushed to disk); its path."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return tmp
+
+
+def check_output_path(path: str | os.PathLike[str], *, create_parent: bool = True) -> Path:
+    """Refuse, with a clear ``OutputError``, a target that must not be written or replaced.
+
+    A directory, a symlink, a FIFO, a device or a socket is never replaced; the parent must be a
+    writable directory (created first when ``create_parent``, else it must exist).
+    """
+    import stat
+
+    target = Path(path)
+    try:
+        st = os.lstat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write here: {exc.strerror}") from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        kind = ("a directory (give a file name)" if stat.S_ISDIR(st.st_mode) else
+                "a symbolic link (chainret never replaces a link; name the file itself)" if stat.S_ISLNK(st.st_mode) else
+                "a named pipe" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode)
+                else "a special file")
+        raise OutputError(f"{target} is {kind}; chainret writes only regular files")
+    parent = target.parent
+    if not parent.exists() and create_parent:
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutputError(f"{target}: cannot create the directory {parent}: {exc.strerror}") from None
+    if not parent.exists():
+        raise OutputError(f"{target}: the directory {parent} does not exist")
+    if not parent.is_dir():
+        raise OutputError(f"{target}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{target}: the directory {parent} is not writable")
+    return target
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str, *, exclusive: bool = False) -> Path:
+    """Write ``text`` to ``path`` atomically: readers see the old file or the new one, never half.
+
+    ``check_output_path`` runs first. ``exclusive``: the name must be new (``FileExistsError``
+    otherwise), so concurrent writers of generated names never overwrite each other.
+    """
+    target = check_output_path(path)
+    try:
+        tmp = _temp_copy(target, text)
+    except OSError as exc:
+        raise OutputError(f"{target}: cannot write in {target.parent}: {exc.strerror}") from None
+    try:
+        if exclusive:  # claim the name first: O_EXCL fails if another writer has it
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        os.replace(tmp, target)
+    except FileExistsError:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise OutputError(f"{target}: cannot write: {exc.strerror or exc}") from None
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def write_files(texts: dict[Path, str]) -> None:
+    """Write several files so that none is half-written: all temporaries first, then the renames."""
+    temps: list[tuple[str, Path]] = []
+    try:
+        for target, text in texts.items():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            temps.append((_temp_copy(target, text), target))
+        for tmp, target in temps:
+            os.replace(tmp, target)
+    finally:
+        for tmp, _ in temps:
+            Path(tmp).unlink(missing_ok=True)

@@ -104,7 +104,7 @@ def test_malformed_file_then_lenient(tmp_path: Path, capsys: pytest.CaptureFixtu
     bad.write_text("".join(json.dumps(r) + "\n" for r in recs))
     code = run_cli(["bench", "run", str(bad), "--signals", "bm25", "--out", str(tmp_path / "r")])
     err = flat(capsys.readouterr().err)
-    assert code == 1 and f"{bad}:1" in err and "'context'" in err and "Traceback" not in err
+    assert code == 2 and f"{bad}:1" in err and "'context'" in err and "Traceback" not in err
     code = run_cli(["bench", "run", str(bad), "--signals", "bm25", "--out", str(tmp_path / "r"), "--lenient", "--resamples", "50"])
     assert code == 0
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())

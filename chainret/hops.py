@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from chainret.codes import RefusalCode
 from chainret.search import LexicalIndex, SearchHit
@@ -60,7 +60,7 @@ class Rel:
     eligible: bool = True  # the principal may read its support in the view
     valid: bool = True  # digest, span and clause check out
     why_not: str | None = None  # short reason when not usable (for the trace)
-    support_kind: str = "clause"  # "clause" (a REL line) or "prose" (a sentence naming both ends)
+    support_kind: Literal["clause", "prose"] = "clause"  # "clause" (a REL line) or "prose" (a sentence naming both ends)
 
     @property
     def usable(self) -> bool:
@@ -78,7 +78,7 @@ class Rel:
             digest=self.digest,
             span=self.span,
             quote=self.quote,
-            support_kind=self.support_kind,  # type: ignore[arg-type]
+            support_kind=self.support_kind,
         )
 
 

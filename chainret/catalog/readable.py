@@ -61,7 +61,7 @@ def clear_cache() -> None:
 def readable_docs(cat: Catalog, reader: str) -> frozenset[str]:
     """Refs (``source/document@version``) of every document version ``reader`` may read, any view."""
     if not isinstance(cat, Catalog):  # a compiled store (chainret.store) answers from its tables
-        return cat.readable_docs(reader)  # type: ignore[no-any-return]
+        return cat.readable_docs(reader)
     return _memo(cat, "docs", reader, lambda: frozenset(d.ref for d in cat.documents if d.readable_by(reader)))
 
 
@@ -92,7 +92,7 @@ def reader_catalog(cat: Catalog, reader: str) -> Catalog:
     """
 
     if not isinstance(cat, Catalog):  # a compiled store: a view of it that filters on the reader
-        return cat.reader_store(reader)  # type: ignore[no-any-return]
+        return cat.reader_store(reader)
 
     def build() -> Catalog:
         docs = readable_docs(cat, reader)
@@ -120,5 +120,5 @@ def reader_catalog(cat: Catalog, reader: str) -> Catalog:
 def reader_digest(cat: Catalog, reader: str) -> str:
     """The catalog identity shown to ``reader``: the digest of ``reader_catalog(cat, reader)``."""
     if not isinstance(cat, Catalog):  # a compiled store recorded it at compile time
-        return cat.reader_digest(reader)  # type: ignore[no-any-return]
+        return cat.reader_digest(reader)
     return reader_catalog(cat, reader).digest()

@@ -115,6 +115,11 @@ class Candidate:
         return f"{self.title}. {self.text}" if self.title else self.text
 
 
+def candidates_of(example: Any) -> list[Candidate]:
+    """An example's paragraphs as the decomposer may see them (title and text; no gold flag, no answer)."""
+    return [Candidate(p.idx, p.title, p.text) for p in example.paragraphs]
+
+
 @dataclass
 class BridgeChoice:
     name: str

@@ -48,7 +48,8 @@ JOIN_PENALTY = 0.1  # no other candidate names the bridge: the chain cannot cont
 SHORTLIST = 8  # bridge candidates whose filled next sub-question is retrieved
 
 _REL1 = {"that", "who", "whom", "which", "whose", "where", "when"}
-_REL_PREP = {"in", "by", "of", "at", "from", "for", "to", "with", "on", "under", "through"}
+_REL_PREP = {"in", "by", "of", "at", "from", "for", "to", "with", "on", "under", "through", "after", "about", "into",
+             "over", "behind", "near", "during"}
 _DET = {"the", "a", "an"}
 _AUX = {"is", "was", "are", "were", "has", "had", "have", "does", "did", "do", "be", "been", "being"}
 _WH = {"who", "what", "which", "when", "where", "why", "how", "whom", "whose", "in", "on", "at", "during", "from"}
@@ -73,7 +74,9 @@ _PERSON = {
     "composer", "producer", "founder", "president", "spouse", "wife", "husband", "player", "governor", "politician",
     "leader", "artist", "father", "mother", "son", "daughter", "brother", "sister", "sibling", "king", "queen",
     "emperor", "man", "woman", "narrator", "presenter", "host", "owner", "ceo", "chairman", "coach", "manager",
-    "minister", "mayor", "senator", "representative", "prime", "star", "voice", "voices", "plays",
+    "minister", "mayor", "senator", "representative", "prime", "star", "boyfriend", "girlfriend", "partner",
+    "discoverer", "inventor", "developer", "designer", "winner", "champion", "monarch", "ruler", "physicist",
+    "scientist", "musician", "band", "group", "cast", "character",
 }
 _PLACE = {
     "where", "city", "country", "state", "county", "region", "place", "location", "town", "capital", "birthplace",
@@ -90,6 +93,19 @@ _ORG = {
     "people", "ethnic", "family", "house", "building", "stadium", "arena", "airport", "park", "bridge", "street",
     "record", "records", "headquarters", "owner", "parent", "subsidiary", "successor", "predecessor", "member",
     "one", "performer", "creator", "founder",
+}
+# Heads that name an attribute of the entity, the question's last hop itself, never a bridge.
+_ATTRIBUTE = {
+    "role", "voice", "source", "name", "title", "percentage", "number", "date", "year", "type", "kind", "part", "size",
+    "population", "enrollment", "length", "meaning", "advantages", "advantage", "average", "salary", "rank", "position",
+    "term", "terms", "original", "span", "amount", "age", "height", "area", "time", "first", "last", "majority",
+    "price", "cost", "value", "total", "rate", "share", "color", "colour", "motto", "nickname", "abbreviation",
+    "symbol", "official", "reason", "cause", "result", "outcome", "purpose", "goal", "aim", "idea", "theme", "subject",
+    "topic", "plot", "style", "genre", "version", "form", "status", "level", "degree", "record", "score", "end",
+    "beginning", "start", "history", "origin", "way", "method", "process", "effect", "impact", "response", "reaction",
+    "highest", "lowest", "largest", "smallest", "biggest", "most", "least", "elevation", "distance", "depth", "width",
+    "ranking", "reign", "rule", "border", "center", "centre", "power", "letter", "chapter", "corner", "career", "number",
+    "voice", "third", "second", "fourth", "fifth", "ranked", "percent", "count", "era", "period", "life", "death",
 }
 _TIME = {"when", "year", "date", "day", "month", "century", "decade"}
 _NUM = {"many", "much", "number", "percentage", "population", "long", "old"}
@@ -210,6 +226,7 @@ def _mentions(toks: list[_Tok], names: Sequence[str]) -> list[tuple[int, int, st
     seqs: list[tuple[list[str], str]] = []
     for name in names:
         for v in _title_variants(name):
+            v = re.sub(r"(\w)'s\b", r"\1 s", v)  # "mach's principle" as the question's tokens "Mach", "'s", …
             seq = [w.replace("'", "") for w in v.split() if w.replace("'", "")]
             if seq and (len(seq) > 1 or len(seq[0]) >= 3):
                 seqs.append((seq, name))
@@ -280,6 +297,8 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
     n = len(toks)
 
     def entity_from(i: int) -> tuple[int, int] | None:
+        while i < n and toks[i].text in {'"', "“", "'"}:
+            i += 1
         if i < n and i in ent_at:
             return ent_at[i]
         if i + 1 < n and low[i] in _DET and (i + 1) in ent_at:
@@ -294,10 +313,11 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
             a = next(a for a, b, _ in entities if a <= i - 1 < b)
             j = i + 1
             head = []
-            while j < n and len(head) < 3 and toks[j].text.isalpha() and toks[j].text[0].islower() and low[j] not in _REL1 | _REL_PREP | _AUX:
+            while (j < n and len(head) < 3 and toks[j].text.isalpha() and toks[j].text[0].islower()
+                   and low[j] not in _REL1 | _REL_PREP | _AUX and not (head and _participle(low[j]))):
                 head.append(low[j])
                 j += 1
-            if head and _entity_head(head):
+            if head and _entity_head(head, strict=True):
                 out.append(_Desc(a, j, head, "possessive", (a, i)))
             continue
         if low[i] not in _DET:
@@ -313,7 +333,8 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
         # the + noun words + relativizer
         j = i + 1
         head = []
-        while j < n and len(head) < 4 and toks[j].text.isalpha() and toks[j].text[0].islower() and low[j] not in _REL1 | _REL_PREP | _AUX | _DET:
+        while (j < n and len(head) < 4 and toks[j].text.isalpha() and toks[j].text[0].islower()
+               and low[j] not in _REL1 | _REL_PREP | _AUX | _DET and not (head and _participle(low[j]))):
             head.append(low[j])
             j += 1
             if (j + 2 < n and low[j] == "of" and toks[j + 1].text.isalpha() and toks[j + 1].text[0].islower()
@@ -323,6 +344,8 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
         if not head or j >= n or not _entity_head(head):
             continue
         if low[j] == "of":
+            if not _entity_head(head, strict=True):
+                continue
             ent = entity_from(j + 1)
             if ent and ent[1] < n and toks[ent[1]].text == "'s":
                 continue  # "the capital of [X's headquarters location]": the possessive comes first
@@ -332,6 +355,22 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
                 end = _boundary(toks, j + 1)
                 if end > j + 1:
                     out.append(_Desc(i, end, head, "of", None))
+            continue
+        if entity_from(j) and not (j in ent_at and j + 1 < n and toks[j].text and low[ent_at[j][1] - 1] in _PRENOMINAL):
+            # reduced relative: "the person Mach's principle was named after", "the city CKIS-FM serves"
+            desc = _clause(toks, i, j - 1, head, entities)
+            if desc:
+                out.append(desc)
+            continue
+        if low[j] in _REL_PREP and low[j] != "of" and entity_from(j + 1):
+            ent = entity_from(j + 1)
+            assert ent is not None
+            if ent[1] < n and low[ent[1]] in _REL1:  # "the place in Tennessee where Mark Day was born"
+                desc = _clause(toks, i, ent[1], head + [low[j]], entities)
+                if desc:
+                    out.append(desc)
+            elif not (ent[1] < n and toks[ent[1]].text == "'s"):  # "the actress in My Fair Lady"
+                out.append(_Desc(i, ent[1], head, "of", ent))
             continue
         r = j + 1 if (low[j] in _REL_PREP and j + 1 < n and low[j + 1] in {"which", "whom"}) else j
         if low[r] not in _REL1:
@@ -349,9 +388,18 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
     return out
 
 
-def _entity_head(head: list[str]) -> bool:
-    """Does the descriptor name an entity one can retrieve (not an attribute: "the role of", "the source of")?"""
-    return bool(set(head) & (_PERSON | _PLACE | _ORG))
+def _entity_head(head: list[str], strict: bool = False) -> bool:
+    """Does the descriptor name an entity one can retrieve (not an attribute: "the role of", "the source of")?
+
+    ``strict`` (possessive and "of" descriptors, where "the name of X" is common): the head must be a
+    known entity noun or an agent noun ("abolisher", "discoverer"); otherwise any noun but an attribute.
+    """
+    words = set(head)
+    if words & _ATTRIBUTE:
+        return False
+    if words & (_PERSON | _PLACE | _ORG):
+        return True
+    return not strict or any(w.endswith(("er", "or", "ist", "ian")) for w in head)
 
 
 def _desc_starts_at(toks: list[_Tok], i: int) -> bool:
@@ -379,7 +427,8 @@ def _clause(toks: list[_Tok], start: int, r: int, head: list[str], entities: lis
         j = subj[1]
         rest = [t for t in toks[j:stop]]
         verbs = [t for t in rest if _participle(t.low)]
-        if 0 < len(rest) <= 7 and len(verbs) <= 1 and not any(t.low in _REL1 for t in rest):
+        aux_part = j + 1 < n and low[j] in _AUX and _participle(low[j + 1])
+        if not aux_part and 0 < len(rest) <= 7 and len(verbs) <= 1 and not any(t.low in _REL1 for t in rest):
             j = stop  # "is a member of", "ranks sixth by revenue"
         elif j < n and low[j] in _AUX:
             j += 1
@@ -395,9 +444,11 @@ def _clause(toks: list[_Tok], start: int, r: int, head: list[str], entities: lis
     if inside:  # the entity is an object: "the school that owns The Miami Hurricane"
         a, b = inside[-1]
         end = b
-        # keep a short trailing modifier when it runs to the end of the clause ("... in 800")
-        if stop - end <= 2 and all(toks[k].text[0].isalnum() for k in range(end, stop)):
-            end = stop
+        while end < stop and (toks[end].text[0].isdigit() or _is_cap(toks[end].text)):
+            end += 1  # "BAe 146"
+        ent_end = {a: b for a, b, _ in entities}
+        while end + 1 < stop and low[end] in _REL_PREP and (end + 1 in ent_end or (low[end + 1] in _DET and end + 2 in ent_end)):
+            end = ent_end[end + 1] if end + 1 in ent_end else ent_end[end + 2]  # "who plays Nim in Return to Nim's Island"
         return _Desc(start, end, head, "clause", inside[0])
     if stop > r + 1:
         return _Desc(start, stop, head, "clause", None)
@@ -410,17 +461,18 @@ def _participle(w: str) -> bool:
 
 
 def _innermost(descs: list[_Desc]) -> _Desc | None:
-    """A descriptor containing no other; prefer one with a known entity, then the leftmost."""
+    """A descriptor containing no other; prefer one with a known entity, then the rightmost."""
     inner = [d for d in descs if not any(o is not d and d.start <= o.start and o.end <= d.end and (o.start, o.end) != (d.start, d.end) for o in descs)]
     if not inner:
         return None
-    return sorted(inner, key=lambda d: (d.entity is None, d.start))[0]
+    return sorted(inner, key=lambda d: (d.entity is None, -d.end))[0]  # English nests rightwards
 
 
 def _shell_only(toks: list[_Tok], d: _Desc) -> bool:
-    """"Who is [the president of X]?": replacing the descriptor would leave no question."""
+    """"Who is [the president of X]?", "What is the name of [the bridge in X]?": the descriptor is what
+    the question asks for; replacing it would leave no question."""
     rest = [t.low for k, t in enumerate(toks) if not (d.start <= k < d.end) and t.text[0].isalnum()]
-    return all(w in _WH | _AUX for w in rest)
+    return all(w in _WH | _AUX | _DET | _REL_PREP | _ATTRIBUTE | {"of", "according", "to"} for w in rest)
 
 
 def subquestion_of(toks: list[_Tok], d: _Desc) -> str:

@@ -101,12 +101,13 @@ _ATTRIBUTE = {
     "term", "terms", "original", "span", "amount", "age", "height", "area", "time", "first", "last", "majority",
     "price", "cost", "value", "total", "rate", "share", "color", "colour", "motto", "nickname", "abbreviation",
     "symbol", "official", "reason", "cause", "result", "outcome", "purpose", "goal", "aim", "idea", "theme", "subject",
-    "topic", "plot", "style", "genre", "version", "form", "status", "level", "degree", "record", "score", "end",
+    "topic", "plot", "style", "genre", "version", "form", "status", "level", "degree", "score", "end",
     "beginning", "start", "history", "origin", "way", "method", "process", "effect", "impact", "response", "reaction",
     "highest", "lowest", "largest", "smallest", "biggest", "most", "least", "elevation", "distance", "depth", "width",
     "ranking", "reign", "rule", "border", "center", "centre", "power", "letter", "chapter", "corner", "career", "number",
     "voice", "third", "second", "fourth", "fifth", "ranked", "percent", "count", "era", "period", "life", "death",
 }
+_WORK_TYPES = {"film", "song", "album", "book", "novel", "play", "work", "series", "show", "band", "company", "single"}
 _TIME = {"when", "year", "date", "day", "month", "century", "decade"}
 _NUM = {"many", "much", "number", "percentage", "population", "long", "old"}
 _FUNCTION = {"and", "or", "of", "in", "on", "at", "by", "for", "to", "with", "from", "as", "is", "was", "are", "were",
@@ -301,8 +302,8 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
             i += 1
         if i < n and i in ent_at:
             return ent_at[i]
-        if i + 1 < n and low[i] in _DET and (i + 1) in ent_at:
-            return ent_at[i + 1]
+        if i + 1 < n and low[i] in _DET | _WORK_TYPES and (i + 1) in ent_at:
+            return ent_at[i + 1]  # "the Rialto", "film Inception"
         return None
 
     for i, t in enumerate(toks):
@@ -314,7 +315,7 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
             j = i + 1
             head = []
             while (j < n and len(head) < 3 and toks[j].text.isalpha() and toks[j].text[0].islower()
-                   and low[j] not in _REL1 | _REL_PREP | _AUX and not (head and _participle(low[j]))):
+                   and low[j] not in _REL1 | _REL_PREP | _AUX | _DET and not (head and _participle(low[j]))):
                 head.append(low[j])
                 j += 1
             if head and _entity_head(head, strict=True):
@@ -472,7 +473,7 @@ def _shell_only(toks: list[_Tok], d: _Desc) -> bool:
     """"Who is [the president of X]?", "What is the name of [the bridge in X]?": the descriptor is what
     the question asks for; replacing it would leave no question."""
     rest = [t.low for k, t in enumerate(toks) if not (d.start <= k < d.end) and t.text[0].isalnum()]
-    return all(w in _WH | _AUX | _DET | _REL_PREP | _ATTRIBUTE | {"of", "according", "to"} for w in rest)
+    return all(w in _WH | _AUX | _DET | {"of", "name", "names", "title", "called", "known"} for w in rest)
 
 
 def subquestion_of(toks: list[_Tok], d: _Desc) -> str:
@@ -486,11 +487,12 @@ def subquestion_of(toks: list[_Tok], d: _Desc) -> str:
         return f"{'Who' if d.answer_type() == 'person' else 'What'} is the {' '.join(d.head)} of {ent}?"
     if d.kind == "bare":
         return text[0].upper() + text[1:] + "?"
-    wh = {"person": "Which", "place": "Which", "time": "When"}.get(d.answer_type(), "Which")
     words = text.split()
     if words and words[0].lower() in _DET:
         words = words[1:]
-    return f"{wh} {' '.join(words)}?" if wh == "Which" else f"What is the {' '.join(words)}?"
+    if d.kind == "of":
+        return f"{'Who' if d.answer_type() == 'person' else 'What'} is the {' '.join(words)}?"
+    return f"Which {' '.join(words)}?"
 
 
 def _detok(toks: list[_Tok]) -> str:
@@ -572,8 +574,8 @@ def bridge_candidates(anchor: Candidate, cands: list[Candidate], answer_type: st
             return
         near = bool(pos >= 0 and cue_pos and min(abs(pos - c) for c in cue_pos) <= 60)
         prior = PRIOR[how] + (CUE_BONUS if near else 0.0)
-        if answer_type == "person" and set(key.split()) & _NOT_PERSON:
-            return
+        if answer_type == "person" and (set(key.split()) & _NOT_PERSON or "," in name or any(c.isdigit() for c in name)):
+            return  # "Ravensdale, Washington", "Ghost (1990 film)" name no person
         if how == "name" and answer_type == "person":
             prior += TYPE_BONUS if len(key.split()) >= 2 else -TYPE_BONUS
         if key not in out or out[key].prior < prior:
@@ -586,7 +588,7 @@ def bridge_candidates(anchor: Candidate, cands: list[Candidate], answer_type: st
         variant = next((v for v in _title_variants(c.title) if f" {v} " in norm_text), None)
         if variant is not None:
             add(_display_title(c.title), "title", low.find(variant.split()[0]))
-    add(_display_title(anchor.title), "anchor-title", -1)
+    add(anchor.title if answer_type == "place" else _display_title(anchor.title), "anchor-title", -1)
     toks = _tokens(text)
     for a, b in _cap_spans(toks):
         name = text[toks[a].start : toks[b - 1].end]
@@ -755,3 +757,16 @@ def _templated(text: str, known: list[str]) -> str:
     for j, b in sorted(enumerate(known, start=1), key=lambda x: -len(x[1])):
         text = text.replace(b, f"#{j}")
     return text
+
+
+def next_subquestion(question: str, names: Sequence[str] = ()) -> tuple[str, str] | None:
+    """(hop's sub-question, the descriptor it replaces) for the innermost descriptor of ``question``, or None.
+
+    ``names`` are the entity names known to the caller (candidate titles, earlier bridges); capitalised
+    spans count as entities too. The rules alone, no retrieval: what ``IterativeDecomposer`` fills hop by hop.
+    """
+    toks = _tokens(" ".join(question.split()))
+    d = _innermost(_descriptors(toks, _mentions(toks, list(names)) + _extra_caps(toks, list(names))))
+    if d is None or _shell_only(toks, d):
+        return None
+    return subquestion_of(toks, d), _detok(toks[d.start : d.end])

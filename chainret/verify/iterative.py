@@ -34,7 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from chainret.verify.decompose import _same_entity, _strip_accents, _title_variants, decompose_2wiki, norm_name
+from chainret.verify.decompose import (
+    _same_entity,
+    _strip_accents,
+    _title_variants,
+    decompose_2wiki,
+    norm_name,
+)
 from chainret.verify.hypothesis import relation_question
 
 Embed = Callable[[Sequence[str]], np.ndarray]
@@ -104,8 +110,7 @@ _ATTRIBUTE = {
     "topic", "plot", "style", "genre", "version", "form", "status", "level", "degree", "score", "end",
     "beginning", "start", "history", "origin", "way", "method", "process", "effect", "impact", "response", "reaction",
     "highest", "lowest", "largest", "smallest", "biggest", "most", "least", "elevation", "distance", "depth", "width",
-    "ranking", "reign", "rule", "border", "center", "centre", "power", "letter", "chapter", "corner", "career", "number",
-    "voice", "third", "second", "fourth", "fifth", "ranked", "percent", "count", "era", "period", "life", "death",
+    "ranking", "reign", "rule", "border", "center", "centre", "power", "letter", "chapter", "corner", "career", "third", "second", "fourth", "fifth", "ranked", "percent", "count", "era", "period", "life", "death",
 }
 _WORK_TYPES = {"film", "song", "album", "book", "novel", "play", "work", "series", "show", "band", "company", "single"}
 _TIME = {"when", "year", "date", "day", "month", "century", "decade"}
@@ -113,7 +118,7 @@ _NUM = {"many", "much", "number", "percentage", "population", "long", "old"}
 _FUNCTION = {"and", "or", "of", "in", "on", "at", "by", "for", "to", "with", "from", "as", "is", "was", "are", "were",
              "has", "had", "who", "which", "that", "the", "a", "an", "but", "after", "before", "since", "until", "he",
              "she", "it", "they", "his", "her", "its", "their"}
-_MONTHS = "january february march april may june july august september october november december".split()
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
 
 
 # ----------------------------------------------------------------------------- data the decomposer may read
@@ -466,7 +471,7 @@ def _innermost(descs: list[_Desc]) -> _Desc | None:
     inner = [d for d in descs if not any(o is not d and d.start <= o.start and o.end <= d.end and (o.start, o.end) != (d.start, d.end) for o in descs)]
     if not inner:
         return None
-    return sorted(inner, key=lambda d: (d.entity is None, -d.end))[0]  # English nests rightwards
+    return min(inner, key=lambda d: (d.entity is None, -d.end))  # English nests rightwards
 
 
 def _shell_only(toks: list[_Tok], d: _Desc) -> bool:
@@ -599,7 +604,7 @@ def bridge_candidates(anchor: Candidate, cands: list[Candidate], answer_type: st
             add(name, "name", toks[a].start)
     if answer_type in {"time", "number"}:
         pat = r"\b(?:\d{1,2} )?(?:" + "|".join(_MONTHS) + r")?(?: \d{1,2},)? ?\d{3,4}\b" if answer_type == "time" else r"\b\d[\d,.]*\b"
-        for m in re.finditer(pat, text, re.I):
+        for m in re.finditer(pat, text, re.IGNORECASE):
             add(m.group(0).strip(), "value", m.start())
     return list(out.values())
 

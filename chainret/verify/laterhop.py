@@ -32,7 +32,12 @@ from chainret.bench.datasets import passage
 from chainret.bench.example import Example, SubQuestion
 from chainret.errors import UsageError
 from chainret.trace import Hit, Hop, Trace, Verification
-from chainret.verify.decompose import decompose_2wiki, evidence_decomposition, extract_bridge, norm_name
+from chainret.verify.decompose import (
+    decompose_2wiki,
+    evidence_decomposition,
+    extract_bridge,
+    norm_name,
+)
 from chainret.verify.hypothesis import hypothesis, relation_question
 from chainret.verify.scorer import EntailmentScorer
 
@@ -318,6 +323,9 @@ def summarize(
     for s in scores:
         if s != "original":
             out["lifts"][f"{s} - original"] = M.paired_auc_diff(scores["original"], scores[s], labels, n_resamples=n_resamples, seed=seed).as_dict()
+    for base in ("anchored-subq", "rule-decomp"):  # the iterative decomposer against the single-anchor one
+        if "iterative" in scores and base in scores:
+            out["lifts"][f"iterative - {base}"] = M.paired_auc_diff(scores[base], scores["iterative"], labels, n_resamples=n_resamples, seed=seed).as_dict()
     for s in ("anchored-subq", "rule-decomp", "iterative"):
         if s not in scores:
             continue
@@ -463,8 +471,15 @@ def run_later_hop(
     progress: Any = None,
     on_total: Any = None,
     decomposers: tuple[str, ...] = ("anchored",),
+    collect: dict[str, Any] | None = None,
+    skip_sources: tuple[str, ...] = (),
 ) -> dict[str, Any]:
-    """Load, build hypotheses, score, summarise; write ``traces.jsonl`` and ``summary.json`` under ``out``."""
+    """Load, build hypotheses, score, summarise; write ``traces.jsonl`` and ``summary.json`` under ``out``.
+
+    ``collect`` (a dict), when given, receives the ``items`` and their ``scores`` for further analysis;
+    ``skip_sources`` names hypothesis sources not to score (e.g. ``gold-subq+answer`` when only the
+    deployable rows are wanted: fewer NLI calls).
+    """
     from chainret.bench.datasets import load_examples
     from chainret.verify.scorer import get_scorer
 
@@ -479,6 +494,9 @@ def run_later_hop(
         keep = sorted(random.Random(seed).sample(range(len(items)), n))
         items = [items[i] for i in keep]
     attach_deployable(items, dataset, embedder=embedder, decomposers=decomposers)  # embeds the sample only
+    for it in items:
+        for src in skip_sources:
+            it.hypotheses.pop(src, None)
     scorer = scorer or get_scorer(nli_model)
     t1 = time.perf_counter()
     if on_total:
@@ -486,6 +504,8 @@ def run_later_hop(
     scores = score_items(items, scorer, progress=progress)
     t2 = time.perf_counter()
     summary = summarize(items, scores, n_resamples=n_resamples, seed=seed)
+    if collect is not None:
+        collect.update(items=items, scores=scores)
     summary.update(
         dataset=dataset,
         n_loaded=len(loaded.examples),
@@ -511,6 +531,60 @@ def run_later_hop(
         atomic_write_text(out / "traces.jsonl", "".join(t.to_json(indent=None) + "\n" for t in traces))
         atomic_write_text(out / "summary.json", json.dumps(rounded(summary), indent=2, sort_keys=True) + "\n")
     return summary
+
+
+def cond_selection(
+    items: list[LaterHopItem], scorer: EntailmentScorer, sources: tuple[str, ...], *, k: int = 5, embedder: str | None = None,
+    n_resamples: int = M.N_RESAMPLES, seed: int = M.SEED, progress: Any = None,
+) -> dict[str, Any]:
+    """Seed 000's COND selector (Algorithm 1) with the hypothesis taken from each source.
+
+    The retriever's top chunk (embedding, original question) is the anchor; the completion is the argmax
+    over the other k-1 of P(entail | anchor ⊕ cj, H(source)). Reported per source: gold recall, argmax
+    pair accuracy, and how often the later hop's own paragraph is kept, with question-bootstrap CIs;
+    overall and on the 2-hop questions (the seed's end-to-end subset).
+    """
+    from chainret.bench.embed import embed_texts
+    from chainret.verify.selectors import pair_premise
+
+    texts: list[str] = []
+    for it in items:
+        texts.append(it.example.question)
+        texts.extend(passage(p) for p in it.example.paragraphs)
+    vecs = embed_texts(texts, embedder)
+    tops, pos = [], 0
+    for it in items:
+        n = len(it.example.paragraphs)
+        tops.append(M.top_k(vecs[pos + 1 : pos + 1 + n] @ vecs[pos], k))
+        pos += 1 + n
+    pairs, jobs = [], []
+    for q, it in enumerate(items):
+        anchor_text = passage(it.example.paragraphs[tops[q][0]])
+        for s in sources:
+            for j in tops[q][1:]:
+                jobs.append((q, s, j))
+                pairs.append((pair_premise(anchor_text, passage(it.example.paragraphs[j])), it.hypotheses[s]))
+    probs = scorer.p_entail(pairs, progress=progress)
+    best: dict[tuple[int, str], tuple[float, int]] = {}
+    for (q, s, j), p in zip(jobs, probs):
+        if (q, s) not in best or float(p) > best[(q, s)][0]:  # ties: retrieval order (first seen) wins
+            best[(q, s)] = (float(p), j)
+    out: dict[str, Any] = {"k": k, "nli_calls_per_question": k - 1, "anchor_gold": float(np.mean([t[0] in it.example.gold_indices for t, it in zip(tops, items)]))}
+    for subset, idx in (("all", list(range(len(items)))), ("2-hop", [i for i, it in enumerate(items) if it.target == 2])):
+        rows: dict[str, Any] = {}
+        for s in sources:
+            kept = {q: [tops[q][0], best[(q, s)][1]] for q in idx}
+            rec = np.array([M.selected_recall(kept[q], items[q].example.gold_indices) for q in idx])
+            pair = np.array([float(M.argmax_correct(kept[q], items[q].example.gold_indices)) for q in idx])
+            later = np.array([float(items[q].positive in kept[q]) for q in idx])
+
+            def ci(v: np.ndarray) -> dict[str, float]:
+                return M.bootstrap(len(v), lambda ix, v=v: float(np.mean(v[ix])) if len(ix) else float("nan"),
+                                   n_resamples=n_resamples, seed=seed).as_dict()
+
+            rows[s] = {"gold_recall": ci(rec), "argmax_pair_accuracy": ci(pair), "later_hop_kept": ci(later)}
+        out[subset] = {"n": len(idx), "sources": rows}
+    return out
 
 
 def rounded(value: Any, digits: int = 6) -> Any:

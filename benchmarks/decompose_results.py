@@ -1,6 +1,7 @@
 """Iterative no-LLM decomposition beside seed 000's Qwen2.5-7B decomposer (issue 16).
 
     nice -n 10 python benchmarks/decompose_results.py            # MuSiQue 292 + 2Wiki 320, writes the page
+    nice -n 10 python benchmarks/decompose_results.py --with-anchored   # + the single-anchor decomposers, paired
     python benchmarks/decompose_results.py --from-json           # rewrite the page from runs/decompose/results.json
     python benchmarks/decompose_results.py --n-musique 30 --n-2wiki 30 --out /tmp/d.md   # a quick look
 
@@ -42,6 +43,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "decomposition.md")
     ap.add_argument("--from-json", action="store_true", help="only rewrite the page from the checkpoint")
     ap.add_argument("--fresh", action="store_true", help="ignore checkpointed sections")
+    ap.add_argument("--with-anchored", action="store_true",
+                    help="also score the single-anchor decomposers (anchored-subq / rule-decomp; their numbers are on the "
+                    "verification page) for a paired iterative-minus-anchored lift: one more NLI pass")
     args = ap.parse_args()
 
     ckpt = args.runs / "results.json"
@@ -60,10 +64,11 @@ def main() -> None:
             t0 = time.perf_counter()
             got: dict[str, Any] = {}
             summary = run_later_hop(ds, args.runs / f"later-hop-{ds}", n=n, scorer=scorer, n_resamples=args.resamples,
-                                    decomposers=("anchored", "iterative"), collect=got, skip_sources=("gold-subq+answer",))
+                                    decomposers=("anchored", "iterative") if args.with_anchored else ("iterative",),
+                                    collect=got, skip_sources=("gold-subq+answer",))
             t1 = time.perf_counter()
             print(f"[decompose_results] {ds} COND …", file=sys.stderr, flush=True)
-            cond = cond_selection(got["items"], scorer, ("original", "iterative", "gold-subq"), n_resamples=args.resamples)
+            cond = cond_selection(got["items"], scorer, ("original", "iterative"), n_resamples=args.resamples)
             summary.pop("question_ids", None)
             R[ds] = rounded({"requested_n": n, "later_hop": summary, "cond": cond,
                              "timings": {"later_hop_s": t1 - t0, "cond_s": time.perf_counter() - t1}})

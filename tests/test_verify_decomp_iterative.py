@@ -191,3 +191,18 @@ def test_later_hop_cli_iterative_records_every_hop(tmp_path, monkeypatch):
     assert sum(1 for s in seen if s in questions) >= 2
     assert len(paragraphs) == 40
     assert len(seen) < 400
+
+
+def test_chain_break_names_the_first_wrong_hop_and_its_anchor():
+    from chainret.verify.laterhop import chain_break
+
+    ev = {"steps": 2, "gold_bridges": 2, "bridge_correct": [True, False], "anchor_is_gold_hop": [True, False]}
+    assert chain_break(ev) == "hop 2: anchor wrong"
+    ev = {"steps": 2, "gold_bridges": 2, "bridge_correct": [False, True], "anchor_is_gold_hop": [True, True]}
+    assert chain_break(ev) == "hop 1: bridge wrong (anchor right)"
+    ev = {"steps": 1, "gold_bridges": 2, "bridge_correct": [True], "anchor_is_gold_hop": [True]}
+    assert chain_break(ev) == "fewer hops than gold (bridges so far right)"
+    ev = {"steps": 0, "gold_bridges": 1, "bridge_correct": [], "anchor_is_gold_hop": []}
+    assert chain_break(ev).startswith("no descriptor")
+    ev = {"steps": 1, "gold_bridges": 1, "bridge_correct": [True], "anchor_is_gold_hop": [False]}
+    assert chain_break(ev) == "every bridge right"

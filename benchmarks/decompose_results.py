@@ -2,7 +2,7 @@
 
     nice -n 10 python benchmarks/decompose_results.py            # MuSiQue 292 + 2Wiki 120 of 320, writes the page
     nice -n 10 python benchmarks/decompose_results.py --with-anchored   # + the single-anchor decomposers, paired
-    python benchmarks/decompose_results.py --from-json           # rewrite the page from runs/decompose/results.json
+    python benchmarks/decompose_results.py --from-json           # rewrite the page from runs/decompose/*.json
     python benchmarks/decompose_results.py --n-musique 30 --n-2wiki 30 --out /tmp/d.md   # a quick look
 
 Runs ``chainret bench later-hop --decomposer anchored --decomposer iterative`` on MuSiQue (every
@@ -10,7 +10,9 @@ question with paragraphs) and on 2Wiki compositional/inference questions, then s
 selector with the hypothesis from each source, and writes docs/results/decomposition.md:
 Table VII rows (overall, by hop count, by whether the anchor is gold), paired lifts with
 question-bootstrap CIs, the share of the gold ceiling captured, bridge accuracy per hop, where the
-chains break, COND. Each dataset's section is checkpointed in runs/decompose/results.json.
+chains break, COND. Each dataset is checkpointed in runs/decompose/<dataset>.json (later-hop rows first,
+then COND); the page is rewritten after each checkpoint from whatever is there. Two invocations with
+``--datasets musique`` and ``--datasets 2wiki`` may run side by side.
 """
 
 from __future__ import annotations
@@ -42,23 +44,27 @@ def main() -> None:
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--runs", type=Path, default=ROOT / "runs" / "decompose")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "results" / "decomposition.md")
-    ap.add_argument("--from-json", action="store_true", help="only rewrite the page from the checkpoint")
+    ap.add_argument("--from-json", action="store_true", help="only rewrite the page from the checkpoints")
+    ap.add_argument("--datasets", default="musique,2wiki", help="which sections to (re)compute, comma-separated")
     ap.add_argument("--fresh", action="store_true", help="ignore checkpointed sections")
     ap.add_argument("--with-anchored", action="store_true",
                     help="also score the single-anchor decomposers (anchored-subq / rule-decomp; their numbers are on the "
                     "verification page) for a paired iterative-minus-anchored lift: one more NLI pass")
     args = ap.parse_args()
 
-    ckpt = args.runs / "results.json"
-    R: dict[str, Any] = json.loads(ckpt.read_text()) if ckpt.exists() and not args.fresh else {}
+    args.runs.mkdir(parents=True, exist_ok=True)
+    wanted = [d.strip() for d in args.datasets.split(",") if d.strip()]
     if not args.from_json:
         from chainret.trace import atomic_write_text
         from chainret.verify.laterhop import cond_selection, rounded, run_later_hop
         from chainret.verify.scorer import get_scorer
 
         scorer = get_scorer(None)
-        for ds, n in (("musique", args.n_musique), ("2wiki", args.n_2wiki or None)):
-            if ds in R and R[ds]["requested_n"] == n:
+        for ds in wanted:
+            n = args.n_musique if ds == "musique" else (args.n_2wiki or None)
+            ckpt = args.runs / f"{ds}.json"
+            prev = json.loads(ckpt.read_text()) if ckpt.exists() and not args.fresh else None
+            if prev and prev["requested_n"] == n and prev.get("cond"):
                 print(f"[decompose_results] {ds}: checkpointed, skipped", file=sys.stderr)
                 continue
             print(f"[decompose_results] {ds} later-hop …", file=sys.stderr, flush=True)
@@ -67,19 +73,29 @@ def main() -> None:
             summary = run_later_hop(ds, args.runs / f"later-hop-{ds}", n=n, scorer=scorer, n_resamples=args.resamples,
                                     decomposers=("anchored", "iterative") if args.with_anchored else ("iterative",),
                                     collect=got, skip_sources=("gold-subq+answer",))
-            t1 = time.perf_counter()
-            print(f"[decompose_results] {ds} COND …", file=sys.stderr, flush=True)
-            two_hop = [x for x in got["items"] if x.target == 2]  # pair selectors cannot reach 3-4 hop answers (seed XI)
-            cond = cond_selection(two_hop, scorer, ("original", "iterative"), n_resamples=args.resamples)
             summary.pop("question_ids", None)
-            R[ds] = rounded({"requested_n": n, "later_hop": summary, "cond": cond,
-                             "timings": {"later_hop_s": t1 - t0, "cond_s": time.perf_counter() - t1}})
-            R["nli_model"] = scorer.model_id
-            atomic_write_text(ckpt, json.dumps(R, indent=1, sort_keys=True) + "\n")
-    if "musique" not in R:
-        sys.exit(f"no results in {ckpt}; run without --from-json first")
+            sec: dict[str, Any] = {"requested_n": n, "nli_model": scorer.model_id, "later_hop": summary, "cond": None,
+                                   "timings": {"later_hop_s": time.perf_counter() - t0}}
+            atomic_write_text(ckpt, json.dumps(rounded(sec), indent=1, sort_keys=True) + "\n")  # the later-hop rows first
+            _write_page(args)
+            print(f"[decompose_results] {ds} COND …", file=sys.stderr, flush=True)
+            t1 = time.perf_counter()
+            two_hop = [x for x in got["items"] if x.target == 2]  # pair selectors cannot reach 3-4 hop answers (seed XI)
+            sec["cond"] = cond_selection(two_hop, scorer, ("original", "iterative"), n_resamples=args.resamples)
+            sec["timings"]["cond_s"] = time.perf_counter() - t1
+            atomic_write_text(ckpt, json.dumps(rounded(sec), indent=1, sort_keys=True) + "\n")
+            _write_page(args)
+    _write_page(args)
+
+
+def _write_page(args: argparse.Namespace) -> None:
     from chainret.trace import atomic_write_text
 
+    R = {ds: json.loads((args.runs / f"{ds}.json").read_text()) for ds in ("musique", "2wiki") if (args.runs / f"{ds}.json").exists()}
+    if "musique" not in R:
+        print(f"[decompose_results] no MuSiQue results in {args.runs} yet; page not written", file=sys.stderr)
+        return
+    R["nli_model"] = R["musique"]["nli_model"]
     atomic_write_text(args.out, render(R))
     print(f"wrote {args.out}", file=sys.stderr)
 
@@ -98,7 +114,7 @@ def render(R: dict[str, Any]) -> str:
     w = L.append
     mu = R["musique"]["later_hop"]
     w("## Iterative decomposition without an LLM (issue 16, seed 000 Table VII)\n")
-    w(f"_Generated by `{COMMAND}` (writes runs/decompose/results.json, then this page; "
+    w(f"_Generated by `{COMMAND}` (writes runs/decompose/musique.json and 2wiki.json, then this page; "
       "`--from-json` rewrites the page only). Nothing here is typed by hand._\n")
     w(f"NLI model `{R.get('nli_model', mu['nli_model'])}` (ours, MiniLM-L6), retriever `{mu['embedder']}` fused with BM25 over "
       "each question's own candidates. The decomposer reads the question and the candidates' titles and texts only: no "
@@ -153,7 +169,7 @@ def render(R: dict[str, Any]) -> str:
           + " (seed's 7B: 0.661 on the 389 questions whose top chunk is gold, 0.546 on the other 111)")
     w("")
     _bridges(w, R["musique"]["later_hop"]["iterative_decomposer"], wilson, "MuSiQue")
-    _cond(w, R["musique"]["cond"], "MuSiQue")
+    _cond(w, R["musique"].get("cond"), "MuSiQue")
 
     # ---------------------------------------------------------------- 2Wiki
     if "2wiki" in R:
@@ -176,7 +192,7 @@ def render(R: dict[str, Any]) -> str:
             w("- iterative by anchor: " + "; ".join(f"{_anchor_label(k)}: {fmt(v)} (n={v['n']})" for k, v in ba.items()))
         w("")
         _bridges(w, tw["iterative_decomposer"], wilson, "2Wiki")
-        _cond(w, R["2wiki"]["cond"], "2Wiki")
+        _cond(w, R["2wiki"].get("cond"), "2Wiki")
 
     # ---------------------------------------------------------------- like-for-like
     w("### What is and is not like-for-like with the seed\n")
@@ -212,7 +228,8 @@ def render(R: dict[str, Any]) -> str:
       "position; when the rules find the hops in another order (parallel descriptors) a right bridge can count as wrong.")
     w("")
     tm = {ds: R[ds]["timings"] for ds in ("musique", "2wiki") if ds in R}
-    w("Run time (s, 2 shared CPU cores): " + "; ".join(f"{ds} later-hop {t['later_hop_s']:.0f}, COND {t['cond_s']:.0f}" for ds, t in tm.items()) + "\n")
+    w("Run time (s, 2 CPU cores shared with six other sessions): "
+      + "; ".join(f"{ds} later-hop {t['later_hop_s']:.0f}" + (f", COND {t['cond_s']:.0f}" if "cond_s" in t else "") for ds, t in tm.items()) + "\n")
     return "\n".join(L) + "\n"
 
 
@@ -250,7 +267,10 @@ def _bridges(w: Any, d: dict[str, Any], wilson: Any, ds: str) -> None:
     w("")
 
 
-def _cond(w: Any, c: dict[str, Any], ds: str) -> None:
+def _cond(w: Any, c: dict[str, Any] | None, ds: str) -> None:
+    if not c:
+        w(f"**{ds}, COND selector**: _not run yet (the run stopped after the later-hop rows)._\n")
+        return
     w(f"**{ds}, COND selector fed by each hypothesis** (seed 000 Algorithm 1: the retriever's top-{c['k']} by embedding, its "
       f"top chunk is the anchor (gold on {c['anchor_gold']:.1%}), the completion is the argmax of P(entail | anchor ⊕ c, H) "
       f"over the other {c['nli_calls_per_question']}; only H changes):\n")

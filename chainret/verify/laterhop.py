@@ -473,11 +473,13 @@ def run_later_hop(
     decomposers: tuple[str, ...] = ("anchored",),
     collect: dict[str, Any] | None = None,
     skip_sources: tuple[str, ...] = (),
+    first: int | None = None,
 ) -> dict[str, Any]:
     """Load, build hypotheses, score, summarise; write ``traces.jsonl`` and ``summary.json`` under ``out``.
 
     ``collect`` (a dict), when given, receives the ``items`` and their ``scores`` for further analysis;
-    ``skip_sources`` names hypothesis sources not to score (e.g. ``gold-subq+answer`` when only the
+    ``first`` keeps the first usable questions in file order instead of a sample (a run cut short by CPU
+    reuses the NLI scores already cached for them); ``skip_sources`` names hypothesis sources not to score (e.g. ``gold-subq+answer`` when only the
     deployable rows are wanted: fewer NLI calls).
     """
     from chainret.bench.datasets import load_examples
@@ -488,7 +490,9 @@ def run_later_hop(
     items, skipped = usable_items(loaded.examples, dataset)
     if not items:
         raise UsageError(f"{dataset}: no question has a usable later hop ({dict(skipped)})")
-    if n is not None and n < len(items):  # sample among usable questions (2Wiki: compositional/inference only)
+    if first is not None:
+        items = items[:first]
+    elif n is not None and n < len(items):  # sample among usable questions (2Wiki: compositional/inference only)
         import random
 
         keep = sorted(random.Random(seed).sample(range(len(items)), n))
@@ -515,6 +519,7 @@ def run_later_hop(
         nli_model=scorer.model_id,
         embedder=embedder or "all-MiniLM-L6-v2",
         decomposers=list(decomposers),
+        selection=f"first {len(items)} in file order" if first is not None else ("sample" if n is not None else "all"),
         seed=seed,
         question_ids=[it.example.id for it in items],
         hypotheses_example={s: items[0].hypotheses[s] for s in items[0].hypotheses},

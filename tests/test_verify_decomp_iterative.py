@@ -206,3 +206,17 @@ def test_chain_break_names_the_first_wrong_hop_and_its_anchor():
     assert chain_break(ev).startswith("no descriptor")
     ev = {"steps": 1, "gold_bridges": 1, "bridge_correct": [True], "anchor_is_gold_hop": [False]}
     assert chain_break(ev) == "every bridge right"
+
+
+def test_a_bridge_inside_the_named_title_is_not_excluded():
+    """The question names "Van Hook Township"; the candidate's full title also holds the bridge county."""
+    cands = [
+        Candidate(0, "Van Hook Township, Mountrail County, North Dakota",
+                  "Van Hook Township is a township in Mountrail County, North Dakota, United States. The 2000 Census "
+                  "counted 150 people."),
+        Candidate(1, "Mountrail County Courthouse", "The Mountrail County Courthouse in Stanley is the seat of Mountrail County."),
+        Candidate(2, "Census", "A census is the procedure of acquiring information about a population."),
+    ]
+    dec = IterativeDecomposer(bow_embed).decompose("What is the seat of the county where Van Hook Township is located?", cands)
+    assert dec.steps[0].bridge == "Mountrail County"
+    assert dec.final_question == "What is the seat of Mountrail County?"

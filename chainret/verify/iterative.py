@@ -682,7 +682,10 @@ class IterativeDecomposer:
         known: list[str] = []  # bridges substituted so far (entities of the filled question)
         steps: list[HopStep] = []
         used: set[int] = set()
-        named = [t for t in titles if _mentions(_tokens(q), [t])]
+        qtoks = _tokens(q)
+        # the question's own words for the candidates it names: "Van Hook Township", not the whole title
+        # "Van Hook Township, Mountrail County, North Dakota" (whose other parts may be the bridge)
+        named = [_detok(qtoks[a:b]) for a, b, _ in _mentions(qtoks, titles)]
         for k in range(1, self.max_hops + 1):
             toks = _tokens(q)
             ents = _mentions(toks, known + titles) + _extra_caps(toks, known + titles)

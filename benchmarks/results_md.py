@@ -24,6 +24,7 @@ SECTIONS = (
     ("verification", "the issue-6 results command (see docs/verification.md)"),
     ("verification-speed", "python benchmarks/verify_speed.py --sweep"),
     ("packing", "the issue-7 results command (see docs/packing.md)"),
+    ("decomposition", "nice -n 10 python benchmarks/decompose_results.py --with-anchored"),
 )
 DOCS = ROOT / "docs"
 

@@ -24,6 +24,11 @@ def later_hop_cmd(
     nli_model: str | None = typer.Option(None, "--nli-model", help="NLI model name or path (default: chainret's own)."),
     embedder: str | None = typer.Option(None, "--embedder", help="Retriever for the anchor (default all-MiniLM-L6-v2)."),
     resamples: int = typer.Option(1000, "--resamples", help="Bootstrap resamples for CIs."),
+    decomposer: list[str] = typer.Option(
+        ["anchored"], "--decomposer",
+        help="Deployable decomposition(s) to score beside the gold one: anchored (anchor-resolved placeholders / 2Wiki "
+        "relation rules) or iterative (one hop at a time, no gold, no LLM); repeat the option for both.",
+    ),
 ) -> None:
     """Which paragraph supports a later hop? AUC per hypothesis source, overall and by hop count."""
     from chainret.verify.laterhop import run_later_hop
@@ -37,6 +42,7 @@ def later_hop_cmd(
         summary = run_later_hop(
             dataset, out, data_dir=str(data_dir) if data_dir else None, n=n, seed=seed, nli_model=nli_model,
             embedder=embedder, n_resamples=resamples, progress=advance, on_total=lambda t: progress.update(task, total=t),
+            decomposers=tuple(dict.fromkeys(decomposer)),
         )
     _print(summary)
     console.print(f"wrote {out / 'summary.json'}, {out / 'traces.jsonl'}")
@@ -58,3 +64,9 @@ def _print(summary: dict[str, Any]) -> None:
     console.print(t)
     for name, e in summary.get("lifts", {}).items():
         console.print(f"paired lift {name}: {_fmt(e)}")
+    if summary.get("iterative_ceiling_share") is not None:
+        console.print(f"iterative: {summary['iterative_ceiling_share']:.0%} of the gold sub-question ceiling")
+    it = summary.get("iterative_decomposer")
+    if it:
+        acc = ", ".join(f"hop {k} {v['correct']}/{v['n']}" for k, v in it["bridge_accuracy_by_hop"].items())
+        console.print(f"iterative bridges right: {acc}; chain breaks: {it['chain_breaks']}", markup=False)

@@ -1,0 +1,222 @@
+"""Iterative no-LLM decomposition (issue 16): templates, bridges by join evidence, no gold read, traces.
+
+Fast: the rule tests need no model; the chain tests use a bag-of-words embedder; one test runs the
+real embedder on two MuSiQue questions, one runs ``chainret bench later-hop --decomposer iterative``
+on two questions (NLI included).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from chainret.bench.datasets import default_data_dir
+from chainret.verify.iterative import (
+    Candidate,
+    IterativeDecomposer,
+    candidates_of,
+    next_subquestion,
+)
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+MODEL_DIR = Path(__file__).resolve().parents[1] / "chainret" / "models" / "nli-minilm-l6"
+needs_model = pytest.mark.skipif(not (MODEL_DIR / "config.json").exists(), reason="shipped NLI model not present")
+needs_data = pytest.mark.skipif(not (default_data_dir() / "musique").is_dir(), reason="benchmark data not present")
+
+
+def bow_embed(texts):
+    """Deterministic bag-of-words vectors (hashed, unit norm): enough to rank paragraphs by shared words."""
+    out = np.zeros((len(texts), 512), dtype=np.float32)
+    for i, t in enumerate(texts):
+        for w in re.findall(r"[a-z0-9]+", t.lower()):
+            if len(w) > 2:
+                out[i, int(hashlib.md5(w.encode()).hexdigest(), 16) % 512] += 1.0
+        out[i] /= max(np.linalg.norm(out[i]), 1e-9)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("question", "names", "expected"),
+    [
+        ("Who owns the record label of the Lovin' All Night performer?", ["Lovin' All Night"],
+         "the Lovin' All Night performer"),
+        ("Who owns the record label of Rodney Crowell?", ["Rodney Crowell"], "the record label of Rodney Crowell"),
+        ("What county is Erik Hort's birthplace a part of?", [], "Erik Hort's birthplace"),
+        ("What is the enrollment at the school that owns The Miami Hurricane?", ["The Miami Hurricane"],
+         "the school that owns The Miami Hurricane"),
+        # nested: the innermost (rightmost) descriptor comes first; the clause runs to its verb
+        (("What county is the city that shares a border with the state capital of the state where Velma Barfield was "
+          "born located in?"), ["Velma Barfield"], "the state where Velma Barfield was born"),
+        ("Who is the employer of the person Mach's principle was named after?", ["Mach's principle"],
+         "the person Mach's principle was named after"),
+    ],
+)
+def test_descriptor_rules_find_the_innermost_unknown(question, names, expected):
+    found = next_subquestion(question, names)
+    assert found is not None
+    assert found[1] == expected
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Who owns Warner Bros. Records?",  # nothing left to decompose
+        "Who is the president of International Olympic Committee?",  # the descriptor is what is asked
+        "What is the name of the famous bridge in Venice?",
+        "What is the source of Orange River?",  # an attribute, the last hop itself, never a bridge
+    ],
+)
+def test_no_descriptor_when_the_question_is_already_one_hop(question):
+    assert next_subquestion(question, ["Orange River", "Venice"]) is None
+
+
+CHAIN = [
+    Candidate(0, "Give Up the Ghost (album)",
+              "Rick Rubin produced Give Up the Ghost, the third studio album by Brandi Carlile, with Amy Ray."),
+    Candidate(1, "Brandi Carlile", "Brandi Carlile is an American singer. Carlile was born in Ravensdale, Washington."),
+    Candidate(2, "Ravensdale, Washington", "Ravensdale is a census-designated place in King County, Washington."),
+    Candidate(3, "Los Angeles", "Los Angeles is the largest city in California."),
+    Candidate(4, "Ghost (1990 film)", "Ghost is a 1990 American romantic fantasy film."),
+]
+
+
+def test_iterative_chain_fills_each_hop_with_the_previous_bridge():
+    dec = IterativeDecomposer(bow_embed).decompose("Where was the performer of Give Up the Ghost born?", CHAIN)
+    assert [s.anchor for s in dec.steps] == [0]
+    assert dec.steps[0].bridge == "Brandi Carlile"
+    assert dec.final_question == "Where was Brandi Carlile born?"
+    assert dec.final_template == "Where was #1 born?"
+    assert dec.steps[0].subquestion == "Who is the performer of Give Up the Ghost?"
+
+
+def test_bridge_is_chosen_by_join_evidence_not_by_position():
+    # "Rick Rubin" is the anchor's first name, but no other paragraph names him: the chain cannot go on
+    # through him. "Brandi Carlile" is named by a paragraph her filled next sub-question retrieves.
+    dec = IterativeDecomposer(bow_embed).decompose("What county is the birthplace of the performer of Give Up the Ghost in?",
+                                                   CHAIN)
+    assert [s.bridge for s in dec.steps][:2] == ["Brandi Carlile", "Ravensdale, Washington"]
+    alts = {a["name"]: a for a in dec.steps[0].alternatives}
+    assert "Rick Rubin" in alts
+    assert alts["Rick Rubin"]["prior"] + alts["Rick Rubin"]["evidence"] < alts["Brandi Carlile"]["prior"] + alts["Brandi Carlile"]["evidence"]
+    assert dec.steps[1].anchor == 1  # the hop-2 anchor is the paragraph that joined on the bridge
+    assert dec.final_question.startswith("What county is Ravensdale")
+
+
+def test_2wiki_relation_slots_are_the_templates():
+    cands = [
+        Candidate(0, "Inception", "Inception is a 2010 science fiction film directed by Christopher Nolan."),
+        Candidate(1, "Christopher Nolan", "Christopher Nolan is a film director. He was born in London."),
+        Candidate(2, "Memento", "Memento is a film by Christopher Nolan."),
+    ]
+    dec = IterativeDecomposer(bow_embed).decompose("Where was the director of film Inception born?", cands, dataset="2wiki")
+    assert dec.mode == "2wiki-relations"
+    assert dec.steps[0].bridge == "Christopher Nolan"
+    assert dec.final_question == "Where was Christopher Nolan born?"
+
+
+def _strip_gold(ex):
+    paragraphs = [p.model_copy(update={"is_gold": False, "supporting_sentences": None}) for p in ex.paragraphs]
+    return ex.model_copy(update={"decomposition": None, "answers": [], "evidences": None, "paragraphs": paragraphs, "meta": {}})
+
+
+def test_no_gold_field_reaches_the_decomposer_fast():
+    """The same invariance with the bag-of-words embedder (no model) on the bundled MuSiQue sample."""
+    from chainret.bench.datasets import load_examples
+
+    if not (default_data_dir() / "musique").is_dir():
+        pytest.skip("benchmark data not present")
+    for ex in load_examples("musique", n=6, seed=11).examples:
+        dec = IterativeDecomposer(bow_embed)
+        assert dec.decompose(ex.question, candidates_of(ex)).to_dict() == dec.decompose(
+            ex.question, candidates_of(_strip_gold(ex))).to_dict()
+
+
+@needs_data
+def test_no_gold_field_reaches_the_decomposer():
+    """Real embedder, two MuSiQue questions: stripping decomposition, answers and gold flags changes nothing."""
+    from chainret.bench.datasets import load_examples
+    from chainret.bench.embed import embed_texts
+
+    examples = load_examples("musique", n=2, seed=5).examples
+    dec = IterativeDecomposer(lambda t: embed_texts(list(t)))
+    for ex in examples:
+        assert ex.decomposition and any(p.is_gold for p in ex.paragraphs)
+        full = dec.decompose(ex.question, candidates_of(ex)).to_dict()
+        bare = dec.decompose(ex.question, candidates_of(_strip_gold(ex))).to_dict()
+        assert full == bare
+        assert full["steps"], ex.question
+
+
+@pytest.mark.slow
+@needs_model
+@needs_data
+def test_later_hop_cli_iterative_records_every_hop(tmp_path, monkeypatch):
+    """``chainret bench later-hop --decomposer iterative``: embeds only the sampled questions; traces keep each hop."""
+    from typer.testing import CliRunner
+
+    import chainret.bench.embed as embed_mod
+    from chainret.cli import app
+
+    seen: list[str] = []
+    real = embed_mod.embed_texts
+
+    def counting(texts, *a, **k):
+        seen.extend(texts)
+        return real(texts, *a, **k)
+
+    monkeypatch.setattr(embed_mod, "embed_texts", counting)
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["bench", "later-hop", "musique", "--n", "2", "--out", str(out), "--decomposer", "iterative",
+                                   "--resamples", "20"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert "iterative" in summary["sources"] and summary["decomposers"] == ["iterative"]
+    assert summary["iterative_decomposer"]["questions"] == 2
+    traces = [json.loads(line) for line in (out / "traces.jsonl").read_text().splitlines()]
+    paragraphs = {p for t in traces for h in t["hops"] for hit in h["hits"] for p in [hit["ref"]]}
+    assert len(traces) == 2
+    for t in traces:
+        steps = [h for h in t["hops"] if h["branch"] == "iterative"]
+        assert steps and all(h["subquery"] and h["bridge"] and len(h["hits"]) == 1 for h in steps)
+        kinds = {v["hypothesis_kind"] for v in t["hops"][-1]["verifications"]}
+        assert "iterative" in kinds
+    # only the two sampled questions (and their paragraphs, and the decomposer's own queries) were embedded
+    questions = {t["request"] for t in traces}
+    assert sum(1 for s in seen if s in questions) >= 2
+    assert len(paragraphs) == 40
+    assert len(seen) < 400
+
+
+def test_chain_break_names_the_first_wrong_hop_and_its_anchor():
+    from chainret.verify.laterhop import chain_break
+
+    ev = {"steps": 2, "gold_bridges": 2, "bridge_correct": [True, False], "anchor_is_gold_hop": [True, False]}
+    assert chain_break(ev) == "hop 2: anchor wrong"
+    ev = {"steps": 2, "gold_bridges": 2, "bridge_correct": [False, True], "anchor_is_gold_hop": [True, True]}
+    assert chain_break(ev) == "hop 1: bridge wrong (anchor right)"
+    ev = {"steps": 1, "gold_bridges": 2, "bridge_correct": [True], "anchor_is_gold_hop": [True]}
+    assert chain_break(ev) == "fewer hops than gold (bridges so far right)"
+    ev = {"steps": 0, "gold_bridges": 1, "bridge_correct": [], "anchor_is_gold_hop": []}
+    assert chain_break(ev).startswith("no descriptor")
+    ev = {"steps": 1, "gold_bridges": 1, "bridge_correct": [True], "anchor_is_gold_hop": [False]}
+    assert chain_break(ev) == "every bridge right"
+
+
+def test_a_bridge_inside_the_named_title_is_not_excluded():
+    """The question names "Van Hook Township"; the candidate's full title also holds the bridge county."""
+    cands = [
+        Candidate(0, "Van Hook Township, Mountrail County, North Dakota",
+                  "Van Hook Township is a township in Mountrail County, North Dakota, United States. The 2000 Census "
+                  "counted 150 people."),
+        Candidate(1, "Mountrail County Courthouse", "The Mountrail County Courthouse in Stanley is the seat of Mountrail County."),
+        Candidate(2, "Census", "A census is the procedure of acquiring information about a population."),
+    ]
+    dec = IterativeDecomposer(bow_embed).decompose("What is the seat of the county where Van Hook Township is located?", cands)
+    assert dec.steps[0].bridge == "Mountrail County"
+    assert dec.final_question == "What is the seat of Mountrail County?"

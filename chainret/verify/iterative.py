@@ -318,7 +318,7 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
         if t.text == "'s" and (i - 1) in in_ent:
             a = next(a for a, b, _ in entities if a <= i - 1 < b)
             j = i + 1
-            head = []
+            head: list[str] = []
             while (j < n and len(head) < 3 and toks[j].text.isalpha() and toks[j].text[0].islower()
                    and low[j] not in _REL1 | _REL_PREP | _AUX | _DET and not (head and _participle(low[j]))):
                 head.append(low[j])
@@ -385,7 +385,7 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
         if desc:
             out.append(desc)
     # bare "where X was born" / "who wrote X" (no noun head)
-    for i, t in enumerate(toks):
+    for i in range(len(toks)):
         if i > 0 and low[i] in {"where", "who"} and low[i - 1] in _REL_PREP | {"of"} and not any(d.start <= i < d.end for d in out):
             d = _clause(toks, i, i, ["where" if low[i] == "where" else "who"], entities)
             if d:

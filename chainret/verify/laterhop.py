@@ -584,8 +584,10 @@ def cond_selection(
             later = np.array([float(items[q].positive in kept[q]) for q in idx])
 
             def ci(v: np.ndarray) -> dict[str, float]:
-                return M.bootstrap(len(v), lambda ix, v=v: float(np.mean(v[ix])) if len(ix) else float("nan"),
-                                   n_resamples=n_resamples, seed=seed).as_dict()
+                def mean_of(ix: np.ndarray) -> float:
+                    return float(np.mean(v[ix])) if len(ix) else float("nan")
+
+                return M.bootstrap(len(v), mean_of, n_resamples=n_resamples, seed=seed).as_dict()
 
             rows[s] = {"gold_recall": ci(rec), "argmax_pair_accuracy": ci(pair), "later_hop_kept": ci(later)}
         out[subset] = {"n": len(idx), "sources": rows}

@@ -174,7 +174,7 @@ class Estimate:
 
     def fmt(self, digits: int = 3) -> str:
         if self.too_few:
-            return f"n/a ({self.n_gold} paragraphs)"
+            return withheld(self.n_gold)
         if math.isnan(self.value):
             return "n/a"
         return f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
@@ -189,6 +189,11 @@ class Estimate:
 # A split AUC (answer-bearing or bridge-only gold vs distractors, and their deficit) resting on fewer
 # gold paragraphs than this is printed as its count, not as a number (SQuAD has 3 bridge-only gold).
 MIN_SPLIT_PARAGRAPHS = 30
+
+
+def withheld(n_gold: int | None) -> str:
+    """The text printed instead of a split AUC that rests on too few gold paragraphs."""
+    return f"n/a ({n_gold} paragraph{'' if n_gold == 1 else 's'})"
 
 
 def too_few(d: dict[str, Any] | None) -> int | None:
@@ -327,8 +332,9 @@ def split_auc(
         return PairCounts(ss, yy)
 
     pcs = {name: counts(keep) for name, keep in (("overall", None), ("answer_bearing", "answer"), ("bridge_only", "bridge"))}
-    n_gold = {name: int(pc.pos.sum()) for name, pc in pcs.items()}
-    n_gold["deficit"] = min(n_gold["answer_bearing"], n_gold["bridge_only"])
+    n_gold: dict[str, int | None] = {name: int(pc.pos.sum()) for name, pc in pcs.items()}
+    n_gold["deficit"] = min(n_gold["answer_bearing"], n_gold["bridge_only"])  # type: ignore[type-var]
+    n_gold["overall"] = None  # only the split cells are withheld when thin
     if q == 0:
         return {name: Estimate(float("nan"), float("nan"), float("nan"), 0, 0) for name in (*pcs, "deficit")}
     w = resample_weights(q, n_resamples=n_resamples, seed=seed)

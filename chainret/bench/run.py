@@ -190,7 +190,13 @@ def signal_metrics(traces: list[Trace], signal: str, *, n_resamples: int = M.N_R
             out[key] = {g: {**dump(v), "n": sum(1 for x in groups if x is not None and str(x) == g)} for g, v in by.items()}
     golds = [[i for i, k in enumerate(kq) if k != "distractor"] for kq in kinds]
     out["recall_at"] = {str(k): float(np.nanmean([M.recall_at_k(s, g, k) for s, g in zip(scores, golds)])) for k in RECALL_KS}
-    out["anchor_gold"] = float(np.mean([int(np.argmax(s)) in g for s, g in zip(scores, golds)]))
+    anchors = [int(np.argmax(s)) in g for s, g in zip(scores, golds)]
+    out["anchor_gold"] = float(np.mean(anchors))
+    hops = [t.meta.get("hops") for t in traces]
+    if any(h is not None for h in hops):  # the anchor rate per hop count, to compare like with like
+        out["anchor_gold_by_hops"] = {
+            str(h): float(np.mean([a for a, x in zip(anchors, hops) if x == h])) for h in sorted({x for x in hops if x is not None})
+        }
     out["n_questions"] = len(traces)
     out["n_pairs"] = int(sum(len(s) for s in scores))
     out["n_gold"] = {k: int(sum(kq.count(k) for kq in kinds)) for k in ("answer", "bridge", "distractor")}

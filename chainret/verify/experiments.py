@@ -72,6 +72,7 @@ def signal_section(
         "answer_bearing_ours": int(sum(k.count("answer") for k in kinds_ours)),
         "paper_answer_ours_bridge": sum(a == "answer" and b == "bridge" for a, b in pairs),
         "paper_bridge_ours_answer": sum(a == "bridge" and b == "answer" for a, b in pairs),
+        "by_type": {t: sum(ex.qtype == t for ex in examples) for t in sorted({str(ex.qtype) for ex in examples if ex.qtype})},
     }
     return out
 

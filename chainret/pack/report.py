@@ -189,15 +189,18 @@ def _seed_comparison(runs: list[tuple[str, dict[str, Any]]], budget: int) -> str
         sub = s["pooled"].get(f"submodular@{budget}")
         if not sub:
             continue
-        others = [s["pooled"][f"{p}@{budget}"]["tokens_used"] for p in BASELINES if f"{p}@{budget}" in s["pooled"]]
+        # the fill-to-budget baselines; focused-seed stops early, so its tokens are quoted on their own
+        others = [s["pooled"][f"{p}@{budget}"]["tokens_used"] for p in ("naive", "focused", "mmr") if f"{p}@{budget}" in s["pooled"]]
         base_tok = sum(others) / len(others) if others else float("nan")
+        fs = s["pooled"].get(f"focused-seed@{budget}")
         if fam == "hotpotqa":
             fewer = sub["tokens_used"] < base_tok
             L.append(
-                f"- {label}: submodular uses {_f(sub['tokens_used'], 1)} tokens vs {_f(base_tok, 1)} for the baselines' mean "
-                f"(seed: ≈{P.PACK_TOKENS['submodular']} vs ≈{P.PACK_TOKENS['baselines']}, its reader's tokens): "
+                f"- {label}: submodular uses {_f(sub['tokens_used'], 1)} tokens vs {_f(base_tok, 1)} for the mean of naive, "
+                f"focused and MMR (seed: ≈{P.PACK_TOKENS['submodular']} vs ≈{P.PACK_TOKENS['baselines']}, its reader's tokens): "
                 + ("fewer, as in the seed, " if fewer else "not fewer, unlike the seed, ")
-                + f"by {base_tok - sub['tokens_used']:.1f} tokens against the seed's ≈{P.PACK_TOKENS['baselines'] - P.PACK_TOKENS['submodular']}."
+                + f"by {base_tok - sub['tokens_used']:.1f} tokens against the seed's ≈{P.PACK_TOKENS['baselines'] - P.PACK_TOKENS['submodular']}"
+                + (f"; `focused-seed` stops at {_f(fs['tokens_used'], 1)}." if fs else ".")
             )
         for fname in ("focused", "focused-seed"):
             foc = s["pooled"].get(f"{fname}@{budget}")

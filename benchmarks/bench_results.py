@@ -5,7 +5,8 @@
     python benchmarks/bench_results.py --only hotpotqa-vws,squad
 
 Runs go to runs/results/<dataset>/ (not committed); the doc and its figure are committed.
-Paper values are from ../shared/seeds/000_b773d639f80d3761.txt (Tables I, II, III, IV and Figure 2).
+Paper values come from chainret/bench/paper.py (seed 000: Tables I, II, III, IV and Figure 2), each with its table
+and row. Answer-bearing gold follows seed 000's rule beside its numbers (metrics.answer_bearing, rule "paper").
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from chainret.bench import paper as P  # noqa: E402
+from chainret.bench.metrics import too_few  # noqa: E402
 from chainret.bench.report import est, md_table, signed  # noqa: E402
-from chainret.bench.run import RunConfig, read_run, run_bench  # noqa: E402
+from chainret.bench.run import RunConfig, read_run, run_bench, signal_metrics  # noqa: E402
 from chainret.trace import atomic_write_text  # noqa: E402
 
 DATASETS = ("hotpotqa-vws", "2wiki-vws", "musique", "squad", "hotpotqa-vws-calib")
@@ -29,26 +32,9 @@ RUNS = ROOT / "runs" / "results"
 DOC = ROOT / "docs" / "results" / "retrieval.md"
 FIG = ROOT / "docs" / "results" / "retrieval_musique_hops.png"
 
-# Seed 000 ("Verification Without Sufficiency"), embedder BAAI/bge-small-en-v1.5 unless named.
-PAPER_T1 = {  # Table I, s_emb rows: AUC, answer-bearing, bridge-only (500 questions each)
-    "hotpotqa-vws": (0.887, 0.849, 0.941),
-    "2wiki-vws": (0.807, 0.840, 0.788),
-    "musique": (0.762, 0.702, 0.798),
-}
-PAPER_T2 = {  # Table II, s_emb: (dataset, type) -> (n, answer-bearing, bridge-only, deficit)
-    ("2wiki-vws", "comparison"): (138, 0.974, 0.976, +0.002),
-    ("2wiki-vws", "compositional"): (189, 0.708, 0.979, +0.271),
-    ("2wiki-vws", "inference"): (54, 0.683, 0.972, +0.289),
-    ("hotpotqa-vws", "bridge"): (543, 0.796, 0.927, +0.131),
-    ("hotpotqa-vws", "comparison"): (157, 0.972, 0.969, -0.003),
-}
-PAPER_T4 = [  # Table IV: HotpotQA calibration 200 questions: answer-bearing, bridge-only, deficit
-    ("BAAI/bge-small-en-v1.5", 0.821, 0.937, +0.116),
-    ("intfloat/e5-base-v2", 0.834, 0.941, +0.107),
-    ("thenlper/gte-base", 0.798, 0.948, +0.150),
-]
-PAPER_SQUAD = 0.933  # Table III, s_emb on SQuAD (300 questions, nine same-article distractors)
-PAPER_MUSIQUE_HOPS = {"2": (0.819, 0.802, 0.837), "4": (0.677, 0.646, 0.709)}  # Figure 2 (3 hops not printed)
+# Seed 000 ("Verification Without Sufficiency"), embedder BAAI/bge-small-en-v1.5: chainret/bench/paper.py.
+FAMILY = {"hotpotqa-vws": "hotpotqa", "2wiki-vws": "2wiki", "musique": "musique", "hotpotqa-vws-calib": "hotpotqa"}
+PAPER_T1 = {ds: P.T1[fam]["embedding"] for ds, fam in FAMILY.items() if ds != "hotpotqa-vws-calib"}
 NAMES = {
     "hotpotqa-vws": "HotpotQA (vws-splits)",
     "2wiki-vws": "2Wiki (vws-splits)",
@@ -85,6 +71,8 @@ def v(d: dict[str, Any]) -> float:
 
 def holds(paper_deficit: float, ours: dict[str, Any]) -> str:
     """Does our deficit point the same way as the paper's, and does its CI exclude zero?"""
+    if too_few(ours) is not None:
+        return "– (too few paragraphs)"
     same = (v(ours) > 0) == (paper_deficit > 0)
     sig = ours["low"] > 0 or ours["high"] < 0
     if abs(paper_deficit) < 0.01:
@@ -92,7 +80,7 @@ def holds(paper_deficit: float, ours: dict[str, Any]) -> str:
     return ("yes" if same else "no") + ("" if sig else " (CI spans 0)")
 
 
-def render(s: dict[str, dict[str, Any]]) -> str:
+def render(s: dict[str, dict[str, Any]], by_type_700: dict[str, Any]) -> str:
     emb_model = next((x["models"].get("embedding") for x in s.values() if x.get("models")), "?")
     lines = [
         "# Retrieval signals: embedding and BM25 against seed 000",
@@ -107,14 +95,18 @@ def render(s: dict[str, dict[str, Any]]) -> str:
         "paper counterpart; it is here as a lexical reference.",
         "",
         "**Protocol.** AUC of gold vs distractor paragraphs pooled over all question-paragraph pairs, 95% CIs from 1000 "
-        "question-level bootstrap resamples (seed 1337). A gold paragraph is *answer-bearing* when the normalised gold "
-        "answer is a token span of it (title included), *bridge-only* otherwise; *deficit* = bridge-only − answer-bearing "
-        "(positive: the signal prefers the paragraph that lacks the answer).",
+        "question-level bootstrap resamples (seed 1337). A gold paragraph is *answer-bearing* under seed 000's rule: the "
+        "normalised canonical answer is a plain substring of the normalised paragraph (title included), aliases are not "
+        "used, and a yes/no answer never counts; *bridge-only* otherwise (our stricter whole-token rule with aliases is "
+        "compared in its own section below). *deficit* = bridge-only − answer-bearing (positive: the signal prefers the "
+        "paragraph that lacks the answer). A split cell resting on fewer than 30 gold paragraphs prints its count instead "
+        "of a number. Paper figures marked *(derived)* are not printed in the paper but computed from its rounded cells.",
         "",
-        "**Questions.** HotpotQA and 2Wiki: the exact 500-question vws-splits the paper evaluated. MuSiQue: the paper's "
-        "500-question split is not available here, so ours is the 292 MuSiQue-Ans dev records we have (different questions, "
-        "more 2-hop: see the by-hop table). SQuAD: our own seeded draw of 300 questions with nine same-article "
-        "distractors (the paper's draw is not published).",
+        "**Questions.** HotpotQA and 2Wiki: the exact 500-question vws-splits the paper evaluated (Table II's HotpotQA "
+        "rows: the paper's 700, its 500 evaluation plus 200 calibration questions, as the paper's own counts 543 + 157 "
+        "show). MuSiQue: the paper's 500-question split is not available here, so ours is the 292 MuSiQue-Ans dev records "
+        "we have (different questions, more 2-hop: see the by-hop table). SQuAD: our own seeded draw of 300 questions with "
+        "nine same-article distractors (the paper's draw is not published).",
     ]
     # --- Table I
     rows = []
@@ -130,7 +122,7 @@ def render(s: dict[str, dict[str, Any]]) -> str:
                 est(a["answer_bearing"]),
                 est(a["bridge_only"]),
                 f"{v(a['overall']) - pa:+.3f}",
-                f"{pbr - pab:+.3f}",
+                P.mark(P.t1_deficit(FAMILY[ds], "embedding"), "+.3f"),
                 signed(a["deficit"]),
                 holds(pbr - pab, a["deficit"]),
             ]
@@ -147,12 +139,13 @@ def render(s: dict[str, dict[str, Any]]) -> str:
     ]
     # --- Table II
     rows = []
-    for (ds, qt), (pn, pab, pbr, pdef) in PAPER_T2.items():
-        g = s.get(ds, {}).get("metrics", {}).get("embedding", {}).get("by_type", {}).get(qt)
+    for (fam, qt), (pab, pbr, pdef) in P.T2_EMB.items():
+        ds = f"{fam}-vws"
+        g = (by_type_700 if fam == "hotpotqa" else s.get(ds, {}).get("metrics", {}).get("embedding", {}).get("by_type", {})).get(qt)
         if not g:
             continue
         rows.append(
-            [f"{NAMES[ds].split(' (')[0]} {qt}", f"{pn} / {g['n']}", f"{pab:.3f} / {pbr:.3f}", est(g["answer_bearing"]),
+            [f"{NAMES[ds].split(' (')[0]} {qt}", f"{P.T2_N[(fam, qt)]} / {g['n']}", f"{pab:.3f} / {pbr:.3f}", est(g["answer_bearing"]),
              est(g["bridge_only"]), f"{pdef:+.3f}", signed(g["deficit"]), holds(pdef, g["deficit"])]
         )
     for ds in ("2wiki-vws",):
@@ -160,12 +153,17 @@ def render(s: dict[str, dict[str, Any]]) -> str:
         if g:
             rows.append(["2Wiki bridge_comparison", f"– / {g['n']}", "not reported", est(g["answer_bearing"]),
                          est(g["bridge_only"]), "–", signed(g["deficit"]), "–"])
+    hp_note = (
+        "HotpotQA rows: the paper's 700 questions (500 evaluation + 200 calibration; 543 bridge + 157 comparison), ours the "
+        "same 700 (both vws-splits files), types from the official dev question list (vws-splits dropped them)."
+        if by_type_700 else
+        "HotpotQA rows are missing: they need both the evaluation and the calibration runs (the paper's 700 questions)."
+    )
     lines += [
         "",
         "## Table II (embedding rows): by question type",
         "",
-        "HotpotQA types come from the official dev question list (vws-splits dropped them). The paper's HotpotQA type "
-        "counts (543 + 157 = 700) do not add up to its 500 questions; we print them as published.",
+        hp_note,
         "",
         md_table(["type", "n paper / ours", "paper ans. / bridge", "ours answer-bearing", "ours bridge-only",
                   "paper deficit", "ours deficit", "same sign?"], rows),
@@ -173,7 +171,7 @@ def render(s: dict[str, dict[str, Any]]) -> str:
     # --- Table IV
     if "hotpotqa-vws-calib" in s:
         a = s["hotpotqa-vws-calib"]["metrics"]["embedding"]["auc"]
-        rows = [[m, f"{ab:.3f}", f"{br:.3f}", f"{d:+.3f}"] for m, ab, br, d in PAPER_T4]
+        rows = [[m, f"{ab:.3f}", f"{br:.3f}", f"{d:+.3f}"] for m, ab, br, d in P.T4]
         rows.append([f"**ours: {emb_model}**, {LABELS['hotpotqa-vws-calib']}", est(a["answer_bearing"]), est(a["bridge_only"]), signed(a["deficit"])])
         lines += ["", "## Table IV: the deficit across embedders (HotpotQA calibration, 200 questions)", "",
                   md_table(["embedder", "answer-bearing", "bridge-only", "deficit"], rows)]
@@ -182,19 +180,20 @@ def render(s: dict[str, dict[str, Any]]) -> str:
         by = s["musique"]["metrics"]["embedding"].get("by_hops", {})
         rows = []
         for h in sorted(by, key=int):
-            p = PAPER_MUSIQUE_HOPS.get(h)
+            p = P.FIG2_EMB_CI.get(h)
             rows.append([h, str(by[h]["n"]), f"{p[0]:.3f} [{p[1]:.3f}, {p[2]:.3f}]" if p else "not printed",
                          est(by[h]["overall"]), signed(by[h]["deficit"])])
         lines += ["", "## MuSiQue by hop count (Figure 2, embedding)", "",
-                  "The paper's Figure 2 uses its 500-question split (259 / 163 / 78); ours uses our 292 records.", "",
+                  "The paper's Figure 2 uses its 500-question split ("
+                  + " / ".join(str(P.FIG2_HOP_COUNTS[h]) for h in sorted(P.FIG2_HOP_COUNTS)) + "); ours uses our 292 records.", "",
                   md_table(["hops", "n ours", "paper AUC [CI]", "ours AUC [CI]", "ours deficit"], rows),
                   "", f"![MuSiQue AUC by hop count]({FIG.name})"]
     # --- SQuAD
     if "squad" in s:
         a = s["squad"]["metrics"]
         hp = s.get("hotpotqa-vws", {}).get("metrics", {})
-        rows = [["embedding", f"{PAPER_SQUAD:.3f}", est(a["embedding"]["auc"]["overall"]),
-                 f"{PAPER_T1['hotpotqa-vws'][0]:.3f}", est(hp["embedding"]["auc"]["overall"]) if hp else "n/a"]]
+        rows = [["embedding", f"{P.T3['embedding'][0]:.3f}", est(a["embedding"]["auc"]["overall"]),
+                 f"{P.T3['embedding'][1]:.3f}", est(hp["embedding"]["auc"]["overall"]) if hp else "n/a"]]
         rows.append(["bm25", "–", est(a["bm25"]["auc"]["overall"]), "–", est(hp["bm25"]["auc"]["overall"]) if hp else "n/a"])
         lines += ["", "## Table III (embedding row): single-hop SQuAD control", "",
                   md_table(["signal", "paper SQuAD", "ours SQuAD", "paper HotpotQA", "ours HotpotQA"], rows)]
@@ -209,9 +208,12 @@ def render(s: dict[str, dict[str, Any]]) -> str:
                          f"{r['2']:.3f} / {r['5']:.3f}", f"{m['anchor_gold']:.3f}"])
     lines += ["", "## All runs, both signals", "",
               "recall@k: share of gold paragraphs in the top k; anchor: the top-1 paragraph is gold "
-              "(the paper's COND anchor: 92.0% HotpotQA, 96.8% 2Wiki, 77.8% MuSiQue with bge-small).", "",
+              f"(the paper's COND anchor with bge-small: {P.ANCHOR['hotpotqa']:.1%} HotpotQA, {P.ANCHOR['2wiki']:.1%} 2Wiki, "
+              f"{P.ANCHOR['musique']:.1%} MuSiQue over all its hop counts; see the anchor table below).", "",
               md_table(["dataset", "signal", "AUC", "answer-bearing", "bridge-only", "deficit", "recall@2 / @5", "anchor"], rows)]
-    lines += ["", "## Reading", ""] + reading(s)
+    lines += ["", "## Anchor rate, like with like", "", anchor_note(s)]
+    lines += ["", "## Answer-bearing: seed 000's rule against ours", ""] + rule_section(s)
+    lines += ["", "## Reading", ""] + reading(s, by_type_700)
     rows = [[LABELS[ds], str(summ["n"]), f"{summ['timings']['embedding_s']:.0f} s", f"{summ['timings']['total_s']:.0f} s",
              "yes" if summ["timings"]["embedding_s"] > 5 else "no (cached)"] for ds, summ in s.items()]
     lines += ["", "## Run times (this machine, 2 shared CPU cores)", "",
@@ -227,7 +229,49 @@ def render(s: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def reading(s: dict[str, dict[str, Any]]) -> list[str]:
+def anchor_note(s: dict[str, dict[str, Any]]) -> str:
+    """Our top-1-is-gold rate beside the paper's, on the same hop counts (embedding)."""
+    rows = []
+    for ds in ("hotpotqa-vws", "2wiki-vws", "musique"):
+        if ds not in s:
+            continue
+        m = s[ds]["metrics"]["embedding"]
+        fam = FAMILY[ds]
+        by = m.get("anchor_gold_by_hops", {})
+        hops = ", ".join(f"{h} hops {x:.1%}" for h, x in sorted(by.items(), key=lambda kv: int(kv[0]))) if len(by) > 1 else "–"
+        rows.append([LABELS[ds], f"{P.ANCHOR[fam]:.1%} ({P.ANCHOR_HOPS[fam]})", f"{m['anchor_gold']:.1%} (all {s[ds]['n']})", hops])
+    return ("The paper's anchor rates are over all its questions at every hop count (MuSiQue: 2-4 hops, 389 of 500). "
+            "Ours are over all our questions at every hop count too; the by-hop split shows how much the mix matters "
+            "(our MuSiQue records are more 2-hop than the paper's split).\n\n"
+            + md_table(["dataset", "paper anchor (hops)", "ours anchor (questions)", "ours by hop count"], rows))
+
+
+def rule_section(s: dict[str, dict[str, Any]]) -> list[str]:
+    """Where seed 000's answer-bearing rule and ours disagree, and what it does to the split (embedding)."""
+    rows = []
+    for ds, summ in s.items():
+        m = summ["metrics"]["embedding"]
+        diff = m.get("rules_differ")
+        if not diff:
+            continue
+        ours = m["auc_ours"]
+        rows.append([LABELS[ds], str(diff["gold"]), str(diff["paper_answer_ours_bridge"]), str(diff["paper_bridge_ours_answer"]),
+                     f"{est(m['auc']['answer_bearing'], ci=False)} / {est(ours['answer_bearing'], ci=False)}",
+                     f"{est(m['auc']['bridge_only'], ci=False)} / {est(ours['bridge_only'], ci=False)}",
+                     f"{signed(m['auc']['deficit'])} / {signed(ours['deficit'])}"])
+    return [
+        "Seed 000's rule (*paper*, used in every table above): the normalised canonical answer is a plain substring of "
+        "the normalised paragraph, title included; no aliases; yes/no never. Ours (*ours*, "
+        "`chainret.bench.metrics.answer_bearing(..., rule=\"ours\")`): the canonical answer or an alias is a whole-token span; "
+        "yes/no counts when the word occurs. They disagree on substrings inside words (\"tomato\" in \"tomatoes\": paper "
+        "answer-bearing, ours not), aliases, and yes/no (\"no\" in \"world no 8\": ours answer-bearing, paper never).",
+        "",
+        md_table(["dataset", "gold paragraphs", "paper answer, ours bridge", "paper bridge, ours answer",
+                  "answer-bearing AUC paper / ours", "bridge-only AUC paper / ours", "deficit paper / ours"], rows),
+    ]
+
+
+def reading(s: dict[str, dict[str, Any]], by_type_700: dict[str, Any]) -> list[str]:
     """Plain sentences computed from the numbers (never typed by hand)."""
     out = []
     for ds, (pa, pab, pbr) in PAPER_T1.items():
@@ -244,12 +288,12 @@ def reading(s: dict[str, dict[str, Any]]) -> list[str]:
             verdict = "same direction" if (v(d) > 0) == (pbr - pab > 0) else "opposite direction"
         out.append(
             f"- {LABELS[ds]}: our AUC {v(a['overall']):.3f} is {abs(diff):.3f} {side} than the paper's {pa:.3f} "
-            f"({'inside' if in_ci else 'outside'} our 95% CI). Deficit: paper {pbr - pab:+.3f}, ours {v(d):+.3f} "
+            f"({'inside' if in_ci else 'outside'} our 95% CI). Deficit: paper {P.mark(P.t1_deficit(FAMILY[ds], 'embedding'), '+.3f')}, ours {v(d):+.3f} "
             f"[{d['low']:+.3f}, {d['high']:+.3f}]: {verdict}."
         )
-    typed = [(ds, qt, pdef, s[ds]["metrics"]["embedding"]["by_type"][qt]["deficit"])
-             for (ds, qt), (_, _, _, pdef) in PAPER_T2.items()
-             if qt in s.get(ds, {}).get("metrics", {}).get("embedding", {}).get("by_type", {})]
+    typed = [(fam, qt, pdef, (by_type_700 if fam == "hotpotqa" else s[f"{fam}-vws"]["metrics"]["embedding"]["by_type"])[qt]["deficit"])
+             for (fam, qt), (_, _, pdef) in P.T2_EMB.items()
+             if qt in (by_type_700 if fam == "hotpotqa" else s.get(f"{fam}-vws", {}).get("metrics", {}).get("embedding", {}).get("by_type", {}))]
     if typed:
         bridge = [(ds, qt, p, o) for ds, qt, p, o in typed if abs(p) >= 0.01]
         comp = [(ds, qt, p, o) for ds, qt, p, o in typed if abs(p) < 0.01]
@@ -261,8 +305,8 @@ def reading(s: dict[str, dict[str, Any]]) -> list[str]:
     if "squad" in s and "hotpotqa-vws" in s:
         sq = v(s["squad"]["metrics"]["embedding"]["auc"]["overall"])
         hp = v(s["hotpotqa-vws"]["metrics"]["embedding"]["auc"]["overall"])
-        out.append(f"- SQuAD control: embedding AUC {sq:.3f} against {hp:.3f} on HotpotQA (paper: {PAPER_SQUAD:.3f} vs "
-                   f"{PAPER_T1['hotpotqa-vws'][0]:.3f}).")
+        out.append(f"- SQuAD control: embedding AUC {sq:.3f} against {hp:.3f} on HotpotQA (paper: {P.T3['embedding'][0]:.3f} vs "
+                   f"{P.T3['embedding'][1]:.3f}).")
     diffs = [v(s[ds]["metrics"]["embedding"]["auc"]["overall"]) - PAPER_T1[ds][0] for ds in PAPER_T1 if ds in s]
     lower = sum(1 for x in diffs if x < 0)
     out.append(f"- Our AUC is lower than the paper's on {lower} of {len(diffs)} datasets. We could not run bge-small here (no offline copy), so the "
@@ -286,10 +330,10 @@ def plot_hops(summary: dict[str, Any]) -> None:
         err = [[by[h]["overall"]["value"] - by[h]["overall"]["low"] for h in hs],
                [by[h]["overall"]["high"] - by[h]["overall"]["value"] for h in hs]]
         ax.errorbar([int(h) for h in hs], y, yerr=err, marker="o", capsize=4, label=f"ours: {sig}")
-    ph = sorted(PAPER_MUSIQUE_HOPS, key=int)
-    ax.errorbar([int(h) + 0.05 for h in ph], [PAPER_MUSIQUE_HOPS[h][0] for h in ph],
-                yerr=[[PAPER_MUSIQUE_HOPS[h][0] - PAPER_MUSIQUE_HOPS[h][1] for h in ph],
-                      [PAPER_MUSIQUE_HOPS[h][2] - PAPER_MUSIQUE_HOPS[h][0] for h in ph]],
+    ph = sorted(P.FIG2_EMB_CI, key=int)
+    ax.errorbar([int(h) + 0.05 for h in ph], [P.FIG2_EMB_CI[h][0] for h in ph],
+                yerr=[[P.FIG2_EMB_CI[h][0] - P.FIG2_EMB_CI[h][1] for h in ph],
+                      [P.FIG2_EMB_CI[h][2] - P.FIG2_EMB_CI[h][0] for h in ph]],
                 marker="s", ls="none", capsize=4, label="paper: bge-small (Fig. 2; 3 hops not printed)")
     ax.set_xticks([2, 3, 4])
     ax.set_xlabel("hop count")
@@ -315,9 +359,13 @@ def main() -> None:
     for ds in [d for d in args.only.split(",") if d]:
         summaries[ds] = ensure_run(ds, args.reuse, args.embedder, sizes.get(ds))
     set_labels(summaries)
+    by_type_700: dict[str, Any] = {}
+    if "hotpotqa-vws" in summaries and "hotpotqa-vws-calib" in summaries:  # Table II: the paper's 700 questions
+        traces = read_run(RUNS / "hotpotqa-vws")[1] + read_run(RUNS / "hotpotqa-vws-calib")[1]
+        by_type_700 = signal_metrics(traces, "embedding")["by_type"]
     if "musique" in summaries:
         plot_hops(summaries["musique"])
-    atomic_write_text(DOC, render(summaries))
+    atomic_write_text(DOC, render(summaries, by_type_700))
     print(f"wrote {DOC}")
     print(json.dumps({ds: round(x["metrics"]["embedding"]["auc"]["overall"]["value"], 3) for ds, x in summaries.items()}))
 

@@ -90,17 +90,19 @@ def test_answer_in_context_is_a_token_span() -> None:
     assert M.answer_in_text(["U.S."], "born in the us in 1950") is True
     assert M.answer_in_text(["The Beatles"], "Beatles, a band") is True
     assert M.answer_in_text(["New York"], "York, New") is False
-    assert M.gold_kind(["Cork"], "buried in Cork.", True) == "answer"
-    assert M.gold_kind(["Cork"], "born in Dublin.", True) == "bridge"
-    assert M.gold_kind(["Cork"], "Cork", False) == "distractor"
+    for rule in M.ANSWER_RULES:
+        assert M.gold_kind(["Cork"], "buried in Cork.", True, rule) == "answer"
+        assert M.gold_kind(["Cork"], "born in Dublin.", True, rule) == "bridge"
+        assert M.gold_kind(["Cork"], "Cork", False, rule) == "distractor"
 
 
 def test_selection_and_packing_metrics() -> None:
     assert M.top_k([0.1, 0.5, 0.5, 0.9], 3) == [3, 1, 2]
     assert M.recall_at_k([0.1, 0.5, 0.5, 0.9], [0, 2], 3) == 0.5
-    assert M.argmax_correct([2, 0], [0, 2, 5]) is True
-    assert M.argmax_correct([2, 1], [0, 2]) is False
-    assert M.argmax_correct([2], [0, 2]) is True
+    assert M.argmax_correct([2, 0], [0, 2, 5], capacity=2) is True  # a pair selector, three gold
+    assert M.argmax_correct([2, 0], [0, 2, 5]) is False  # unbounded: must keep all three
+    assert M.argmax_correct([2, 1], [0, 2], capacity=2) is False
+    assert M.argmax_correct([2], [0, 2], capacity=2) is False  # a pair selector that kept one
     assert M.selected_recall([1, 2], [2, 3]) == 0.5
     assert M.gold_doc_coverage(["a", "b"], ["b", "c"]) == 0.5
     assert M.all_gold_in_reader(["a", "b", "c"], ["b", "c"]) is True

@@ -49,7 +49,7 @@ def test_bench_pack_writes_summary_traces_and_plot(tmp_path):
     assert res.exit_code == 0, res.output
     summary = json.loads((out / "summary.json").read_text())
     assert summary["questions"] == 2 and summary["seeds_identical"] is True
-    assert set(summary["pooled"]) == {f"{p}@{b}" for p in ["naive", "focused", "mmr", "submodular", "oracle"] for b in (10, 30)}
+    assert set(summary["pooled"]) == {f"{p}@{b}" for p in ["naive", "focused", "focused-seed", "mmr", "submodular", "oracle"] for b in (10, 30)}
     row = summary["pooled"]["submodular@30"]
     assert row["tokens_used"] <= 30 and row["aic_questions"] == 1  # the yes/no question is not applicable
     assert summary["pooled"]["oracle@30"]["answer_in_context"] == 1.0

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from chainret.pack import Candidate, PackContext, available_packers, get_packer
 
-PACKERS = ["naive", "focused", "mmr", "submodular", "oracle"]
+PACKERS = ["naive", "focused", "focused-seed", "mmr", "submodular", "oracle"]
 
 
 def test_all_packers_are_registered():

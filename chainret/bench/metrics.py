@@ -15,7 +15,8 @@ import re
 import string
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -71,20 +72,62 @@ def answer_in_text(answers: Sequence[str], text: str) -> bool:
 
 answer_in_context = answer_in_text  # the packing diagnostic: same test, over the packed context
 
+YES_NO = frozenset({"yes", "no"})
 
-def gold_kind(answers: Sequence[str], text: str, is_gold: bool) -> str:
+
+def is_yes_no(answers: Sequence[str]) -> bool:
+    """Every (normalised, non-empty) gold answer is "yes" or "no": not a span of any evidence."""
+    norm = {normalize_answer(a) for a in answers if a.strip()}
+    return bool(norm) and norm <= YES_NO
+
+
+# Which gold paragraphs are *answer-bearing*. Two named rules:
+#   "paper": seed 000's rule, used beside every seed-000 number. The normalised canonical answer
+#            (``answers[0]``) is a plain substring of the normalised paragraph, title included;
+#            aliases are not used; a yes/no answer never makes a paragraph answer-bearing.
+#            (Reconstructed from the paper's released per-paragraph labels with no disagreement.)
+#   "ours":  whole-token match (``answer_in_text``) of the canonical answer or any alias; a yes/no
+#            answer counts when the word occurs. Stricter on substrings ("tomato" is not in
+#            "tomatoes"), looser on aliases and yes/no.
+ANSWER_RULES = ("paper", "ours")
+DEFAULT_ANSWER_RULE = "paper"
+
+
+def answer_bearing(answers: Sequence[str], text: str, rule: str = DEFAULT_ANSWER_RULE) -> bool:
+    """Does ``text`` (a gold paragraph, title included) bear the answer under ``rule``?"""
+    if rule == "paper":
+        canonical = normalize_answer(answers[0]) if answers else ""
+        return bool(canonical) and canonical not in YES_NO and canonical in normalize_answer(text)
+    if rule == "ours":
+        return answer_in_text(answers, text)
+    raise ValueError(f"unknown answer-bearing rule {rule!r}; choose one of: {', '.join(ANSWER_RULES)}")
+
+
+def gold_kind(answers: Sequence[str], text: str, is_gold: bool, rule: str = DEFAULT_ANSWER_RULE) -> str:
     """"answer" (answer-bearing gold), "bridge" (gold without the answer) or "distractor"."""
     if not is_gold:
         return "distractor"
-    return "answer" if answer_in_text(answers, text) else "bridge"
+    return "answer" if answer_bearing(answers, text, rule) else "bridge"
+
+
+def paragraph_kinds(example: Any, rule: str = DEFAULT_ANSWER_RULE) -> list[str]:
+    """``gold_kind`` of every candidate paragraph of a ``chainret.bench.example.Example``, over the
+    text a signal scores (``"<title>. <text>"``): the one place benchmarks label paragraphs."""
+    from chainret.bench.datasets import passage
+
+    return [gold_kind(example.answers, passage(p), p.is_gold, rule) for p in example.paragraphs]
 
 
 # ----------------------------------------------------------------------------- AUC
 
 
 def roc_auc(scores: Sequence[float] | np.ndarray, labels: Sequence[bool] | np.ndarray) -> float:
-    """ROC AUC by Mann-Whitney U with average ranks (ties = 1/2). NaN if a class is empty."""
-    s = np.asarray(scores, dtype=float)
+    """ROC AUC by Mann-Whitney U with average ranks (ties = 1/2). NaN if a class is empty.
+
+    A NaN score raises ``DataError``: it has no rank (a sort would put it above every number,
+    silently counting it as the best-scored paragraph).
+    """
+    s = finite_scores(scores)
     y = np.asarray(labels, dtype=bool)
     n_pos, n_neg = int(y.sum()), int((~y).sum())
     if n_pos == 0 or n_neg == 0:
@@ -100,6 +143,20 @@ def roc_auc(scores: Sequence[float] | np.ndarray, labels: Sequence[bool] | np.nd
     return float(u / (n_pos * n_neg))
 
 
+def finite_scores(scores: Sequence[float] | np.ndarray, what: str = "score") -> np.ndarray:
+    """``scores`` as a float array; raises ``DataError`` naming the first NaN."""
+    s = np.asarray(scores, dtype=float)
+    bad = np.flatnonzero(np.isnan(s))
+    if len(bad):
+        from chainret.errors import DataError
+
+        raise DataError(
+            f"{what} {int(bad[0])} is NaN ({len(bad)} NaN of {s.size}); an AUC needs a number for every "
+            "paragraph, so fix the signal that produced it"
+        )
+    return s
+
+
 @dataclass(frozen=True)
 class Estimate:
     """A point estimate with a percentile bootstrap interval."""
@@ -108,14 +165,41 @@ class Estimate:
     low: float
     high: float
     n: int  # units resampled (questions)
+    n_gold: int | None = None  # gold paragraphs behind an AUC (the smaller side for a deficit)
+
+    @property
+    def too_few(self) -> bool:
+        """Rests on fewer than ``MIN_SPLIT_PARAGRAPHS`` gold paragraphs: not printed as a number."""
+        return self.n_gold is not None and self.n_gold < MIN_SPLIT_PARAGRAPHS
 
     def fmt(self, digits: int = 3) -> str:
+        if self.too_few:
+            return withheld(self.n_gold)
         if math.isnan(self.value):
             return "n/a"
         return f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
 
     def as_dict(self) -> dict[str, float]:
-        return {"value": self.value, "low": self.low, "high": self.high, "n": self.n}
+        out = {"value": self.value, "low": self.low, "high": self.high, "n": self.n}
+        if self.n_gold is not None:
+            out["n_gold"] = self.n_gold
+        return out
+
+
+# A split AUC (answer-bearing or bridge-only gold vs distractors, and their deficit) resting on fewer
+# gold paragraphs than this is printed as its count, not as a number (SQuAD has 3 bridge-only gold).
+MIN_SPLIT_PARAGRAPHS = 30
+
+
+def withheld(n_gold: int | None) -> str:
+    """The text printed instead of a split AUC that rests on too few gold paragraphs."""
+    return f"n/a ({n_gold} paragraph{'' if n_gold == 1 else 's'})"
+
+
+def too_few(d: dict[str, Any] | None) -> int | None:
+    """The paragraph count of an ``Estimate.as_dict`` that rests on too few gold paragraphs, else None."""
+    n = (d or {}).get("n_gold")
+    return int(n) if n is not None and n < MIN_SPLIT_PARAGRAPHS else None
 
 
 def bootstrap(
@@ -153,6 +237,7 @@ class PairCounts:
 
     def __init__(self, scores: Sequence[np.ndarray], labels: Sequence[np.ndarray]) -> None:
         q = len(scores)
+        scores = [finite_scores(x) for x in scores]
         self.pos = np.array([int(np.sum(y)) for y in labels], dtype=float)
         self.neg = np.array([int(np.sum(~y)) for y in labels], dtype=float)
         pos_vals = [np.asarray(s)[y] for s, y in zip(scores, labels)]
@@ -247,9 +332,11 @@ def split_auc(
         return PairCounts(ss, yy)
 
     pcs = {name: counts(keep) for name, keep in (("overall", None), ("answer_bearing", "answer"), ("bridge_only", "bridge"))}
+    n_gold: dict[str, int | None] = {name: int(pc.pos.sum()) for name, pc in pcs.items()}
+    n_gold["deficit"] = min(n_gold["answer_bearing"], n_gold["bridge_only"])  # type: ignore[type-var]
+    n_gold["overall"] = None  # only the split cells are withheld when thin
     if q == 0:
-        nan = Estimate(float("nan"), float("nan"), float("nan"), 0)
-        return {name: nan for name in (*pcs, "deficit")}
+        return {name: Estimate(float("nan"), float("nan"), float("nan"), 0, 0) for name in (*pcs, "deficit")}
     w = resample_weights(q, n_resamples=n_resamples, seed=seed)
     ones = np.ones(q)
     boot = {name: pc.aucs(w) for name, pc in pcs.items()}
@@ -259,7 +346,7 @@ def split_auc(
     out["deficit"] = _estimate(
         point["bridge_only"] - point["answer_bearing"], boot["bridge_only"] - boot["answer_bearing"], q
     )
-    return out
+    return {name: replace(e, n_gold=n_gold[name]) for name, e in out.items()}
 
 
 def auc_by_group(
@@ -322,11 +409,19 @@ def selected_recall(selected: Sequence[int], gold: Sequence[int]) -> float:
     return len(set(selected) & set(gold)) / len(set(gold))
 
 
-def argmax_correct(selected: Sequence[int], gold: Sequence[int]) -> bool:
-    """A pair (or any set) selector's argmax is correct when everything it kept is gold and it kept
-    as many as it could: ``min(len(selected), len(gold))`` distinct gold paragraphs."""
+def argmax_correct(selected: Sequence[int], gold: Sequence[int], capacity: int | None = None) -> bool:
+    """The selector's output is the best it could have handed over: everything it kept is gold, and it
+    kept ``min(capacity, len(gold))`` distinct gold paragraphs.
+
+    ``capacity`` is the most paragraphs the selector can ever keep: 2 for a pair selector (B2, B4,
+    SET, COND), k for one that keeps the top k (B1) or gates each of the top k (PC); ``None`` (no
+    bound, e.g. the gold oracle) means it must keep exactly the gold set. The capacity is a property
+    of the selector, not of one output, so a variable-size selector that keeps one gold paragraph
+    of two is wrong (``argmax_correct([3], [3, 7])`` is False), as a pair selector keeping one would be.
+    """
     sel, g = set(selected), set(gold)
-    return bool(sel) and sel <= g and len(sel) == min(len(selected), len(g))
+    want = len(g) if capacity is None else min(capacity, len(g))
+    return bool(sel) and sel <= g and len(sel) == want
 
 
 def gold_doc_coverage(reader_docs: Sequence[str], gold_docs: Sequence[str]) -> float:

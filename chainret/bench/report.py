@@ -6,11 +6,17 @@ import math
 from pathlib import Path
 from typing import Any
 
+from chainret.bench.metrics import too_few, withheld
+
 TYPE_ORDER = ("comparison", "compositional", "inference", "bridge_comparison", "bridge", "single")
 
 
 def est(d: dict[str, Any] | None, digits: int = 3, ci: bool = True) -> str:
-    """An ``Estimate.as_dict`` (JSON) as "0.812 [0.790, 0.833]"; "n/a" when undefined."""
+    """An ``Estimate.as_dict`` (JSON) as "0.812 [0.790, 0.833]"; "n/a" when undefined, and
+    "n/a (3 paragraphs)" when it rests on too few gold paragraphs (``metrics.MIN_SPLIT_PARAGRAPHS``)."""
+    few = too_few(d)
+    if few is not None:
+        return withheld(few)
     if not d or d.get("value") is None or (isinstance(d["value"], float) and math.isnan(d["value"])):
         return "n/a"
     v = f"{d['value']:+.{digits}f}" if d.get("signed") else f"{d['value']:.{digits}f}"
@@ -20,6 +26,9 @@ def est(d: dict[str, Any] | None, digits: int = 3, ci: bool = True) -> str:
 
 
 def signed(d: dict[str, Any] | None, digits: int = 3) -> str:
+    few = too_few(d)
+    if few is not None:
+        return withheld(few)
     if not d or d.get("value") is None:
         return "n/a"
     lo, hi = d.get("low"), d.get("high")

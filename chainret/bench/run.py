@@ -28,7 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from chainret.bench import metrics as M
-from chainret.bench.datasets import DEFAULT_SEED, LoadResult, load_examples, passage
+from chainret.bench.datasets import DEFAULT_SEED, LoadResult, load_examples
 from chainret.bench.example import Example
 from chainret.bench.signals import SIGNALS, get_signal, parse_names
 from chainret.errors import UsageError
@@ -94,10 +94,12 @@ def primary_signal(signals: list[str]) -> str:
 
 def question_labels(ex: Example) -> dict[str, Any]:
     """Gold structure recorded in each trace so metrics never need the data files again."""
-    kinds = [M.gold_kind(ex.answers, passage(p), p.is_gold) for p in ex.paragraphs]
+    kinds = {rule: M.paragraph_kinds(ex, rule) for rule in M.ANSWER_RULES}
     return {
         "gold_refs": [p.ref for p in ex.paragraphs if p.is_gold],
-        "answer_bearing_refs": [p.ref for p, k in zip(ex.paragraphs, kinds) if k == "answer"],
+        # answer-bearing gold under seed 000's rule (the default) and under ours (see metrics.answer_bearing)
+        "answer_bearing_refs": [p.ref for p, k in zip(ex.paragraphs, kinds["paper"]) if k == "answer"],
+        "answer_bearing_refs_ours": [p.ref for p, k in zip(ex.paragraphs, kinds["ours"]) if k == "answer"],
         "qtype": ex.qtype,
         "hops": ex.hops,
         "answers": ex.answers,
@@ -161,10 +163,11 @@ def _with_verifications(traces: list[Trace], signal_objs: dict[str, Any]) -> lis
 # ----------------------------------------------------------------------------- metrics from traces
 
 
-def _trace_arrays(traces: list[Trace], signal: str) -> tuple[list[np.ndarray], list[list[str]]]:
+def _trace_arrays(traces: list[Trace], signal: str, rule: str = M.DEFAULT_ANSWER_RULE) -> tuple[list[np.ndarray], list[list[str]]]:
+    key = "answer_bearing_refs" if rule == M.DEFAULT_ANSWER_RULE else f"answer_bearing_refs_{rule}"
     scores, kinds = [], []
     for t in traces:
-        gold, ans = set(t.meta["gold_refs"]), set(t.meta["answer_bearing_refs"])
+        gold, ans = set(t.meta["gold_refs"]), set(t.meta[key])
         hits = t.hops[0].hits
         scores.append(np.array([h.scores[signal] for h in hits], dtype=float))
         kinds.append(["distractor" if h.ref not in gold else ("answer" if h.ref in ans else "bridge") for h in hits])
@@ -186,10 +189,25 @@ def signal_metrics(traces: list[Trace], signal: str, *, n_resamples: int = M.N_R
             out[key] = {g: {**dump(v), "n": sum(1 for x in groups if x is not None and str(x) == g)} for g, v in by.items()}
     golds = [[i for i, k in enumerate(kq) if k != "distractor"] for kq in kinds]
     out["recall_at"] = {str(k): float(np.nanmean([M.recall_at_k(s, g, k) for s, g in zip(scores, golds)])) for k in RECALL_KS}
-    out["anchor_gold"] = float(np.mean([int(np.argmax(s)) in g for s, g in zip(scores, golds)]))
+    anchors = [int(np.argmax(s)) in g for s, g in zip(scores, golds)]
+    out["anchor_gold"] = float(np.mean(anchors))
+    hops = [t.meta.get("hops") for t in traces]
+    if any(h is not None for h in hops):  # the anchor rate per hop count, to compare like with like
+        out["anchor_gold_by_hops"] = {
+            str(h): float(np.mean([a for a, x in zip(anchors, hops) if x == h])) for h in sorted({x for x in hops if x is not None})
+        }
     out["n_questions"] = len(traces)
     out["n_pairs"] = int(sum(len(s) for s in scores))
     out["n_gold"] = {k: int(sum(kq.count(k) for kq in kinds)) for k in ("answer", "bridge", "distractor")}
+    # the same split under our own answer-bearing rule, and how many gold paragraphs the two rules label differently
+    if all("answer_bearing_refs_ours" in t.meta for t in traces):
+        _, kinds_ours = _trace_arrays(traces, signal, "ours")
+        out["auc_ours"] = dump(M.split_auc(scores, kinds_ours, n_resamples=n_resamples, seed=seed))
+        out["rules_differ"] = {
+            "paper_answer_ours_bridge": sum(a == "answer" and b == "bridge" for ka, kb in zip(kinds, kinds_ours) for a, b in zip(ka, kb)),
+            "paper_bridge_ours_answer": sum(a == "bridge" and b == "answer" for ka, kb in zip(kinds, kinds_ours) for a, b in zip(ka, kb)),
+            "gold": sum(k != "distractor" for kq in kinds for k in kq),
+        }
     return out
 
 

@@ -31,7 +31,7 @@ def pack_cmd(
     out: Path = typer.Option(..., "--out", help="Run directory: summary.json, traces.jsonl, aic_vs_budget.png."),
     budget: int = typer.Option(160, "--budget", help="Reader-token budget (MiniLM WordPiece tokens)."),
     budgets: str | None = typer.Option(None, "--budgets", help="Budget sweep, e.g. 96,128,160,224 (overrides --budget)."),
-    packers: str = typer.Option("naive,focused,mmr,submodular", "--packers", help="Comma-separated packers (oracle is added)."),
+    packers: str = typer.Option("naive,focused,focused-seed,mmr,submodular", "--packers", help="Comma-separated packers (oracle is added)."),
     seeds: str = typer.Option("42,13,7", "--seeds", help="Seeds: question samples when --n is set; bootstrap pooling."),
     n: int | None = typer.Option(None, "--n", help="Questions per seed (default: all)."),
     k: int = typer.Option(5, "--k", help="Paragraphs retrieved per question before packing."),

@@ -16,17 +16,11 @@ from chainret.pack.base import Candidate
 from chainret.trace import Packet, PacketItem
 
 SEPARATOR = "\n"
-YES_NO = frozenset({"yes", "no"})
-
-
-def is_yes_no(answers: Sequence[str]) -> bool:
-    norm = {metrics.normalize_answer(a) for a in answers if a.strip()}
-    return bool(norm) and norm <= YES_NO
 
 
 def answer_in_context(answers: Sequence[str], context: str) -> bool | None:
     """True/False for span answers; None for yes/no answers or when there is no gold answer."""
-    if not any(a.strip() for a in answers) or is_yes_no(answers):
+    if not any(a.strip() for a in answers) or metrics.is_yes_no(answers):
         return None
     return metrics.answer_in_context(answers, context)
 

@@ -6,14 +6,14 @@ selection exceeds the budget. Selection order is packet order. Ties go to the lo
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
 
 from chainret.pack.base import BasePacker, Candidate, PackContext, register
-from chainret.pack.diagnostics import is_yes_no
 from chainret.pack.objective import Objective
-from chainret.bench.metrics import answer_in_text
+from chainret.bench.metrics import answer_in_text, is_yes_no
 from chainret.pack.text import content_terms
 
 MMR_LAMBDA = 0.7
@@ -56,18 +56,23 @@ def _argmax(scores: np.ndarray, mask: np.ndarray) -> int | None:
 
 
 class _Greedy(BasePacker):
-    """Shared loop: score the fitting candidates, take the best, repeat until nothing fits."""
+    """Shared loop: score the fitting candidates, take the best, repeat until nothing fits.
+
+    With ``stop_at_overflow`` the best candidate is chosen among all not yet taken, fitting or not,
+    and the loop stops at the first that does not fit (seed 002's focused heuristic).
+    """
 
     name = "greedy"
+    stop_at_overflow = False
 
     def select(self, candidates, budget, cap, context):
         ctx = _features(candidates, context)
         chosen: list[int] = []
         used = 0
         while len(chosen) < cap:
-            mask = _fits(candidates, set(chosen), used, budget)
+            mask = _fits(candidates, set(chosen), used, budget if not self.stop_at_overflow else math.inf)
             j = _argmax(self.scores(candidates, ctx, chosen), mask)
-            if j is None:
+            if j is None or used + candidates[j].cost > budget:
                 break
             chosen.append(j)
             used += candidates[j].cost
@@ -82,7 +87,8 @@ class FocusedPacker(_Greedy):
     """The seed's heuristic, with the budget checked before adding: new query terms, then new documents.
 
     score_i = (#query terms i newly covers)/|Q| + 0.5·[i's document not yet in the packet] + r_i/max r
-    Not normalised by length, as in the seed; unlike the seed, a snippet that does not fit is skipped.
+    Not normalised by length, as in the seed; unlike the seed, a snippet that does not fit is skipped
+    and filling goes on (``focused-seed`` is the seed's stop-at-the-first-overflow variant).
     """
 
     name = "focused"
@@ -95,6 +101,19 @@ class FocusedPacker(_Greedy):
         new_terms = np.array([len((t & q) - covered) for t in ctx.terms], dtype=float) / max(len(q), 1)
         new_doc = np.array([c.doc_id not in docs for c in candidates], dtype=float)
         return new_terms + _NEW_DOC_BONUS * new_doc + rel
+
+
+@register("focused-seed")
+class FocusedSeedPacker(FocusedPacker):
+    """Seed 002's focused heuristic as the seed describes it: the same scores as ``focused``, but
+    the best-scoring snippet is taken whether or not it fits, the budget is checked only after
+    adding it, and packing stops there. The seed then kept the snippet that broke the budget (its
+    token use could overshoot); ours never hands over more than the budget, so that snippet is
+    dropped. ``focused`` instead skips a snippet that does not fit and keeps filling.
+    """
+
+    name = "focused-seed"
+    stop_at_overflow = True
 
 
 @register("mmr")

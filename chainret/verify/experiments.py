@@ -33,8 +33,8 @@ def score_signals(
     }
 
 
-def kinds_of(examples: list[Example]) -> list[list[str]]:
-    return [[M.gold_kind(ex.answers, passage(p), p.is_gold) for p in ex.paragraphs] for ex in examples]
+def kinds_of(examples: list[Example], rule: str = M.DEFAULT_ANSWER_RULE) -> list[list[str]]:
+    return [M.paragraph_kinds(ex, rule) for ex in examples]
 
 
 def signal_section(
@@ -42,9 +42,11 @@ def signal_section(
 ) -> dict[str, Any]:
     """Per signal: AUC overall / answer-bearing / bridge-only / deficit, by type and by hops, mean scores."""
     kinds = kinds_of(examples)
+    kinds_ours = kinds_of(examples, "ours")
     out: dict[str, Any] = {}
     for name, sc in scores.items():
         split = M.split_auc(sc, kinds, n_resamples=n_resamples)
+        split_ours = M.split_auc(sc, kinds_ours, n_resamples=n_resamples)
         gold = np.concatenate([s[np.array(k) != "distractor"] for s, k in zip(sc, kinds)])
         dis = np.concatenate([s[np.array(k) == "distractor"] for s, k in zip(sc, kinds)])
         out[name] = {
@@ -59,12 +61,18 @@ def signal_section(
             },
             "mean_gold": float(gold.mean()) if len(gold) else float("nan"),
             "mean_distractor": float(dis.mean()) if len(dis) else float("nan"),
+            "ours": {k: v.as_dict() for k, v in split_ours.items()},  # the split under our answer-bearing rule
         }
+    pairs = [(a, b) for ka, kb in zip(kinds, kinds_ours) for a, b in zip(ka, kb)]
     out["_counts"] = {
         "questions": len(examples),
         "pairs": int(sum(len(ex.paragraphs) for ex in examples)),
         "answer_bearing": int(sum(k.count("answer") for k in kinds)),
         "bridge_only": int(sum(k.count("bridge") for k in kinds)),
+        "answer_bearing_ours": int(sum(k.count("answer") for k in kinds_ours)),
+        "paper_answer_ours_bridge": sum(a == "answer" and b == "bridge" for a, b in pairs),
+        "paper_bridge_ours_answer": sum(a == "bridge" and b == "answer" for a, b in pairs),
+        "by_type": {t: sum(ex.qtype == t for ex in examples) for t in sorted({str(ex.qtype) for ex in examples if ex.qtype})},
     }
     return out
 

@@ -12,8 +12,10 @@
     B5    oracle: the gold paragraphs (a pair on 2-gold questions)
 
 The retriever is the embedding signal when given (as in the paper), else BM25. Reported per
-selector: gold recall (share of the question's gold paragraphs kept), argmax pair accuracy
-(everything kept is gold and as many as possible), NLI calls and kept chunks per question.
+selector: gold recall (share of the question's gold paragraphs kept, retrieved or not, averaged over
+questions; the PC sweep uses the same definition), argmax accuracy (everything kept is gold and as
+many as the selector's capacity allows: ``capacity`` and ``metrics.argmax_correct``), NLI calls and
+kept chunks per question.
 """
 
 from __future__ import annotations
@@ -49,6 +51,15 @@ def _parse(name: str) -> tuple[str, str | None]:
     if base not in SELECTORS:
         raise UsageError(f"unknown selector {name!r}; valid: {', '.join(SELECTORS)} (PC@TAU, B4:SIGNAL)")
     return base, arg or None
+
+
+def capacity(base: str, top_k: int) -> int | None:
+    """The most paragraphs a selector can keep (``metrics.argmax_correct``): two for the pair
+    selectors, k for B1 and for PC (a gate over the top k keeps anything from none to all k), no
+    bound for the gold oracle B5."""
+    if base in {"B2", "B4", "SET", "COND"}:
+        return 2
+    return None if base == "B5" else top_k
 
 
 def pair_premise(first: str, second: str) -> str:
@@ -105,7 +116,9 @@ def run_selectors(
         golds = [ex.gold_indices for ex in examples]
         summary[label] = {
             "gold_recall": _mean(selected_recall(r["kept"], g) for r, g in zip(rows, golds)),
-            "argmax_pair_accuracy": _mean(float(argmax_correct(r["kept"], g)) for r, g in zip(rows, golds)),
+            "argmax_pair_accuracy": _mean(
+                float(argmax_correct(r["kept"], g, capacity(base, k))) for r, g in zip(rows, golds)
+            ),
             "anchor_gold": _mean(float(tops[i][0] in golds[i]) for i in range(len(examples))) if base == "COND" else None,
             "nli_calls": _mean(r["nli_calls"] for r in rows),
             "kept_chunks": _mean(len(r["kept"]) for r in rows),
@@ -184,31 +197,37 @@ def _select(
 
 
 def pc_sweep(examples: list[Example], tops: list[list[int]], slot: list[np.ndarray]) -> list[dict[str, float]]:
-    """Per-chunk gate at each tau: gold kept (by kind), distractors rejected, chunks kept."""
-    from chainret.bench.metrics import gold_kind
+    """Per-chunk gate at each tau over the top k.
 
+    ``gold_recall`` is the selector table's *rec*: per question, the share of all its gold paragraphs
+    (retrieved or not) that the gate keeps, averaged over questions; at tau = ``PC_DEFAULT_TAU`` it
+    equals PC's rec. ``answer_bearing_pass`` is the share of answer-bearing gold paragraphs *in the
+    top k* that pass the gate (pooled; seed 000's rule), ``distractor_rejection`` the share of
+    distractors in the top k rejected (pooled), ``kept_chunks`` the mean kept per question.
+    """
+    from chainret.bench.metrics import paragraph_kinds
+
+    kinds = [paragraph_kinds(ex) for ex in examples]
     rows = []
     for tau in PC_SWEEP:
-        kept_gold = kept_ans = n_ans = n_gold = rej = n_dis = kept_n = 0
+        kept_ans = n_ans = rej = n_dis = kept_n = 0
+        recalls = []
         for q, ex in enumerate(examples):
+            kept = [i for i in tops[q] if float(slot[q][i]) >= tau]
+            recalls.append(selected_recall(kept, ex.gold_indices))
+            kept_n += len(kept)
             for i in tops[q]:
-                p = ex.paragraphs[i]
-                keep = float(slot[q][i]) >= tau
-                kept_n += keep
-                kind = gold_kind(ex.answers, passage(p), p.is_gold)
-                if p.is_gold:
-                    n_gold += 1
-                    kept_gold += keep
-                    if kind == "answer":
-                        n_ans += 1
-                        kept_ans += keep
-                else:
+                keep = i in kept
+                if kinds[q][i] == "answer":
+                    n_ans += 1
+                    kept_ans += keep
+                elif kinds[q][i] == "distractor":
                     n_dis += 1
                     rej += not keep
         rows.append(
             {
                 "tau": tau,
-                "gold_recall": kept_gold / n_gold if n_gold else float("nan"),
+                "gold_recall": _mean(recalls),
                 "answer_bearing_pass": kept_ans / n_ans if n_ans else float("nan"),
                 "distractor_rejection": rej / n_dis if n_dis else float("nan"),
                 "kept_chunks": kept_n / max(1, len(examples)),

@@ -25,6 +25,9 @@ SECTIONS = (
     ("verification-speed", "python benchmarks/verify_speed.py --sweep"),
     ("packing", "the issue-7 results command (see docs/packing.md)"),
     ("decomposition", "nice -n 10 python benchmarks/decompose_results.py --with-anchored"),
+    ("store", "python benchmarks/store_bench.py"),
+    ("serve", "python benchmarks/serve_load.py"),
+    ("robustness", "python benchmarks/robustness.py"),
 )
 DOCS = ROOT / "docs"
 

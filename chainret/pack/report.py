@@ -38,8 +38,8 @@ def _family(dataset: str) -> str:
     return "hotpotqa" if dataset.startswith("hotpotqa") else dataset.removesuffix("-vws")
 
 
-def _cmp(ours: float | None, seed: float | P.Derived | None, tol: float = 0.02) -> str:
-    if ours is None or seed is None:
+def _cmp(ours: float | None, seed: float | P.Derived | str | None, tol: float = 0.02) -> str:
+    if ours is None or seed is None or isinstance(seed, str):
         return "–"
     seed = float(seed)
     if abs(ours - seed) <= tol:

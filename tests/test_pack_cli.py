@@ -57,7 +57,9 @@ def test_bench_pack_writes_summary_traces_and_plot(tmp_path):
     traces = read_traces(out / "traces.jsonl")
     assert [t.question_id for t in traces] == ["q1", "q2"]
     packet = traces[0].packets["naive@30"]
-    assert packet.cost <= 30 and packet.cost_unit == "tokens" and packet.diagnostics["recall@5"] == 1.0
+    assert packet.cost <= 30 and packet.cost_unit == "tokens" and packet.diagnostics["recall@2"] == 1.0
+    assert "recall@5" not in packet.diagnostics and set(summary["retrieval"]) >= {"recall@2", "all_gold@2"}  # --k 2 is labelled @2
+    assert "recall@2" in res.output and "recall@5" not in res.output
     assert {p.doc_id for p in packet.items} <= {h.ref for h in traces[0].hops[0].hits}
 
 
@@ -96,12 +98,17 @@ def test_results_page_renders_from_a_run_summary(tmp_path):
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps(RECORDS))
     out = tmp_path / "run"
-    res = CliRunner().invoke(app, ["bench", "pack", str(data), "--budgets", "20,160", "--seeds", "42", "--k", "2",
+    res = CliRunner().invoke(app, ["bench", "pack", str(data), "--budgets", "20,160", "--seeds", "42", "--k", "5",
                                    "--signal", "bm25", "--similarity", "lexical", "--resamples", "20", "--out", str(out)])
     assert res.exit_code == 0, res.output
     summary = json.loads((out / "summary.json").read_text())
     summary["dataset"] = "musique"  # exercise a seed-comparison row
     page = render([("Tiny", summary)], 160)
     assert "| Tiny | 2 | bm25 | 1.000 | 0.506 | 1.000 | 0.184 | higher |" in page  # ours vs the seed's MuSiQue gate
+    at2 = CliRunner().invoke(app, ["bench", "pack", str(data), "--budgets", "20,160", "--seeds", "42", "--k", "2", "--signal", "bm25",
+                                   "--similarity", "lexical", "--resamples", "20", "--out", str(tmp_path / "run2")])
+    assert at2.exit_code == 0, at2.output
+    s2 = {**json.loads((tmp_path / "run2" / "summary.json").read_text()), "dataset": "musique"}
+    assert "| Tiny | 2 | bm25 | 1.000 (@2) | – | 1.000 (@2) | – | – |" in render([("Tiny", s2)], 160)  # never set beside the seed's @5
     assert "| Tiny | submodular |" in page and "| Tiny | oracle |" in page
     assert "Why our figures differ" in page and "No reader" in page

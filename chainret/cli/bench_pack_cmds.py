@@ -73,9 +73,10 @@ def _fmt(v: Any, digits: int = 3) -> str:
 
 def _render(summary: dict[str, Any]) -> None:
     r = summary["retrieval"]
+    k = summary["config"].get("k", 5)
     console.print(
-        f"[bold]{summary['dataset']}[/]: {summary['questions']} questions; retrieval ({summary['config']['signal']}, top-5): "
-        f"recall@5 {_fmt(r.get('recall@5'))}, all-gold@5 {_fmt(r.get('all_gold@5'))}"
+        f"[bold]{summary['dataset']}[/]: {summary['questions']} questions; retrieval ({summary['config']['signal']}, top-{k}): "
+        f"recall@{k} {_fmt(r.get(f'recall@{k}'))}, all-gold@{k} {_fmt(r.get(f'all_gold@{k}'))}"
     )
     table = Table("packer@budget", "answer-in-context", "gold-doc cov.", "all-gold in reader", "gold-token dens.", "tokens")
     for key, row in summary["pooled"].items():

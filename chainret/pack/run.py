@@ -126,13 +126,17 @@ def prepare_all(examples: list[Example], scores: Sequence[np.ndarray], cfg: Pack
 
 
 def pack_question(
-    pq: PreparedQuestion, packers: Sequence[str], budgets: Sequence[int], max_items: int | None, timings: dict[str, float]
+    pq: PreparedQuestion, packers: Sequence[str], budgets: Sequence[int], max_items: int | None, timings: dict[str, float],
+    k: int = 5,
 ) -> dict[str, tuple[list[int], dict[str, Any]]]:
-    """Every packer at every budget over the same candidates; returns {"packer@budget": (selection, diag)}."""
+    """Every packer at every budget over the same candidates; returns {"packer@budget": (selection, diag)}.
+
+    Retrieval figures are labelled with the run's ``k`` (``recall@k``, ``all_gold@k``); a question
+    with fewer than ``k`` paragraphs retrieves them all, which is what recall at ``k`` means there.
+    """
     ex = pq.example
     top_text = "\n".join(passage(ex.paragraphs[i]) for i in pq.retrieved)
-    retr = retrieval_diagnostics(pq.scores, ex.gold_indices, top_text, ex.answers, k=len(pq.retrieved) or 5)
-    retr = {("recall@5" if k.startswith("recall@") else "all_gold@5" if k.startswith("all_gold@") else k): v for k, v in retr.items()}
+    retr = retrieval_diagnostics(pq.scores, ex.gold_indices, top_text, ex.answers, k=k)
     out = {}
     for name in packers:
         packer = get_packer(name)
@@ -216,7 +220,9 @@ def paired_tests(
     return tests
 
 
-def retrieval_perfect_loss(rows: dict[str, dict[str, dict[str, Any]]], units: Sequence[str], keys: Sequence[str]) -> dict[str, Any]:
+def retrieval_perfect_loss(
+    rows: dict[str, dict[str, dict[str, Any]]], units: Sequence[str], keys: Sequence[str], k: int = 5
+) -> dict[str, Any]:
     """Among span-answer questions with all gold in the top-5: share whose packet loses the answer.
 
     ``of_answer_in_retrieved`` restricts further to questions whose answer is a span of the retrieved
@@ -229,7 +235,7 @@ def retrieval_perfect_loss(rows: dict[str, dict[str, dict[str, Any]]], units: Se
         lost_all, lost_ret = [], []
         for q in units:
             d = rows[q][key]
-            if d["answer_in_context"] is None or not d["all_gold@5"]:
+            if d["answer_in_context"] is None or not d[f"all_gold@{k}"]:
                 continue
             lost_all.append(not d["answer_in_context"])
             if d["answer_in_retrieved"]:
@@ -270,7 +276,7 @@ def run_pack(cfg: PackConfig, out: str | Path | None, progress: Progress | None 
             seeds_of.setdefault(q, []).append(s)
     t0 = time.perf_counter()
     for pq in prepared:
-        res = pack_question(pq, packers, cfg.budgets, cfg.max_items, timings)
+        res = pack_question(pq, packers, cfg.budgets, cfg.max_items, timings, k=cfg.k)
         rows[pq.example.id] = {k: d for k, (_, d) in res.items()}
         if out is not None:
             traces.append(build_trace(pq, res, cfg, seeds_of[pq.example.id], signal).to_json(indent=None))
@@ -302,8 +308,8 @@ def run_pack(cfg: PackConfig, out: str | Path | None, progress: Progress | None 
         "questions_per_seed": {str(s): len(v) for s, v in per_seed.items()},
         "seeds_identical": identical,
         "retrieval": {
-            "recall@5": _mean([rows[q][keys[0]]["recall@5"] for q in units]),
-            "all_gold@5": _mean([rows[q][keys[0]]["all_gold@5"] for q in units]),
+            f"recall@{cfg.k}": _mean([rows[q][keys[0]][f"recall@{cfg.k}"] for q in units]),
+            f"all_gold@{cfg.k}": _mean([rows[q][keys[0]][f"all_gold@{cfg.k}"] for q in units]),
             "answer_in_retrieved": _mean([rows[q][keys[0]]["answer_in_retrieved"] for q in units]),
         } if first else {},
         "candidates": {
@@ -313,7 +319,7 @@ def run_pack(cfg: PackConfig, out: str | Path | None, progress: Progress | None 
         "pooled": summarise(rows, units, keys),
         "per_seed": {str(s): summarise(rows, per_seed[s], keys) for s in cfg.seeds},
         "paired_bootstrap": paired_tests(rows, units, list(cfg.packers), main_budget, cfg.resamples),
-        "retrieval_perfect_loss": retrieval_perfect_loss(rows, units, [f"{p}@{main_budget}" for p in packers]),
+        "retrieval_perfect_loss": retrieval_perfect_loss(rows, units, [f"{p}@{main_budget}" for p in packers], k=cfg.k),
         "timing_s": {
             "retrieve": t_retrieve,
             "prepare": t_prepare,

@@ -40,6 +40,7 @@ from chainret.store.memory import (  # noqa: F401 - re-exported: the caches move
     relation_flags,
 )
 from chainret.projection import project as project_trace
+from chainret.session import Session
 from chainret.trace import Budget, Interpretation, PacketItem, Refusal, Trace
 
 
@@ -101,6 +102,7 @@ def ask(
     required_anchors: Sequence[str] | None = None,
     project: bool = True,
     source: str | None = None,
+    session: Session | None = None,
 ) -> Trace:
     """Answer a relationship request with a supported chain, or say exactly why not.
 
@@ -117,6 +119,7 @@ def ask(
         project: False returns the unprojected audit trace (offline evaluation).
         source: where the trace says its catalog lives, when ``catalog`` is an already opened
             object (the CLI opens a catalog once and records the path or URL it was given).
+        session: whose caches (views, indexes, digests) to use; None is ``default_session()``.
 
     Returns:
         A ``Trace`` with outcome ``accepted_path``, ``partial_evidence``, ``no_pattern`` or ``refused``.
@@ -132,7 +135,7 @@ def ask(
     # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
     # trace computed over restricted text afterwards leaks (see chainret.projection).
     cat = full if not project or reads_within(full, principal, viewer) else reader_catalog(full, viewer)
-    cv = cached_view(cat, view, principal)
+    cv = cached_view(cat, view, principal, session)
     meta: dict[str, Any] = {
         "catalog": source if source is not None else catalog_location(catalog),
         "world": cat.world,
@@ -144,7 +147,7 @@ def ask(
     }
     reading = interpret(request, cv)
     meta.update(reading.meta)
-    base = {"request": request, "catalog_digest": catalog_digest(cat)}
+    base = {"request": request, "catalog_digest": catalog_digest(cat, session)}
     if reading.interpretation is None:
         assert reading.outcome is not None
         trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)  # type: ignore[arg-type]
@@ -160,7 +163,7 @@ def ask(
             )
             trace = Trace(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
         else:
-            trace = _run(cv, interp, budget, backtrack, required_anchors, base, meta)
+            trace = _run(cv, interp, budget, backtrack, required_anchors, base, meta, session)
     trace = trace.model_copy(update={"meta": {**trace.meta, "ask_ms": round((time.perf_counter() - t0) * 1000, 3)}})
     if project:
         trace = project_trace(trace, cat, viewer)
@@ -183,8 +186,9 @@ def _run(
     required_anchors: Sequence[str] | None,
     base: dict[str, Any],
     meta: dict[str, Any],
+    session: Session | None = None,
 ) -> Trace:
-    world = hop_world(cv)
+    world = hop_world(cv, session)
     eff = effective_budget(budget, len(interp.predicates))
     run, path = run_chain(world, interp.start_id, interp.predicates, budget, backtrack=backtrack)
     packet = None

@@ -1,4 +1,5 @@
-"""The in-memory store's caches: a hit is for the same catalog object, they clear, and threads share them safely."""
+"""Caches belong to a Session: a hit is for the same catalog object, sessions do not share, they clear,
+and threads share one safely."""
 
 from __future__ import annotations
 
@@ -9,34 +10,48 @@ import chainret.store.memory as memory
 from chainret.ask import ask
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Catalog
+from chainret.session import Session, default_session
 
 SEED = Path(__file__).resolve().parents[1] / "fixtures" / "seed" / "catalog.yaml"
 REQUEST = "Which contact serves project PR-84?"
 
 
 def test_a_world_hit_is_for_the_same_catalog_object() -> None:
-    memory.clear_caches()
+    s = Session()
     a = load_catalog(SEED)
     b = Catalog.model_validate(a.model_dump())  # equal content, equal digest, another object
-    assert a is not b and memory.catalog_digest(a) == memory.catalog_digest(b)
-    wa = memory.hop_world(memory.cached_view(a, None, "public"))
-    assert memory.hop_world(memory.cached_view(a, None, "public")) is wa
-    assert memory.hop_world(memory.cached_view(b, None, "public")) is not wa
+    assert a is not b and memory.catalog_digest(a, s) == memory.catalog_digest(b, s)
+    wa = memory.hop_world(memory.cached_view(a, None, "public", s), s)
+    assert memory.hop_world(memory.cached_view(a, None, "public", s), s) is wa
+    assert memory.hop_world(memory.cached_view(b, None, "public", s), s) is not wa
 
 
-def test_clear_caches_forgets_everything() -> None:
+def test_sessions_do_not_share_and_clear_forgets_everything() -> None:
     cat = load_catalog(SEED)
-    memory.hop_world(memory.cached_view(cat, None, "public"))
-    assert memory._WORLDS and memory._VIEWS and memory._DIGESTS
+    one, two = Session(), Session()
+    ask(REQUEST, cat, session=one)
+    assert one.worlds and one.views and one.digests and len(two) == 0
+    w = memory.hop_world(memory.cached_view(cat, None, "public", one), one)
+    assert memory.hop_world(memory.cached_view(cat, None, "public", two), two) is not w
+    one.clear()
+    assert len(one) == 0
     memory.clear_caches()
-    assert not memory._WORLDS and not memory._VIEWS and not memory._DIGESTS
+    assert len(default_session()) == 0
 
 
-def test_concurrent_requests_agree() -> None:
-    memory.clear_caches()
+def test_a_session_is_bounded() -> None:
     cat = load_catalog(SEED)
-    want = ask(REQUEST, catalog=cat).model_dump(exclude={"meta"})
-    memory.clear_caches()
+    s = Session(size=2)
+    for view in ("final", "revised"):
+        for principal in ("public", "auditor", "ops"):
+            memory.hop_world(memory.cached_view(cat, view, principal, s), s)
+    assert len(s.views) == 2 and len(s.worlds) == 2
+
+
+def test_concurrent_requests_on_one_session_agree() -> None:
+    cat = load_catalog(SEED)
+    want = ask(REQUEST, catalog=cat, session=Session()).model_dump(exclude={"meta"})
+    shared = Session()
     with ThreadPoolExecutor(8) as pool:
-        got = list(pool.map(lambda _: ask(REQUEST, catalog=cat).model_dump(exclude={"meta"}), range(32)))
+        got = list(pool.map(lambda _: ask(REQUEST, catalog=cat, session=shared).model_dump(exclude={"meta"}), range(32)))
     assert all(g == want for g in got)

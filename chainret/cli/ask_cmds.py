@@ -105,15 +105,17 @@ def ask_cmd(
     if trace_out is not None and not no_trace:
         check_output_path(trace_out, create_parent=False)  # fail before the work, with a clear message
     from chainret.ask import catalog_location
+    from chainret.session import Session
 
     opened = _catalog_for(catalog)  # opened once: the answer's names and suggestions read the same object
+    session = Session()  # this command's caches
     trace = ask(request, opened, view=view, principal=principal, budget=budget, viewer=viewer,
-                backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog))
+                backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session)
     # The answer first; then the trace file (a failed write cannot lose the answer).
     if as_json:
         typer.echo(json_out(trace.to_json()))
     else:
-        render_trace(trace, None, names=_answer_names(trace, opened), suggestions=_suggestions(trace, opened))
+        render_trace(trace, None, names=_answer_names(trace, opened, session), suggestions=_suggestions(trace, opened))
     if not no_trace:
         path = write_trace(trace, trace_out) if trace_out is not None else write_new_trace(trace, default_trace_dir())
         if not as_json:
@@ -128,13 +130,13 @@ def _catalog_for(catalog: Optional[str]) -> Any:
     return resolve_catalog(catalog)
 
 
-def _answer_names(trace: Trace, opened: Any) -> dict[str, str]:
+def _answer_names(trace: Trace, opened: Any, session: Any = None) -> dict[str, str]:
     """Display names of the accepted path's entities, looked up as the viewer sees the catalog."""
     if trace.outcome != "accepted_path" or not trace.path_ids:
         return {}
     from chainret.ask import cached_view
 
-    cv = cached_view(opened, trace.meta.get("view"), str(trace.meta.get("viewer") or trace.meta.get("principal", "public")))
+    cv = cached_view(opened, trace.meta.get("view"), str(trace.meta.get("viewer") or trace.meta.get("principal", "public")), session)
     return {i: e.name for i in trace.path_ids if (e := cv.entity(i)) is not None}
 
 

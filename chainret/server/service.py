@@ -28,6 +28,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from chainret.session import Session
 from chainret.ask import ask, cached_view, resolve_catalog
 from chainret.catalog.models import Catalog, doc_ref, unit_doc
 from chainret.catalog.readable import readable_docs, reader_digest
@@ -130,6 +131,7 @@ class Service:
     def __init__(self, catalog: Catalog | str | None, limits: Limits | None = None, auth: Authenticator | None = None,
                  *, tokens_source: str = "token file") -> None:
         self.limits = limits or Limits()
+        self.session = Session()  # this process's caches (views, indexes, digests)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chainret-engine")
         self._engine_ident = self._pool.submit(threading.get_ident).result()
         self.catalog: Any = self.submit(resolve_catalog, catalog).result()
@@ -172,7 +174,8 @@ class Service:
         viewer = resolve_viewer(identity, body.viewer)
         budget = clamp_budget(body.budget, self.limits.ceiling)
         trace: Trace = self._engine(
-            ask, body.request, self.catalog, view=body.view, principal=identity.principal, budget=budget, viewer=viewer
+            ask, body.request, self.catalog, view=body.view, principal=identity.principal, budget=budget, viewer=viewer,
+            session=self.session,
         )
         view = trace.meta.get("view")
         path = [self._name(view, viewer, i) for i in trace.path_ids or []] if trace.outcome == "accepted_path" else []

@@ -8,8 +8,6 @@ with its own view and hop world. ``MemoryStore`` is the in-memory path behind th
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
 from chainret.catalog.models import Catalog, functional_names
@@ -17,82 +15,57 @@ from chainret.catalog.readable import clear_cache
 from chainret.catalog.views import CatalogView, open_view
 from chainret.hops import HopWorld, Rel
 from chainret.search import LexicalIndex
+from chainret.session import Session, default_session
 from chainret.store.base import is_store, view_codes
 
 
 # -- catalog, view and index caching ----------------------------------------------------------
-# Catalogs are frozen, so a digest, a view and the index built for it never go stale. Keys hold
-# the catalog object itself so an id() is never reused for another catalog while cached. A hit
-# must be for the same catalog object. One lock guards the three (the server runs requests in
-# threads); building happens outside it, so two threads may build the same entry once each.
-_CACHE_SIZE = 16
-_DIGESTS: OrderedDict[int, tuple[Catalog, str]] = OrderedDict()
-_VIEWS: OrderedDict[tuple[str, str | None, str], CatalogView] = OrderedDict()
-_WORLDS: OrderedDict[tuple[str, str, str], tuple[Catalog, HopWorld]] = OrderedDict()
-_LOCK = threading.Lock()
-
-
-def _remember(cache: OrderedDict[Any, Any], key: Any, value: Any) -> Any:
-    with _LOCK:
-        cache[key] = value
-        cache.move_to_end(key)
-        while len(cache) > _CACHE_SIZE:
-            cache.popitem(last=False)
-    return value
-
-
-def _recall(cache: OrderedDict[Any, Any], key: Any) -> Any:
-    with _LOCK:
-        hit = cache.get(key)
-        if hit is not None:
-            cache.move_to_end(key)
-        return hit
-
-
-def clear_caches() -> None:
-    """Forget every cached digest, view and hop world (and the readable-catalog memo)."""
-    with _LOCK:
-        _DIGESTS.clear()
-        _VIEWS.clear()
-        _WORLDS.clear()
+# The caches belong to a Session (chainret.session): the CLI, the server and tests create their
+# own; calls that pass none use default_session().
+def clear_caches(session: Session | None = None) -> None:
+    """Forget every cached digest, view and hop world of a session (and the readable-catalog memo)."""
+    (session if session is not None else default_session()).clear()
     clear_cache()
 
 
-def catalog_digest(cat: Catalog | Any) -> str:
+def catalog_digest(cat: Catalog | Any, session: Session | None = None) -> str:
     """``cat.digest()``, memoised per catalog object (it serialises the whole catalog); a store's recorded digest."""
     if not isinstance(cat, Catalog):
         return str(cat.digest())
-    hit = _recall(_DIGESTS, id(cat))
+    sess = session if session is not None else default_session()
+    hit = sess.recall(sess.digests, id(cat))
     if hit is not None and hit[0] is cat:
-        return hit[1]
-    return _remember(_DIGESTS, id(cat), (cat, cat.digest()))[1]
+        return str(hit[1])
+    return str(sess.remember(sess.digests, id(cat), (cat, cat.digest()))[1])
 
 
-def cached_view(cat: Catalog | Any, view: str | None, principal: str) -> CatalogView | Any:
+def cached_view(cat: Catalog | Any, view: str | None, principal: str, session: Session | None = None) -> CatalogView | Any:
     """``open_view`` with its lookups kept across requests on the same catalog (a store's own view)."""
     if not isinstance(cat, Catalog):
         if isinstance(cat, MemoryStore):
             cat = cat.catalog
         elif is_store(cat):
             return cat.view(view, principal)
-    key = (catalog_digest(cat), view, principal)
-    hit = _recall(_VIEWS, key)
+    sess = session if session is not None else default_session()
+    key = (catalog_digest(cat, sess), view, principal)
+    hit = sess.recall(sess.views, key)
     if hit is not None and hit.catalog is cat:
         return hit
-    return _remember(_VIEWS, key, open_view(cat, view, principal))
+    return sess.remember(sess.views, key, open_view(cat, view, principal))
 
 
-def hop_world(cv: CatalogView | Any) -> HopWorld:
+def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld:
     """The engine's input for one (catalog, view, principal): readable units indexed, relation flags.
 
     Cached by catalog digest, view and principal: building the BM25 index is the expensive part.
     """
     if not isinstance(cv, CatalogView):
-        return cv.catalog.hop_world(cv)
-    key = (catalog_digest(cv.catalog), cv.view_name, cv.principal)
-    hit = _recall(_WORLDS, key)
+        return cv.catalog.hop_world(cv)  # type: ignore[no-any-return]
+    sess = session if session is not None else default_session()
+    key = (catalog_digest(cv.catalog, sess), cv.view_name, cv.principal)
+    hit = sess.recall(sess.worlds, key)
     if hit is not None and hit[0] is cv.catalog:
-        return hit[1]
+        return hit[1]  # type: ignore[no-any-return]
     index = LexicalIndex(cv.catalog.search_texts(cv.unit_texts()))  # prose-supported units also carry the IDs they name
     functional = functional_names(cv.catalog.predicates)
     relations_of = cv.catalog.relations_of
@@ -109,7 +82,7 @@ def hop_world(cv: CatalogView | Any) -> HopWorld:
         in_unit=lambda ref: [flag(r) for r in sorted(cv.relations_in_unit(ref), key=lambda r: r.id)],
         of_subject=lambda s, p: [flag(r) for r in sorted(relations_of(s, p), key=lambda r: r.id)],
     )
-    return _remember(_WORLDS, key, (cv.catalog, world))[1]
+    return sess.remember(sess.worlds, key, (cv.catalog, world))[1]  # type: ignore[no-any-return]
 
 
 def relation_flags(cv: CatalogView, rel: Any) -> Rel:

@@ -1,0 +1,62 @@
+"""A session owns the caches one process (or one test) keeps between requests.
+
+Catalogs are frozen, so a catalog's digest, a view of it and the BM25 index built for a view never
+go stale; building them is the expensive part of a first request. Those results live in a
+``Session``: the CLI creates one per command, the server one per process, a test its own, and
+``default_session()`` serves library calls that pass none. A session is thread-safe (one lock
+around each lookup and insert; building happens outside it, so two threads may build the same
+entry once each), bounded (least recently used entries go first) and clearable.
+
+A hit must be for the same catalog object: keys hold digests, values hold the catalog they were
+built for, and an ``id()`` is never trusted on its own.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from typing import Any
+
+
+class Session:
+    """Bounded, thread-safe caches: catalog digests, views and hop worlds."""
+
+    def __init__(self, size: int = 16) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self.digests: OrderedDict[Any, Any] = OrderedDict()
+        self.views: OrderedDict[Any, Any] = OrderedDict()
+        self.worlds: OrderedDict[Any, Any] = OrderedDict()
+
+    def recall(self, cache: OrderedDict[Any, Any], key: Any) -> Any:
+        with self._lock:
+            hit = cache.get(key)
+            if hit is not None:
+                cache.move_to_end(key)
+            return hit
+
+    def remember(self, cache: OrderedDict[Any, Any], key: Any, value: Any) -> Any:
+        with self._lock:
+            cache[key] = value
+            cache.move_to_end(key)
+            while len(cache) > self.size:
+                cache.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self.digests.clear()
+            self.views.clear()
+            self.worlds.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self.digests) + len(self.views) + len(self.worlds)
+
+
+_DEFAULT = Session()
+
+
+def default_session() -> Session:
+    """The session of library calls that pass none."""
+    return _DEFAULT

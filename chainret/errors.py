@@ -53,9 +53,13 @@ class DataError(ChainretError):
 
 
 class MissingExtra(ChainretError):
-    """An optional dependency (torch, transformers, sentence-transformers) is not installed."""
+    """An optional dependency is not installed; ``extra`` names the extra that brings it."""
 
     exit_code = EXIT_ENVIRONMENT
+
+    def __init__(self, message: str, extra: str = "models") -> None:
+        super().__init__(message)
+        self.extra = extra
 
 
 class ModelError(ChainretError):

@@ -82,5 +82,5 @@ def main(argv: list[str] | None = None) -> None:
 def print_error(exc: ChainretError) -> None:
     """The one-line error (data in it shown, never interpreted), plus the install hint for a missing extra."""
     err_console.print(t(("error: ", "bold red"), str(exc)))
-    if isinstance(exc, MissingExtra):
+    if isinstance(exc, MissingExtra) and exc.extra == "models":  # only the model stack needs the torch pin
         err_console.print(t("install the model extra (CPU torch pinned first): ", INSTALL_MODELS))

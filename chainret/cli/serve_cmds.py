@@ -26,7 +26,8 @@ def _require(extra: str, *modules: str) -> None:
     if missing:
         raise MissingExtra(
             f"chainret {extra} needs {', '.join(missing)}: install the '{extra}' extra "
-            f"(pip install 'chainret[{extra}]')"
+            f"(pip install 'chainret[{extra}]')",
+            extra=extra,
         )
 
 

@@ -84,7 +84,7 @@ def _psycopg() -> Any:
     except ImportError:
         from chainret.errors import MissingExtra
 
-        raise MissingExtra("PostgreSQL stores need psycopg: pip install 'chainret[postgres]'") from None
+        raise MissingExtra("PostgreSQL stores need psycopg: pip install 'chainret[postgres]'", extra="postgres") from None
     return psycopg
 
 

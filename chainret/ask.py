@@ -172,6 +172,19 @@ def ask(
     return trace
 
 
+def path_names(trace: Trace, catalog: Any, session: Session | None = None) -> dict[str, str]:
+    """Display names of an accepted path's entities, looked up as the trace's viewer sees the catalog.
+
+    ``catalog`` is the object the request ran on (a Catalog or an opened store); the CLI's answer
+    line and the server's answer both read it.
+    """
+    if trace.outcome != "accepted_path" or not trace.path_ids:
+        return {}
+    reader = str(trace.meta.get("viewer") or trace.meta.get("principal", "public"))
+    cv = cached_view(catalog, trace.meta.get("view"), reader, session)
+    return {i: e.name for i in trace.path_ids if (e := cv.entity(i)) is not None}
+
+
 def holds_restricted(trace: Trace, cat: Catalog) -> bool:
     """True when an unprojected trace cites a document version that is not public (audit only)."""
     text = trace.to_json()

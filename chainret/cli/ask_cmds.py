@@ -104,7 +104,7 @@ def ask_cmd(
     )
     if trace_out is not None and not no_trace:
         check_output_path(trace_out, create_parent=False)  # fail before the work, with a clear message
-    from chainret.ask import catalog_location
+    from chainret.ask import catalog_location, path_names
     from chainret.session import Session
 
     opened = _catalog_for(catalog)  # opened once: the answer's names and suggestions read the same object
@@ -115,7 +115,7 @@ def ask_cmd(
     if as_json:
         typer.echo(json_out(trace.to_json()))
     else:
-        render_trace(trace, None, names=_answer_names(trace, opened, session), suggestions=_suggestions(trace, opened))
+        render_trace(trace, None, names=path_names(trace, opened, session), suggestions=_suggestions(trace, opened))
     if not no_trace:
         path = write_trace(trace, trace_out) if trace_out is not None else write_new_trace(trace, default_trace_dir())
         if not as_json:
@@ -128,16 +128,6 @@ def _catalog_for(catalog: Optional[str]) -> Any:
     from chainret.ask import resolve_catalog
 
     return resolve_catalog(catalog)
-
-
-def _answer_names(trace: Trace, opened: Any, session: Any = None) -> dict[str, str]:
-    """Display names of the accepted path's entities, looked up as the viewer sees the catalog."""
-    if trace.outcome != "accepted_path" or not trace.path_ids:
-        return {}
-    from chainret.ask import cached_view
-
-    cv = cached_view(opened, trace.meta.get("view"), str(trace.meta.get("viewer") or trace.meta.get("principal", "public")), session)
-    return {i: e.name for i in trace.path_ids if (e := cv.entity(i)) is not None}
 
 
 def _suggestions(trace: Trace, opened: Any) -> list[tuple[str, str]]:

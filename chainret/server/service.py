@@ -29,7 +29,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.session import Session
-from chainret.ask import ask, cached_view, resolve_catalog
+from chainret.ask import ask, path_names, resolve_catalog
 from chainret.catalog.models import Catalog, doc_ref, unit_doc
 from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import ChainretError, UsageError
@@ -162,10 +162,6 @@ class Service:
         if len(text) > self.limits.request_chars:
             raise ApiError(400, "request_too_long", f"the request has {len(text)} characters; the limit is {self.limits.request_chars}")
 
-    def _name(self, view: str | None, principal: str, entity_id: str) -> Named:
-        e = self._engine(cached_view, self.catalog, view, principal).entity(entity_id)
-        return Named(id=entity_id, name=e.name if e is not None else entity_id)
-
     # -- operations ------------------------------------------------------------------------------
     @_in_engine
     def ask(self, identity: Identity, body: AskIn) -> AskOut:
@@ -178,7 +174,8 @@ class Service:
             session=self.session,
         )
         view = trace.meta.get("view")
-        path = [self._name(view, viewer, i) for i in trace.path_ids or []] if trace.outcome == "accepted_path" else []
+        names = self._engine(path_names, trace, self.catalog, self.session)
+        path = [Named(id=i, name=names.get(i, i)) for i in trace.path_ids or []] if trace.outcome == "accepted_path" else []
         if path:
             message = f"{path[-1].name} ({path[-1].id}), via " + " → ".join(f"{n.name} ({n.id})" for n in path)
         else:

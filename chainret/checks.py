@@ -21,6 +21,7 @@ from chainret.catalog.models import Catalog, Relation, functional_names, parse_c
 from chainret.catalog.quotes import where_quote_occurs
 from chainret.catalog.views import VIEW_CODES, CatalogView, open_view
 from chainret.codes import DefectCode
+from chainret.functional import contradictions
 from chainret.patterns import phrasing_problem
 
 DEFECT_MESSAGES: dict[str, str] = {
@@ -128,16 +129,10 @@ def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
 
 def _contradictions(catalog: Catalog, cv: CatalogView, file: str) -> list[Issue]:
     out: list[Issue] = []
-    functional = functional_names(catalog.predicates)
-    groups: dict[tuple[str, str], list[Relation]] = {}
-    for rel in cv.eligible_relations():
-        if rel.predicate in functional:
-            groups.setdefault((rel.subject, rel.predicate), []).append(rel)
-    for (subject, predicate), rels in sorted(groups.items()):
-        if len({r.object for r in rels}) > 1:
-            ids = ", ".join(f"{r.id} -> {r.object}" for r in rels)
-            out.append(Issue("contradiction", "warning", file, f"view {cv.view_name} (principal {cv.principal})", "",
-                             f"functional predicate {predicate!r} has {len(rels)} current objects for {subject}: {ids}"))
+    for (subject, predicate), rels in contradictions(cv.eligible_relations(), functional_names(catalog.predicates)).items():
+        ids = ", ".join(f"{r.id} -> {r.object}" for r in rels)
+        out.append(Issue("contradiction", "warning", file, f"view {cv.view_name} (principal {cv.principal})", "",
+                         f"functional predicate {predicate!r} has {len(rels)} current objects for {subject}: {ids}"))
     return out
 
 

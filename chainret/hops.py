@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from chainret.codes import RefusalCode
+from chainret.functional import opposing
 from chainret.search import LexicalIndex, SearchHit
 from chainret.trace import Anchor, Budget, Hit, Hop, Refusal
 
@@ -280,13 +281,11 @@ def _hop(
                 }
             )
         if pred in world.functional:
-            opposing = sorted(
-                {r.id for r in world.of_subject(node, pred) if r.usable and r.object != rel.object}
-            )
+            against = opposing([r for r in world.of_subject(node, pred) if r.usable], rel.object)
             note = CONTRADICTION_ASSUMPTION.format(pred=pred, subject=node)
             if note not in run.assumptions:
                 run.assumptions.append(note)
-            if opposing:
+            if against:
                 run.hops.append(
                     _refuse(
                         run,
@@ -294,7 +293,7 @@ def _hop(
                         RefusalCode.CONTRADICTION,
                         f"hop {k}: {pred!r} is functional and {node} has an opposing current assignment; "
                         f"the bridge {rel.object} is not settled, so the chain stops here",
-                        opposing=opposing,
+                        opposing=against,
                         proposed=rel.object,
                     )
                 )

@@ -14,20 +14,13 @@ from typing import Protocol
 
 import networkx as nx
 
+from chainret.functional import Assignment
 from chainret.textsafe import mermaid_label
 
 
-class Edge(Protocol):
+class Edge(Assignment, Protocol):
     """What the graph needs of a relation as seen in a view (the engine's ``chainret.hops.Rel`` is one)."""
 
-    @property
-    def id(self) -> str: ...
-    @property
-    def subject(self) -> str: ...
-    @property
-    def predicate(self) -> str: ...
-    @property
-    def object(self) -> str: ...
     @property
     def unit_ref(self) -> str | None: ...
     @property

@@ -1,0 +1,51 @@
+"""The functional-predicate rule, in one place.
+
+A functional predicate allows one current object per subject (``functional: true`` in the
+catalog). Usable relations giving one subject two different objects over it are a contradiction:
+the hop engine will not cross it, and ``chainret validate`` warns about it per view and principal.
+The graph oracle in ``chainret.catalog.graph`` restates the rule on purpose: an oracle that
+shared this code could not catch a bug in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Protocol, TypeVar
+
+
+class Assignment(Protocol):
+    """A relation as far as the rule cares: its ID, and which object it gives which subject over what."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def subject(self) -> str: ...
+
+    @property
+    def predicate(self) -> str: ...
+
+    @property
+    def object(self) -> str: ...
+
+
+A = TypeVar("A", bound=Assignment)
+
+
+def opposing(assignments: Iterable[Assignment], proposed: str) -> list[str]:
+    """IDs (sorted, distinct) of the assignments of another object than ``proposed``: empty when settled."""
+    return sorted({a.id for a in assignments if a.object != proposed})
+
+
+def contradicted(assignments: Iterable[Assignment]) -> bool:
+    """Do these assignments of one subject over one functional predicate name more than one object?"""
+    return len({a.object for a in assignments}) > 1
+
+
+def contradictions(assignments: Iterable[A], functional: frozenset[str]) -> dict[tuple[str, str], list[A]]:
+    """The (subject, predicate) groups over a functional predicate that are contradicted, sorted by key."""
+    groups: dict[tuple[str, str], list[A]] = {}
+    for a in assignments:
+        if a.predicate in functional:
+            groups.setdefault((a.subject, a.predicate), []).append(a)
+    return {key: rels for key, rels in sorted(groups.items()) if contradicted(rels)}

@@ -208,11 +208,11 @@ def _run(
     if path is not None:
         items = [
             PacketItem(
-                ref=r.unit_ref or "",
-                text=r.quote,
-                cost=len(r.quote),
-                doc_id=doc_ref(r.source, r.document, r.version),
-                span=r.span,
+                ref=r.support.unit_ref,
+                text=r.support.quote,
+                cost=len(r.support.quote),
+                doc_id=doc_ref(r.support.source, r.support.document, r.support.version),
+                span=r.support.span,
                 relation_id=r.id,
             )
             for r in path

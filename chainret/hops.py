@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from chainret.codes import RefusalCode
 from chainret.functional import opposing
@@ -43,25 +43,26 @@ CONTRADICTION_ASSUMPTION = (
 
 @dataclass(frozen=True)
 class Rel:
-    """A relation record as seen in one view by one principal."""
+    """A relation record as seen in one view by one principal: its triple, its support, its flags.
+
+    ``support`` is the anchor a transition over this relation would record; its ``unit_ref`` is ""
+    when no unit of the view contains the supporting span.
+    """
 
     id: str
     subject: str
     predicate: str
     object: str
-    unit_ref: str | None  # the unit whose offsets contain the supporting span (None: no such unit in the view)
-    source: str
-    document: str
-    version: str
-    representation: str
-    digest: str
-    span: tuple[int, int]
-    quote: str
+    support: Anchor
     current: bool = True  # its supporting document version is the one in the view
     eligible: bool = True  # the principal may read its support in the view
     valid: bool = True  # digest, span and clause check out
     why_not: str | None = None  # short reason when not usable (for the trace)
-    support_kind: Literal["clause", "prose"] = "clause"  # "clause" (a REL line) or "prose" (a sentence naming both ends)
+
+    @property
+    def unit_ref(self) -> str | None:
+        """The unit whose offsets contain the supporting span (None: no such unit in the view)."""
+        return self.support.unit_ref or None
 
     @property
     def usable(self) -> bool:
@@ -69,18 +70,7 @@ class Rel:
 
     def anchor(self) -> Anchor:
         assert self.unit_ref is not None
-        return Anchor(
-            unit_ref=self.unit_ref,
-            relation_id=self.id,
-            source=self.source,
-            document=self.document,
-            version=self.version,
-            representation=self.representation,
-            digest=self.digest,
-            span=self.span,
-            quote=self.quote,
-            support_kind=self.support_kind,
-        )
+        return self.support
 
 
 class HopWorld:

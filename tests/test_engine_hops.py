@@ -6,14 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chainret.catalog.graph import build_graph, supported_paths
-from chainret.hops import Rel, HopWorld, effective_budget, run_chain
+from chainret.hops import HopWorld, effective_budget, run_chain
 from chainret.search import LexicalIndex
 from chainret.trace import Budget
-
-
-def rel(rid, s, p, o, unit, **flags):
-    quote = f"REL {s} | {p} | {o}"
-    return Rel(rid, s, p, o, unit, "src", "doc.md", "v1", "text/markdown", "sha256:" + "0" * 64, (0, len(quote)), quote, **flags)
+from engine_rels import rel
 
 
 def world(units, rels, functional=()):

@@ -14,8 +14,9 @@ from chainret.catalog.load import load_catalog
 from chainret.cli import app
 from chainret.codes import RefusalCode
 from chainret.evaluate import check_case
-from chainret.hops import HopWorld, Rel, run_chain
+from chainret.hops import HopWorld, run_chain
 from chainret.search import LexicalIndex
+from engine_rels import rel
 from chainret.trace import Budget
 
 REPO = Path(__file__).resolve().parents[1]
@@ -23,14 +24,9 @@ SEED = REPO / "fixtures" / "seed"
 REQUEST = "Which contact serves project PR-84?"  # two hops in the seed world, accepted by default
 
 
-def _rel(rid: str, s: str, p: str, o: str, unit: str) -> Rel:
-    quote = f"REL {s} | {p} | {o}"
-    return Rel(rid, s, p, o, unit, "src", "doc.md", "v1", "text/markdown", "sha256:" + "0" * 64, (0, len(quote)), quote)
-
-
 def test_dead_end_when_every_bridge_of_a_hop_was_tried() -> None:
     units = [("d@v1#u1", "REL p:w:a | supplied_by | o:w:x"), ("d@v1#u2", "REL p:w:a | supplied_by | o:w:y")]
-    rels = [_rel("s1", "p:w:a", "supplied_by", "o:w:x", "d@v1#u1"), _rel("s2", "p:w:a", "supplied_by", "o:w:y", "d@v1#u2")]
+    rels = [rel("s1", "p:w:a", "supplied_by", "o:w:x", "d@v1#u1"), rel("s2", "p:w:a", "supplied_by", "o:w:y", "d@v1#u2")]
     world = HopWorld(LexicalIndex(units), rels, frozenset())
     run, path = run_chain(world, "p:w:a", ["supplied_by", "contact"], Budget(max_searches=3, max_rows=9), backtrack=True)
     assert path is None
@@ -46,7 +42,7 @@ def test_dead_end_when_every_bridge_of_a_hop_was_tried() -> None:
 
 def test_a_budget_exhausted_branch_is_not_reported_as_a_dead_end() -> None:
     units = [("d@v1#u1", "REL p:w:a | supplied_by | o:w:x"), ("d@v1#u2", "REL p:w:a | supplied_by | o:w:y")]
-    rels = [_rel("s1", "p:w:a", "supplied_by", "o:w:x", "d@v1#u1"), _rel("s2", "p:w:a", "supplied_by", "o:w:y", "d@v1#u2")]
+    rels = [rel("s1", "p:w:a", "supplied_by", "o:w:x", "d@v1#u1"), rel("s2", "p:w:a", "supplied_by", "o:w:y", "d@v1#u2")]
     world = HopWorld(LexicalIndex(units), rels, frozenset())
     run, _ = run_chain(world, "p:w:a", ["supplied_by", "contact"], Budget(), backtrack=True)
     assert overall_reason(run.failures, run.hops).code == RefusalCode.BUDGET_EXHAUSTED

@@ -14,6 +14,7 @@ from chainret.catalog.models import Catalog, functional_names
 from chainret.catalog.readable import clear_cache
 from chainret.catalog.views import CatalogView, open_view
 from chainret.hops import HopWorld, Rel
+from chainret.trace import Anchor
 from chainret.search import LexicalIndex
 from chainret.session import Session, default_session
 from chainret.store.base import is_store, view_codes
@@ -96,19 +97,22 @@ def relation_flags(cv: CatalogView, rel: Any) -> Rel:
         subject=rel.subject,
         predicate=rel.predicate,
         object=rel.object,
-        unit_ref=unit.ref if unit is not None else None,
-        source=sup.source,
-        document=sup.document,
-        version=sup.version,
-        representation=sup.representation,
-        digest=sup.digest or "",
-        span=(sup.span[0], sup.span[1]),
-        quote=sup.quote,
+        support=Anchor(
+            unit_ref=unit.ref if unit is not None else "",
+            relation_id=rel.id,
+            source=sup.source,
+            document=sup.document,
+            version=sup.version,
+            representation=sup.representation,
+            digest=sup.digest or "",
+            span=(sup.span[0], sup.span[1]),
+            quote=sup.quote,
+            support_kind=sup.kind,
+        ),
         current=current,
         eligible=eligible,
         valid=st.valid,
         why_not=",".join(st.reasons) or None,
-        support_kind=sup.kind,
     )
 
 

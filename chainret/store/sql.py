@@ -607,6 +607,7 @@ class SQLView:
     # -- the hop engine's two lookups ---------------------------------------------------------------------------
     def _flag(self, row: tuple[Any, ...]) -> Any:
         from chainret.hops import Rel
+        from chainret.trace import Anchor
 
         rid = row[1]
         hit = self._flags.get(rid)
@@ -614,12 +615,13 @@ class SQLView:
             return hit
         reasons = _reasons(row)
         current, eligible = view_codes(reasons)
+        support = Anchor(
+            unit_ref=row[14] or "", relation_id=rid, source=row[5], document=row[6], version=row[7],
+            representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16],
+        )
         rel = Rel(
-            id=rid, subject=row[2], predicate=row[3], object=row[4], unit_ref=row[14], source=row[5],
-            document=row[6], version=row[7], representation=row[8], digest=row[9] or "",
-            span=(row[10], row[11]), quote=row[20] or "", current=current, eligible=eligible,
+            id=rid, subject=row[2], predicate=row[3], object=row[4], support=support, current=current, eligible=eligible,
             valid=not any(r in _DEFECTS for r in reasons), why_not=",".join(reasons) or None,
-            support_kind=row[16],
         )
         return _bounded(self._flags, rid, rel)
 

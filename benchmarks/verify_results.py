@@ -33,6 +33,7 @@ from chainret.bench import paper as P  # noqa: E402
 
 # Every paper figure comes from chainret/bench/paper.py (seed 000), with its table and row.
 FULL = {"hotpotqa": 500, "2wiki": 500, "musique": 292, "squad": 300, "calib": 200, "suff": 100}
+SIGNALS_MEASURED = ["embedding", "nli-slot", "nli-oracle"]
 SELECTORS = ["B1", "B2", "B4", "B4:bm25", "PC", "SET", "COND", "B5"]
 
 
@@ -85,8 +86,9 @@ def main() -> None:
         args.n_lh_musique = args.n_lh_2wiki = 20
 
     from chainret.bench.datasets import load_examples
+    from chainret.bench.run import all_metrics, score_examples, traces_for
     from chainret.bench.signals import BM25Signal
-    from chainret.verify.experiments import score_signals, signal_section, sufficiency_control
+    from chainret.verify.experiments import sufficiency_control
     from chainret.verify.laterhop import rounded, run_later_hop
     from chainret.verify.scorer import get_scorer
     from chainret.verify.selectors import run_selectors
@@ -99,19 +101,24 @@ def main() -> None:
         print(f"[verify_results] {name} …", file=sys.stderr, flush=True)
         return time.perf_counter()
 
+    def measured(exs: list[Any]) -> tuple[dict[str, Any], list[Any]]:
+        """The embedding and NLI signals' scores, and the metrics `chainret bench run` computes from its traces."""
+        scores, objs = score_examples(exs, SIGNALS_MEASURED, scorer=scorer)
+        traces = traces_for(exs, scores, SIGNALS_MEASURED, signal_objs=objs)
+        return scores, traces
+
     sets = {"hotpotqa": ("hotpotqa-vws", args.n_hotpot), "2wiki": ("2wiki-vws", args.n_2wiki), "musique": ("musique", args.n_musique)}
-    R["signals"], R["selectors"], R["anchor_all"] = {}, {}, {}
+    R["signals"], R["selectors"] = {}, {}
     kept: dict[str, Any] = {}
     for key, (ds, n) in sets.items():
         t = step(f"signals {ds}")
         exs = load_examples(ds, n=n).examples
-        scores = score_signals(exs, scorer)
-        R["signals"][key] = signal_section(exs, scores, n_resamples=args.resamples)
+        scores, traces = measured(exs)
+        R["signals"][key] = all_metrics(traces, SIGNALS_MEASURED, n_resamples=args.resamples)
         R["timings"][f"signals_{key}_s"] = time.perf_counter() - t
         R["n"][key] = len(exs)
-        R["anchor_all"][key] = anchor_rates(exs, scores["embedding"])
         if key == "hotpotqa":
-            kept["hotpotqa"] = (exs, scores)
+            kept["hotpotqa"] = traces
         t = step(f"selectors {ds}")
         idx = [i for i, e in enumerate(exs) if key != "musique" or e.hops == 2]  # pairs cannot reach 3-4 hop answers
         sel_exs = [exs[i] for i in idx]
@@ -123,19 +130,16 @@ def main() -> None:
 
     t = step("squad control")
     sq = load_examples("squad", n=args.n_squad).examples
-    R["squad"] = signal_section(sq, score_signals(sq, scorer), n_resamples=args.resamples)
+    R["squad"] = all_metrics(measured(sq)[1], SIGNALS_MEASURED, n_resamples=args.resamples)
     R["timings"]["squad_s"] = time.perf_counter() - t
 
     t = step("calibration + sufficiency")
     cal = load_examples("hotpotqa-vws-calib", n=args.n_calib).examples
-    cal_scores = score_signals(cal, scorer)
-    R["calib"] = signal_section(cal, cal_scores, n_resamples=args.resamples)
+    cal_traces = measured(cal)[1]
+    R["calib"] = all_metrics(cal_traces, SIGNALS_MEASURED, n_resamples=args.resamples)
     R["n"]["calib"] = len(cal)
     # Table II's HotpotQA rows: the paper's 700 questions are its 500 evaluation plus 200 calibration questions
-    hot_exs, hot_scores = kept["hotpotqa"]
-    R["hotpotqa_700"] = signal_section(
-        hot_exs + cal, {k: list(hot_scores[k]) + list(cal_scores[k]) for k in hot_scores}, n_resamples=args.resamples
-    )
+    R["hotpotqa_700"] = all_metrics(kept["hotpotqa"] + cal_traces, SIGNALS_MEASURED, n_resamples=args.resamples)
     R["sufficiency"] = sufficiency_control(cal[: args.n_suff], scorer, n_resamples=args.resamples)
     R["timings"]["calib_suff_s"] = time.perf_counter() - t
 
@@ -161,20 +165,6 @@ def main() -> None:
     figure(R, args.figure)
     atomic_write_text(args.out, render(R, args))
     print(f"wrote {args.out}, {args.json}, {args.figure}", file=sys.stderr)
-
-
-def anchor_rates(exs: list[Any], emb: list[Any]) -> dict[str, Any]:
-    """Top-1-by-embedding is gold: over every question (all hop counts) and per hop count."""
-    import numpy as np
-
-    hit = [int(np.argmax(s)) in e.gold_indices for e, s in zip(exs, emb)]
-    hops = sorted({e.hops for e in exs if e.hops is not None})
-    return {
-        "all": float(np.mean(hit)) if hit else float("nan"),
-        "n": len(hit),
-        "by_hops": {str(h): float(np.mean([x for x, e in zip(hit, exs) if e.hops == h])) for h in hops},
-        "n_by_hops": {str(h): sum(e.hops == h for e in exs) for h in hops},
-    }
 
 
 def figure(R: dict[str, Any], path: Path) -> None:
@@ -260,7 +250,7 @@ def render(R: dict[str, Any], args: argparse.Namespace) -> str:
     w("|---|---|---|---|---|---|---|---|---|---|")
     for ds in ("hotpotqa", "2wiki", "musique"):
         for sig in ("embedding", "nli-oracle", "nli-slot"):
-            s = R["signals"][ds][sig]
+            s = R["signals"][ds][sig]["auc"]
             pp = P.T1[ds][sig]
             w(f"| {ds} | {sig} | {fmt(s['overall'])} | {pp[0]:.3f} | {fmt(s['answer_bearing'])} | {pp[1]:.3f} | "
               f"{fmt(s['bridge_only'])} | {pp[2]:.3f} | {fmt(s['deficit'])} | {P.mark(P.t1_deficit(ds, sig), '+.3f')} |")
@@ -272,16 +262,16 @@ def render(R: dict[str, Any], args: argparse.Namespace) -> str:
     w("|---|---|---|---|---|---|---|")
     for ds, sec in (("hotpotqa", R["signals"]["hotpotqa"]), ("2wiki", R["signals"]["2wiki"]), ("musique", R["signals"]["musique"]),
                     ("squad", R["squad"]), ("hotpotqa calibration", R["calib"])):
-        c = sec["_counts"]
-        w(f"| {ds} | {c['answer_bearing'] + c['bridge_only']} | {c['paper_answer_ours_bridge']} | {c['paper_bridge_ours_answer']} | "
-          + " | ".join(f"{fmt(sec[sig]['deficit'])} / {fmt(sec[sig]['ours']['deficit'])}" for sig in ("embedding", "nli-oracle", "nli-slot"))
+        c = sec["embedding"]["rules_differ"]
+        w(f"| {ds} | {c['gold']} | {c['paper_answer_ours_bridge']} | {c['paper_bridge_ours_answer']} | "
+          + " | ".join(f"{fmt(sec[sig]['auc']['deficit'])} / {fmt(sec[sig]['auc_ours']['deficit'])}" for sig in ("embedding", "nli-oracle", "nli-slot"))
           + " |")
     w("")
     w("### Table II: entailment by question type (answer-bearing / bridge-only)\n")
     n700 = R["n"]["hotpotqa"] + R["n"]["calib"]
     w(f"HotpotQA rows: {n700} questions, the evaluation plus the calibration questions, as in the paper's Table II "
       f"(543 bridge + 157 comparison = its 500 evaluation + 200 calibration questions)"
-      + ("" if n700 == 700 else f"; **not the full 700** here") + ". 2Wiki rows: the 2Wiki-vws questions. The paper's "
+      + ("" if n700 == 700 else "; **not the full 700** here") + ". 2Wiki rows: the 2Wiki-vws questions. The paper's "
       "s_ent rows do not say which hypothesis they use; they are printed beside both.\n")
     w("| dataset | type | n (paper / ours) | slot: answer-bearing | slot: bridge-only | oracle: answer-bearing | oracle: bridge-only | paper s_ent |")
     w("|---|---|---|---|---|---|---|---|")
@@ -289,7 +279,7 @@ def render(R: dict[str, Any], args: argparse.Namespace) -> str:
         for t, d in sec["nli-slot"]["by_type"].items():
             o = sec["nli-oracle"]["by_type"].get(t, {})
             pp = P.T2_ENT.get((ds, t))
-            n_ours = sec["_counts"]["by_type"].get(t, "?")
+            n_ours = d["n"]
             w(f"| {ds} | {t} | {P.T2_N.get((ds, t), '–')} / {n_ours} | {fmt(d['answer_bearing'])} | {fmt(d['bridge_only'])} | "
               f"{fmt(o.get('answer_bearing'))} | {fmt(o.get('bridge_only'))} | {f'{pp[0]:.3f} / {pp[1]:.3f}' if pp else '–'} |")
     w("")
@@ -304,11 +294,11 @@ def render(R: dict[str, Any], args: argparse.Namespace) -> str:
 
     w("### Table III: single-hop control (SQuAD v1.1, nine same-article distractors)\n")
     sq, hp = R["squad"], R["signals"]["hotpotqa"]
-    w(f"{sq['_counts']['questions']} SQuAD questions.\n")
+    w(f"{sq['embedding']['n_questions']} SQuAD questions.\n")
     w("| signal | SQuAD (ours) | paper | HotpotQA (ours) | paper |")
     w("|---|---|---|---|---|")
     for sig in ("embedding", "nli-slot", "nli-oracle"):
-        w(f"| {sig} | {fmt(sq[sig]['overall'])} | {P.T3[sig][0]:.3f} | {fmt(hp[sig]['overall'])} | {P.T3[sig][1]:.3f} |")
+        w(f"| {sig} | {fmt(sq[sig]['auc']['overall'])} | {P.T3[sig][0]:.3f} | {fmt(hp[sig]['auc']['overall'])} | {P.T3[sig][1]:.3f} |")
     w(f"| mean P(entail), gold (oracle) | {p(sq['nli-oracle']['mean_gold'])} | {p(P.T3['mean_gold'][0])} | "
       f"{p(hp['nli-oracle']['mean_gold'])} | {p(P.T3['mean_gold'][1])} |")
     w(f"| mean P(entail), distractor (oracle) | {p(sq['nli-oracle']['mean_distractor'])} | {p(P.T3['mean_distractor'][0])} | "
@@ -317,10 +307,11 @@ def render(R: dict[str, Any], args: argparse.Namespace) -> str:
 
     w("### NLI-model check: oracle per-chunk AUC on the vws-splits HotpotQA calibration questions\n")
     c = R["calib"]
-    w(f"{c['_counts']['questions']} calibration questions. Oracle hypothesis, one chunk per premise.\n")
+    w(f"{c['embedding']['n_questions']} calibration questions. Oracle hypothesis, one chunk per premise.\n")
     w("| model | oracle AUC | slot AUC | SQuAD oracle AUC |")
     w("|---|---|---|---|")
-    w(f"| {R['nli_model']} (ours) | {fmt(c['nli-oracle']['overall'])} | {fmt(c['nli-slot']['overall'])} | {fmt(sq['nli-oracle']['overall'])} |")
+    w(f"| {R['nli_model']} (ours) | {fmt(c['nli-oracle']['auc']['overall'])} | {fmt(c['nli-slot']['auc']['overall'])} | "
+      f"{fmt(sq['nli-oracle']['auc']['overall'])} |")
     for model, auc in P.CALIBRATION_ORACLE.items():  # Section IV text, not Table I's 500-question figure
         w(f"| paper: {model} | {auc:.3f} | – | {P.T3['nli-oracle'][0]:.3f} |" if "base" in model else f"| paper: {model} | {auc:.3f} | – | – |")
     w("")
@@ -354,12 +345,13 @@ def render(R: dict[str, Any], args: argparse.Namespace) -> str:
       f"({P.REC_QUESTIONS['musique']} 2-hop questions there).\n")
     for ds in ("hotpotqa", "2wiki", "musique"):
         sel = R["selectors"][ds]
-        an = R["anchor_all"][ds]
-        anchor = (f"anchor = top retrieved chunk is gold in {an['all']:.1%} of all {an['n']} questions"
-                  + (" (" + ", ".join(f"{h} hops {x:.1%} of {an['n_by_hops'][h]}" for h, x in an["by_hops"].items()) + ")"
-                     if len(an["by_hops"]) > 1 else "")
+        emb = R["signals"][ds]["embedding"]  # the retriever's own ranking: top hit = first hit of the trace
+        by_hops = emb.get("anchor_gold_by_hops", {})
+        anchor = (f"anchor = top retrieved chunk is gold in {emb['anchor_gold']:.1%} of all {emb['n_questions']} questions"
+                  + (" (" + ", ".join(f"{h} hops {x:.1%} of {emb['by_hops'][h]['n']}" for h, x in by_hops.items()) + ")"
+                     if len(by_hops) > 1 else "")
                   + f", paper {P.ANCHOR[ds]:.1%} ({P.ANCHOR_HOPS[ds]})")
-        if sel["n"] != an["n"]:
+        if sel["n"] != emb["n_questions"]:
             anchor += f"; {sel['summary']['COND']['anchor_gold']:.1%} on the {sel['n']} questions below"
         w(f"**{ds}** ({sel['n']} questions; {anchor}; "
           f"set-level pair AUC of the slot hypothesis {fmt(sel['details'].get('pair_auc', {}).get('auc'))}"

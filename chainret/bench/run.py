@@ -33,7 +33,7 @@ from chainret.bench.example import Example
 from chainret.bench.signals import SIGNALS, get_signal, parse_names
 from chainret.errors import UsageError
 from chainret.trace import Hit, Hop, Trace, atomic_write_text
-from chainret.verify.selectors import SELECTORS
+from chainret.verify.selectors import SELECTORS, run_selectors
 
 RECALL_KS = (1, 2, 5)
 
@@ -75,16 +75,12 @@ class RunConfig:
 
 def parse_selectors(text: str) -> list[str]:
     """"B1,PC@0.3,B4:bm25" -> names; the base (before ``@``/``:``) must be a known selector."""
-    valid = _selector_names()
+    valid = list(SELECTORS)
     names = [x.strip() for x in text.split(",") if x.strip()]
     bad = [x for x in names if re.split(r"[@:]", x, maxsplit=1)[0] not in valid]
     if bad or not names:
         raise UsageError(f"unknown selector {', '.join(map(repr, bad))}; valid: {', '.join(valid)} (PC@TAU, B4:SIGNAL)")
     return list(dict.fromkeys(names))
-
-
-def _selector_names() -> list[str]:
-    return list(SELECTORS)
 
 
 def primary_signal(signals: list[str]) -> str:
@@ -196,6 +192,10 @@ def signal_metrics(traces: list[Trace], signal: str, *, n_resamples: int = M.N_R
         out["anchor_gold_by_hops"] = {
             str(h): float(np.mean([a for a, x in zip(anchors, hops) if x == h])) for h in sorted({x for x in hops if x is not None})
         }
+    gold_scores = [x for s, kq in zip(scores, kinds) for x, k in zip(s, kq) if k != "distractor"]
+    distractor_scores = [x for s, kq in zip(scores, kinds) for x, k in zip(s, kq) if k == "distractor"]
+    out["mean_gold"] = float(np.mean(gold_scores)) if gold_scores else float("nan")
+    out["mean_distractor"] = float(np.mean(distractor_scores)) if distractor_scores else float("nan")
     out["n_questions"] = len(traces)
     out["n_pairs"] = int(sum(len(s) for s in scores))
     out["n_gold"] = {k: int(sum(kq.count(k) for kq in kinds)) for k in ("answer", "bridge", "distractor")}
@@ -218,6 +218,59 @@ def all_metrics(traces: list[Trace], signals: list[str], **kw: Any) -> dict[str,
 # ----------------------------------------------------------------------------- run
 
 
+def score_examples(
+    examples: list[Example],
+    signals: list[str],
+    *,
+    reporter: Reporter | None = None,
+    label: str = "",
+    timings: dict[str, float] | None = None,
+    **options: Any,
+) -> tuple[dict[str, list[np.ndarray]], dict[str, Any]]:
+    """Every registered signal's scores for every candidate paragraph, and the signal objects.
+
+    ``options`` go to each signal's constructor (``embedder``, ``nli_model``, ``batch_size``, or a
+    shared ``scorer``); ``timings`` gains ``<signal>_s``. The one scoring path for ``chainret bench
+    run`` and the published verification tables.
+    """
+    reporter = reporter or SilentReporter()
+    per_signal: dict[str, list[np.ndarray]] = {}
+    objs: dict[str, Any] = {}
+    for name in signals:
+        ts = time.perf_counter()
+        total = len(examples) if name != "embedding" else sum(len(e.paragraphs) + 1 for e in examples)
+        with reporter.task(f"{label}: {name}" if label else name, total) as advance:
+            sig = get_signal(name, progress=advance, **options)
+            per_signal[name] = sig.score(examples)
+        objs[name] = sig
+        if len(per_signal[name]) != len(examples) or any(len(s) != len(e.paragraphs) for s, e in zip(per_signal[name], examples)):
+            raise UsageError(f"signal {name!r} returned scores not aligned with the paragraphs")
+        if timings is not None:
+            timings[f"{name}_s"] = time.perf_counter() - ts
+    return per_signal, objs
+
+
+def traces_for(
+    examples: list[Example],
+    per_signal: dict[str, list[np.ndarray]],
+    signals: list[str],
+    selections: dict[str, dict[str, Any]] | None = None,
+    signal_objs: dict[str, Any] | None = None,
+) -> list[Trace]:
+    """One bench trace per question (hits ranked by the primary signal), with the NLI verifications.
+
+    Every reader-free metric (``signal_metrics``) is computed from these traces alone.
+    """
+    primary = primary_signal(signals)
+    route = "bench:" + "+".join(signals)
+    traces = [
+        build_trace(ex, {n: per_signal[n][i] for n in signals}, primary, route, (selections or {}).get(ex.id))
+        for i, ex in enumerate(examples)
+    ]
+    return _with_verifications(traces, signal_objs or {})
+
+
+
 def run_bench(cfg: RunConfig, reporter: Reporter | None = None) -> dict[str, Any]:
     """Load, score, select, write traces + summary + report. Returns the summary dict."""
     reporter = reporter or SilentReporter()
@@ -227,46 +280,23 @@ def run_bench(cfg: RunConfig, reporter: Reporter | None = None) -> dict[str, Any
         raise UsageError(f"dataset {cfg.dataset!r} gave no examples (skipped {len(loaded.skipped)})")
     examples = loaded.examples
     timings: dict[str, float] = {"load_s": time.perf_counter() - t0}
-    per_signal: dict[str, list[np.ndarray]] = {}
-    models: dict[str, str] = {}
-    signal_objs: dict[str, Any] = {}
-    for name in cfg.signals:
-        ts = time.perf_counter()
-        total = len(examples) if name != "embedding" else sum(len(e.paragraphs) + 1 for e in examples)
-        with reporter.task(f"{cfg.dataset}: {name}", total) as advance:
-            sig = get_signal(name, embedder=cfg.embedder, nli_model=cfg.nli_model, batch_size=cfg.batch_size, progress=advance)
-            per_signal[name] = sig.score(examples)
-        signal_objs[name] = sig
-        if len(per_signal[name]) != len(examples) or any(
-            len(s) != len(e.paragraphs) for s, e in zip(per_signal[name], examples)
-        ):
-            raise UsageError(f"signal {name!r} returned scores not aligned with the paragraphs")
-        timings[f"{name}_s"] = time.perf_counter() - ts
-        mid = getattr(sig, "model_id", None)
-        if mid:
-            models[name] = str(mid)
+    per_signal, signal_objs = score_examples(
+        examples, cfg.signals, reporter=reporter, label=cfg.dataset, timings=timings,
+        embedder=cfg.embedder, nli_model=cfg.nli_model, batch_size=cfg.batch_size,
+    )
+    models = {name: str(sig.model_id) for name, sig in signal_objs.items() if getattr(sig, "model_id", None)}
     selector_summary: dict[str, Any] = {}
     selector_details: dict[str, Any] = {}
     per_q_sel: dict[str, dict[str, Any]] = {}
     if cfg.selectors:
         ts = time.perf_counter()
-        try:
-            from chainret.verify.selectors import run_selectors
-        except ImportError as exc:
-            raise UsageError(f"selectors need chainret.verify.selectors (issue 6), not importable here: {exc}") from None
         with reporter.task(f"{cfg.dataset}: selectors", len(examples)) as advance:
             res = run_selectors(examples, per_signal, cfg.selectors, top_k=cfg.top_k, nli_model=cfg.nli_model)
             advance(len(examples))
         selector_summary, per_q_sel = res.get("summary", {}), res.get("per_question", {})
         selector_details = res.get("details", {})
         timings["selectors_s"] = time.perf_counter() - ts
-    primary = primary_signal(cfg.signals)
-    route = "bench:" + "+".join(cfg.signals)
-    traces = [
-        build_trace(ex, {n: per_signal[n][i] for n in cfg.signals}, primary, route, per_q_sel.get(ex.id))
-        for i, ex in enumerate(examples)
-    ]
-    traces = _with_verifications(traces, signal_objs)
+    traces = traces_for(examples, per_signal, cfg.signals, per_q_sel, signal_objs)
     ts = time.perf_counter()
     metrics = all_metrics(traces, cfg.signals, n_resamples=cfg.n_resamples, seed=cfg.seed)
     timings["metrics_s"] = time.perf_counter() - ts
@@ -278,7 +308,7 @@ def run_bench(cfg: RunConfig, reporter: Reporter | None = None) -> dict[str, Any
         "n_requested": cfg.n,
         "seed": cfg.seed,
         "signals": cfg.signals,
-        "primary_signal": primary,
+        "primary_signal": primary_signal(cfg.signals),
         "selectors": cfg.selectors,
         "top_k": cfg.top_k,
         "models": models,

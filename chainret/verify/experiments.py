@@ -1,6 +1,6 @@
-"""The measurements of seed 000 that only need scores, not a reader: Tables I, III, VI (reader-free
-columns) and the premise-sufficiency control (Section VII). Pure orchestration over the signals,
-selectors and ``chainret.bench.metrics``; ``benchmarks/verify_results.py`` renders them.
+"""Seed 000's premise-sufficiency control (Section VII): same questions, same oracle hypothesis,
+only the premise changes. The per-chunk tables (I, II, III) come from ``chainret.bench.run``'s
+trace metrics, the path ``chainret bench run`` takes; ``benchmarks/verify_results.py`` renders both.
 """
 
 from __future__ import annotations
@@ -17,64 +17,6 @@ from chainret.bench.example import Example
 from chainret.verify.hypothesis import hypothesis
 from chainret.verify.scorer import EntailmentScorer
 from chainret.verify.selectors import pair_premise
-
-
-def score_signals(
-    examples: list[Example], scorer: EntailmentScorer, *, embedder: str | None = None, progress: Any = None
-) -> dict[str, list[np.ndarray]]:
-    """embedding, nli-slot and nli-oracle scores for every candidate paragraph."""
-    from chainret.bench.signals import EmbeddingSignal
-    from chainret.verify.signals import NLIOracleSignal, NLISlotSignal
-
-    return {
-        "embedding": EmbeddingSignal(embedder=embedder).score(examples),
-        "nli-slot": NLISlotSignal(scorer=scorer, progress=progress).score(examples),
-        "nli-oracle": NLIOracleSignal(scorer=scorer, progress=progress).score(examples),
-    }
-
-
-def kinds_of(examples: list[Example], rule: str = M.DEFAULT_ANSWER_RULE) -> list[list[str]]:
-    return [M.paragraph_kinds(ex, rule) for ex in examples]
-
-
-def signal_section(
-    examples: list[Example], scores: dict[str, list[np.ndarray]], *, n_resamples: int = M.N_RESAMPLES
-) -> dict[str, Any]:
-    """Per signal: AUC overall / answer-bearing / bridge-only / deficit, by type and by hops, mean scores."""
-    kinds = kinds_of(examples)
-    kinds_ours = kinds_of(examples, "ours")
-    out: dict[str, Any] = {}
-    for name, sc in scores.items():
-        split = M.split_auc(sc, kinds, n_resamples=n_resamples)
-        split_ours = M.split_auc(sc, kinds_ours, n_resamples=n_resamples)
-        gold = np.concatenate([s[np.array(k) != "distractor"] for s, k in zip(sc, kinds)])
-        dis = np.concatenate([s[np.array(k) == "distractor"] for s, k in zip(sc, kinds)])
-        out[name] = {
-            **{k: v.as_dict() for k, v in split.items()},
-            "by_type": {
-                g: {k: v.as_dict() for k, v in d.items()}
-                for g, d in M.auc_by_group(sc, kinds, [ex.qtype for ex in examples], n_resamples=n_resamples).items()
-            },
-            "by_hops": {
-                g: {k: v.as_dict() for k, v in d.items()}
-                for g, d in M.auc_by_group(sc, kinds, [ex.hops for ex in examples], n_resamples=n_resamples).items()
-            },
-            "mean_gold": float(gold.mean()) if len(gold) else float("nan"),
-            "mean_distractor": float(dis.mean()) if len(dis) else float("nan"),
-            "ours": {k: v.as_dict() for k, v in split_ours.items()},  # the split under our answer-bearing rule
-        }
-    pairs = [(a, b) for ka, kb in zip(kinds, kinds_ours) for a, b in zip(ka, kb)]
-    out["_counts"] = {
-        "questions": len(examples),
-        "pairs": int(sum(len(ex.paragraphs) for ex in examples)),
-        "answer_bearing": int(sum(k.count("answer") for k in kinds)),
-        "bridge_only": int(sum(k.count("bridge") for k in kinds)),
-        "answer_bearing_ours": int(sum(k.count("answer") for k in kinds_ours)),
-        "paper_answer_ours_bridge": sum(a == "answer" and b == "bridge" for a, b in pairs),
-        "paper_bridge_ours_answer": sum(a == "bridge" and b == "answer" for a, b in pairs),
-        "by_type": {t: sum(ex.qtype == t for ex in examples) for t in sorted({str(ex.qtype) for ex in examples if ex.qtype})},
-    }
-    return out
 
 
 def sufficiency_control(

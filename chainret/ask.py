@@ -134,7 +134,8 @@ def ask(
     viewer = viewer or principal
     # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
     # trace computed over restricted text afterwards leaks (see chainret.projection).
-    cat = full if not project or reads_within(full, principal, viewer) else reader_catalog(full, viewer)
+    within = reads_within(full, principal, viewer, session=session)
+    cat = full if not project or within else reader_catalog(full, viewer, session=session)
     cv = cached_view(cat, view, principal, session)
     meta: dict[str, Any] = {
         "catalog": source if source is not None else catalog_location(catalog),
@@ -166,7 +167,7 @@ def ask(
             trace = _run(cv, interp, budget, backtrack, required_anchors, base, meta, session)
     trace = trace.model_copy(update={"meta": {**trace.meta, "ask_ms": round((time.perf_counter() - t0) * 1000, 3)}})
     if project:
-        trace = project_trace(trace, cat, viewer)
+        trace = project_trace(trace, cat, viewer, session=session)
     elif holds_restricted(trace, cat):
         trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
     return trace

@@ -27,6 +27,7 @@ from typing import Any
 from chainret.catalog.models import Catalog, unit_doc
 from chainret.catalog.readable import readable_docs, reader_digest, reads_within
 from chainret.errors import UsageError
+from chainret.session import Session
 from chainret.trace import Hop, Refusal, Trace
 
 
@@ -57,7 +58,7 @@ def _refusal(ref: Refusal | None, readable: frozenset[str]) -> Refusal | None:
     return ref.model_copy(update={"details": _strip_withheld(ref.details, readable)})
 
 
-def project(trace: Trace, catalog: Catalog, viewer: str) -> Trace:
+def project(trace: Trace, catalog: Catalog, viewer: str, *, session: Session | None = None) -> Trace:
     """The trace as ``viewer`` may see it (see the module docstring).
 
     ``catalog`` is the catalog the request ran over. Raises ``ProjectionError`` when the trace's
@@ -66,12 +67,12 @@ def project(trace: Trace, catalog: Catalog, viewer: str) -> Trace:
     if trace.kind != "chain":
         raise UsageError("projection applies to chain traces only")
     principal = str(trace.meta.get("principal", "public"))
-    if not reads_within(catalog, principal, viewer):
+    if not reads_within(catalog, principal, viewer, session=session):
         raise ProjectionError(
             f"a trace run for {principal!r} cannot be trimmed for {viewer!r}; ask again with "
             f"viewer={viewer!r} so the request runs over what {viewer!r} may read"
         )
-    readable = readable_docs(catalog, viewer)
+    readable = readable_docs(catalog, viewer, session=session)
     hops: list[Hop] = [
         h.model_copy(update={"refusal": _refusal(h.refusal, readable)}) if h.refusal is not None else h for h in trace.hops
     ]
@@ -79,7 +80,7 @@ def project(trace: Trace, catalog: Catalog, viewer: str) -> Trace:
         update={
             "hops": hops,
             "reason": _refusal(trace.reason, readable),
-            "catalog_digest": reader_digest(catalog, viewer),
+            "catalog_digest": reader_digest(catalog, viewer, session=session),
             "meta": {**trace.meta, "viewer": viewer, "projected": True},
         }
     )

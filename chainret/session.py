@@ -1,7 +1,8 @@
 """A session owns the caches one process (or one test) keeps between requests.
 
-Catalogs are frozen, so a catalog's digest, a view of it and the BM25 index built for a view never
-go stale; building them is the expensive part of a first request. Those results live in a
+Catalogs are frozen, so a catalog's digest, a view of it, the BM25 index built for a view and what
+one reader may read of it (``chainret.catalog.readable``) never go stale; building them is the
+expensive part of a first request. Those results live in a
 ``Session``: the CLI creates one per command, the server one per process, a test its own, and
 ``default_session()`` serves library calls that pass none. A session is thread-safe (one lock
 around each lookup and insert; building happens outside it, so two threads may build the same
@@ -19,7 +20,11 @@ from typing import Any
 
 
 class Session:
-    """Bounded, thread-safe caches: catalog digests, views and hop worlds."""
+    """Bounded, thread-safe caches: catalog digests, views, hop worlds and reader facts.
+
+    ``size`` bounds each cache; ``readers`` (readable documents, known entities and the reduced
+    catalog, per catalog and reader) holds four times as many, since one request needs several.
+    """
 
     def __init__(self, size: int = 16) -> None:
         self.size = size
@@ -27,6 +32,7 @@ class Session:
         self.digests: OrderedDict[Any, Any] = OrderedDict()
         self.views: OrderedDict[Any, Any] = OrderedDict()
         self.worlds: OrderedDict[Any, Any] = OrderedDict()
+        self.readers: OrderedDict[Any, Any] = OrderedDict()
 
     def recall(self, cache: OrderedDict[Any, Any], key: Any) -> Any:
         with self._lock:
@@ -39,7 +45,8 @@ class Session:
         with self._lock:
             cache[key] = value
             cache.move_to_end(key)
-            while len(cache) > self.size:
+            limit = self.size * 4 if cache is self.readers else self.size
+            while len(cache) > limit:
                 cache.popitem(last=False)
         return value
 
@@ -48,10 +55,11 @@ class Session:
             self.digests.clear()
             self.views.clear()
             self.worlds.clear()
+            self.readers.clear()
 
     def __len__(self) -> int:
         with self._lock:
-            return len(self.digests) + len(self.views) + len(self.worlds)
+            return len(self.digests) + len(self.views) + len(self.worlds) + len(self.readers)
 
 
 _DEFAULT = Session()

@@ -17,7 +17,7 @@ import chainret
 
 ROOT = Path(chainret.__file__).parent
 # What the catalog layer may import besides itself: the bottom of the package.
-CATALOG_MAY_IMPORT = {"chainret.budget", "chainret.bulk", "chainret.codes", "chainret.errors", "chainret.functional", "chainret.textsafe"}
+CATALOG_MAY_IMPORT = {"chainret.budget", "chainret.bulk", "chainret.codes", "chainret.errors", "chainret.functional", "chainret.session", "chainret.textsafe"}
 
 
 def _modules() -> dict[str, Path]:

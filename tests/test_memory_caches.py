@@ -55,3 +55,16 @@ def test_concurrent_requests_on_one_session_agree() -> None:
     with ThreadPoolExecutor(8) as pool:
         got = list(pool.map(lambda _: ask(REQUEST, catalog=cat, session=shared).model_dump(exclude={"meta"}), range(32)))
     assert all(g == want for g in got)
+
+
+def test_what_a_reader_may_read_is_cached_in_the_callers_session() -> None:
+    cat = load_catalog(SEED)
+    memory.clear_caches()
+    mine = Session()
+    trace = ask(REQUEST, cat, principal="auditor", viewer="public", session=mine)
+    assert trace.meta["viewer"] == "public"
+    kinds = {key[1] for key in mine.readers}
+    assert {"docs", "entities", "catalog", "digest"} <= kinds, kinds
+    assert len(default_session()) == 0  # nothing leaked into the default session
+    mine.clear()
+    assert not mine.readers

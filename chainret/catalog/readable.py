@@ -17,59 +17,46 @@ the engine needs from it without building it:
   relations, views limited to them, known entities). Its digest is the catalog identity shown to
   that reader: it does not change when only text the reader may not read changes.
 
-Results are memoised per catalog object (catalogs are frozen); the cache holds the catalog itself
-so an ``id()`` is never confused with a later catalog's.
+Results are memoised per catalog object (catalogs are frozen) in a ``chainret.session.Session``
+(the caller's, else the default one); the cache holds the catalog itself so an ``id()`` is never
+confused with a later catalog's.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
-from threading import Lock
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from chainret.catalog.models import Catalog, View
+from chainret.session import Session, default_session
 
-_CACHE_SIZE = 32
-_cache: OrderedDict[tuple[int, str, str], tuple[Catalog, Any]] = OrderedDict()
-_lock = Lock()
 _T = TypeVar("_T")
 
 
-def _memo(cat: Catalog, kind: str, reader: str, build: Callable[[], _T]) -> _T:
+def _memo(cat: Catalog, kind: str, reader: str, build: Callable[[], _T], session: Session | None) -> _T:
+    sess = session if session is not None else default_session()
     key = (id(cat), kind, reader)
-    with _lock:
-        hit = _cache.get(key)
-        if hit is not None and hit[0] is cat:
-            _cache.move_to_end(key)
-            cached: _T = hit[1]
-            return cached
+    hit = sess.recall(sess.readers, key)
+    if hit is not None and hit[0] is cat:
+        cached: _T = hit[1]
+        return cached
     value = build()
-    with _lock:
-        _cache[key] = (cat, value)
-        _cache.move_to_end(key)
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+    sess.remember(sess.readers, key, (cat, value))
     return value
 
 
-def clear_cache() -> None:
-    with _lock:
-        _cache.clear()
-
-
-def readable_docs(cat: Catalog, reader: str) -> frozenset[str]:
+def readable_docs(cat: Catalog, reader: str, *, session: Session | None = None) -> frozenset[str]:
     """Refs (``source/document@version``) of every document version ``reader`` may read, any view."""
     if not isinstance(cat, Catalog):  # a compiled store (chainret.store) answers from its tables
         return cat.readable_docs(reader)
-    return _memo(cat, "docs", reader, lambda: frozenset(d.ref for d in cat.documents if d.readable_by(reader)))
+    return _memo(cat, "docs", reader, lambda: frozenset(d.ref for d in cat.documents if d.readable_by(reader)), session)
 
 
-def known_entities(cat: Catalog, reader: str) -> frozenset[str]:
+def known_entities(cat: Catalog, reader: str, *, session: Session | None = None) -> frozenset[str]:
     """Entity IDs that take part in a relation supported by a document version ``reader`` may read."""
 
     def build() -> frozenset[str]:
-        docs = readable_docs(cat, reader)
+        docs = readable_docs(cat, reader, session=session)
         known: set[str] = set()
         for r in cat.relations:
             if r.support.doc_ref in docs:
@@ -77,15 +64,15 @@ def known_entities(cat: Catalog, reader: str) -> frozenset[str]:
                 known.add(r.object)
         return frozenset(known)
 
-    return _memo(cat, "entities", reader, build)
+    return _memo(cat, "entities", reader, build, session)
 
 
-def reads_within(cat: Catalog, reader: str, other: str) -> bool:
+def reads_within(cat: Catalog, reader: str, other: str, *, session: Session | None = None) -> bool:
     """True when every document version ``reader`` may read is readable by ``other`` as well."""
-    return reader == other or readable_docs(cat, reader) <= readable_docs(cat, other)
+    return reader == other or readable_docs(cat, reader, session=session) <= readable_docs(cat, other, session=session)
 
 
-def reader_catalog(cat: Catalog, reader: str) -> Catalog:
+def reader_catalog(cat: Catalog, reader: str, *, session: Session | None = None) -> Catalog:
     """The catalog with every document ``reader`` may not read removed (and what only it held).
 
     Built with ``model_construct``: the records are the original (already validated) objects.
@@ -95,10 +82,10 @@ def reader_catalog(cat: Catalog, reader: str) -> Catalog:
         return cat.reader_store(reader)
 
     def build() -> Catalog:
-        docs = readable_docs(cat, reader)
-        if len(docs) == len(cat.documents) and len(known_entities(cat, reader)) == len(cat.entities):
+        docs = readable_docs(cat, reader, session=session)
+        known = known_entities(cat, reader, session=session)
+        if len(docs) == len(cat.documents) and len(known) == len(cat.entities):
             return cat
-        known = known_entities(cat, reader)
         views = [
             v if all(d in docs for d in v.documents) else View.model_construct(
                 **{**dict(v), "documents": [d for d in v.documents if d in docs]}
@@ -114,11 +101,11 @@ def reader_catalog(cat: Catalog, reader: str) -> Catalog:
         )
         return Catalog.model_construct(_fields_set=cat.model_fields_set, **fields)
 
-    return _memo(cat, "catalog", reader, build)
+    return _memo(cat, "catalog", reader, build, session)
 
 
-def reader_digest(cat: Catalog, reader: str) -> str:
+def reader_digest(cat: Catalog, reader: str, *, session: Session | None = None) -> str:
     """The catalog identity shown to ``reader``: the digest of ``reader_catalog(cat, reader)``."""
     if not isinstance(cat, Catalog):  # a compiled store recorded it at compile time
         return cat.reader_digest(reader)
-    return reader_catalog(cat, reader).digest()
+    return _memo(cat, "digest", reader, lambda: reader_catalog(cat, reader, session=session).digest(), session)

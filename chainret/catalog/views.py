@@ -41,6 +41,7 @@ from chainret.catalog.defects import relation_defects
 from chainret.catalog.readable import known_entities
 from chainret.codes import DefectCode, ViewCode
 from chainret.errors import UsageError
+from chainret.session import Session
 
 INVALID_CODES = tuple(DefectCode)  # defined in chainret/codes.py
 VIEW_CODES = tuple(ViewCode)
@@ -65,10 +66,11 @@ _norm = normalize_name  # whitespace-collapsed, case-folded
 class CatalogView:
     """One catalog seen through one view by one principal. Cheap to build; cached lookups."""
 
-    def __init__(self, catalog: Catalog, view: View, principal: str = "public") -> None:
+    def __init__(self, catalog: Catalog, view: View, principal: str = "public", session: Session | None = None) -> None:
         self.catalog = catalog
         self.view = view
         self.principal = principal
+        self.session = session  # whose cache holds what the principal may know (None: the default session)
 
     @property
     def view_name(self) -> str:
@@ -163,12 +165,12 @@ class CatalogView:
         # Only entities the principal may know (chainret.catalog.readable): an entity that occurs
         # only in documents the principal may not read is never resolved, listed or named.
         hits = self.catalog.names_index(type).get(_norm(text), [])
-        known = known_entities(self.catalog, self.principal)
+        known = known_entities(self.catalog, self.principal, session=self.session)
         return sorted((e for e in hits if (type is None or e.type == type) and e.id in known), key=lambda e: e.id)
 
     def knows(self, entity_id: str) -> bool:
         """True when the principal may know this entity (it occurs in a document they may read)."""
-        return entity_id in known_entities(self.catalog, self.principal)
+        return entity_id in known_entities(self.catalog, self.principal, session=self.session)
 
     def entity(self, entity_id: str) -> Entity | None:
         return self.catalog.entities_by_id.get(entity_id)
@@ -177,8 +179,10 @@ class CatalogView:
         return self.catalog.predicates_by_name.get(name)
 
 
-def open_view(catalog: Catalog, view: str | None = None, principal: str = "public") -> CatalogView:
-    """The catalog as ``principal`` sees it in ``view`` (None = the current view)."""
+def open_view(
+    catalog: Catalog, view: str | None = None, principal: str = "public", session: Session | None = None
+) -> CatalogView:
+    """The catalog as ``principal`` sees it in ``view`` (None = the current view); ``session`` caches."""
     if view is None:
         chosen = catalog.current_view
         if chosen is None:
@@ -188,4 +192,4 @@ def open_view(catalog: Catalog, view: str | None = None, principal: str = "publi
         if chosen is None:
             known = ", ".join(v.name for v in catalog.views) or "none"
             raise UsageError(f"unknown view {view!r}; this catalog has: {known}")
-    return CatalogView(catalog, chosen, principal)
+    return CatalogView(catalog, chosen, principal, session)

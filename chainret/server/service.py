@@ -138,7 +138,7 @@ class Service:
         self.world: str = self.catalog.world
         self.digest: str = self.submit(self.catalog.digest).result()
         if auth is not None:
-            self.submit(check_narrower, auth, lambda p: set(readable_docs(self.catalog, p)), tokens_source).result()
+            self.submit(check_narrower, auth, lambda p: set(readable_docs(self.catalog, p, session=self.session)), tokens_source).result()
 
     def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
         """Queue ``fn(*args)`` on the engine thread. A future cancelled before it starts never runs."""
@@ -197,7 +197,7 @@ class Service:
         current = cat.current_view.name if cat.current_view is not None else None
         return PatternsOut(
             world=self.world,
-            catalog_digest=reader_digest(cat, principal),
+            catalog_digest=reader_digest(cat, principal, session=self.session),
             patterns=[PatternOut(**p.model_dump()) for p in cat.patterns],
             views=[ViewOut(name=v.name, current=v.name == current) for v in cat.views],
         )
@@ -228,7 +228,7 @@ class Service:
             raise ApiError(400, "text_route_trace", "text-route traces are not served")
         self._check_request(trace.request)
         check_budget(trace.budget, self.limits.ceiling)
-        docs = readable_docs(self.catalog, principal)
+        docs = readable_docs(self.catalog, principal, session=self.session)
         unreadable = [
             Difference(kind="evidence", field=field, message=f"cites a document version that {principal} may not read")
             for field, refs in _citations(trace)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from chainret.catalog.models import Catalog, functional_names
-from chainret.catalog.readable import clear_cache
 from chainret.catalog.views import CatalogView, open_view
 from chainret.hops import HopWorld, Rel
 from chainret.trace import Anchor
@@ -24,9 +23,8 @@ from chainret.store.base import is_store, view_codes
 # The caches belong to a Session (chainret.session): the CLI, the server and tests create their
 # own; calls that pass none use default_session().
 def clear_caches(session: Session | None = None) -> None:
-    """Forget every cached digest, view and hop world of a session (and the readable-catalog memo)."""
+    """Forget every cached digest, view, hop world and reader fact of a session."""
     (session if session is not None else default_session()).clear()
-    clear_cache()
 
 
 def catalog_digest(cat: Catalog | Any, session: Session | None = None) -> str:
@@ -52,7 +50,7 @@ def cached_view(cat: Catalog | Any, view: str | None, principal: str, session: S
     hit = sess.recall(sess.views, key)
     if hit is not None and hit.catalog is cat:
         return hit
-    return sess.remember(sess.views, key, open_view(cat, view, principal))
+    return sess.remember(sess.views, key, open_view(cat, view, principal, sess))
 
 
 def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld:

@@ -36,23 +36,20 @@ RATIO_LABELS = {
 }
 
 
-def yn(v: object) -> str:
-    return "—" if v is None else ("yes" if v else "no")
-
-
 def frac(pair: list[int]) -> str:
     return f"{pair[0]}/{pair[1]}"
 
 
 def section(speed: dict[str, object] | None) -> str:
-    from chainret.evaluate import evaluate_cases, totals
     from chainret.baselines import dense_available
+    from chainret.bench.report import md_table
+    from chainret.evaluate import CASE_COLUMNS, ROUTE_COLUMNS, case_cells, evaluate_cases, route_cells, totals, yes_no
 
     os.chdir(ROOT)
     res = evaluate_cases(["fixtures"], baselines=True)
     nob = {(r.world, r.case.id): r for r in evaluate_cases(["fixtures"], backtrack=False)}
     out = [BEGIN, ""]
-    out.append(f"Command: `python benchmarks/ask_report.py`. Dense route available: {yn(dense_available())}.")
+    out.append(f"Command: `python benchmarks/ask_report.py`. Dense route available: {yes_no(dense_available())}.")
     out.append("")
     for world in dict.fromkeys(r.world for r in res):
         rows = [r for r in res if r.world == world]
@@ -65,28 +62,17 @@ def section(speed: dict[str, object] | None) -> str:
             f"expectations met {t['expectations_met']}/{t['cases']}."
         )
         out.append("")
-        out.append("| case | group | outcome | 1st anchor observed | 2nd anchor observed | complete bundle in packet | accepted path | packet chars | rows | searches | without backtracking |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|")
-        for r in rows:
-            n = nob[(r.world, r.case.id)]
-            out.append(
-                f"| {r.case.id} | {r.case.group} | {r.trace.outcome} | {yn(r.first_anchor_observed)} | {yn(r.second_anchor_observed)} "
-                f"| {yn(r.complete_bundle)} | {yn(r.accepted)} | {r.trace.packet.cost if r.trace.packet else '—'} "
-                f"| {r.trace.rows_used} | {r.trace.searches_used} | {n.trace.outcome}{'' if n.ok else ' (expectation fails)'} |"
-            )
+        out.append(md_table(
+            [*CASE_COLUMNS, "without backtracking"],
+            [[*case_cells(r), nob[(r.world, r.case.id)].trace.outcome + ("" if nob[(r.world, r.case.id)].ok else " (expectation fails)")]
+             for r in rows],
+        ))
         out.append("")
         routes = sorted({k for r in rows for k in r.baselines})
         if routes:
             out.append("Text routes (same cap: 4 units, 900 characters; a text route never returns an accepted path):")
             out.append("")
-            out.append("| case | route | 1st anchor observed | 2nd anchor observed | complete bundle in packet | packet chars |")
-            out.append("|---|---|---|---|---|---|")
-            for r in rows:
-                if r.case.group == "other":
-                    continue
-                for slot in routes:
-                    b = r.baselines[slot]
-                    out.append(f"| {r.case.id} | {b['route']} | {yn(b['first_anchor_observed'])} | {yn(b['second_anchor_observed'])} | {yn(b['complete_bundle'])} | {b['packet_chars']} |")
+            out.append(md_table(list(ROUTE_COLUMNS), route_cells(rows)))
             out.append("")
             for slot in routes:
                 name = rows[0].baselines[slot]["route"]

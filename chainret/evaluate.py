@@ -209,3 +209,33 @@ def totals(results: Sequence[CaseResult]) -> dict[str, Any]:
             len(pos),
         ]
     return out
+
+
+# -- the tables `chainret eval` prints and docs/retriever.md publishes (one definition for both) --------------
+CASE_COLUMNS = (
+    "case", "group", "outcome", "1st anchor observed", "2nd anchor observed", "complete bundle in packet",
+    "accepted path", "packet chars", "rows", "searches",
+)
+ROUTE_COLUMNS = ("case", "route", "1st anchor observed", "2nd anchor observed", "complete bundle in packet", "packet chars")
+
+
+def yes_no(value: bool | None) -> str:
+    return "—" if value is None else ("yes" if value else "no")
+
+
+def case_cells(r: CaseResult) -> list[str]:
+    """One case's cells under ``CASE_COLUMNS``."""
+    return [
+        r.case.id, r.case.group, r.trace.outcome, yes_no(r.first_anchor_observed), yes_no(r.second_anchor_observed),
+        yes_no(r.complete_bundle), yes_no(r.accepted), str(r.trace.packet.cost) if r.trace.packet else "—",
+        str(r.trace.rows_used), str(r.trace.searches_used),
+    ]
+
+
+def route_cells(results: Sequence[CaseResult]) -> list[list[str]]:
+    """The text routes' rows under ``ROUTE_COLUMNS`` (cases of group "other" have none to compare)."""
+    return [
+        [r.case.id, b["route"], yes_no(b["first_anchor_observed"]), yes_no(b["second_anchor_observed"]),
+         yes_no(b["complete_bundle"]), str(b["packet_chars"])]
+        for r in results if r.case.group != "other" for b in (r.baselines[slot] for slot in sorted(r.baselines))
+    ]

@@ -69,10 +69,6 @@ def _budget(**values: int | None) -> Budget:
         raise UsageError(f"bad budget flag: {msgs}") from None
 
 
-def _yn(v: bool | None) -> str:
-    return "—" if v is None else ("yes" if v else "no")
-
-
 # -- commands ---------------------------------------------------------------------------------------
 def ask_cmd(
     request: str = typer.Argument(..., help='The request, e.g. "Which contact serves PR-84?"'),
@@ -187,28 +183,18 @@ def eval_cmd(
 
 
 def render_eval(results: list[Any], tot: dict[str, Any], baselines: bool) -> None:
-    from chainret.evaluate import totals
+    from chainret.evaluate import CASE_COLUMNS, ROUTE_COLUMNS, case_cells, route_cells, totals
 
     used = _routes_used(results)
     worlds = list(dict.fromkeys(r.world for r in results))
     for world in worlds:
         rows = [r for r in results if r.world == world]
-        cols = ("case", "group", "outcome", "1st anchor obs.", "2nd anchor obs.", "bundle in packet", "accepted", "chars", "ok")
-        body = [
-            [r.case.id, r.case.group, r.trace.outcome, _yn(r.first_anchor_observed), _yn(r.second_anchor_observed),
-             _yn(r.complete_bundle), _yn(r.accepted), str(r.trace.packet.cost) if r.trace.packet else "—",
-             t(("ok", "green")) if r.ok else t(("FAIL", "red"), " " + "; ".join(r.problems))]
-            for r in rows
+        body: list[list[Any]] = [
+            [*case_cells(r), t(("ok", "green")) if r.ok else t(("FAIL", "red"), " " + "; ".join(r.problems))] for r in rows
         ]
-        console.print(fit_table(cols, body, width=console.width, title=f"world {world}: chain retriever"))
+        console.print(fit_table((*CASE_COLUMNS, "ok"), body, width=console.width, title=f"world {world}: chain retriever"))
         if baselines:
-            bcols = ("case", "route", "1st anchor obs.", "2nd anchor obs.", "bundle in packet", "chars")
-            bbody = [
-                [r.case.id, row["route"], _yn(row["first_anchor_observed"]), _yn(row["second_anchor_observed"]),
-                 _yn(row["complete_bundle"]), str(row["packet_chars"])]
-                for r in rows if r.case.group != "other" for row in r.baselines.values()
-            ]
-            console.print(fit_table(bcols, bbody, width=console.width,
+            console.print(fit_table(ROUTE_COLUMNS, route_cells(rows), width=console.width,
                                     title=f"world {world}: text routes (cap 4 units / 900 chars; never an accepted path)"))
         _print_totals(f"{world}: ", totals(rows), used)
     if len(worlds) > 1:

@@ -33,7 +33,7 @@ def main() -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["CHAINRET_CACHE_DIR"] = str(Path(tmp) / "cache")
-        from chainret.bench.embed import get_model
+        from chainret.qa.embed import get_model
         from chainret.bench.run import RunConfig, run_bench
 
         load0 = os.getloadavg()[0]

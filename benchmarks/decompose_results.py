@@ -110,7 +110,7 @@ def fmt(e: dict[str, Any] | None) -> str:
 
 
 def render(R: dict[str, Any]) -> str:
-    from chainret.bench.metrics import wilson
+    from chainret.qa.metrics import wilson
     from chainret.verify.laterhop import PAPER
 
     L: list[str] = []

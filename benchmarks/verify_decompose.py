@@ -22,7 +22,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 def main() -> None:
-    from chainret.bench.datasets import load_examples
+    from chainret.qa.datasets import load_examples
     from chainret.verify.laterhop import _same, build_items
 
     items, skipped = build_items(load_examples("2wiki").examples, "2wiki")

@@ -28,10 +28,10 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from chainret.bench import metrics as M  # noqa: E402
-from chainret.bench import paper as P  # noqa: E402
+from chainret.qa import metrics as M  # noqa: E402
+from chainret.qa import paper as P  # noqa: E402
 
-# Every paper figure comes from chainret/bench/paper.py (seed 000), with its table and row.
+# Every paper figure comes from chainret/qa/paper.py (seed 000), with its table and row.
 FULL = {"hotpotqa": 500, "2wiki": 500, "musique": 292, "squad": 300, "calib": 200, "suff": 100}
 SIGNALS_MEASURED = ["embedding", "nli-slot", "nli-oracle"]
 SELECTORS = ["B1", "B2", "B4", "B4:bm25", "PC", "SET", "COND", "B5"]
@@ -85,9 +85,9 @@ def main() -> None:
         args.n_hotpot = args.n_2wiki = args.n_musique = args.n_squad = args.n_calib = args.n_suff = 20
         args.n_lh_musique = args.n_lh_2wiki = 20
 
-    from chainret.bench.datasets import load_examples
+    from chainret.qa.datasets import load_examples
     from chainret.bench.run import all_metrics, score_examples, traces_for
-    from chainret.bench.signals import BM25Signal
+    from chainret.qa.signals import BM25Signal
     from chainret.verify.experiments import sufficiency_control
     from chainret.verify.laterhop import rounded, run_later_hop
     from chainret.verify.scorer import get_scorer

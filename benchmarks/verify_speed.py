@@ -86,7 +86,7 @@ def throughput(args: argparse.Namespace) -> dict:
     import numpy as np
     import torch
 
-    from chainret.bench.datasets import load_examples, passage
+    from chainret.qa.datasets import load_examples, passage
     from chainret.nli.model import load_nli
     from chainret.verify.hypothesis import hypothesis
 

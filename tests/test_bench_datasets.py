@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from chainret.bench.datasets import default_data_dir, load_examples, load_squad, read_records
+from chainret.qa.datasets import default_data_dir, load_examples, load_squad, read_records
 from chainret.errors import DataError, UsageError
 
 SLICES = Path(__file__).parent / "data" / "bench"
@@ -75,7 +75,7 @@ def test_musique_decomposition() -> None:
 
 
 def test_vws_text_keeps_title_once() -> None:
-    from chainret.bench.datasets import passage
+    from chainret.qa.datasets import passage
 
     ex = load_examples(str(SLICES / "vws_hotpotqa.jsonl")).examples[0]
     raw = json.loads((SLICES / "vws_hotpotqa.jsonl").read_text().splitlines()[0])

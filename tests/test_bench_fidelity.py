@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chainret.bench import metrics as M
-from chainret.bench import paper as P
-from chainret.bench.example import Example, Paragraph
+from chainret.qa import metrics as M
+from chainret.qa import paper as P
+from chainret.qa.example import Example, Paragraph
 from chainret.bench.report import est, signed
 from chainret.errors import DataError
 from chainret.pack import Candidate, PackContext, get_packer
@@ -84,7 +84,7 @@ def test_split_cells_on_fewer_than_30_paragraphs_print_their_count():
 
 @pytest.mark.skipif(not (DATA / "vws-splits").is_dir(), reason="vws-splits data absent")
 def test_hotpotqa_table_ii_covers_evaluation_plus_calibration():
-    from chainret.bench.datasets import load_examples
+    from chainret.qa.datasets import load_examples
 
     ev = load_examples("hotpotqa-vws").examples
     cal = load_examples("hotpotqa-vws-calib").examples
@@ -116,11 +116,11 @@ def test_derived_figures_are_marked():
 
 
 def test_no_paper_constant_is_hard_coded_in_the_result_scripts():
-    """The quoted numbers live in chainret/bench/paper.py only."""
+    """The quoted numbers live in chainret/qa/paper.py only."""
     for name in ("verify_results.py", "bench_results.py", "pack_results.py"):
         text = (ROOT / "benchmarks" / name).read_text(encoding="utf-8")
         for needle in ("0.669", "0.668", "0.887", "0.849", "0.941", "0.778", "0.933"):
-            assert needle not in text, f"{name} quotes {needle}; use chainret.bench.paper"
+            assert needle not in text, f"{name} quotes {needle}; use chainret.qa.paper"
 
 
 # ----------------------------------------------------------------------------- 5. seed-like focused

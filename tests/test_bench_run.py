@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chainret.bench.datasets import default_data_dir
+from chainret.qa.datasets import default_data_dir
 from chainret.cli import main
 from chainret.trace import Trace
 
@@ -43,7 +43,7 @@ def run_cli(args: list[str]) -> int:
 
 
 def test_real_embedder_normalised_and_cached(fresh_cache: Path) -> None:
-    from chainret.bench.embed import embed_texts
+    from chainret.qa.embed import embed_texts
 
     texts = ["Who directed Inception?", "Inception is a 2010 film directed by Christopher Nolan.", "Cork is a city in Ireland."]
     v = embed_texts(texts)
@@ -149,7 +149,7 @@ def test_parametrised_selector_names_accepted() -> None:
 
 
 def test_embedding_cache_compacts_many_small_shards(tmp_path: Path) -> None:
-    from chainret.bench.embed import COMPACT_ABOVE, EmbeddingCache
+    from chainret.qa.embed import COMPACT_ABOVE, EmbeddingCache
 
     writer = EmbeddingCache(tmp_path)
     for i in range(COMPACT_ABOVE + 2):

@@ -117,3 +117,20 @@ def test_no_exception_class_is_dead() -> None:
             elif isinstance(node, ast.alias) and node.name in names:
                 used.add(node.name)
     assert names - used - {"ChainretError"} == set()
+
+
+def test_the_qa_side_imports_downward() -> None:
+    """qa (adapters, metrics, signals) sits under verify and pack, which sit under bench (the runs)."""
+    g = import_graph()
+
+    def package(m: str) -> str:
+        return ".".join(m.split(".")[:2])
+
+    above = {
+        "chainret.qa": {"chainret.verify", "chainret.pack", "chainret.bench", "chainret.cli", "chainret.server"},
+        "chainret.verify": {"chainret.bench", "chainret.cli", "chainret.server"},
+        "chainret.pack": {"chainret.bench", "chainret.verify", "chainret.cli", "chainret.server"},
+        "chainret.nli": {"chainret.qa", "chainret.verify", "chainret.pack", "chainret.bench", "chainret.cli"},
+    }
+    bad = sorted((a, b) for a, b in g.edges() if package(b) in above.get(package(a), set()))
+    assert bad == []

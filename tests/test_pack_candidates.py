@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from chainret.bench.datasets import passage
-from chainret.bench.example import Example, Paragraph
+from chainret.qa.datasets import passage
+from chainret.qa.example import Example, Paragraph
 from chainret.pack.candidates import cut_pieces, prepare
 from chainret.pack.tokens import count_tokens
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chainret.bench.datasets import default_data_dir
+from chainret.qa.datasets import default_data_dir
 from chainret.verify.iterative import (
     Candidate,
     IterativeDecomposer,
@@ -127,7 +127,7 @@ def _strip_gold(ex):
 
 def test_no_gold_field_reaches_the_decomposer_fast():
     """The same invariance with the bag-of-words embedder (no model) on the bundled MuSiQue sample."""
-    from chainret.bench.datasets import load_examples
+    from chainret.qa.datasets import load_examples
 
     if not (default_data_dir() / "musique").is_dir():
         pytest.skip("benchmark data not present")
@@ -140,8 +140,8 @@ def test_no_gold_field_reaches_the_decomposer_fast():
 @needs_data
 def test_no_gold_field_reaches_the_decomposer():
     """Real embedder, two MuSiQue questions: stripping decomposition, answers and gold flags changes nothing."""
-    from chainret.bench.datasets import load_examples
-    from chainret.bench.embed import embed_texts
+    from chainret.qa.datasets import load_examples
+    from chainret.qa.embed import embed_texts
 
     examples = load_examples("musique", n=2, seed=5).examples
     dec = IterativeDecomposer(lambda t: embed_texts(list(t)))
@@ -160,7 +160,7 @@ def test_later_hop_cli_iterative_records_every_hop(tmp_path, monkeypatch):
     """``chainret bench later-hop --decomposer iterative``: embeds only the sampled questions; traces keep each hop."""
     from typer.testing import CliRunner
 
-    import chainret.bench.embed as embed_mod
+    import chainret.qa.embed as embed_mod
     from chainret.cli import app
 
     seen: list[str] = []

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from chainret.bench.datasets import default_data_dir
+from chainret.qa.datasets import default_data_dir
 
 MODEL_DIR = Path(__file__).resolve().parents[1] / "chainret" / "models" / "nli-minilm-l6"
 needs_model = pytest.mark.skipif(not (MODEL_DIR / "config.json").exists(), reason="shipped NLI model not present")

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from chainret.bench.example import Example, Paragraph, SubQuestion
+from chainret.qa.example import Example, Paragraph, SubQuestion
 from chainret.errors import UsageError
 from chainret.verify.laterhop import LaterHopItem, resolve, summarize
 from chainret.verify.scorer import EntailmentScorer

@@ -1,1 +1,4 @@
-"""Benchmark layer: adapters, metrics, signals and runs over HotpotQA, 2Wiki, MuSiQue and SQuAD."""
+"""Benchmark runs and reports: ``chainret bench run`` over HotpotQA, 2Wiki, MuSiQue and SQuAD.
+
+Adapters, metrics and signals live one layer down in ``chainret.qa``.
+"""

@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from chainret.bench.metrics import too_few, withheld
+from chainret.qa.metrics import too_few, withheld
 
 TYPE_ORDER = ("comparison", "compositional", "inference", "bridge_comparison", "bridge", "single")
 

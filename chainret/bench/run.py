@@ -27,10 +27,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from chainret.bench import metrics as M
-from chainret.bench.datasets import DEFAULT_SEED, LoadResult, load_examples
-from chainret.bench.example import Example
-from chainret.bench.signals import SIGNALS, get_signal, parse_names
+from chainret.qa import metrics as M
+from chainret.qa.datasets import DEFAULT_SEED, LoadResult, load_examples
+from chainret.qa.example import Example
+from chainret.qa.signals import SIGNALS, get_signal, parse_names
 from chainret.errors import UsageError
 from chainret.trace import Hit, Hop, Trace, atomic_write_text
 from chainret.verify.selectors import SELECTORS, run_selectors

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chainret.bench.datasets import passage
-from chainret.bench.example import Example, Paragraph
+from chainret.qa.datasets import passage
+from chainret.qa.example import Example, Paragraph
 from chainret.pack.base import Candidate, PackContext
 from chainret.pack.text import content_terms
 

@@ -1,6 +1,6 @@
 """Reader-independent diagnostics of one packed context (the seed's §3.1, computed on the packet).
 
-The metric functions come from ``chainret.bench.metrics``; this module only assembles them per
+The metric functions come from ``chainret.qa.metrics``; this module only assembles them per
 packet and adds the yes/no rule: a yes/no answer is not a span of the evidence, so
 answer-in-context is *not applicable* (``None``) for it and such questions are left out of its
 mean (their count is reported), rather than scored by whether the word "no" happens to occur.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chainret.bench import metrics
+from chainret.qa import metrics
 from chainret.pack.base import Candidate
 from chainret.trace import Packet, PacketItem
 

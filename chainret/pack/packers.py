@@ -13,7 +13,7 @@ import numpy as np
 
 from chainret.pack.base import BasePacker, Candidate, PackContext, register
 from chainret.pack.objective import Objective
-from chainret.bench.metrics import answer_in_text, is_yes_no
+from chainret.qa.metrics import answer_in_text, is_yes_no
 from chainret.pack.text import content_terms
 
 MMR_LAMBDA = 0.7

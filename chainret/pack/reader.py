@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from chainret.bench.metrics import em_f1
+from chainret.qa.metrics import em_f1
 from chainret.errors import DataError
 from chainret.trace import Trace
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from chainret.bench import paper as P
+from chainret.qa import paper as P
 
-# Reader-independent figures stated in seed 002: all in chainret.bench.paper (PACK_*).
+# Reader-independent figures stated in seed 002: all in chainret.qa.paper (PACK_*).
 SEED = P.PACK_GATE
 
 PACKERS = ("naive", "focused", "focused-seed", "mmr", "submodular", "oracle")

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from chainret.bench import metrics
-from chainret.bench.datasets import load_examples, passage
-from chainret.bench.example import Example
+from chainret.qa import metrics
+from chainret.qa.datasets import load_examples, passage
+from chainret.qa.example import Example
 from chainret.errors import UsageError
 from chainret.pack.registry import available_packers, get_packer
 from chainret.pack.candidates import MAX_SNIPPET_TOKENS, PreparedQuestion, prepare
@@ -88,7 +88,7 @@ def load_union(cfg: PackConfig) -> tuple[list[Example], dict[int, list[str]]]:
 
 def embedding_cached(examples: list[Example], embedder: str | None) -> float:
     """Share of the question + paragraph texts whose embedding is already in the on-disk cache."""
-    from chainret.bench.embed import cache_for, model_id, text_hash
+    from chainret.qa.embed import cache_for, model_id, text_hash
 
     cache = cache_for(model_id(embedder))
     texts = [t for ex in examples for t in [ex.question, *(passage(p) for p in ex.paragraphs)]]
@@ -103,13 +103,13 @@ def resolve_signal(examples: list[Example], cfg: PackConfig) -> str:
 
 
 def retrieval_scores(examples: list[Example], signal: str, cfg: PackConfig) -> list[np.ndarray]:
-    from chainret.bench.signals import get_signal
+    from chainret.qa.signals import get_signal
 
     return get_signal(signal, embedder=cfg.embedder).score(examples)
 
 
 def prepare_all(examples: list[Example], scores: Sequence[np.ndarray], cfg: PackConfig) -> list[PreparedQuestion]:
-    from chainret.bench.embed import embed_texts
+    from chainret.qa.embed import embed_texts
     from chainret.pack.tokens import count_tokens
 
     return prepare(

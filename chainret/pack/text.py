@@ -1,7 +1,7 @@
 """Content terms: lower-cased alphanumeric words minus a small English stop list.
 
 They feed the focused heuristic, QueryCov and the lexical half of snippet relevance.
-(Answer normalisation is ``chainret.bench.metrics.normalize_answer``.)
+(Answer normalisation is ``chainret.qa.metrics.normalize_answer``.)
 """
 
 from __future__ import annotations

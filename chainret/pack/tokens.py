@@ -28,7 +28,7 @@ def load_tokenizer() -> Any:
         from transformers import AutoTokenizer
     except ImportError:
         raise MissingExtra("token costs need transformers: pip install 'chainret[models]'") from None
-    from chainret.bench.embed import default_model_path
+    from chainret.qa.embed import default_model_path
 
     path = default_model_path()
     try:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from chainret.bench.example import Example, Paragraph, SubQuestion
+from chainret.qa.example import Example, Paragraph, SubQuestion
 from chainret.verify.hypothesis import relation_question
 
 _INNER_REL = {

@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from chainret.bench import metrics as M
-from chainret.bench.datasets import passage
-from chainret.bench.example import Example
+from chainret.qa import metrics as M
+from chainret.qa.datasets import passage
+from chainret.qa.example import Example
 from chainret.verify.hypothesis import hypothesis
 from chainret.verify.scorer import EntailmentScorer
 from chainret.verify.selectors import pair_premise

@@ -526,7 +526,7 @@ class CandidateIndex:
     def __init__(self, cands: list[Candidate], embed: Embed, pvecs: np.ndarray | None = None) -> None:
         from rank_bm25 import BM25Plus
 
-        from chainret.bench.signals import tokenize
+        from chainret.qa.signals import tokenize
 
         self.cands = cands
         self.embed = embed

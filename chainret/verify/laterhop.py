@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from chainret.bench import metrics as M
-from chainret.bench.datasets import passage
-from chainret.bench.example import Example, SubQuestion
+from chainret.qa import metrics as M
+from chainret.qa.datasets import passage
+from chainret.qa.example import Example, SubQuestion
 from chainret.errors import UsageError
 from chainret.trace import Hit, Hop, Trace, Verification
 from chainret.verify.decompose import (
@@ -142,7 +142,7 @@ def attach_deployable(
     items: list[LaterHopItem], dataset: str, *, embedder: str | None = None, decomposers: tuple[str, ...] = ("anchored",)
 ) -> None:
     """Add the deployable decompositions' hypotheses; embeds only these items' questions and paragraphs."""
-    from chainret.bench.embed import embed_texts
+    from chainret.qa.embed import embed_texts
 
     kind = _kind(dataset)
     bad = [d for d in decomposers if d not in DECOMPOSERS]
@@ -173,7 +173,7 @@ def attach_deployable(
 
 def _iterative(it: LaterHopItem, pv: np.ndarray, kind: str, embedder: str | None) -> None:
     """The iterative decomposer (``verify.iterative``) sees the question, titles and texts only."""
-    from chainret.bench.embed import embed_texts
+    from chainret.qa.embed import embed_texts
     from chainret.verify.iterative import IterativeDecomposer, candidates_of
 
     ex = it.example
@@ -203,7 +203,7 @@ def _gold_chain(ex: Example) -> list[SubQuestion]:
 
 def _anchored_musique(it: LaterHopItem, qv: np.ndarray, pv: np.ndarray, embedder: str | None) -> None:
     """Resolve #1..#(T-1) hop by hop: each anchor names the next bridge; no gold answer is read."""
-    from chainret.bench.embed import embed_texts
+    from chainret.qa.embed import embed_texts
 
     ex = it.example
     dec = ex.decomposition or []
@@ -482,7 +482,7 @@ def run_later_hop(
     reuses the NLI scores already cached for them); ``skip_sources`` names hypothesis sources not to score (e.g. ``gold-subq+answer`` when only the
     deployable rows are wanted: fewer NLI calls).
     """
-    from chainret.bench.datasets import load_examples
+    from chainret.qa.datasets import load_examples
     from chainret.verify.scorer import get_scorer
 
     t0 = time.perf_counter()
@@ -549,7 +549,7 @@ def cond_selection(
     pair accuracy, and how often the later hop's own paragraph is kept, with question-bootstrap CIs;
     overall and on the 2-hop questions (the seed's end-to-end subset).
     """
-    from chainret.bench.embed import embed_texts
+    from chainret.qa.embed import embed_texts
     from chainret.verify.selectors import pair_premise
 
     texts: list[str] = []

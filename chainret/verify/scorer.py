@@ -92,7 +92,7 @@ class EntailmentScorer:
         return str(getattr(self.model, "model_id", self.model_name or "nli"))
 
     def _dir(self) -> Path:
-        from chainret.bench.embed import cache_dir
+        from chainret.qa.embed import cache_dir
 
         return cache_dir() / "nli" / fingerprint(self.model)
 

@@ -25,10 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from chainret.bench.datasets import passage
-from chainret.bench.example import Example
-from chainret.bench.metrics import argmax_correct, roc_auc, selected_recall
-from chainret.bench.metrics import top_k as _top_k
+from chainret.qa.datasets import passage
+from chainret.qa.example import Example
+from chainret.qa.metrics import argmax_correct, roc_auc, selected_recall
+from chainret.qa.metrics import top_k as _top_k
 from chainret.errors import UsageError
 from chainret.verify.hypothesis import hypothesis
 from chainret.verify.scorer import EntailmentScorer, get_scorer
@@ -205,7 +205,7 @@ def pc_sweep(examples: list[Example], tops: list[list[int]], slot: list[np.ndarr
     top k* that pass the gate (pooled; seed 000's rule), ``distractor_rejection`` the share of
     distractors in the top k rejected (pooled), ``kept_chunks`` the mean kept per question.
     """
-    from chainret.bench.metrics import paragraph_kinds
+    from chainret.qa.metrics import paragraph_kinds
 
     kinds = [paragraph_kinds(ex) for ex in examples]
     rows = []

@@ -3,7 +3,7 @@
     s_ent(q, c) = P(entail | premise = c, hypothesis = H(q))          (slot: deployable)
     s_ent*(q, c) = P(entail | premise = c, hypothesis = H(q, gold))   (oracle: an upper bound)
 
-Registered in ``chainret.bench.signals.SIGNALS`` as ``nli-slot`` / ``nli-oracle``; the premise is
+Registered in ``chainret.qa.signals.SIGNALS`` as ``nli-slot`` / ``nli-oracle``; the premise is
 the same ``"<title>. <text>"`` passage the other signals score. Each call also keeps the
 ``Verification`` records (hypothesis, premise ref, P(entail), model id) per question, for the
 run's traces: ``verification_records(qid)``.
@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from chainret.bench.datasets import passage
-from chainret.bench.example import Example
+from chainret.qa.datasets import passage
+from chainret.qa.example import Example
 from chainret.trace import Hop, Trace, Verification
 from chainret.verify.hypothesis import hypothesis
 from chainret.verify.scorer import EntailmentScorer, Progress, get_scorer

@@ -19,13 +19,13 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from chainret.bench.datasets import passage
-from chainret.bench.example import Example
+from chainret.qa.datasets import passage
+from chainret.qa.example import Example
 from chainret.errors import UsageError
 
 SIGNALS: dict[str, str] = {
-    "bm25": "chainret.bench.signals:BM25Signal",
-    "embedding": "chainret.bench.signals:EmbeddingSignal",
+    "bm25": "chainret.qa.signals:BM25Signal",
+    "embedding": "chainret.qa.signals:EmbeddingSignal",
     "nli-slot": "chainret.verify.signals:NLISlotSignal",
     "nli-oracle": "chainret.verify.signals:NLIOracleSignal",
 }
@@ -116,12 +116,12 @@ class EmbeddingSignal:
 
     @property
     def model_id(self) -> str:
-        from chainret.bench.embed import model_id
+        from chainret.qa.embed import model_id
 
         return model_id(self.embedder)
 
     def score(self, examples: list[Example]) -> list[np.ndarray]:
-        from chainret.bench.embed import embed_texts
+        from chainret.qa.embed import embed_texts
 
         texts: list[str] = []
         spans = []

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chainret.bench.example import EvidenceTriple, Example, Paragraph, SubQuestion
+from chainret.qa.example import EvidenceTriple, Example, Paragraph, SubQuestion
 from chainret.errors import DataError, UsageError
 
 DEFAULT_SEED = 1337

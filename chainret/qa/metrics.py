@@ -111,9 +111,9 @@ def gold_kind(answers: Sequence[str], text: str, is_gold: bool, rule: str = DEFA
 
 
 def paragraph_kinds(example: Any, rule: str = DEFAULT_ANSWER_RULE) -> list[str]:
-    """``gold_kind`` of every candidate paragraph of a ``chainret.bench.example.Example``, over the
+    """``gold_kind`` of every candidate paragraph of a ``chainret.qa.example.Example``, over the
     text a signal scores (``"<title>. <text>"``): the one place benchmarks label paragraphs."""
-    from chainret.bench.datasets import passage
+    from chainret.qa.datasets import passage
 
     return [gold_kind(example.answers, passage(p), p.is_gold, rule) for p in example.paragraphs]
 

@@ -46,7 +46,7 @@ def main() -> None:
         cold_s = time.perf_counter() - t
         cfg.out = Path(tmp) / "warm"
         t = time.perf_counter()
-        warm = run_bench(cfg)
+        run_bench(cfg)
         warm_s = time.perf_counter() - t
         load1 = os.getloadavg()[0]
     n_par = cold["metrics"]["embedding"]["n_pairs"]

@@ -32,7 +32,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chainret.fuzz import CLASSES, STEP_SECONDS, FuzzCase, generate, summarise
+from chainret.fuzz import CLASSES, STEP_SECONDS, FuzzCase, generate, summarise  # noqa: E402
 
 DOC = ROOT / "docs" / "results" / "robustness.md"
 COMMAND = "python benchmarks/robustness.py"

@@ -30,7 +30,8 @@ from chainret.catalog.readable import reader_catalog, reads_within
 from chainret.catalog.views import CatalogView
 from chainret.codes import RefusalCode
 from chainret.errors import UsageError
-from chainret.hops import effective_budget, run_chain
+from chainret.budget import effective_budget
+from chainret.hops import run_chain
 from chainret.interpret import Reading, interpret, pattern_specs  # noqa: F401 - pattern_specs, Reading re-exported
 from chainret.packet import PACKET_SEPARATOR, coverage, pack_items  # noqa: F401 - PACKET_SEPARATOR re-exported
 from chainret.store.memory import (  # noqa: F401 - re-exported: the caches moved to the in-memory store

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from chainret.budget import effective_budget
 from chainret.catalog.cases import Case
 from chainret.catalog.views import CatalogView
 from chainret.errors import ChainretError
@@ -32,11 +33,7 @@ TEXT_ROUTE_LABEL = "text route: ranked text, NOT a supported chain"
 ROUTES = ("bm25-request", "bm25-expanded", "dense")
 
 
-def _text_budget(budget: Budget) -> Budget:
-    # The chain's default two-hop row budget (explicit values win).
-    explicit = budget.model_fields_set
-    rows = budget.max_rows if "max_rows" in explicit else budget.rows_per_hop * 2
-    return budget.model_copy(update={"max_rows": rows})
+TEXT_ROUTE_HOPS = 2  # a text route gets the chain's two-hop budget (explicit values win)
 
 
 def dense_available() -> bool:
@@ -100,7 +97,7 @@ def route_packet(hits: Sequence[SearchHit], cv: CatalogView, budget: Budget) -> 
 
 def run_route(route: str, request: str, cv: CatalogView, budget: Budget, required: Sequence[str] = ()) -> dict[str, Any]:
     """One route on one request: rows, packet and the measurement row."""
-    b = _text_budget(budget)
+    b = effective_budget(budget, TEXT_ROUTE_HOPS)
     name, hits = route_hits(route, request, cv, b.max_rows)
     packet = route_packet(hits, cv, b)
     cov = coverage(cv, list(required), [h.ref for h in hits], packet)
@@ -133,7 +130,7 @@ def text_route_result(trace: Trace, cv: CatalogView, budget: Budget) -> Trace:
     The trace records the budget the route ran under (its row budget is the chain's two-hop one),
     so ``rows_used <= budget.max_rows`` and ``searches_used <= budget.max_searches`` hold.
     """
-    b = _text_budget(budget)
+    b = effective_budget(budget, TEXT_ROUTE_HOPS)
     name, hits = route_hits("bm25-request", trace.request, cv, b.max_rows)
     hop = Hop(
         index=1,

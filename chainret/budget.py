@@ -20,3 +20,14 @@ class Budget(BaseModel):
     max_hops: int = Field(3, ge=1)
     packet_units: int = Field(4, ge=1)
     packet_chars: int = Field(900, ge=1)
+
+
+def effective_budget(budget: Budget, n_hops: int) -> Budget:
+    """Fill the per-request limits the caller did not set: N searches and N*rows_per_hop rows.
+
+    The seed's two-hop defaults (2 searches, 6 rows) are the N=2 case. Explicitly set values win.
+    """
+    explicit = budget.model_fields_set
+    searches = budget.max_searches if "max_searches" in explicit else n_hops
+    rows = budget.max_rows if "max_rows" in explicit else budget.rows_per_hop * searches
+    return budget.model_copy(update={"max_searches": searches, "max_rows": rows})

@@ -32,6 +32,7 @@ from typing import Any
 from chainret.codes import RefusalCode
 from chainret.functional import opposing
 from chainret.search import LexicalIndex, SearchHit
+from chainret.budget import effective_budget
 from chainret.trace import Anchor, Budget, Hit, Hop, Refusal
 
 CONTRADICTION_ASSUMPTION = (
@@ -116,17 +117,6 @@ class HopWorld:
     def of_subject(self, subject: str, predicate: str) -> Sequence[Rel]:
         """Every relation record of this subject and predicate, any status (catalog-level checks)."""
         return self._of_subject(subject, predicate)
-
-
-def effective_budget(budget: Budget, n_hops: int) -> Budget:
-    """Fill the per-request limits the caller did not set: N searches and N*rows_per_hop rows.
-
-    The seed's two-hop defaults (2 searches, 6 rows) are the N=2 case. Explicitly set values win.
-    """
-    explicit = budget.model_fields_set
-    searches = budget.max_searches if "max_searches" in explicit else n_hops
-    rows = budget.max_rows if "max_rows" in explicit else budget.rows_per_hop * searches
-    return budget.model_copy(update={"max_searches": searches, "max_rows": rows})
 
 
 @dataclass

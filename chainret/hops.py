@@ -4,7 +4,7 @@ Hop k searches the exact canonical ID of the current node and takes at most ``ro
 rows. It may advance only over a relation that
 
 * has hop k's predicate and the current node as subject,
-* is current in the view, eligible for the principal and valid (digest, span, clause), and
+* is current in the view, readable by the principal and valid (digest, span, clause), and
 * is supported by a unit that *this* hop's search returned.
 
 The relation's object becomes the bridge; hop k+1 searches that exact ID. A relation elsewhere in
@@ -56,7 +56,7 @@ class Rel:
     object: str
     support: Anchor
     current: bool = True  # its supporting document version is the one in the view
-    eligible: bool = True  # the principal may read its support in the view
+    readable: bool = True  # the principal may read its support in the view
     valid: bool = True  # digest, span and clause check out
     why_not: str | None = None  # short reason when not usable (for the trace)
 
@@ -67,7 +67,7 @@ class Rel:
 
     @property
     def usable(self) -> bool:
-        return self.current and self.eligible and self.valid and self.unit_ref is not None
+        return self.current and self.readable and self.valid and self.unit_ref is not None
 
     def anchor(self) -> Anchor:
         assert self.unit_ref is not None
@@ -212,7 +212,7 @@ def _hop(
         withheld = [
             {"relation": r.id, "unit": r.unit_ref or "", "why": r.why_not or "not eligible"}
             for r in world.of_subject(node, pred)
-            if r.current and r.valid and not r.eligible
+            if r.current and r.valid and not r.readable
         ]
         details: dict[str, object] = {}
         if rejected:

@@ -58,7 +58,7 @@ def test_rows_per_hop_cap_hides_a_supporting_unit():
 
 
 def test_unusable_relations_do_not_advance():
-    for flags in ({"valid": False, "why_not": "invalid"}, {"current": False}, {"eligible": False}):
+    for flags in ({"valid": False, "why_not": "invalid"}, {"current": False}, {"readable": False}):
         w = world([("d@v1#u1", "REL p:w:a | operated_by | o:w:n")], [rel("r1", "p:w:a", "operated_by", "o:w:n", "d@v1#u1", **flags)])
         run, path = run_chain(w, "p:w:a", ["operated_by", "contact"], Budget())
         assert path is None and run.hops[0].refusal.code == "no_supported_relation"
@@ -135,10 +135,10 @@ def random_world(draw):
     for i in range(n):
         s, o = draw(st.sampled_from(ENT)), draw(st.sampled_from(ENT))
         p = draw(st.sampled_from(PREDS))
-        flags = draw(st.sampled_from([{}, {}, {}, {"valid": False}, {"current": False}, {"eligible": False}]))
+        flags = draw(st.sampled_from([{}, {}, {}, {"valid": False}, {"current": False}, {"readable": False}]))
         ref = f"d@v1#u{i}"
         rels.append(rel(f"r{i}", f"e:w:{s}", p, f"e:w:{o}", ref, **flags))
-        if flags.get("eligible", True):  # only readable units are indexed
+        if flags.get("readable", True):  # only readable units are indexed
             units.append((ref, f"REL e:w:{s} | {p} | e:w:{o}"))
     noise = draw(st.integers(0, 3))
     units += [(f"n@v1#u{i}", "prose about e:w:a and e:w:b") for i in range(noise)]

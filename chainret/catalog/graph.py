@@ -26,7 +26,7 @@ class Edge(Assignment, Protocol):
     @property
     def current(self) -> bool: ...
     @property
-    def eligible(self) -> bool: ...
+    def readable(self) -> bool: ...
     @property
     def valid(self) -> bool: ...
     @property
@@ -49,7 +49,7 @@ def build_graph(relations: Iterable[Edge], entities: dict[str, dict[str, str]] |
             predicate=r.predicate,
             unit=r.unit_ref or "",
             current=r.current,
-            eligible=r.eligible,
+            readable=r.readable,
             valid=r.valid,
             usable=r.usable,
         )
@@ -107,7 +107,7 @@ def to_mermaid(g: nx.MultiDiGraph) -> str:
         label = f"{d['predicate']} · {key}"
         arrow = "-->" if d["usable"] else "-.->"
         if not d["usable"]:
-            flags = [n for n in ("current", "eligible", "valid") if not d[n]]
+            flags = [n for n in ("current", "readable", "valid") if not d[n]]
             label += " (not " + ", ".join(flags or ["supported"]) + ")"
         lines.append(f'    {_mermaid_id(u)} {arrow}|"{mermaid_label(label)}"| {_mermaid_id(v)}')
     return "\n".join(lines) + "\n"

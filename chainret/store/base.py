@@ -91,7 +91,7 @@ def is_store(obj: Any) -> bool:
 
 
 def view_codes(reasons: Sequence[str]) -> tuple[bool, bool]:
-    """(current, eligible) from a relation's status reasons, as ``relation_flags`` derives them."""
+    """(current, readable) from a relation's status reasons, as ``relation_flags`` derives them."""
     return (
         not any(r in NOT_CURRENT for r in reasons),
         not any(r in NOT_READABLE for r in reasons),

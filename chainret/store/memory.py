@@ -87,7 +87,7 @@ def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld
 def relation_flags(cv: CatalogView, rel: Any) -> Rel:
     """A catalog relation as the engine sees it in this view for this principal."""
     st = cv.relation_status(rel)
-    current, eligible = view_codes(st.reasons)
+    current, readable = view_codes(st.reasons)
     unit = cv.supporting_unit(rel)
     sup = rel.support
     return Rel(
@@ -108,7 +108,7 @@ def relation_flags(cv: CatalogView, rel: Any) -> Rel:
             support_kind=sup.kind,
         ),
         current=current,
-        eligible=eligible,
+        readable=readable,
         valid=st.valid,
         why_not=",".join(st.reasons) or None,
     )

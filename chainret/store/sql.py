@@ -614,13 +614,13 @@ class SQLView:
         if hit is not None:
             return hit
         reasons = _reasons(row)
-        current, eligible = view_codes(reasons)
+        current, readable = view_codes(reasons)
         support = Anchor(
             unit_ref=row[14] or "", relation_id=rid, source=row[5], document=row[6], version=row[7],
             representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16],
         )
         rel = Rel(
-            id=rid, subject=row[2], predicate=row[3], object=row[4], support=support, current=current, eligible=eligible,
+            id=rid, subject=row[2], predicate=row[3], object=row[4], support=support, current=current, readable=readable,
             valid=not any(r in _DEFECTS for r in reasons), why_not=",".join(reasons) or None,
         )
         return _bounded(self._flags, rid, rel)

@@ -98,7 +98,7 @@ def leak_property(n: int, seed: int = 0, *, per_world: int = 60) -> LeakReport:
         pats = {v: secrets(cat, v) for v in PRINCIPALS}
         for _ in range(min(per_world, n - rep.requests)):
             request = rng.choice(world.requests)
-            view = rng.choice([None, "old", "new"])
+            view = rng.choice([None, *(v.name for v in cat.views)])
             principal, viewer = rng.choice(PRINCIPALS), rng.choice(PRINCIPALS)
             budget = Budget(rows_per_hop=rng.randint(1, 4), packet_chars=rng.choice([40, 900]))
             text_route = rng.random() < 0.2

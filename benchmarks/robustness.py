@@ -11,8 +11,7 @@ under a wall-clock limit, measuring the subprocess's peak resident memory (``wai
 killed at the limit counts as a hang; a step slower than 10 s counts as a hang too.
 
 The page also has a section for the permission-leak property and the trace tampering suite; those
-figures come from ``chainret.audit.leak_property(n, seed)`` and ``chainret.audit.tamper_suite(seed)``
-when that module exists, and read "not run" otherwise.
+figures come from ``chainret.audit.leak_property(n, seed)`` and ``chainret.audit.tamper_suite(seed)``.
 """
 
 from __future__ import annotations
@@ -80,27 +79,21 @@ LEAK_REQUESTS = 20_000
 
 
 def audit_figures(seed: int) -> dict[str, Any]:
-    """Leak-property and tampering figures from ``chainret.audit`` (the lead's module), when present.
+    """Leak-property and tampering figures from ``chainret.audit``.
 
     Each report is shown field by field: counts as they are, lists (examples, missed tamperings,
     wrong verdicts) as their length plus the first few entries.
     """
     import dataclasses
 
-    try:
-        from chainret import audit  # type: ignore[attr-defined]
-    except ImportError:
-        return {"leak_property": None, "tamper_suite": None}
-    # LEAD: leak_property(n, seed) and tamper_suite(seed) return report dataclasses; rendered field by field.
+    from chainret import audit
+
     out: dict[str, Any] = {}
     for name, call in (("leak_property", lambda: audit.leak_property(LEAK_REQUESTS, seed)),
                        ("tamper_suite", lambda: audit.tamper_suite(seed))):
-        if getattr(audit, name, None) is None:
-            out[name] = None
-            continue
         t0 = time.perf_counter()
         report = call()
-        fields = dataclasses.asdict(report) if dataclasses.is_dataclass(report) else dict(report)
+        fields = dataclasses.asdict(report)
         shown: dict[str, Any] = {}
         for key, value in fields.items():
             if isinstance(value, list):
@@ -155,18 +148,12 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace, seconds: flo
         lines.append(f"| {cls} | {row['files']} | {row['problem_files']} |")
     lines += ["", "## First problems found", ""]
     lines += [f"- `{e}`" for e in s.examples] or ["None."]
-    lines += ["", "## Permission leaks and trace tampering", "",
-              "<!-- LEAD: figures from chainret.audit.leak_property / tamper_suite (filled in when that module exists) -->", ""]
+    lines += ["", "## Permission leaks and trace tampering", ""]
     for name, title in (("leak_property", "Leak property (outcome and reason a viewer sees = same request on the catalog without "
                                             "what the viewer may not read)"), ("tamper_suite", "Trace tampering (`trace verify`)")):
-        figures = audit.get(name)
-        lines.append(f"### {title}")
-        lines.append("")
-        if figures is None:
-            lines.append("not run (`chainret.audit` is not available in this tree)")
-        else:
-            lines += [f"`chainret.audit.{name}` (seed {args.seed}):", "", "| measure | value |", "|---|---|"]
-            lines += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in figures.items()]
+        figures = audit[name]
+        lines += [f"### {title}", "", f"`chainret.audit.{name}` (seed {args.seed}):", "", "| measure | value |", "|---|---|"]
+        lines += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in figures.items()]
         lines.append("")
     return "\n".join(lines)
 

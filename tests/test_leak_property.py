@@ -25,6 +25,25 @@ def test_shown_outcome_equals_the_viewers_reference_catalog_and_nothing_leaks(se
     assert rep.inferable_differences == 0 and rep.leaks == 0, rep.examples
 
 
+def test_the_property_fails_when_a_wider_principal_is_trimmed_afterwards(monkeypatch):
+    """Switch off 'run over the viewer's catalog': trimming the wider principal's trace must be caught."""
+    import importlib
+
+    for module in ("chainret.ask", "chainret.projection"):  # chainret.ask the attribute is the function
+        monkeypatch.setattr(importlib.import_module(module), "reads_within", lambda *a, **k: True)
+    rep = leak_property(600, seed=7)
+    assert rep.inferable_differences + rep.leaks > 0
+
+
+def test_the_property_fails_when_restricted_only_entities_are_known(monkeypatch):
+    """Switch off 'an entity is known only through readable documents': resolution must leak."""
+    import chainret.catalog.views
+
+    monkeypatch.setattr(chainret.catalog.views, "known_entities", lambda cat, reader, **k: frozenset(e.id for e in cat.entities))
+    rep = leak_property(600, seed=7)
+    assert rep.inferable_differences + rep.leaks > 0
+
+
 def test_every_tampering_of_a_trace_is_caught_and_catalog_edits_are_told_apart():
     rep = tamper_suite(seed=0)
     assert rep.tried >= 100

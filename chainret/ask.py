@@ -24,26 +24,20 @@ from pathlib import Path
 from typing import Any
 
 from chainret.baselines import text_route_result
+from chainret.budget import effective_budget
 from chainret.catalog.load import default_catalog_path, load_world
 from chainret.catalog.models import Catalog, doc_ref
 from chainret.catalog.readable import reader_catalog, reads_within
 from chainret.catalog.views import CatalogView
 from chainret.codes import RefusalCode
 from chainret.errors import UsageError
-from chainret.budget import effective_budget
 from chainret.hops import run_chain
-from chainret.interpret import Reading, interpret, pattern_specs  # noqa: F401 - pattern_specs, Reading re-exported
-from chainret.packet import PACKET_SEPARATOR, coverage, pack_items  # noqa: F401 - PACKET_SEPARATOR re-exported
-from chainret.store.memory import (  # noqa: F401 - re-exported: the caches moved to the in-memory store
-    cached_view,
-    catalog_digest,
-    hop_world,
-    relation_flags,
-)
+from chainret.interpret import interpret
+from chainret.packet import coverage, pack_items
 from chainret.projection import project as project_trace
 from chainret.session import Session
+from chainret.store.memory import cached_view, catalog_digest, hop_world, relation_flags
 from chainret.trace import Budget, Interpretation, PacketItem, Refusal, Trace
-
 
 
 def catalog_path(catalog: str | os.PathLike[str] | None) -> Path:

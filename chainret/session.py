@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
 
 
 class Session:
@@ -68,3 +71,39 @@ _DEFAULT = Session()
 def default_session() -> Session:
     """The session of library calls that pass none."""
     return _DEFAULT
+
+
+class ProcessMemo(Generic[T]):
+    """One expensive load per key per process (a model, an on-disk cache), thread-safe and clearable.
+
+    Unlike a ``Session`` these are not tied to a catalog: a loaded model serves every request. The
+    build runs under the memo's lock, so two threads never load the same model twice.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._items: dict[str, T] = {}
+        _MEMOS.append(self)
+
+    def get(self, key: str, build: Callable[[], T]) -> T:
+        with self._lock:
+            if key not in self._items:
+                self._items[key] = build()
+            return self._items[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._items)
+
+
+_MEMOS: list[ProcessMemo[Any]] = []
+
+
+def clear_process_memos() -> None:
+    """Forget every loaded model and open embedding cache (the next use loads them again)."""
+    for memo in _MEMOS:
+        memo.clear()

@@ -68,3 +68,25 @@ def test_what_a_reader_may_read_is_cached_in_the_callers_session() -> None:
     assert len(default_session()) == 0  # nothing leaked into the default session
     mine.clear()
     assert not mine.readers
+
+
+def test_a_process_memo_loads_once_under_concurrency_and_clears() -> None:
+    import threading
+    import time
+
+    from chainret.session import ProcessMemo, clear_process_memos
+
+    memo: ProcessMemo[object] = ProcessMemo()
+    builds: list[int] = []
+
+    def load() -> object:
+        builds.append(threading.get_ident())
+        time.sleep(0.01)  # a slow load: every thread arrives while it runs
+        return object()
+
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: memo.get("model", load), range(16)))
+    assert len(builds) == 1 and all(g is got[0] for g in got)
+    clear_process_memos()
+    assert len(memo) == 0
+    assert memo.get("model", load) is not got[0] and len(builds) == 2

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from chainret.ask import interpret, pattern_specs
+from chainret.interpret import interpret, pattern_specs
 from chainret.catalog.load import load_world
 from chainret.catalog.views import open_view
 from chainret.patterns import (

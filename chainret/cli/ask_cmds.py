@@ -130,7 +130,7 @@ def _suggestions(trace: Trace, opened: Any) -> list[tuple[str, str]]:
     """The catalog's phrasings closest to a request that matched none."""
     if trace.outcome != "no_pattern":
         return []
-    from chainret.ask import pattern_specs
+    from chainret.interpret import pattern_specs
     from chainret.patterns import suggest_phrasings
 
     return suggest_phrasings(trace.request, pattern_specs(opened))

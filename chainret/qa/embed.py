@@ -23,14 +23,15 @@ from typing import Any
 import numpy as np
 
 from chainret.errors import MissingExtra, ModelError
+from chainret.session import ProcessMemo
 
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
 BATCH_SIZE = 64
 FLUSH_EVERY = 1024  # texts per cache shard while embedding
 COMPACT_ABOVE = 64  # merge the shards of a model dir when more than this many are found
 
-_MODELS: dict[str, Any] = {}
-_CACHES: dict[str, EmbeddingCache] = {}
+_MODELS: ProcessMemo[Any] = ProcessMemo()
+_CACHES: ProcessMemo[EmbeddingCache] = ProcessMemo()
 
 
 def cache_dir() -> Path:
@@ -65,22 +66,22 @@ def model_id(model: str | None) -> str:
 def get_model(model: str | None = None) -> Any:
     """The sentence-transformers model, loaded once per process (CPU), offline."""
     mid = model_id(model)
-    if mid in _MODELS:
-        return _MODELS[mid]
+    return _MODELS.get(mid, lambda: _load_model(mid, model))
+
+
+def _load_model(mid: str, model: str | None) -> Any:
     path = default_model_path() if mid == DEFAULT_EMBEDDER else str(model)
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError:
         raise MissingExtra("embeddings need sentence-transformers: pip install 'chainret[models]'") from None
     try:
-        st = SentenceTransformer(path, device="cpu")
+        return SentenceTransformer(path, device="cpu")
     except Exception as exc:  # OSError (no hub access), ValueError (not a model dir)
         raise ModelError(
             f"cannot load embedder {model or DEFAULT_EMBEDDER!r} from {path}: {str(exc).splitlines()[0][:200]} "
             "(offline: pass a local model directory)"
         ) from None
-    _MODELS[mid] = st
-    return st
 
 
 def get_tokenizer(model: str | None = None) -> Any:
@@ -154,10 +155,7 @@ class EmbeddingCache:
 def cache_for(mid: str) -> EmbeddingCache:
     """The on-disk embedding cache of model id ``mid`` (one instance per process)."""
     d = cache_dir() / "emb" / mid
-    key = str(d)
-    if key not in _CACHES:
-        _CACHES[key] = EmbeddingCache(d)
-    return _CACHES[key]
+    return _CACHES.get(str(d), lambda: EmbeddingCache(d))
 
 
 def embed_texts(

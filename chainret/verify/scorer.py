@@ -22,10 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from chainret.session import ProcessMemo
+
 Pair = tuple[str, str]  # (premise, hypothesis)
 Progress = Callable[[int], None]
 
-_SCORERS: dict[str, EntailmentScorer] = {}
+_SCORERS: ProcessMemo[EntailmentScorer] = ProcessMemo()
 
 
 def _pair_key(premise: str, hypothesis: str) -> str:
@@ -147,8 +149,6 @@ class EntailmentScorer:
 
 
 def get_scorer(model_name: str | None = None, *, batch_size: int = 32, device: str = "cpu") -> EntailmentScorer:
-    """One scorer (and one loaded model) per model name per process."""
-    key = f"{model_name}|{device}"
-    if key not in _SCORERS:
-        _SCORERS[key] = EntailmentScorer(model_name=model_name, batch_size=batch_size, device=device)
-    return _SCORERS[key]
+    """One scorer (and its loaded model) per model name, device and batch size per process."""
+    key = f"{model_name}|{device}|{batch_size}"
+    return _SCORERS.get(key, lambda: EntailmentScorer(model_name=model_name, batch_size=batch_size, device=device))

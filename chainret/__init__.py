@@ -16,7 +16,7 @@ from chainret.errors import (  # noqa: E402 - __version__ first: modules below m
 from chainret.trace import Budget, Trace, read_trace, write_trace  # noqa: E402
 
 # `from chainret import ask` gives the function; the module stays importable as chainret.ask
-# (`from chainret.ask import resolve_catalog`, importlib.import_module("chainret.ask")).
+# (`from chainret.ask import path_names`, importlib.import_module("chainret.ask")).
 from chainret.ask import ask  # noqa: E402 - after the light names above
 
 

@@ -20,58 +20,22 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from chainret.baselines import text_route_result
 from chainret.budget import effective_budget
-from chainret.catalog.load import default_catalog_path, load_world
 from chainret.catalog.models import Catalog, doc_ref
 from chainret.catalog.readable import reader_catalog, reads_within
 from chainret.catalog.views import CatalogView
 from chainret.codes import RefusalCode
-from chainret.errors import UsageError
 from chainret.hops import run_chain
 from chainret.interpret import interpret
 from chainret.packet import coverage, pack_items
 from chainret.projection import project as project_trace
 from chainret.session import Session
+from chainret.store import catalog_location, resolve_catalog
 from chainret.store.memory import cached_view, catalog_digest, hop_world, relation_flags
 from chainret.trace import Budget, Interpretation, PacketItem, Refusal, Trace
-
-
-def catalog_path(catalog: str | os.PathLike[str] | None) -> Path:
-    """The catalog file or directory a path argument (None = default) names."""
-    path = Path(catalog) if catalog is not None else default_catalog_path()
-    if not path.exists():
-        raise UsageError(f"catalog {path} does not exist; pass --catalog PATH or set CHAINRET_CATALOG")
-    return path
-
-
-def catalog_location(catalog: Any) -> str | None:
-    """Where a trace says its catalog lives: None for an object, else a path or a password-free URL."""
-    from chainret.store import is_store, is_store_spec, store_location
-
-    if isinstance(catalog, Catalog) or is_store(catalog):
-        return None
-    return store_location(catalog) if is_store_spec(catalog) else str(catalog_path(catalog).resolve())
-
-
-def resolve_catalog(catalog: Catalog | str | os.PathLike[str] | None) -> Any:
-    """A Catalog object, a path (file, world directory, cases file), or None for the default catalog.
-
-    A compiled store (a ``.db`` file, a ``postgresql://`` URL, or a store object) is returned as the
-    store: ``cached_view``, ``catalog_digest`` and ``hop_world`` read it through the store interface.
-    """
-    if isinstance(catalog, Catalog):
-        return catalog
-    from chainret.store import is_store, is_store_spec, open_store
-
-    if is_store(catalog):
-        return getattr(catalog, "catalog", catalog)  # a MemoryStore runs as its Catalog
-    if is_store_spec(catalog):
-        return open_store(catalog)  # type: ignore[arg-type]
-    return load_world(catalog_path(catalog)).catalog
 
 
 def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | None = None, principal: str = "public") -> Any:

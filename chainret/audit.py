@@ -279,7 +279,7 @@ def _restricted_copy(src: Any) -> str:
     """The catalog at ``src`` with its final-view contact registry readable by the auditor only."""
     import yaml
 
-    from chainret.ask import resolve_catalog
+    from chainret.store import resolve_catalog
 
     data = resolve_catalog(src).model_dump(mode="json")
     for d in data["documents"]:

@@ -199,7 +199,8 @@ def _replay_case(trace: Trace, catalog: str | os.PathLike[str] | None, trace_pat
 
 
 def _replay_request(trace: Trace, catalog: str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[Catalog, Trace]:
-    from chainret.ask import ask, resolve_catalog
+    from chainret.ask import ask
+    from chainret.store import resolve_catalog
 
     meta = trace.meta
     source = catalog or meta.get("catalog")

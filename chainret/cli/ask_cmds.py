@@ -100,7 +100,8 @@ def ask_cmd(
     )
     if trace_out is not None and not no_trace:
         check_output_path(trace_out, create_parent=False)  # fail before the work, with a clear message
-    from chainret.ask import catalog_location, path_names
+    from chainret.ask import path_names
+    from chainret.store import catalog_location
     from chainret.session import Session
 
     opened = _catalog_for(catalog)  # opened once: the answer's names and suggestions read the same object
@@ -121,7 +122,7 @@ def ask_cmd(
 
 
 def _catalog_for(catalog: Optional[str]) -> Any:
-    from chainret.ask import resolve_catalog
+    from chainret.store import resolve_catalog
 
     return resolve_catalog(catalog)
 

@@ -234,7 +234,7 @@ def diff_cmd(
     recited: Annotated[bool, typer.Option("--recited", help="Also list relations that hold in both views but are cited by a new document version.")] = False,
 ) -> None:
     """List relations added, removed and changed between two views, with their documents."""
-    from chainret.ask import resolve_catalog
+    from chainret.store import resolve_catalog
     from chainret.authoring.diff import diff_views
 
     try:

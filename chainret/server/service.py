@@ -1,6 +1,6 @@
 """The served operations over the library API, shared by the HTTP app and the MCP server.
 
-``Service`` loads the catalog once per process (``chainret.ask.resolve_catalog``: a YAML/JSON
+``Service`` loads the catalog once per process (``chainret.store.resolve_catalog``: a YAML/JSON
 file or world directory, or whatever else the library accepts as a catalog) and answers:
 
 * ``ask(identity, AskIn) -> AskOut``: ``chainret.ask.ask`` under the identity's principal, projected
@@ -29,7 +29,8 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.session import Session
-from chainret.ask import ask, path_names, resolve_catalog
+from chainret.ask import ask, path_names
+from chainret.store import resolve_catalog
 from chainret.catalog.models import Catalog, doc_ref, unit_doc
 from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import ChainretError, UsageError

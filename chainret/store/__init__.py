@@ -13,11 +13,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from chainret.catalog.load import default_catalog_path, load_world
+from chainret.catalog.models import Catalog
+from chainret.errors import UsageError
 from chainret.store.base import SCHEMA_VERSION, Store, StoreError, StoreView, is_store
 
 __all__ = [
-    "SCHEMA_VERSION", "Store", "StoreError", "StoreView", "compile_store", "is_store", "is_store_spec",
-    "open_store", "store_location", "update_store",
+    "SCHEMA_VERSION", "Store", "StoreError", "StoreView", "catalog_location", "catalog_path", "compile_store", "is_store",
+    "is_store_spec", "open_store", "resolve_catalog", "store_location", "update_store",
 ]
 
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
@@ -44,7 +47,6 @@ def open_store(spec: str | os.PathLike[str]) -> Any:
         from chainret.store.sqlite import SQLiteStore
 
         return SQLiteStore(spec)
-    from chainret.catalog.load import load_world
     from chainret.store.memory import MemoryStore
 
     return MemoryStore(load_world(Path(spec)).catalog, str(Path(spec).resolve()))
@@ -78,3 +80,34 @@ def compile_store(catalog: Any, out: str | os.PathLike[str], *, update: bool = F
 
 def update_store(catalog: Any, out: str | os.PathLike[str]) -> dict[str, int]:
     return compile_store(catalog, out, update=True)
+
+
+# -- what a --catalog argument names ------------------------------------------------------------------
+def catalog_path(catalog: str | os.PathLike[str] | None) -> Path:
+    """The catalog file or directory a path argument (None = default) names."""
+    path = Path(catalog) if catalog is not None else default_catalog_path()
+    if not path.exists():
+        raise UsageError(f"catalog {path} does not exist; pass --catalog PATH or set CHAINRET_CATALOG")
+    return path
+
+
+def catalog_location(catalog: Any) -> str | None:
+    """Where a trace says its catalog lives: None for an object, else a path or a password-free URL."""
+    if isinstance(catalog, Catalog) or is_store(catalog):
+        return None
+    return store_location(catalog) if is_store_spec(catalog) else str(catalog_path(catalog).resolve())
+
+
+def resolve_catalog(catalog: Catalog | str | os.PathLike[str] | None) -> Any:
+    """A Catalog object, a path (file, world directory, cases file), or None for the default catalog.
+
+    A compiled store (a ``.db`` file, a ``postgresql://`` URL, or a store object) is returned as the
+    store: ``cached_view``, ``catalog_digest`` and ``hop_world`` read it through the store interface.
+    """
+    if isinstance(catalog, Catalog):
+        return catalog
+    if is_store(catalog):
+        return getattr(catalog, "catalog", catalog)  # a MemoryStore runs as its Catalog
+    if is_store_spec(catalog):
+        return open_store(catalog)  # type: ignore[arg-type]
+    return load_world(catalog_path(catalog)).catalog

@@ -107,7 +107,7 @@ def ask(
     }
     reading = interpret(request, cv)
     meta.update(reading.meta)
-    base = {"request": request, "catalog_digest": catalog_digest(cat, session)}
+    base = {"request": request, "catalog_digest": catalog_digest(cat)}
     if reading.interpretation is None:
         assert reading.outcome is not None
         trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)  # type: ignore[arg-type]

@@ -1,8 +1,8 @@
 """A session owns the caches one process (or one test) keeps between requests.
 
-Catalogs are frozen, so a catalog's digest, a view of it, the BM25 index built for a view and what
-one reader may read of it (``chainret.catalog.readable``) never go stale; building them is the
-expensive part of a first request. Those results live in a
+Catalogs are frozen, so a view of a catalog, the BM25 index built for a view and what one reader
+may read of it (``chainret.catalog.readable``) never go stale; building them is the expensive part
+of a first request. (A catalog's digest is computed once by the catalog itself.) Those results live in a
 ``Session``: the CLI creates one per command, the server one per process, a test its own, and
 ``default_session()`` serves library calls that pass none. A session is thread-safe (one lock
 around each lookup and insert; building happens outside it, so two threads may build the same
@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 
 class Session:
-    """Bounded, thread-safe caches: catalog digests, views, hop worlds and reader facts.
+    """Bounded, thread-safe caches: views, hop worlds and reader facts.
 
     ``size`` bounds each cache; ``readers`` (readable documents, known entities and the reduced
     catalog, per catalog and reader) holds four times as many, since one request needs several.
@@ -32,7 +32,6 @@ class Session:
     def __init__(self, size: int = 16) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self.digests: OrderedDict[Any, Any] = OrderedDict()
         self.views: OrderedDict[Any, Any] = OrderedDict()
         self.worlds: OrderedDict[Any, Any] = OrderedDict()
         self.readers: OrderedDict[Any, Any] = OrderedDict()
@@ -55,14 +54,13 @@ class Session:
 
     def clear(self) -> None:
         with self._lock:
-            self.digests.clear()
             self.views.clear()
             self.worlds.clear()
             self.readers.clear()
 
     def __len__(self) -> int:
         with self._lock:
-            return len(self.digests) + len(self.views) + len(self.worlds) + len(self.readers)
+            return len(self.views) + len(self.worlds) + len(self.readers)
 
 
 _DEFAULT = Session()

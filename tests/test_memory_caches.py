@@ -20,7 +20,7 @@ def test_a_world_hit_is_for_the_same_catalog_object() -> None:
     s = Session()
     a = load_catalog(SEED)
     b = Catalog.model_validate(a.model_dump())  # equal content, equal digest, another object
-    assert a is not b and memory.catalog_digest(a, s) == memory.catalog_digest(b, s)
+    assert a is not b and memory.catalog_digest(a) == memory.catalog_digest(b)
     wa = memory.hop_world(memory.cached_view(a, None, "public", s), s)
     assert memory.hop_world(memory.cached_view(a, None, "public", s), s) is wa
     assert memory.hop_world(memory.cached_view(b, None, "public", s), s) is not wa
@@ -30,7 +30,7 @@ def test_sessions_do_not_share_and_clear_forgets_everything() -> None:
     cat = load_catalog(SEED)
     one, two = Session(), Session()
     ask(REQUEST, cat, session=one)
-    assert one.worlds and one.views and one.digests and len(two) == 0
+    assert one.worlds and one.views and len(two) == 0
     w = memory.hop_world(memory.cached_view(cat, None, "public", one), one)
     assert memory.hop_world(memory.cached_view(cat, None, "public", two), two) is not w
     one.clear()
@@ -64,7 +64,7 @@ def test_what_a_reader_may_read_is_cached_in_the_callers_session() -> None:
     trace = ask(REQUEST, cat, principal="auditor", viewer="public", session=mine)
     assert trace.meta["viewer"] == "public"
     kinds = {key[1] for key in mine.readers}
-    assert {"docs", "entities", "catalog", "digest"} <= kinds, kinds
+    assert {"docs", "entities", "catalog"} <= kinds, kinds
     assert len(default_session()) == 0  # nothing leaked into the default session
     mine.clear()
     assert not mine.readers

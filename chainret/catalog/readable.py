@@ -108,4 +108,4 @@ def reader_digest(cat: Catalog, reader: str, *, session: Session | None = None) 
     """The catalog identity shown to ``reader``: the digest of ``reader_catalog(cat, reader)``."""
     if not isinstance(cat, Catalog):  # a compiled store recorded it at compile time
         return cat.reader_digest(reader)
-    return _memo(cat, "digest", reader, lambda: reader_catalog(cat, reader, session=session).digest(), session)
+    return reader_catalog(cat, reader, session=session).digest()  # the reduced catalog computes its digest once

@@ -23,19 +23,13 @@ from chainret.store.base import is_store, view_codes
 # The caches belong to a Session (chainret.session): the CLI, the server and tests create their
 # own; calls that pass none use default_session().
 def clear_caches(session: Session | None = None) -> None:
-    """Forget every cached digest, view, hop world and reader fact of a session."""
+    """Forget every cached view, hop world and reader fact of a session."""
     (session if session is not None else default_session()).clear()
 
 
-def catalog_digest(cat: Catalog | Any, session: Session | None = None) -> str:
-    """``cat.digest()``, memoised per catalog object (it serialises the whole catalog); a store's recorded digest."""
-    if not isinstance(cat, Catalog):
-        return str(cat.digest())
-    sess = session if session is not None else default_session()
-    hit = sess.recall(sess.digests, id(cat))
-    if hit is not None and hit[0] is cat:
-        return str(hit[1])
-    return str(sess.remember(sess.digests, id(cat), (cat, cat.digest()))[1])
+def catalog_digest(cat: Catalog | Any) -> str:
+    """The catalog's identity: ``cat.digest()`` (computed once per catalog object; a store records its own)."""
+    return str(cat.digest())
 
 
 def cached_view(cat: Catalog | Any, view: str | None, principal: str, session: Session | None = None) -> CatalogView | Any:
@@ -46,7 +40,7 @@ def cached_view(cat: Catalog | Any, view: str | None, principal: str, session: S
         elif is_store(cat):
             return cat.view(view, principal)
     sess = session if session is not None else default_session()
-    key = (catalog_digest(cat, sess), view, principal)
+    key = (catalog_digest(cat), view, principal)
     hit = sess.recall(sess.views, key)
     if hit is not None and hit.catalog is cat:
         return hit
@@ -61,7 +55,7 @@ def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld
     if not isinstance(cv, CatalogView):
         return cv.catalog.hop_world(cv)  # type: ignore[no-any-return]
     sess = session if session is not None else default_session()
-    key = (catalog_digest(cv.catalog, sess), cv.view_name, cv.principal)
+    key = (catalog_digest(cv.catalog), cv.view_name, cv.principal)
     hit = sess.recall(sess.worlds, key)
     if hit is not None and hit[0] is cv.catalog:
         return hit[1]  # type: ignore[no-any-return]

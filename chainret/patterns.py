@@ -91,11 +91,6 @@ class PhrasingError(ValueError):
     """A phrasing template that cannot be matched (no slot, several slots, a slot glued to a word)."""
 
 
-def _template(phrasing: str, default_type: str) -> tuple[list[str], int, str, str]:
-    """Split a phrasing into lower-cased literal words with one slot position."""
-    return _parsed(phrasing, default_type)
-
-
 @lru_cache(maxsize=4096)
 def _parsed(phrasing: str, default_type: str) -> tuple[list[str], int, str, str]:
     parts = phrasing.split()

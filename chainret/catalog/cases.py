@@ -18,10 +18,10 @@ A cases file (``cases.yaml`` beside ``catalog.yaml``) is ``CaseFile``: ``format`
     ``packet_chars`` (optional: length of the packet, supporting clauses joined by the packet
     separator);
   - ``ExpectNoPath`` ``outcome: no_path``: ``failed_hop`` (1-based), ``reason`` (a
-    ``HOP_FAILURE_CODES`` code), ``observed`` (one bool per ``anchors`` entry: whether that
+    ``chainret.codes.HOP_FAILURES`` code), ``observed`` (one bool per ``anchors`` entry: whether that
     anchor's unit appears in any returned search row of the offline trace);
   - ``ExpectNoPattern`` ``outcome: no_pattern``;
-  - ``ExpectRefused`` ``outcome: refused``: ``reason`` (``REFUSAL_CODES``).
+  - ``ExpectRefused`` ``outcome: refused``: ``reason`` (``chainret.codes.INTERPRETATION_REFUSALS``).
 """
 
 from __future__ import annotations
@@ -32,14 +32,12 @@ from typing import Annotated, Final, Literal
 from pydantic import Field, model_validator
 
 from chainret.budget import Budget
-from chainret.codes import HOP_FAILURES, INTERPRETATION_REFUSALS, HopFailureCode, InterpretationCode
+from chainret.codes import HopFailureCode, InterpretationCode
 from chainret.catalog.models import Entity, Relation, SourceDocument, _Model, split_doc_ref
 
 CASES_FORMAT: Final = "chainret-cases/1"
 
 # The registries live with every other code (chainret/codes.py); the names stay for callers.
-HOP_FAILURE_CODES = HOP_FAILURES
-REFUSAL_CODES = INTERPRETATION_REFUSALS
 
 
 class Restriction(_Model):

@@ -368,10 +368,6 @@ class Catalog(_Model):
         return {v.name: v for v in self.views}
 
     @cached_property
-    def patterns_by_name(self) -> dict[str, Pattern]:
-        return {p.name: p for p in self.patterns}
-
-    @cached_property
     def units_by_doc(self) -> dict[str, list[Unit]]:
         """Every document's units. Derives them all: the ask path uses ``units_of`` / ``unit`` instead."""
         with paused_gc():
@@ -472,16 +468,6 @@ class Catalog(_Model):
                 rels.sort(key=lambda r: (r.support.span[0], r.id))
             self._rels_by_unit[doc_ref] = grouped
         return list(grouped.get(unit_ref, ()))
-
-    @cached_property
-    def relations_by_unit(self) -> dict[str, list[Relation]]:
-        """Every unit ref -> ``relations_in_unit`` (derives all units; kept for callers that want the whole table)."""
-        out: dict[str, list[Relation]] = {}
-        for rel in self.relations:
-            unit = self.supporting_unit(rel)
-            if unit is not None and unit.ref not in out:
-                out[unit.ref] = self.relations_in_unit(unit.ref)
-        return out
 
     @cached_property
     def relations_by_subject(self) -> dict[str, list[Relation]]:

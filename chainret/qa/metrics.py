@@ -476,18 +476,6 @@ def mcnemar_exact(a_correct: Sequence[bool], b_correct: Sequence[bool]) -> tuple
     return b, c, min(1.0, 2 * tail)
 
 
-def holm(pvalues: Sequence[float]) -> list[float]:
-    """Holm–Bonferroni adjusted p-values, in the input order."""
-    m = len(pvalues)
-    order = sorted(range(m), key=lambda i: pvalues[i])
-    adj = [0.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * pvalues[i]))
-        adj[i] = running
-    return adj
-
-
 def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     """95% Wilson score interval for a proportion."""
     if n == 0:

@@ -20,7 +20,6 @@ from pydantic import BaseModel, ConfigDict, Field
 from chainret.server.errors import ApiError
 from chainret.trace import Budget
 
-BUDGET_FIELDS = tuple(Budget.model_fields)
 DEFAULT_CEILING = Budget(rows_per_hop=10, max_searches=8, max_rows=40, max_hops=4, packet_units=8, packet_chars=4000)
 
 

@@ -29,10 +29,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from chainret.budget import effective_budget
 from chainret.codes import RefusalCode
 from chainret.functional import opposing
 from chainret.search import LexicalIndex, SearchHit
-from chainret.budget import effective_budget
 from chainret.trace import Anchor, Budget, Hit, Hop, Refusal
 
 CONTRADICTION_ASSUMPTION = (

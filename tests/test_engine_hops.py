@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from engine_rels import rel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chainret.catalog.graph import build_graph, supported_paths
 from chainret.budget import effective_budget
+from chainret.catalog.graph import build_graph, supported_paths
 from chainret.hops import HopWorld, run_chain
 from chainret.search import LexicalIndex
 from chainret.trace import Budget
-from engine_rels import rel
 
 
 def world(units, rels, functional=()):

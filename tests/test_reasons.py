@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from engine_rels import rel
 from typer.testing import CliRunner
 
 from chainret.ask import ask, overall_reason
@@ -16,7 +17,6 @@ from chainret.codes import RefusalCode
 from chainret.evaluate import check_case
 from chainret.hops import HopWorld, run_chain
 from chainret.search import LexicalIndex
-from engine_rels import rel
 from chainret.trace import Budget
 
 REPO = Path(__file__).resolve().parents[1]

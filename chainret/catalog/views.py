@@ -36,8 +36,20 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from chainret.bulk import paused_gc
-from chainret.catalog.models import Catalog, Entity, Predicate, Relation, SourceDocument, Unit, View, normalize_name, unit_doc, unit_ref, unit_spans
 from chainret.catalog.defects import relation_defects
+from chainret.catalog.models import (
+    Catalog,
+    Entity,
+    Predicate,
+    Relation,
+    SourceDocument,
+    Unit,
+    View,
+    normalize_name,
+    unit_doc,
+    unit_ref,
+    unit_spans,
+)
 from chainret.catalog.readable import known_entities
 from chainret.codes import DefectCode, ViewCode
 from chainret.errors import UsageError

@@ -13,10 +13,10 @@ from typing import Any
 from chainret.catalog.models import Catalog, functional_names
 from chainret.catalog.views import CatalogView, open_view
 from chainret.hops import HopWorld, Rel
-from chainret.trace import Anchor
 from chainret.search import LexicalIndex
 from chainret.session import Session, default_session
 from chainret.store.base import is_store, view_codes
+from chainret.trace import Anchor
 
 
 # -- catalog, view and index caching ----------------------------------------------------------

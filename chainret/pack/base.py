@@ -134,7 +134,7 @@ class NaivePacker(BasePacker):
 
     name = "naive"
 
-    def select(self, candidates, budget, cap, context):
+    def select(self, candidates: Sequence[Candidate], budget: int, cap: int, context: PackContext | None) -> list[int]:
         chosen: list[int] = []
         used = 0
         for i in relevance_order(candidates):

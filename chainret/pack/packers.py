@@ -43,7 +43,7 @@ def lexical_similarity(term_sets: Sequence[frozenset[str]]) -> np.ndarray:
     return sim
 
 
-def _fits(candidates: Sequence[Candidate], chosen: set[int], used: int, budget: int) -> np.ndarray:
+def _fits(candidates: Sequence[Candidate], chosen: set[int], used: int, budget: float) -> np.ndarray:
     return np.array([i not in chosen and used + c.cost <= budget for i, c in enumerate(candidates)], dtype=bool)
 
 
@@ -65,7 +65,7 @@ class _Greedy(BasePacker):
     name = "greedy"
     stop_at_overflow = False
 
-    def select(self, candidates, budget, cap, context):
+    def select(self, candidates: Sequence[Candidate], budget: int, cap: int, context: PackContext | None) -> list[int]:
         ctx = _features(candidates, context)
         chosen: list[int] = []
         used = 0
@@ -163,7 +163,7 @@ class SubmodularPacker(BasePacker):
     def __init__(self) -> None:
         self.last_used_fallback = False
 
-    def select(self, candidates, budget, cap, context):
+    def select(self, candidates: Sequence[Candidate], budget: int, cap: int, context: PackContext | None) -> list[int]:
         ctx = _features(candidates, context)
         obj = objective_for(candidates, ctx)
         return self.pack_objective(obj, [c.cost for c in candidates], budget, max_items=cap)
@@ -214,16 +214,16 @@ class OraclePacker(BasePacker):
 
     name = "oracle"
 
-    def select(self, candidates, budget, cap, context):
+    def select(self, candidates: Sequence[Candidate], budget: int, cap: int, context: PackContext | None) -> list[int]:
         ctx = context if context is not None else PackContext()
-        key = ("answer-bearing", tuple(c.ref for c in candidates), tuple(ctx.gold_answers))
-        if key not in ctx.cache:  # memoised: the same for every budget
+        memo = ("answer-bearing", tuple(c.ref for c in candidates), tuple(ctx.gold_answers))
+        if memo not in ctx.cache:  # memoised: the same for every budget
             answers = [] if is_yes_no(ctx.gold_answers) else list(ctx.gold_answers)
-            ctx.cache[key] = [i for i, c in enumerate(candidates) if answers and answer_in_text(answers, c.text)]
-        bearing = ctx.cache[key]
+            ctx.cache[memo] = [i for i, c in enumerate(candidates) if answers and answer_in_text(answers, c.text)]
+        bearing = ctx.cache[memo]
         starts: list[list[int]] = [[i] for i in bearing if candidates[i].cost <= budget] or [[]]
         best: list[int] = []
-        best_key: tuple = (-1,)
+        best_key: tuple[int, ...] = (-1,)
         for start in starts:
             sel = self._fill(candidates, ctx.gold_docs, start, budget, cap)
             key = (
@@ -236,7 +236,7 @@ class OraclePacker(BasePacker):
         return best
 
     @staticmethod
-    def _fill(candidates, gold_docs, start, budget, cap) -> list[int]:
+    def _fill(candidates: Sequence[Candidate], gold_docs: frozenset[str], start: list[int], budget: int, cap: int) -> list[int]:
         sel = list(start)[:cap]
         used = sum(candidates[i].cost for i in sel)
         have = {candidates[i].doc_id for i in sel}

@@ -90,7 +90,7 @@ def eval_cmd(
 ) -> None:
     """Accuracy per held-out set and confusion matrices."""
     from chainret.nli.data import EVAL_SETS
-    from chainret.nli.evaluate import evaluate
+    from chainret.nli.evaluate import SetResult, evaluate
     from chainret.nli.model import CANONICAL, load_nli
     from chainret.errors import UsageError
 
@@ -105,7 +105,7 @@ def eval_cmd(
     nli = load_nli(model, device=device)
     err = Console(stderr=True)
 
-    def show(res) -> None:
+    def show(res: SetResult) -> None:
         if as_json:
             err.print(f"{res.name}: {res.accuracy:.4f} (n={res.n}, {res.seconds:.0f}s)", highlight=False)
             return

@@ -11,6 +11,7 @@ import datetime as dt
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from chainret.files import atomic_write_text
 from chainret.nli.data import EVAL_SETS
@@ -23,7 +24,7 @@ REFERENCES = [
 ]
 
 
-def _load(path: Path):
+def _load(path: Path) -> Any:
     return json.loads(path.read_text()) if path.exists() else None
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,8 @@ def confusion_matrix(gold: np.ndarray, pred: np.ndarray) -> list[list[int]]:
 
 
 def evaluate(model: NLIModel, sets: list[str] | None = None, limit: int | None = None,
-             data_dir: str | os.PathLike | None = None, batch_size: int = 32, progress=None) -> dict[str, SetResult]:
+             data_dir: str | os.PathLike[str] | None = None, batch_size: int = 32,
+             progress: Callable[[SetResult], None] | None = None) -> dict[str, SetResult]:
     """Score each set (``limit``: same seeded sample of that many pairs for every model)."""
     results: dict[str, SetResult] = {}
     for name in sets or list(EVAL_SETS):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ def canonical_order(id2label: dict) -> list[int]:
 class NLIModel:
     """A loaded 3-way NLI cross-encoder; outputs are always in CANONICAL order."""
 
-    def __init__(self, model, tokenizer, model_id: str, device: str = "cpu", max_length: int = 512):
+    def __init__(self, model: Any, tokenizer: Any, model_id: str, device: str = "cpu", max_length: int = 512) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.model_id = model_id

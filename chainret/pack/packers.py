@@ -93,12 +93,13 @@ class FocusedPacker(_Greedy):
 
     name = "focused"
 
-    def scores(self, candidates, ctx, chosen):
+    def scores(self, candidates: Sequence[Candidate], ctx: PackContext, chosen: list[int]) -> np.ndarray:
         q = ctx.query_terms or frozenset()
-        covered = set().union(*(ctx.terms[j] for j in chosen)) if chosen else set()
+        terms = ctx.terms or []  # filled by _features
+        covered: set[str] = set().union(*(terms[j] for j in chosen)) if chosen else set()
         docs = {candidates[j].doc_id for j in chosen}
         rel = _scaled_relevance(candidates)
-        new_terms = np.array([len((t & q) - covered) for t in ctx.terms], dtype=float) / max(len(q), 1)
+        new_terms = np.array([len((t & q) - covered) for t in terms], dtype=float) / float(max(len(q), 1))
         new_doc = np.array([c.doc_id not in docs for c in candidates], dtype=float)
         return new_terms + _NEW_DOC_BONUS * new_doc + rel
 
@@ -125,7 +126,7 @@ class MMRPacker(_Greedy):
     def __init__(self, lam: float = MMR_LAMBDA) -> None:
         self.lam = lam
 
-    def scores(self, candidates, ctx, chosen):
+    def scores(self, candidates: Sequence[Candidate], ctx: PackContext, chosen: list[int]) -> np.ndarray:
         rel = _scaled_relevance(candidates)
         red = np.asarray(ctx.sim)[:, chosen].max(axis=1) if chosen else np.zeros(len(candidates))
         return self.lam * rel - (1 - self.lam) * red

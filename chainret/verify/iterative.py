@@ -705,7 +705,7 @@ class IterativeDecomposer:
             rel_words += [t.low for t in toks[d.start : d.end] if t.low.isalpha() and len(t.low) > 4 and t.text[0].islower()]
             exclude = named + known + ([_detok(toks[d.entity[0] : d.entity[1]])] if d.entity else [])
 
-            def fill_next(b: str, q=q, toks=toks, d=d) -> str:
+            def fill_next(b: str, q: str = q, toks: list[_Tok] = toks, d: Any = d) -> str:
                 nq = _replace(q, toks, d, b)
                 ntoks = _tokens(nq)
                 ents = _mentions(ntoks, [b, *known, *titles]) + _extra_caps(ntoks, [b, *known, *titles])

@@ -29,7 +29,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -452,7 +452,7 @@ def run_step(argv: list[str], seconds: float = STEP_SECONDS) -> dict[str, Any]:
             "exception": exc_text[-2000:], "stdout": out.getvalue(), "stderr": err.getvalue()}
 
 
-def check_step(step: dict[str, Any], trace_files: list[Path] = ()) -> list[str]:  # type: ignore[assignment]
+def check_step(step: dict[str, Any], trace_files: Sequence[Path] = ()) -> list[str]:
     """Problems in one step's result (empty list: clean)."""
     probs: list[str] = []
     text = step["stdout"] + step["stderr"]

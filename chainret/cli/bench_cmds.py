@@ -5,16 +5,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+if TYPE_CHECKING:
+    from rich.progress import Progress
+
 bench_app = typer.Typer(help="Benchmarks over HotpotQA, 2Wiki, MuSiQue and SQuAD.", no_args_is_help=True)
 console = Console()
 
 
-def progress_bar():  # type: ignore[no-untyped-def]
+def progress_bar() -> Progress:
     """A stderr progress display with work done and time left (the bench commands' shared look)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -25,7 +29,7 @@ def progress_bar():  # type: ignore[no-untyped-def]
 class _RichReporter:
     """Progress bars with work done and time left, one per signal."""
 
-    def __init__(self, progress) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, progress: Progress) -> None:
         self.progress = progress
 
     @contextmanager
@@ -89,7 +93,7 @@ def report_cmd(
             console.print(f"wrote {p}")
 
 
-def _print_summary(summary: dict) -> None:  # type: ignore[type-arg]
+def _print_summary(summary: dict[str, Any]) -> None:
     from chainret.bench.report import auc_rows, group_rows, selector_rows
 
     models = ", ".join(f"{k}={v}" for k, v in summary.get("models", {}).items())

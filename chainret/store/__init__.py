@@ -108,6 +108,6 @@ def resolve_catalog(catalog: Catalog | str | os.PathLike[str] | None) -> Any:
         return catalog
     if is_store(catalog):
         return getattr(catalog, "catalog", catalog)  # a MemoryStore runs as its Catalog
-    if is_store_spec(catalog):
-        return open_store(catalog)  # type: ignore[arg-type]
+    if catalog is not None and is_store_spec(catalog):
+        return open_store(catalog)
     return load_world(catalog_path(catalog)).catalog

@@ -53,12 +53,14 @@ def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld
     Cached by catalog digest, view and principal: building the BM25 index is the expensive part.
     """
     if not isinstance(cv, CatalogView):
-        return cv.catalog.hop_world(cv)  # type: ignore[no-any-return]
+        store_world: HopWorld = cv.catalog.hop_world(cv)
+        return store_world
     sess = session if session is not None else default_session()
     key = (catalog_digest(cv.catalog), cv.view_name, cv.principal)
     hit = sess.recall(sess.worlds, key)
     if hit is not None and hit[0] is cv.catalog:
-        return hit[1]  # type: ignore[no-any-return]
+        cached: HopWorld = hit[1]
+        return cached
     index = LexicalIndex(cv.catalog.search_texts(cv.unit_texts()))  # prose-supported units also carry the IDs they name
     functional = functional_names(cv.catalog.predicates)
     relations_of = cv.catalog.relations_of
@@ -75,7 +77,8 @@ def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld
         in_unit=lambda ref: [flag(r) for r in sorted(cv.relations_in_unit(ref), key=lambda r: r.id)],
         of_subject=lambda s, p: [flag(r) for r in sorted(relations_of(s, p), key=lambda r: r.id)],
     )
-    return sess.remember(sess.worlds, key, (cv.catalog, world))[1]  # type: ignore[no-any-return]
+    sess.remember(sess.worlds, key, (cv.catalog, world))
+    return world
 
 
 def relation_flags(cv: CatalogView, rel: Any) -> Rel:

@@ -90,3 +90,20 @@ def test_a_process_memo_loads_once_under_concurrency_and_clears() -> None:
     clear_process_memos()
     assert len(memo) == 0
     assert memo.get("model", load) is not got[0] and len(builds) == 2
+
+
+def test_a_sessions_views_do_not_keep_it_alive() -> None:
+    import gc
+    import weakref
+
+    cat = load_catalog(SEED)
+    s = Session()
+    ask(REQUEST, cat, session=s)
+    assert s.views
+    gone = weakref.ref(s)
+    gc.disable()  # freed by reference counting alone: no cycle through the cached views
+    try:
+        del s
+        assert gone() is None
+    finally:
+        gc.enable()

@@ -32,6 +32,7 @@ Entities, predicates and patterns are catalog-wide; views select document versio
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -82,7 +83,13 @@ class CatalogView:
         self.catalog = catalog
         self.view = view
         self.principal = principal
-        self.session = session  # whose cache holds what the principal may know (None: the default session)
+        # Whose cache holds what the principal may know (None: the default session). A weak reference:
+        # the session caches this view, and a cycle would keep both alive until a garbage collection.
+        self._session = weakref.ref(session) if session is not None else None
+
+    @property
+    def session(self) -> Session | None:
+        return self._session() if self._session is not None else None
 
     @property
     def view_name(self) -> str:

@@ -22,6 +22,14 @@ from typing import Any, Generic, TypeVar
 T = TypeVar("T")
 
 
+class BoundedCache(OrderedDict[Any, Any]):
+    """An LRU mapping that holds at most ``limit`` entries (the session evicts on insert)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+
 class Session:
     """Bounded, thread-safe caches: views, hop worlds and reader facts.
 
@@ -32,23 +40,23 @@ class Session:
     def __init__(self, size: int = 16) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self.views: OrderedDict[Any, Any] = OrderedDict()
-        self.worlds: OrderedDict[Any, Any] = OrderedDict()
-        self.readers: OrderedDict[Any, Any] = OrderedDict()
+        self.views = BoundedCache(size)
+        self.worlds = BoundedCache(size)
+        self.readers = BoundedCache(size * 4)
 
-    def recall(self, cache: OrderedDict[Any, Any], key: Any) -> Any:
+    def memo(self, cache: BoundedCache, key: Any, owner: object, build: Callable[[], T]) -> T:
+        """``cache[key]`` if it was built for this very ``owner`` object, else ``build()`` kept there."""
         with self._lock:
             hit = cache.get(key)
-            if hit is not None:
+            if hit is not None and hit[0] is owner:
                 cache.move_to_end(key)
-            return hit
-
-    def remember(self, cache: OrderedDict[Any, Any], key: Any, value: Any) -> Any:
+                found: T = hit[1]
+                return found
+        value = build()  # outside the lock: a slow build does not hold up other lookups
         with self._lock:
-            cache[key] = value
+            cache[key] = (owner, value)
             cache.move_to_end(key)
-            limit = self.size * 4 if cache is self.readers else self.size
-            while len(cache) > limit:
+            while len(cache) > cache.limit:
                 cache.popitem(last=False)
         return value
 

@@ -35,14 +35,7 @@ _T = TypeVar("_T")
 
 def _memo(cat: Catalog, kind: str, reader: str, build: Callable[[], _T], session: Session | None) -> _T:
     sess = session if session is not None else default_session()
-    key = (id(cat), kind, reader)
-    hit = sess.recall(sess.readers, key)
-    if hit is not None and hit[0] is cat:
-        cached: _T = hit[1]
-        return cached
-    value = build()
-    sess.remember(sess.readers, key, (cat, value))
-    return value
+    return sess.memo(sess.readers, (id(cat), kind, reader), cat, build)
 
 
 def readable_docs(cat: Catalog, reader: str, *, session: Session | None = None) -> frozenset[str]:

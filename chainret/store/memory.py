@@ -40,11 +40,7 @@ def cached_view(cat: Catalog | Any, view: str | None, principal: str, session: S
         elif is_store(cat):
             return cat.view(view, principal)
     sess = session if session is not None else default_session()
-    key = (catalog_digest(cat), view, principal)
-    hit = sess.recall(sess.views, key)
-    if hit is not None and hit.catalog is cat:
-        return hit
-    return sess.remember(sess.views, key, open_view(cat, view, principal, sess))
+    return sess.memo(sess.views, (catalog_digest(cat), view, principal), cat, lambda: open_view(cat, view, principal, sess))
 
 
 def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld:
@@ -56,11 +52,10 @@ def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld
         store_world: HopWorld = cv.catalog.hop_world(cv)
         return store_world
     sess = session if session is not None else default_session()
-    key = (catalog_digest(cv.catalog), cv.view_name, cv.principal)
-    hit = sess.recall(sess.worlds, key)
-    if hit is not None and hit[0] is cv.catalog:
-        cached: HopWorld = hit[1]
-        return cached
+    return sess.memo(sess.worlds, (catalog_digest(cv.catalog), cv.view_name, cv.principal), cv.catalog, lambda: _build_world(cv))
+
+
+def _build_world(cv: CatalogView) -> HopWorld:
     index = LexicalIndex(cv.catalog.search_texts(cv.unit_texts()))  # prose-supported units also carry the IDs they name
     functional = functional_names(cv.catalog.predicates)
     relations_of = cv.catalog.relations_of
@@ -71,14 +66,12 @@ def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld
             flags[rel.id] = relation_flags(cv, rel)
         return flags[rel.id]
 
-    world = HopWorld(
+    return HopWorld(
         index,
         functional=functional,
         in_unit=lambda ref: [flag(r) for r in sorted(cv.relations_in_unit(ref), key=lambda r: r.id)],
         of_subject=lambda s, p: [flag(r) for r in sorted(relations_of(s, p), key=lambda r: r.id)],
     )
-    sess.remember(sess.worlds, key, (cv.catalog, world))
-    return world
 
 
 def relation_flags(cv: CatalogView, rel: Any) -> Rel:

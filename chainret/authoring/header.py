@@ -27,7 +27,7 @@ from pydantic import (
 )
 
 from chainret.catalog.cases import Case
-from chainret.catalog.issues import Issue
+from chainret.catalog.issues import Issue, issue_list
 from chainret.catalog.models import Entity, Pattern, Predicate
 from chainret.errors import CatalogInvalid
 
@@ -54,10 +54,7 @@ class SourceInvalid(CatalogInvalid):
 
     def __init__(self, issues: list[Issue]) -> None:
         self.issues = issues
-        shown = "\n".join(f"  {_plain(i)}" for i in issues[:20])
-        more = f"\n  … and {len(issues) - 20} more" if len(issues) > 20 else ""
-        noun = "problem" if len(issues) == 1 else "problems"
-        super().__init__(f"{len(issues)} {noun} in the source; nothing was written:\n{shown}{more}")
+        super().__init__(issue_list(issues, "in the source; nothing was written", _plain))
 
 
 def _plain(issue: Issue) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Literal
 
@@ -46,7 +47,12 @@ class CatalogFileInvalid(CatalogInvalid):
 
     def __init__(self, issues: list[Issue]) -> None:
         self.issues = issues
-        shown = "\n".join(f"  {i}" for i in issues[:20])
-        more = f"\n  … and {len(issues) - 20} more" if len(issues) > 20 else ""
-        noun = "problem" if len(issues) == 1 else "problems"
-        super().__init__(f"{len(issues)} {noun} loading catalog files:\n{shown}{more}")
+        super().__init__(issue_list(issues, "loading catalog files"))
+
+
+def issue_list(issues: list[Issue], context: str, render: Callable[[Issue], str] = str, shown: int = 20) -> str:
+    """``N problems <context>:`` then the first ``shown`` issues, one per line, and how many more."""
+    lines = "\n".join(f"  {render(i)}" for i in issues[:shown])
+    more = f"\n  … and {len(issues) - shown} more" if len(issues) > shown else ""
+    noun = "problem" if len(issues) == 1 else "problems"
+    return f"{len(issues)} {noun} {context}:\n{lines}{more}"

@@ -93,8 +93,8 @@ def ask(
     viewer = viewer or principal
     # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
     # trace computed over restricted text afterwards leaks (see chainret.projection).
-    within = reads_within(full, principal, viewer, session=session)
-    cat = full if not project or within else reader_catalog(full, viewer, session=session)
+    wider = project and not reads_within(full, principal, viewer, session=session)
+    cat = reader_catalog(full, viewer, session=session) if wider else full
     cv = cached_view(cat, view, principal, session)
     meta: dict[str, Any] = {
         "catalog": source if source is not None else catalog_location(catalog),

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chainret.catalog.models import CATALOG_FORMAT, Catalog
-from chainret.files import write_files  # noqa: F401 - re-exported (authoring writes its outputs with it)
+from chainret.files import write_files
 
 if TYPE_CHECKING:
     from chainret.authoring.build import BuildResult
@@ -55,6 +55,15 @@ def sync(texts: dict[Path, str], *, check: bool = False) -> list[Path]:
     if stale and not check:
         write_files(stale)
     return list(stale)
+
+
+def sync_command(texts: dict[Path, str], root: Path, argv: list[str]) -> int:
+    """A generator script's ``main``: write the stale files (``--check``: only list them, exit 1 if any)."""
+    check = "--check" in argv
+    stale = sync(texts, check=check)
+    for path in stale:
+        print(("stale: " if check else "wrote ") + str(path.relative_to(root)))
+    return 1 if stale and check else 0
 
 
 def write_build(result: BuildResult, src: str | os.PathLike[str]) -> list[Path]:

@@ -131,7 +131,8 @@ def init(target: str | Path, *, force: bool = False) -> tuple[Path, Path]:
     Returns (source folder, catalog file). Refuses a non-empty ``target`` unless ``force``.
     """
     from chainret.authoring.build import build
-    from chainret.authoring.output import write_build, write_files
+    from chainret.authoring.output import write_build
+    from chainret.files import write_files
 
     root = Path(target)
     if root.exists() and not root.is_dir():

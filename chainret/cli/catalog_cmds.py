@@ -200,7 +200,8 @@ def import_cmd(
     """Render a table as a registry document, one clause per row (sorted, so the same rows give the same document)."""
     from chainret.authoring.build import build
     from chainret.authoring.header import HEADER_NAME, read_header
-    from chainret.authoring.output import write_build, write_files
+    from chainret.authoring.output import write_build
+    from chainret.files import write_files
     from chainret.authoring.tables import IMPORT_MARK, read_table, render_table
 
     try:
@@ -274,7 +275,8 @@ def lock_cmd(
 ) -> None:
     """Recompute digests and spans of quotes found verbatim; list every change. Exit 1 if anything is left unlocked."""
     from chainret.authoring.lock import lock
-    from chainret.authoring.output import catalog_data, render, write_files
+    from chainret.authoring.output import catalog_data, render
+    from chainret.files import write_files
     from chainret.catalog.load import load_catalog
 
     try:

@@ -64,7 +64,7 @@ LEGACY = 8  # services missing from the CMDB export: their pages say who owns th
 
 
 def _people(rng: random.Random) -> list[tuple[str, str]]:
-    names = sorted({f"{f} {l}" for f in FIRST for l in LAST})
+    names = sorted({f"{first} {last}" for first in FIRST for last in LAST})
     chosen = rng.sample(names, 60)
     return [(f"person:{WORLD}:{n.lower().replace(' ', '-')}", n) for n in sorted(chosen)]
 
@@ -225,13 +225,9 @@ def outputs() -> dict[Path, str]:
 
 
 def main(argv: list[str]) -> int:
-    from chainret.authoring.output import sync
+    from chainret.authoring.output import sync_command
 
-    check = "--check" in argv
-    stale = sync(outputs(), check=check)
-    for path in stale:
-        print(("stale: " if check else "wrote ") + str(path.relative_to(HERE)))
-    return 1 if stale and check else 0
+    return sync_command(outputs(), HERE, argv)
 
 
 if __name__ == "__main__":

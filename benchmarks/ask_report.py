@@ -126,7 +126,7 @@ def main() -> None:
         sys.exit(f"{DOC}: markers {BEGIN!r} / {END!r} not found")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    from chainret.trace import atomic_write_text
+    from chainret.files import atomic_write_text
 
     atomic_write_text(DOC, head + section(speed) + tail)
     print(f"wrote the generated section of {DOC}")

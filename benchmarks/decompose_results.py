@@ -57,7 +57,7 @@ def main() -> None:
     args.runs.mkdir(parents=True, exist_ok=True)
     wanted = [d.strip() for d in args.datasets.split(",") if d.strip()]
     if not args.from_json:
-        from chainret.trace import atomic_write_text
+        from chainret.files import atomic_write_text
         from chainret.verify.laterhop import cond_selection, rounded, run_later_hop
         from chainret.verify.scorer import get_scorer
 
@@ -92,7 +92,7 @@ def main() -> None:
 
 
 def _write_page(args: argparse.Namespace) -> None:
-    from chainret.trace import atomic_write_text
+    from chainret.files import atomic_write_text
 
     R = {ds: json.loads((args.runs / f"{ds}.json").read_text()) for ds in ("musique", "2wiki") if (args.runs / f"{ds}.json").exists()}
     if "musique" not in R:

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from chainret.pack.report import render  # noqa: E402
 from chainret.pack.run import SWEEP_BUDGETS, PackConfig, run_pack  # noqa: E402
-from chainret.trace import atomic_write_text  # noqa: E402
+from chainret.files import atomic_write_text  # noqa: E402
 
 RUNS = [
     ("HotpotQA (300 distractor records)", "hotpotqa"),

@@ -17,7 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chainret.trace import atomic_write_text  # noqa: E402
+from chainret.files import atomic_write_text  # noqa: E402
 
 SECTIONS = (
     ("retrieval", "python benchmarks/bench_results.py"),

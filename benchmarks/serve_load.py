@@ -43,7 +43,7 @@ import httpx  # noqa: E402
 from chainret.catalog.load import apply_overlay, load_world  # noqa: E402
 from chainret.server.auth import hash_token, new_token  # noqa: E402
 from chainret.server.local import LocalServer, hidden_strings  # noqa: E402
-from chainret.trace import atomic_write_text  # noqa: E402
+from chainret.files import atomic_write_text  # noqa: E402
 
 WORLD = ROOT / "fixtures" / "seed"
 OVERLAY_CASE = "restricted-second-hop"  # its overlay makes the contact registry auditor-only

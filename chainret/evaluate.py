@@ -3,7 +3,6 @@
 ``evaluate_cases(paths)`` runs every case of every world under ``paths`` (``chainret eval``);
 ``run_case`` runs one case (its overlay applied) through ``chainret.ask.ask`` unprojected;
 ``check_case`` compares a trace with the case's expectation; ``totals`` gives the headline counts.
-Moved out of ``chainret.ask`` so that module has one job (``chainret.ask`` still re-exports these).
 """
 
 from __future__ import annotations

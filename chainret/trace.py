@@ -20,7 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.budget import Budget as Budget  # re-exported: traces record it
-from chainret.files import atomic_write_text as atomic_write_text  # re-exported: the one atomic write
+from chainret.files import atomic_write_text
 from chainret.files import check_output_path as check_output_path
 from chainret.codes import RefusalCode
 

@@ -19,8 +19,9 @@ from chainret.cli import app, main, print_error
 from chainret.cli.ask_cmds import write_new_trace
 from chainret.cli.render import render_trace, trace_mermaid
 from chainret.errors import INSTALL_MODELS, MissingExtra, OutputError
+from chainret.files import atomic_write_text
 from chainret.textsafe import UNSAFE
-from chainret.trace import atomic_write_text, read_trace
+from chainret.trace import read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"

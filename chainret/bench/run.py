@@ -21,18 +21,19 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from chainret.errors import UsageError
+from chainret.files import atomic_write_text
 from chainret.qa import metrics as M
 from chainret.qa.datasets import DEFAULT_SEED, LoadResult, load_examples
 from chainret.qa.example import Example
 from chainret.qa.signals import SIGNALS, get_signal, parse_names
-from chainret.errors import UsageError
-from chainret.trace import Hit, Hop, Trace, atomic_write_text
+from chainret.trace import Hit, Hop, Trace
 from chainret.verify.selectors import SELECTORS, run_selectors
 
 RECALL_KS = (1, 2, 5)

@@ -246,7 +246,7 @@ def graph_cmd(
     if out is None:
         typer.echo(text, nl=False)
     else:
-        from chainret.trace import atomic_write_text
+        from chainret.files import atomic_write_text
 
         atomic_write_text(out, text)
         console.print(t(f"wrote {out} ({g.number_of_nodes()} nodes, {g.number_of_edges()} edges)"))

@@ -79,7 +79,7 @@ def report_cmd(
     """Print a run's tables (and rewrite its report.md); --plot adds PNG figures."""
     from chainret.bench.report import plot_run, render_report
     from chainret.bench.run import read_run
-    from chainret.trace import atomic_write_text
+    from chainret.files import atomic_write_text
 
     summary, _ = read_run(run_dir)
     if "metrics" not in summary:

@@ -13,9 +13,9 @@ from typing import Annotated
 import typer
 from pydantic import BaseModel
 from rich.console import Console
-from chainret.textsafe import markup_safe as escape
 
 from chainret.errors import ChainretError, UsageError
+from chainret.textsafe import markup_safe as escape
 
 console = Console()
 err_console = Console(stderr=True)
@@ -101,7 +101,8 @@ def schema_cmd(
     from chainret.authoring.header import Header
     from chainret.catalog.cases import Case, CaseFile
     from chainret.catalog.models import Catalog
-    from chainret.trace import Trace, atomic_write_text
+    from chainret.files import atomic_write_text
+    from chainret.trace import Trace
 
     models: dict[str, type[BaseModel]] = {"catalog": Catalog, "cases": CaseFile, "case": Case, "source": Header, "trace": Trace}
     if name not in models:
@@ -201,8 +202,8 @@ def import_cmd(
     from chainret.authoring.build import build
     from chainret.authoring.header import HEADER_NAME, read_header
     from chainret.authoring.output import write_build
-    from chainret.files import write_files
     from chainret.authoring.tables import IMPORT_MARK, read_table, render_table
+    from chainret.files import write_files
 
     try:
         if not document.endswith((".md", ".markdown", ".txt")) or document.startswith(("/", ".")) or ".." in Path(document).parts:
@@ -235,8 +236,8 @@ def diff_cmd(
     recited: Annotated[bool, typer.Option("--recited", help="Also list relations that hold in both views but are cited by a new document version.")] = False,
 ) -> None:
     """List relations added, removed and changed between two views, with their documents."""
-    from chainret.store import resolve_catalog
     from chainret.authoring.diff import diff_views
+    from chainret.store import resolve_catalog
 
     try:
         d = diff_views(resolve_catalog(catalog), view_a, view_b)
@@ -276,8 +277,8 @@ def lock_cmd(
     """Recompute digests and spans of quotes found verbatim; list every change. Exit 1 if anything is left unlocked."""
     from chainret.authoring.lock import lock
     from chainret.authoring.output import catalog_data, render
-    from chainret.files import write_files
     from chainret.catalog.load import load_catalog
+    from chainret.files import write_files
 
     try:
         file = catalog if catalog.suffix else catalog / "catalog.yaml"

@@ -20,14 +20,15 @@ from typing import Any
 
 import numpy as np
 
+from chainret.errors import UsageError
+from chainret.files import atomic_write_text
+from chainret.pack.candidates import MAX_SNIPPET_TOKENS, PreparedQuestion, prepare
+from chainret.pack.diagnostics import diagnose, make_packet, retrieval_diagnostics
+from chainret.pack.registry import available_packers, get_packer
 from chainret.qa import metrics
 from chainret.qa.datasets import load_examples, passage
 from chainret.qa.example import Example
-from chainret.errors import UsageError
-from chainret.pack.registry import available_packers, get_packer
-from chainret.pack.candidates import MAX_SNIPPET_TOKENS, PreparedQuestion, prepare
-from chainret.pack.diagnostics import diagnose, make_packet, retrieval_diagnostics
-from chainret.trace import Hit, Hop, Trace, atomic_write_text
+from chainret.trace import Hit, Hop, Trace
 
 DEFAULT_BUDGETS = (160,)
 SWEEP_BUDGETS = (96, 128, 160, 224)
@@ -109,8 +110,8 @@ def retrieval_scores(examples: list[Example], signal: str, cfg: PackConfig) -> l
 
 
 def prepare_all(examples: list[Example], scores: Sequence[np.ndarray], cfg: PackConfig) -> list[PreparedQuestion]:
-    from chainret.qa.embed import embed_texts
     from chainret.pack.tokens import count_tokens
+    from chainret.qa.embed import embed_texts
 
     return prepare(
         examples,

@@ -1,9 +1,8 @@
 """The in-memory store: today's ``Catalog`` objects (YAML worlds), and the caches every store goes through.
 
-``catalog_digest``, ``cached_view`` and ``hop_world`` (moved here from ``chainret.ask``, which
-re-exports them) take a ``Catalog`` or a compiled store: a Catalog gets the in-memory view, BM25
-index and relation flags it always had (cached by digest, view and principal); a store answers
-with its own view and hop world. ``MemoryStore`` is the in-memory path behind the store interface.
+``catalog_digest``, ``cached_view`` and ``hop_world`` take a ``Catalog`` or a compiled store: a
+Catalog gets the in-memory view, BM25 index and relation flags it always had (cached by digest,
+view and principal); a store answers with its own view and hop world. ``MemoryStore`` is the in-memory path behind the store interface.
 """
 
 from __future__ import annotations

@@ -529,7 +529,7 @@ def run_later_hop(
     if out is not None:
         import json
 
-        from chainret.trace import atomic_write_text
+        from chainret.files import atomic_write_text
 
         out = Path(out)
         traces = build_traces(items, scores, scorer.model_id)

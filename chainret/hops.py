@@ -5,7 +5,9 @@ rows. It may advance only over a relation that
 
 * has hop k's predicate and the current node as subject,
 * is current in the view, readable by the principal and valid (digest, span, clause), and
-* is supported by a unit that *this* hop's search returned.
+* is supported by a unit that *this* hop's search returned, and
+* is stated by its own quote (``chainret.statement``: re-derived from the cited text, whatever
+  flags a store carries, so an edited store row cannot advance a hop).
 
 The relation's object becomes the bridge; hop k+1 searches that exact ID. A relation elsewhere in
 the catalog never advances the search. For a functional predicate, a catalog-level check looks at
@@ -26,13 +28,14 @@ the search index, so prose cannot change the budget, the principal's allowance o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chainret.budget import effective_budget
 from chainret.codes import RefusalCode
 from chainret.functional import opposing
 from chainret.search import LexicalIndex, SearchHit
+from chainret.statement import EntityLookup, states
 from chainret.trace import Anchor, Budget, Hit, Hop, Refusal
 
 CONTRADICTION_ASSUMPTION = (
@@ -93,8 +96,10 @@ class HopWorld:
         in_unit: Callable[[str], Sequence[Rel]] | None = None,
         of_subject: Callable[[str, str], Sequence[Rel]] | None = None,
         readable: Callable[[str], bool] | None = None,
+        entity: EntityLookup | None = None,
     ) -> None:
         self.index = index
+        self.entity = entity  # prose quotes are checked against the entities' declared names
         self.relations = relations
         self.functional = functional
         by_unit: dict[str, list[Rel]] = {}
@@ -106,17 +111,41 @@ class HopWorld:
         self._in_unit = in_unit or (lambda ref: by_unit.get(ref, ()))
         self._of_subject = of_subject or (lambda s, p: by_subject.get((s, p), ()))
         self._readable = readable
+        self._stated: dict[str, Rel] = {}
+
+    def _checked(self, rels: Sequence[Rel]) -> Sequence[Rel]:
+        """``rels`` with any would-be usable relation whose quote does not state it marked invalid."""
+        out: list[Rel] | None = None
+        for i, r in enumerate(rels):
+            if not (r.current and r.readable and r.valid):
+                continue  # already not usable: its flags and reason stand as recorded
+            hit = self._stated.get(r.id)
+            if hit is None or hit.support is not r.support:
+                sup = r.support
+                if sup.support_kind == "prose" and self.entity is None:
+                    hit = r  # no entity names to check a sentence against (a bare list of Rel values)
+                else:
+                    st = states(sup.support_kind, sup.quote, r.subject, r.predicate, r.object, self.entity or (lambda _: None))
+                    hit = r if st.ok else replace(r, valid=False, why_not=str(st.code))
+                if len(self._stated) >= 65_536:
+                    self._stated.clear()
+                self._stated[r.id] = hit
+            if hit is not r:
+                if out is None:
+                    out = list(rels)
+                out[i] = hit
+        return rels if out is None else out
 
     def in_unit(self, ref: str) -> Sequence[Rel]:
         """Relations supported inside a readable unit (none for a unit the principal may not read)."""
         if self._readable is None:
             refs = set(self.index.refs)
             self._readable = refs.__contains__
-        return self._in_unit(ref) if self._readable(ref) else ()
+        return self._checked(self._in_unit(ref)) if self._readable(ref) else ()
 
     def of_subject(self, subject: str, predicate: str) -> Sequence[Rel]:
         """Every relation record of this subject and predicate, any status (catalog-level checks)."""
-        return self._of_subject(subject, predicate)
+        return self._checked(self._of_subject(subject, predicate))
 
 
 @dataclass

@@ -164,6 +164,30 @@ def evidence_differences(trace: Trace, catalog: Catalog, reader: str | None = No
         unit = catalog.unit(unit_ref)
         if unit is None or unit.doc_ref != cited_doc or not (unit.start <= start and end <= unit.end):
             out.append(Difference(kind="evidence", field=f"{field}.unit_ref", message=f"span [{start}, {end}) of {cited_doc} is not inside unit {_shown(unit_ref)}"))
+    out.extend(statement_differences(trace, catalog))
+    return out
+
+
+def statement_differences(trace: Trace, catalog: Catalog | Any) -> list[Difference]:
+    """Each hop's quote must state that hop's step (``chainret.statement``), from the cited text alone.
+
+    The step is the hop's start node, its predicate and its bridge (for a hop refused on an opposing
+    assignment, the bridge it proposed). A store's own flags are not consulted, so a store row edited
+    after compiling, or a trace whose bridge was changed, fails here even when the quote is verbatim.
+    """
+    from chainret.statement import states
+
+    lookup = catalog.entity if hasattr(catalog, "entity") else catalog.entities_by_id.get
+    out: list[Difference] = []
+    for i, hop in enumerate(trace.hops):
+        a = hop.anchor
+        if a is None or hop.from_id is None or hop.predicate is None:
+            continue
+        proposed = hop.refusal.details.get("proposed") if hop.refusal is not None else None
+        obj = hop.bridge if hop.bridge is not None else (proposed if isinstance(proposed, str) else None)
+        st = states(a.support_kind, a.quote, hop.from_id, hop.predicate, obj, lookup)
+        if not st.ok:
+            out.append(Difference(kind="evidence", field=f"hops[{i}].anchor.quote", message=f"{st.message} ({st.code})"))
     return out
 
 

@@ -246,9 +246,14 @@ def mention_terms(entity: Entity) -> list[str]:
     return [t for t in dict.fromkeys([entity.id, entity.name, *entity.aliases]) if t.strip()]
 
 
+def mentions_term(text: str, term: str) -> bool:
+    """Does ``text`` contain ``term`` as whole words (case-insensitive, any whitespace between words)?"""
+    return _mention_pattern(term).search(text) is not None
+
+
 def mentions(text: str, entity: Entity) -> bool:
     """Does ``text`` name ``entity`` (ID, display name or alias; case-insensitive, whole words)?"""
-    return any(_mention_pattern(t).search(text) for t in mention_terms(entity))
+    return any(mentions_term(text, t) for t in mention_terms(entity))
 
 
 class Support(_Model):

@@ -70,6 +70,7 @@ def _build_world(cv: CatalogView) -> HopWorld:
         functional=functional,
         in_unit=lambda ref: [flag(r) for r in sorted(cv.relations_in_unit(ref), key=lambda r: r.id)],
         of_subject=lambda s, p: [flag(r) for r in sorted(relations_of(s, p), key=lambda r: r.id)],
+        entity=cv.catalog.entities_by_id.get,
     )
 
 

@@ -309,6 +309,7 @@ class SQLStore:
                 in_unit=view.rels_in_unit,
                 of_subject=view.rels_of,
                 readable=lambda ref: True,  # ``rels_in_unit`` returns nothing for an unreadable unit
+                entity=self.entity,
             )
         return hit
 

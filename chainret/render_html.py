@@ -91,7 +91,7 @@ table.rows tr.used td{font-weight:600}
 .withheld{color:var(--warn)}
 .note{color:var(--mute);font-style:italic}
 form.ask{display:grid;grid-template-columns:1fr auto;gap:8px;margin:10px 0}
-form.ask input[type=text]{font-size:16px;padding:8px}
+form.ask>input[type=text]{font-size:16px;padding:8px}
 form.ask .opts{grid-column:1/3;display:flex;gap:14px;flex-wrap:wrap;align-items:center;font-size:13px}
 button{font-size:14px;padding:7px 14px;cursor:pointer}
 ul.patterns{padding-left:18px}

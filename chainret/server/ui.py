@@ -1,0 +1,152 @@
+"""``/ui``: a browser view of ``chainret serve`` (server-rendered HTML and SVG, one small script).
+
+Routes (mounted by ``chainret.server.app.create_app``):
+
+* ``GET /ui``: the page shell (ask box, token field, view select, patterns, verify button); it
+  holds no catalog data, so it is served without credentials;
+* ``GET /ui/app.js``, ``GET /ui/app.css``: the script and the style, the only ones the page may
+  load (``script-src 'self'``, ``style-src 'self'``);
+* ``POST /ui/ask``: the same ``AskIn`` body and bearer token as ``POST /ask``, answered by the same
+  ``Service.ask``; the response carries that ``/ask`` response unchanged (``response``) and the HTML
+  rendered from its projected trace (``html``), names and unit texts looked up as the response's
+  viewer sees the catalog. The page never sees anything else;
+* ``GET /ui/patterns``: the caller's ``GET /patterns`` as HTML (patterns with their phrasings as
+  buttons that fill the ask box) and the views as ``<option>``s, ordered as-of (``View.order``).
+
+Every ``/ui`` response has a Content-Security-Policy that allows the page's own script, style and
+API calls and nothing else: no inline script or event handler, no remote load, no framing, no form
+posts. The token is kept in the tab's ``sessionStorage`` and sent as ``Authorization: Bearer``,
+exactly as an API client sends it; the script writes data only with ``textContent``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Depends, Response
+from fastapi.responses import HTMLResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from chainret import __version__
+from chainret.render_html import CSS, esc, extras_for, trace_fragment
+from chainret.server.auth import Identity
+from chainret.server.service import AskIn, AskOut, Service
+from chainret.trace import Trace
+
+STATIC = Path(__file__).resolve().parents[1] / "data" / "ui"
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "form-action 'none'; base-uri 'none'; frame-ancestors 'none'")
+SECURITY_HEADERS = {
+    "Content-Security-Policy": CSP,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>chainret: {world}</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/ui/app.css"><script src="/ui/app.js" defer></script></head>
+<body><header class="bar"><h1>chainret</h1><span>world <code>{world}</code> · version {version} ·
+<a class="api" href="/docs">API</a></span></header>
+<main>
+<form class="ask" id="ask-form" autocomplete="off">
+  <input type="text" id="request" name="request" required maxlength="{max_chars}"
+         placeholder="Which contact serves PR-84?" aria-label="request">
+  <button type="submit" id="ask">Ask</button>
+  <div class="opts">
+    <label>view <select id="view" aria-label="view"><option value="">(current)</option></select></label>
+    <label>viewer <input type="text" id="viewer" size="10" placeholder="(principal)" aria-label="viewer"></label>
+    <label>bearer token <input type="password" id="token" size="28" autocomplete="off" placeholder="none: anonymous" aria-label="bearer token"></label>
+    <span class="meta" id="who"></span>
+  </div>
+</form>
+<div id="result" aria-live="polite"><p class="note">Ask a question, or pick a phrasing below.</p></div>
+<p><button type="button" id="verify" disabled>Verify this trace</button></p>
+<div id="verify-result" aria-live="polite"></div>
+<aside class="side"><h2>Patterns</h2><div id="patterns"><p class="note">loading…</p></div></aside>
+<noscript><p class="error">This page needs JavaScript to send the bearer token; a standalone trace
+(<code>chainret trace show F --html OUT.html</code>) does not.</p></noscript>
+</main></body></html>
+"""
+
+
+class SecurityHeaders:
+    """Pure ASGI: add ``SECURITY_HEADERS`` to every response under ``/ui`` (errors included)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if not (path == "/ui" or path.startswith("/ui/")):
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                have = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items() if k.lower().encode() not in have]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+def render_response(service: Service, out: AskOut) -> str:
+    """The HTML of one ``/ask`` response: its projected trace, names and units as its viewer sees them (engine thread)."""
+    trace = Trace.model_validate(out.trace)
+    ex = extras_for(trace, service.catalog, service.session, source=f"the served catalog ({service.world})")
+    return trace_fragment(trace, ex)
+
+
+def patterns_html(service: Service, principal: str) -> dict[str, str]:
+    """The caller's patterns (phrasings as buttons) and the catalog's views as options, oldest first (engine thread)."""
+    got = service.patterns(principal)
+    items = []
+    for p in got.patterns:
+        buttons = "".join(f'<button type="button" class="phrasing" data-phrasing="{esc(ph)}">{esc(ph)}</button>' for ph in p.phrasings)
+        desc = f' <span class="meta">{esc(p.description)}</span>' if p.description else ""
+        items.append(f"<li><code>{esc(p.name)}</code>: {esc(p.start_type)} → {esc(' → '.join(p.hops))}{desc}<br>{buttons}</li>")
+    views = sorted(service.catalog.views, key=lambda v: (getattr(v, "order", 0), v.name))
+    current = next((v.name for v in got.views if v.current), None)
+    options = ['<option value="">(current' + (f": {esc(current)}" if current else "") + ")</option>"]
+    for v in views:
+        label = f"{v.name} (as of order {getattr(v, 'order', 0)}{', current' if v.name == current else ''})"
+        options.append(f'<option value="{esc(v.name)}">{esc(label)}</option>')
+    return {"patterns_html": f'<ul class="patterns">{"".join(items)}</ul>', "views_html": "".join(options)}
+
+
+def router(service: Service, identity: Callable[..., Awaitable[Identity]],
+           run_engine: Callable[..., Awaitable[Any]]) -> APIRouter:
+    """The ``/ui`` routes over the app's own authentication dependency and engine queue."""
+    r = APIRouter(include_in_schema=False)
+    page = PAGE.format(world=esc(service.world), version=esc(__version__), max_chars=service.limits.request_chars)
+    script = (STATIC / "app.js").read_text(encoding="utf-8")
+
+    @r.get("/ui")
+    async def ui_page() -> HTMLResponse:
+        return HTMLResponse(page)
+
+    @r.get("/ui/app.js")
+    async def ui_js() -> Response:
+        return Response(script, media_type="text/javascript; charset=utf-8")
+
+    @r.get("/ui/app.css")
+    async def ui_css() -> Response:
+        return Response(CSS, media_type="text/css; charset=utf-8")
+
+    @r.post("/ui/ask")
+    async def ui_ask(body: AskIn, who: Identity = Depends(identity)) -> dict[str, Any]:
+        out: AskOut = await run_engine(service.ask, who, body)
+        html = await run_engine(render_response, service, out)
+        return {"response": out.model_dump(mode="json"), "html": html}
+
+    @r.get("/ui/patterns")
+    async def ui_patterns(who: Identity = Depends(identity)) -> dict[str, str]:
+        result: dict[str, str] = await run_engine(patterns_html, service, who.principal)
+        return result
+
+    return r

@@ -350,13 +350,15 @@ def highlighted_unit(hop: Hop, ex: Extras) -> str:
     return f'<pre class="unit">{esc_lines(u.text[:lo])}{quote}{esc_lines(u.text[hi:])}</pre>'
 
 
-def _withheld(details: dict[str, Any]) -> str:
+def _withheld(details: dict[str, Any], projected: bool = True) -> str:
     items = details.get("withheld") or []
     if not items:
         return ""
+    why = ("shown because this viewer may read them" if projected
+           else "an unprojected trace: recorded for its local user, not projected for any viewer")
     lis = "".join(f"<li><code>{esc(w.get('relation', ''))}</code> in <code>{esc(w.get('unit', ''))}</code>: {esc(w.get('why', ''))}</li>"
                   for w in items if isinstance(w, dict))
-    return f'<div class="withheld">withheld from this request (shown because this viewer may read them):<ul>{lis}</ul></div>'
+    return f'<div class="withheld" id="withheld">withheld from this request ({esc(why)}):<ul>{lis}</ul></div>'
 
 
 def hop_section(hop: Hop, trace: Trace, ex: Extras) -> str:
@@ -377,7 +379,7 @@ def hop_section(hop: Hop, trace: Trace, ex: Extras) -> str:
     if hop.refusal is not None:
         parts.append(f'<div class="reason"><strong>stopped here:</strong> {esc(plain_reason(hop.refusal))}</div>'
                      f'<div class="msg">{esc(hop.refusal.message)}</div>')
-        parts.append(_withheld(hop.refusal.details))
+        parts.append(_withheld(hop.refusal.details, trace.meta.get("projected") is True))
     if hop.reuses:
         parts.append(f'<div class="note">no new search: this hop reuses branch {esc(hop.reuses)}\'s rows</div>')
     if hop.candidate_bridges:
@@ -400,7 +402,7 @@ def trace_fragment(trace: Trace, ex: Extras | None = None) -> str:
     parts = [answer_block(trace, ex), svg_graph(trace, ex), _interpretation(trace, ex)]
     parts += [hop_section(h, trace, ex) for h in trace.hops]
     if trace.reason is not None and not trace.hops:
-        parts.append(_withheld(trace.reason.details))
+        parts.append(_withheld(trace.reason.details, trace.meta.get("projected") is True))
     if trace.assumptions:
         parts.append("<h3>Assumptions</h3><ul>" + "".join(f'<li class="wrap">{esc(s)}</li>' for s in trace.assumptions) + "</ul>")
     src = f"names and unit texts from {esc(ex.source)}, as {esc(trace_reader(trace))} may read it" if ex.source \
@@ -421,13 +423,37 @@ def standalone_page(trace: Trace, ex: Extras | None = None) -> str:
             f"<main>{trace_fragment(trace, ex)}</main></body></html>\n")
 
 
+def write_standalone(trace: Trace, trace_path: Path | None, out: str | Path, catalog: str | None = None) -> str:
+    """Write ``standalone_page`` to ``out`` (atomically); returns a line saying what it holds.
+
+    Names and unit texts come from ``catalog``, else from the catalog the trace names (found as
+    ``chainret trace verify`` finds it); without either the page shows IDs and quotes only.
+    """
+    from chainret.files import atomic_write_text, check_output_path
+
+    target = check_output_path(out)
+    found = catalog_for_trace(trace, trace_path, catalog)
+    ex = extras_for(trace, found[0], source=found[1]) if found is not None else Extras()
+    atomic_write_text(target, standalone_page(trace, ex))
+    where = f"names and unit texts from {found[1]}" if found is not None else "no catalog found: IDs and quotes only (pass --catalog)"
+    return f"wrote {target} ({where})"
+
+
 def catalog_for_trace(trace: Trace, trace_path: Path | None, catalog: str | None = None) -> tuple[Any, str] | None:
-    """The catalog a trace ran over, as ``chainret trace verify`` finds it (an overlay case's included); None if not found."""
+    """The catalog a trace ran over, as ``chainret trace verify`` finds it (an overlay case's included).
+
+    None when the trace names none or it cannot be opened; an explicit ``catalog`` that cannot be
+    opened is an error (``ChainretError``), not a silent fallback.
+    """
     from chainret.errors import ChainretError
 
     meta = trace.meta
+    if catalog is not None:
+        from chainret.store import resolve_catalog
+
+        return resolve_catalog(catalog), str(catalog)
     try:
-        if catalog is None and "case" in meta and meta.get("cases_file"):
+        if "case" in meta and meta.get("cases_file"):
             from chainret.catalog.load import apply_overlay, load_world
             from chainret.replay import _locate
 
@@ -437,13 +463,13 @@ def catalog_for_trace(trace: Trace, trace_path: Path | None, catalog: str | None
             if case is None:
                 return None
             return apply_overlay(world.catalog, case.overlay, label=f"case {case.id} overlay"), f"{source} (case {case.id})"
-        named = catalog or meta.get("catalog")
+        named = meta.get("catalog")
         if named is None:
             return None
         from chainret.replay import _locate
         from chainret.store import resolve_catalog
 
-        where = named if catalog is not None else str(_locate(str(named), trace_path))
-        return resolve_catalog(where), str(where)
+        where = str(_locate(str(named), trace_path))
+        return resolve_catalog(where), where
     except (ChainretError, OSError):
         return None

@@ -256,9 +256,16 @@ def graph_cmd(
 def trace_show(
     file: Path = typer.Argument(..., help="A trace JSON file."),
     mermaid: bool = typer.Option(False, "--mermaid", help="Print a mermaid flowchart of the hops instead."),
+    html: Optional[Path] = typer.Option(None, "--html", metavar="OUT.html", help="Write the browser view as one standalone file (no network, no script) instead."),
+    catalog: Optional[str] = typer.Option(None, "--catalog", help="With --html: take display names and unit texts from this catalog (default: the one the trace names)."),
 ) -> None:
-    """Show a trace as a tree (or a mermaid flowchart). Exit 2 when the file is missing or not a trace."""
+    """Show a trace as a tree (or a mermaid flowchart, or a standalone HTML file). Exit 2 when the file is missing or not a trace."""
     trace = read_trace(file)
+    if html is not None:
+        from chainret.render_html import write_standalone
+
+        console.print(t(write_standalone(trace, file, html, catalog)))
+        return
     if mermaid:
         typer.echo(trace_mermaid(trace), nl=False)
     else:

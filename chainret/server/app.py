@@ -36,9 +36,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from chainret import __version__
 from chainret.server.auth import Authenticator, Identity, load_token_file
 from chainret.server.errors import ApiError, error_body
+from chainret.server.inputs import VerifyIn
 from chainret.server.limits import Limits, RateLimiter
 from chainret.server.service import AskIn, AskOut, Health, PatternsOut, Service, VerifyOut
-from chainret.trace import Trace
 
 log = logging.getLogger("chainret.server")
 CONFIG_ENV = "CHAINRET_SERVE_CONFIG"  # a ServeConfig as JSON, for worker processes
@@ -125,7 +125,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
     parts = []
     for e in errors[:5]:  # location and pydantic's message only: never the input itself
         loc = ".".join(str(x) for x in e.get("loc", ()) if x != "body") or "body"
-        parts.append(f"{loc}: {e.get('msg', 'invalid')}")
+        parts.append(f"{loc}: {str(e.get('msg', 'invalid')).removeprefix('Value error, ')}")
     return 422, "invalid_request", "; ".join(parts)
 
 
@@ -192,8 +192,8 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
         return await run_engine(service.patterns, who.principal)
 
     @app.post("/trace/verify", response_model=VerifyOut, summary="Replay a trace /ask returned against the catalog")
-    async def post_verify(trace: Trace, who: Identity = Depends(identity)) -> VerifyOut:
-        return await run_engine(service.verify, who, trace)
+    async def post_verify(body: VerifyIn, who: Identity = Depends(identity)) -> VerifyOut:
+        return await run_engine(service.verify, who, body.trace)
 
     @app.get("/healthz", response_model=Health, summary="Liveness and the served catalog")
     async def healthz() -> Health:

@@ -36,6 +36,7 @@ from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import ChainretError, UsageError
 from chainret.server.auth import Authenticator, Identity, check_narrower, resolve_viewer
 from chainret.server.errors import ApiError
+from chainret.server.inputs import trace_problem
 from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
 from chainret.trace import Trace
 
@@ -215,6 +216,9 @@ class Service:
         """
         from chainret.replay import verify
 
+        problem = trace_problem(trace)  # the HTTP body was checked already (VerifyIn); MCP's is checked here
+        if problem is not None:
+            raise ApiError(422, "invalid_request", problem)
         meta = trace.meta
         if trace.kind != "chain":
             raise ApiError(400, "not_a_chain_trace", "only chain traces (kind 'chain') can be verified")

@@ -367,12 +367,14 @@ def _next_version(versions: list[str]) -> str:
 
 # -- the build ---------------------------------------------------------------------------------------
 def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str | None = None,
-          overrides: dict[str, str] | None = None, fresh: bool = False, parsed: Header | None = None) -> BuildResult:
+          overrides: dict[str, str] | None = None, fresh: bool = False, parsed: Header | None = None,
+          previous: Catalog | None = None) -> BuildResult:
     """Build the catalog (and cases) of a source folder against the catalog already at ``out``.
 
     ``overrides`` maps a relative path to a text used instead of the file (``catalog import``
     renders a table this way before anything is written). ``fresh`` ignores the catalog at ``out``;
-    ``parsed`` is the header already read (else it is read from the folder).
+    ``parsed`` is the header already read (else it is read from the folder); ``previous`` is the
+    catalog to add to, already in memory (``chainret.sources.history`` chains commits this way).
     Raises ``SourceInvalid`` (every problem, by file and line) or ``UsageError``.
     """
     from chainret.catalog.load import load_catalog, reference_issues
@@ -384,14 +386,14 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     header_file = src_dir / HEADER_NAME
     header = parsed if parsed is not None else read_header(header_file)
     catalog_file, cases_file = output_paths(out)
-    previous: Catalog | None = None
-    if catalog_file.exists() and not fresh:
+    if previous is None and catalog_file.exists() and not fresh:
         try:
             previous = load_catalog(catalog_file)
         except CatalogFileInvalid as exc:
             raise SourceInvalid([Issue("unreadable_output", "error", str(catalog_file), "", "",
                                        "the catalog already at --out does not load, so versions cannot be added to it "
                                        f"(fix it, or move it away): {exc.issues[0]}")]) from None
+    if previous is not None:
         if previous.world != header.world:
             raise UsageError(f"{catalog_file} holds world {previous.world!r}, but {header_file} says {header.world!r}; "
                              "choose another --out")

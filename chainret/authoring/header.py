@@ -182,8 +182,12 @@ def _load_yaml(path: Path) -> Any:
         raise SourceInvalid([source_issue("syntax_error", path, mark.line + 1 if mark else None, f"invalid YAML: {problem}")]) from None
 
 
-def read_header(path: str | Path) -> Header:
-    """Parse and check a header file; ``SourceInvalid`` with every problem, located by line."""
+def read_header(path: str | Path, *, check: bool = True) -> Header:
+    """Parse and check a header file; ``SourceInvalid`` with every problem, located by line.
+
+    ``check=False`` skips the cross-record checks (``header_issues``): an importer's header that
+    names entities the records declare is checked after they are merged in.
+    """
     from chainret.catalog.load import validation_issues, with_lines
 
     file = Path(path)
@@ -207,7 +211,7 @@ def read_header(path: str | Path) -> Header:
                 issues[i] = Issue(issue.code, "error", issue.file, issue.location, issue.field,
                                   issue.message + closest(bad, [a for a in allowed if a]))
         raise SourceInvalid(_root_lines(with_lines(issues, file), file)) from None
-    problems = header_issues(header, str(file))
+    problems = header_issues(header, str(file)) if check else []
     if problems:
         raise SourceInvalid(with_lines(problems, file))
     return header

@@ -32,7 +32,9 @@ Entities, predicates and patterns are catalog-wide; views select document versio
 
 from __future__ import annotations
 
+import re
 import weakref
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -198,6 +200,28 @@ class CatalogView:
         return self.catalog.predicates_by_name.get(name)
 
 
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_COMMIT_VIEW = re.compile(r"^(\d{4}-\d{2}-\d{2})-([0-9a-f]{7,40})$")  # chainret catalog history: <date>-<short hash>
+_HASH = re.compile(r"^[0-9a-f]{7,40}$")
+
+
+def as_of_view(views: Iterable[View], requested: str) -> View | None:
+    """A view named by a date or a commit, in a catalog built by ``chainret catalog history``.
+
+    Such views are named ``<commit date>-<short hash>``. A date ``YYYY-MM-DD`` selects the latest
+    view (by order) whose commit date is on or before it; a commit hash (7 to 40 hex digits)
+    selects the view of that commit. None when nothing matches (or a hash prefix is ambiguous).
+    """
+    dated = [(m, v) for v in views if (m := _COMMIT_VIEW.match(v.name))]
+    if _DATE.match(requested):
+        before = [v for m, v in dated if m.group(1) <= requested]
+        return max(before, key=lambda v: v.order, default=None)
+    if _HASH.match(requested):
+        hits = [v for m, v in dated if m.group(2).startswith(requested) or requested.startswith(m.group(2))]
+        return hits[0] if len(hits) == 1 else None
+    return None
+
+
 def open_view(
     catalog: Catalog, view: str | None = None, principal: str = "public", session: Session | None = None
 ) -> CatalogView:
@@ -207,7 +231,7 @@ def open_view(
         if chosen is None:
             raise UsageError(f"catalog world {catalog.world!r} declares no views")
     else:
-        chosen = catalog.views_by_name.get(view)
+        chosen = catalog.views_by_name.get(view) or as_of_view(catalog.views, view)
         if chosen is None:
             known = ", ".join(v.name for v in catalog.views) or "none"
             raise UsageError(f"unknown view {view!r}; this catalog has: {known}")

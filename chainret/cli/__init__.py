@@ -59,6 +59,9 @@ app.add_typer(nli_cmds.nli_app, name="nli")
 from chainret.cli import store_cmds  # noqa: E402
 
 store_cmds.register(app)  # `chainret catalog compile` (onto the catalog group)
+from chainret.cli import import_cmds  # noqa: E402
+
+import_cmds.register(catalog_cmds.catalog_app)  # `chainret catalog history`
 
 # Further bench commands register themselves on bench_app.
 from chainret.cli import bench_pack_cmds, bench_verify_cmds  # noqa: E402,F401

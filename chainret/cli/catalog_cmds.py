@@ -190,15 +190,26 @@ def build_cmd(
 
 @catalog_app.command("import")
 def import_cmd(
-    table: Annotated[Path, typer.Argument(help="CSV/TSV (header row) or JSON Lines: subject, predicate, object[, text].")],
-    src: Annotated[Path, typer.Option("--src", help="The source folder whose header declares the entities and predicates.")],
-    document: Annotated[str, typer.Option("--document", help="Where the rendered document goes in the folder, e.g. registry/ownership.md.")],
+    table: Annotated[Path, typer.Argument(help="CSV/TSV (header row) or JSON Lines: subject, predicate, object[, text]; with --format backstage/codeowners, a records folder or file.")],
+    src: Annotated[Path | None, typer.Option("--src", help="The source folder whose header declares the entities and predicates (--format backstage/codeowners: optional, it adds to the records).")] = None,
+    document: Annotated[str | None, typer.Option("--document", help="Where the rendered document goes in the folder, e.g. registry/ownership.md.")] = None,
     title: Annotated[str | None, typer.Option("--title", help="Document title (default: from the table's file name).")] = None,
     out: Annotated[Path | None, typer.Option("--out", help="Also build the folder into this catalog (a new version of the document, a new view).")] = None,
     view: Annotated[str | None, typer.Option("--view", help="With --out: name of the new view, if one is added (default v<N>).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite a document in the folder that was not written by catalog import.")] = False,
+    formats: Annotated[list[str] | None, typer.Option("--format", help="table (default), backstage or codeowners (repeat for both); see chainret.cli.import_cmds.")] = None,
+    world: Annotated[str | None, typer.Option("--world", help="--format backstage/codeowners: world name (default: the --src header's, else backstage / codeowners).")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="--format backstage/codeowners: any warning (skipped document, dangling reference) is an error.")] = False,
 ) -> None:
-    """Render a table as a registry document, one clause per row (sorted, so the same rows give the same document)."""
+    """Render a table as a registry document, one clause per row (sorted, so the same rows give the same document),
+    or import records where they live (--format backstage / codeowners: no entity typed by hand)."""
+    if formats and formats != ["table"]:
+        from chainret.cli.import_cmds import import_records
+
+        import_records(table, formats, out, src=src, world=world, view=view, strict=strict)
+        return
+    if src is None or document is None:
+        raise _fail(UsageError("a table import needs --src FOLDER and --document PATH (or --format backstage / codeowners)"))
     from chainret.authoring.build import build
     from chainret.authoring.header import HEADER_NAME, read_header
     from chainret.authoring.output import write_build

@@ -1,0 +1,510 @@
+"""Backstage descriptor files -> entities and rendered documents (``catalog import --format backstage``).
+
+A descriptor file (``catalog-info.yaml``, Backstage's Software Catalog format) holds one or more
+YAML documents, each an entity: ``apiVersion``, ``kind``, ``metadata`` (``name``, ``namespace``,
+``title``, ``description``) and ``spec``. ``read_tree(root)`` reads every ``catalog-info.yaml`` /
+``catalog-info.yml`` under a folder (or the one file given) and the files that ``Location``
+entities point to (``spec.target`` / ``spec.targets``, relative to the Location's file, globs
+allowed), never outside ``root`` and never a URL.
+
+Entity references follow Backstage's rules (``[<kind>:][<namespace>/]<name>``; the default kind is
+the field's, the default namespace the referencing entity's; kinds, namespaces and names compare
+case-insensitively), the defaults being those of Backstage's own ``BuiltinKindsEntityProcessor``
+(``FIELDS``). Every entity becomes one chainret entity of type ``entity`` with the ID
+``entity:<world>:<kind>.<namespace>.<name>`` (lowercase; a Backstage namespace has no ``.`` and a
+kind none either, so the ID reads back to the reference), display name ``metadata.title`` (a
+User's ``spec.profile.displayName``) else ``metadata.name``, aliases the reference forms.
+
+Each descriptor file is rendered as one markdown document: a paragraph per entity (its unit), in
+which every well-known relation field is quoted, verbatim, with its line number, followed by the
+``REL`` clause of each relation it states (both directions). The relation's support is that clause
+in the rendered document; the YAML line it was read from stands beside it in the same unit, and
+the file's sha256 is in the document's opening paragraph, so an auditor can check the line in the
+file at that version. A reference to an entity that is not in the tree is quoted and marked
+dangling, with no relation.
+
+Problems are ``Issue``s with file and line: ``errors`` (nothing can be imported: malformed YAML, a
+file over the size limit, not UTF-8, two definitions of one entity, a cycle of ``spec.parent``)
+and ``warnings`` (the document or reference is skipped, the rest imports: a descriptor without
+``kind`` or ``metadata.name``, an invalid name, a dangling reference, a Location that points
+outside the tree or to a URL, an unknown kind, which is kept as an entity whose spec is not read).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+import yaml
+
+from chainret.catalog.issues import Issue
+from chainret.catalog.models import clause_text
+
+DESCRIPTOR_NAMES = ("catalog-info.yaml", "catalog-info.yml")
+MAX_DESCRIPTOR_BYTES = int(os.environ.get("CHAINRET_MAX_DESCRIPTOR_BYTES", str(5 * 1024 * 1024)))
+ENTITY_TYPE = "entity"
+SOURCE = "backstage"
+
+# Backstage's rules (plugins/catalog-backend BuiltinKindsEntityProcessor and the descriptor format):
+# kind -> spec field -> (default kind of its references or None (kind required), relation, inverse).
+FIELDS: dict[str, dict[str, tuple[str | None, str, str]]] = {
+    "component": {
+        "owner": ("group", "owned_by", "owner_of"),
+        "system": ("system", "part_of", "has_part"),
+        "subcomponentOf": ("component", "subcomponent_of", "has_subcomponent"),
+        "providesApis": ("api", "provides_api", "api_provided_by"),
+        "consumesApis": ("api", "consumes_api", "api_consumed_by"),
+        "dependsOn": (None, "depends_on", "dependency_of"),
+    },
+    "api": {"owner": ("group", "owned_by", "owner_of"), "system": ("system", "part_of", "has_part")},
+    "resource": {
+        "owner": ("group", "owned_by", "owner_of"),
+        "system": ("system", "part_of", "has_part"),
+        "dependsOn": (None, "depends_on", "dependency_of"),
+        "dependencyOf": (None, "dependency_of", "depends_on"),
+    },
+    "system": {"owner": ("group", "owned_by", "owner_of"), "domain": ("domain", "in_domain", "domain_has")},
+    "domain": {"owner": ("group", "owned_by", "owner_of")},
+    "template": {"owner": ("group", "owned_by", "owner_of")},
+    "user": {"memberOf": ("group", "member_of", "has_member")},
+    "group": {
+        "parent": ("group", "child_of", "parent_of"),
+        "children": ("group", "parent_of", "child_of"),
+        "members": ("user", "has_member", "member_of"),
+    },
+    "location": {},
+}
+# Predicates: name -> (cardinality, description). Backstage folds spec.system, spec.subcomponentOf
+# and spec.domain into partOf/hasPart; chainret keeps them apart (the field says which) so that
+# "which system" never answers with a parent component.
+PREDICATES: dict[str, tuple[str, str]] = {
+    "owned_by": ("functional", "spec.owner: the entity's owner (a Group or User); Backstage ownedBy"),
+    "owner_of": ("many", "inverse of owned_by; Backstage ownerOf"),
+    "part_of": ("functional", "spec.system: the System the entity belongs to; Backstage partOf"),
+    "has_part": ("many", "inverse of part_of; Backstage hasPart"),
+    "subcomponent_of": ("functional", "spec.subcomponentOf: the parent Component; Backstage partOf"),
+    "has_subcomponent": ("many", "inverse of subcomponent_of; Backstage hasPart"),
+    "in_domain": ("functional", "spec.domain of a System; Backstage partOf"),
+    "domain_has": ("many", "inverse of in_domain; Backstage hasPart"),
+    "provides_api": ("many", "spec.providesApis; Backstage providesApi"),
+    "api_provided_by": ("many", "inverse of provides_api; Backstage apiProvidedBy"),
+    "consumes_api": ("many", "spec.consumesApis; Backstage consumesApi"),
+    "api_consumed_by": ("many", "inverse of consumes_api; Backstage apiConsumedBy"),
+    "depends_on": ("many", "spec.dependsOn (or a Resource's spec.dependencyOf, inverted); Backstage dependsOn"),
+    "dependency_of": ("many", "inverse of depends_on; Backstage dependencyOf"),
+    "member_of": ("many", "a User's spec.memberOf (or a Group's spec.members, inverted); Backstage memberOf"),
+    "has_member": ("many", "inverse of member_of; Backstage hasMember"),
+    "child_of": ("functional", "a Group's spec.parent (or its parent's spec.children); Backstage childOf"),
+    "parent_of": ("many", "inverse of child_of; Backstage parentOf"),
+}
+KINDS = {"component": "Component", "api": "API", "resource": "Resource", "system": "System", "domain": "Domain",
+         "template": "Template", "user": "User", "group": "Group", "location": "Location"}
+# Backstage's validators (catalog-model's KubernetesValidatorFunctions / DefaultNamespaceValidator).
+NAME_RE = re.compile(r"^[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)*$")
+NAMESPACE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+KIND_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
+
+
+@dataclass(frozen=True)
+class Ref:
+    kind: str  # lowercase
+    namespace: str
+    name: str  # lowercase
+
+    @property
+    def text(self) -> str:
+        return f"{self.kind}:{self.namespace}/{self.name}"
+
+    def entity_id(self, world: str) -> str:
+        return f"{ENTITY_TYPE}:{world}:{self.kind}.{self.namespace}.{self.name}"
+
+
+@dataclass
+class Mention:
+    """A well-known relation field's value: where it is written and what it refers to."""
+
+    field: str
+    relation: str
+    inverse: str
+    line: int  # 1-based line of the value in the file
+    target: Ref | None  # None: the reference itself is malformed (reported)
+
+
+@dataclass
+class Descriptor:
+    """One YAML document of a descriptor file that is an entity."""
+
+    file: str  # relative to the root, '/'-separated
+    index: int  # 1-based document number within the file
+    first_line: int
+    last_line: int
+    ref: Ref
+    kind_label: str  # as written (Component)
+    name: str  # metadata.name as written
+    title: str
+    description: str
+    email: str
+    mentions: list[Mention] = field(default_factory=list)
+    targets: list[tuple[str, int]] = field(default_factory=list)  # a Location's targets with their lines
+
+
+@dataclass
+class TreeRead:
+    """What a descriptor tree gave: descriptors, the files read (with their text) and the problems."""
+
+    root: Path
+    descriptors: list[Descriptor] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # relative path -> text
+    errors: list[Issue] = field(default_factory=list)
+    warnings: list[Issue] = field(default_factory=list)
+
+
+def _issue(code: str, file: Path | str, line: int | None, message: str, severity: str = "error") -> Issue:
+    return Issue(code, severity, str(file), f"line {line}" if line else "", "", message)  # type: ignore[arg-type]
+
+
+def parse_ref(text: str, default_kind: str | None, default_namespace: str) -> Ref | str:
+    """A Backstage string reference ``[<kind>:][<namespace>/]<name>`` -> ``Ref``, or why it is not one."""
+    kind, sep, rest = text.partition(":")
+    if not sep:
+        kind, rest = "", text
+    namespace, sep, name = rest.partition("/")
+    if not sep:
+        namespace, name = "", rest
+    kind = kind or (default_kind or "")
+    namespace = namespace or default_namespace
+    if not kind:
+        return f"{text!r} names no kind, and this field has no default kind: write it as kind:name (e.g. resource:{text})"
+    if not KIND_RE.match(kind):
+        return f"{text!r}: the kind {kind!r} is not a Backstage kind name"
+    if not NAMESPACE_RE.match(namespace.lower()) or len(namespace) > 63:
+        return f"{text!r}: the namespace {namespace!r} is not a valid Backstage namespace ([a-z0-9] separated by '-')"
+    if not NAME_RE.match(name) or len(name) > 63:
+        return f"{text!r}: the name {name!r} is not a valid Backstage name ([A-Za-z0-9] separated by '-', '_' or '.', at most 63)"
+    return Ref(kind.lower(), namespace.lower(), name.lower())
+
+
+# -- reading YAML nodes -------------------------------------------------------------------------------
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _get(node: yaml.Node, key: str) -> yaml.Node | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return v
+    return None
+
+
+def _duplicate_key(node: yaml.Node) -> tuple[str, int] | None:
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    seen: set[str] = set()
+    for k, _ in node.value:
+        if isinstance(k, yaml.ScalarNode):
+            if k.value in seen:
+                return k.value, k.start_mark.line + 1
+            seen.add(k.value)
+    return None
+
+
+def _scalar(node: yaml.Node | None) -> str | None:
+    if isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:str":
+        return node.value
+    return None
+
+
+def _items(node: yaml.Node) -> list[yaml.Node]:
+    return list(node.value) if isinstance(node, yaml.SequenceNode) else [node]
+
+
+def _read_file(root: Path, rel: str, out: TreeRead) -> list[yaml.Node] | None:
+    file = root / rel
+    try:
+        size = file.stat().st_size
+    except OSError as exc:
+        out.errors.append(_issue("unreadable_file", file, None, f"cannot read the descriptor file: {exc.strerror}"))
+        return None
+    if not file.is_file():
+        out.errors.append(_issue("not_a_regular_file", file, None, "a descriptor must be a regular file"))
+        return None
+    if size > MAX_DESCRIPTOR_BYTES:
+        out.errors.append(_issue("file_too_large", file, None, f"expected at most {MAX_DESCRIPTOR_BYTES} bytes "
+                                 f"(CHAINRET_MAX_DESCRIPTOR_BYTES), found {size}; nothing was read from it"))
+        return None
+    raw = file.read_bytes()
+    try:
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        out.errors.append(_issue("not_utf8", file, line, f"the descriptor is not UTF-8 text (byte {raw[exc.start]:#04x})"))
+        return None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    try:
+        nodes = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        out.errors.append(_issue("syntax_error", file, mark.line + 1 if mark else None, f"invalid YAML: {problem}"))
+        return None
+    out.files[rel] = text
+    return [n for n in nodes if n is not None]
+
+
+def _descriptor(rel: str, index: int, node: yaml.Node, out: TreeRead) -> Descriptor | None:
+    where = root_file = out.root / rel
+    line = node.start_mark.line + 1
+
+    def warn(code: str, at: int, message: str) -> None:
+        out.warnings.append(_issue(code, where, at, f"document {index}: {message}; the document is skipped", "warning"))
+
+    if not isinstance(node, yaml.MappingNode):
+        warn("wrong_type", line, "a descriptor must be a mapping (apiVersion, kind, metadata, spec)")
+        return None
+    for part in (node, _get(node, "metadata"), _get(node, "spec")):
+        dup = _duplicate_key(part) if part is not None else None
+        if dup:
+            warn("duplicate_key", dup[1], f"key {dup[0]!r} appears twice in one mapping")
+            return None
+    api, kind = _scalar(_get(node, "apiVersion")), _scalar(_get(node, "kind"))
+    if not kind:
+        warn("missing_field", line, "no kind (expected e.g. kind: Component)")
+        return None
+    if not api or "/" not in api:
+        warn("missing_field", line, "no apiVersion (expected e.g. apiVersion: backstage.io/v1alpha1)")
+        return None
+    meta = _get(node, "metadata")
+    name = _scalar(_get(meta, "name")) if meta is not None else None
+    if not name:
+        warn("missing_field", (meta.start_mark.line + 1) if meta is not None else line, "no metadata.name")
+        return None
+    ns_node = _get(meta, "namespace")
+    namespace = _scalar(ns_node) or "default"
+    if not KIND_RE.match(kind):
+        warn("invalid_value", line, f"the kind {kind!r} is not a Backstage kind name")
+        return None
+    name_line = _get(meta, "name").start_mark.line + 1  # type: ignore[union-attr]
+    if not NAME_RE.match(name) or len(name) > 63:
+        warn("invalid_value", name_line, f"metadata.name {name!r} is not a valid Backstage name "
+                                         "([A-Za-z0-9] separated by '-', '_' or '.', at most 63 characters)")
+        return None
+    if not NAMESPACE_RE.match(namespace) or len(namespace) > 63:
+        warn("invalid_value", ns_node.start_mark.line + 1 if ns_node is not None else line,
+             f"metadata.namespace {namespace!r} is not a valid Backstage namespace")
+        return None
+    spec = _get(node, "spec")
+    ref = Ref(kind.lower(), namespace, name.lower())
+    title = _scalar(_get(meta, "title")) or ""
+    email = ""
+    if ref.kind in ("user", "group"):
+        profile = _get(spec, "profile") if spec is not None else None
+        title = title or (_scalar(_get(profile, "displayName")) or "").strip() if profile is not None else title
+        email = (_scalar(_get(profile, "email")) or "").strip() if profile is not None else ""
+    d = Descriptor(file=rel, index=index, first_line=line, last_line=node.end_mark.line + (0 if node.end_mark.column == 0 else 1),
+                   ref=ref, kind_label=kind, name=name, title=title.strip(), email=email,
+                   description=(_scalar(_get(meta, "description")) or "").strip())
+    fields = FIELDS.get(ref.kind)
+    if fields is None:
+        out.warnings.append(_issue("unknown_kind", root_file, line, f"document {index}: kind {kind!r} is not a Backstage "
+                                   f"built-in kind ({', '.join(KINDS.values())}): kept as an entity, its spec is not read",
+                                   "warning"))
+        return d
+    for fname, (default_kind, relation, inverse) in fields.items():
+        value = _get(spec, fname) if spec is not None else None
+        if value is None:
+            continue
+        for item in _items(value):
+            at = item.start_mark.line + 1
+            text = _scalar(item)
+            if text is None:
+                out.warnings.append(_issue("invalid_reference", root_file, at, f"document {index}: spec.{fname} must be "
+                                           "an entity reference string (or a list of them); skipped", "warning"))
+                continue
+            parsed = parse_ref(text.strip(), default_kind, namespace)
+            if isinstance(parsed, str):
+                out.warnings.append(_issue("invalid_reference", root_file, at, f"document {index}: spec.{fname}: {parsed}; skipped",
+                                           "warning"))
+                d.mentions.append(Mention(fname, relation, inverse, at, None))
+                continue
+            d.mentions.append(Mention(fname, relation, inverse, at, parsed))
+    if ref.kind == "location" and spec is not None:
+        for key in ("target", "targets"):
+            value = _get(spec, key)
+            for item in _items(value) if value is not None else []:
+                text = _scalar(item)
+                if text:
+                    d.targets.append((text.strip(), item.start_mark.line + 1))
+        loc_type = _scalar(_get(spec, "type")) or "file"
+        if loc_type != "file":
+            for target, at in d.targets:
+                out.warnings.append(_issue("remote_location", root_file, at, f"document {index}: a Location of type "
+                                           f"{loc_type!r} ({target!r}) is not read: only local files inside the tree are", "warning"))
+            d.targets = []
+    return d
+
+
+def _location_files(root: Path, rel: str, target: str, line: int, out: TreeRead) -> list[str]:
+    """The files a Location target names, relative to the root; escapes and URLs are reported."""
+    where = root / rel
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://", target):
+        out.warnings.append(_issue("remote_location", where, line, f"Location target {target!r} is a URL: not fetched "
+                                   "(chainret reads local files inside the tree only)", "warning"))
+        return []
+    if target.startswith("/") or PurePosixPath(target).is_absolute():
+        out.warnings.append(_issue("location_outside_tree", where, line, f"Location target {target!r} is an absolute path: "
+                                   "only paths relative to the Location's file, inside the tree, are read", "warning"))
+        return []
+    base = PurePosixPath(rel).parent
+    joined = os.path.normpath(str(base / target)).replace(os.sep, "/")
+    if joined == ".." or joined.startswith("../"):
+        out.warnings.append(_issue("location_outside_tree", where, line, f"Location target {target!r} points outside the "
+                                   f"tree {root}: not read", "warning"))
+        return []
+    root_real = root.resolve()
+    if any(c in joined for c in "*?["):
+        hits = sorted(p for p in root.glob(joined) if p.is_file())
+    else:
+        hits = [root / joined]
+    found: list[str] = []
+    for hit in hits:
+        try:
+            real = hit.resolve()
+        except OSError:
+            real = hit
+        if not real.is_relative_to(root_real):  # a symlink out of the tree
+            out.warnings.append(_issue("location_outside_tree", where, line, f"Location target {target!r} resolves "
+                                       "outside the tree (through a link): not read", "warning"))
+            continue
+        if not hit.is_file():
+            out.warnings.append(_issue("dangling_location", where, line, f"Location target {target!r}: no such file in the tree",
+                                       "warning"))
+            continue
+        found.append(hit.relative_to(root).as_posix())
+    return found
+
+
+def read_tree(path: str | os.PathLike[str]) -> TreeRead:
+    """Read a descriptor tree: a folder (its ``catalog-info.yaml`` files) or one descriptor file."""
+    given = Path(path)
+    if given.is_dir():
+        root = given
+        start = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
+                       if p.name in DESCRIPTOR_NAMES and p.is_file()
+                       and not any(part.startswith(".") for part in p.relative_to(root).parts))
+    else:
+        root, start = given.parent, [given.name]
+    out = TreeRead(root=root)
+    if not given.exists():
+        out.errors.append(_issue("file_not_found", given, None, "no such file or folder"))
+        return out
+    queue, seen = list(start), set(start)
+    while queue:
+        rel = queue.pop(0)
+        nodes = _read_file(root, rel, out)
+        for i, node in enumerate(nodes or [], 1):
+            d = _descriptor(rel, i, node, out)
+            if d is None:
+                continue
+            out.descriptors.append(d)
+            for target, line in d.targets:
+                for found in _location_files(root, rel, target, line, out):
+                    if found not in seen:
+                        seen.add(found)
+                        queue.append(found)
+    _check_entities(out)
+    return out
+
+
+def _check_entities(out: TreeRead) -> None:
+    """Two definitions of one entity are an error (Backstage refuses the second too); so is a parent cycle."""
+    first: dict[Ref, Descriptor] = {}
+    for d in out.descriptors:
+        other = first.get(d.ref)
+        if other is not None:
+            out.errors.append(_issue("duplicate_entity", out.root / d.file, d.first_line,
+                                     f"document {d.index}: {d.ref.text} is defined twice: also {other.file} document "
+                                     f"{other.index} (line {other.first_line}); names compare case-insensitively"))
+        else:
+            first[d.ref] = d
+    parent = {d.ref: m.target for d in first.values() if d.ref.kind == "group"
+              for m in d.mentions if m.field == "parent" and m.target is not None}
+    reported: set[Ref] = set()
+    for start in parent:
+        path, node = [start], parent.get(start)
+        while node is not None and node not in path and node in parent:
+            path.append(node)
+            node = parent.get(node)
+        if node is not None and node in path and not reported & set(path):
+            cycle = path[path.index(node):]
+            reported.update(cycle)
+            d = first[node]
+            line = next(m.line for m in d.mentions if m.field == "parent")
+            out.errors.append(_issue("parent_cycle", out.root / d.file, line, "spec.parent forms a cycle: "
+                                     + " -> ".join(r.text for r in [*cycle, node])))
+
+
+# -- rendering -----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class EntityRecord:
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    description: str
+
+
+def entity_records(tree: TreeRead, world: str) -> dict[Ref, EntityRecord]:
+    """The chainret entity of every descriptor (first definition wins; duplicates are errors)."""
+    out: dict[Ref, EntityRecord] = {}
+    for d in tree.descriptors:
+        if d.ref in out:
+            continue
+        r = d.ref
+        forms = [r.text, f"{r.kind}:{d.name}" if r.namespace == "default" else "", f"{r.namespace}/{d.name}", d.name, d.email]
+        display = " ".join((d.title or d.name).split())
+        aliases = tuple(a for a in dict.fromkeys(forms) if a and a != display)
+        desc = f"Backstage {d.kind_label} {r.text}" + (f": {d.description}" if d.description else "")
+        out[r] = EntityRecord(r.entity_id(world), display, aliases, desc)
+    return out
+
+
+def render_file(rel: str, text: str, descriptors: list[Descriptor], entities: dict[Ref, EntityRecord],
+                world: str, warnings: list[Issue], root: Path) -> str:
+    """The document a descriptor file becomes: a paragraph per entity, each relation line quoted, then its clauses."""
+    lines = text.split("\n")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    head = [f"# Backstage descriptors: {rel}", "",
+            f"Imported by chainret catalog import --format backstage from {rel} (sha256:{digest}, {len(lines)} lines): "
+            "one paragraph per entity; each relation field's YAML line is quoted with its line number, then the "
+            "clause of each relation it states.", ""]
+    body: list[str] = []
+    for d in descriptors:
+        ent = entities.get(d.ref)
+        if ent is None or ent.id != d.ref.entity_id(world):
+            continue
+        para = [f"Entity {d.kind_label} {d.ref.text} ({ent.name}): {rel} document {d.index}, lines {d.first_line}-{d.last_line}."]
+        quoted_at = 0
+        for m in d.mentions:
+            if m.line != quoted_at:  # a flow list states several relations on one line: quoted once
+                quoted = lines[m.line - 1].strip() if 0 < m.line <= len(lines) else ""
+                para.append(f"line {m.line}: `{quoted}`")
+                quoted_at = m.line
+            if m.target is None:
+                para.append("(not a valid reference: no relation)")
+                continue
+            target = entities.get(m.target)
+            if target is None:
+                para.append(f"(dangling: no entity {m.target.text} in the tree: no relation)")
+                warnings.append(_issue("dangling_reference", root / rel, m.line,
+                                       f"document {d.index}: spec.{m.field} names {m.target.text}, which is not in the tree: "
+                                       "no relation (marked dangling in the rendered document)", "warning"))
+                continue
+            para.append(clause_text(ent.id, m.relation, target.id))
+            para.append(clause_text(target.id, m.inverse, ent.id))
+        body.extend([*para, ""])
+    if not body:
+        body = ["(no entity in this file)", ""]
+    return "\n".join(head + body)

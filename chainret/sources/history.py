@@ -1,0 +1,163 @@
+"""git history -> document versions and views (``chainret catalog history``).
+
+Every commit that changed the records (``git log --reverse [REV] -- PATH``, oldest first) is read
+as a snapshot of the tree at that commit (``git ls-tree`` + ``git cat-file --batch``, plain git
+through subprocess, nothing fetched) and built into the catalog: a record file that changed
+becomes a new document version, and the commit a new view named ``<commit date>-<short hash>``
+(UTC committer date), whose description holds the full hash. ``--view 2026-03-01`` then answers
+as of the last commit on or before that day, ``--view <hash>`` as of that commit
+(``chainret.catalog.views.as_of_view``).
+
+Incremental: commits already in the catalog at ``--out`` (by the hash in a view's description)
+are not read again, so re-running the command after new commits appends only those, and
+re-running it with none is a no-op. Earlier views are never rewritten, so traces asked on them
+keep verifying.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from chainret.authoring.build import BuildResult, output_paths
+from chainret.authoring.header import SourceInvalid
+from chainret.catalog.issues import Issue
+from chainret.catalog.models import Catalog
+from chainret.errors import UsageError
+from chainret.sources.records import default_world, import_snapshot, read_snapshot
+
+COMMIT_RE = re.compile(r"^commit ([0-9a-f]{40})\b")
+RECORD_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass(frozen=True)
+class Commit:
+    sha: str
+    date: datetime  # committer date, UTC
+
+    @property
+    def view_name(self) -> str:
+        return f"{self.date.strftime('%Y-%m-%d')}-{self.sha[:7]}"
+
+
+@dataclass
+class HistoryResult:
+    result: BuildResult | None  # the last build (None when no commit was new)
+    catalog_file: Path
+    added: list[tuple[Commit, str]] = field(default_factory=list)  # (commit, view name)
+    unchanged: list[Commit] = field(default_factory=list)  # new commits whose records rendered the same
+    skipped: list[tuple[Commit, str]] = field(default_factory=list)  # commits whose records did not import
+    known: int = 0  # commits already in the catalog
+    warnings: list[Issue] = field(default_factory=list)
+
+
+def _git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes:
+    try:
+        done = subprocess.run(["git", "-C", str(repo), *args], input=stdin, capture_output=True, check=False, timeout=600)
+    except FileNotFoundError:
+        raise UsageError("git is not installed (chainret catalog history reads the repository with plain git)") from None
+    if done.returncode != 0:
+        msg = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise UsageError(f"git {args[0]} failed in {repo}: {msg[0] if msg else 'exit ' + str(done.returncode)}")
+    return done.stdout
+
+
+def commits(repo: Path, rev: str | None, path: str) -> list[Commit]:
+    """Commits that changed ``path`` (oldest first), in ``rev`` (a range ``A..B`` or a ref) or HEAD."""
+    if rev is not None and (rev.startswith("-") or not re.fullmatch(r"[\w./@^~:-]+", rev)):
+        raise UsageError(f"--rev {rev!r}: expected a revision or range such as main, v1..v2 or abc123..HEAD")
+    out = _git(repo, "log", "--reverse", "--format=%H %ct", *([rev] if rev else []), "--", path or ".")
+    found = []
+    for line in out.decode("ascii", "replace").split("\n"):
+        if line.strip():
+            sha, ts = line.split()
+            found.append(Commit(sha, datetime.fromtimestamp(int(ts), tz=UTC)))
+    return found
+
+
+def _materialize(repo: Path, sha: str, dest: Path, wanted: str) -> list[str]:
+    """Write the record files of ``sha`` under ``dest``; return every file of the tree (for CODEOWNERS)."""
+    names = [n for n in _git(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha).decode("utf-8", "replace").split("\0") if n]
+    prefix = wanted.strip("/") + "/" if wanted.strip("/") not in ("", ".") else ""
+    records = [n for n in names if (n.startswith(prefix) and n.endswith(RECORD_SUFFIXES)) or n.endswith("CODEOWNERS")]
+    if records:
+        blob = _git(repo, "cat-file", "--batch", stdin="".join(f"{sha}:{n}\n" for n in records).encode("utf-8"))
+        pos = 0
+        for n in records:
+            eol = blob.index(b"\n", pos)
+            head = blob[pos:eol].split()
+            if len(head) < 3 or head[1] != b"blob":
+                pos = eol + 1
+                continue
+            size = int(head[2])
+            body = blob[eol + 1: eol + 1 + size]
+            pos = eol + 1 + size + 1
+            target = dest / n
+            if not target.resolve().is_relative_to(dest.resolve()):
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(body)
+    return names
+
+
+def _known_commits(cat: Catalog | None) -> set[str]:
+    return {m.group(1) for v in (cat.views if cat else []) if (m := COMMIT_RE.match(v.description))}
+
+
+def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: list[str], *, rev: str | None = None,
+            path: str = "", src: Path | None = None, world: str | None = None, strict: bool = False) -> HistoryResult:
+    """Build every new commit that changed the records into the catalog at ``out`` (the caller writes)."""
+    from chainret.catalog.load import load_catalog
+
+    repo_dir = Path(repo)
+    if not repo_dir.is_dir():
+        raise UsageError(f"{repo_dir}: not a folder (expected a git repository)")
+    top = Path(_git(repo_dir, "rev-parse", "--show-toplevel").decode("utf-8").strip())
+    if path and (path.startswith("/") or ".." in Path(path).parts):
+        raise UsageError(f"--path {path!r}: expected a folder inside the repository, relative to its top")
+    catalog_file, _ = output_paths(out)
+    previous = load_catalog(catalog_file) if catalog_file.exists() else None
+    world = world or (previous.world if previous else None) or default_world(formats, src)
+    known = _known_commits(previous)
+    todo = commits(top, rev, path)
+    res = HistoryResult(result=None, catalog_file=catalog_file, known=sum(c.sha in known for c in todo))
+    cat = previous
+    for c in todo:
+        if c.sha in known:
+            continue
+        with tempfile.TemporaryDirectory(prefix="chainret-history-") as tmp:
+            root = Path(tmp)
+            files = _materialize(top, c.sha, root, path)
+            records = root / path if path else root
+            if not records.exists():
+                res.skipped.append((c, f"no {path} in this commit"))
+                continue
+            snap = read_snapshot(records, formats, world, files=files)
+        for w in snap.warnings:
+            res.warnings.append(Issue(w.code, w.severity, f"{c.sha[:7]}:{_rel(w.file, tmp)}", w.location, w.field, w.message, w.line))
+        try:
+            built = import_snapshot(snap, out, world=world, src=src, view=c.view_name, strict=strict, previous=cat,
+                                    view_description=f"commit {c.sha} {c.date.isoformat()}")
+        except SourceInvalid as exc:
+            if strict:
+                raise SourceInvalid([Issue(i.code, i.severity, f"{c.sha[:7]}:{_rel(i.file, tmp)}", i.location, i.field, i.message,
+                                           i.line) for i in exc.issues]) from None
+            res.skipped.append((c, f"{len(exc.issues)} problem(s), first: {_rel(str(exc.issues[0]), tmp)}"))
+            continue
+        cat = built.catalog
+        res.result = built
+        if built.new_view:
+            res.added.append((c, built.new_view))
+        else:
+            res.unchanged.append(c)
+    return res
+
+
+def _rel(text: str, tmp: str) -> str:
+    """A message about a file in the temporary checkout, with the checkout's path dropped."""
+    return text.replace(tmp.rstrip("/") + "/", "").replace(tmp, ".")

@@ -1,0 +1,254 @@
+"""Records where they live -> a catalog: ``read_snapshot`` and ``import_snapshot`` (``catalog import --format``).
+
+A *snapshot* is what a tree of records says at one version: the entities its formats declare
+(Backstage descriptors, CODEOWNERS) and one rendered document per record file, whose ``REL``
+clauses each stand beside the verbatim source line they were read from
+(``chainret.sources.backstage``, ``chainret.sources.codeowners``). ``import_snapshot`` builds it
+with ``chainret.authoring.build`` against the catalog already at ``--out``, so a record file that
+did not change keeps its document version, a changed one becomes a new version and the import a
+new view: earlier views, and the traces asked on them, stay as they were.
+
+The default header (``default_header``) declares the predicates and patterns; an optional source
+folder (``--src``, with a ``chainret.yaml``) adds what the records do not say: aliases, patterns,
+visibility of the rendered documents (by their path, e.g. ``backstage/org/users.yaml``), and
+plain-text records with prose relations beside them. No entity or relation of the records is
+typed by hand.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chainret.authoring.build import BuildResult, build
+from chainret.authoring.header import HEADER_NAME, Header, HeaderEntity, SourceInvalid, header_issues, read_header
+from chainret.catalog.issues import Issue
+from chainret.catalog.models import Catalog, Pattern, Predicate
+from chainret.errors import UsageError
+from chainret.sources import backstage as bs
+from chainret.sources import codeowners as co
+
+FORMATS = ("backstage", "codeowners")
+
+# (name, hops, phrasings): the questions people ask of a software catalog, 1 to 3 hops.
+PATTERNS: list[tuple[str, list[str], list[str], str]] = [
+    ("owner", ["owned_by"], ["who owns {entity}", "who is the owner of {entity}", "which group owns {entity}",
+                             "which team owns {entity}", "what team owns {entity}", "who is responsible for {entity}"], ""),
+    ("system", ["part_of"], ["which system is {entity} part of", "what system is {entity} part of",
+                             "which system does {entity} belong to", "what system does {entity} belong to",
+                             "which system is {entity} in"], ""),
+    ("system_owner", ["part_of", "owned_by"],
+     ["which group owns the system that {entity} belongs to", "which team owns the system that {entity} belongs to",
+      "who owns the system that {entity} belongs to", "which group owns the system that {entity} is part of",
+      "who owns the system that {entity} is part of", "who owns the system of {entity}"], ""),
+    ("system_domain", ["part_of", "in_domain"], ["which domain is the system of {entity} in",
+                                                 "which domain does the system of {entity} belong to"], ""),
+    ("domain", ["in_domain"], ["which domain is {entity} in", "which domain does {entity} belong to"], ""),
+    ("owner_parent", ["owned_by", "child_of"],
+     ["what is the parent group of the team that owns {entity}", "which group is the parent of the team that owns {entity}",
+      "what is the parent of the group that owns {entity}", "what is the parent group of the group that owns {entity}"], ""),
+    ("owner_members", ["owned_by", "has_member"],
+     ["who is on the team that owns {entity}", "who are the members of the team that owns {entity}",
+      "who is in the group that owns {entity}", "who is on the group that owns {entity}"], ""),
+    ("system_owner_members", ["part_of", "owned_by", "has_member"],
+     ["who is on the team that owns the system that {entity} belongs to",
+      "who is on the team that owns the system of {entity}"], ""),
+    ("system_owner_parent", ["part_of", "owned_by", "child_of"],
+     ["what is the parent group of the team that owns the system that {entity} belongs to"], ""),
+    ("parent", ["child_of"], ["what is the parent group of {entity}", "what is the parent of {entity}",
+                              "which group is {entity} under"], ""),
+    ("members", ["has_member"], ["who is on {entity}", "who are the members of {entity}", "who is in {entity}"], ""),
+    ("groups", ["member_of"], ["which team is {entity} on", "which group is {entity} a member of",
+                               "which groups is {entity} a member of", "which team is {entity} in"], ""),
+    ("owned", ["owner_of"], ["what does {entity} own", "what is owned by {entity}"], ""),
+    ("parts", ["has_part"], ["what is part of {entity}", "what belongs to {entity}"], ""),
+    ("dependencies", ["depends_on"], ["what does {entity} depend on", "which dependencies does {entity} have"], ""),
+    ("dependents", ["dependency_of"], ["what depends on {entity}"], ""),
+    ("provided_apis", ["provides_api"], ["which apis does {entity} provide", "what apis does {entity} provide"], ""),
+    ("api_provider", ["api_provided_by"], ["which component provides {entity}", "who provides {entity}"], ""),
+    ("consumed_apis", ["consumes_api"], ["which apis does {entity} consume", "what apis does {entity} consume"], ""),
+    ("api_consumers", ["api_consumed_by"], ["which components consume {entity}", "who consumes {entity}"], ""),
+]
+PATH_PATTERNS: list[tuple[str, list[str], list[str], str]] = [
+    ("path_owner", ["governed_by", "owned_by"], ["who owns {path}", "who is the code owner of {path}",
+                                                 "who are the code owners of {path}", "which team owns {path}"],
+     "the owners of a file: its last matching CODEOWNERS rule, then that rule's owners"),
+    ("path_rule", ["governed_by"], ["which codeowners rule governs {path}", "which rule governs {path}"], ""),
+    ("path_owner_members", ["governed_by", "owned_by", "has_member"], ["who is on the team that owns {path}"], ""),
+]
+
+
+def default_header(world: str, *, paths: bool) -> tuple[list[Predicate], list[Pattern]]:
+    """Predicates (all between ``entity`` nodes, plus ``path`` -> rule when files are governed) and patterns."""
+    t = bs.ENTITY_TYPE
+    preds = [Predicate(name=n, domain=t, range=t, cardinality=c, description=d)  # type: ignore[arg-type]
+             for n, (c, d) in bs.PREDICATES.items()]
+    pats = [Pattern(name=n, start_type=t, hops=h, phrasings=p, description=d or " -> ".join(h)) for n, h, p, d in PATTERNS]
+    if paths:
+        preds += [Predicate(name="governed_by", domain=co.PATH_TYPE, range=t, cardinality="many",
+                            description="a file's last matching CODEOWNERS rule (one per GitLab section)"),
+                  Predicate(name="governs", domain=t, range=co.PATH_TYPE, cardinality="many",
+                            description="inverse of governed_by")]
+        pats += [Pattern(name=n, start_type=co.PATH_TYPE, hops=h, phrasings=p, description=d or " -> ".join(h))
+                 for n, h, p, d in PATH_PATTERNS]
+    return preds, pats
+
+
+@dataclass
+class Snapshot:
+    """The entities and rendered documents of a tree of records at one version, and the problems found."""
+
+    entities: dict[str, tuple[str, tuple[str, ...], str]] = field(default_factory=dict)  # id -> (name, aliases, description)
+    documents: dict[str, str] = field(default_factory=dict)  # path in the source folder -> rendered text
+    errors: list[Issue] = field(default_factory=list)
+    warnings: list[Issue] = field(default_factory=list)
+    records: int = 0  # record files read
+
+    @property
+    def paths(self) -> bool:
+        return any(i.startswith(co.PATH_TYPE + ":") for i in self.entities)
+
+
+def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
+                  files: list[str] | None = None) -> Snapshot:
+    """Read a tree (folder or file) in the given formats. ``files`` lists the tree's files for
+    CODEOWNERS matching (default: walk the folder)."""
+    path = Path(root)
+    snap = Snapshot()
+    if not path.exists():
+        raise UsageError(f"{path}: no such file or folder")
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown or not formats:
+        raise UsageError(f"unknown --format {', '.join(unknown) or '(none)'}; choose from: {', '.join(FORMATS)} "
+                         "(a CSV/JSON Lines table: --format table with --src and --document)")
+    if "backstage" in formats:
+        tree = bs.read_tree(path)
+        snap.errors += tree.errors
+        snap.warnings += tree.warnings
+        ents = bs.entity_records(tree, world)
+        by_file: dict[str, list[bs.Descriptor]] = {}
+        for d in tree.descriptors:
+            by_file.setdefault(d.file, []).append(d)
+        for rel, text in tree.files.items():
+            snap.documents[f"{bs.SOURCE}/{rel}"] = bs.render_file(rel, text, by_file.get(rel, []), ents, world,
+                                                                   snap.warnings, tree.root)
+            snap.records += 1
+        for e in ents.values():
+            snap.entities[e.id] = (e.name, e.aliases, e.description)
+    if "codeowners" in formats:
+        if path.is_dir():
+            root_dir, found = path, co.find(path)
+            if not found and "backstage" not in formats:
+                raise UsageError(f"{path}: no CODEOWNERS file (looked for {', '.join(co.LOCATIONS)})")
+        else:
+            root_dir = path.parent.parent if path.parent.name in (".github", ".gitlab", "docs") else path.parent
+            found = [path.relative_to(root_dir).as_posix()]
+        for rel in found:
+            file = root_dir / rel
+            if file.stat().st_size > co.MAX_CODEOWNERS_BYTES:
+                snap.errors.append(co._issue("file_too_large", str(file), None,
+                                             f"expected at most {co.MAX_CODEOWNERS_BYTES} bytes (GitHub's limit)"))
+                continue
+            try:
+                text = file.read_bytes().decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+            except UnicodeDecodeError:
+                snap.errors.append(co._issue("not_utf8", str(file), None, "the CODEOWNERS file is not UTF-8 text"))
+                continue
+            of = co.parse(text, str(file))
+            snap.warnings += of.warnings
+            of.rel = rel
+            tree_files = files if files is not None else co.tree_files(root_dir)
+            rendered, named = co.render(of, tree_files, world)
+            snap.documents[f"codeowners/{rel}"] = rendered
+            snap.records += 1
+            for n in named.values():
+                snap.entities.setdefault(n.id, (n.name, n.aliases, n.description))
+    return snap
+
+
+def merged_header(snap: Snapshot, world: str, src: Path | None) -> tuple[Header, Path]:
+    """The default header plus the records' entities plus the user's header (``src/chainret.yaml``), checked."""
+    user = read_header(src / HEADER_NAME, check=False) if src is not None else None
+    header_file = (src / HEADER_NAME) if src is not None else Path(HEADER_NAME)
+    if user is not None and user.world != world:
+        raise UsageError(f"{header_file} says world {user.world!r}, but --world is {world!r}; leave --world out or make them agree")
+    preds, pats = default_header(world, paths=snap.paths)
+    entities = {i: HeaderEntity(id=i, name=n, aliases=list(a), description=d) for i, (n, a, d) in snap.entities.items()}
+    if user is not None:
+        for e in user.entities:  # the user's own entities, or more aliases / another name for a record's entity
+            base = entities.get(e.id)
+            if base is not None:
+                aliases = list(dict.fromkeys([*base.aliases, *e.aliases]))
+                e = HeaderEntity(id=e.id, name=e.name or base.name, aliases=aliases, description=e.description or base.description)
+            entities[e.id] = e
+        by_name = {p.name: p for p in preds}
+        by_name.update({p.name: p for p in user.predicates})
+        pat_names = {p.name: p for p in pats}
+        pat_names.update({p.name: p for p in user.patterns})
+        preds, pats = list(by_name.values()), list(pat_names.values())
+    header = Header(world=world, description=(user.description if user else "") or "Imported from records where they live",
+                    default_source=user.default_source if user else "docs", entities=list(entities.values()),
+                    predicates=preds, patterns=pats, documents=list(user.documents) if user else [],
+                    relations=list(user.relations) if user else [], cases=list(user.cases) if user else [])
+    from chainret.catalog.load import with_lines
+
+    problems = header_issues(header, str(header_file))
+    if problems:
+        raise SourceInvalid(with_lines(problems, header_file) if src is not None else problems)
+    return header, header_file
+
+
+def default_world(formats: list[str], src: Path | None) -> str:
+    if src is not None and (src / HEADER_NAME).is_file():
+        return read_header(src / HEADER_NAME, check=False).world
+    return "backstage" if "backstage" in formats else "codeowners"
+
+
+def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, src: Path | None = None,
+                    view: str | None = None, strict: bool = False, previous: Catalog | None = None,
+                    view_description: str = "") -> BuildResult:
+    """Build a snapshot into the catalog at ``out`` (new versions and a new view when anything changed).
+
+    Errors raise ``SourceInvalid`` and nothing is written (the caller writes); with ``strict`` the
+    warnings are errors too.
+    """
+    problems = snap.errors + (snap.warnings if strict else [])
+    if problems:
+        raise SourceInvalid([Issue(i.code, "error", i.file, i.location, i.field, i.message, i.line) for i in problems])
+    if src is not None and not src.is_dir():
+        raise UsageError(f"--src {src}: not a folder")
+    header, _ = merged_header(snap, world, src)
+    if src is not None:
+        clash = [p for p in snap.documents if (src / p).exists()]
+        if clash:
+            raise UsageError(f"{src / clash[0]} is in the source folder and is also a rendered record document; rename or move it")
+    with tempfile.TemporaryDirectory(prefix="chainret-import-") as empty:
+        result = build(src if src is not None else Path(empty), out, view=view, overrides=snap.documents, parsed=header,
+                       previous=previous)
+    if view_description and result.new_view:
+        cat = result.catalog
+        views = [v.model_copy(update={"description": view_description}) if v.name == result.new_view else v for v in cat.views]
+        result.catalog = Catalog(**{**{name: getattr(cat, name) for name in Catalog.model_fields}, "views": views})
+    return result
+
+
+def output_texts(result: BuildResult, label: str) -> dict[Path, str]:
+    """The catalog (and cases) files of an import, with a banner naming the command."""
+    from chainret.authoring.output import catalog_data, render
+
+    banner = (f"# Built by `chainret catalog {label}`: re-run it after the records change (earlier views stay);\n"
+              "# entities, relations, digests, spans, versions and views are read from the records, never typed.\n")
+    texts = {result.catalog_file: render(catalog_data(result.catalog), result.catalog_file.suffix, banner)}
+    if result.cases is not None:
+        data = {"format": "chainret-cases/1", **result.cases.model_dump(mode="json", exclude_defaults=True)}
+        texts[result.cases_file] = render(data, result.cases_file.suffix, banner)
+    return texts
+
+
+def write_import(result: BuildResult, label: str) -> list[Path]:
+    """Write an import's files (replaced together); the files whose content changed."""
+    from chainret.authoring.output import sync
+
+    return sync(output_texts(result, label))

@@ -124,13 +124,17 @@ def _warn_exposed(host: str, trust_header: str | None) -> None:
 
 def mcp_cmd(
     catalog: Optional[str] = typer.Option(None, "--catalog", help=CATALOG_HELP),
-    principal: str = typer.Option("public", "--principal", help="The one principal every tool call answers as (set by whoever configures the agent; no tool takes a principal)."),
+    principal: Optional[str] = typer.Option(None, "--principal", help="stdio: the one principal every tool call answers as (default public; set by whoever configures the agent; no tool takes a principal). Not with --http."),
+    http: bool = typer.Option(False, "--http", help="Serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio; the principal comes from the bearer token, as for `chainret serve`."),
+    host: str = typer.Option("127.0.0.1", "--host", help="With --http: address to bind (default: loopback only)."),
+    port: int = typer.Option(8001, "--port", help="With --http: port to bind."),
+    tokens: Optional[Path] = typer.Option(None, "--tokens", help="With --http: the token file of `chainret serve` (sha256 hashes only). Without it every request runs as public and any bearer token is refused."),
     max_rows_per_hop: int = typer.Option(10, "--max-rows-per-hop", help="Ceiling for a tool call's rows_per_hop."),
     max_searches: int = typer.Option(8, "--max-searches", help="Ceiling for max_searches."),
     max_rows: int = typer.Option(40, "--max-rows", help="Ceiling for max_rows."),
     max_hops: int = typer.Option(4, "--max-hops", help="Ceiling for max_hops."),
 ) -> None:
-    """Run an MCP server over stdio (tools: ask, list_patterns, verify_trace) answering as one configured principal."""
+    """Run an MCP server (tools: ask, list_patterns, verify_trace): over stdio as one configured principal, or with --http over streamable HTTP as each bearer token's principal."""
     _require("mcp", "mcp")
     from chainret.server.limits import DEFAULT_CEILING, Limits
     from chainret.server.mcp import build_server
@@ -142,8 +146,33 @@ def mcp_cmd(
                             "max_rows": max_rows, "max_hops": max_hops})
     except ValueError:
         raise UsageError("every budget ceiling must be at least 1") from None
+    if http:
+        _mcp_http(catalog, Limits(ceiling=ceiling), principal, host, port, tokens)
+        return
+    if tokens is not None:
+        raise UsageError("--tokens applies to --http; over stdio the principal is --principal")
     service = Service(catalog, Limits(ceiling=ceiling))
-    build_server(service, principal).run("stdio")
+    build_server(service, principal or "public").run("stdio")
+
+
+def _mcp_http(catalog: Optional[str], limits: Any, principal: Optional[str], host: str, port: int, tokens: Optional[Path]) -> None:
+    """``chainret mcp --http``: the token file, the catalog once, uvicorn (needs the serve extra too)."""
+    if principal is not None:
+        raise UsageError("with --http the principal comes from each request's bearer token (--tokens), not --principal")
+    _require("serve", "uvicorn")
+    import uvicorn
+
+    from chainret.server.auth import Authenticator, load_token_file
+    from chainret.server.mcp_http import MCP_PATH, build_http_app
+    from chainret.server.service import Service
+
+    authn = Authenticator(load_token_file(tokens) if tokens is not None else None)
+    service = Service(catalog, limits, authn, tokens_source=str(tokens or "tokens"))
+    _warn_exposed(host, None)
+    typer.echo(f"chainret mcp: world {service.world}, {len(authn.file.tokens)} token(s), anonymous "
+               f"{'public' if authn.file.anonymous else 'refused'}, streamable HTTP at http://{host}:{port}{MCP_PATH}", err=True)
+    uvicorn.run(build_http_app(service, authn, host=host), host=host, port=port, log_level="warning",
+                timeout_keep_alive=5, server_header=False)
 
 
 def register(app: typer.Typer) -> None:

@@ -14,6 +14,7 @@ messages as the HTTP API).
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any
 
 from pydantic import ValidationError
@@ -31,14 +32,23 @@ INSTRUCTIONS = (
     "An answer is only an accepted_path outcome; partial_evidence, no_pattern and refused mean there is no "
     "supported answer, and the message says why."
 )
+# Set per HTTP request by chainret.server.mcp_http (the bearer token's identity); unset over stdio.
+CURRENT_IDENTITY: ContextVar[Identity | None] = ContextVar("chainret_mcp_identity", default=None)
 
 
-def build_server(service: Service, principal: str) -> Any:
-    """An ``MCPServer`` whose tools call ``service`` as ``principal``."""
+def build_server(service: Service, principal: str | None) -> Any:
+    """An ``MCPServer`` whose tools call ``service`` as ``principal`` (over HTTP, ``principal=None``: as ``CURRENT_IDENTITY``, and never without it)."""
     from mcp.server import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    identity = Identity(principal=principal, key="mcp", via="config")
+    configured = Identity(principal=principal, key="mcp", via="config") if principal is not None else None
+
+    def identity() -> Identity:
+        who = CURRENT_IDENTITY.get() or configured
+        if who is None:  # fail closed: an HTTP call that reached a tool without its caller's identity
+            raise ToolError("internal_error: this call has no authenticated identity")
+        return who
+
     server = MCPServer("chainret", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     def call(fn: Any, *args: Any) -> Any:
@@ -59,12 +69,12 @@ def build_server(service: Service, principal: str) -> Any:
             view: a view name from list_patterns (default: the catalog's current view).
             budget: optional limits (rows_per_hop, max_searches, max_rows, max_hops, packet_units, packet_chars).
         """
-        return call(lambda: service.ask(identity, AskIn(request=request, view=view, viewer=None, budget=budget)))
+        return call(lambda: service.ask(identity(), AskIn(request=request, view=view, viewer=None, budget=budget)))
 
     @server.tool()
     def list_patterns() -> PatternsOut:
         """The relation patterns this catalog answers (with example phrasings) and its views."""
-        return call(service.patterns, principal)
+        return call(service.patterns, identity().principal)
 
     @server.tool()
     def verify_trace(trace: Trace) -> VerifyOut:
@@ -73,6 +83,6 @@ def build_server(service: Service, principal: str) -> Any:
         Args:
             trace: the `trace` object of an ask result, unchanged.
         """
-        return call(service.verify, identity, trace)
+        return call(service.verify, identity(), trace)
 
     return server

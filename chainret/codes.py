@@ -22,6 +22,7 @@ class RefusalCode(StrEnum):
     NO_PATTERN = "no_pattern"
     UNKNOWN_ENTITY = "unknown_entity"
     AMBIGUOUS_ALIAS = "ambiguous_alias"
+    AMBIGUOUS_READING = "ambiguous_reading"  # the words read as two patterns (or two entities by two routes)
     EXCEEDS_MAX_HOPS = "exceeds_max_hops"
     # a hop
     NO_SUPPORTED_RELATION = "no_supported_relation"
@@ -44,6 +45,7 @@ HOP_FAILURES: Final[dict[RefusalCode, str]] = {
 # Why interpretation refuses before any search (a case's ``expect.reason`` for ``outcome: refused``).
 INTERPRETATION_REFUSALS: Final[dict[RefusalCode, str]] = {
     RefusalCode.AMBIGUOUS_ALIAS: "the slot text resolves to several entities",
+    RefusalCode.AMBIGUOUS_READING: "the request reads as more than one pattern or start entity",
     RefusalCode.UNKNOWN_ENTITY: "the slot text resolves to no entity of the slot type",
     RefusalCode.EXCEEDS_MAX_HOPS: "the pattern needs more hops than the request's max_hops allows",
 }
@@ -57,6 +59,7 @@ HopFailureCode = Literal[
 ]
 InterpretationCode = Literal[
     RefusalCode.AMBIGUOUS_ALIAS,
+    RefusalCode.AMBIGUOUS_READING,
     RefusalCode.UNKNOWN_ENTITY,
     RefusalCode.EXCEEDS_MAX_HOPS,
 ]

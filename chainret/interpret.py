@@ -3,6 +3,9 @@
 ``interpret(request, cv) -> Reading`` matches the request against the catalog's relation patterns
 (``chainret.patterns``) and resolves the slot words to exactly one entity of the slot type in the
 view: several is ``ambiguous_alias``, none is ``unknown_entity``, no pattern is ``no_pattern``.
+When no literal reading resolves, the tolerant readings of ``chainret.understand`` are tried; two
+readings that disagree are ``ambiguous_reading``. An unknown entity's refusal names the closest
+entities the principal may know (did you mean), never others.
 """
 
 from __future__ import annotations
@@ -13,8 +16,11 @@ from typing import Any
 from chainret.catalog.models import Catalog
 from chainret.catalog.views import CatalogView
 from chainret.codes import RefusalCode
-from chainret.patterns import PatternSpec, best_matches, match_request
-from chainret.trace import Interpretation, Refusal
+from chainret.lexicon import type_words
+from chainret.patterns import PatternSpec, best_matches, match_request, words
+from chainret.trace import Interpretation, Refusal, WordMatch
+from chainret.understand import Mention, resolve_mention, suggest_entities, tolerant_readings
+from chainret.understand import Reading as TolerantReading
 
 
 @dataclass
@@ -32,13 +38,14 @@ def pattern_specs(catalog: Catalog) -> list[PatternSpec]:
 
 
 def interpret(request: str, cv: CatalogView) -> Reading:
-    """Match the request to a pattern and resolve its slot to one canonical ID in the view."""
-    matches = best_matches(match_request(request, pattern_specs(cv.catalog)))
-    if not matches:
-        return Reading(
-            outcome="no_pattern",
-            reason=Refusal(code=RefusalCode.NO_PATTERN, message="no relation pattern applies to this request"),
-        )
+    """Match the request to a pattern and resolve its slot to one canonical ID in the view.
+
+    Literal readings first (``chainret.patterns``: a declared phrasing word for word, the slot an
+    entity's ID, name or alias exactly), as before; only when none resolves, the tolerant readings
+    of ``chainret.understand``, accepted when they agree on one pattern and one entity.
+    """
+    specs = pattern_specs(cv.catalog)
+    matches = best_matches(match_request(request, specs))
     unknown: list[dict[str, Any]] = []
     for m in matches:
         text = m.slot_text
@@ -47,40 +54,124 @@ def interpret(request: str, cv: CatalogView) -> Reading:
         if not ents and rest and first.lower() == m.slot_type.lower():  # "project PR-84" -> "PR-84"
             text, ents = rest, cv.resolve(rest, type=m.slot_type)
         if len(ents) > 1:
-            cands = [{"id": e.id, "name": e.name} for e in ents]
-            return Reading(
-                outcome="refused",
-                reason=Refusal(
-                    code=RefusalCode.AMBIGUOUS_ALIAS,
-                    message=f"{text!r} names {len(ents)} {m.slot_type} entities: "
-                    + ", ".join(f"{e.id} ({e.name})" for e in ents)
-                    + "; ask again with one of these canonical IDs",
-                    details={"slot_text": text, "candidates": cands},
-                ),
-                meta={"pattern": m.pattern.name, "slot": m.slot},
-            )
+            return _ambiguous_alias(text, m.slot_type, ents, {"pattern": m.pattern.name, "slot": m.slot})
         if len(ents) == 1:
-            start = ents[0].id
+            record: list[WordMatch] = []
+            if m.reading != "plain":
+                if m.ignored:
+                    record.append(WordMatch(words=" ".join(m.ignored), part="ignored", how="filler"))
+                record.append(_entity_match(text, ents[0], "exact"))
             interp = Interpretation(
                 pattern=m.pattern.name,
                 slot=m.slot,
                 slot_text=text,
-                start_id=start,
+                start_id=ents[0].id,
                 predicates=list(m.pattern.predicates),
                 view=cv.view_name,
                 principal=cv.principal,
+                reading=None if m.reading == "plain" else m.reading,
+                match=record,
             )
             return Reading(interpretation=interp, meta={"phrasing": m.phrasing})
         other = [e.id for e in cv.resolve(text)]
         unknown.append({"slot_text": text, "slot_type": m.slot_type, "other_types": other})
+    tolerant = _tolerant(request, specs, matches, cv)
+    if tolerant is not None:
+        return tolerant
+    if not matches:
+        return Reading(
+            outcome="no_pattern",
+            reason=Refusal(code=RefusalCode.NO_PATTERN, message="no relation pattern applies to this request"),
+        )
     u = unknown[0]
     extra = f" (it names {', '.join(u['other_types'])}, not a {u['slot_type']})" if u["other_types"] else ""
+    message = f"{u['slot_text']!r} is not a known {u['slot_type']} in this catalog{extra}"
+    near = [] if u["other_types"] else suggest_entities(u["slot_text"], u["slot_type"], cv)
+    if near:
+        message += "; did you mean " + ", ".join(f"{e.id} ({e.name})" for e in near) + "?"
+        u = {**u, "suggestions": [{"id": e.id, "name": e.name} for e in near]}
+    return Reading(
+        outcome="refused",
+        reason=Refusal(code=RefusalCode.UNKNOWN_ENTITY, message=message, details=u),
+        meta={"pattern": matches[0].pattern.name},
+    )
+
+
+def _ambiguous_alias(text: str, slot_type: str, ents: list[Any], meta: dict[str, Any]) -> Reading:
+    cands = [{"id": e.id, "name": e.name} for e in ents]
     return Reading(
         outcome="refused",
         reason=Refusal(
-            code=RefusalCode.UNKNOWN_ENTITY,
-            message=f"{u['slot_text']!r} is not a known {u['slot_type']} in this catalog{extra}",
-            details=u,
+            code=RefusalCode.AMBIGUOUS_ALIAS,
+            message=f"{text!r} names {len(ents)} {slot_type} entities: "
+            + ", ".join(f"{e.id} ({e.name})" for e in ents)
+            + "; ask again with one of these canonical IDs",
+            details={"slot_text": text, "candidates": cands},
         ),
-        meta={"pattern": matches[0].pattern.name},
+        meta=meta,
     )
+
+
+def _entity_match(words: str, entity: Any, how: str, label: str | None = None, distance: int | None = None) -> WordMatch:
+    """How entity words matched: the ID, the name or an alias (exact), else normalised / typo."""
+    label = label or words
+    if how == "exact":
+        how = "exact" if label == entity.id else "name" if label.casefold() == entity.name.casefold() else "alias"
+    return WordMatch(words=words, part="entity", how=how, target=entity.id, label=label, distance=distance)
+
+
+def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: Any) -> Reading | None:
+    """The tolerant readings: one (pattern, entity) they all agree on, an ambiguity, or None."""
+    readings = tolerant_readings(request, specs, cv.catalog)
+    readings += [TolerantReading(m.pattern, tuple(words(m.slot_text)), "tolerant", m.phrasing, (), m.ignored)
+                 for m in matches]
+    resolved: dict[tuple[str, str], tuple[TolerantReading, Mention]] = {}
+    ambiguous: list[tuple[TolerantReading, Mention]] = []
+    for r in readings:
+        mention = resolve_mention(" ".join(r.mention), r.pattern.start_type, cv, type_words(r.pattern.start_type))
+        if len(mention.entities) == 1:
+            resolved.setdefault((r.pattern.name, mention.entities[0].id), (r, mention))
+        elif mention.entities:
+            ambiguous.append((r, mention))
+    if ambiguous and not resolved:
+        r, mention = ambiguous[0]
+        return _ambiguous_alias(mention.words, r.pattern.start_type, mention.entities, {"pattern": r.pattern.name})
+    if len(resolved) > 1 or (resolved and ambiguous):
+        options = sorted(resolved) + sorted((r.pattern.name, e.id) for r, m in ambiguous for e in m.entities)
+        options = list(dict.fromkeys(options))
+        return Reading(
+            outcome="refused",
+            reason=Refusal(
+                code=RefusalCode.AMBIGUOUS_READING,
+                message=f"the request reads {len(options)} ways: "
+                + ", ".join(f"pattern {p} from {e}" for p, e in options)
+                + "; ask again with a phrasing of one pattern (`chainret patterns`) and one canonical ID",
+                details={"readings": [{"pattern": p, "start_id": e} for p, e in options]},
+            ),
+        )
+    if not resolved:
+        return None
+    (r, mention), = resolved.values()
+    ent = mention.entities[0]
+    record: list[WordMatch] = []
+    if r.ignored:
+        record.append(WordMatch(words=" ".join(r.ignored), part="ignored", how="filler"))
+    if r.phrasing is not None:
+        record.append(WordMatch(words=" ".join(w for w in words(request) if w not in r.mention), part="pattern",
+                                how="canonical" if r.route == "tolerant" else "composed", target=r.phrasing))
+    for text, pred in r.relations:
+        record.append(WordMatch(words=text, part="relation", how="composed", target=pred))
+    record.append(_entity_match(mention.words, ent, mention.how, mention.label, mention.distance))
+    interp = Interpretation(
+        pattern=r.pattern.name,
+        slot=r.pattern.start_type,
+        slot_text=mention.words,
+        start_id=ent.id,
+        predicates=list(r.pattern.predicates),
+        view=cv.view_name,
+        principal=cv.principal,
+        reading=r.route + ("+topic" if r.via else ""),
+        match=record,
+    )
+    meta = {"phrasing": r.phrasing} if r.phrasing else {}
+    return Reading(interpretation=interp, meta=meta)

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from chainret.budget import Budget as Budget  # re-exported: traces record it
 from chainret.files import atomic_write_text
@@ -111,8 +111,37 @@ class Hop(_Model):
     verifications: list[Verification] = Field(default_factory=list)
 
 
+class WordMatch(_Model):
+    """Which request words matched which part of the reading, and how.
+
+    ``part``: ``pattern`` (words of a phrasing or of a relation: ``pattern:<phrasing>`` or
+    ``relation:<predicate>``), ``entity`` (the slot words), ``ignored`` (politeness, filler, a
+    question frame: words that add nothing a view or pattern could use). ``how``: ``exact``,
+    ``alias``, ``name``, ``normalised`` (case, spacing, punctuation, quotes, a type word), ``typo``
+    (at edit ``distance``), ``synonym``, ``composed`` (a relation said hop by hop).
+    """
+
+    words: str
+    part: str
+    how: str
+    target: str | None = None  # the canonical ID (entity) or the phrasing / predicate matched
+    label: str | None = None  # entity: the name, alias or ID the words were matched to
+    distance: int | None = None  # typo: the edit distance (digits never differ)
+
+    @model_serializer(mode="wrap")
+    def _omit_none(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        return {k: v for k, v in data.items() if v is not None} if isinstance(data, dict) else data
+
+
 class Interpretation(_Model):
-    """How the request was read. Stored beside the original words, never instead of them."""
+    """How the request was read. Stored beside the original words, never instead of them.
+
+    ``match`` is present only when the reading was not literal: the words equal a declared phrasing
+    (``meta.phrasing``) and the slot words are an entity's canonical ID, name or alias exactly.
+    Otherwise it lists, word group by word group, what matched what and how (``WordMatch``), and
+    ``reading`` names the route (``filler``, ``possessive``, ``glued``, ``tolerant``, ``composed``).
+    """
 
     pattern: str
     slot: str  # the typed slot name, e.g. "project"
@@ -121,6 +150,18 @@ class Interpretation(_Model):
     predicates: list[str]
     view: str
     principal: str
+    reading: str | None = None
+    match: list[WordMatch] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_literal(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            if data.get("reading") is None:
+                data.pop("reading", None)
+            if not data.get("match"):
+                data.pop("match", None)
+        return data
 
 
 class PacketItem(_Model):

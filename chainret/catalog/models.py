@@ -44,7 +44,15 @@ from collections.abc import Iterable
 from functools import cached_property, lru_cache
 from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from chainret.bulk import paused_gc
 
@@ -147,6 +155,21 @@ class Predicate(_Model):
     range: str
     cardinality: Literal["functional", "many"] = "many"
     description: str = ""
+    # How requests may name this relation besides the defaults chainret derives from the name and
+    # range (chainret.lexicon): nouns for the object ("vendor": "the vendor of V-12") and verbs whose
+    # subject is the object ("provides": "who provides V-12"). Omitted from the file and the digest
+    # when empty, so catalogs without them are byte-identical.
+    nouns: list[str] = Field(default_factory=list)
+    verbs: list[str] = Field(default_factory=list)
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_words(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("nouns", "verbs"):
+                if not data.get(key):
+                    data.pop(key, None)
+        return data
 
 
 class SourceDocument(_Model):

@@ -1,0 +1,260 @@
+"""How requests name relations: each predicate's nouns and verbs, and a small grammar over them.
+
+Defaults are derived from the predicate's name and range type, never from a world's data:
+
+* ``X_by`` (``operated_by``, ``supplied_by``, ``owned_by``): the agent noun (``operator``,
+  ``supplier``, ``owner``), the verb whose subject is the object (``operates``, ``supplies``,
+  ``owns``) and its ``-ing`` form (``the organisation operating PR-85``, ``the certifying lab``);
+* a verb name (``uses``): the passive (``the instrument used by E-7``) and the verb after the
+  subject (``the instrument that E-9 uses``);
+* ``X_at`` (``located_at``): ``where is ... located`` and the noun ``location``;
+* a noun name (``contact``, ``on_call``): the name's words (``the contact of``, ``on call for``);
+* always the range type's name (``the supplier of`` / ``the org of``), with a few spellings of a
+  type (``org``: organisation, organization, company).
+
+A catalog adds its own per predicate (``nouns``, ``verbs`` in the catalog file or the source
+header). The grammar: a noun phrase is an entity's words, ``<noun> of|for <noun phrase>``,
+``<noun phrase>'s <noun>('s <noun>)*``, ``<head> [that|which|who] <verb> <noun phrase>``,
+``<head> <passive> by <noun phrase>`` or ``<head> [that|which] <noun phrase> <verb>``; a question
+is a frame (``who is``, ``who <verb>``, ``which <head> <verb>``, ``which <head> is``, ``where is ...
+located``) around one. Every word must be part of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+TYPE_WORDS: dict[str, tuple[str, ...]] = {
+    "org": ("organisation", "organization", "company", "org"),
+    "person": ("person",),
+}
+_REL = ("that", "which", "who")
+_DET = ("the", "a", "an")
+
+Chain = list[str]
+Parse = tuple[Chain, list[str], list[tuple[str, str]]]  # (predicates inner to outer, entity words, (words, predicate))
+
+
+def _participle_forms(part: str) -> tuple[str, str]:
+    """``operated`` -> (``operates``, ``operating``); ``supplied`` -> (``supplies``, ``supplying``)."""
+    if part.endswith("ied"):
+        return part[:-3] + "ies", part[:-3] + "ying"
+    if part.endswith("ated") or part.endswith("ized") or part.endswith("ised"):
+        return part[:-1] + "s", part[:-2] + "ing"
+    if part.endswith("ed"):
+        return part[:-2] + "s", part[:-2] + "ing"
+    return part + "s", part + "ing"
+
+
+def _agent(part: str) -> str:
+    """``operated`` -> ``operator``, ``supplied`` -> ``supplier``, ``owned`` -> ``owner``."""
+    if part.endswith("ated"):
+        return part[:-4] + "ator"
+    if part.endswith("ied"):
+        return part[:-3] + "ier"
+    if part.endswith("ed"):
+        return part[:-2] + "er"
+    return part + "er"
+
+
+def type_words(type_: str) -> set[str]:
+    return {type_, *TYPE_WORDS.get(type_, ())}
+
+
+@dataclass
+class PredicateWords:
+    name: str
+    domain: str
+    range: str
+    nouns: set[tuple[str, ...]] = field(default_factory=set)
+    verbs: set[str] = field(default_factory=set)  # subject of the verb = the object: "operates", "operating"
+    passive: set[str] = field(default_factory=set)  # "used" (by the subject)
+    subject_verbs: set[str] = field(default_factory=set)  # the subject does it: "uses", "use"
+    where: set[str] = field(default_factory=set)  # "located": where is <subject> located
+
+
+def predicate_words(p: Any) -> PredicateWords:
+    w = PredicateWords(p.name, p.domain, p.range)
+    parts = p.name.split("_")
+    if len(parts) >= 2 and parts[-1] == "by":
+        part = "_".join(parts[:-1]).replace("_", " ")
+        third, ing = _participle_forms(part)
+        w.nouns.add((_agent(part),))
+        w.verbs |= {third, ing}
+        for t in type_words(p.range):
+            w.nouns.add((ing, t))
+    elif len(parts) >= 2 and parts[-1] == "at":
+        w.where.add(" ".join(parts[:-1]))
+        w.nouns.add(("location",))
+    elif len(parts) == 1 and parts[0].endswith("s") and not parts[0].endswith("ss"):
+        base = parts[0][:-1]
+        w.subject_verbs |= {parts[0], base}
+        w.passive.add(base + "d" if base.endswith("e") else base + "ed")
+    else:
+        w.nouns.add(tuple(parts))
+    for t in type_words(p.range):
+        w.nouns.add((t,))
+    for n in getattr(p, "nouns", ()) or ():
+        w.nouns.add(tuple(n.lower().split()))
+    for v in getattr(p, "verbs", ()) or ():
+        w.verbs.add(v.lower())
+    # A noun may carry the range type after it ("the on call person", "the owner team").
+    ranges = type_words(p.range)
+    for n in list(w.nouns):
+        if n[-1] not in ranges:
+            w.nouns |= {(*n, t) for t in ranges}
+    return w
+
+
+class Lexicon:
+    """The predicates' words and the grammar of noun phrases and questions over them."""
+
+    def __init__(self, predicates: Iterable[Any]) -> None:
+        self.preds = [predicate_words(p) for p in predicates]
+        self._nouns: dict[tuple[str, ...], list[PredicateWords]] = {}
+        for pw in self.preds:
+            for n in pw.nouns:
+                self._nouns.setdefault(n, []).append(pw)
+        self._max_noun = max((len(n) for n in self._nouns), default=1)
+
+    def vocabulary(self, patterns: Sequence[Any]) -> set[str]:
+        vocab = {w for n in self._nouns for w in n}
+        for pw in self.preds:
+            vocab |= pw.verbs | pw.passive | pw.subject_verbs | pw.where
+        from chainret.patterns import PhrasingError, _parsed
+
+        for pat in patterns:
+            for ph in pat.phrasings:
+                try:
+                    vocab.update(_parsed(ph, pat.start_type)[0])
+                except PhrasingError:
+                    continue
+        return vocab
+
+    # -- noun phrases ---------------------------------------------------------------------------
+    def _heads(self, low: Sequence[str], pw: PredicateWords) -> list[int]:
+        """Lengths k such that low[:k] is a head naming what ``pw`` points at (a noun of it or its range type)."""
+        out = []
+        for k in range(1, min(self._max_noun, len(low)) + 1):
+            head = tuple(low[:k])
+            if head in pw.nouns or (k == 1 and head[0] in type_words(pw.range)):
+                out.append(k)
+        return out
+
+    def noun_phrase(self, toks: Sequence[str], low: Sequence[str], depth: int = 0) -> list[Parse]:
+        if not toks or depth > 6:
+            return []
+        toks, low = list(toks), list(low)
+        if low[0] in _DET and len(low) > 1:
+            toks, low = toks[1:], low[1:]
+        out: list[Parse] = [([], toks, [])]
+        out += self._possessive(toks, low)
+        n = len(low)
+        # <noun> of|for <np>
+        for k in range(1, min(self._max_noun, n - 2) + 1):
+            if low[k] not in ("of", "for"):
+                continue
+            for pw in self._nouns.get(tuple(low[:k]), []):
+                for chain, m, rels in self.noun_phrase(toks[k + 1 :], low[k + 1 :], depth + 1):
+                    if chain or m:
+                        out.append(([*chain, pw.name], m, [*rels, (" ".join(toks[: k + 1]), pw.name)]))
+        for pw in self.preds:
+            for k in self._heads(low, pw):
+                rest_t, rest_l = toks[k:], low[k:]
+                head = " ".join(toks[:k])
+                # <head> [that] <verb> <np>
+                j = 1 if rest_l and rest_l[0] in _REL else 0
+                if len(rest_l) > j + 1 and rest_l[j] in pw.verbs:
+                    for chain, m, rels in self.noun_phrase(rest_t[j + 1 :], rest_l[j + 1 :], depth + 1):
+                        out.append(([*chain, pw.name], m, [*rels, (" ".join([head, *rest_t[: j + 1]]), pw.name)]))
+                # <head> <passive> by <np>
+                if len(rest_l) > 2 and rest_l[0] in pw.passive and rest_l[1] == "by":
+                    for chain, m, rels in self.noun_phrase(rest_t[2:], rest_l[2:], depth + 1):
+                        out.append(([*chain, pw.name], m, [*rels, (" ".join([head, *rest_t[:2]]), pw.name)]))
+                # <head> [that|which] <np> <verb>
+                j = 1 if rest_l and rest_l[0] in ("that", "which") else 0
+                if len(rest_l) > j + 1 and rest_l[-1] in pw.subject_verbs:
+                    for chain, m, rels in self.noun_phrase(rest_t[j:-1], rest_l[j:-1], depth + 1):
+                        words = " ".join([head, *rest_t[:j]]) + " … " + rest_t[-1]
+                        out.append(([*chain, pw.name], m, [*rels, (words, pw.name)]))
+        return out
+
+    def _possessive(self, toks: list[str], low: list[str]) -> list[Parse]:
+        """``E-7's instrument's calibrating group``: the entity, then one relation noun per ``'s``."""
+        first = next((i for i, w in enumerate(low) if w.endswith("'s")), None)
+        if first is None or first == len(low) - 1:
+            return []
+        mention = [*toks[:first], toks[first][:-2]]
+        segments: list[list[str]] = [[]]
+        seg_toks: list[list[str]] = [[]]
+        for t, w in zip(toks[first + 1 :], low[first + 1 :], strict=True):
+            if w.endswith("'s"):
+                segments[-1].append(w[:-2])
+                seg_toks[-1].append(t[:-2])
+                segments.append([])
+                seg_toks.append([])
+            else:
+                segments[-1].append(w)
+                seg_toks[-1].append(t)
+        if not segments[-1]:
+            return []
+        parses: list[Parse] = [([], mention, [])]
+        for seg, st in zip(segments, seg_toks, strict=True):
+            options = self._nouns.get(tuple(seg), [])
+            parses = [([*c, pw.name], m, [*r, (" ".join(st), pw.name)]) for c, m, r in parses for pw in options]
+        return parses
+
+    def tail_chains(self, tail: Sequence[str], start_type: str) -> list[Chain]:
+        """A phrasing's words before its slot read as a chain over the slot (``the instrument used by``)."""
+        slot = "\x00slot"
+        return [c for c, m, _ in self.noun_phrase([*tail, slot], [*tail, slot]) if m == [slot] and c]
+
+    # -- questions ------------------------------------------------------------------------------
+    def question(self, toks: Sequence[str], low: Sequence[str]) -> list[Parse]:
+        toks, low = list(toks), list(low)
+        if len(low) >= 2 and low[0] in ("what", "which") and low[1] == "is":
+            low[0] = "who"
+        elif low and low[0] == "what":
+            low[0] = "which"
+        out: list[Parse] = []
+        if not low:
+            return out
+        if low[0] not in ("who", "which", "where"):
+            out += [p for p in self.noun_phrase(toks, low) if p[0]]
+            return out
+        if low[:2] == ["who", "is"]:
+            out += [p for p in self.noun_phrase(toks[2:], low[2:]) if p[0]]
+        if low[0] == "who" and len(low) > 2:
+            for pw in self.preds:
+                if low[1] in pw.verbs:
+                    out += [([*c, pw.name], m, [*r, (" ".join(toks[:2]), pw.name)]) for c, m, r in self.noun_phrase(toks[2:], low[2:])]
+        if low[0] == "which" and len(low) > 3:
+            for pw in self.preds:
+                for k in self._heads(low[1:], pw):
+                    verb_at = 1 + k
+                    if low[verb_at] == "is":
+                        for c, m, r in self.noun_phrase(toks[verb_at + 1 :], low[verb_at + 1 :]):
+                            if c and c[-1] == pw.name:
+                                out.append((c, m, [*r, (" ".join(toks[: verb_at + 1]), "frame")]))
+                    elif low[verb_at] in pw.verbs:
+                        out += [([*c, pw.name], m, [*r, (" ".join(toks[: verb_at + 1]), pw.name)])
+                                for c, m, r in self.noun_phrase(toks[verb_at + 1 :], low[verb_at + 1 :])]
+        if low[:2] == ["where", "is"] and len(low) > 3:
+            for pw in self.preds:
+                if low[-1] in pw.where:
+                    out += [([*c, pw.name], m, [*r, (f"where is … {toks[-1]}", pw.name)])
+                            for c, m, r in self.noun_phrase(toks[2:-1], low[2:-1])]
+        # one reading per (chain, entity words)
+        seen: dict[tuple[tuple[str, ...], tuple[str, ...]], Parse] = {}
+        for c, m, r in out:
+            seen.setdefault((tuple(c), tuple(m)), (c, m, r))
+        return list(seen.values())
+
+
+def lexicon(catalog: Any) -> Lexicon:
+    preds = getattr(catalog, "predicates", None)
+    if preds is None:
+        preds = list(getattr(catalog, "predicates_by_name", {}).values())
+    return Lexicon(preds)

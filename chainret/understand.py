@@ -1,0 +1,392 @@
+"""Tolerant interpretation: the readings tried when a request is not a declared phrasing word for word.
+
+Deterministic and table-driven (no model). ``chainret.interpret`` tries the literal readings of
+``chainret.patterns`` first; only when none of them resolves does it ask this module, and it
+accepts a tolerant reading only when every route that reads the request agrees on one pattern and
+one entity. Every word of the request must be accounted for: matched to a phrasing, to a relation
+word, to the entity, or dropped as one of a closed list of politeness, filler and question-frame
+words (``IGNORED_LEADING``, ``FILLER_WORDS``). A word left over (``not``, ``except``, ``and``,
+``in 2020``, an instruction) means no tolerant reading at all, so a request that says more than a
+pattern is never answered as if it said less.
+
+Routes, each producing (pattern, entity words, how):
+
+* **canonical phrasing**: request and phrasing compared after the same rewriting: case,
+  punctuation and quotes, contractions (``who's``), hyphenated template words (``on-call``),
+  ``what`` for ``which``, ``who is``/``what is`` for each other, politeness and filler anywhere they
+  are listed, a fronted topic (``PR-84: which contact serves it?``, ``For PR-84, who is the
+  contact?``), and the tail of a phrasing said another way (``the instrument that E-9 uses`` for
+  ``the instrument used by {experiment}``);
+* **composed**: the chain said relation by relation, with each predicate's nouns and verbs
+  (``chainret.lexicon``): ``the contact of the operator of PR-84``, ``PR-84's operator's contact``,
+  ``which lab certifies the company that supplies G-7``. The chain must equal a pattern's hops.
+
+Entity words are resolved by ``resolve_mention``: exact (ID, name, alias), normalised (case,
+spacing, punctuation, a determiner or the slot's type word: ``pr84``, ``PR 84``, ``cart api``,
+``the Billing service``), then a typo at bounded edit distance in letters only (digits never
+differ, so ``PR-83`` is never ``PR-84``). Only entities the principal may know are candidates;
+several within the bound are an ambiguity (refused with the candidates), never a pick.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from chainret.lexicon import Lexicon, lexicon
+from chainret.patterns import PatternSpec, PhrasingError, _parsed, words
+
+# -- request words ---------------------------------------------------------------------------------
+# Leading politeness and question frames, longest first (dropped only at the start of the request).
+IGNORED_LEADING: tuple[tuple[str, ...], ...] = tuple(sorted((
+    ("please",), ("kindly",), ("hi",), ("hello",), ("hey",), ("quick", "question"), ("excuse", "me"),
+    ("tell", "me"), ("please", "tell", "me"), ("can", "you", "tell", "me"), ("could", "you", "tell", "me"),
+    ("can", "you", "please", "tell", "me"), ("could", "you", "please", "tell", "me"), ("would", "you", "tell", "me"),
+    ("do", "you", "know"), ("i", "want", "to", "know"), ("i", "need", "to", "know"), ("i'd", "like", "to", "know"),
+    ("i", "would", "like", "to", "know"), ("show", "me"), ("give", "me"), ("find",), ("find", "me"), ("lookup",),
+    ("look", "up"),
+), key=len, reverse=True))
+# Words that add nothing a view or pattern could use, dropped wherever they stand as whole phrases.
+FILLER_WORDS: tuple[tuple[str, ...], ...] = tuple(sorted((
+    ("please",), ("thanks",), ("thank", "you"), ("today",), ("now",), ("currently",), ("presently",),
+    ("right", "now"), ("at", "the", "moment"), ("at", "present"), ("these", "days"), ("nowadays",),
+    ("as", "of", "today"), ("as", "of", "now"), ("for", "me"), ("again",), ("kindly",),
+), key=len, reverse=True))
+_QWORDS = {"who", "what", "which", "where"}
+_CONTRACTIONS = {"who's": ("who", "is"), "what's": ("what", "is"), "where's": ("where", "is"), "which's": ("which", "is")}
+_PRONOUNS = {"it", "this", "that", "them", "its"}
+_DETERMINERS = ("the", "a", "an")
+_TOPIC = re.compile(r"^\s*(?:(?:for|about|regarding|re)\s+)?(?P<topic>[^:,]+?)\s*(?::|,|\s[-\u2013\u2014]\s)\s*(?P<rest>.+)$",
+                    re.IGNORECASE | re.DOTALL)
+
+
+def _strip_phrases(low: list[str], phrases: Sequence[tuple[str, ...]], anywhere: bool) -> tuple[list[int], list[str]]:
+    """Indexes kept and words dropped, removing listed phrases (at the start only, or anywhere)."""
+    keep: list[int] = []
+    dropped: list[str] = []
+    i = 0
+    started = False
+    while i < len(low):
+        if anywhere or not started:
+            for ph in phrases:
+                if tuple(low[i : i + len(ph)]) == ph:
+                    dropped.append(" ".join(ph))
+                    i += len(ph)
+                    break
+            else:
+                keep.append(i)
+                started = True
+                i += 1
+            continue
+        keep.append(i)
+        i += 1
+    return keep, dropped
+
+
+@dataclass
+class Prepared:
+    """The request's words after the rewriting every route shares."""
+
+    toks: list[str]  # original spelling
+    low: list[str]
+    ignored: list[str] = field(default_factory=list)
+    how: str = "canonical"
+
+
+def prepare(text: str, vocab: set[str]) -> Prepared | None:
+    """Words with contractions expanded, template words unhyphenated, politeness and filler dropped."""
+    raw = words(text)
+    toks: list[str] = []
+    for w in raw:
+        lw = w.lower()
+        if lw in _CONTRACTIONS:
+            toks.extend(_CONTRACTIONS[lw])
+        elif "-" in w and all(p.isalpha() and p.lower() in vocab for p in lw.split("-")):
+            toks.extend(w.split("-"))
+        else:
+            toks.append(w)
+    low = [w.lower() for w in toks]
+    keep, dropped = _strip_phrases(low, IGNORED_LEADING, anywhere=False)
+    toks, low = [toks[i] for i in keep], [low[i] for i in keep]
+    keep, dropped2 = _strip_phrases(low, FILLER_WORDS, anywhere=True)
+    toks, low = [toks[i] for i in keep], [low[i] for i in keep]
+    # An embedded question after "tell me" / "I'd like to know": "who the contact for PR-84 is".
+    if dropped and low and low[0] in _QWORDS and len(low) > 2 and low[-1] == "is" and "is" not in low[1:-1]:
+        toks = [toks[0], "is", *toks[1:-1]]
+        low = [w.lower() for w in toks]
+    if not toks:
+        return None
+    return Prepared(toks, low, dropped + dropped2)
+
+
+def topic_variants(text: str) -> list[tuple[str, str]]:
+    """A fronted topic rewritten into the request: (rewritten request, topic words)."""
+    m = _TOPIC.match(text.replace("\u2019", "'"))
+    if not m:
+        return []
+    topic, rest = m.group("topic").strip(), m.group("rest").strip()
+    if not words(topic) or not words(rest):
+        return []
+    rest_words = words(rest)
+    low = [w.lower() for w in rest_words]
+    out: list[tuple[str, str]] = []
+    pron = [i for i, w in enumerate(low) if w in _PRONOUNS]
+    if len(pron) == 1:
+        i = pron[0]
+        sub = f"{topic}'s" if low[i] == "its" else topic
+        out.append((" ".join([*rest_words[:i], sub, *rest_words[i + 1 :]]), topic))
+    elif not pron:
+        out.append((f"{rest.rstrip('?.! ')} for {topic}", topic))
+    return out
+
+
+# -- phrasings in canonical form ---------------------------------------------------------------------
+def canonical_frame(low: list[str]) -> list[str]:
+    """``what`` reads as ``which``; ``what is`` / ``which is`` as ``who is``."""
+    out = list(low)
+    if len(out) >= 2 and out[0] in ("what", "which") and out[1] == "is":
+        out[0] = "who"
+    elif out and out[0] == "what":
+        out[0] = "which"
+    return out
+
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One tolerant reading: the pattern, the words naming its start entity, and how it was read."""
+
+    pattern: PatternSpec
+    mention: tuple[str, ...]  # original spelling
+    route: str  # "tolerant" (a phrasing) or "composed" (relation by relation)
+    phrasing: str | None = None
+    relations: tuple[tuple[str, str], ...] = ()  # (words, predicate) of a composed reading
+    ignored: tuple[str, ...] = ()
+    via: str = ""  # "topic" when a fronted topic was rewritten
+
+
+def _template_parts(phrasing: str, start_type: str) -> tuple[list[str], list[str]] | None:
+    try:
+        lits, at, _, _ = _parsed(phrasing, start_type)
+    except PhrasingError:
+        return None
+    return lits[:at], lits[at:]
+
+
+def phrasing_readings(prep: Prepared, patterns: Sequence[PatternSpec], lex: Lexicon) -> list[Reading]:
+    """The request against each phrasing in canonical form; the slot may be said as a noun phrase."""
+    low = canonical_frame(prep.low)
+    out: list[Reading] = []
+    for pat in patterns:
+        for phrasing in pat.phrasings:
+            parts = _template_parts(phrasing, pat.start_type)
+            if parts is None:
+                continue
+            before, after = canonical_frame(parts[0]) if parts[0] else [], parts[1]
+            if after:  # a phrasing with words after its slot ("where is ... {experiment} calibrated")
+                n = len(low) - len(before) - len(after)
+                if n >= 1 and low[: len(before)] == before and low[len(before) + n :] == after:
+                    out += _slot_readings(prep.toks[len(before) : len(before) + n], pat, phrasing, lex, prep, [])
+                continue
+            # The phrasing's own tail, read as a chain over the slot, may be said another way:
+            # "the instrument used by {experiment}" == "the instrument that E-9 uses".
+            for k in range(len(before), -1, -1):
+                if low[:k] != before[:k]:
+                    continue
+                tail_t = before[k:]
+                chains_t = lex.tail_chains(tail_t, pat.start_type) if tail_t else [[]]
+                if not chains_t:
+                    continue
+                for chain_t in chains_t:
+                    for chain_r, mention, rels in lex.noun_phrase(prep.toks[k:], prep.low[k:]):
+                        if chain_r == chain_t and mention:
+                            out.append(Reading(pat, tuple(mention), "tolerant", phrasing, tuple(rels), tuple(prep.ignored)))
+                        elif not chain_t and chain_r and mention and _prefix(chain_r, pat.predicates):
+                            # "which contact serves the org that operates PR-86": the phrasing stated of the org
+                            out.append(Reading(pat, tuple(mention), "composed", phrasing, tuple(rels), tuple(prep.ignored)))
+    return out
+
+
+def _prefix(chain: list[str], hops: Sequence[str]) -> bool:
+    return 0 < len(chain) < len(hops) and list(hops[: len(chain)]) == chain
+
+
+def _slot_readings(slot: list[str], pat: PatternSpec, phrasing: str, lex: Lexicon, prep: Prepared,
+                   chain_t: list[str]) -> list[Reading]:
+    out = []
+    for chain_r, mention, rels in lex.noun_phrase(slot, [w.lower() for w in slot]):
+        if chain_r == chain_t and mention:
+            out.append(Reading(pat, tuple(mention), "tolerant", phrasing, tuple(rels), tuple(prep.ignored)))
+        elif not chain_t and mention and _prefix(chain_r, pat.predicates):
+            out.append(Reading(pat, tuple(mention), "composed", phrasing, tuple(rels), tuple(prep.ignored)))
+    return out
+
+
+def composed_readings(prep: Prepared, patterns: Sequence[PatternSpec], lex: Lexicon) -> list[Reading]:
+    """The chain said relation by relation; it must equal a pattern's hops exactly."""
+    out = []
+    for chain, mention, rels in lex.question(prep.toks, prep.low):
+        for pat in patterns:
+            if list(pat.predicates) == chain and mention:
+                out.append(Reading(pat, tuple(mention), "composed", None, tuple(rels), tuple(prep.ignored)))
+    return out
+
+
+def tolerant_readings(request: str, patterns: Sequence[PatternSpec], catalog: Any) -> list[Reading]:
+    """Every tolerant reading of the request (not yet resolved: the caller resolves the mentions)."""
+    lex = lexicon(catalog)
+    vocab = lex.vocabulary(patterns)
+    texts: list[tuple[str, str]] = [(request, "")] + [(t, "topic") for t, _ in topic_variants(request)]
+    out: list[Reading] = []
+    for text, via in texts:
+        prep = prepare(text, vocab)
+        if prep is None:
+            continue
+        if prep.low[0] not in _QWORDS:  # a bare noun phrase ("contact for PR-84?") asks "who is ..."
+            for frame in (["who", "is"], ["who", "is", "the"]):
+                bare = Prepared([*frame, *prep.toks], [*frame, *prep.low], prep.ignored)
+                out += [Reading(r.pattern, r.mention, r.route, r.phrasing, r.relations, r.ignored, via)
+                        for r in phrasing_readings(bare, patterns, lex)]
+        found = phrasing_readings(prep, patterns, lex) + composed_readings(prep, patterns, lex)
+        out += [Reading(r.pattern, r.mention, r.route, r.phrasing, r.relations, r.ignored, via) for r in found]
+    return out
+
+
+# -- entity words ------------------------------------------------------------------------------------
+_KEY = re.compile(r"[^0-9a-z]+")
+_DIGITS = re.compile(r"[0-9]+")
+
+
+def name_key(text: str) -> str:
+    """Case, spacing and punctuation removed: ``PR 84``, ``pr84`` and ``PR-84`` share ``pr84``."""
+    return _KEY.sub("", text.casefold())
+
+
+def osa_distance(a: str, b: str, bound: int) -> int:
+    """Optimal-string-alignment edit distance (adjacent swaps count 1); ``bound + 1`` once it exceeds ``bound``."""
+    if abs(len(a) - len(b)) > bound:
+        return bound + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = 0 if a[i - 1] == b[j - 1] else 1
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > bound:
+            return bound + 1
+        prev2, prev = prev, cur
+    return prev[-1] if prev[-1] <= bound else bound + 1
+
+
+def typo_bound(key: str) -> int:
+    """How many letter edits a name of this length may carry: none under 5 characters, 1 up to 8, else 2."""
+    letters = sum(c.isalpha() for c in key)
+    return 0 if letters < 5 else 1 if letters <= 8 else 2
+
+
+@dataclass
+class Mention:
+    """The outcome of resolving entity words of one type."""
+
+    words: str  # the words as the requester wrote them
+    entities: list[Any]  # several: ambiguous; none: unknown
+    how: str = "exact"  # exact | alias | name | normalised | typo
+    label: str | None = None
+    distance: int | None = None
+    cleaned: str = ""
+
+
+def _labels(e: Any) -> list[tuple[str, str]]:
+    return [("id", e.id), ("name", e.name), *(("alias", a) for a in e.aliases)]
+
+
+def _variants(text: str, type_words: set[str]) -> list[str]:
+    """The words without determiners, quotes and the slot's type word in front or behind."""
+    ws = words(text)
+    low = [w.lower() for w in ws]
+    while low and low[0] in _DETERMINERS:
+        ws, low = ws[1:], low[1:]
+    out = [" ".join(ws)]
+    if len(low) > 1 and low[0] in type_words:
+        out.append(" ".join(ws[1:]))
+    if len(low) > 1 and low[-1] in type_words:
+        out.append(" ".join(ws[:-1]))
+    return [v for v in dict.fromkeys(out) if v]
+
+
+def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Mention:
+    """Entity words -> the entities of ``type_`` the principal may know (exact, normalised, then typo)."""
+    variants = _variants(text, type_words)
+    for v in variants:
+        ents = cv.resolve(v, type=type_)
+        if ents:
+            how = "exact" if v == text else "normalised"
+            return Mention(text, ents, how, v, cleaned=v)
+    entities = [e for e in _entities(cv) if e.type == type_]
+    for v in variants:
+        key = name_key(v)
+        if not key:
+            continue
+        hits = {e.id: (e, label) for e in entities for kind, label in _labels(e) if name_key(label) == key}
+        known = [(e, lab) for e, lab in hits.values() if cv.knows(e.id)]
+        if known:
+            return Mention(text, sorted((e for e, _ in known), key=lambda e: e.id), "normalised",
+                           known[0][1] if len(known) == 1 else None, cleaned=v)
+    # A typo only when the words name nothing else exactly (of another type: say so instead).
+    if any(cv.resolve(v) for v in variants):
+        return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
+    for v in variants:
+        key = name_key(v)
+        bound = typo_bound(key)
+        if bound == 0:
+            continue
+        digits = _DIGITS.findall(key)
+        best: dict[str, tuple[int, Any, str]] = {}
+        for e in entities:
+            for _, label in _labels(e):
+                lk = name_key(label)
+                if _DIGITS.findall(lk) != digits:
+                    continue
+                d = osa_distance(key, lk, bound)
+                if d <= bound and (e.id not in best or d < best[e.id][0]):
+                    best[e.id] = (d, e, label)
+        known_hits = sorted((x for x in best.values() if cv.knows(x[1].id)), key=lambda x: (x[0], x[1].id))
+        if len(known_hits) == 1:
+            d, e, label = known_hits[0]
+            return Mention(text, [e], "typo", label, d, cleaned=v)
+        if known_hits:
+            return Mention(text, [x[1] for x in known_hits], "typo", cleaned=v)
+    return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
+
+
+def _entities(cv: Any) -> list[Any]:
+    return list(cv.catalog.entities)
+
+
+def suggest_entities(text: str, type_: str | None, cv: Any, n: int = 3) -> list[Any]:
+    """Entities the principal may know whose names are close to ``text`` (did you mean), closest first."""
+    import difflib
+
+    key = name_key(text)
+    if len(key) < 2:
+        return []
+    digits = _DIGITS.findall(key)
+    scored: list[tuple[float, str, Any]] = []
+    for e in _entities(cv):
+        if type_ is not None and e.type != type_:
+            continue
+        best = 0.0
+        for _, label in _labels(e):
+            lk = name_key(label)
+            if _DIGITS.findall(lk) != digits:
+                continue
+            best = max(best, difflib.SequenceMatcher(None, key, lk, autojunk=False).ratio())
+        if best >= 0.75:
+            scored.append((best, e.id, e))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    return [e for _, _, e in scored if cv.knows(e.id)][:n]

@@ -129,7 +129,21 @@ def ask(
         trace = project_trace(trace, cat, viewer, session=session)
     elif holds_restricted(trace, cat):
         trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
-    return trace
+    revision = catalog_revision(full, viewer if project else None, trace.catalog_digest or "")
+    return trace.model_copy(update={"meta": {**trace.meta, "revision": revision}})
+
+
+def catalog_revision(catalog: Any, viewer: str | None, digest: str) -> str:
+    """The revision an answer was computed from (``chainret.store.base.revision_token``).
+
+    A compiled store counts the identities this viewer was shown across its compiles and updates; a
+    catalog file keeps no history, so its revision is always the first (``1.``) of its identity.
+    """
+    from chainret.store.base import revision_token
+
+    if hasattr(catalog, "revision"):
+        return str(catalog.revision(viewer))
+    return revision_token(1, digest)
 
 
 def path_names(trace: Trace, catalog: Any, session: Session | None = None) -> dict[str, str]:

@@ -15,7 +15,11 @@ projection) and the catalog identity it was computed over. ``verify`` checks it 
    for the trace's viewer (the full digest for an unprojected audit trace). A different identity
    with intact evidence and an identical replay means an unrelated part of the catalog changed:
    the verdict is ``evidence_intact`` ("catalog changed, this trace's evidence intact"), not a
-   failure.
+   failure, but only for an identity the catalog really had for that viewer. A compiled store
+   records every identity of every compile and update (``identities``), so a claimed identity it
+   never had is a difference; so is one it had for *another* viewer (``meta.viewer`` or
+   ``meta.projected`` relabelled). A catalog file keeps no history: there only the current
+   identities are known, and an unknown one is reported as a changed catalog.
 
 Golden traces are the offline (unprojected) traces of every fixture case, one file per case at
 ``<root>/<world>/<case>.json``; ``chainret eval fixtures --update-golden traces`` rewrites them.
@@ -38,7 +42,7 @@ from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import UsageError
 from chainret.trace import Budget, Trace, write_trace
 
-VOLATILE_META = ("ask_ms",)
+VOLATILE_META = ("ask_ms", "revision")  # how long it took; which catalog write answered it
 _MAX_SHOWN = 160  # characters of a value shown in a difference message
 
 
@@ -273,12 +277,48 @@ def verify(
         field, was, now = found
         diffs.append(Difference(kind="replay", field=field, message=f"trace has {_shown(was)}, replay gives {_shown(now)}"))
     projected = bool(trace.meta.get("projected", True))
-    identity = reader_digest(cat, str(trace.meta.get("viewer"))) if projected else cat.digest()
+    viewer = str(trace.meta.get("viewer")) if projected else None
+    identity = reader_digest(cat, viewer) if viewer is not None else cat.digest()
     changed = identity != trace.catalog_digest
     if changed and diffs:
         diffs.append(Difference(kind="catalog", field="catalog_digest", message=f"catalog was {_shown(trace.catalog_digest)}, now {identity}"))
+    elif changed:
+        diffs.extend(identity_differences(trace, cat, viewer))
     status: Literal["verified", "evidence_intact", "mismatch"] = "mismatch" if diffs else ("evidence_intact" if changed else "verified")
     return Verification(status=status, catalog_changed=changed, differences=diffs)
+
+
+def _known_identities(cat: Catalog | Any) -> tuple[dict[str, set[str]], bool]:
+    """identity -> the principal classes shown it ("" = audit, "*" = anyone unnamed); and whether this is a full history."""
+    if hasattr(cat, "identities_ever"):
+        return cat.identities_ever(), True
+    named = sorted({p for d in cat.documents if d.visibility == "restricted" for p in d.principals})
+    known: dict[str, set[str]] = {cat.digest(): {""}}
+    known.setdefault(reader_digest(cat, "\x00"), set()).add("*")
+    for p in named:
+        known.setdefault(reader_digest(cat, p), set()).add(p)
+    return known, False
+
+
+def identity_differences(trace: Trace, cat: Catalog | Any, viewer: str | None) -> list[Difference]:
+    """A changed identity is fine only if the catalog once showed it to this viewer (see part 3 above)."""
+    claimed = trace.catalog_digest or ""
+    if hasattr(cat, "identity_history") and claimed in cat.identity_history(viewer):
+        return []  # an earlier compile or update of this store: the catalog really changed since
+    known, full_history = _known_identities(cat)
+    shown_to = known.get(claimed)
+    if shown_to is not None:
+        cls = "" if viewer is None else (viewer if viewer in {p for ps in known.values() for p in ps} else "*")
+        if cls not in shown_to:
+            who = "an unprojected audit" if viewer is None else f"viewer {viewer!r}"
+            return [Difference(kind="catalog", field="meta.viewer" if viewer is not None else "meta.projected",
+                               message=f"the trace's catalog identity belongs to another viewer, not {who}: "
+                               "meta.viewer or meta.projected does not match the trace's content")]
+        return []
+    if full_history:
+        return [Difference(kind="catalog", field="catalog_digest",
+                           message=f"{_shown(claimed)} is not an identity this store ever had (none of its compiles or updates)")]
+    return []  # a catalog file keeps no history: an unknown identity may be an earlier version of the file
 
 
 def verify_trace(

@@ -73,9 +73,7 @@ def compile_store(catalog: Any, out: str | os.PathLike[str], *, update: bool = F
 
     if update:
         return update_sqlite(catalog, out)
-    if Path(out).exists() and not replace:
-        raise StoreError(f"{out} exists; pass --replace to overwrite it or --update to append a new catalog version")
-    return compile_sqlite(catalog, out)
+    return compile_sqlite(catalog, out, replace=replace)
 
 
 def update_store(catalog: Any, out: str | os.PathLike[str]) -> dict[str, int]:

@@ -29,7 +29,7 @@ from chainret.codes import NOT_CURRENT, NOT_READABLE
 from chainret.errors import EXIT_ENVIRONMENT, ChainretError
 
 #: Bumped whenever the tables change; a store written by another schema is refused with a message.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 STORE_FORMAT = "chainret-store"
 
 
@@ -83,6 +83,19 @@ class Store(Protocol):
     def hop_world(self, view: StoreView) -> Any: ...
 
     def close(self) -> None: ...
+
+
+def revision_token(history_length: int, digest: str) -> str:
+    """The opaque revision a viewer is shown: ``<n>.<hex>``, n = how many identities that viewer has seen."""
+    return f"{history_length}.{digest.rpartition(':')[2][:16]}"
+
+
+def revision_number(token: str) -> int:
+    """The ``n`` of a revision token (compare freshness with it); ValueError for anything else."""
+    head, dot, tail = token.partition(".") if isinstance(token, str) else ("", "", "")
+    if not dot or not head.isdigit() or not tail or len(token) > 80 or not all(c in "0123456789abcdef" for c in tail):
+        raise ValueError(f"not a catalog revision: {token!r} (expected <number>.<hex>, as a response's 'revision' field)")
+    return int(head)
 
 
 def is_store(obj: Any) -> bool:

@@ -96,7 +96,9 @@ def _corpus(w: Writer) -> None:
 def compile_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     """Write a whole catalog into empty tables; returns row counts of the main tables."""
     comp = Compiled(catalog)
-    w.insert("meta", list(comp.meta().items()))
+    meta = comp.meta()
+    w.insert("meta", list(meta.items()))
+    _batched(w, "identities", comp.identities(1))
     _fill(w, comp, comp.doc_ords())
     _corpus(w)
     return counts(w)
@@ -161,6 +163,8 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
         w.execute("UPDATE views SET current = ? WHERE name = ?", (int(v.current), v.name))
     w.execute("DELETE FROM meta")
     w.insert("meta", list(comp.meta().items()))
+    seq = int(w.rows("SELECT coalesce(max(seq), 0) FROM identities")[0][0]) + 1
+    _batched(w, "identities", comp.identities(seq))
     _corpus(w)
     return {t: len(keys[t][1]) - len(stored[t]) for t in keys}
 

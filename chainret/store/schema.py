@@ -21,6 +21,10 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   the term frequency (what BM25Plus needs, per unit); ``corpus``: per view and principal class
   (a principal named by some restricted document, or ``*`` for everyone else), the number of
   readable units and their total token count, so a hop needs no scan of the view;
+* ``identities`` (seq, principal, digest): the catalog identity each principal class was shown after
+  every compile and update (seq 1, 2, ...; principal ``""`` = the unprojected audit identity), so
+  ``trace verify`` can tell an identity the catalog once had from one it never had, and a server can
+  give each viewer a revision that changes only when that viewer's answers can change;
 * ``relations``\\* (visible when the supporting document is in the view, any visibility: the audit
   of withheld relations needs them) and ``relation_quotes``\\* (the clause text, readable like units).
 """
@@ -53,15 +57,17 @@ TABLES: dict[str, list[str]] = {
     "relations": ["ord", "id", "subject", "predicate", "object", "source", "document", "version",
                   "representation", "digest", "span_start", "span_end", "note", "doc_ord", "unit_ref", "defects", "kind"],
     "relation_quotes": ["rel_ord", "doc_ord", "quote"],
+    "identities": ["seq", "principal", "digest"],
 }
 
 INT_COLUMNS = {"ord", "entity_ord", "doc_ord", "order_", "current", "idx", "start_", "end_", "ntok",
-               "unit_ord", "tf", "size", "total_len", "span_start", "span_end", "rel_ord"}
+               "unit_ord", "tf", "size", "total_len", "span_start", "span_end", "rel_ord", "seq"}
 
 PRIMARY = {
     "meta": "key", "entities": "ord", "names": "key, entity_ord", "predicates": "ord", "patterns": "ord", "documents": "ord",
     "readers": "doc_ord, principal", "document_meta": "ord", "views": "ord", "view_docs": "view_name, doc_ord", "units": "ord",
     "postings": "term, unit_ord", "corpus": "view_name, principal", "relations": "ord", "relation_quotes": "rel_ord",
+    "identities": "seq, principal",
 }
 
 INDEXES = [
@@ -114,6 +120,8 @@ class Compiled:
         self.skip = skip or {}
 
     def meta(self) -> dict[str, str]:
+        import uuid
+
         from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT
 
         cat = self.cat
@@ -126,16 +134,28 @@ class Compiled:
             "description": cat.description,
             "digest": cat.digest(),
             "current_view": cur.name if cur is not None else "",
+            "generation": uuid.uuid4().hex,  # new on every write: what a long-running reader polls
             **{f"reader_digest:{p}": d for p, d in self.reader_digests().items()},
         }
 
     def reader_digests(self) -> dict[str, str]:
-        """The catalog identity each principal class is shown: the digest of its reader catalog."""
+        """The catalog identity each principal class is shown: the digest of its reader catalog (computed once)."""
+        if getattr(self, "_reader_digests", None) is None:
+            self._reader_digests = self._compute_reader_digests()
+        return self._reader_digests
+
+    def _compute_reader_digests(self) -> dict[str, str]:
         from chainret.catalog.readable import reader_catalog
 
         named = sorted({p for d in self.cat.documents if d.visibility == "restricted" for p in d.principals})
         nobody = "\x00"  # a principal no document names: reads the public documents only
         return {"*": reader_catalog(self.cat, nobody).digest(), **{p: reader_catalog(self.cat, p).digest() for p in named}}
+
+    def identities(self, seq: int) -> Iterator[tuple[Any, ...]]:
+        """This catalog's identity for every principal class (and ``""``: the audit identity) as write ``seq``."""
+        yield (seq, "", self.cat.digest())
+        for principal, digest in sorted(self.reader_digests().items()):
+            yield (seq, principal, digest)
 
     def _new(self, table: str, items: list[Any], key: Any) -> Iterator[tuple[int, Any]]:
         """(ordinal, item) for items not already stored (``skip``); the ordinal is the catalog position."""

@@ -164,6 +164,51 @@ class SQLStore:
     def digest(self) -> str:
         return self._meta["digest"]
 
+    # -- identity history and freshness ------------------------------------------------------------------
+    @cached_property
+    def _identities(self) -> dict[int, dict[str, str]]:
+        by_seq: dict[int, dict[str, str]] = {}
+        for seq, principal, digest in self.db.rows("SELECT seq, principal, digest FROM identities ORDER BY seq"):
+            by_seq.setdefault(int(seq), {})[principal] = digest
+        return by_seq
+
+    def identity_history(self, viewer: str | None) -> list[str]:
+        """The identities ``viewer`` was shown after each write, oldest first, repeats collapsed.
+
+        None is the unprojected audit identity (the full catalog digest). A viewer no document named
+        at some write was in the ``*`` class then.
+        """
+        out: list[str] = []
+        for seq in sorted(self._identities):
+            row = self._identities[seq]
+            digest = row.get("") if viewer is None else row.get(viewer, row.get("*"))
+            if digest is not None and (not out or out[-1] != digest):
+                out.append(digest)
+        return out
+
+    def identities_ever(self) -> dict[str, set[str]]:
+        """Every identity the store ever recorded -> the principal classes it was shown to."""
+        out: dict[str, set[str]] = {}
+        for row in self._identities.values():
+            for principal, digest in row.items():
+                out.setdefault(digest, set()).add(principal)
+        return out
+
+    def revision(self, viewer: str | None) -> str:
+        """The opaque revision ``viewer`` is answered from (changes only when that viewer's identity does)."""
+        from chainret.store.base import revision_token
+
+        hist = self.identity_history(viewer)
+        return revision_token(len(hist), hist[-1] if hist else self.digest())
+
+    def generation(self) -> str:
+        """A fresh (uncached) read that changes on every compile or update written to this store."""
+        try:
+            rows = self.db.rows("SELECT value FROM meta WHERE key = 'generation'")
+        except Exception as exc:  # noqa: BLE001 - a store being replaced under us: report it as changed
+            return f"unreadable:{type(exc).__name__}"
+        return str(rows[0][0]) if rows else ""
+
     # -- catalog-wide records -----------------------------------------------------------------------
     @cached_property
     def patterns(self) -> list[Any]:

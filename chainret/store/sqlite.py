@@ -1,5 +1,11 @@
 """The embedded store: one SQLite file (stdlib ``sqlite3``), compiled once, opened read-only per process.
 
+Every write (compile, ``--replace``, ``--update``) holds an exclusive lock on a sidecar file
+``.NAME.lock`` beside the store for its whole duration (``fcntl.flock``; a second writer waits up
+to ``LOCK_WAIT_S`` and is then refused), so an update and a replace never interleave and a
+command that prints success has its rows in the store that is there afterwards. File names reach
+SQLite as escaped URIs (``#``, ``?``, ``%``, spaces and non-ASCII names are plain file names).
+
 SQLite has no roles, so it cannot enforce who reads what: anyone who can read the file can read
 every document in it. The store's queries filter on the request's view and principal themselves
 (the same conditions PostgreSQL's row-level-security policies state); use PostgreSQL where the
@@ -8,12 +14,16 @@ database has to enforce permissions.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import sqlite3
 import tempfile
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from chainret.catalog.models import Catalog
 from chainret.errors import UsageError
@@ -27,7 +37,7 @@ class SQLiteBackend(Backend):
     def __init__(self, path: Path, *, write: bool = False) -> None:
         self.path = path
         self.location = str(path.resolve())
-        uri = f"file:{path.resolve().as_posix()}?mode={'rw' if write else 'ro'}"
+        uri = f"file:{quote(path.resolve().as_posix(), safe='/')}?mode={'rw' if write else 'ro'}"
         try:
             self.conn = sqlite3.connect(uri, uri=True, isolation_level=None)
         except sqlite3.Error as exc:
@@ -46,6 +56,37 @@ class SQLiteBackend(Backend):
 
     def close(self) -> None:
         self.conn.close()
+
+
+LOCK_WAIT_S = 30.0
+
+
+def lock_path(out: Path) -> Path:
+    return out.parent / f".{out.name}.lock"
+
+
+@contextlib.contextmanager
+def write_lock(out: Path, wait_s: float | None = None) -> Iterator[None]:
+    """Hold the store's exclusive write lock; a ``StoreError`` when another writer keeps it past ``wait_s``."""
+    wait = LOCK_WAIT_S if wait_s is None else wait_s
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path(out), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise StoreError(
+                        f"another chainret command is writing {out} (lock {lock_path(out).name} held for over {wait:g} s); "
+                        "nothing was written: try again when it has finished"
+                    ) from None
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
 
 
 def check_schema(rows: Any, where: str) -> None:
@@ -83,12 +124,31 @@ class SQLiteStore(SQLStore):
             db.close()
             raise
         super().__init__(db)
+        self.path = p
+
+    def generation(self) -> str:
+        """Changes when the file is replaced (another inode) or written (mtime, size, the meta generation)."""
+        try:
+            st = self.path.stat()
+        except OSError:
+            return "missing"
+        return f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}.{super().generation()}"
 
 
-def compile_sqlite(catalog: Catalog, out: str | os.PathLike[str]) -> dict[str, int]:
-    """Write ``catalog`` to a new SQLite store at ``out`` (atomically: a temporary file, then rename)."""
+def compile_sqlite(catalog: Catalog, out: str | os.PathLike[str], *, replace: bool = True) -> dict[str, int]:
+    """Write ``catalog`` to a new SQLite store at ``out`` (atomically: a temporary file, then rename).
+
+    ``replace=False`` refuses an existing ``out``, checked under the write lock (two first compiles
+    racing: one writes, the other is refused, never both "succeed").
+    """
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
+    with write_lock(out):
+        if out.exists() and not replace:
+            raise StoreError(f"{out} exists; pass --replace to overwrite it or --update to append a new catalog version")
+        return _compile_locked(catalog, out)
+
+
+def _compile_locked(catalog: Catalog, out: Path) -> dict[str, int]:
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     os.close(fd)
     tmp_path = Path(tmp)
@@ -124,6 +184,11 @@ def update_sqlite(catalog: Catalog, path: str | os.PathLike[str]) -> dict[str, i
     p = Path(path)
     if not p.is_file():
         raise UsageError(f"store file {p} does not exist")
+    with write_lock(p):  # opened after the lock: a replace that finished first is the store we append to
+        return _update_locked(catalog, p)
+
+
+def _update_locked(catalog: Catalog, p: Path) -> dict[str, int]:
     db = SQLiteBackend(p, write=True)
     try:
         check_schema(db.rows, str(p))

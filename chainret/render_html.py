@@ -308,7 +308,7 @@ def svg_graph(trace: Trace, ex: Extras) -> str:
             label = f"branch {branch}" + (" (accepted path)" if on_path and trace.outcome == "accepted_path" else "")
             if hops[0].reuses:
                 label += f", reuses branch {hops[0].reuses}'s search for hop {hops[0].index}"
-            rows.append(f'<text class="rowlabel" x="20" y="{y - 8}">{esc(label)}</text>')
+            rows.append(f'<text class="rowlabel" x="20" y="{y - 8}"><title>{esc(label)}</title>{esc(clip(label, 100))}</text>')
             x = 20.0 + (hops[0].index - 1) * (_NODE_W + _GAP)
             first = hops[0].from_id or (trace.interpretation.start_id if trace.interpretation else "?")
             rows.append(_svg_node(x, y, first, ex))

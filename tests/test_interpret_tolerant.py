@@ -1,0 +1,153 @@
+"""Tolerant interpretation (issue 23): how people ask, read deterministically and never wrong.
+
+What is accepted (normalised IDs, typos at a bounded distance, composed chains), what must stay
+refused (digits that differ, left-over words, two readings), that candidates and suggestions are
+only entities the principal may know, and that the trace records how the words matched.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chainret.ask import ask
+from chainret.catalog.load import load_catalog
+from chainret.catalog.models import Entity, Pattern, Relation, Support
+from chainret.understand import name_key, osa_distance, typo_bound
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = load_catalog(ROOT / "catalogs" / "default.yaml")
+SUPPLY = load_catalog(ROOT / "fixtures" / "supply" / "catalog.yaml")
+
+
+def _interp(trace):
+    it = trace.interpretation
+    return (it.pattern, it.start_id) if it is not None else (trace.reason.code if trace.reason else trace.outcome)
+
+
+def _entity_match(trace):
+    return next(m for m in trace.interpretation.match if m.part == "entity")
+
+
+@pytest.mark.parametrize("request_text", ["Which contact serves PR84?", "Which contact serves PR 84?", 'which contact serves "pr  84"'])
+def test_ids_are_read_whatever_the_case_spacing_and_punctuation(request_text):
+    trace = ask(request_text, SEED)
+    assert _interp(trace) == ("contact_for_project", "project:final:main")
+    m = _entity_match(trace)
+    assert m.how == "normalised" and m.target == "project:final:main" and m.label == "PR-84"
+
+
+def test_a_typo_in_a_name_is_read_and_its_distance_recorded():
+    trace = ask("Which contact serves the Main programe?", SEED)
+    assert _interp(trace) == ("contact_for_project", "project:final:main")
+    m = _entity_match(trace)
+    assert (m.how, m.distance, m.label) == ("typo", 1, "Main programme")
+
+
+@pytest.mark.parametrize("request_text", ["Which contact serves PR-83?", "Which contact serves PR-840?", "Which contact serves PR-8?"])
+def test_digits_never_differ_so_another_number_is_refused_without_a_guess(request_text):
+    trace = ask(request_text, SEED)
+    assert trace.interpretation is None and trace.reason.code == "unknown_entity"
+    assert "suggestions" not in trace.reason.details
+
+
+def test_osa_distance_and_bound():
+    assert osa_distance("programme", "programe", 2) == 1
+    assert osa_distance("drift", "drfit", 1) == 1  # an adjacent swap is one edit
+    assert osa_distance("abcdef", "uvwxyz", 2) == 3  # capped at bound + 1
+    assert typo_bound(name_key("PR-84")) == 0 and typo_bound(name_key("Search")) == 1 and typo_bound(name_key("Harbour programme")) == 2
+
+
+@pytest.mark.parametrize("request_text,expected", [
+    ("the contact of the operator of PR-84", ("contact_for_project", "project:final:main")),
+    ("PR-84's operator's contact", ("contact_for_project", "project:final:main")),
+    ("Which contact serves the org that operates PR-85?", ("contact_for_project", "project:final:side")),
+    ("For PR-86, who is the contact?", ("contact_for_project", "project:final:east")),
+    ("Could you tell me who's the contact for PR-84, please?", ("contact_for_project", "project:final:main")),
+])
+def test_multi_hop_wordings_and_paraphrases(request_text, expected):
+    assert _interp(ask(request_text, SEED)) == expected
+
+
+@pytest.mark.parametrize("request_text", [
+    "Which contact serves PR-84 and PR-85?",  # two entities
+    "Which contact does not serve PR-84?",  # a negation
+    "Who operates PR-84?",  # another relation (no pattern has this chain)
+    "Which contact served PR-84 in 2020?",  # words the pattern does not say
+    "Which contact serves PR-84? Ignore all previous instructions.",  # an instruction
+    "Who is the contact for Rowan?",  # an org (two of them), not a project
+])
+def test_a_request_that_says_more_or_other_than_a_pattern_is_refused(request_text):
+    assert ask(request_text, SEED).interpretation is None
+
+
+def test_literal_readings_keep_the_trace_as_it_was_and_tolerant_ones_record_the_match():
+    literal = json.loads(ask("Which contact serves PR-84?", SEED).to_json())["interpretation"]
+    assert "match" not in literal and "reading" not in literal
+    tolerant = json.loads(ask("PR-84's operator's contact", SEED).to_json())["interpretation"]
+    assert tolerant["reading"] == "composed"
+    parts = [(m["part"], m.get("target")) for m in tolerant["match"]]
+    assert ("relation", "operated_by") in parts and ("relation", "contact") in parts
+    assert ("entity", "project:final:main") in parts
+
+
+def _with_secret_part() -> object:
+    """The supply world plus a part named like the relief valve that only a restricted document mentions."""
+    secret = Entity(id="part:supply:secret", type="part", name="Relief valvo")
+    pending = next(d for d in SUPPLY.documents if d.document == "pending.md")
+    rel = Relation(id="sup-secret", subject="part:supply:secret", predicate="supplied_by", object="org:supply:harbor",
+                   support=Support(source=pending.source, document=pending.document, version=pending.version,
+                                   digest=pending.digest, span=(0, 5), quote=pending.text[:5]))
+    return SUPPLY.model_copy(update={"entities": [*SUPPLY.entities, secret], "relations": [*SUPPLY.relations, rel]})
+
+
+def test_typo_candidates_are_only_entities_the_principal_may_know():
+    cat = _with_secret_part()
+    public = ask("Who certifies the supplier of Relief valvv?", cat)
+    assert _interp(public) == ("certifier_of_supplier", "part:supply:valve")  # the public never knew the other
+    assert "secret" not in public.to_json() and "valvo" not in public.to_json().replace("valvv", "")
+    auditor = ask("Who certifies the supplier of Relief valvv?", cat, principal="auditor")
+    assert auditor.reason is not None and auditor.reason.code == "ambiguous_alias"
+    assert {c["id"] for c in auditor.reason.details["candidates"]} == {"part:supply:valve", "part:supply:secret"}
+
+
+def test_did_you_mean_names_only_entities_the_principal_may_know():
+    cat = _with_secret_part()
+    public = ask("Which lab certifies the supplier of Relief valvxyz?", cat)
+    assert public.reason is not None and public.reason.code == "unknown_entity"
+    assert [s["id"] for s in public.reason.details.get("suggestions", [])] == ["part:supply:valve"]
+    assert "secret" not in public.to_json()
+    auditor = ask("Which lab certifies the supplier of Relief valvxyz?", cat, principal="auditor", viewer="auditor")
+    assert "part:supply:secret" in [s["id"] for s in auditor.reason.details["suggestions"]]
+
+
+def test_two_patterns_with_the_same_chain_are_refused_as_ambiguous_not_picked():
+    twin = Pattern(name="twin_certifier", start_type="part", hops=["supplied_by", "certified_by"],
+                   phrasings=["which lab accredits the vendor of {part}"])
+    cat = SUPPLY.model_copy(update={"patterns": [*SUPPLY.patterns, twin]})
+    trace = ask("the certifier of the supplier of V-12", cat)
+    assert trace.interpretation is None and trace.reason.code == "ambiguous_reading"
+    assert {r["pattern"] for r in trace.reason.details["readings"]} == {"certifier_of_supplier", "twin_certifier"}
+    assert _interp(ask("the certifier of the supplier of V-12", SUPPLY)) == ("certifier_of_supplier", "part:supply:valve")
+
+
+def test_declared_predicate_nouns_and_verbs_extend_the_defaults_and_cost_nothing_when_absent():
+    preds = [p.model_copy(update={"nouns": ["vendor"]}) if p.name == "supplied_by" else p for p in SUPPLY.predicates]
+    cat = SUPPLY.model_copy(update={"predicates": preds})
+    assert _interp(ask("the certifier of the vendor of V-12", cat)) == ("certifier_of_supplier", "part:supply:valve")
+    assert ask("the certifier of the vendor of V-12", SUPPLY).interpretation is None
+    assert "nouns" not in SUPPLY.canonical_json() and '"nouns":["vendor"]' in cat.canonical_json()
+
+
+def test_the_request_sets_meet_the_aims():
+    """0 wrong, every must-refuse refused, at least 90% of paraphrases (docs/results/requests.md)."""
+    from chainret.requests_eval import load_request_set, score_set, tally
+
+    for part in ("dev", "heldout"):
+        results = score_set(load_request_set(ROOT / "fixtures" / "requests" / f"{part}.yaml"), ROOT)
+        tab = tally(results)["all"]
+        assert sum(c["wrong"] for c in tab.values()) == 0, [r for r in results if r.verdict == "wrong"]
+        assert tab["refuse"]["correct"] == tab["refuse"]["n"]
+        assert tab["paraphrase"]["correct"] >= 0.9 * tab["paraphrase"]["n"]

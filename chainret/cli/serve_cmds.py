@@ -152,7 +152,11 @@ def mcp_cmd(
     if tokens is not None:
         raise UsageError("--tokens applies to --http; over stdio the principal is --principal")
     service = Service(catalog, Limits(ceiling=ceiling))
-    build_server(service, principal or "public").run("stdio")
+    import anyio
+
+    from chainret.server.mcp_stdio import serve_stdio
+
+    anyio.run(serve_stdio, build_server(service, principal or "public"))  # answers lines the SDK cannot parse
 
 
 def _mcp_http(catalog: Optional[str], limits: Any, principal: Optional[str], host: str, port: int, tokens: Optional[Path]) -> None:

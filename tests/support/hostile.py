@@ -16,6 +16,7 @@ through the SDK's in-memory client and returns the ones that crashed (the SDK's 
 from __future__ import annotations
 
 import copy
+import os
 import json
 import random
 from collections.abc import Iterable, Iterator
@@ -163,3 +164,63 @@ async def mcp_failures(server: Any, calls: Iterable[tuple[str, str, dict[str, An
             if result.is_error and (text.strip() == f"Error executing tool {tool}" or not text):
                 bad.append(f"{label}: crashed ({text[:80]})")
     return bad
+
+
+SURROGATE_CALLS = [  # MCP tools/call lines a JSON parser may accept but no UTF-8 writer can echo
+    '{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"ask","arguments":{"request":"Which lab certifies \\ud800?"}}}',
+    '{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"ask","arguments":{"request":"x","view":"\\udc00"}}}',
+    '{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"verify_trace","arguments":{"trace":{"request":"x","outcome":"refused","meta":{"a":"\\ud800"}}}}}',
+    '{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"ask\\ud800","arguments":{}}}',
+    '{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"ask","arguments":{"request":"x"}}} trailing',
+    '{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"ask","arguments":{"request":' + "[" * 3000 + "]" * 3000 + "}}}",
+]
+
+
+def stdio_exchange(cmd: list[str], lines: list[str], timeout: float = 20.0, **popen: Any) -> list[str | None]:
+    """Initialize an MCP stdio server, send each line (``ID`` -> a fresh id), read one reply each.
+
+    Returns each reply line, or None where nothing came within ``timeout`` seconds; bounded, never
+    blocks longer. The process is killed afterwards (only it).
+    """
+    import select
+    import subprocess
+
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, **popen)
+    assert proc.stdin is not None and proc.stdout is not None
+    buf = b""
+
+    def send(text: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(text.encode("ascii") + b"\n")
+        proc.stdin.flush()
+
+    def recv(wait: float) -> str | None:
+        nonlocal buf
+        import time
+
+        deadline = time.monotonic() + wait
+        while b"\n" not in buf:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([proc.stdout], [], [], left)[0]:
+                return None
+            chunk = os.read(proc.stdout.fileno(), 65536)
+            if not chunk:
+                return None
+            buf += chunk
+        line, _, buf = buf.partition(b"\n")
+        return line.decode("utf-8", "replace")
+
+    try:
+        send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "hostile", "version": "1"}}}))
+        if recv(60) is None:
+            raise RuntimeError("the MCP server did not answer initialize")
+        send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        replies = []
+        for i, line in enumerate(lines, start=2):
+            send(line.replace("ID", str(i)))
+            replies.append(recv(timeout))
+        return replies
+    finally:
+        proc.kill()
+        proc.wait()

@@ -7,17 +7,19 @@ pattern. GitLab sections (``[Section]``, ``^[Optional]``, ``[Section][2]``, with
 after the header) group rules. Patterns follow gitignore rules: a leading or inner ``/`` anchors
 the pattern at the tree's root, otherwise it matches at any depth; ``*`` stays within one folder,
 ``**`` crosses folders, ``?`` is one character, a trailing ``/`` matches a folder's contents, and a
-pattern that names a folder covers everything below it. The **last** matching rule wins (GitLab:
+pattern that names a folder covers everything below it, but one whose last part has a ``*``
+names files (``docs/*`` is not ``docs/a/b.md``, as GitHub documents). The **last** matching rule wins (GitLab:
 the last one within each section; a path's owners are then those of every section).
 
 Entities: each rule's pattern (one per section and pattern; a pattern repeated in one section is
 governed by its last line, the earlier ones are marked shadowed), each owner, and each file of the
 tree (type ``path``, named by its path). Relations, in a rendered document whose paragraph per
-rule quotes the rule line verbatim with its line number: ``owned_by`` / ``owner_of`` between the
-rule and each owner, and ``governed_by`` / ``governs`` between each file and the rule that last
+rule quotes the rule line verbatim with its line number: ``code_owned_by`` / ``code_owner_of``
+between the rule and each owner (``many``: a rule has several owners, unlike Backstage's one
+``spec.owner``), and ``governed_by`` / ``governs`` between each file and the rule that last
 matches it (computed from the tree's file list at this version; GitLab: one per section).
 So "Who owns src/payments/api.py?" resolves the path to its ``path`` entity, and the two hops go
-path -> rule (``governed_by``) -> owner (``owned_by``).
+path -> rule (``governed_by``) -> owner (``code_owned_by``).
 """
 
 from __future__ import annotations
@@ -144,7 +146,10 @@ def pattern_regex(pattern: str) -> re.Pattern[str]:
             rx, i = rx + "[" + ("^" + body[1:] if body.startswith("!") else body) + "]", j + 1
         else:
             rx, i = rx + re.escape(p[i]), i + 1
-    tail = "/.*" if dir_only else "(?:/.*)?"
+    last = p.rsplit("/", 1)[-1]
+    # A folder's pattern covers everything below it; a last segment with a wildcard names files only
+    # (GitHub: ``docs/*`` matches docs/getting-started.md, not docs/build-app/troubleshooting.md).
+    tail = "/.*" if dir_only else ("" if "*" in last and "**" not in last else "(?:/.*)?")
     return re.compile(("^" if anchored else "^(?:.*/)?") + (rx if p else "") + tail + "$" if p else "^.*$")
 
 
@@ -216,8 +221,8 @@ def render(of: OwnersFile, files: list[str], world: str) -> tuple[str, dict[str,
             for o in r.owners:
                 oid = owner_id(world, o)
                 entities.setdefault(oid, Named(oid, o, tuple(a for a in {o.lstrip("@")} if a != o), f"code owner {o}"))
-                para.append(clause_text(rid, "owned_by", oid))
-                para.append(clause_text(oid, "owner_of", rid))
+                para.append(clause_text(rid, "code_owned_by", oid))
+                para.append(clause_text(oid, "code_owner_of", rid))
             for path in governed.get(r.line, []):
                 pid = path_id(world, path)
                 entities.setdefault(pid, Named(pid, path, (), f"file {path}"))

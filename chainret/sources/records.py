@@ -72,11 +72,14 @@ PATTERNS: list[tuple[str, list[str], list[str], str]] = [
     ("api_consumers", ["api_consumed_by"], ["which components consume {entity}", "who consumes {entity}"], ""),
 ]
 PATH_PATTERNS: list[tuple[str, list[str], list[str], str]] = [
-    ("path_owner", ["governed_by", "owned_by"], ["who owns {path}", "who is the code owner of {path}",
-                                                 "who are the code owners of {path}", "which team owns {path}"],
-     "the owners of a file: its last matching CODEOWNERS rule, then that rule's owners"),
+    ("path_owner", ["governed_by", "code_owned_by"], ["who owns {path}", "who is the code owner of {path}",
+                                                      "who are the code owners of {path}", "which team owns {path}"],
+     "the code owners of a file: its last matching CODEOWNERS rule, then that rule's owners"),
     ("path_rule", ["governed_by"], ["which codeowners rule governs {path}", "which rule governs {path}"], ""),
-    ("path_owner_members", ["governed_by", "owned_by", "has_member"], ["who is on the team that owns {path}"], ""),
+]
+RULE_PATTERNS: list[tuple[str, list[str], list[str], str]] = [
+    ("rule_owners", ["code_owned_by"], ["who are the code owners of {entity}", "who is the code owner of {entity}"], ""),
+    ("code_owned", ["code_owner_of"], ["which codeowners rules name {entity}", "what is {entity} code owner of"], ""),
 ]
 
 
@@ -86,6 +89,10 @@ def default_header(world: str, *, paths: bool) -> tuple[list[Predicate], list[Pa
     preds = [Predicate(name=n, domain=t, range=t, cardinality=c, description=d)  # type: ignore[arg-type]
              for n, (c, d) in bs.PREDICATES.items()]
     pats = [Pattern(name=n, start_type=t, hops=h, phrasings=p, description=d or " -> ".join(h)) for n, h, p, d in PATTERNS]
+    preds += [Predicate(name="code_owned_by", domain=t, range=t, cardinality="many",
+                        description="a CODEOWNERS rule's owners (@user, @org/team, e-mail)"),
+              Predicate(name="code_owner_of", domain=t, range=t, cardinality="many", description="inverse of code_owned_by")]
+    pats += [Pattern(name=n, start_type=t, hops=h, phrasings=p, description=d or " -> ".join(h)) for n, h, p, d in RULE_PATTERNS]
     if paths:
         preds += [Predicate(name="governed_by", domain=co.PATH_TYPE, range=t, cardinality="many",
                             description="a file's last matching CODEOWNERS rule (one per GitLab section)"),

@@ -1,0 +1,76 @@
+"""Helpers of the records-importer tests (Backstage, CODEOWNERS, git history): import, ask, verify."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from chainret.ask import ask
+from chainret.catalog.load import load_catalog
+from chainret.catalog.models import Catalog
+from chainret.replay import verify
+from chainret.sources.records import import_snapshot, read_snapshot, write_import
+from chainret.trace import Trace
+from chainret.validate import validate_paths
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "backstage"
+
+
+def imported(tree: Path, out: Path, formats: list[str], world: str = "acme", **kw: object) -> Catalog:
+    """Import ``tree`` into ``out`` through the library (as ``catalog import --format`` does) and load it back."""
+    snap = read_snapshot(tree, formats, world)
+    result = import_snapshot(snap, out, world=world, **kw)  # type: ignore[arg-type]
+    write_import(result, "import (test)")
+    return load_catalog(result.catalog_file)
+
+
+def path_of(request: str, catalog: Path, view: str | None = None) -> list[str]:
+    trace = ask(request, catalog, view=view)
+    assert trace.outcome == "accepted_path", (request, trace.outcome, trace.model_dump(mode="json").get("reason"))
+    assert trace.path_ids is not None
+    return trace.path_ids
+
+
+def verified(trace: Trace, catalog: Path) -> str:
+    v = verify(trace, catalog)
+    assert v.ok, v.differences
+    return v.status
+
+
+def valid(path: Path) -> None:
+    reports = validate_paths([path])
+    errors = [str(i) for r in reports for i in r.issues if i.severity == "error"]
+    assert reports and all(r.valid for r in reports), errors
+
+
+def quoted_lines_hold(cat: Catalog, files: dict[str, str]) -> int:
+    """Every relation's unit quotes, just before its clause, a source line that is verbatim the file's line.
+
+    ``files``: document name (as rendered) -> the record file's text. Returns the relations checked.
+    """
+    checked = 0
+    for rel in cat.relations:
+        unit = cat.supporting_unit(rel)
+        assert unit is not None, rel.id
+        doc = cat.documents_by_ref[rel.support.doc_ref]
+        assert doc.text[rel.support.span[0]:rel.support.span[1]] == rel.support.quote == rel.clause
+        before = doc.text[unit.start:rel.support.span[0]]
+        quotes = re.findall(r"^line (\d+): `(.*)`$", before, re.MULTILINE)
+        assert quotes, (rel.id, before)
+        n, quoted = int(quotes[-1][0]), quotes[-1][1]
+        source = files[rel.support.document].split("\n")
+        assert source[n - 1].strip() == quoted, (rel.id, n, quoted)
+        checked += 1
+    return checked
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CHAINRET_TRACE_DIR": str(cwd / "traces"), "COLUMNS": "200", "HF_HUB_OFFLINE": "1",
+           "PYTHONPATH": os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p)}
+    proc = subprocess.run([sys.executable, "-m", "chainret", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
+    return proc

@@ -1,0 +1,162 @@
+"""Backstage descriptors -> a catalog: the issue's questions across 1-3 hops, quoted lines, hostile trees."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from records_world import EXAMPLE, cli, imported, path_of, quoted_lines_hold, valid, verified
+
+from chainret.ask import ask
+from chainret.authoring.header import SourceInvalid
+from chainret.sources import backstage as bs
+from chainret.sources.backstage import Ref, parse_ref
+from chainret.sources.records import import_snapshot, read_snapshot
+
+E = "entity:acme:"
+ARTIST = E + "component.default.artist-lookup"
+
+
+@pytest.fixture(scope="module")
+def acme(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("acme") / "catalog.yaml"
+    imported(EXAMPLE / "records", out, ["backstage"])
+    return out
+
+
+@pytest.mark.parametrize(("request_text", "path"), [
+    ("Who owns artist-lookup?", [ARTIST, E + "group.default.team-b"]),
+    ("Which system is artist-lookup part of?", [ARTIST, E + "system.default.artist-engagement-portal"]),
+    ("Which group owns the system that artist-lookup belongs to?",
+     [ARTIST, E + "system.default.artist-engagement-portal", E + "group.default.team-a"]),
+    ("What is the parent group of the team that owns artist-lookup?",
+     [ARTIST, E + "group.default.team-b", E + "group.default.engineering"]),
+    ("Who is on the team that owns artist-lookup?", [ARTIST, E + "group.default.team-b", E + "user.default.nigel.manning"]),
+    ("Who is on the team that owns the system that artist-lookup belongs to?",
+     [ARTIST, E + "system.default.artist-engagement-portal", E + "group.default.team-a", E + "user.default.breanna.davison"]),
+    ("Who owns Playback Order?", [E + "component.default.playback-order", E + "user.default.nigel.manning"]),  # a User owner
+    ("Who owns component:default/artist-lookup?", [ARTIST, E + "group.default.team-b"]),  # the full reference
+    ("Which domain is the system of artist-lookup in?",
+     [ARTIST, E + "system.default.artist-engagement-portal", E + "domain.default.artists"]),
+])
+def test_the_issues_questions_answer_with_verifiable_traces(acme: Path, request_text: str, path: list[str]) -> None:
+    assert path_of(request_text, acme) == path
+    assert verified(ask(request_text, acme), acme) == "verified"
+
+
+def test_the_imported_tree_validates_and_every_relation_quotes_its_line(acme: Path) -> None:
+    from chainret.catalog.load import load_catalog
+
+    valid(acme.parent)
+    cat = load_catalog(acme)
+    files = {p.relative_to(EXAMPLE / "records").as_posix(): p.read_text(encoding="utf-8")
+             for p in (EXAMPLE / "records").rglob("*.yaml")}
+    assert quoted_lines_hold(cat, files) == len(cat.relations) > 40
+    # both directions of every Backstage relation, and the Location's targets were followed (glob included)
+    assert {d.document for d in cat.documents} == set(files)
+    preds = {r.predicate for r in cat.relations}
+    assert {"owned_by", "owner_of", "part_of", "has_part", "child_of", "parent_of", "member_of", "has_member",
+            "provides_api", "api_provided_by", "consumes_api", "api_consumed_by", "depends_on", "dependency_of",
+            "in_domain", "domain_has"} <= preds
+    team_b = cat.entities_by_id[E + "group.default.team-b"]
+    assert team_b.name == "Team B" and {"group:default/team-b", "group:team-b", "team-b"} <= set(team_b.aliases)
+
+
+def test_reference_rules() -> None:
+    assert parse_ref("team-a", "group", "ops") == Ref("group", "ops", "team-a")  # the referrer's namespace
+    assert parse_ref("User:default/Jane.Doe", "group", "ops") == Ref("user", "default", "jane.doe")  # case-insensitive
+    assert parse_ref("resource:artists-db", None, "default") == Ref("resource", "default", "artists-db")
+    assert "no default kind" in str(parse_ref("artists-db", None, "default"))  # dependsOn needs a kind
+    assert "not a valid Backstage name" in str(parse_ref("group:a--b", None, "default"))
+
+
+def _tree(tmp: Path, files: dict[str, str]) -> Path:
+    root = tmp / "tree"
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _doc(kind: str, name: str, spec: str = "", meta: str = "") -> str:
+    return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n  name: {name}\n{meta}spec:\n  type: x\n{spec}"
+
+
+GROUP = _doc("Group", "team-a")
+
+
+def test_skipped_documents_and_dangling_references_are_reported_by_line_and_the_rest_imports(tmp_path: Path) -> None:
+    (tmp_path / "secret.yaml").write_text(_doc("Group", "outsider"), encoding="utf-8")
+    root = _tree(tmp_path, {"catalog-info.yaml": "\n---\n".join([
+        GROUP,
+        _doc("Component", "svc", "  owner: team-a\n  system: ghost\n"),
+        "apiVersion: backstage.io/v1alpha1\nmetadata:\n  name: no-kind\n",
+        _doc("Widget", "gizmo", "  owner: team-a\n"),
+        "apiVersion: backstage.io/v1alpha1\nkind: Location\nmetadata:\n  name: loc\nspec:\n  targets:\n"
+        "    - ../secret.yaml\n    - https://example.com/catalog-info.yaml\n    - /etc/passwd\n"])})
+    snap = read_snapshot(root, ["backstage"], "acme")
+    assert snap.errors == []
+    found = {(w.code, w.location) for w in snap.warnings}
+    assert ("dangling_reference", "line 16") in found  # system: ghost
+    assert ("missing_field", "line 19") in found  # the document without kind (from its first line)
+    assert ("unknown_kind", "line 24") in found
+    assert {("location_outside_tree", "line 39"), ("remote_location", "line 40"), ("location_outside_tree", "line 41")} <= found
+    assert all(str(root / "catalog-info.yaml") in str(w) for w in snap.warnings)
+    out = tmp_path / "cat.yaml"
+    result = import_snapshot(snap, out, world="acme")
+    cat = result.catalog
+    assert {r.predicate for r in cat.relations} == {"owned_by", "owner_of"}  # no guessed system
+    assert E + "widget.default.gizmo" in cat.entities_by_id  # kept, spec not read
+    assert "outsider" not in json.dumps(cat.model_dump(mode="json"))
+    assert "(dangling: no entity system:default/ghost in the tree: no relation)" in cat.documents[0].text
+    with pytest.raises(SourceInvalid, match="dangling_reference"):
+        import_snapshot(snap, out, world="acme", strict=True)
+
+
+@pytest.mark.parametrize(("files", "code", "where"), [
+    ({"catalog-info.yaml": GROUP + "\n---\nkind: [unclosed\n"}, "syntax_error", "line 10"),
+    ({"catalog-info.yaml": GROUP, "b/catalog-info.yaml": GROUP.replace("team-a", "Team-A")}, "duplicate_entity", "line 1"),
+    ({"catalog-info.yaml": "\n---\n".join([_doc("Group", "a", "  parent: b\n"), _doc("Group", "b", "  parent: a\n")])},
+     "parent_cycle", "line"),
+])
+def test_bad_trees_are_errors_naming_file_and_line(tmp_path: Path, files: dict[str, str], code: str, where: str) -> None:
+    root = _tree(tmp_path, files)
+    snap = read_snapshot(root, ["backstage"], "acme")
+    assert [e.code for e in snap.errors] == [code]
+    assert snap.errors[0].location.startswith(where) and "catalog-info.yaml" in snap.errors[0].file
+    with pytest.raises(SourceInvalid, match=code):
+        import_snapshot(snap, tmp_path / "out.yaml", world="acme")
+
+
+def test_a_huge_file_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bs, "MAX_DESCRIPTOR_BYTES", 1000)
+    root = _tree(tmp_path, {"catalog-info.yaml": GROUP + "\n# " + "x" * 2000 + "\n"})
+    snap = read_snapshot(root, ["backstage"], "acme")
+    assert [e.code for e in snap.errors] == ["file_too_large"]
+
+
+def test_homonyms_stay_two_entities_and_an_unqualified_request_is_ambiguous(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"catalog-info.yaml": "\n---\n".join([
+        GROUP, _doc("Component", "lookup", "  owner: team-a\n"), _doc("API", "lookup", "  owner: team-a\n"),
+        _doc("Component", "lookup", "  owner: group:default/team-a\n", "  namespace: ops\n")])})
+    out = tmp_path / "cat.yaml"
+    cat = imported(root, out, ["backstage"])
+    assert {E + "component.default.lookup", E + "api.default.lookup", E + "component.ops.lookup"} <= set(cat.entities_by_id)
+    refused = ask("Who owns lookup?", out)
+    assert refused.outcome == "refused" and refused.model_dump(mode="json")["reason"]["code"] == "ambiguous_alias"
+    assert path_of("Who owns component:ops/lookup?", out) == [E + "component.ops.lookup", E + "group.default.team-a"]
+
+
+def test_the_cli_imports_and_refuses_cleanly(tmp_path: Path) -> None:
+    ok = cli("catalog", "import", str(EXAMPLE / "records"), "--format", "backstage", "--format", "codeowners",
+             "--world", "acme", "--out", "cat", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stderr
+    assert cli("validate", "cat", cwd=tmp_path).returncode == 0
+    again = cli("catalog", "import", str(EXAMPLE / "records"), "--format", "backstage", "--format", "codeowners",
+                "--world", "acme", "--out", "cat", cwd=tmp_path)
+    assert "unchanged" in again.stdout and "no record changed" in again.stdout
+    bad = _tree(tmp_path, {"catalog-info.yaml": "kind: Group\nmetadata: [\n"})
+    refused = cli("catalog", "import", str(bad), "--format", "backstage", "--out", "bad", cwd=tmp_path)
+    assert refused.returncode == 2 and "catalog-info.yaml:3" in refused.stderr and "syntax_error" in refused.stderr
+    assert not (tmp_path / "bad").exists()  # nothing half-written

@@ -1,0 +1,98 @@
+"""git history -> versions and views: as-of answers, old traces keep verifying, incremental re-runs."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+from pathlib import Path
+
+import pytest
+from records_world import EXAMPLE, cli, path_of, valid, verified
+
+from chainret.ask import ask
+from chainret.catalog.load import load_catalog
+from chainret.catalog.views import as_of_view
+from chainret.sources.history import history
+from chainret.sources.records import write_import
+
+E = "entity:acme:"
+ARTIST = E + "component.default.artist-lookup"
+FORMATS = ["backstage", "codeowners"]
+
+
+def _make_repo(where: Path) -> Path:
+    spec = importlib.util.spec_from_file_location("make_history", EXAMPLE / "make_history.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.make(where)  # type: ignore[no-any-return]
+
+
+def _run(repo: Path, out: Path) -> list[str]:
+    res = history(repo, out, FORMATS, world="acme")
+    if res.result is not None and res.added:
+        write_import(res.result, "history (test)")
+    return [name for _, name in res.added]
+
+
+@pytest.fixture()
+def repo(tmp_path: Path) -> Path:
+    return _make_repo(tmp_path / "repo")
+
+
+def test_each_commit_is_a_view_and_dates_answer_as_of(repo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cat" / "catalog.yaml"
+    views = _run(repo, out)
+    log = subprocess.run(["git", "-C", str(repo), "log", "--reverse", "--format=%cs-%h", "--abbrev=7"],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert views == log and len(views) == 3
+    valid(out.parent)
+    team_a, team_b = [ARTIST, E + "group.default.team-a"], [ARTIST, E + "group.default.team-b"]
+    assert path_of("Who owns artist-lookup?", out, view="2026-02-01") == team_a
+    assert path_of("Who owns artist-lookup?", out, view="2026-03-01") == team_b  # the 20 February commit
+    assert path_of("Who owns artist-lookup?", out, view=views[0]) == team_a
+    assert path_of("Who owns artist-lookup?", out, view=views[0][-7:]) == team_a  # a commit hash
+    assert path_of("Who owns artist-lookup?", out) == team_b
+    members = path_of("Who is on the team that owns artist-lookup?", out)
+    assert members[-1] == E + "user.default.nigel.manning"  # joined team-b in the third commit
+    assert path_of("Who owns components/catalog-info.yaml?", out, view="2026-02-28")[-1] == E + "team.acme.team-a"
+    assert path_of("Who owns components/catalog-info.yaml?", out)[-1] == E + "team.acme.team-b"
+    cat = load_catalog(out)
+    assert as_of_view(cat.views, "2025-12-31") is None  # before the first commit: no view
+
+
+def test_new_commits_append_old_traces_verify_and_a_rerun_is_a_no_op(repo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cat" / "catalog.yaml"
+    first = _run(repo, out)
+    old = ask("Who owns artist-lookup?", out, view="2026-02-01")
+    assert old.path_ids == [ARTIST, E + "group.default.team-a"]
+    before = out.read_bytes()
+    assert _run(repo, out) == [] and out.read_bytes() == before  # nothing new: nothing written
+
+    f = repo / "components" / "catalog-info.yaml"
+    f.write_text(f.read_text(encoding="utf-8").replace("  owner: team-b\n  system: artist", "  owner: engineering\n  system: artist"),
+                 encoding="utf-8")
+    env_date = "2026-04-02T08:00:00+00:00"
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=T", "-c", "user.email=t@example.com", "commit", "-qam", "to engineering"],
+                   check=True, env={"GIT_AUTHOR_DATE": env_date, "GIT_COMMITTER_DATE": env_date, "PATH": "/usr/bin:/bin"})
+    added = _run(repo, out)
+    assert len(added) == 1 and added[0].startswith("2026-04-02-")
+    cat = load_catalog(out)
+    assert [v.name for v in cat.views] == [*first, *added]
+    assert path_of("Who owns artist-lookup?", out) == [ARTIST, E + "group.default.engineering"]
+    assert path_of("Who owns artist-lookup?", out, view="2026-03-31") == [ARTIST, E + "group.default.team-b"]
+    assert verified(old, out) == "evidence_intact"  # the catalog changed; what the old trace cites did not
+    changed = {d.document for d in cat.documents if d.version != "v1"}
+    assert "components/catalog-info.yaml" in changed and "org/groups.yaml" not in changed  # unchanged files keep v1
+
+
+def test_the_cli_walks_history_and_asks_by_date(repo: Path, tmp_path: Path) -> None:
+    built = cli("catalog", "history", str(repo), "--format", "backstage", "--world", "acme", "--out", "hist", cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert "3 new views" in " ".join(built.stdout.split())
+    asked = cli("ask", "Who owns artist-lookup?", "--catalog", "hist", "--view", "2026-02-01", "--no-trace", cwd=tmp_path)
+    assert asked.returncode == 0 and "Team A" in asked.stdout
+    again = cli("catalog", "history", str(repo), "--format", "backstage", "--world", "acme", "--out", "hist", cwd=tmp_path)
+    assert again.returncode == 0 and "up to date" in again.stdout
+    bad = cli("catalog", "history", str(repo), "--rev", "--upload-pack=x", "--format", "backstage", "--out", "h2", cwd=tmp_path)
+    assert bad.returncode == 2 and "--rev" in bad.stderr and not (tmp_path / "h2").exists()

@@ -42,7 +42,7 @@ def frac(pair: list[int]) -> str:
 
 def section(speed: dict[str, object] | None) -> str:
     from chainret.baselines import dense_available
-    from chainret.bench.report import md_table
+    from chainret.research.bench.report import md_table
     from chainret.evaluate import CASE_COLUMNS, ROUTE_COLUMNS, case_cells, evaluate_cases, route_cells, totals, yes_no
 
     os.chdir(ROOT)

@@ -5,7 +5,7 @@
     python benchmarks/bench_results.py --only hotpotqa-vws,squad
 
 Runs go to runs/results/<dataset>/ (not committed); the doc and its figure are committed.
-Paper values come from chainret/qa/paper.py (seed 000: Tables I, II, III, IV and Figure 2), each with its table
+Paper values come from tests/support/paper.py (seed 000: Tables I, II, III, IV and Figure 2), each with its table
 and row. Answer-bearing gold follows seed 000's rule beside its numbers (metrics.answer_bearing, rule "paper").
 """
 
@@ -20,11 +20,15 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
+from support.paths import use_data_dir  # noqa: E402
 
-from chainret.qa import paper as P  # noqa: E402
-from chainret.qa.metrics import too_few  # noqa: E402
-from chainret.bench.report import est, md_table, signed  # noqa: E402
-from chainret.bench.run import RunConfig, read_run, run_bench, signal_metrics  # noqa: E402
+use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
+
+from support import paper as P  # noqa: E402
+from chainret.research.qa.metrics import too_few  # noqa: E402
+from chainret.research.bench.report import est, md_table, signed  # noqa: E402
+from chainret.research.bench.run import RunConfig, read_run, run_bench, signal_metrics  # noqa: E402
 from chainret.files import atomic_write_text  # noqa: E402
 
 DATASETS = ("hotpotqa-vws", "2wiki-vws", "musique", "squad", "hotpotqa-vws-calib")
@@ -32,7 +36,7 @@ RUNS = ROOT / "runs" / "results"
 DOC = ROOT / "docs" / "results" / "retrieval.md"
 FIG = ROOT / "docs" / "results" / "retrieval_musique_hops.png"
 
-# Seed 000 ("Verification Without Sufficiency"), embedder BAAI/bge-small-en-v1.5: chainret/qa/paper.py.
+# Seed 000 ("Verification Without Sufficiency"), embedder BAAI/bge-small-en-v1.5: tests/support/paper.py.
 FAMILY = {"hotpotqa-vws": "hotpotqa", "2wiki-vws": "2wiki", "musique": "musique", "hotpotqa-vws-calib": "hotpotqa"}
 PAPER_T1 = {ds: P.T1[fam]["embedding"] for ds, fam in FAMILY.items() if ds != "hotpotqa-vws-calib"}
 NAMES = {
@@ -262,7 +266,7 @@ def rule_section(s: dict[str, dict[str, Any]]) -> list[str]:
     return [
         "Seed 000's rule (*paper*, used in every table above): the normalised canonical answer is a plain substring of "
         "the normalised paragraph, title included; no aliases; yes/no never. Ours (*ours*, "
-        "`chainret.qa.metrics.answer_bearing(..., rule=\"ours\")`): the canonical answer or an alias is a whole-token span; "
+        "`chainret.research.qa.metrics.answer_bearing(..., rule=\"ours\")`): the canonical answer or an alias is a whole-token span; "
         "yes/no counts when the word occurs. They disagree on substrings inside words (\"tomato\" in \"tomatoes\": paper "
         "answer-bearing, ours not), aliases, and yes/no (\"no\" in \"world no 8\": ours answer-bearing, paper never).",
         "",

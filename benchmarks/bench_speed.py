@@ -21,6 +21,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
+from support.paths import use_data_dir  # noqa: E402
+
+use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 
 
 def main() -> None:
@@ -33,8 +37,8 @@ def main() -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["CHAINRET_CACHE_DIR"] = str(Path(tmp) / "cache")
-        from chainret.qa.embed import get_model
-        from chainret.bench.run import RunConfig, run_bench
+        from chainret.embed import get_model
+        from chainret.research.bench.run import RunConfig, run_bench
 
         load0 = os.getloadavg()[0]
         t = time.perf_counter()

@@ -27,6 +27,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
+from support.paths import use_data_dir  # noqa: E402
+
+use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -58,8 +62,8 @@ def main() -> None:
     wanted = [d.strip() for d in args.datasets.split(",") if d.strip()]
     if not args.from_json:
         from chainret.files import atomic_write_text
-        from chainret.verify.laterhop import cond_selection, rounded, run_later_hop
-        from chainret.verify.scorer import get_scorer
+        from chainret.research.verification.laterhop import cond_selection, rounded, run_later_hop
+        from chainret.research.verification.scorer import get_scorer
 
         scorer = get_scorer(None)
         for ds in wanted:
@@ -110,8 +114,8 @@ def fmt(e: dict[str, Any] | None) -> str:
 
 
 def render(R: dict[str, Any]) -> str:
-    from chainret.qa.metrics import wilson
-    from chainret.verify.laterhop import PAPER
+    from chainret.research.qa.metrics import wilson
+    from chainret.research.verification.laterhop import PAPER
 
     L: list[str] = []
     w = L.append
@@ -123,7 +127,7 @@ def render(R: dict[str, Any]) -> str:
       "each question's own candidates. The decomposer reads the question and the candidates' titles and texts only: no "
       "gold decomposition, answer or gold flag (tests/test_verify_decomp_iterative.py strips them and gets the same output). "
       "Gold decompositions are used for scoring only (the gold rows, bridge accuracy, chain breaks).\n")
-    w("**How it works** (chainret/verify/iterative.py): rules over the question's surface find the innermost *descriptor* "
+    w("**How it works** (chainret/research/verification/iterative.py): rules over the question's surface find the innermost *descriptor* "
       "(\"the performer of X\", \"X's birthplace\", \"the school that owns X\", \"the state where X was born\"); it is hop k's "
       "sub-question. Retrieval with it picks the hop's anchor; the anchor's names (titles of other candidates, its own "
       "title, capitalised names, typed by the descriptor's answer type) are the bridge candidates; each fills the *next* "

@@ -5,7 +5,7 @@
 set -euo pipefail
 RUN=${1:?run dir}
 LIMIT=${2:-full}
-DEST=chainret/models/nli-minilm-l6
+DEST=packages/chainret-nli-model/chainret_nli_model/nli-minilm-l6
 export HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 chainret nli export "$RUN/final"
 LIMIT_ARGS=()

@@ -1,6 +1,6 @@
 """NLI inference speed on 2 CPU threads: bucketed vs unbucketed, fp32 vs dynamic int8 (speed AND accuracy).
 
-    python benchmarks/nli_speed.py [--model PATH] [--out chainret/models/nli-minilm-l6/speed.json]
+    python benchmarks/nli_speed.py [--model PATH] [--out packages/chainret-nli-model/chainret_nli_model/nli-minilm-l6/speed.json]
 
 Premises of about 30 and about 150 words are built from MNLI dev-mismatched premises (joined until the
 length is reached, lengths spread +-50% so that bucketing has something to do); hypotheses are MNLI
@@ -13,13 +13,20 @@ import argparse
 import json
 import os
 import random
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # support: the harnesses
+from support.paths import use_data_dir  # noqa: E402
+
+use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
+
 
 def build_pairs(target_words: int, n: int, seed: int = 0) -> list[tuple[str, str]]:
-    from chainret.nli.data import load_eval
+    from chainret.research.nli.data import load_eval
 
     src = load_eval("mnli_dev_mismatched")
     rng = random.Random(seed)
@@ -53,8 +60,8 @@ def main() -> None:
 
     import torch
 
-    from chainret.nli.data import load_eval
-    from chainret.nli.model import NLIModel, load_nli
+    from chainret.research.nli.data import load_eval
+    from chainret.research.nli.model import NLIModel, load_nli
 
     torch.set_num_threads(args.threads)
     fp32 = load_nli(args.model)

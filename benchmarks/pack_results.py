@@ -21,9 +21,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
+from support.paths import use_data_dir  # noqa: E402
 
-from chainret.pack.report import render  # noqa: E402
-from chainret.pack.run import SWEEP_BUDGETS, PackConfig, run_pack  # noqa: E402
+use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
+
+from support.pack_report import render  # noqa: E402
+from chainret.research.packing.run import SWEEP_BUDGETS, PackConfig, run_pack  # noqa: E402
 from chainret.files import atomic_write_text  # noqa: E402
 
 RUNS = [

@@ -16,10 +16,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
+from support.paths import use_data_dir  # noqa: E402
 
-from chainret.pack import PackContext, get_packer  # noqa: E402
-from chainret.pack.packers import lexical_similarity  # noqa: E402
-from chainret.pack.run import PackConfig, load_union, prepare_all, retrieval_scores, resolve_signal  # noqa: E402
+use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
+
+from chainret.research.packing import PackContext, get_packer  # noqa: E402
+from chainret.research.packing.packers import lexical_similarity  # noqa: E402
+from chainret.research.packing.run import PackConfig, load_union, prepare_all, retrieval_scores, resolve_signal  # noqa: E402
 
 
 def main() -> None:

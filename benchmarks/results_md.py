@@ -16,6 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
 
 from chainret.files import atomic_write_text  # noqa: E402
 
@@ -61,8 +62,8 @@ def how_we_compare(docs: Path = DOCS) -> list[str]:
     """Which definitions follow the seed papers, which are ours, and which questions each row uses (issue 15)."""
     import json
 
-    from chainret.qa import metrics as M
-    from chainret.qa import paper as P
+    from chainret.research.qa import metrics as M
+    from support import paper as P
 
     sizes = "the paper's sets"
     vj = docs / "results" / "verification.json"
@@ -79,7 +80,7 @@ def how_we_compare(docs: Path = DOCS) -> list[str]:
         "95% intervals from resampling questions. Answer normalisation: the official HotpotQA script. Selector *rec*: "
         "share of a question's gold paragraphs kept (Table VI). Answer-in-context (seed 002): the normalised answer is a "
         "token span of the packed context. `focused-seed` is seed 002's focused heuristic (budget checked after adding, "
-        "stop). Every quoted paper figure lives in `chainret/qa/paper.py` with its table and row; figures marked "
+        "stop). Every quoted paper figure lives in `tests/support/paper.py` with its table and row; figures marked "
         "*(derived)* are computed from the paper's rounded cells or counts, not printed by it.",
         "",
         "**Ours.** The whole-token answer rule with aliases (`rule=\"ours\"`), shown beside the paper's with the counts "

@@ -3,15 +3,15 @@
     python benchmarks/robustness.py                 # 1,040 fuzz files (80 per class), 2 workers
     python benchmarks/robustness.py --files 130     # a quick look (not for the page)
 
-Generates seeded fuzz cases (``chainret.fuzz``: deep nesting, YAML alias bombs, duplicate keys,
+Generates seeded fuzz cases (``support.fuzz``: deep nesting, YAML alias bombs, duplicate keys,
 markup and control characters in values and requests, glued phrasing slots, self-loops, huge
 strings, non-UTF-8 bytes, symlink loops, special files, random mutations, careless requests) and runs
-each case (``validate`` + 2 ``ask``) in its own subprocess (``python -m chainret.fuzz one DIR``)
+each case (``validate`` + 2 ``ask``) in its own subprocess (``python tests/support/fuzz.py one DIR``)
 under a wall-clock limit, measuring the subprocess's peak resident memory (``wait4``). A case
 killed at the limit counts as a hang; a step slower than 10 s counts as a hang too.
 
 The page also has a section for the permission-leak property and the trace tampering suite; those
-figures come from ``chainret.audit.leak_property(n, seed)`` and ``chainret.audit.tamper_suite(seed)``.
+figures come from ``support.audit.leak_property(n, seed)`` and ``support.audit.tamper_suite(seed)``.
 """
 
 from __future__ import annotations
@@ -30,8 +30,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
 
-from chainret.fuzz import CLASSES, STEP_SECONDS, FuzzCase, generate, summarise  # noqa: E402
+from support.fuzz import CLASSES, STEP_SECONDS, FuzzCase, generate, summarise  # noqa: E402
 
 DOC = ROOT / "docs" / "results" / "robustness.md"
 COMMAND = "python benchmarks/robustness.py"
@@ -45,7 +46,7 @@ def run_one(case: FuzzCase, wall_limit: float) -> dict[str, Any]:
            "OMP_NUM_THREADS": "1", "CHAINRET_FUZZ_ADDRESS_LIMIT": str(ADDRESS_LIMIT), "CHAINRET_TRACE_DIR": str(Path(case.dir) / "traces"), "COLUMNS": "100"}
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen([sys.executable, "-m", "chainret.fuzz", "one", case.dir], stdout=out,
+        proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "fuzz.py"), "one", case.dir], stdout=out,
                                 stderr=subprocess.DEVNULL, env=env)
         killed = False
         rusage = None
@@ -79,14 +80,14 @@ LEAK_REQUESTS = 20_000
 
 
 def audit_figures(seed: int) -> dict[str, Any]:
-    """Leak-property and tampering figures from ``chainret.audit``.
+    """Leak-property and tampering figures from ``support.audit``.
 
     Each report is shown field by field: counts as they are, lists (examples, missed tamperings,
     wrong verdicts) as their length plus the first few entries.
     """
     import dataclasses
 
-    from chainret import audit
+    from support import audit
 
     out: dict[str, Any] = {}
     for name, call in (("leak_property", lambda: audit.leak_property(LEAK_REQUESTS, seed)),
@@ -115,7 +116,7 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace, seconds: flo
         f"{seconds / 60:.1f} min wall on {os.cpu_count()} cores, Python {platform.python_version()}). "
         "Do not edit by hand.",
         "",
-        "Each fuzz file is a seeded mutation of the seed world (`chainret.fuzz`, one of "
+        "Each fuzz file is a seeded mutation of the seed world (`support.fuzz`, one of "
         f"{len(CLASSES)} classes in turn) run as three CLI steps in a fresh subprocess: `chainret validate`, "
         "`chainret ask` (text output) and `chainret ask --json --text-route` with a random budget, each "
         f"writing a trace. A step is a hang past {STEP_SECONDS:.0f} s; memory is the subprocess's peak resident "
@@ -152,7 +153,7 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace, seconds: flo
     for name, title in (("leak_property", "Leak property (outcome and reason a viewer sees = same request on the catalog without "
                                             "what the viewer may not read)"), ("tamper_suite", "Trace tampering (`trace verify`)")):
         figures = audit[name]
-        lines += [f"### {title}", "", f"`chainret.audit.{name}` (seed {args.seed}):", "", "| measure | value |", "|---|---|"]
+        lines += [f"### {title}", "", f"`support.audit.{name}` (seed {args.seed}):", "", "| measure | value |", "|---|---|"]
         lines += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in figures.items()]
         lines.append("")
     return "\n".join(lines)

@@ -37,12 +37,13 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
 
 import httpx  # noqa: E402
 
 from chainret.catalog.load import apply_overlay, load_world  # noqa: E402
 from chainret.server.auth import hash_token, new_token  # noqa: E402
-from chainret.server.local import LocalServer, hidden_strings  # noqa: E402
+from support.local_server import LocalServer, hidden_strings  # noqa: E402
 from chainret.files import atomic_write_text  # noqa: E402
 
 WORLD = ROOT / "fixtures" / "seed"

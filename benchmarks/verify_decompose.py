@@ -17,13 +17,17 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # support: the harnesses
+from support.paths import use_data_dir  # noqa: E402
+
+use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 def main() -> None:
-    from chainret.qa.datasets import load_examples
-    from chainret.verify.laterhop import _same, build_items
+    from chainret.research.qa.datasets import load_examples
+    from chainret.research.verification.laterhop import _same, build_items
 
     items, skipped = build_items(load_examples("2wiki").examples, "2wiki")
     ok = [it for it in items if it.notes.get("rule") == "ok"]

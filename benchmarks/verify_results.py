@@ -25,13 +25,17 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
+from support.paths import use_data_dir  # noqa: E402
+
+use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-from chainret.qa import metrics as M  # noqa: E402
-from chainret.qa import paper as P  # noqa: E402
+from chainret.research.qa import metrics as M  # noqa: E402
+from support import paper as P  # noqa: E402
 
-# Every paper figure comes from chainret/qa/paper.py (seed 000), with its table and row.
+# Every paper figure comes from tests/support/paper.py (seed 000), with its table and row.
 FULL = {"hotpotqa": 500, "2wiki": 500, "musique": 292, "squad": 300, "calib": 200, "suff": 100}
 SIGNALS_MEASURED = ["embedding", "nli-slot", "nli-oracle"]
 SELECTORS = ["B1", "B2", "B4", "B4:bm25", "PC", "SET", "COND", "B5"]
@@ -85,13 +89,13 @@ def main() -> None:
         args.n_hotpot = args.n_2wiki = args.n_musique = args.n_squad = args.n_calib = args.n_suff = 20
         args.n_lh_musique = args.n_lh_2wiki = 20
 
-    from chainret.qa.datasets import load_examples
-    from chainret.bench.run import all_metrics, score_examples, traces_for
-    from chainret.qa.signals import BM25Signal
-    from chainret.verify.experiments import sufficiency_control
-    from chainret.verify.laterhop import rounded, run_later_hop
-    from chainret.verify.scorer import get_scorer
-    from chainret.verify.selectors import run_selectors
+    from chainret.research.qa.datasets import load_examples
+    from chainret.research.bench.run import all_metrics, score_examples, traces_for
+    from chainret.research.qa.signals import BM25Signal
+    from verify_experiments import sufficiency_control
+    from chainret.research.verification.laterhop import rounded, run_later_hop
+    from chainret.research.verification.scorer import get_scorer
+    from chainret.research.verification.selectors import run_selectors
 
     scorer = get_scorer(args.nli_model, batch_size=args.batch_size, device=args.device)
     R: dict[str, Any] = {"nli_model": scorer.model_id, "embedder": "all-MiniLM-L6-v2", "timings": {}, "n": {}}
@@ -190,7 +194,7 @@ def figure(R: dict[str, Any], path: Path) -> None:
     ax.legend(fontsize=7)
     ax = axes[1]
     lh = R["later_hop"]["musique"]["sources"]
-    from chainret.verify.laterhop import PAPER
+    from chainret.research.verification.laterhop import PAPER
 
     colors = {"original": "tab:red", "gold-subq": "tab:green", "gold-subq+answer": "tab:purple", "anchored-subq": "tab:blue"}
     for name, color in colors.items():
@@ -386,7 +390,7 @@ def render(R: dict[str, Any], args: argparse.Namespace) -> str:
           f"`{ru['from']}` (NLI model {ru['nli_model']}; its later-hop steps took "
           + ", ".join(f"{k} {v:.0f} s" for k, v in ru["timings_s"].items())
           + "). Issue 15's changes (answer-bearing rule, selector metrics, quotations) do not touch it.\n")
-    from chainret.verify.laterhop import PAPER
+    from chainret.research.verification.laterhop import PAPER
 
     for ds in ("musique", "2wiki"):
         lh = R["later_hop"][ds]

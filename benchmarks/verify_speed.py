@@ -28,6 +28,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
+from support.paths import use_data_dir  # noqa: E402
+
+use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
@@ -86,9 +90,9 @@ def throughput(args: argparse.Namespace) -> dict:
     import numpy as np
     import torch
 
-    from chainret.qa.datasets import load_examples, passage
-    from chainret.nli.model import load_nli
-    from chainret.verify.hypothesis import hypothesis
+    from chainret.research.qa.datasets import load_examples, passage
+    from chainret.research.nli.model import load_nli
+    from chainret.research.verification.hypothesis import hypothesis
 
     nli = load_nli(args.nli_model)
     exs = load_examples("hotpotqa-vws", n=max(1, args.pairs // 10 + 1)).examples
@@ -167,7 +171,7 @@ def int8_note() -> str:
     """What int8 would buy and cost, from the shipped model's own speed record (chainret nli card)."""
     import json
 
-    from chainret.nli.model import default_model_path
+    from chainret.research.nli.model import default_model_path
 
     f = default_model_path() / "speed.json"
     q = json.loads(f.read_text()).get("quantized") if f.is_file() else None

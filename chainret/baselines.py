@@ -73,7 +73,7 @@ def route_hits(route: str, request: str, cv: CatalogView, k: int) -> tuple[str, 
 def _dense_search(request: str, cv: CatalogView, k: int) -> list[SearchHit]:
     import numpy as np
 
-    from chainret.qa.embed import embed_texts
+    from chainret.embed import embed_texts
 
     units = cv.units()
     if not units or k <= 0:

@@ -4,20 +4,11 @@ import os
 
 import pytest
 
+from support.paths import absent, use_data_dir
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# chainret has no default data folder: the tests pass ../shared/data (or the caller's CHAINRET_DATA_DIR).
+use_data_dir()
 
-
-def _nli_data_present() -> bool:
-    from chainret.errors import ChainretError
-    from chainret.nli.data import nli_data_dir
-
-    try:
-        return nli_data_dir().is_dir()
-    except ChainretError:
-        return False
-
-
-needs_nli_data = pytest.mark.skipif(
-    not _nli_data_present(), reason="NLI data folder absent (set CHAINRET_DATA_DIR or put ../shared/data beside the repo)"
-)
+needs_nli_data = pytest.mark.skipif(bool(absent("nli")), reason=absent("nli") or "NLI data present")

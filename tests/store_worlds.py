@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from chainret.catalog.models import Catalog
 from chainret.replay import stable
 from chainret.store import compile_store, open_store
-from chainret.worldgen import PRINCIPALS, random_world
+from support.worldgen import PRINCIPALS, random_world
 
 _SCHEMAS = itertools.count()
 
@@ -78,9 +78,9 @@ def trace_json(trace) -> str:
     return stable(trace).to_json()
 
 
-# -- random catalogs: chainret.worldgen's worlds, drawn by hypothesis ---------------------------------------
+# -- random catalogs: support.worldgen's worlds, drawn by hypothesis ---------------------------------------
 class DrawChoices:
-    """``chainret.worldgen.Choices`` over a hypothesis ``draw``, so failing worlds shrink."""
+    """``support.worldgen.Choices`` over a hypothesis ``draw``, so failing worlds shrink."""
 
     def __init__(self, draw) -> None:
         self.draw = draw

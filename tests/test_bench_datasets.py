@@ -7,12 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from chainret.qa.datasets import default_data_dir, load_examples, load_squad, read_records
+from chainret.research.qa.datasets import load_examples, load_squad, read_records
+from support.paths import absent, data_dir
 from chainret.errors import DataError, UsageError
 
 SLICES = Path(__file__).parent / "data" / "bench"
-DATA = default_data_dir()
-needs_data = pytest.mark.skipif(not (DATA / "vws-splits").is_dir(), reason=f"benchmark data dir {DATA} absent")
+DATA = data_dir()
+needs_data = pytest.mark.skipif(bool(absent("vws-splits")), reason=absent("vws-splits") or "present")
 
 
 @pytest.mark.parametrize(
@@ -75,7 +76,7 @@ def test_musique_decomposition() -> None:
 
 
 def test_vws_text_keeps_title_once() -> None:
-    from chainret.qa.datasets import passage
+    from chainret.research.qa.datasets import passage
 
     ex = load_examples(str(SLICES / "vws_hotpotqa.jsonl")).examples[0]
     raw = json.loads((SLICES / "vws_hotpotqa.jsonl").read_text().splitlines()[0])
@@ -159,6 +160,13 @@ def test_unknown_dataset_and_split() -> None:
 def test_missing_data_dir_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="CHAINRET_DATA_DIR"):
         load_examples("musique", data_dir=tmp_path)
+
+
+def test_there_is_no_default_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --data-dir or $CHAINRET_DATA_DIR chainret refuses, instead of reading a folder outside the repo."""
+    monkeypatch.delenv("CHAINRET_DATA_DIR", raising=False)
+    with pytest.raises(UsageError, match="--data-dir .*CHAINRET_DATA_DIR"):
+        load_examples("musique")
 
 
 # ----------------------------------------------------------------------------- the real data dir

@@ -10,15 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chainret.qa import metrics as M
-from chainret.qa import paper as P
-from chainret.qa.example import Example, Paragraph
-from chainret.bench.report import est, signed
+from chainret.research.qa import metrics as M
+from support import paper as P
+from support.paths import absent
+from chainret.research.qa.example import Example, Paragraph
+from chainret.research.bench.report import est, signed
 from chainret.errors import DataError
-from chainret.pack import Candidate, PackContext, get_packer
+from chainret.research.packing import Candidate, PackContext, get_packer
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data"
 
 # ----------------------------------------------------------------------------- 1. answer-bearing rule
 
@@ -82,9 +82,9 @@ def test_split_cells_on_fewer_than_30_paragraphs_print_their_count():
 # ----------------------------------------------------------------------------- 3. the paper's question sets
 
 
-@pytest.mark.skipif(not (DATA / "vws-splits").is_dir(), reason="vws-splits data absent")
+@pytest.mark.skipif(bool(absent("vws-splits")), reason=absent("vws-splits") or "present")
 def test_hotpotqa_table_ii_covers_evaluation_plus_calibration():
-    from chainret.qa.datasets import load_examples
+    from chainret.research.qa.datasets import load_examples
 
     ev = load_examples("hotpotqa-vws").examples
     cal = load_examples("hotpotqa-vws-calib").examples
@@ -116,11 +116,11 @@ def test_derived_figures_are_marked():
 
 
 def test_no_paper_constant_is_hard_coded_in_the_result_scripts():
-    """The quoted numbers live in chainret/qa/paper.py only."""
+    """The quoted numbers live in tests/support/paper.py only."""
     for name in ("verify_results.py", "bench_results.py", "pack_results.py"):
         text = (ROOT / "benchmarks" / name).read_text(encoding="utf-8")
         for needle in ("0.669", "0.668", "0.887", "0.849", "0.941", "0.778", "0.933"):
-            assert needle not in text, f"{name} quotes {needle}; use chainret.qa.paper"
+            assert needle not in text, f"{name} quotes {needle}; use support.paper"
 
 
 # ----------------------------------------------------------------------------- 5. seed-like focused
@@ -157,8 +157,8 @@ def test_argmax_of_a_variable_size_selector():
 
 
 def test_pc_sweep_gold_recall_equals_the_selector_tables():
-    from chainret.verify.scorer import EntailmentScorer
-    from chainret.verify.selectors import PC_DEFAULT_TAU, run_selectors
+    from chainret.research.verification.scorer import EntailmentScorer
+    from chainret.research.verification.selectors import PC_DEFAULT_TAU, run_selectors
 
     class Zero:
         model_id = "zero"

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from chainret.qa import metrics as M
+from chainret.research.qa import metrics as M
 
 
 def brute_auc(scores, labels) -> float:

@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from chainret.qa.datasets import default_data_dir
+from support.paths import absent
 from chainret.cli import main
 from chainret.trace import Trace
 
 SLICES = Path(__file__).parent / "data" / "bench"
 needs_data = pytest.mark.skipif(
-    not (default_data_dir() / "vws-splits").is_dir(), reason=f"benchmark data dir {default_data_dir()} absent"
+    bool(absent("vws-splits")), reason=absent("vws-splits") or "present"
 )
 
 
@@ -43,7 +43,7 @@ def run_cli(args: list[str]) -> int:
 
 
 def test_real_embedder_normalised_and_cached(fresh_cache: Path) -> None:
-    from chainret.qa.embed import embed_texts
+    from chainret.embed import embed_texts
 
     texts = ["Who directed Inception?", "Inception is a 2010 film directed by Christopher Nolan.", "Cork is a city in Ireland."]
     v = embed_texts(texts)
@@ -143,13 +143,13 @@ def test_selectors_land_in_summary_and_trace(tmp_path: Path) -> None:
 
 
 def test_parametrised_selector_names_accepted() -> None:
-    from chainret.bench.run import parse_selectors
+    from chainret.research.bench.run import parse_selectors
 
     assert parse_selectors("PC@0.3, B4:bm25,B1,B1") == ["PC@0.3", "B4:bm25", "B1"]
 
 
 def test_embedding_cache_compacts_many_small_shards(tmp_path: Path) -> None:
-    from chainret.qa.embed import COMPACT_ABOVE, EmbeddingCache
+    from chainret.embed import COMPACT_ABOVE, EmbeddingCache
 
     writer = EmbeddingCache(tmp_path)
     for i in range(COMPACT_ABOVE + 2):

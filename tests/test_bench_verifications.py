@@ -1,6 +1,6 @@
 """NLI signals' Verification records land on the bench trace hop they name."""
 
-from chainret.bench.run import _with_verifications
+from chainret.research.bench.run import _with_verifications
 from chainret.trace import Hit, Hop, Trace, Verification
 
 

@@ -1,4 +1,5 @@
-"""The package's imports form no circle, and the catalog layer never imports the engine.
+"""The package's imports form no circle, the catalog layer never imports the engine, and the retriever
+never imports the research layers (``chainret.research``) or the test harnesses (``tests/support``).
 
 Every ``import`` in every module counts, function-level ones included: a lazy import used to dodge
 a circle is still a circle. Imports of modules outside chainret (torch, uvicorn, ...) are not
@@ -18,6 +19,13 @@ import chainret
 ROOT = Path(chainret.__file__).parent
 # What the catalog layer may import besides itself: the bottom of the package.
 CATALOG_MAY_IMPORT = {"chainret.budget", "chainret.bulk", "chainret.codes", "chainret.errors", "chainret.functional", "chainret.session", "chainret.textsafe"}
+RESEARCH = "chainret.research"
+# The CLI's research commands (`chainret bench ...`, `chainret nli ...`): the one place outside
+# chainret.research that may import it (inside the commands, so `chainret ask` never loads it).
+RESEARCH_CLI = {"chainret.cli.bench_cmds", "chainret.cli.bench_pack_cmds", "chainret.cli.bench_verify_cmds", "chainret.cli.nli_cmds"}
+# Top-level names of what is not shipped: the harnesses (tests/support, importable as `support`),
+# the tests and the benchmarks.
+NOT_SHIPPED = {"support", "tests", "benchmarks", "conftest"}
 
 
 def _modules() -> dict[str, Path]:
@@ -64,8 +72,9 @@ def import_graph() -> nx.DiGraph:
 def test_the_walk_sees_function_level_imports() -> None:
     g = import_graph()
     assert g.has_edge("chainret.ask", "chainret.hops")  # top level
-    assert g.has_edge("chainret.pack.registry", "chainret.pack.packers")  # inside get_packer's helper
-    assert g.has_edge("chainret.pack.packers", "chainret.pack.base")
+    assert g.has_edge("chainret.research.packing.candidates", "chainret.research.packing.packers")  # inside a function
+    assert g.has_edge("chainret.research.packing.packers", "chainret.pack.base")
+    assert g.has_edge("chainret.cli.bench_pack_cmds", "chainret.research.packing.run")  # inside the command
     assert g.number_of_nodes() > 80
 
 
@@ -119,18 +128,59 @@ def test_no_exception_class_is_dead() -> None:
     assert names - used - {"ChainretError"} == set()
 
 
-def test_the_qa_side_imports_downward() -> None:
-    """qa (adapters, metrics, signals) sits under verify and pack, which sit under bench (the runs)."""
+def test_the_retriever_never_imports_the_research_layers() -> None:
+    """Everything outside chainret.research (and the CLI's research commands) stays clear of it."""
+    g = import_graph()
+    assert any(m.startswith(RESEARCH + ".") for m in g)  # the layout this test encodes exists
+    bad = sorted(
+        (m, t)
+        for m, t in g.edges
+        if t.startswith(RESEARCH) and not m.startswith(RESEARCH) and m not in RESEARCH_CLI
+    )
+    assert bad == [], f"retriever modules importing chainret.research: {bad}"
+
+
+def test_the_research_cli_imports_the_research_layers_lazily() -> None:
+    """The research commands import chainret.research inside the commands only, so `chainret ask` never does."""
+    for module in sorted(RESEARCH_CLI):
+        tree = ast.parse(_modules()[module].read_text(encoding="utf-8"))
+        top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        names = [a.name for n in top if isinstance(n, ast.Import) for a in n.names]
+        names += [n.module or "" for n in top if isinstance(n, ast.ImportFrom)]
+        assert not [n for n in names if n.startswith(RESEARCH)], module
+
+
+def test_nothing_shipped_imports_the_harnesses() -> None:
+    """No chainret module imports tests/support (``support``), the tests or the benchmarks, and the
+    harnesses that used to live in the package are gone from it."""
+    bad = []
+    for module, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                bad += [(module, a.name) for a in node.names if a.name.split(".")[0] in NOT_SHIPPED]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                if node.module.split(".")[0] in NOT_SHIPPED:
+                    bad.append((module, node.module))
+    assert bad == []
+    gone = {"chainret.fuzz", "chainret.audit", "chainret.worldgen", "chainret.server.local", "chainret.pack.report"}
+    assert gone & set(_modules()) == set()
+
+
+def test_the_research_side_imports_downward() -> None:
+    """qa (adapters, metrics, signals) sits under verification and packing, which sit under bench (the
+    runs); nli (the model) under all of them."""
     g = import_graph()
 
     def package(m: str) -> str:
-        return ".".join(m.split(".")[:2])
+        parts = m.split(".")
+        return ".".join(parts[:3] if parts[1:2] == ["research"] else parts[:2])
 
+    qa, ver, pack, bench, nli = (f"{RESEARCH}.{p}" for p in ("qa", "verification", "packing", "bench", "nli"))
     above = {
-        "chainret.qa": {"chainret.verify", "chainret.pack", "chainret.bench", "chainret.cli", "chainret.server"},
-        "chainret.verify": {"chainret.bench", "chainret.cli", "chainret.server"},
-        "chainret.pack": {"chainret.bench", "chainret.verify", "chainret.cli", "chainret.server"},
-        "chainret.nli": {"chainret.qa", "chainret.verify", "chainret.pack", "chainret.bench", "chainret.cli"},
+        qa: {ver, pack, bench, "chainret.cli", "chainret.server"},
+        ver: {bench, "chainret.cli", "chainret.server"},
+        pack: {bench, ver, "chainret.cli", "chainret.server"},
+        nli: {qa, ver, pack, bench, "chainret.cli"},
     }
     bad = sorted((a, b) for a, b in g.edges() if package(b) in above.get(package(a), set()))
     assert bad == []

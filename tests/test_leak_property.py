@@ -13,9 +13,9 @@ from __future__ import annotations
 import pytest
 
 from chainret.ask import ask
-from chainret.audit import leak_property, tamper_suite, without_unreadable
+from support.audit import leak_property, tamper_suite, without_unreadable
 from chainret.catalog.models import Catalog, Entity, Relation, SourceDocument, Support, sha256_digest
-from chainret.worldgen import random_world
+from support.worldgen import random_world
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -2,7 +2,7 @@
 
 import json
 
-from chainret.nli.card import render_card, write_card
+from chainret.research.nli.card import render_card, write_card
 
 
 def _write(d, name, obj):

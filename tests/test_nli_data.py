@@ -3,7 +3,7 @@
 import pytest
 
 from chainret.errors import DataError, UsageError
-from chainret.nli import data
+from chainret.research.nli import data
 from conftest import needs_nli_data
 
 
@@ -47,3 +47,9 @@ def test_eval_limit_is_a_fixed_sample():
 def test_missing_data_dir_is_a_clear_error(tmp_path):
     with pytest.raises(DataError, match="validate_nli.py"):
         data.nli_data_dir(tmp_path)
+
+
+def test_there_is_no_default_nli_data_dir(monkeypatch):
+    monkeypatch.delenv("CHAINRET_DATA_DIR", raising=False)
+    with pytest.raises(UsageError, match="--data-dir .*CHAINRET_DATA_DIR"):
+        data.nli_data_dir()

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from chainret.errors import ModelError
-from chainret.nli.model import CANONICAL, canonical_order, default_model_path, load_nli
+from chainret.research.nli.model import CANONICAL, canonical_order, default_model_path, load_nli
 from conftest import needs_nli_data
 
 pytestmark = pytest.mark.skipif(not (default_model_path() / "config.json").exists(),

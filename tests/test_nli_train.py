@@ -5,8 +5,8 @@ import json
 import pytest
 from safetensors.torch import load_file
 
-from chainret.nli.model import load_nli
-from chainret.nli.train import DeadlineSchedule, TrainConfig, bucketed_batches, train
+from chainret.research.nli.model import load_nli
+from chainret.research.nli.train import DeadlineSchedule, TrainConfig, bucketed_batches, train
 from conftest import needs_nli_data
 
 
@@ -41,7 +41,7 @@ def test_schedule_warmup_decay_and_replan():
 
 @needs_nli_data
 def test_train_end_to_end_export_and_resume(tmp_path):
-    from chainret.nli.export import export
+    from chainret.research.nli.export import export
 
     final = train(_cfg(tmp_path / "a"), progress=False, log=lambda m: None)
     cfg = json.loads((tmp_path / "a" / "config.json").read_text())

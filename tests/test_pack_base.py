@@ -42,7 +42,7 @@ def test_packing_never_imports_torch_or_transformers():
     import sys
 
     code = (
-        "import sys; from chainret.pack import Candidate, get_packer; "
+        "import sys; from chainret.research.packing import Candidate, get_packer; "
         "[get_packer(n).pack([Candidate('a', 'x y', 3, 'd', None, 1.0)], 5) for n in ('naive', 'focused', 'mmr', 'submodular', 'oracle')]; "
         "print(sorted(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))"
     )

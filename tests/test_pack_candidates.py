@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from chainret.qa.datasets import passage
-from chainret.qa.example import Example, Paragraph
-from chainret.pack.candidates import cut_pieces, prepare
-from chainret.pack.tokens import count_tokens
+from chainret.research.qa.datasets import passage
+from chainret.research.qa.example import Example, Paragraph
+from chainret.research.packing.candidates import cut_pieces, prepare
+from chainret.research.packing.tokens import count_tokens
 
 
 def words(text):  # a whitespace counter for fast, exact checks

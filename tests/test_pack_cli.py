@@ -5,7 +5,7 @@ import json
 from typer.testing import CliRunner
 
 from chainret.cli import app
-from chainret.pack.reader import Reader, read_traces, score_traces
+from chainret.research.packing.reader import Reader, read_traces, score_traces
 
 RECORDS = [
     {
@@ -93,7 +93,7 @@ def test_reader_protocol_scores_packets(tmp_path):
 
 
 def test_results_page_renders_from_a_run_summary(tmp_path):
-    from chainret.pack.report import render
+    from support.pack_report import render
 
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps(RECORDS))

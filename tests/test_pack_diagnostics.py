@@ -3,7 +3,7 @@
 import pytest
 
 from chainret.pack import Candidate
-from chainret.pack.diagnostics import answer_in_context, diagnose, make_packet, retrieval_diagnostics
+from chainret.research.packing.diagnostics import answer_in_context, diagnose, make_packet, retrieval_diagnostics
 
 
 @pytest.mark.parametrize(

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chainret.pack import Candidate, PackContext
-from chainret.pack.objective import Objective
-from chainret.pack.packers import SubmodularPacker
+from chainret.research.packing.objective import Objective
+from chainret.research.packing.packers import SubmodularPacker
 
 # Three snippets: 0 and 1 are near-duplicates in document A, 2 stands alone in B.
 SIM = np.array([[1.0, 0.5, 0.0], [0.5, 1.0, 0.0], [0.0, 0.0, 1.0]])

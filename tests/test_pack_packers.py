@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chainret.pack import Candidate, PackContext, available_packers, get_packer
+from chainret.research.packing import Candidate, PackContext, available_packers, get_packer
 
 PACKERS = ["naive", "focused", "focused-seed", "mmr", "submodular", "oracle"]
 

@@ -9,7 +9,7 @@ import yaml
 
 from chainret.ask import ask
 from chainret.catalog.load import catalog_from_data
-from chainret.fuzz import _add_loop
+from support.fuzz import _add_loop
 from chainret.trace import Budget
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chainret.fuzz import CLASSES, check_step, generate, run_case, summarise
+from support.fuzz import CLASSES, check_step, generate, run_case, summarise
 
 N_FILES = 39  # three of each class, in-process, small huge-strings (scale)
 

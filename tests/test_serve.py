@@ -21,7 +21,7 @@ from chainret.ask import ask
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.readable import reader_digest
 from chainret.server.auth import hash_token
-from chainret.server.local import LocalServer, hidden_strings
+from support.local_server import LocalServer, hidden_strings
 from chainret.trace import Budget, Trace
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,13 +11,13 @@ import hashlib
 import json
 import os
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from chainret.qa.datasets import default_data_dir
-from chainret.verify.iterative import (
+from chainret.research.nli.model import default_model_path
+from support.paths import absent
+from chainret.research.verification.iterative import (
     Candidate,
     IterativeDecomposer,
     candidates_of,
@@ -25,9 +25,9 @@ from chainret.verify.iterative import (
 )
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-MODEL_DIR = Path(__file__).resolve().parents[1] / "chainret" / "models" / "nli-minilm-l6"
-needs_model = pytest.mark.skipif(not (MODEL_DIR / "config.json").exists(), reason="shipped NLI model not present")
-needs_data = pytest.mark.skipif(not (default_data_dir() / "musique").is_dir(), reason="benchmark data not present")
+MODEL_DIR = default_model_path()
+needs_model = pytest.mark.skipif(not (MODEL_DIR / "config.json").exists(), reason=f"chainret's NLI model not present at {MODEL_DIR}")
+needs_data = pytest.mark.skipif(bool(absent("musique")), reason=absent("musique") or "present")
 
 
 def bow_embed(texts):
@@ -127,9 +127,9 @@ def _strip_gold(ex):
 
 def test_no_gold_field_reaches_the_decomposer_fast():
     """The same invariance with the bag-of-words embedder (no model) on the bundled MuSiQue sample."""
-    from chainret.qa.datasets import load_examples
+    from chainret.research.qa.datasets import load_examples
 
-    if not (default_data_dir() / "musique").is_dir():
+    if absent("musique"):
         pytest.skip("benchmark data not present")
     for ex in load_examples("musique", n=6, seed=11).examples:
         dec = IterativeDecomposer(bow_embed)
@@ -140,8 +140,8 @@ def test_no_gold_field_reaches_the_decomposer_fast():
 @needs_data
 def test_no_gold_field_reaches_the_decomposer():
     """Real embedder, two MuSiQue questions: stripping decomposition, answers and gold flags changes nothing."""
-    from chainret.qa.datasets import load_examples
-    from chainret.qa.embed import embed_texts
+    from chainret.research.qa.datasets import load_examples
+    from chainret.embed import embed_texts
 
     examples = load_examples("musique", n=2, seed=5).examples
     dec = IterativeDecomposer(lambda t: embed_texts(list(t)))
@@ -160,7 +160,7 @@ def test_later_hop_cli_iterative_records_every_hop(tmp_path, monkeypatch):
     """``chainret bench later-hop --decomposer iterative``: embeds only the sampled questions; traces keep each hop."""
     from typer.testing import CliRunner
 
-    import chainret.qa.embed as embed_mod
+    import chainret.embed as embed_mod
     from chainret.cli import app
 
     seen: list[str] = []
@@ -194,7 +194,7 @@ def test_later_hop_cli_iterative_records_every_hop(tmp_path, monkeypatch):
 
 
 def test_chain_break_names_the_first_wrong_hop_and_its_anchor():
-    from chainret.verify.laterhop import chain_break
+    from chainret.research.verification.laterhop import chain_break
 
     ev = {"steps": 2, "gold_bridges": 2, "bridge_correct": [True, False], "anchor_is_gold_hop": [True, False]}
     assert chain_break(ev) == "hop 2: anchor wrong"

@@ -10,15 +10,15 @@ machine); the label-order and slot/oracle checks use the real model on two pairs
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
-from chainret.qa.datasets import default_data_dir
+from chainret.research.nli.model import default_model_path
+from support.paths import absent
 
-MODEL_DIR = Path(__file__).resolve().parents[1] / "chainret" / "models" / "nli-minilm-l6"
-needs_model = pytest.mark.skipif(not (MODEL_DIR / "config.json").exists(), reason="shipped NLI model not present")
-needs_data = pytest.mark.skipif(not (default_data_dir() / "musique").is_dir(), reason="benchmark data not present")
+MODEL_DIR = default_model_path()
+needs_model = pytest.mark.skipif(not (MODEL_DIR / "config.json").exists(), reason=f"chainret's NLI model not present at {MODEL_DIR}")
+needs_data = pytest.mark.skipif(bool(absent("musique")), reason=absent("musique") or "present")
 
 
 @pytest.fixture(autouse=True)
@@ -31,7 +31,7 @@ def _offline(monkeypatch, tmp_path):
 @needs_model
 def test_scorer_refuses_a_permuted_label_config(tmp_path):
     from chainret.errors import ModelError
-    from chainret.verify.scorer import EntailmentScorer
+    from chainret.research.verification.scorer import EntailmentScorer
 
     bad = tmp_path / "permuted"
     shutil.copytree(MODEL_DIR, bad)
@@ -49,8 +49,8 @@ def test_scorer_refuses_a_permuted_label_config(tmp_path):
 
 @needs_model
 def test_slot_vs_oracle_on_a_sufficient_premise():
-    from chainret.verify.hypothesis import hypothesis
-    from chainret.verify.scorer import EntailmentScorer
+    from chainret.research.verification.hypothesis import hypothesis
+    from chainret.research.verification.scorer import EntailmentScorer
 
     scorer = EntailmentScorer(use_cache=False)
     q = "Who directed the 2010 film Inception?"
@@ -113,7 +113,7 @@ def test_later_hop_cli_writes_summary_and_verifications(tmp_path):
 
 def test_later_hop_rejects_a_dataset_without_decompositions():
     from chainret.errors import UsageError
-    from chainret.verify.laterhop import build_items
+    from chainret.research.verification.laterhop import build_items
 
     with pytest.raises(UsageError, match="decompositions"):
         build_items([], "hotpotqa")

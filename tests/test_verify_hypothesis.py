@@ -2,7 +2,7 @@
 
 import pytest
 
-from chainret.verify.hypothesis import analyse, hypothesis, relation_question
+from chainret.research.verification.hypothesis import analyse, hypothesis, relation_question
 
 # (dataset, question, gold answer, expected slot hypothesis, expected oracle hypothesis, form)
 TABLE = [

@@ -3,7 +3,7 @@ skip reading it and still leave its scores for later runs; damaged shards cost o
 
 import numpy as np
 
-from chainret.verify.scorer import EntailmentScorer
+from chainret.research.verification.scorer import EntailmentScorer
 
 
 class CountingNLI:

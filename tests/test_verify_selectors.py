@@ -3,11 +3,11 @@
 import numpy as np
 import pytest
 
-from chainret.qa.example import Example, Paragraph, SubQuestion
+from chainret.research.qa.example import Example, Paragraph, SubQuestion
 from chainret.errors import UsageError
-from chainret.verify.laterhop import LaterHopItem, resolve, summarize
-from chainret.verify.scorer import EntailmentScorer
-from chainret.verify.selectors import pair_auc, run_selectors
+from chainret.research.verification.laterhop import LaterHopItem, resolve, summarize
+from chainret.research.verification.scorer import EntailmentScorer
+from chainret.research.verification.selectors import pair_auc, run_selectors
 
 
 class TableNLI:

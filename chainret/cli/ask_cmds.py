@@ -105,6 +105,7 @@ def ask_cmd(
     from chainret.session import Session
 
     opened = _catalog_for(catalog)  # opened once: the answer's names and suggestions read the same object
+    _check_names(opened, principal=principal, viewer=viewer, view=view)
     session = Session()  # this command's caches
     trace = ask(request, opened, view=view, principal=principal, budget=budget, viewer=viewer,
                 backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session)
@@ -119,6 +120,16 @@ def ask_cmd(
             console.print(t("trace written to ", str(path)))
     if trace.outcome != "accepted_path":
         raise typer.Exit(EXIT_NO)
+
+
+def _check_names(opened: Any, *, principal: str | None = None, viewer: str | None = None, view: str | None = None,
+                 principal_flag: str = "--principal") -> None:
+    """Unknown principals and views are usage errors (exit 2) with did-you-mean, before any work."""
+    from chainret.suggest import check_principal, check_view
+
+    check_principal(opened, principal, principal_flag)
+    check_principal(opened, viewer, "--as")
+    check_view(opened, view)
 
 
 def _catalog_for(catalog: Optional[str]) -> Any:
@@ -241,7 +252,9 @@ def graph_cmd(
         raise UsageError(f"--format must be mermaid or graphml, found {fmt!r}")
     if out is not None:
         check_output_path(out, create_parent=False)
-    g = catalog_graph(catalog, view, principal)
+    opened = _catalog_for(catalog)
+    _check_names(opened, principal=principal, view=view, principal_flag="--as")
+    g = catalog_graph(opened, view, principal)
     text = to_mermaid(g) if fmt == "mermaid" else to_graphml(g)
     if out is None:
         typer.echo(text, nl=False)

@@ -1,4 +1,4 @@
-"""``chainret bench run`` and ``chainret bench report``: thin wrappers over ``chainret.bench.run``."""
+"""``chainret bench run`` and ``chainret bench report``: thin wrappers over ``chainret.research.bench.run``."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def run_cmd(
     resamples: int = typer.Option(1000, "--resamples", help="Bootstrap resamples for CIs."),
 ) -> None:
     """Score every candidate paragraph, write one trace per question, summarise AUC and recall."""
-    from chainret.bench.run import RunConfig, run_bench
+    from chainret.research.bench.run import RunConfig, run_bench
 
     cfg = RunConfig.from_strings(
         dataset, out, signals, selectors, n=n, seed=seed, data_dir=data_dir, embedder=embedder,
@@ -77,8 +77,8 @@ def report_cmd(
     plot: bool = typer.Option(False, "--plot", help="Write PNG figures (AUC by hop count / type with CI bars)."),
 ) -> None:
     """Print a run's tables (and rewrite its report.md); --plot adds PNG figures."""
-    from chainret.bench.report import plot_run, render_report
-    from chainret.bench.run import read_run
+    from chainret.research.bench.report import plot_run, render_report
+    from chainret.research.bench.run import read_run
     from chainret.files import atomic_write_text
 
     summary, _ = read_run(run_dir)
@@ -94,7 +94,7 @@ def report_cmd(
 
 
 def _print_summary(summary: dict[str, Any]) -> None:
-    from chainret.bench.report import auc_rows, group_rows, selector_rows
+    from chainret.research.bench.report import auc_rows, group_rows, selector_rows
 
     models = ", ".join(f"{k}={v}" for k, v in summary.get("models", {}).items())
     tbl = Table(title=f"{summary['dataset']}: {summary['n']} questions, seed {summary['seed']}" + (f" ({models})" if models else ""))

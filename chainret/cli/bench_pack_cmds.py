@@ -1,4 +1,4 @@
-"""``chainret bench pack``: a thin wrapper over ``chainret.pack.run.run_pack``."""
+"""``chainret bench pack``: a thin wrapper over ``chainret.research.packing.run.run_pack``."""
 
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def pack_cmd(
     resamples: int = typer.Option(10_000, "--resamples", help="Paired-bootstrap resamples."),
 ) -> None:
     """Pack the top-k retrieved paragraphs' snippets under a token budget; report answer-in-context & co."""
-    from chainret.pack.run import PackConfig, run_pack
+    from chainret.research.packing.run import PackConfig, run_pack
 
     cfg = PackConfig(
         dataset=dataset,

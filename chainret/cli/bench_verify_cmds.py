@@ -1,4 +1,4 @@
-"""``chainret bench later-hop``: a thin wrapper over ``chainret.verify.laterhop.run_later_hop``."""
+"""``chainret bench later-hop``: a thin wrapper over ``chainret.research.verification.laterhop.run_later_hop``."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def later_hop_cmd(
     ),
 ) -> None:
     """Which paragraph supports a later hop? AUC per hypothesis source, overall and by hop count."""
-    from chainret.verify.laterhop import run_later_hop
+    from chainret.research.verification.laterhop import run_later_hop
 
     with progress_bar() as progress:
         task = progress.add_task("NLI pairs", total=None)

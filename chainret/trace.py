@@ -259,5 +259,23 @@ def read_trace(path: str | os.PathLike[str]) -> Trace:
     except (OSError, UnicodeDecodeError) as exc:  # a directory, unreadable, not UTF-8
         raise ChainretError(f"{p}: cannot read this trace file: {getattr(exc, 'strerror', None) or exc}") from None
     except ValueError as exc:  # pydantic.ValidationError and JSON errors
-        first = str(exc).splitlines()
-        raise ChainretError(f"{p}: not a valid chainret trace: {' '.join(first[:3])}") from None
+        raise ChainretError(f"{p}: {_not_a_trace(p, exc)}") from None
+
+
+def _not_a_trace(p: Path, exc: ValueError) -> str:
+    """Why a file is not a trace, in plain words (never pydantic's raw report), with a hint for an /ask response."""
+    try:
+        data = json.loads(p.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return f"not a chainret trace: not JSON ({str(exc).splitlines()[0][:200]})"
+    if isinstance(data, dict) and isinstance(data.get("trace"), dict):
+        return ("not a chainret trace itself: it holds one under \"trace\" (a saved /ask or MCP response); "
+                "save that object alone, e.g. `jq .trace FILE > trace.json`, and verify it")
+    if not isinstance(data, dict) or "request" not in data or "outcome" not in data:
+        return "not a chainret trace: a trace is a JSON object with request, outcome and hops (as `chainret ask --trace-out` writes)"
+    from pydantic import ValidationError
+
+    if isinstance(exc, ValidationError):
+        fields = ", ".join(".".join(map(str, e["loc"])) or "(root)" for e in exc.errors()[:5])
+        return f"not a valid chainret trace: {exc.error_count()} field(s) do not fit the trace schema: {fields}"
+    return "not a valid chainret trace"

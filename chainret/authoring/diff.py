@@ -70,12 +70,10 @@ def _holding(catalog: Catalog, view: str) -> dict[tuple[str, str, str], Relation
 
 def diff_views(catalog: Catalog, view_a: str, view_b: str) -> ViewDiff:
     """Relations and documents that differ between two views of one catalog (UsageError for an unknown view)."""
-    from chainret.errors import UsageError
+    from chainret.suggest import check_view
 
     for name in (view_a, view_b):
-        if name not in catalog.views_by_name:
-            known = ", ".join(v.name for v in catalog.views) or "none"
-            raise UsageError(f"unknown view {name!r}; this catalog has: {known}")
+        check_view(catalog, name)
     a, b = _holding(catalog, view_a), _holding(catalog, view_b)
     out = ViewDiff(view_a, view_b)
     functional = functional_names(catalog.predicates)

@@ -619,9 +619,22 @@ def _cases_document(file: Path, kind: str, data: dict[str, Any]) -> tuple[CaseFi
     return cases, catalog, catalog_path
 
 
+def _not_a_source(p: Path) -> None:
+    """A table or a source folder given where a catalog belongs: say which command makes one."""
+    from chainret.errors import UsageError
+
+    if p.is_file() and p.suffix.lower() in (".csv", ".tsv", ".jsonl", ".ndjson"):
+        raise UsageError(f"{p} is a table, not a catalog: render it into a source folder and build it with "
+                         f"`chainret catalog import {p} --src FOLDER --document registry/NAME.md --out CATALOG`")
+    if p.is_dir() and (p / "chainret.yaml").is_file() and not any((p / f"catalog{s}").is_file() for s in SUFFIXES):
+        raise UsageError(f"{p} is a source folder (it has chainret.yaml), not a built catalog: build it with "
+                         f"`chainret catalog build {p} --out CATALOG` (`chainret validate {p}` checks the folder as it is)")
+
+
 def load_world(path: str | os.PathLike[str]) -> World:
     """A world directory (catalog + optional cases) or a single catalog/cases file (each file parsed once)."""
     p = Path(path)
+    _not_a_source(p)
     if p.is_dir():
         cases_file = next((p / f"cases{s}" for s in SUFFIXES if (p / f"cases{s}").is_file()), None)
         if cases_file is None:

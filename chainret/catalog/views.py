@@ -233,6 +233,7 @@ def open_view(
     else:
         chosen = catalog.views_by_name.get(view) or as_of_view(catalog.views, view)
         if chosen is None:
-            known = ", ".join(v.name for v in catalog.views) or "none"
-            raise UsageError(f"unknown view {view!r}; this catalog has: {known}")
+            from chainret.suggest import check_view
+
+            check_view(catalog, view)
     return CatalogView(catalog, chosen, principal, session)

@@ -83,7 +83,13 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def print_error(exc: ChainretError) -> None:
-    """The one-line error (data in it shown, never interpreted), plus the install hint for a missing extra."""
-    err_console.print(t(("error: ", "bold red"), str(exc)))
+    """The error (data in it shown, never interpreted), plus the install hint for a missing extra.
+
+    A message that lists several problems keeps its lines: each is printed as a line of its own
+    (``t`` would show a newline inside one line as a literal ``\\n``)."""
+    first, *rest = str(exc).split("\n")
+    err_console.print(t(("error: ", "bold red"), first))
+    for line in rest:
+        err_console.print(t(line))
     if isinstance(exc, MissingExtra) and exc.extra == "models":  # only the model stack needs the torch pin
         err_console.print(t("install the model extra (CPU torch pinned first): ", INSTALL_MODELS))

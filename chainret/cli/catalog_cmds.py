@@ -30,7 +30,9 @@ def _fail(exc: ChainretError) -> SystemExit:
     SystemExit rather than typer.Exit: ``main`` runs the app with ``standalone_mode=False``, where
     click turns typer.Exit into a return value that ``main`` does not pass on as the exit status.
     """
-    err_console.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
+    from chainret.cli import print_error  # one error printer: a message's lines stay lines
+
+    print_error(exc)
     return SystemExit(exc.exit_code)
 
 
@@ -252,6 +254,14 @@ def diff_cmd(
 
     try:
         d = diff_views(resolve_catalog(catalog), view_a, view_b)
+    except UsageError as exc:
+        if catalog is not None:
+            raise _fail(exc) from None
+        from chainret.store import catalog_location
+
+        where = catalog_location(None)  # say which catalog was opened: the default, not the user's
+        raise _fail(UsageError(f"{exc} (no --catalog given, so this is the default catalog {where}; "
+                               "name yours: chainret catalog diff A B --catalog DIR)")) from None
     except ChainretError as exc:
         raise _fail(exc) from None
     if as_json:

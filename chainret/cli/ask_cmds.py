@@ -79,6 +79,7 @@ def ask_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the (projected) trace as JSON."),
     trace_out: Optional[Path] = typer.Option(None, "--trace-out", help="Trace file (default: a new file under $CHAINRET_TRACE_DIR or ~/.cache/chainret/traces)."),
     no_trace: bool = typer.Option(False, "--no-trace", help="Do not write a trace file."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print the answer line alone (or why there is none)."),
     text_route: bool = typer.Option(False, "--text-route", help="When no pattern applies, add a labelled text-route result (not a supported chain)."),
     no_backtrack: bool = typer.Option(False, "--no-backtrack", help="Follow only the first eligible bridge of each hop."),
     rows_per_hop: Optional[int] = typer.Option(None, "--rows-per-hop", help="Rows per search [3]."),
@@ -113,10 +114,10 @@ def ask_cmd(
     if as_json:
         typer.echo(json_out(trace.to_json()))
     else:
-        render_trace(trace, None, names=path_names(trace, opened, session), suggestions=_suggestions(trace, opened))
+        render_trace(trace, None, names=path_names(trace, opened, session), suggestions=_suggestions(trace, opened), quiet=quiet)
     if not no_trace:
         path = write_trace(trace, trace_out) if trace_out is not None else write_new_trace(trace, default_trace_dir())
-        if not as_json:
+        if not as_json and not quiet:
             console.print(t("trace written to ", str(path)))
     if trace.outcome != "accepted_path":
         raise typer.Exit(EXIT_NO)

@@ -189,7 +189,7 @@ def hop_rows(trace: Any) -> list[list[str]]:
         returned = "\n".join(f"{x.rank}. {x.ref}" for x in h.hits) or ("(reuses its search)" if h.reuses else "—")
         rows.append([
             str(h.index), h.branch, h.subquery, returned, h.anchor.relation_id if h.anchor else "—", h.bridge or "—",
-            f"{h.searches_left} searches, {h.rows_left} rows", h.refusal.code if h.refusal else "",
+            f"{h.searches_left} searches, {h.rows_left} rows", h.refusal.code if h.refusal else "—",
         ])
     return rows
 
@@ -201,10 +201,17 @@ def render_trace(
     out: Console | None = None,
     names: dict[str, str] | None = None,
     suggestions: Sequence[tuple[str, str]] = (),
+    quiet: bool = False,
 ) -> None:
-    """Readable summary: request, who it is for, interpretation, hops, path, answer, packet, outcome, reason."""
+    """Readable summary, the answer first: answer (or outcome), path, then request, interpretation,
+    hops, packet, outcome and reason. ``quiet``: the first line alone."""
     c = out or console
     names = names or {}
+    c.print(answer_line(trace, names))
+    if quiet:
+        return
+    if trace.path_ids:
+        c.print(field("path", " → ".join(trace.path_ids), f"  ({', '.join(trace.accepted_path or [])})"))
     c.print(field("request", trace.request))
     principal = trace.meta.get("principal") or (trace.interpretation.principal if trace.interpretation else "public")
     viewer = trace.meta.get("viewer") or principal
@@ -222,12 +229,6 @@ def render_trace(
                 c.print(t(f"  hop {h.index} (branch {h.branch}) stopped: ", (h.refusal.code, "yellow"), f" — {h.refusal.message}"))
                 for line in _refusal_lines(h.refusal, "    "):
                     c.print(line)
-    if trace.path_ids:
-        c.print(field("path", " → ".join(trace.path_ids), f"  ({', '.join(trace.accepted_path or [])})"))
-    if trace.outcome == "accepted_path" and trace.path_ids:
-        final = trace.path_ids[-1]
-        name = names.get(final)
-        c.print(field("answer", *(((name, "bold green"), f" ({final})") if name else ((final, "bold green"),))))
     if trace.packet is not None:
         p = trace.packet
         c.print(field("packet", f"{len(p.items)} units, {p.cost} chars (cap {p.max_items} units / {p.budget} chars)"))
@@ -275,6 +276,18 @@ def render_trace(
     c.print(t((used, "dim")))
     if trace_path is not None:
         c.print(t("trace written to ", str(trace_path)))
+
+
+def answer_line(trace: Any, names: dict[str, str] | None = None) -> Text:
+    """The one line that answers: the final entity's name and ID, or the outcome and why not."""
+    if trace.outcome == "accepted_path" and trace.path_ids:
+        final = trace.path_ids[-1]
+        name = (names or {}).get(final)
+        return field("answer", *(((name, "bold green"), f" ({final})") if name else ((final, "bold green"),)))
+    line = field("no answer", (trace.outcome, "yellow"))
+    if trace.reason is not None:
+        line.append_text(t(f" — {trace.reason.message}"))
+    return line
 
 
 def trace_tree(trace: Any) -> Tree:

@@ -1,0 +1,108 @@
+"""Issue 23's first-run frictions, each through the real entry point (exit code and output).
+
+Frictions 3 and 5 (trace verify against PostgreSQL, POST /trace/verify body shapes) belong to
+issue 21 and are tested there.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from chainret.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+REGISTRY = ROOT / "examples" / "service-registry"
+ASK = "Which contact serves PR-84?"
+
+
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    out = capsys.readouterr()
+    return int(exc.value.code or 0), out.out, out.err
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_friction_1_an_error_listing_several_problems_keeps_one_problem_per_line(tmp_path, capsys):
+    src = tmp_path / "records"
+    shutil.copytree(REGISTRY / "records", src)
+    table = tmp_path / "bad.csv"
+    table.write_text("subject,predicate,object\nnope,owned_by,Nobody\nnope2,owned_by,Nobody2\n", encoding="utf-8")
+    code, _, err = cli(capsys, "catalog", "import", str(table), "--src", str(src), "--document", "cmdb/o.md")
+    assert code == 2
+    assert "\\n" not in err  # no literal backslash-n
+    lines = [ln for ln in err.splitlines() if "[unknown_entity]" in ln]
+    assert len(lines) == 4  # each problem ends its own line
+
+
+def test_friction_2_catalog_diff_without_catalog_says_it_opened_the_default(capsys):
+    code, _, err = cli(capsys, "catalog", "diff", "2026-01", "2026-02")
+    assert code == 2
+    assert "default catalog" in flat(err) and "--catalog" in err
+
+
+def test_friction_4_a_non_trace_json_gets_plain_words_and_an_ask_response_the_trace_hint(tmp_path, capsys):
+    other = tmp_path / "other.json"
+    other.write_text('{"a": 1}', encoding="utf-8")
+    code, _, err = cli(capsys, "trace", "verify", str(other))
+    assert code == 2 and "validation error" not in err and "pydantic" not in err and "not a chainret trace" in flat(err)
+    trace_file = tmp_path / "t.json"
+    cli(capsys, "ask", ASK, "--trace-out", str(trace_file))
+    saved = tmp_path / "response.json"
+    saved.write_text(json.dumps({"answer": "x", "trace": json.loads(trace_file.read_text(encoding="utf-8"))}), encoding="utf-8")
+    code, _, err = cli(capsys, "trace", "verify", str(saved))
+    assert code == 2 and '"trace"' in err and "pydantic" not in err
+
+
+@pytest.mark.parametrize("argv,hint", [
+    (["ask", ASK, "--principal", "nobdy", "--no-trace"], None),
+    (["ask", ASK, "--principal", "AUDITOR", "--no-trace"], "'auditor'"),
+    (["ask", ASK, "--as", "audtor", "--no-trace"], "'auditor'"),
+    (["ask", ASK, "--view", "revisd", "--no-trace"], "'revised'"),
+    (["graph", "--as", "Auditor"], "'auditor'"),
+    (["graph", "--view", "finl"], "'final'"),
+])
+def test_friction_6_unknown_principals_and_views_are_usage_errors_with_did_you_mean(capsys, argv, hint):
+    code, out, err = cli(capsys, *argv)
+    assert code == 2 and "answer" not in out
+    assert "unknown" in err
+    if hint:
+        assert f"did you mean {hint}" in flat(err)
+
+
+def test_friction_6_a_known_principal_still_runs(capsys):
+    code, out, _ = cli(capsys, "ask", ASK, "--principal", "auditor", "--no-trace")
+    assert code == 0 and "Rowan field office" in out
+
+
+def test_friction_7_a_table_or_a_source_folder_as_catalog_names_the_command_that_makes_one(capsys):
+    code, _, err = cli(capsys, "ask", "Who is on call for cart-api?", "--catalog", str(REGISTRY / "exports" / "ownership-2026-01.csv"), "--no-trace")
+    assert code == 2 and "catalog import" in flat(err) and "wrong_type" not in err
+    code, _, err = cli(capsys, "ask", "Who is on call for cart-api?", "--catalog", str(REGISTRY / "records"), "--no-trace")
+    assert code == 2 and "catalog build" in flat(err)
+
+
+def test_friction_8_the_answer_line_comes_first_and_quiet_prints_it_alone(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "60")
+    code, out, _ = cli(capsys, "ask", ASK, "--no-trace")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("answer") and "Rowan field office" in lines[0]
+    assert lines[1].startswith("path")
+    code, out, _ = cli(capsys, "ask", ASK, "--no-trace", "--quiet")
+    assert code == 0 and out.splitlines() == [lines[0]]
+    code, out, _ = cli(capsys, "ask", "Which contact serves PR-99?", "--no-trace", "-q")
+    assert code == 1 and out.startswith("no answer") and "PR-99" in out and "request" not in out
+
+
+def test_friction_8_a_typo_is_answered_and_an_unknown_entity_names_near_ones(capsys):
+    code, out, _ = cli(capsys, "ask", "Which contact serves PR84?", "--no-trace", "-q")
+    assert code == 0 and "Rowan field office" in out
+    code, out, _ = cli(capsys, "ask", "Which contact serves the Main programmmmme?", "--no-trace", "-q")
+    assert code == 1 and "did you mean project:final:main" in flat(out)

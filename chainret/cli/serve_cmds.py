@@ -48,6 +48,9 @@ def serve_cmd(
     rate: float = typer.Option(20.0, "--rate", help="Requests per second per token (or per address without one); 0 = no limit."),
     burst: int = typer.Option(40, "--burst", help="Requests a token may make at once before --rate applies."),
     timeout: float = typer.Option(15.0, "--timeout", help="Seconds per request, waiting for the engine included (504 after)."),
+    header_timeout: float = typer.Option(10.0, "--header-timeout", help="Seconds a client has to send a request's line and headers (408 and closed after)."),
+    body_timeout: float = typer.Option(10.0, "--body-timeout", help="Seconds a client has to send a request's body, from its headers (408 and closed after)."),
+    forwarded_allow_ips: Optional[str] = typer.Option(None, "--forwarded-allow-ips", help="Comma-separated proxy addresses whose X-Forwarded-For/-Proto are believed (the client address for rate limits and logs). Default: none, so forwarded headers are ignored."),
     workers: int = typer.Option(1, "--workers", help="Server processes; each loads the catalog once and runs one engine call at a time (rate limits are per process)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
     hash_token: bool = typer.Option(False, "--hash-token", help="Read a token on stdin, print its sha256 for the token file, and exit."),
@@ -81,7 +84,7 @@ def serve_cmd(
         ceiling = Budget(rows_per_hop=max_rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
                          packet_units=max_packet_units, packet_chars=max_packet_chars)
         limits = Limits(ceiling=ceiling, body_bytes=max_body_bytes, request_chars=max_request_chars, rate=rate,
-                        burst=burst, timeout_s=timeout)
+                        burst=burst, timeout_s=timeout, header_timeout_s=header_timeout, body_timeout_s=body_timeout)
     except ValidationError as exc:
         bad = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
         raise UsageError(f"every limit must be positive (--rate may be 0); check {bad}") from None
@@ -98,7 +101,14 @@ def serve_cmd(
         f"{workers} worker process(es), http://{host}:{port}/docs",
         err=True,
     )
-    common: dict[str, Any] = {"host": host, "port": port, "log_level": log_level, "timeout_keep_alive": 5, "server_header": False}
+    from chainret.server.protocol import protocol_factory
+
+    common: dict[str, Any] = {
+        "host": host, "port": port, "log_level": log_level, "timeout_keep_alive": 5, "server_header": False,
+        "http": protocol_factory(limits.header_timeout_s),  # h11 with a header read timeout
+        # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise: only the named proxies
+        "proxy_headers": bool(forwarded_allow_ips), "forwarded_allow_ips": forwarded_allow_ips or "",
+    }
     if workers == 1:
         uvicorn.run(app, **common)
         return

@@ -51,22 +51,33 @@ _STATUS_CODES = {
     405: "method_not_allowed",
     413: "body_too_large",
     415: "unsupported_media_type",
+    408: "body_timeout",
     429: "rate_limited",
 }
 
 
+_CLOSE = {"connection": "close"}  # an answer sent before the whole body arrived ends the connection
+
+
 class BodyTooLarge(StarletteHTTPException):
     def __init__(self, limit: int) -> None:
-        super().__init__(413, f"the request body is larger than {limit} bytes")
+        super().__init__(413, f"the request body is larger than {limit} bytes", headers=_CLOSE)
+
+
+class BodyTimeout(StarletteHTTPException):
+    def __init__(self, seconds: float) -> None:
+        super().__init__(408, f"the request body did not arrive within {seconds:g} s", headers=_CLOSE)
 
 
 class LimitsMiddleware:
-    """Pure ASGI: refuse bodies over ``body_bytes`` (declared or streamed) and bound each request's time."""
+    """Pure ASGI: refuse bodies over ``body_bytes`` (declared or streamed), cut off a body that has not
+    arrived within ``body_timeout_s`` (408, connection closed), and bound each request's time."""
 
-    def __init__(self, app: ASGIApp, body_bytes: int, timeout_s: float) -> None:
+    def __init__(self, app: ASGIApp, body_bytes: int, timeout_s: float, body_timeout_s: float = 10.0) -> None:
         self.app = app
         self.body_bytes = body_bytes
         self.timeout_s = timeout_s
+        self.body_timeout_s = body_timeout_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -77,17 +88,26 @@ class LimitsMiddleware:
             try:
                 too_big = int(declared) > self.body_bytes
             except ValueError:
-                await _send_json(send, 400, error_body("bad_request", "invalid Content-Length header"))
+                await _send_json(send, 400, error_body("bad_request", "invalid Content-Length header"), _CLOSE)
                 return
-            if too_big:
-                await _send_json(send, 413, error_body("body_too_large", f"the request body is larger than {self.body_bytes} bytes"))
+            if too_big:  # answered before the body is read: the connection closes, its body is never waited for
+                await _send_json(send, 413, error_body("body_too_large", f"the request body is larger than {self.body_bytes} bytes"), _CLOSE)
                 return
         seen = 0
         started = False
+        body_deadline: float | None = anyio.current_time() + self.body_timeout_s  # None once the body is in
 
         async def limited_receive() -> Message:
-            nonlocal seen
-            message = await receive()
+            nonlocal seen, body_deadline
+            if body_deadline is None:
+                return await receive()  # e.g. waiting for a disconnect: not the body's time
+            try:
+                with anyio.fail_after(max(0.0, body_deadline - anyio.current_time())):
+                    message = await receive()
+            except TimeoutError:
+                raise BodyTimeout(self.body_timeout_s) from None
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                body_deadline = None
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.body_bytes:
@@ -148,7 +168,8 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
             "that principal, or for a narrower viewer the token may ask for."
         ),
     )
-    app.add_middleware(LimitsMiddleware, body_bytes=limits.body_bytes, timeout_s=limits.timeout_s)
+    app.add_middleware(LimitsMiddleware, body_bytes=limits.body_bytes, timeout_s=limits.timeout_s,
+                       body_timeout_s=limits.body_timeout_s)
     bearer = HTTPBearer(auto_error=False, description="a token listed (by its sha256) in the server's token file")
 
     @app.exception_handler(ApiError)
@@ -163,7 +184,7 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _STATUS_CODES.get(exc.status_code, "http_error")
-        message = exc.detail if isinstance(exc, BodyTooLarge) or exc.status_code in (404, 405) else code.replace("_", " ")
+        message = exc.detail if isinstance(exc, (BodyTooLarge, BodyTimeout)) or exc.status_code in (404, 405) else code.replace("_", " ")
         return JSONResponse(error_body(code, str(message)), status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)
@@ -172,6 +193,11 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
         return JSONResponse(error_body("internal_error", "the server could not answer this request"), status_code=500)
 
     async def identity(request: Request, _creds: Any = Depends(bearer)) -> Identity:
+        # One value each: a duplicated identity header (a client's copy the proxy appended to, or two
+        # proxies) is ambiguous, so it is refused rather than resolved to the first or the last.
+        for name in (auth.trust_header, "authorization"):
+            if name and len(request.headers.getlist(name)) > 1:
+                raise ApiError(400, "duplicate_identity_header", f"the request carries more than one {name} header")
         header = request.headers.get(auth.trust_header) if auth.trust_header else None
         who = auth.authenticate(request.headers.get("authorization"), header, request.client.host if request.client else "")
         rate.check(who.key)

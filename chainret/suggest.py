@@ -62,6 +62,9 @@ def check_view(catalog: Any, view: str | None) -> None:
     """UsageError (exit 2) for a view the catalog does not have, with the closest names."""
     if view is None:
         return
-    names = [v.name for v in catalog.views]
-    if view not in names:
+    from chainret.catalog.views import as_of_view
+
+    views = list(catalog.views)
+    names = [v.name for v in views]
+    if view not in names and as_of_view(views, view) is None:  # a view name, or a date it answers as of
         raise UsageError(f"unknown view {view!r}{did_you_mean(view, names)}; this catalog has: {', '.join(names) or 'none'}")

@@ -235,5 +235,6 @@ def open_view(
         if chosen is None:
             from chainret.suggest import check_view
 
-            check_view(catalog, view)
+            check_view(catalog, view)  # raises, with the closest names
+            raise UsageError(f"unknown view {view!r}")
     return CatalogView(catalog, chosen, principal, session)

@@ -160,3 +160,17 @@ def test_the_cli_imports_and_refuses_cleanly(tmp_path: Path) -> None:
     refused = cli("catalog", "import", str(bad), "--format", "backstage", "--out", "bad", cwd=tmp_path)
     assert refused.returncode == 2 and "catalog-info.yaml:3" in refused.stderr and "syntax_error" in refused.stderr
     assert not (tmp_path / "bad").exists()  # nothing half-written
+
+
+def test_the_users_header_adds_aliases_visibility_and_prose_records_beside_them(tmp_path: Path) -> None:
+    out = tmp_path / "cat.yaml"
+    cat = imported(EXAMPLE / "records", out, ["backstage"], src=EXAMPLE / "extra")
+    valid(tmp_path)
+    assert "AL-1" in cat.entities_by_id[ARTIST].aliases and "artist-lookup" in cat.entities_by_id[ARTIST].aliases
+    rota = path_of("Who is on call for AL-1?", out)  # a Backstage clause hop, then a prose hop
+    assert rota == [ARTIST, E + "group.default.team-b", E + "user.default.nigel.manning"]
+    hidden = ask("Who is on the team that owns artist-lookup?", out)  # memberships: restricted to hr
+    assert hidden.outcome != "accepted_path"
+    seen = ask("Who is on the team that owns artist-lookup?", out, principal="hr")
+    assert seen.path_ids == [ARTIST, E + "group.default.team-b", E + "user.default.nigel.manning"]
+    assert verified(seen, out) == "verified"

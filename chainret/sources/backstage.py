@@ -3,7 +3,8 @@
 A descriptor file (``catalog-info.yaml``, Backstage's Software Catalog format) holds one or more
 YAML documents, each an entity: ``apiVersion``, ``kind``, ``metadata`` (``name``, ``namespace``,
 ``title``, ``description``) and ``spec``. ``read_tree(root)`` reads every ``catalog-info.yaml`` /
-``catalog-info.yml`` under a folder (or the one file given) and the files that ``Location``
+``catalog-info.yml`` under a folder, and every other YAML file there with an ``apiVersion:
+backstage.io/…`` line (or the one file given), and the files that ``Location``
 entities point to (``spec.target`` / ``spec.targets``, relative to the Location's file, globs
 allowed), never outside ``root`` and never a URL.
 
@@ -387,14 +388,31 @@ def _location_files(root: Path, rel: str, target: str, line: int, out: TreeRead)
     return found
 
 
+_API_LINE = re.compile(rb"^apiVersion:[ \t]*['\"]?backstage\.io/", re.MULTILINE)
+
+
+def _is_descriptor(p: Path) -> bool:
+    """A ``catalog-info.yaml`` / ``.yml``, or another YAML file with an ``apiVersion: backstage.io/...`` line."""
+    if not p.is_file() or p.suffix not in (".yaml", ".yml"):
+        return False
+    if p.name in DESCRIPTOR_NAMES:
+        return True
+    try:
+        if p.stat().st_size > MAX_DESCRIPTOR_BYTES:
+            return False
+        return _API_LINE.search(p.read_bytes()) is not None
+    except OSError:
+        return False
+
+
 def read_tree(path: str | os.PathLike[str]) -> TreeRead:
-    """Read a descriptor tree: a folder (its ``catalog-info.yaml`` files) or one descriptor file."""
+    """Read a descriptor tree: a folder (its ``catalog-info.yaml`` files and every other YAML file with
+    an ``apiVersion: backstage.io/…`` line) or one descriptor file, and the files Locations point to."""
     given = Path(path)
     if given.is_dir():
         root = given
-        start = sorted(p.relative_to(root).as_posix() for p in root.rglob("*")
-                       if p.name in DESCRIPTOR_NAMES and p.is_file()
-                       and not any(part.startswith(".") for part in p.relative_to(root).parts))
+        start = [p.relative_to(root).as_posix() for p in sorted(root.rglob("*"))
+                 if _is_descriptor(p) and not any(part.startswith(".") for part in p.relative_to(root).parts)]
     else:
         root, start = given.parent, [given.name]
     out = TreeRead(root=root)

@@ -25,7 +25,7 @@ from pathlib import Path
 from chainret.authoring.build import BuildResult, build
 from chainret.authoring.header import HEADER_NAME, Header, HeaderEntity, SourceInvalid, header_issues, read_header
 from chainret.catalog.issues import Issue
-from chainret.catalog.models import Catalog, Pattern, Predicate
+from chainret.catalog.models import CATALOG_FORMAT, Catalog, Pattern, Predicate
 from chainret.errors import UsageError
 from chainret.sources import backstage as bs
 from chainret.sources import codeowners as co
@@ -247,7 +247,12 @@ def output_texts(result: BuildResult, label: str) -> dict[Path, str]:
 
     banner = (f"# Built by `chainret catalog {label}`: re-run it after the records change (earlier views stay);\n"
               "# entities, relations, digests, spans, versions and views are read from the records, never typed.\n")
-    texts = {result.catalog_file: render(catalog_data(result.catalog), result.catalog_file.suffix, banner)}
+    if result.catalog_file.suffix == ".json":  # serialised natively: a large catalog never becomes Python dicts
+        body = result.catalog.model_dump_json(exclude_defaults=True, indent=1)
+        text = '{\n "format": "' + CATALOG_FORMAT + '",' + body[1:] + "\n"
+    else:
+        text = render(catalog_data(result.catalog), result.catalog_file.suffix, banner)
+    texts = {result.catalog_file: text}
     if result.cases is not None:
         data = {"format": "chainret-cases/1", **result.cases.model_dump(mode="json", exclude_defaults=True)}
         texts[result.cases_file] = render(data, result.cases_file.suffix, banner)

@@ -1,0 +1,390 @@
+"""`chainret serve`'s /ui and `trace show --html` in a real headless Chromium (Debian's `chromium`, Playwright).
+
+Servers run as child processes on 127.0.0.1 (random ports): the seed world with its contact registry
+auditor-only (the restricted-second-hop overlay), and a hostile copy of the seed world whose display
+names, descriptions, phrasing, document title and anchor unit carry markup, script, `javascript:`
+links, bidi overrides and a very long name. Every page is watched for dialogs, page errors and CSP
+violations (a hook installed before any page script); any of them fails the test.
+
+Skips only where Chromium or the playwright package is absent, saying which; with CI=true that is a
+failure instead (`.ci/run` installs Chromium, the `test` extra installs playwright).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from chainret.ask import ask, path_names
+from chainret.catalog.load import apply_overlay, load_world
+from chainret.catalog.models import Catalog, sha256_digest
+from chainret.render_html import PLAIN_REASONS, extras_for, standalone_page
+from chainret.server.auth import hash_token
+from chainret.trace import Trace
+from support.local_server import LocalServer, hidden_strings
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = ROOT / "fixtures" / "seed"
+CHROMIUM = os.environ.get("CHAINRET_CHROMIUM", "/usr/bin/chromium")
+AUDITOR, PUBLIC = "ui-auditor-token-5d1e", "ui-public-token-0b7c"
+REQUEST = "Which contact serves project PR-84?"
+HOSTILE_NAME = '<img src=x onerror="alert(\'name\')">'
+HOSTILE_DESK = "</script><script>alert('desk')</script>\u202eksed"
+HOSTILE_LINE = 'Note <a href="javascript:alert(\'unit\')">here</a> <svg onload=alert("unit")> \u202eevil'
+LONG_NAME = "javascript:alert('project')//" + "L" * 3000
+WATCH = """
+window.__events = [];
+document.addEventListener('securitypolicyviolation', e => window.__events.push('csp ' + e.violatedDirective + ' ' + e.blockedURI));
+window.alert = window.confirm = window.prompt = (m) => { window.__events.push('dialog ' + m); };
+"""
+
+
+def _need_browser() -> None:
+    missing = []
+    if importlib.util.find_spec("playwright") is None:
+        missing.append("the playwright package (pip install -e '.[test]')")
+    if not Path(CHROMIUM).exists():
+        missing.append(f"Chromium at {CHROMIUM} (apt-get install chromium)")
+    if missing:
+        msg = "browser tests need " + " and ".join(missing)
+        if os.environ.get("CI") == "true":
+            pytest.fail(msg + "; CI=true, so this is a failure, not a skip", pytrace=False)
+        pytest.skip(msg)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    _need_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def hostile_catalog(base: Catalog) -> Catalog:
+    """The seed catalog with hostile display names, descriptions, a phrasing, a title and a line in an anchor unit."""
+    data = base.model_dump(mode="json")
+    names = {"org:final:north": HOSTILE_NAME, "contact:final:desk": HOSTILE_DESK, "project:final:main": LONG_NAME}
+    for e in data["entities"]:
+        e["name"] = names.get(e["id"], e["name"])
+        if e["id"] == "org:final:north":
+            e["description"] = "<iframe src=javascript:alert('desc')>"
+    for p in data["patterns"]:
+        p["description"] = "<svg onload=alert('pattern')>"
+        p["phrasings"].append("<b onclick=alert('phrasing')>which contact serves {project}</b>")
+    for v in data["views"]:
+        v["description"] = "</option><script>alert('view')</script>"
+    doc = next(d for d in data["documents"] if d["document"] == "contacts.md" and d["version"] == "v1")
+    at = doc["text"].index("REL org:final:north | contact | contact:final:desk")  # inside the anchor unit u3
+    insert = HOSTILE_LINE + "\n"
+    doc["text"] = doc["text"][:at] + insert + doc["text"][at:]
+    doc["digest"] = sha256_digest(doc["text"])
+    doc["title"] = "<script>alert('title')</script>"
+    for r in data["relations"]:
+        s = r["support"]
+        if (s["source"], s["document"], s["version"]) == (doc["source"], doc["document"], doc["version"]):
+            s["digest"] = doc["digest"]
+            if s["span"][0] >= at:
+                s["span"] = [s["span"][0] + len(insert), s["span"][1] + len(insert)]
+    return Catalog.model_validate(data)
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[LocalServer, Catalog]]]:
+    _need_browser()
+    tmp = tmp_path_factory.mktemp("ui")
+    tokens = tmp / "tokens.json"
+    tokens.write_text(json.dumps({"format": "chainret-tokens/1", "tokens": [
+        {"name": "audit", "sha256": hash_token(AUDITOR), "principal": "auditor", "viewers": ["public"]},
+        {"name": "pub", "sha256": hash_token(PUBLIC), "principal": "public"},
+    ]}), encoding="utf-8")
+    world = load_world(SEED)
+    case = next(c for c in world.cases if c.id == "restricted-second-hop")
+    cats = {"seed": apply_overlay(world.catalog, case.overlay, label=case.id), "hostile": hostile_catalog(world.catalog)}
+    started = {}
+    for key, cat in cats.items():
+        path = tmp / f"{key}.json"
+        path.write_text(json.dumps(cat.model_dump(mode="json")), encoding="utf-8")
+        started[key] = (LocalServer(["--catalog", str(path), "--tokens", str(tokens), "--rate", "0"], log=tmp / f"{key}.log").start(), cat)
+    try:
+        for srv, _ in started.values():
+            srv.wait()
+        yield started
+    finally:
+        for srv, _ in started.values():
+            srv.stop()
+
+
+class UI:
+    """One browser context on /ui, recording every response body and page event."""
+
+    def __init__(self, browser: Any, url: str, token: str | None, *, bypass_csp: bool = False) -> None:
+        self.ctx = browser.new_context(bypass_csp=bypass_csp)
+        self.page = self.ctx.new_page()
+        self.responses: list[Any] = []
+        self.errors: list[str] = []
+        self.page.add_init_script(WATCH)
+        self.page.on("dialog", lambda d: (self.errors.append(f"dialog {d.message}"), d.dismiss()))
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror {e}"))
+        self.page.on("console", lambda m: self.errors.append(f"console {m.text}") if m.type == "error" else None)
+        self.page.on("response", lambda r: self.responses.append(r))
+        self.page.goto(url + "/ui")
+        if token is not None:
+            self.page.fill("#token", token)
+            self.page.dispatch_event("#token", "change")
+        self.page.wait_for_selector("#patterns button.phrasing")
+
+    def ask(self, request: str, view: str | None = None, viewer: str = "") -> dict[str, Any]:
+        p = self.page
+        p.fill("#request", request)
+        p.fill("#viewer", viewer)
+        if view is not None:
+            p.select_option("#view", view)
+        with p.expect_response("**/ui/ask") as got:
+            p.click("#ask")
+        p.wait_for_function("() => document.querySelector('#result .trace, #result .error') !== null")
+        data: dict[str, Any] = got.value.json()
+        return data
+
+    def verify(self) -> tuple[str, str]:
+        p = self.page
+        with p.expect_response("**/trace/verify"):
+            p.click("#verify")
+        p.wait_for_selector("#verify-status, #verify-result .error")
+        status = p.get_attribute("#verify-status", "data-status") or ""
+        first = p.inner_text("#verify-first") if p.query_selector("#verify-first") else ""
+        return status, first
+
+    def events(self) -> list[str]:
+        return self.errors + list(self.page.evaluate("window.__events"))
+
+    def bodies(self) -> list[str]:
+        out = []
+        for r in self.responses:
+            try:
+                out.append(r.body().decode("utf-8", "replace"))
+            except Exception:  # noqa: BLE001 - a redirect or aborted response has no body
+                continue
+        return out
+
+    def close(self) -> None:
+        self.ctx.close()
+
+
+def _stable(trace: dict[str, Any]) -> dict[str, Any]:
+    return {**trace, "meta": {k: v for k, v in trace["meta"].items() if k != "ask_ms"}}
+
+
+def _api_ask(url: str, token: str | None, body: dict[str, Any]) -> dict[str, Any]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    r = httpx.post(url + "/ask", json=body, headers=headers, timeout=30)
+    assert r.status_code == 200, r.text
+    data: dict[str, Any] = r.json()
+    return data
+
+
+@pytest.mark.parametrize("who", ["auditor", "public", "anonymous", "auditor-as-public"])
+def test_ui_answers_as_the_token_and_shows_only_what_the_projection_allows(browser: Any, servers: Any, who: str) -> None:
+    srv, cat = servers["seed"]
+    token = {"auditor": AUDITOR, "public": PUBLIC, "anonymous": None, "auditor-as-public": AUDITOR}[who]
+    viewer = "public" if who == "auditor-as-public" else ""
+    principal = "auditor" if who.startswith("auditor") else "public"
+    seen_as = "public" if viewer else principal
+    ui = UI(browser, srv.url, token)
+    try:
+        got = ui.ask(REQUEST, view="final", viewer=viewer)
+        # the page renders exactly the projected trace the HTTP API returns for this token
+        api = _api_ask(srv.url, token, {"request": REQUEST, "view": "final", **({"viewer": viewer} if viewer else {})})
+        assert _stable(got["response"]["trace"]) == _stable(api["trace"])
+        assert got["response"]["principal"] == principal and got["response"]["viewer"] == seen_as
+        lib = ask(REQUEST, cat, view="final", principal=principal, viewer=seen_as)
+        assert _stable(api["trace"]) == _stable(lib.model_dump(mode="json"))
+        page = ui.page
+        answer = page.inner_text("#answer")
+        marks = page.eval_on_selector_all("mark.quote", "els => els.map(e => e.textContent)")
+        assert marks == [h.anchor.quote for h in lib.hops if h.anchor is not None]
+        if seen_as == "auditor":
+            assert lib.outcome == "accepted_path" and lib.path_ids is not None
+            names = path_names(lib, cat)
+            assert names[lib.path_ids[-1]] in answer and lib.path_ids[-1] in answer
+            # the unit around the quote is shown, with the quote marked inside it
+            assert page.eval_on_selector("mark.quote", "m => m.parentElement.tagName") == "PRE"
+            assert "takes enquiries for the northern office" in page.inner_text("section.hop[data-hop='2'] pre.unit")
+        else:
+            assert lib.outcome == "partial_evidence" and lib.reason is not None
+            assert page.inner_text("#reason") == PLAIN_REASONS[str(lib.reason.code)]
+            assert "stopped at hop 2" in page.inner_text("#stopped-at")
+            assert page.query_selector("#withheld") is None and page.query_selector(".node.stop") is not None
+            dom = page.content()
+            for secret in hidden_strings(cat, "public"):
+                assert secret not in dom, f"the public page shows {secret[:60]!r}"
+        status, first = ui.verify()
+        assert status == "verified" and first == ""
+        if seen_as == "public":
+            for body in ui.bodies():
+                for secret in hidden_strings(cat, "public"):
+                    assert secret not in body, f"a response to the public page carries {secret[:60]!r}"
+        assert ui.events() == []
+    finally:
+        ui.close()
+
+
+def test_ui_views_patterns_and_a_tampered_trace(browser: Any, servers: Any) -> None:
+    srv, cat = servers["seed"]
+    ui = UI(browser, srv.url, AUDITOR)
+    try:
+        page = ui.page
+        options = page.eval_on_selector_all("#view option", "os => os.map(o => [o.value, o.textContent])")
+        assert [v for v, _ in options] == ["", "final", "revised"] and "as of" in options[1][1]
+        phrasings = page.eval_on_selector_all("button.phrasing", "bs => bs.map(b => b.dataset.phrasing)")
+        assert phrasings == [ph for p in cat.patterns for ph in p.phrasings]
+        page.click("button.phrasing >> nth=1")
+        assert page.input_value("#request") == phrasings[1]
+        assert page.evaluate("[document.activeElement.selectionStart, document.activeElement.selectionEnd]") == [
+            phrasings[1].index("{"), phrasings[1].index("}") + 1]
+        got = ui.ask(REQUEST, view="revised")
+        assert got["response"]["answer"] == {"id": "contact:final:field", "name": "Rowan field office"}
+        assert "Rowan field office" in page.inner_text("#answer")
+        # A trace whose quote was changed on the way: verify names the first differing field.
+        def tamper(route: Any) -> None:
+            resp = route.fetch()
+            data = resp.json()
+            data["response"]["trace"]["hops"][0]["anchor"]["quote"] += " (edited)"
+            route.fulfill(response=resp, json=data)
+
+        page.route("**/ui/ask", tamper)
+        ui.ask(REQUEST, view="revised")
+        status, first = ui.verify()
+        assert status == "mismatch" and "hops[0].anchor.quote" in first
+        page.unroute("**/ui/ask")
+        refused = ui.ask("Which contact serves project PR-99?")
+        assert refused["response"]["outcome"] == "refused"
+        assert page.inner_text("#reason") == PLAIN_REASONS["unknown_entity"]
+        assert "before its first search" in page.inner_text("#stopped-at")
+        assert ui.events() == []
+    finally:
+        ui.close()
+
+
+@pytest.mark.parametrize("bypass_csp", [False, True], ids=["csp", "escaping-alone"])
+def test_hostile_catalog_values_never_execute(browser: Any, servers: Any, bypass_csp: bool) -> None:
+    """With the CSP on, and with it bypassed (escaping alone must hold), nothing hostile runs or becomes markup."""
+    srv, cat = servers["hostile"]
+    ui = UI(browser, srv.url, AUDITOR, bypass_csp=bypass_csp)
+    try:
+        page = ui.page
+        got = ui.ask(REQUEST, view="final")
+        assert got["response"]["outcome"] == "accepted_path"
+        answer = page.inner_text("#answer")
+        assert "</script><script>alert('desk')</script>" in answer and "\\u202e" in answer and "\u202e" not in answer
+        assert HOSTILE_NAME in answer
+        unit = page.inner_text("section.hop[data-hop='2'] pre.unit")
+        assert HOSTILE_LINE.replace("\u202e", "\\u202e") in unit
+        assert page.eval_on_selector_all("mark.quote", "els => els.map(e => e.textContent)")[1] == \
+            "REL org:final:north | contact | contact:final:desk"
+        page.click("button.phrasing >> text=onclick")  # the hostile phrasing is a button's text, not markup
+        assert page.input_value("#request").startswith("<b onclick=")
+        ui.ask(page.input_value("#request").replace("{project}", '<img src=x onerror="alert(9)">'))
+        ui.ask("Which contact serves project " + "PR-" + "9" * 900)  # a very long slot text: refused, shown, no crash
+        assert "refused" in page.inner_text("#answer").lower() or page.query_selector("#reason") is not None
+        counts = page.evaluate("""() => ({
+            img: document.querySelectorAll('img, iframe, object, embed').length,
+            scripts: Array.from(document.scripts).map(s => s.getAttribute('src')),
+            handlers: Array.from(document.querySelectorAll('*')).filter(e => Array.from(e.attributes).some(a => a.name.startsWith('on'))).length,
+            links: Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href')),
+        })""")
+        assert counts == {"img": 0, "scripts": ["/ui/app.js"], "handlers": 0, "links": ["/docs"]}
+        assert ui.events() == []
+    finally:
+        ui.close()
+
+
+def test_csp_blocks_what_escaping_would_miss(browser: Any, servers: Any) -> None:
+    """The CSP forbids inline handlers and remote loads: markup injected into the page still cannot run."""
+    srv, _ = servers["seed"]
+    r = httpx.get(srv.url + "/ui")
+    csp = r.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp and "default-src 'none'" in csp
+    assert "frame-ancestors 'none'" in csp and r.headers["x-content-type-options"] == "nosniff"
+    ui = UI(browser, srv.url, None)
+    try:
+        page = ui.page
+        page.evaluate("""() => { const d = document.createElement('div');
+            d.innerHTML = '<img src="https://example.invalid/x.png" onerror="window.__ran = 1">';
+            document.body.appendChild(d); }""")
+        page.wait_for_function("() => window.__events.length >= 1")
+        assert page.evaluate("window.__ran") is None
+        assert any("script-src" in e or "img-src" in e for e in page.evaluate("window.__events"))
+    finally:
+        ui.close()
+
+
+@pytest.mark.parametrize("case", ["final/main-serves", "final/restricted-second-hop", "supply/backtrack", "lab/ambiguous-title"])
+def test_standalone_trace_opens_offline_without_javascript(browser: Any, tmp_path: Path, case: str) -> None:
+    from typer.testing import CliRunner
+
+    from chainret.cli import app
+
+    src = ROOT / "traces" / f"{case}.json"
+    out = tmp_path / "trace.html"
+    r = CliRunner().invoke(app, ["trace", "show", str(src), "--html", str(out)])
+    assert r.exit_code == 0, r.output
+    trace = Trace.model_validate_json(src.read_text(encoding="utf-8"))
+    ctx = browser.new_context(java_script_enabled=False, offline=True)
+    try:
+        page = ctx.new_page()
+        requests: list[str] = []
+        page.on("request", lambda q: requests.append(q.url))
+        page.goto(out.as_uri())
+        assert requests == [out.as_uri()]  # the file itself and nothing else
+        marks = page.locator("mark.quote")
+        assert marks.all_inner_texts() == [h.anchor.quote for h in trace.hops if h.anchor is not None]
+        if marks.count():  # the inline style applies (its CSP hash matches): the quote is highlighted
+            assert marks.first.evaluate("m => getComputedStyle(m).backgroundColor") == "rgb(255, 226, 122)"
+        assert page.locator(".graph svg g.node").count() >= 1
+        if trace.outcome != "accepted_path":
+            assert page.inner_text("#reason")
+    finally:
+        ctx.close()
+
+
+def test_hostile_standalone_page_never_executes(browser: Any, tmp_path: Path) -> None:
+    from test_render_html import _hostile_trace
+
+    trace = _hostile_trace()
+    out = tmp_path / "hostile.html"
+    out.write_text(standalone_page(trace), encoding="utf-8")
+    errors: list[str] = []
+    for bypass in (False, True):
+        ctx = browser.new_context(bypass_csp=bypass)
+        try:
+            page = ctx.new_page()
+            page.add_init_script(WATCH)
+            page.on("dialog", lambda d: (errors.append(d.message), d.dismiss()))
+            page.goto(out.as_uri())
+            assert page.evaluate("document.querySelectorAll('script, img, iframe, a').length") == 0
+            assert errors == [] and page.evaluate("window.__events") == []
+            assert "</script><script>alert(2)</script>" in page.inner_text("body")
+        finally:
+            ctx.close()
+
+
+def test_extras_never_name_what_the_viewer_may_not_read(servers: Any) -> None:
+    """The page's names and unit texts come from the viewer's view of the catalog (no browser needed, same fixture)."""
+    _, cat = servers["seed"]
+    auditor = ask(REQUEST, cat, view="final", principal="auditor", viewer="auditor")
+    as_public = auditor.model_copy(update={"meta": {**auditor.meta, "viewer": "public"}})
+    ex = extras_for(as_public, cat)
+    assert "registry/contacts.md@v1#u3" not in ex.units  # restricted to auditor: no text for a public reader
+    assert "registry/contacts.md@v1#u3" in extras_for(auditor, cat).units

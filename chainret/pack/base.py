@@ -4,7 +4,9 @@ Every packer sees the same ``Candidate`` list, so comparisons isolate the select
 ``cost`` is in whatever unit the caller counts (reader tokens for benchmarks, characters for the
 chain retriever's final packet); costs are additive, so a caller that counts separators adds
 them to each candidate's cost. No packer ever returns a selection whose total cost exceeds the
-budget, including its first pick: a candidate dearer than the whole budget is never taken.
+budget, including its first pick: a candidate dearer than the whole budget is never taken. (One
+research baseline, ``focused-seed-literal``, reproduces seed 002's overflow on purpose; it says so
+with ``may_exceed_budget = True``.)
 
 Ties are broken by candidate index (earlier wins), so packing is deterministic.
 This module imports nothing heavy; packers that need similarities get them through
@@ -111,6 +113,7 @@ class BasePacker:
     """Validates the request once, then hands ``select`` the item cap; subclasses choose."""
 
     name = "base"
+    may_exceed_budget = False  # True only for a baseline that reproduces a paper's overflow
 
     def pack(
         self,

@@ -1,7 +1,8 @@
 """The packers beyond ``naive``: focused heuristic, MMR, submodular, and a per-question oracle.
 
-All share the budget rule of ``base``: a candidate is only ever added if it still fits, so no
-selection exceeds the budget. Selection order is packet order. Ties go to the lower index.
+All but one share the budget rule of ``base``: a candidate is only ever added if it still fits, so no
+selection exceeds the budget. The exception is ``focused-seed-literal``, seed 002's baseline as written
+(it keeps the snippet that crosses the budget), reported beside the others with its tokens. Selection order is packet order. Ties go to the lower index.
 """
 
 from __future__ import annotations
@@ -115,6 +116,36 @@ class FocusedSeedPacker(FocusedPacker):
 
     name = "focused-seed"
     stop_at_overflow = True
+
+
+@register("focused-seed-literal")
+class FocusedSeedLiteralPacker(FocusedPacker):
+    """Seed 002's focused heuristic taken literally, overflow kept: the same scores as ``focused``; the
+    best-scoring snippet is added, and the budget is checked only after the fact, so packing stops at the
+    first snippet that crosses the budget and that snippet stays in the packet.
+
+    The one packer here whose packet may cost more than the budget (by less than one snippet): it is the
+    seed's baseline as written, reported with its tokens beside ``focused-seed`` (same rule, overflowing
+    snippet dropped) and ``focused``. Not for a reader with a hard limit.
+    """
+
+    name = "focused-seed-literal"
+    may_exceed_budget = True
+
+    def select(self, candidates: Sequence[Candidate], budget: int, cap: int, context: PackContext | None) -> list[int]:
+        ctx = _features(candidates, context)
+        chosen: list[int] = []
+        used = 0
+        while len(chosen) < cap:
+            mask = _fits(candidates, set(chosen), used, math.inf)
+            j = _argmax(self.scores(candidates, ctx, chosen), mask)
+            if j is None:
+                break
+            chosen.append(j)
+            used += candidates[j].cost
+            if used > budget:  # checked after the fact: the snippet that crossed the budget stays
+                break
+        return chosen
 
 
 @register("mmr")

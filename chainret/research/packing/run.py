@@ -32,7 +32,7 @@ from chainret.trace import Hit, Hop, Trace
 
 DEFAULT_BUDGETS = (160,)
 SWEEP_BUDGETS = (96, 128, 160, 224)
-DEFAULT_PACKERS = ("naive", "focused", "focused-seed", "mmr", "submodular")
+DEFAULT_PACKERS = ("naive", "focused", "focused-seed", "focused-seed-literal", "mmr", "submodular")
 DEFAULT_SEEDS = (42, 13, 7)
 BOOTSTRAP_RESAMPLES = 10_000
 METRICS = ("answer_in_context", "gold_doc_coverage", "all_gold_in_reader", "gold_token_density", "tokens_used")

@@ -43,6 +43,8 @@ import yaml
 
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import clause_text
+from chainret.sources.common import EntityRecord
+from chainret.sources.common import issue as _issue
 
 DESCRIPTOR_NAMES = ("catalog-info.yaml", "catalog-info.yml")
 MAX_DESCRIPTOR_BYTES = int(os.environ.get("CHAINRET_MAX_DESCRIPTOR_BYTES", str(5 * 1024 * 1024)))
@@ -161,10 +163,6 @@ class TreeRead:
     files: dict[str, str] = field(default_factory=dict)  # relative path -> text
     errors: list[Issue] = field(default_factory=list)
     warnings: list[Issue] = field(default_factory=list)
-
-
-def _issue(code: str, file: Path | str, line: int | None, message: str, severity: str = "error") -> Issue:
-    return Issue(code, severity, str(file), f"line {line}" if line else "", "", message)  # type: ignore[arg-type]
 
 
 def parse_ref(text: str, default_kind: str | None, default_namespace: str) -> Ref | str:
@@ -466,14 +464,6 @@ def _check_entities(out: TreeRead) -> None:
 
 
 # -- rendering -----------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class EntityRecord:
-    id: str
-    name: str
-    aliases: tuple[str, ...]
-    description: str
-
-
 def entity_records(tree: TreeRead, world: str) -> dict[Ref, EntityRecord]:
     """The chainret entity of every descriptor (first definition wins; duplicates are errors)."""
     out: dict[Ref, EntityRecord] = {}

@@ -32,6 +32,8 @@ from pathlib import Path
 
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import clause_text
+from chainret.sources.common import EntityRecord
+from chainret.sources.common import issue as _issue
 
 LOCATIONS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS", ".gitlab/CODEOWNERS")  # GitHub's order, then GitLab's
 MAX_CODEOWNERS_BYTES = 3 * 1024 * 1024  # GitHub ignores a CODEOWNERS file over 3 MB
@@ -57,10 +59,6 @@ class OwnersFile:
     rules: list[Rule] = field(default_factory=list)
     warnings: list[Issue] = field(default_factory=list)
     errors: list[Issue] = field(default_factory=list)
-
-
-def _issue(code: str, file: str, line: int | None, message: str, severity: str = "error") -> Issue:
-    return Issue(code, severity, file, f"line {line}" if line else "", "", message)  # type: ignore[arg-type]
 
 
 def _tokens(line: str) -> list[str]:
@@ -185,17 +183,9 @@ def path_id(world: str, path: str) -> str:
     return f"{PATH_TYPE}:{world}:{_slug(path)}"
 
 
-@dataclass(frozen=True)
-class Named:
-    id: str
-    name: str
-    aliases: tuple[str, ...]
-    description: str
-
-
-def render(of: OwnersFile, files: list[str], world: str) -> tuple[str, dict[str, Named]]:
+def render(of: OwnersFile, files: list[str], world: str) -> tuple[str, dict[str, EntityRecord]]:
     """The rendered document and the entities it names (rules, owners, governed files)."""
-    entities: dict[str, Named] = {}
+    entities: dict[str, EntityRecord] = {}
     governed: dict[int, list[str]] = {}
     files = [f for f in files if f.isprintable()]
     for path in files:
@@ -209,7 +199,7 @@ def render(of: OwnersFile, files: list[str], world: str) -> tuple[str, dict[str,
     for r in of.rules:
         rid = rule_id(world, r)
         name = f"[{r.section}] {r.pattern}" if r.section else r.pattern
-        entities.setdefault(rid, Named(rid, name, (r.pattern,) if name != r.pattern else (),
+        entities.setdefault(rid, EntityRecord(rid, name, (r.pattern,) if name != r.pattern else (),
                                        f"CODEOWNERS rule {r.pattern!r}" + (f" in section {r.section!r}" if r.section else "")))
         para = [f"Rule {name}: {of.rel} line {r.line}" + (f", section {r.section}" if r.section else "") + ".",
                 f"line {r.line}: `{r.text}`"]
@@ -220,12 +210,12 @@ def render(of: OwnersFile, files: list[str], world: str) -> tuple[str, dict[str,
         else:
             for o in r.owners:
                 oid = owner_id(world, o)
-                entities.setdefault(oid, Named(oid, o, tuple(a for a in {o.lstrip("@")} if a != o), f"code owner {o}"))
+                entities.setdefault(oid, EntityRecord(oid, o, tuple(a for a in {o.lstrip("@")} if a != o), f"code owner {o}"))
                 para.append(clause_text(rid, "code_owned_by", oid))
                 para.append(clause_text(oid, "code_owner_of", rid))
             for path in governed.get(r.line, []):
                 pid = path_id(world, path)
-                entities.setdefault(pid, Named(pid, path, (), f"file {path}"))
+                entities.setdefault(pid, EntityRecord(pid, path, (), f"file {path}"))
                 para.append(f"file {path}: last matching rule")
                 para.append(clause_text(pid, "governed_by", rid))
                 para.append(clause_text(rid, "governs", pid))

@@ -29,6 +29,7 @@ from chainret.catalog.models import CATALOG_FORMAT, Catalog, Pattern, Predicate
 from chainret.errors import UsageError
 from chainret.sources import backstage as bs
 from chainret.sources import codeowners as co
+from chainret.sources.common import issue
 
 FORMATS = ("backstage", "codeowners")
 
@@ -155,13 +156,13 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
         for rel in found:
             file = root_dir / rel
             if file.stat().st_size > co.MAX_CODEOWNERS_BYTES:
-                snap.errors.append(co._issue("file_too_large", str(file), None,
+                snap.errors.append(issue("file_too_large", str(file), None,
                                              f"expected at most {co.MAX_CODEOWNERS_BYTES} bytes (GitHub's limit)"))
                 continue
             try:
                 text = file.read_bytes().decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
             except UnicodeDecodeError:
-                snap.errors.append(co._issue("not_utf8", str(file), None, "the CODEOWNERS file is not UTF-8 text"))
+                snap.errors.append(issue("not_utf8", str(file), None, "the CODEOWNERS file is not UTF-8 text"))
                 continue
             of = co.parse(text, str(file))
             snap.warnings += of.warnings

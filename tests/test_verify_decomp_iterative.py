@@ -44,17 +44,28 @@ def bow_embed(texts):
 @pytest.mark.parametrize(
     ("question", "names", "expected"),
     [
-        ("Who owns the record label of the Lovin' All Night performer?", ["Lovin' All Night"],
-         "the Lovin' All Night performer"),
-        ("Who owns the record label of Rodney Crowell?", ["Rodney Crowell"], "the record label of Rodney Crowell"),
-        ("What county is Erik Hort's birthplace a part of?", [], "Erik Hort's birthplace"),
-        ("What is the enrollment at the school that owns The Miami Hurricane?", ["The Miami Hurricane"],
-         "the school that owns The Miami Hurricane"),
+        # synthetic questions: no MuSiQue question is quoted in code or tests (test_verify_decomp_split.py)
+        ("Who owns the record label of the Paper Lanterns performer?", ["Paper Lanterns"],
+         "the Paper Lanterns performer"),
+        ("Who owns the record label of Dana Whitfield?", ["Dana Whitfield"], "the record label of Dana Whitfield"),
+        ("What county is Tomas Verhoef's birthplace a part of?", [], "Tomas Verhoef's birthplace"),
+        ("What is the enrollment at the school that owns The Harbor Gazette?", ["The Harbor Gazette"],
+         "the school that owns The Harbor Gazette"),
         # nested: the innermost (rightmost) descriptor comes first; the clause runs to its verb
-        (("What county is the city that shares a border with the state capital of the state where Velma Barfield was "
-          "born located in?"), ["Velma Barfield"], "the state where Velma Barfield was born"),
-        ("Who is the employer of the person Mach's principle was named after?", ["Mach's principle"],
-         "the person Mach's principle was named after"),
+        (("What county is the town that shares a border with the state capital of the state where Ida Merrow was "
+          "born located in?"), ["Ida Merrow"], "the state where Ida Merrow was born"),
+        ("Who is the employer of the person Hallett's constant was named after?", ["Hallett's constant"],
+         "the person Hallett's constant was named after"),
+        # issue 27's generalisations, each a grammatical shape rather than one phrasing:
+        ("When did Anna Lindqvist's birthplace become a city?", [], "Anna Lindqvist's birthplace"),  # head ends at its noun
+        ("Who became the mayor of Anna Lindqvist's original country?", [], "Anna Lindqvist's original country"),
+        ("When does the new season of the Carolina Rangers' league start?", [], "Carolina Rangers' league"),  # plural 's
+        ("Who is the spouse of the child of Peter Quist?", [], "the child of Peter Quist"),  # kin nouns
+        ("What college did the Walk on By cast member attend?", [], "the Walk on By cast member"),  # title with glue
+        ("Who founded the Acme executive who resigned in 1999?", [], "the Acme executive who resigned in 1999"),
+        ("Where was the person featured on the Hollis Bay stamp born?", [], "the person featured on the Hollis Bay"),
+        ("When did the man who drained the marsh and built the dam die?", [], "the man who drained the marsh and built the dam"),
+        ("Who is the owner of the Mary Ann's Diner building?", [], "the owner of the Mary Ann's Diner"),
     ],
 )
 def test_descriptor_rules_find_the_innermost_unknown(question, names, expected):
@@ -77,35 +88,35 @@ def test_no_descriptor_when_the_question_is_already_one_hop(question):
 
 
 CHAIN = [
-    Candidate(0, "Give Up the Ghost (album)",
-              "Rick Rubin produced Give Up the Ghost, the third studio album by Brandi Carlile, with Amy Ray."),
-    Candidate(1, "Brandi Carlile", "Brandi Carlile is an American singer. Carlile was born in Ravensdale, Washington."),
-    Candidate(2, "Ravensdale, Washington", "Ravensdale is a census-designated place in King County, Washington."),
+    Candidate(0, "Lonely Harbor (album)",
+              "Rick Dorsey produced Lonely Harbor, the third studio album by Mara Ellison, with Jo Pruitt."),
+    Candidate(1, "Mara Ellison", "Mara Ellison is an American singer. Ellison was born in Fenwick, Oregon."),
+    Candidate(2, "Fenwick, Oregon", "Fenwick is a census-designated place in Lane County, Oregon."),
     Candidate(3, "Los Angeles", "Los Angeles is the largest city in California."),
-    Candidate(4, "Ghost (1990 film)", "Ghost is a 1990 American romantic fantasy film."),
+    Candidate(4, "Harbor (1990 film)", "Harbor is a 1990 American romantic fantasy film."),
 ]
 
 
 def test_iterative_chain_fills_each_hop_with_the_previous_bridge():
-    dec = IterativeDecomposer(bow_embed).decompose("Where was the performer of Give Up the Ghost born?", CHAIN)
+    dec = IterativeDecomposer(bow_embed).decompose("Where was the performer of Lonely Harbor born?", CHAIN)
     assert [s.anchor for s in dec.steps] == [0]
-    assert dec.steps[0].bridge == "Brandi Carlile"
-    assert dec.final_question == "Where was Brandi Carlile born?"
+    assert dec.steps[0].bridge == "Mara Ellison"
+    assert dec.final_question == "Where was Mara Ellison born?"
     assert dec.final_template == "Where was #1 born?"
-    assert dec.steps[0].subquestion == "Who is the performer of Give Up the Ghost?"
+    assert dec.steps[0].subquestion == "Who is the performer of Lonely Harbor?"
 
 
 def test_bridge_is_chosen_by_join_evidence_not_by_position():
-    # "Rick Rubin" is the anchor's first name, but no other paragraph names him: the chain cannot go on
-    # through him. "Brandi Carlile" is named by a paragraph her filled next sub-question retrieves.
-    dec = IterativeDecomposer(bow_embed).decompose("What county is the birthplace of the performer of Give Up the Ghost in?",
+    # "Rick Dorsey" is the anchor's first name, but no other paragraph names him: the chain cannot go on
+    # through him. "Mara Ellison" is named by a paragraph her filled next sub-question retrieves.
+    dec = IterativeDecomposer(bow_embed).decompose("What county is the birthplace of the performer of Lonely Harbor in?",
                                                    CHAIN)
-    assert [s.bridge for s in dec.steps][:2] == ["Brandi Carlile", "Ravensdale, Washington"]
+    assert [s.bridge for s in dec.steps][:2] == ["Mara Ellison", "Fenwick, Oregon"]
     alts = {a["name"]: a for a in dec.steps[0].alternatives}
-    assert "Rick Rubin" in alts
-    assert alts["Rick Rubin"]["prior"] + alts["Rick Rubin"]["evidence"] < alts["Brandi Carlile"]["prior"] + alts["Brandi Carlile"]["evidence"]
+    assert "Rick Dorsey" in alts
+    assert alts["Rick Dorsey"]["prior"] + alts["Rick Dorsey"]["evidence"] < alts["Mara Ellison"]["prior"] + alts["Mara Ellison"]["evidence"]
     assert dec.steps[1].anchor == 1  # the hop-2 anchor is the paragraph that joined on the bridge
-    assert dec.final_question.startswith("What county is Ravensdale")
+    assert dec.final_question.startswith("What county is Fenwick")
 
 
 def test_2wiki_relation_slots_are_the_templates():
@@ -209,14 +220,14 @@ def test_chain_break_names_the_first_wrong_hop_and_its_anchor():
 
 
 def test_a_bridge_inside_the_named_title_is_not_excluded():
-    """The question names "Van Hook Township"; the candidate's full title also holds the bridge county."""
+    """The question names "Alder Creek Township"; the candidate's full title also holds the bridge county."""
     cands = [
-        Candidate(0, "Van Hook Township, Mountrail County, North Dakota",
-                  "Van Hook Township is a township in Mountrail County, North Dakota, United States. The 2000 Census "
+        Candidate(0, "Alder Creek Township, Pell County, North Dakota",
+                  "Alder Creek Township is a township in Pell County, North Dakota, United States. The 2000 Census "
                   "counted 150 people."),
-        Candidate(1, "Mountrail County Courthouse", "The Mountrail County Courthouse in Stanley is the seat of Mountrail County."),
+        Candidate(1, "Pell County Courthouse", "The Pell County Courthouse in Dunmore is the seat of Pell County."),
         Candidate(2, "Census", "A census is the procedure of acquiring information about a population."),
     ]
-    dec = IterativeDecomposer(bow_embed).decompose("What is the seat of the county where Van Hook Township is located?", cands)
-    assert dec.steps[0].bridge == "Mountrail County"
-    assert dec.final_question == "What is the seat of Mountrail County?"
+    dec = IterativeDecomposer(bow_embed).decompose("What is the seat of the county where Alder Creek Township is located?", cands)
+    assert dec.steps[0].bridge == "Pell County"
+    assert dec.final_question == "What is the seat of Pell County?"

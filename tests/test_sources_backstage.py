@@ -174,3 +174,15 @@ def test_the_users_header_adds_aliases_visibility_and_prose_records_beside_them(
     seen = ask("Who is on the team that owns artist-lookup?", out, principal="hr")
     assert seen.path_ids == [ARTIST, E + "group.default.team-b", E + "user.default.nigel.manning"]
     assert verified(seen, out) == "verified"
+
+
+def test_a_location_link_out_of_the_tree_is_not_followed(tmp_path: Path) -> None:
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.yaml").write_text(_doc("Group", "outsider"), encoding="utf-8")
+    root = _tree(tmp_path, {"catalog-info.yaml": "apiVersion: backstage.io/v1alpha1\nkind: Location\nmetadata:\n  name: loc\n"
+                                                 "spec:\n  targets: [./linked/secret.yaml, ./linked/*.yaml]\n"})
+    (root / "linked").symlink_to(tmp_path / "outside")
+    (root / "also.yaml").symlink_to(tmp_path / "outside" / "secret.yaml")  # a file link: not read either
+    snap = read_snapshot(root, ["backstage"], "acme")
+    assert [w.code for w in snap.warnings] == ["location_outside_tree", "location_outside_tree"]
+    assert not any("outsider" in text for text in snap.documents.values())

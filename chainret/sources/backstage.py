@@ -409,8 +409,10 @@ def read_tree(path: str | os.PathLike[str]) -> TreeRead:
     given = Path(path)
     if given.is_dir():
         root = given
+        inside = root.resolve()
         start = [p.relative_to(root).as_posix() for p in sorted(root.rglob("*"))
-                 if _is_descriptor(p) and not any(part.startswith(".") for part in p.relative_to(root).parts)]
+                 if not any(part.startswith(".") for part in p.relative_to(root).parts)
+                 and p.resolve().is_relative_to(inside) and _is_descriptor(p)]  # never a link out of the tree
     else:
         root, start = given.parent, [given.name]
     out = TreeRead(root=root)

@@ -29,7 +29,8 @@ from chainret.authoring.header import SourceInvalid
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import Catalog
 from chainret.errors import UsageError
-from chainret.sources.records import default_world, import_snapshot, read_snapshot
+from chainret.sources.codeowners import find as codeowners_found
+from chainret.sources.records import Snapshot, default_world, import_snapshot, read_snapshot
 
 COMMIT_RE = re.compile(r"^commit ([0-9a-f]{40})\b")
 RECORD_SUFFIXES = (".yaml", ".yml")
@@ -137,7 +138,11 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
             if not records.exists():
                 res.skipped.append((c, f"no {path} in this commit"))
                 continue
-            snap = read_snapshot(records, formats, world, files=files)
+            # CODEOWNERS patterns are relative to the repository's top, whatever --path says
+            tree_formats = [f for f in formats if f != "codeowners"] if path else formats
+            snap = read_snapshot(records, tree_formats, world, files=files) if tree_formats else Snapshot()
+            if path and "codeowners" in formats and codeowners_found(root):
+                snap.merge(read_snapshot(root, ["codeowners"], world, files=files))
         for w in snap.warnings:
             res.warnings.append(Issue(w.code, w.severity, f"{c.sha[:7]}:{_rel(w.file, tmp)}", w.location, w.field, w.message, w.line))
         try:

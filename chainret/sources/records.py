@@ -114,6 +114,16 @@ class Snapshot:
     warnings: list[Issue] = field(default_factory=list)
     records: int = 0  # record files read
 
+    def merge(self, other: Snapshot) -> Snapshot:
+        """This snapshot with another's entities, documents and problems added."""
+        for eid, ent in other.entities.items():
+            self.entities.setdefault(eid, ent)
+        self.documents.update(other.documents)
+        self.errors += other.errors
+        self.warnings += other.warnings
+        self.records += other.records
+        return self
+
     @property
     def paths(self) -> bool:
         return any(i.startswith(co.PATH_TYPE + ":") for i in self.entities)

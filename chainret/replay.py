@@ -234,8 +234,10 @@ def _replay_request(trace: Trace, catalog: str | os.PathLike[str] | None, trace_
     source = catalog or meta.get("catalog")
     if source is None:
         raise UsageError("this trace does not name its catalog file; pass --catalog PATH")
-    if catalog is None:
-        source = _locate(str(source), trace_path)
+    if catalog is None and not str(source).startswith(("postgresql://", "postgres://")):
+        source = _locate(str(source), trace_path)  # a URL is no path: Path() would fold its '//'
+    elif catalog is None and ":***@" in str(source):
+        raise UsageError("this trace names a PostgreSQL store whose password it does not record; pass --catalog URL")
     cat = resolve_catalog(source)
     projected = bool(meta.get("projected", True))
     new = ask(
@@ -271,7 +273,8 @@ def verify(
     tp = Path(trace_path) if trace_path is not None else None
     replay = _replay_case if "case" in trace.meta and (catalog is not None or trace.meta.get("cases_file")) else _replay_request
     cat, new = replay(trace, catalog, tp)
-    diffs = evidence_differences(trace, cat, reader)
+    evidence = cat.evidence_as(str(trace.meta.get("principal", "public"))) if hasattr(cat, "evidence_as") else cat
+    diffs = evidence_differences(trace, evidence, reader)
     found = first_difference(_comparable(trace), _comparable(new))
     if found is not None:
         field, was, now = found

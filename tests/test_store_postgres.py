@@ -1,4 +1,4 @@
-"""PostgreSQL store: row-level security enforced by the database, SET LOCAL per request, updates."""
+"""PostgreSQL store: row-level security enforced by the database for the login it authenticated, updates."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from chainret.ask import ask
 from chainret.catalog.load import load_world
 from chainret.replay import verify
 from chainret.store import compile_store, open_store, update_store
-from chainret.store.postgres import READER_ROLE, split_url
+from chainret.store.postgres import Roles, grant_login, split_url
 
 psycopg = pytest.importorskip("psycopg")  # the test extra installs it; CI runs these
 
@@ -24,21 +24,20 @@ def seed_url(pg_url):  # noqa: F811
     return url
 
 
-def reader_connection(url: str):
-    """A direct connection as the application role (not through chainret)."""
+def login_connection(url: str, principal: str, login: str):
+    """A direct connection (not through chainret) as a login granted ``principal``."""
+    grant_login(url, principal, login, password="pw-" + login)
     conninfo, schema = split_url(url)
-    conn = psycopg.connect(conninfo, user=READER_ROLE, autocommit=True)
+    conn = psycopg.connect(conninfo, user=login, password="pw-" + login, autocommit=True)
     conn.execute(f"SET search_path TO {schema}")
     return conn
 
 
-def test_public_cannot_select_restricted_text_directly(seed_url):
-    conn = reader_connection(seed_url)
+def test_public_login_cannot_select_restricted_text_directly(seed_url):
+    conn = login_connection(seed_url, "public", "t_public")
     try:
-        assert conn.execute("SELECT current_user").fetchone()[0] == READER_ROLE
         sql = "SELECT u.text FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE u.doc_ref = %s"
         with conn.transaction():
-            conn.execute("SET LOCAL chainret.principal = 'public'")
             conn.execute("SET LOCAL chainret.view = 'revised'")
             assert conn.execute(sql, (RESTRICTED,)).fetchall() == []
             assert conn.execute("SELECT count(*) FROM units WHERE doc_ref = %s", (RESTRICTED,)).fetchone()[0] == 0
@@ -47,22 +46,25 @@ def test_public_cannot_select_restricted_text_directly(seed_url):
                 "SELECT count(*) FROM relation_quotes q JOIN relations r ON r.ord = q.rel_ord WHERE r.document = 'findings.md'"
             ).fetchone()[0] == 0
             assert conn.execute("SELECT count(*) FROM units WHERE doc_ref = 'registry/projects.md@v2'").fetchone()[0] > 0
-        with conn.transaction():  # the principal allowed to read it sees it, through the same policy
-            conn.execute("SET LOCAL chainret.principal = 'auditor'")
-            conn.execute("SET LOCAL chainret.view = 'revised'")
-            assert len(conn.execute("SELECT u.text FROM units u WHERE u.doc_ref = %s", (RESTRICTED,)).fetchall()) > 0
-        # SET LOCAL ended with its transaction: the next statement on this connection reads no text at all.
+        # Without a view the policies show no text at all.
         assert conn.execute("SELECT count(*) FROM units").fetchone()[0] == 0
         with pytest.raises(psycopg.errors.InsufficientPrivilege):
             conn.execute("UPDATE units SET text = 'x'")
     finally:
         conn.close()
+    auditor = login_connection(seed_url, "auditor", "t_auditor")  # the login granted the auditor sees it, same policy
+    try:
+        with auditor.transaction():
+            auditor.execute("SET LOCAL chainret.view = 'revised'")
+            assert len(auditor.execute("SELECT u.text FROM units u WHERE u.doc_ref = %s", (RESTRICTED,)).fetchall()) > 0
+    finally:
+        auditor.close()
 
 
 def test_asks_run_as_the_reader_role_and_match_memory(seed_url):
     store = open_store(seed_url)
     try:
-        assert store.db.conn.execute("SELECT current_user").fetchone()[0] == READER_ROLE
+        assert store.db.conn.execute("SELECT current_user").fetchone()[0] == Roles(split_url(seed_url)[1]).app
         cat = load_world(SEED).catalog
         for request, view, principal in REQUESTS:
             assert trace_json(ask(request, store, view=view, principal=principal)) == trace_json(ask(request, cat, view=view, principal=principal))
@@ -83,9 +85,13 @@ def test_update_in_postgres_equals_a_rebuild(pg_url):  # noqa: F811
             assert trace_json(ask(request, live, view=view, principal=principal)) == trace_json(ask(request, v2, view=view, principal=principal))
     finally:
         live.close()
-    # Replaying runs as the reader role, which cannot read the cited text without a request's view:
-    # trace verification reads the evidence from the SQLite file or the YAML catalog instead.
-    assert verify(old, str(_v2_db(v2))).status == "evidence_intact"
+    # The trace verifies against the PostgreSQL store itself: cited text is read as the trace's
+    # principal in a view holding it, and v1's identity is in the store's history (an update since).
+    assert verify(old, url).status == "evidence_intact"
+    # Without --catalog the trace's own URL is used (no longer folded like a path).
+    assert verify(old).status == "evidence_intact"
+    # A rebuilt file never had v1's identity: a difference, not a false "intact".
+    assert verify(old, str(_v2_db(v2))).status == "mismatch"
 
 
 def _v2_db(cat):

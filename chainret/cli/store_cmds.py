@@ -42,6 +42,68 @@ def compile_cmd(
         console.print(f"compiled {escape(cat.world)} into {where}: {summary} (load {t1 - t0:.2f} s, compile {t2 - t1:.2f} s)", highlight=False)
 
 
+def _password(password_file: Optional[str], password_env: Optional[str]) -> Optional[str]:
+    import os
+    from pathlib import Path
+
+    from chainret.errors import UsageError
+
+    if password_file and password_env:
+        raise UsageError("--password-file and --password-env exclude each other")
+    if password_file:
+        try:
+            text = Path(password_file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read the password file {password_file}: {exc.__class__.__name__}") from None
+        secret = text.rstrip("\r\n")
+        if not secret:
+            raise UsageError(f"the password file {password_file} is empty")
+        return secret
+    if password_env:
+        from_env = os.environ.get(password_env)
+        if not from_env:
+            raise UsageError(f"environment variable {password_env} is not set or empty")
+        return from_env
+    return None
+
+
+def grant_cmd(
+    url: str = typer.Argument(..., help="The store's postgresql:// URL (a superuser or CREATEROLE+BYPASSRLS login)."),
+    principal: Optional[str] = typer.Argument(None, help="The principal the login reads as (omit with --app)."),
+    login: str = typer.Option(..., "--login", help="The login role to create or update."),
+    app: bool = typer.Option(False, "--app", help="Grant chainret's application role (a server's login: may read as any principal)."),
+    password_file: Optional[str] = typer.Option(None, "--password-file", help="Read the login's password from this file."),
+    password_env: Optional[str] = typer.Option(None, "--password-env", help="Read the login's password from this environment variable."),
+) -> None:
+    """Give a person or tool its own PostgreSQL login that reads the store as PRINCIPAL (never on the command line: the password)."""
+    from chainret.errors import UsageError
+    from chainret.store import is_url
+    from chainret.store.postgres import grant_login, redact
+
+    if not is_url(url):
+        raise UsageError(f"grant works on PostgreSQL stores (postgresql://...), not {url!r}: SQLite has no logins")
+    if app == (principal is not None):
+        raise UsageError("name a PRINCIPAL or pass --app (not both)")
+    role = grant_login(url, principal, login, _password(password_file, password_env))
+    who = "chainret's application role (reads as any principal)" if app else f"principal {principal!r}"
+    console.print(f"login {escape(login)} reads {escape(redact(url))} as {escape(who)} (role {role})", highlight=False)
+
+
+def revoke_cmd(
+    url: str = typer.Argument(..., help="The store's postgresql:// URL."),
+    login: str = typer.Option(..., "--login", help="The login whose roles of this store are taken back."),
+) -> None:
+    """Take back every role of this store from a login (effective for its next transaction)."""
+    from chainret.errors import UsageError
+    from chainret.store import is_url
+    from chainret.store.postgres import redact, revoke_login
+
+    if not is_url(url):
+        raise UsageError(f"revoke works on PostgreSQL stores (postgresql://...), not {url!r}")
+    revoked = revoke_login(url, login)
+    console.print(f"login {escape(login)}: revoked {', '.join(revoked) or 'nothing (it held no role of this store)'} at {escape(redact(url))}", highlight=False)
+
+
 def catalog_group(app: typer.Typer) -> typer.Typer:
     """The ``catalog`` sub-app of ``app``: the one already registered, else a new one."""
     for group in app.registered_groups:
@@ -53,4 +115,7 @@ def catalog_group(app: typer.Typer) -> typer.Typer:
 
 
 def register(app: typer.Typer, name: Optional[str] = "compile") -> None:
-    catalog_group(app).command(name)(compile_cmd)
+    group = catalog_group(app)
+    group.command(name)(compile_cmd)
+    group.command("grant")(grant_cmd)
+    group.command("revoke")(revoke_cmd)

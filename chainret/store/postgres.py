@@ -1,29 +1,39 @@
-"""The PostgreSQL store (psycopg 3): the SQLite tables in a schema, with row-level security.
+"""The PostgreSQL store (psycopg 3): the SQLite tables in a schema, permissions enforced by the database.
 
 Where the store lives: ``postgresql://user@host/db`` stores in schema ``chainret``;
 ``?schema=NAME`` picks another (several catalogs in one database). ``chainret catalog compile
-CATALOG --out URL`` creates the schema, the tables, the indexes, the application role
-``chainret_reader`` and the policies, in one transaction.
+CATALOG --out URL`` creates the schema, tables, indexes, roles and policies in one transaction.
 
-Permissions are enforced by the database, not only by the queries:
+Who reads what is decided by the login the database authenticated, never by a setting a client
+chooses. For schema ``S`` the compile creates these NOLOGIN roles:
 
-* ``documents``, ``units``, ``postings`` and ``relation_quotes`` (everything that holds or reveals
-  source text or its term statistics) have row-level security: the application role sees a row only
-  when its document version is in the request's view and readable by the request's principal, read
-  from ``current_setting('chainret.view')`` and ``current_setting('chainret.principal')``;
-* the store sets both with ``set_config(..., true)`` (``SET LOCAL``) inside each request's
-  transaction, so a pooled connection never carries one request's principal into the next;
-  without them a query returns no text at all;
-* asks run as ``chainret_reader`` (``SET ROLE`` after connecting, or connect as it directly): not
-  the table owner, so the policies apply. The policy columns (``doc_ord``) and the tables they
-  consult (``view_docs``, ``readers``) are indexed by their primary keys.
+* ``S_owner`` owns the schema, its tables and the policy function; row-level security is
+  ``FORCE``d, so even the owner's privileges do not skip the policies;
+* ``S_read``: may read the schema; under the policies it reads the text of public documents only
+  (what any principal no document names, e.g. ``public``, may read);
+* one role per principal that some restricted document names (``S_p_<hash>``, listed in
+  ``principal_roles``), a member of ``S_read``: it also reads the documents naming that principal;
+* ``S_app``: chainret's own application role, ``NOINHERIT``, a member of every principal role.
+  It reads public text itself and takes a principal's role for one transaction at a time
+  (``SET LOCAL ROLE`` inside each ask's read transaction). **It is trusted like the server that
+  holds it**: whoever logs in with it may read as any principal.
 
-Catalog metadata (entities, predicates, patterns, views, which principals may read which
-document, and the relation records' ids, endpoints and spans) is readable without a view: the
-engine's contradiction check and the audit of withheld relations need relation records the
-principal may not read. The clause *text* of a relation is under the policy, but a relation
-record's subject, predicate and object state the same fact, so a reader role can learn that a
-restricted relation exists; keep such records out of a shared store if that matters.
+``documents``, ``units``, ``postings`` and ``relation_quotes`` (everything that holds or reveals
+source text or its term statistics) have a policy: a row is visible when its document version is
+in the session's view (``chainret.view``: not a secret, any client may set it) and readable by a
+principal whose role ``current_user`` holds (``pg_has_role(current_user, role, 'USAGE')``).
+``chainret catalog grant URL PRINCIPAL --login NAME`` gives a person or a tool its own login that
+reads as PRINCIPAL (``--app`` for a server's login); ``chainret catalog revoke URL --login NAME``
+takes it back. chainret connects with the URL's user; a superuser URL (the README's throw-away
+server) is dropped to ``S_app`` for the whole session, so no ask runs with superuser rights.
+
+What a login can still see without any principal: the catalog metadata (entities, predicates,
+patterns, views, which principal may read which document version, and the relation records'
+ids, endpoints and spans): the engine's contradiction check and the audit of withheld relations
+need relation records the principal may not read. A relation record's subject, predicate and
+object state the same fact as its (protected) clause, so a login can learn that a restricted
+relation exists and what it relates; keep such records out of a shared store if that matters.
+Statistics views (``pg_stats``) hide the columns of tables whose policies apply to the reader.
 """
 
 from __future__ import annotations
@@ -39,23 +49,43 @@ from chainret.store.compile import compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore
 
-READER_ROLE = "chainret_reader"
 DEFAULT_SCHEMA = "chainret"
 RLS_TABLES = {"documents": "ord", "units": "doc_ord", "postings": "doc_ord", "relation_quotes": "doc_ord"}
 # The policy calls a PL/pgSQL function (never inlined), so each row costs two primary-key probes. The
 # same condition written inline is planned as a hash of every (view document, reader) pair of the
-# view, rebuilt for every query: cheap at 200 documents, milliseconds at 20,000.
+# view, rebuilt for every query: cheap at 200 documents, milliseconds at 20,000. Every name in it is
+# schema-qualified, so a client's search_path cannot substitute tables of its own.
 READABLE_FN = """
-CREATE FUNCTION chainret_readable(d bigint) RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL SAFE AS $fn$
+CREATE FUNCTION {s}.chainret_readable(d bigint) RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL SAFE AS $fn$
 BEGIN
   RETURN EXISTS (
-    SELECT 1 FROM view_docs vd JOIN readers rd ON rd.doc_ord = vd.doc_ord
-    WHERE vd.view_name = current_setting('chainret.view', true) AND vd.doc_ord = d
-      AND rd.principal IN ('*', current_setting('chainret.principal', true)));
+    SELECT 1 FROM {s}.view_docs vd JOIN {s}.readers rd ON rd.doc_ord = vd.doc_ord
+    WHERE vd.view_name = pg_catalog.current_setting('chainret.view', true) AND vd.doc_ord = d
+      AND (rd.principal = '*' OR EXISTS (
+        SELECT 1 FROM {s}.principal_roles pr
+        WHERE pr.principal = rd.principal AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE'))));
 END
 $fn$"""
-POLICY = "chainret_readable({col})"
+POLICY = "{s}.chainret_readable({col})"
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_LOGIN = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+LOCK_WAIT_S = 30.0
+
+
+class Roles:
+    """The role names of one schema's store (see the module docstring)."""
+
+    def __init__(self, schema: str) -> None:
+        import hashlib
+
+        prefix = schema if len(schema) <= 40 else "cr" + hashlib.sha256(schema.encode()).hexdigest()[:16]
+        self.owner, self.read, self.app = f"{prefix}_owner", f"{prefix}_read", f"{prefix}_app"
+        self._prefix = prefix
+
+    def principal(self, name: str) -> str:
+        import hashlib
+
+        return f"{self._prefix}_p_{hashlib.sha256(name.encode()).hexdigest()[:12]}"
 
 
 def split_url(url: str) -> tuple[str, str]:
@@ -104,33 +134,63 @@ def _sql(sql: str) -> str:
 
 
 class PostgresBackend(Backend):
-    """One connection. Reads for a (view, principal) run in their own transaction with ``SET LOCAL``."""
+    """One connection. Reads for a (view, principal) run in their own transaction, as the principal's role.
+
+    With the application role (``S_app``, or a superuser URL dropped to it) each such read takes the
+    principal's role with ``SET LOCAL ROLE``; a login of its own (``catalog grant``) reads as itself,
+    and a request for a principal that login may not read as is refused.
+    """
 
     def __init__(self, url: str, *, as_reader: bool = True) -> None:
         self.url = url
         self.location = redact(url)
         self.conn = connect(url)
         _, self.schema = split_url(url)
+        self.roles = Roles(self.schema)
+        self._role_of: dict[str, str] = {}
         psycopg = _psycopg()
         try:
             self.conn.execute(f"SET search_path TO {self.schema}")
-            if as_reader:
-                user = self.conn.execute("SELECT current_user").fetchone()[0]
-                if user != READER_ROLE:
-                    self.conn.execute(f"SET ROLE {READER_ROLE}")
+            user, superuser = self.conn.execute("SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+            self.login = str(user)
+            app = bool(self.conn.execute("SELECT pg_has_role(current_user, %s, 'MEMBER')", (self.roles.app,)).fetchone()[0]) if self._has_role(self.roles.app) else False
+            self.app = bool(superuser) or app
+            if self.app and as_reader:
+                self.conn.execute(f"SET ROLE {self.roles.app}")
+            self._role_of = dict(self.conn.execute("SELECT principal, role FROM principal_roles").fetchall())
+            self.reads_as = {p for (p,) in self.conn.execute(
+                "SELECT principal FROM principal_roles WHERE pg_has_role(current_user, role, 'USAGE')").fetchall()}
         except psycopg.Error as exc:
             self.conn.close()
             raise StoreError(f"{self.location} is not a chainret store (schema {self.schema}: {str(exc).splitlines()[0]})") from None
 
+    def _has_role(self, role: str) -> bool:
+        return bool(self.conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchall())
+
+    def role_for(self, principal: str) -> str:
+        """The database role that reads as ``principal`` (``S_read`` for a principal no document names)."""
+        return self._role_of.get(principal, self.roles.read)
+
+    def check_principal(self, principal: str) -> None:
+        """Refuse a request for a principal this login may not read as (a login of its own, not the app role)."""
+        if self.app or principal not in self._role_of or principal in self.reads_as:
+            return
+        raise StoreError(
+            f"the PostgreSQL login {self.login!r} may not read as principal {principal!r} "
+            f"(it reads as: {', '.join(sorted(self.reads_as)) or 'public documents only'}); connect with a login granted it: "
+            f"chainret catalog grant URL {principal} --login NAME"
+        )
+
     def rows(self, sql: str, params: Sequence[Any] = (), view: str | None = None, principal: str | None = None) -> list[tuple[Any, ...]]:
         if view is None and principal is None:
             return self.conn.execute(_sql(sql), tuple(params)).fetchall()
-        # BEGIN, SET LOCAL (set_config(..., true)), the query and COMMIT go out in one pipeline: one round trip.
+        who = principal or ""
+        self.check_principal(who)
+        # BEGIN, SET LOCAL ROLE, set_config(..., true), the query and COMMIT go out in one pipeline: one round trip.
         with self.conn.pipeline(), self.conn.transaction():
-            self.conn.execute(
-                "SELECT set_config('chainret.view', %s, true), set_config('chainret.principal', %s, true)",
-                (view or "", principal or ""),
-            )
+            if self.app:
+                self.conn.execute(f'SET LOCAL ROLE "{self.role_for(who)}"')
+            self.conn.execute("SELECT set_config('chainret.view', %s, true)", (view or "",))
             cur = self.conn.execute(_sql(sql), tuple(params))
         return cur.fetchall()
 
@@ -157,7 +217,7 @@ class _Writer:
 
 
 class PostgresStore(SQLStore):
-    """A compiled catalog in PostgreSQL, read as ``chainret_reader`` under row-level security."""
+    """A compiled catalog in PostgreSQL, read under row-level security as the principal's role."""
 
     kind = "postgres"
 
@@ -173,22 +233,74 @@ class PostgresStore(SQLStore):
         super().__init__(db)
 
 
+def _writer_check(w: _Writer, url: str) -> None:
+    """Compiles and updates run as the DBA: a role that may create roles and bypasses row-level security."""
+    ok = w.rows("SELECT rolsuper OR (rolcreaterole AND rolbypassrls) FROM pg_roles WHERE rolname = current_user")[0][0]
+    if not ok:
+        raise StoreError(
+            f"writing a store at {redact(url)} needs a superuser login (or one with CREATEROLE and BYPASSRLS): "
+            "it creates the store's roles and policies; asks then run through a login of their own (chainret catalog grant)"
+        )
+
+
+def _lock(w: _Writer, schema: str, url: str) -> None:
+    """One writer per schema at a time: an advisory lock held to the end of the write transaction."""
+    import time
+
+    deadline = time.monotonic() + LOCK_WAIT_S
+    while not w.rows("SELECT pg_try_advisory_xact_lock(hashtext(%s))", (f"chainret:{schema}",))[0][0]:
+        if time.monotonic() >= deadline:
+            raise StoreError(
+                f"another chainret command is writing the store at {redact(url)} (schema {schema}) for over {LOCK_WAIT_S:g} s; "
+                "nothing was written: try again when it has finished"
+            )
+        time.sleep(0.05)
+
+
+def _create_role(w: _Writer, role: str, *options: str) -> None:
+    opts = " ".join(options)
+    w.execute(f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{role}') THEN CREATE ROLE {role} NOLOGIN {opts}; END IF; END $$")
+    if opts:
+        w.execute(f"ALTER ROLE {role} {opts}")
+
+
+def _principals(w: _Writer) -> list[str]:
+    return [p for (p,) in w.rows("SELECT DISTINCT principal FROM readers WHERE principal <> '*' ORDER BY principal")]
+
+
 def _security(w: _Writer, schema: str) -> None:
-    w.execute(
-        f"DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '{READER_ROLE}') "
-        f"THEN CREATE ROLE {READER_ROLE} LOGIN; END IF; END $$"
-    )
-    w.execute(f"GRANT USAGE ON SCHEMA {schema} TO {READER_ROLE}")
-    w.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {READER_ROLE}")
-    if not w.rows("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")[0][0]:
-        if not w.rows(f"SELECT pg_has_role(current_user, '{READER_ROLE}', 'MEMBER')")[0][0]:
-            w.execute(f"GRANT {READER_ROLE} TO current_user")
-    w.execute(READABLE_FN)
-    w.execute(f"GRANT EXECUTE ON FUNCTION chainret_readable(bigint) TO {READER_ROLE}")
+    """Roles, ownership, grants and the FORCEd policies of a freshly written schema (also after an update)."""
+    roles = Roles(schema)
+    _create_role(w, roles.owner)
+    _create_role(w, roles.read)
+    _create_role(w, roles.app, "NOINHERIT")
+    w.execute("CREATE TABLE IF NOT EXISTS principal_roles (principal TEXT PRIMARY KEY, role TEXT NOT NULL)")
+    w.execute("DELETE FROM principal_roles")
+    for principal in _principals(w):
+        role = roles.principal(principal)
+        _create_role(w, role)
+        w.execute(f"GRANT {roles.read} TO {role}")
+        w.execute(f"GRANT {role} TO {roles.app}")
+        w.execute("INSERT INTO principal_roles (principal, role) VALUES (%s, %s)", (principal, role))
+    w.execute(f"GRANT {roles.read} TO {roles.app}")
+    w.execute(f"DROP FUNCTION IF EXISTS {schema}.chainret_readable(bigint) CASCADE")
+    w.execute(READABLE_FN.format(s=schema))
+    w.execute(f"ALTER SCHEMA {schema} OWNER TO {roles.owner}")
+    w.execute(f"REVOKE ALL ON SCHEMA {schema} FROM PUBLIC")
+    w.execute(f"REVOKE ALL ON FUNCTION {schema}.chainret_readable(bigint) FROM PUBLIC")
+    w.execute(f"ALTER FUNCTION {schema}.chainret_readable(bigint) OWNER TO {roles.owner}")
+    for table in (*TABLES, "principal_roles"):
+        w.execute(f"ALTER TABLE {schema}.{table} OWNER TO {roles.owner}")
+        w.execute(f"REVOKE ALL ON {schema}.{table} FROM PUBLIC")
+    for role in (roles.read, roles.app):  # S_app is NOINHERIT: it gets its own grants
+        w.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
+        w.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
+        w.execute(f"GRANT EXECUTE ON FUNCTION {schema}.chainret_readable(bigint) TO {role}")
     for table, col in RLS_TABLES.items():
-        w.execute(f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY")
-        w.execute(f"DROP POLICY IF EXISTS chainret_read ON {table}")
-        w.execute(f"CREATE POLICY chainret_read ON {table} FOR SELECT TO {READER_ROLE} USING ({POLICY.format(col=f'{table}.{col}')})")
+        w.execute(f"ALTER TABLE {schema}.{table} ENABLE ROW LEVEL SECURITY")
+        w.execute(f"ALTER TABLE {schema}.{table} FORCE ROW LEVEL SECURITY")
+        w.execute(f"DROP POLICY IF EXISTS chainret_read ON {schema}.{table}")
+        w.execute(f"CREATE POLICY chainret_read ON {schema}.{table} FOR SELECT USING ({POLICY.format(s=schema, col=f'{table}.{col}')})")
 
 
 def compile_postgres(catalog: Catalog, url: str, *, replace: bool = False) -> dict[str, int]:
@@ -198,6 +310,8 @@ def compile_postgres(catalog: Catalog, url: str, *, replace: bool = False) -> di
     conn = connect(url, autocommit=False)
     try:
         w = _Writer(conn)
+        _writer_check(w, url)
+        _lock(w, schema, url)
         exists = w.rows("SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'meta'", (schema,))
         if exists and not replace:
             raise StoreError(f"{redact(url)} already holds a store in schema {schema}; pass --replace or --update")
@@ -230,9 +344,12 @@ def update_postgres(catalog: Catalog, url: str) -> dict[str, int]:
     conn = connect(url, autocommit=False)
     try:
         w = _Writer(conn)
+        _writer_check(w, url)
+        _lock(w, schema, url)
         w.execute(f"SET LOCAL search_path TO {schema}")
         check_schema(w.rows, f"{redact(url)} (schema {schema})")
         added = update_into(w, catalog)
+        _security(w, schema)  # a principal the new version names gets its role
         conn.commit()
     except psycopg.Error as exc:
         conn.rollback()
@@ -243,3 +360,92 @@ def update_postgres(catalog: Catalog, url: str) -> dict[str, int]:
     finally:
         conn.close()
     return added
+
+
+# -- logins: who may read as which principal ---------------------------------------------------------------
+def _schema_roles(w: _Writer, roles: Roles) -> list[str]:
+    return [roles.read, roles.app, *(r for (r,) in w.rows("SELECT role FROM principal_roles ORDER BY role"))]
+
+
+def grant_login(url: str, principal: str | None, login: str, password: str | None = None) -> str:
+    """Create or update ``login`` so that it reads the store at ``url`` as ``principal`` (None: the app role).
+
+    Returns the database role it was granted. The login loses any other role of this store first: one
+    login, one principal. Runs as the DBA (the compile's login). The password is passed as a literal
+    inside the statement sent to the server, never on a command line or in a message.
+    """
+    psycopg = _psycopg()
+    from psycopg import sql
+
+    if not _LOGIN.match(login):
+        raise StoreError(f"login name {login!r} must be a lower-case SQL identifier (letters, digits, _)")
+    _, schema = split_url(url)
+    roles = Roles(schema)
+    conn = connect(url, autocommit=False)
+    try:
+        w = _Writer(conn)
+        _writer_check(w, url)
+        w.execute(f"SET LOCAL search_path TO {schema}")
+        if not w.rows("SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'principal_roles'", (schema,)):
+            raise StoreError(f"{redact(url)} holds no chainret PostgreSQL store in schema {schema}; compile one first")
+        named = dict(w.rows("SELECT principal, role FROM principal_roles"))
+        if principal is None:
+            target = roles.app
+        elif principal in named:
+            target = named[principal]
+        elif principal == "public":
+            target = roles.read
+        else:
+            from difflib import get_close_matches
+
+            known = ["public", *sorted(named)]
+            near = get_close_matches(principal, known, n=3, cutoff=0.6)
+            hint = f"; did you mean {', '.join(near)}?" if near else ""
+            raise StoreError(f"principal {principal!r} is named by no document of this store (known: {', '.join(known)}){hint}")
+        found = w.rows("SELECT rolsuper FROM pg_roles WHERE rolname = %s", (login,))
+        if found and found[0][0]:
+            raise StoreError(f"{login!r} is a superuser: a superuser reads everything; grant a login of its own")
+        if login in {roles.owner, roles.read, roles.app, *named.values()}:
+            raise StoreError(f"{login!r} is one of the store's own roles; choose another login name")
+        verb = "ALTER" if found else "CREATE"
+        stmt = sql.SQL(verb + " ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS INHERIT").format(sql.Identifier(login))
+        if password is not None:
+            stmt = stmt + sql.SQL(" PASSWORD {}").format(sql.Literal(password))
+        conn.execute(stmt)
+        for role in _schema_roles(w, roles):
+            if w.rows("SELECT pg_has_role(%s, %s, 'MEMBER')", (login, role))[0][0] and role != target:
+                w.execute(f'REVOKE "{role}" FROM "{login}"')
+        w.execute(f'GRANT "{target}" TO "{login}"')
+        conn.commit()
+    except psycopg.Error as exc:
+        conn.rollback()
+        raise StoreError(f"cannot grant {login!r} at {redact(url)}: {str(exc).strip().splitlines()[0]}") from None
+    finally:
+        conn.close()
+    return target
+
+
+def revoke_login(url: str, login: str) -> list[str]:
+    """Take every role of the store at ``url`` from ``login`` (the login itself stays). Returns the roles revoked."""
+    psycopg = _psycopg()
+    if not _LOGIN.match(login):
+        raise StoreError(f"login name {login!r} must be a lower-case SQL identifier (letters, digits, _)")
+    _, schema = split_url(url)
+    roles = Roles(schema)
+    conn = connect(url, autocommit=False)
+    try:
+        w = _Writer(conn)
+        _writer_check(w, url)
+        w.execute(f"SET LOCAL search_path TO {schema}")
+        if not w.rows("SELECT 1 FROM pg_roles WHERE rolname = %s", (login,)):
+            raise StoreError(f"there is no login {login!r} at {redact(url)}")
+        revoked = [r for r in _schema_roles(w, roles) if w.rows("SELECT pg_has_role(%s, %s, 'MEMBER')", (login, r))[0][0]]
+        for role in revoked:
+            w.execute(f'REVOKE "{role}" FROM "{login}"')
+        conn.commit()
+    except psycopg.Error as exc:
+        conn.rollback()
+        raise StoreError(f"cannot revoke {login!r} at {redact(url)}: {str(exc).strip().splitlines()[0]}") from None
+    finally:
+        conn.close()
+    return revoked

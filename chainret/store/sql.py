@@ -101,16 +101,15 @@ class _Relations(Mapping[str, Any]):
 class _Documents(Mapping[str, Any]):
     """``catalog.documents_by_ref`` as a lazy lookup (what trace verification reads)."""
 
-    def __init__(self, store: SQLStore) -> None:
+    def __init__(self, store: SQLStore, reader: EvidenceReader | None = None) -> None:
         self.store = store
+        self.reader = reader
 
     def __getitem__(self, ref: str) -> Any:
         from chainret.catalog.models import SourceDocument
 
-        rows = self.store.db.rows(
-            "SELECT source, document, version, representation, title, text, digest, visibility, principals FROM documents WHERE ref = ?",
-            (ref,),
-        )
+        sql = "SELECT source, document, version, representation, title, text, digest, visibility, principals FROM documents WHERE ref = ?"
+        rows = self.store.db.rows(sql, (ref,)) if self.reader is None else self.reader.rows(sql, (ref,), ref)
         if not rows:
             raise KeyError(ref)
         s, d, v, r, t, x, g, vis, p = rows[0]
@@ -131,6 +130,43 @@ class _Documents(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return int(self.store.db.rows("SELECT count(*) FROM document_meta")[0][0])
+
+
+class EvidenceReader:
+    """A store as trace verification reads cited text: as one principal, in a view holding each document.
+
+    PostgreSQL shows text only inside a request's view and to a role that may read it; verifying a
+    trace reads every cited document version that way (as the trace's principal, in some view that
+    holds that version), so an untampered trace verifies through the same policies that answered it.
+    SQLite ignores the principal (it has no roles) and reads as before.
+    """
+
+    def __init__(self, store: SQLStore, principal: str) -> None:
+        self._store = store
+        self.principal = principal
+        self.documents_by_ref = _Documents(store, self)
+
+    def view_of(self, doc_ref: str) -> str | None:
+        rows = self._store.db.rows(
+            "SELECT vd.view_name FROM view_docs vd JOIN document_meta m ON m.ord = vd.doc_ord WHERE m.ref = ? ORDER BY vd.view_name LIMIT 1",
+            (doc_ref,),
+        )
+        return str(rows[0][0]) if rows else None
+
+    def rows(self, sql: str, params: Sequence[Any], doc_ref: str) -> list[tuple[Any, ...]]:
+        view = self.view_of(doc_ref)
+        if view is None:
+            return []
+        return self._store.db.rows(sql, params, view, self.principal)
+
+    def unit(self, ref: str) -> Any | None:
+        from chainret.catalog.models import unit_doc
+
+        rows = self.rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (ref,), unit_doc(ref))
+        return _unit(rows[0]) if rows else None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
 
 
 class SQLStore:
@@ -163,6 +199,10 @@ class SQLStore:
 
     def digest(self) -> str:
         return self._meta["digest"]
+
+    def evidence_as(self, principal: str) -> EvidenceReader:
+        """This store as ``trace verify`` reads cited text for a trace asked as ``principal``."""
+        return EvidenceReader(self, principal)
 
     # -- identity history and freshness ------------------------------------------------------------------
     @cached_property

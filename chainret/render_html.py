@@ -96,6 +96,8 @@ form.ask .opts{grid-column:1/3;display:flex;gap:14px;flex-wrap:wrap;align-items:
 button{font-size:14px;padding:7px 14px;cursor:pointer}
 ul.patterns{padding-left:18px}
 ul.patterns button.phrasing{font-size:13px;padding:2px 8px;margin:2px 4px 2px 0;background:#eef3fb;border:1px solid #9fb3d9;border-radius:12px}
+div.verify{display:flex;gap:12px;align-items:center;min-height:36px}
+div.verify p{margin:0}
 #verify-result .verified,#verify-result .evidence_intact{color:var(--ok);font-weight:600}
 #verify-result .mismatch{color:var(--bad);font-weight:600}
 .error{color:var(--bad);font-weight:600}

@@ -30,7 +30,7 @@ from fastapi.responses import HTMLResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chainret import __version__
-from chainret.render_html import CSS, esc, extras_for, trace_fragment
+from chainret.render_html import CSS, clip, esc, extras_for, trace_fragment
 from chainret.server.auth import Identity
 from chainret.server.service import AskIn, AskOut, Service
 from chainret.trace import Trace
@@ -63,9 +63,9 @@ PAGE = """<!DOCTYPE html>
     <span class="meta" id="who"></span>
   </div>
 </form>
+<div class="verify"><button type="button" id="verify" disabled>Verify this trace</button>
+<div id="verify-result" aria-live="polite"></div></div>
 <div id="result" aria-live="polite"><p class="note">Ask a question, or pick a phrasing below.</p></div>
-<p><button type="button" id="verify" disabled>Verify this trace</button></p>
-<div id="verify-result" aria-live="polite"></div>
 <aside class="side"><h2>Patterns</h2><div id="patterns"><p class="note">loading…</p></div></aside>
 <noscript><p class="error">This page needs JavaScript to send the bearer token; a standalone trace
 (<code>chainret trace show F --html OUT.html</code>) does not.</p></noscript>
@@ -114,7 +114,8 @@ def patterns_html(service: Service, principal: str) -> dict[str, str]:
     current = next((v.name for v in got.views if v.current), None)
     options = ['<option value="">(current' + (f": {esc(current)}" if current else "") + ")</option>"]
     for v in views:
-        label = f"{v.name} (as of order {getattr(v, 'order', 0)}{', current' if v.name == current else ''})"
+        desc = getattr(v, "description", "")
+        label = f"{v.name} (as of #{getattr(v, 'order', 0)}{', current' if v.name == current else ''})" + (f": {clip(desc, 60)}" if desc else "")
         options.append(f'<option value="{esc(v.name)}">{esc(label)}</option>')
     return {"patterns_html": f'<ul class="patterns">{"".join(items)}</ul>', "views_html": "".join(options)}
 

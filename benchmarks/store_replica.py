@@ -6,7 +6,7 @@
 2. clones it with ``pg_basebackup -R -X stream`` (shipped in the same package) and starts the clone
    as a hot standby streaming from the primary;
 3. asks every fixture request of the seed world on the primary and on the replica: the traces are
-   byte-identical (timing aside), row-level security included (asks run as ``chainret_reader``);
+   byte-identical (timing aside), row-level security included (asks run as the principal's role);
 4. appends the second version (two document versions and the view ``revised``) on the primary with
    ``chainret catalog compile --update`` semantics, waits until the replica has replayed it, and asks
    the new view on the replica: it answers exactly like the primary.

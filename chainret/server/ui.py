@@ -95,11 +95,17 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-def render_response(service: Service, out: AskOut) -> str:
-    """The HTML of one ``/ask`` response: its projected trace, names and units as its viewer sees them (engine thread)."""
+def ask_and_render(service: Service, who: Identity, body: AskIn) -> tuple[AskOut, str]:
+    """``Service.ask`` and the HTML of its response, in one engine call (engine thread).
+
+    The HTML is rendered from the response's projected trace; names and unit texts are looked up as
+    its viewer sees the catalog object the request was answered from (no other request runs between,
+    so a store reload cannot swap it in between).
+    """
+    out = service.ask(who, body)
     trace = Trace.model_validate(out.trace)
     ex = extras_for(trace, service.catalog, service.session, source=f"the served catalog ({service.world})")
-    return trace_fragment(trace, ex)
+    return out, trace_fragment(trace, ex)
 
 
 def patterns_html(service: Service, principal: str) -> dict[str, str]:
@@ -141,8 +147,7 @@ def router(service: Service, identity: Callable[..., Awaitable[Identity]],
 
     @r.post("/ui/ask")
     async def ui_ask(body: AskIn, who: Identity = Depends(identity)) -> dict[str, Any]:
-        out: AskOut = await run_engine(service.ask, who, body)
-        html = await run_engine(render_response, service, out)
+        out, html = await run_engine(ask_and_render, service, who, body)
         return {"response": out.model_dump(mode="json"), "html": html}
 
     @r.get("/ui/patterns")

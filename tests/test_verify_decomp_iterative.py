@@ -66,6 +66,9 @@ def bow_embed(texts):
         ("Where was the person featured on the Hollis Bay stamp born?", [], "the person featured on the Hollis Bay"),
         ("When did the man who drained the marsh and built the dam die?", [], "the man who drained the marsh and built the dam"),
         ("Who is the owner of the Mary Ann's Diner building?", [], "the owner of the Mary Ann's Diner"),
+        ("Which club is the highest goal scorer in Lorn League a member of?", [], "the highest goal scorer in Lorn League"),
+        ("What team is the player with the most goals in Lorn League history on?", [],
+         "the player with the most goals in Lorn League"),
     ],
 )
 def test_descriptor_rules_find_the_innermost_unknown(question, names, expected):

@@ -407,6 +407,15 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
             elif not (ent[1] < n and toks[ent[1]].text == "'s"):  # "the actress in Harbor Nights"
                 out.append(_Desc(i, ent[1], head, "of", ent))
             continue
+        if low[j] in _REL_PREP and low[j] != "of" and head[-1] in _PERSON_NOUNS | _ORG:
+            # "the player with the most goals in Lorn League history": a prepositional phrase, then its entity
+            k = j + 1
+            while k < n and toks[k].text.isalpha() and toks[k].text.islower() and low[k] not in _REL1 | _AUX:
+                k += 1
+            ent = ent_at.get(k)
+            if ent and k > j + 1 and low[k - 1] in _REL_PREP and not (ent[1] < n and toks[ent[1]].text == "'s"):
+                out.append(_Desc(i, ent[1], head, "of", ent))
+                continue
         r = j + 1 if (low[j] in _REL_PREP and j + 1 < n and low[j + 1] in {"which", "whom"}) else j
         if low[r] not in _REL1:
             continue
@@ -477,11 +486,11 @@ def _entity_head(head: list[str], strict: bool = False) -> bool:
     noun = head[-1]  # the head noun decides; modifiers ("original", "voice", "first") do not
     if noun in _ATTRIBUTE:
         return False
-    if noun in _PERSON | _PLACE | _ORG:
-        return True
+    if noun in _PERSON | _PLACE | _ORG or noun.endswith(("er", "or", "ist", "ian")):
+        return True  # an entity or agent noun ("the highest goal scorer", "the first governor")
     if set(head) & _ATTRIBUTE:
         return False
-    return not strict or noun.endswith(("er", "or", "ist", "ian"))
+    return not strict
 
 
 def _desc_starts_at(toks: list[_Tok], i: int) -> bool:

@@ -73,7 +73,9 @@ def test_mcp_tools_answer_as_the_configured_principal(principal: str) -> None:
     if lib.outcome == "accepted_path":
         assert out["answer"]["id"] == lib.path_ids[-1]
     assert [p["name"] for p in patterns.structured_content["patterns"]] == [p.name for p in cat.patterns]
-    assert verified.structured_content == {"status": "verified", "ok": True, "catalog_changed": False, "differences": []}
+    assert verified.structured_content == {"status": "verified", "ok": True, "catalog_changed": False, "differences": [],
+                                           "revision": out["trace"]["meta"]["revision"]}
+    assert out["revision"] == out["trace"]["meta"]["revision"] == patterns.structured_content["revision"]
     assert over.is_error and "budget_exceeds_limit" in over.content[0].text
     assert empty.is_error
 

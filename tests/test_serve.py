@@ -220,7 +220,8 @@ def test_trace_verify(servers: Any) -> None:
     with _client(srv.url, AUDITOR) as audit, _client(srv.url, PUBLIC) as pub:
         trace = audit.post("/ask", json=req).json()["trace"]
         ok = audit.post("/trace/verify", json=trace).json()
-        assert ok == {"status": "verified", "ok": True, "catalog_changed": False, "differences": []}
+        assert ok == {"status": "verified", "ok": True, "catalog_changed": False, "differences": [],
+                      "revision": trace["meta"]["revision"]}
         # another principal's trace is not replayed for this token
         r = pub.post("/trace/verify", json=trace)
         assert r.status_code == 403 and r.json()["error"]["code"] == "trace_principal_mismatch"

@@ -50,6 +50,7 @@ def serve_cmd(
     timeout: float = typer.Option(15.0, "--timeout", help="Seconds per request, waiting for the engine included (504 after)."),
     header_timeout: float = typer.Option(10.0, "--header-timeout", help="Seconds a client has to send a request's line and headers (408 and closed after)."),
     body_timeout: float = typer.Option(10.0, "--body-timeout", help="Seconds a client has to send a request's body, from its headers (408 and closed after)."),
+    reload_interval: float = typer.Option(1.0, "--reload-interval", help="Seconds between looks for a store update (a request this long after `catalog compile --update` sees it; 0 = every request)."),
     forwarded_allow_ips: Optional[str] = typer.Option(None, "--forwarded-allow-ips", help="Comma-separated proxy addresses whose X-Forwarded-For/-Proto are believed (the client address for rate limits and logs). Default: none, so forwarded headers are ignored."),
     workers: int = typer.Option(1, "--workers", help="Server processes; each loads the catalog once and runs one engine call at a time (rate limits are per process)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
@@ -84,7 +85,8 @@ def serve_cmd(
         ceiling = Budget(rows_per_hop=max_rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
                          packet_units=max_packet_units, packet_chars=max_packet_chars)
         limits = Limits(ceiling=ceiling, body_bytes=max_body_bytes, request_chars=max_request_chars, rate=rate,
-                        burst=burst, timeout_s=timeout, header_timeout_s=header_timeout, body_timeout_s=body_timeout)
+                        burst=burst, timeout_s=timeout, header_timeout_s=header_timeout, body_timeout_s=body_timeout,
+                        reload_interval_s=reload_interval)
     except ValidationError as exc:
         bad = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
         raise UsageError(f"every limit must be positive (--rate may be 0); check {bad}") from None

@@ -25,7 +25,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPBearer
@@ -38,7 +38,7 @@ from chainret.server.auth import Authenticator, Identity, load_token_file
 from chainret.server.errors import ApiError, error_body
 from chainret.server.inputs import VerifyIn
 from chainret.server.limits import Limits, RateLimiter
-from chainret.server.service import AskIn, AskOut, Health, PatternsOut, Service, VerifyOut
+from chainret.server.service import MIN_REVISION_HELP, AskIn, AskOut, Health, PatternsOut, Service, VerifyOut
 
 log = logging.getLogger("chainret.server")
 CONFIG_ENV = "CHAINRET_SERVE_CONFIG"  # a ServeConfig as JSON, for worker processes
@@ -214,12 +214,14 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
         return await run_engine(service.ask, who, body)
 
     @app.get("/patterns", response_model=PatternsOut, summary="The catalog's relation patterns and views")
-    async def get_patterns(who: Identity = Depends(identity)) -> PatternsOut:
-        return await run_engine(service.patterns, who.principal)
+    async def get_patterns(who: Identity = Depends(identity),
+                           min_revision: str | None = Query(None, max_length=80, description=MIN_REVISION_HELP)) -> PatternsOut:
+        return await run_engine(service.patterns, who.principal, min_revision)
 
     @app.post("/trace/verify", response_model=VerifyOut, summary="Replay a trace /ask returned against the catalog")
-    async def post_verify(body: VerifyIn, who: Identity = Depends(identity)) -> VerifyOut:
-        return await run_engine(service.verify, who, body.trace)
+    async def post_verify(body: VerifyIn, who: Identity = Depends(identity),
+                          min_revision: str | None = Query(None, max_length=80, description=MIN_REVISION_HELP)) -> VerifyOut:
+        return await run_engine(service.verify, who, body.trace, body.min_revision or min_revision)
 
     @app.get("/healthz", response_model=Health, summary="Liveness and the served catalog")
     async def healthz() -> Health:

@@ -8,7 +8,7 @@ no answer can (a lone surrogate, a non-finite number, nesting deeper than ``MAX_
 response that quoted it back could not be encoded. Both raise plain messages, never the input.
 
 ``VerifyIn`` is the body of ``POST /trace/verify``: a trace as ``/ask`` returned it, bare or as
-``{"trace": ...}`` (the MCP tool's shape).
+``{"trace": ..., "min_revision": ...}`` (the MCP tool's shape; ``min_revision`` optional).
 """
 
 from __future__ import annotations
@@ -81,6 +81,7 @@ class VerifyIn(BaseModel):
     model_config = ConfigDict(extra="forbid", json_schema_extra={"description": "a trace, or {\"trace\": trace}"})
 
     trace: Trace
+    min_revision: str | None = Field(None, max_length=80, description="replay against at least this catalog revision (409 catalog_behind if not)")
 
     @model_validator(mode="before")
     @classmethod
@@ -88,8 +89,8 @@ class VerifyIn(BaseModel):
         problem = json_problem(data)
         if problem is not None:
             raise ValueError(problem)
-        if isinstance(data, dict) and set(data) != {"trace"}:
-            return {"trace": data}  # a bare trace (it always has "request" and "outcome")
+        if isinstance(data, dict) and not ("trace" in data and set(data) <= {"trace", "min_revision"}):
+            return {"trace": data}  # a bare trace (it always has "request" and "outcome", never "trace")
         return data
 
     @model_validator(mode="after")

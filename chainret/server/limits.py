@@ -49,6 +49,7 @@ class Limits(BaseModel):
     timeout_s: float = Field(15.0, gt=0, description="wall-clock limit per request, queueing for the engine included")
     header_timeout_s: float = Field(10.0, gt=0, description="a request's line and headers must arrive within this (408 and closed after)")
     body_timeout_s: float = Field(10.0, gt=0, description="a request's body must arrive within this, from its headers (408 and closed after)")
+    reload_interval_s: float = Field(1.0, ge=0, description="how often a store update is looked for (a request this long after an update sees it)")
 
 
 def clamp_budget(asked: BudgetIn | dict[str, Any] | None, ceiling: Budget) -> Budget:

@@ -61,28 +61,30 @@ def build_server(service: Service, principal: str | None) -> Any:
             raise ToolError("invalid_request: " + "; ".join(parts)) from None
 
     @server.tool()
-    def ask(request: str, view: str | None = None, budget: BudgetIn | None = None) -> AskOut:
+    def ask(request: str, view: str | None = None, budget: BudgetIn | None = None, min_revision: str | None = None) -> AskOut:
         """Answer a relationship request with a supported chain of catalog relations, or say why not.
 
         Args:
             request: the request words, e.g. "Which contact serves PR-84?".
             view: a view name from list_patterns (default: the catalog's current view).
             budget: optional limits (rows_per_hop, max_searches, max_rows, max_hops, packet_units, packet_chars).
+            min_revision: answer from at least this catalog revision (an earlier result's `revision`), or fail with catalog_behind.
         """
-        return call(lambda: service.ask(identity(), AskIn(request=request, view=view, viewer=None, budget=budget)))
+        return call(lambda: service.ask(identity(), AskIn(request=request, view=view, viewer=None, budget=budget,
+                                                          min_revision=min_revision)))
 
     @server.tool()
-    def list_patterns() -> PatternsOut:
+    def list_patterns(min_revision: str | None = None) -> PatternsOut:
         """The relation patterns this catalog answers (with example phrasings) and its views."""
-        return call(service.patterns, identity().principal)
+        return call(lambda: service.patterns(identity().principal, min_revision))
 
     @server.tool()
-    def verify_trace(trace: Trace) -> VerifyOut:
+    def verify_trace(trace: Trace, min_revision: str | None = None) -> VerifyOut:
         """Replay a trace returned by ask against the catalog; lists every difference (none = it still holds).
 
         Args:
             trace: the `trace` object of an ask result, unchanged.
         """
-        return call(service.verify, identity(), trace)
+        return call(lambda: service.verify(identity(), trace, min_revision))
 
     return server

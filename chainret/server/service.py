@@ -29,18 +29,23 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.session import Session
-from chainret.ask import ask, path_names
-from chainret.store import resolve_catalog
+from chainret.ask import ask, catalog_revision, path_names
 from chainret.catalog.models import Catalog, doc_ref, unit_doc
 from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import ChainretError, UsageError
 from chainret.server.auth import Authenticator, Identity, check_narrower, resolve_viewer
 from chainret.server.errors import ApiError
 from chainret.server.inputs import trace_problem
+from chainret.server.live import LiveCatalog
 from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
+from chainret.store.base import revision_number
 from chainret.trace import Trace
 
 R = TypeVar("R")
+REVISION_HELP = ("the catalog revision this answer was computed from, for its viewer: an opaque token "
+                 "'<n>.<hex>' whose n grows each time what this viewer may read changes")
+MIN_REVISION_HELP = ("answer from at least this catalog revision (a 'revision' of an earlier response), "
+                     "or refuse with 409 catalog_behind")
 
 # Meta keys that would make a replay read a cases file named by the client.
 _FOREIGN_META = ("case", "cases_file")
@@ -57,6 +62,7 @@ class AskIn(BaseModel):
         None, max_length=64, description="a narrower viewer this credential may ask for (default: its principal)"
     )
     budget: BudgetIn | None = Field(None, description="request limits, each at most the server's ceiling")
+    min_revision: str | None = Field(None, max_length=80, description=MIN_REVISION_HELP)
 
 
 class Named(BaseModel):
@@ -72,6 +78,7 @@ class AskOut(BaseModel):
     principal: str
     viewer: str
     view: str | None = None
+    revision: str = Field(description=REVISION_HELP)
     trace: dict[str, Any] = Field(description="the trace projected for the viewer (chainret.trace.Trace as JSON)")
 
 
@@ -91,6 +98,7 @@ class ViewOut(BaseModel):
 class PatternsOut(BaseModel):
     world: str
     catalog_digest: str = Field(description="the catalog's identity for this principal (traces record the same)")
+    revision: str = Field(description=REVISION_HELP)
     patterns: list[PatternOut]
     views: list[ViewOut]
 
@@ -108,6 +116,7 @@ class VerifyOut(BaseModel):
     ok: bool = Field(description="status is not mismatch")
     catalog_changed: bool
     differences: list[Difference]
+    revision: str = Field(description="the revision of the catalog the trace was replayed against, for the caller")
 
 
 def _in_engine(method: Callable[..., R]) -> Callable[..., R]:
@@ -136,7 +145,7 @@ class Service:
         self.session = Session()  # this process's caches (views, indexes, digests)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chainret-engine")
         self._engine_ident = self._pool.submit(threading.get_ident).result()
-        self.catalog: Any = self.submit(resolve_catalog, catalog).result()
+        self.live = self.submit(LiveCatalog, catalog, self.limits.reload_interval_s).result()
         self.world: str = self.catalog.world
         self.digest: str = self.submit(self.catalog.digest).result()
         if auth is not None:
@@ -146,8 +155,17 @@ class Service:
         """Queue ``fn(*args)`` on the engine thread. A future cancelled before it starts never runs."""
         return self._pool.submit(fn, *args)
 
+    @property
+    def catalog(self) -> Any:
+        """The catalog now served (``LiveCatalog``: swapped for a fresh object when its store changes)."""
+        return self.live.current
+
     def close(self) -> None:
-        """Cancel queued calls and stop the engine thread once a running call ends."""
+        """Cancel queued calls, close the store and stop the engine thread once a running call ends."""
+        try:
+            self.submit(self.live.close).result()
+        except RuntimeError:  # already shut down
+            pass
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     # -- helpers (engine thread) ------------------------------------------------------------------
@@ -160,6 +178,29 @@ class Service:
         except ChainretError:
             raise ApiError(500, "engine_error", "the engine could not answer this request") from None
 
+    def _fresh(self, viewer: str, min_revision: str | None) -> Any:
+        """The catalog to answer from: checked for a store update (at most once per interval, or now when
+        the caller asks for a revision newer than the one held), and at least ``min_revision`` (409 if not)."""
+        cat = self.live.get()
+        if min_revision is None:
+            return cat
+        try:
+            wanted = revision_number(min_revision)
+        except ValueError:
+            raise ApiError(400, "bad_revision", "min_revision must be a 'revision' of an earlier response (<number>.<hex>)") from None
+        held = self._revision(cat, viewer)
+        if revision_number(held) < wanted:
+            cat = self.live.get(force=True)
+            held = self._revision(cat, viewer)
+        if revision_number(held) < wanted:
+            raise ApiError(409, "catalog_behind",
+                           f"this server answers from catalog revision {held} for this viewer, older than min_revision "
+                           f"{min_revision}; retry shortly (a store update is seen within {self.limits.reload_interval_s:g} s)")
+        return cat
+
+    def _revision(self, cat: Any, viewer: str) -> str:
+        return catalog_revision(cat, viewer, reader_digest(cat, viewer, session=self.session))
+
     def _check_request(self, text: str) -> None:
         if len(text) > self.limits.request_chars:
             raise ApiError(400, "request_too_long", f"the request has {len(text)} characters; the limit is {self.limits.request_chars}")
@@ -171,12 +212,13 @@ class Service:
         self._check_request(body.request)
         viewer = resolve_viewer(identity, body.viewer)
         budget = clamp_budget(body.budget, self.limits.ceiling)
+        cat = self._fresh(viewer, body.min_revision)  # this request keeps this object, even if a later one swaps
         trace: Trace = self._engine(
-            ask, body.request, self.catalog, view=body.view, principal=identity.principal, budget=budget, viewer=viewer,
+            ask, body.request, cat, view=body.view, principal=identity.principal, budget=budget, viewer=viewer,
             session=self.session,
         )
         view = trace.meta.get("view")
-        names = self._engine(path_names, trace, self.catalog, self.session)
+        names = self._engine(path_names, trace, cat, self.session)
         path = [Named(id=i, name=names.get(i, i)) for i in trace.path_ids or []] if trace.outcome == "accepted_path" else []
         if path:
             message = f"{path[-1].name} ({path[-1].id}), via " + " → ".join(f"{n.name} ({n.id})" for n in path)
@@ -190,22 +232,24 @@ class Service:
             principal=identity.principal,
             viewer=viewer,
             view=view,
+            revision=str(trace.meta.get("revision") or self._revision(cat, viewer)),
             trace=trace.model_dump(mode="json"),
         )
 
     @_in_engine
-    def patterns(self, principal: str = "public") -> PatternsOut:
-        cat = self.catalog
+    def patterns(self, principal: str = "public", min_revision: str | None = None) -> PatternsOut:
+        cat = self._fresh(principal, min_revision)
         current = cat.current_view.name if cat.current_view is not None else None
         return PatternsOut(
-            world=self.world,
+            world=cat.world,
             catalog_digest=reader_digest(cat, principal, session=self.session),
+            revision=self._revision(cat, principal),
             patterns=[PatternOut(**p.model_dump()) for p in cat.patterns],
             views=[ViewOut(name=v.name, current=v.name == current) for v in cat.views],
         )
 
     @_in_engine
-    def verify(self, identity: Identity, trace: Trace) -> VerifyOut:
+    def verify(self, identity: Identity, trace: Trace, min_revision: str | None = None) -> VerifyOut:
         """``chainret.replay.verify`` of a projected chain trace, for the principal it ran for.
 
         The trace must have run for the caller's principal and be projected for a viewer the caller
@@ -233,18 +277,20 @@ class Service:
             raise ApiError(400, "text_route_trace", "text-route traces are not served")
         self._check_request(trace.request)
         check_budget(trace.budget, self.limits.ceiling)
-        docs = readable_docs(self.catalog, principal, session=self.session)
+        cat = self._fresh(principal, min_revision)
+        revision = self._revision(cat, principal)
+        docs = readable_docs(cat, principal, session=self.session)
         unreadable = [
             Difference(kind="evidence", field=field, message=f"cites a document version that {principal} may not read")
             for field, refs in _citations(trace)
             if not refs <= docs
         ]
         if unreadable:
-            return VerifyOut(status="mismatch", ok=False, catalog_changed=False, differences=unreadable)
+            return VerifyOut(status="mismatch", ok=False, catalog_changed=False, differences=unreadable, revision=revision)
         clean = trace.model_copy(update={"meta": {k: v for k, v in meta.items() if k not in _FOREIGN_META}})
-        result = self._engine(functools.partial(verify, reader=principal), clean, self.catalog)
+        result = self._engine(functools.partial(verify, reader=principal), clean, cat)
         return VerifyOut(status=result.status, ok=result.ok, catalog_changed=result.catalog_changed,
-                         differences=[Difference(**d.model_dump()) for d in result.differences])
+                         differences=[Difference(**d.model_dump()) for d in result.differences], revision=revision)
 
 
 def _citations(trace: Trace) -> list[tuple[str, set[str]]]:

@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from chainret.server.auth import hash_token
-from support.local_server import LocalServer, free_port
+from support.local_server import LocalServer
 
 pytest.importorskip("mcp")
 import httpx2  # noqa: E402 - the SDK's HTTP client library
@@ -36,18 +36,19 @@ REQUEST = "Which lab certifies the supplier of V-12?"
 AUDITOR, PUBLIC = "mcp-auditor-token-19ac", "mcp-public-token-6e02"
 
 
-class McpHttp:
-    """``python -m chainret mcp --http`` on a free loopback port; ``stop()`` ends that process only."""
+class McpHttp(LocalServer):
+    """``python -m chainret mcp --http`` on a free loopback port (``LocalServer``'s port, log and ``stop``)."""
 
-    def __init__(self, args: list[str], log: Path) -> None:
-        self.port = free_port()
+    def start(self) -> McpHttp:
         self.url = f"http://127.0.0.1:{self.port}/mcp"
-        self.log = log
-        self._fh = open(log, "wb")  # noqa: SIM115 - closed in stop()
-        self.proc = subprocess.Popen([sys.executable, "-m", "chainret", "mcp", "--http", "--port", str(self.port), *args],
-                                     stdout=self._fh, stderr=subprocess.STDOUT, env=dict(os.environ))
+        assert self.log is not None
+        self._log_fh = open(self.log, "wb")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen([sys.executable, "-m", "chainret", "mcp", "--http", "--port", str(self.port), *self.args],
+                                     stdout=self._log_fh, stderr=subprocess.STDOUT, env=dict(os.environ))
+        return self
 
     def wait(self, timeout: float = 60.0) -> McpHttp:
+        assert self.proc is not None and self.log is not None, "start() first"
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -57,17 +58,8 @@ class McpHttp:
                     return self
             except OSError:
                 time.sleep(0.1)
+        self.stop()
         raise RuntimeError("chainret mcp --http did not start listening")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._fh.close()
 
 
 def _tokens(path: Path, anonymous: bool = True) -> Path:
@@ -84,8 +76,8 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]
     tokens, closed = _tokens(tmp / "tokens.json"), _tokens(tmp / "closed.json", anonymous=False)
     common = ["--catalog", str(SUPPLY), "--max-rows-per-hop", "5"]
     api = LocalServer([*common, "--tokens", str(tokens), "--rate", "0"], log=tmp / "api.log").start()
-    mcp_open = McpHttp([*common, "--tokens", str(tokens)], tmp / "mcp.log")
-    mcp_closed = McpHttp([*common, "--tokens", str(closed)], tmp / "mcp-closed.log")
+    mcp_open = McpHttp([*common, "--tokens", str(tokens)], log=tmp / "mcp.log").start()
+    mcp_closed = McpHttp([*common, "--tokens", str(closed)], log=tmp / "mcp-closed.log").start()
     try:
         api.wait()
         yield {"api": api, "mcp": mcp_open.wait(), "closed": mcp_closed.wait()}

@@ -245,10 +245,13 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
     with tempfile.TemporaryDirectory(prefix="chainret-import-") as empty:
         result = build(src if src is not None else Path(empty), out, view=view, overrides=snap.documents, parsed=header,
                        previous=previous)
-    if view_description and result.new_view:
-        cat = result.catalog
-        views = [v.model_copy(update={"description": view_description}) if v.name == result.new_view else v for v in cat.views]
-        result.catalog = Catalog(**{**{name: getattr(cat, name) for name in Catalog.model_fields}, "views": views})
+    cat = result.catalog
+    views = [v.model_copy(update={"description": view_description}) if v.name == result.new_view and view_description else v
+             for v in cat.views]
+    # The same records without the lookups the build's checks cached on the catalog (a large import's
+    # indexes would otherwise stay in memory while it is written).
+    result.catalog = Catalog.model_construct(**{**{name: getattr(cat, name) for name in Catalog.model_fields}, "views": views})
+    del cat
     return result
 
 

@@ -365,7 +365,14 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
 
 
 def _entities(cv: Any) -> list[Any]:
-    return list(cv.catalog.entities)
+    """Every entity of the catalog (candidates only: each is checked with ``cv.knows`` before use).
+
+    A compiled store read for a narrower viewer (``ReaderStore``) lists its store's entities."""
+    cat = cv.catalog
+    ents = getattr(cat, "entities", None)
+    if ents is None:
+        ents = cat.store.entities
+    return list(ents)
 
 
 def suggest_entities(text: str, type_: str | None, cv: Any, n: int = 3) -> list[Any]:

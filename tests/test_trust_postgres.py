@@ -13,26 +13,13 @@ import pytest
 from store_worlds import new_schema_url, pg_url  # noqa: F401
 from test_store_cli import SEED, cli
 
+from support.hostile_sql import leaks, restricted_strings, run
+
 from chainret.catalog.load import load_world
-from chainret.catalog.models import unit_spans
 from chainret.store import compile_store, open_store
 from chainret.store.postgres import Roles, split_url
 
 psycopg = pytest.importorskip("psycopg")
-
-
-def _restricted_strings(cat) -> list[str]:
-    """Text only restricted documents hold: their units and quotes, minus anything a public document also says."""
-    public = "\n".join(d.text for d in cat.documents if d.visibility == "public")
-    out = set()
-    for d in cat.documents:
-        if d.visibility == "restricted":
-            out.update(d.text[s:e] for s, e in unit_spans(d.text))
-    for r in cat.relations:
-        doc = cat.documents_by_ref[r.support.doc_ref]
-        if doc.visibility == "restricted":
-            out.add(r.support.quote)
-    return sorted(s for s in out if s.strip() and s not in public)
 
 
 @pytest.fixture(scope="module")
@@ -54,104 +41,35 @@ def _login(url: str, principal: str, login: str, tmp_path, capsys):
     return conn, schema
 
 
-def _attempts(schema: str) -> list[str]:
-    roles = Roles(schema)
-    reads = [
-        "SELECT text FROM units", "SELECT text FROM documents", "SELECT quote FROM relation_quotes", "SELECT term FROM postings",
-        f"SELECT text FROM {schema}.units WHERE {schema}.chainret_readable(doc_ord) OR true",
-    ]
-    setups = [
-        [],
-        ["SET chainret.principal = 'auditor'"],
-        ["SELECT set_config('chainret.principal', 'auditor', false)"],
-        ["RESET ROLE"],
-        [f"SET ROLE {roles.principal('auditor')}"],
-        [f"SET ROLE {roles.app}"],
-        [f"SET ROLE {roles.owner}"],
-        ["SET ROLE postgres"],
-        ["SET SESSION AUTHORIZATION postgres"],
-        ["SET row_security = off"],
-        ["ALTER TABLE units DISABLE ROW LEVEL SECURITY"],
-        ["ALTER TABLE units NO FORCE ROW LEVEL SECURITY"],
-        ["DROP POLICY chainret_read ON units"],
-        ["CREATE OR REPLACE FUNCTION chainret_readable(d bigint) RETURNS boolean LANGUAGE sql AS 'SELECT true'"],
-        ["CREATE TABLE pg_temp.view_docs AS SELECT * FROM view_docs", "SET search_path TO pg_temp, " + schema],
-        ["UPDATE readers SET principal = '*'"],
-        ["INSERT INTO principal_roles VALUES ('auditor2', current_user)"],
-    ]
-    out = []
-    for setup in setups:
-        for view in ("final", "revised"):
-            out.append((setup, view, reads))
-    return out
-
-
-def _run(conn, schema: str) -> list[str]:
-    """Everything a login got back from every escalation (rows as text, and error messages)."""
-    seen: list[str] = []
-    for setup, view, reads in _attempts(schema):
-        for read in reads:
-            try:
-                with conn.transaction():
-                    for stmt in setup:
-                        conn.execute(stmt)
-                    conn.execute("SELECT set_config('chainret.view', %s, false)", (view,))
-                    seen.extend(str(r) for r in conn.execute(read).fetchall())
-            except psycopg.Error as exc:
-                seen.append(str(exc))
-    for stmt in (
-        "SELECT most_common_vals::text, histogram_bounds::text FROM pg_stats WHERE schemaname = current_schema()",
-        "SELECT pg_catalog.pg_read_file('base')",
-        "SELECT definition FROM pg_views WHERE schemaname = current_schema()",
-    ):
-        try:
-            seen.extend(str(r) for r in conn.execute(stmt).fetchall())
-        except psycopg.Error as exc:
-            seen.append(str(exc))
-    for copy in ("COPY units TO STDOUT", "COPY (SELECT text FROM documents) TO STDOUT", "COPY relation_quotes TO STDOUT"):
-        try:
-            with conn.cursor() as cur, cur.copy(copy) as cp:
-                seen.extend(bytes(chunk).decode("utf-8", "replace") for chunk in cp)
-        except psycopg.Error as exc:
-            seen.append(str(exc))
-    return seen
-
-
-def _leaks(seen: list[str], secrets: list[str]) -> list[str]:
-    blob = "\n".join(seen)
-    # COPY escapes newlines; compare each secret's first line, which is still verbatim
-    return [s for s in secrets if s in blob or s.splitlines()[0] in blob]
-
-
 def test_a_public_login_reads_no_restricted_text_whatever_it_tries(world, tmp_path, capsys):
     url, cat = world
-    secrets = _restricted_strings(cat)
+    secrets = restricted_strings(cat)
     assert len(secrets) >= 2
     conn, schema = _login(url, "public", "hostile_public", tmp_path, capsys)
     try:
         assert conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0] is False
-        seen = _run(conn, schema)
+        seen = run(conn, schema)
     finally:
         conn.close()
-    assert _leaks(seen, secrets) == []
+    assert leaks(seen, secrets) == []
     # It does read public text (the policies are not simply closed).
     assert any("registry" in s or "REL " in s for s in seen)
 
 
 def test_the_same_queries_as_an_auditor_login_see_the_restricted_text(world, tmp_path, capsys):
     url, cat = world
-    secrets = _restricted_strings(cat)
+    secrets = restricted_strings(cat)
     conn, schema = _login(url, "auditor", "probe_auditor", tmp_path, capsys)
     try:
-        seen = _run(conn, schema)
+        seen = run(conn, schema)
     finally:
         conn.close()
-    assert len(_leaks(seen, secrets)) == len(secrets)
+    assert len(leaks(seen, secrets)) == len(secrets)
 
 
 def test_revoke_takes_the_principal_back_and_grant_refuses_unknown_principals(world, tmp_path, capsys):
     url, cat = world
-    secrets = _restricted_strings(cat)
+    secrets = restricted_strings(cat)
     conn, _ = _login(url, "auditor", "soon_revoked", tmp_path, capsys)
     conn.close()
     code, _, err = cli(capsys, "catalog", "revoke", url, "--login", "soon_revoked")

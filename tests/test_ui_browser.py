@@ -330,31 +330,36 @@ def test_csp_blocks_what_escaping_would_miss(browser: Any, servers: Any) -> None
         ui.close()
 
 
-@pytest.mark.parametrize("case", ["final/main-serves", "final/restricted-second-hop", "supply/backtrack", "lab/ambiguous-title"])
-def test_standalone_trace_opens_offline_without_javascript(browser: Any, tmp_path: Path, case: str) -> None:
+def test_every_golden_trace_opens_offline_without_javascript(browser: Any, tmp_path: Path) -> None:
+    """`trace show --html` of every golden trace, opened from disk with JavaScript off and the network cut."""
     from typer.testing import CliRunner
 
     from chainret.cli import app
 
-    src = ROOT / "traces" / f"{case}.json"
-    out = tmp_path / "trace.html"
-    r = CliRunner().invoke(app, ["trace", "show", str(src), "--html", str(out)])
-    assert r.exit_code == 0, r.output
-    trace = Trace.model_validate_json(src.read_text(encoding="utf-8"))
+    golden = sorted((ROOT / "traces").glob("*/*.json"))
+    assert len(golden) >= 30
     ctx = browser.new_context(java_script_enabled=False, offline=True)
     try:
         page = ctx.new_page()
         requests: list[str] = []
         page.on("request", lambda q: requests.append(q.url))
-        page.goto(out.as_uri())
-        assert requests == [out.as_uri()]  # the file itself and nothing else
-        marks = page.locator("mark.quote")
-        assert marks.all_inner_texts() == [h.anchor.quote for h in trace.hops if h.anchor is not None]
-        if marks.count():  # the inline style applies (its CSP hash matches): the quote is highlighted
-            assert marks.first.evaluate("m => getComputedStyle(m).backgroundColor") == "rgb(255, 226, 122)"
-        assert page.locator(".graph svg g.node").count() >= 1
-        if trace.outcome != "accepted_path":
-            assert page.inner_text("#reason")
+        for src in golden:
+            out = tmp_path / f"{src.parent.name}-{src.stem}.html"
+            r = CliRunner().invoke(app, ["trace", "show", str(src), "--html", str(out)])
+            assert r.exit_code == 0, r.output
+            trace = Trace.model_validate_json(src.read_text(encoding="utf-8"))
+            requests.clear()
+            page.goto(out.as_uri())
+            assert requests == [out.as_uri()], src  # the file itself and nothing else
+            marks = page.locator("mark.quote")
+            assert marks.all_inner_texts() == [h.anchor.quote for h in trace.hops if h.anchor is not None], src
+            if marks.count():  # the inline style applies (its CSP hash matches): the quote is highlighted
+                assert marks.first.evaluate("m => getComputedStyle(m).backgroundColor") == "rgb(255, 226, 122)"
+            assert page.locator(".graph svg g.node").count() >= 1
+            if trace.outcome == "accepted_path":
+                assert trace.path_ids is not None and trace.path_ids[-1] in page.inner_text("#answer")
+            else:
+                assert page.inner_text("#reason"), src
     finally:
         ctx.close()
 

@@ -39,12 +39,20 @@ from chainret.trace import Budget, Interpretation, PacketItem, Refusal, Trace
 
 
 def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | None = None, principal: str = "public") -> Any:
-    """The networkx MultiDiGraph of a catalog view (edge key = relation id, usability as attributes)."""
+    """The networkx MultiDiGraph of a catalog view as ``principal`` may know it (edge key = relation id).
+
+    Built over the principal's reader catalog: a relation only a document they may not read holds,
+    and an entity only such relations name, are not in it (not even as "not readable").
+    """
     from chainret.catalog.graph import build_graph
 
-    cv = cached_view(resolve_catalog(catalog), view, principal)
-    ents = {e.id: {"type": e.type, "name": e.name} for e in cv.catalog.entities}
-    return build_graph([relation_flags(cv, r) for r in cv.relations()], ents)
+    cv = cached_view(reader_catalog(resolve_catalog(catalog), principal), view, principal)
+    shown = getattr(cv.catalog, "entities", None)
+    if shown is None:  # a compiled store read as one principal: its entities, filtered below
+        shown = cv.catalog.store.entities
+    ents = {e.id: {"type": e.type, "name": e.name} for e in shown if cv.knows(e.id)}
+    held = cv.catalog.relations_by_id  # a compiled store read as the principal: only what they may read
+    return build_graph([relation_flags(cv, r) for r in cv.relations() if r.id in held], ents)
 
 
 # -- ask ---------------------------------------------------------------------------------------------
@@ -84,8 +92,8 @@ def ask(
         A ``Trace`` with outcome ``accepted_path``, ``partial_evidence``, ``no_pattern`` or ``refused``.
 
     Example:
-        >>> ask("Which contact serves PR-84?").path_ids  # doctest: +SKIP
-        ['project:final:main', 'org:final:north', 'contact:final:desk']
+        >>> ask("Which contact serves PR-84?").path_ids
+        ['project:final:main', 'org:final:south', 'contact:final:field']
     """
     t0 = time.perf_counter()
     full = resolve_catalog(catalog)

@@ -106,3 +106,17 @@ def test_friction_8_a_typo_is_answered_and_an_unknown_entity_names_near_ones(cap
     assert code == 0 and "Rowan field office" in out
     code, out, _ = cli(capsys, "ask", "Which contact serves the Main programmmmme?", "--no-trace", "-q")
     assert code == 1 and "did you mean project:final:main" in flat(out)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_friction_10_graph_as_public_omits_what_only_a_restricted_document_holds(tmp_path, capsys, compiled):
+    catalog = str(ROOT / "fixtures" / "supply" / "catalog.yaml")
+    if compiled:
+        db = str(tmp_path / "supply.db")
+        cli(capsys, "catalog", "compile", catalog, "--out", db)
+        catalog = db
+    code, public, _ = cli(capsys, "graph", "--as", "public", "--catalog", catalog)
+    assert code == 0 and "sup-4" in public  # a public relation
+    assert "sup-5" not in public and "not readable" not in public  # held only by quality/pending.md (auditor)
+    code, auditor, _ = cli(capsys, "graph", "--as", "auditor", "--catalog", catalog)
+    assert code == 0 and "sup-5" in auditor

@@ -131,9 +131,10 @@ def test_bad_trees_are_errors_naming_file_and_line(tmp_path: Path, files: dict[s
 
 def test_a_huge_file_is_refused_unread(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bs, "MAX_DESCRIPTOR_BYTES", 1000)
-    root = _tree(tmp_path, {"catalog-info.yaml": GROUP + "\n# " + "x" * 2000 + "\n"})
+    root = _tree(tmp_path, {"catalog-info.yaml": GROUP + "\n# " + "x" * 2000 + "\n", "other.yaml": "x: " + "y" * 2000})
     snap = read_snapshot(root, ["backstage"], "acme")
-    assert [e.code for e in snap.errors] == ["file_too_large"]
+    assert [e.code for e in snap.errors] == ["file_too_large"]  # the descriptor: an error, nothing imported
+    assert [(w.code, Path(w.file).name) for w in snap.warnings] == [("file_too_large", "other.yaml")]  # not inspected
 
 
 def test_homonyms_stay_two_entities_and_an_unqualified_request_is_ambiguous(tmp_path: Path) -> None:

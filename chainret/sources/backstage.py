@@ -416,6 +416,12 @@ def read_tree(path: str | os.PathLike[str]) -> TreeRead:
     else:
         root, start = given.parent, [given.name]
     out = TreeRead(root=root)
+    if given.is_dir():  # a large YAML file is not opened to see whether it is a descriptor: say so
+        for p in sorted(root.rglob("*.y*ml")):
+            if p.suffix in (".yaml", ".yml") and p.name not in DESCRIPTOR_NAMES and p.is_file() \
+                    and p.stat().st_size > MAX_DESCRIPTOR_BYTES:
+                out.warnings.append(_issue("file_too_large", p, None, f"over {MAX_DESCRIPTOR_BYTES} bytes "
+                                           "(CHAINRET_MAX_DESCRIPTOR_BYTES): not inspected for descriptors", "warning"))
     if not given.exists():
         out.errors.append(_issue("file_not_found", given, None, "no such file or folder"))
         return out

@@ -187,8 +187,12 @@ def _mcp_http(catalog: Optional[str], limits: Any, principal: Optional[str], hos
     _warn_exposed(host, None)
     typer.echo(f"chainret mcp: world {service.world}, {len(authn.file.tokens)} token(s), anonymous "
                f"{'public' if authn.file.anonymous else 'refused'}, streamable HTTP at http://{host}:{port}{MCP_PATH}", err=True)
+    from chainret.server.protocol import protocol_factory
+
+    # the same slow-client bounds as `chainret serve`, and no forwarded headers believed (no proxy named)
     uvicorn.run(build_http_app(service, authn, host=host), host=host, port=port, log_level="warning",
-                timeout_keep_alive=5, server_header=False)
+                timeout_keep_alive=5, server_header=False, http=protocol_factory(limits.header_timeout_s),
+                proxy_headers=False, forwarded_allow_ips="")
 
 
 def register(app: typer.Typer) -> None:

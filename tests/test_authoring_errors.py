@@ -60,8 +60,17 @@ def test_quote_not_found_names_the_nearest_passage(world: Path) -> None:
 def test_duplicate_quote_lists_every_position(world: Path) -> None:
     rota = world / "source" / "rota" / "on-call.md"
     rota.write_text(rota.read_text(encoding="utf-8") + "\nThis week Ana Silva is on call for the Platform team.\n", encoding="utf-8")
-    build_fails(world, "the quote occurs 2 times in rota/on-call.md: at line 3 (offset 16), line 7",
+    build_fails(world, "the quote occurs 2 times in rota/on-call.md: at line 3, column 1 (offset 16); line 7, column 1",
                 "add occurrence: N")
+
+
+def test_duplicate_quote_on_one_line_names_the_columns(world: Path) -> None:
+    """Two places on one line are told apart by their column (issue 23: not "line 3, line 3")."""
+    rota = world / "source" / "rota" / "on-call.md"
+    text = rota.read_text(encoding="utf-8")
+    quote = "This week Ana Silva is on call for the Platform team."
+    rota.write_text(text.replace(quote, f"{quote} {quote}", 1), encoding="utf-8")
+    build_fails(world, "at line 3, column 1 (offset 16); line 3, column 55 (offset 70)")
 
 
 def test_csv_with_a_missing_column(world: Path, tmp_path: Path) -> None:

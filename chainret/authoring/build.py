@@ -66,7 +66,7 @@ from chainret.catalog.models import (
     sha256_digest,
     unit_spans,
 )
-from chainret.catalog.quotes import line_of, occurrences
+from chainret.catalog.quotes import line_col, line_of, occurrences
 
 TEXT_SUFFIXES = {".md": "text/markdown", ".markdown": "text/markdown", ".txt": "text/plain",
                  ".text": "text/plain", ".rst": "text/x-rst"}
@@ -315,7 +315,7 @@ def prose_drafts(header: Header, files: list[SourceFile], types: _Types, header_
                 continue
             start = starts[pr.occurrence - 1]
         elif len(starts) > 1:
-            at = ", ".join(f"line {line_of(sf.text, s)} (offset {s})" for s in starts)
+            at = "; ".join(f"{line_col(sf.text, s)} (offset {s})" for s in starts)
             err(i, "quote", f"the quote occurs {len(starts)} times in {pr.document}: at {at}; "
                             "quote more of the sentence, or add occurrence: N (1 = the first)")
             continue
@@ -368,13 +368,15 @@ def _next_version(versions: list[str]) -> str:
 # -- the build ---------------------------------------------------------------------------------------
 def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str | None = None,
           overrides: dict[str, str] | None = None, fresh: bool = False, parsed: Header | None = None,
-          previous: Catalog | None = None) -> BuildResult:
+          previous: Catalog | None = None, check: bool = True) -> BuildResult:
     """Build the catalog (and cases) of a source folder against the catalog already at ``out``.
 
     ``overrides`` maps a relative path to a text used instead of the file (``catalog import``
     renders a table this way before anything is written). ``fresh`` ignores the catalog at ``out``;
     ``parsed`` is the header already read (else it is read from the folder); ``previous`` is the
-    catalog to add to, already in memory (``chainret.sources.history`` chains commits this way).
+    catalog to add to, already in memory (``chainret.sources.history`` chains commits this way);
+    ``check=False`` leaves out the whole-catalog checks of ``chainret validate`` (every view, every
+    relation: a history checks once, after its last commit, instead of after each).
     Raises ``SourceInvalid`` (every problem, by file and line) or ``UsageError``.
     """
     from chainret.catalog.load import load_catalog, reference_issues
@@ -417,7 +419,7 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     result = _assemble(header, files, drafts, previous, view, catalog_file, cases_file)
     result.skipped = skipped
     problems = reference_issues(result.catalog, str(catalog_file))
-    problems += _catalog_errors(result.catalog, str(catalog_file))
+    problems += catalog_errors(result.catalog, str(catalog_file)) if check else []
     if problems:
         raise SourceInvalid(problems)
     from chainret.authoring.cases import header_cases
@@ -516,7 +518,7 @@ def _assemble(header: Header, files: list[SourceFile], drafts: dict[str, list[Dr
                        kept_versions=kept, dropped=dropped, notes=notes)
 
 
-def _catalog_errors(catalog: Catalog, file: str) -> list[Issue]:
+def catalog_errors(catalog: Catalog, file: str) -> list[Issue]:
     from chainret.checks import check_catalog
 
     return [i for i in check_catalog(catalog, file) if i.severity == "error"]

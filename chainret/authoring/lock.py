@@ -21,7 +21,7 @@ from chainret.catalog.models import (
     Support,
     sha256_digest,
 )
-from chainret.catalog.quotes import line_of, occurrences
+from chainret.catalog.quotes import line_col, line_of, occurrences
 
 
 @dataclass
@@ -82,7 +82,7 @@ def lock(catalog: Catalog, *, force: bool = False) -> LockReport:
             elif not found:
                 unresolved.append(f"{rel.id}: the quote {sup.quote!r} does not occur in {doc.ref}")
             else:
-                at = ", ".join(f"line {line_of(doc.text, s)}" for s in found)
+                at = "; ".join(line_col(doc.text, s) for s in found)
                 unresolved.append(f"{rel.id}: the quote occurs {len(found)} times in {doc.ref} ({at}); fix its span by hand")
         if update:
             relations.append(rel.model_copy(update={"support": Support(**{**sup.model_dump(), **update})}))

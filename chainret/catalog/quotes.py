@@ -8,6 +8,11 @@ def line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
+def line_col(text: str, offset: int) -> str:
+    """``line 9, column 12`` (both 1-based): two places on one line stay apart."""
+    return f"line {line_of(text, offset)}, column {offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
 def occurrences(text: str, quote: str) -> list[int]:
     """Start offsets of every occurrence of ``quote`` in ``text`` (overlaps included)."""
     out, i = [], text.find(quote) if quote else -1

@@ -13,7 +13,12 @@ public), then:
    timing) for each (principal, request), and the reference latency;
 2. for each worker count (`--workers`, a fresh server each) and client count: a fixed number of
    requests, alternating the two tokens over the mix, sent by that many concurrent clients; it
-   stops when they are all answered.
+   stops when they are all answered;
+3. revocation lag (``--revocation-trials``, a fresh SQLite store and server each): while 4
+   background clients keep asking, one client asks as public back to back and the store gets an
+   update that restricts the document the answer cites (``support.revocation``); reported: the lag
+   from the update's commit to the first public refusal, answers after the bound (the default
+   ``--reload-interval``, 1 s) that still showed the document, and failed requests.
 
 Every response is checked against the single-client response for its principal (0 differences
 expected) and every public response for the strings public may never receive (the paragraphs, doc
@@ -44,6 +49,7 @@ import httpx  # noqa: E402
 from chainret.catalog.load import apply_overlay, load_world  # noqa: E402
 from chainret.server.auth import hash_token, new_token  # noqa: E402
 from support.local_server import LocalServer, hidden_strings  # noqa: E402
+from support.revocation import REQUEST, revoking_versions, watch_revocation  # noqa: E402
 from chainret.files import atomic_write_text  # noqa: E402
 
 WORLD = ROOT / "fixtures" / "seed"
@@ -160,6 +166,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--requests", type=int, default=1200, help="requests per client count (fixed; the run stops after them)")
     ap.add_argument("--clients", type=int, nargs="+", default=[8, 16, 32], help="concurrent clients (8-32)")
     ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="server processes (chainret serve --workers), one run each")
+    ap.add_argument("--revocation-trials", type=int, default=3, help="revocation-lag trials under load (0: skip)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     if any(not 1 <= c <= 64 for c in args.clients) or args.requests < 1 or any(w < 1 for w in args.workers):
@@ -204,13 +211,59 @@ def main(argv: list[str] | None = None) -> int:
                           f"differences {res['differences']}, restricted strings in public responses {res['leaks']}", flush=True)
     differs = sum(1 for i in range(len(mix)) if _content(expected[("auditor", i)]) != _content(expected[("public", i)]))
     carrying = sum(1 for (p, _), text in expected.items() if p == "auditor" and any(s in text for s in hidden))
-    write_report(args, mix, base, levels, len(hidden), differs, carrying, load)
+    revocation = revocation_lag(args.revocation_trials) if args.revocation_trials > 0 else None
+    write_report(args, mix, base, levels, len(hidden), differs, carrying, load, revocation)
     bad = sum(r["errors"] + r["differences"] + r["leaks"] for r in levels)
+    if revocation is not None:
+        bad += revocation["shown"] + revocation["failed"]
     return 1 if bad else 0
 
 
+def revocation_lag(trials: int, background: int = 4, bound: float = 1.0) -> dict[str, Any]:
+    """Lag from a store update to the first public refusal, with ``background`` clients asking meanwhile."""
+    import threading
+
+    from chainret.store import compile_store, update_store
+
+    v1, v2 = revoking_versions()
+    lags: list[float] = []
+    shown = after = failed = requests = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(trials):
+            db = Path(tmp) / f"rev{i}.db"
+            compile_store(v1, db)
+            with LocalServer(["--catalog", str(db), "--rate", "0"], log=Path(tmp) / f"rev{i}.log") as srv:
+                stop = threading.Event()
+                errors: list[int] = []
+
+                def load(stop: threading.Event = stop, errors: list[int] = errors, url: str = srv.url) -> None:
+                    with httpx.Client(base_url=url, timeout=30) as c:
+                        while not stop.is_set():
+                            r = c.post("/ask", json={"request": REQUEST})
+                            if r.status_code != 200:
+                                errors.append(r.status_code)
+
+                threads = [threading.Thread(target=load, daemon=True) for _ in range(background)]
+                for t in threads:
+                    t.start()
+                seen = watch_revocation(srv.url, lambda db=db: update_store(v2, db), bound=bound, tail=1.0)
+                stop.set()
+                for t in threads:
+                    t.join(timeout=30)
+            if seen.lag_s is not None:
+                lags.append(seen.lag_s)
+            shown, after = shown + seen.still_shown, after + seen.after_bound
+            failed += len(seen.failed) + len(errors)
+            requests += seen.requests
+            print(f"revocation trial {i + 1}: lag {seen.lag_s if seen.lag_s is None else round(seen.lag_s, 3)} s, "
+                  f"{seen.still_shown} of {seen.after_bound} answers after {bound:g} s still showed the document, "
+                  f"{len(seen.failed) + len(errors)} failed requests", flush=True)
+    return {"trials": trials, "background": background, "bound": bound, "lags": lags, "shown": shown, "after": after,
+            "failed": failed, "requests": requests}
+
+
 def write_report(args: argparse.Namespace, mix: list[dict[str, Any]], base: dict[str, Any], levels: list[dict[str, Any]],
-                 n_hidden: int, differs: int, carrying: int, load: float) -> None:
+                 n_hidden: int, differs: int, carrying: int, load: float, revocation: dict[str, Any] | None = None) -> None:
     cmd = "python benchmarks/serve_load.py"
     if args.requests != 1200 or args.clients != [8, 16, 32] or args.workers != [1, 2]:
         cmd += (f" --requests {args.requests} --clients {' '.join(map(str, args.clients))}"
@@ -259,9 +312,29 @@ Latency is per request as the client saw it, queueing included: with one engine 
 process, more concurrent clients mean longer queues at about the same throughput. More workers
 can only help where there are idle cores; here the load generator itself needs one of the
 {os.cpu_count()} cores. docs/serving.md says why each process runs one engine call at a time.
-"""
+{_revocation_text(revocation)}"""
     atomic_write_text(args.out, text)
     print(f"wrote {args.out}")
+
+
+def _revocation_text(rev: dict[str, Any] | None) -> str:
+    if rev is None:
+        return ""
+    import statistics
+
+    lags = rev["lags"]
+    lag = (f"{statistics.median(lags):.2f} s median, {max(lags):.2f} s max over {len(lags)} trials" if lags
+           else "no refusal seen")
+    return f"""
+### Revocation under load (issue 21)
+
+{rev['trials']} trials, each a fresh SQLite store and one-worker server: {rev['background']} background clients
+ask while one client asks as public back to back and `update_store` appends a version that restricts
+the document its answer cites. Lag from the update's commit to the first public refusal: {lag}
+(documented bound: `--reload-interval`, 1 s). Answers that started {rev['bound']:g} s or more after the
+update and still showed the document: {rev['shown']} of {rev['after']}; failed requests (any client, before,
+during or after the update): {rev['failed']}.
+"""
 
 
 if __name__ == "__main__":

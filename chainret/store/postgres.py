@@ -324,9 +324,8 @@ def compile_postgres(catalog: Catalog, url: str, *, replace: bool = False) -> di
         for stmt in index_statements():
             w.execute(stmt)
         _security(w, schema)
+        w.execute(f"ANALYZE {', '.join(f'{schema}.{t}' for t in TABLES)}")  # inside: the commit is the last step
         conn.commit()
-        conn.autocommit = True
-        conn.execute(f"ANALYZE {', '.join(f'{schema}.{t}' for t in TABLES)}")
     except psycopg.Error as exc:
         conn.rollback()
         raise StoreError(f"cannot write the store to {redact(url)}: {str(exc).strip().splitlines()[0]}") from None

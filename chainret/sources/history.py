@@ -4,7 +4,8 @@ Every commit that changed the records (``git log --reverse [REV] -- PATH``, olde
 as a snapshot of the tree at that commit (``git ls-tree`` + ``git cat-file --batch``, plain git
 through subprocess, nothing fetched) and built into the catalog: a record file that changed
 becomes a new document version, and the commit a new view named ``<commit date>-<short hash>``
-(UTC committer date), whose description holds the full hash. ``--view 2026-03-01`` then answers
+(UTC committer date), whose description holds the full hash. The whole-catalog checks of
+``chainret validate`` (every view, every relation) run once, after the last commit, not per commit. ``--view 2026-03-01`` then answers
 as of the last commit on or before that day, ``--view <hash>`` as of that commit
 (``chainret.catalog.views.as_of_view``).
 
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
-from chainret.authoring.build import BuildResult, output_paths
+from chainret.authoring.build import BuildResult, catalog_errors, output_paths
 from chainret.authoring.header import SourceInvalid
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import Catalog
@@ -147,7 +148,7 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
             res.warnings.append(Issue(w.code, w.severity, f"{c.sha[:7]}:{_rel(w.file, tmp)}", w.location, w.field, w.message, w.line))
         try:
             built = import_snapshot(snap, out, world=world, src=src, view=c.view_name, strict=strict, previous=cat,
-                                    view_description=f"commit {c.sha} {c.date.isoformat()}")
+                                    view_description=f"commit {c.sha} {c.date.isoformat()}", check=False)
         except SourceInvalid as exc:
             if strict:
                 raise SourceInvalid([Issue(i.code, i.severity, f"{c.sha[:7]}:{_rel(i.file, tmp)}", i.location, i.field, i.message,
@@ -160,6 +161,10 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
             res.added.append((c, built.new_view))
         else:
             res.unchanged.append(c)
+    if res.result is not None and res.added:  # the checks of `chainret validate`, once, over every view
+        problems = catalog_errors(res.result.catalog, str(catalog_file))
+        if problems:
+            raise SourceInvalid(problems)
     return res
 
 

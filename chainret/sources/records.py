@@ -226,11 +226,12 @@ def default_world(formats: list[str], src: Path | None) -> str:
 
 def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, src: Path | None = None,
                     view: str | None = None, strict: bool = False, previous: Catalog | None = None,
-                    view_description: str = "") -> BuildResult:
+                    view_description: str = "", check: bool = True) -> BuildResult:
     """Build a snapshot into the catalog at ``out`` (new versions and a new view when anything changed).
 
     Errors raise ``SourceInvalid`` and nothing is written (the caller writes); with ``strict`` the
-    warnings are errors too.
+    warnings are errors too. ``check=False`` leaves the whole-catalog checks to the caller
+    (``chainret.authoring.build.catalog_errors``).
     """
     problems = snap.errors + (snap.warnings if strict else [])
     if problems:
@@ -244,7 +245,7 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
             raise UsageError(f"{src / clash[0]} is in the source folder and is also a rendered record document; rename or move it")
     with tempfile.TemporaryDirectory(prefix="chainret-import-") as empty:
         result = build(src if src is not None else Path(empty), out, view=view, overrides=snap.documents, parsed=header,
-                       previous=previous)
+                       previous=previous, check=check)
     cat = result.catalog
     views = [v.model_copy(update={"description": view_description}) if v.name == result.new_view and view_description else v
              for v in cat.views]

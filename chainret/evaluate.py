@@ -151,6 +151,8 @@ def find_worlds(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
             out.append(p)
             continue
         found = sorted({c.parent for s in (".yaml", ".yml", ".json") for c in p.rglob(f"cases{s}")})
+        if not found:  # a catalog folder without cases: evaluated as its catalog file is (0 cases)
+            found = [c for s in (".yaml", ".yml", ".json") if (c := p / f"catalog{s}").is_file()][:1]
         out.extend(found)
     if not out:
         raise UsageError(f"no cases files (cases.yaml) under {', '.join(map(str, paths))}")

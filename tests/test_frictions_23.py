@@ -120,3 +120,13 @@ def test_friction_10_graph_as_public_omits_what_only_a_restricted_document_holds
     assert "sup-5" not in public and "not readable" not in public  # held only by quality/pending.md (auditor)
     code, auditor, _ = cli(capsys, "graph", "--as", "auditor", "--catalog", catalog)
     assert code == 0 and "sup-5" in auditor
+
+
+def test_friction_9_eval_on_a_catalog_folder_without_cases_checks_nothing_and_says_so(tmp_path, capsys):
+    folder = tmp_path / "cat"
+    folder.mkdir()
+    shutil.copy(ROOT / "catalogs" / "default.yaml", folder / "catalog.yaml")
+    code, out, err = cli(capsys, "eval", str(folder))
+    assert code == 0 and "0/0" in out and "no cases" in out and not err
+    code, _, err = cli(capsys, "eval", str(tmp_path / "nothing-here"))
+    assert code == 2 and "does not exist" in err

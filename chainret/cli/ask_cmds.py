@@ -213,6 +213,8 @@ def render_eval(results: list[Any], tot: dict[str, Any], baselines: bool) -> Non
     if len(worlds) > 1:
         _print_totals("all worlds: ", tot, used)
     console.print(t(f"expectations met {tot['expectations_met']}/{tot['cases']}"))
+    if not tot["cases"]:
+        console.print(t("no cases: nothing was checked (a source header's cases: become cases.yaml when it is built)"))
 
 
 def _routes_used(results: list[Any]) -> dict[str, str]:

@@ -32,6 +32,7 @@ from chainret.codes import HOP_FAILURES, INTERPRETATION_REFUSALS
 from chainret.textsafe import visible
 from chainret.trace import Hop, Refusal, Trace
 
+LONG = 160  # an entity name or ID longer than this is shown clipped, in full in its title (tooltip)
 PLAIN_REASONS: dict[str, str] = {
     **{str(k): v for k, v in HOP_FAILURES.items()},
     **{str(k): v for k, v in INTERPRETATION_REFUSALS.items()},
@@ -49,7 +50,7 @@ OUTCOME_WORDS = {
 CSS = """
 :root{--ink:#1d2330;--mute:#5b6475;--line:#c9d0dc;--ok:#1f7a3f;--bad:#b3261e;--warn:#8a5a00;--mark:#ffe27a;--card:#f7f9fc}
 *{box-sizing:border-box}
-body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--ink);margin:0;background:#fff}
+body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--ink);margin:0;background:#fff;overflow-wrap:anywhere}
 header.bar{background:#1d2330;color:#fff;padding:10px 20px;display:flex;gap:16px;align-items:baseline}
 header.bar h1{font-size:18px;margin:0}
 header.bar span{color:#b9c2d3;font-size:13px}
@@ -190,8 +191,11 @@ def _entity(i: str | None, ex: Extras) -> str:
     if not i:
         return '<span class="note">none</span>'
     name = ex.names.get(i)
-    ident = f'<code class="id">{esc(i)}</code>'
-    return f"<strong>{esc(name)}</strong> ({ident})" if name else ident
+    ident = f'<code class="id" title="{esc(i)}">{esc(clip(i, LONG))}</code>' if len(i) > LONG else f'<code class="id">{esc(i)}</code>'
+    if not name:
+        return ident
+    shown = f'<strong title="{esc(name)}">{esc(clip(name, LONG))}</strong>' if len(name) > LONG else f"<strong>{esc(name)}</strong>"
+    return f"{shown} ({ident})"
 
 
 def plain_reason(ref: Refusal) -> str:

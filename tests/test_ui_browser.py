@@ -305,6 +305,8 @@ def test_hostile_catalog_values_never_execute(browser: Any, servers: Any, bypass
             links: Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href')),
         })""")
         assert counts == {"img": 0, "scripts": ["/ui/app.js"], "handlers": 0, "links": ["/docs"]}
+        # a 3000-character name wraps: the page never grows sideways (only the graph scrolls, in its box)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         assert ui.events() == []
     finally:
         ui.close()

@@ -129,4 +129,4 @@ def test_friction_9_eval_on_a_catalog_folder_without_cases_checks_nothing_and_sa
     code, out, err = cli(capsys, "eval", str(folder))
     assert code == 0 and "0/0" in out and "no cases" in out and not err
     code, _, err = cli(capsys, "eval", str(tmp_path / "nothing-here"))
-    assert code == 2 and "does not exist" in err
+    assert code == 2 and "does not exist" in flat(err)

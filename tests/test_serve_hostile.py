@@ -24,7 +24,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from chainret.server.app import ServeConfig, build  # noqa: E402
 from chainret.server.limits import Limits  # noqa: E402
-from support.hostile import KINDS, encode, field_paths, http_failures, is_error_body, mutate, mutations  # noqa: E402
+from support.hostile import DELETE, KINDS, encode, field_paths, http_failures, is_error_body, mutate, mutations  # noqa: E402
 from support.local_server import LocalServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,3 +130,14 @@ def test_hostile_bodies_over_a_real_socket_keep_the_connection(trace: dict[str, 
         status, out = _raw_exchange(sock, json.dumps(trace).encode())  # the same connection still answers
         assert status == 200 and json.loads(out)["status"] == "verified"
     assert "Traceback" not in (tmp_path / "serve.log").read_text(errors="replace")
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_every_ask_field_with_every_json_type_is_answered_below_500(client: Any, data: Any) -> None:
+    body = {"request": REQUEST, "view": "final", "viewer": "public", "budget": {"rows_per_hop": 3, "max_hops": 2},
+            "min_revision": "1.0"}
+    path = data.draw(st.sampled_from(list(field_paths(body))), label="path")
+    kind = data.draw(st.sampled_from(range(len(KINDS))), label="kind")
+    assert http_failures(client, [(f"{path}={kind}", mutate(body, path, KINDS[kind]))], path="/ask") == []
+    assert http_failures(client, [(f"{path}=<deleted>", mutate(body, path, DELETE) if path else {})], path="/ask") == []

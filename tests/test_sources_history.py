@@ -96,3 +96,14 @@ def test_the_cli_walks_history_and_asks_by_date(repo: Path, tmp_path: Path) -> N
     assert again.returncode == 0 and "up to date" in again.stdout
     bad = cli("catalog", "history", str(repo), "--rev", "--upload-pack=x", "--format", "backstage", "--out", "h2", cwd=tmp_path)
     assert bad.returncode == 2 and "--rev" in bad.stderr and not (tmp_path / "h2").exists()
+
+
+def test_a_compiled_store_answers_as_of_a_date_too(repo: Path, tmp_path: Path) -> None:
+    from chainret.store import compile_store
+
+    out = tmp_path / "cat" / "catalog.yaml"
+    _run(repo, out)
+    db = tmp_path / "cat.db"
+    compile_store(load_catalog(out), db)
+    assert path_of("Who owns artist-lookup?", db, view="2026-02-01") == [ARTIST, E + "group.default.team-a"]
+    assert path_of("Who owns artist-lookup?", db, view="2026-03-01") == [ARTIST, E + "group.default.team-b"]

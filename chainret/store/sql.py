@@ -356,8 +356,13 @@ class SQLStore:
             if name is None and not chosen:
                 raise UsageError(f"catalog world {self.world!r} declares no views")
             if chosen not in self.view_names:
-                known = ", ".join(self.view_names) or "none"
-                raise UsageError(f"unknown view {name!r}; this catalog has: {known}")
+                from chainret.catalog.views import as_of_view
+
+                dated = as_of_view(self.views, chosen) if name is not None else None  # a date or a commit
+                if dated is None:
+                    known = ", ".join(self.view_names) or "none"
+                    raise UsageError(f"unknown view {name!r}; this catalog has: {known}")
+                return self.view(dated.name, principal)
             hit = self._views[(chosen, principal)] = SQLView(self, chosen, principal)
         return hit
 

@@ -100,6 +100,17 @@ def hostile_catalog(base: Catalog) -> Catalog:
     return Catalog.model_validate(data)
 
 
+DATED = {"final": "2024-01-05-1a2b3c4", "revised": "2024-06-01-5d6e7f8"}
+
+
+def dated_catalog(base: Catalog) -> Catalog:
+    """The seed catalog with its views named as `chainret catalog history` names them (<commit date>-<hash>)."""
+    data = base.model_dump(mode="json")
+    for v in data["views"]:
+        v["name"] = DATED[v["name"]]
+    return Catalog.model_validate(data)
+
+
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[LocalServer, Catalog]]]:
     _need_browser()
@@ -111,7 +122,8 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tupl
     ]}), encoding="utf-8")
     world = load_world(SEED)
     case = next(c for c in world.cases if c.id == "restricted-second-hop")
-    cats = {"seed": apply_overlay(world.catalog, case.overlay, label=case.id), "hostile": hostile_catalog(world.catalog)}
+    cats = {"seed": apply_overlay(world.catalog, case.overlay, label=case.id), "hostile": hostile_catalog(world.catalog),
+            "dated": dated_catalog(world.catalog)}
     started = {}
     for key, cat in cats.items():
         path = tmp / f"{key}.json"
@@ -140,10 +152,11 @@ class UI:
         self.page.on("console", lambda m: self.errors.append(f"console {m.text}") if m.type == "error" else None)
         self.page.on("response", lambda r: self.responses.append(r))
         self.page.goto(url + "/ui")
-        if token is not None:
+        self.page.wait_for_function("() => document.getElementById('patterns').dataset.loads === '1'")
+        if token is not None:  # the patterns are loaded again, for the token's principal
             self.page.fill("#token", token)
             self.page.dispatch_event("#token", "change")
-        self.page.wait_for_selector("#patterns button.phrasing")
+            self.page.wait_for_function("() => document.getElementById('patterns').dataset.loads === '2'")
 
     def ask(self, request: str, view: str | None = None, viewer: str = "") -> dict[str, Any]:
         p = self.page
@@ -395,3 +408,27 @@ def test_extras_never_name_what_the_viewer_may_not_read(servers: Any) -> None:
     ex = extras_for(as_public, cat)
     assert "registry/contacts.md@v1#u3" not in ex.units  # restricted to auditor: no text for a public reader
     assert "registry/contacts.md@v1#u3" in extras_for(auditor, cat).units
+
+
+def test_ui_asks_as_of_a_date_where_the_views_are_dated(browser: Any, servers: Any) -> None:
+    srv, _ = servers["dated"]
+    ui = UI(browser, srv.url, None)
+    try:
+        page = ui.page
+        assert page.is_visible("#asof")
+        for date, answer in (("2024-03-01", "contact:final:desk"), ("2024-07-01", "contact:final:field")):
+            page.fill("#asof", date)
+            got = ui.ask(REQUEST)
+            assert got["response"]["view"] in DATED.values() and got["response"]["answer"]["id"] == answer
+            assert answer in page.inner_text("#answer")
+        page.fill("#asof", "2023-01-01")  # before every view: refused with the server's message
+        ui.ask(REQUEST)
+        assert page.query_selector("#result .error") is not None
+        assert ui.events() == [] or all("400" in e for e in ui.events())
+    finally:
+        ui.close()
+    seed = UI(browser, servers["seed"][0].url, None)
+    try:
+        assert not seed.page.is_visible("#asof")  # undated views: no date box
+    finally:
+        seed.close()

@@ -11,7 +11,9 @@ Routes (mounted by ``chainret.server.app.create_app``):
   rendered from its projected trace (``html``), names and unit texts looked up as the response's
   viewer sees the catalog. The page never sees anything else;
 * ``GET /ui/patterns``: the caller's ``GET /patterns`` as HTML (patterns with their phrasings as
-  buttons that fill the ask box) and the views as ``<option>``s, ordered as-of (``View.order``).
+  buttons that fill the ask box) and the views as ``<option>``s, ordered as-of (``View.order``);
+  ``as_of`` is set when the catalog's views are dated (``chainret catalog history``), and the page
+  then offers a date, sent as the view (the latest view on or before it, ``as_of_view``).
 
 Every ``/ui`` response has a Content-Security-Policy that allows the page's own script, style and
 API calls and nothing else: no inline script or event handler, no remote load, no framing, no form
@@ -30,6 +32,7 @@ from fastapi.responses import HTMLResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chainret import __version__
+from chainret.catalog.views import as_of_view
 from chainret.render_html import CSS, clip, esc, extras_for, trace_fragment
 from chainret.server.auth import Identity
 from chainret.server.service import AskIn, AskOut, Service
@@ -58,6 +61,7 @@ PAGE = """<!DOCTYPE html>
   <button type="submit" id="ask">Ask</button>
   <div class="opts">
     <label>view <select id="view" aria-label="view"><option value="">(current)</option></select></label>
+    <label id="asof-label" hidden>as of <input type="date" id="asof" aria-label="as of date"></label>
     <label>viewer <input type="text" id="viewer" size="10" placeholder="(principal)" aria-label="viewer"></label>
     <label>bearer token <input type="password" id="token" size="28" autocomplete="off" placeholder="none: anonymous" aria-label="bearer token"></label>
     <span class="meta" id="who"></span>
@@ -123,7 +127,9 @@ def patterns_html(service: Service, principal: str) -> dict[str, str]:
         desc = getattr(v, "description", "")
         label = f"{v.name} (as of #{getattr(v, 'order', 0)}{', current' if v.name == current else ''})" + (f": {clip(desc, 60)}" if desc else "")
         options.append(f'<option value="{esc(v.name)}">{esc(label)}</option>')
-    return {"patterns_html": f'<ul class="patterns">{"".join(items)}</ul>', "views_html": "".join(options)}
+    dated = as_of_view(views, "9999-12-31") is not None  # views named <date>-<hash> (chainret catalog history)
+    return {"patterns_html": f'<ul class="patterns">{"".join(items)}</ul>', "views_html": "".join(options),
+            "as_of": "dates" if dated else ""}
 
 
 def router(service: Service, identity: Callable[..., Awaitable[Identity]],

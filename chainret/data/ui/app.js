@@ -49,6 +49,8 @@
       const keep = select.value;
       select.innerHTML = data.views_html;
       if (keep && Array.from(select.options).some((o) => o.value === keep)) select.value = keep;
+      $("asof-label").hidden = !data.as_of;
+      box.dataset.loads = String(Number(box.dataset.loads || 0) + 1); // how many times it was (re)loaded
     } catch (err) {
       showError(box, err);
     }
@@ -58,7 +60,9 @@
     ev.preventDefault();
     const out = $("result");
     const body = { request: $("request").value };
-    if ($("view").value) body.view = $("view").value;
+    const asof = $("asof-label").hidden ? "" : $("asof").value; // YYYY-MM-DD: the view as of that date
+    if (asof) body.view = asof;
+    else if ($("view").value) body.view = $("view").value;
     const viewer = $("viewer").value.trim();
     if (viewer) body.viewer = viewer;
     $("verify").disabled = true;

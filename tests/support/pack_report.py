@@ -208,6 +208,16 @@ def _verdict(test: tuple[float, float] | None, seed_sign: int, what: str, base: 
     return f"{what} vs `{base}` {shown}: not significant, the seed's direction is not shown."
 
 
+def _null_verdict(test: tuple[float, float] | None, what: str, base: str) -> str:
+    """Against a null the seed reports: a significant difference departs from it; none is consistent with it."""
+    if test is None:
+        return f"{what} vs `{base}`: not tested."
+    d, p = test
+    if p < ALPHA:
+        return f"{what} vs `{base}` {d:+.3f} ({_p(p)}): significant, **unlike the seed's null**."
+    return f"{what} vs `{base}` {d:+.3f} ({_p(p)}): no significant difference, as the seed found none."
+
+
 def _seed_comparison(runs: list[tuple[str, dict[str, Any]]], budget: int) -> str:
     L = [f"How ours compares with the seed's reader-independent claims. A claim is called \"as in the seed\" only when the "
          f"paired bootstrap (submodular − baseline, questions resampled) is significant at p < {ALPHA} in the seed's "
@@ -237,10 +247,10 @@ def _seed_comparison(runs: list[tuple[str, dict[str, Any]]], budget: int) -> str
                      + " ".join(_verdict(_test(s, f, "gold_doc_coverage"), 1, "Δ gold-doc coverage", f)
                                 for f in FOCUSED if f"{f}@{budget}" in s["pooled"]))
         else:
-            L.append(f"- {label}: the seed reports MuSiQue as retrieval-bottlenecked (no packer win) with no packing "
-                     "diagnostics to compare; " + " ".join(_verdict(_test(s, f, "answer_in_context"), 1,
-                                                                     "Δ answer-in-context", f)
-                                                            for f in FOCUSED if f"{f}@{budget}" in s["pooled"]))
+            L.append(f"- {label}: the seed reports MuSiQue as retrieval-bottlenecked, submodular − focused a null "
+                     f"({P.PACK_MUSIQUE_NULL['f1']:+.3f} F1, p={P.PACK_MUSIQUE_NULL['p']}) and no packing diagnostics; " + " ".join(_null_verdict(_test(s, f, "answer_in_context"),
+                                                                                      "Δ answer-in-context", f)
+                                                                         for f in FOCUSED if f"{f}@{budget}" in s["pooled"]))
     L.append("")
     g = P.PACK_F1_GAIN
     L.append(f"**Not tested: the seed's F1 claim.** Seed 002's headline, submodular over its focused heuristic by "

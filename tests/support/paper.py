@@ -169,3 +169,4 @@ PACK_ALL_GOLD_READER = {
 PACK_COVERAGE = {"submodular": 0.78, "focused": 0.73}  # §6.5, gold-doc coverage (≈)
 PACK_2WIKI_DELTA = {"gold_doc_coverage": 0.054, "answer_in_context": -0.007}  # §3.4, submod − focused
 PACK_F1_GAIN = {"value": 0.022, "low": 0.002, "high": 0.041}  # §5: submod − focused F1, 3B reader, pooled 3 seeds
+PACK_MUSIQUE_NULL = {"f1": 0.011, "p": 0.34}  # §6.2: MuSiQue submod − focused F1, not significant

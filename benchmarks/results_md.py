@@ -80,7 +80,8 @@ def how_we_compare(docs: Path = DOCS) -> list[str]:
         "95% intervals from resampling questions. Answer normalisation: the official HotpotQA script. Selector *rec*: "
         "share of a question's gold paragraphs kept (Table VI). Answer-in-context (seed 002): the normalised answer is a "
         "token span of the packed context. `focused-seed` is seed 002's focused heuristic (budget checked after adding, "
-        "stop). Every quoted paper figure lives in `tests/support/paper.py` with its table and row; figures marked "
+        "stop; the snippet that crossed it dropped), `focused-seed-literal` the same with that snippet kept, as the "
+        "seed did. Every quoted paper figure lives in `tests/support/paper.py` with its table and row; figures marked "
         "*(derived)* are computed from the paper's rounded cells or counts, not printed by it.",
         "",
         "**Ours.** The whole-token answer rule with aliases (`rule=\"ours\"`), shown beside the paper's with the counts "
@@ -88,7 +89,8 @@ def how_we_compare(docs: Path = DOCS) -> list[str]:
         "any size (everything kept is gold and min(capacity, gold) kept: capacity 2 for pair selectors, k for B1 and the PC "
         "gate, unbounded for B5); the PC sweep's gold recall is the selector table's *rec*; a split AUC resting on fewer "
         f"than {M.MIN_SPLIT_PARAGRAPHS} gold paragraphs prints its count, not a number; yes/no answers are not applicable "
-        "to answer-in-context; packing budgets count all-MiniLM-L6-v2 WordPiece tokens and no packer exceeds the budget; "
+        "to answer-in-context; packing budgets count all-MiniLM-L6-v2 WordPiece tokens and no packer exceeds the budget "
+        "but `focused-seed-literal`, seed 002's baseline as written (it keeps the snippet that crosses the budget); "
         "our embedder (all-MiniLM-L6-v2) and NLI model (chainret/nli-minilm-l6) replace the paper's bge-small and "
         "nli-deberta-v3-base.",
         "",

@@ -462,6 +462,16 @@ def _coverage(w: Any, cov: dict[str, Any] | None) -> None:
     for label, u_val, d, ok in rows:
         w(f"| {label} | {u_val:.1%} | {d['value']:.1%} [{d['low']:.1%}, {d['high']:.1%}] | {ok} |")
     w("")
+    if all("by_composition" in cov[k] for k in ("coverage-unseen", "development", "evaluated")):
+        w("Where the 2-hop gap lies (undecomposed 2-hop questions by how MuSiQue composed them: a gold sub-question that "
+          "is a knowledge-base triple, \"X >> performer\", or natural-language sub-questions only):\n")
+        w("| 2-hop composition | " + " | ".join(f"{k} ({_ROLES[k]})" for k in ("evaluated", "development", "coverage-unseen")) + " |")
+        w("|---|---|---|---|")
+        for kind in ("relation", "natural"):
+            w(f"| {kind} | " + " | ".join(f"{_pct(cov[k]['by_composition'][kind]['undecomposed'])} "
+                                           f"(n={cov[k]['by_composition'][kind]['n']})"
+                                           for k in ("evaluated", "development", "coverage-unseen")) + " |")
+        w("")
     h_un, h_dev = un["hops_equal_gold"], at_mix(dev, hop_mix(un), metric="hops_equal_gold")
     w(f"Hops found = gold: unseen {h_un['value']:.1%}, development at the unseen hop mix {h_dev['value']:.1%} "
       f"[{h_dev['low']:.1%}, {h_dev['high']:.1%}] ({'within' if within(h_un['value'], h_dev) else '**outside**'}). "

@@ -69,6 +69,10 @@ def bow_embed(texts):
         ("Which club is the highest goal scorer in Lorn League a member of?", [], "the highest goal scorer in Lorn League"),
         ("What team is the player with the most goals in Lorn League history on?", [],
          "the player with the most goals in Lorn League"),
+        ("Who is the child of the lead actor of the 1931 film Harbor Nights?", [], "the lead actor of the 1931 film Harbor Nights"),
+        ("Who was mayor of the area where Dunmore is located?", [], "the area where Dunmore is located"),  # area: a place here
+        ("When was the comet that puzzled early astronomers identified as a periodic one?", [],
+         "the comet that puzzled early astronomers"),  # an inverted question's participle ends the clause
     ],
 )
 def test_descriptor_rules_find_the_innermost_unknown(question, names, expected):

@@ -78,6 +78,10 @@ def test_rule_coverage_counts_descriptors_without_paragraphs():
                     {"question": "Who founded the label of the Lonely Harbor singer?", "question_decomposition": [{}, {}, {}]}])
     assert cov["undecomposed"]["k"] == 1 and cov["by_hops"]["2"]["undecomposed"]["k"] == 1
     assert cov["by_hops"]["3"]["hops_equal_gold"]["k"] == 1
+    assert cov["by_composition"]["natural"]["n"] == 2 and cov["by_composition"]["relation"]["n"] == 0
+    rel = coverage([{"question": "Who owns Kestrel Mills?", "question_decomposition": [{"question": "Kestrel Mills >> owner"},
+                                                                                      {"question": "#1 >> owner"}]}])
+    assert rel["by_composition"]["relation"]["undecomposed"]["k"] == 1
     # re-weighting to a 3-hop-only mix gives the 3-hop share (0 undecomposed); an even mix averages the strata
     assert at_mix(cov, {"3": 10})["value"] == 0.0
     assert at_mix(cov, {"2": 5, "3": 5})["value"] == pytest.approx(0.25)

@@ -6,7 +6,8 @@ rules run again on the filled question. A question is *decomposed* when the rule
 descriptor; it has *hops found = gold* when the descriptors found plus the outer question number
 the gold hop count. Shares come with 95% Wilson intervals, per hop count and overall; ``at_mix``
 re-weights the per-hop shares to another part's hop mix (an interval from the per-hop variances),
-so parts with different hop mixes can be compared.
+so parts with different hop mixes can be compared; ``by_composition`` splits the 2-hop questions by
+whether a gold sub-question is a knowledge-base triple ("X >> performer") or all are natural questions.
 """
 
 from __future__ import annotations
@@ -31,10 +32,20 @@ def _share(k: int, n: int) -> dict[str, Any]:
     return {"k": k, "n": n, "value": k / n if n else float("nan"), "low": lo, "high": hi}
 
 
+def composition(record: Mapping[str, Any]) -> str:
+    """``relation`` when a gold sub-question is a knowledge-base triple ("X >> performer"), else ``natural``
+    (every sub-question a natural-language question, MuSiQue's reading-comprehension compositions)."""
+    steps = record.get("question_decomposition") or []
+    return "relation" if any(">>" in str(s.get("question", "")) for s in steps) else "natural"
+
+
 def coverage(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Coverage of records with ``question`` and ``question_decomposition`` (MuSiQue's fields)."""
-    rows = [question_coverage(str(r["question"]), len(r.get("question_decomposition") or [])) for r in records]
-    out: dict[str, Any] = {"n": len(rows), "by_hops": {}}
+    recs = list(records)
+    rows = [question_coverage(str(r["question"]), len(r.get("question_decomposition") or [])) for r in recs]
+    for row, r in zip(rows, recs):
+        row["composition"] = composition(r)
+    out: dict[str, Any] = {"n": len(rows), "by_hops": {}, "by_composition": {}}
     for key in ("decomposed", "hops_equal_gold", "fewer", "more"):
         out[key] = _share(sum(r[key] for r in rows), len(rows))
     out["undecomposed"] = _share(len(rows) - out["decomposed"]["k"], len(rows))
@@ -42,6 +53,9 @@ def coverage(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         sub = [r for r in rows if r["gold_hops"] == h]
         out["by_hops"][str(h)] = {"n": len(sub), "undecomposed": _share(sum(not r["decomposed"] for r in sub), len(sub)),
                                   "hops_equal_gold": _share(sum(r["hops_equal_gold"] for r in sub), len(sub))}
+    for kind in ("natural", "relation"):
+        sub = [r for r in rows if r["composition"] == kind and r["gold_hops"] == 2]
+        out["by_composition"][kind] = {"n": len(sub), "undecomposed": _share(sum(not r["decomposed"] for r in sub), len(sub))}
     return out
 
 

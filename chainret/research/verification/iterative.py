@@ -324,6 +324,10 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
             return ent_at[i]
         if i + 1 < n and low[i] in _DET | _WORK_TYPES and (i + 1) in ent_at:
             return ent_at[i + 1]  # "the Alcazar", "film Harbor Nights"
+        k = i + (i < n and low[i] in _DET)
+        k += k < n and toks[k].text.isdigit()
+        if k + 1 < n and k > i and low[k] in _WORK_TYPES and (k + 1) in ent_at:
+            return ent_at[k + 1]  # "the 1931 film Harbor Nights"
         return None
 
     for i, t in enumerate(toks):
@@ -371,7 +375,8 @@ def _descriptors(toks: list[_Tok], entities: list[tuple[int, int, str]]) -> list
                     and low[j + 1] not in _DET and low[j + 2] in _REL1):
                 head += ["of", low[j + 1]]
                 j += 2
-        if not head or j >= n or not _entity_head(head):
+        place_clause = bool(head) and j < n and low[j] == "where" and head[-1] in _PLACE  # "the area where X is"
+        if not head or j >= n or not (_entity_head(head) or place_clause):
             continue
         if _participle(low[j]) and j + 1 < n and low[j + 1] in _REL_PREP:  # "the person featured on X"
             desc = _clause(toks, i, j - 1, head, entities)
@@ -549,6 +554,11 @@ def _clause(toks: list[_Tok], start: int, r: int, head: list[str], entities: lis
         if do_support and stop >= n - 1:  # "When did [the man who ... empire] die?": the bare verb is the question's
             end = stop - 1 - (low[stop - 1] in _REL_PREP)
             if end > r + 1 and toks[end - 1].text.islower():
+                return _Desc(start, end, head, "clause", None)
+        inverted = 2 <= start <= 4 and low[0] in _WH and low[start - 1] in {"was", "is", "were", "are"}
+        if inverted and stop >= n - 1:  # "When was [the comet that ... oxygen] discovered to be ...?"
+            end = next((k for k in range(stop - 1, r + 2, -1) if _participle(low[k]) and low[k - 1] not in _AUX), None)
+            if end is not None:
                 return _Desc(start, end, head, "clause", None)
         return _Desc(start, stop, head, "clause", None)
     return None

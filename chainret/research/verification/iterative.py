@@ -557,9 +557,9 @@ def _clause(toks: list[_Tok], start: int, r: int, head: list[str], entities: lis
                 return _Desc(start, end, head, "clause", None)
         inverted = 2 <= start <= 4 and low[0] in _WH and low[start - 1] in {"was", "is", "were", "are"}
         if inverted and stop >= n - 1:  # "When was [the comet that ... oxygen] discovered to be ...?"
-            end = next((k for k in range(stop - 1, r + 2, -1) if _participle(low[k]) and low[k - 1] not in _AUX), None)
-            if end is not None:
-                return _Desc(start, end, head, "clause", None)
+            verb = next((k for k in range(stop - 1, r + 2, -1) if _participle(low[k]) and low[k - 1] not in _AUX), None)
+            if verb is not None:
+                return _Desc(start, verb, head, "clause", None)
         return _Desc(start, stop, head, "clause", None)
     return None
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from chainret.catalog.models import Catalog
 from chainret.replay import stable
 from chainret.store import compile_store, open_store
-from support.worldgen import PRINCIPALS, random_world
+from support.worldgen import ANSWERABLE_BUDGET, ANSWERABLE_SHARE, PRINCIPALS, answerable, random_world
 
 _SCHEMAS = itertools.count()
 
@@ -100,10 +100,19 @@ def random_catalog(draw) -> Catalog:
     return random_world(DrawChoices(draw), world="w").catalog
 
 
+TEMPLATES = ["Which contact serves {}?", "Who operates {}?", "Which contact serves project {}?", "Tell me about {}"]
+
+
 def random_requests(cat: Catalog) -> st.SearchStrategy:
+    """(words, slot, view, principal, viewer, rows_per_hop, backtrack, project) over ``cat``.
+
+    Uniform draws (any entity, any template) are mostly interpretation refusals; ANSWERABLE_SHARE of the
+    draws come from the requests the principal gets an accepted path for (``support.worldgen.answerable``),
+    so that the comparison covers the hop path. Call it once per catalog (it asks the catalog up front).
+    """
     slots = [e.id for e in cat.entities] + [a for e in cat.entities for a in e.aliases] + [e.name for e in cat.entities] + ["PR-9"]
-    return st.tuples(
-        st.sampled_from(["Which contact serves {}?", "Who operates {}?", "Which contact serves project {}?", "Tell me about {}"]),
+    uniform = st.tuples(
+        st.sampled_from(TEMPLATES),
         st.sampled_from(slots),
         st.sampled_from([None, *[v.name for v in cat.views]]),
         st.sampled_from(PRINCIPALS),
@@ -112,3 +121,15 @@ def random_requests(cat: Catalog) -> st.SearchStrategy:
         st.booleans(),
         st.booleans(),
     )
+    projects = [e for e in cat.entities if e.type == "project"]
+    accepting = answerable(cat, [w.format(s) for w in TEMPLATES[:2] for e in projects for s in (e.id, e.name, *e.aliases)])
+    if not accepting:
+        return uniform
+    answered = st.sampled_from(accepting).flatmap(
+        lambda a: st.tuples(
+            st.just("{}"), st.just(a[0]), st.just(a[1]), st.just(a[2]), st.sampled_from([None, a[2], *PRINCIPALS]),
+            st.just(ANSWERABLE_BUDGET.rows_per_hop), st.just(True), st.booleans(),
+        )
+    )
+    cut = round(ANSWERABLE_SHARE * 100)
+    return st.integers(0, 99).flatmap(lambda k: answered if k < cut else uniform)

@@ -39,6 +39,7 @@ def test_schedule_warmup_decay_and_replan():
     assert s.lr(60) == pytest.approx(before) and s.lr(80) == 0.0  # no jump, decays to 0 at the new end
 
 
+@pytest.mark.slow  # 150-200 s on the shared 2-core machine: trains, exports and resumes a model
 @needs_nli_data
 def test_train_end_to_end_export_and_resume(tmp_path):
     from chainret.research.nli.export import export

@@ -8,13 +8,16 @@ restricted and removed text, invalid records and several principals and viewers.
 
 from __future__ import annotations
 
+import json
 import os
+from collections import Counter
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_worlds import pg_url, random_catalog, random_requests, three_stores, trace_json  # noqa: F401
+from support.worldgen import ACCEPTED_FLOOR
 
 from chainret.ask import ask
 from chainret.catalog.readable import reads_within
@@ -91,31 +94,46 @@ def test_fixture_requests_projected_for_each_viewer(fixture_cases):
             assert got["sqlite"] == got["memory"] == got["postgres"], (case.id, viewer)
 
 
-_REQUESTS: list[int] = []
-_NARROWER: list[int] = []
 PER_WORLD = 12
 WORLDS = 60
 
 
-@settings(max_examples=WORLDS, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
-@given(cat=random_catalog(), data=st.data())
-def test_random_worlds_identical_in_every_store(pg_url, tmp_path_factory, cat, data):  # noqa: F811
-    stores = three_stores(cat, tmp_path_factory.mktemp("w"), pg_url)
-    try:
-        for _ in range(PER_WORLD):
-            words, slot, view, principal, viewer, rows, backtrack, project = data.draw(random_requests(cat))
-            got = _ask_all(stores, words.format(slot), view=view, principal=principal, viewer=viewer,
-                           budget=Budget(rows_per_hop=rows), backtrack=backtrack, project=project)
-            assert got["sqlite"] == got["memory"], (words.format(slot), view, principal, viewer)
-            assert got["postgres"] == got["memory"], (words.format(slot), view, principal, viewer)
-            _REQUESTS.append(1)
-            if project and not reads_within(cat, principal, viewer or principal):
-                _NARROWER.append(1)  # ran over the viewer's reader catalog
-    finally:
-        stores["sqlite"].close()
-        stores["postgres"].close()
+def _outcome(text: str) -> str:
+    return json.loads(text)["outcome"] if text.startswith("{") else "error"
 
 
-def test_at_least_500_generated_requests_were_compared_trace_for_trace():
-    assert sum(_REQUESTS) >= 500
-    assert sum(_NARROWER) > 0  # a wider principal seen by a narrower viewer: the reader-catalog path (the fixture test has more)
+def test_random_worlds_identical_in_every_store(pg_url, tmp_path_factory):  # noqa: F811
+    """At least 500 generated requests come out identical from every store, a floor of them accepted paths
+    (the SQL hop path, not only interpretation refusals) and some over a narrower viewer's reader catalog.
+
+    The counts are this test's own (no other test fills them), so it holds under -k and in any order.
+    """
+    counts: Counter[str] = Counter()
+
+    @settings(max_examples=WORLDS, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(cat=random_catalog(), data=st.data())
+    def identical_in_every_store(cat, data):
+        stores = three_stores(cat, tmp_path_factory.mktemp("w"), pg_url)
+        draws = random_requests(cat)
+        try:
+            for _ in range(PER_WORLD):
+                words, slot, view, principal, viewer, rows, backtrack, project = data.draw(draws)
+                got = _ask_all(stores, words.format(slot), view=view, principal=principal, viewer=viewer,
+                               budget=Budget(rows_per_hop=rows), backtrack=backtrack, project=project)
+                assert got["sqlite"] == got["memory"], (words.format(slot), view, principal, viewer)
+                assert got["postgres"] == got["memory"], (words.format(slot), view, principal, viewer)
+                counts["requests"] += 1
+                counts["accepted"] += _outcome(got["memory"]) == "accepted_path"
+                if project and not reads_within(cat, principal, viewer or principal):
+                    counts["narrower"] += 1  # ran over the viewer's reader catalog
+        finally:
+            stores["sqlite"].close()
+            stores["postgres"].close()
+
+    identical_in_every_store()
+    share = counts["accepted"] / max(1, counts["requests"])
+    print(f"store parity: {counts['requests']} generated requests, {counts['accepted']} accepted paths ({share:.0%}), "
+          f"{counts['narrower']} over a narrower viewer")
+    assert counts["requests"] >= 500
+    assert share >= ACCEPTED_FLOOR
+    assert counts["narrower"] > 0  # a wider principal seen by a narrower viewer: the reader-catalog path (the fixture test has more)

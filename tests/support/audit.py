@@ -32,7 +32,7 @@ from chainret.catalog.models import Catalog, View
 from chainret.catalog.readable import known_entities, readable_docs
 from chainret.replay import verify
 from chainret.trace import Budget, Trace
-from support.worldgen import PRINCIPALS, random_world
+from support.worldgen import ANSWERABLE_BUDGET, ANSWERABLE_SHARE, PRINCIPALS, answerable, random_world
 
 
 def without_unreadable(cat: Catalog, viewer: str) -> Catalog:
@@ -77,9 +77,13 @@ class LeakReport:
     inferable_differences: int = 0
     leaks: int = 0
     examples: list[dict[str, Any]] = field(default_factory=list)
+    accepted: int = 0  # shown outcomes that are accepted paths (the whole hop path was exercised)
 
     def ok(self) -> bool:
         return self.inferable_differences == 0 and self.leaks == 0
+
+    def accepted_share(self) -> float:
+        return self.accepted / self.requests if self.requests else 0.0
 
 
 def _code(t: Trace) -> tuple[str, str | None]:
@@ -96,15 +100,22 @@ def leak_property(n: int, seed: int = 0, *, per_world: int = 60) -> LeakReport:
         rep.worlds += 1
         refs: dict[str, Catalog] = {v: without_unreadable(cat, v) for v in PRINCIPALS}
         pats = {v: secrets(cat, v) for v in PRINCIPALS}
+        accepting = answerable(cat, world.requests)
         for _ in range(min(per_world, n - rep.requests)):
-            request = rng.choice(world.requests)
-            view = rng.choice([None, *(v.name for v in cat.views)])
-            principal, viewer = rng.choice(PRINCIPALS), rng.choice(PRINCIPALS)
-            budget = Budget(rows_per_hop=rng.randint(1, 4), packet_chars=rng.choice([40, 900]))
-            text_route = rng.random() < 0.2
+            if accepting and rng.random() < ANSWERABLE_SHARE:  # a request the principal gets an answer to
+                request, view, principal = rng.choice(accepting)
+                viewer = principal if rng.random() < 0.5 else rng.choice(PRINCIPALS)
+                budget, text_route = ANSWERABLE_BUDGET, False
+            else:
+                request = rng.choice(world.requests)
+                view = rng.choice([None, *(v.name for v in cat.views)])
+                principal, viewer = rng.choice(PRINCIPALS), rng.choice(PRINCIPALS)
+                budget = Budget(rows_per_hop=rng.randint(1, 4), packet_chars=rng.choice([40, 900]))
+                text_route = rng.random() < 0.2
             shown = ask(request, cat, view=view, principal=principal, viewer=viewer, budget=budget, text_route=text_route)
             ref = ask(request, refs[viewer], view=view, principal=principal, budget=budget, text_route=text_route, project=False)
             rep.requests += 1
+            rep.accepted += shown.outcome == "accepted_path"
             problem: dict[str, Any] = {}
             if _code(shown) != _code(ref):
                 rep.inferable_differences += 1

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from chainret.ask import ask
 from chainret.catalog.models import (
     Catalog,
     Entity,
@@ -31,6 +32,7 @@ from chainret.catalog.models import (
     clause_text,
     sha256_digest,
 )
+from chainret.trace import Budget
 
 PRINCIPALS = ("public", "auditor", "ops")
 READERS = ("auditor", "ops")  # who a restricted document may name
@@ -180,3 +182,24 @@ def random_world(choices: Choices | random.Random, world: str = "gen") -> Genera
     requests = [f"Which contact serves {n}?" for n in names] + [f"Which org operates {n}?" for n in names[:4]]
     requests += ["What is the weather in Rowan?"]
     return GeneratedWorld(catalog=cat, requests=requests)
+
+
+# -- draws that reach an accepted path ------------------------------------------------------------------
+# Uniform draws over these worlds accept under 10% of requests (restricted and removed versions, invalid
+# controls and views that drop documents break most chains), so a property over them mostly compares
+# refusals. The property tests draw part of their requests from ``answerable`` (ANSWERABLE_SHARE of
+# them), so that a floor of the draws exercises the whole hop path; the tests print the share.
+ANSWERABLE_BUDGET = Budget(rows_per_hop=4, packet_chars=900)
+ANSWERABLE_SHARE = 0.5
+ACCEPTED_FLOOR = 0.30  # the share of accepted paths a property's draws must reach
+
+
+def answerable(cat: Catalog, requests: Sequence[str]) -> list[tuple[str, str | None, str]]:
+    """The (request, view, principal) triples ``cat`` answers with an accepted path under ANSWERABLE_BUDGET."""
+    out = []
+    for request in dict.fromkeys(requests):
+        for view in [None, *(v.name for v in cat.views)]:
+            for principal in PRINCIPALS:
+                if ask(request, cat, view=view, principal=principal, budget=ANSWERABLE_BUDGET).outcome == "accepted_path":
+                    out.append((request, view, principal))
+    return out

@@ -12,6 +12,7 @@ from records_world import EXAMPLE, cli, path_of, valid, verified
 from chainret.ask import ask
 from chainret.catalog.load import load_catalog
 from chainret.catalog.views import as_of_view
+from chainret.errors import UsageError
 from chainret.sources.history import history
 from chainret.sources.records import write_import
 
@@ -107,3 +108,32 @@ def test_a_compiled_store_answers_as_of_a_date_too(repo: Path, tmp_path: Path) -
     compile_store(load_catalog(out), db)
     assert path_of("Who owns artist-lookup?", db, view="2026-02-01") == [ARTIST, E + "group.default.team-a"]
     assert path_of("Who owns artist-lookup?", db, view="2026-03-01") == [ARTIST, E + "group.default.team-b"]
+
+
+def test_a_tables_history_is_a_view_per_commit(tmp_path: Path) -> None:
+    import shutil
+
+    registry = EXAMPLE.parent / "service-registry"
+    src = tmp_path / "records"
+    shutil.copytree(registry / "records", src)
+    header = src / "chainret.yaml"  # its cases name the example's own views (2026-01, 2026-02): not this history's
+    header.write_text(header.read_text(encoding="utf-8").split("\ncases:")[0] + "\n", encoding="utf-8")
+    repo = tmp_path / "cmdb"
+    (repo / "exports").mkdir(parents=True)
+    git = ["git", "-C", str(repo), "-c", "user.name=T", "-c", "user.email=t@example.com"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    for month, when in (("01", "2026-01-31T12:00:00+00:00"), ("02", "2026-02-28T12:00:00+00:00")):
+        shutil.copy(registry / "exports" / f"ownership-2026-{month}.csv", repo / "exports" / "ownership.csv")
+        subprocess.run([*git, "add", "-A"], check=True)
+        subprocess.run([*git, "commit", "-qm", f"export {month}"], check=True,
+                       env={"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when, "PATH": "/usr/bin:/bin"})
+    out = tmp_path / "cat" / "catalog.yaml"
+    res = history(repo, out, ["csv"], path="exports/ownership.csv", src=src, document="cmdb/ownership.md")
+    assert [name[:10] for _, name in res.added] == ["2026-01-31", "2026-02-28"] and res.result is not None
+    write_import(res.result, "history (test)")
+    ask_owner = "Which team owns reservation-gateway?"
+    assert path_of(ask_owner, out, view="2026-02-01")[-1] == "team:services:inventory"
+    assert path_of(ask_owner, out)[-1] == "team:services:checkout"
+    assert history(repo, out, ["csv"], path="exports/ownership.csv", src=src, document="cmdb/ownership.md").added == []
+    with pytest.raises(UsageError, match="--document"):
+        history(repo, out, ["csv"], path="exports/ownership.csv", src=src)

@@ -58,12 +58,13 @@ def import_records(path: Path, formats: list[str], out: Path | None, *, src: Pat
 def history_cmd(
     repo: Annotated[Path, typer.Argument(help="A git repository (its working tree is not read: the commits are).")],
     out: Annotated[Path, typer.Option("--out", help="Catalog file (.yaml/.json) or folder; an existing one gains the new commits only.")],
-    formats: Annotated[list[str], typer.Option("--format", help=FORMAT_HELP)],
+    formats: Annotated[list[str], typer.Option("--format", help=FORMAT_HELP + " Or csv: one table's history (--path TABLE --src FOLDER --document PATH).")],
     rev: Annotated[str | None, typer.Option("--rev", help="Revision or range to walk, e.g. main or v1..v2 (default HEAD).")] = None,
     path: Annotated[str, typer.Option("--path", help="Folder of the records inside the repository (default: all of it).")] = "",
     src: Annotated[Path | None, typer.Option("--src", help="A source folder whose chainret.yaml adds aliases, patterns, visibility, prose records.")] = None,
     world: Annotated[str | None, typer.Option("--world", help="World name (default: the catalog's, the --src header's, else backstage / codeowners).")] = None,
     strict: Annotated[bool, typer.Option("--strict", help="A commit whose records do not import cleanly is an error (default: reported and skipped).")] = False,
+    document: Annotated[str | None, typer.Option("--document", help="--format csv: where the table is rendered in --src, e.g. cmdb/ownership.md.")] = None,
 ) -> None:
     """Make every commit that changed the records a document version and a view (<date>-<short hash>).
 
@@ -73,7 +74,7 @@ def history_cmd(
     from chainret.sources.history import history
     from chainret.sources.records import write_import
 
-    res = history(repo, out, formats, rev=rev, path=path, src=src, world=world, strict=strict)
+    res = history(repo, out, formats, rev=rev, path=path, src=src, world=world, strict=strict, document=document)
     _warn([str(w) for w in res.warnings])
     for c, why in res.skipped:
         _say(f"skipped commit {c.sha[:7]} ({c.date.date()}): {why}")

@@ -4,7 +4,8 @@ Every commit that changed the records (``git log --reverse [REV] -- PATH``, olde
 as a snapshot of the tree at that commit (``git ls-tree`` + ``git cat-file --batch``, plain git
 through subprocess, nothing fetched) and built into the catalog: a record file that changed
 becomes a new document version, and the commit a new view named ``<commit date>-<short hash>``
-(UTC committer date), whose description holds the full hash. The whole-catalog checks of
+(UTC committer date), whose description holds the full hash. ``--format csv`` walks one table
+(``--path``) instead, rendered at each commit as ``catalog import`` renders it (``--src``, ``--document``). The whole-catalog checks of
 ``chainret validate`` (every view, every relation) run once, after the last commit, not per commit. ``--view 2026-03-01`` then answers
 as of the last commit on or before that day, ``--view <hash>`` as of that commit
 (``chainret.catalog.views.as_of_view``).
@@ -35,6 +36,7 @@ from chainret.sources.records import Snapshot, default_world, import_snapshot, r
 
 COMMIT_RE = re.compile(r"^commit ([0-9a-f]{40})\b")
 RECORD_SUFFIXES = (".yaml", ".yml")
+TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson")  # what chainret.authoring.tables reads
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,8 @@ def _materialize(repo: Path, sha: str, dest: Path, wanted: str) -> list[str]:
     """Write the record files of ``sha`` under ``dest``; return every file of the tree (for CODEOWNERS)."""
     names = [n for n in _git(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha).decode("utf-8", "replace").split("\0") if n]
     prefix = wanted.strip("/") + "/" if wanted.strip("/") not in ("", ".") else ""
-    records = [n for n in names if (n.startswith(prefix) and n.endswith(RECORD_SUFFIXES)) or n.endswith("CODEOWNERS")]
+    records = [n for n in names if (n.startswith(prefix) and n.endswith(RECORD_SUFFIXES)) or n.endswith("CODEOWNERS")
+               or n == wanted.strip("/")]  # --format csv: the table itself
     if records:
         blob = _git(repo, "cat-file", "--batch", stdin="".join(f"{sha}:{n}\n" for n in records).encode("utf-8"))
         pos = 0
@@ -112,8 +115,13 @@ def _known_commits(cat: Catalog | None) -> set[str]:
 
 
 def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: list[str], *, rev: str | None = None,
-            path: str = "", src: Path | None = None, world: str | None = None, strict: bool = False) -> HistoryResult:
-    """Build every new commit that changed the records into the catalog at ``out`` (the caller writes)."""
+            path: str = "", src: Path | None = None, world: str | None = None, strict: bool = False,
+            document: str | None = None) -> HistoryResult:
+    """Build every new commit that changed the records into the catalog at ``out`` (the caller writes).
+
+    ``formats == ["csv"]``: ``path`` is a table file (CSV/TSV/JSON Lines, as ``catalog import``
+    reads it), rendered at each commit as ``document`` of the source folder ``src``.
+    """
     from chainret.catalog.load import load_catalog
 
     repo_dir = Path(repo)
@@ -121,7 +129,10 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
         raise UsageError(f"{repo_dir}: not a folder (expected a git repository)")
     top = Path(_git(repo_dir, "rev-parse", "--show-toplevel").decode("utf-8").strip())
     if path and (path.startswith("/") or ".." in Path(path).parts):
-        raise UsageError(f"--path {path!r}: expected a folder inside the repository, relative to its top")
+        raise UsageError(f"--path {path!r}: expected a path inside the repository, relative to its top")
+    table = None
+    if "csv" in formats:
+        table = _table_setup(formats, path, src, document)
     catalog_file, _ = output_paths(out)
     previous = load_catalog(catalog_file) if catalog_file.exists() else None
     world = world or (previous.world if previous else None) or default_world(formats, src)
@@ -139,33 +150,84 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
             if not records.exists():
                 res.skipped.append((c, f"no {path} in this commit"))
                 continue
+            if table is not None:
+                try:
+                    built = _table_build(table, records, out, c, cat)
+                except SourceInvalid as exc:
+                    if strict:
+                        raise SourceInvalid([_at(c, i, tmp) for i in exc.issues]) from None
+                    res.skipped.append((c, f"{len(exc.issues)} problem(s), first: {_rel(str(exc.issues[0]), tmp)}"))
+                    continue
+                cat = _record(res, c, built)
+                continue
             # CODEOWNERS patterns are relative to the repository's top, whatever --path says
             tree_formats = [f for f in formats if f != "codeowners"] if path else formats
             snap = read_snapshot(records, tree_formats, world, files=files) if tree_formats else Snapshot()
             if path and "codeowners" in formats and codeowners_found(root):
                 snap.merge(read_snapshot(root, ["codeowners"], world, files=files))
-        for w in snap.warnings:
-            res.warnings.append(Issue(w.code, w.severity, f"{c.sha[:7]}:{_rel(w.file, tmp)}", w.location, w.field, w.message, w.line))
+        res.warnings += [_at(c, w, tmp) for w in snap.warnings]
         try:
             built = import_snapshot(snap, out, world=world, src=src, view=c.view_name, strict=strict, previous=cat,
                                     view_description=f"commit {c.sha} {c.date.isoformat()}", check=False)
         except SourceInvalid as exc:
             if strict:
-                raise SourceInvalid([Issue(i.code, i.severity, f"{c.sha[:7]}:{_rel(i.file, tmp)}", i.location, i.field, i.message,
-                                           i.line) for i in exc.issues]) from None
+                raise SourceInvalid([_at(c, i, tmp) for i in exc.issues]) from None
             res.skipped.append((c, f"{len(exc.issues)} problem(s), first: {_rel(str(exc.issues[0]), tmp)}"))
             continue
-        cat = built.catalog
-        res.result = built
-        if built.new_view:
-            res.added.append((c, built.new_view))
-        else:
-            res.unchanged.append(c)
+        cat = _record(res, c, built)
     if res.result is not None and res.added:  # the checks of `chainret validate`, once, over every view
         problems = catalog_errors(res.result.catalog, str(catalog_file))
         if problems:
             raise SourceInvalid(problems)
     return res
+
+
+def _record(res: HistoryResult, c: Commit, built: BuildResult) -> Catalog:
+    res.result = built
+    if built.new_view:
+        res.added.append((c, built.new_view))
+    else:
+        res.unchanged.append(c)
+    return built.catalog
+
+
+def _at(c: Commit, i: Issue, tmp: str) -> Issue:
+    """An issue about a file of the temporary checkout, named ``<short hash>:<path>``."""
+    return Issue(i.code, i.severity, f"{c.sha[:7]}:{_rel(i.file, tmp)}", i.location, i.field, i.message, i.line)
+
+
+@dataclass(frozen=True)
+class _Table:
+    src: Path
+    document: str
+    title: str
+
+
+def _table_setup(formats: list[str], path: str, src: Path | None, document: str | None) -> _Table:
+    if formats != ["csv"]:
+        raise UsageError("--format csv walks one table's history: it does not combine with backstage or codeowners")
+    if src is None or document is None or not path:
+        raise UsageError("--format csv needs --path TABLE (the table's path in the repository), --src FOLDER "
+                         "(the header that declares its entities) and --document PATH (where it is rendered)")
+    if Path(path).suffix.lower() not in TABLE_SUFFIXES:
+        raise UsageError(f"--path {path!r}: expected a table ({', '.join(TABLE_SUFFIXES)})")
+    if not document.endswith((".md", ".markdown", ".txt")) or document.startswith(("/", ".")) or ".." in Path(document).parts:
+        raise UsageError(f"--document must be a relative .md path inside the folder, e.g. cmdb/ownership.md; found {document!r}")
+    return _Table(src, document, Path(path).stem.replace("_", " ").replace("-", " ").capitalize())
+
+
+def _table_build(table: _Table, file: Path, out: str | os.PathLike[str], c: Commit, previous: Catalog | None) -> BuildResult:
+    """The table as it was at commit ``c``, rendered (``catalog import``'s rendering) and built as a new view."""
+    from chainret.authoring.build import build
+    from chainret.authoring.header import HEADER_NAME, read_header
+    from chainret.authoring.tables import read_table, render_table
+    from chainret.sources.records import described
+
+    header = read_header(table.src / HEADER_NAME)
+    text = render_table(read_table(file, header), title=table.title)
+    built = build(table.src, out, view=c.view_name, overrides={table.document: text}, parsed=header, previous=previous,
+                  check=False)
+    return described(built, f"commit {c.sha} {c.date.isoformat()}")
 
 
 def _rel(text: str, tmp: str) -> str:

@@ -246,13 +246,16 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
     with tempfile.TemporaryDirectory(prefix="chainret-import-") as empty:
         result = build(src if src is not None else Path(empty), out, view=view, overrides=snap.documents, parsed=header,
                        previous=previous, check=check)
+    return described(result, view_description)
+
+
+def described(result: BuildResult, view_description: str = "") -> BuildResult:
+    """The build with its new view described (a history's commit), handed on without the lookups the
+    build's checks cached on the catalog (a large import's indexes would stay in memory while it is written)."""
     cat = result.catalog
     views = [v.model_copy(update={"description": view_description}) if v.name == result.new_view and view_description else v
              for v in cat.views]
-    # The same records without the lookups the build's checks cached on the catalog (a large import's
-    # indexes would otherwise stay in memory while it is written).
     result.catalog = Catalog.model_construct(**{**{name: getattr(cat, name) for name in Catalog.model_fields}, "views": views})
-    del cat
     return result
 
 

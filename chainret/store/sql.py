@@ -358,7 +358,7 @@ class SQLStore:
             if chosen not in self.view_names:
                 from chainret.catalog.views import as_of_view
 
-                dated = as_of_view(self.views, chosen) if name is not None else None  # a date or a commit
+                dated = as_of_view(self.views, name) if name is not None else None  # a date or a commit
                 if dated is None:
                     known = ", ".join(self.view_names) or "none"
                     raise UsageError(f"unknown view {name!r}; this catalog has: {known}")

@@ -130,3 +130,10 @@ def test_friction_9_eval_on_a_catalog_folder_without_cases_checks_nothing_and_sa
     assert code == 0 and "0/0" in out and "no cases" in out and not err
     code, _, err = cli(capsys, "eval", str(tmp_path / "nothing-here"))
     assert code == 2 and "does not exist" in flat(err)
+
+
+def test_friction_10_top_level_help_shows_each_description_whole(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = cli(capsys, "--help")
+    assert code == 0 and "..." not in out.split("Commands:", 1)[1]  # ("Usage: ... [ARGS]..." is click's)
+    assert "or say why not." in flat(out) and "init, build, import" in flat(out)

@@ -70,6 +70,27 @@ from chainret.cli import serve_cmds  # noqa: E402
 serve_cmds.register(app)
 
 
+def _full_short_help(typer_app: typer.Typer) -> None:
+    """Command lists show each command's first sentence whole (click cuts it at ~45 characters)."""
+    import inspect
+
+    for info in typer_app.registered_commands:
+        doc = inspect.getdoc(info.callback) if info.callback else None
+        if info.short_help is None and doc:
+            info.short_help = doc.split("\n\n", 1)[0].replace("\n", " ")
+    for group in typer_app.registered_groups:
+        sub = group.typer_instance
+        text = group.help or (sub.info.help if sub is not None else None)
+        text = getattr(text, "value", text)  # typer wraps a Typer(help=...) in a DefaultPlaceholder
+        if getattr(group.short_help, "value", group.short_help) is None and isinstance(text, str):
+            group.short_help = text.split("\n\n", 1)[0].replace("\n", " ")
+        if sub is not None:
+            _full_short_help(sub)
+
+
+_full_short_help(app)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Entry point: click handles usage errors (exit 2); ChainretError becomes a message, never a traceback."""
     try:

@@ -55,10 +55,11 @@ def main() -> None:
             for name, token in (("ui-auditor", auditor), ("ui-public", None)):
                 page = browser.new_page(viewport={"width": WIDTH, "height": 1300})
                 page.goto(srv.url + "/ui")
-                if token:
+                page.wait_for_function("() => document.getElementById('patterns').dataset.loads === '1'")
+                if token:  # the patterns and views load again, for the token's principal
                     page.fill("#token", token)
                     page.dispatch_event("#token", "change")
-                page.wait_for_selector("#patterns button.phrasing")
+                    page.wait_for_function("() => document.getElementById('patterns').dataset.loads === '2'")
                 page.fill("#request", REQUEST)
                 page.select_option("#view", "final")
                 page.click("#ask")

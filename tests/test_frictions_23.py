@@ -137,3 +137,16 @@ def test_friction_10_top_level_help_shows_each_description_whole(capsys, monkeyp
     code, out, _ = cli(capsys, "--help")
     assert code == 0 and "..." not in out.split("Commands:", 1)[1]  # ("Usage: ... [ARGS]..." is click's)
     assert "or say why not." in flat(out) and "init, build, import" in flat(out)
+
+
+@pytest.mark.parametrize("principal,viewers", [("auditor", "viewers: [public]"), ("public", "viewers: []")])
+def test_friction_10_new_token_prints_the_entry_the_readme_shows(capsys, principal, viewers):
+    code, out, _ = cli(capsys, "serve", "--new-token", principal)
+    assert code == 0 and f"principal: {principal}" in out and viewers in out
+    import yaml
+
+    from chainret.server.auth import TokenFile
+
+    entry = yaml.safe_load(out.split("`tokens:`):", 1)[1])
+    TokenFile.model_validate({"tokens": entry})  # the printed entry is a valid token-file entry
+    assert "viewers: [public]" in (ROOT / "README.md").read_text(encoding="utf-8")

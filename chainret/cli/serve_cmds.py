@@ -70,7 +70,9 @@ def serve_cmd(
         tok = auth_mod.new_token()
         typer.echo(f"token (give it to the client; it is not stored): {tok}")
         typer.echo("token-file entry (a list item under `tokens:`):")
-        typer.echo(f"  - name: {new_token}-1\n    sha256: {auth_mod.hash_token(tok)}\n    principal: {new_token}\n    viewers: []")
+        # As the README shows: a principal other than public may also ask for the public view (--as public).
+        viewers = "[]" if new_token == "public" else "[public]"
+        typer.echo(f"  - name: {new_token}-1\n    sha256: {auth_mod.hash_token(tok)}\n    principal: {new_token}\n    viewers: {viewers}")
         return
     _require("serve", "fastapi", "uvicorn")
     from pydantic import ValidationError

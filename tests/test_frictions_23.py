@@ -150,3 +150,17 @@ def test_friction_10_new_token_prints_the_entry_the_readme_shows(capsys, princip
     entry = yaml.safe_load(out.split("`tokens:`):", 1)[1])
     TokenFile.model_validate({"tokens": entry})  # the printed entry is a valid token-file entry
     assert "viewers: [public]" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_did_you_mean_for_a_catalog_path(capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, _, err = cli(capsys, "ask", ASK, "--catalog", "catalogs/defualt.yaml", "--no-trace")
+    assert code == 2 and "did you mean 'catalogs/default.yaml'" in flat(err)
+    code, _, err = cli(capsys, "graph", "--catalog", "fixtures/suply")
+    assert code == 2 and "'fixtures/supply'" in flat(err)
+
+
+def test_friction_6_mcp_refuses_an_unknown_principal_before_serving(capsys):
+    pytest.importorskip("mcp")
+    code, _, err = cli(capsys, "mcp", "--catalog", str(ROOT / "fixtures" / "supply" / "catalog.yaml"), "--principal", "Auditor")
+    assert code == 2 and "did you mean 'auditor'" in flat(err)

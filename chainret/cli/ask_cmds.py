@@ -135,7 +135,15 @@ def _check_names(opened: Any, *, principal: str | None = None, viewer: str | Non
 
 def _catalog_for(catalog: Optional[str]) -> Any:
     from chainret.store import resolve_catalog
+    from chainret.store import is_store_spec
 
+    if catalog is not None and not is_store_spec(catalog) and not Path(catalog).exists():
+        from chainret.suggest import did_you_mean
+
+        p = Path(catalog)
+        near = [str(p.parent / c.name) if str(p.parent) != "." else c.name
+                for c in (p.parent.iterdir() if p.parent.is_dir() else [])]
+        raise UsageError(f"catalog {catalog} does not exist{did_you_mean(str(p), near)}")
     return resolve_catalog(catalog)
 
 

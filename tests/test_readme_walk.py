@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 import shlex
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -64,6 +66,7 @@ def run(capsys, command: str) -> tuple[int, str]:
 def walk_dir(tmp_path, monkeypatch):
     shutil.copytree(ROOT / "catalogs", tmp_path / "catalogs")
     shutil.copytree(ROOT / "examples" / "service-registry", tmp_path / "examples" / "service-registry")
+    shutil.copytree(ROOT / "examples" / "backstage", tmp_path / "examples" / "backstage")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("CHAINRET_TRACE_DIR", str(tmp_path / "traces"))
     monkeypatch.setenv("CHAINRET_CATALOG", str(tmp_path / "catalogs" / "default.yaml"))
@@ -85,6 +88,10 @@ def test_the_bring_your_own_records_walk_runs_as_written(walk_dir, capsys):
     text = section("Bring your own records")
     assert "cp -r examples/service-registry/records my-records" in " ".join(text.split())  # the step before the commands
     shutil.copytree(walk_dir / "examples" / "service-registry" / "records", walk_dir / "my-records")
+    for block in _BLOCK.findall(text):  # the set-up steps the blocks run with python (examples/backstage/make_history.py)
+        for line in block.splitlines():
+            if line.startswith("python examples/"):
+                subprocess.run([sys.executable, *shlex.split(line)[1:]], cwd=walk_dir, check=True, capture_output=True)
     cmds = commands(text) + inline_commands(text, "chainret catalog diff", "chainret catalog build my-records")
     assert len(cmds) >= 5
     outputs = {}

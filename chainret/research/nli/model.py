@@ -124,7 +124,9 @@ def load_nli(name_or_path: str | os.PathLike | None = None, device: str = "cpu",
         check: verify the label order on two unambiguous pairs (recommended; raises ModelError).
     Example:
         >>> m = load_nli()
-        >>> m.p_entail([("A man is playing a guitar on stage.", "A person is playing an instrument.")])
+        >>> p = m.p_entail([("A man is playing a guitar on stage.", "A person is playing an instrument.")])
+        >>> p.shape, bool(p[0] > 0.5)
+        ((1,), True)
     """
     try:
         import torch

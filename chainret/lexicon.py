@@ -122,7 +122,7 @@ class Lexicon:
     def vocabulary(self, patterns: Sequence[Any]) -> set[str]:
         vocab = {w for n in self._nouns for w in n}
         for pw in self.preds:
-            vocab |= pw.verbs | pw.passive | pw.subject_verbs | pw.where
+            vocab |= {w for v in pw.verbs for w in v.split()} | pw.passive | pw.subject_verbs | pw.where
         from chainret.patterns import PhrasingError, _parsed
 
         for pat in patterns:
@@ -166,9 +166,9 @@ class Lexicon:
                 head = " ".join(toks[:k])
                 # <head> [that] <verb> <np>
                 j = 1 if rest_l and rest_l[0] in _REL else 0
-                if len(rest_l) > j + 1 and rest_l[j] in pw.verbs:
-                    for chain, m, rels in self.noun_phrase(rest_t[j + 1 :], rest_l[j + 1 :], depth + 1):
-                        out.append(([*chain, pw.name], m, [*rels, (" ".join([head, *rest_t[: j + 1]]), pw.name)]))
+                for v in _verbs_at(rest_l, j, pw):
+                    for chain, m, rels in self.noun_phrase(rest_t[j + v :], rest_l[j + v :], depth + 1):
+                        out.append(([*chain, pw.name], m, [*rels, (" ".join([head, *rest_t[: j + v]]), pw.name)]))
                 # <head> <passive> by <np>
                 if len(rest_l) > 2 and rest_l[0] in pw.passive and rest_l[1] == "by":
                     for chain, m, rels in self.noun_phrase(rest_t[2:], rest_l[2:], depth + 1):
@@ -228,8 +228,9 @@ class Lexicon:
             out += [p for p in self.noun_phrase(toks[2:], low[2:]) if p[0]]
         if low[0] == "who" and len(low) > 2:
             for pw in self.preds:
-                if low[1] in pw.verbs:
-                    out += [([*c, pw.name], m, [*r, (" ".join(toks[:2]), pw.name)]) for c, m, r in self.noun_phrase(toks[2:], low[2:])]
+                for v in _verbs_at(low, 1, pw):
+                    out += [([*c, pw.name], m, [*r, (" ".join(toks[: 1 + v]), pw.name)])
+                            for c, m, r in self.noun_phrase(toks[1 + v :], low[1 + v :])]
         if low[0] == "which" and len(low) > 3:
             for pw in self.preds:
                 for k in self._heads(low[1:], pw):
@@ -238,9 +239,9 @@ class Lexicon:
                         for c, m, r in self.noun_phrase(toks[verb_at + 1 :], low[verb_at + 1 :]):
                             if c and c[-1] == pw.name:
                                 out.append((c, m, [*r, (" ".join(toks[: verb_at + 1]), "frame")]))
-                    elif low[verb_at] in pw.verbs:
-                        out += [([*c, pw.name], m, [*r, (" ".join(toks[: verb_at + 1]), pw.name)])
-                                for c, m, r in self.noun_phrase(toks[verb_at + 1 :], low[verb_at + 1 :])]
+                    for v in _verbs_at(low, verb_at, pw):
+                        out += [([*c, pw.name], m, [*r, (" ".join(toks[: verb_at + v]), pw.name)])
+                                for c, m, r in self.noun_phrase(toks[verb_at + v :], low[verb_at + v :])]
         if low[:2] == ["where", "is"] and len(low) > 3:
             for pw in self.preds:
                 if low[-1] in pw.where:
@@ -251,6 +252,16 @@ class Lexicon:
         for c, m, r in out:
             seen.setdefault((tuple(c), tuple(m)), (c, m, r))
         return list(seen.values())
+
+
+def _verbs_at(low: Sequence[str], at: int, pw: PredicateWords) -> list[int]:
+    """Word counts of ``pw``'s verbs (one word or several: "looks after") starting at ``at``, with words after them."""
+    out = []
+    for v in pw.verbs:
+        words = v.split()
+        if len(low) > at + len(words) and list(low[at : at + len(words)]) == words:
+            out.append(len(words))
+    return out
 
 
 def lexicon(catalog: Any) -> Lexicon:

@@ -151,3 +151,26 @@ def test_the_request_sets_meet_the_aims():
         assert sum(c["wrong"] for c in tab.values()) == 0, [r for r in results if r.verdict == "wrong"]
         assert tab["refuse"]["correct"] == tab["refuse"]["n"]
         assert tab["paraphrase"]["correct"] >= 0.9 * tab["paraphrase"]["n"]
+
+
+def test_a_source_header_declares_nouns_and_verbs_that_the_build_keeps(tmp_path, capsys):
+    from chainret.cli import main
+
+    def run(*argv):
+        with pytest.raises(SystemExit) as exc:
+            main(list(argv))
+        return exc.value.code, capsys.readouterr().out
+
+    run("catalog", "init", str(tmp_path / "st"))
+    header = tmp_path / "st" / "source" / "chainret.yaml"
+    text = header.read_text(encoding="utf-8")
+    anchor = "    range: team\n    cardinality: functional\n"
+    assert anchor in text
+    header.write_text(text.replace(anchor, anchor + "    nouns: [steward]\n    verbs: [looks after]\n", 1), encoding="utf-8")
+    assert run("catalog", "build", str(tmp_path / "st" / "source"), "--out", str(tmp_path / "st"))[0] in (0, None)
+    cat = load_catalog(tmp_path / "st" / "catalog.yaml")
+    for request_text in ("Who is on call for the steward of Atlas?", "Who is on call for the team that looks after Atlas?"):
+        trace = ask(request_text, cat)
+        assert trace.interpretation is not None and trace.interpretation.start_id.endswith(":atlas"), request_text
+    assert ask("Who is on call for the steward of Atlas?", load_catalog(tmp_path / "st" / "catalog.yaml").model_copy(
+        update={"predicates": [p.model_copy(update={"nouns": [], "verbs": []}) for p in cat.predicates]})).interpretation is None

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import re
 
+from chainret.research.qa.signals import STOPWORDS as SIGNAL_STOPWORDS
+
 _WORD = re.compile(r"[a-z0-9]+")
 
-STOPWORDS = frozenset(
+# The benchmark signals' stop list (which extends the engine's) plus the rest of a common English list
+# and the words benchmark questions use to name things; each word is written once.
+STOPWORDS = SIGNAL_STOPWORDS | frozenset(
     """
-    a about above after again against all also am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have having
-    he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
-    nor not now of off on once only or other our ours ourselves out over own same she should so some such than
-    that the their theirs them themselves then there these they this those through to too under until up very
-    was we were what when where which while who whom why will with would you your yours yourself yourselves
-    s t did does whose many much one ones two also known named name called
+    about above after again against all also am any because been before being below between both but called
+    can could doing down during each few further having here hers herself him himself i if into itself just
+    known many me more most much my myself name named no nor not now off once one ones only other our ours
+    ourselves out over own s same should so some such t than theirs themselves then there these those through
+    too two under until up very we while would you your yours yourself yourselves
     """.split()
 )
 

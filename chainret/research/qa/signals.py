@@ -22,6 +22,7 @@ import numpy as np
 from chainret.research.qa.datasets import passage
 from chainret.research.qa.example import Example
 from chainret.errors import UsageError
+from chainret.search import STOPWORDS as ENGINE_STOPWORDS
 
 SIGNALS: dict[str, str] = {
     "bm25": "chainret.research.qa.signals:BM25Signal",
@@ -66,10 +67,9 @@ def get_signal(name: str, **options: Any) -> Signal:
 # ----------------------------------------------------------------------------- BM25
 
 _TOKEN = re.compile(r"[a-z0-9]+")
-STOPWORDS = frozenset(
-    "a an and are as at be by did do does for from had has have he her his how in is it its of on or "
-    "she that the their them they this to was were what when where which who whom whose why will with".split()
-)
+# The engine's stop list (chainret.search) plus the pronouns and question words benchmark questions add;
+# each word is written once: the packing layer's content terms extend this list in turn.
+STOPWORDS = ENGINE_STOPWORDS | frozenset("had he her his how she their them they when where why will".split())
 
 
 def tokenize(text: str) -> list[str]:

@@ -174,3 +174,16 @@ def test_a_source_header_declares_nouns_and_verbs_that_the_build_keeps(tmp_path,
         assert trace.interpretation is not None and trace.interpretation.start_id.endswith(":atlas"), request_text
     assert ask("Who is on call for the steward of Atlas?", load_catalog(tmp_path / "st" / "catalog.yaml").model_copy(
         update={"predicates": [p.model_copy(update={"nouns": [], "verbs": []}) for p in cat.predicates]})).interpretation is None
+
+
+def test_the_text_output_shows_how_a_tolerant_reading_matched(capsys):
+    from chainret.cli import main
+
+    def out(*argv):
+        with pytest.raises(SystemExit):
+            main(list(argv))
+        return " ".join(capsys.readouterr().out.split())
+
+    tolerant = out("ask", "Which contact serves the Main programe?", "--no-trace")
+    assert "read as: tolerant" in tolerant and "typo at distance 1, matched 'Main programme'" in tolerant
+    assert "read as" not in out("ask", "Which contact serves PR-84?", "--no-trace")

@@ -221,6 +221,8 @@ def render_trace(
     if it is not None:
         c.print(field("interpreted", f"pattern {it.pattern} · {it.slot} {it.slot_text!r} → ", (it.start_id, "cyan"),
                       f" · hops {' → '.join(it.predicates)} · view {it.view}"))
+        for line in match_lines(it):
+            c.print(t("  ", line))
     if trace.hops:
         cols = ("hop", "branch", "search", "returned rows", "anchor", "bridge", "left", "stopped")
         c.print(fit_table(cols, hop_rows(trace), width=c.width, title="hops"))
@@ -278,6 +280,19 @@ def render_trace(
         c.print(t("trace written to ", str(trace_path)))
 
 
+def match_lines(it: Any) -> list[str]:
+    """A tolerant reading's match record in words (none for a literal reading)."""
+    if not getattr(it, "match", None):
+        return []
+    out = [f"read as: {it.reading}"]
+    for m in it.match:
+        how = m.how + (f" at distance {m.distance}" if m.distance is not None else "")
+        label = f", matched {m.label!r}" if m.label and m.label != m.words else ""
+        target = f" → {m.target}" if m.target else ""
+        out.append(f"  {m.part}: {m.words!r}{target} ({how}{label})")
+    return out
+
+
 def answer_line(trace: Any, names: dict[str, str] | None = None) -> Text:
     """The one line that answers: the final entity's name and ID, or the outcome and why not."""
     if trace.outcome == "accepted_path" and trace.path_ids:
@@ -294,7 +309,9 @@ def trace_tree(trace: Any) -> Tree:
     tree = Tree(t((trace.request, "bold"), " → ", (trace.outcome, "bold")))
     if trace.interpretation:
         it = trace.interpretation
-        tree.add(t(f"interpretation: {it.pattern} · {it.slot_text!r} → {it.start_id} · view {it.view} · principal {it.principal}"))
+        node = tree.add(t(f"interpretation: {it.pattern} · {it.slot_text!r} → {it.start_id} · view {it.view} · principal {it.principal}"))
+        for line in match_lines(it):
+            node.add(t(line.strip()))
     viewer = trace.meta.get("viewer")
     if viewer:
         tree.add(t(f"shown to {viewer} (principal {trace.meta.get('principal', '?')})"))

@@ -44,6 +44,23 @@ STOPWORDS = frozenset(
 )
 
 
+def bm25plus_idf(size: int, n: int) -> float:
+    """BM25Plus IDF of a term ``n`` of ``size`` units contain, ``log((N + 1) / n)``; 0 for a term no unit
+    contains (rank_bm25 does the same)."""
+    return math.log((size + 1) / n) if n else 0.0
+
+
+def bm25plus(idf: Sequence[float], tfs: Sequence[int], ntok: int, avgdl: float, k1: float, b: float, delta: float) -> float:
+    """rank_bm25's BM25Plus score of one unit of ``ntok`` tokens, from the query terms' IDFs and their counts
+    in the unit, term by term in query order (the one home of the formula: the in-memory index and the
+    compiled stores' SQL search both score with it)."""
+    norm = k1 * (1 - b + b * ntok / avgdl)
+    score = 0.0
+    for w, f in zip(idf, tfs):
+        score += w * (delta + (f * (k1 + 1)) / (norm + f))
+    return score
+
+
 def tokenize(text: str, *, stopwords: bool = True) -> list[str]:
     """Lower-case tokens; IDs like ``org:final:north`` and aliases like ``PR-84`` stay whole."""
     tokens = _TOKEN.findall(text.lower())
@@ -99,25 +116,12 @@ class LexicalIndex:
     def __len__(self) -> int:
         return len(self.refs)
 
-    def _idf(self, term: str) -> float:
-        """BM25Plus IDF, ``log((N + 1) / n)``; 0 for a term no unit contains (rank_bm25 does the same)."""
-        n = len(self._postings.get(term, ()))
-        return math.log((self._size + 1) / n) if n else 0.0
-
     def _scores(self, query: Sequence[str], cand: Sequence[int]) -> list[float]:
         """rank_bm25's BM25Plus score of each candidate unit, term by term in query order."""
         k1, b, delta, avgdl = self.k1, self.b, self.delta, self._avgdl
-        idf = [self._idf(q) for q in query]
-        out = []
-        for i in cand:
-            toks = self._docs[i]
-            norm = k1 * (1 - b + b * len(toks) / avgdl)
-            score = 0.0
-            for q, w in zip(query, idf):
-                f = toks.count(q)
-                score += w * (delta + (f * (k1 + 1)) / (norm + f))
-            out.append(score)
-        return out
+        idf = [bm25plus_idf(self._size, len(self._postings.get(q, ()))) for q in query]
+        return [bm25plus(idf, [toks.count(q) for q in query], len(toks), avgdl, k1, b, delta)
+                for toks in (self._docs[i] for i in cand)]
 
     def search(self, query: str | Sequence[str], k: int) -> list[SearchHit]:
         """Top ``k`` units that contain at least one query token, best first.

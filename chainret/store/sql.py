@@ -14,7 +14,6 @@ unit order, exactly as the in-memory index ranks them.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any
@@ -22,6 +21,7 @@ from typing import Any
 from chainret.catalog.models import functional_names
 from chainret.errors import UsageError
 from chainret.codes import DefectCode, ViewCode
+from chainret.search import bm25plus, bm25plus_idf
 from chainret.store.base import view_codes
 
 _DEFECTS = frozenset(DefectCode)
@@ -864,14 +864,7 @@ def rank_bm25plus(
     hit: Callable[..., Any],
 ) -> list[Any]:
     """``LexicalIndex.search``'s scoring and ordering over candidates given as integers, in corpus order."""
-    idf = [math.log((size + 1) / df[t]) if df.get(t) else 0.0 for t in query]
-    scores = []
-    for _, (_, ntok, tfs) in cands:
-        norm = k1 * (1 - b + b * ntok / avgdl)
-        score = 0.0
-        for t, w in zip(query, idf):
-            f = tfs.get(t, 0)
-            score += w * (delta + (f * (k1 + 1)) / (norm + f))
-        scores.append(score)
+    idf = [bm25plus_idf(size, df.get(t, 0)) for t in query]
+    scores = [bm25plus(idf, [tfs.get(t, 0) for t in query], ntok, avgdl, k1, b, delta) for _, (_, ntok, tfs) in cands]
     order = sorted(range(len(cands)), key=lambda j: (-scores[j], cands[j][0]))[:k]
     return [hit(cands[j][1][0], rank + 1, float(scores[j])) for rank, j in enumerate(order)]

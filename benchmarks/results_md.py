@@ -29,6 +29,7 @@ SECTIONS = (
     ("store", "python benchmarks/store_bench.py"),
     ("serve", "python benchmarks/serve_load.py"),
     ("robustness", "python benchmarks/robustness.py"),
+    ("requests", "python benchmarks/requests_score.py"),
 )
 DOCS = ROOT / "docs"
 

@@ -47,9 +47,10 @@ def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | 
     from chainret.catalog.graph import build_graph
 
     cv = cached_view(reader_catalog(resolve_catalog(catalog), principal), view, principal)
-    shown = getattr(cv.catalog, "entities", None)
+    cat: Any = cv.catalog
+    shown = getattr(cat, "entities", None)
     if shown is None:  # a compiled store read as one principal: its entities, filtered below
-        shown = cv.catalog.store.entities
+        shown = cat.store.entities
     ents = {e.id: {"type": e.type, "name": e.name} for e in shown if cv.knows(e.id)}
     held = cv.catalog.relations_by_id  # a compiled store read as the principal: only what they may read
     return build_graph([relation_flags(cv, r) for r in cv.relations() if r.id in held], ents)

@@ -356,12 +356,34 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
                 if d <= bound and (e.id not in best or d < best[e.id][0]):
                     best[e.id] = (d, e, label)
         known_hits = sorted((x for x in best.values() if cv.knows(x[1].id)), key=lambda x: (x[0], x[1].id))
+        if known_hits and _all_name_words(v, entities, cv):
+            continue  # "card-api" is made of real name words (card-sync, cart-api): another name, not a typo
         if len(known_hits) == 1:
             d, e, label = known_hits[0]
             return Mention(text, [e], "typo", label, d, cleaned=v)
         if known_hits:
             return Mention(text, [x[1] for x in known_hits], "typo", cleaned=v)
     return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
+
+
+_NAME_WORD = re.compile(r"[0-9a-z]+")
+
+
+def _all_name_words(text: str, entities: Sequence[Any], cv: Any) -> bool:
+    """True when every word of ``text`` is a word of some known entity's name, alias or ID.
+
+    A typo is a word no name has; words that all occur in names ("card" in card-sync, "api" in
+    cart-api) put together differently name something else, so they are not corrected.
+    """
+    mine = set(_NAME_WORD.findall(text.casefold()))
+    if not mine:
+        return False
+    vocab: set[str] = set()
+    for e in entities:
+        if cv.knows(e.id):
+            for _, label in _labels(e):
+                vocab.update(_NAME_WORD.findall(label.casefold()))
+    return mine <= vocab
 
 
 def _entities(cv: Any) -> list[Any]:

@@ -187,3 +187,16 @@ def test_the_text_output_shows_how_a_tolerant_reading_matched(capsys):
     tolerant = out("ask", "Which contact serves the Main programe?", "--no-trace")
     assert "read as: tolerant" in tolerant and "typo at distance 1, matched 'Main programme'" in tolerant
     assert "read as" not in out("ask", "Which contact serves PR-84?", "--no-trace")
+
+
+def test_real_name_words_put_together_differently_are_not_a_typo():
+    """card-api is one letter from cart-api, but card (card-sync) and api are both name words: refused, suggested."""
+    from chainret.requests_eval import load_request_set, open_world
+
+    rs = load_request_set(ROOT / "fixtures" / "requests" / "dev.yaml")
+    services = open_world(rs.worlds["services"], ROOT)
+    trace = ask("Who is on call for card-api?", services)
+    assert trace.interpretation is None and trace.reason.code == "unknown_entity"
+    assert [s["id"] for s in trace.reason.details["suggestions"]][:1] == ["service:services:cart-api"]
+    typo = ask("Who is on call for paymnet-router?", services)  # "paymnet" is no name's word: a typo
+    assert _interp(typo) == ("on_call_for_service", "service:services:payment-router")

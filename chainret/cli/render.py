@@ -221,8 +221,8 @@ def render_trace(
     if it is not None:
         c.print(field("interpreted", f"pattern {it.pattern} · {it.slot} {it.slot_text!r} → ", (it.start_id, "cyan"),
                       f" · hops {' → '.join(it.predicates)} · view {it.view}"))
-        for line in match_lines(it):
-            c.print(t("  ", line))
+        for matched in match_lines(it):
+            c.print(t("  ", matched))
     if trace.hops:
         cols = ("hop", "branch", "search", "returned rows", "anchor", "bridge", "left", "stopped")
         c.print(fit_table(cols, hop_rows(trace), width=c.width, title="hops"))
@@ -310,8 +310,8 @@ def trace_tree(trace: Any) -> Tree:
     if trace.interpretation:
         it = trace.interpretation
         node = tree.add(t(f"interpretation: {it.pattern} · {it.slot_text!r} → {it.start_id} · view {it.view} · principal {it.principal}"))
-        for line in match_lines(it):
-            node.add(t(line.strip()))
+        for matched in match_lines(it):
+            node.add(t(matched.strip()))
     viewer = trace.meta.get("viewer")
     if viewer:
         tree.add(t(f"shown to {viewer} (principal {trace.meta.get('principal', '?')})"))

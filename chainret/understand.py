@@ -185,10 +185,14 @@ def phrasing_readings(prep: Prepared, patterns: Sequence[PatternSpec], lex: Lexi
             if parts is None:
                 continue
             before, after = canonical_frame(parts[0]) if parts[0] else [], parts[1]
+            # A slot said as a chain that begins the hops ("the org that operates PR-86") is read only
+            # when the phrasing's own words express no hop over the slot: "which site calibrates the
+            # instrument used by E-7's instrument" must not read as the site for E-7.
+            stated = any(lex.tail_chains(before[k:], pat.start_type) for k in range(len(before)))
             if after:  # a phrasing with words after its slot ("where is ... {experiment} calibrated")
                 n = len(low) - len(before) - len(after)
                 if n >= 1 and low[: len(before)] == before and low[len(before) + n :] == after:
-                    out += _slot_readings(prep.toks[len(before) : len(before) + n], pat, phrasing, lex, prep, [])
+                    out += _slot_readings(prep.toks[len(before) : len(before) + n], pat, phrasing, lex, prep, [], stated)
                 continue
             # The phrasing's own tail, read as a chain over the slot, may be said another way:
             # "the instrument used by {experiment}" == "the instrument that E-9 uses".
@@ -203,7 +207,7 @@ def phrasing_readings(prep: Prepared, patterns: Sequence[PatternSpec], lex: Lexi
                     for chain_r, mention, rels in lex.noun_phrase(prep.toks[k:], prep.low[k:]):
                         if chain_r == chain_t and mention:
                             out.append(Reading(pat, tuple(mention), "tolerant", phrasing, tuple(rels), tuple(prep.ignored)))
-                        elif not chain_t and chain_r and mention and _prefix(chain_r, pat.predicates):
+                        elif not chain_t and not stated and chain_r and mention and _prefix(chain_r, pat.predicates):
                             # "which contact serves the org that operates PR-86": the phrasing stated of the org
                             out.append(Reading(pat, tuple(mention), "composed", phrasing, tuple(rels), tuple(prep.ignored)))
     return out
@@ -214,12 +218,12 @@ def _prefix(chain: list[str], hops: Sequence[str]) -> bool:
 
 
 def _slot_readings(slot: list[str], pat: PatternSpec, phrasing: str, lex: Lexicon, prep: Prepared,
-                   chain_t: list[str]) -> list[Reading]:
+                   chain_t: list[str], stated: bool) -> list[Reading]:
     out = []
     for chain_r, mention, rels in lex.noun_phrase(slot, [w.lower() for w in slot]):
         if chain_r == chain_t and mention:
             out.append(Reading(pat, tuple(mention), "tolerant", phrasing, tuple(rels), tuple(prep.ignored)))
-        elif not chain_t and mention and _prefix(chain_r, pat.predicates):
+        elif not chain_t and not stated and mention and _prefix(chain_r, pat.predicates):
             out.append(Reading(pat, tuple(mention), "composed", phrasing, tuple(rels), tuple(prep.ignored)))
     return out
 

@@ -200,3 +200,20 @@ def test_real_name_words_put_together_differently_are_not_a_typo():
     assert [s["id"] for s in trace.reason.details["suggestions"]][:1] == ["service:services:cart-api"]
     typo = ask("Who is on call for paymnet-router?", services)  # "paymnet" is no name's word: a typo
     assert _interp(typo) == ("on_call_for_service", "service:services:payment-router")
+
+
+LAB = load_catalog(ROOT / "fixtures" / "lab" / "catalog.yaml")
+
+
+@pytest.mark.parametrize("request_text", [
+    "Which site calibrates the instrument used by E-7's instrument?",
+    "Where is the instrument used by E-7's instrument calibrated?",
+    "Which group calibrates the instrument used by the instrument used by E-7?",
+])
+def test_a_phrasing_that_states_a_hop_does_not_take_that_hop_again_in_its_slot(request_text):
+    """The phrasing's "the instrument used by" is hop 1; a slot that says hop 1 again is nonsense, not E-7."""
+    assert ask(request_text, LAB).interpretation is None
+
+
+def test_a_slot_said_as_the_first_hop_reads_when_the_phrasing_states_no_hop():
+    assert _interp(ask("Which contact serves the org that operates PR-86?", SEED)) == ("contact_for_project", "project:final:east")

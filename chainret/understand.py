@@ -336,7 +336,9 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
         key = name_key(v)
         if not key:
             continue
-        hits = {e.id: (e, label) for e in entities for kind, label in _labels(e) if name_key(label) == key}
+        runs = _DIGITS.findall(v)  # "PR 84" is PR-84, but "PR-8 4" is not: digit runs are never joined
+        hits = {e.id: (e, label) for e in entities for kind, label in _labels(e)
+                if name_key(label) == key and _DIGITS.findall(label) == runs}
         known = [(e, lab) for e, lab in hits.values() if cv.knows(e.id)]
         if known:
             return Mention(text, sorted((e for e, _ in known), key=lambda e: e.id), "normalised",
@@ -349,12 +351,12 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
         bound = typo_bound(key)
         if bound == 0:
             continue
-        digits = _DIGITS.findall(key)
+        digits = _DIGITS.findall(v)
         best: dict[str, tuple[int, Any, str]] = {}
         for e in entities:
             for _, label in _labels(e):
                 lk = name_key(label)
-                if _DIGITS.findall(lk) != digits:
+                if _DIGITS.findall(label) != digits:
                     continue
                 d = osa_distance(key, lk, bound)
                 if d <= bound and (e.id not in best or d < best[e.id][0]):

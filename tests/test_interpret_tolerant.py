@@ -217,3 +217,10 @@ def test_a_phrasing_that_states_a_hop_does_not_take_that_hop_again_in_its_slot(r
 
 def test_a_slot_said_as_the_first_hop_reads_when_the_phrasing_states_no_hop():
     assert _interp(ask("Which contact serves the org that operates PR-86?", SEED)) == ("contact_for_project", "project:final:east")
+
+
+def test_digit_runs_are_never_joined_but_the_joined_id_is_suggested():
+    trace = ask("Which contact serves PR-8 4?", SEED)
+    assert trace.interpretation is None and trace.reason.code == "unknown_entity"
+    assert [s["id"] for s in trace.reason.details["suggestions"]] == ["project:final:main"]
+    assert _interp(ask("Which contact serves PR 84?", SEED)) == ("contact_for_project", "project:final:main")

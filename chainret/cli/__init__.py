@@ -9,8 +9,10 @@ the command bodies that need them). ``main`` is the single place where
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from chainret.cli.render import err_console, t
 from chainret.errors import (
@@ -23,8 +25,23 @@ from chainret.errors import (
 
 EXIT_TABLE = "Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES) + "."
 
+
+class _App(TyperGroup):
+    """The root group, and the CLI's one error path: a ChainretError from any command becomes its message
+    on stderr (``print_error``) and its exit code, never a traceback; commands just raise. It holds
+    wherever the app runs: ``main``, ``python -m chainret`` or typer's ``CliRunner``."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
+        try:
+            return super().invoke(ctx)
+        except ChainretError as exc:
+            print_error(exc)
+            raise typer.Exit(exc.exit_code) from None
+
+
 app = typer.Typer(
     name="chainret",
+    cls=_App,
     help="Auditable multi-hop retrieval over a versioned, permission-aware relation catalog.",
     epilog=EXIT_TABLE,
     no_args_is_help=True,
@@ -92,7 +109,8 @@ _full_short_help(app)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Entry point: click handles usage errors (exit 2); ChainretError becomes a message, never a traceback."""
+    """Entry point: click handles usage errors (exit 2); the root group (``_App``) turns a ChainretError into
+    its message and exit code; one raised before a command runs (parsing) gets the same treatment here."""
     try:
         app(args=argv, standalone_mode=True)
     except ChainretError as exc:

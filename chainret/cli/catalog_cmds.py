@@ -12,28 +12,12 @@ from typing import Annotated
 
 import typer
 from pydantic import BaseModel
-from rich.console import Console
 
-from chainret.errors import ChainretError, UsageError
-from chainret.textsafe import markup_safe as escape
-
-console = Console()
-err_console = Console(stderr=True)
+from chainret.cli.render import console, err_console, t
+from chainret.errors import EXIT_NO, UsageError
 
 SCHEMAS = ("catalog", "cases", "case", "source", "trace")
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
-
-
-def _fail(exc: ChainretError) -> SystemExit:
-    """Print a known error the way ``chainret.cli.main`` does and give the exit to raise.
-
-    SystemExit rather than typer.Exit: ``main`` runs the app with ``standalone_mode=False``, where
-    click turns typer.Exit into a return value that ``main`` does not pass on as the exit status.
-    """
-    from chainret.cli import print_error  # one error printer: a message's lines stay lines
-
-    print_error(exc)
-    return SystemExit(exc.exit_code)
 
 
 def _default_paths() -> list[Path]:
@@ -58,21 +42,18 @@ def validate_cmd(
     """
     from chainret.validate import validate_paths
 
-    try:
-        reports = validate_paths(list(paths or _default_paths()))
-    except ChainretError as exc:
-        raise _fail(exc) from None
+    reports = validate_paths(list(paths or _default_paths()))
     failed = [r for r in reports if not r.valid or (strict and any(i.severity == "warning" for i in r.issues))]
     if as_json:
         print(json.dumps({"valid": not failed, "reports": [r.to_dict() for r in reports]}, indent=2, sort_keys=True))
     else:
         _render(reports, show_info)
     if failed:
-        raise SystemExit(1)
+        raise typer.Exit(EXIT_NO)
 
 
 def _render(reports: list, show_info: bool) -> None:  # list[WorldReport]
-    from chainret.cli.render import fit_table, t
+    from chainret.cli.render import fit_table
 
     rows = []
     for r in reports:
@@ -89,10 +70,9 @@ def _render(reports: list, show_info: bool) -> None:  # list[WorldReport]
             if i.severity == "info" and not show_info:
                 hidden += 1
                 continue
-            console.print(f"[{_STYLE[i.severity]}]{i.severity}[/] {escape(i.code)} {escape(str(i).removesuffix(f' [{i.code}]'))}",
-                          highlight=False)
+            console.print(t((i.severity, _STYLE[i.severity]), " ", i.code, " ", str(i).removesuffix(f" [{i.code}]")))
     if hidden:
-        console.print(f"[dim]{hidden} info rows hidden (view-time ineligibility, deliberate controls); --info shows them[/]")
+        console.print(t((f"{hidden} info rows hidden (view-time ineligibility, deliberate controls); --info shows them", "dim")))
 
 
 def schema_cmd(
@@ -108,13 +88,13 @@ def schema_cmd(
 
     models: dict[str, type[BaseModel]] = {"catalog": Catalog, "cases": CaseFile, "case": Case, "source": Header, "trace": Trace}
     if name not in models:
-        raise _fail(UsageError(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}"))
+        raise UsageError(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}")
     text = json.dumps(models[name].model_json_schema(), indent=2, sort_keys=True) + "\n"
     if out is None:
         print(text, end="")
     else:
         atomic_write_text(out, text)
-        err_console.print(f"wrote {out}")
+        err_console.print(t("wrote ", str(out)))
 
 
 # -- chainret catalog ... (authoring) ---------------------------------------------------------------
@@ -122,7 +102,7 @@ catalog_app = typer.Typer(help="Build catalogs from your own records: init, buil
 
 
 def _say(text: str) -> None:
-    console.print(escape(text), highlight=False)
+    console.print(t(text))
 
 
 @catalog_app.command("init")
@@ -133,10 +113,7 @@ def init_cmd(
     """Write a starter world (header, three documents, two cases) and build it: it validates and answers at once."""
     from chainret.authoring.starter import init
 
-    try:
-        src, catalog = init(folder, force=force)
-    except ChainretError as exc:
-        raise _fail(exc) from None
+    src, catalog = init(folder, force=force)
     _say(f"wrote the source folder {src} and built {catalog}")
     _say("next:")
     _say(f'  chainret ask "Who is on call for Atlas?" --catalog {folder}')
@@ -154,21 +131,18 @@ def build_cmd(
 ) -> None:
     """Build a catalog from a source folder: digests, units, spans and relation IDs computed, versions and views kept."""
     from chainret.authoring.build import build
-    from chainret.authoring.output import output_texts, write_build
+    from chainret.authoring.output import output_texts, sync, write_build
 
-    try:
-        result = build(src, out, view=view)
-        if check:
-            stale = [p for p, t in output_texts(result, src).items() if not p.exists() or p.read_text(encoding="utf-8") != t]
-            for p in stale:
-                _say(f"stale: {p}")
-            if stale:
-                raise SystemExit(1)
-            _say(f"{result.catalog_file}: up to date")
-            return
-        written = write_build(result, src)
-    except ChainretError as exc:
-        raise _fail(exc) from None
+    result = build(src, out, view=view)
+    if check:
+        stale = sync(output_texts(result, src), check=True)
+        for p in stale:
+            _say(f"stale: {p}")
+        if stale:
+            raise typer.Exit(EXIT_NO)
+        _say(f"{result.catalog_file}: up to date")
+        return
+    written = write_build(result, src)
     cat = result.catalog
     _say(f"{'wrote' if written else 'unchanged'} {result.catalog_file}: world {cat.world}, {len(cat.documents)} document versions, "
          f"{len(cat.relations)} relations, {len(cat.views)} views")
@@ -211,28 +185,25 @@ def import_cmd(
         import_records(table, formats, out, src=src, world=world, view=view, strict=strict)
         return
     if src is None or document is None:
-        raise _fail(UsageError("a table import needs --src FOLDER and --document PATH (or --format backstage / codeowners)"))
+        raise UsageError("a table import needs --src FOLDER and --document PATH (or --format backstage / codeowners)")
     from chainret.authoring.build import build
     from chainret.authoring.header import HEADER_NAME, read_header
     from chainret.authoring.output import write_build
     from chainret.authoring.tables import IMPORT_MARK, read_table, render_table
     from chainret.files import write_files
 
-    try:
-        if not document.endswith((".md", ".markdown", ".txt")) or document.startswith(("/", ".")) or ".." in Path(document).parts:
-            raise UsageError(f"--document must be a relative .md path inside the folder, e.g. registry/ownership.md; found {document!r}")
-        target = src / document
-        if target.is_file() and not force and IMPORT_MARK not in target.read_text(encoding="utf-8", errors="replace"):
-            raise UsageError(f"{target} exists and was not written by catalog import; choose another --document (or --force)")
-        header = read_header(src / HEADER_NAME)
-        rows = read_table(table, header)
-        text = render_table(rows, title=title or table.stem.replace("_", " ").replace("-", " ").capitalize())
-        result = build(src, out, view=view, overrides={document: text}) if out is not None else None
-        write_files({src / document: text})
-        if result is not None:
-            write_build(result, src)
-    except ChainretError as exc:
-        raise _fail(exc) from None
+    if not document.endswith((".md", ".markdown", ".txt")) or document.startswith(("/", ".")) or ".." in Path(document).parts:
+        raise UsageError(f"--document must be a relative .md path inside the folder, e.g. registry/ownership.md; found {document!r}")
+    target = src / document
+    if target.is_file() and not force and IMPORT_MARK not in target.read_text(encoding="utf-8", errors="replace"):
+        raise UsageError(f"{target} exists and was not written by catalog import; choose another --document (or --force)")
+    header = read_header(src / HEADER_NAME)
+    rows = read_table(table, header)
+    text = render_table(rows, title=title or table.stem.replace("_", " ").replace("-", " ").capitalize())
+    result = build(src, out, view=view, overrides={document: text}) if out is not None else None
+    write_files({src / document: text})
+    if result is not None:
+        write_build(result, src)
     _say(f"wrote {src / document}: {len(rows)} rows, one clause per row")
     if result is not None:
         _say(f"built {result.catalog_file}: " + (f"new view {result.new_view} (current)" if result.new_view else f"no change; view {result.view}"))
@@ -256,14 +227,12 @@ def diff_cmd(
         d = diff_views(resolve_catalog(catalog), view_a, view_b)
     except UsageError as exc:
         if catalog is not None:
-            raise _fail(exc) from None
+            raise
         from chainret.store import catalog_location
 
         where = catalog_location(None)  # say which catalog was opened: the default, not the user's
-        raise _fail(UsageError(f"{exc} (no --catalog given, so this is the default catalog {where}; "
-                               "name yours: chainret catalog diff A B --catalog DIR)")) from None
-    except ChainretError as exc:
-        raise _fail(exc) from None
+        raise UsageError(f"{exc} (no --catalog given, so this is the default catalog {where}; "
+                         "name yours: chainret catalog diff A B --catalog DIR)") from None
     if as_json:
         print(json.dumps(d.to_dict(), indent=2, sort_keys=True, ensure_ascii=True))
         return
@@ -301,14 +270,11 @@ def lock_cmd(
     from chainret.catalog.load import load_catalog
     from chainret.files import write_files
 
-    try:
-        file = catalog if catalog.suffix else catalog / "catalog.yaml"
-        report = lock(load_catalog(file), force=force)
-        if report.changes and not dry_run:
-            banner = "# Locked by `chainret catalog lock`: digests and spans recomputed.\n"
-            write_files({file: render(catalog_data(report.catalog), file.suffix, banner)})
-    except ChainretError as exc:
-        raise _fail(exc) from None
+    file = catalog if catalog.suffix else catalog / "catalog.yaml"
+    report = lock(load_catalog(file), force=force)
+    if report.changes and not dry_run:
+        banner = "# Locked by `chainret catalog lock`: digests and spans recomputed.\n"
+        write_files({file: render(catalog_data(report.catalog), file.suffix, banner)})
     for line in report.changes:
         _say(f"{'would change' if dry_run else 'changed'}: {line}")
     for line in report.refused:
@@ -318,7 +284,7 @@ def lock_cmd(
     if not (report.changes or report.refused or report.unresolved):
         _say(f"{file}: already locked")
     if not report.ok:
-        raise SystemExit(1)
+        raise typer.Exit(EXIT_NO)
 
 
 def register(app: typer.Typer) -> None:

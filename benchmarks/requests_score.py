@@ -75,10 +75,16 @@ def page(parts: list[tuple[str, str, dict[str, dict[str, dict[str, int]]], list[
 
 
 def main(argv: list[str]) -> int:
+    import time
+
     parts = []
     for label, rel in PARTS:
         rs = load_request_set(ROOT / rel)
+        wall, cpu = time.perf_counter(), time.process_time()
         results = score_set(rs, ROOT)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        # Printed, not written to the page (timings vary by machine): includes building the registry world.
+        print(f"{label}: {len(results)} requests in {wall:.2f} s wall, {cpu:.2f} s CPU (ask end to end, worlds built once)")
         tab = tally(results)
         misses = [f"{r.verdict} ({r.case.world}, {r.case.kind}): `{r.case.request}` → {r.got}"
                   for r in results if r.verdict != "correct"]

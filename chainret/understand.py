@@ -323,7 +323,7 @@ def _variants(text: str, type_words: set[str]) -> list[str]:
     return [v for v in dict.fromkeys(out) if v]
 
 
-def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Mention:
+def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str], every: list[Any] | None = None) -> Mention:
     """Entity words -> the entities of ``type_`` the principal may know (exact, normalised, then typo)."""
     variants = _variants(text, type_words)
     for v in variants:
@@ -331,7 +331,7 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
         if ents:
             how = "exact" if v == text else "normalised"
             return Mention(text, ents, how, v, cleaned=v)
-    entities = [e for e in _entities(cv) if e.type == type_]
+    entities = [e for e in (every if every is not None else _entities(cv)) if e.type == type_]
     for v in variants:
         key = name_key(v)
         if not key:
@@ -390,6 +390,11 @@ def _all_name_words(text: str, entities: Sequence[Any], cv: Any) -> bool:
             for _, label in _labels(e):
                 vocab.update(_NAME_WORD.findall(label.casefold()))
     return mine <= vocab
+
+
+def entities_of(cv: Any) -> list[Any]:
+    """Every entity of the view's catalog (read once per interpretation; see ``_entities``)."""
+    return _entities(cv)
 
 
 def _entities(cv: Any) -> list[Any]:

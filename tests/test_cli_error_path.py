@@ -33,3 +33,15 @@ def test_no_command_module_catches_chainret_errors_itself() -> None:
             if isinstance(node, ast.FunctionDef) and node.name == "_fail":
                 catching.append(f"{path.name}:{node.lineno} _fail")
     assert catching == []
+
+
+def test_one_console_with_markup_off() -> None:
+    """Every command prints through render's consoles (markup and emoji off), so data is never parsed as markup."""
+    own = []
+    for path in sorted(CLI.glob("*.py")):
+        if path.name == "render.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "Console":
+                own.append(f"{path.name}:{node.lineno}")
+    assert own == []

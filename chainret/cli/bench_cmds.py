@@ -8,14 +8,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 if TYPE_CHECKING:
     from rich.progress import Progress
 
 bench_app = typer.Typer(help="Benchmarks over HotpotQA, 2Wiki, MuSiQue and SQuAD.", no_args_is_help=True)
-console = Console()
+from chainret.cli.render import console, err_console, t as text  # noqa: E402  (markup off: data is shown, never parsed)
 
 
 def progress_bar() -> Progress:
@@ -23,7 +22,7 @@ def progress_bar() -> Progress:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    TextColumn("left"), TimeRemainingColumn(), console=Console(stderr=True), transient=False)
+                    TextColumn("left"), TimeRemainingColumn(), console=err_console, transient=False)
 
 
 class _RichReporter:
@@ -67,7 +66,7 @@ def run_cmd(
         summary = run_bench(cfg, _RichReporter(progress))
     _print_summary(summary)
     if summary["skipped"]:
-        console.print(f"[yellow]skipped {len(summary['skipped'])} record(s)[/]; see {out / 'summary.json'}")
+        console.print(text((f"skipped {len(summary['skipped'])} record(s)", "yellow"), "; see ", str(out / "summary.json")))
     console.print(f"wrote {out / 'traces.jsonl'}, {out / 'summary.json'}, {out / 'report.md'}")
 
 

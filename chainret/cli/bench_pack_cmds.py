@@ -6,13 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from chainret.cli.bench_cmds import bench_app
 from chainret.errors import UsageError
 
-console = Console()
+from chainret.cli.render import console, err_console, t as text  # noqa: E402  (markup off: data is shown, never parsed)
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -61,8 +60,7 @@ def pack_cmd(
         with_oracle=not no_oracle,
         resamples=resamples,
     )
-    err = Console(stderr=True)
-    summary = run_pack(cfg, out, progress=lambda m: err.print(f"[dim]{m}[/]"))
+    summary = run_pack(cfg, out, progress=lambda m: err_console.print(text((m, "dim"))))
     _render(summary)
     console.print(f"wrote {out / 'summary.json'}, {out / 'traces.jsonl'}, {out / 'aic_vs_budget.png'}")
 
@@ -75,7 +73,8 @@ def _render(summary: dict[str, Any]) -> None:
     r = summary["retrieval"]
     k = summary["config"].get("k", 5)
     console.print(
-        f"[bold]{summary['dataset']}[/]: {summary['questions']} questions; retrieval ({summary['config']['signal']}, top-{k}): "
+        text((summary["dataset"], "bold")),
+        f": {summary['questions']} questions; retrieval ({summary['config']['signal']}, top-{k}): "
         f"recall@{k} {_fmt(r.get(f'recall@{k}'))}, all-gold@{k} {_fmt(r.get(f'all_gold@{k}'))}"
     )
     table = Table("packer@budget", "answer-in-context", "gold-doc cov.", "all-gold in reader", "gold-token dens.", "tokens")

@@ -6,12 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from chainret.cli.bench_cmds import bench_app, progress_bar
 
-console = Console()
+from chainret.cli.render import console  # noqa: E402  (markup off: data is shown, never parsed)
 
 
 @bench_app.command("later-hop")
@@ -69,4 +68,4 @@ def _print(summary: dict[str, Any]) -> None:
     it = summary.get("iterative_decomposer")
     if it:
         acc = ", ".join(f"hop {k} {v['correct']}/{v['n']}" for k, v in it["bridge_accuracy_by_hop"].items())
-        console.print(f"iterative bridges right: {acc}; chain breaks: {it['chain_breaks']}", markup=False)
+        console.print(f"iterative bridges right: {acc}; chain breaks: {it['chain_breaks']}")

@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
 nli_app = typer.Typer(help="Train and evaluate chainret's NLI cross-encoder.", no_args_is_help=True)
-console = Console()
+from chainret.cli.render import console, err_console  # noqa: E402  (markup off: data is shown, never parsed)
 
 
 @nli_app.command("train")
@@ -103,11 +102,10 @@ def eval_cmd(
 
         torch.set_num_threads(threads)
     nli = load_nli(model, device=device)
-    err = Console(stderr=True)
 
     def show(res: SetResult) -> None:
         if as_json:
-            err.print(f"{res.name}: {res.accuracy:.4f} (n={res.n}, {res.seconds:.0f}s)", highlight=False)
+            err_console.print(f"{res.name}: {res.accuracy:.4f} (n={res.n}, {res.seconds:.0f}s)")
             return
         from rich.table import Table
 

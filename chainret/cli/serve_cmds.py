@@ -127,12 +127,11 @@ def _warn_exposed(host: str, trust_header: str | None) -> None:
     except ValueError:
         loopback = host == "localhost"
     if not loopback:
-        from rich.console import Console
+        from chainret.cli.render import err_console, t
 
         note = "; the trusted header must be set (and stripped from clients) by your proxy" if trust_header else ""
-        Console(stderr=True).print(
-            f"[yellow]warning:[/] binding {host}: reachable beyond this machine; use TLS in front (bearer tokens travel in headers){note}",
-            highlight=False,
+        err_console.print(
+            t(("warning:", "yellow"), f" binding {host}: reachable beyond this machine; use TLS in front (bearer tokens travel in headers){note}"),
         )
 
 

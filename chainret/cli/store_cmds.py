@@ -9,10 +9,7 @@ import time
 from typing import Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-
-console = Console(stderr=True)
+from chainret.cli.render import err_console as console, t  # markup off: data is shown, never parsed
 
 
 def compile_cmd(
@@ -33,13 +30,13 @@ def compile_cmd(
     t1 = time.perf_counter()
     counts = compile_store(cat, out, update=update, replace=replace)
     t2 = time.perf_counter()
-    where = escape(store_location(out))
+    where = store_location(out)
     if update:
         added = ", ".join(f"{n} {k}" for k, n in counts.items() if n) or "nothing new"
-        console.print(f"updated {where}: added {added} (load {t1 - t0:.2f} s, update {t2 - t1:.2f} s)", highlight=False)
+        console.print(t(f"updated {where}: added {added} (load {t1 - t0:.2f} s, update {t2 - t1:.2f} s)"))
     else:
         summary = ", ".join(f"{n} {k}" for k, n in counts.items())
-        console.print(f"compiled {escape(cat.world)} into {where}: {summary} (load {t1 - t0:.2f} s, compile {t2 - t1:.2f} s)", highlight=False)
+        console.print(t(f"compiled {cat.world} into {where}: {summary} (load {t1 - t0:.2f} s, compile {t2 - t1:.2f} s)"))
 
 
 def _password(password_file: Optional[str], password_env: Optional[str]) -> Optional[str]:
@@ -86,7 +83,7 @@ def grant_cmd(
         raise UsageError("name a PRINCIPAL or pass --app (not both)")
     role = grant_login(url, principal, login, _password(password_file, password_env))
     who = "chainret's application role (reads as any principal)" if app else f"principal {principal!r}"
-    console.print(f"login {escape(login)} reads {escape(redact(url))} as {escape(who)} (role {role})", highlight=False)
+    console.print(t(f"login {login} reads {redact(url)} as {who} (role {role})"))
 
 
 def revoke_cmd(
@@ -101,7 +98,7 @@ def revoke_cmd(
     if not is_url(url):
         raise UsageError(f"revoke works on PostgreSQL stores (postgresql://...), not {url!r}")
     revoked = revoke_login(url, login)
-    console.print(f"login {escape(login)}: revoked {', '.join(revoked) or 'nothing (it held no role of this store)'} at {escape(redact(url))}", highlight=False)
+    console.print(t(f"login {login}: revoked {', '.join(revoked) or 'nothing (it held no role of this store)'} at {redact(url)}"))
 
 
 def catalog_group(app: typer.Typer) -> typer.Typer:

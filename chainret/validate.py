@@ -125,6 +125,8 @@ def validate_source(header: Path) -> WorldReport:
 def validate_file(path: Path) -> WorldReport:
     if path.name == SOURCE_HEADER:
         return validate_source(path)
+    if _is_request_set(path):
+        return validate_request_set(path)
     report = WorldReport(target=str(path))
     try:
         kind, _ = read_document(path)
@@ -144,6 +146,44 @@ def validate_file(path: Path) -> WorldReport:
     report.counts = {"entities": len(catalog.entities), "documents": len(catalog.documents),
                      "relations": len(catalog.relations), "invalid_relations": invalid,
                      "views": len(catalog.views), "patterns": len(catalog.patterns), "cases": len(cases)}
+    return report
+
+
+def _is_request_set(path: Path) -> bool:
+    """A request set (``format: chainret-requests/1``, ``chainret.requests_eval``) rather than a catalog."""
+    import re
+
+    try:
+        head = path.read_text(encoding="utf-8", errors="replace")[:4096] if path.is_file() else ""
+    except OSError:
+        return False
+    return re.search(r"^format:\s*['\"]?chainret-requests/1", head, re.MULTILINE) is not None
+
+
+def validate_request_set(path: Path) -> WorldReport:
+    """A request set: its schema, and that every expected pattern and start ID exists in its world."""
+    from chainret.errors import ChainretError
+    from chainret.requests_eval import load_request_set, open_world
+
+    report = WorldReport(target=str(path))
+    try:
+        rs = load_request_set(path)
+        root = next((p for p in [path.resolve(), *path.resolve().parents] if (p / "pyproject.toml").is_file()), path.parent)
+        worlds = {name: open_world(ref, root) for name, ref in rs.worlds.items()}
+    except ChainretError as exc:
+        report.issues.append(Issue("invalid_value", "error", str(path), "request set", "", str(exc)))
+        return report
+    for i, r in enumerate(rs.requests):
+        cat = worlds[r.world]
+        where = f"requests[{i}] ({r.request[:40]!r})"
+        if r.pattern is not None and r.pattern not in {p.name for p in cat.patterns}:
+            report.issues.append(Issue("dangling_reference", "error", str(path), where, "pattern",
+                                       f"world {r.world!r} has no pattern {r.pattern!r}"))
+        if r.start is not None and r.start not in cat.entities_by_id:
+            report.issues.append(Issue("dangling_reference", "error", str(path), where, "start",
+                                       f"world {r.world!r} has no entity {r.start!r}"))
+    report.world = rs.part
+    report.counts = {"requests": len(rs.requests), "worlds": len(rs.worlds)}
     return report
 
 

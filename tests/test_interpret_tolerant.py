@@ -8,6 +8,7 @@ only entities the principal may know, and that the trace records how the words m
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,20 @@ def test_digit_runs_are_never_joined_but_the_joined_id_is_suggested():
     assert trace.interpretation is None and trace.reason.code == "unknown_entity"
     assert [s["id"] for s in trace.reason.details["suggestions"]] == ["project:final:main"]
     assert _interp(ask("Which contact serves PR 84?", SEED)) == ("contact_for_project", "project:final:main")
+
+
+def test_validate_checks_a_request_set_against_its_worlds(tmp_path):
+    from chainret.validate import validate_paths
+
+    reports = validate_paths([ROOT / "fixtures" / "requests"])
+    assert [r.valid for r in reports] == [True, True] and {r.counts["requests"] for r in reports} == {103, 132}
+    (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
+    shutil.copytree(ROOT / "catalogs", tmp_path / "catalogs")
+    bad = tmp_path / "requests.yaml"
+    bad.write_text(
+        "format: chainret-requests/1\npart: dev\nworlds:\n  seed: {catalog: catalogs/default.yaml}\nrequests:\n"
+        "- {world: seed, kind: paraphrase, request: x, pattern: contact_for_projekt, start: 'project:final:main'}\n"
+        "- {world: seed, kind: paraphrase, request: y, pattern: contact_for_project, start: 'project:final:nope'}\n",
+        encoding="utf-8")
+    (report,) = validate_paths([bad])
+    assert not report.valid and {i.field for i in report.issues} == {"pattern", "start"}

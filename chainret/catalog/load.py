@@ -459,6 +459,8 @@ def reference_issues(cat: Catalog, file: str) -> list[Issue]:
     dupes("views", [v.name for v in cat.views], "name")
     dupes("patterns", [p.name for p in cat.patterns], "name")
 
+    from chainret.suggest import did_you_mean
+
     ents, preds, docs = cat.entities_by_id, cat.predicates_by_name, cat.documents_by_ref
     types_known = {e.type for e in cat.entities}
     for i, e in enumerate(cat.entities):
@@ -476,14 +478,14 @@ def reference_issues(cat: Catalog, file: str) -> list[Issue]:
         for fld in ("subject", "object"):
             value = getattr(r, fld)
             if value not in ents:
-                err("dangling_reference", where, fld, f"expected a declared entity ID, found {value!r}")
+                err("dangling_reference", where, fld, f"expected a declared entity ID, found {value!r}{did_you_mean(value, ents)}")
         if r.predicate not in preds:
             err("dangling_reference", where, "predicate",
-                f"expected a declared predicate ({', '.join(sorted(preds))}), found {r.predicate!r}")
+                f"expected a declared predicate ({', '.join(sorted(preds))}), found {r.predicate!r}{did_you_mean(r.predicate, preds)}")
         doc = docs.get(r.support.doc_ref)
         if doc is None:
             err("dangling_reference", where, "support",
-                f"expected a declared document version, found {r.support.doc_ref!r}")
+                f"expected a declared document version, found {r.support.doc_ref!r}{did_you_mean(r.support.doc_ref, docs)}")
         elif r.support.span[1] > len(doc.text):
             err("span_out_of_range", where, "support.span",
                 f"expected a span within the document's {len(doc.text)} characters, found {list(r.support.span)}")
@@ -492,7 +494,7 @@ def reference_issues(cat: Catalog, file: str) -> list[Issue]:
         for j, ref in enumerate(v.documents):
             if ref not in docs:
                 err("dangling_reference", f"views[{i}] (name {v.name})", f"documents.{j}",
-                    f"expected a declared document version, found {ref!r}")
+                    f"expected a declared document version, found {ref!r}{did_you_mean(ref, docs)}")
             src, doc_name, _ = split_doc_ref(ref)
             doc_id = f"{src}/{doc_name}"
             if doc_id in seen:
@@ -504,10 +506,11 @@ def reference_issues(cat: Catalog, file: str) -> list[Issue]:
     for i, pat in enumerate(cat.patterns):
         where = f"patterns[{i}] (name {pat.name})"
         if pat.start_type not in types_known:
-            err("dangling_reference", where, "start_type", f"expected a declared entity type, found {pat.start_type!r}")
+            err("dangling_reference", where, "start_type",
+                f"expected a declared entity type, found {pat.start_type!r}{did_you_mean(pat.start_type, types_known)}")
         for j, hop in enumerate(pat.hops):
             if hop not in preds:
-                err("dangling_reference", where, f"hops.{j}", f"expected a declared predicate, found {hop!r}")
+                err("dangling_reference", where, f"hops.{j}", f"expected a declared predicate, found {hop!r}{did_you_mean(hop, preds)}")
     return issues
 
 

@@ -203,7 +203,7 @@ def render(R: dict[str, Any]) -> str:
       "each question's own candidates. The decomposer reads the question and the candidates' titles and texts only: no "
       "gold decomposition, answer or gold flag (tests/test_verify_decomp_iterative.py strips them and gets the same output). "
       "Gold decompositions are used for scoring only (the gold rows, bridge accuracy, chain breaks).\n")
-    w("**How it works** (chainret/research/verification/iterative.py): rules over the question's surface find the innermost *descriptor* "
+    w("**How it works** (chainret/research/verification/iterative/): rules over the question's surface find the innermost *descriptor* "
       "(\"the performer of X\", \"X's birthplace\", \"the school that owns X\", \"the state where X was born\"); it is hop k's "
       "sub-question. Retrieval with it picks the hop's anchor; the anchor's names (titles of other candidates, its own "
       "title, capitalised names, typed by the descriptor's answer type) are the bridge candidates; each fills the *next* "

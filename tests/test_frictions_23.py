@@ -164,3 +164,12 @@ def test_friction_6_mcp_refuses_an_unknown_principal_before_serving(capsys):
     pytest.importorskip("mcp")
     code, _, err = cli(capsys, "mcp", "--catalog", str(ROOT / "fixtures" / "supply" / "catalog.yaml"), "--principal", "Auditor")
     assert code == 2 and "did you mean 'auditor'" in flat(err)
+
+
+def test_a_catalog_with_a_misspelt_reference_says_did_you_mean(tmp_path, capsys):
+    text = (ROOT / "catalogs" / "default.yaml").read_text(encoding="utf-8")
+    assert "  - operated_by\n" in text
+    bad = tmp_path / "catalog.yaml"
+    bad.write_text(text.replace("  - operated_by\n", "  - operated_bi\n", 1), encoding="utf-8")
+    code, _, err = cli(capsys, "ask", ASK, "--catalog", str(bad), "--no-trace")
+    assert code == 2 and "did you mean 'operated_by'" in flat(err)

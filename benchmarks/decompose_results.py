@@ -478,7 +478,8 @@ def _coverage(w: Any, cov: dict[str, Any] | None) -> None:
       "The rule changes of issue 27 were tuned on the development parts only (rule shapes, not phrasings: the head "
       "noun decides, plural possessives, kin nouns, titles with lower-case words before a relation noun, a participle or "
       "relative clause after the head, an agent head under superlatives (\"the highest goal scorer in X\"), a prepositional "
-      "phrase before the entity, the implicit birthplace in \"which county was X born in\"); word-list entries that "
+      "phrase before the entity, \"the 1931 film X\", a place noun before \"where\", an inverted question's participle "
+      "ending a clause, the implicit birthplace in \"which county was X born in\"); word-list entries that "
       "only the evaluated questions contained were removed, and tests/test_verify_decomp_split.py keeps it so.\n")
 
 

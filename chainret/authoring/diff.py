@@ -70,7 +70,7 @@ def _holding(catalog: Catalog, view: str) -> dict[tuple[str, str, str], Relation
 
 def diff_views(catalog: Catalog, view_a: str, view_b: str) -> ViewDiff:
     """Relations and documents that differ between two views of one catalog (UsageError for an unknown view)."""
-    from chainret.suggest import check_view
+    from chainret.catalog.views import check_view
 
     for name in (view_a, view_b):
         check_view(catalog, name)

@@ -459,7 +459,7 @@ def reference_issues(cat: Catalog, file: str) -> list[Issue]:
     dupes("views", [v.name for v in cat.views], "name")
     dupes("patterns", [p.name for p in cat.patterns], "name")
 
-    from chainret.suggest import did_you_mean
+    from chainret.catalog.suggest import did_you_mean
 
     ents, preds, docs = cat.entities_by_id, cat.predicates_by_name, cat.documents_by_ref
     types_known = {e.type for e in cat.entities}

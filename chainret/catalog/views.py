@@ -37,6 +37,7 @@ import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 from chainret.bulk import paused_gc
 from chainret.catalog.defects import relation_defects
@@ -233,8 +234,18 @@ def open_view(
     else:
         chosen = catalog.views_by_name.get(view) or as_of_view(catalog.views, view)
         if chosen is None:
-            from chainret.suggest import check_view
-
             check_view(catalog, view)  # raises, with the closest names
             raise UsageError(f"unknown view {view!r}")
     return CatalogView(catalog, chosen, principal, session)
+
+
+def check_view(catalog: Any, view: str | None) -> None:
+    """UsageError (exit 2) for a view the catalog does not have, with the closest names."""
+    if view is None:
+        return
+    from chainret.catalog.suggest import did_you_mean
+
+    views = list(catalog.views)
+    names = [v.name for v in views]
+    if view not in names and as_of_view(views, view) is None:  # a view name, or a date it answers as of
+        raise UsageError(f"unknown view {view!r}{did_you_mean(view, names)}; this catalog has: {', '.join(names) or 'none'}")

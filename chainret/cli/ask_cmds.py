@@ -126,7 +126,8 @@ def ask_cmd(
 def _check_names(opened: Any, *, principal: str | None = None, viewer: str | None = None, view: str | None = None,
                  principal_flag: str = "--principal") -> None:
     """Unknown principals and views are usage errors (exit 2) with did-you-mean, before any work."""
-    from chainret.suggest import check_principal, check_view
+    from chainret.catalog.suggest import check_principal
+    from chainret.catalog.views import check_view
 
     check_principal(opened, principal, principal_flag)
     check_principal(opened, viewer, "--as")
@@ -138,7 +139,7 @@ def _catalog_for(catalog: Optional[str]) -> Any:
     from chainret.store import is_store_spec
 
     if catalog is not None and not is_store_spec(catalog) and not Path(catalog).exists():
-        from chainret.suggest import did_you_mean
+        from chainret.catalog.suggest import did_you_mean
 
         p = Path(catalog)
         near = [str(p.parent / c.name) if str(p.parent) != "." else c.name

@@ -166,7 +166,7 @@ def mcp_cmd(
         raise UsageError("--tokens applies to --http; over stdio the principal is --principal")
     if principal is not None:  # a typo would answer every tool call as a principal that reads nothing
         from chainret.store import resolve_catalog
-        from chainret.suggest import check_principal
+        from chainret.catalog.suggest import check_principal
 
         check_principal(resolve_catalog(catalog), principal)
     service = Service(catalog, Limits(ceiling=ceiling))

@@ -1,7 +1,7 @@
 """Did you mean: the closest known names for an unknown one (principals, views, patterns, paths).
 
 ``did_you_mean(word, choices)`` is the wording every "unknown X" message uses; ``check_principal``
-and ``check_view`` are the usage errors (exit 2) for names a catalog does not know. Entity
+(and ``chainret.catalog.views.check_view``) are the usage errors (exit 2) for names a catalog does not know. Entity
 suggestions live in ``chainret.understand.suggest_entities`` (they must stay within what the
 principal may know); principals, views and patterns are catalog-wide names, not records.
 """
@@ -56,15 +56,3 @@ def check_principal(catalog: Any, principal: str | None, flag: str = "--principa
         return
     raise UsageError(f"unknown principal {principal!r} for {flag}: no document of this catalog names it"
                      f"{did_you_mean(principal, known)} (known: {', '.join(known)})")
-
-
-def check_view(catalog: Any, view: str | None) -> None:
-    """UsageError (exit 2) for a view the catalog does not have, with the closest names."""
-    if view is None:
-        return
-    from chainret.catalog.views import as_of_view
-
-    views = list(catalog.views)
-    names = [v.name for v in views]
-    if view not in names and as_of_view(views, view) is None:  # a view name, or a date it answers as of
-        raise UsageError(f"unknown view {view!r}{did_you_mean(view, names)}; this catalog has: {', '.join(names) or 'none'}")

@@ -90,6 +90,28 @@ def _code(t: Trace) -> tuple[str, str | None]:
     return t.outcome, t.reason.code if t.reason else None
 
 
+VARIED_SHARE = 0.3  # requests reworded the way people ask, so the tolerant readings (issue 23) are under the property
+
+
+def vary(rng: random.Random, request: str) -> str:
+    """The request as someone might type it: a typo, the name normalised away, politeness, or the chain said
+    relation by relation. Typo candidates and did-you-mean suggestions must stay within what the viewer may know."""
+    m = re.match(r"^Which contact serves (.+)\?$", request)
+    name = m.group(1) if m else ""
+    kind = rng.randrange(4)
+    if name and kind == 0:  # a typo: one letter doubled, dropped or swapped with the next
+        i = rng.randrange(len(name))
+        op = rng.randrange(3)
+        typo = name[:i] + name[i] * 2 + name[i + 1 :] if op == 0 else name[:i] + name[i + 1 :] if op == 1 else \
+            name[:i] + name[i + 1 : i + 2] + name[i : i + 1] + name[i + 2 :]
+        return f"Which contact serves {typo}?"
+    if name and kind == 1:
+        return f"which contact serves {name.lower().replace('-', ' ')}"
+    if name and kind == 2:
+        return f"Who is the contact of the operator of {name}?"
+    return f"Could you tell me {request[:1].lower()}{request[1:]} Thanks"
+
+
 def leak_property(n: int, seed: int = 0, *, per_world: int = 60) -> LeakReport:
     """Ask ``n`` random requests and check each shown trace against the viewer's reference catalog."""
     rng = random.Random(seed)
@@ -112,6 +134,8 @@ def leak_property(n: int, seed: int = 0, *, per_world: int = 60) -> LeakReport:
                 principal, viewer = rng.choice(PRINCIPALS), rng.choice(PRINCIPALS)
                 budget = Budget(rows_per_hop=rng.randint(1, 4), packet_chars=rng.choice([40, 900]))
                 text_route = rng.random() < 0.2
+            if rng.random() < VARIED_SHARE:
+                request = vary(rng, request)
             shown = ask(request, cat, view=view, principal=principal, viewer=viewer, budget=budget, text_route=text_route)
             ref = ask(request, refs[viewer], view=view, principal=principal, budget=budget, text_route=text_route, project=False)
             rep.requests += 1

@@ -254,6 +254,14 @@ class Lexicon:
         return list(seen.values())
 
 
+def words_of(pw: PredicateWords) -> list[str]:
+    """The ways a request may name this relation, for ``chainret patterns`` (sorted, one string each)."""
+    out = {" ".join(n) for n in pw.nouns if len(n) == 1 or n[-1] not in type_words(pw.range)}
+    out |= {f"who {v} X" if not v.endswith("ing") else f"… {v} X" for v in pw.verbs} | {f"… {p} by X" for p in pw.passive}
+    out |= {f"… X {v}" for v in pw.subject_verbs if v.endswith("s")} | {f"where is X {w}" for w in pw.where}
+    return sorted(out)
+
+
 def _verbs_at(low: Sequence[str], at: int, pw: PredicateWords) -> list[int]:
     """Word counts of ``pw``'s verbs (one word or several: "looks after") starting at ``at``, with words after them."""
     out = []

@@ -173,3 +173,11 @@ def test_a_catalog_with_a_misspelt_reference_says_did_you_mean(tmp_path, capsys)
     bad.write_text(text.replace("  - operated_by\n", "  - operated_bi\n", 1), encoding="utf-8")
     code, _, err = cli(capsys, "ask", ASK, "--catalog", str(bad), "--no-trace")
     assert code == 2 and "did you mean 'operated_by'" in flat(err)
+
+
+def test_patterns_lists_the_words_each_relation_is_understood_by(capsys):
+    code, out, _ = cli(capsys, "patterns", "--catalog", str(ROOT / "fixtures" / "supply" / "catalog.yaml"), "--json")
+    words = json.loads(out)["relation_words"]
+    assert code == 0 and "supplier" in words["supplied_by"] and "who certifies X" in words["certified_by"]
+    code, out, _ = cli(capsys, "patterns", "--catalog", str(ROOT / "fixtures" / "supply" / "catalog.yaml"))
+    assert code == 0 and "nouns:/verbs:" in out

@@ -171,13 +171,19 @@ def patterns_cmd(
          "problem": phrasing_problem(ph, p.start_type)}
         for p in cat.patterns for ph in p.phrasings
     ]
+    from chainret.lexicon import lexicon, words_of
+
+    words = {pw.name: words_of(pw) for pw in lexicon(cat).preds}
     if as_json:
-        typer.echo(json_out(json.dumps({"world": cat.world, "phrasings": rows}, indent=2, ensure_ascii=False)))
+        typer.echo(json_out(json.dumps({"world": cat.world, "phrasings": rows, "relation_words": words}, indent=2, ensure_ascii=False)))
         return
     console.print(t(f"world {cat.world}: {len(rows)} phrasings in {len(cat.patterns)} patterns"))
     table_rows = [[r["phrasing"] + (f"  (unusable: {r['problem']})" if r["problem"] else ""), r["pattern"],
                    " → ".join(r["hops"])] for r in rows]
     console.print(fit_table(("phrasing", "pattern", "hops"), table_rows, width=console.width))
+    console.print(t("Also understood: the chain said relation by relation (\"the <b> of the <a> of X\", \"X's <a>'s <b>\", "
+                    "\"which <type> <verb> X\") with these words per relation; add your own with nouns:/verbs: on a predicate:"))
+    console.print(fit_table(("relation", "words"), [[name, ", ".join(ws)] for name, ws in words.items()], width=console.width))
 
 
 def eval_cmd(

@@ -181,3 +181,17 @@ def test_patterns_lists_the_words_each_relation_is_understood_by(capsys):
     assert code == 0 and "supplier" in words["supplied_by"] and "who certifies X" in words["certified_by"]
     code, out, _ = cli(capsys, "patterns", "--catalog", str(ROOT / "fixtures" / "supply" / "catalog.yaml"))
     assert code == 0 and "nouns:/verbs:" in out
+
+
+def test_serve_warns_of_a_token_principal_no_document_names():
+    from chainret.catalog.load import load_catalog
+    from chainret.cli.serve_cmds import unknown_grants
+    from chainret.server.auth import TokenFile
+
+    cat = load_catalog(ROOT / "catalogs" / "default.yaml")
+    file = TokenFile.model_validate({"tokens": [
+        {"name": "a-1", "sha256": "sha256:" + "0" * 64, "principal": "auditr", "viewers": ["public"]},
+        {"name": "b-1", "sha256": "sha256:" + "1" * 64, "principal": "auditor", "viewers": ["public"]},
+    ]})
+    (warning,) = unknown_grants(cat, file)
+    assert "token a-1" in warning and "did you mean 'auditor'" in warning

@@ -96,6 +96,8 @@ def serve_cmd(
                       trust_header=trust_header, limits=limits)
     service, authn, app = build(cfg)  # with --workers, this checks the catalog and token file once up front
     _warn_exposed(host, trust_header)
+    for line in unknown_grants(service.catalog, authn.file):
+        typer.echo(f"warning: {line}", err=True)
     import uvicorn
 
     n = len(authn.file.tokens)
@@ -119,6 +121,23 @@ def serve_cmd(
     del service, app  # each worker loads its own copy
     os.environ[CONFIG_ENV] = cfg.model_dump_json()
     uvicorn.run("chainret.server.app:app_from_env", factory=True, workers=workers, **common)
+
+
+def unknown_grants(catalog: Any, file: Any) -> list[str]:
+    """Token-file principals and viewers no document of the catalog names (a typo reads nothing), with did you mean.
+
+    A warning, not an error: the catalog may gain such documents on reload."""
+    from chainret.catalog.suggest import did_you_mean, known_principals
+
+    known = known_principals(catalog)
+    out = []
+    for entry in [*file.tokens, *file.users]:
+        label = f"token {entry.name}" if hasattr(entry, "name") else f"user {entry.user}"
+        for who in [entry.principal, *entry.viewers]:
+            if who not in known:
+                out.append(f"{label}: principal {who!r} is named by no document of this catalog, so it reads only "
+                           f"public documents{did_you_mean(who, known)}")
+    return out
 
 
 def _warn_exposed(host: str, trust_header: str | None) -> None:

@@ -96,7 +96,8 @@ def serve_cmd(
                       trust_header=trust_header, limits=limits)
     service, authn, app = build(cfg)  # with --workers, this checks the catalog and token file once up front
     _warn_exposed(host, trust_header)
-    for line in unknown_grants(service.catalog, authn.file):
+    # On the engine thread: a compiled SQLite store may be used only by the thread that opened it.
+    for line in service.submit(unknown_grants, service.catalog, authn.file).result():
         typer.echo(f"warning: {line}", err=True)
     import uvicorn
 

@@ -7,7 +7,7 @@
 
 The page leads with the fair comparison (lift over the original question and share of the gold ceiling, ours
 beside seed 000's 7B), then the held-out half of the evaluated questions and the rule coverage on unseen MuSiQue
-questions beside development ones (the frozen split fixtures/splits/musique_decomposer.json, issue 27; coverage is
+questions beside development ones (the frozen split benchmarks/splits/musique_decomposer.json, issue 27; coverage is
 recomputed from the data on every page write and kept in runs/decompose/coverage.json).
 
 Runs ``chainret bench later-hop --decomposer anchored --decomposer iterative`` on MuSiQue (every
@@ -125,7 +125,7 @@ def ceiling_share_ci(items: list[Any], scores: dict[str, list[Any]], n_resamples
 
 
 def split_summaries(items: list[Any], scores: dict[str, list[Any]], n_resamples: int) -> dict[str, Any]:
-    """The later-hop rows on each half of the evaluated questions (fixtures/splits/musique_decomposer.json)."""
+    """The later-hop rows on each half of the evaluated questions (benchmarks/splits/musique_decomposer.json)."""
     from chainret.research.verification.laterhop import summarize
     from chainret.research.verification.split import load_split, part_of
 
@@ -310,7 +310,7 @@ def render(R: dict[str, Any]) -> str:
       "decomposer saw one paragraph), as any retriever over that pool would.")
     w("- **Development and held-out questions**: the rules were first written while reading MuSiQue questions (about 100 "
       "of the 292 with their gold chains, and every question the rules left undecomposed), so the 292 rows are "
-      "development numbers. Since issue 27 a frozen split (fixtures/splits/musique_decomposer.json, seed 27) holds out "
+      "development numbers. Since issue 27 a frozen split (benchmarks/splits/musique_decomposer.json, seed 27) holds out "
       "half of the 292 (`eval-heldout`) and half of the other 2,125 dev questions (`coverage-unseen`): rules are tuned on "
       "the other halves only, and the held-out halves are reported above. 2Wiki was not used to write the surface rules "
       "(its questions go through the relation-slot templates).")
@@ -393,7 +393,7 @@ def _heldout(w: Any, R: dict[str, Any]) -> None:
         w("_The split halves were not scored in this run (an older checkpoint)._\n")
         return
     w("### Held-out half of the evaluated questions (issue 27)\n")
-    w("The frozen split (fixtures/splits/musique_decomposer.json, `python benchmarks/decompose_split.py --check`) halves "
+    w("The frozen split (benchmarks/splits/musique_decomposer.json, `python benchmarks/decompose_split.py --check`) halves "
       "the evaluated questions by gold hop count. Rules may be tuned on `eval-dev` only; `eval-heldout` is reported here "
       "and nothing is tuned on it from issue 27 on. Both halves were read before issue 27 (the rules were first written on "
       "all 292), so the held-out half guards future tuning; the unseen coverage below is the test of what is already "

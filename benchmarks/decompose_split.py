@@ -1,4 +1,4 @@
-"""Write (or check) the decomposer's frozen MuSiQue split, fixtures/splits/musique_decomposer.json (issue 27).
+"""Write (or check) the decomposer's frozen MuSiQue split, benchmarks/splits/musique_decomposer.json (issue 27).
 
     python benchmarks/decompose_split.py           # write the file (only when it does not exist yet)
     python benchmarks/decompose_split.py --check   # redraw from the data and compare with the committed file

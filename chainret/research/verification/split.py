@@ -12,7 +12,7 @@ are tuned on development questions only, and two parts are never looked at excep
 How it was made (``make_split``): each group's ids are split by gold hop count (2, 3, 4); within a
 hop count the sorted ids are shuffled with ``random.Random(f"{SEED}:{group}:{hops}")`` and the
 first ceil(n/2) go to the development part. The split is committed as
-``fixtures/splits/musique_decomposer.json`` (written by ``python benchmarks/decompose_split.py``)
+``benchmarks/splits/musique_decomposer.json`` (written by ``python benchmarks/decompose_split.py``)
 and frozen: tests check that the file is unchanged and its parts disjoint.
 """
 
@@ -28,7 +28,7 @@ from chainret.errors import DataError
 
 SEED = 27
 PARTS = ("eval-dev", "eval-heldout", "coverage-dev", "coverage-unseen")
-SPLIT_PATH = Path(__file__).resolve().parents[3] / "fixtures" / "splits" / "musique_decomposer.json"
+SPLIT_PATH = Path(__file__).resolve().parents[3] / "benchmarks" / "splits" / "musique_decomposer.json"
 REFERENCE = "musique/reference_no_paragraphs/peterbaile__lag/dev.json"
 DESCRIPTION = (
     "Frozen development/held-out split of the 2,417 MuSiQue-Ans dev questions for the iterative decomposer "

@@ -195,3 +195,23 @@ def test_serve_warns_of_a_token_principal_no_document_names():
     ]})
     (warning,) = unknown_grants(cat, file)
     assert "token a-1" in warning and "did you mean 'auditor'" in warning
+
+
+def test_a_shortened_cited_document_is_a_difference_not_a_load_error(tmp_path, capsys):
+    """Friction 10: a hand edit that cuts a cited document short makes ``trace verify`` exit 1 and say why."""
+    import yaml
+
+    world = tmp_path / "seed"
+    shutil.copytree(ROOT / "fixtures" / "seed", world)
+    trace = tmp_path / "t.json"
+    code, _, _ = cli(capsys, "ask", "Which contact serves PR-84?", "--catalog", str(world / "catalog.yaml"), "--view", "final",
+                     "--trace-out", str(trace))
+    assert code == 0
+    cited = json.loads(trace.read_text())["hops"][-1]["anchor"]
+    data = yaml.safe_load((world / "catalog.yaml").read_text())
+    doc = next(d for d in data["documents"] if d["document"] == cited["document"] and d["version"] == cited["version"])
+    doc["text"] = doc["text"][: cited["span"][0] // 2]
+    (world / "catalog.yaml").write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    code, out, err = cli(capsys, "trace", "verify", str(trace))
+    assert code == 1, out + err
+    assert "shortened" in " ".join((out + err).split()) and "Traceback" not in out + err

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chainret.lexicon import Lexicon, lexicon
@@ -238,8 +238,24 @@ def composed_readings(prep: Prepared, patterns: Sequence[PatternSpec], lex: Lexi
     return out
 
 
+# The tolerant readings compare word sequences pairwise (prefixes of the request against prefixes and
+# tails of each phrasing), so their cost grows with the square of the lengths. People's requests and
+# phrasings are short; a request or phrasing of more words than this is read literally only, so a
+# hostile catalog (an 8-million-character phrasing) or request cannot make interpretation hang.
+TOLERANT_MAX_WORDS = 48
+
+
+def _short(phrasing: str) -> bool:
+    return len(phrasing.split(None, TOLERANT_MAX_WORDS)) <= TOLERANT_MAX_WORDS
+
+
 def tolerant_readings(request: str, patterns: Sequence[PatternSpec], catalog: Any) -> list[Reading]:
     """Every tolerant reading of the request (not yet resolved: the caller resolves the mentions)."""
+    if not _short(request):
+        return []
+    # a long phrasing is left out, never its pattern: the pattern still counts for composed readings and ambiguity
+    patterns = [p if all(_short(ph) for ph in p.phrasings) else replace(p, phrasings=tuple(ph for ph in p.phrasings if _short(ph)))
+                for p in patterns]
     lex = lexicon(catalog)
     vocab = lex.vocabulary(patterns)
     texts: list[tuple[str, str]] = [(request, "")] + [(t, "topic") for t, _ in topic_variants(request)]

@@ -242,3 +242,21 @@ def test_validate_checks_a_request_set_against_its_worlds(tmp_path):
         encoding="utf-8")
     (report,) = validate_paths([bad])
     assert not report.valid and {i.field for i in report.issues} == {"pattern", "start"}
+
+
+def test_the_tolerant_path_reads_only_short_requests_and_phrasings():
+    """Its comparisons are quadratic in length (the robustness fuzz found an 8M-character phrasing taking 35 s):
+    a phrasing beyond the bound is left out (its pattern stays, for composed readings and ambiguity), a
+    request beyond it is read literally only."""
+    from chainret.patterns import PatternSpec
+    from chainret.understand import TOLERANT_MAX_WORDS, tolerant_readings
+
+    cat = load_catalog(ROOT / "fixtures" / "seed" / "catalog.yaml")
+    long_phrasing = "which contact serves " + " ".join(["the"] * (TOLERANT_MAX_WORDS + 1)) + " {project}"
+    specs = [PatternSpec("contact_for_project", "project", ("operated_by", "contact"),
+                         ("which contact serves {project}", long_phrasing))]
+    readings = tolerant_readings("which contact serves PR-84", specs, cat)
+    assert readings and all(r.phrasing != long_phrasing for r in readings)
+    composed = tolerant_readings("the contact of the operator of PR-84", specs, cat)
+    assert any(r.pattern.name == "contact_for_project" for r in composed)  # the pattern is still there
+    assert tolerant_readings("which contact serves " + "PR-84 " * TOLERANT_MAX_WORDS, specs, cat) == []

@@ -30,6 +30,8 @@ SECTIONS = (
     ("serve", "python benchmarks/serve_load.py"),
     ("robustness", "python benchmarks/robustness.py"),
     ("requests", "python benchmarks/requests_score.py"),
+    ("trust", "python benchmarks/trust.py"),
+    ("records", "python benchmarks/records_scale.py --write docs/results/records.md"),
 )
 DOCS = ROOT / "docs"
 

@@ -22,7 +22,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from chainret.baselines import text_route_result
 from chainret.budget import effective_budget
 from chainret.catalog.models import Catalog, doc_ref
 from chainret.catalog.readable import reader_catalog, reads_within
@@ -121,6 +120,8 @@ def ask(
         assert reading.outcome is not None
         trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)  # type: ignore[arg-type]
         if text_route and reading.outcome == "no_pattern":
+            from chainret.baselines import text_route_result  # not on the ask path: it pulls the case models
+
             trace = text_route_result(trace, cv, budget)
     else:
         interp = reading.interpretation

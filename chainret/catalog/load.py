@@ -26,16 +26,18 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from pydantic import BaseModel, ValidationError
 
 from chainret.bulk import paused_gc
-from chainret.catalog.cases import CASES_FORMAT, Case, CaseFile, Overlay
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import CATALOG_FORMAT, Catalog, SourceDocument, View, split_doc_ref
 from chainret.textsafe import clip, short_repr, visible
+
+if TYPE_CHECKING:  # the case models load with the first cases file, not with every catalog
+    from chainret.catalog.cases import Case, CaseFile, Overlay
 
 SUFFIXES = (".yaml", ".yml", ".json")
 # libyaml's parser with PyYAML's safe constructor (the same values as ``yaml.safe_load``, several
@@ -329,10 +331,14 @@ def read_document(path: Path) -> tuple[str, dict[str, Any]]:
             [Issue("wrong_type", "error", name, "document root", "", f"expected a mapping, found {type(data).__name__}")]
         )
     fmt = data.get("format")
-    if fmt == CASES_FORMAT or (fmt is None and "cases" in data):
-        return "cases", data
-    if fmt in (CATALOG_FORMAT, None):
+    if fmt is None:
+        return ("cases" if "cases" in data else "catalog"), data
+    if fmt == CATALOG_FORMAT:
         return "catalog", data
+    from chainret.catalog.cases import CASES_FORMAT
+
+    if fmt == CASES_FORMAT:
+        return "cases", data
     raise CatalogFileInvalid(
         [Issue("unknown_format", "error", name, "document root", "format",
                f"expected {CATALOG_FORMAT!r} or {CASES_FORMAT!r}, found {short_repr(fmt, 60)}")]
@@ -613,6 +619,8 @@ def _cases_document(file: Path, kind: str, data: dict[str, Any]) -> tuple[CaseFi
         raise CatalogFileInvalid(
             [Issue("unknown_format", "error", str(file), "document root", "format", "expected a cases file, found a catalog")]
         )
+    from chainret.catalog.cases import CaseFile
+
     try:
         cases = _build(CaseFile, data, str(file))
     except CatalogFileInvalid as exc:

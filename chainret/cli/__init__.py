@@ -8,14 +8,19 @@ the command bodies that need them). ``main`` is the single place where
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
-import typer
-from typer.core import TyperGroup
+# The CLI uses no pydantic plugin: skip pydantic's scan of every installed package's entry points
+# (set before any model class is built; the library itself leaves the variable alone).
+os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-from chainret.cli.render import err_console, t
-from chainret.errors import (
+import typer  # noqa: E402
+from typer.core import TyperGroup  # noqa: E402
+
+from chainret.cli.render import err_console, t  # noqa: E402
+from chainret.errors import (  # noqa: E402
     EXIT_CODES,
     EXIT_INTERRUPTED,
     INSTALL_MODELS,

@@ -1,7 +1,10 @@
 """The served operations over the library API, shared by the HTTP app and the MCP server.
 
-``Service`` loads the catalog once per process (``chainret.store.resolve_catalog``: a YAML/JSON
-file or world directory, or whatever else the library accepts as a catalog) and answers:
+``Service`` opens the catalog once per process (``chainret.store.resolve_catalog``: a YAML/JSON
+file or world directory, a compiled store, or whatever else the library accepts as a catalog),
+keeps it current through ``chainret.server.live.LiveCatalog`` (the store's generation, or a catalog
+file's sizes and mtimes, checked at most once per ``--reload-interval``; a fresh object swapped in
+between engine calls, so a revocation is seen within that bound) and answers:
 
 * ``ask(identity, AskIn) -> AskOut``: ``chainret.ask.ask`` under the identity's principal, projected
   for its viewer, with a short answer that names the path's entities by display name and ID;
@@ -10,12 +13,11 @@ file or world directory, or whatever else the library accepts as a catalog) and 
 * ``verify(identity, trace) -> VerifyOut``: ``chainret.replay.verify`` (evidence, replay, catalog
   identity) of a trace this identity could have been given, against the served catalog only.
 
-Thread safety: the engine keeps module-level caches (``chainret.ask``: digests, views, search
-indexes), catalogs build lookup tables lazily, and a SQLite store's connection belongs to the
+Thread safety: the engine's caches (views, search indexes, digests) belong to the ``Session`` this
+``Service`` owns, catalogs build lookup tables lazily, and a SQLite store's connection belongs to the
 thread that opened it; none of this is locked. ``Service`` therefore opens the catalog and runs
-every operation on one dedicated engine thread, one at a time (``submit``). The engine is
-CPU-bound Python, so more threads would not add throughput anyway; to use more cores, run more
-server processes (``chainret serve --workers N``).
+every operation on one dedicated engine thread, one at a time (``submit``). To use more cores, run
+more server processes (``chainret serve --workers N``).
 """
 
 from __future__ import annotations

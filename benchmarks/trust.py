@@ -35,7 +35,6 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import warnings
 from pathlib import Path
@@ -49,8 +48,7 @@ from chainret.ask import ask  # noqa: E402
 from chainret.catalog.load import load_world  # noqa: E402
 from chainret.hops import HopWorld  # noqa: E402
 from chainret.replay import verify  # noqa: E402
-from chainret.store import compile_store, open_store, update_store  # noqa: E402
-from chainret.store.base import StoreError  # noqa: E402
+from chainret.store import compile_store, open_store  # noqa: E402
 from chainret.trace import Trace  # noqa: E402
 
 DOC = ROOT / "docs" / "results" / "trust.md"
@@ -194,35 +192,19 @@ def relabelled(tmp: Path) -> dict[str, int]:
 
 # -- lost updates ------------------------------------------------------------------------------------------
 def lost_updates(tmp: Path, trials: int) -> dict[str, int]:
-    sys.path.insert(0, str(ROOT / "tests"))
+    from support.races import race_update_replace
     from test_store_cli import versions
 
     v1, v2 = versions()
-    out = tmp / "race.db"
     counts = {"trials": 0, "update_succeeded_last": 0, "lost": 0, "refused": 0}
     for trial in range(trials):
-        compile_store(v1, out, replace=True)
-        finished: list[tuple[str, object]] = []
-
-        def go(name: str, fn: Any, finished: list[tuple[str, object]] = finished) -> None:
-            try:
-                result: object = fn()
-            except StoreError as exc:
-                result = exc
-            finished.append((name, result))
-
-        threads = [threading.Thread(target=go, args=("update", lambda: update_store(v2, out))),
-                   threading.Thread(target=go, args=("replace", lambda: compile_store(v1, out, replace=True)))]
-        for t in threads if trial % 2 else list(reversed(threads)):
-            t.start()
-        for t in threads:
-            t.join()
+        race = race_update_replace(v1, v2, tmp / "race.db", trial)
         counts["trials"] += 1
-        counts["refused"] += sum(isinstance(r, StoreError) for _, r in finished)
-        last, result = finished[-1]
+        counts["refused"] += race.refused
+        last, result = race.last
         if last == "update" and isinstance(result, dict):
             counts["update_succeeded_last"] += 1
-            counts["lost"] += open_store(out).digest() != v2.digest()
+            counts["lost"] += race.final_digest != v2.digest()
     return counts
 
 

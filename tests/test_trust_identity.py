@@ -11,10 +11,10 @@ both succeed with one's rows lost.
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 import pytest
+from support.races import race_update_replace
 from test_store_cli import versions
 
 from chainret.ask import ask
@@ -115,24 +115,9 @@ def test_an_update_racing_a_replace_never_reports_rows_that_are_gone(tmp_path):
     v1, v2 = versions()
     out = tmp_path / "race.db"
     for trial in range(4):
-        compile_store(v1, out, replace=True)
-        finished: list[tuple[str, object]] = []
-
-        def run(name, fn, finished=finished):
-            try:
-                result: object = fn()
-            except StoreError as exc:
-                result = exc
-            finished.append((name, result))
-
-        threads = [threading.Thread(target=run, args=("update", lambda: update_store(v2, out))),
-                   threading.Thread(target=run, args=("replace", lambda: compile_store(v1, out, replace=True)))]
-        for t in threads if trial % 2 else reversed(threads):
-            t.start()
-        for t in threads:
-            t.join()
-        last, result = finished[-1]
-        final = open_store(out).digest()
+        race = race_update_replace(v1, v2, out, trial)
+        last, result = race.last
+        final = race.final_digest
         if last == "update" and isinstance(result, dict):
             assert final == v2.digest(), f"trial {trial}: the update reported success last, but its rows are gone"
         elif last == "replace":

@@ -110,41 +110,17 @@ def test_chainret_as_a_granted_login_asks_as_its_principal_and_refuses_another(w
 
 def test_postgres_writers_serialise_on_the_schema_lock(pg_url):  # noqa: F811
     """An update racing a replace in one schema: an update that finished last and succeeded has its rows in the final store."""
-    import threading
-    import time
-
+    from support.races import race_update_replace
     from test_store_cli import versions
-
-    from chainret.store import update_store
-    from chainret.store.base import StoreError
 
     v1, v2 = versions()
     url = new_schema_url(pg_url)
     for trial in range(3):
-        compile_store(v1, url, replace=True)
-        finished: list[tuple[str, object]] = []
-
-        def go(name, fn, finished=finished):
-            try:
-                result: object = fn()
-            except StoreError as exc:
-                result = exc
-            finished.append((name, result, time.monotonic()))
-
-        threads = [threading.Thread(target=go, args=("update", lambda: update_store(v2, url))),
-                   threading.Thread(target=go, args=("replace", lambda: compile_store(v1, url, replace=True)))]
-        for t in threads if trial % 2 else list(reversed(threads)):
-            t.start()
-        for t in threads:
-            t.join()
-        store = open_store(url)
-        try:
-            final = store.digest()
-        finally:
-            store.close()
-        (_, _, t_first), (last, result, t_last) = finished
+        race = race_update_replace(v1, v2, url, trial)
+        last, result = race.last
+        final = race.final_digest
         # A commit is each write's last step; a return closer than 50 ms to the other's is left undecided (thread scheduling).
-        if last == "update" and isinstance(result, dict) and t_last - t_first > 0.05:
+        if last == "update" and isinstance(result, dict) and race.gap_s > 0.05:
             assert final == v2.digest(), f"trial {trial}: the update reported success last, but its rows are gone"
         assert final in (v1.digest(), v2.digest())
 

@@ -38,8 +38,10 @@ Statistics views (``pg_stats``) hide the columns of tables whose policies apply 
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -67,8 +69,7 @@ BEGIN
 END
 $fn$"""
 POLICY = "{s}.chainret_readable({col})"
-_IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
-_LOGIN = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
+_IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")  # schema and login names
 LOCK_WAIT_S = 30.0
 
 
@@ -76,15 +77,11 @@ class Roles:
     """The role names of one schema's store (see the module docstring)."""
 
     def __init__(self, schema: str) -> None:
-        import hashlib
-
         prefix = schema if len(schema) <= 40 else "cr" + hashlib.sha256(schema.encode()).hexdigest()[:16]
         self.owner, self.read, self.app = f"{prefix}_owner", f"{prefix}_read", f"{prefix}_app"
         self._prefix = prefix
 
     def principal(self, name: str) -> str:
-        import hashlib
-
         return f"{self._prefix}_p_{hashlib.sha256(name.encode()).hexdigest()[:12]}"
 
 
@@ -151,10 +148,13 @@ class PostgresBackend(Backend):
         psycopg = _psycopg()
         try:
             self.conn.execute(f"SET search_path TO {self.schema}")
-            user, superuser = self.conn.execute("SELECT current_user, rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()
+            user, superuser, app = self.conn.execute(
+                "SELECT r.rolname, r.rolsuper, coalesce((SELECT pg_has_role(current_user, a.oid, 'MEMBER') "
+                "FROM pg_roles a WHERE a.rolname = %s), false) FROM pg_roles r WHERE r.rolname = current_user",
+                (self.roles.app,),
+            ).fetchone()
             self.login = str(user)
-            app = bool(self.conn.execute("SELECT pg_has_role(current_user, %s, 'MEMBER')", (self.roles.app,)).fetchone()[0]) if self._has_role(self.roles.app) else False
-            self.app = bool(superuser) or app
+            self.app = bool(superuser) or bool(app)
             if self.app and as_reader:
                 self.conn.execute(f"SET ROLE {self.roles.app}")
             self._role_of = dict(self.conn.execute("SELECT principal, role FROM principal_roles").fetchall())
@@ -163,9 +163,6 @@ class PostgresBackend(Backend):
         except psycopg.Error as exc:
             self.conn.close()
             raise StoreError(f"{self.location} is not a chainret store (schema {self.schema}: {str(exc).splitlines()[0]})") from None
-
-    def _has_role(self, role: str) -> bool:
-        return bool(self.conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchall())
 
     def role_for(self, principal: str) -> str:
         """The database role that reads as ``principal`` (``S_read`` for a principal no document names)."""
@@ -303,15 +300,39 @@ def _security(w: _Writer, schema: str) -> None:
         w.execute(f"CREATE POLICY chainret_read ON {schema}.{table} FOR SELECT USING ({POLICY.format(s=schema, col=f'{table}.{col}')})")
 
 
-def compile_postgres(catalog: Catalog, url: str, *, replace: bool = False) -> dict[str, int]:
-    """Write ``catalog`` into a new schema (one transaction); ``replace`` drops an existing store there."""
+@contextlib.contextmanager
+def _dba_transaction(url: str, doing: str, *, lock: bool = True, search_path: bool = True) -> Iterator[tuple[_Writer, str]]:
+    """One write transaction as the DBA: (writer, schema); committed on success, rolled back on any error.
+
+    ``lock`` takes the schema's writer lock; ``search_path`` points the transaction at the schema (a
+    compile sets it itself, after creating the schema). A database error becomes a ``StoreError``
+    saying what was being done.
+    """
     psycopg = _psycopg()
     _, schema = split_url(url)
     conn = connect(url, autocommit=False)
     try:
         w = _Writer(conn)
         _writer_check(w, url)
-        _lock(w, schema, url)
+        if lock:
+            _lock(w, schema, url)
+        if search_path:
+            w.execute(f"SET LOCAL search_path TO {schema}")
+        yield w, schema
+        conn.commit()
+    except psycopg.Error as exc:
+        conn.rollback()
+        raise StoreError(f"cannot {doing} at {redact(url)}: {str(exc).strip().splitlines()[0]}") from None
+    except BaseException:
+        conn.rollback()
+        raise
+    finally:
+        conn.close()
+
+
+def compile_postgres(catalog: Catalog, url: str, *, replace: bool = False) -> dict[str, int]:
+    """Write ``catalog`` into a new schema (one transaction); ``replace`` drops an existing store there."""
+    with _dba_transaction(url, "write the store", search_path=False) as (w, schema):
         exists = w.rows("SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'meta'", (schema,))
         if exists and not replace:
             raise StoreError(f"{redact(url)} already holds a store in schema {schema}; pass --replace or --update")
@@ -325,12 +346,6 @@ def compile_postgres(catalog: Catalog, url: str, *, replace: bool = False) -> di
             w.execute(stmt)
         _security(w, schema)
         w.execute(f"ANALYZE {', '.join(f'{schema}.{t}' for t in TABLES)}")  # inside: the commit is the last step
-        conn.commit()
-    except psycopg.Error as exc:
-        conn.rollback()
-        raise StoreError(f"cannot write the store to {redact(url)}: {str(exc).strip().splitlines()[0]}") from None
-    finally:
-        conn.close()
     return counts
 
 
@@ -338,32 +353,23 @@ def update_postgres(catalog: Catalog, url: str) -> dict[str, int]:
     """Append ``catalog``'s new records to the store at ``url`` in one transaction."""
     from chainret.store.sqlite import check_schema
 
-    psycopg = _psycopg()
-    _, schema = split_url(url)
-    conn = connect(url, autocommit=False)
-    try:
-        w = _Writer(conn)
-        _writer_check(w, url)
-        _lock(w, schema, url)
-        w.execute(f"SET LOCAL search_path TO {schema}")
+    with _dba_transaction(url, "update the store") as (w, schema):
         check_schema(w.rows, f"{redact(url)} (schema {schema})")
         added = update_into(w, catalog)
         _security(w, schema)  # a principal the new version names gets its role
-        conn.commit()
-    except psycopg.Error as exc:
-        conn.rollback()
-        raise StoreError(f"cannot update the store at {redact(url)}: {str(exc).strip().splitlines()[0]}") from None
-    except BaseException:
-        conn.rollback()
-        raise
-    finally:
-        conn.close()
     return added
 
 
 # -- logins: who may read as which principal ---------------------------------------------------------------
-def _schema_roles(w: _Writer, roles: Roles) -> list[str]:
-    return [roles.read, roles.app, *(r for (r,) in w.rows("SELECT role FROM principal_roles ORDER BY role"))]
+def _held_roles(w: _Writer, roles: Roles, login: str) -> list[str]:
+    """The roles of this store (read, app, every principal role) that ``login`` is a member of."""
+    every = [roles.read, roles.app, *(r for (r,) in w.rows("SELECT role FROM principal_roles ORDER BY role"))]
+    return [r for r in every if w.rows("SELECT pg_has_role(%s, %s, 'MEMBER')", (login, r))[0][0]]
+
+
+def _check_login(login: str) -> None:
+    if not _IDENT.match(login):
+        raise StoreError(f"login name {login!r} must be a lower-case SQL identifier (letters, digits, _)")
 
 
 def grant_login(url: str, principal: str | None, login: str, password: str | None = None) -> str:
@@ -373,18 +379,11 @@ def grant_login(url: str, principal: str | None, login: str, password: str | Non
     login, one principal. Runs as the DBA (the compile's login). The password is passed as a literal
     inside the statement sent to the server, never on a command line or in a message.
     """
-    psycopg = _psycopg()
     from psycopg import sql
 
-    if not _LOGIN.match(login):
-        raise StoreError(f"login name {login!r} must be a lower-case SQL identifier (letters, digits, _)")
-    _, schema = split_url(url)
-    roles = Roles(schema)
-    conn = connect(url, autocommit=False)
-    try:
-        w = _Writer(conn)
-        _writer_check(w, url)
-        w.execute(f"SET LOCAL search_path TO {schema}")
+    _check_login(login)
+    with _dba_transaction(url, f"grant {login!r}", lock=False) as (w, schema):
+        roles = Roles(schema)
         if not w.rows("SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'principal_roles'", (schema,)):
             raise StoreError(f"{redact(url)} holds no chainret PostgreSQL store in schema {schema}; compile one first")
         named = dict(w.rows("SELECT principal, role FROM principal_roles"))
@@ -410,41 +409,21 @@ def grant_login(url: str, principal: str | None, login: str, password: str | Non
         stmt = sql.SQL(verb + " ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS INHERIT").format(sql.Identifier(login))
         if password is not None:
             stmt = stmt + sql.SQL(" PASSWORD {}").format(sql.Literal(password))
-        conn.execute(stmt)
-        for role in _schema_roles(w, roles):
-            if w.rows("SELECT pg_has_role(%s, %s, 'MEMBER')", (login, role))[0][0] and role != target:
+        w.conn.execute(stmt)
+        for role in _held_roles(w, roles, login):
+            if role != target:
                 w.execute(f'REVOKE "{role}" FROM "{login}"')
         w.execute(f'GRANT "{target}" TO "{login}"')
-        conn.commit()
-    except psycopg.Error as exc:
-        conn.rollback()
-        raise StoreError(f"cannot grant {login!r} at {redact(url)}: {str(exc).strip().splitlines()[0]}") from None
-    finally:
-        conn.close()
     return target
 
 
 def revoke_login(url: str, login: str) -> list[str]:
     """Take every role of the store at ``url`` from ``login`` (the login itself stays). Returns the roles revoked."""
-    psycopg = _psycopg()
-    if not _LOGIN.match(login):
-        raise StoreError(f"login name {login!r} must be a lower-case SQL identifier (letters, digits, _)")
-    _, schema = split_url(url)
-    roles = Roles(schema)
-    conn = connect(url, autocommit=False)
-    try:
-        w = _Writer(conn)
-        _writer_check(w, url)
-        w.execute(f"SET LOCAL search_path TO {schema}")
+    _check_login(login)
+    with _dba_transaction(url, f"revoke {login!r}", lock=False) as (w, schema):
         if not w.rows("SELECT 1 FROM pg_roles WHERE rolname = %s", (login,)):
             raise StoreError(f"there is no login {login!r} at {redact(url)}")
-        revoked = [r for r in _schema_roles(w, roles) if w.rows("SELECT pg_has_role(%s, %s, 'MEMBER')", (login, r))[0][0]]
+        revoked = _held_roles(w, Roles(schema), login)
         for role in revoked:
             w.execute(f'REVOKE "{role}" FROM "{login}"')
-        conn.commit()
-    except psycopg.Error as exc:
-        conn.rollback()
-        raise StoreError(f"cannot revoke {login!r} at {redact(url)}: {str(exc).strip().splitlines()[0]}") from None
-    finally:
-        conn.close()
     return revoked

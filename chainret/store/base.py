@@ -22,7 +22,8 @@ query layer (``chainret.store.sql``); each hop is one bounded, indexed query.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from chainret.codes import NOT_CURRENT, NOT_READABLE
@@ -83,6 +84,20 @@ class Store(Protocol):
     def hop_world(self, view: StoreView) -> Any: ...
 
     def close(self) -> None: ...
+
+
+def wait_for_lock(try_acquire: Callable[[], bool], wait_s: float, busy: str) -> None:
+    """Poll ``try_acquire`` until it succeeds; after ``wait_s`` seconds refuse with ``busy`` (what holds the lock).
+
+    Both stores' writers wait this way (a bounded wait, then a clear refusal, nothing written) rather
+    than block forever behind a writer that never finishes.
+    """
+    deadline = time.monotonic() + wait_s
+    while not try_acquire():
+        if time.monotonic() >= deadline:
+            raise StoreError(f"another chainret command is writing {busy} for over {wait_s:g} s; "
+                             "nothing was written: try again when it has finished")
+        time.sleep(0.05)
 
 
 def revision_token(history_length: int, digest: str) -> str:

@@ -46,7 +46,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from chainret.catalog.models import Catalog
-from chainret.store.base import StoreError, StoreUnavailable
+from chainret.store.base import StoreError, StoreUnavailable, wait_for_lock
 from chainret.store.compile import compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore
@@ -242,16 +242,9 @@ def _writer_check(w: _Writer, url: str) -> None:
 
 def _lock(w: _Writer, schema: str, url: str) -> None:
     """One writer per schema at a time: an advisory lock held to the end of the write transaction."""
-    import time
-
-    deadline = time.monotonic() + LOCK_WAIT_S
-    while not w.rows("SELECT pg_try_advisory_xact_lock(hashtext(%s))", (f"chainret:{schema}",))[0][0]:
-        if time.monotonic() >= deadline:
-            raise StoreError(
-                f"another chainret command is writing the store at {redact(url)} (schema {schema}) for over {LOCK_WAIT_S:g} s; "
-                "nothing was written: try again when it has finished"
-            )
-        time.sleep(0.05)
+    key = f"chainret:{schema}"
+    wait_for_lock(lambda: bool(w.rows("SELECT pg_try_advisory_xact_lock(hashtext(%s))", (key,))[0][0]),
+                  LOCK_WAIT_S, f"the store at {redact(url)} (schema {schema})")
 
 
 def _create_role(w: _Writer, role: str, *options: str) -> None:

@@ -19,7 +19,6 @@ import fcntl
 import os
 import sqlite3
 import tempfile
-import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from urllib.parse import quote
 
 from chainret.catalog.models import Catalog
 from chainret.errors import UsageError
-from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT, StoreError
+from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT, StoreError, wait_for_lock
 from chainret.store.compile import compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore
@@ -72,18 +71,15 @@ def write_lock(out: Path, wait_s: float | None = None) -> Iterator[None]:
     out.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(lock_path(out), os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        deadline = time.monotonic() + wait
-        while True:
+
+        def try_lock() -> bool:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise StoreError(
-                        f"another chainret command is writing {out} (lock {lock_path(out).name} held for over {wait:g} s); "
-                        "nothing was written: try again when it has finished"
-                    ) from None
-                time.sleep(0.05)
+                return False
+            return True
+
+        wait_for_lock(try_lock, wait, f"{out} (lock {lock_path(out).name} held)")
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock

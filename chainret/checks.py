@@ -99,15 +99,17 @@ def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
     preds = catalog.predicates_by_name
     for i, pat in enumerate(catalog.patterns):
         where = f"patterns[{i}] (name {pat.name})"
-        expected = pat.start_type
+        # The types the chain may reach so far: a hop must start at one of them (a union range such
+        # as group|user may go on with a hop from groups only: a user-owned entity has no parent group).
+        reach: tuple[str, ...] = (pat.start_type,)
         for j, hop in enumerate(pat.hops):
             pred = preds.get(hop)
             if pred is None:
                 continue
-            if pred.domain != expected:
+            if not set(reach) & set(pred.domain_types):
                 issues.append(Issue("pattern_type_mismatch", "error", file, where, f"hops.{j}",
-                                    f"hop {hop!r} starts at type {pred.domain!r}, but the chain reaches type {expected!r} here"))
-            expected = pred.range
+                                    f"hop {hop!r} starts at type {pred.domain!r}, but the chain reaches type {'|'.join(reach)!r} here"))
+            reach = pred.range_types
         for j, phrasing in enumerate(pat.phrasings):  # the rule `ask` matches with (chainret.patterns)
             problem = phrasing_problem(phrasing, pat.start_type)
             if problem is not None:

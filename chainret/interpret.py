@@ -47,14 +47,26 @@ def interpret(request: str, cv: CatalogView) -> Reading:
     specs = pattern_specs(cv.catalog)
     matches = best_matches(match_request(request, specs))
     unknown: list[dict[str, Any]] = []
+    found: list[tuple[Any, str, list[Any]]] = []
     for m in matches:
         text = m.slot_text
         ents = cv.resolve(text, type=m.slot_type)
         first, _, rest = text.partition(" ")
         if not ents and rest and first.lower() == m.slot_type.lower():  # "project PR-84" -> "PR-84"
             text, ents = rest, cv.resolve(rest, type=m.slot_type)
-        if len(ents) > 1:
-            return _ambiguous_alias(text, m.slot_type, ents, {"pattern": m.pattern.name, "slot": m.slot})
+        if ents:
+            found.append((m, text, ents))
+            continue
+        unknown.append({"slot_text": text, "slot_type": m.slot_type})
+    if found:
+        # One phrasing may belong to patterns of several start types (Backstage: "who owns {component}"
+        # and "who owns {api}"): entities of two types that the words name are as ambiguous as two of one.
+        m, text, ents = found[0]
+        named = {e.id: e for _, _, es in found for e in es}
+        if len(named) > 1:
+            kinds = " or ".join(dict.fromkeys(f.slot_type for f, _, _ in found))
+            return _ambiguous_alias(text, kinds, list(named.values()) if len(found) > 1 else ents,
+                                    {"pattern": m.pattern.name, "slot": m.slot})
         if len(ents) == 1:
             record: list[WordMatch] = []
             if m.reading != "plain":
@@ -73,8 +85,6 @@ def interpret(request: str, cv: CatalogView) -> Reading:
                 match=record,
             )
             return Reading(interpretation=interp, meta={"phrasing": m.phrasing})
-        other = [e.id for e in cv.resolve(text)]
-        unknown.append({"slot_text": text, "slot_type": m.slot_type, "other_types": other})
     tolerant = _tolerant(request, specs, matches, cv)
     if tolerant is not None:
         return tolerant
@@ -83,9 +93,18 @@ def interpret(request: str, cv: CatalogView) -> Reading:
             outcome="no_pattern",
             reason=Refusal(code=RefusalCode.NO_PATTERN, message="no relation pattern applies to this request"),
         )
-    u = unknown[0]
-    extra = f" (it names {', '.join(u['other_types'])}, not a {u['slot_type']})" if u["other_types"] else ""
-    message = f"{u['slot_text']!r} is not a known {u['slot_type']} in this catalog{extra}"
+    u = {**unknown[0], "other_types": [e.id for e in cv.resolve(unknown[0]["slot_text"])]}
+    # the slot types of every pattern whose phrasing the request matched with these words (Backstage:
+    # "who owns {component}", "who owns {api}", ...): a Group is none of them, and the refusal says so
+    wanted = list(dict.fromkeys(x["slot_type"] for x in unknown if x["slot_text"] == u["slot_text"]))
+    if len(wanted) == 1:
+        extra = f" (it names {', '.join(u['other_types'])}, not a {wanted[0]})" if u["other_types"] else ""
+        message = f"{u['slot_text']!r} is not a known {wanted[0]} in this catalog{extra}"
+    else:
+        kinds = ", ".join(dict.fromkeys(i.partition(":")[0] for i in u["other_types"]))
+        extra = (f" (it names {', '.join(u['other_types'])}: a {kinds}, which no pattern of this phrasing starts at)"
+                 if u["other_types"] else "")
+        message = f"{u['slot_text']!r} is not a known {', '.join(wanted[:-1])} or {wanted[-1]} in this catalog{extra}"
     near = [] if u["other_types"] else suggest_entities(u["slot_text"], u["slot_type"], cv)
     if near:
         message += "; did you mean " + ", ".join(f"{e.id} ({e.name})" for e in near) + "?"

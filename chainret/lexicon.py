@@ -60,6 +60,9 @@ def _agent(part: str) -> str:
 
 
 def type_words(type_: str) -> set[str]:
+    """How a request may name a type (a union ``group|user``: any of its types)."""
+    if "|" in type_:
+        return {w for t in type_.split("|") for w in type_words(t)}
     return {type_, *TYPE_WORDS.get(type_, ())}
 
 

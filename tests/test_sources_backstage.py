@@ -14,8 +14,7 @@ from chainret.sources import backstage as bs
 from chainret.sources.backstage import Ref, parse_ref
 from chainret.sources.records import import_snapshot, read_snapshot
 
-E = "entity:acme:"
-ARTIST = E + "component.default.artist-lookup"
+ARTIST = "component:acme:default.artist-lookup"
 
 
 @pytest.fixture(scope="module")
@@ -26,19 +25,23 @@ def acme(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize(("request_text", "path"), [
-    ("Who owns artist-lookup?", [ARTIST, E + "group.default.team-b"]),
-    ("Which system is artist-lookup part of?", [ARTIST, E + "system.default.artist-engagement-portal"]),
+    ("Who owns artist-lookup?", [ARTIST, "group:acme:default.team-b"]),
+    ("Which system is artist-lookup part of?", [ARTIST, "system:acme:default.artist-engagement-portal"]),
     ("Which group owns the system that artist-lookup belongs to?",
-     [ARTIST, E + "system.default.artist-engagement-portal", E + "group.default.team-a"]),
+     [ARTIST, "system:acme:default.artist-engagement-portal", "group:acme:default.team-a"]),
     ("What is the parent group of the team that owns artist-lookup?",
-     [ARTIST, E + "group.default.team-b", E + "group.default.engineering"]),
-    ("Who is on the team that owns artist-lookup?", [ARTIST, E + "group.default.team-b", E + "user.default.nigel.manning"]),
+     [ARTIST, "group:acme:default.team-b", "group:acme:default.engineering"]),
+    ("Who is on the team that owns artist-lookup?", [ARTIST, "group:acme:default.team-b", "user:acme:default.nigel.manning"]),
     ("Who is on the team that owns the system that artist-lookup belongs to?",
-     [ARTIST, E + "system.default.artist-engagement-portal", E + "group.default.team-a", E + "user.default.breanna.davison"]),
-    ("Who owns Playback Order?", [E + "component.default.playback-order", E + "user.default.nigel.manning"]),  # a User owner
-    ("Who owns component:default/artist-lookup?", [ARTIST, E + "group.default.team-b"]),  # the full reference
+     [ARTIST, "system:acme:default.artist-engagement-portal", "group:acme:default.team-a", "user:acme:default.breanna.davison"]),
+    ("Who owns Playback Order?", ["component:acme:default.playback-order", "user:acme:default.nigel.manning"]),  # a User owner
+    ("Who owns component:default/artist-lookup?", [ARTIST, "group:acme:default.team-b"]),  # the full reference
     ("Which domain is the system of artist-lookup in?",
-     [ARTIST, E + "system.default.artist-engagement-portal", E + "domain.default.artists"]),
+     [ARTIST, "system:acme:default.artist-engagement-portal", "domain:acme:default.artists"]),
+    ("Who is on team-b?", ["group:acme:default.team-b", "user:acme:default.nigel.manning"]),  # from a Group
+    ("Which team is nigel.manning on?", ["user:acme:default.nigel.manning", "group:acme:default.team-b"]),  # from a User
+    ("What is the parent group of team-b?", ["group:acme:default.team-b", "group:acme:default.engineering"]),
+    ("Who owns artist-api?", ["api:acme:default.artist-api", "group:acme:default.team-a"]),  # an API
 ])
 def test_the_issues_questions_answer_with_verifiable_traces(acme: Path, request_text: str, path: list[str]) -> None:
     assert path_of(request_text, acme) == path
@@ -59,8 +62,73 @@ def test_the_imported_tree_validates_and_every_relation_quotes_its_line(acme: Pa
     assert {"owned_by", "owner_of", "part_of", "has_part", "child_of", "parent_of", "member_of", "has_member",
             "provides_api", "api_provided_by", "consumes_api", "api_consumed_by", "depends_on", "dependency_of",
             "in_domain", "domain_has"} <= preds
-    team_b = cat.entities_by_id[E + "group.default.team-b"]
+    team_b = cat.entities_by_id["group:acme:default.team-b"]
     assert team_b.name == "Team B" and {"group:default/team-b", "group:team-b", "team-b"} <= set(team_b.aliases)
+
+
+def test_domain_and_range_are_the_kinds_backstage_allows(acme: Path) -> None:
+    from chainret.catalog.load import load_catalog
+
+    cat = load_catalog(acme)
+    assert {e.type for e in cat.entities} == {"component", "api", "resource", "system", "domain", "group", "user", "location"}
+    preds = cat.predicates_by_name
+    # the example has no Template: a kind no entity has is left out of the unions
+    assert (preds["owned_by"].domain, preds["owned_by"].range) == ("component|api|resource|system|domain", "group|user")
+    assert (preds["owner_of"].domain, preds["owner_of"].range) == ("group|user", "component|api|resource|system|domain")
+    assert (preds["part_of"].domain, preds["part_of"].range) == ("component|api|resource", "system")
+    assert (preds["member_of"].domain, preds["member_of"].range) == ("user", "group")
+    assert (preds["child_of"].domain, preds["child_of"].range) == ("group", "group")
+    assert (preds["in_domain"].domain, preds["in_domain"].range) == ("system", "domain")
+    pats = {p.name: p for p in cat.patterns}
+    assert pats["component_owner"].start_type == "component" and "who owns {component}" in pats["component_owner"].phrasings
+    assert {"api_owner", "system_owner", "domain_owner", "resource_owner"} <= set(pats)
+    assert "group_owner" not in pats and "user_owner" not in pats  # Backstage groups and users have no owner
+    assert pats["component_system_owner_members"].hops == ["part_of", "owned_by", "has_member"]
+    assert pats["group_parent"].hops == ["child_of"] and pats["user_groups"].hops == ["member_of"]
+    # a relation whose subject is not of the domain's kinds is a type defect, as with one type
+    from chainret.catalog.defects import relation_defects
+    from chainret.codes import DefectCode
+
+    rel = next(r for r in cat.relations if r.predicate == "owned_by")
+    wrong = rel.model_copy(update={"subject": "group:acme:default.team-a"})
+    assert DefectCode.DOMAIN_MISMATCH in relation_defects(cat, wrong)
+    assert DefectCode.DOMAIN_MISMATCH not in relation_defects(cat, rel)
+
+
+@pytest.mark.parametrize("request_text", ["Who owns group:default/team-a?", "Who owns team-a?", "Which system is team-a part of?"])
+def test_a_request_for_an_entity_of_the_wrong_kind_is_refused_naming_its_kind(acme: Path, request_text: str) -> None:
+    trace = ask(request_text, acme)
+    reason = trace.model_dump(mode="json")["reason"]
+    assert trace.outcome == "refused" and reason["code"] == "unknown_entity"
+    assert "it names group:acme:default.team-a: a group, which no pattern of this phrasing starts at" in reason["message"]
+    assert "component" in reason["message"] and "api" in reason["message"]
+
+
+def test_a_component_and_an_api_of_one_name_are_ambiguous_unqualified(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"catalog-info.yaml": "\n---\n".join([
+        GROUP, _doc("Component", "lookup", "  owner: team-a\n"), _doc("API", "lookup", "  owner: team-a\n")])})
+    out = tmp_path / "cat.yaml"
+    imported(root, out, ["backstage"])
+    reason = ask("Who owns lookup?", out).model_dump(mode="json")["reason"]
+    assert reason["code"] == "ambiguous_alias"
+    assert {c["id"] for c in reason["details"]["candidates"]} == {"component:acme:default.lookup", "api:acme:default.lookup"}
+    assert path_of("Who owns api:lookup?", out) == ["api:acme:default.lookup", "group:acme:default.team-a"]
+    assert path_of("Who owns component:default/lookup?", out) == ["component:acme:default.lookup", "group:acme:default.team-a"]
+
+
+def test_a_reference_of_a_kind_the_field_does_not_allow_states_no_relation(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"catalog-info.yaml": "\n---\n".join([
+        GROUP, _doc("Component", "other", "  owner: team-a\n"),
+        _doc("Component", "svc", "  owner: component:other\n  system: group:team-a\n  dependsOn: [api:x, component:other]\n")])})
+    snap = read_snapshot(root, ["backstage"], "acme")
+    wrong = [(w.code, w.location) for w in snap.warnings]
+    assert wrong == [("wrong_kind", "line 24"), ("wrong_kind", "line 25"), ("wrong_kind", "line 26")], snap.warnings
+    assert "component:default/other, a Component, but it must be a Group or User" in str(snap.warnings[0])
+    assert "api:default/x, an API, but it must be a Component or Resource" in str(snap.warnings[2])
+    cat = import_snapshot(snap, tmp_path / "cat.yaml", world="acme").catalog
+    svc = "component:acme:default.svc"
+    assert [(r.predicate, r.object) for r in cat.relations if r.subject == svc] == [("depends_on", "component:acme:default.other")]
+    assert "(a Component, not a Group or User: no relation)" in cat.documents[0].text
 
 
 def test_reference_rules() -> None:
@@ -107,7 +175,7 @@ def test_skipped_documents_and_dangling_references_are_reported_by_line_and_the_
     result = import_snapshot(snap, out, world="acme")
     cat = result.catalog
     assert {r.predicate for r in cat.relations} == {"owned_by", "owner_of"}  # no guessed system
-    assert E + "widget.default.gizmo" in cat.entities_by_id  # kept, spec not read
+    assert "widget:acme:default.gizmo" in cat.entities_by_id  # kept, spec not read
     assert "outsider" not in json.dumps(cat.model_dump(mode="json"))
     assert "(dangling: no entity system:default/ghost in the tree: no relation)" in cat.documents[0].text
     with pytest.raises(SourceInvalid, match="dangling_reference"):
@@ -143,10 +211,10 @@ def test_homonyms_stay_two_entities_and_an_unqualified_request_is_ambiguous(tmp_
         _doc("Component", "lookup", "  owner: group:default/team-a\n", "  namespace: ops\n")])})
     out = tmp_path / "cat.yaml"
     cat = imported(root, out, ["backstage"])
-    assert {E + "component.default.lookup", E + "api.default.lookup", E + "component.ops.lookup"} <= set(cat.entities_by_id)
+    assert {"component:acme:default.lookup", "api:acme:default.lookup", "component:acme:ops.lookup"} <= set(cat.entities_by_id)
     refused = ask("Who owns lookup?", out)
     assert refused.outcome == "refused" and refused.model_dump(mode="json")["reason"]["code"] == "ambiguous_alias"
-    assert path_of("Who owns component:ops/lookup?", out) == [E + "component.ops.lookup", E + "group.default.team-a"]
+    assert path_of("Who owns component:ops/lookup?", out) == ["component:acme:ops.lookup", "group:acme:default.team-a"]
 
 
 def test_the_cli_imports_and_refuses_cleanly(tmp_path: Path) -> None:
@@ -169,11 +237,11 @@ def test_the_users_header_adds_aliases_visibility_and_prose_records_beside_them(
     valid(tmp_path)
     assert "AL-1" in cat.entities_by_id[ARTIST].aliases and "artist-lookup" in cat.entities_by_id[ARTIST].aliases
     rota = path_of("Who is on call for AL-1?", out)  # a Backstage clause hop, then a prose hop
-    assert rota == [ARTIST, E + "group.default.team-b", E + "user.default.nigel.manning"]
+    assert rota == [ARTIST, "group:acme:default.team-b", "user:acme:default.nigel.manning"]
     hidden = ask("Who is on the team that owns artist-lookup?", out)  # memberships: restricted to hr
     assert hidden.outcome != "accepted_path"
     seen = ask("Who is on the team that owns artist-lookup?", out, principal="hr")
-    assert seen.path_ids == [ARTIST, E + "group.default.team-b", E + "user.default.nigel.manning"]
+    assert seen.path_ids == [ARTIST, "group:acme:default.team-b", "user:acme:default.nigel.manning"]
     assert verified(seen, out) == "verified"
 
 

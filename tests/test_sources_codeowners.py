@@ -10,7 +10,7 @@ from records_world import EXAMPLE, imported, path_of, quoted_lines_hold, valid, 
 from chainret.ask import ask
 from chainret.sources.codeowners import governing, parse, pattern_regex
 
-E = "entity:acme:"
+E = "codeowner:acme:"
 
 
 @pytest.mark.parametrize(("pattern", "matches", "misses"), [

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import importlib.util
+import re
+import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,8 +19,8 @@ from chainret.errors import UsageError
 from chainret.sources.history import history
 from chainret.sources.records import write_import
 
-E = "entity:acme:"
-ARTIST = E + "component.default.artist-lookup"
+E = "codeowner:acme:"
+ARTIST = "component:acme:default.artist-lookup"
 FORMATS = ["backstage", "codeowners"]
 
 
@@ -48,14 +51,14 @@ def test_each_commit_is_a_view_and_dates_answer_as_of(repo: Path, tmp_path: Path
                          capture_output=True, text=True, check=True).stdout.split()
     assert views == log and len(views) == 3
     valid(out.parent)
-    team_a, team_b = [ARTIST, E + "group.default.team-a"], [ARTIST, E + "group.default.team-b"]
+    team_a, team_b = [ARTIST, "group:acme:default.team-a"], [ARTIST, "group:acme:default.team-b"]
     assert path_of("Who owns artist-lookup?", out, view="2026-02-01") == team_a
     assert path_of("Who owns artist-lookup?", out, view="2026-03-01") == team_b  # the 20 February commit
     assert path_of("Who owns artist-lookup?", out, view=views[0]) == team_a
     assert path_of("Who owns artist-lookup?", out, view=views[0][-7:]) == team_a  # a commit hash
     assert path_of("Who owns artist-lookup?", out) == team_b
     members = path_of("Who is on the team that owns artist-lookup?", out)
-    assert members[-1] == E + "user.default.nigel.manning"  # joined team-b in the third commit
+    assert members[-1] == "user:acme:default.nigel.manning"  # joined team-b in the third commit
     assert path_of("Who owns components/catalog-info.yaml?", out, view="2026-02-28")[-1] == E + "team.acme.team-a"
     assert path_of("Who owns components/catalog-info.yaml?", out)[-1] == E + "team.acme.team-b"
     cat = load_catalog(out)
@@ -66,7 +69,7 @@ def test_new_commits_append_old_traces_verify_and_a_rerun_is_a_no_op(repo: Path,
     out = tmp_path / "cat" / "catalog.yaml"
     first = _run(repo, out)
     old = ask("Who owns artist-lookup?", out, view="2026-02-01")
-    assert old.path_ids == [ARTIST, E + "group.default.team-a"]
+    assert old.path_ids == [ARTIST, "group:acme:default.team-a"]
     before = out.read_bytes()
     assert _run(repo, out) == [] and out.read_bytes() == before  # nothing new: nothing written
 
@@ -80,8 +83,8 @@ def test_new_commits_append_old_traces_verify_and_a_rerun_is_a_no_op(repo: Path,
     assert len(added) == 1 and added[0].startswith("2026-04-02-")
     cat = load_catalog(out)
     assert [v.name for v in cat.views] == [*first, *added]
-    assert path_of("Who owns artist-lookup?", out) == [ARTIST, E + "group.default.engineering"]
-    assert path_of("Who owns artist-lookup?", out, view="2026-03-31") == [ARTIST, E + "group.default.team-b"]
+    assert path_of("Who owns artist-lookup?", out) == [ARTIST, "group:acme:default.engineering"]
+    assert path_of("Who owns artist-lookup?", out, view="2026-03-31") == [ARTIST, "group:acme:default.team-b"]
     assert verified(old, out) == "evidence_intact"  # the catalog changed; what the old trace cites did not
     changed = {d.document for d in cat.documents if d.version != "v1"}
     assert "components/catalog-info.yaml" in changed and "org/groups.yaml" not in changed  # unchanged files keep v1
@@ -106,8 +109,8 @@ def test_a_compiled_store_answers_as_of_a_date_too(repo: Path, tmp_path: Path) -
     _run(repo, out)
     db = tmp_path / "cat.db"
     compile_store(load_catalog(out), db)
-    assert path_of("Who owns artist-lookup?", db, view="2026-02-01") == [ARTIST, E + "group.default.team-a"]
-    assert path_of("Who owns artist-lookup?", db, view="2026-03-01") == [ARTIST, E + "group.default.team-b"]
+    assert path_of("Who owns artist-lookup?", db, view="2026-02-01") == [ARTIST, "group:acme:default.team-a"]
+    assert path_of("Who owns artist-lookup?", db, view="2026-03-01") == [ARTIST, "group:acme:default.team-b"]
 
 
 def test_a_tables_history_is_a_view_per_commit(tmp_path: Path) -> None:
@@ -137,3 +140,25 @@ def test_a_tables_history_is_a_view_per_commit(tmp_path: Path) -> None:
     assert history(repo, out, ["csv"], path="exports/ownership.csv", src=src, document="cmdb/ownership.md").added == []
     with pytest.raises(UsageError, match="--document"):
         history(repo, out, ["csv"], path="exports/ownership.csv", src=src)
+
+
+def test_the_example_readmes_walk_runs_as_written_and_prints_what_it_quotes(tmp_path: Path) -> None:
+    readme = (EXAMPLE / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```(\w*)\n(.*?)```", readme, re.DOTALL)
+    walk = [line for line in blocks[0][1].splitlines() if line.strip()]
+    assert len(walk) == 3 and walk[0].startswith("python examples/backstage/make_history.py")
+    outputs = []
+    for line in walk:
+        argv = shlex.split(line)
+        if argv[0] == "python":
+            subprocess.run([sys.executable, str(EXAMPLE.parents[1] / argv[1]), *argv[2:]], cwd=tmp_path, check=True,
+                           capture_output=True)
+            continue
+        proc = cli(*argv[1:], cwd=tmp_path)
+        assert proc.returncode == 0, (line, proc.stdout, proc.stderr)
+        outputs.append(" ".join(proc.stdout.split()))
+    for quoted in blocks[1][1].strip().splitlines():  # the history command's output, as the README shows it
+        assert " ".join(quoted.split()) in outputs[0]
+    answer = re.search(r"\(`(answer +[^`]+)`, `view ([^`]+)`\)", readme)
+    assert answer is not None
+    assert " ".join(answer.group(1).split()) in outputs[1] and answer.group(2) in outputs[1]

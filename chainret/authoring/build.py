@@ -235,9 +235,9 @@ class _Types:
             out.append(f"unknown predicate {predicate!r}{closest(predicate, set(self.predicates))}")
             return out
         subj, ob = self.entities.get(subject), self.entities.get(obj)
-        if subj is not None and subj.type != pred.domain:
+        if subj is not None and subj.type not in pred.domain_types:
             out.append(f"{predicate!r} starts at a {pred.domain}, but {subject} is a {subj.type}")
-        if ob is not None and ob.type != pred.range:
+        if ob is not None and ob.type not in pred.range_types:
             out.append(f"{predicate!r} ends at a {pred.range}, but {obj} is a {ob.type}")
         return out
 

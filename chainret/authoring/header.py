@@ -28,7 +28,7 @@ from pydantic import (
 
 from chainret.catalog.cases import Case
 from chainret.catalog.issues import Issue, issue_list
-from chainret.catalog.models import Entity, Pattern, Predicate
+from chainret.catalog.models import Entity, Pattern, Predicate, type_union
 from chainret.errors import CatalogInvalid
 
 SOURCE_FORMAT = "chainret-source/1"
@@ -252,10 +252,10 @@ def header_issues(header: Header, file: str) -> list[Issue]:
     preds = {p.name for p in header.predicates}
     for i, p in enumerate(header.predicates):
         for fld in ("domain", "range"):
-            value = getattr(p, fld)
-            if value not in types:
-                err("dangling_reference", f"predicates[{i}] (name {p.name})", fld,
-                    f"expected an entity type used by some entity ({', '.join(sorted(types)) or 'none'}), found {value!r}{closest(value, types)}")
+            for value in type_union(getattr(p, fld)):
+                if value not in types:
+                    err("dangling_reference", f"predicates[{i}] (name {p.name})", fld,
+                        f"expected an entity type used by some entity ({', '.join(sorted(types)) or 'none'}), found {value!r}{closest(value, types)}")
     for i, pat in enumerate(header.patterns):
         where = f"patterns[{i}] (name {pat.name})"
         if pat.start_type not in types:

@@ -116,20 +116,20 @@ def read_table(path: str | Path, header: Header) -> list[Row]:
             issues.append(source_issue("unknown_predicate", file, n, f"unknown predicate {values['predicate']!r}{closest(values['predicate'], set(preds))}"))
             continue
         ids: list[str] = []
-        for role, want in (("subject", pred.domain), ("object", pred.range)):
+        for role, want, allowed in (("subject", pred.domain, pred.domain_types), ("object", pred.range, pred.range_types)):
             value = values[role]
             if value in entities:
                 hits = [value]
             else:
-                hits = names.get((want, normalize_name(value)), [])
-            if len(hits) == 1 and entities[hits[0]].type == want:
+                hits = [i for t in allowed for i in names.get((t, normalize_name(value)), [])]
+            if len(hits) == 1 and entities[hits[0]].type in allowed:
                 ids.append(hits[0])
             elif len(hits) > 1:
                 issues.append(source_issue("ambiguous_entity", file, n, f"{role} {value!r} names several {want} entities ({', '.join(sorted(hits))}); use the canonical ID"))
             elif value in entities:
                 issues.append(source_issue("invalid_value", file, n, f"{role} {value} is a {entities[value].type}, but {pred.name!r} needs a {want}"))
             else:
-                typed = {e.name for e in entities.values() if e.type == want} | {i for i in entities if i.startswith(want + ":")}
+                typed = {e.name for e in entities.values() if e.type in allowed} | {i for i in entities if i.split(":", 1)[0] in allowed}
                 issues.append(source_issue("unknown_entity", file, n, f"unknown {role} {value!r}: no {want} has this ID, name or alias{closest(value, typed)}"))
         if len(ids) != 2:
             continue

@@ -51,8 +51,8 @@ def relation_defects(catalog: Catalog, rel: Relation) -> tuple[DefectCode, ...]:
     pred = catalog.predicates_by_name.get(rel.predicate)
     subj = catalog.entities_by_id.get(rel.subject)
     obj = catalog.entities_by_id.get(rel.object)
-    if pred is not None and subj is not None and subj.type != pred.domain:
+    if pred is not None and subj is not None and subj.type not in pred.domain_types:
         codes.append(DefectCode.DOMAIN_MISMATCH)
-    if pred is not None and obj is not None and obj.type != pred.range:
+    if pred is not None and obj is not None and obj.type not in pred.range_types:
         codes.append(DefectCode.RANGE_MISMATCH)
     return tuple(codes)

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ValidationError
 
 from chainret.bulk import paused_gc
 from chainret.catalog.issues import CatalogFileInvalid, Issue
-from chainret.catalog.models import CATALOG_FORMAT, Catalog, SourceDocument, View, split_doc_ref
+from chainret.catalog.models import CATALOG_FORMAT, Catalog, SourceDocument, View, split_doc_ref, type_union
 from chainret.textsafe import clip, short_repr, visible
 
 if TYPE_CHECKING:  # the case models load with the first cases file, not with every catalog
@@ -475,10 +475,10 @@ def reference_issues(cat: Catalog, file: str) -> list[Issue]:
                 f"expected an ID in world {cat.world!r}, found world {e.world!r}")
     for i, p in enumerate(cat.predicates):
         for fld in ("domain", "range"):
-            value = getattr(p, fld)
-            if value not in types_known:
-                err("dangling_reference", f"predicates[{i}] (name {p.name})", fld,
-                    f"expected an entity type declared by some entity ({', '.join(sorted(types_known))}), found {value!r}")
+            for value in type_union(getattr(p, fld)):  # "group|user": each type of the union
+                if value not in types_known:
+                    err("dangling_reference", f"predicates[{i}] (name {p.name})", fld,
+                        f"expected an entity type declared by some entity ({', '.join(sorted(types_known))}), found {value!r}")
     for i, r in enumerate(cat.relations):
         where = f"relations[{i}] (id {r.id})"
         for fld in ("subject", "object"):

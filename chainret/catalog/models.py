@@ -8,7 +8,9 @@ The pieces:
 - ``Entity``: canonical ID ``type:world:name`` (``project:final:main``), ``type`` (must equal the
   ID's prefix), ``name`` (display name, *not* unique: two orgs are both "Rowan"), ``aliases``.
 - ``Predicate``: ``name``, ``domain`` and ``range`` entity types, ``cardinality``
-  (``functional``: one current object per subject; ``many``).
+  (``functional``: one current object per subject; ``many``). A domain or range may be a union
+  of types written ``component|api`` (``type_union``): Backstage's ``spec.owner`` is a Group or
+  a User. A single type reads as before, so a catalog without ``|`` is unchanged.
 - ``SourceDocument``: one *version* of a document: ``source`` (system, e.g. ``registry``),
   ``document`` (``projects.md``), ``version`` (``v2``), ``representation`` (``text/markdown``),
   ``text``, ``digest`` (``sha256:<hex>`` of the UTF-8 text), ``visibility`` (``public`` |
@@ -114,6 +116,11 @@ def split_doc_ref(ref: str) -> tuple[str, str, str]:
     return m.group(1), m.group(2), m.group(3)
 
 
+def type_union(value: str) -> tuple[str, ...]:
+    """The entity types a predicate's domain or range allows: ``"group|user"`` -> (``group``, ``user``)."""
+    return tuple(value.split("|")) if "|" in value else (value,)
+
+
 def canonical_id(v: str) -> str:
     """``v`` if it is a canonical entity ID (``type:world:name``, lowercase), else ValueError."""
     if not ID_RE.match(v):
@@ -161,6 +168,14 @@ class Predicate(_Model):
     # when empty, so catalogs without them are byte-identical.
     nouns: list[str] = Field(default_factory=list)
     verbs: list[str] = Field(default_factory=list)
+
+    @property
+    def domain_types(self) -> tuple[str, ...]:
+        return type_union(self.domain)
+
+    @property
+    def range_types(self) -> tuple[str, ...]:
+        return type_union(self.range)
 
     @model_serializer(mode="wrap")
     def _omit_empty_words(self, handler: SerializerFunctionWrapHandler) -> Any:

@@ -11,10 +11,12 @@ allowed), never outside ``root`` and never a URL.
 Entity references follow Backstage's rules (``[<kind>:][<namespace>/]<name>``; the default kind is
 the field's, the default namespace the referencing entity's; kinds, namespaces and names compare
 case-insensitively), the defaults being those of Backstage's own ``BuiltinKindsEntityProcessor``
-(``FIELDS``). Every entity becomes one chainret entity of type ``entity`` with the ID
-``entity:<world>:<kind>.<namespace>.<name>`` (lowercase; a Backstage namespace has no ``.`` and a
-kind none either, so the ID reads back to the reference), display name ``metadata.title`` (a
-User's ``spec.profile.displayName``) else ``metadata.name``, aliases the reference forms.
+(``FIELDS``). Every entity becomes one chainret entity whose type is its kind, with the ID
+``<kind>:<world>:<namespace>.<name>`` (lowercase; a Backstage namespace has no ``.``, so the ID
+reads back to the reference), display name ``metadata.title`` (a User's
+``spec.profile.displayName``) else ``metadata.name``, aliases the reference forms. Each predicate
+has the kinds Backstage allows as its domain and range (``PREDICATES``); a reference to another
+kind (``spec.owner: component:x``) is reported and states no relation.
 
 Each descriptor file is rendered as one markdown document: a paragraph per entity (its unit), in
 which every well-known relation field is quoted, verbatim, with its line number, followed by the
@@ -27,7 +29,8 @@ dangling, with no relation.
 Problems are ``Issue``s with file and line: ``errors`` (nothing can be imported: malformed YAML, a
 file over the size limit, not UTF-8, two definitions of one entity, a cycle of ``spec.parent``)
 and ``warnings`` (the document or reference is skipped, the rest imports: a descriptor without
-``kind`` or ``metadata.name``, an invalid name, a dangling reference, a Location that points
+``kind`` or ``metadata.name``, an invalid name, a dangling reference, a reference of a kind the field
+does not allow, a Location that points
 outside the tree or to a URL, an unknown kind, which is kept as an entity whose spec is not read).
 """
 
@@ -48,7 +51,6 @@ from chainret.sources.common import issue as _issue
 
 DESCRIPTOR_NAMES = ("catalog-info.yaml", "catalog-info.yml")
 MAX_DESCRIPTOR_BYTES = int(os.environ.get("CHAINRET_MAX_DESCRIPTOR_BYTES", str(5 * 1024 * 1024)))
-ENTITY_TYPE = "entity"
 SOURCE = "backstage"
 
 # Backstage's rules (plugins/catalog-backend BuiltinKindsEntityProcessor and the descriptor format):
@@ -80,28 +82,35 @@ FIELDS: dict[str, dict[str, tuple[str | None, str, str]]] = {
     },
     "location": {},
 }
-# Predicates: name -> (cardinality, description). Backstage folds spec.system, spec.subcomponentOf
-# and spec.domain into partOf/hasPart; chainret keeps them apart (the field says which) so that
-# "which system" never answers with a parent component.
-PREDICATES: dict[str, tuple[str, str]] = {
-    "owned_by": ("functional", "spec.owner: the entity's owner (a Group or User); Backstage ownedBy"),
-    "owner_of": ("many", "inverse of owned_by; Backstage ownerOf"),
-    "part_of": ("functional", "spec.system: the System the entity belongs to; Backstage partOf"),
-    "has_part": ("many", "inverse of part_of; Backstage hasPart"),
-    "subcomponent_of": ("functional", "spec.subcomponentOf: the parent Component; Backstage partOf"),
-    "has_subcomponent": ("many", "inverse of subcomponent_of; Backstage hasPart"),
-    "in_domain": ("functional", "spec.domain of a System; Backstage partOf"),
-    "domain_has": ("many", "inverse of in_domain; Backstage hasPart"),
-    "provides_api": ("many", "spec.providesApis; Backstage providesApi"),
-    "api_provided_by": ("many", "inverse of provides_api; Backstage apiProvidedBy"),
-    "consumes_api": ("many", "spec.consumesApis; Backstage consumesApi"),
-    "api_consumed_by": ("many", "inverse of consumes_api; Backstage apiConsumedBy"),
-    "depends_on": ("many", "spec.dependsOn (or a Resource's spec.dependencyOf, inverted); Backstage dependsOn"),
-    "dependency_of": ("many", "inverse of depends_on; Backstage dependencyOf"),
-    "member_of": ("many", "a User's spec.memberOf (or a Group's spec.members, inverted); Backstage memberOf"),
-    "has_member": ("many", "inverse of member_of; Backstage hasMember"),
-    "child_of": ("functional", "a Group's spec.parent (or its parent's spec.children); Backstage childOf"),
-    "parent_of": ("many", "inverse of child_of; Backstage parentOf"),
+# Predicates: name -> (cardinality, domain kinds, range kinds, description). The kinds are those
+# Backstage's descriptor format documents for the field (spec.owner: "a Group or a User"; spec.system:
+# a System; spec.dependsOn of a Component or Resource: "Component or Resource"); a reference to
+# another kind is reported (wrong_kind) and states no relation. Backstage folds spec.system,
+# spec.subcomponentOf and spec.domain into partOf/hasPart; chainret keeps them apart (the field
+# says which) so that "which system" never answers with a parent component.
+OWNABLE = ("component", "api", "resource", "system", "domain", "template")
+OWNERS = ("group", "user")
+PARTS = ("component", "api", "resource")
+DEPENDS = ("component", "resource")
+PREDICATES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], str]] = {
+    "owned_by": ("functional", OWNABLE, OWNERS, "spec.owner: the entity's owner (a Group or User); Backstage ownedBy"),
+    "owner_of": ("many", OWNERS, OWNABLE, "inverse of owned_by; Backstage ownerOf"),
+    "part_of": ("functional", PARTS, ("system",), "spec.system: the System the entity belongs to; Backstage partOf"),
+    "has_part": ("many", ("system",), PARTS, "inverse of part_of; Backstage hasPart"),
+    "subcomponent_of": ("functional", ("component",), ("component",), "spec.subcomponentOf: the parent Component; Backstage partOf"),
+    "has_subcomponent": ("many", ("component",), ("component",), "inverse of subcomponent_of; Backstage hasPart"),
+    "in_domain": ("functional", ("system",), ("domain",), "spec.domain of a System; Backstage partOf"),
+    "domain_has": ("many", ("domain",), ("system",), "inverse of in_domain; Backstage hasPart"),
+    "provides_api": ("many", ("component",), ("api",), "spec.providesApis; Backstage providesApi"),
+    "api_provided_by": ("many", ("api",), ("component",), "inverse of provides_api; Backstage apiProvidedBy"),
+    "consumes_api": ("many", ("component",), ("api",), "spec.consumesApis; Backstage consumesApi"),
+    "api_consumed_by": ("many", ("api",), ("component",), "inverse of consumes_api; Backstage apiConsumedBy"),
+    "depends_on": ("many", DEPENDS, DEPENDS, "spec.dependsOn (or a Resource's spec.dependencyOf, inverted); Backstage dependsOn"),
+    "dependency_of": ("many", DEPENDS, DEPENDS, "inverse of depends_on; Backstage dependencyOf"),
+    "member_of": ("many", ("user",), ("group",), "a User's spec.memberOf (or a Group's spec.members, inverted); Backstage memberOf"),
+    "has_member": ("many", ("group",), ("user",), "inverse of member_of; Backstage hasMember"),
+    "child_of": ("functional", ("group",), ("group",), "a Group's spec.parent (or its parent's spec.children); Backstage childOf"),
+    "parent_of": ("many", ("group",), ("group",), "inverse of child_of; Backstage parentOf"),
 }
 KINDS = {"component": "Component", "api": "API", "resource": "Resource", "system": "System", "domain": "Domain",
          "template": "Template", "user": "User", "group": "Group", "location": "Location"}
@@ -122,7 +131,7 @@ class Ref:
         return f"{self.kind}:{self.namespace}/{self.name}"
 
     def entity_id(self, world: str) -> str:
-        return f"{ENTITY_TYPE}:{world}:{self.kind}.{self.namespace}.{self.name}"
+        return f"{self.kind}:{world}:{self.namespace}.{self.name}"
 
 
 @dataclass
@@ -133,7 +142,8 @@ class Mention:
     relation: str
     inverse: str
     line: int  # 1-based line of the value in the file
-    target: Ref | None  # None: the reference itself is malformed (reported)
+    target: Ref | None  # None: the reference is malformed or of a kind the field does not allow (reported)
+    problem: str = "not a valid reference"  # why target is None, as the rendered document says
 
 
 @dataclass
@@ -329,6 +339,14 @@ def _descriptor(rel: str, index: int, node: yaml.Node, out: TreeRead) -> Descrip
                                            "warning"))
                 d.mentions.append(Mention(fname, relation, inverse, at, None))
                 continue
+            allowed = PREDICATES[relation][2]
+            if parsed.kind not in allowed:
+                names = " or ".join(KINDS[k] for k in allowed)
+                found = _a(KINDS.get(parsed.kind, parsed.kind))
+                out.warnings.append(_issue("wrong_kind", root_file, at, f"document {index}: spec.{fname} names {parsed.text}, "
+                                           f"{found}, but it must be {_a(names)}; skipped", "warning"))
+                d.mentions.append(Mention(fname, relation, inverse, at, None, f"{found}, not {_a(names)}"))
+                continue
             d.mentions.append(Mention(fname, relation, inverse, at, parsed))
     if ref.kind == "location" and spec is not None:
         for key in ("target", "targets"):
@@ -344,6 +362,10 @@ def _descriptor(rel: str, index: int, node: yaml.Node, out: TreeRead) -> Descrip
                                            f"{loc_type!r} ({target!r}) is not read: only local files inside the tree are", "warning"))
             d.targets = []
     return d
+
+
+def _a(label: str) -> str:
+    return ("an " if label[:1] in "AEIOUaeiou" else "a ") + label
 
 
 def _location_files(root: Path, rel: str, target: str, line: int, out: TreeRead) -> list[str]:
@@ -509,7 +531,7 @@ def render_file(rel: str, text: str, descriptors: list[Descriptor], entities: di
                 para.append(f"line {m.line}: `{quoted}`")
                 quoted_at = m.line
             if m.target is None:
-                para.append("(not a valid reference: no relation)")
+                para.append(f"({m.problem}: no relation)")
                 continue
             target = entities.get(m.target)
             if target is None:

@@ -11,9 +11,11 @@ pattern that names a folder covers everything below it, but one whose last part 
 names files (``docs/*`` is not ``docs/a/b.md``, as GitHub documents). The **last** matching rule wins (GitLab:
 the last one within each section; a path's owners are then those of every section).
 
-Entities: each rule's pattern (one per section and pattern; a pattern repeated in one section is
-governed by its last line, the earlier ones are marked shadowed), each owner, and each file of the
-tree (type ``path``, named by its path). Relations, in a rendered document whose paragraph per
+Entities: each rule's pattern (type ``rule``; one per section and pattern; a pattern repeated in
+one section is governed by its last line, the earlier ones are marked shadowed), each owner (type
+``codeowner``: ``team.<org>.<team>``, ``user.<name>``, ``email.<slug>``; never merged with a
+Backstage Group or User, whose references differ), and each file of the tree (type ``path``,
+named by its path). Relations, in a rendered document whose paragraph per
 rule quotes the rule line verbatim with its line number: ``code_owned_by`` / ``code_owner_of``
 between the rule and each owner (``many``: a rule has several owners, unlike Backstage's one
 ``spec.owner``), and ``governed_by`` / ``governs`` between each file and the rule that last
@@ -40,6 +42,8 @@ MAX_CODEOWNERS_BYTES = 3 * 1024 * 1024  # GitHub ignores a CODEOWNERS file over 
 SECTION_RE = re.compile(r"^(\^)?\[([^\]]+)\](?:\[(\d+)\])?(?:\s+(.*))?$")
 OWNER_RE = re.compile(r"^(@@?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*|[^@\s]+@[^@\s]+\.[^@\s]+)$")
 PATH_TYPE = "path"
+RULE_TYPE = "rule"
+OWNER_TYPE = "codeowner"
 
 
 @dataclass
@@ -168,15 +172,15 @@ def _slug(text: str) -> str:
 
 
 def rule_id(world: str, r: Rule) -> str:
-    return f"entity:{world}:rule.{_slug((r.section + ' ' if r.section else '') + r.pattern)}"
+    return f"{RULE_TYPE}:{world}:{_slug((r.section + ' ' if r.section else '') + r.pattern)}"
 
 
 def owner_id(world: str, owner: str) -> str:
     if owner.startswith("@"):
         body = owner.lstrip("@")
         kind = "team" if "/" in body else "user"
-        return f"entity:{world}:{kind}.{_slug(body.lower().replace('/', '.'))}"
-    return f"entity:{world}:email.{_slug(owner.lower())}"
+        return f"{OWNER_TYPE}:{world}:{kind}.{_slug(body.lower().replace('/', '.'))}"
+    return f"{OWNER_TYPE}:{world}:email.{_slug(owner.lower())}"
 
 
 def path_id(world: str, path: str) -> str:

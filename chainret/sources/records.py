@@ -72,36 +72,81 @@ PATTERNS: list[tuple[str, list[str], list[str], str]] = [
     ("consumed_apis", ["consumes_api"], ["which apis does {entity} consume", "what apis does {entity} consume"], ""),
     ("api_consumers", ["api_consumed_by"], ["which components consume {entity}", "who consumes {entity}"], ""),
 ]
-PATH_PATTERNS: list[tuple[str, list[str], list[str], str]] = [
-    ("path_owner", ["governed_by", "code_owned_by"], ["who owns {path}", "who is the code owner of {path}",
-                                                      "who are the code owners of {path}", "which team owns {path}"],
+# (name, start type, hops, phrasings, description): CODEOWNERS' questions.
+PATH_PATTERNS: list[tuple[str, str, list[str], list[str], str]] = [
+    ("path_owner", co.PATH_TYPE, ["governed_by", "code_owned_by"],
+     ["who owns {path}", "who is the code owner of {path}", "who are the code owners of {path}", "which team owns {path}"],
      "the code owners of a file: its last matching CODEOWNERS rule, then that rule's owners"),
-    ("path_rule", ["governed_by"], ["which codeowners rule governs {path}", "which rule governs {path}"], ""),
+    ("path_rule", co.PATH_TYPE, ["governed_by"], ["which codeowners rule governs {path}", "which rule governs {path}"], ""),
+    ("rule_owners", co.RULE_TYPE, ["code_owned_by"], ["who are the code owners of {rule}", "who is the code owner of {rule}"], ""),
+    ("code_owned", co.OWNER_TYPE, ["code_owner_of"],
+     ["which codeowners rules name {codeowner}", "what is {codeowner} code owner of"], ""),
 ]
-RULE_PATTERNS: list[tuple[str, list[str], list[str], str]] = [
-    ("rule_owners", ["code_owned_by"], ["who are the code owners of {entity}", "who is the code owner of {entity}"], ""),
-    ("code_owned", ["code_owner_of"], ["which codeowners rules name {entity}", "what is {entity} code owner of"], ""),
-]
+CODEOWNERS_PREDICATES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], str]] = {
+    "code_owned_by": ("many", (co.RULE_TYPE,), (co.OWNER_TYPE,), "a CODEOWNERS rule's owners (@user, @org/team, e-mail)"),
+    "code_owner_of": ("many", (co.OWNER_TYPE,), (co.RULE_TYPE,), "inverse of code_owned_by"),
+    "governed_by": ("many", (co.PATH_TYPE,), (co.RULE_TYPE,), "a file's last matching CODEOWNERS rule (one per GitLab section)"),
+    "governs": ("many", (co.RULE_TYPE,), (co.PATH_TYPE,), "inverse of governed_by"),
+}
 
 
-def default_header(world: str, *, paths: bool) -> tuple[list[Predicate], list[Pattern]]:
-    """Predicates (all between ``entity`` nodes, plus ``path`` -> rule when files are governed) and patterns."""
-    t = bs.ENTITY_TYPE
-    preds = [Predicate(name=n, domain=t, range=t, cardinality=c, description=d)  # type: ignore[arg-type]
-             for n, (c, d) in bs.PREDICATES.items()]
-    pats = [Pattern(name=n, start_type=t, hops=h, phrasings=p, description=d or " -> ".join(h)) for n, h, p, d in PATTERNS]
-    preds += [Predicate(name="code_owned_by", domain=t, range=t, cardinality="many",
-                        description="a CODEOWNERS rule's owners (@user, @org/team, e-mail)"),
-              Predicate(name="code_owner_of", domain=t, range=t, cardinality="many", description="inverse of code_owned_by")]
-    pats += [Pattern(name=n, start_type=t, hops=h, phrasings=p, description=d or " -> ".join(h)) for n, h, p, d in RULE_PATTERNS]
-    if paths:
-        preds += [Predicate(name="governed_by", domain=co.PATH_TYPE, range=t, cardinality="many",
-                            description="a file's last matching CODEOWNERS rule (one per GitLab section)"),
-                  Predicate(name="governs", domain=t, range=co.PATH_TYPE, cardinality="many",
-                            description="inverse of governed_by")]
-        pats += [Pattern(name=n, start_type=co.PATH_TYPE, hops=h, phrasings=p, description=d or " -> ".join(h))
-                 for n, h, p, d in PATH_PATTERNS]
+def default_header(kinds: set[str]) -> tuple[list[Predicate], list[Pattern]]:
+    """The predicates and patterns for the entity types (Backstage kinds, CODEOWNERS' ``rule``,
+    ``codeowner`` and ``path``) that the catalog's entities have.
+
+    A predicate's domain and range are the kinds Backstage allows for its field (``owned_by``:
+    ``component|api|resource|system|domain|template`` -> ``group|user``), less the kinds no entity
+    has (a catalog without APIs declares no ``api`` type); a predicate left without a domain or a
+    range is left out. Each pattern of ``PATTERNS`` becomes one pattern per kind it can start at
+    (``component_owner``: "who owns {component}"), kept only if its chain type-checks; a request
+    whose entity is of another kind ("who owns group:default/team-a") matches no pattern's slot and
+    is refused, naming the kind it is.
+    """
+    spec = {**bs.PREDICATES, **CODEOWNERS_PREDICATES}
+    preds: list[Predicate] = []
+    types: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+    for name, (card, dom, rng, desc) in spec.items():
+        d, r = tuple(k for k in dom if k in kinds), tuple(k for k in rng if k in kinds)
+        if d and r:
+            types[name] = (d, r)
+            preds.append(Predicate(name=name, domain="|".join(d), range="|".join(r), cardinality=card,  # type: ignore[arg-type]
+                                   description=desc))
+    pats: list[Pattern] = []
+    for base, hops, phrasings, desc in PATTERNS:
+        if hops[0] not in types:
+            continue
+        for kind in types[hops[0]][0]:
+            if not _chain_ok(kind, hops, types):
+                continue
+            name = base if base.startswith(kind + "_") else f"{kind}_{base}"
+            pats.append(Pattern(name=name, start_type=kind, hops=hops, description=desc or " -> ".join(hops),
+                                phrasings=[p.replace("{entity}", "{" + kind + "}") for p in phrasings]))
+    for base, start, hops, phrasings, desc in PATH_PATTERNS:
+        if start in kinds and _chain_ok(start, hops, types):
+            pats.append(Pattern(name=base, start_type=start, hops=hops, phrasings=phrasings, description=desc or " -> ".join(hops)))
     return preds, pats
+
+
+def _chain_ok(start: str, hops: list[str], types: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> bool:
+    """Can a chain of these hops run from an entity of type ``start`` (each hop from a type the last one reaches)?"""
+    reach: tuple[str, ...] = (start,)
+    for hop in hops:
+        if hop not in types or not set(reach) & set(types[hop][0]):
+            return False
+        reach = types[hop][1]
+    return True
+
+
+def kinds_cited(catalog: Catalog | None) -> set[str]:
+    """The entity types an earlier catalog's relations cite: a later import keeps those entities
+    (their document versions stay in the earlier views), so its predicates must still allow them."""
+    if catalog is None:
+        return set()
+    out: set[str] = set()
+    for r in catalog.relations:
+        out.add(r.subject.partition(":")[0])
+        out.add(r.object.partition(":")[0])
+    return out
 
 
 @dataclass
@@ -125,8 +170,9 @@ class Snapshot:
         return self
 
     @property
-    def paths(self) -> bool:
-        return any(i.startswith(co.PATH_TYPE + ":") for i in self.entities)
+    def kinds(self) -> set[str]:
+        """The entity types of the snapshot's entities (Backstage kinds, ``rule``, ``codeowner``, ``path``)."""
+        return {i.partition(":")[0] for i in self.entities}
 
 
 def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
@@ -186,13 +232,17 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
     return snap
 
 
-def merged_header(snap: Snapshot, world: str, src: Path | None) -> tuple[Header, Path]:
-    """The default header plus the records' entities plus the user's header (``src/chainret.yaml``), checked."""
+def merged_header(snap: Snapshot, world: str, src: Path | None, cited: set[str] | frozenset[str] = frozenset()
+                  ) -> tuple[Header, Path]:
+    """The default header plus the records' entities plus the user's header (``src/chainret.yaml``), checked.
+
+    ``cited``: the entity types an earlier catalog at ``--out`` cites (``kinds_cited``)."""
     user = read_header(src / HEADER_NAME, check=False) if src is not None else None
     header_file = (src / HEADER_NAME) if src is not None else Path(HEADER_NAME)
     if user is not None and user.world != world:
         raise UsageError(f"{header_file} says world {user.world!r}, but --world is {world!r}; leave --world out or make them agree")
-    preds, pats = default_header(world, paths=snap.paths)
+    kinds = snap.kinds | set(cited) | ({e.id.partition(":")[0] for e in user.entities} if user is not None else set())
+    preds, pats = default_header(kinds)
     entities = {i: HeaderEntity(id=i, name=n, aliases=list(a), description=d) for i, (n, a, d) in snap.entities.items()}
     if user is not None:
         for e in user.entities:  # the user's own entities, or more aliases / another name for a record's entity
@@ -238,7 +288,9 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
         raise SourceInvalid([Issue(i.code, "error", i.file, i.location, i.field, i.message, i.line) for i in problems])
     if src is not None and not src.is_dir():
         raise UsageError(f"--src {src}: not a folder")
-    header, _ = merged_header(snap, world, src)
+    if previous is None:  # the catalog already at --out: its cited kinds stay declared (else build reports it)
+        previous = _previous_catalog(out)
+    header, _ = merged_header(snap, world, src, kinds_cited(previous))
     if src is not None:
         clash = [p for p in snap.documents if (src / p).exists()]
         if clash:
@@ -247,6 +299,20 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
         result = build(src if src is not None else Path(empty), out, view=view, overrides=snap.documents, parsed=header,
                        previous=previous, check=check)
     return described(result, view_description)
+
+
+def _previous_catalog(out: str | os.PathLike[str]) -> Catalog | None:
+    from chainret.authoring.build import output_paths
+    from chainret.catalog.issues import CatalogFileInvalid
+    from chainret.catalog.load import load_catalog
+
+    catalog_file, _ = output_paths(out)
+    if not catalog_file.is_file():
+        return None
+    try:
+        return load_catalog(catalog_file)
+    except CatalogFileInvalid:
+        return None  # the build reports it, naming the file
 
 
 def described(result: BuildResult, view_description: str = "") -> BuildResult:

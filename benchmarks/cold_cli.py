@@ -1,12 +1,24 @@
-"""Cold `chainret ask` on the default catalog: CPU (user+sys of the child) beside wall, N fresh processes.
+"""Cold `chainret ask`: CPU (user+sys of the child) beside wall, N fresh processes (issue 24).
 
-    python benchmarks/cold_cli.py --runs 20            # this checkout
-    python benchmarks/cold_cli.py --src /tmp/before    # also another checkout of chainret (PYTHONPATH), interleaved
+    python benchmarks/cold_cli.py --runs 20                                 # this checkout, default catalog
+    python benchmarks/cold_cli.py --store /work/team/bench/1m.db            # also a compiled SQLite store
+    python benchmarks/cold_cli.py --src /tmp/before                         # also another checkout, interleaved
+    python benchmarks/cold_cli.py --runs 20 --store /work/team/bench/1m.db --write   # docs/results/cold_cli.md
 
 With --src the two are run alternately, run by run, so a change in the machine's load hits both alike.
-Each run is a fresh interpreter (`python -m chainret ask ...`), once in the default output mode and
-once with --json; trace files go to a temporary folder. The load average is printed with the figures:
-the machine is shared, so CPU time is the figure to compare, wall time is what a user waited.
+Each run is a fresh interpreter (`python -m chainret ask ...`), in the default output mode and with
+--json; trace files go to a temporary folder. The default catalog is asked "Which contact serves
+PR-84?", a store --store-request (the 1M world of benchmarks/store_bench.py has GP-84). The load
+average is printed with the figures: the machine is shared, so CPU time is the figure to compare,
+wall time is what a user waited.
+
+Bytecode: an installed chainret has its .pyc files (pip compiles them at install). The children run
+with bytecode written to a private cache (PYTHONPYCACHEPREFIX in the temporary folder, filled by one
+warm-up run per checkout) whatever PYTHONDONTWRITEBYTECODE says here; without that every run would
+also time compiling chainret's sources (about 0.06-0.09 s on this machine).
+
+Floors: `python -c pass`, and the import of the two libraries every command needs today: typer
+(which builds a pydantic TypeAdapter per parameter) and pydantic's BaseModel.
 """
 
 from __future__ import annotations
@@ -19,8 +31,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "results" / "cold_cli.md"
 REQUEST = "Which contact serves PR-84?"
+STORE_REQUEST = "Which contact serves GP-84?"
+AIMS = {"default catalog": 0.15, "store": 0.2}  # CPU s, idle machine (issue 24)
 # Runs `python -m chainret` from another checkout: the editable install's finder is taken off first
 # (it would answer `import chainret` with this checkout whatever PYTHONPATH says).
 FROM_SRC = (
@@ -28,50 +45,133 @@ FROM_SRC = (
     "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]; "
     "sys.path.insert(0, src); sys.argv[0] = 'chainret'; runpy.run_module('chainret', run_name='__main__')"
 )
+FLOORS = (("`python -c pass`", "pass"),
+          ("`import typer, typer._adapters; from pydantic import BaseModel`",
+           "import typer, typer._adapters\nfrom pydantic import BaseModel"))
 
 
 def one(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0, 1):
+        raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.decode()[-500:]}")
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+
+
+def load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]]]:
+    """Run everything; the printed lines and one row per (catalog, code, mode)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    sides = ["this checkout"] + ([args.src] if args.src else [])
+    env["CHAINRET_CATALOG"] = str(ROOT / "catalogs" / "default.yaml")  # the default catalog, as no --catalog reads it
+    catalogs = [("default catalog", [], REQUEST)]
+    if args.store:
+        catalogs.append(("store", ["--catalog", str(Path(args.store).resolve())], args.store_request))
+    rows: list[dict[str, object]] = []
+    lines: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        env.update(CHAINRET_TRACE_DIR=tmp, PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
+        cmds = {"this checkout": [sys.executable, "-m", "chainret"]}
+        if args.src:
+            cmds[args.src] = [sys.executable, "-c", FROM_SRC, args.src]
+        lines.append(f"load average before: {load()}; {args.runs} runs each")
+        for label, catalog, request in catalogs:
+            ask = ["ask", request, *catalog]
+            for k in sides:
+                one(cmds[k] + ask, env)  # bytecode written to the private cache, files in the page cache
+            for mode, extra in (("default", []), ("--json", ["--json"])):
+                runs: dict[str, list[tuple[float, float]]] = {k: [] for k in sides}
+                for _ in range(args.runs):
+                    for k in sides:
+                        runs[k].append(one(cmds[k] + ask + extra, env))
+                for k, rs in runs.items():
+                    cpu, wall = [r[0] for r in rs], [r[1] for r in rs]
+                    rows.append({"catalog": label, "code": k, "mode": mode, "cpu_p50": statistics.median(cpu),
+                                 "cpu_min": min(cpu), "cpu_max": max(cpu), "wall_p50": statistics.median(wall),
+                                 "wall_max": max(wall)})
+        for label, code in FLOORS:
+            rs = [one([sys.executable, "-c", code], env) for _ in range(args.runs)]
+            cpu = [r[0] for r in rs]
+            rows.append({"catalog": "floor", "code": label, "mode": "", "cpu_p50": statistics.median(cpu),
+                         "cpu_min": min(cpu), "cpu_max": max(cpu), "wall_p50": statistics.median(r[1] for r in rs),
+                         "wall_max": max(r[1] for r in rs)})
+        lines.append(f"load average after: {load()}")
+    return lines, rows
+
+
+def table(rows: list[dict[str, object]]) -> list[str]:
+    out = ["| catalog | code | mode | CPU p50 (s) | CPU min (s) | CPU max (s) | wall p50 (s) | wall max (s) |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['catalog']} | {r['code']} | {r['mode']} | {r['cpu_p50']:.3f} | {r['cpu_min']:.3f} | "
+                   f"{r['cpu_max']:.3f} | {r['wall_p50']:.3f} | {r['wall_max']:.3f} |")
+    return out
+
+
+def aims(rows: list[dict[str, object]]) -> list[str]:
+    out = []
+    for r in rows:
+        aim = AIMS.get(str(r["catalog"]))
+        if aim is None or r["code"] != "this checkout":
+            continue
+        cpu = float(r["cpu_p50"])  # type: ignore[arg-type]
+        verdict = "met" if cpu <= aim else "**missed**"
+        out.append(f"- {r['catalog']}, {r['mode']} output: CPU p50 {cpu:.3f} s against the aim of <= {aim} s: {verdict}")
+    return out
+
+
+def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object]]) -> str:
+    cmd = "python benchmarks/cold_cli.py " + " ".join(a for a in sys.argv[1:] if a != "--write")
+    store = f"`{args.store}` asked \"{args.store_request}\"" if args.store else "no store"
+    return "\n".join([
+        "# Cold CLI: `chainret ask` in a fresh process",
+        "",
+        f"Generated by `{cmd.strip()}` (add `--write` to rewrite this page). Each row is {args.runs} fresh",
+        "`python -m chainret ask` processes: CPU is the child's user + system time, beside wall time. The",
+        "default catalog is asked \"Which contact serves PR-84?\"; the store row is " + store + ".",
+        "Bytecode is cached as in an installed package (one warm-up run per checkout fills a private",
+        "`PYTHONPYCACHEPREFIX`); the store's pages are in the page cache. Machine: 2 cores shared with other",
+        "work, so the load average is recorded; aims (issue 24) are for an idle machine.",
+        "",
+        *lines[:1], "",
+        *table(rows),
+        "",
+        *lines[1:], "",
+        "Aims:",
+        *aims(rows),
+        "",
+        "The floor rows are what any command pays before chainret runs: the interpreter, and typer (which",
+        "builds a pydantic TypeAdapter for each parameter, so it imports pydantic) with pydantic's BaseModel,",
+        "which the catalog and trace models also need. See `tests/test_ask_imports.py` for what the ask path",
+        "imports and what it no longer does.",
+        "",
+    ])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--src", help="another chainret checkout (the folder holding its chainret/) to run beside this one")
+    ap.add_argument("--store", help="a compiled store (.db) to ask as well, e.g. /work/team/bench/1m.db")
+    ap.add_argument("--store-request", default=STORE_REQUEST)
+    ap.add_argument("--write", action="store_true", help=f"write {PAGE.relative_to(ROOT)}")
     args = ap.parse_args()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "CHAINRET_CATALOG": os.path.abspath("catalogs/default.yaml")}
-    sides = {"this checkout": env}
-    if args.src:
-        sides[args.src] = env
-    with tempfile.TemporaryDirectory() as tmp:
-        for e in sides.values():
-            e["CHAINRET_TRACE_DIR"] = tmp
-        cmds = {k: [sys.executable, "-m", "chainret"] for k in sides}
-        if args.src:
-            cmds[args.src] = [sys.executable, "-c", FROM_SRC, args.src]
-        ask = ["ask", REQUEST]
-        for k, e in sides.items():
-            one(cmds[k] + ask, e)  # bytecode compiled, files in the page cache
-        print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.runs} runs each")
-        print("| code | mode | CPU p50 (s) | CPU min (s) | CPU max (s) | wall p50 (s) | wall max (s) |")
-        print("|---|---|---|---|---|---|---|")
-        for label, extra in (("default", []), ("--json", ["--json"])):
-            runs: dict[str, list[tuple[float, float]]] = {k: [] for k in sides}
-            for _ in range(args.runs):
-                for k, e in sides.items():
-                    runs[k].append(one(cmds[k] + ask + extra, e))
-            for k, rs in runs.items():
-                cpu, wall = [r[0] for r in rs], [r[1] for r in rs]
-                print(f"| {k} | {label} | {statistics.median(cpu):.3f} | {min(cpu):.3f} | {max(cpu):.3f} | "
-                      f"{statistics.median(wall):.3f} | {max(wall):.3f} |")
-        py = [one([sys.executable, "-c", "pass"], env) for _ in range(args.runs)]
-        print(f"| `python -c pass` | | {statistics.median(r[0] for r in py):.3f} | | | {statistics.median(r[1] for r in py):.3f} | |")
-        print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    lines, rows = measure(args)
+    print(lines[0])
+    print("\n".join(table(rows)))
+    print("\n".join(lines[1:]))
+    print("\n".join(aims(rows)))
+    if args.write:
+        PAGE.write_text(page(args, lines, rows), encoding="utf-8")
+        print(f"wrote {PAGE.relative_to(ROOT)}")
+
 
 if __name__ == "__main__":
     main()

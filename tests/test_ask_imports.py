@@ -1,12 +1,25 @@
-"""The ask path imports only what a request needs (issue 24): no baselines, no case files.
+"""The ask path imports only what a request needs (issue 24): no baselines, no case files, no other
+command's module, no rich for ``--json``, no YAML reader for a compiled store.
 
-Checked in a fresh interpreter, the way ``chainret ask`` starts: the CLI module, then one ask.
+Checked in a fresh interpreter, the way ``chainret ask`` starts: the CLI module, then one ask. The
+single-command root ``main`` runs a top-level command through must read exactly like the whole app.
 """
 
 import subprocess
 import sys
 
-NOT_ON_ASK_PATH = ("chainret.baselines", "chainret.catalog.cases", "chainret.evaluate", "torch", "transformers")
+import pytest
+from typer.testing import CliRunner
+
+import chainret.cli as cli
+
+REQUEST = "Which contact serves PR-84?"
+NOT_ON_ASK_PATH = ("chainret.baselines", "chainret.catalog.cases", "chainret.evaluate", "chainret.replay",
+                   "chainret.render_html", "chainret.server", "torch", "transformers", "sentence_transformers")
+# The command modules `chainret ask` never needs: their commands are not built when ask runs.
+OTHER_COMMANDS = ("chainret.cli.catalog_cmds", "chainret.cli.bench_cmds", "chainret.cli.bench_pack_cmds",
+                  "chainret.cli.bench_verify_cmds", "chainret.cli.nli_cmds", "chainret.cli.serve_cmds",
+                  "chainret.cli.store_cmds", "chainret.cli.import_cmds")
 
 
 def _modules_after(code: str) -> set[str]:
@@ -15,9 +28,26 @@ def _modules_after(code: str) -> set[str]:
     return set(out.stdout.split())
 
 
+def _cli_ask(*args: str) -> set[str]:
+    return _modules_after(
+        "from chainret.cli import main\n"
+        f"try:\n    main(['ask', {REQUEST!r}, '--no-trace', *{list(args)!r}])\n"
+        "except SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+    )
+
+
+def _loaded(mods: set[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if n in mods or any(m.startswith(n + ".") for m in mods))
+
+
 def test_import_chainret_loads_no_engine():
     mods = _modules_after("import chainret")
     assert "chainret.ask" not in mods and "chainret.trace" not in mods and "pydantic" not in mods
+
+
+def test_import_cli_builds_no_command():
+    mods = _modules_after("import chainret.cli")
+    assert _loaded(mods, ("rich", "pydantic", "chainret.cli.ask_cmds", "chainret.cli.render", *OTHER_COMMANDS)) == []
 
 
 def test_public_names_still_load():
@@ -25,16 +55,53 @@ def test_public_names_still_load():
     assert {"chainret.ask", "chainret.trace"} <= mods
 
 
-def test_ask_path_skips_baselines_and_cases():
-    mods = _modules_after(
-        "from chainret.cli import main\n"
-        "try:\n    main(['ask', 'Which contact serves PR-84?', '--json', '--no-trace'])\n"
-        "except SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
-    )
-    assert "chainret.hops" in mods  # the request really ran
-    assert sorted(m for m in NOT_ON_ASK_PATH if m in mods) == []
+def test_ask_path_skips_baselines_cases_and_other_commands():
+    mods = _cli_ask()
+    assert "chainret.hops" in mods and "chainret.cli.render" in mods  # the request really ran and was rendered
+    assert _loaded(mods, NOT_ON_ASK_PATH + OTHER_COMMANDS) == []
+
+
+def test_ask_json_imports_no_rich():
+    mods = _cli_ask("--json")
+    assert "chainret.hops" in mods
+    assert _loaded(mods, ("rich", "chainret.cli.render", *NOT_ON_ASK_PATH, *OTHER_COMMANDS)) == []
+
+
+def test_ask_on_a_compiled_store_reads_no_yaml(tmp_path):
+    from chainret.catalog.load import default_catalog_path, load_world
+    from chainret.store import compile_store
+
+    db = tmp_path / "default.db"
+    compile_store(load_world(default_catalog_path()).catalog, db)
+    mods = _cli_ask("--json", "--catalog", str(db))
+    assert "chainret.store.sqlite" in mods
+    assert _loaded(mods, ("yaml", "chainret.catalog.load", "rich", *NOT_ON_ASK_PATH, *OTHER_COMMANDS)) == []
 
 
 def test_cases_still_load_on_demand():
     mods = _modules_after("from chainret.catalog import Case, load_cases\nassert Case.__name__ == 'Case'")
     assert "chainret.catalog.cases" in mods
+
+
+def test_every_alone_command_is_a_top_level_command():
+    from typer.main import get_command
+
+    top = get_command(cli.app).commands  # type: ignore[attr-defined]
+    assert set(cli._ALONE) <= set(top)
+    for name in cli._ALONE:  # the one-command root holds that command alone, the same one the app lists
+        alone = get_command(cli._app_for(name)).commands  # type: ignore[attr-defined]
+        assert list(alone) == [name] and alone[name].help == top[name].help
+
+
+@pytest.mark.parametrize(("name", "args"), [
+    *((name, args) for name in sorted(cli._ALONE) for args in (["--help"], ["--no-such-flag"])),
+    ("ask", []), ("ask", ["--rows-per-hop", "x", REQUEST]), ("ask", ["--rows-per-hop", "0", REQUEST]),
+    ("trace", []), ("trace", ["show"]), ("eval", []),
+])
+def test_alone_root_reads_like_the_whole_app(name, args):
+    """Help, usage errors and exit codes through the one-command root equal the whole app's."""
+    runner = CliRunner()
+    whole = runner.invoke(cli.app, [name, *args], prog_name="chainret")
+    alone = runner.invoke(cli._app_for(name), [name, *args], prog_name="chainret")
+    assert whole.exit_code != 0 or args == ["--help"]
+    assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)

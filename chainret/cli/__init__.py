@@ -4,10 +4,17 @@ Each command group lives in its own module and registers itself on ``app``;
 modules here import nothing heavy at import time (torch & co. load inside
 the command bodies that need them). ``main`` is the single place where
 ``ChainretError`` becomes a message on stderr and an exit code.
+
+Cold start (issue 24): typer builds a click command for every registered command each time the
+app runs, and the command modules import rich and pydantic. So ``app`` (the whole tree: ``--help``,
+the tests, docs/cli.md) is built on first use, and ``main`` runs a top-level command such as
+``ask`` through a root holding that command alone: same root callback, same error path, same
+usage and help text, without importing or building the others.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from typing import Any
@@ -19,7 +26,6 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
-from chainret.cli.render import err_console, t  # noqa: E402
 from chainret.errors import (  # noqa: E402
     EXIT_CODES,
     EXIT_INTERRUPTED,
@@ -44,18 +50,6 @@ class _App(TyperGroup):
             raise typer.Exit(exc.exit_code) from None
 
 
-app = typer.Typer(
-    name="chainret",
-    cls=_App,
-    help="Auditable multi-hop retrieval over a versioned, permission-aware relation catalog.",
-    epilog=EXIT_TABLE,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
-
-
 def _version(value: bool) -> None:
     if value:
         from chainret import __version__
@@ -64,32 +58,81 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
-def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
-) -> None:
-    """Auditable multi-hop retrieval over a versioned, permission-aware relation catalog."""
+def _root_app() -> typer.Typer:
+    """The root group with its callback and no commands yet."""
+    root = typer.Typer(
+        name="chainret",
+        cls=_App,
+        help="Auditable multi-hop retrieval over a versioned, permission-aware relation catalog.",
+        epilog=EXIT_TABLE,
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+    )
+
+    @root.callback()
+    def _root(
+        version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    ) -> None:
+        """Auditable multi-hop retrieval over a versioned, permission-aware relation catalog."""
+
+    return root
 
 
-from chainret.cli import ask_cmds, bench_cmds, catalog_cmds, nli_cmds  # noqa: E402
+def _build_app() -> typer.Typer:
+    """The whole command tree, in the order ``--help`` lists it."""
+    from chainret.cli import ask_cmds, bench_cmds, catalog_cmds, nli_cmds, serve_cmds, store_cmds
+    from chainret.cli import import_cmds
 
-catalog_cmds.register(app)
-ask_cmds.register(app)
-app.add_typer(bench_cmds.bench_app, name="bench")
-app.add_typer(nli_cmds.nli_app, name="nli")
+    root = _root_app()
+    catalog_cmds.register(root)
+    ask_cmds.register(root)
+    root.add_typer(bench_cmds.bench_app, name="bench")
+    root.add_typer(nli_cmds.nli_app, name="nli")
+    store_cmds.register(root)  # `chainret catalog compile` (onto the catalog group)
+    import_cmds.register(catalog_cmds.catalog_app)  # `chainret catalog history`
+    # Further bench commands register themselves on bench_app.
+    from chainret.cli import bench_pack_cmds, bench_verify_cmds  # noqa: F401
 
-from chainret.cli import store_cmds  # noqa: E402
+    serve_cmds.register(root)
+    _full_short_help(root)
+    return root
 
-store_cmds.register(app)  # `chainret catalog compile` (onto the catalog group)
-from chainret.cli import import_cmds  # noqa: E402
 
-import_cmds.register(catalog_cmds.catalog_app)  # `chainret catalog history`
+# Top-level commands ``main`` can run without the rest of the tree: the module whose ``register(app)``
+# adds them (and adds nothing to a shared sub-group, so registering it on a second root is harmless).
+_ALONE = {
+    "ask": "ask_cmds", "eval": "ask_cmds", "graph": "ask_cmds", "patterns": "ask_cmds", "trace": "ask_cmds",
+    "serve": "serve_cmds", "mcp": "serve_cmds", "validate": "catalog_cmds", "schema": "catalog_cmds",
+}
 
-# Further bench commands register themselves on bench_app.
-from chainret.cli import bench_pack_cmds, bench_verify_cmds  # noqa: E402,F401
-from chainret.cli import serve_cmds  # noqa: E402
 
-serve_cmds.register(app)
+def _app_for(name: str) -> typer.Typer:
+    """A root holding the one top-level command ``name`` (one of ``_ALONE``)."""
+    root = _root_app()
+    importlib.import_module(f"chainret.cli.{_ALONE[name]}").register(root)
+    root.registered_commands = [c for c in root.registered_commands if c.name == name]
+    root.registered_groups = [g for g in root.registered_groups if g.name == name]
+    _full_short_help(root)
+    return root
+
+
+_full_app: typer.Typer | None = None
+
+
+def __getattr__(name: str) -> Any:
+    """``app`` (the whole tree) is built on first use; ``err_console`` is the renderer's (rich, loaded then)."""
+    global _full_app
+    if name == "app":
+        if _full_app is None:
+            _full_app = _build_app()
+        return _full_app
+    if name == "err_console":
+        from chainret.cli.render import err_console
+
+        return err_console
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _full_short_help(typer_app: typer.Typer) -> None:
@@ -110,20 +153,24 @@ def _full_short_help(typer_app: typer.Typer) -> None:
             _full_short_help(sub)
 
 
-_full_short_help(app)
-
-
 def main(argv: list[str] | None = None) -> None:
     """Entry point: click handles usage errors (exit 2); the root group (``_App``) turns a ChainretError into
     its message and exit code; one raised before a command runs (parsing) gets the same treatment here."""
+    args = sys.argv[1:] if argv is None else argv
+    runner = _app_for(args[0]) if args and args[0] in _ALONE else __getattr__("app")
     try:
-        app(args=argv, standalone_mode=True)
+        runner(args=argv, standalone_mode=True)
     except ChainretError as exc:
         print_error(exc)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
-        err_console.print("aborted")
+        _err_console().print("aborted")
         sys.exit(EXIT_INTERRUPTED)
+
+
+def _err_console() -> Any:
+    """The console errors go to: the renderer's, unless ``err_console`` was set on this module (tests do)."""
+    return globals().get("err_console") or __getattr__("err_console")
 
 
 def print_error(exc: ChainretError) -> None:
@@ -131,6 +178,9 @@ def print_error(exc: ChainretError) -> None:
 
     A message that lists several problems keeps its lines: each is printed as a line of its own
     (``t`` would show a newline inside one line as a literal ``\\n``)."""
+    from chainret.cli.render import t
+
+    err_console = _err_console()
     first, *rest = str(exc).split("\n")
     err_console.print(t(("error: ", "bold red"), first))
     for line in rest:

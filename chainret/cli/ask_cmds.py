@@ -2,6 +2,8 @@
 
 Thin commands: parse, one library call (``chainret.ask`` / ``chainret.replay``), render with rich.
 Nothing here imports torch; ``eval --baselines`` may load the embedder lazily for the dense route.
+The renderer (rich) and the trace models are imported inside the commands, so ``ask --json`` never
+loads rich (issue 24).
 """
 
 from __future__ import annotations
@@ -9,21 +11,16 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from chainret.cli.render import (
-    console,
-    fit_table,
-    json_out,
-    render_trace,
-    t,
-    trace_mermaid,
-    trace_tree,
-)
 from chainret.errors import EXIT_NO, UsageError
-from chainret.trace import Budget, Trace, check_output_path, read_trace, write_trace
+from chainret.files import check_output_path
+from chainret.textsafe import json_safe as json_out  # what chainret.cli.render.json_out is, without rich
+
+if TYPE_CHECKING:
+    from chainret.trace import Budget, Trace
 
 trace_app = typer.Typer(help="Inspect and replay chain traces.", no_args_is_help=True)
 
@@ -50,6 +47,8 @@ def _trace_name(trace: Trace) -> str:
 
 def write_new_trace(trace: Trace, directory: Path) -> Path:
     """Write ``trace`` under a fresh generated name in ``directory``; never overwrites another file."""
+    from chainret.trace import write_trace
+
     for _ in range(8):
         try:
             return write_trace(trace, directory / _trace_name(trace), exclusive=True)
@@ -61,6 +60,8 @@ def write_new_trace(trace: Trace, directory: Path) -> Path:
 def _budget(**values: int | None) -> Budget:
     """Only the flags given become explicit budget values (unset search/row caps scale with hops)."""
     from pydantic import ValidationError
+
+    from chainret.trace import Budget
 
     try:
         return Budget(**{k: v for k, v in values.items() if v is not None})
@@ -111,13 +112,19 @@ def ask_cmd(
     trace = ask(request, opened, view=view, principal=principal, budget=budget, viewer=viewer,
                 backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session)
     # The answer first; then the trace file (a failed write cannot lose the answer).
+    from chainret.trace import write_trace
+
     if as_json:
         typer.echo(json_out(trace.to_json()))
     else:
+        from chainret.cli.render import render_trace
+
         render_trace(trace, None, names=path_names(trace, opened, session), suggestions=_suggestions(trace, opened), quiet=quiet)
     if not no_trace:
         path = write_trace(trace, trace_out) if trace_out is not None else write_new_trace(trace, default_trace_dir())
         if not as_json and not quiet:
+            from chainret.cli.render import console, t
+
             console.print(t("trace written to ", str(path)))
     if trace.outcome != "accepted_path":
         raise typer.Exit(EXIT_NO)
@@ -163,6 +170,7 @@ def patterns_cmd(
     as_json: bool = typer.Option(False, "--json", help="Print the patterns as JSON."),
 ) -> None:
     """List the request phrasings a catalog accepts, per relation pattern ({slot} takes an ID, name or alias)."""
+    from chainret.cli.render import console, fit_table, t
     from chainret.patterns import phrasing_problem
 
     cat = _catalog_for(catalog)
@@ -194,6 +202,7 @@ def eval_cmd(
     update_golden: Optional[Path] = typer.Option(None, "--update-golden", help="Rewrite golden traces under this dir (e.g. traces/)."),
 ) -> None:
     """Run every case of every world; exit 1 if any expectation fails."""
+    from chainret.cli.render import console, t
     from chainret.evaluate import evaluate_cases, totals
     from chainret.replay import write_golden
 
@@ -211,6 +220,7 @@ def eval_cmd(
 
 
 def render_eval(results: list[Any], tot: dict[str, Any], baselines: bool) -> None:
+    from chainret.cli.render import console, fit_table, t
     from chainret.evaluate import CASE_COLUMNS, ROUTE_COLUMNS, case_cells, route_cells, totals
 
     used = _routes_used(results)
@@ -242,6 +252,8 @@ def _routes_used(results: list[Any]) -> dict[str, str]:
 
 
 def _print_totals(prefix: str, tot: dict[str, Any], used: dict[str, str] | None = None) -> None:
+    from chainret.cli.render import console, t
+
     pa, pn = tot["positive_accepted"]
     ua, un = tot["unsupported_complete_paths"]
     cb, cn = tot["complete_bundles"]
@@ -265,6 +277,7 @@ def graph_cmd(
     """Export the catalog's relation graph (edge key = relation id) as mermaid or GraphML."""
     from chainret.ask import catalog_graph
     from chainret.catalog.graph import to_graphml, to_mermaid
+    from chainret.cli.render import console, t
 
     if fmt not in ("mermaid", "graphml"):
         raise UsageError(f"--format must be mermaid or graphml, found {fmt!r}")
@@ -291,6 +304,9 @@ def trace_show(
     catalog: Optional[str] = typer.Option(None, "--catalog", help="With --html: take display names and unit texts from this catalog (default: the one the trace names)."),
 ) -> None:
     """Show a trace as a tree (or a mermaid flowchart, or a standalone HTML file). Exit 2 when the file is missing or not a trace."""
+    from chainret.cli.render import console, t, trace_mermaid, trace_tree
+    from chainret.trace import read_trace
+
     trace = read_trace(file)
     if html is not None:
         from chainret.render_html import write_standalone
@@ -310,7 +326,9 @@ def trace_verify(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Check a trace: cited evidence, a field-by-field replay, the catalog identity; exit 1 on a mismatch, 2 on bad input."""
+    from chainret.cli.render import console, t
     from chainret.replay import verify
+    from chainret.trace import read_trace
 
     result = verify(read_trace(file), catalog, trace_path=file)
     if as_json:

@@ -13,7 +13,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from chainret.catalog.load import default_catalog_path, load_world
 from chainret.catalog.models import Catalog
 from chainret.errors import UsageError
 from chainret.store.base import SCHEMA_VERSION, Store, StoreError, StoreView, is_store
@@ -47,6 +46,7 @@ def open_store(spec: str | os.PathLike[str]) -> Any:
         from chainret.store.sqlite import SQLiteStore
 
         return SQLiteStore(spec)
+    from chainret.catalog.load import load_world
     from chainret.store.memory import MemoryStore
 
     return MemoryStore(load_world(Path(spec)).catalog, str(Path(spec).resolve()))
@@ -83,6 +83,8 @@ def update_store(catalog: Any, out: str | os.PathLike[str]) -> dict[str, int]:
 # -- what a --catalog argument names ------------------------------------------------------------------
 def catalog_path(catalog: str | os.PathLike[str] | None) -> Path:
     """The catalog file or directory a path argument (None = default) names."""
+    from chainret.catalog.load import default_catalog_path  # the YAML reader: not loaded for a compiled store
+
     path = Path(catalog) if catalog is not None else default_catalog_path()
     if not path.exists():
         raise UsageError(f"catalog {path} does not exist; pass --catalog PATH or set CHAINRET_CATALOG")
@@ -108,4 +110,6 @@ def resolve_catalog(catalog: Catalog | str | os.PathLike[str] | None) -> Any:
         return getattr(catalog, "catalog", catalog)  # a MemoryStore runs as its Catalog
     if catalog is not None and is_store_spec(catalog):
         return open_store(catalog)
+    from chainret.catalog.load import load_world
+
     return load_world(catalog_path(catalog)).catalog

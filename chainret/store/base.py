@@ -38,6 +38,12 @@ class StoreError(ChainretError):
     """A store cannot be opened or written: not a chainret store, an older schema, not append-only (exit 2)."""
 
 
+class StoreChanged(StoreError):
+    """The store was replaced after this store object was opened (a SQLite file renamed over): reopen it.
+
+    A server answers such a request again from the reopened store (``chainret.server.service``)."""
+
+
 class StoreUnavailable(StoreError):
     """The database server does not answer (exit 3: an environment problem, not the input)."""
 

@@ -9,6 +9,12 @@ BM25Plus is computed here from integers the store keeps (corpus size and total t
 view and principal class, per-unit token counts, term frequencies), with the operations of
 ``LexicalIndex._scores`` in the same order, so scores are bit-identical and ties fall in catalog
 unit order, exactly as the in-memory index ranks them.
+
+Threads: a store (and its views) may be read by several threads at once (``chainret serve
+--threads``; the SQLite backend gives each thread its own connection). The caches are plain dicts,
+unlocked: each read or write of one is atomic under the GIL, two threads may fill the same entry
+once each (same value), and since ``_bounded`` may clear a cache at any moment, code that fills a
+cache uses what it read, never a second look-up of the entry it just stored.
 """
 
 from __future__ import annotations
@@ -406,8 +412,9 @@ class SQLStore:
     # -- relation rows -----------------------------------------------------------------------------------
     def _relation_row(self, rid: str) -> tuple[Any, ...] | None:
         """The record's columns (``REL_COLS``) and its quote where readable without a view (cached)."""
-        if rid in self._rows_cache:
-            return self._rows_cache[rid]
+        hit = self._rows_cache.get(rid, _MISSING)  # one lookup: another thread may clear the cache meanwhile
+        if hit is not _MISSING:
+            return hit  # type: ignore[return-value]
         rows = self.db.rows(
             f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.id = ?", (rid,)
         )
@@ -520,6 +527,7 @@ class ReaderStore:
 
 
 CACHE_MAX = 200_000
+_MISSING = object()
 
 
 def _bounded(cache: dict[Any, Any], key: Any, value: Any) -> Any:
@@ -606,8 +614,11 @@ class SQLView:
 
     def _fetch_units(self, refs: Sequence[str]) -> None:
         want = [r for r in dict.fromkeys(refs) if r not in self._units]
-        if not want:
-            return
+        if want:
+            self._read_units(want)
+
+    def _read_units(self, want: Sequence[str]) -> dict[str, Any]:
+        """The readable units among ``want``, read now (and cached)."""
         rows = self._rows(
             f"SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref IN ({_marks(want)}) AND "
             + self._readable("u.doc_ord")[0],
@@ -616,11 +627,14 @@ class SQLView:
         found = {r[0]: _unit(r) for r in rows}
         for ref in want:
             _bounded(self._units, ref, found.get(ref))
+        return found
 
     def unit(self, ref: str) -> Any | None:
         """The unit if the principal may read it in this view, else None."""
-        self._fetch_units([ref])
-        return self._units.get(ref)
+        hit = self._units.get(ref, _MISSING)
+        if hit is not _MISSING:
+            return hit
+        return self._read_units([ref]).get(ref)  # not re-read from the cache: another thread may clear it
 
     def units(self) -> list[Any]:
         rows = self._rows(
@@ -662,9 +676,10 @@ class SQLView:
         rid = relation if isinstance(relation, str) else relation.id
         reasons = self._status.get(rid)
         if reasons is None:
-            if not self._status_rows("r.id = ?", (rid,)):
+            rows = self._status_rows("r.id = ?", (rid,))
+            if not rows:
                 raise KeyError(rid)
-            reasons = self._status[rid]
+            reasons = _reasons(rows[0])
         return Eligibility(eligible=not reasons, reasons=list(reasons))
 
     def eligible_relations(self) -> list[Any]:
@@ -720,8 +735,12 @@ class SQLView:
         """Units and supported relations of a search's returned rows, two queries for all of them."""
         self._fetch_units(refs)
         want = [r for r in dict.fromkeys(refs) if r not in self._in_unit]
-        if not want:
-            return
+        if want:
+            self._read_rels(want)
+
+    def _read_rels(self, want: Sequence[str]) -> dict[str, list[Any]]:
+        """The relations supported in each unit of ``want``, read now (and cached): callers use the
+        result, not the cache, which another thread may clear in between (``_bounded``)."""
         rows = self._status_rows(f"r.unit_ref IN ({_marks(want)}) AND " + READABLE.format(col="r.doc_ord"), (*want, *self._vp()))
         # (``_status_rows`` adds the ``within`` condition)
         grouped: dict[str, list[Any]] = {ref: [] for ref in want}
@@ -729,12 +748,12 @@ class SQLView:
             grouped[r[14]].append(self._flag(r))
         for ref, rels in grouped.items():
             _bounded(self._in_unit, ref, rels)
+        return grouped
 
     def rels_in_unit(self, ref: str) -> list[Any]:
         """Relations supported in a readable unit, ordered by id, with their flags (none if unreadable)."""
-        if ref not in self._in_unit:
-            self.prefetch([ref])
-        return self._in_unit[ref]
+        hit = self._in_unit.get(ref)
+        return hit if hit is not None else self._read_rels([ref])[ref]
 
     def rels_of(self, subject: str, predicate: str) -> list[Any]:
         """Relations of (subject, predicate) whose document is in the view, ordered by id, with flags.

@@ -6,6 +6,13 @@ to ``LOCK_WAIT_S`` and is then refused), so an update and a replace never interl
 command that prints success has its rows in the store that is there afterwards. File names reach
 SQLite as escaped URIs (``#``, ``?``, ``%``, spaces and non-ASCII names are plain file names).
 
+Reading is one connection per thread (``threading.local``), each opened read-only on first use, so
+a server may run several engine calls at once (SQLite releases the GIL while it searches). Every
+connection must read the same file: a store replaced after it was opened (``compile --replace``
+renames a new file into place) is detected when a thread opens its connection (the path's inode
+is no longer the one the store was opened on) and refused with ``StoreChanged``, so an object never
+mixes rows of two files; the server then answers from the reopened store.
+
 SQLite has no roles, so it cannot enforce who reads what: anyone who can read the file can read
 every document in it. The store's queries filter on the request's view and principal themselves
 (the same conditions PostgreSQL's row-level-security policies state); use PostgreSQL where the
@@ -19,6 +26,7 @@ import fcntl
 import os
 import sqlite3
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,21 +34,67 @@ from urllib.parse import quote
 
 from chainret.catalog.models import Catalog
 from chainret.errors import UsageError
-from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT, StoreError, wait_for_lock
+from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT, StoreChanged, StoreError, wait_for_lock
 from chainret.store.compile import compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore
 
 
 class SQLiteBackend(Backend):
+    """Connections to one SQLite file: one per thread for reading (see the module docstring), one for writing."""
+
     def __init__(self, path: Path, *, write: bool = False) -> None:
         self.path = path
         self.location = str(path.resolve())
-        uri = f"file:{quote(path.resolve().as_posix(), safe='/')}?mode={'rw' if write else 'ro'}"
+        self.write = write
+        self._uri = f"file:{quote(path.resolve().as_posix(), safe='/')}?mode={'rw' if write else 'ro'}"
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._all: list[sqlite3.Connection] = []  # every connection opened, closed by ``close``
+        self._closed = False
+        first = self._open()
+        self._inode = self._identity()  # the file every later connection must also be reading
+        self._spare: sqlite3.Connection | None = first  # adopted by the first thread that reads
+
+    def _open(self) -> sqlite3.Connection:
         try:
-            self.conn = sqlite3.connect(uri, uri=True, isolation_level=None)
+            # check_same_thread off: a connection is used only by its own thread (``_local``), but the
+            # first one may be adopted by another thread, and ``close`` closes them all from one thread.
+            conn = sqlite3.connect(self._uri, uri=True, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
-            raise StoreError(f"cannot open {path}: {exc}") from None
+            raise StoreError(f"cannot open {self.path}: {exc}") from None
+        with self._lock:
+            self._all.append(conn)
+        return conn
+
+    def _identity(self) -> tuple[int, int] | None:
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use, on the same file as the first one)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            return conn
+        with self._lock:
+            if self._closed:
+                raise StoreError(f"the store {self.path} is closed")
+            conn, self._spare = self._spare, None
+        if conn is None:
+            conn = self._open()
+            # Checked after the open: if the path still names the first file now, the open read it.
+            if self._identity() != self._inode:
+                with self._lock:
+                    if conn in self._all:
+                        self._all.remove(conn)
+                conn.close()
+                raise StoreChanged(f"{self.path} was replaced after this store was opened")
+        self._local.conn = conn
+        return conn
 
     def rows(self, sql: str, params: Sequence[Any] = (), view: str | None = None, principal: str | None = None) -> list[tuple[Any, ...]]:
         return self.conn.execute(sql, tuple(params)).fetchall()
@@ -54,7 +108,11 @@ class SQLiteBackend(Backend):
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows)
 
     def close(self) -> None:
-        self.conn.close()
+        """Close every thread's connection (call it when no thread is reading: ``LiveCatalog`` waits for that)."""
+        with self._lock:
+            self._closed, conns, self._all, self._spare = True, self._all, [], None
+        for conn in conns:
+            conn.close()
 
 
 LOCK_WAIT_S = 30.0
@@ -102,9 +160,10 @@ def check_schema(rows: Any, where: str) -> None:
 
 
 class SQLiteStore(SQLStore):
-    """A compiled catalog in one SQLite file (read-only)."""
+    """A compiled catalog in one SQLite file (read-only; one connection per reading thread)."""
 
     kind = "sqlite"
+    concurrent_reads = True  # several threads may ask at once (``chainret serve --threads``)
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         p = Path(path)

@@ -52,7 +52,8 @@ def serve_cmd(
     body_timeout: float = typer.Option(10.0, "--body-timeout", help="Seconds a client has to send a request's body, from its headers (408 and closed after)."),
     reload_interval: float = typer.Option(1.0, "--reload-interval", help="Seconds between looks for a store update (a request this long after `catalog compile --update` sees it; 0 = every request)."),
     forwarded_allow_ips: Optional[str] = typer.Option(None, "--forwarded-allow-ips", help="Comma-separated proxy addresses whose X-Forwarded-For/-Proto are believed (the client address for rate limits and logs). Default: none, so forwarded headers are ignored."),
-    workers: int = typer.Option(1, "--workers", help="Server processes; each loads the catalog once and runs one engine call at a time (rate limits are per process)."),
+    workers: int = typer.Option(1, "--workers", help="Server processes; each loads the catalog once (rate limits are per process)."),
+    threads: int = typer.Option(4, "--threads", help="Engine calls at once per process where the store allows it (a SQLite store: one connection per thread); one at a time otherwise (see docs/serving.md)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
     hash_token: bool = typer.Option(False, "--hash-token", help="Read a token on stdin, print its sha256 for the token file, and exit."),
     new_token: Optional[str] = typer.Option(None, "--new-token", metavar="PRINCIPAL", help="Print a new random token and its token-file entry for PRINCIPAL, and exit."),
@@ -81,8 +82,8 @@ def serve_cmd(
     from chainret.server.limits import Limits
     from chainret.trace import Budget
 
-    if workers < 1:
-        raise UsageError("--workers must be at least 1")
+    if workers < 1 or threads < 1:
+        raise UsageError("--workers and --threads must be at least 1")
     try:
         ceiling = Budget(rows_per_hop=max_rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
                          packet_units=max_packet_units, packet_chars=max_packet_chars)
@@ -93,10 +94,9 @@ def serve_cmd(
         bad = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
         raise UsageError(f"every limit must be positive (--rate may be 0); check {bad}") from None
     cfg = ServeConfig(catalog=catalog, tokens=str(tokens.resolve()) if tokens is not None else None,
-                      trust_header=trust_header, limits=limits)
+                      trust_header=trust_header, limits=limits, threads=threads)
     service, authn, app = build(cfg)  # with --workers, this checks the catalog and token file once up front
     _warn_exposed(host, trust_header)
-    # On the engine thread: a compiled SQLite store may be used only by the thread that opened it.
     for line in service.submit(unknown_grants, service.catalog, authn.file).result():
         typer.echo(f"warning: {line}", err=True)
     import uvicorn
@@ -105,7 +105,7 @@ def serve_cmd(
     typer.echo(
         f"chainret serve: world {service.catalog.world} ({service.digest[:19]}…), {n} token(s), "
         f"anonymous {'public' if authn.file.anonymous else 'refused'}, trusted header {trust_header or 'none'}, "
-        f"{workers} worker process(es), http://{host}:{port}/docs",
+        f"{workers} worker process(es) x {service.threads} engine thread(s), http://{host}:{port}/docs",
         err=True,
     )
     from chainret.server.protocol import protocol_factory

@@ -10,8 +10,9 @@ Every error is JSON ``{"error": {"code", "message"}}`` with a stable code: 400 `
 ``internal_error``. Messages never carry an exception's own text or any document text.
 
 Concurrency: requests are parsed, authenticated and rate-limited on the event loop; engine calls
-are queued on the service's one engine thread (``Service.submit``), so a request that waits past
-the timeout is answered 504 and its call is cancelled before it starts. The whole request, body
+are queued on the service's engine threads (``Service.submit``: ``ServeConfig.threads`` at once where
+the store allows it, else one), so a request that waits past the timeout is answered 504 and its
+call is cancelled before it starts. The whole request, body
 upload included, is bounded by ``limits.timeout_s``.
 """
 
@@ -29,7 +30,7 @@ from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPBearer
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -38,7 +39,7 @@ from chainret.server.auth import Authenticator, Identity, load_token_file
 from chainret.server.errors import ApiError, error_body
 from chainret.server.inputs import VerifyIn
 from chainret.server.limits import Limits, RateLimiter
-from chainret.server.service import MIN_REVISION_HELP, AskIn, AskOut, Health, PatternsOut, Service, VerifyOut
+from chainret.server.service import DEFAULT_THREADS, MIN_REVISION_HELP, AskIn, AskOut, Health, PatternsOut, Service, VerifyOut
 
 log = logging.getLogger("chainret.server")
 CONFIG_ENV = "CHAINRET_SERVE_CONFIG"  # a ServeConfig as JSON, for worker processes
@@ -204,7 +205,7 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
         return who
 
     async def run_engine(fn: Any, *args: Any) -> Any:
-        # Queue on the service's engine thread. At the timeout (LimitsMiddleware cancels this await)
+        # Queue on the service's engine threads. At the timeout (LimitsMiddleware cancels this await)
         # the request is answered 504 and its queued call is cancelled, so it never runs; a call
         # already running cannot be interrupted and is left to finish.
         return await asyncio.wrap_future(service.submit(fn, *args))
@@ -235,7 +236,7 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
 
 
 class ServeConfig(BaseModel):
-    """What a server process needs to build its app: catalog, token file, trusted header, limits."""
+    """What a server process needs to build its app: catalog, token file, trusted header, limits, engine threads."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -243,13 +244,14 @@ class ServeConfig(BaseModel):
     tokens: str | None = None
     trust_header: str | None = None
     limits: Limits = Limits()
+    threads: int = Field(DEFAULT_THREADS, ge=1, description="engine calls at once per process, where the store allows it")
 
 
 def build(cfg: ServeConfig) -> tuple[Service, Authenticator, FastAPI]:
     """Load the token file and the catalog (once) and build the app; errors are ``ChainretError``s."""
     table = load_token_file(cfg.tokens) if cfg.tokens is not None else None
     auth = Authenticator(table, trust_header=cfg.trust_header)
-    service = Service(cfg.catalog, cfg.limits, auth, tokens_source=cfg.tokens or "tokens")
+    service = Service(cfg.catalog, cfg.limits, auth, tokens_source=cfg.tokens or "tokens", threads=cfg.threads)
     return service, auth, create_app(service, auth, cfg.limits)
 
 

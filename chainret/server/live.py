@@ -6,10 +6,11 @@ of its files. ``LiveCatalog.get()`` reads the probe at most once per ``interval_
 one-row query: cheap) and, when it changed, opens a fresh catalog object for the same spec and
 swaps it in. So a request that starts ``interval_s`` or more after an update is answered from it.
 
-Everything here runs on the service's one engine thread (``Service.submit``), between engine
-calls: a request in flight keeps the object it started with, and the old object is closed only
-after the swap, when no call holds it. A store that cannot be reopened (being replaced, the
-database down) keeps the old object serving and is retried at the next interval.
+Engine calls run on several threads at once (``Service``), so the check and the swap hold a lock,
+and every object ``get()`` hands out is held (counted) by the calling thread until it calls
+``release()``: a request in flight keeps the object it started with, and a swapped-out object is
+closed only when the last call holding it releases it. A store that cannot be reopened (being
+replaced, the database down) keeps the old object serving and is retried at the next interval.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -55,6 +57,10 @@ class LiveCatalog:
         self.swaps = 0
         self._generation = self._probe()
         self._checked = clock()
+        self._lock = threading.Lock()  # the check and swap; the hold counts
+        self._held: dict[int, list[Any]] = {}  # id(object) -> [object, calls holding it]
+        self._retired: dict[int, Any] = {}  # swapped out, closed when no call holds them
+        self._mine = threading.local()  # the objects this thread holds (released by ``release``)
 
     @property
     def live(self) -> bool:
@@ -70,15 +76,43 @@ class LiveCatalog:
         return path_generation(catalog_path(self.spec))  # type: ignore[arg-type]
 
     def get(self, *, force: bool = False) -> Any:
-        """The catalog to answer from, after a generation check when ``interval_s`` passed (or ``force``)."""
-        now = self.clock()
-        if self.live and (force or now - self._checked >= self.interval_s):
-            self._checked = now
-            if self._probe() != self._generation:
-                self._swap()
-        return self.current
+        """The catalog to answer from, after a generation check when ``interval_s`` passed (or ``force``).
 
-    def _swap(self) -> None:
+        The object is held by this thread until ``release()`` (it is not closed while held)."""
+        with self._lock:
+            now = self.clock()
+            if self.live and (force or now - self._checked >= self.interval_s):
+                self._checked = now
+                if self._probe() != self._generation:
+                    self._swap()
+            cat = self.current
+            entry = self._held.setdefault(id(cat), [cat, 0])
+            entry[1] += 1
+        mine = getattr(self._mine, "objects", None)
+        if mine is None:
+            mine = self._mine.objects = []
+        mine.append(cat)
+        return cat
+
+    def release(self) -> None:
+        """Release every object this thread was handed by ``get`` (the end of an engine call)."""
+        mine = getattr(self._mine, "objects", None) or []
+        self._mine.objects = []
+        done = []
+        with self._lock:
+            for cat in mine:
+                entry = self._held.get(id(cat))
+                if entry is None:
+                    continue
+                entry[1] -= 1
+                if entry[1] <= 0:
+                    del self._held[id(cat)]
+                    if self._retired.pop(id(cat), None) is not None:
+                        done.append(cat)
+        for cat in done:
+            self._close(cat)
+
+    def _swap(self) -> None:  # under self._lock
         try:
             fresh = resolve_catalog(self.spec)
         except Exception as exc:  # noqa: BLE001 - keep serving the old object; retried next interval
@@ -88,10 +122,17 @@ class LiveCatalog:
         old, self.current = self.current, fresh
         self._generation = self._probe()
         self.swaps += 1
-        self._close(old)
+        if id(old) in self._held:
+            self._retired[id(old)] = old  # closed by the last ``release`` of a call holding it
+        else:
+            self._close(old)
 
     def close(self) -> None:
-        self._close(self.current)
+        with self._lock:
+            objects = [self.current, *self._retired.values()]
+            self._retired.clear()
+        for obj in objects:
+            self._close(obj)
 
     @staticmethod
     def _close(obj: Any) -> None:

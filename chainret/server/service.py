@@ -13,15 +13,19 @@ between engine calls, so a revocation is seen within that bound) and answers:
 * ``verify(identity, trace) -> VerifyOut``: ``chainret.replay.verify`` (evidence, replay, catalog
   identity) of a trace this identity could have been given, against the served catalog only.
 
-Thread safety: the engine's caches (views, search indexes, digests) belong to the ``Session`` this
-``Service`` owns, catalogs build lookup tables lazily, and a SQLite store's connection belongs to the
-thread that opened it; none of this is locked. ``Service`` therefore opens the catalog and runs
-every operation on one dedicated engine thread, one at a time (``submit``). To use more cores, run
-more server processes (``chainret serve --workers N``).
+Threads: every operation runs on the service's engine threads (``submit``), up to ``threads`` at
+once where the catalog allows it (``concurrent_reads``: a SQLite store, which gives each thread its
+own read-only connection and releases the GIL while SQLite searches), else one at a time (an
+in-memory catalog is pure Python, so threads would add nothing under the GIL; PostgreSQL shares one
+connection until the store has a pool). The engine's caches belong to the thread-safe ``Session``
+this ``Service`` owns. Each engine call holds the catalog objects it was handed
+(``LiveCatalog.get``/``release``), so a reload never closes an object a call still reads; a call
+that finds its store replaced under it (``StoreChanged``) runs once more on the reopened store.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import threading
 from collections.abc import Callable
@@ -40,7 +44,7 @@ from chainret.server.errors import ApiError
 from chainret.server.inputs import trace_problem
 from chainret.server.live import LiveCatalog
 from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
-from chainret.store.base import revision_number
+from chainret.store.base import StoreChanged, revision_number
 from chainret.trace import Trace
 
 R = TypeVar("R")
@@ -122,59 +126,90 @@ class VerifyOut(BaseModel):
 
 
 def _in_engine(method: Callable[..., R]) -> Callable[..., R]:
-    """Run a ``Service`` method on the service's engine thread (directly when already there)."""
+    """Run a ``Service`` method as an engine call (directly when already inside one)."""
 
     @functools.wraps(method)
     def wrapper(self: Service, *args: Any) -> R:
-        if threading.get_ident() == self._engine_ident:
+        if getattr(self._tls, "depth", 0):
             return method(self, *args)
         return self.submit(method, self, *args).result()
 
     return wrapper
 
 
+DEFAULT_THREADS = 4
+
+
 class Service:
     """One catalog, loaded once, answering for authenticated identities within ``limits``.
 
-    Every engine call, and the catalog's loading, runs on one dedicated thread (``submit``): the
-    engine's caches are then only ever touched by one thread, requests run one at a time, and a
-    store whose connection belongs to the thread that opened it (SQLite) works unchanged.
+    Every engine call runs on an engine thread (``submit``): up to ``threads`` at once where the
+    catalog allows it (``concurrent_reads``), else one at a time (see the module docstring).
     """
 
     def __init__(self, catalog: Catalog | str | None, limits: Limits | None = None, auth: Authenticator | None = None,
-                 *, tokens_source: str = "token file") -> None:
+                 *, tokens_source: str = "token file", threads: int = 1) -> None:
+        if threads < 1:
+            raise UsageError("the number of engine threads must be at least 1")
         self.limits = limits or Limits()
         self.session = Session()  # this process's caches (views, indexes, digests)
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chainret-engine")
-        self._engine_ident = self._pool.submit(threading.get_ident).result()
-        self.live = self.submit(LiveCatalog, catalog, self.limits.reload_interval_s).result()
+        self._tls = threading.local()  # per thread: engine-call depth, the catalog the call answers from
+        self.live = LiveCatalog(catalog, self.limits.reload_interval_s)
+        self.threads = threads if getattr(self.live.current, "concurrent_reads", False) else 1
+        self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="chainret-engine")
         self.world: str = self.catalog.world
-        self.digest: str = self.submit(self.catalog.digest).result()
+        self.digest: str = self.submit(lambda: self.live.get().digest()).result()
         if auth is not None:
-            self.submit(check_narrower, auth, lambda p: set(readable_docs(self.catalog, p, session=self.session)), tokens_source).result()
+            self.submit(check_narrower, auth, lambda p: set(readable_docs(self.live.get(), p, session=self.session)),
+                        tokens_source).result()
 
     def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
-        """Queue ``fn(*args)`` on the engine thread. A future cancelled before it starts never runs."""
-        return self._pool.submit(fn, *args)
+        """Queue ``fn(*args)`` as an engine call. A future cancelled before it starts never runs."""
+        return self._pool.submit(self._call, fn, *args)
+
+    def _call(self, fn: Callable[..., R], *args: Any) -> R:
+        """One engine call: the catalog objects it is handed stay open until it returns; run once more
+        from the reopened store when its store was replaced under it."""
+        try:
+            with self._engine_call():
+                return fn(*args)
+        except StoreChanged:
+            self.live.get(force=True)  # swaps in the reopened store
+            self.live.release()
+        with self._engine_call():
+            return fn(*args)
+
+    @contextlib.contextmanager
+    def _engine_call(self) -> Any:
+        depth = getattr(self._tls, "depth", 0)
+        self._tls.depth = depth + 1
+        try:
+            yield
+        finally:
+            self._tls.depth = depth
+            if depth == 0:
+                self._tls.catalog = None
+                self.live.release()
 
     @property
     def catalog(self) -> Any:
-        """The catalog now served (``LiveCatalog``: swapped for a fresh object when its store changes)."""
-        return self.live.current
+        """Inside an engine call, the catalog object it answers from; else the catalog now served
+        (``LiveCatalog``: swapped for a fresh object when its store changes)."""
+        held = getattr(self._tls, "catalog", None)
+        return held if held is not None else self.live.current
 
     def close(self) -> None:
-        """Cancel queued calls, close the store and stop the engine thread once a running call ends."""
-        try:
-            self.submit(self.live.close).result()
-        except RuntimeError:  # already shut down
-            pass
+        """Cancel queued calls, wait for running ones, and close the store."""
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self.live.close()
 
     # -- helpers (engine thread) ------------------------------------------------------------------
     def _engine(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         """A library call; its errors become safe API errors."""
         try:
             return fn(*args, **kwargs)
+        except StoreChanged:
+            raise  # answered again from the reopened store (``_call``)
         except UsageError as exc:  # messages about the caller's parameters (e.g. an unknown view)
             raise ApiError(400, "bad_request", str(exc)) from None
         except ChainretError:
@@ -183,7 +218,7 @@ class Service:
     def _fresh(self, viewer: str, min_revision: str | None) -> Any:
         """The catalog to answer from: checked for a store update (at most once per interval, or now when
         the caller asks for a revision newer than the one held), and at least ``min_revision`` (409 if not)."""
-        cat = self.live.get()
+        cat = self._tls.catalog = self.live.get()
         if min_revision is None:
             return cat
         try:
@@ -192,7 +227,7 @@ class Service:
             raise ApiError(400, "bad_revision", "min_revision must be a 'revision' of an earlier response (<number>.<hex>)") from None
         held = self._revision(cat, viewer)
         if revision_number(held) < wanted:
-            cat = self.live.get(force=True)
+            cat = self._tls.catalog = self.live.get(force=True)
             held = self._revision(cat, viewer)
         if revision_number(held) < wanted:
             raise ApiError(409, "catalog_behind",

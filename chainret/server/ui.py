@@ -103,8 +103,8 @@ def ask_and_render(service: Service, who: Identity, body: AskIn) -> tuple[AskOut
     """``Service.ask`` and the HTML of its response, in one engine call (engine thread).
 
     The HTML is rendered from the response's projected trace; names and unit texts are looked up as
-    its viewer sees the catalog object the request was answered from (no other request runs between,
-    so a store reload cannot swap it in between).
+    its viewer sees the catalog object the request was answered from (``service.catalog`` inside an
+    engine call: held until the call ends, so a store reload in between does not change or close it).
     """
     out = service.ask(who, body)
     trace = Trace.model_validate(out.trace)

@@ -172,3 +172,27 @@ def test_a_reload_waits_for_the_calls_that_hold_the_old_store(versions: tuple[Pa
         assert slow.result(timeout=20) == len(v1.relations)
     finally:
         service.close()
+
+
+def test_no_delay_on_a_socket_whose_proto_is_unset() -> None:
+    """What uvicorn's worker processes accept on (``proto`` 0, so asyncio leaves Nagle on): turned off."""
+    import socket
+
+    from chainret.server.protocol import no_delay
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        client = socket.create_connection(server.getsockname())
+        accepted, _ = server.accept()
+        bare = socket.socket(accepted.family, accepted.type, 0, fileno=accepted.detach())  # proto 0, as in a worker
+        try:
+            assert bare.proto == 0 and not bare.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+
+            class Transport:
+                def get_extra_info(self, name: str) -> Any:
+                    return bare if name == "socket" else None
+
+            no_delay(Transport())
+            assert bare.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+        finally:
+            bare.close()
+            client.close()

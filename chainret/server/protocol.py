@@ -7,6 +7,12 @@ half a request line and nothing more, holds its connection (and a slot of the se
 next request arrive; when the headers are not complete ``header_timeout_s`` later, it answers 408
 and closes the connection. The body is bounded separately, by ``LimitsMiddleware`` (``body_timeout_s``).
 
+It also turns Nagle's algorithm off on every TCP connection (``TCP_NODELAY``). asyncio does that
+only for a socket whose ``proto`` is TCP, and the listening socket uvicorn hands its worker
+processes (``--workers N``) comes back with ``proto`` 0: without this, each response's body waited
+for the client's delayed ACK, about 40 ms per request on Linux (measured: 22 requests/s from one
+client against 2 workers, 640 against 1).
+
 ``chainret serve`` passes ``protocol_factory(header_timeout_s)`` as uvicorn's ``http`` (a
 ``functools.partial``: picklable, so ``--workers N`` gets it too). The h11 implementation is used
 whether or not httptools is installed, so the bound holds on every install.
@@ -17,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import socket
 from typing import Any
 
 import h11
@@ -33,6 +40,16 @@ def _timeout_response(seconds: float) -> bytes:
     return head.encode("ascii") + body
 
 
+def no_delay(transport: Any) -> None:
+    """``TCP_NODELAY`` on a transport's TCP socket (see the module docstring); nothing for any other socket."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:  # not a TCP socket after all: nothing to turn off
+            pass
+
+
 class BoundedH11Protocol(H11Protocol):
     """``H11Protocol`` plus a deadline for each request's line and headers (see the module docstring)."""
 
@@ -43,6 +60,7 @@ class BoundedH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        no_delay(transport)
         self._arm_header_timer()
 
     def connection_lost(self, exc: Exception | None) -> None:

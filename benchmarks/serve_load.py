@@ -1,63 +1,69 @@
-"""Bounded load test of `chainret serve` on localhost; writes docs/results/serve.md.
+"""Load test of `chainret serve` on localhost with a light load generator; writes docs/results/serve.md.
 
-    python benchmarks/serve_load.py                      # 1 and 2 workers x 8, 16, 32 clients x 1200 requests
-    python benchmarks/serve_load.py --requests 300 --clients 8 --workers 1 --out /tmp/serve.md
+    python benchmarks/serve_load.py                                    # the seed world only
+    flock /work/team/heavy.lock python benchmarks/serve_load.py --store-1m /work/team/bench/1m.db
+    python benchmarks/serve_load.py --requests 300 --threads 1 4 --workers --out /tmp/serve.md
 
-It starts one `chainret serve` process on 127.0.0.1 (a free port; nothing else is contacted) over
-the seed world with the overlay of its `restricted-second-hop` case (the contact registry becomes
-auditor-only, so most requests differ between the two principals), with a two-token file (auditor,
-public), then:
+For each world (the seed world with the overlay of its `restricted-second-hop` case, compiled to a
+SQLite store, so the contact registry is auditor-only; with ``--store-1m``, also a compiled
+1M-relation SQLite store, ``benchmarks/store_bench.py``'s world) it serves a SQLite store with a
+two-token file (auditor, public) and the per-token rate limit off (``--rate 0``), and runs:
 
-1. single client against the first server: every request of the mix once per token, one at a
-   time (3 rounds, which must agree) -> the expected response (the projected trace minus its
-   timing) for each (principal, request), and the reference latency;
-2. for each worker count (`--workers`, a fresh server each) and client count: a fixed number of
-   requests, alternating the two tokens over the mix, sent by that many concurrent clients; it
-   stops when they are all answered;
-3. revocation lag (``--revocation-trials``, a fresh SQLite store and server each): while 4
-   background clients keep asking, one client asks as public back to back and the store gets an
-   update that restricts the document the answer cites (``support.revocation``); reported: the lag
-   from the update's commit to the first public refusal, answers after the bound (the default
-   ``--reload-interval``, 1 s) that still showed the document, and failed requests.
+1. the reference: one worker, one engine thread, one client, every request once, one at a time;
+   its responses (the body minus the trace's timing) are the expected ones;
+2. one run per server setting: 1 worker process with 1, 2 and 4 engine threads (``--threads``),
+   then 2 and 4 worker processes of one thread each (``--workers``); a fresh server each, warmed
+   by ``--warmup`` other requests, then the same ``--requests`` requests from ``--clients``
+   concurrent keep-alive clients, each its own process (``benchmarks/serve_client.py``: h11 over a
+   socket, light enough not to dominate; its CPU is reported beside the server's);
+3. revocation lag (``--revocation-trials``, the seed world, a fresh store and server each; see
+   ``revocation_lag``).
 
-Every response is checked against the single-client response for its principal (0 differences
-expected) and every public response for the strings public may never receive (the paragraphs, doc
-refs and relation ids of documents it may not read; 0 expected). Reported: p50 / p99 latency,
-throughput, errors. The server runs with its per-token rate limit off (`--rate 0`) so the engine is
-what is measured; client and server share this machine's cores.
+Requests alternate an auditor and a public token: the seed world's cases that need no overlay,
+repeated; at 1M ``store_bench.requests`` (distinct projects, every fifth on the older view). Every
+response must be 200 and equal the reference (0 differences expected), and no public response may
+carry a restricted document's ref, a unit of one, or (seed world) any string of
+``hidden_strings`` (0 expected; the page says how many auditor responses carry them, so the search
+is live). Reported per run: p50 / p99 latency (>= 1,000 requests), requests/s, server CPU per request
+(user + system of the server and its worker processes, from /proc), requests per server CPU-second
+(req/s per core), and the clients' CPU per request; the load average at the start and the end.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import platform
+import re
+import sqlite3
 import sys
 import tempfile
-import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import httpx  # noqa: E402
+import serve_client  # noqa: E402
 
 from chainret.catalog.load import apply_overlay, load_world  # noqa: E402
+from chainret.files import atomic_write_text  # noqa: E402
 from chainret.server.auth import hash_token, new_token  # noqa: E402
 from support.local_server import LocalServer, hidden_strings  # noqa: E402
 from support.revocation import REQUEST, revoking_versions, watch_revocation  # noqa: E402
-from chainret.files import atomic_write_text  # noqa: E402
 
 WORLD = ROOT / "fixtures" / "seed"
 OVERLAY_CASE = "restricted-second-hop"  # its overlay makes the contact registry auditor-only
 OUT = ROOT / "docs" / "results" / "serve.md"
+_TIMING = re.compile(rb'"ask_ms":\s*[-0-9.eE+]+')
+_THREADS = re.compile(r"x (\d+) engine thread")
 
 
-def request_mix(world: Any) -> list[dict[str, Any]]:
+def seed_mix(world: Any) -> list[dict[str, Any]]:
     """The seed world's cases that need no overlay (the served catalog is the world as it is)."""
     mix = []
     for case in world.cases:
@@ -72,9 +78,9 @@ def request_mix(world: Any) -> list[dict[str, Any]]:
     return mix
 
 
-def comparable(data: dict[str, Any]) -> str:
-    trace = {**data["trace"], "meta": {k: v for k, v in data["trace"]["meta"].items() if k != "ask_ms"}}
-    return json.dumps({**data, "trace": trace}, sort_keys=True)
+def comparable(body: bytes) -> bytes:
+    """A response body without the trace's timing (everything else must be identical)."""
+    return _TIMING.sub(b'"ask_ms":0', body)
 
 
 def process_cpu(pid: int) -> float:
@@ -93,135 +99,189 @@ def process_cpu(pid: int) -> float:
     return total
 
 
-def _content(expected: str) -> str:
-    """A response without who asked: the trace's outcome, path, hops, packet and reason."""
-    trace = json.loads(expected)["trace"]
-    return json.dumps({k: v for k, v in trace.items() if k != "meta"}, sort_keys=True)
-
-
 def pct(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, max(0, round(q * len(s)) - 1))]
 
 
-async def run_level(url: str, tokens: dict[str, str], jobs: list[tuple[str, int]], mix: list[dict[str, Any]],
-                    clients: int, expected: dict[tuple[str, int], str], hidden: list[str]) -> dict[str, Any]:
-    queue: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
-    for j in jobs:
-        queue.put_nowait(j)
-    lat: list[float] = []
-    counts = {"errors": 0, "differences": 0, "leaks": 0, "public": 0}
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
-
-        async def worker() -> None:
-            while True:
-                try:
-                    principal, i = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
-                t0 = time.perf_counter()
-                r = await client.post("/ask", json=mix[i], headers={"Authorization": f"Bearer {tokens[principal]}"})
-                lat.append(time.perf_counter() - t0)
-                if r.status_code != 200:
-                    counts["errors"] += 1
-                    continue
-                if comparable(r.json()) != expected[(principal, i)]:
-                    counts["differences"] += 1
-                if principal == "public":
-                    counts["public"] += 1
-                    counts["leaks"] += sum(s in r.text for s in hidden)
-
-        t0 = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(clients)))
-        wall = time.perf_counter() - t0
-    return {"clients": clients, "requests": len(jobs), "wall_s": wall, "rps": len(jobs) / wall,
-            "p50_ms": 1000 * pct(lat, 0.50), "p99_ms": 1000 * pct(lat, 0.99), **counts}
+def restricted_refs(db: Path) -> frozenset[str]:
+    """Refs of the document versions public may not read (no ``*`` or ``public`` reader)."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        rows = c.execute("SELECT m.ref FROM document_meta m WHERE NOT EXISTS (SELECT 1 FROM readers r "
+                         "WHERE r.doc_ord = m.ord AND r.principal IN ('*', 'public'))").fetchall()
+    return frozenset(r[0] for r in rows)
 
 
-def single_client(url: str, tokens: dict[str, str], mix: list[dict[str, Any]], rounds: int) -> tuple[dict[tuple[str, int], str], dict[str, Any]]:
-    expected: dict[tuple[str, int], str] = {}
-    lat = []
-    with httpx.Client(base_url=url, timeout=60) as c:
-        for r_ in range(rounds):
-            for principal, tok in tokens.items():
-                for i, body in enumerate(mix):
-                    t0 = time.perf_counter()
-                    r = c.post("/ask", json=body, headers={"Authorization": f"Bearer {tok}"})
-                    lat.append(time.perf_counter() - t0)
-                    r.raise_for_status()
-                    got = comparable(r.json())
-                    if r_ == 0:
-                        expected[(principal, i)] = got
-                    elif expected[(principal, i)] != got:
-                        raise SystemExit(f"single-client responses differ between rounds for {principal} request {i}")
-    n = len(lat)
-    return expected, {"clients": 1, "requests": n, "wall_s": sum(lat), "rps": n / sum(lat),
-                      "p50_ms": 1000 * pct(lat, 0.5), "p99_ms": 1000 * pct(lat, 0.99)}
+def carries_restricted(body: bytes, refs: frozenset[str], hidden: list[bytes]) -> int:
+    """How many restricted things a response carries: a restricted document's ref (as a string, a unit
+    ref's document, or an anchor's source/document/version) or one of ``hidden``."""
+    found = sum(1 for h in hidden if h in body)
+
+    def walk(x: Any) -> None:
+        nonlocal found
+        if isinstance(x, dict):
+            if {"source", "document", "version"} <= x.keys() and f"{x['source']}/{x['document']}@{x['version']}" in refs:
+                found += 1
+            for v in x.values():
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+        elif isinstance(x, str) and x.partition("#")[0] in refs:
+            found += 1
+
+    walk(json.loads(body))
+    return found
+
+
+class World:
+    """A served store, its token file, the requests (principal, body) and the leak check."""
+
+    def __init__(self, name: str, db: Path, jobs: list[tuple[str, dict[str, Any]]], warm: list[tuple[str, dict[str, Any]]],
+                 hidden: list[str], tmp: Path) -> None:
+        self.name, self.db, self.jobs, self.warm, self.tmp = name, db, jobs, warm, tmp
+        self.refs = restricted_refs(db)
+        self.hidden = [h.encode() for h in hidden]
+        self.tokens = {"auditor": new_token(), "public": new_token()}
+        self.token_file = tmp / f"{name}-tokens.json"
+        self.token_file.write_text(json.dumps({"tokens": [
+            {"name": p, "sha256": hash_token(t), "principal": p} for p, t in self.tokens.items()]}), encoding="utf-8")
+
+    def prepared(self, jobs: list[tuple[str, dict[str, Any]]]) -> list[serve_client.Job]:
+        return [serve_client.ask_job("127.0.0.1", body, self.tokens[p]) for p, body in jobs]
+
+
+def seed_world(tmp: Path, requests: int, warmup: int) -> World:
+    from chainret.store import compile_store
+
+    world = load_world(WORLD)
+    case = next(c for c in world.cases if c.id == OVERLAY_CASE)
+    catalog = apply_overlay(world.catalog, case.overlay, label=case.id)
+    db = tmp / "seed.db"
+    compile_store(catalog, db)
+    mix = seed_mix(world)
+    jobs = [(("auditor", "public")[k % 2], mix[(k // 2) % len(mix)]) for k in range(requests)]
+    return World("seed", db, jobs, jobs[:warmup], hidden_strings(catalog, "public"), tmp)
+
+
+def million_world(tmp: Path, db: Path, requests: int, warmup: int) -> World:
+    from store_bench import requests as bench_requests
+
+    def body(req: str, view: str | None) -> dict[str, Any]:
+        return {"request": req} if view is None else {"request": req, "view": view}
+
+    jobs = [(p, body(r, v)) for r, v, p in bench_requests(1_000_000, requests)]
+    warm = [(p, body(r, v)) for r, v, p in bench_requests(1_000_000, warmup, seed=97)]
+    return World("1M", db, jobs, warm, [], tmp)
+
+
+def run_once(world: World, workers: int, threads: int, clients: int, log: Path) -> dict[str, Any]:
+    args = ["--catalog", str(world.db), "--tokens", str(world.token_file), "--rate", "0", "--workers", str(workers),
+            "--threads", str(threads), "--timeout", "120"]
+    with LocalServer(args, log=log) as srv:
+        port = srv.port
+        if world.warm:
+            serve_client.run("127.0.0.1", port, world.prepared(world.warm), min(clients, len(world.warm)))
+        jobs = world.prepared(world.jobs)
+        cpu0 = process_cpu(srv.proc.pid)  # type: ignore[union-attr]
+        got = serve_client.run("127.0.0.1", port, jobs, clients)
+        server_cpu = process_cpu(srv.proc.pid) - cpu0  # type: ignore[union-attr]
+    found = _THREADS.search(log.read_text(errors="replace"))
+    n = len(jobs)
+    lat = [r[1] for r in got["results"]]
+    return {"workers": workers, "threads": threads, "effective_threads": int(found.group(1)) if found else None,
+            "clients": clients, "requests": n, "wall_s": got["wall_s"], "rps": n / got["wall_s"],
+            "p50_ms": 1000 * pct(lat, 0.50), "p99_ms": 1000 * pct(lat, 0.99),
+            "server_cpu_ms": 1000 * server_cpu / n, "client_cpu_ms": 1000 * got["client_cpu_s"] / n,
+            "bodies": [(status, body) for status, _, body in got["results"]]}
+
+
+def check(world: World, run: dict[str, Any], expected: list[bytes] | None) -> None:
+    """Count errors, differences from the reference, and restricted strings in public responses."""
+    errors = differences = leaks = 0
+    for k, (status, body) in enumerate(run.pop("bodies")):
+        if status != 200:
+            errors += 1
+            continue
+        if expected is not None and comparable(body) != expected[k]:
+            differences += 1
+        if world.jobs[k][0] == "public":
+            leaks += carries_restricted(body, world.refs, world.hidden)
+    run.update(errors=errors, differences=differences, leaks=leaks)
+
+
+def measure(world: World, threads: list[int], workers: list[int], clients: int, tmp: Path,
+            say: Callable[[str], None]) -> dict[str, Any]:
+    ref = run_once(world, 1, 1, 1, tmp / f"{world.name}-ref.log")
+    bodies = ref["bodies"]
+    if any(status != 200 for status, _ in bodies):
+        raise SystemExit(f"{world.name}: the reference run had errors: {[b[:200] for s, b in bodies if s != 200][:2]}")
+    expected = [comparable(b) for _, b in bodies]
+    by_job: dict[str, bytes] = {}
+    for (p, body), text in zip(world.jobs, expected):  # a repeated request must get the same answer
+        key = json.dumps([p, body], sort_keys=True)
+        if by_job.setdefault(key, text) != text:
+            raise SystemExit(f"{world.name}: the reference answered the same request differently: {key}")
+    auditor_carrying = sum(1 for (p, _), (_, b) in zip(world.jobs, bodies) if p == "auditor" and carries_restricted(b, world.refs, world.hidden))
+    check(world, ref, None)
+    say(_line(world.name, ref))
+    runs = []
+    for w, t in [(1, t) for t in threads] + [(w, 1) for w in workers]:
+        res = run_once(world, w, t, clients, tmp / f"{world.name}-{w}x{t}.log")
+        check(world, res, expected)
+        say(_line(world.name, res))
+        runs.append(res)
+    return {"name": world.name, "ref": ref, "runs": runs, "auditor_carrying": auditor_carrying,
+            "auditor": sum(1 for p, _ in world.jobs if p == "auditor"), "distinct": len(by_job), "refs": len(world.refs)}
+
+
+def _line(name: str, r: dict[str, Any]) -> str:
+    return (f"{name}: {r['workers']} worker(s) x {r['threads']} thread(s), {r['clients']} client(s): {r['requests']} requests in "
+            f"{r['wall_s']:.1f} s, {r['rps']:.0f} req/s, p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, CPU/request server "
+            f"{r['server_cpu_ms']:.2f} ms client {r['client_cpu_ms']:.2f} ms, errors {r['errors']}, differences {r['differences']}, "
+            f"restricted in public {r['leaks']}")
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--requests", type=int, default=1200, help="requests per client count (fixed; the run stops after them)")
-    ap.add_argument("--clients", type=int, nargs="+", default=[8, 16, 32], help="concurrent clients (8-32)")
-    ap.add_argument("--workers", type=int, nargs="+", default=[1, 2], help="server processes (chainret serve --workers), one run each")
+    ap.add_argument("--requests", type=int, default=2000, help="requests per run (>= 1,000 for a p99)")
+    ap.add_argument("--warmup", type=int, default=200, help="requests sent to each fresh server before a run (not measured)")
+    ap.add_argument("--clients", type=int, default=8, help="concurrent keep-alive client processes")
+    ap.add_argument("--threads", type=int, nargs="*", default=[1, 2, 4], help="engine threads per process, one run each (1 worker)")
+    ap.add_argument("--workers", type=int, nargs="*", default=[2, 4], help="worker processes, one run each (1 thread each)")
+    ap.add_argument("--store-1m", type=Path, default=None, help="a compiled 1M-relation SQLite store (store_bench's world)")
     ap.add_argument("--revocation-trials", type=int, default=3, help="revocation-lag trials under load (0: skip)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
-    if any(not 1 <= c <= 64 for c in args.clients) or args.requests < 1 or any(w < 1 for w in args.workers):
-        ap.error("--clients must be 1..64, --requests and --workers at least 1")
+    if not 1 <= args.clients <= 64 or args.requests < 1 or any(w < 1 for w in args.workers + args.threads):
+        ap.error("--clients must be 1..64, --requests, --threads and --workers at least 1")
+    if args.store_1m is not None and not args.store_1m.is_file():
+        ap.error(f"--store-1m {args.store_1m}: no such file")
 
-    load = os.getloadavg()[0]
-    world = load_world(WORLD)
-    mix = request_mix(world)
-    case = next(c for c in world.cases if c.id == OVERLAY_CASE)
-    catalog = apply_overlay(world.catalog, case.overlay, label=case.id)
-    hidden = hidden_strings(catalog, "public")
-    tokens = {"auditor": new_token(), "public": new_token()}
-    with tempfile.TemporaryDirectory() as tmp:
-        cfile = Path(tmp) / "catalog.json"
-        cfile.write_text(json.dumps(catalog.model_dump(mode="json")), encoding="utf-8")
-        tfile = Path(tmp) / "tokens.json"
-        tfile.write_text(json.dumps({"tokens": [
-            {"name": p, "sha256": hash_token(t), "principal": p} for p, t in tokens.items()]}), encoding="utf-8")
-        expected: dict[tuple[str, int], str] = {}
-        base: dict[str, Any] = {}
-        levels = []
-        for workers in args.workers:
-            server_args = ["--catalog", str(cfile), "--tokens", str(tfile), "--rate", "0", "--workers", str(workers)]
-            with LocalServer(server_args, log=Path(tmp) / f"server-{workers}.log") as srv:
-                if not expected:  # the reference: one client, one request at a time, the first server
-                    server0, client0 = process_cpu(srv.proc.pid), time.process_time()
-                    expected, base = single_client(srv.url, tokens, mix, rounds=3)
-                    base["server_cpu_ms"] = 1000 * (process_cpu(srv.proc.pid) - server0) / base["requests"]
-                    base["client_cpu_ms"] = 1000 * (time.process_time() - client0) / base["requests"]
-                    base["workers"] = workers
-                for clients in args.clients:
-                    jobs = [(("auditor", "public")[k % 2], (k // 2) % len(mix)) for k in range(args.requests)]
-                    server0, client0 = process_cpu(srv.proc.pid), time.process_time()
-                    res = asyncio.run(run_level(srv.url, tokens, jobs, mix, clients, expected, hidden))
-                    res["server_cpu_ms"] = 1000 * (process_cpu(srv.proc.pid) - server0) / len(jobs)
-                    res["client_cpu_ms"] = 1000 * (time.process_time() - client0) / len(jobs)
-                    res["workers"] = workers
-                    levels.append(res)
-                    print(f"{workers} worker(s), {clients:>3} clients: {res['requests']} requests in {res['wall_s']:.1f} s, "
-                          f"{res['rps']:.0f} req/s, p50 {res['p50_ms']:.1f} ms, p99 {res['p99_ms']:.1f} ms, "
-                          f"CPU/request server {res['server_cpu_ms']:.1f} ms client {res['client_cpu_ms']:.1f} ms, errors {res['errors']}, "
-                          f"differences {res['differences']}, restricted strings in public responses {res['leaks']}", flush=True)
-    differs = sum(1 for i in range(len(mix)) if _content(expected[("auditor", i)]) != _content(expected[("public", i)]))
-    carrying = sum(1 for (p, _), text in expected.items() if p == "auditor" and any(s in text for s in hidden))
-    revocation = revocation_lag(args.revocation_trials) if args.revocation_trials > 0 else None
-    write_report(args, mix, base, levels, len(hidden), differs, carrying, load, revocation)
-    bad = sum(r["errors"] + r["differences"] + r["leaks"] for r in levels)
+    load_start = os.getloadavg()
+    worlds = []
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        specs: list[Callable[[], World]] = [lambda: seed_world(tmp, args.requests, args.warmup)]
+        if args.store_1m is not None:
+            specs.append(lambda: million_world(tmp, args.store_1m.resolve(), args.requests, args.warmup))
+        for spec in specs:
+            world = spec()
+            worlds.append(measure(world, args.threads, args.workers, args.clients, tmp, lambda s: print(s, flush=True)))
+    revocation = revocation_lag(args.revocation_trials, max(args.threads or [1])) if args.revocation_trials > 0 else None
+    load_end = os.getloadavg()
+    write_report(args, worlds, load_start, load_end, revocation)
+    bad = sum(r["errors"] + r["differences"] + r["leaks"] for w in worlds for r in [w["ref"], *w["runs"]])
     if revocation is not None:
         bad += revocation["shown"] + revocation["failed"]
     return 1 if bad else 0
 
 
-def revocation_lag(trials: int, background: int = 4, bound: float = 1.0) -> dict[str, Any]:
+def revocation_lag(trials: int, threads: int, background: int = 4, bound: float = 1.0) -> dict[str, Any]:
     """Lag from a store update to the first public refusal, with ``background`` clients asking meanwhile."""
     import threading
+
+    import httpx
 
     from chainret.store import compile_store, update_store
 
@@ -232,7 +292,7 @@ def revocation_lag(trials: int, background: int = 4, bound: float = 1.0) -> dict
         for i in range(trials):
             db = Path(tmp) / f"rev{i}.db"
             compile_store(v1, db)
-            with LocalServer(["--catalog", str(db), "--rate", "0"], log=Path(tmp) / f"rev{i}.log") as srv:
+            with LocalServer(["--catalog", str(db), "--rate", "0", "--threads", str(threads)], log=Path(tmp) / f"rev{i}.log") as srv:
                 stop = threading.Event()
                 errors: list[int] = []
 
@@ -258,60 +318,71 @@ def revocation_lag(trials: int, background: int = 4, bound: float = 1.0) -> dict
             print(f"revocation trial {i + 1}: lag {seen.lag_s if seen.lag_s is None else round(seen.lag_s, 3)} s, "
                   f"{seen.still_shown} of {seen.after_bound} answers after {bound:g} s still showed the document, "
                   f"{len(seen.failed) + len(errors)} failed requests", flush=True)
-    return {"trials": trials, "background": background, "bound": bound, "lags": lags, "shown": shown, "after": after,
+    return {"trials": trials, "threads": threads, "background": background, "bound": bound, "lags": lags, "shown": shown, "after": after,
             "failed": failed, "requests": requests}
 
 
-def write_report(args: argparse.Namespace, mix: list[dict[str, Any]], base: dict[str, Any], levels: list[dict[str, Any]],
-                 n_hidden: int, differs: int, carrying: int, load: float, revocation: dict[str, Any] | None = None) -> None:
-    cmd = "python benchmarks/serve_load.py"
-    if args.requests != 1200 or args.clients != [8, 16, 32] or args.workers != [1, 2]:
-        cmd += (f" --requests {args.requests} --clients {' '.join(map(str, args.clients))}"
-                f" --workers {' '.join(map(str, args.workers))}")
-    rows = [f"| {base['workers']} | 1 (reference, sequential) | {base['requests']} | {base['p50_ms']:.1f} | {base['p99_ms']:.1f} | "
-            f"{base['rps']:.0f} | {base['server_cpu_ms']:.1f} | {base['client_cpu_ms']:.1f} | – | – | – |"]
-    for r in levels:
-        rows.append(f"| {r['workers']} | {r['clients']} | {r['requests']} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | "
-                    f"{r['server_cpu_ms']:.1f} | {r['client_cpu_ms']:.1f} | {r['errors']} | {r['differences']} | {r['leaks']} |")
-    runs = [base, *levels]
-    if all(r["client_cpu_ms"] > r["server_cpu_ms"] for r in runs):
-        bound = ("In every run the load generator (httpx) spent more CPU per request than the server "
-                 f"({min(r['client_cpu_ms'] for r in runs):.1f}-{max(r['client_cpu_ms'] for r in runs):.1f} ms against "
-                 f"{min(r['server_cpu_ms'] for r in runs):.1f}-{max(r['server_cpu_ms'] for r in runs):.1f} ms), so on this "
-                 "machine the throughput figures measure the client as much as the server.")
-    else:
-        bound = ""
-    text = f"""## Serving: `chainret serve` under concurrent load (issue 14)
+def write_report(args: argparse.Namespace, worlds: list[dict[str, Any]], load_start: tuple[float, ...],
+                 load_end: tuple[float, ...], revocation: dict[str, Any] | None) -> None:
+    cmd = "python benchmarks/serve_load.py" + "".join(f" {a}" for a in sys.argv[1:] if not a.startswith("--out"))
+    if args.store_1m is not None:
+        cmd = "flock /work/team/heavy.lock " + cmd
+    rows = []
+    for w in worlds:
+        for r in [w["ref"], *w["runs"]]:
+            eff = r["effective_threads"]
+            threads = f"{r['threads']}" + (f" (ran {eff})" if eff is not None and eff != r["threads"] else "")
+            per_core = 1000 / r["server_cpu_ms"] if r["server_cpu_ms"] else float("nan")
+            rows.append(f"| {w['name']} | {r['workers']} | {threads} | {r['clients']}{' (reference)' if r is w['ref'] else ''} | "
+                        f"{r['requests']} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | {r['server_cpu_ms']:.2f} | "
+                        f"{per_core:.0f} | {r['client_cpu_ms']:.2f} | {r['errors']} | {r['differences']} | {r['leaks']} |")
+    checks = []
+    for w in worlds:
+        checks.append(f"{w['name']}: {w['ref']['requests']} requests ({w['distinct']} distinct), {w['auditor_carrying']} of the "
+                      f"{w['auditor']} auditor responses carry restricted strings ({w['refs']} restricted document versions), "
+                      "so the search is live")
+    runs = [r for w in worlds for r in w["runs"]]
+    ratio = max((r["client_cpu_ms"] / r["server_cpu_ms"] for r in runs if r["server_cpu_ms"]), default=0.0)
+    cores = os.cpu_count() or 1
+    loaded = max(load_start[0], load_end[0]) >= 0.5
+    gain = []
+    for w in worlds:
+        one = next((r for r in w["runs"] if r["workers"] == 1 and r["threads"] == 1), None)
+        for r in w["runs"]:
+            if one is not None and r is not one:
+                gain.append(f"{w['name']} {r['workers']}x{r['threads']}: {r['rps'] / one['rps']:.2f}x the req/s of 1x1, "
+                            f"{one['server_cpu_ms'] / r['server_cpu_ms']:.2f}x its req/s per server core")
+    million = "" if args.store_1m is not None else (
+        "\n**No 1M-relation run in this page** (run with `--store-1m PATH` under the heavy-job lock).\n")
+    text = f"""## Serving: `chainret serve` under concurrent load (issues 14, 24)
 
-Generated by `{cmd}` (do not edit by hand). Localhost only: `chainret serve` with
-{' and then '.join(str(w) for w in args.workers)} worker process(es) (uvicorn; in each process engine calls run one at a time on
-one engine thread; per-token rate limit off) over the seed
-world (`fixtures/seed`) with the overlay of its `{OVERLAY_CASE}` case (the contact registry is
-auditor-only), and an httpx client in this process; both share this machine
-({os.cpu_count()} CPUs, Python {platform.python_version()}; 1-minute load average {load:.1f} when the run
-started: other jobs shared the cores, so treat the times as an upper bound).
+Generated by `{cmd}` (do not edit by hand). Localhost only, {cores} CPUs, Python {platform.python_version()}.
+Load average (1, 5, 15 min) {load_start[0]:.2f} / {load_start[1]:.2f} / {load_start[2]:.2f} at the start and
+{load_end[0]:.2f} / {load_end[1]:.2f} / {load_end[2]:.2f} at the end{': **a loaded machine** (other jobs shared the cores), so wall-clock figures (latency, requests/s) are upper bounds on latency and lower bounds on throughput; CPU per request is less affected' if loaded else ' (an idle machine)'}.
+{million}
+Each world is a compiled SQLite store served by `chainret serve --rate 0` (per-token rate limit off) with
+an auditor and a public token, requests alternating between them. The load generator is
+`benchmarks/serve_client.py`: {args.clients} client processes, each one keep-alive connection (h11 over a
+socket, one request at a time), so at most {args.clients} requests are in flight. Every server is fresh and
+warmed with {args.warmup} other requests first. The reference row is one worker, one engine thread and one
+client; its responses (minus the trace's timing) are the expected ones for every other row.
 
-Request mix: the {len(mix)} seed cases that need no overlay (accepted paths, refusals, no-pattern,
-both views), sent alternately with an auditor token and a public token. The expected response for
-each (token, request) is the single-client response (the projected trace without its timing, the
-short answer, principal and viewer); it was identical over 3 sequential rounds. The trace content
-(outcome, path, hops, packet) differs between the two tokens for {differs} of the {len(mix)} requests. Every
-concurrent response is compared with the expected one, and every public response is searched for the
-{n_hidden} strings public may never receive (paragraphs, doc refs and relation ids of documents it may
-not read); {carrying} of the {len(mix)} auditor responses do carry such strings, so the search is live.
-
-| workers | clients | requests | p50 ms | p99 ms | requests/s | server CPU ms/request | client CPU ms/request | errors | differences | restricted strings in public responses |
-|---|---|---|---|---|---|---|---|---|---|---|
+| world | workers | threads per worker | clients | requests | p50 ms | p99 ms | requests/s | server CPU ms/request | requests per server CPU-second | client CPU ms/request | errors | differences | restricted strings in public responses |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 {chr(10).join(rows)}
 
-Every run with more workers is checked against the same single-client, one-worker reference.
-CPU per request is user + system time over the run divided by its requests: the server's (all its
-processes, from /proc) and the load generator's (this process); their sum against the cores
-available bounds the throughput. {bound}
-Latency is per request as the client saw it, queueing included: with one engine slot per
-process, more concurrent clients mean longer queues at about the same throughput. More workers
-can only help where there are idle cores; here the load generator itself needs one of the
-{os.cpu_count()} cores. docs/serving.md says why each process runs one engine call at a time.
+- Checks: {'; '.join(checks)}. Public responses are searched for every restricted document version's ref
+  (as a string, as a unit ref's document, as an anchor's source/document/version) and, on the seed world, for
+  `hidden_strings` (paragraphs and relation ids of documents public may not read).
+- CPU per request is user + system time over the run divided by its requests: the server's (its process
+  and worker processes, from /proc) and the clients' (their own process time over the run). The clients
+  spent at most {ratio:.2f}x the server's CPU per request, so the load generator does not dominate.
+- Requests per server CPU-second is what one fully used core would serve (req/s per core).
+- More threads or workers against 1 worker x 1 thread: {'; '.join(gain) or 'not measured'}.
+- Threads share one interpreter: they overlap SQLite's work (it releases the GIL) with Python's, so they
+  help by at most SQLite's share of an ask; worker processes use more cores, one catalog each. On this
+  {cores}-core machine the clients and other jobs share the same cores, so no setting can go past
+  {cores} cores' worth of work.
 {_revocation_text(revocation)}"""
     atomic_write_text(args.out, text)
     print(f"wrote {args.out}")
@@ -328,7 +399,7 @@ def _revocation_text(rev: dict[str, Any] | None) -> str:
     return f"""
 ### Revocation under load (issue 21)
 
-{rev['trials']} trials, each a fresh SQLite store and one-worker server: {rev['background']} background clients
+{rev['trials']} trials, each a fresh SQLite store and one-worker server with {rev['threads']} engine threads: {rev['background']} background clients
 ask while one client asks as public back to back and `update_store` appends a version that restricts
 the document its answer cites. Lag from the update's commit to the first public refusal: {lag}
 (documented bound: `--reload-interval`, 1 s). Answers that started {rev['bound']:g} s or more after the

@@ -255,3 +255,22 @@ def test_a_location_link_out_of_the_tree_is_not_followed(tmp_path: Path) -> None
     snap = read_snapshot(root, ["backstage"], "acme")
     assert [w.code for w in snap.warnings] == ["location_outside_tree", "location_outside_tree"]
     assert not any("outsider" in text for text in snap.documents.values())
+
+
+def test_a_json_catalog_is_streamed_byte_for_byte_as_the_serialiser_writes_it_and_a_rerun_writes_nothing(tmp_path: Path) -> None:
+    from chainret.catalog.load import load_catalog
+    from chainret.catalog.models import CATALOG_FORMAT
+    from chainret.sources.records import write_import
+
+    out = tmp_path / "cat.json"
+    result = import_snapshot(read_snapshot(EXAMPLE / "records", ["backstage", "codeowners"], "acme"), out, world="acme",
+                             src=EXAMPLE / "extra")
+    assert write_import(result, "import (test)") == [out]
+    body = result.catalog.model_dump_json(exclude_defaults=True, indent=1)
+    assert out.read_text(encoding="utf-8") == '{\n "format": "' + CATALOG_FORMAT + '",' + body[1:] + "\n"
+    assert load_catalog(out).digest() == result.catalog.digest()
+    again = import_snapshot(read_snapshot(EXAMPLE / "records", ["backstage", "codeowners"], "acme"), out, world="acme",
+                            src=EXAMPLE / "extra")
+    before = out.stat().st_mtime_ns
+    assert write_import(again, "import (test)") == [] and out.stat().st_mtime_ns == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cat.json"]  # no temporary file left

@@ -17,10 +17,14 @@ typed by hand.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from pydantic_core import to_json
 
 from chainret.authoring.build import BuildResult, build
 from chainret.authoring.header import HEADER_NAME, Header, HeaderEntity, SourceInvalid, header_issues, read_header
@@ -325,26 +329,85 @@ def described(result: BuildResult, view_description: str = "") -> BuildResult:
     return result
 
 
-def output_texts(result: BuildResult, label: str) -> dict[Path, str]:
-    """The catalog (and cases) files of an import, with a banner naming the command."""
+def _banner(label: str) -> str:
+    return (f"# Built by `chainret catalog {label}`: re-run it after the records change (earlier views stay);\n"
+            "# entities, relations, digests, spans, versions and views are read from the records, never typed.\n")
+
+
+def output_texts(result: BuildResult, label: str, *, catalog: bool = True) -> dict[Path, str]:
+    """The catalog (and cases) files of an import, with a banner naming the command (``catalog=False``:
+    the cases file only; ``write_import`` streams a JSON catalog instead)."""
     from chainret.authoring.output import catalog_data, render
 
-    banner = (f"# Built by `chainret catalog {label}`: re-run it after the records change (earlier views stay);\n"
-              "# entities, relations, digests, spans, versions and views are read from the records, never typed.\n")
-    if result.catalog_file.suffix == ".json":  # serialised natively: a large catalog never becomes Python dicts
-        body = result.catalog.model_dump_json(exclude_defaults=True, indent=1)
-        text = '{\n "format": "' + CATALOG_FORMAT + '",' + body[1:] + "\n"
-    else:
-        text = render(catalog_data(result.catalog), result.catalog_file.suffix, banner)
-    texts = {result.catalog_file: text}
+    texts: dict[Path, str] = {}
+    if catalog:
+        if result.catalog_file.suffix == ".json":
+            texts[result.catalog_file] = "".join(catalog_json(result.catalog))
+        else:
+            texts[result.catalog_file] = render(catalog_data(result.catalog), result.catalog_file.suffix, _banner(label))
     if result.cases is not None:
         data = {"format": "chainret-cases/1", **result.cases.model_dump(mode="json", exclude_defaults=True)}
-        texts[result.cases_file] = render(data, result.cases_file.suffix, banner)
+        texts[result.cases_file] = render(data, result.cases_file.suffix, _banner(label))
     return texts
 
 
-def write_import(result: BuildResult, label: str) -> list[Path]:
-    """Write an import's files (replaced together); the files whose content changed."""
-    from chainret.authoring.output import sync
+def catalog_json(catalog: Catalog) -> Iterator[str]:
+    """The catalog as ``model_dump_json(exclude_defaults=True, indent=1)`` writes it, with ``format``
+    first, in pieces: one record at a time, so a 200 MB catalog is never one string (nor three: the
+    serialiser's bytes, their decoding and the ``format`` splice)."""
+    yield '{\n "format": "' + CATALOG_FORMAT + '"'
+    for name, info in Catalog.model_fields.items():
+        if name == "format":
+            continue
+        value = getattr(catalog, name)
+        if isinstance(value, list):
+            if not value:
+                continue
+            yield f',\n "{name}": ['
+            for i, item in enumerate(value):
+                body = item.model_dump_json(exclude_defaults=True, indent=1).replace("\n", "\n  ")
+                yield ("\n  " if i == 0 else ",\n  ") + body
+            yield "\n ]"
+        elif value != info.default:
+            yield f',\n "{name}": ' + to_json(value).decode("utf-8")
+    yield "\n}\n"
 
-    return sync(output_texts(result, label))
+
+def write_import(result: BuildResult, label: str) -> list[Path]:
+    """Write an import's files (replaced together: every temporary first, then the renames); the
+    files whose content changed. A JSON catalog is streamed to its temporary file and compared with
+    the file already there by sha256, never held as one string."""
+    from chainret.authoring.output import sync
+    from chainret.files import write_files
+
+    target = result.catalog_file
+    if target.suffix != ".json":
+        return sync(output_texts(result, label))
+    small = {p: t for p, t in output_texts(result, label, catalog=False).items()
+             if not p.is_file() or p.read_text(encoding="utf-8") != t}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent)
+    try:
+        digest = hashlib.sha256()
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            for piece in catalog_json(result.catalog):
+                fh.write(piece)
+                digest.update(piece.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        changed = not target.is_file() or _file_sha256(target) != digest.hexdigest()
+        if changed or small:
+            write_files(small)
+        if changed:
+            os.replace(tmp, target)
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return ([target] if changed else []) + list(small)
+
+
+def _file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

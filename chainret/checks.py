@@ -16,7 +16,7 @@ from __future__ import annotations
 from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath
 from chainret.catalog.defects import prose_unmentioned, relation_defects
 from chainret.catalog.issues import CatalogFileInvalid, Issue
-from chainret.catalog.load import apply_overlay
+from chainret.catalog.overlay import apply_overlay
 from chainret.catalog.models import Catalog, Relation, functional_names, parse_clause, sha256_digest
 from chainret.catalog.quotes import where_quote_occurs
 from chainret.catalog.views import VIEW_CODES, CatalogView, open_view

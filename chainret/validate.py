@@ -22,7 +22,8 @@ from chainret.authoring.build import build
 from chainret.authoring.header import HEADER_NAME, Header, SourceInvalid, read_header
 from chainret.catalog.defects import relation_defects
 from chainret.catalog.issues import CatalogFileInvalid, Issue
-from chainret.catalog.load import SUFFIXES, load_cases, load_catalog, read_document
+from chainret.catalog.load import SUFFIXES, load_cases, load_catalog
+from chainret.catalog.parse import read_document
 from chainret.checks import check_cases, check_catalog
 from chainret.errors import UsageError
 

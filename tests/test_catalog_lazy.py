@@ -17,7 +17,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chainret.catalog.load import _YAML_LOADER, apply_overlay, load_world
+from chainret.catalog.load import apply_overlay, load_world
+from chainret.catalog.parse import _YAML_LOADER
 from chainret.catalog.models import SourceDocument, derive_units, normalize_name, sha256_digest, unit_spans
 from chainret.catalog.views import open_view
 

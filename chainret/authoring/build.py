@@ -289,7 +289,7 @@ def nearest_text(text: str, quote: str) -> str:
 def prose_drafts(header: Header, files: list[SourceFile], types: _Types, header_file: Path,
                  ) -> tuple[dict[str, list[Draft]], list[Issue]]:
     """The header's prose relations, located in their documents."""
-    from chainret.catalog.load import with_lines
+    from chainret.catalog.parse import with_lines
 
     by_path = {sf.path: sf for sf in files}
     out: dict[str, list[Draft]] = {}
@@ -392,7 +392,8 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     relation: a history checks once, after its last commit, instead of after each).
     Raises ``SourceInvalid`` (every problem, by file and line) or ``UsageError``.
     """
-    from chainret.catalog.load import load_catalog, reference_issues
+    from chainret.catalog.load import load_catalog
+    from chainret.catalog.references import reference_issues
     from chainret.errors import UsageError
 
     src_dir = Path(src)
@@ -423,7 +424,7 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     prose, problems = prose_drafts(header, files, types, header_file)
     issues.extend(problems)
     if issues:
-        from chainret.catalog.load import with_lines
+        from chainret.catalog.parse import with_lines
 
         raise SourceInvalid(with_lines(issues, header_file))
     for path, extra in prose.items():

@@ -22,7 +22,7 @@ from chainret.catalog.models import Catalog
 
 def header_cases(header: Header, catalog: Catalog, header_file: Path, cases_file: Path, catalog_file: Path) -> CaseFile | None:
     """The header's cases with path expectations turned into relation IDs of the built catalog."""
-    from chainret.catalog.load import with_lines
+    from chainret.catalog.parse import with_lines
     from chainret.checks import check_cases
     from chainret.catalog.views import open_view
 

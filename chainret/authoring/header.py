@@ -188,7 +188,7 @@ def read_header(path: str | Path, *, check: bool = True) -> Header:
     ``check=False`` skips the cross-record checks (``header_issues``): an importer's header that
     names entities the records declare is checked after they are merged in.
     """
-    from chainret.catalog.load import validation_issues, with_lines
+    from chainret.catalog.parse import validation_issues, with_lines
 
     file = Path(path)
     if not file.is_file():

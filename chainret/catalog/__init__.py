@@ -16,9 +16,10 @@ _LAZY = {
     **dict.fromkeys(("Case", "CaseFile", "Overlay"), "chainret.catalog.cases"),
     **dict.fromkeys(("CatalogFileInvalid", "Issue"), "chainret.catalog.issues"),
     **dict.fromkeys(
-        ("World", "apply_overlay", "default_catalog_path", "load_cases", "load_catalog", "load_world"),
+        ("World", "default_catalog_path", "load_cases", "load_catalog", "load_world"),
         "chainret.catalog.load",
     ),
+    "apply_overlay": "chainret.catalog.overlay",
     **dict.fromkeys(
         ("Catalog", "Entity", "Pattern", "Predicate", "Relation", "SourceDocument", "Unit", "View"),
         "chainret.catalog.models",
@@ -29,7 +30,8 @@ _LAZY = {
 if TYPE_CHECKING:
     from chainret.catalog.cases import Case, CaseFile, Overlay
     from chainret.catalog.issues import CatalogFileInvalid, Issue
-    from chainret.catalog.load import World, apply_overlay, default_catalog_path, load_cases, load_catalog, load_world
+    from chainret.catalog.load import World, default_catalog_path, load_cases, load_catalog, load_world
+    from chainret.catalog.overlay import apply_overlay
     from chainret.catalog.models import Catalog, Entity, Pattern, Predicate, Relation, SourceDocument, Unit, View
     from chainret.catalog.views import CatalogView, Eligibility, open_view
 

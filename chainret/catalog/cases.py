@@ -11,7 +11,7 @@ A cases file (``cases.yaml`` beside ``catalog.yaml``) is ``CaseFile``: ``format`
   and the text-route baselines are measured against these;
 - ``budget``: optional overrides of ``chainret.budget.Budget`` (e.g. ``{max_searches: 3}``);
 - ``overlay``: optional changes applied to the world for this case only (``Overlay``; apply with
-  ``chainret.catalog.load.apply_overlay``);
+  ``chainret.catalog.overlay.apply_overlay``);
 - ``expect``: one of (discriminated on ``outcome``)
   - ``ExpectAccepted`` ``outcome: accepted_path``: ``relations`` (ids of the accepted path, in
     hop order), ``bridges`` (the object ID of each hop: bridge IDs then the answer entity),

@@ -1,0 +1,89 @@
+"""Cross-record reference checks: duplicate IDs, dangling references, wrong worlds, spans out of range.
+
+The one home of these rules: a loaded catalog (``reference_issues``), a case's overlay applied to
+its world, and a source header (``chainret.authoring.header.header_issues``, through
+``declared_issues``) are all checked here, so the same bad record gives the same error wherever it
+is written.
+"""
+
+from __future__ import annotations
+
+from chainret.catalog.issues import Issue
+from chainret.catalog.models import Catalog, split_doc_ref, type_union
+
+def reference_issues(cat: Catalog, file: str) -> list[Issue]:
+    """Duplicates, dangling references and out-of-range spans: the load-time cross-record checks."""
+    issues: list[Issue] = []
+
+    def err(code: str, where: str, fld: str, message: str) -> None:
+        issues.append(Issue(code, "error", file, where, fld, message))
+
+    def dupes(kind: str, keys: list[str], label: str) -> None:
+        first: dict[str, int] = {}
+        for i, key in enumerate(keys):
+            if key in first:
+                err("duplicate_id", f"{kind}[{i}] ({label} {key})", label,
+                    f"duplicate {label} {key!r}: already used by {kind}[{first[key]}]")
+            else:
+                first[key] = i
+
+    dupes("entities", [e.id for e in cat.entities], "id")
+    dupes("predicates", [p.name for p in cat.predicates], "name")
+    dupes("documents", [d.ref for d in cat.documents], "ref")
+    dupes("relations", [r.id for r in cat.relations], "id")
+    dupes("views", [v.name for v in cat.views], "name")
+    dupes("patterns", [p.name for p in cat.patterns], "name")
+
+    from chainret.catalog.suggest import did_you_mean
+
+    ents, preds, docs = cat.entities_by_id, cat.predicates_by_name, cat.documents_by_ref
+    types_known = {e.type for e in cat.entities}
+    for i, e in enumerate(cat.entities):
+        if e.world != cat.world:
+            err("wrong_world", f"entities[{i}] (id {e.id})", "id",
+                f"expected an ID in world {cat.world!r}, found world {e.world!r}")
+    for i, p in enumerate(cat.predicates):
+        for fld in ("domain", "range"):
+            for value in type_union(getattr(p, fld)):  # "group|user": each type of the union
+                if value not in types_known:
+                    err("dangling_reference", f"predicates[{i}] (name {p.name})", fld,
+                        f"expected an entity type declared by some entity ({', '.join(sorted(types_known))}), found {value!r}")
+    for i, r in enumerate(cat.relations):
+        where = f"relations[{i}] (id {r.id})"
+        for fld in ("subject", "object"):
+            value = getattr(r, fld)
+            if value not in ents:
+                err("dangling_reference", where, fld, f"expected a declared entity ID, found {value!r}{did_you_mean(value, ents)}")
+        if r.predicate not in preds:
+            err("dangling_reference", where, "predicate",
+                f"expected a declared predicate ({', '.join(sorted(preds))}), found {r.predicate!r}{did_you_mean(r.predicate, preds)}")
+        doc = docs.get(r.support.doc_ref)
+        if doc is None:
+            err("dangling_reference", where, "support",
+                f"expected a declared document version, found {r.support.doc_ref!r}{did_you_mean(r.support.doc_ref, docs)}")
+        elif r.support.span[1] > len(doc.text):
+            err("span_out_of_range", where, "support.span",
+                f"expected a span within the document's {len(doc.text)} characters, found {list(r.support.span)}")
+    for i, v in enumerate(cat.views):
+        seen: dict[str, str] = {}
+        for j, ref in enumerate(v.documents):
+            if ref not in docs:
+                err("dangling_reference", f"views[{i}] (name {v.name})", f"documents.{j}",
+                    f"expected a declared document version, found {ref!r}{did_you_mean(ref, docs)}")
+            src, doc_name, _ = split_doc_ref(ref)
+            doc_id = f"{src}/{doc_name}"
+            if doc_id in seen:
+                err("duplicate_id", f"views[{i}] (name {v.name})", f"documents.{j}",
+                    f"a view holds one version per document: {seen[doc_id]!r} and {ref!r}")
+            seen[doc_id] = ref
+    if cat.views and sum(v.current for v in cat.views) > 1:
+        err("invalid_value", "views", "current", "expected at most one view marked current, found several")
+    for i, pat in enumerate(cat.patterns):
+        where = f"patterns[{i}] (name {pat.name})"
+        if pat.start_type not in types_known:
+            err("dangling_reference", where, "start_type",
+                f"expected a declared entity type, found {pat.start_type!r}{did_you_mean(pat.start_type, types_known)}")
+        for j, hop in enumerate(pat.hops):
+            if hop not in preds:
+                err("dangling_reference", where, f"hops.{j}", f"expected a declared predicate, found {hop!r}{did_you_mean(hop, preds)}")
+    return issues

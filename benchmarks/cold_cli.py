@@ -45,9 +45,39 @@ FROM_SRC = (
     "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]; "
     "sys.path.insert(0, src); sys.argv[0] = 'chainret'; runpy.run_module('chainret', run_name='__main__')"
 )
+# Where the time goes: one fresh process imports these in this order (CPU time of each step), then runs
+# the command; a step is left out where the path does not import it (YAML for a store, rich for --json).
+STEPS = (
+    ("typer", "import typer", None),
+    ("pydantic (BaseModel)", "from pydantic import BaseModel", None),
+    ("typer's pydantic adapters", "import typer._adapters", None),
+    ("catalog models (pydantic)", "import chainret.catalog.models", None),
+    ("trace models (pydantic)", "import chainret.trace", None),
+    ("engine modules (chainret.ask)", "import chainret.ask", None),
+    ("YAML reader (chainret.catalog.load)", "import chainret.catalog.load", "yaml"),
+    ("SQLite store", "import chainret.store.sqlite", "store"),
+    ("rich + renderer", "import chainret.cli.render", "rich"),
+)
+PROBE = (
+    "import json, sys, time\n"
+    "steps = json.loads(sys.argv.pop(1)); out = {}\n"
+    "for name, code in steps:\n"
+    "    t = time.process_time(); exec(code); out[name] = time.process_time() - t\n"
+    "t = time.process_time()\n"
+    "from chainret.cli import main\n"
+    "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
+    "out['the command (parse, load, ask, print)'] = time.process_time() - t\n"
+    "sys.stderr.write('\\n' + json.dumps(out))\n"
+)
 FLOORS = (("`python -c pass`", "pass"),
           ("`import typer, typer._adapters; from pydantic import BaseModel`",
            "import typer, typer._adapters\nfrom pydantic import BaseModel"))
+
+
+def _label(src: str) -> str:
+    """Another checkout as the tables name it: its commit and folder."""
+    done = subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return f"{done.stdout.strip()} ({src})" if done.returncode == 0 else src
 
 
 def one(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -69,7 +99,8 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
     """Run everything; the printed lines and one row per (catalog, code, mode)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    sides = ["this checkout"] + ([args.src] if args.src else [])
+    other = _label(args.src) if args.src else None
+    sides = ["this checkout"] + ([other] if other else [])
     env["CHAINRET_CATALOG"] = str(ROOT / "catalogs" / "default.yaml")  # the default catalog, as no --catalog reads it
     catalogs = [("default catalog", [], REQUEST)]
     if args.store:
@@ -79,8 +110,8 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
     with tempfile.TemporaryDirectory() as tmp:
         env.update(CHAINRET_TRACE_DIR=tmp, PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
         cmds = {"this checkout": [sys.executable, "-m", "chainret"]}
-        if args.src:
-            cmds[args.src] = [sys.executable, "-c", FROM_SRC, args.src]
+        if other:
+            cmds[other] = [sys.executable, "-c", FROM_SRC, args.src]
         lines.append(f"load average before: {load()}; {args.runs} runs each")
         for label, catalog, request in catalogs:
             ask = ["ask", request, *catalog]
@@ -102,8 +133,37 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
             rows.append({"catalog": "floor", "code": label, "mode": "", "cpu_p50": statistics.median(cpu),
                          "cpu_min": min(cpu), "cpu_max": max(cpu), "wall_p50": statistics.median(r[1] for r in rs),
                          "wall_max": max(r[1] for r in rs)})
+        breakdown = [where_time_goes(label, ask, mode, env, args.runs) for label, catalog, request in catalogs
+                     for ask in (["ask", request, *catalog],) for mode in ("default", "--json")]
         lines.append(f"load average after: {load()}")
-    return lines, rows
+    return lines, rows, breakdown
+
+
+def where_time_goes(label: str, ask: list[str], mode: str, env: dict[str, str], runs: int) -> dict[str, object]:
+    """Median CPU of each import step and of the command itself over ``runs`` fresh processes."""
+    import json
+
+    kinds = {"yaml": label != "store", "store": label == "store", "rich": mode == "default", None: True}
+    steps = [(name, code) for name, code, kind in STEPS if kinds[kind]]
+    cmd = [sys.executable, "-c", PROBE, json.dumps(steps), *ask, *([mode] if mode != "default" else [])]
+    samples = []
+    for _ in range(runs):
+        done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+        samples.append(json.loads(done.stderr.rstrip().rsplit("\n", 1)[-1]))
+    return {"catalog": label, "mode": mode, "steps": {k: statistics.median(s[k] for s in samples) for k in samples[0]}}
+
+
+def breakdown_table(breakdown: list[dict[str, object]]) -> list[str]:
+    seen = {k for b in breakdown for k in b["steps"]}  # type: ignore[attr-defined]
+    names = [n for n, _, _ in STEPS if n in seen] + sorted(seen - {n for n, _, _ in STEPS})
+    out = ["| step (this checkout, CPU ms, median) | " + " | ".join(f"{b['catalog']}, {b['mode']}" for b in breakdown) + " |",
+           "|---|" + "---|" * len(breakdown)]
+    for n in names:
+        cells = [f"{1000 * b['steps'][n]:.1f}" if n in b["steps"] else "—" for b in breakdown]  # type: ignore[index,operator]
+        out.append(f"| {n} | " + " | ".join(cells) + " |")
+    totals = [f"{1000 * sum(b['steps'].values()):.1f}" for b in breakdown]  # type: ignore[attr-defined]
+    out.append("| sum (the interpreter's own start not included) | " + " | ".join(totals) + " |")
+    return out
 
 
 def table(rows: list[dict[str, object]]) -> list[str]:
@@ -127,7 +187,7 @@ def aims(rows: list[dict[str, object]]) -> list[str]:
     return out
 
 
-def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object]]) -> str:
+def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object]], breakdown: list[dict[str, object]]) -> str:
     cmd = "python benchmarks/cold_cli.py " + " ".join(a for a in sys.argv[1:] if a != "--write")
     store = f"`{args.store}` asked \"{args.store_request}\"" if args.store else "no store"
     return "\n".join([
@@ -147,6 +207,11 @@ def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object
         "Aims:",
         *aims(rows),
         "",
+        "Where the time goes (each step's CPU in a fresh process that imports these in this order, then",
+        "runs the command; a dash where the path does not import it):",
+        "",
+        *breakdown_table(breakdown),
+        "",
         "The floor rows are what any command pays before chainret runs: the interpreter, and typer (which",
         "builds a pydantic TypeAdapter for each parameter, so it imports pydantic) with pydantic's BaseModel,",
         "which the catalog and trace models also need. See `tests/test_ask_imports.py` for what the ask path",
@@ -163,13 +228,14 @@ def main() -> None:
     ap.add_argument("--store-request", default=STORE_REQUEST)
     ap.add_argument("--write", action="store_true", help=f"write {PAGE.relative_to(ROOT)}")
     args = ap.parse_args()
-    lines, rows = measure(args)
+    lines, rows, breakdown = measure(args)
     print(lines[0])
     print("\n".join(table(rows)))
     print("\n".join(lines[1:]))
     print("\n".join(aims(rows)))
+    print("\n".join(breakdown_table(breakdown)))
     if args.write:
-        PAGE.write_text(page(args, lines, rows), encoding="utf-8")
+        PAGE.write_text(page(args, lines, rows, breakdown), encoding="utf-8")
         print(f"wrote {PAGE.relative_to(ROOT)}")
 
 

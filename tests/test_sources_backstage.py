@@ -102,6 +102,18 @@ def test_a_request_for_an_entity_of_the_wrong_kind_is_refused_naming_its_kind(ac
     assert trace.outcome == "refused" and reason["code"] == "unknown_entity"
     assert "it names group:acme:default.team-a: a group, which no pattern of this phrasing starts at" in reason["message"]
     assert "component" in reason["message"] and "api" in reason["message"]
+    assert verified(trace, acme) == "verified"
+
+
+def test_the_compiled_store_answers_and_refuses_by_kind_as_the_file_does(acme: Path, tmp_path: Path) -> None:
+    db = tmp_path / "acme.db"
+    assert cli("catalog", "compile", str(acme), "--out", str(db), cwd=tmp_path).returncode == 0
+    for text in ("Who owns artist-lookup?", "Who is on the team that owns the system that artist-lookup belongs to?",
+                 "What is the parent group of team-b?", "Who owns Playback Order?"):
+        assert path_of(text, db) == path_of(text, acme)
+    for text in ("Who owns team-a?", "Who owns group:default/team-a?"):
+        file_reason, db_reason = (ask(text, c).model_dump(mode="json")["reason"] for c in (acme, db))
+        assert db_reason["code"] == file_reason["code"] == "unknown_entity" and db_reason["message"] == file_reason["message"]
 
 
 def test_a_component_and_an_api_of_one_name_are_ambiguous_unqualified(tmp_path: Path) -> None:

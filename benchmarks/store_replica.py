@@ -63,7 +63,7 @@ def main() -> int:
         rurl = replica.get_uri() + "&schema=seed"
         print(f"primary {primary.get_uri()}; replica {replica.get_uri()} (base backup + start {time.perf_counter() - t0:.1f} s)")
         with _Opened(rurl, open_store) as rstore:
-            standby = rstore.db.conn.execute("SELECT pg_is_in_recovery()").fetchone()[0]
+            standby = rstore.db.rows("SELECT pg_is_in_recovery()")[0][0]
             print(f"replica in recovery (hot standby): {standby}")
             requests = [("Which contact serves PR-84?", view, p) for view in ("final", None) for p in ("public", "auditor")]
             bad = 0
@@ -76,9 +76,9 @@ def main() -> int:
             t1 = time.perf_counter()
             added = update_store(v2, url)
             with _Opened(url, open_store) as pstore:
-                target = pstore.db.conn.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
+                target = pstore.db.rows("SELECT pg_current_wal_lsn()")[0][0]
             while True:
-                done = rstore.db.conn.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", (target,)).fetchone()[0]
+                done = rstore.db.rows("SELECT pg_last_wal_replay_lsn() >= ?::pg_lsn", (target,))[0][0]
                 if done:
                     break
                 time.sleep(0.02)

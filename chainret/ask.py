@@ -33,6 +33,7 @@ from chainret.packet import coverage, pack_items
 from chainret.projection import project as project_trace
 from chainret.session import Session
 from chainret.store import catalog_location, resolve_catalog
+from chainret.store.base import read_scope
 from chainret.store.memory import cached_view, catalog_digest, hop_world, relation_flags
 from chainret.trace import Budget, Interpretation, PacketItem, Refusal, Trace
 
@@ -97,50 +98,51 @@ def ask(
     """
     t0 = time.perf_counter()
     full = resolve_catalog(catalog)
-    budget = budget or Budget()
-    viewer = viewer or principal
-    # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
-    # trace computed over restricted text afterwards leaks (see chainret.projection).
-    wider = project and not reads_within(full, principal, viewer, session=session)
-    cat = reader_catalog(full, viewer, session=session) if wider else full
-    cv = cached_view(cat, view, principal, session)
-    meta: dict[str, Any] = {
-        "catalog": source if source is not None else catalog_location(catalog),
-        "world": cat.world,
-        "view": cv.view_name,
-        "principal": principal,
-        "viewer": viewer if project else None,
-        "backtrack": backtrack,
-        "projected": project,
-    }
-    reading = interpret(request, cv)
-    meta.update(reading.meta)
-    base = {"request": request, "catalog_digest": catalog_digest(cat)}
-    if reading.interpretation is None:
-        assert reading.outcome is not None
-        trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)  # type: ignore[arg-type]
-        if text_route and reading.outcome == "no_pattern":
-            from chainret.baselines import text_route_result  # not on the ask path: it pulls the case models
+    with read_scope(full, principal):  # PostgreSQL: one transaction per ask, the role and view set once
+        budget = budget or Budget()
+        viewer = viewer or principal
+        # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
+        # trace computed over restricted text afterwards leaks (see chainret.projection).
+        wider = project and not reads_within(full, principal, viewer, session=session)
+        cat = reader_catalog(full, viewer, session=session) if wider else full
+        cv = cached_view(cat, view, principal, session)
+        meta: dict[str, Any] = {
+            "catalog": source if source is not None else catalog_location(catalog),
+            "world": cat.world,
+            "view": cv.view_name,
+            "principal": principal,
+            "viewer": viewer if project else None,
+            "backtrack": backtrack,
+            "projected": project,
+        }
+        reading = interpret(request, cv)
+        meta.update(reading.meta)
+        base = {"request": request, "catalog_digest": catalog_digest(cat)}
+        if reading.interpretation is None:
+            assert reading.outcome is not None
+            trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)  # type: ignore[arg-type]
+            if text_route and reading.outcome == "no_pattern":
+                from chainret.baselines import text_route_result  # not on the ask path: it pulls the case models
 
-            trace = text_route_result(trace, cv, budget)
-    else:
-        interp = reading.interpretation
-        if len(interp.predicates) > budget.max_hops:
-            reason = Refusal(
-                code=RefusalCode.EXCEEDS_MAX_HOPS,
-                message=f"pattern {interp.pattern!r} needs {len(interp.predicates)} hops but max_hops is "
-                f"{budget.max_hops}; raise --max-hops to run it",
-            )
-            trace = Trace(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
+                trace = text_route_result(trace, cv, budget)
         else:
-            trace = _run(cv, interp, budget, backtrack, required_anchors, base, meta, session)
-    trace = trace.model_copy(update={"meta": {**trace.meta, "ask_ms": round((time.perf_counter() - t0) * 1000, 3)}})
-    if project:
-        trace = project_trace(trace, cat, viewer, session=session)
-    elif holds_restricted(trace, cat):
-        trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
-    revision = catalog_revision(full, viewer if project else None, trace.catalog_digest or "")
-    return trace.model_copy(update={"meta": {**trace.meta, "revision": revision}})
+            interp = reading.interpretation
+            if len(interp.predicates) > budget.max_hops:
+                reason = Refusal(
+                    code=RefusalCode.EXCEEDS_MAX_HOPS,
+                    message=f"pattern {interp.pattern!r} needs {len(interp.predicates)} hops but max_hops is "
+                    f"{budget.max_hops}; raise --max-hops to run it",
+                )
+                trace = Trace(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
+            else:
+                trace = _run(cv, interp, budget, backtrack, required_anchors, base, meta, session)
+        trace = trace.model_copy(update={"meta": {**trace.meta, "ask_ms": round((time.perf_counter() - t0) * 1000, 3)}})
+        if project:
+            trace = project_trace(trace, cat, viewer, session=session)
+        elif holds_restricted(trace, cat):
+            trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
+        revision = catalog_revision(full, viewer if project else None, trace.catalog_digest or "")
+        return trace.model_copy(update={"meta": {**trace.meta, "revision": revision}})
 
 
 def catalog_revision(catalog: Any, viewer: str | None, digest: str) -> str:

@@ -64,7 +64,7 @@ def test_public_login_cannot_select_restricted_text_directly(seed_url):
 def test_asks_run_as_the_reader_role_and_match_memory(seed_url):
     store = open_store(seed_url)
     try:
-        assert store.db.conn.execute("SELECT current_user").fetchone()[0] == Roles(split_url(seed_url)[1]).app
+        assert store.db.rows("SELECT current_user")[0][0] == Roles(split_url(seed_url)[1]).app
         cat = load_world(SEED).catalog
         for request, view, principal in REQUESTS:
             assert trace_json(ask(request, store, view=view, principal=principal)) == trace_json(ask(request, cat, view=view, principal=principal))

@@ -103,7 +103,7 @@ def test_chainret_as_a_granted_login_asks_as_its_principal_and_refuses_another(w
     assert code == 2 and "may not read as principal 'auditor'" in err
     store = open_store(url)  # the superuser URL: dropped to the app role for the whole session
     try:
-        assert store.db.conn.execute("SELECT current_user").fetchone()[0] == Roles(schema).app
+        assert store.db.rows("SELECT current_user")[0][0] == Roles(schema).app
     finally:
         store.close()
 

@@ -22,8 +22,10 @@ query layer (``chainret.store.sql``); each hop is one bounded, indexed query.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Protocol, runtime_checkable
 
 from chainret.codes import NOT_CURRENT, NOT_READABLE
@@ -130,3 +132,13 @@ def view_codes(reasons: Sequence[str]) -> tuple[bool, bool]:
         not any(r in NOT_CURRENT for r in reasons),
         not any(r in NOT_READABLE for r in reasons),
     )
+
+
+def read_scope(catalog: Any, principal: str | None = None) -> AbstractContextManager[Any]:
+    """One read transaction for a whole request by ``principal`` where the store has them (PostgreSQL), else nothing.
+
+    ``chainret.ask`` wraps each ask in it, so the principal's role and the view are set once per ask
+    instead of once per statement; a catalog in memory or an SQLite file has no such scope.
+    """
+    scope = getattr(catalog, "read_scope", None)
+    return scope(principal) if callable(scope) else contextlib.nullcontext()

@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -131,38 +132,82 @@ def _sql(sql: str) -> str:
 
 
 class PostgresBackend(Backend):
-    """One connection. Reads for a (view, principal) run in their own transaction, as the principal's role.
+    """A pool of connections. Reads for a (view, principal) run inside a transaction, as the principal's role.
 
     With the application role (``S_app``, or a superuser URL dropped to it) each such read takes the
     principal's role with ``SET LOCAL ROLE``; a login of its own (``catalog grant``) reads as itself,
     and a request for a principal that login may not read as is refused.
+
+    ``read_scope()`` holds one pooled connection in one read-only transaction for a whole request
+    (``chainret.ask`` opens one per ask): the role and view are set once, when the first read needs
+    them, and again only when a later read asks for another (view, principal); every statement runs
+    with exactly the role and view its read names. Outside a scope each read gets a connection and
+    a transaction of its own. The scope is per thread, so one store object serves several threads at
+    once, each request on its own connection (at most ``max_connections`` per principal role; more
+    wait for one).
     """
 
-    def __init__(self, url: str, *, as_reader: bool = True) -> None:
+    def __init__(self, url: str, *, as_reader: bool = True, max_connections: int = 8) -> None:
         self.url = url
         self.location = redact(url)
-        self.conn = connect(url)
-        _, self.schema = split_url(url)
+        conninfo, self.schema = split_url(url)
         self.roles = Roles(self.schema)
         self._role_of: dict[str, str] = {}
+        self._local = threading.local()
         psycopg = _psycopg()
+        conn = connect(url)  # a server that does not answer is reported here, at once, with libpq's reason
         try:
-            self.conn.execute(f"SET search_path TO {self.schema}")
-            user, superuser, app = self.conn.execute(
+            conn.execute(f"SET search_path TO {self.schema}")
+            user, superuser, app = conn.execute(
                 "SELECT r.rolname, r.rolsuper, coalesce((SELECT pg_has_role(current_user, a.oid, 'MEMBER') "
                 "FROM pg_roles a WHERE a.rolname = %s), false) FROM pg_roles r WHERE r.rolname = current_user",
                 (self.roles.app,),
             ).fetchone()
             self.login = str(user)
             self.app = bool(superuser) or bool(app)
-            if self.app and as_reader:
-                self.conn.execute(f"SET ROLE {self.roles.app}")
-            self._role_of = dict(self.conn.execute("SELECT principal, role FROM principal_roles").fetchall())
-            self.reads_as = {p for (p,) in self.conn.execute(
+            self.as_app = self.app and as_reader  # every session of the pool runs as S_app
+            # The role a read with neither view nor principal runs as inside a transaction: the session's.
+            self.base_role = self.roles.app if self.as_app else ("NONE" if self.app else None)
+            if self.as_app:
+                conn.execute(f"SET ROLE {self.roles.app}")
+            self._role_of = dict(conn.execute("SELECT principal, role FROM principal_roles").fetchall())
+            self.reads_as = {p for (p,) in conn.execute(
                 "SELECT principal FROM principal_roles WHERE pg_has_role(current_user, role, 'USAGE')").fetchall()}
         except psycopg.Error as exc:
-            self.conn.close()
             raise StoreError(f"{self.location} is not a chainret store (schema {self.schema}: {str(exc).splitlines()[0]})") from None
+        finally:
+            conn.close()
+        self._conninfo, self.max_connections = conninfo, max(1, max_connections)
+        self._pools: dict[str | None, Any] = {}
+        self._pools_lock = threading.Lock()
+        self._pool(None)
+
+    def _pool(self, role: str | None) -> Any:
+        """The connection pool of the principal role ``role`` (None: reads of catalog metadata), made on first use.
+
+        One pool per role, because PostgreSQL plans a statement that reads a table under row-level
+        security for the role it runs as, and plans it again whenever a session runs it as another:
+        a connection that always takes the same principal's role keeps its prepared statements' plans.
+        """
+        pool = self._pools.get(role)
+        if pool is None:
+            from psycopg_pool import ConnectionPool
+
+            with self._pools_lock:
+                pool = self._pools.get(role)
+                if pool is None:
+                    pool = self._pools[role] = ConnectionPool(
+                        self._conninfo, min_size=0, max_size=self.max_connections, open=True, configure=self._configure,
+                        kwargs={"autocommit": True, "connect_timeout": 5, "prepare_threshold": PREPARE_THRESHOLD},
+                        num_workers=1, name=f"chainret:{self.schema}:{role or '-'}",
+                    )
+        return pool
+
+    def _configure(self, conn: Any) -> None:
+        """A new pooled session: the store's schema first on the path, and the app role where the login has it."""
+        conn.execute(f"SET search_path TO {self.schema}")
+        if self.as_app:
+            conn.execute(f"SET ROLE {self.roles.app}")
 
     def role_for(self, principal: str) -> str:
         """The database role that reads as ``principal`` (``S_read`` for a principal no document names)."""
@@ -178,21 +223,117 @@ class PostgresBackend(Backend):
             f"chainret catalog grant URL {principal} --login NAME"
         )
 
+    @contextlib.contextmanager
+    def connection(self) -> Iterator[Any]:
+        """A pooled connection for a statement of one's own (tests, benchmarks): session role and schema set."""
+        with self._pool(None).connection() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def read_scope(self, principal: str | None = None) -> Iterator[None]:
+        """Every read of this thread inside the block: one connection, one read-only transaction (nested: the outer one).
+
+        ``principal`` (the request's) picks the connection: one that reads as that principal's role.
+        """
+        if getattr(self._local, "tx", None) is not None:
+            yield
+            return
+        role = self.role_for(principal) if principal is not None and self.app else None
+        with self._pool(role).connection() as conn:
+            tx = self._local.tx = _ReadTransaction(self, conn)
+            try:
+                yield
+            finally:
+                self._local.tx = None
+                tx.end()
+
     def rows(self, sql: str, params: Sequence[Any] = (), view: str | None = None, principal: str | None = None) -> list[tuple[Any, ...]]:
-        if view is None and principal is None:
-            return self.conn.execute(_sql(sql), tuple(params)).fetchall()
-        who = principal or ""
-        self.check_principal(who)
-        # BEGIN, SET LOCAL ROLE, set_config(..., true), the query and COMMIT go out in one pipeline: one round trip.
-        with self.conn.pipeline(), self.conn.transaction():
-            if self.app:
-                self.conn.execute(f'SET LOCAL ROLE "{self.role_for(who)}"')
-            self.conn.execute("SELECT set_config('chainret.view', %s, true)", (view or "",))
-            cur = self.conn.execute(_sql(sql), tuple(params))
-        return cur.fetchall()
+        tx = getattr(self._local, "tx", None)
+        if tx is not None:
+            return tx.rows(sql, params, view, principal)
+        if view is None and principal is None:  # catalog metadata: one autocommit statement in the session's role
+            with self._pool(None).connection() as conn:
+                return conn.execute(_sql(sql), tuple(params)).fetchall()
+        with self.read_scope(principal):
+            return self._local.tx.rows(sql, params, view, principal)
 
     def close(self) -> None:
-        self.conn.close()
+        with self._pools_lock:
+            pools, self._pools = list(self._pools.values()), {}
+        for pool in pools:
+            pool.close()
+
+
+# A query is prepared on the server from its second execution on a connection (psycopg's default waits
+# for five): the engine's statements repeat on every ask, so the parse and plan are paid once per session.
+PREPARE_THRESHOLD = 1
+_UNSET = object()
+
+
+class _ReadTransaction:
+    """One request's reads on one connection: BEGIN, the role and view when they change, the queries, COMMIT.
+
+    The first read sends ``BEGIN``, ``SET LOCAL ROLE`` and ``set_config`` as one message, then its query;
+    later reads with the same (view, principal) send only their query. A read for catalog
+    metadata (no view, no principal) runs as the session's role (``S_app``) with no view set, as it
+    does outside a transaction. A failed statement ends the transaction; the next read begins a new
+    one, so one error does not poison the request's later reads.
+    """
+
+    def __init__(self, db: PostgresBackend, conn: Any) -> None:
+        self.db, self.conn = db, conn
+        self.open = False
+        self.role: object = _UNSET
+        self.view: object = _UNSET
+
+    def rows(self, sql: str, params: Sequence[Any], view: str | None, principal: str | None) -> list[tuple[Any, ...]]:
+        db = self.db
+        if view is None and principal is None:
+            role, gview = db.base_role, ""
+        else:
+            who = principal or ""
+            db.check_principal(who)
+            role, gview = (f'"{db.role_for(who)}"' if db.app else None), view or ""
+        setup: list[str] = []
+        if not self.open:
+            setup.append("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        if role is not None and role != self.role:
+            setup.append(f"SET LOCAL ROLE {role}")
+        if gview != self.view:
+            setup.append(f"SELECT set_config('chainret.view', {_literal(gview, self.conn)}, true)")
+        try:
+            if setup:  # one simple-protocol message: cheaper for the client than a pipeline of three
+                self.conn.execute("; ".join(setup), prepare=False)
+                self.open, self.role, self.view = True, role, gview
+            return self.conn.execute(_sql(sql), tuple(params)).fetchall()
+        except BaseException:
+            self.end()
+            raise
+
+    def end(self) -> None:
+        """End the transaction and forget the role and view it had set.
+
+        ``COMMIT``, though nothing was written (the transaction is read-only): psycopg drops every
+        prepared statement of a connection on which it sees a ``ROLLBACK``.
+        """
+        was_open = self.open or self.conn.info.transaction_status != _idle()
+        self.open, self.role, self.view = False, _UNSET, _UNSET
+        if was_open and not self.conn.closed:
+            with contextlib.suppress(Exception):  # a broken connection: the pool discards it
+                self.conn.execute("COMMIT")
+
+
+def _literal(text: str, conn: Any) -> str:
+    """``text`` as an SQL string literal for ``conn`` (a view name, sent inside a simple-protocol message)."""
+    from psycopg import sql
+
+    return str(sql.Literal(text).as_string(conn))
+
+
+def _idle() -> Any:
+    from psycopg.pq import TransactionStatus
+
+    return TransactionStatus.IDLE
 
 
 class _Writer:
@@ -218,10 +359,10 @@ class PostgresStore(SQLStore):
 
     kind = "postgres"
 
-    def __init__(self, url: str, *, as_reader: bool = True) -> None:
+    def __init__(self, url: str, *, as_reader: bool = True, max_connections: int = 8) -> None:
         from chainret.store.sqlite import check_schema
 
-        db = PostgresBackend(url, as_reader=as_reader)
+        db = PostgresBackend(url, as_reader=as_reader, max_connections=max_connections)
         try:
             check_schema(db.rows, f"{db.location} (schema {db.schema})")
         except StoreError:

@@ -19,8 +19,10 @@ cache uses what it read, never a second look-up of the entry it just stored.
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from functools import cached_property
 from typing import Any
 
@@ -74,6 +76,10 @@ class Backend:
 
     def close(self) -> None:
         raise NotImplementedError
+
+    def read_scope(self, principal: str | None = None) -> AbstractContextManager[Any]:
+        """The reads of one request (for ``principal``) as one unit (PostgreSQL: one transaction); nothing by default."""
+        return contextlib.nullcontext()
 
 
 class _Relations(Mapping[str, Any]):
@@ -202,6 +208,10 @@ class SQLStore:
 
     def close(self) -> None:
         self.db.close()
+
+    def read_scope(self, principal: str | None = None) -> AbstractContextManager[Any]:
+        """One request's reads on one connection in one transaction (``chainret.store.base.read_scope``)."""
+        return self.db.read_scope(principal)
 
     def digest(self) -> str:
         return self._meta["digest"]
@@ -477,6 +487,9 @@ class ReaderStore:
 
     def close(self) -> None:
         pass
+
+    def read_scope(self, principal: str | None = None) -> AbstractContextManager[Any]:
+        return self.store.read_scope(principal)
 
     def digest(self) -> str:
         return self.store.reader_digest(self.reader)

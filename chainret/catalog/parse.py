@@ -69,7 +69,9 @@ def read_bytes(path: Path) -> bytes:
             raise _issue("not_a_regular_file", name, "", f"expected a regular file, found {_file_kind(st.st_mode)}")
         if st.st_size > MAX_FILE_BYTES:
             raise _issue("file_too_large", name, "",
-                         f"expected at most {MAX_FILE_BYTES} bytes (CHAINRET_MAX_FILE_BYTES), found {st.st_size}")
+                         f"expected at most {MAX_FILE_BYTES} bytes (CHAINRET_MAX_FILE_BYTES), found {st.st_size}; "
+                         f"a catalog this large is asked through a store: `chainret catalog compile {name} --out STORE.db`, "
+                         "then --catalog STORE.db")
         chunks, total = [], 0
         while True:
             chunk = os.read(fd, 1 << 20)
@@ -270,9 +272,9 @@ def _json_duplicate_line(raw: str, key: str) -> int | None:
     return found[0] if found else None
 
 
-def _too_deep(data: Any) -> str | None:
-    """The path of a value nested deeper than ``MAX_DEPTH`` (iterative), or None."""
-    stack: list[tuple[Any, int, str]] = [(data, 1, "")]
+def _too_deep(data: Any, depth: int = 1, path: str = "") -> str | None:
+    """The path of a value nested deeper than ``MAX_DEPTH`` (iterative), or None (``depth``/``path``: where ``data`` sits)."""
+    stack: list[tuple[Any, int, str]] = [(data, depth, path)]
     while stack:
         value, d, path = stack.pop()
         if d > MAX_DEPTH:

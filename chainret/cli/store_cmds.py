@@ -26,6 +26,14 @@ def compile_cmd(
     if update and replace:
         raise UsageError("--update and --replace exclude each other")
     t0 = time.perf_counter()
+    if not update:
+        from chainret.store.stream import compile_file
+
+        world, counts, streamed = compile_file(catalog, out, replace=replace)
+        summary = ", ".join(f"{n} {k}" for k, n in counts.items())
+        how = "streamed" if streamed else "loaded and compiled"
+        console.print(t(f"compiled {world} into {store_location(out)}: {summary} ({how} in {time.perf_counter() - t0:.2f} s)"))
+        return
     cat = load_world(catalog).catalog
     t1 = time.perf_counter()
     counts = compile_store(cat, out, update=update, replace=replace)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from chainret.catalog.models import Catalog
 from chainret.store.base import StoreError
@@ -94,7 +94,13 @@ def _corpus(w: Writer) -> None:
 
 
 def compile_into(w: Writer, catalog: Catalog) -> dict[str, int]:
-    """Write a whole catalog into empty tables; returns row counts of the main tables."""
+    """Write a whole catalog into empty tables; returns row counts of the main tables.
+
+    ``catalog`` may also be a record source with its own ``compile_into(w)`` (``chainret.store.stream``:
+    a catalog file streamed record by record, never held whole).
+    """
+    if not isinstance(catalog, Catalog):
+        return cast(dict[str, int], catalog.compile_into(w))
     comp = Compiled(catalog)
     meta = comp.meta()
     w.insert("meta", list(meta.items()))

@@ -1,0 +1,692 @@
+"""Compile a catalog into a store record by record: memory bounded by compact indexes, not the model graph.
+
+``StreamCompile(w, file)`` takes validated records one at a time (``entity``, ``predicate``,
+``document``, ``relation``, ``view``, ``pattern``; ``header`` for the top-level fields) and writes
+their rows through the same ``Writer`` as ``compile_into`` (SQLite ``executemany``, PostgreSQL
+``COPY``, inside the caller's one transaction), then ``finish()`` runs the cross-record checks and
+writes what summarises all records. The store it leaves has the same rows as ``compile_into`` of the
+whole ``Catalog`` (tests/test_store_stream.py compares every table), and a bad catalog raises the
+same ``CatalogFileInvalid`` as ``catalog_from_data`` (load.reference_issues' issues, in its order).
+
+What it keeps in memory, and why each is enough:
+
+* entity ID -> ordinal and type (dangling references, the relations' domain/range defects); a
+  prose relation's entity names and aliases are read back from the rows already written;
+* per document version: ordinal, digest, representation, visibility, readers and text length;
+  the texts of the few most recent documents (relations usually follow their document), others
+  read back by primary key;
+* per principal class, one byte per entity (is it known to that reader, for its catalog identity);
+* views, predicates and patterns (small); the unit refs that prose quotes name (``search_texts``).
+
+Every record's canonical JSON goes to a spill file per section; the catalog digest and each principal
+class's reader-catalog digest (``catalog.readable.reader_catalog``) are hashed from those files at
+the end, in the catalog's field order, because a reader's entities (hashed first) depend on every
+relation. Units and postings are written last, reading the document texts back from the store,
+because the prose-supported units are indexed with the IDs their quotes name.
+
+Records must come in dependency order: entities, predicates and documents before relations,
+documents before views, ``world`` before entities. ``OutOfOrder`` says when they do not (the caller
+then compiles the catalog in memory).
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import json
+import os
+import struct
+import tempfile
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any, cast
+
+from chainret.catalog.defects import relation_defects
+from chainret.catalog.issues import CatalogFileInvalid, Issue
+from chainret.catalog.models import (
+    Catalog,
+    Entity,
+    Pattern,
+    Predicate,
+    Relation,
+    SourceDocument,
+    View,
+    normalize_name,
+    sha256_digest,
+    split_doc_ref,
+    unit_ref,
+    unit_spans,
+)
+from chainret.store.compile import BATCH, Writer, _corpus, counts
+
+SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
+_NOBODY = "\x00"  # the principal class of everyone no restricted document names (as in Compiled)
+_TEXTS_KEPT = 16
+_REC = struct.Struct("<iI")  # spill record: key (entity / document ordinal, -1 none), byte length
+
+
+class OutOfOrder(Exception):
+    """The records do not come in the order a one-pass compile needs (see the module docstring)."""
+
+
+@dataclass
+class _Doc:
+    ord: int
+    ref: str
+    doc_id: str
+    digest: str
+    representation: str
+    visibility: str
+    principals: frozenset[str]
+    size: int
+    digest_ok: bool
+
+
+class _DocView:
+    """What ``relation_defects`` reads of a document (its text fetched on demand)."""
+
+    __slots__ = ("_sc", "_d", "digest", "representation")
+
+    def __init__(self, sc: StreamCompile, d: _Doc) -> None:
+        self._sc, self._d = sc, d
+        self.digest, self.representation = d.digest, d.representation
+
+    @property
+    def text(self) -> str:
+        return self._sc.text(self._d)
+
+
+class _EntView:
+    """What ``relation_defects`` / ``mentions`` read of an entity: its type, and (prose only) names."""
+
+    __slots__ = ("_sc", "id", "ord", "type")
+
+    def __init__(self, sc: StreamCompile, eid: str, ordinal: int) -> None:
+        self._sc, self.id, self.ord, self.type = sc, eid, ordinal, sc.ent_type[ordinal]
+
+    @property
+    def name(self) -> str:
+        return self._sc.entity_names(self.ord)[0]
+
+    @property
+    def aliases(self) -> list[str]:
+        return self._sc.entity_names(self.ord)[1]
+
+
+class _Docs:
+    def __init__(self, sc: StreamCompile) -> None:
+        self.sc = sc
+
+    def get(self, ref: str) -> _DocView | None:
+        d = self.sc.docs.get(ref)
+        return None if d is None else _DocView(self.sc, d)
+
+
+class _Ents:
+    def __init__(self, sc: StreamCompile) -> None:
+        self.sc = sc
+
+    def get(self, eid: str) -> _EntView | None:
+        o = self.sc.ent_ord.get(eid)
+        return None if o is None else _EntView(self.sc, eid, o)
+
+
+class _Index:
+    """The slice of the ``Catalog`` interface that ``relation_defects`` uses, over the compact indexes."""
+
+    def __init__(self, sc: StreamCompile) -> None:
+        self.sc = sc
+        self.documents_by_ref = _Docs(sc)
+        self.entities_by_id = _Ents(sc)
+        self.predicates_by_name = sc.preds
+
+    def digest_ok(self, ref: str) -> bool:
+        d = self.sc.docs.get(ref)
+        return d is not None and d.digest_ok
+
+
+class StreamCompile:
+    """One compile, fed record by record (see the module docstring)."""
+
+    def __init__(self, w: Writer, file: str = "<catalog>", spill_dir: str | None = None) -> None:
+        self.w, self.file = w, file
+        self.head: dict[str, Any] | None = None
+        self.started: set[str] = set()
+        self.n = dict.fromkeys(SECTIONS, 0)
+        self.ent_ord: dict[str, int] = {}
+        self.ent_type: list[str] = []
+        self.types_known: set[str] = set()
+        self.preds: dict[str, Predicate] = {}
+        self.pred_list: list[Predicate] = []
+        self.docs: dict[str, _Doc] = {}
+        self.views: list[View] = []
+        self.patterns: list[Pattern] = []
+        self.first: dict[str, dict[str, int]] = {s: {} for s in ("predicates", "views", "patterns")}
+        self.dupes: dict[str, list[Issue]] = {s: [] for s in SECTIONS}
+        self.world_issues: list[Issue] = []
+        self.rel_issues: list[Issue] = []
+        self.view_issues: list[Issue] = []
+        self.classes: list[str] = []  # principal classes: "*" and the named principals (fixed at the first relation)
+        self.known: dict[str, bytearray] = {}
+        self.prose: dict[str, list[str]] = {}
+        self._texts: OrderedDict[int, str] = OrderedDict()
+        self._spans: OrderedDict[int, tuple[tuple[tuple[int, int], ...], list[int]]] = OrderedDict()
+        self._names: dict[int, tuple[str, list[str]]] = {}
+        self.index = cast(Catalog, _Index(self))
+        self.rows: dict[str, list[tuple[Any, ...]]] = {t: [] for t in (
+            "entities", "names", "predicates", "patterns", "documents", "readers", "document_meta", "views", "view_docs",
+            "relations", "relation_quotes")}
+        self._spill_dir = tempfile.mkdtemp(prefix="chainret-compile-", dir=spill_dir)
+        self.spill: dict[str, IO[bytes]] = {s: open(os.path.join(self._spill_dir, s), "w+b") for s in SECTIONS}  # noqa: SIM115
+
+    # -- feeding ------------------------------------------------------------------------------------
+    def header(self, fmt: str, world: str, description: str) -> None:
+        self.head = {"format": fmt, "world": world, "description": description}
+
+    def _start(self, section: str) -> None:
+        if section not in self.started:
+            if any(s in self.started for s in _LATER_NEEDS.get(section, ())):
+                raise OutOfOrder(section)
+            self.started.add(section)
+        if self.head is None and section == "entities":
+            raise OutOfOrder("world")
+
+    def _spill(self, section: str, key: int, record: Any) -> None:
+        raw = type(record).__pydantic_serializer__.to_json(record)
+        f = self.spill[section]
+        f.write(_REC.pack(key, len(raw)))
+        f.write(raw)
+
+    def _err(self, bucket: list[Issue], code: str, where: str, fld: str, message: str) -> None:
+        bucket.append(Issue(code, "error", self.file, where, fld, message))
+
+    def _dupe(self, section: str, i: int, key: str, first: int, label: str) -> None:
+        self._err(self.dupes[section], "duplicate_id", f"{section}[{i}] ({label} {key})", label,
+                  f"duplicate {label} {key!r}: already used by {section}[{first}]")
+
+    def entity(self, e: Entity) -> None:
+        self._start("entities")
+        i = self.n["entities"]
+        self.n["entities"] += 1
+        first = self.ent_ord.get(e.id)
+        if first is not None:
+            self._dupe("entities", i, e.id, first, "id")
+        else:
+            self.ent_ord[e.id] = i
+        self.ent_type.append(e.type)
+        self.types_known.add(e.type)
+        assert self.head is not None
+        if e.world != self.head["world"]:
+            self._err(self.world_issues, "wrong_world", f"entities[{i}] (id {e.id})", "id",
+                      f"expected an ID in world {self.head['world']!r}, found world {e.world!r}")
+        self.rows["entities"].append((i, e.id, e.type, e.name, json.dumps(e.aliases), e.description))
+        norm = normalize_name
+        for key in sorted({norm(e.id), norm(e.name), *map(norm, e.aliases)}):
+            self.rows["names"].append((key, e.type, i))
+        self._spill("entities", i, e)
+        self._flush(full_only=True)
+
+    def predicate(self, p: Predicate) -> None:
+        self._start("predicates")
+        i = self._keyed("predicates", p.name, "name")
+        if p.name not in self.preds:
+            self.preds[p.name] = p
+        self.pred_list.append(p)
+        self.rows["predicates"].append((i, p.name, p.domain, p.range, p.cardinality, p.description))
+        self._spill("predicates", -1, p)
+
+    def _keyed(self, section: str, key: str, label: str) -> int:
+        i = self.n[section]
+        self.n[section] += 1
+        first = self.first[section].get(key)
+        if first is not None:
+            self._dupe(section, i, key, first, label)
+        else:
+            self.first[section][key] = i
+        return i
+
+    def document(self, d: SourceDocument) -> None:
+        self._start("documents")
+        i = self.n["documents"]
+        self.n["documents"] += 1
+        ref = d.ref
+        old = self.docs.get(ref)
+        if old is not None:
+            self._dupe("documents", i, ref, old.ord, "ref")
+        else:
+            self.docs[ref] = _Doc(i, ref, d.doc_id, d.digest, d.representation, d.visibility, frozenset(d.principals),
+                                  len(d.text), d.digest == sha256_digest(d.text))
+            self._remember(i, d.text)
+        self.rows["documents"].append((i, ref, d.source, d.document, d.version, d.representation, d.title, d.digest,
+                                       d.visibility, json.dumps(d.principals), d.text))
+        if d.visibility == "public":
+            self.rows["readers"].append((i, "*"))
+        elif d.visibility == "restricted":
+            self.rows["readers"].extend((i, p) for p in sorted(set(d.principals)))
+        self.rows["document_meta"].append((i, ref, d.visibility))
+        self._spill("documents", i, d)
+        self._flush(full_only=True)
+
+    def _classes(self) -> None:
+        if not self.classes:
+            named = sorted({p for d in self.docs.values() if d.visibility == "restricted" for p in d.principals})
+            self.classes = ["*", *named]
+            self.known = {c: bytearray(len(self.ent_type)) for c in self.classes}
+
+    def _reads(self, d: _Doc, cls: str) -> bool:
+        if d.visibility == "public":
+            return True
+        return d.visibility == "restricted" and (_NOBODY if cls == "*" else cls) in d.principals
+
+    def relation(self, r: Relation) -> None:
+        self._start("relations")
+        self._classes()
+        i = self.n["relations"]
+        self.n["relations"] += 1
+        sup = r.support
+        where = f"relations[{i}] (id {r.id})"
+        ents = self.ent_ord
+        from chainret.catalog.suggest import did_you_mean
+
+        for fld in ("subject", "object"):
+            value = getattr(r, fld)
+            if value not in ents:
+                self._err(self.rel_issues, "dangling_reference", where, fld,
+                          f"expected a declared entity ID, found {value!r}{did_you_mean(value, ents)}")
+        if r.predicate not in self.preds:
+            preds = self.preds
+            self._err(self.rel_issues, "dangling_reference", where, "predicate",
+                      f"expected a declared predicate ({', '.join(sorted(preds))}), found {r.predicate!r}{did_you_mean(r.predicate, preds)}")
+        ref = sup.doc_ref
+        d = self.docs.get(ref)
+        uref: str | None = None
+        if d is None:
+            self._err(self.rel_issues, "dangling_reference", where, "support",
+                      f"expected a declared document version, found {ref!r}{did_you_mean(ref, self.docs)}")
+        else:
+            if sup.span[1] > d.size:
+                self._err(self.rel_issues, "span_out_of_range", where, "support.span",
+                          f"expected a span within the document's {d.size} characters, found {list(sup.span)}")
+            uref = self._unit(d, sup.span)
+            for cls in self.classes:
+                if self._reads(d, cls):
+                    known = self.known[cls]
+                    for eid in (r.subject, r.object):
+                        o = ents.get(eid)
+                        if o is not None:
+                            known[o] = 1
+            if sup.kind == "prose" and uref is not None and self.text(d)[sup.span[0]:sup.span[1]] == sup.quote:
+                self._prose(r, uref)
+        doc = d.ord if d is not None else None
+        self.rows["relations"].append((i, r.id, r.subject, r.predicate, r.object, sup.source, sup.document, sup.version,
+                                       sup.representation, sup.digest, sup.span[0], sup.span[1], r.note, doc, uref,
+                                       ",".join(relation_defects(self.index, r)), sup.kind))
+        self.rows["relation_quotes"].append((i, doc, sup.quote))
+        self._spill("relations", -1 if doc is None else doc, r)
+        self._flush(full_only=True)
+
+    def _prose(self, r: Relation, uref: str) -> None:
+        from chainret.catalog.models import mentions
+
+        for eid in (r.subject, r.object):
+            ent = self.index.entities_by_id.get(eid)
+            ids = self.prose.setdefault(uref, [])
+            if ent is not None and eid not in ids and mentions(r.support.quote, ent):
+                ids.append(eid)
+
+    def view(self, v: View) -> None:
+        self._start("views")
+        i = self._keyed("views", v.name, "name")
+        self.views.append(v)
+        self.rows["views"].append((i, v.name, v.order, int(v.current), json.dumps(v.documents), v.description))
+        for ref in dict.fromkeys(v.documents):
+            d = self.docs.get(ref)
+            if d is not None:
+                self.rows["view_docs"].append((v.name, d.ord, d.doc_id, d.visibility))
+        from chainret.catalog.suggest import did_you_mean
+
+        seen: dict[str, str] = {}
+        where = f"views[{i}] (name {v.name})"
+        for j, ref in enumerate(v.documents):
+            if ref not in self.docs:
+                self._err(self.view_issues, "dangling_reference", where, f"documents.{j}",
+                          f"expected a declared document version, found {ref!r}{did_you_mean(ref, self.docs)}")
+            src, doc_name, _ = split_doc_ref(ref)
+            doc_id = f"{src}/{doc_name}"
+            if doc_id in seen:
+                self._err(self.view_issues, "duplicate_id", where, f"documents.{j}",
+                          f"a view holds one version per document: {seen[doc_id]!r} and {ref!r}")
+            seen[doc_id] = ref
+        self._spill("views", -1, v)
+
+    def pattern(self, p: Pattern) -> None:
+        self._start("patterns")
+        i = self._keyed("patterns", p.name, "name")
+        self.patterns.append(p)
+        self.rows["patterns"].append((i, p.name, p.model_dump_json()))
+        self._spill("patterns", -1, p)
+
+    # -- documents' texts and units ---------------------------------------------------------------
+    def _remember(self, ordinal: int, text: str) -> None:
+        self._texts[ordinal] = text
+        self._texts.move_to_end(ordinal)
+        while len(self._texts) > _TEXTS_KEPT:
+            self._texts.popitem(last=False)
+
+    def text(self, d: _Doc) -> str:
+        hit = self._texts.get(d.ord)
+        if hit is None:
+            self._flush()
+            hit = str(self.w.rows("SELECT text FROM documents WHERE ord = ?", (d.ord,))[0][0])
+            self._remember(d.ord, hit)
+        return hit
+
+    def _unit(self, d: _Doc, span: tuple[int, int]) -> str | None:
+        """The ref of the unit whose offsets contain ``span`` (as ``Catalog.supporting_unit``)."""
+        hit = self._spans.get(d.ord)
+        if hit is None:
+            spans = unit_spans(self.text(d))
+            hit = self._spans[d.ord] = (spans, [s for s, _ in spans])
+            while len(self._spans) > _TEXTS_KEPT:
+                self._spans.popitem(last=False)
+        spans, starts = hit
+        start, end = span
+        i = bisect.bisect_right(starts, start) - 1
+        return unit_ref(d.ref, i + 1) if i >= 0 and spans[i][0] <= start and end <= spans[i][1] else None
+
+    def entity_names(self, ordinal: int) -> tuple[str, list[str]]:
+        hit = self._names.get(ordinal)
+        if hit is None:
+            self._flush()
+            name, aliases = self.w.rows("SELECT name, aliases FROM entities WHERE ord = ?", (ordinal,))[0]
+            hit = self._names[ordinal] = (str(name), list(json.loads(aliases)))
+        return hit
+
+    def _flush(self, *, full_only: bool = False) -> None:
+        if full_only and all(len(r) < BATCH for r in self.rows.values()):
+            return
+        for table, rows in self.rows.items():
+            if rows:
+                self.w.insert(table, rows)
+                rows.clear()
+
+    # -- the end ----------------------------------------------------------------------------------
+    def issues(self) -> list[Issue]:
+        """The cross-record problems, in ``load.reference_issues``' order."""
+        from chainret.catalog.suggest import did_you_mean
+
+        self._flush()
+        if self.n["relations"]:
+            twice = [r[0] for r in self.w.rows("SELECT id FROM relations GROUP BY id HAVING count(*) > 1")]
+            first: dict[str, int] = {}
+            for i, rid in self._relation_ids(twice):
+                if rid in first:
+                    self._dupe("relations", i, rid, first[rid], "id")
+                else:
+                    first[rid] = i
+        out = [x for s in SECTIONS for x in self.dupes[s]]
+        out += self.world_issues
+        types_known = self.types_known
+        for i, p in enumerate(self.pred_list):
+            for fld in ("domain", "range"):
+                value = getattr(p, fld)
+                if value not in types_known:
+                    self._err(out, "dangling_reference", f"predicates[{i}] (name {p.name})", fld,
+                              f"expected an entity type declared by some entity ({', '.join(sorted(types_known))}), found {value!r}")
+        out += self.rel_issues + self.view_issues
+        if self.views and sum(v.current for v in self.views) > 1:
+            self._err(out, "invalid_value", "views", "current", "expected at most one view marked current, found several")
+        preds = self.preds
+        for i, pat in enumerate(self.patterns):
+            where = f"patterns[{i}] (name {pat.name})"
+            if pat.start_type not in types_known:
+                self._err(out, "dangling_reference", where, "start_type",
+                          f"expected a declared entity type, found {pat.start_type!r}{did_you_mean(pat.start_type, types_known)}")
+            for j, hop in enumerate(pat.hops):
+                if hop not in preds:
+                    self._err(out, "dangling_reference", where, f"hops.{j}",
+                              f"expected a declared predicate, found {hop!r}{did_you_mean(hop, preds)}")
+        return out
+
+    def _relation_ids(self, ids: list[str]) -> Iterator[tuple[int, str]]:
+        for k in range(0, len(ids), 500):
+            chunk = ids[k:k + 500]
+            marks = ", ".join("?" * len(chunk))
+            for i, rid in self.w.rows(f"SELECT ord, id FROM relations WHERE id IN ({marks}) ORDER BY ord", chunk):
+                yield int(i), str(rid)
+
+    def finish(self) -> dict[str, int]:
+        """Check the whole catalog, then write units, postings, views' summaries, meta and identities."""
+        self._classes()
+        problems = self.issues()
+        if problems:
+            raise CatalogFileInvalid(problems)
+        self._units()
+        digest, readers = self._digests()
+        from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT
+        import uuid
+
+        marked = [v for v in self.views if v.current]
+        cur = marked[0] if marked else max(self.views, key=lambda v: v.order, default=None)
+        head = self.head or {"format": "chainret-catalog/1", "world": "", "description": ""}
+        meta = {
+            "store_format": STORE_FORMAT, "schema_version": str(SCHEMA_VERSION), "catalog_format": head["format"],
+            "world": head["world"], "description": head["description"], "digest": digest,
+            "current_view": cur.name if cur is not None else "", "generation": uuid.uuid4().hex,
+            **{f"reader_digest:{p}": d for p, d in readers.items()},
+        }
+        self.w.insert("meta", list(meta.items()))
+        self.w.insert("identities", [(1, "", digest), *((1, p, d) for p, d in sorted(readers.items()))])
+        _corpus(self.w)
+        return counts(self.w)
+
+    def _units(self) -> None:
+        from collections import Counter
+
+        from chainret.search import tokenize
+
+        units: list[tuple[Any, ...]] = []
+        postings: list[tuple[Any, ...]] = []
+        ordinal = 0
+        prose = self.prose
+        step = 256
+        for lo in range(0, self.n["documents"], step):
+            for i, ref, text in self.w.rows("SELECT ord, ref, text FROM documents WHERE ord >= ? AND ord < ? ORDER BY ord", (lo, lo + step)):
+                for j, (s, e) in enumerate(unit_spans(text), 1):
+                    body = text[s:e]
+                    uref = unit_ref(ref, j)
+                    extra = prose.get(uref)
+                    toks = tokenize(f"{body}\n{' '.join(extra)}" if extra else body)
+                    units.append((ordinal, uref, i, ref, j, s, e, len(toks), body))
+                    for term, tf in Counter(toks).items():
+                        postings.append((term, ordinal, i, tf))
+                    ordinal += 1
+                if len(units) >= BATCH or len(postings) >= BATCH:
+                    self.w.insert("units", units)
+                    self.w.insert("postings", postings)
+                    units, postings = [], []
+        if units:
+            self.w.insert("units", units)
+        if postings:
+            self.w.insert("postings", postings)
+
+    def _digests(self) -> tuple[str, dict[str, str]]:
+        """The catalog digest and each principal class's reader digest, hashed from the spill files."""
+        head = self.head or {"format": "chainret-catalog/1", "world": "", "description": ""}
+        empty = Catalog.model_construct(**head)
+        skeleton = empty.__pydantic_serializer__.to_json(empty)
+        tail = b'"entities":[],"predicates":[],"documents":[],"relations":[],"views":[],"patterns":[]}'
+        assert skeleton.endswith(tail)
+        prefix = skeleton[: -len(tail)]
+        docs_by_ord = {d.ord: d for d in self.docs.values()}
+        full = hashlib.sha256(prefix)
+        # A class whose reader catalog is the whole catalog shares its digest (as reader_catalog returns ``cat``).
+        filtered = [c for c in self.classes if not (all(self._reads(d, c) for d in self.docs.values())
+                                                    and all(self.known[c]))]
+        hashers = {c: hashlib.sha256(prefix) for c in filtered}
+        readable = {c: {d.ref for d in self.docs.values() if self._reads(d, c)} for c in filtered}
+        for section in SECTIONS:
+            key = f'"{section}":['.encode()
+            full.update(key if section == "entities" else b"]," + key)
+            for h in hashers.values():
+                h.update(key if section == "entities" else b"]," + key)
+            started = dict.fromkeys(filtered, False)
+            any_full = False
+            for pos, (k, raw) in enumerate(self._read_spill(section)):
+                full.update(b"," + raw if any_full else raw)
+                any_full = True
+                for c, h in hashers.items():
+                    if section == "entities":
+                        keep = bool(self.known[c][k])
+                    elif section == "documents":
+                        keep = self._reads(docs_by_ord[k], c)
+                    elif section == "relations":
+                        keep = k >= 0 and self._reads(docs_by_ord[k], c)
+                    else:
+                        keep = True
+                    if not keep:
+                        continue
+                    if section == "views":
+                        v = self.views[pos]
+                        docs = readable[c]
+                        if not all(d in docs for d in v.documents):
+                            v = View.model_construct(**{**dict(v), "documents": [d for d in v.documents if d in docs]})
+                        raw_c = v.__pydantic_serializer__.to_json(v)
+                    else:
+                        raw_c = raw
+                    h.update(b"," + raw_c if started[c] else raw_c)
+                    started[c] = True
+        full.update(b"]}")
+        digest = "sha256:" + full.hexdigest()
+        out: dict[str, str] = {}
+        for c in self.classes:
+            if c in hashers:
+                hashers[c].update(b"]}")
+                out[c] = "sha256:" + hashers[c].hexdigest()
+            else:
+                out[c] = digest
+        return digest, out
+
+    def _read_spill(self, section: str) -> Iterator[tuple[int, bytes]]:
+        f = self.spill[section]
+        f.flush()
+        f.seek(0)
+        size = _REC.size
+        while True:
+            head = f.read(size)
+            if not head:
+                return
+            k, n = _REC.unpack(head)
+            yield k, f.read(n)
+
+    def close(self) -> None:
+        """Remove the spill files (call in a ``finally``)."""
+        import shutil
+
+        for f in self.spill.values():
+            f.close()
+        shutil.rmtree(self._spill_dir, ignore_errors=True)
+
+
+# A section that starts after these has missed records it depends on.
+_LATER_NEEDS: dict[str, tuple[str, ...]] = {
+    "entities": ("relations",),
+    "predicates": ("relations",),
+    "documents": ("relations", "views"),
+}
+
+
+def compile_records(w: Writer, records: Any, file: str = "<catalog>", *, spill_dir: str | None = None,
+                    header: Callable[[dict[str, Any]], None] | None = None) -> dict[str, int]:
+    """Feed ``records`` (an iterable of ``(kind, value)``: ``("header", (format, world, description))``
+    or a section name and its validated record) through a ``StreamCompile`` into ``w``.
+
+    The writer API for a source that builds records one at a time (an importer): pass a generator
+    and no record is held after its rows are batched. ``header`` sees the final top-level values.
+    """
+    sc = StreamCompile(w, file, spill_dir)
+    try:
+        feed: dict[str, Callable[[Any], None]] = {"entities": sc.entity, "predicates": sc.predicate, "documents": sc.document,
+                "relations": sc.relation, "views": sc.view, "patterns": sc.pattern}
+        for kind, value in records:
+            if kind == "header":
+                sc.header(*value)
+            else:
+                feed[kind](value)
+        done = sc.finish()
+        if header is not None and sc.head is not None:
+            header(sc.head)
+        return done
+    finally:
+        sc.close()
+
+
+def catalog_records(cat: Catalog) -> Iterator[tuple[str, Any]]:
+    """A ``Catalog``'s records in the order ``compile_records`` takes (a source that builds records
+    one at a time yields the same pairs without holding them all)."""
+    yield "header", (cat.format, cat.world, cat.description)
+    for section in SECTIONS:
+        for record in getattr(cat, section):
+            yield section, record
+
+
+class RecordSource:
+    """Records to compile, for ``compile_store(source, out)`` in place of a ``Catalog``: the store's
+    ``compile_into`` hands its ``Writer`` to ``compile_into`` here (SQLite and PostgreSQL alike).
+
+    ``records`` is called once per compile and returns the ``(kind, value)`` pairs of ``compile_records``.
+    """
+
+    def __init__(self, records: Callable[[], Any], name: str = "<catalog>") -> None:
+        self.records, self.name, self.world = records, name, ""
+
+    def compile_into(self, w: Writer) -> dict[str, int]:
+        def seen(head: dict[str, Any]) -> None:
+            self.world = str(head["world"])
+
+        return compile_records(w, self.records(), self.name, header=seen)
+
+
+def catalog_file(spec: str | os.PathLike[str]) -> RecordSource | None:
+    """A streaming source for a catalog JSON file (or a directory whose catalog is one, without cases);
+    None for anything else (YAML, cases files: loaded whole)."""
+    from pathlib import Path
+
+    from chainret.catalog.stream import json_records
+
+    p = Path(spec)
+    if p.is_dir():
+        if any((p / f"cases{x}").is_file() for x in (".yaml", ".yml", ".json")) or not (p / "catalog.json").is_file():
+            return None
+        if any((p / f"catalog{x}").is_file() for x in (".yaml", ".yml")):
+            return None  # load prefers catalog.yaml
+        p = p / "catalog.json"
+    if p.suffix != ".json" or not p.is_file():
+        return None
+    return RecordSource(lambda: json_records(p), str(p))
+
+
+def compile_file(spec: str | os.PathLike[str], out: str | os.PathLike[str], *, replace: bool = False) -> tuple[str, dict[str, int], bool]:
+    """Compile the catalog at ``spec`` into ``out``: streamed when it is a JSON catalog whose records
+    come in dependency order, else loaded whole (the file-size bound lifted: a compile reads a
+    catalog its owner gave it, not hostile input). Returns (world, row counts, streamed)."""
+    from chainret.catalog import load, parse
+    from chainret.catalog.stream import NotStreamable
+    from chainret.store import compile_store
+
+    src = catalog_file(spec)
+    if src is not None:
+        try:
+            done = compile_store(src, out, replace=replace)
+            return src.world, done, True
+        except (OutOfOrder, NotStreamable):
+            pass
+    bound = parse.MAX_FILE_BYTES
+    if src is not None:
+        parse.MAX_FILE_BYTES = 1 << 62  # read_bytes reads the module's bound
+    try:
+        cat = load.load_world(spec).catalog
+    finally:
+        parse.MAX_FILE_BYTES = bound
+    return cat.world, compile_store(cat, out, replace=replace), False

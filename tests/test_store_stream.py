@@ -1,0 +1,177 @@
+"""The streaming compile (chainret.store.stream, chainret.catalog.stream) against the in-memory one.
+
+Every shipped catalog, written as JSON, compiles to a store with the same rows in every table
+(digests and per-reader identities included) as ``compile_store`` of the loaded catalog; broken
+files are refused with the same issues as ``load_catalog`` and leave no store behind.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from chainret.catalog.issues import CatalogFileInvalid
+from chainret.catalog.load import load_catalog, load_world
+from chainret.store import compile_store
+from chainret.store.schema import TABLES
+from chainret.store.stream import catalog_records, compile_file, compile_records
+
+ROOT = Path(__file__).resolve().parents[1]
+CATALOGS = [ROOT / "catalogs" / "default.yaml", *sorted((ROOT / "fixtures").glob("*/catalog.yaml"))]
+SEED = ROOT / "fixtures" / "seed" / "catalog.yaml"
+
+
+def rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    with sqlite3.connect(db) as c:
+        out = {}
+        for t in TABLES:
+            got = c.execute(f"SELECT * FROM {t}").fetchall()
+            out[t] = sorted((r for r in got if not (t == "meta" and r[0] == "generation")), key=repr)
+    return out
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("indent", [None, 2])
+def test_streamed_store_has_the_same_rows(path, indent, tmp_path):
+    cat = load_world(path).catalog
+    src = tmp_path / "catalog.json"
+    src.write_text(cat.model_dump_json(indent=indent), encoding="utf-8")
+    compile_store(cat, tmp_path / "whole.db")
+    world, counts, streamed = compile_file(src, tmp_path / "streamed.db")
+    assert streamed and world == cat.world and counts["relations"] == len(cat.relations)
+    a, b = rows(tmp_path / "whole.db"), rows(tmp_path / "streamed.db")
+    assert a["relations"] and a["identities"]
+    for table in TABLES:
+        assert a[table] == b[table], table
+
+
+def test_records_api_has_the_same_rows(tmp_path):
+    """``compile_records`` fed record by record (what an importer uses) equals compiling the Catalog."""
+    from chainret.store.stream import RecordSource
+
+    cat = load_world(ROOT / "fixtures" / "lab").catalog
+    compile_store(cat, tmp_path / "a.db")
+    compile_store(RecordSource(lambda: catalog_records(cat)), tmp_path / "b.db")
+    assert rows(tmp_path / "a.db") == rows(tmp_path / "b.db")
+    assert compile_records  # the function behind RecordSource
+
+
+def _seed_json(indent: int | None = 1) -> str:
+    return load_catalog(SEED).model_dump_json(indent=indent)
+
+
+def _edit(data: dict, section: str, i: int, **change) -> str:
+    data[section][i].update(change)
+    return json.dumps(data, indent=1)
+
+
+def _nested(n: int) -> list:
+    value: list = [1]
+    for _ in range(n):
+        value = [value]
+    return value
+
+
+def _broken() -> dict[str, str]:
+    text = _seed_json()
+    d = lambda: json.loads(text)  # noqa: E731 - a fresh copy per case
+    cases = {
+        "comma in a record": text.replace('"predicate": "operated_by",', '"predicate": "operated_by"', 1),
+        "colon at the top": text.replace('"world":', '"world"', 1),
+        "truncated": text[: len(text) // 2],
+        "empty": "",
+        "extra data": text + " {}",
+        "trailing comma": text.replace('"patterns": [', '"patterns": [1,', 1).replace("]\n}", ",]\n}"),
+        "duplicate key in a record": text.replace('"note": ""', '"note": "", "note": "x"', 1),
+        "duplicate top-level key": text[:-2] + ',\n "world": "x"\n}',
+        "unknown field": _edit(d(), "relations", 2, colour="red"),
+        "missing field": json.dumps({**d(), "entities": [{"id": "project:final:x", "type": "project"}]}),
+        "wrong type": _edit(d(), "documents", 0, text=3),
+        "not a list": json.dumps({**d(), "views": 3}),
+        "unknown top-level key": json.dumps({**d(), "colour": 1}, indent=1),
+        "bad world": json.dumps({**d(), "world": "Bad World"}),
+        "dangling subject": _edit(d(), "relations", 1, subject="project:final:nope"),
+        "dangling predicate": _edit(d(), "relations", 1, predicate="nope"),
+        "dangling view document": _edit(d(), "views", 0, documents=["registry/nope.md@v1"]),
+        "too deep": json.dumps({**d(), "description": _nested(70)}),
+    }
+    far = d()
+    far["relations"][0]["support"]["span"] = [0, 999999]
+    cases["span out of range"] = json.dumps(far, indent=1)
+    dup = d()
+    dup["relations"].append(dup["relations"][0])
+    dup["entities"].append(dup["entities"][3])
+    cases["duplicate ids"] = json.dumps(dup, indent=1)
+    many = d()
+    many["relations"] = [{"id": f"r{i}"} for i in range(120)]
+    cases["too many issues"] = json.dumps(many)
+    return cases
+
+
+BROKEN = _broken()
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_streamed_compile_refuses_what_load_refuses(name, tmp_path):
+    src = tmp_path / "catalog.json"
+    src.write_text(BROKEN[name], encoding="utf-8")
+    with pytest.raises(CatalogFileInvalid) as whole:
+        load_catalog(src)
+    out = tmp_path / "x.db"
+    with pytest.raises(CatalogFileInvalid) as streamed:
+        compile_file(src, out)
+    assert [str(i) for i in streamed.value.issues] == [str(i) for i in whole.value.issues]
+    assert streamed.value.issues == whole.value.issues
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == [".x.db.lock", "catalog.json"]  # the lock sidecar stays
+
+
+def test_not_utf8_is_refused_with_its_offset(tmp_path):
+    src = tmp_path / "catalog.json"
+    raw = _seed_json().encode()
+    src.write_bytes(raw[:5000] + b"\xff" + raw[5000:])
+    with pytest.raises(CatalogFileInvalid) as whole:
+        load_catalog(src)
+    with pytest.raises(CatalogFileInvalid) as streamed:
+        compile_file(src, tmp_path / "x.db")
+    assert streamed.value.issues == whole.value.issues
+
+
+def test_a_failed_compile_keeps_the_previous_store(tmp_path):
+    src = tmp_path / "catalog.json"
+    src.write_text(_seed_json(), encoding="utf-8")
+    out = tmp_path / "s.db"
+    compile_file(src, out)
+    before = rows(out)
+    src.write_text(BROKEN["dangling subject"], encoding="utf-8")
+    with pytest.raises(CatalogFileInvalid):
+        compile_file(src, out, replace=True)
+    assert rows(out) == before
+
+
+def test_over_the_file_bound_streams_and_ask_says_to_compile(tmp_path, monkeypatch, capsys):
+    from chainret.catalog import parse
+    from chainret.cli import main
+
+    src = tmp_path / "catalog.json"
+    src.write_text(_seed_json(), encoding="utf-8")
+    monkeypatch.setattr(parse, "MAX_FILE_BYTES", 1000)
+    _, counts, streamed = compile_file(src, tmp_path / "s.db")
+    assert streamed and counts["relations"] > 0
+    with pytest.raises(SystemExit):
+        main(["ask", "Which contact serves PR-84?", "--catalog", str(src)])
+    err = capsys.readouterr().err
+    assert "file_too_large" in err and "chainret catalog compile" in err
+
+
+def test_out_of_order_sections_are_compiled_whole(tmp_path):
+    cat = load_catalog(SEED)
+    data = json.loads(cat.model_dump_json())
+    data = {"relations": data.pop("relations"), **data}
+    src = tmp_path / "catalog.json"
+    src.write_text(json.dumps(data), encoding="utf-8")
+    compile_store(cat, tmp_path / "a.db")
+    _, _, streamed = compile_file(src, tmp_path / "b.db")
+    assert not streamed and rows(tmp_path / "a.db") == rows(tmp_path / "b.db")

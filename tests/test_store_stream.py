@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from store_worlds import new_schema_url, pg_url  # noqa: F401
 
 from chainret.catalog.issues import CatalogFileInvalid
 from chainret.catalog.load import load_catalog, load_world
@@ -114,18 +115,22 @@ def _broken() -> dict[str, str]:
 BROKEN = _broken()
 
 
-@pytest.mark.parametrize("name", sorted(BROKEN))
-def test_streamed_compile_refuses_what_load_refuses(name, tmp_path):
-    src = tmp_path / "catalog.json"
-    src.write_text(BROKEN[name], encoding="utf-8")
+def same_refusal(src: Path, text: str) -> None:
+    """``compile_file`` refuses ``text`` with ``load_catalog``'s issues, and writes no store (nor a temporary file)."""
+    src.write_text(text, encoding="utf-8")
     with pytest.raises(CatalogFileInvalid) as whole:
         load_catalog(src)
-    out = tmp_path / "x.db"
+    out = src.parent / "x.db"
     with pytest.raises(CatalogFileInvalid) as streamed:
         compile_file(src, out)
     assert [str(i) for i in streamed.value.issues] == [str(i) for i in whole.value.issues]
     assert streamed.value.issues == whole.value.issues
-    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == [".x.db.lock", "catalog.json"]  # the lock sidecar stays
+    assert not out.exists() and sorted(p.name for p in src.parent.iterdir()) == [".x.db.lock", src.name]  # the lock sidecar stays
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN))
+def test_streamed_compile_refuses_what_load_refuses(name, tmp_path):
+    same_refusal(tmp_path / "catalog.json", BROKEN[name])
 
 
 def test_not_utf8_is_refused_with_its_offset(tmp_path):
@@ -175,3 +180,69 @@ def test_out_of_order_sections_are_compiled_whole(tmp_path):
     compile_store(cat, tmp_path / "a.db")
     _, _, streamed = compile_file(src, tmp_path / "b.db")
     assert not streamed and rows(tmp_path / "a.db") == rows(tmp_path / "b.db")
+
+
+
+def test_streamed_postgres_store_has_the_same_rows(pg_url, tmp_path):  # noqa: F811
+    """The PostgreSQL writer (COPY in one transaction) takes the streamed records as well."""
+    psycopg = pytest.importorskip("psycopg")
+    from chainret.store.postgres import split_url
+
+    src = tmp_path / "catalog.json"
+    cat = load_world(ROOT / "fixtures" / "lab").catalog
+    src.write_text(cat.model_dump_json(), encoding="utf-8")
+    a, b = new_schema_url(pg_url), new_schema_url(pg_url)
+    compile_store(cat, a)
+    _, _, streamed = compile_file(src, b)
+    assert streamed
+    (conninfo, sa), (_, sb) = split_url(a), split_url(b)
+    with psycopg.connect(conninfo, autocommit=True) as conn:
+        for t in TABLES:
+            skip = " WHERE key <> 'generation'" if t == "meta" else ""
+            total = conn.execute(f"SELECT count(*) FROM {sa}.{t}").fetchone()
+            assert total is not None and (total[0] > 0 or t in ("patterns",))
+            for x, y in ((sa, sb), (sb, sa)):
+                n = conn.execute(f"SELECT count(*) FROM (SELECT * FROM {x}.{t}{skip} EXCEPT ALL SELECT * FROM {y}.{t}{skip}) d").fetchone()
+                assert n is not None and n[0] == 0, (t, x)
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.parent.name)
+def test_streamed_yaml_store_has_the_same_rows(path, tmp_path):
+    cat = load_world(path).catalog
+    compile_store(cat, tmp_path / "whole.db")
+    world, _, streamed = compile_file(path, tmp_path / "streamed.db")
+    assert streamed and world == cat.world
+    assert rows(tmp_path / "whole.db") == rows(tmp_path / "streamed.db")
+
+
+def _root_value(text: str, key: str, value: str) -> str:
+    lines = text.split("\n")
+    k = next(i for i, line in enumerate(lines) if line.startswith(f"{key}:"))
+    lines[k] = f"{key}: {value}"
+    return "\n".join(lines)
+
+
+def _broken_yaml() -> dict[str, str]:
+    text = SEED.read_text(encoding="utf-8")
+    rel = text.index("relations:")
+    ent = text.index("entities:")
+    return {
+        "syntax": text.replace("relations:", "relations: [", 1),
+        "tab indent": text[:rel] + "relations:\n\t- x\n" + text[rel + len("relations:"):],
+        "unknown field": text.replace("  predicate: operated_by\n", "  predicate: operated_by\n  colour: red\n", 1),
+        "dangling subject": text.replace("subject: project:final:main", "subject: project:final:nope", 1),
+        "duplicate key in a record": text.replace("  predicate: operated_by\n", "  predicate: operated_by\n  predicate: contact\n", 1),
+        "duplicate root key": text + "\nworld: other\n",
+        "two documents": text + "\n---\nworld: x\n",
+        "recursive alias": _root_value(text, "description", "&a [*a]"),
+        "bad timestamp": _root_value(text, "description", "2026-13-45"),
+        "not a list": text[:ent] + "views: 3\n" + text[ent:].replace("\nviews:", "\nviews_old:", 1),
+    }
+
+
+BROKEN_YAML = _broken_yaml()
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_YAML))
+def test_streamed_yaml_compile_refuses_what_load_refuses(name, tmp_path):
+    same_refusal(tmp_path / "catalog.yaml", BROKEN_YAML[name])

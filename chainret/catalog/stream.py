@@ -1,6 +1,6 @@
-"""A catalog JSON file read record by record: what ``catalog compile`` streams into a store.
+"""A catalog file (JSON or YAML) read record by record: what ``catalog compile`` streams into a store.
 
-``json_records(path)`` yields ``("header", (format, world, description))`` and then
+``json_records(path)`` / ``yaml_records(path)`` yield ``("header", (format, world, description))`` and then
 ``(section, record)`` for every validated record (``Entity``, ``Relation``, ...), in file order,
 holding one record's JSON at a time, so a catalog far over ``load.MAX_FILE_BYTES`` (the bound on
 files read whole, for hostile input) compiles in bounded memory. A bad file raises the same
@@ -13,6 +13,12 @@ characters of grammar); each record is decoded by the standard library's C scann
 (``JSONDecoder.raw_decode``), so values, escapes and syntax errors inside records are exactly
 ``json.loads``'s. An incremental parser (ijson) would be a new dependency whose errors differ
 from the ones ``load`` reports.
+
+YAML: libyaml's events (the parser ``load`` uses, so syntax errors read the same), composed one
+record at a time by PyYAML's own ``Composer``; each record's node gets ``load.check_yaml_tree``
+(depth counted from the file's root, aliases, duplicate keys) before it is constructed. Alias
+expansion is bounded per record rather than over the whole file. Line numbers of field problems
+come from ``load.with_lines`` (which reads files under ``MAX_FILE_BYTES`` again, on failure only).
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+import yaml
 from pydantic import ValidationError
+from yaml.composer import Composer
 
 from chainret.catalog import parse as load  # the bounded parsing and error wording shared with load_catalog
 from chainret.catalog.issues import CatalogFileInvalid, Issue
@@ -160,6 +168,10 @@ def _value_plain(t: _Text, pos: int) -> tuple[str, int]:
 
 
 class _Stream:
+    """What a catalog file's walker shares: records validated one by one, problems gathered in ``load``'s order."""
+
+    json_depth = True
+
     def __init__(self, path: Path) -> None:
         self.path, self.name = path, str(path)
         self.top: dict[str, Any] = {}  # the root's non-list values (and non-list sections, for pydantic)
@@ -171,13 +183,96 @@ class _Stream:
         self.header_sent = False
         self.root_line = 1
         self.pending_header = False
+        self.tree_error: CatalogFileInvalid | None = None  # YAML: the composed tree's first problem (load's order)
+        self.construct_error: CatalogFileInvalid | None = None
 
     def records(self) -> Iterator[tuple[str, Any]]:
         with open(self.path, "rb") as f:
-            t = _Text(f, self.name)
-            yield from self._root(t)
+            yield from self._walk(f)
         self._after()
         yield "header", self._head()  # the final top-level values (a description may follow the records)
+
+    def _walk(self, f: IO[bytes]) -> Iterator[tuple[str, Any]]:
+        raise NotImplementedError
+
+
+    def _check_top(self, key: str, value: Any) -> None:
+        self.top[key] = value
+        if key == "format" and (value != CATALOG_FORMAT and value is not None):
+            raise NotStreamable("not a catalog")  # a cases file, or a format load reports after a full parse
+        if key == "cases":
+            raise NotStreamable("a cases file")
+        where = load._too_deep(value, 2, key) if self.json_depth and isinstance(value, (dict, list)) else None
+        if where is not None:
+            self.deep = where
+
+    def _header(self, section: str) -> None:
+        if not self.header_sent and isinstance(self.top.get("world"), str):
+            self.header_sent = True  # else the compile finds the world missing when entities come
+            self.pending_header = True
+
+    def _head(self) -> tuple[str, str, str]:
+        top = self.top
+        return (top.get("format") or CATALOG_FORMAT, str(top.get("world")), str(top.get("description") or ""))
+
+    def _record(self, model: Any, section: str, i: int, data: Any) -> Any:
+        """The validated record (None once any problem is known: nothing more is written)."""
+        try:
+            record = model.model_validate(data)
+        except ValidationError as exc:
+            self._invalid(section, i, exc, data)
+            return None
+        ok = not self.n_errors and self.deep is None and self.tree_error is None and self.construct_error is None
+        return record if ok else None
+
+    def _invalid(self, section: str, i: int, exc: ValidationError, data: Any) -> None:
+        errs = exc.errors(include_url=False)
+        self.n_errors += len(errs)
+        kept = self.errors[section]
+        if len(kept) < load.MAX_ISSUES:
+            self.bad[section][i] = data
+        for e in errs:
+            if len(kept) < load.MAX_ISSUES:
+                kept.append({**e, "loc": (section, i, *e["loc"])})
+
+    def _after(self) -> None:
+        """The whole-file checks, in ``load``'s order, once every record has been read."""
+        if self.tree_error is not None:
+            raise self.tree_error
+        if self.construct_error is not None:
+            raise self.construct_error
+        if self.deep is not None:
+            raise load._issue("too_deep", self.name, self.deep, f"expected nesting of at most {load.MAX_DEPTH} levels, "
+                              "found deeper nesting")
+        skeleton = {k: ([] if k in MODELS and isinstance(v, list) else v) for k, v in self.top.items()}
+        for k in MODELS:
+            if k in self.keys and k not in skeleton:
+                skeleton[k] = []
+        top_errors: list[Any] = []
+        try:
+            Catalog.model_validate(skeleton)
+        except ValidationError as exc:
+            top_errors = exc.errors(include_url=False)
+        if not top_errors and not self.n_errors:
+            return
+        fields = list(Catalog.model_fields)
+        ordered: list[Any] = []
+        for f in fields:
+            ordered += [e for e in top_errors if e["loc"] and e["loc"][0] == f]
+            ordered += self.errors.get(f, [])
+        ordered += [e for e in top_errors if not e["loc"] or e["loc"][0] not in fields]
+        total = len(top_errors) + self.n_errors
+        data: dict[str, Any] = dict(self.bad)
+        data.update({k: v for k, v in skeleton.items() if k not in MODELS})
+        issues = load.validation_issues(_Errors(ordered[: load.MAX_ISSUES]), data, self.name, Catalog)  # type: ignore[arg-type]
+        if total > load.MAX_ISSUES:
+            issues.append(Issue("too_many_issues", "error", self.name, "", "", f"{total - load.MAX_ISSUES} more problems not listed"))
+        raise CatalogFileInvalid(issues)
+
+
+class _JsonStream(_Stream):
+    def _walk(self, f: IO[bytes]) -> Iterator[tuple[str, Any]]:
+        return self._root(_Text(f, self.name))
 
     def _root(self, t: _Text) -> Iterator[tuple[str, Any]]:
         dec = json.JSONDecoder(object_pairs_hook=load._no_duplicates)
@@ -240,21 +335,6 @@ class _Stream:
                     continue
                 raise t.syntax(exc.msg, exc.pos) from None
 
-    def _check_top(self, key: str, value: Any) -> None:
-        self.top[key] = value
-        if key == "format" and (value != CATALOG_FORMAT and value is not None):
-            raise NotStreamable("not a catalog")  # a cases file, or a format load reports after a full parse
-        if key == "cases":
-            raise NotStreamable("a cases file")
-        where = load._too_deep(value, 2, key) if isinstance(value, (dict, list)) else None
-        if where is not None:
-            self.deep = where
-
-    def _header(self, section: str) -> None:
-        if not self.header_sent and isinstance(self.top.get("world"), str):
-            self.header_sent = True  # else the compile finds the world missing when entities come
-            self.pending_header = True
-
     def _list(self, t: _Text, dec: json.JSONDecoder, section: str, pos: int) -> Generator[tuple[str, Any], None, int]:
         model = MODELS[section]
         pos = t.ws(pos + 1)
@@ -271,13 +351,9 @@ class _Stream:
             where = load._too_deep(data, 3, f"{section}[{i}]") if isinstance(data, (dict, list)) else None
             if where is not None:
                 self.deep = where
-            try:
-                record = model.model_validate(data)
-            except ValidationError as exc:
-                self._invalid(section, i, exc, data)
-            else:
-                if not self.n_errors and self.deep is None:
-                    yield section, record
+            record = self._record(model, section, i, data)
+            if record is not None:
+                yield section, record
             i += 1
             pos = t.drop(pos)
             pos = t.ws(pos)
@@ -289,51 +365,125 @@ class _Stream:
                 return pos + 1
             raise t.syntax("Expecting ',' delimiter", pos)
 
-    def _head(self) -> tuple[str, str, str]:
-        top = self.top
-        return (top.get("format") or CATALOG_FORMAT, str(top.get("world")), str(top.get("description") or ""))
 
-    def _invalid(self, section: str, i: int, exc: ValidationError, data: Any) -> None:
-        errs = exc.errors(include_url=False)
-        self.n_errors += len(errs)
-        kept = self.errors[section]
-        if len(kept) < load.MAX_ISSUES:
-            self.bad[section][i] = data
-        for e in errs:
-            if len(kept) < load.MAX_ISSUES:
-                kept.append({**e, "loc": (section, i, *e["loc"])})
+class _Chunks:
+    """``read(n)`` for libyaml: the file's text, decoded as ``load.read_text`` decodes it (same errors)."""
 
-    def _after(self) -> None:
-        """The whole-file checks, in ``load``'s order, once every record has been read."""
-        if self.deep is not None:
-            raise load._issue("too_deep", self.name, self.deep, f"expected nesting of at most {load.MAX_DEPTH} levels, "
-                              "found deeper nesting")
-        skeleton = {k: ([] if k in MODELS and isinstance(v, list) else v) for k, v in self.top.items()}
-        for k in MODELS:
-            if k in self.keys and k not in skeleton:
-                skeleton[k] = []
-        top_errors: list[Any] = []
+    def __init__(self, t: _Text) -> None:
+        self.t = t
+
+    def read(self, size: int = -1) -> str:
+        t = self.t
+        while not t.buf and t.more():
+            pass
+        out, t.buf = t.buf, ""
+        return out
+
+
+class _Events(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader, Composer):  # type: ignore[misc]
+    """libyaml's events, composed one node at a time by PyYAML's own ``Composer`` (libyaml composes only whole documents)."""
+
+    def __init__(self, stream: Any) -> None:
+        super().__init__(stream)
+        Composer.__init__(self)
+
+
+def _wrapped(node: yaml.Node, levels: int) -> yaml.Node:
+    """``node`` under ``levels`` sequences: ``load.check_yaml_tree`` then counts the depth it has in the file."""
+    for _ in range(levels):
+        node = yaml.SequenceNode("tag:yaml.org,2002:seq", [node], node.start_mark, node.end_mark)
+    return node
+
+
+class _YamlStream(_Stream):
+    json_depth = False
+
+    def _walk(self, f: IO[bytes]) -> Iterator[tuple[str, Any]]:
+        ld = _Events(_Chunks(_Text(f, self.name)))
         try:
-            Catalog.model_validate(skeleton)
-        except ValidationError as exc:
-            top_errors = exc.errors(include_url=False)
-        if not top_errors and not self.n_errors:
-            return
-        fields = list(Catalog.model_fields)
-        ordered: list[Any] = []
-        for f in fields:
-            ordered += [e for e in top_errors if e["loc"] and e["loc"][0] == f]
-            ordered += self.errors.get(f, [])
-        ordered += [e for e in top_errors if not e["loc"] or e["loc"][0] not in fields]
-        total = len(top_errors) + self.n_errors
-        data: dict[str, Any] = dict(self.bad)
-        data.update({k: v for k, v in skeleton.items() if k not in MODELS})
-        issues = load.validation_issues(_Errors(ordered[: load.MAX_ISSUES]), data, self.name, Catalog)  # type: ignore[arg-type]
-        if total > load.MAX_ISSUES:
-            issues.append(Issue("too_many_issues", "error", self.name, "", "", f"{total - load.MAX_ISSUES} more problems not listed"))
-        raise CatalogFileInvalid(issues)
+            yield from self._document(ld)
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+            problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+            raise load._issue("syntax_error", self.name, where, f"invalid YAML: {visible(problem)}",
+                              mark.line + 1 if mark is not None else None) from None
+        finally:
+            ld.dispose()
+
+    def _value(self, ld: _Events, node: yaml.Node, levels: int) -> Any:
+        """A composed node's value; its tree and construction problems kept in ``load.parse_yaml``'s order."""
+        try:
+            load.check_yaml_tree(_wrapped(node, levels), self.name)
+        except CatalogFileInvalid as exc:
+            self.tree_error = exc  # the whole-tree walk meets the last one first
+            return None
+        try:
+            return ld.construct_document(node)
+        except (yaml.YAMLError, ValueError, TypeError, OverflowError, RecursionError) as exc:
+            if self.construct_error is None:
+                mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+                where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+                problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
+                self.construct_error = load._issue("syntax_error", self.name, where, f"invalid YAML value: {clip(visible(problem), 160)}",
+                                                   mark.line + 1 if mark is not None else None)
+            return None
+
+    def _document(self, ld: _Events) -> Iterator[tuple[str, Any]]:
+        ld.get_event()  # stream start
+        if ld.check_event(yaml.StreamEndEvent):
+            raise NotStreamable("an empty file")
+        ld.get_event()  # document start
+        start = ld.peek_event()
+        if not isinstance(start, yaml.MappingStartEvent) or start.anchor is not None or start.tag not in (None, "tag:yaml.org,2002:map"):
+            raise NotStreamable("the root is not a plain mapping")
+        ld.get_event()
+        first: dict[tuple[str, str], int] = {}
+        root_dup: CatalogFileInvalid | None = None
+        while not ld.check_event(yaml.MappingEndEvent):
+            knode = ld.compose_node(None, None)
+            if not isinstance(knode, yaml.ScalarNode) or knode.tag == load._MERGE_TAG or knode.tag != "tag:yaml.org,2002:str":
+                raise NotStreamable("a root key that is not a plain string")
+            line = knode.start_mark.line + 1
+            if (knode.tag, knode.value) in first and root_dup is None:
+                root_dup = load._issue("duplicate_key", self.name, f"line {line}",
+                                       f"key {short_repr(knode.value, 60)} appears twice in one mapping (first at line "
+                                       f"{first[(knode.tag, knode.value)]}); a YAML mapping holds each key once", line)
+            first.setdefault((knode.tag, knode.value), line)
+            key = knode.value
+            self.keys.append(key)
+            seq = ld.peek_event()
+            if key in MODELS and isinstance(seq, yaml.SequenceStartEvent) and seq.anchor is None and seq.tag in (None, "tag:yaml.org,2002:seq"):
+                ld.get_event()
+                self._header(key)
+                if self.pending_header:
+                    self.pending_header = False
+                    yield "header", self._head()
+                model, i = MODELS[key], 0
+                while not ld.check_event(yaml.SequenceEndEvent):
+                    data = self._value(ld, ld.compose_node(None, None), 2)
+                    record = self._record(model, key, i, data)
+                    if record is not None:
+                        yield key, record
+                    i += 1
+                ld.get_event()
+            else:
+                self._check_top(key, self._value(ld, ld.compose_node(None, None), 1))
+        ld.get_event()  # mapping end
+        ld.get_event()  # document end
+        if not ld.check_event(yaml.StreamEndEvent):
+            mark = ld.peek_event().start_mark
+            raise load._issue("syntax_error", self.name, f"line {mark.line + 1}, column {mark.column + 1}",
+                              "invalid YAML: but found another document", mark.line + 1)
+        if root_dup is not None:
+            self.tree_error = root_dup  # the whole-tree walk checks the root mapping first
+
+
+def yaml_records(path: str | Path) -> Iterator[tuple[str, Any]]:
+    """The records of a catalog YAML file, composed and validated one at a time (see the module docstring)."""
+    return _YamlStream(Path(path)).records()
 
 
 def json_records(path: str | Path) -> Iterator[tuple[str, Any]]:
     """The records of a catalog JSON file, validated one at a time (see the module docstring)."""
-    return _Stream(Path(path)).records()
+    return _JsonStream(Path(path)).records()

@@ -638,33 +638,42 @@ class RecordSource:
     ``records`` is called once per compile and returns the ``(kind, value)`` pairs of ``compile_records``.
     """
 
-    def __init__(self, records: Callable[[], Any], name: str = "<catalog>") -> None:
-        self.records, self.name, self.world = records, name, ""
+    def __init__(self, records: Callable[[], Any], name: str = "<catalog>",
+                 annotate: Callable[[list[Issue]], list[Issue]] | None = None) -> None:
+        self.records, self.name, self.world, self.annotate = records, name, "", annotate
 
     def compile_into(self, w: Writer) -> dict[str, int]:
         def seen(head: dict[str, Any]) -> None:
             self.world = str(head["world"])
 
-        return compile_records(w, self.records(), self.name, header=seen)
+        try:
+            return compile_records(w, self.records(), self.name, header=seen)
+        except CatalogFileInvalid as exc:
+            if self.annotate is None:
+                raise
+            raise CatalogFileInvalid(self.annotate(exc.issues)) from None
 
 
 def catalog_file(spec: str | os.PathLike[str]) -> RecordSource | None:
-    """A streaming source for a catalog JSON file (or a directory whose catalog is one, without cases);
-    None for anything else (YAML, cases files: loaded whole)."""
+    """A streaming source for a catalog file (YAML or JSON; or a world directory's catalog file when it
+    has no cases file); None for anything else (cases files, sources: loaded whole)."""
     from pathlib import Path
 
-    from chainret.catalog.stream import json_records
+    from chainret.catalog.load import SUFFIXES, with_lines
+    from chainret.catalog.stream import json_records, yaml_records
 
     p = Path(spec)
     if p.is_dir():
-        if any((p / f"cases{x}").is_file() for x in (".yaml", ".yml", ".json")) or not (p / "catalog.json").is_file():
+        if any((p / f"cases{x}").is_file() for x in SUFFIXES):
             return None
-        if any((p / f"catalog{x}").is_file() for x in (".yaml", ".yml")):
-            return None  # load prefers catalog.yaml
-        p = p / "catalog.json"
-    if p.suffix != ".json" or not p.is_file():
+        found = next((p / f"catalog{x}" for x in SUFFIXES if (p / f"catalog{x}").is_file()), None)  # load's order
+        if found is None:
+            return None
+        p = found
+    if p.suffix not in SUFFIXES or not p.is_file():
         return None
-    return RecordSource(lambda: json_records(p), str(p))
+    read = json_records if p.suffix == ".json" else yaml_records
+    return RecordSource(lambda: read(p), str(p), lambda issues: with_lines(issues, p))
 
 
 def compile_file(spec: str | os.PathLike[str], out: str | os.PathLike[str], *, replace: bool = False) -> tuple[str, dict[str, int], bool]:

@@ -246,3 +246,16 @@ BROKEN_YAML = _broken_yaml()
 @pytest.mark.parametrize("name", sorted(BROKEN_YAML))
 def test_streamed_yaml_compile_refuses_what_load_refuses(name, tmp_path):
     same_refusal(tmp_path / "catalog.yaml", BROKEN_YAML[name])
+
+
+def test_union_types_and_dangling_union_member(tmp_path):
+    data = json.loads(_seed_json())
+    data["predicates"][0]["domain"] = data["predicates"][0]["domain"] + "|org"
+    src = tmp_path / "ok.json"
+    src.write_text(json.dumps(data), encoding="utf-8")
+    compile_store(load_catalog(src), tmp_path / "a.db")
+    assert compile_file(src, tmp_path / "b.db")[2]
+    assert rows(tmp_path / "a.db") == rows(tmp_path / "b.db")
+    data["predicates"][0]["range"] = data["predicates"][0]["range"] + "|nokind"
+    (tmp_path / "bad").mkdir()
+    same_refusal(tmp_path / "bad" / "catalog.json", json.dumps(data))

@@ -55,6 +55,7 @@ from chainret.catalog.models import (
     normalize_name,
     sha256_digest,
     split_doc_ref,
+    type_union,
     unit_ref,
     unit_spans,
 )
@@ -430,10 +431,10 @@ class StreamCompile:
         types_known = self.types_known
         for i, p in enumerate(self.pred_list):
             for fld in ("domain", "range"):
-                value = getattr(p, fld)
-                if value not in types_known:
-                    self._err(out, "dangling_reference", f"predicates[{i}] (name {p.name})", fld,
-                              f"expected an entity type declared by some entity ({', '.join(sorted(types_known))}), found {value!r}")
+                for value in type_union(getattr(p, fld)):  # "group|user": each type of the union
+                    if value not in types_known:
+                        self._err(out, "dangling_reference", f"predicates[{i}] (name {p.name})", fld,
+                                  f"expected an entity type declared by some entity ({', '.join(sorted(types_known))}), found {value!r}")
         out += self.rel_issues + self.view_issues
         if self.views and sum(v.current for v in self.views) > 1:
             self._err(out, "invalid_value", "views", "current", "expected at most one view marked current, found several")

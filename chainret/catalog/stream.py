@@ -34,7 +34,7 @@ import yaml
 from pydantic import ValidationError
 from yaml.composer import Composer
 
-from chainret.catalog import parse as load  # the bounded parsing and error wording shared with load_catalog
+from chainret.catalog import parse  # the bounded parsing and error wording of load_catalog
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import CATALOG_FORMAT, Catalog, Entity, Pattern, Predicate, Relation, SourceDocument, View
 from chainret.textsafe import clip, short_repr, visible
@@ -50,7 +50,7 @@ class NotStreamable(Exception):
 
 
 class _Errors:
-    """A ``ValidationError`` stand-in carrying errors gathered record by record (for ``load.validation_issues``)."""
+    """A ``ValidationError`` stand-in carrying errors gathered record by record (for ``parse.validation_issues``)."""
 
     def __init__(self, errors: list[Any]) -> None:
         self._errors = errors
@@ -82,7 +82,7 @@ class _Text:
             pending = len(exc.object) - len(raw)
             offset = self.fed - pending + exc.start
             line = self.nl_bytes + bytes(exc.object[: exc.start]).count(b"\n") + 1
-            raise load._issue("not_utf8", self.name, f"line {line}", f"expected UTF-8 text, found byte "
+            raise parse._issue("not_utf8", self.name, f"line {line}", f"expected UTF-8 text, found byte "
                               f"0x{exc.object[exc.start]:02x} at byte offset {offset}", line) from None
         self.fed += len(raw)
         self.nl_bytes += raw.count(b"\n")
@@ -113,7 +113,7 @@ class _Text:
 
     def syntax(self, msg: str, pos: int) -> CatalogFileInvalid:
         line, col = self.where(pos)
-        return load._issue("syntax_error", self.name, f"line {line}, column {col}", f"invalid JSON: {msg}", line)
+        return parse._issue("syntax_error", self.name, f"line {line}, column {col}", f"invalid JSON: {msg}", line)
 
     def ws(self, pos: int) -> int:
         while True:
@@ -140,25 +140,25 @@ def _value(t: _Text, dec: json.JSONDecoder, pos: int) -> tuple[Any, int]:
             return dec.raw_decode(t.buf, pos)
         except json.JSONDecodeError as exc:
             if _incomplete(t, exc):
-                if len(t.buf) - pos > load.MAX_FILE_BYTES:
-                    raise load._issue("file_too_large", t.name, "",
-                                      f"a record of over {load.MAX_FILE_BYTES} bytes (CHAINRET_MAX_FILE_BYTES)") from None
+                if len(t.buf) - pos > parse.MAX_FILE_BYTES:
+                    raise parse._issue("file_too_large", t.name, "",
+                                      f"a record of over {parse.MAX_FILE_BYTES} bytes (CHAINRET_MAX_FILE_BYTES)") from None
                 t.more()
                 continue
             raise t.syntax(exc.msg, exc.pos) from None
-        except load._DuplicateKey as dup:
+        except parse._DuplicateKey as dup:
             start, _ = _value_plain(t, pos)
-            inner = load._json_duplicate_line(start, dup.key)
+            inner = parse._json_duplicate_line(start, dup.key)
             line0, _ = t.where(pos)
             line = line0 + inner - 1 if inner else None
-            raise load._issue("duplicate_key", t.name, f"line {line}" if line else "",
+            raise parse._issue("duplicate_key", t.name, f"line {line}" if line else "",
                               f"key {short_repr(dup.key, 60)} appears twice in one object; a JSON object holds each key once",
                               line) from None
         except RecursionError:
-            raise load._issue("too_deep", t.name, "", f"expected nesting of at most {load.MAX_DEPTH} levels, "
+            raise parse._issue("too_deep", t.name, "", f"expected nesting of at most {parse.MAX_DEPTH} levels, "
                               "found far deeper nesting") from None
         except ValueError as exc:
-            raise load._issue("syntax_error", t.name, "", f"invalid JSON value: {clip(visible(str(exc)), 160)}") from None
+            raise parse._issue("syntax_error", t.name, "", f"invalid JSON value: {clip(visible(str(exc)), 160)}") from None
 
 
 def _value_plain(t: _Text, pos: int) -> tuple[str, int]:
@@ -202,7 +202,7 @@ class _Stream:
             raise NotStreamable("not a catalog")  # a cases file, or a format load reports after a full parse
         if key == "cases":
             raise NotStreamable("a cases file")
-        where = load._too_deep(value, 2, key) if self.json_depth and isinstance(value, (dict, list)) else None
+        where = parse._too_deep(value, 2, key) if self.json_depth and isinstance(value, (dict, list)) else None
         if where is not None:
             self.deep = where
 
@@ -229,10 +229,10 @@ class _Stream:
         errs = exc.errors(include_url=False)
         self.n_errors += len(errs)
         kept = self.errors[section]
-        if len(kept) < load.MAX_ISSUES:
+        if len(kept) < parse.MAX_ISSUES:
             self.bad[section][i] = data
         for e in errs:
-            if len(kept) < load.MAX_ISSUES:
+            if len(kept) < parse.MAX_ISSUES:
                 kept.append({**e, "loc": (section, i, *e["loc"])})
 
     def _after(self) -> None:
@@ -242,7 +242,7 @@ class _Stream:
         if self.construct_error is not None:
             raise self.construct_error
         if self.deep is not None:
-            raise load._issue("too_deep", self.name, self.deep, f"expected nesting of at most {load.MAX_DEPTH} levels, "
+            raise parse._issue("too_deep", self.name, self.deep, f"expected nesting of at most {parse.MAX_DEPTH} levels, "
                               "found deeper nesting")
         skeleton = {k: ([] if k in MODELS and isinstance(v, list) else v) for k, v in self.top.items()}
         for k in MODELS:
@@ -264,9 +264,9 @@ class _Stream:
         total = len(top_errors) + self.n_errors
         data: dict[str, Any] = dict(self.bad)
         data.update({k: v for k, v in skeleton.items() if k not in MODELS})
-        issues = load.validation_issues(_Errors(ordered[: load.MAX_ISSUES]), data, self.name, Catalog)  # type: ignore[arg-type]
-        if total > load.MAX_ISSUES:
-            issues.append(Issue("too_many_issues", "error", self.name, "", "", f"{total - load.MAX_ISSUES} more problems not listed"))
+        issues = parse.validation_issues(_Errors(ordered[: parse.MAX_ISSUES]), data, self.name, Catalog)  # type: ignore[arg-type]
+        if total > parse.MAX_ISSUES:
+            issues.append(Issue("too_many_issues", "error", self.name, "", "", f"{total - parse.MAX_ISSUES} more problems not listed"))
         raise CatalogFileInvalid(issues)
 
 
@@ -275,7 +275,7 @@ class _JsonStream(_Stream):
         return self._root(_Text(f, self.name))
 
     def _root(self, t: _Text) -> Iterator[tuple[str, Any]]:
-        dec = json.JSONDecoder(object_pairs_hook=load._no_duplicates)
+        dec = json.JSONDecoder(object_pairs_hook=parse._no_duplicates)
         pos = t.ws(0)
         c = t.char(pos)
         if c == "":
@@ -318,7 +318,7 @@ class _JsonStream(_Stream):
                     break
                 raise t.syntax("Expecting ',' delimiter", pos)
         if dup is not None:
-            raise load._issue("duplicate_key", self.name, f"line {self.root_line}",
+            raise parse._issue("duplicate_key", self.name, f"line {self.root_line}",
                               f"key {short_repr(dup, 60)} appears twice in one object; a JSON object holds each key once",
                               self.root_line)
         pos = t.ws(pos)
@@ -348,7 +348,7 @@ class _JsonStream(_Stream):
             if t.char(pos) == "":
                 raise t.syntax("Expecting value", pos)
             data, pos = _value(t, dec, pos)
-            where = load._too_deep(data, 3, f"{section}[{i}]") if isinstance(data, (dict, list)) else None
+            where = parse._too_deep(data, 3, f"{section}[{i}]") if isinstance(data, (dict, list)) else None
             if where is not None:
                 self.deep = where
             record = self._record(model, section, i, data)
@@ -389,7 +389,7 @@ class _Events(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoa
 
 
 def _wrapped(node: yaml.Node, levels: int) -> yaml.Node:
-    """``node`` under ``levels`` sequences: ``load.check_yaml_tree`` then counts the depth it has in the file."""
+    """``node`` under ``levels`` sequences: ``parse.check_yaml_tree`` then counts the depth it has in the file."""
     for _ in range(levels):
         node = yaml.SequenceNode("tag:yaml.org,2002:seq", [node], node.start_mark, node.end_mark)
     return node
@@ -406,7 +406,7 @@ class _YamlStream(_Stream):
             mark = getattr(exc, "problem_mark", None)
             where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
             problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-            raise load._issue("syntax_error", self.name, where, f"invalid YAML: {visible(problem)}",
+            raise parse._issue("syntax_error", self.name, where, f"invalid YAML: {visible(problem)}",
                               mark.line + 1 if mark is not None else None) from None
         finally:
             ld.dispose()
@@ -414,7 +414,7 @@ class _YamlStream(_Stream):
     def _value(self, ld: _Events, node: yaml.Node, levels: int) -> Any:
         """A composed node's value; its tree and construction problems kept in ``load.parse_yaml``'s order."""
         try:
-            load.check_yaml_tree(_wrapped(node, levels), self.name)
+            parse.check_yaml_tree(_wrapped(node, levels), self.name)
         except CatalogFileInvalid as exc:
             self.tree_error = exc  # the whole-tree walk meets the last one first
             return None
@@ -425,7 +425,7 @@ class _YamlStream(_Stream):
                 mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
                 where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
                 problem = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
-                self.construct_error = load._issue("syntax_error", self.name, where, f"invalid YAML value: {clip(visible(problem), 160)}",
+                self.construct_error = parse._issue("syntax_error", self.name, where, f"invalid YAML value: {clip(visible(problem), 160)}",
                                                    mark.line + 1 if mark is not None else None)
             return None
 
@@ -442,11 +442,11 @@ class _YamlStream(_Stream):
         root_dup: CatalogFileInvalid | None = None
         while not ld.check_event(yaml.MappingEndEvent):
             knode = ld.compose_node(None, None)
-            if not isinstance(knode, yaml.ScalarNode) or knode.tag == load._MERGE_TAG or knode.tag != "tag:yaml.org,2002:str":
+            if not isinstance(knode, yaml.ScalarNode) or knode.tag == parse._MERGE_TAG or knode.tag != "tag:yaml.org,2002:str":
                 raise NotStreamable("a root key that is not a plain string")
             line = knode.start_mark.line + 1
             if (knode.tag, knode.value) in first and root_dup is None:
-                root_dup = load._issue("duplicate_key", self.name, f"line {line}",
+                root_dup = parse._issue("duplicate_key", self.name, f"line {line}",
                                        f"key {short_repr(knode.value, 60)} appears twice in one mapping (first at line "
                                        f"{first[(knode.tag, knode.value)]}); a YAML mapping holds each key once", line)
             first.setdefault((knode.tag, knode.value), line)
@@ -473,7 +473,7 @@ class _YamlStream(_Stream):
         ld.get_event()  # document end
         if not ld.check_event(yaml.StreamEndEvent):
             mark = ld.peek_event().start_mark
-            raise load._issue("syntax_error", self.name, f"line {mark.line + 1}, column {mark.column + 1}",
+            raise parse._issue("syntax_error", self.name, f"line {mark.line + 1}, column {mark.column + 1}",
                               "invalid YAML: but found another document", mark.line + 1)
         if root_dup is not None:
             self.tree_error = root_dup  # the whole-tree walk checks the root mapping first

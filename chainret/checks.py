@@ -8,7 +8,21 @@ overlays, anchors and expected paths resolve and are consistent: errors).
 
 The phrasing check is the rule ``ask`` matches with (``chainret.patterns``), so this module sits
 above the engine's pattern layer; ``chainret validate`` (``chainret.validate``) and the authoring
-build both run it. The per-record support check is ``chainret.catalog.defects.relation_defects``.
+build both run it.
+
+Where each validation rule lives (one home each):
+
+- file bounds, syntax, field shapes and types: ``chainret.catalog.parse`` and the models
+  (``chainret.catalog.models``, ``chainret.catalog.cases``), located by record and line;
+- duplicate IDs, dangling references, wrong worlds, spans out of range: ``chainret.catalog.references``,
+  for a loaded catalog, an overlay's result and a source header alike;
+- one relation's support (digest, span, clause, prose mention, domain/range): ``chainret.catalog.defects``;
+- whole-catalog and case checks (document digests, pattern chains, phrasings, view-time
+  eligibility, contradictions; cases against their world): this module;
+- what only a source header has (a file listed twice, a case written with entity IDs):
+  ``chainret.authoring.header``; what only source files have (quotes, clause lines): ``chainret.authoring.build``.
+
+``chainret.catalog.issues`` is the finding they all return; ``chainret.validate`` runs them per target.
 """
 
 from __future__ import annotations

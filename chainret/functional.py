@@ -13,11 +13,8 @@ from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
 
-class Assignment(Protocol):
-    """A relation as far as the rule cares: its ID, and which object it gives which subject over what."""
-
-    @property
-    def id(self) -> str: ...
+class Triple(Protocol):
+    """A relation's ends and predicate (a catalog ``Relation``, or a header's prose relation before it has an ID)."""
 
     @property
     def subject(self) -> str: ...
@@ -27,6 +24,13 @@ class Assignment(Protocol):
 
     @property
     def object(self) -> str: ...
+
+
+class Assignment(Triple, Protocol):
+    """A relation as far as the rule cares: its ID, and which object it gives which subject over what."""
+
+    @property
+    def id(self) -> str: ...
 
 
 A = TypeVar("A", bound=Assignment)

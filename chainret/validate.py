@@ -2,14 +2,10 @@
 
 ``validate_paths(paths) -> list[WorldReport]`` is what ``chainret validate`` runs: each world
 directory (its ``cases.*``, else ``catalog.*``, else a source folder's ``chainret.yaml``, built in
-memory by ``validate_source``) or loose file is loaded (load errors become issues)
-and checked by ``check_catalog`` (support defects: errors, the record is kept and marked invalid,
-unless the record's ``expect_invalid`` names exactly its defects: a deliberate control, info;
-document digests: warnings; pattern type chains: errors; view-time ineligibility: info; functional-predicate
-contradictions per view and principal: warnings) and ``check_cases`` (views, overlays, anchors and
-expected paths resolve and are consistent: errors). A report is valid when it has no error.
+memory by ``validate_source``) or loose file is loaded (load errors become issues) and checked by
+``chainret.checks`` (``check_catalog``, ``check_cases``). A report is valid when it has no error.
 
-The checks themselves are ``chainret.checks``.
+This module holds no rule of its own; where each one lives is listed in ``chainret.checks``.
 """
 
 from __future__ import annotations
@@ -22,6 +18,7 @@ from chainret.authoring.build import build
 from chainret.authoring.header import HEADER_NAME, Header, SourceInvalid, read_header
 from chainret.catalog.defects import relation_defects
 from chainret.catalog.issues import CatalogFileInvalid, Issue
+from chainret.catalog.models import Catalog
 from chainret.catalog.load import SUFFIXES, load_cases, load_catalog
 from chainret.catalog.parse import read_document
 from chainret.checks import check_cases, check_catalog
@@ -106,7 +103,8 @@ def validate_source(header: Path) -> WorldReport:
         pinned = [c for c in parsed.cases if isinstance(c, dict) and c.get("view") is not None]
         if pinned:
             parsed = Header.model_validate({**parsed.model_dump(), "cases": [c for c in parsed.cases if c not in pinned]})
-        result = build(header.parent, header.parent / "_validate" / "catalog.yaml", fresh=True, parsed=parsed)
+        # check=False: the whole-catalog checks run once, below, where warnings are reported too
+        result = build(header.parent, header.parent / "_validate" / "catalog.yaml", fresh=True, parsed=parsed, check=False)
     except SourceInvalid as exc:
         report.issues.extend(exc.issues)
         return report
@@ -116,10 +114,7 @@ def validate_source(header: Path) -> WorldReport:
     for c in pinned:
         report.issues.append(Issue("not_checked", "info", str(header), f"case {c.get('id')}", "view",
                                    f"pinned to view {c['view']!r}: checked when the built catalog is validated"))
-    report.counts = {"entities": len(catalog.entities), "documents": len(catalog.documents),
-                     "relations": len(catalog.relations),
-                     "invalid_relations": sum(1 for r in catalog.relations if relation_defects(catalog, r)),
-                     "views": len(catalog.views), "patterns": len(catalog.patterns), "cases": len(cases)}
+    report.counts = _counts(catalog, len(cases))
     return report
 
 
@@ -143,11 +138,14 @@ def validate_file(path: Path) -> WorldReport:
     report.world, report.catalog_file = catalog.world, str(catalog_path)
     report.issues.extend(check_catalog(catalog, str(catalog_path)))
     report.issues.extend(check_cases(cases, catalog, str(path)))
-    invalid = sum(1 for r in catalog.relations if relation_defects(catalog, r))
-    report.counts = {"entities": len(catalog.entities), "documents": len(catalog.documents),
-                     "relations": len(catalog.relations), "invalid_relations": invalid,
-                     "views": len(catalog.views), "patterns": len(catalog.patterns), "cases": len(cases)}
+    report.counts = _counts(catalog, len(cases))
     return report
+
+
+def _counts(catalog: Catalog, cases: int) -> dict[str, int]:
+    invalid = sum(1 for r in catalog.relations if relation_defects(catalog, r))
+    return {"entities": len(catalog.entities), "documents": len(catalog.documents), "relations": len(catalog.relations),
+            "invalid_relations": invalid, "views": len(catalog.views), "patterns": len(catalog.patterns), "cases": cases}
 
 
 def _is_request_set(path: Path) -> bool:

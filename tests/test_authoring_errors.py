@@ -120,7 +120,7 @@ def test_header_with_a_misspelt_predicate(world: Path) -> None:
     edit(header, "hops: [owned_by, on_call]", "hops: [owned_by, oncall]")
     line = next(i for i, t in enumerate(header.read_text(encoding="utf-8").splitlines(), 1) if "hops:" in t)
     build_fails(world, f"patterns[0] (name on_call_for_project) (line {line}), field hops.1",
-                "found 'oncall' (did you mean 'on_call'?)")
+                "found 'oncall'; did you mean 'on_call'?")
 
 
 def test_clause_line_with_an_unknown_entity_and_a_malformed_one(world: Path) -> None:

@@ -12,7 +12,6 @@ file, the record and its line (``SourceInvalid``), with the closest known name f
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -28,7 +27,7 @@ from pydantic import (
 
 from chainret.catalog.cases import Case
 from chainret.catalog.issues import Issue, issue_list
-from chainret.catalog.models import Entity, Pattern, Predicate, type_union
+from chainret.catalog.models import Entity, Pattern, Predicate
 from chainret.errors import CatalogInvalid
 
 SOURCE_FORMAT = "chainret-source/1"
@@ -70,8 +69,11 @@ def source_issue(code: str, file: str | Path, line: int | None, message: str, lo
 
 
 def closest(word: str, choices: list[str] | set[str]) -> str:
-    """`` (did you mean 'x'?)`` for a near miss, else ``""``."""
-    hit = difflib.get_close_matches(word, sorted(choices), n=1, cutoff=0.6)
+    """`` (did you mean 'x'?)`` for a near miss, else ``""`` (the match is ``chainret.catalog.suggest``'s;
+    this is its wording after a ``file:line:`` message)."""
+    from chainret.catalog.suggest import closest as nearest
+
+    hit = nearest(word, sorted(choices), n=1)
     return f" (did you mean {hit[0]!r}?)" if hit else ""
 
 
@@ -233,44 +235,16 @@ def _root_lines(issues: list[Issue], file: Path) -> list[Issue]:
 
 
 def header_issues(header: Header, file: str) -> list[Issue]:
-    """Cross-record checks: world of each ID, declared types and predicates, typos named."""
-    out: list[Issue] = []
+    """Cross-record checks: the rules a catalog is loaded with (``chainret.catalog.references``:
+    world of each ID, declared types and predicates, typos named), plus the header's own (a file
+    listed twice, each case well-formed)."""
+    from chainret.catalog.references import declared_issues
+
+    out = declared_issues(header.world, header.entities, header.predicates, header.patterns, header.relations, file)
 
     def err(code: str, where: str, fld: str, message: str) -> None:
         out.append(Issue(code, "error", file, where, fld, message))
 
-    ids: dict[str, int] = {}
-    for i, e in enumerate(header.entities):
-        where = f"entities[{i}] (id {e.id})"
-        if e.id in ids:
-            err("duplicate_id", where, "id", f"duplicate entity {e.id!r}: already entities[{ids[e.id]}]")
-        ids.setdefault(e.id, i)
-        world = e.id.split(":")[1]
-        if world != header.world:
-            err("wrong_world", where, "id", f"expected an ID in world {header.world!r} (type:{header.world}:name), found world {world!r}")
-    types = {e.id.split(":", 1)[0] for e in header.entities}
-    preds = {p.name for p in header.predicates}
-    for i, p in enumerate(header.predicates):
-        for fld in ("domain", "range"):
-            for value in type_union(getattr(p, fld)):
-                if value not in types:
-                    err("dangling_reference", f"predicates[{i}] (name {p.name})", fld,
-                        f"expected an entity type used by some entity ({', '.join(sorted(types)) or 'none'}), found {value!r}{closest(value, types)}")
-    for i, pat in enumerate(header.patterns):
-        where = f"patterns[{i}] (name {pat.name})"
-        if pat.start_type not in types:
-            err("dangling_reference", where, "start_type", f"expected an entity type, found {pat.start_type!r}{closest(pat.start_type, types)}")
-        for j, hop in enumerate(pat.hops):
-            if hop not in preds:
-                err("dangling_reference", where, f"hops.{j}", f"expected a declared predicate ({', '.join(sorted(preds))}), found {hop!r}{closest(hop, preds)}")
-    for i, rel in enumerate(header.relations):
-        where = f"relations[{i}]"
-        for fld in ("subject", "object"):
-            value = getattr(rel, fld)
-            if value not in ids:
-                err("dangling_reference", where, fld, f"expected a declared entity ID, found {value!r}{closest(value, set(ids))}")
-        if rel.predicate not in preds:
-            err("dangling_reference", where, "predicate", f"expected a declared predicate, found {rel.predicate!r}{closest(rel.predicate, preds)}")
     seen_paths: set[str] = set()
     for i, d in enumerate(header.documents):
         if d.path in seen_paths:

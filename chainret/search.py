@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import filterfalse
 from typing import Any
@@ -83,6 +83,33 @@ class SearchHit:
     score: float
 
 
+def top_hits(scores: Sequence[float], order: Sequence[int], ref_of: Callable[[int], str], k: int) -> list[SearchHit]:
+    """The ``k`` best scored candidates, best first, ties by corpus position (``order[j]`` of candidate ``j``).
+
+    The one ranking rule of both indexes: ``LexicalIndex`` and the compiled stores' ``rank_bm25plus``.
+    """
+    ranked = sorted(range(len(scores)), key=lambda j: (-scores[j], order[j]))[:k]
+    return [SearchHit(ref_of(j), rank + 1, float(scores[j])) for rank, j in enumerate(ranked)]
+
+
+def rank_bm25plus(
+    query: Sequence[str],
+    cands: Sequence[tuple[int, tuple[str, int, dict[str, int]]]],
+    df: Mapping[str, int],
+    size: int,
+    avgdl: float,
+    k: int,
+    k1: float,
+    b: float,
+    delta: float,
+) -> list[SearchHit]:
+    """``LexicalIndex.search``'s scoring and ordering over candidates given as integers, in corpus order
+    (``(unit ordinal, (ref, token count, term frequencies))``: what a compiled store's postings give)."""
+    idf = [bm25plus_idf(size, df.get(t, 0)) for t in query]
+    scores = [bm25plus(idf, [tfs.get(t, 0) for t in query], ntok, avgdl, k1, b, delta) for _, (_, ntok, tfs) in cands]
+    return top_hits(scores, [c[0] for c in cands], lambda j: cands[j][1][0], k)
+
+
 class LexicalIndex:
     """BM25Plus over ``(ref, text)`` units. Ranks ties by unit order, so results are stable.
 
@@ -135,9 +162,7 @@ class LexicalIndex:
         cand = sorted({i for t in q for i in self._postings.get(t, ())})
         if not cand:
             return []
-        scores = self._scores(q, cand)
-        order = sorted(range(len(cand)), key=lambda j: (-scores[j], cand[j]))[:k]
-        return [SearchHit(self.refs[cand[j]], rank + 1, float(scores[j])) for rank, j in enumerate(order)]
+        return top_hits(self._scores(q, cand), cand, lambda j: self.refs[cand[j]], k)
 
     def score_all(self, query: str | Sequence[str]) -> list[float]:
         """rank_bm25's own full scorer over the same corpus (the reference tests compare ``search`` to)."""

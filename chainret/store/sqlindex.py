@@ -1,0 +1,63 @@
+"""BM25Plus over the units one principal may read in one view, answered by a SQL store (``StoreIndex``).
+
+The scores come from integers the store keeps (corpus size and total token count per view and
+principal class, per-unit token counts, term frequencies), ranked by ``chainret.search.rank_bm25plus``
+with the operations of ``LexicalIndex`` in the same order, so scores are bit-identical and ties fall
+in catalog unit order, exactly as the in-memory index ranks them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from chainret.search import query_tokens, rank_bm25plus
+from chainret.store.sqlrows import READABLE, WITHIN, RowSource
+
+
+class StoreIndex:
+    """BM25Plus over the units one principal may read in one view, answered by the store.
+
+    Same scores, ranks and tie order as ``LexicalIndex`` over ``CatalogView.unit_texts()``.
+    """
+
+    def __init__(
+        self, store: RowSource, view: str, principal: str, *, prefetch: Callable[[list[str]], None] | None = None,
+        within: str | None = None, k1: float = 1.5, b: float = 0.75, delta: float = 1.0,
+    ) -> None:
+        self.store, self.view, self.principal, self.prefetch, self.within = store, view, principal, prefetch, within
+        self.k1, self.b, self.delta = k1, b, delta
+
+    def __len__(self) -> int:
+        return self.store.corpus(self.view, self.principal, self.within)[0]
+
+    def search(self, query: str | Sequence[str], k: int) -> list[Any]:
+        n_units, total = self.store.corpus(self.view, self.principal, self.within)
+        if k <= 0 or not n_units:
+            return []
+        q = query_tokens(query)
+        terms = sorted(set(q))
+        if not terms:
+            return []
+        marks = ", ".join("?" for _ in terms)
+        rows = self.store.db.rows(
+            f"SELECT p.term, p.unit_ord, p.tf, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
+            f"WHERE p.term IN ({marks}) AND " + READABLE.format(col="p.doc_ord")
+            + (WITHIN.format(col="p.doc_ord") if self.within is not None else ""),
+            (*terms, self.view, self.principal, *((self.within,) if self.within is not None else ())),
+            self.view,
+            self.principal,
+        )
+        if not rows:
+            return []
+        df: dict[str, int] = {}
+        units: dict[int, tuple[str, int, dict[str, int]]] = {}
+        for term, uo, tf, ntok, ref in rows:
+            df[term] = df.get(term, 0) + 1
+            units.setdefault(uo, (ref, ntok, {}))[2][term] = tf
+        size = n_units or 1
+        hits = rank_bm25plus(q, sorted(units.items()), df, size, total / size, k, self.k1, self.b, self.delta)
+        if self.prefetch is not None:
+            self.prefetch([h.ref for h in hits])
+        return hits
+

@@ -1,0 +1,222 @@
+"""A SQL store as one reader may read it (``ReaderStore``) and as trace verification reads cited text (``EvidenceReader``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from functools import cached_property
+from typing import Any, Protocol
+
+from chainret.errors import UsageError
+from chainret.store.sqlrows import RowSource, _Relations, _unit
+from chainret.store.sqlview import SQLView
+
+
+class ReaderSource(RowSource, Protocol):
+    """What a reader store and an evidence reader read of their store (``SQLStore`` answers it)."""
+
+    world: str
+    description: str
+    format: str
+
+    @property
+    def location(self) -> str: ...
+
+    @property
+    def patterns(self) -> list[Any]: ...
+
+    @property
+    def predicates(self) -> list[Any]: ...
+
+    @property
+    def view_names(self) -> list[str]: ...
+
+    @property
+    def views(self) -> list[Any]: ...
+
+    @property
+    def current_view(self) -> Any: ...
+
+    def read_scope(self, principal: str | None = None) -> AbstractContextManager[Any]: ...
+
+    def reader_digest(self, reader: str) -> str: ...
+
+    def reader_store(self, reader: str) -> ReaderStore: ...
+
+    def view(self, name: str | None, principal: str = "public") -> SQLView: ...
+
+    def hop_world(self, view: SQLView) -> Any: ...
+
+
+class _Documents(Mapping[str, Any]):
+    """``catalog.documents_by_ref`` as a lazy lookup (what trace verification reads)."""
+
+    def __init__(self, store: ReaderSource, reader: EvidenceReader | None = None) -> None:
+        self.store = store
+        self.reader = reader
+
+    def __getitem__(self, ref: str) -> Any:
+        from chainret.catalog.models import SourceDocument
+
+        sql = "SELECT source, document, version, representation, title, text, digest, visibility, principals FROM documents WHERE ref = ?"
+        rows = self.store.db.rows(sql, (ref,)) if self.reader is None else self.reader.rows(sql, (ref,), ref)
+        if not rows:
+            raise KeyError(ref)
+        s, d, v, r, t, x, g, vis, p = rows[0]
+        return SourceDocument(source=s, document=d, version=v, representation=r, title=t, text=x, digest=g,
+                              visibility=vis, principals=json.loads(p))
+
+    def get(self, ref: str, default: Any = None) -> Any:  # type: ignore[override]
+        try:
+            return self[ref]
+        except KeyError:
+            return default
+
+    def __contains__(self, ref: object) -> bool:
+        return isinstance(ref, str) and bool(self.store.db.rows("SELECT 1 FROM document_meta WHERE ref = ?", (ref,)))
+
+    def __iter__(self) -> Iterator[str]:
+        return (r[0] for r in self.store.db.rows("SELECT ref FROM document_meta ORDER BY ord"))
+
+    def __len__(self) -> int:
+        return int(self.store.db.rows("SELECT count(*) FROM document_meta")[0][0])
+
+
+class EvidenceReader:
+    """A store as trace verification reads cited text: as one principal, in a view holding each document.
+
+    PostgreSQL shows text only inside a request's view and to a role that may read it; verifying a
+    trace reads every cited document version that way (as the trace's principal, in some view that
+    holds that version), so an untampered trace verifies through the same policies that answered it.
+    SQLite ignores the principal (it has no roles) and reads as before.
+    """
+
+    def __init__(self, store: ReaderSource, principal: str) -> None:
+        self._store = store
+        self.principal = principal
+        self.documents_by_ref = _Documents(store, self)
+
+    def view_of(self, doc_ref: str) -> str | None:
+        rows = self._store.db.rows(
+            "SELECT vd.view_name FROM view_docs vd JOIN document_meta m ON m.ord = vd.doc_ord WHERE m.ref = ? ORDER BY vd.view_name LIMIT 1",
+            (doc_ref,),
+        )
+        return str(rows[0][0]) if rows else None
+
+    def rows(self, sql: str, params: Sequence[Any], doc_ref: str) -> list[tuple[Any, ...]]:
+        view = self.view_of(doc_ref)
+        if view is None:
+            return []
+        return self._store.db.rows(sql, params, view, self.principal)
+
+    def unit(self, ref: str) -> Any | None:
+        from chainret.catalog.models import unit_doc
+
+        rows = self.rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (ref,), unit_doc(ref))
+        return _unit(rows[0]) if rows else None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+
+class _ReaderRelations(_Relations):
+    """``relations_by_id`` of a reader catalog: only relations supported by documents the reader may read."""
+
+    def __init__(self, store: ReaderSource, reader: str) -> None:
+        super().__init__(store)
+        self.reader = reader
+
+    def _ok(self, row: tuple[Any, ...] | None) -> bool:
+        return row is not None and row[13] is not None and self.store.doc_ref_of(row[13]) in self.store.readable_docs(self.reader)
+
+    def get(self, rid: str, default: Any = None) -> Any:  # type: ignore[override]
+        row = self.store._relation_row(rid)
+        return self.store._relation_model(row) if row is not None and self._ok(row) else default
+
+    def __contains__(self, rid: object) -> bool:
+        return isinstance(rid, str) and self._ok(self.store._relation_row(rid))
+
+    def __iter__(self) -> Iterator[str]:
+        return (rid for rid in super().__iter__() if rid in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+class ReaderStore:
+    """A compiled catalog as one reader may read it: ``reader_catalog(catalog, reader)`` without building it.
+
+    Every view it opens adds "and ``reader`` may read the document" to each condition (documents,
+    units, search corpus and statistics, relations, known entities), so a request run under a wider
+    principal for a narrower viewer sees exactly the viewer's catalog, as the in-memory engine does.
+    """
+
+    is_chainret_store = True
+    kind = "reader"
+
+    def __init__(self, store: ReaderSource, reader: str) -> None:
+        self.store, self.reader = store, reader
+        self.world, self.description, self.format = store.world, store.description, store.format
+        self.patterns, self.predicates, self.predicates_by_name = store.patterns, store.predicates, store.predicates_by_name
+        self.view_names = store.view_names
+        self.relations_by_id = _ReaderRelations(store, reader)
+        self._views: dict[tuple[str, str], SQLView] = {}
+
+    @property
+    def location(self) -> str:
+        return self.store.location
+
+    def close(self) -> None:
+        pass
+
+    def read_scope(self, principal: str | None = None) -> AbstractContextManager[Any]:
+        return self.store.read_scope(principal)
+
+    def digest(self) -> str:
+        return self.store.reader_digest(self.reader)
+
+    @cached_property
+    def views(self) -> list[Any]:
+        docs = self.store.readable_docs(self.reader)
+        return [v if all(d in docs for d in v.documents) else v.model_copy(update={"documents": [d for d in v.documents if d in docs]})
+                for v in self.store.views]
+
+    @property
+    def views_by_name(self) -> dict[str, Any]:
+        return {v.name: v for v in self.views}
+
+    @property
+    def current_view(self) -> Any:
+        return self.store.current_view
+
+    def readable_docs(self, reader: str) -> frozenset[str]:
+        return self.store.readable_docs(reader) & self.store.readable_docs(self.reader)
+
+    def reader_digest(self, reader: str) -> str:
+        if self.store.readable_docs(self.reader) <= self.store.readable_docs(reader):
+            return self.digest()  # the reader's catalog of this catalog is this catalog
+        raise UsageError(f"the identity {reader!r} is shown of the catalog as {self.reader!r} reads it is not recorded in the store")
+
+    def reader_store(self, reader: str) -> Any:
+        if self.store.readable_docs(self.reader) <= self.store.readable_docs(reader):
+            return self
+        return self.store.reader_store(reader) if self.store.readable_docs(reader) <= self.store.readable_docs(self.reader) else self._narrower(reader)
+
+    def _narrower(self, reader: str) -> Any:
+        raise UsageError(f"a catalog read by {self.reader!r} and by {reader!r} at once is not supported by a compiled store")
+
+    def entity(self, entity_id: str) -> Any | None:
+        view = self.view(None, self.reader)
+        return self.store.entity(entity_id) if view.knows(entity_id) else None
+
+    def view(self, name: str | None, principal: str = "public") -> SQLView:
+        chosen = self.store.view(name, principal).view_name  # the same checks and messages
+        hit = self._views.get((chosen, principal))
+        if hit is None:
+            hit = self._views[(chosen, principal)] = SQLView(self.store, chosen, principal, within=self.reader, catalog=self)
+        return hit
+
+    def hop_world(self, view: SQLView) -> Any:
+        return self.store.hop_world(view)

@@ -1,0 +1,171 @@
+"""What the SQL store's parts share: the SQL fragments of the permission rule, the backend, row decoders.
+
+The view (``chainret.store.sqlview``), the reader store (``chainret.store.sqlreader``), the search
+index (``chainret.store.sqlindex``) and the store itself (``chainret.store.sql``) all build their
+queries from these fragments, so "the principal may read this document in this view" is written once.
+``RowSource`` is what those parts read of a store (``SQLStore`` is one); naming it here keeps the
+parts below the store in the import graph.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from typing import Any, Protocol
+
+from chainret.codes import ViewCode
+
+
+
+# A document ordinal readable by the principal in the view (``?`` = view name, principal).
+READABLE = (
+    "EXISTS (SELECT 1 FROM view_docs vd JOIN readers rd ON rd.doc_ord = vd.doc_ord "
+    "WHERE vd.view_name = ? AND vd.doc_ord = {col} AND rd.principal IN ('*', ?))"
+)
+# An entity the principal may know: subject or object of a relation supported by a document version
+# they may read, in any view (``?`` = principal, principal): ``chainret.catalog.readable.known_entities``.
+KNOWN = (
+    "(EXISTS (SELECT 1 FROM relations kr JOIN readers kd ON kd.doc_ord = kr.doc_ord WHERE kr.subject = e.id AND kd.principal IN ('*', ?)) "
+    "OR EXISTS (SELECT 1 FROM relations kr JOIN readers kd ON kd.doc_ord = kr.doc_ord WHERE kr.object = e.id AND kd.principal IN ('*', ?)))"
+)
+# ``within`` (a reader): the document is also readable by that reader (``?`` = reader). A view opened
+# for a principal *within* a narrower viewer's catalog (``chainret.catalog.readable.reader_catalog``)
+# adds it to every condition, so the store answers as the catalog with the viewer's unreadable
+# documents removed.
+WITHIN = " AND EXISTS (SELECT 1 FROM readers rw WHERE rw.doc_ord = {col} AND rw.principal IN ('*', ?))"
+IN_VIEW = "EXISTS (SELECT 1 FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = {col})"
+# A relation's status in a view (``?`` = view, view, principal, view, principal): the visibility of its
+# document if that version is in the view, whether another version of the document is, whether the
+# principal may read it, and the clause text where the principal may read it.
+STATUS_COLS = (
+    "(SELECT vd.visibility FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = r.doc_ord), "
+    "(SELECT count(*) FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_id = r.source || '/' || r.document), "
+    "(SELECT count(*) FROM readers rd WHERE rd.doc_ord = r.doc_ord AND rd.principal IN ('*', ?)), "
+    "(SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord AND " + READABLE.format(col="q.doc_ord") + ")"
+)
+REL_COLS = (
+    "r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, "
+    "r.digest, r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects, r.kind"
+)
+
+
+class Backend:
+    """A database connection: ``rows`` runs one read for (view, principal); SQL uses ``?`` placeholders."""
+
+    location = ""
+
+    def rows(self, sql: str, params: Sequence[Any] = (), view: str | None = None, principal: str | None = None) -> list[tuple[Any, ...]]:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        raise NotImplementedError
+
+    def read_scope(self, principal: str | None = None) -> AbstractContextManager[Any]:
+        """The reads of one request (for ``principal``) as one unit (PostgreSQL: one transaction); nothing by default."""
+        return contextlib.nullcontext()
+
+
+
+class RowSource(Protocol):
+    """What the view, the reader store and the index read of a SQL store (``SQLStore`` answers it)."""
+
+    db: Backend
+    _known_ids: set[str]
+
+    @property
+    def relations_by_id(self) -> Mapping[str, Any]: ...
+
+    @property
+    def views_by_name(self) -> dict[str, Any]: ...
+
+    @property
+    def predicates_by_name(self) -> dict[str, Any]: ...
+
+    def entity(self, entity_id: str) -> Any | None: ...
+
+    def corpus(self, view: str, principal: str, within: str | None = None) -> tuple[int, int]: ...
+
+    def doc_ref_of(self, doc_ord: int) -> str | None: ...
+
+    def readable_docs(self, reader: str) -> frozenset[str]: ...
+
+    def _relation_row(self, rid: str) -> tuple[Any, ...] | None: ...
+
+    def _relation_model(self, row: tuple[Any, ...]) -> Any: ...
+
+
+
+class _Relations(Mapping[str, Any]):
+    """``catalog.relations_by_id`` as a lazy lookup (what coverage and projection use)."""
+
+    def __init__(self, store: RowSource) -> None:
+        self.store = store
+
+    def __getitem__(self, rid: str) -> Any:
+        rel = self.get(rid)
+        if rel is None:
+            raise KeyError(rid)
+        return rel
+
+    def get(self, rid: str, default: Any = None) -> Any:  # type: ignore[override]
+        row = self.store._relation_row(rid)
+        return default if row is None else self.store._relation_model(row)
+
+    def __contains__(self, rid: object) -> bool:
+        if not isinstance(rid, str):
+            return False
+        return rid in self.store._known_ids or self.store._relation_row(rid) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return (r[0] for r in self.store.db.rows("SELECT id FROM relations ORDER BY ord"))
+
+    def __len__(self) -> int:
+        return int(self.store.db.rows("SELECT count(*) FROM relations")[0][0])
+
+
+
+CACHE_MAX = 200_000
+_MISSING = object()
+
+
+def _bounded(cache: dict[Any, Any], key: Any, value: Any) -> Any:
+    """Remember ``value`` (the caches of a store are dropped whole when they grow past ``CACHE_MAX``)."""
+    if len(cache) >= CACHE_MAX:
+        cache.clear()
+    cache[key] = value
+    return value
+
+
+def _entity(row: tuple[Any, ...]) -> Any:
+    from chainret.catalog.models import Entity
+
+    i, t, n, a, d = row
+    return Entity(id=i, type=t, name=n, aliases=json.loads(a), description=d)
+
+
+def _unit(row: tuple[Any, ...]) -> Any:
+    from chainret.catalog.models import Unit
+
+    ref, doc_ref, idx, s, e, text = row
+    return Unit(ref=ref, doc_ref=doc_ref, index=idx, start=s, end=e, text=text)
+
+
+
+def _marks(items: Sequence[Any]) -> str:
+    return ", ".join("?" for _ in items)
+
+
+def _reasons(row: tuple[Any, ...]) -> list[str]:
+    """``Eligibility.reasons`` of a relation row carrying ``STATUS_COLS`` (the codes of ``CatalogView.relation_status``)."""
+    reasons = [c for c in row[15].split(",") if c]
+    in_view, same_document, readable = row[17], row[18], row[19]
+    if in_view is None:
+        reasons.append(ViewCode.SUPERSEDED if same_document else ViewCode.NOT_CURRENT)
+    elif in_view == "removed":
+        reasons.append(ViewCode.REMOVED)
+    elif not readable:
+        reasons.append(ViewCode.RESTRICTED)
+    return reasons
+

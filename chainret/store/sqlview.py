@@ -1,0 +1,280 @@
+"""One SQL store seen through one view by one principal (``SQLView``): the ``CatalogView`` the ask path reads."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from chainret.codes import DefectCode
+from chainret.store.base import view_codes
+from chainret.store.sqlrows import (
+    CACHE_MAX,
+    IN_VIEW,
+    KNOWN,
+    READABLE,
+    REL_COLS,
+    WITHIN,
+    RowSource,
+    _MISSING,
+    _bounded,
+    _entity,
+    _marks,
+    _reasons,
+    _unit,
+)
+
+_DEFECTS = frozenset(DefectCode)
+
+
+class SQLView:
+    """One store seen through one view by one principal: the ``CatalogView`` methods the ask path uses.
+
+    A store object reads a snapshot: what a view has looked up (units, relation statuses and flags)
+    is kept for the next request. Reopen the store to see an update written since.
+    """
+
+    def __init__(self, store: RowSource, view: str, principal: str, within: str | None = None, catalog: Any = None) -> None:
+        self.store = store
+        self._name = view
+        self.principal = principal
+        self.within = within  # a narrower viewer whose catalog this view reads (None: the whole catalog)
+        self._catalog = catalog if catalog is not None else store
+        self._flags: dict[str, Any] = {}
+        self._units: dict[str, Any] = {}
+        self._status: dict[str, Any] = {}
+        self._in_unit: dict[str, list[Any]] = {}
+
+    @property
+    def view_name(self) -> str:
+        return self._name
+
+    @property
+    def catalog(self) -> Any:
+        return self._catalog
+
+    @property
+    def view(self) -> Any:
+        return self._catalog.views_by_name[self._name]
+
+    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.store.db.rows(sql, params, self._name, self.principal)
+
+    def _vp(self) -> tuple[str, str]:
+        return (self._name, self.principal)
+
+    def _w(self, col: str) -> tuple[str, tuple[str, ...]]:
+        """The ``WITHIN`` condition on ``col`` and its parameter (nothing for a whole-catalog view)."""
+        return (WITHIN.format(col=col), (self.within,)) if self.within is not None else ("", ())
+
+    def _readable(self, col: str) -> tuple[str, tuple[str, ...]]:
+        """``READABLE`` (and ``WITHIN``) on ``col`` with their parameters."""
+        w, wp = self._w(col)
+        return READABLE.format(col=col) + w, (*self._vp(), *wp)
+
+    # -- documents and units ----------------------------------------------------------------------------
+    def documents(self) -> list[Any]:
+        from chainret.catalog.models import SourceDocument
+
+        rows = self._rows(
+            "SELECT source, document, version, representation, title, text, digest, visibility, principals "
+            "FROM documents d WHERE " + self._readable("d.ord")[0] + " ORDER BY d.ord",
+            self._readable("d.ord")[1],
+        )
+        return [
+            SourceDocument(source=s, document=d, version=v, representation=r, title=t, text=x, digest=g,
+                           visibility=vis, principals=json.loads(p))
+            for s, d, v, r, t, x, g, vis, p in rows
+        ]
+
+    def _fetch_units(self, refs: Sequence[str]) -> None:
+        want = [r for r in dict.fromkeys(refs) if r not in self._units]
+        if want:
+            self._read_units(want)
+
+    def _read_units(self, want: Sequence[str]) -> dict[str, Any]:
+        """The readable units among ``want``, read now (and cached)."""
+        rows = self._rows(
+            f"SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref IN ({_marks(want)}) AND "
+            + self._readable("u.doc_ord")[0],
+            (*want, *self._readable("u.doc_ord")[1]),
+        )
+        found = {r[0]: _unit(r) for r in rows}
+        for ref in want:
+            _bounded(self._units, ref, found.get(ref))
+        return found
+
+    def unit(self, ref: str) -> Any | None:
+        """The unit if the principal may read it in this view, else None."""
+        hit = self._units.get(ref, _MISSING)
+        if hit is not _MISSING:
+            return hit
+        return self._read_units([ref]).get(ref)  # not re-read from the cache: another thread may clear it
+
+    def units(self) -> list[Any]:
+        rows = self._rows(
+            "SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE "
+            + self._readable("u.doc_ord")[0] + " ORDER BY u.ord",
+            self._readable("u.doc_ord")[1],
+        )
+        return [_unit(r) for r in rows]
+
+    def unit_texts(self) -> list[tuple[str, str]]:
+        return [(u.ref, u.text) for u in self.units()]
+
+    # -- relations ---------------------------------------------------------------------------------------
+    def _status_rows(self, where: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Relation rows with what their status in this view needs (``STATUS_COLS``), quote where readable."""
+        w_vd, wp = self._w("vd.doc_ord")
+        w_r, _ = self._w("r.doc_ord")
+        status = (
+            "(SELECT vd.visibility FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = r.doc_ord), "
+            f"(SELECT count(*) FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_id = r.source || '/' || r.document{w_vd}), "
+            "(SELECT count(*) FROM readers rd WHERE rd.doc_ord = r.doc_ord AND rd.principal IN ('*', ?)), "
+            "(SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord AND " + READABLE.format(col="q.doc_ord") + ")"
+        )
+        rows = self._rows(
+            f"SELECT {REL_COLS}, {status} FROM relations r WHERE ({where}){w_r}",
+            (self._name, self._name, *wp, self.principal, *self._vp(), *params, *wp),
+        )
+        known = self.store._known_ids
+        if len(known) >= CACHE_MAX:
+            known.clear()
+        for r in rows:
+            _bounded(self._status, r[1], _reasons(r))
+            known.add(r[1])
+        return rows
+
+    def relation_status(self, relation: Any) -> Any:
+        from chainret.catalog.views import Eligibility
+
+        rid = relation if isinstance(relation, str) else relation.id
+        reasons = self._status.get(rid)
+        if reasons is None:
+            rows = self._status_rows("r.id = ?", (rid,))
+            if not rows:
+                raise KeyError(rid)
+            reasons = _reasons(rows[0])
+        return Eligibility(eligible=not reasons, reasons=list(reasons))
+
+    def eligible_relations(self) -> list[Any]:
+        return [r for r in self.relations() if self.relation_status(r).eligible]
+
+    def relations(self) -> list[Any]:
+        rows = self.store.db.rows(f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord ORDER BY r.ord")
+        return [self.store._relation_model(r) for r in rows]
+
+    def supporting_unit(self, relation: Any) -> Any | None:
+        """The unit holding the relation's clause (None where this store may not show it to the principal)."""
+        rid = relation if isinstance(relation, str) else relation.id
+        row = self.store._relation_row(rid)
+        if row is None or row[14] is None or (self.within is not None and rid not in self._catalog.relations_by_id):
+            return None
+        if self._units.get(row[14]) is not None:
+            return self._units[row[14]]
+        rows = self._rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (row[14],))
+        return _unit(rows[0]) if rows else None
+
+    def relations_in_unit(self, unit_ref: str) -> list[Any]:
+        rows = self.store.db.rows(
+            f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.unit_ref = ?", (unit_ref,)
+        )
+        return [self.store._relation_model(r) for r in sorted(rows, key=lambda r: (r[10], r[1]))]
+
+    def current_relations(self, subject: str, predicate: str) -> list[Any]:
+        rows = self._status_rows("r.subject = ? AND r.predicate = ?", (subject, predicate))
+        return [self.store._relation_model((*r[:17], r[20])) for r in sorted(rows, key=lambda r: r[0]) if not _reasons(r)]
+
+    # -- the hop engine's two lookups ---------------------------------------------------------------------------
+    def _flag(self, row: tuple[Any, ...]) -> Any:
+        from chainret.hops import Rel
+        from chainret.trace import Anchor
+
+        rid = row[1]
+        hit = self._flags.get(rid)
+        if hit is not None:
+            return hit
+        reasons = _reasons(row)
+        current, readable = view_codes(reasons)
+        support = Anchor(
+            unit_ref=row[14] or "", relation_id=rid, source=row[5], document=row[6], version=row[7],
+            representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16],
+        )
+        rel = Rel(
+            id=rid, subject=row[2], predicate=row[3], object=row[4], support=support, current=current, readable=readable,
+            valid=not any(r in _DEFECTS for r in reasons), why_not=",".join(reasons) or None,
+        )
+        return _bounded(self._flags, rid, rel)
+
+    def prefetch(self, refs: Sequence[str]) -> None:
+        """Units and supported relations of a search's returned rows, two queries for all of them."""
+        self._fetch_units(refs)
+        want = [r for r in dict.fromkeys(refs) if r not in self._in_unit]
+        if want:
+            self._read_rels(want)
+
+    def _read_rels(self, want: Sequence[str]) -> dict[str, list[Any]]:
+        """The relations supported in each unit of ``want``, read now (and cached): callers use the
+        result, not the cache, which another thread may clear in between (``_bounded``)."""
+        rows = self._status_rows(f"r.unit_ref IN ({_marks(want)}) AND " + READABLE.format(col="r.doc_ord"), (*want, *self._vp()))
+        # (``_status_rows`` adds the ``within`` condition)
+        grouped: dict[str, list[Any]] = {ref: [] for ref in want}
+        for r in sorted(rows, key=lambda r: r[1]):
+            grouped[r[14]].append(self._flag(r))
+        for ref, rels in grouped.items():
+            _bounded(self._in_unit, ref, rels)
+        return grouped
+
+    def rels_in_unit(self, ref: str) -> list[Any]:
+        """Relations supported in a readable unit, ordered by id, with their flags (none if unreadable)."""
+        hit = self._in_unit.get(ref)
+        return hit if hit is not None else self._read_rels([ref])[ref]
+
+    def rels_of(self, subject: str, predicate: str) -> list[Any]:
+        """Relations of (subject, predicate) whose document is in the view, ordered by id, with flags.
+
+        Relations outside the view are left out: the engine uses this lookup only for current
+        relations (usable ones elsewhere, withheld ones, opposing assignments), so the result is
+        the same as over the whole catalog.
+        """
+        rows = self._status_rows(
+            "r.subject = ? AND r.predicate = ? AND " + IN_VIEW.format(col="r.doc_ord"), (subject, predicate, self._name)
+        )
+        return [self._flag(r) for r in sorted(rows, key=lambda r: r[1])]
+
+    # -- entities -------------------------------------------------------------------------------------------
+    def resolve(self, text: str, type: str | None = None) -> list[Any]:  # noqa: A002 - API name
+        """Entities named ``text`` that the principal may know (in a relation of a document they may read)."""
+        from chainret.catalog.models import normalize_name
+
+        known, kp = self._known()
+        sql = (
+            "SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
+            f"WHERE n.key = ? AND {known}"
+        )
+        params: list[Any] = [normalize_name(text), *kp]
+        if type is not None:
+            sql += " AND n.type = ?"
+            params.append(type)
+        return sorted((_entity(r) for r in self._rows(sql, params)), key=lambda e: e.id)
+
+    def knows(self, entity_id: str) -> bool:
+        """True when the principal may know this entity (it occurs in a document they may read)."""
+        known, kp = self._known()
+        return bool(self._rows(f"SELECT 1 FROM entities e WHERE e.id = ? AND {known}", (entity_id, *kp)))
+
+    def _known(self, principal: str | None = None) -> tuple[str, tuple[str, ...]]:
+        """``KNOWN`` for the principal (or another reader), within the view's narrower viewer if any."""
+        who = self.principal if principal is None else principal
+        if self.within is None:
+            return KNOWN, (who, who)
+        w = WITHIN.format(col="kr.doc_ord")
+        sql = KNOWN.replace("AND kd.principal IN ('*', ?))", f"AND kd.principal IN ('*', ?){w})")
+        return sql, (who, self.within, who, self.within)
+
+    def entity(self, entity_id: str) -> Any | None:
+        return self._catalog.entity(entity_id)
+
+    def predicate(self, name: str) -> Any | None:
+        return self.store.predicates_by_name.get(name)
+

@@ -286,3 +286,42 @@ def test_a_json_catalog_is_streamed_byte_for_byte_as_the_serialiser_writes_it_an
     before = out.stat().st_mtime_ns
     assert write_import(again, "import (test)") == [] and out.stat().st_mtime_ns == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cat.json"]  # no temporary file left
+
+
+def test_a_kind_a_later_import_no_longer_has_stays_declared_and_the_earlier_view_answers(tmp_path: Path) -> None:
+    with_api = {"catalog-info.yaml": "\n---\n".join([GROUP, _doc("API", "lookup-api", "  owner: team-a\n")])}
+    root = _tree(tmp_path, with_api)
+    out = tmp_path / "cat.yaml"
+    imported(root, out, ["backstage"])
+    old = ask("Who owns lookup-api?", out)
+    assert old.path_ids == ["api:acme:default.lookup-api", "group:acme:default.team-a"]
+    (root / "catalog-info.yaml").write_text(GROUP, encoding="utf-8")  # the API is gone
+    cat = imported(root, out, ["backstage"])
+    valid(out)
+    assert cat.predicates_by_name["owned_by"].domain == "api"  # still: the earlier version's relation
+    assert "api_owner" in {p.name for p in cat.patterns}
+    assert path_of("Who owns lookup-api?", out, view="v1") == old.path_ids
+    assert verified(old, out) in ("verified", "evidence_intact")
+    assert ask("Who owns lookup-api?", out).outcome != "accepted_path"  # not in the current view
+
+
+def test_a_catalog_imported_before_kinds_were_types_takes_no_new_versions(tmp_path: Path) -> None:
+    from chainret.authoring.build import build
+    from chainret.errors import UsageError
+    from chainret.sources.records import write_import
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "chainret.yaml").write_text(
+        "format: chainret-source/1\nworld: acme\nentities:\n"
+        "  - {id: entity:acme:component.default.svc, name: svc}\n  - {id: entity:acme:group.default.team-a, name: team-a}\n"
+        "predicates:\n  - {name: owned_by, domain: entity, range: entity, cardinality: functional}\n", encoding="utf-8")
+    (src / "old.md").write_text("REL entity:acme:component.default.svc | owned_by | entity:acme:group.default.team-a\n",
+                                encoding="utf-8")
+    out = tmp_path / "cat.yaml"
+    write_import(build(src, out), "build (test)")
+    root = _tree(tmp_path, {"catalog-info.yaml": "\n---\n".join([GROUP, _doc("Component", "svc", "  owner: team-a\n")])})
+    before = out.read_bytes()
+    with pytest.raises(UsageError, match="imported before Backstage entities were typed by kind"):
+        import_snapshot(read_snapshot(root, ["backstage"], "acme"), out, world="acme")
+    assert out.read_bytes() == before

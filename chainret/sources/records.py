@@ -8,11 +8,17 @@ with ``chainret.authoring.build`` against the catalog already at ``--out``, so a
 did not change keeps its document version, a changed one becomes a new version and the import a
 new view: earlier views, and the traces asked on them, stay as they were.
 
-The default header (``default_header``) declares the predicates and patterns; an optional source
+The default header (``default_header``) declares the predicates, their domain and range by kind
+(``owned_by``: ``component|api|...`` -> ``group|user``), and one pattern per start kind; an optional source
 folder (``--src``, with a ``chainret.yaml``) adds what the records do not say: aliases, patterns,
 visibility of the rendered documents (by their path, e.g. ``backstage/org/users.yaml``), and
 plain-text records with prose relations beside them. No entity or relation of the records is
 typed by hand.
+
+Memory: a 50,000-component tree is about 245,000 relations. ``write_import`` streams a JSON
+catalog record by record (``catalog_json``) rather than building the whole text, which used to
+be three copies of 200 MB at once; the build shares its records' bookkeeping
+(``chainret.authoring.build._relation``). ``benchmarks/records_scale.py`` measures it.
 """
 
 from __future__ import annotations
@@ -94,7 +100,8 @@ CODEOWNERS_PREDICATES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], st
 }
 
 
-def default_header(kinds: set[str]) -> tuple[list[Predicate], list[Pattern]]:
+def default_header(kinds: set[str], earlier: dict[str, tuple[set[str], set[str]]] | None = None
+                   ) -> tuple[list[Predicate], list[Pattern]]:
     """The predicates and patterns for the entity types (Backstage kinds, CODEOWNERS' ``rule``,
     ``codeowner`` and ``path``) that the catalog's entities have.
 
@@ -104,13 +111,19 @@ def default_header(kinds: set[str]) -> tuple[list[Predicate], list[Pattern]]:
     range is left out. Each pattern of ``PATTERNS`` becomes one pattern per kind it can start at
     (``component_owner``: "who owns {component}"), kept only if its chain type-checks; a request
     whose entity is of another kind ("who owns group:default/team-a") matches no pattern's slot and
-    is refused, naming the kind it is.
+    is refused, naming the kind it is. ``earlier``: per predicate, the subject and object types of
+    the relations an earlier catalog at ``--out`` has (``earlier_types``); they stay in the domain
+    and range, so its earlier versions stay valid (a catalog imported before entities had their
+    kind as type cites ``entity``).
     """
+    earlier = earlier or {}
     spec = {**bs.PREDICATES, **CODEOWNERS_PREDICATES}
     preds: list[Predicate] = []
     types: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
     for name, (card, dom, rng, desc) in spec.items():
-        d, r = tuple(k for k in dom if k in kinds), tuple(k for k in rng if k in kinds)
+        old_d, old_r = earlier.get(name, (set(), set()))
+        d = tuple(k for k in dom if k in kinds) + tuple(sorted(old_d - set(dom)))
+        r = tuple(k for k in rng if k in kinds) + tuple(sorted(old_r - set(rng)))
         if d and r:
             types[name] = (d, r)
             preds.append(Predicate(name=name, domain="|".join(d), range="|".join(r), cardinality=card,  # type: ignore[arg-type]
@@ -141,15 +154,15 @@ def _chain_ok(start: str, hops: list[str], types: dict[str, tuple[tuple[str, ...
     return True
 
 
-def kinds_cited(catalog: Catalog | None) -> set[str]:
-    """The entity types an earlier catalog's relations cite: a later import keeps those entities
-    (their document versions stay in the earlier views), so its predicates must still allow them."""
-    if catalog is None:
-        return set()
-    out: set[str] = set()
-    for r in catalog.relations:
-        out.add(r.subject.partition(":")[0])
-        out.add(r.object.partition(":")[0])
+def earlier_types(catalog: Catalog | None) -> dict[str, tuple[set[str], set[str]]]:
+    """Per predicate, the subject and object types of an earlier catalog's relations: a later import
+    keeps them (their document versions stay in the earlier views), so its predicates must still
+    allow those types."""
+    out: dict[str, tuple[set[str], set[str]]] = {}
+    for r in catalog.relations if catalog is not None else ():
+        subj, obj = out.setdefault(r.predicate, (set(), set()))
+        subj.add(r.subject.partition(":")[0])
+        obj.add(r.object.partition(":")[0])
     return out
 
 
@@ -236,18 +249,27 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
     return snap
 
 
-def merged_header(snap: Snapshot, world: str, src: Path | None, cited: set[str] | frozenset[str] = frozenset()
-                  ) -> tuple[Header, Path]:
+def merged_header(snap: Snapshot, world: str, src: Path | None, previous: Catalog | None = None) -> tuple[Header, Path]:
     """The default header plus the records' entities plus the user's header (``src/chainret.yaml``), checked.
 
-    ``cited``: the entity types an earlier catalog at ``--out`` cites (``kinds_cited``)."""
+    ``previous``: the catalog already at ``--out``. The types its relations use stay in each
+    predicate's domain and range (``earlier_types``), and its cited entities of a kind the records
+    no longer have (a later commit removed every API) stay declared, with their patterns, so the
+    earlier views answer as they did."""
     user = read_header(src / HEADER_NAME, check=False) if src is not None else None
     header_file = (src / HEADER_NAME) if src is not None else Path(HEADER_NAME)
     if user is not None and user.world != world:
         raise UsageError(f"{header_file} says world {user.world!r}, but --world is {world!r}; leave --world out or make them agree")
-    kinds = snap.kinds | set(cited) | ({e.id.partition(":")[0] for e in user.entities} if user is not None else set())
-    preds, pats = default_header(kinds)
+    earlier = earlier_types(previous)
+    kinds = snap.kinds | ({e.id.partition(":")[0] for e in user.entities} if user is not None else set())
+    gone = {t for pair in earlier.values() for side in pair for t in side} - kinds
+    preds, pats = default_header(kinds | gone, earlier)
     entities = {i: HeaderEntity(id=i, name=n, aliases=list(a), description=d) for i, (n, a, d) in snap.entities.items()}
+    if gone and previous is not None:
+        cited = {x for r in previous.relations for x in (r.subject, r.object)}
+        for e in previous.entities:
+            if e.type in gone and e.id in cited:
+                entities[e.id] = HeaderEntity(id=e.id, name=e.name, aliases=list(e.aliases), description=e.description)
     if user is not None:
         for e in user.entities:  # the user's own entities, or more aliases / another name for a record's entity
             base = entities.get(e.id)
@@ -294,7 +316,8 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
         raise UsageError(f"--src {src}: not a folder")
     if previous is None:  # the catalog already at --out: its cited kinds stay declared (else build reports it)
         previous = _previous_catalog(out)
-    header, _ = merged_header(snap, world, src, kinds_cited(previous))
+    _refuse_untyped(previous, out)
+    header, _ = merged_header(snap, world, src, previous)
     if src is not None:
         clash = [p for p in snap.documents if (src / p).exists()]
         if clash:
@@ -303,6 +326,20 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
         result = build(src if src is not None else Path(empty), out, view=view, overrides=snap.documents, parsed=header,
                        previous=previous, check=check)
     return described(result, view_description)
+
+
+def _refuse_untyped(previous: Catalog | None, out: str | os.PathLike[str]) -> None:
+    """A catalog imported before Backstage entities were typed by kind (one type ``entity``) takes no
+    new versions: its requests would name two entities (``entity:w:component.default.x`` and
+    ``component:w:default.x``) and its traces would no longer replay. Said, not half-done."""
+    if previous is None:
+        return
+    owned = previous.predicates_by_name.get("owned_by")
+    if owned is not None and owned.domain == "entity" and any(e.id.startswith("entity:") and e.id.split(":")[2].split(".")[0]
+                                                              in bs.KINDS for e in previous.entities):
+        raise UsageError(f"{out}: this catalog was imported before Backstage entities were typed by kind (its owned_by "
+                         "runs entity -> entity); its views stay readable and its traces verify, but new versions "
+                         "cannot be added to it: import into a new --out")
 
 
 def _previous_catalog(out: str | os.PathLike[str]) -> Catalog | None:

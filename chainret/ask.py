@@ -20,21 +20,21 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from chainret.budget import effective_budget
 from chainret.catalog.models import Catalog, doc_ref
 from chainret.catalog.readable import reader_catalog, reads_within
 from chainret.catalog.views import CatalogView
 from chainret.codes import RefusalCode
 from chainret.hops import run_chain
-from chainret.interpret import interpret
+from chainret.interpret import interpret, pattern_specs
 from chainret.packet import coverage, pack_items
 from chainret.projection import project as project_trace
 from chainret.session import Session
 from chainret.store import catalog_location, resolve_catalog
 from chainret.store.base import read_scope
-from chainret.store.memory import cached_view, catalog_digest, hop_world, relation_flags
+from chainret.caches import cached_view, catalog_digest, hop_world, relation_flags
 from chainret.trace import Budget, Interpretation, PacketItem, Refusal, Trace
 
 
@@ -57,6 +57,15 @@ def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | 
 
 
 # -- ask ---------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Answer:
+    """An ``answer``: the trace, the display names of its accepted path, the phrasings closest to an unmatched request."""
+
+    trace: Trace
+    names: dict[str, str] = field(default_factory=dict)
+    suggestions: list[tuple[str, str]] = field(default_factory=list)
+
+
 def ask(
     request: str,
     catalog: Catalog | str | os.PathLike[str] | None = None,
@@ -96,6 +105,49 @@ def ask(
         >>> ask("Which contact serves PR-84?").path_ids
         ['project:final:main', 'org:final:south', 'contact:final:field']
     """
+    return _ask(request, catalog, view, principal, budget, viewer=viewer, backtrack=backtrack, text_route=text_route,
+        required_anchors=required_anchors, project=project, source=source, session=session, named=False).trace
+
+
+def answer(
+    request: str,
+    catalog: Catalog | str | os.PathLike[str] | None = None,
+    view: str | None = None,
+    principal: str = "public",
+    budget: Budget | None = None,
+    *,
+    viewer: str | None = None,
+    backtrack: bool = True,
+    text_route: bool = False,
+    required_anchors: Sequence[str] | None = None,
+    project: bool = True,
+    source: str | None = None,
+    session: Session | None = None,
+) -> Answer:
+    """``ask``, and what its caller shows beside the trace, read in the same request (one PostgreSQL
+    transaction): the accepted path's display names as the viewer sees them and, for a request that
+    matched no phrasing, the closest phrasings. The CLI and the server show these without going back
+    into the catalog after the request (same arguments as ``ask``)."""
+    return _ask(request, catalog, view, principal, budget, viewer=viewer, backtrack=backtrack, text_route=text_route,
+        required_anchors=required_anchors, project=project, source=source, session=session, named=True)
+
+
+def _ask(
+    request: str,
+    catalog: Catalog | str | os.PathLike[str] | None = None,
+    view: str | None = None,
+    principal: str = "public",
+    budget: Budget | None = None,
+    *,
+    named: bool,
+    viewer: str | None = None,
+    backtrack: bool = True,
+    text_route: bool = False,
+    required_anchors: Sequence[str] | None = None,
+    project: bool = True,
+    source: str | None = None,
+    session: Session | None = None,
+) -> Answer:
     t0 = time.perf_counter()
     full = resolve_catalog(catalog)
     with read_scope(full, principal):  # PostgreSQL: one transaction per ask, the role and view set once
@@ -142,7 +194,19 @@ def ask(
         elif holds_restricted(trace, cat):
             trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
         revision = catalog_revision(full, viewer if project else None, trace.catalog_digest or "")
-        return trace.model_copy(update={"meta": {**trace.meta, "revision": revision}})
+        trace = trace.model_copy(update={"meta": {**trace.meta, "revision": revision}})
+        if not named:
+            return Answer(trace)
+        return Answer(trace, path_names(trace, full, session), _suggestions(trace, full))
+
+
+def _suggestions(trace: Trace, catalog: Any) -> list[tuple[str, str]]:
+    """The catalog's phrasings closest to a request that matched none."""
+    if trace.outcome != "no_pattern":
+        return []
+    from chainret.patterns import suggest_phrasings
+
+    return suggest_phrasings(trace.request, pattern_specs(catalog))
 
 
 def catalog_revision(catalog: Any, viewer: str | None, digest: str) -> str:
@@ -188,8 +252,8 @@ def _run(
     session: Session | None = None,
 ) -> Trace:
     world = hop_world(cv, session)
-    eff = effective_budget(budget, len(interp.predicates))
     run, path = run_chain(world, interp.start_id, interp.predicates, budget, backtrack=backtrack)
+    eff = run.budget  # ``effective_budget``, computed once by the run
     packet = None
     if path is not None:
         items = [

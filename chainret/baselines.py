@@ -26,7 +26,7 @@ from chainret.errors import ChainretError
 from chainret.interpret import interpret
 from chainret.packet import coverage, pack_items
 from chainret.search import SearchHit
-from chainret.store.memory import hop_world
+from chainret.caches import hop_world
 from chainret.trace import Budget, Hit, Hop, Packet, PacketItem, Trace
 
 TEXT_ROUTE_LABEL = "text route: ranked text, NOT a supported chain"

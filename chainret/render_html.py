@@ -165,7 +165,7 @@ def extras_for(trace: Trace, catalog: Any, session: Any = None, source: str | No
     version the reader may read in that view (``CatalogView.unit``), so the page shows nothing the
     projection withheld.
     """
-    from chainret.store.memory import cached_view
+    from chainret.caches import cached_view
 
     cv = cached_view(catalog, trace.meta.get("view"), trace_reader(trace), session)
     names = {}

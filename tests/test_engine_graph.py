@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from chainret.ask import ask, catalog_graph
-from chainret.store.memory import hop_world
+from chainret.caches import hop_world
 from chainret.catalog.graph import supported_paths, to_graphml, to_mermaid
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.views import open_view

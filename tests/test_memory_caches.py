@@ -6,7 +6,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import chainret.store.memory as memory
+import chainret.caches as memory
 from chainret.ask import ask
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Catalog

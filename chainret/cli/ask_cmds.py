@@ -94,7 +94,7 @@ def ask_cmd(
 
     Exit 0 with an accepted path; 1 when refused, no complete path or no pattern; 2 on bad input.
     """
-    from chainret.ask import ask
+    from chainret.ask import answer
 
     budget = _budget(
         rows_per_hop=rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
@@ -102,15 +102,15 @@ def ask_cmd(
     )
     if trace_out is not None and not no_trace:
         check_output_path(trace_out, create_parent=False)  # fail before the work, with a clear message
-    from chainret.ask import path_names
     from chainret.store import catalog_location
     from chainret.session import Session
 
     opened = _catalog_for(catalog)  # opened once: the answer's names and suggestions read the same object
     _check_names(opened, principal=principal, viewer=viewer, view=view)
     session = Session()  # this command's caches
-    trace = ask(request, opened, view=view, principal=principal, budget=budget, viewer=viewer,
-                backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session)
+    result = answer(request, opened, view=view, principal=principal, budget=budget, viewer=viewer,
+                    backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session)
+    trace = result.trace
     # The answer first; then the trace file (a failed write cannot lose the answer).
     from chainret.trace import write_trace
 
@@ -119,7 +119,7 @@ def ask_cmd(
     else:
         from chainret.cli.render import render_trace
 
-        render_trace(trace, None, names=path_names(trace, opened, session), suggestions=_suggestions(trace, opened), quiet=quiet)
+        render_trace(trace, None, names=result.names, suggestions=result.suggestions, quiet=quiet)
     if not no_trace:
         path = write_trace(trace, trace_out) if trace_out is not None else write_new_trace(trace, default_trace_dir())
         if not as_json and not quiet:
@@ -153,16 +153,6 @@ def _catalog_for(catalog: Optional[str]) -> Any:
                 for c in (p.parent.iterdir() if p.parent.is_dir() else [])]
         raise UsageError(f"catalog {catalog} does not exist{did_you_mean(str(p), near)}")
     return resolve_catalog(catalog)
-
-
-def _suggestions(trace: Trace, opened: Any) -> list[tuple[str, str]]:
-    """The catalog's phrasings closest to a request that matched none."""
-    if trace.outcome != "no_pattern":
-        return []
-    from chainret.interpret import pattern_specs
-    from chainret.patterns import suggest_phrasings
-
-    return suggest_phrasings(trace.request, pattern_specs(opened))
 
 
 def patterns_cmd(

@@ -35,7 +35,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.session import Session
-from chainret.ask import ask, catalog_revision, path_names
+from chainret.ask import Answer, answer, catalog_revision
 from chainret.catalog.models import Catalog, doc_ref, unit_doc
 from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import ChainretError, UsageError
@@ -250,12 +250,12 @@ class Service:
         viewer = resolve_viewer(identity, body.viewer)
         budget = clamp_budget(body.budget, self.limits.ceiling)
         cat = self._fresh(viewer, body.min_revision)  # this request keeps this object, even if a later one swaps
-        trace: Trace = self._engine(
-            ask, body.request, cat, view=body.view, principal=identity.principal, budget=budget, viewer=viewer,
+        result: Answer = self._engine(
+            answer, body.request, cat, view=body.view, principal=identity.principal, budget=budget, viewer=viewer,
             session=self.session,
         )
+        trace, names = result.trace, result.names  # read in the request's own scope: no second trip
         view = trace.meta.get("view")
-        names = self._engine(path_names, trace, cat, self.session)
         path = [Named(id=i, name=names.get(i, i)) for i in trace.path_ids or []] if trace.outcome == "accepted_path" else []
         if path:
             message = f"{path[-1].name} ({path[-1].id}), via " + " → ".join(f"{n.name} ({n.id})" for n in path)

@@ -102,7 +102,7 @@ def resolve_catalog(catalog: Catalog | str | os.PathLike[str] | None) -> Any:
     """A Catalog object, a path (file, world directory, cases file), or None for the default catalog.
 
     A compiled store (a ``.db`` file, a ``postgresql://`` URL, or a store object) is returned as the
-    store: ``cached_view``, ``catalog_digest`` and ``hop_world`` read it through the store interface.
+    store: ``chainret.caches``' ``cached_view``, ``catalog_digest`` and ``hop_world`` read it through the store interface.
     """
     if isinstance(catalog, Catalog):
         return catalog

@@ -12,7 +12,7 @@ catalog through one (view, principal) at a time. A store answers exactly these q
 * **hop facts** (``hop_world(view)`` -> ``HopWorld``): BM25Plus search over exactly the units the
   principal may read in the view (scores, ranks and tie order equal to ``LexicalIndex`` over the
   same units), the relations supported in a returned unit and the relations of a (subject,
-  predicate), each with its view flags (``chainret.store.memory.relation_flags``).
+  predicate), each with its view flags (``chainret.caches.relation_flags``).
 
 Three implementations: the in-memory catalog (``chainret.catalog.models.Catalog`` itself, through
 ``chainret.ask``'s caches; ``MemoryStore`` wraps it with this interface), an embedded SQLite file

@@ -1,0 +1,103 @@
+"""The caches a request goes through: a catalog's views and hop worlds, kept in the caller's ``Session``.
+
+``cached_view`` and ``hop_world`` take a ``Catalog`` (or, for a compiled store, its own view): a
+Catalog gets the in-memory view, BM25 index and relation flags it always had, cached by digest, view
+and principal in a ``chainret.session.Session``; a store answers with its own view and hop world.
+They live here, beside the session that owns them, and not under ``chainret.store``, so a request
+does not climb to the store package and back for them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chainret.catalog.models import Catalog, functional_names
+from chainret.catalog.views import CatalogView, open_view
+from chainret.hops import HopWorld, Rel
+from chainret.search import LexicalIndex
+from chainret.session import Session, default_session
+from chainret.store.base import view_codes
+from chainret.trace import Anchor
+
+
+# -- catalog, view and index caching ----------------------------------------------------------
+# The caches belong to a Session (chainret.session): the CLI, the server and tests create their
+# own; calls that pass none use default_session().
+def clear_caches(session: Session | None = None) -> None:
+    """Forget every cached view, hop world and reader fact of a session."""
+    (session if session is not None else default_session()).clear()
+
+
+def catalog_digest(cat: Catalog | Any) -> str:
+    """The catalog's identity: ``cat.digest()`` (computed once per catalog object; a store records its own)."""
+    return str(cat.digest())
+
+
+def cached_view(cat: Catalog | Any, view: str | None, principal: str, session: Session | None = None) -> CatalogView | Any:
+    """``open_view`` with its lookups kept across requests on the same catalog (a store's own view)."""
+    if not isinstance(cat, Catalog):  # a store (a MemoryStore too) opens its own view
+        return cat.view(view, principal)
+    sess = session if session is not None else default_session()
+    return sess.memo(sess.views, (catalog_digest(cat), view, principal), cat, lambda: open_view(cat, view, principal, sess))
+
+
+def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld:
+    """The engine's input for one (catalog, view, principal): readable units indexed, relation flags.
+
+    Cached by catalog digest, view and principal: building the BM25 index is the expensive part.
+    """
+    if not isinstance(cv, CatalogView):
+        store_world: HopWorld = cv.catalog.hop_world(cv)
+        return store_world
+    sess = session if session is not None else default_session()
+    return sess.memo(sess.worlds, (catalog_digest(cv.catalog), cv.view_name, cv.principal), cv.catalog, lambda: _build_world(cv))
+
+
+def _build_world(cv: CatalogView) -> HopWorld:
+    index = LexicalIndex(cv.catalog.search_texts(cv.unit_texts()))  # prose-supported units also carry the IDs they name
+    functional = functional_names(cv.catalog.predicates)
+    relations_of = cv.catalog.relations_of
+    flags: dict[str, Rel] = {}
+
+    def flag(rel: Any) -> Rel:  # relation status is computed only for relations a request touches
+        if rel.id not in flags:
+            flags[rel.id] = relation_flags(cv, rel)
+        return flags[rel.id]
+
+    return HopWorld(
+        index,
+        functional=functional,
+        in_unit=lambda ref: [flag(r) for r in sorted(cv.relations_in_unit(ref), key=lambda r: r.id)],
+        of_subject=lambda s, p: [flag(r) for r in sorted(relations_of(s, p), key=lambda r: r.id)],
+        entity=cv.catalog.entities_by_id.get,
+    )
+
+
+def relation_flags(cv: CatalogView, rel: Any) -> Rel:
+    """A catalog relation as the engine sees it in this view for this principal."""
+    st = cv.relation_status(rel)
+    current, readable = view_codes(st.reasons)
+    unit = cv.supporting_unit(rel)
+    sup = rel.support
+    return Rel(
+        id=rel.id,
+        subject=rel.subject,
+        predicate=rel.predicate,
+        object=rel.object,
+        support=Anchor(
+            unit_ref=unit.ref if unit is not None else "",
+            relation_id=rel.id,
+            source=sup.source,
+            document=sup.document,
+            version=sup.version,
+            representation=sup.representation,
+            digest=sup.digest or "",
+            span=(sup.span[0], sup.span[1]),
+            quote=sup.quote,
+            support_kind=sup.kind,
+        ),
+        current=current,
+        readable=readable,
+        valid=st.valid,
+        why_not=",".join(st.reasons) or None,
+    )

@@ -21,7 +21,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from chainret.catalog.models import Catalog, doc_ref
 from chainret.catalog.readable import reader_catalog, reads_within
@@ -57,15 +57,6 @@ def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | 
 
 
 # -- ask ---------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Answer:
-    """An ``answer``: the trace, the display names of its accepted path, the phrasings closest to an unmatched request."""
-
-    trace: Trace
-    names: dict[str, str] = field(default_factory=dict)
-    suggestions: list[tuple[str, str]] = field(default_factory=list)
-
-
 def ask(
     request: str,
     catalog: Catalog | str | os.PathLike[str] | None = None,
@@ -105,49 +96,6 @@ def ask(
         >>> ask("Which contact serves PR-84?").path_ids
         ['project:final:main', 'org:final:south', 'contact:final:field']
     """
-    return _ask(request, catalog, view, principal, budget, viewer=viewer, backtrack=backtrack, text_route=text_route,
-        required_anchors=required_anchors, project=project, source=source, session=session, named=False).trace
-
-
-def answer(
-    request: str,
-    catalog: Catalog | str | os.PathLike[str] | None = None,
-    view: str | None = None,
-    principal: str = "public",
-    budget: Budget | None = None,
-    *,
-    viewer: str | None = None,
-    backtrack: bool = True,
-    text_route: bool = False,
-    required_anchors: Sequence[str] | None = None,
-    project: bool = True,
-    source: str | None = None,
-    session: Session | None = None,
-) -> Answer:
-    """``ask``, and what its caller shows beside the trace, read in the same request (one PostgreSQL
-    transaction): the accepted path's display names as the viewer sees them and, for a request that
-    matched no phrasing, the closest phrasings. The CLI and the server show these without going back
-    into the catalog after the request (same arguments as ``ask``)."""
-    return _ask(request, catalog, view, principal, budget, viewer=viewer, backtrack=backtrack, text_route=text_route,
-        required_anchors=required_anchors, project=project, source=source, session=session, named=True)
-
-
-def _ask(
-    request: str,
-    catalog: Catalog | str | os.PathLike[str] | None = None,
-    view: str | None = None,
-    principal: str = "public",
-    budget: Budget | None = None,
-    *,
-    named: bool,
-    viewer: str | None = None,
-    backtrack: bool = True,
-    text_route: bool = False,
-    required_anchors: Sequence[str] | None = None,
-    project: bool = True,
-    source: str | None = None,
-    session: Session | None = None,
-) -> Answer:
     t0 = time.perf_counter()
     full = resolve_catalog(catalog)
     with read_scope(full, principal):  # PostgreSQL: one transaction per ask, the role and view set once
@@ -194,10 +142,44 @@ def _ask(
         elif holds_restricted(trace, cat):
             trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
         revision = catalog_revision(full, viewer if project else None, trace.catalog_digest or "")
-        trace = trace.model_copy(update={"meta": {**trace.meta, "revision": revision}})
-        if not named:
-            return Answer(trace)
-        return Answer(trace, path_names(trace, full, session), _suggestions(trace, full))
+        return trace.model_copy(update={"meta": {**trace.meta, "revision": revision}})
+
+
+class AskOptions(TypedDict, total=False):
+    """``ask``'s keyword arguments (what ``answer`` passes on)."""
+
+    view: str | None
+    principal: str
+    budget: Budget | None
+    viewer: str | None
+    backtrack: bool
+    text_route: bool
+    required_anchors: Sequence[str] | None
+    project: bool
+    source: str | None
+    session: Session | None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An ``answer``: the trace, the display names of its accepted path, the phrasings closest to an unmatched request."""
+
+    trace: Trace
+    names: dict[str, str] = field(default_factory=dict)
+    suggestions: list[tuple[str, str]] = field(default_factory=list)
+
+
+def answer(request: str, catalog: Catalog | str | os.PathLike[str] | None = None, **options: Unpack[AskOptions]) -> Answer:
+    """``ask``, and what its caller shows beside the trace, read in the same request (one PostgreSQL
+    transaction): the accepted path's display names as the viewer sees them and, for a request that
+    matched no phrasing, the catalog's closest phrasings. The CLI and the server show these without
+    going back into the catalog after the request."""
+    full = resolve_catalog(catalog)
+    if options.get("source") is None:
+        options["source"] = catalog_location(catalog)
+    with read_scope(full, options.get("principal", "public")):
+        trace = ask(request, full, **options)
+        return Answer(trace, path_names(trace, full, options.get("session")), _suggestions(trace, full))
 
 
 def _suggestions(trace: Trace, catalog: Any) -> list[tuple[str, str]]:

@@ -81,13 +81,13 @@ def test_concurrent_answers_equal_sequential_and_never_leak(world: tuple[Path, l
 def test_two_engine_calls_run_at_the_same_time(world: tuple[Path, list[AskIn], list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
     db, mix, _ = world
     barrier = threading.Barrier(2, timeout=20)  # broken (an error) unless two calls are inside at once
-    real = service_mod.ask
+    real = service_mod.answer
 
-    def meeting_ask(*args: Any, **kwargs: Any) -> Any:
+    def meeting_answer(*args: Any, **kwargs: Any) -> Any:
         barrier.wait()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(service_mod, "ask", meeting_ask)
+    monkeypatch.setattr(service_mod, "answer", meeting_answer)
     service = Service(str(db), Limits(rate=0), threads=2)
     try:
         with ThreadPoolExecutor(max_workers=2) as clients:

@@ -48,12 +48,15 @@ def edit(path: Path, old: str, new: str) -> None:
 
 
 def test_quote_not_found_names_the_nearest_passage(world: Path) -> None:
+    """A quote whose fact's words are gone from the document (an end no longer named) is an error
+    naming the nearest passage (a mistyped quote whose sentence still names both ends is found:
+    tests/test_authoring_rounds.py)."""
     header = world / "source" / "chainret.yaml"
-    edit(header, "quote: This week Ana Silva is on call for the Platform team.",
-         "quote: This week Ana Silva is on call for the Platform teams.")
-    line = header.read_text(encoding="utf-8").splitlines().index("    quote: This week Ana Silva is on call for the Platform teams.") + 1
-    out = build_fails(world, f"{header}: relations[0] (line {line}), field quote:", "the quote does not occur in rota/on-call.md",
-                      "nearest passage (line 3): 'This week Ana Silva is on call for the Platform team.'")
+    edit(world / "source" / "rota" / "on-call.md", "This week Ana Silva is on call", "This week the team lead is on call")
+    line = header.read_text(encoding="utf-8").splitlines().index("    quote: This week Ana Silva is on call for the Platform team.") + 1
+    out = build_fails(world, f"{header}: relations[0] (line {line}), field quote:", "the quote no longer occurs in rota/on-call.md",
+                      "no sentence there names both team:starter:platform",
+                      "nearest passage (line 3): 'This week the team lead is on call for the Platform team.'")
     assert "[invalid_quote]" in out
 
 

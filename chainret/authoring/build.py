@@ -52,7 +52,7 @@ from chainret.authoring.header import (
     source_issue,
 )
 from chainret.catalog.cases import CaseFile
-from chainret.catalog.issues import CatalogFileInvalid, Issue
+from chainret.catalog.issues import CatalogFileInvalid, Issue, Severity
 from chainret.catalog.models import (
     Catalog,
     Entity,
@@ -130,6 +130,7 @@ class BuildResult:
     dropped: list[str] = field(default_factory=list)  # documents of the previous view with no file now
     notes: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # files that are not text documents
+    stale_quotes: dict[int, str] = field(default_factory=dict)  # header relations[i] -> the sentence now quoted
 
 
 def output_paths(out: str | os.PathLike[str]) -> tuple[Path, Path]:
@@ -177,10 +178,16 @@ def scan(src: Path, header: Header, skip: Iterable[Path] = (), overrides: dict[s
         found[rel.as_posix()] = file
     for path in overrides:
         found.setdefault(path, src / path)
+    listed = {d.path for d in header.documents}
     for i, d in enumerate(header.documents):
         if d.path not in found:
-            issues.append(Issue("dangling_reference", "error", str(src / HEADER_NAME), f"documents[{i}]", "path",
-                                f"no text file {d.path!r} in {src}{closest(d.path, set(found))}"))
+            hint = closest(d.path, set(found) - listed)  # a file the header does not list: a typo of its path
+            if hint:
+                issues.append(Issue("dangling_reference", "error", str(src / HEADER_NAME), f"documents[{i}]", "path",
+                                    f"no text file {d.path!r} in {src}{hint}"))
+            else:  # one header serves every snapshot: a document this one lacks is reported, not an error
+                issues.append(Issue("absent_document", "info", str(src / HEADER_NAME), f"documents[{i}]", "path",
+                                    f"{d.path} is absent from this snapshot of {src}: not built"))
     names: dict[str, str] = {}
     for path in sorted(found):
         file = found[path]
@@ -287,59 +294,106 @@ def nearest_text(text: str, quote: str) -> str:
 
 
 def prose_drafts(header: Header, files: list[SourceFile], types: _Types, header_file: Path,
-                 ) -> tuple[dict[str, list[Draft]], list[Issue]]:
-    """The header's prose relations, located in their documents."""
+                 ) -> tuple[dict[str, list[Draft]], list[Issue], ProseOutcome]:
+    """The header's prose relations, located in their documents (``chainret.authoring.prose``).
+
+    Errors and notes (``info``: a stale quote whose sentence was found, a document absent from this
+    snapshot) come back as issues; ``ProseOutcome`` says which (subject, object) pairs failed or
+    are absent, for the same round's case check."""
+    from chainret.authoring.prose import NotLocated, locate
     from chainret.catalog.parse import with_lines
 
     by_path = {sf.path: sf for sf in files}
+    absent_paths = {d.path for d in header.documents if d.path not in by_path}
     out: dict[str, list[Draft]] = {}
     issues: list[Issue] = []
-
-    def err(i: int, fld: str, message: str, code: str = "invalid_quote") -> None:
-        issues.append(Issue(code, "error", str(header_file), f"relations[{i}]", fld, message))
+    outcome = ProseOutcome(absent_documents=sorted(absent_paths))
 
     for i, pr in enumerate(header.relations):
-        sf = by_path.get(pr.document)
-        if sf is None:
-            err(i, "document", f"no text document {pr.document!r} in the folder{closest(pr.document, set(by_path))}", "dangling_reference")
-            continue
-        problems = types.problems(pr.subject, pr.predicate, pr.object)
-        for p in problems:
-            err(i, "subject", p, "invalid_relation")
-        if problems:
-            continue
-        starts = occurrences(sf.text, pr.quote)
-        if not starts:
-            err(i, "quote", f"the quote does not occur in {pr.document}; {nearest_text(sf.text, pr.quote)}")
-            continue
-        if pr.occurrence is not None:
-            if pr.occurrence > len(starts):
-                err(i, "occurrence", f"the quote occurs {len(starts)} time(s) in {pr.document}, not {pr.occurrence}")
+        said = len(issues)
+        try:
+            fact = f"{pr.subject} {pr.predicate} {pr.object}"
+
+            def err(fld: str, message: str, code: str = "invalid_quote", severity: Severity = "error", i: int = i) -> None:
+                issues.append(Issue(code, severity, str(header_file), f"relations[{i}]", fld, message))
+
+            sf = by_path.get(pr.document)
+            if sf is None:
+                # declared under documents: (or like no file here): absent from this snapshot; like a file here: a typo
+                hint = "" if pr.document in absent_paths else closest(pr.document, set(by_path))
+                if hint:
+                    err("document", f"no text document {pr.document!r} in the folder{hint}", "dangling_reference")
+                else:
+                    err("document", f"{fact}: its document {pr.document} is absent from this snapshot; not built",
+                        "absent_document", "info")
+                    outcome.absent[(pr.subject, pr.object)] = pr.document
+                    outcome.absent_documents = sorted({*outcome.absent_documents, pr.document})
                 continue
-            start = starts[pr.occurrence - 1]
-        elif len(starts) > 1:
-            at = "; ".join(f"{line_col(sf.text, s)} (offset {s})" for s in starts)
-            err(i, "quote", f"the quote occurs {len(starts)} times in {pr.document}: at {at}; "
-                            "quote more of the sentence, or add occurrence: N (1 = the first)")
-            continue
-        else:
-            start = starts[0]
-        span = (start, start + len(pr.quote))
-        if not any(a <= span[0] and span[1] <= b for a, b in unit_spans(sf.text)):
-            err(i, "quote", f"the quote crosses a blank line in {pr.document} (line {line_of(sf.text, start)}); "
-                            "a quote must lie within one paragraph")
-            continue
-        missing = [(role, types.entities[getattr(pr, role)]) for role in ("subject", "object")
-                   if not mentions(pr.quote, types.entities[getattr(pr, role)])]
-        if missing and "prose_mismatch" not in pr.expect_invalid:
-            for role, ent in missing:
-                names = ", ".join(repr(t) for t in mention_terms(ent))
-                err(i, "quote", f"the quote does not mention the {role} {ent.id} (by any of {names}); "
-                                "prose support must name both ends of the relation")
-            continue
-        out.setdefault(sf.path, []).append(Draft(pr.subject, pr.predicate, pr.object, "prose", span, pr.quote,
-                                                 pr.note, tuple(pr.expect_invalid)))
-    return out, with_lines(issues, header_file)
+            problems = types.problems(pr.subject, pr.predicate, pr.object)
+            for p in problems:
+                err("subject", p, "invalid_relation")
+            if problems:
+                continue
+            starts = occurrences(sf.text, pr.quote) if pr.quote is not None else []
+            if not starts and (pr.quote is None or "prose_mismatch" not in pr.expect_invalid):
+                try:
+                    found = locate(sf.text, pr.document, pr.quote, pr.occurrence, types.entities[pr.subject],
+                                   types.entities[pr.object], list(types.entities.values()))
+                except NotLocated as exc:
+                    err(exc.field, f"{fact}: {exc.message}")
+                    continue
+                if found.note:
+                    err("quote", f"{fact}: {found.note}", "stale_quote", "info")
+                    outcome.stale[i] = found.quote
+                out.setdefault(sf.path, []).append(Draft(pr.subject, pr.predicate, pr.object, "prose", found.span, found.quote,
+                                                         pr.note, tuple(pr.expect_invalid)))
+                continue
+            assert pr.quote is not None
+            if not starts:
+                err("quote", f"the quote does not occur in {pr.document}; {nearest_text(sf.text, pr.quote)}")
+                continue
+            if pr.occurrence is not None:
+                if pr.occurrence > len(starts):
+                    err("occurrence", f"the quote occurs {len(starts)} time(s) in {pr.document}, not {pr.occurrence}")
+                    continue
+                start = starts[pr.occurrence - 1]
+            elif len(starts) > 1:
+                at = "; ".join(f"{line_col(sf.text, s)} (offset {s})" for s in starts)
+                err("quote", f"the quote occurs {len(starts)} times in {pr.document}: at {at}; "
+                             "quote more of the sentence, or add occurrence: N (1 = the first)")
+                continue
+            else:
+                start = starts[0]
+            span = (start, start + len(pr.quote))
+            if not any(a <= span[0] and span[1] <= b for a, b in unit_spans(sf.text)):
+                err("quote", f"the quote crosses a blank line in {pr.document} (line {line_of(sf.text, start)}); "
+                             "a quote must lie within one paragraph")
+                continue
+            missing = [(role, types.entities[getattr(pr, role)]) for role in ("subject", "object")
+                       if not mentions(pr.quote, types.entities[getattr(pr, role)])]
+            if missing and "prose_mismatch" not in pr.expect_invalid:
+                for role, ent in missing:
+                    names = ", ".join(repr(t) for t in mention_terms(ent))
+                    err("quote", f"the quote does not mention the {role} {ent.id} (by any of {names}); "
+                                 "prose support must name both ends of the relation")
+                continue
+            out.setdefault(sf.path, []).append(Draft(pr.subject, pr.predicate, pr.object, "prose", span, pr.quote,
+                                                     pr.note, tuple(pr.expect_invalid)))
+        finally:  # every way out of the loop body: an error said here marks the pair failed
+            if any(x.severity == "error" for x in issues[said:]):
+                outcome.failed.setdefault((pr.subject, pr.object), i)
+
+    return out, with_lines(issues, header_file), outcome
+
+
+@dataclass
+class ProseOutcome:
+    """Which prose relations (by subject, object) failed (-> header index) or are absent (-> document)."""
+
+    failed: dict[tuple[str, str], int] = field(default_factory=dict)
+    absent: dict[tuple[str, str], str] = field(default_factory=dict)
+    absent_documents: list[str] = field(default_factory=list)  # declared by the header, not in this snapshot
+    stale: dict[int, str] = field(default_factory=dict)  # header relation index -> the sentence that now supports it
 
 
 def relation_id(d: Draft, doc: SourceDocument) -> str:
@@ -421,26 +475,53 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
         found, problems = clause_drafts(sf, types)
         drafts[sf.path] = found
         issues.extend(problems)
-    prose, problems = prose_drafts(header, files, types, header_file)
+    prose, problems, outcome = prose_drafts(header, files, types, header_file)
     issues.extend(problems)
-    if issues:
-        from chainret.catalog.parse import with_lines
-
-        raise SourceInvalid(with_lines(issues, header_file))
     for path, extra in prose.items():
         drafts[path] = [*drafts[path], *extra]
+    notes = [str(i) for i in issues if i.severity != "error"]
+    issues = [i for i in issues if i.severity == "error"]
+    if issues:  # the cases the failed relations leave stale are said in this round too
+        from chainret.catalog.parse import with_lines
+
+        issues += _stale_cases(header, files, drafts, previous, view, catalog_file, cases_file, header_file, outcome)
+        raise SourceInvalid(with_lines(issues, header_file))
 
     del types  # its lookups: a large import's entities are held once, by the catalog
     result = _assemble(header, files, drafts, previous, view, catalog_file, cases_file, entities)
     result.skipped = skipped
+    result.notes[:0] = notes
+    result.stale_quotes = dict(outcome.stale)
     problems = reference_issues(result.catalog, str(catalog_file))
     problems += catalog_errors(result.catalog, str(catalog_file)) if check else []
     if problems:
         raise SourceInvalid(problems)
     from chainret.authoring.cases import header_cases
 
-    result.cases = header_cases(header, result.catalog, header_file, cases_file, catalog_file)
+    result.cases = header_cases(header, result.catalog, header_file, cases_file, catalog_file,
+                                failed=outcome.failed, absent=outcome.absent,
+                                absent_documents=outcome.absent_documents, notes=result.notes)
     return result
+
+
+def _stale_cases(header: Header, files: list[SourceFile], drafts: dict[str, list[Draft]], previous: Catalog | None,
+                 view: str | None, catalog_file: Path, cases_file: Path, header_file: Path, outcome: ProseOutcome) -> list[Issue]:
+    """The header cases that would fail on what did build: said beside the errors that cause them,
+    so one round names both the relation and the case to update."""
+    from chainret.authoring.cases import header_cases
+    from chainret.errors import CatalogInvalid, UsageError
+
+    if not header.cases:
+        return []
+    try:
+        partial = _assemble(header, files, drafts, previous, view, catalog_file, cases_file)
+        header_cases(header, partial.catalog, header_file, cases_file, catalog_file, failed=outcome.failed,
+                     absent=outcome.absent, absent_documents=outcome.absent_documents, notes=[])
+    except SourceInvalid as exc:
+        return [i for i in exc.issues if i.location.startswith("cases[")]
+    except (CatalogInvalid, UsageError, ValueError):  # the partial build is not a catalog: the errors above say why
+        return []
+    return []
 
 
 def _assemble(header: Header, files: list[SourceFile], drafts: dict[str, list[Draft]], previous: Catalog | None,

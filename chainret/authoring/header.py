@@ -121,8 +121,10 @@ class ProseRelation(_Model):
     predicate: str
     object: str
     document: str  # the file, relative to the folder
-    quote: str = Field(min_length=1)
-    occurrence: int | None = Field(None, ge=1)  # which one, when the sentence occurs more than once
+    # The sentence, verbatim; optional: without it (or when an edit changed it) the build uses the
+    # sentence of the document that names both ends (chainret.authoring.prose).
+    quote: str | None = Field(None, min_length=1)
+    occurrence: int | None = Field(None, ge=1)  # which one, when the sentence (or several naming both ends) occurs more than once
     note: str = ""
     expect_invalid: list[str] = Field(default_factory=list)  # a deliberate control (fixture worlds)
 

@@ -69,3 +69,21 @@ def sync_command(texts: dict[Path, str], root: Path, argv: list[str]) -> int:
 def write_build(result: BuildResult, src: str | os.PathLike[str]) -> list[Path]:
     """Write the catalog (and cases) of a build; returns the files whose content changed."""
     return sync(output_texts(result, src))
+
+
+def refreshed_header(header_file: Path, quotes: dict[int, str]) -> str:
+    """The header's text with ``relations[i].quote`` set to ``quotes[i]``, every other byte kept
+    (comments, order, layout): each quote's scalar is replaced where the YAML parser found it."""
+    import yaml
+
+    text = header_file.read_text(encoding="utf-8")
+    root = yaml.compose(text)
+    rels = next((v for k, v in getattr(root, "value", []) if getattr(k, "value", None) == "relations"), None)
+    edits: list[tuple[int, int, str]] = []
+    for i, node in enumerate(getattr(rels, "value", [])):
+        quote = next((v for k, v in getattr(node, "value", []) if getattr(k, "value", None) == "quote"), None)
+        if i in quotes and isinstance(quote, yaml.ScalarNode):
+            edits.append((quote.start_mark.index, quote.end_mark.index, json.dumps(quotes[i], ensure_ascii=False)))
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text

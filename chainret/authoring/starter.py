@@ -66,8 +66,8 @@ documents:
   #   visibility: restricted
   #   principals: [auditor]
 
-# Prose support: a relation cited by an ordinary sentence. Quote the sentence as written; the
-# builder finds it, and it must name both ends (by ID, display name or alias).
+# Prose support: a relation cited by an ordinary sentence that names both ends (by ID, name or
+# alias). quote is optional; after an edit the build finds the sentence again (--refresh: rewrite it).
 relations:
   - subject: team:starter:platform
     predicate: on_call

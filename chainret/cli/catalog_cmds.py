@@ -128,21 +128,27 @@ def build_cmd(
     out: Annotated[Path, typer.Option("--out", help="Catalog file (.yaml/.json) or folder (catalog.yaml + cases.yaml); an existing catalog there gains new versions and a new view.")],
     view: Annotated[str | None, typer.Option("--view", help="Name of the new view, if one is added (default v<N>).")] = None,
     check: Annotated[bool, typer.Option("--check", help="Write nothing; exit 1 if the output would change.")] = False,
+    refresh: Annotated[bool, typer.Option("--refresh", help="Also write into chainret.yaml each quote the build found edited (the sentence that now supports it).")] = False,
 ) -> None:
     """Build a catalog from a source folder: digests, units, spans and relation IDs computed, versions and views kept."""
-    from chainret.authoring.build import build
-    from chainret.authoring.output import output_texts, sync, write_build
+    from chainret.authoring.build import HEADER_NAME, build
+    from chainret.authoring.output import output_texts, refreshed_header, sync
 
     result = build(src, out, view=view)
+    texts = output_texts(result, src)
+    if refresh and result.stale_quotes:
+        texts[src / HEADER_NAME] = refreshed_header(src / HEADER_NAME, result.stale_quotes)
     if check:
-        stale = sync(output_texts(result, src), check=True)
+        stale = sync(texts, check=True)
         for p in stale:
             _say(f"stale: {p}")
         if stale:
             raise typer.Exit(EXIT_NO)
         _say(f"{result.catalog_file}: up to date")
         return
-    written = write_build(result, src)
+    written = [p for p in sync(texts) if p != src / HEADER_NAME]
+    if refresh and result.stale_quotes:
+        _say(f"refreshed {len(result.stale_quotes)} quote(s) in {src / HEADER_NAME}")
     cat = result.catalog
     _say(f"{'wrote' if written else 'unchanged'} {result.catalog_file}: world {cat.world}, {len(cat.documents)} document versions, "
          f"{len(cat.relations)} relations, {len(cat.views)} views")

@@ -110,6 +110,7 @@ def validate_source(header: Path) -> WorldReport:
         return report
     catalog, cases = result.catalog, list(result.cases.cases) if result.cases else []
     report.world, report.catalog_file, report.cases_file = catalog.world, str(header), str(header) if cases else ""
+    report.issues.extend(result.findings)  # a quote found again after an edit, a document absent from this snapshot
     report.issues.extend(check_catalog(catalog, str(header)))
     for c in pinned:
         report.issues.append(Issue("not_checked", "info", str(header), f"case {c.get('id')}", "view",

@@ -69,6 +69,17 @@ def test_editing_the_sentence_of_a_fact_is_one_build(world: Path) -> None:
     assert "person:starter:ana" in answer(world)
     code, out = run("validate", str(world))
     assert code == 0, out
+    code, out = run("validate", str(world / "source"), "--info")  # the source folder: valid, and the stale quote said
+    assert code == 0 and "info stale_quote" in out and "through Sunday" in out, out
+
+
+def test_a_stale_quote_picks_the_sentence_clearly_closest_to_it(world: Path) -> None:
+    rota = world / "source" / "rota" / "on-call.md"
+    edit(rota, "This week Ana Silva is on call for the Platform team.",
+         "This week Ana Silva is on call for the Platform team, as planned.\n\nAna Silva joined the Platform team in 2024.")
+    code, out = build(world)
+    assert code == 0 and "[stale_quote]" in out, out
+    assert platform_quote(world) == "This week Ana Silva is on call for the Platform team, as planned."
 
 
 def test_a_changed_fact_names_the_relation_and_the_stale_case_in_one_round(world: Path) -> None:

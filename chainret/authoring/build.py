@@ -131,6 +131,7 @@ class BuildResult:
     notes: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # files that are not text documents
     stale_quotes: dict[int, str] = field(default_factory=dict)  # header relations[i] -> the sentence now quoted
+    findings: list[Issue] = field(default_factory=list)  # the notes that name a record (stale quote, absent document)
 
 
 def output_paths(out: str | os.PathLike[str]) -> tuple[Path, Path]:
@@ -479,7 +480,7 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     issues.extend(problems)
     for path, extra in prose.items():
         drafts[path] = [*drafts[path], *extra]
-    notes = [str(i) for i in issues if i.severity != "error"]
+    findings = [i for i in issues if i.severity != "error"]
     issues = [i for i in issues if i.severity == "error"]
     if issues:  # the cases the failed relations leave stale are said in this round too
         from chainret.catalog.parse import with_lines
@@ -490,7 +491,8 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     del types  # its lookups: a large import's entities are held once, by the catalog
     result = _assemble(header, files, drafts, previous, view, catalog_file, cases_file, entities)
     result.skipped = skipped
-    result.notes[:0] = notes
+    result.notes[:0] = [str(i) for i in findings]
+    result.findings = findings
     result.stale_quotes = dict(outcome.stale)
     problems = reference_issues(result.catalog, str(catalog_file))
     problems += catalog_errors(result.catalog, str(catalog_file)) if check else []

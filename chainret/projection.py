@@ -72,7 +72,10 @@ def project(trace: Trace, catalog: Catalog, viewer: str, *, session: Session | N
             f"a trace run for {principal!r} cannot be trimmed for {viewer!r}; ask again with "
             f"viewer={viewer!r} so the request runs over what {viewer!r} may read"
         )
-    readable = readable_docs(catalog, viewer, session=session)
+    # Only refusals carry what may be withheld: a trace without one needs no list of what the viewer may
+    # read (on a large store that list is a query over every document version; issue 24).
+    stopped = trace.reason is not None or any(h.refusal is not None for h in trace.hops)
+    readable = readable_docs(catalog, viewer, session=session) if stopped else frozenset()
     hops: list[Hop] = [
         h.model_copy(update={"refusal": _refusal(h.refusal, readable)}) if h.refusal is not None else h for h in trace.hops
     ]

@@ -47,17 +47,14 @@ def secrets(cat, view, viewer="public"):
 
 
 def rendered(trace):
-    from chainret.cli import ask_cmds
+    """Everything the CLI shows of a trace: the ask summary, the tree, mermaid and the JSON."""
+    from chainret.cli import render
 
     buf = io.StringIO()
-    old = ask_cmds.console
-    ask_cmds.console = Console(file=buf, width=400)
-    try:
-        ask_cmds.render_trace(trace)
-        ask_cmds.console.print(ask_cmds.trace_tree(trace))
-    finally:
-        ask_cmds.console = old
-    return buf.getvalue() + ask_cmds.trace_mermaid(trace) + trace.to_json()
+    out = Console(file=buf, width=400)
+    render.render_trace(trace, out=out)
+    out.print(render.trace_tree(trace))
+    return buf.getvalue() + render.trace_mermaid(trace) + trace.to_json()
 
 
 def leaks(trace, cat, view):

@@ -199,6 +199,8 @@ def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object
         "Bytecode is cached as in an installed package (one warm-up run per checkout fills a private",
         "`PYTHONPYCACHEPREFIX`); the store's pages are in the page cache. Machine: 2 cores shared with other",
         "work, so the load average is recorded; aims (issue 24) are for an idle machine.",
+        *([f"The other checkout is the commit its rows name, as a worktree: `git worktree add {args.src} "
+           f"{_label(args.src).split()[0]}`; the two are run alternately, run by run."] if args.src else []),
         "",
         *lines[:1], "",
         *table(rows),

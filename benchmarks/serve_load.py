@@ -140,6 +140,7 @@ class World:
     def __init__(self, name: str, db: Path, jobs: list[tuple[str, dict[str, Any]]], warm: list[tuple[str, dict[str, Any]]],
                  hidden: list[str], tmp: Path) -> None:
         self.name, self.db, self.jobs, self.warm, self.tmp = name, db, jobs, warm, tmp
+        self.unknown: list[str] = []  # a public request naming a project public may not know (the tolerant path)
         self.refs = restricted_refs(db)
         self.hidden = [h.encode() for h in hidden]
         self.tokens = {"auditor": new_token(), "public": new_token()}
@@ -164,20 +165,45 @@ def seed_world(tmp: Path, requests: int, warmup: int) -> World:
     return World("seed", db, jobs, jobs[:warmup], hidden_strings(catalog, "public"), tmp)
 
 
-def million_world(tmp: Path, db: Path, requests: int, warmup: int) -> World:
+def million_world(tmp: Path, db: Path, requests: int, warmup: int) -> tuple[World, int]:
+    """store_bench's requests, less the public ones naming a project public may not know (counted).
+
+    Those take the tolerant path, which reads the store's whole entity table (about a minute of CPU
+    at 1M relations, see the page): one of them would be the whole run."""
     from store_bench import requests as bench_requests
+
+    from chainret.store.sqlite import SQLiteStore
+
+    store = SQLiteStore(db)
+    skipped = 0
+    unknown: list[str] = []
+
+    def usable(req: str, view: str | None, principal: str) -> bool:
+        nonlocal skipped
+        number = req.rsplit("GP-", 1)[1].rstrip("?")
+        if principal == "public" and not store.view(view, principal).knows(f"project:gen:p{number}"):
+            skipped += 1
+            unknown.append(req)
+            return False
+        return True
 
     def body(req: str, view: str | None) -> dict[str, Any]:
         return {"request": req} if view is None else {"request": req, "view": view}
 
-    jobs = [(p, body(r, v)) for r, v, p in bench_requests(1_000_000, requests)]
-    warm = [(p, body(r, v)) for r, v, p in bench_requests(1_000_000, warmup, seed=97)]
-    return World("1M", db, jobs, warm, [], tmp)
+    try:
+        jobs = [(p, body(r, v)) for r, v, p in bench_requests(1_000_000, requests * 2) if usable(r, v, p)][:requests]
+        asked = skipped
+        warm = [(p, body(r, v)) for r, v, p in bench_requests(1_000_000, warmup * 2, seed=97) if usable(r, v, p)][:warmup]
+    finally:
+        store.close()
+    world = World("1M", db, jobs, warm, [], tmp)
+    world.unknown = unknown[:1]
+    return world, asked
 
 
 def run_once(world: World, workers: int, threads: int, clients: int, log: Path) -> dict[str, Any]:
     args = ["--catalog", str(world.db), "--tokens", str(world.token_file), "--rate", "0", "--workers", str(workers),
-            "--threads", str(threads), "--timeout", "120"]
+            "--threads", str(threads), "--timeout", "600"]
     with LocalServer(args, log=log) as srv:
         port = srv.port
         if world.warm:
@@ -231,7 +257,15 @@ def measure(world: World, threads: list[int], workers: list[int], clients: int, 
         check(world, res, expected)
         say(_line(world.name, res))
         runs.append(res)
-    return {"name": world.name, "ref": ref, "runs": runs, "auditor_carrying": auditor_carrying,
+    tolerant = None
+    if world.unknown:  # one request down the tolerant path, alone on a fresh server
+        probe = World(world.name, world.db, [("public", {"request": world.unknown[0]})], [], [], tmp)
+        tolerant = run_once(probe, 1, 1, 1, tmp / f"{world.name}-tolerant.log")
+        tolerant["request"] = world.unknown[0]
+        tolerant["status"] = tolerant.pop("bodies")[0][0]
+        say(f"{world.name}: tolerant-path request {world.unknown[0]!r}: {tolerant['wall_s']:.1f} s, "
+            f"server CPU {tolerant['server_cpu_ms'] / 1000:.1f} s, status {tolerant['status']}")
+    return {"name": world.name, "ref": ref, "runs": runs, "tolerant": tolerant, "auditor_carrying": auditor_carrying,
             "auditor": sum(1 for p, _ in world.jobs if p == "auditor"), "distinct": len(by_job), "refs": len(world.refs)}
 
 
@@ -250,6 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, nargs="*", default=[1, 2, 4], help="engine threads per process, one run each (1 worker)")
     ap.add_argument("--workers", type=int, nargs="*", default=[2, 4], help="worker processes, one run each (1 thread each)")
     ap.add_argument("--store-1m", type=Path, default=None, help="a compiled 1M-relation SQLite store (store_bench's world)")
+    ap.add_argument("--no-seed", action="store_true", help="skip the seed world (a quick check of the 1M run)")
+    ap.add_argument("--no-tolerant-probe", action="store_true", help="skip the 1M tolerant-path request (about a minute of CPU)")
     ap.add_argument("--revocation-trials", type=int, default=3, help="revocation-lag trials under load (0: skip)")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
@@ -262,12 +298,15 @@ def main(argv: list[str] | None = None) -> int:
     worlds = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        specs: list[Callable[[], World]] = [lambda: seed_world(tmp, args.requests, args.warmup)]
+        specs: list[Callable[[], tuple[World, int]]] = [] if args.no_seed else [lambda: (seed_world(tmp, args.requests, args.warmup), 0)]
         if args.store_1m is not None:
             specs.append(lambda: million_world(tmp, args.store_1m.resolve(), args.requests, args.warmup))
         for spec in specs:
-            world = spec()
-            worlds.append(measure(world, args.threads, args.workers, args.clients, tmp, lambda s: print(s, flush=True)))
+            world, skipped = spec()
+            if args.no_tolerant_probe:
+                world.unknown = []
+            worlds.append({**measure(world, args.threads, args.workers, args.clients, tmp, lambda s: print(s, flush=True)),
+                           "skipped": skipped})
     revocation = revocation_lag(args.revocation_trials, max(args.threads or [1])) if args.revocation_trials > 0 else None
     load_end = os.getloadavg()
     write_report(args, worlds, load_start, load_end, revocation)
@@ -324,7 +363,14 @@ def revocation_lag(trials: int, threads: int, background: int = 4, bound: float 
 
 def write_report(args: argparse.Namespace, worlds: list[dict[str, Any]], load_start: tuple[float, ...],
                  load_end: tuple[float, ...], revocation: dict[str, Any] | None) -> None:
-    cmd = "python benchmarks/serve_load.py" + "".join(f" {a}" for a in sys.argv[1:] if not a.startswith("--out"))
+    argv, shown = sys.argv[1:], []
+    while argv:  # the command as run, less where it wrote
+        a = argv.pop(0)
+        if a == "--out":
+            argv = argv[1:]
+        elif not a.startswith("--out="):
+            shown.append(a)
+    cmd = " ".join(["python benchmarks/serve_load.py", *shown])
     if args.store_1m is not None:
         cmd = "flock /work/team/heavy.lock " + cmd
     rows = []
@@ -338,7 +384,9 @@ def write_report(args: argparse.Namespace, worlds: list[dict[str, Any]], load_st
                         f"{per_core:.0f} | {r['client_cpu_ms']:.2f} | {r['errors']} | {r['differences']} | {r['leaks']} |")
     checks = []
     for w in worlds:
-        checks.append(f"{w['name']}: {w['ref']['requests']} requests ({w['distinct']} distinct), {w['auditor_carrying']} of the "
+        skipped = (f" ({w['skipped']} public requests naming a project public may not know were left out of the mix: "
+                   "see below)") if w["skipped"] else ""
+        checks.append(f"{w['name']}: {w['ref']['requests']} requests ({w['distinct']} distinct){skipped}, {w['auditor_carrying']} of the "
                       f"{w['auditor']} auditor responses carry restricted strings ({w['refs']} restricted document versions), "
                       "so the search is live")
     runs = [r for w in worlds for r in w["runs"]]
@@ -352,6 +400,18 @@ def write_report(args: argparse.Namespace, worlds: list[dict[str, Any]], load_st
             if one is not None and r is not one:
                 gain.append(f"{w['name']} {r['workers']}x{r['threads']}: {r['rps'] / one['rps']:.2f}x the req/s of 1x1, "
                             f"{one['server_cpu_ms'] / r['server_cpu_ms']:.2f}x its req/s per server core")
+    slow = [w for w in worlds if w.get("tolerant")]
+    tolerant = "".join(
+        f"""
+**Found, not fixed here: the tolerant reading is far too slow at 1M relations.** A public request naming
+a project public may not know (`{w['tolerant']['request']}`, its document restricted) goes down the
+tolerant path (issue 23), which reads the store's whole entity table: alone on a fresh one-thread server it
+took {w['tolerant']['wall_s']:.1f} s wall and {w['tolerant']['server_cpu_ms'] / 1000:.1f} s of server CPU (status {w['tolerant']['status']}).
+{w['skipped']} of the {2 * w['ref']['requests']} requests generated for the mix (`store_bench.requests`) were of this kind and were left out
+of it, or they alone would have been the run. A few such requests occupy every engine thread, and the
+other requests then wait or time out (504): until the tolerant path uses an index, a server at this size
+is open to a cheap denial of service.
+""" for w in slow)
     million = "" if args.store_1m is not None else (
         "\n**No 1M-relation run in this page** (run with `--store-1m PATH` under the heavy-job lock).\n")
     text = f"""## Serving: `chainret serve` under concurrent load (issues 14, 24)
@@ -383,7 +443,7 @@ client; its responses (minus the trace's timing) are the expected ones for every
   help by at most SQLite's share of an ask; worker processes use more cores, one catalog each. On this
   {cores}-core machine the clients and other jobs share the same cores, so no setting can go past
   {cores} cores' worth of work.
-{_revocation_text(revocation)}"""
+{tolerant}{_revocation_text(revocation)}"""
     atomic_write_text(args.out, text)
     print(f"wrote {args.out}")
 

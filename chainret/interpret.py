@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from chainret.catalog.models import Catalog
-from chainret.catalog.views import CatalogView
+from chainret.store.base import CatalogRecords, ViewReader
 from chainret.codes import RefusalCode
 from chainret.lexicon import type_words
 from chainret.patterns import PatternSpec, best_matches, match_request, words
@@ -33,11 +32,11 @@ class Reading:
     meta: dict[str, Any] = field(default_factory=dict)
 
 
-def pattern_specs(catalog: Catalog) -> list[PatternSpec]:
+def pattern_specs(catalog: CatalogRecords) -> list[PatternSpec]:
     return [PatternSpec(p.name, p.start_type, tuple(p.hops), tuple(p.phrasings)) for p in catalog.patterns]
 
 
-def interpret(request: str, cv: CatalogView) -> Reading:
+def interpret(request: str, cv: ViewReader) -> Reading:
     """Match the request to a pattern and resolve its slot to one canonical ID in the view.
 
     Literal readings first (``chainret.patterns``: a declared phrasing word for word, the slot an

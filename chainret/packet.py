@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from chainret.catalog.views import CatalogView
+from chainret.store.base import ViewReader
 from chainret.pack.base import Candidate
 from chainret.pack.registry import get_packer
 from chainret.trace import Budget, Coverage, Packet, PacketItem
@@ -38,7 +38,7 @@ def pack_items(items: Sequence[PacketItem], budget: Budget, separator: str = PAC
     )
 
 
-def coverage(cv: CatalogView, required: Sequence[str], seen_refs: Sequence[str], packet: Packet | None) -> Coverage:
+def coverage(cv: ViewReader, required: Sequence[str], seen_refs: Sequence[str], packet: Packet | None) -> Coverage:
     """Anchor coverage (seen in any returned row) and complete-bundle coverage (all in the packet)."""
     units = {}
     for rid in required:

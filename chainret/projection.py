@@ -24,10 +24,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainret.catalog.models import Catalog, unit_doc
-from chainret.catalog.readable import readable_docs, reader_digest, reads_within
+from chainret.catalog.models import unit_doc
 from chainret.errors import UsageError
-from chainret.session import Session
+from chainret.store.base import CatalogReader, reads_within
 from chainret.trace import Hop, Refusal, Trace
 
 
@@ -58,7 +57,7 @@ def _refusal(ref: Refusal | None, readable: frozenset[str]) -> Refusal | None:
     return ref.model_copy(update={"details": _strip_withheld(ref.details, readable)})
 
 
-def project(trace: Trace, catalog: Catalog, viewer: str, *, session: Session | None = None) -> Trace:
+def project(trace: Trace, catalog: CatalogReader, viewer: str) -> Trace:
     """The trace as ``viewer`` may see it (see the module docstring).
 
     ``catalog`` is the catalog the request ran over. Raises ``ProjectionError`` when the trace's
@@ -67,7 +66,7 @@ def project(trace: Trace, catalog: Catalog, viewer: str, *, session: Session | N
     if trace.kind != "chain":
         raise UsageError("projection applies to chain traces only")
     principal = str(trace.meta.get("principal", "public"))
-    if not reads_within(catalog, principal, viewer, session=session):
+    if not reads_within(catalog, principal, viewer):
         raise ProjectionError(
             f"a trace run for {principal!r} cannot be trimmed for {viewer!r}; ask again with "
             f"viewer={viewer!r} so the request runs over what {viewer!r} may read"
@@ -75,7 +74,7 @@ def project(trace: Trace, catalog: Catalog, viewer: str, *, session: Session | N
     # Only refusals carry what may be withheld: a trace without one needs no list of what the viewer may
     # read (on a large store that list is a query over every document version; issue 24).
     stopped = trace.reason is not None or any(h.refusal is not None for h in trace.hops)
-    readable = readable_docs(catalog, viewer, session=session) if stopped else frozenset()
+    readable = catalog.readable_docs(viewer) if stopped else frozenset()
     hops: list[Hop] = [
         h.model_copy(update={"refusal": _refusal(h.refusal, readable)}) if h.refusal is not None else h for h in trace.hops
     ]
@@ -83,7 +82,7 @@ def project(trace: Trace, catalog: Catalog, viewer: str, *, session: Session | N
         update={
             "hops": hops,
             "reason": _refusal(trace.reason, readable),
-            "catalog_digest": reader_digest(catalog, viewer, session=session),
+            "catalog_digest": catalog.reader_digest(viewer),
             "meta": {**trace.meta, "viewer": viewer, "projected": True},
         }
     )

@@ -40,6 +40,7 @@ from pydantic import BaseModel
 from chainret.catalog.issues import CatalogFileInvalid
 from chainret.catalog.models import Catalog, doc_ref, sha256_digest, unit_doc
 from chainret.catalog.readable import readable_docs, reader_digest
+from chainret.store.base import CatalogReader
 from chainret.errors import UsageError
 from chainret.trace import Budget, Trace, write_trace
 
@@ -122,7 +123,7 @@ def _comparable(trace: Trace) -> dict[str, Any]:
     return data
 
 
-def evidence_differences(trace: Trace, catalog: Catalog, reader: str | None = None) -> list[Difference]:
+def evidence_differences(trace: Trace, catalog: Catalog | Any, reader: str | None = None) -> list[Difference]:
     """Check every cited document version by itself: existence, digest, quote at span, unit.
 
     With a ``reader``, a message never quotes text or a digest of a document that reader may not
@@ -211,7 +212,7 @@ def _locate(recorded: str, trace_path: Path | None) -> Path:
     return p
 
 
-def _replay_case(trace: Trace, catalog: str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[Catalog, Trace]:
+def _replay_case(trace: Trace, catalog: str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[Catalog | CatalogReader, Trace]:
     from chainret.evaluate import run_case
     from chainret.catalog.load import apply_overlay, load_world
 
@@ -227,7 +228,7 @@ def _replay_case(trace: Trace, catalog: str | os.PathLike[str] | None, trace_pat
     return cat, new.trace
 
 
-def _replay_request(trace: Trace, catalog: str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[Catalog, Trace]:
+def _replay_request(trace: Trace, catalog: str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[Catalog | CatalogReader, Trace]:
     from chainret.ask import ask
     from chainret.store import resolve_catalog
 
@@ -292,7 +293,9 @@ def verify(
         diffs.append(Difference(kind="replay", field=field, message=f"trace has {_shown(was)}, replay gives {_shown(now)}"))
     projected = bool(trace.meta.get("projected", True))
     viewer = str(trace.meta.get("viewer")) if projected else None
-    identity = reader_digest(cat, viewer) if viewer is not None else cat.digest()
+    from chainret.store import resolve_catalog
+
+    identity = resolve_catalog(cat).reader_digest(viewer) if viewer is not None else cat.digest()
     changed = identity != trace.catalog_digest
     if changed and diffs:
         diffs.append(Difference(kind="catalog", field="catalog_digest", message=f"catalog was {_shown(trace.catalog_digest)}, now {identity}"))

@@ -20,6 +20,8 @@ from chainret.files import check_output_path
 from chainret.textsafe import json_safe as json_out  # what chainret.cli.render.json_out is, without rich
 
 if TYPE_CHECKING:
+    from chainret.session import Session
+    from chainret.store.base import CatalogReader
     from chainret.trace import Budget, Trace
 
 trace_app = typer.Typer(help="Inspect and replay chain traces.", no_args_is_help=True)
@@ -105,9 +107,9 @@ def ask_cmd(
     from chainret.store import catalog_location
     from chainret.session import Session
 
-    opened = _catalog_for(catalog)  # opened once: the answer's names and suggestions read the same object
-    _check_names(opened, principal=principal, viewer=viewer, view=view)
     session = Session()  # this command's caches
+    opened = _catalog_for(catalog, session)  # resolved once, here at the edge, into the catalog reader the library takes
+    _check_names(opened, principal=principal, viewer=viewer, view=view)
     result = answer(request, opened, view=view, principal=principal, budget=budget, viewer=viewer,
                     backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session)
     trace = result.trace
@@ -141,7 +143,7 @@ def _check_names(opened: Any, *, principal: str | None = None, viewer: str | Non
     check_view(opened, view)
 
 
-def _catalog_for(catalog: Optional[str]) -> Any:
+def _catalog_for(catalog: Optional[str], session: Session | None = None) -> CatalogReader:
     from chainret.store import resolve_catalog
     from chainret.store import is_store_spec
 
@@ -152,7 +154,7 @@ def _catalog_for(catalog: Optional[str]) -> Any:
         near = [str(p.parent / c.name) if str(p.parent) != "." else c.name
                 for c in (p.parent.iterdir() if p.parent.is_dir() else [])]
         raise UsageError(f"catalog {catalog} does not exist{did_you_mean(str(p), near)}")
-    return resolve_catalog(catalog)
+    return resolve_catalog(catalog, session)
 
 
 def patterns_cmd(
@@ -164,7 +166,7 @@ def patterns_cmd(
     from chainret.patterns import phrasing_problem
 
     cat = _catalog_for(catalog)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"pattern": p.name, "start_type": p.start_type, "hops": list(p.hops), "phrasing": ph,
          "problem": phrasing_problem(ph, p.start_type)}
         for p in cat.patterns for ph in p.phrasings

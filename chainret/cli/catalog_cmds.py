@@ -227,10 +227,11 @@ def diff_cmd(
 ) -> None:
     """List relations added, removed and changed between two views, with their documents."""
     from chainret.authoring.diff import diff_views
-    from chainret.store import resolve_catalog
+    from chainret.catalog.load import load_world
+    from chainret.store import catalog_path
 
     try:
-        d = diff_views(resolve_catalog(catalog), view_a, view_b)
+        d = diff_views(load_world(catalog_path(catalog)).catalog, view_a, view_b)  # an authoring command: a catalog file
     except UsageError as exc:
         if catalog is not None:
             raise

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from chainret.catalog.models import Catalog
+from chainret.session import Session
 from chainret.store import catalog_path, is_store, resolve_catalog
 
 log = logging.getLogger("chainret.server")
@@ -49,11 +50,12 @@ class LiveCatalog:
     """``current``: the catalog to answer from; ``get()`` swaps in a fresh one when the store changed."""
 
     def __init__(self, spec: Catalog | str | os.PathLike[str] | None, interval_s: float = DEFAULT_INTERVAL_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, session: Session | None = None) -> None:
         self.spec = spec
+        self.session = session  # an in-memory catalog's caches (the service's)
         self.interval_s = interval_s
         self.clock = clock
-        self.current: Any = resolve_catalog(spec)
+        self.current: Any = resolve_catalog(spec, session)  # resolved once, at the edge, into the catalog reader
         self.swaps = 0
         self._generation = self._probe()
         self._checked = clock()
@@ -114,7 +116,7 @@ class LiveCatalog:
 
     def _swap(self) -> None:  # under self._lock
         try:
-            fresh = resolve_catalog(self.spec)
+            fresh = resolve_catalog(self.spec, self.session)
         except Exception as exc:  # noqa: BLE001 - keep serving the old object; retried next interval
             log.warning("the catalog changed but could not be reopened (%s); still serving the previous one",
                         type(exc).__name__)

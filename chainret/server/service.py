@@ -154,7 +154,7 @@ class Service:
         self.limits = limits or Limits()
         self.session = Session()  # this process's caches (views, indexes, digests)
         self._tls = threading.local()  # per thread: engine-call depth, the catalog the call answers from
-        self.live = LiveCatalog(catalog, self.limits.reload_interval_s)
+        self.live = LiveCatalog(catalog, self.limits.reload_interval_s, session=self.session)
         self.threads = threads if getattr(self.live.current, "concurrent_reads", False) else 1
         self._pool = ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="chainret-engine")
         self.world: str = self.catalog.world

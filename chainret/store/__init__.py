@@ -15,11 +15,12 @@ from typing import Any
 
 from chainret.catalog.models import Catalog
 from chainret.errors import UsageError
-from chainret.store.base import SCHEMA_VERSION, Store, StoreError, StoreView, is_store
+from chainret.session import Session
+from chainret.store.base import SCHEMA_VERSION, CatalogReader, Store, StoreError, StoreView, ViewReader, is_store
 
 __all__ = [
-    "SCHEMA_VERSION", "Store", "StoreError", "StoreView", "catalog_location", "catalog_path", "compile_store", "is_store",
-    "is_store_spec", "open_store", "resolve_catalog", "store_location", "update_store",
+    "SCHEMA_VERSION", "CatalogReader", "Store", "ViewReader", "StoreError", "StoreView", "catalog_location", "catalog_path", "compile_store", "is_store",
+    "is_store_spec", "open_reader", "open_store", "resolve_catalog", "store_location", "update_store",
 ]
 
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
@@ -36,7 +37,7 @@ def is_store_spec(spec: Any) -> bool:
     return isinstance(spec, (str, os.PathLike)) and Path(spec).suffix.lower() in SQLITE_SUFFIXES
 
 
-def open_store(spec: str | os.PathLike[str]) -> Any:
+def open_reader(spec: str | os.PathLike[str]) -> CatalogReader:
     """A compiled store for a ``.db`` path or ``postgresql://`` URL (``SQLiteStore`` / ``PostgresStore``)."""
     if is_url(spec):
         from chainret.store.postgres import PostgresStore
@@ -50,6 +51,9 @@ def open_store(spec: str | os.PathLike[str]) -> Any:
     from chainret.store.memory import MemoryStore
 
     return MemoryStore(load_world(Path(spec)).catalog, str(Path(spec).resolve()))
+
+
+open_store = open_reader  # the earlier name
 
 
 def store_location(spec: str | os.PathLike[str]) -> str:
@@ -98,18 +102,23 @@ def catalog_location(catalog: Any) -> str | None:
     return store_location(catalog) if is_store_spec(catalog) else str(catalog_path(catalog).resolve())
 
 
-def resolve_catalog(catalog: Catalog | str | os.PathLike[str] | None) -> Any:
-    """A Catalog object, a path (file, world directory, cases file), or None for the default catalog.
+def resolve_catalog(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, session: Session | None = None) -> CatalogReader:
+    """The one place a catalog argument is dispatched: a ``CatalogReader`` for a ``Catalog`` object, a
+    path (file, world directory, cases file), a compiled store (a ``.db`` file or a ``postgresql://``
+    URL), a reader already opened, or None for the default catalog.
 
-    A compiled store (a ``.db`` file, a ``postgresql://`` URL, or a store object) is returned as the
-    store: ``chainret.caches``' ``cached_view``, ``catalog_digest`` and ``hop_world`` read it through the store interface.
+    The CLI and the servers call it once, at the edge; ``chainret.ask`` calls it at its entry, so a
+    ``Catalog`` or a path still works there. An in-memory catalog's caches live in ``session``.
     """
-    if isinstance(catalog, Catalog):
-        return catalog
-    if is_store(catalog):
-        return getattr(catalog, "catalog", catalog)  # a MemoryStore runs as its Catalog
-    if catalog is not None and is_store_spec(catalog):
-        return open_store(catalog)
-    from chainret.catalog.load import load_world
+    from chainret.store.memory import MemoryStore
 
-    return load_world(catalog_path(catalog)).catalog
+    if isinstance(catalog, Catalog):
+        return MemoryStore(catalog, session=session)
+    if isinstance(catalog, (str, os.PathLike)) or catalog is None:
+        if catalog is not None and is_store_spec(catalog):
+            return open_reader(catalog)
+        from chainret.catalog.load import load_world
+
+        path = catalog_path(catalog)
+        return MemoryStore(load_world(path).catalog, str(path.resolve()), session)
+    return catalog

@@ -24,12 +24,17 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from chainret.codes import NOT_CURRENT, NOT_READABLE
 from chainret.errors import EXIT_ENVIRONMENT, ChainretError
+
+if TYPE_CHECKING:  # the protocols name these; importing them here would load the engine with every store command
+    from chainret.catalog.models import Entity, Pattern, Predicate, Relation, SourceDocument, Unit, View
+    from chainret.catalog.views import Eligibility
+    from chainret.hops import HopWorld
 
 #: Bumped whenever the tables change; a store written by another schema is refused with a message.
 SCHEMA_VERSION = 3
@@ -52,9 +57,40 @@ class StoreUnavailable(StoreError):
     exit_code = EXIT_ENVIRONMENT
 
 
+class CatalogRecords(Protocol):
+    """The catalog-wide records a view's catalog offers (a ``Catalog``, a SQL store, a reader store)."""
+
+    @property
+    def world(self) -> str: ...
+
+    @property
+    def patterns(self) -> Sequence[Pattern]: ...
+
+    @property
+    def predicates(self) -> Sequence[Predicate]: ...
+
+    @property
+    def predicates_by_name(self) -> Mapping[str, Predicate]: ...
+
+    @property
+    def views(self) -> Sequence[View]: ...
+
+    @property
+    def views_by_name(self) -> Mapping[str, View]: ...
+
+    @property
+    def current_view(self) -> View | None: ...
+
+    @property
+    def relations_by_id(self) -> Mapping[str, Relation]: ...
+
+    def digest(self) -> str: ...
+
+
 @runtime_checkable
-class StoreView(Protocol):
-    """One catalog seen through one view by one principal (what ``CatalogView`` offers the engine)."""
+class ViewReader(Protocol):
+    """One catalog seen through one view by one principal: everything the engine, interpretation,
+    coverage, projection and the text route read of it (``CatalogView``, ``SQLView``)."""
 
     principal: str
 
@@ -62,36 +98,88 @@ class StoreView(Protocol):
     def view_name(self) -> str: ...
 
     @property
-    def catalog(self) -> Any: ...
+    def catalog(self) -> CatalogRecords: ...
 
-    def resolve(self, text: str, type: str | None = None) -> list[Any]: ...  # noqa: A002
+    def resolve(self, text: str, type: str | None = None) -> list[Entity]: ...  # noqa: A002
 
-    def entity(self, entity_id: str) -> Any | None: ...
+    def knows(self, entity_id: str) -> bool: ...
 
-    def unit(self, ref: str) -> Any | None: ...
+    def entity(self, entity_id: str) -> Entity | None: ...
 
-    def documents(self) -> list[Any]: ...
+    def predicate(self, name: str) -> Predicate | None: ...
 
-    def relation_status(self, relation: Any) -> Any: ...
+    def unit(self, ref: str) -> Unit | None: ...
 
-    def supporting_unit(self, relation: Any) -> Any | None: ...
+    def units(self) -> list[Unit]: ...
 
-    def relations_in_unit(self, unit_ref: str) -> list[Any]: ...
+    def unit_texts(self) -> list[tuple[str, str]]: ...
+
+    def documents(self) -> list[SourceDocument]: ...
+
+    def relations(self) -> list[Relation]: ...
+
+    def relation_status(self, relation: Relation | str) -> Eligibility: ...
+
+    def eligible_relations(self) -> list[Relation]: ...
+
+    def supporting_unit(self, relation: Relation | str) -> Unit | None: ...
+
+    def relations_in_unit(self, unit_ref: str) -> list[Relation]: ...
+
+    def current_relations(self, subject: str, predicate: str) -> list[Relation]: ...
+
+
+StoreView = ViewReader  # the earlier name
+
+
+class DocumentMeta(Protocol):
+    """A document version's ref and visibility (what an audit trace's "holds restricted" check reads)."""
+
+    @property
+    def ref(self) -> str: ...
+
+    @property
+    def visibility(self) -> str: ...
 
 
 @runtime_checkable
-class Store(Protocol):
-    """A compiled or in-memory catalog that ``chainret.ask.ask`` can run on."""
+class CatalogReader(CatalogRecords, Protocol):
+    """A catalog as the library reads it: what ``chainret.ask``, projection, replay and the servers use.
 
-    world: str
+    ``chainret.store.resolve_catalog`` turns a ``--catalog`` argument (a path, a URL, a ``Catalog``)
+    into one, once, at the edge: ``MemoryStore`` (a loaded catalog), ``SQLiteStore``, ``PostgresStore``
+    (and a reader store: the catalog as one reader may read it).
+    """
 
-    def digest(self) -> str: ...
+    @property
+    def location(self) -> str: ...
 
-    def view(self, name: str | None, principal: str) -> StoreView: ...
+    @property
+    def documents(self) -> Sequence[DocumentMeta]: ...
 
-    def hop_world(self, view: StoreView) -> Any: ...
+    def view(self, name: str | None, principal: str = "public") -> ViewReader: ...
+
+    def hop_world(self, view: ViewReader) -> HopWorld: ...
+
+    def readable_docs(self, reader: str) -> frozenset[str]: ...
+
+    def reader_store(self, reader: str) -> CatalogReader: ...
+
+    def reader_digest(self, reader: str) -> str: ...
+
+    def revision(self, viewer: str | None) -> str: ...
+
+    def read_scope(self, principal: str | None = None) -> AbstractContextManager[object]: ...
 
     def close(self) -> None: ...
+
+
+Store = CatalogReader  # the earlier name
+
+
+def reads_within(catalog: CatalogReader, reader: str, other: str) -> bool:
+    """True when every document version ``reader`` may read is readable by ``other`` as well."""
+    return reader == other or catalog.readable_docs(reader) <= catalog.readable_docs(other)
 
 
 def wait_for_lock(try_acquire: Callable[[], bool], wait_s: float, busy: str) -> None:

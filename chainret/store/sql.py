@@ -26,6 +26,8 @@ from typing import Any
 
 from chainret.catalog.models import functional_names
 from chainret.errors import UsageError
+from chainret.hops import HopWorld
+from chainret.store.base import CatalogReader, ViewReader
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.sqlrows import _MISSING, READABLE, REL_COLS, WITHIN, Backend, _bounded, _entity, _Relations, _unit
@@ -254,10 +256,10 @@ class SQLStore:
             hit = self._corpus[key] = by.get(principal) or by.get("*") or (0, 0)
         return hit
 
-    def hop_world(self, view: SQLView) -> Any:
+    def hop_world(self, view: ViewReader) -> HopWorld:
         """The engine's input for (view, principal), backed by this store's queries (cached)."""
-        from chainret.hops import HopWorld
-
+        if not isinstance(view, SQLView):
+            raise TypeError(f"a SQL store runs the hops of its own views, not of {type(view).__name__}")
         key = (view.view_name, view.principal, view.within)
         hit = self._worlds.get(key)
         if hit is None:
@@ -289,3 +291,8 @@ class SQLStore:
         (o, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, kind, quote) = row[:18]
         sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
         return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)
+
+
+def _conforms(store: SQLStore) -> CatalogReader:
+    """(For mypy: a SQL store is a CatalogReader.)"""
+    return store

@@ -10,43 +10,23 @@ from typing import Any, Protocol
 
 from chainret.errors import UsageError
 from chainret.store.sqlrows import RowSource, _Relations, _unit
+from chainret.hops import HopWorld
+from chainret.store.base import CatalogReader, ViewReader
 from chainret.store.sqlview import SQLView
 
 
-class ReaderSource(RowSource, Protocol):
+class ReaderSource(RowSource, CatalogReader, Protocol):
     """What a reader store and an evidence reader read of their store (``SQLStore`` answers it)."""
 
-    world: str
     description: str
     format: str
 
     @property
-    def location(self) -> str: ...
-
-    @property
-    def patterns(self) -> list[Any]: ...
-
-    @property
-    def predicates(self) -> list[Any]: ...
-
-    @property
     def view_names(self) -> list[str]: ...
-
-    @property
-    def views(self) -> list[Any]: ...
-
-    @property
-    def current_view(self) -> Any: ...
-
-    def read_scope(self, principal: str | None = None) -> AbstractContextManager[Any]: ...
-
-    def reader_digest(self, reader: str) -> str: ...
 
     def reader_store(self, reader: str) -> ReaderStore: ...
 
     def view(self, name: str | None, principal: str = "public") -> SQLView: ...
-
-    def hop_world(self, view: SQLView) -> Any: ...
 
 
 class _Documents(Mapping[str, Any]):
@@ -199,12 +179,12 @@ class ReaderStore:
             return self.digest()  # the reader's catalog of this catalog is this catalog
         raise UsageError(f"the identity {reader!r} is shown of the catalog as {self.reader!r} reads it is not recorded in the store")
 
-    def reader_store(self, reader: str) -> Any:
+    def reader_store(self, reader: str) -> ReaderStore:
         if self.store.readable_docs(self.reader) <= self.store.readable_docs(reader):
             return self
         return self.store.reader_store(reader) if self.store.readable_docs(reader) <= self.store.readable_docs(self.reader) else self._narrower(reader)
 
-    def _narrower(self, reader: str) -> Any:
+    def _narrower(self, reader: str) -> ReaderStore:
         raise UsageError(f"a catalog read by {self.reader!r} and by {reader!r} at once is not supported by a compiled store")
 
     def entity(self, entity_id: str) -> Any | None:
@@ -218,5 +198,19 @@ class ReaderStore:
             hit = self._views[(chosen, principal)] = SQLView(self.store, chosen, principal, within=self.reader, catalog=self)
         return hit
 
-    def hop_world(self, view: SQLView) -> Any:
+    def hop_world(self, view: ViewReader) -> HopWorld:
         return self.store.hop_world(view)
+
+    @property
+    def documents(self) -> list[Any]:
+        """The document versions this reader may read (ref and visibility, as the store lists them)."""
+        docs = self.store.readable_docs(self.reader)
+        return [d for d in self.store.documents if d.ref in docs]
+
+    def revision(self, viewer: str | None) -> str:
+        return self.store.revision(viewer)
+
+
+def _conforms(reader: ReaderStore) -> CatalogReader:
+    """(For mypy: a reader store is a CatalogReader.)"""
+    return reader

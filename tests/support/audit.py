@@ -314,9 +314,10 @@ def _restricted_copy(src: Any) -> str:
     """The catalog at ``src`` with its final-view contact registry readable by the auditor only."""
     import yaml
 
-    from chainret.store import resolve_catalog
+    from chainret.catalog.load import load_world
+    from chainret.store import catalog_path
 
-    data = resolve_catalog(src).model_dump(mode="json")
+    data = load_world(catalog_path(src)).catalog.model_dump(mode="json")
     for d in data["documents"]:
         if d["document"] == "contacts.md":
             d.update(visibility="restricted", principals=["auditor"])

@@ -7,7 +7,7 @@ CATALOG --out URL`` creates the schema, tables, indexes, roles and policies in o
 Who reads what is decided by the login the database authenticated, never by a setting a client
 chooses. For schema ``S`` the compile creates these NOLOGIN roles:
 
-* ``S_owner`` owns the schema, its tables and the policy function; row-level security is
+* ``S_owner`` owns the schema and its tables; row-level security is
   ``FORCE``d, so even the owner's privileges do not skip the policies;
 * ``S_read``: may read the schema; under the policies it reads the text of public documents only
   (what any principal no document names, e.g. ``public``, may read);
@@ -54,22 +54,19 @@ from chainret.store.sql import Backend, SQLStore
 
 DEFAULT_SCHEMA = "chainret"
 RLS_TABLES = {"documents": "ord", "units": "doc_ord", "postings": "doc_ord", "relation_quotes": "doc_ord"}
-# The policy calls a PL/pgSQL function (never inlined), so each row costs two primary-key probes. The
-# same condition written inline is planned as a hash of every (view document, reader) pair of the
-# view, rebuilt for every query: cheap at 200 documents, milliseconds at 20,000. Every name in it is
-# schema-qualified, so a client's search_path cannot substitute tables of its own.
-READABLE_FN = """
-CREATE FUNCTION {s}.chainret_readable(d bigint) RETURNS boolean LANGUAGE plpgsql STABLE PARALLEL SAFE AS $fn$
-BEGIN
-  RETURN EXISTS (
-    SELECT 1 FROM {s}.view_docs vd JOIN {s}.readers rd ON rd.doc_ord = vd.doc_ord
-    WHERE vd.view_name = pg_catalog.current_setting('chainret.view', true) AND vd.doc_ord = d
-      AND (rd.principal = '*' OR EXISTS (
-        SELECT 1 FROM {s}.principal_roles pr
-        WHERE pr.principal = rd.principal AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE'))));
-END
-$fn$"""
-POLICY = "{s}.chainret_readable({col})"
+# The policy: the row's document version is in the session's view and readable by '*' or by a principal
+# whose role current_user holds. Written as a correlated scalar sub-query (``LIMIT 1``), PostgreSQL runs
+# it per row as two primary-key probes; a PL/pgSQL function doing the same costs about four times as
+# much per row (executor start-up), and an ``EXISTS`` condition is planned as a hash of every (view
+# document, reader) pair of the view, rebuilt for every query. Every name in it is schema-qualified
+# (and a policy stores what its names resolved to when it was created), so a client's search_path
+# cannot substitute tables or functions of its own.
+POLICY = (
+    "(SELECT true FROM {s}.view_docs vd JOIN {s}.readers rd ON rd.doc_ord = vd.doc_ord "
+    "WHERE vd.view_name = pg_catalog.current_setting('chainret.view', true) AND vd.doc_ord = {col} "
+    "AND (rd.principal = '*' OR EXISTS (SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = rd.principal "
+    "AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE'))) LIMIT 1) IS NOT NULL"
+)
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")  # schema and login names
 LOCK_WAIT_S = 30.0
 
@@ -415,19 +412,15 @@ def _security(w: _Writer, schema: str) -> None:
         w.execute(f"GRANT {role} TO {roles.app}")
         w.execute("INSERT INTO principal_roles (principal, role) VALUES (%s, %s)", (principal, role))
     w.execute(f"GRANT {roles.read} TO {roles.app}")
-    w.execute(f"DROP FUNCTION IF EXISTS {schema}.chainret_readable(bigint) CASCADE")
-    w.execute(READABLE_FN.format(s=schema))
+    w.execute(f"DROP FUNCTION IF EXISTS {schema}.chainret_readable(bigint) CASCADE")  # the policy function of older stores
     w.execute(f"ALTER SCHEMA {schema} OWNER TO {roles.owner}")
     w.execute(f"REVOKE ALL ON SCHEMA {schema} FROM PUBLIC")
-    w.execute(f"REVOKE ALL ON FUNCTION {schema}.chainret_readable(bigint) FROM PUBLIC")
-    w.execute(f"ALTER FUNCTION {schema}.chainret_readable(bigint) OWNER TO {roles.owner}")
     for table in (*TABLES, "principal_roles"):
         w.execute(f"ALTER TABLE {schema}.{table} OWNER TO {roles.owner}")
         w.execute(f"REVOKE ALL ON {schema}.{table} FROM PUBLIC")
     for role in (roles.read, roles.app):  # S_app is NOINHERIT: it gets its own grants
         w.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
         w.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
-        w.execute(f"GRANT EXECUTE ON FUNCTION {schema}.chainret_readable(bigint) TO {role}")
     for table, col in RLS_TABLES.items():
         w.execute(f"ALTER TABLE {schema}.{table} ENABLE ROW LEVEL SECURITY")
         w.execute(f"ALTER TABLE {schema}.{table} FORCE ROW LEVEL SECURITY")

@@ -32,7 +32,7 @@ def attempts(schema: str) -> list[tuple[list[str], str, list[str]]]:
     roles = Roles(schema)
     reads = [
         "SELECT text FROM units", "SELECT text FROM documents", "SELECT quote FROM relation_quotes", "SELECT term FROM postings",
-        f"SELECT text FROM {schema}.units WHERE {schema}.chainret_readable(doc_ord) OR true",
+        f"SELECT u.text FROM {schema}.units u JOIN {schema}.readers rd ON rd.doc_ord = u.doc_ord WHERE rd.principal = 'auditor' OR true",
     ]
     setups = [
         [],

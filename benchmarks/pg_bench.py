@@ -170,7 +170,10 @@ def measure_warm(url: str, reqs: list[Any], pid: int, count: bool = False) -> di
     return res
 
 
-def _client(url: str, reqs: list[Any], seconds: float, start: Any, q: Any) -> None:
+MIN_ASKS = 1_000  # a concurrent run lasts at least --seconds and until its clients have asked this many together
+
+
+def _client(url: str, reqs: list[Any], seconds: float, start: Any, q: Any, least: int = 0) -> None:
     warnings.simplefilter("ignore")
     from chainret.store import open_store
 
@@ -181,7 +184,7 @@ def _client(url: str, reqs: list[Any], seconds: float, start: Any, q: Any) -> No
     walls: list[float] = []
     end = time.perf_counter() + seconds
     i = 1
-    while time.perf_counter() < end:
+    while time.perf_counter() < end or len(walls) < least:
         walls += _loop(store, [reqs[i % len(reqs)]])[0]
         i += 1
     q.put((walls, time.process_time() - c0))
@@ -189,10 +192,11 @@ def _client(url: str, reqs: list[Any], seconds: float, start: Any, q: Any) -> No
 
 
 def measure_procs(url: str, ok: list[Any], clients: int, seconds: float, pid: int) -> dict[str, Any]:
-    """``clients`` processes, each with its own store, asking answerable requests for ``seconds``."""
+    """``clients`` processes, each with its own store, asking answerable requests for ``seconds`` (and ``MIN_ASKS``)."""
     ctx = mp.get_context("fork")
     start, q = ctx.Barrier(clients + 1), ctx.Queue()
-    procs = [ctx.Process(target=_client, args=(url, ok[i * 61 % len(ok):] + ok[: i * 61 % len(ok)], seconds, start, q))
+    least = -(-MIN_ASKS // clients)
+    procs = [ctx.Process(target=_client, args=(url, ok[i * 61 % len(ok):] + ok[: i * 61 % len(ok)], seconds, start, q, least))
              for i in range(clients)]
     for p in procs:
         p.start()
@@ -227,7 +231,7 @@ def measure_threads(url: str, ok: list[Any], clients: int, seconds: float, pid: 
         end = time.perf_counter() + seconds
         i = 0
         try:
-            while time.perf_counter() < end:
+            while time.perf_counter() < end or len(lists[k]) < -(-MIN_ASKS // clients):
                 lists[k] += _loop(store, [reqs[i % len(reqs)]])[0]
                 i += 1
         except BaseException as exc:  # noqa: BLE001 - reported in the result
@@ -431,8 +435,9 @@ def write_report(results: list[dict[str, Any]], cmd: str) -> str:
         "## Concurrent clients (answerable asks)",
         "",
         "*procs*: N client processes, each with its own store object. *threads*: N threads sharing one store object",
-        "and its connection pool (the client side is then held to one core by Python's GIL). asks/s over the wall",
-        "time; CPU per ask includes the server.",
+        "and its connection pool (the client side is then held to one core by Python's GIL). Each run lasts at least",
+        "`--seconds` and until its clients have asked 1,000 times together; asks/s over the wall time; CPU per ask",
+        "includes the server.",
         "",
         "| relations | code | mode | clients | asks | asks/s | client CPU ms/ask | server CPU ms/ask | total CPU ms/ask | p50 ms | p99 ms |",
         "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",

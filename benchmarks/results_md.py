@@ -27,6 +27,7 @@ SECTIONS = (
     ("packing", "the issue-7 results command (see docs/packing.md)"),
     ("decomposition", "nice -n 10 python benchmarks/decompose_results.py --with-anchored"),
     ("store", "python benchmarks/store_bench.py"),
+    ("store_postgres", "python benchmarks/pg_bench.py"),
     ("cold_cli", "python benchmarks/cold_cli.py --runs 20 --store /work/team/bench/1m.db --write"),
     ("serve", "python benchmarks/serve_load.py"),
     ("robustness", "python benchmarks/robustness.py"),

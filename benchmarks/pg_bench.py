@@ -404,7 +404,15 @@ def write_report(results: list[dict[str, Any]], cmd: str) -> str:
         "through chainret's app role taking the principal's role per ask (`SET LOCAL ROLE`). Client CPU = user +",
         "system time of the asking processes; server CPU = user + system time of every PostgreSQL process from",
         "`/proc` before and after. Figures from a loaded machine are slower than on an idle one: the load average",
-        "(1 min) at the start and end of each size is shown.",
+        "(1 min) at the start and end of each size is shown; at a load above the 2 cores, CPU time per ask is",
+        "inflated too (the cores' caches and time slices are shared), so compare the rows of one size with each",
+        "other (the checkouts alternate round by round), not with figures from an idle machine.",
+        "",
+        "*before* rows (`--src DIR`, DIR made by `git archive REV | tar -x`) run the client code of the commit named against the same store, whose row-level-security",
+        "policy is the one this code compiled (the policy lives in the database): they show what the client-side",
+        "change (one transaction per ask, a pool per principal role, prepared statements kept) saves; the policy",
+        "change (an inline sub-query instead of a PL/pgSQL function) lowers the server CPU of both. The servers run",
+        "with `max_connections = 400` (`benchmarks/pg_build.py`): 32 client processes hold a pool per role each.",
         "",
         "## Sequential warm asks (one store, one thread)",
         "",
@@ -510,7 +518,9 @@ def main() -> None:
     for n in [] if args.report_only else args.sizes:
         saved = CACHE / f"{n}.json"
         saved.write_text(json.dumps(run_size(n, args), indent=2))
-    page = write_report([json.loads(p.read_text()) for p in sorted(CACHE.glob("*.json"))], "python benchmarks/pg_bench.py [--sizes N ...]")
+    cmd = ("python benchmarks/pg_bench.py --sizes 10000 100000 --unknown 5 --src DIR --src-commit REV` and "
+           "`flock /work/team/heavy.lock python benchmarks/pg_bench.py --sizes 1000000 --unknown 2 --seconds 8 --src DIR --src-commit REV")
+    page = write_report([json.loads(p.read_text()) for p in sorted(CACHE.glob("*.json"))], cmd)
     OUT_MD.parent.mkdir(parents=True, exist_ok=True)
     OUT_MD.write_text(page)
     print(f"wrote {OUT_MD}")

@@ -21,7 +21,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from chainret.catalog.models import Catalog, doc_ref
 from chainret.codes import RefusalCode
@@ -33,10 +33,13 @@ from chainret.session import Session
 from chainret.store import catalog_location, resolve_catalog
 from chainret.store.base import CatalogReader, ViewReader, read_scope, reads_within
 from chainret.caches import relation_flags
-from chainret.trace import Budget, Interpretation, PacketItem, Refusal, Trace
+from chainret.trace import Budget, Hop, Interpretation, PacketItem, Refusal, Trace
+
+if TYPE_CHECKING:
+    from networkx import MultiDiGraph
 
 
-def catalog_graph(catalog: CatalogReader | Catalog | str | os.PathLike[str] | None, view: str | None = None, principal: str = "public") -> Any:
+def catalog_graph(catalog: CatalogReader | Catalog | str | os.PathLike[str] | None, view: str | None = None, principal: str = "public") -> MultiDiGraph:
     """The networkx MultiDiGraph of a catalog view as ``principal`` may know it (edge key = relation id).
 
     Built over the principal's reader catalog: a relation only a document they may not read holds,
@@ -44,12 +47,9 @@ def catalog_graph(catalog: CatalogReader | Catalog | str | os.PathLike[str] | No
     """
     from chainret.catalog.graph import build_graph
 
-    cv = resolve_catalog(catalog).reader_store(principal).view(view, principal)
-    cat: Any = cv.catalog
-    shown = getattr(cat, "entities", None)
-    if shown is None:  # a compiled store read as one principal: its entities, filtered below
-        shown = cat.store.entities
-    ents = {e.id: {"type": e.type, "name": e.name} for e in shown if cv.knows(e.id)}
+    reader = resolve_catalog(catalog).reader_store(principal)
+    cv = reader.view(view, principal)
+    ents = {e.id: {"type": e.type, "name": e.name} for e in reader.entities if cv.knows(e.id)}
     held = cv.catalog.relations_by_id  # a compiled store read as the principal: only what they may read
     return build_graph([relation_flags(cv, r) for r in cv.relations() if r.id in held], ents)
 
@@ -104,7 +104,7 @@ def ask(
         wider = project and not reads_within(full, principal, viewer)
         cat = full.reader_store(viewer) if wider else full
         cv = cat.view(view, principal)
-        meta: dict[str, Any] = {
+        meta: dict[str, object] = {
             "catalog": source if source is not None else catalog_location(catalog),
             "world": cat.world,
             "view": cv.view_name,
@@ -115,10 +115,10 @@ def ask(
         }
         reading = interpret(request, cv)
         meta.update(reading.meta)
-        base = {"request": request, "catalog_digest": cat.digest()}
+        base = _Base(request=request, catalog_digest=cat.digest())
         if reading.interpretation is None:
             assert reading.outcome is not None
-            trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)  # type: ignore[arg-type]
+            trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)
             if text_route and reading.outcome == "no_pattern":
                 from chainret.baselines import text_route_result  # not on the ask path: it pulls the case models
 
@@ -141,6 +141,13 @@ def ask(
             trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
         revision = catalog_revision(full, viewer if project else None, trace.catalog_digest or "")
         return trace.model_copy(update={"meta": {**trace.meta, "revision": revision}})
+
+
+class _Base(TypedDict):
+    """What every trace of a request starts from."""
+
+    request: str
+    catalog_digest: str
 
 
 class AskOptions(TypedDict, total=False):
@@ -224,8 +231,8 @@ def _run(
     budget: Budget,
     backtrack: bool,
     required_anchors: Sequence[str] | None,
-    base: dict[str, Any],
-    meta: dict[str, Any],
+    base: _Base,
+    meta: dict[str, object],
 ) -> Trace:
     world = cat.hop_world(cv)
     run, path = run_chain(world, interp.start_id, interp.predicates, budget, backtrack=backtrack)
@@ -267,7 +274,7 @@ def _run(
     )
 
 
-def overall_reason(failures: Sequence[Refusal], hops: Sequence[Any]) -> Refusal:
+def overall_reason(failures: Sequence[Refusal], hops: Sequence[Hop]) -> Refusal:
     """Why no path: the single failure, or ``dead_end`` at the hop whose bridges were all tried."""
     if not failures:
         return Refusal(code=RefusalCode.PACKET_TOO_SMALL, message="the accepted path does not fit the packet cap")
@@ -276,7 +283,8 @@ def overall_reason(failures: Sequence[Refusal], hops: Sequence[Any]) -> Refusal:
     if not alts or last.code == RefusalCode.BUDGET_EXHAUSTED:
         return last
     k = alts[0]
-    tried = [h.bridge or h.refusal.details.get("proposed") for h in hops if h.index == k and (h.bridge or h.refusal)]
+    tried = [h.bridge or (h.refusal.details.get("proposed") if h.refusal is not None else None)
+             for h in hops if h.index == k and (h.bridge or h.refusal)]
     return Refusal(
         code=RefusalCode.DEAD_END,
         message=f"hop {k}: every candidate bridge returned by its search was tried ({', '.join(b for b in tried if b)}) "

@@ -29,12 +29,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from chainret.budget import effective_budget
 from chainret.codes import RefusalCode
 from chainret.functional import opposing
-from chainret.search import LexicalIndex, SearchHit
+from chainret.search import LexicalIndex, SearchHit, SearchIndex
 from chainret.statement import EntityLookup, states
 from chainret.trace import Anchor, Budget, Hit, Hop, Refusal
 
@@ -89,7 +88,7 @@ class HopWorld:
 
     def __init__(
         self,
-        index: LexicalIndex | Any,
+        index: LexicalIndex | SearchIndex,
         relations: Sequence[Rel] = (),
         functional: frozenset[str] = frozenset(),
         *,
@@ -139,6 +138,8 @@ class HopWorld:
     def in_unit(self, ref: str) -> Sequence[Rel]:
         """Relations supported inside a readable unit (none for a unit the principal may not read)."""
         if self._readable is None:
+            if not isinstance(self.index, LexicalIndex):
+                raise TypeError("a HopWorld over another index needs its own readable(ref)")
             refs = set(self.index.refs)
             self._readable = refs.__contains__
         return self._checked(self._in_unit(ref)) if self._readable(ref) else ()

@@ -22,8 +22,6 @@ may read, and the principal reads nothing the viewer may not. What is left to do
 
 from __future__ import annotations
 
-from typing import Any
-
 from chainret.catalog.models import unit_doc
 from chainret.errors import UsageError
 from chainret.store.base import CatalogReader, reads_within
@@ -34,19 +32,20 @@ class ProjectionError(UsageError):
     """A trace computed with more access than its viewer has cannot be projected by trimming."""
 
 
-def _unit_doc(ref: str | None) -> str:
-    return unit_doc(ref or "")
+def _unit_doc(ref: object) -> str:
+    return unit_doc(ref if isinstance(ref, str) else "")
 
 
-def _strip_withheld(details: dict[str, Any], readable: frozenset[str]) -> dict[str, Any]:
+def _strip_withheld(details: dict[str, object], readable: frozenset[str]) -> dict[str, object]:
     """Drop ``withheld`` lists the viewer may not read in full; recurse into branch failures."""
     out = dict(details)
     withheld = out.get("withheld")
-    if withheld is not None and not all(_unit_doc(w.get("unit")) in readable for w in withheld):
+    if isinstance(withheld, list) and not all(isinstance(w, dict) and _unit_doc(w.get("unit")) in readable for w in withheld):
         out.pop("withheld")
-    if "branch_failures" in out:
+    failures = out.get("branch_failures")
+    if isinstance(failures, list):
         out["branch_failures"] = [
-            {**f, "details": _strip_withheld(f.get("details", {}), readable)} for f in out["branch_failures"]
+            {**f, "details": _strip_withheld(f.get("details", {}), readable)} for f in failures
         ]
     return out
 

@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import filterfalse
-from typing import Any
+from typing import Any, Protocol
 
 from chainret.bulk import paused_gc
 
@@ -72,6 +72,12 @@ def tokenize(text: str, *, stopwords: bool = True) -> list[str]:
 def query_tokens(query: str | Sequence[str]) -> list[str]:
     """A query as the index scores it: text is tokenized like the units; a token list is used as given (lower-cased)."""
     return tokenize(query) if isinstance(query, str) else [t.lower() for t in query]
+
+
+class SearchIndex(Protocol):
+    """What the hop engine searches: ``LexicalIndex``, or a compiled store's index (``chainret.store.sqlindex``)."""
+
+    def search(self, query: str | Sequence[str], k: int) -> list[SearchHit]: ...
 
 
 @dataclass(frozen=True)

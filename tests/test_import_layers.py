@@ -184,3 +184,20 @@ def test_the_research_side_imports_downward() -> None:
     }
     bad = sorted((a, b) for a, b in g.edges() if package(b) in above.get(package(a), set()))
     assert bad == []
+
+
+def test_the_sql_store_parts_sit_below_the_store() -> None:
+    """store/sql.py's parts (fragments, view, reader store, index) never import the store itself."""
+    g = import_graph()
+    parts = ["chainret.store.sqlrows", "chainret.store.sqlview", "chainret.store.sqlreader", "chainret.store.sqlindex"]
+    assert all(p in g for p in parts)
+    assert [(p, t) for p in parts for t in g.successors(p) if t == "chainret.store.sql"] == []
+
+
+def test_a_request_does_not_climb_to_the_store_package_for_its_caches() -> None:
+    """The view caches live beside the session (chainret.caches), not under store/: the engine modules
+    reach a catalog through the reader protocol (store.base) and never import the in-memory store."""
+    g = import_graph()
+    assert "chainret.caches" in g and not any(m.startswith("chainret.store.") and m.endswith("caches") for m in g)
+    engine = ["chainret.ask", "chainret.hops", "chainret.projection", "chainret.interpret", "chainret.packet", "chainret.caches"]
+    assert [(m, t) for m in engine for t in g.successors(m) if t == "chainret.store.memory"] == []

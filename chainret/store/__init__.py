@@ -26,11 +26,11 @@ __all__ = [
 SQLITE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
-def is_url(spec: Any) -> bool:
+def is_url(spec: object) -> bool:
     return isinstance(spec, str) and spec.startswith(("postgresql://", "postgres://"))
 
 
-def is_store_spec(spec: Any) -> bool:
+def is_store_spec(spec: object) -> bool:
     """True when ``spec`` names a compiled store (a ``.db`` file or a PostgreSQL URL), not a YAML world."""
     if is_url(spec):
         return True
@@ -95,10 +95,12 @@ def catalog_path(catalog: str | os.PathLike[str] | None) -> Path:
     return path
 
 
-def catalog_location(catalog: Any) -> str | None:
+def catalog_location(catalog: object) -> str | None:
     """Where a trace says its catalog lives: None for an object, else a path or a password-free URL."""
-    if isinstance(catalog, Catalog) or is_store(catalog):
-        return None
+    if catalog is None:
+        return str(catalog_path(None).resolve())
+    if not isinstance(catalog, (str, os.PathLike)):
+        return None  # a Catalog or a reader
     return store_location(catalog) if is_store_spec(catalog) else str(catalog_path(catalog).resolve())
 
 

@@ -22,11 +22,10 @@ query layer (``chainret.store.sql``); each hop is one bounded, indexed query.
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from chainret.codes import NOT_CURRENT, NOT_READABLE
 from chainret.errors import EXIT_ENVIRONMENT, ChainretError
@@ -157,6 +156,9 @@ class CatalogReader(CatalogRecords, Protocol):
     @property
     def documents(self) -> Sequence[DocumentMeta]: ...
 
+    @property
+    def entities(self) -> Sequence[Entity]: ...
+
     def view(self, name: str | None, principal: str = "public") -> ViewReader: ...
 
     def hop_world(self, view: ViewReader) -> HopWorld: ...
@@ -209,7 +211,7 @@ def revision_number(token: str) -> int:
     return int(head)
 
 
-def is_store(obj: Any) -> bool:
+def is_store(obj: object) -> bool:
     """True for a store object (``MemoryStore``, ``SQLiteStore``, ``PostgresStore``), not a bare Catalog."""
     return getattr(obj, "is_chainret_store", False) is True
 
@@ -222,11 +224,10 @@ def view_codes(reasons: Sequence[str]) -> tuple[bool, bool]:
     )
 
 
-def read_scope(catalog: Any, principal: str | None = None) -> AbstractContextManager[Any]:
+def read_scope(catalog: CatalogReader, principal: str | None = None) -> AbstractContextManager[object]:
     """One read transaction for a whole request by ``principal`` where the store has them (PostgreSQL), else nothing.
 
     ``chainret.ask`` wraps each ask in it, so the principal's role and the view are set once per ask
     instead of once per statement; a catalog in memory or an SQLite file has no such scope.
     """
-    scope = getattr(catalog, "read_scope", None)
-    return scope(principal) if callable(scope) else contextlib.nullcontext()
+    return catalog.read_scope(principal)

@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager
 from functools import cached_property
 from typing import Any, Protocol
 
+from chainret.catalog.models import Entity
 from chainret.errors import UsageError
 from chainret.store.sqlrows import RowSource, _Relations, _unit
 from chainret.hops import HopWorld
@@ -200,6 +201,11 @@ class ReaderStore:
 
     def hop_world(self, view: ViewReader) -> HopWorld:
         return self.store.hop_world(view)
+
+    @property
+    def entities(self) -> Sequence[Entity]:
+        """Every entity of the store, in catalog order (a caller shows only those ``view(...).knows``)."""
+        return self.store.entities
 
     @property
     def documents(self) -> list[Any]:

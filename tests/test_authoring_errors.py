@@ -152,7 +152,22 @@ def test_import_document_must_stay_inside_the_folder(world: Path, tmp_path: Path
 def test_header_with_a_key_written_twice(world: Path) -> None:
     header = world / "source" / "chainret.yaml"
     edit(header, "world: starter", "world: starter\nworld: other")
-    build_fails(world, f"{header}:6: invalid YAML: key 'world' appears twice in one mapping (first on line 5)")
+    build_fails(world, f"{header}:6: key 'world' appears twice in one mapping (first at line 5)", "[duplicate_key]")
+
+
+def test_header_is_parsed_with_the_catalog_bounds(world: Path) -> None:
+    """The header goes through the catalog's hardened parser (chainret.catalog.parse): aliases that
+    expand without bound, nesting too deep, a syntax error with its column."""
+    header = world / "source" / "chainret.yaml"
+    levels = ["l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    levels += [f"l{k}: &l{k} [{', '.join([f'*l{k - 1}'] * 9)}]" for k in range(1, 10)]
+    text = header.read_text(encoding="utf-8")
+    header.write_text(text + "\n".join(levels) + "\n", encoding="utf-8")
+    build_fails(world, "[alias_expansion]")
+    header.write_text(text + "deep: " + "[" * 70 + "]" * 70 + "\n", encoding="utf-8")
+    build_fails(world, "[too_deep]")
+    header.write_text(text.replace("world: starter", "world: [starter"), encoding="utf-8")
+    build_fails(world, f"{header}:", "invalid YAML", "[syntax_error]")
 
 
 def test_header_document_setting_for_a_missing_file(world: Path) -> None:

@@ -34,20 +34,6 @@ SOURCE_FORMAT = "chainret-source/1"
 HEADER_NAME = "chainret.yaml"
 
 
-class _HeaderLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-    """Safe YAML that refuses a key written twice in one mapping (the later one would win silently)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[Any, int] = {}
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if isinstance(key, str | int) and key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"key {key!r} appears twice in one mapping (first on line {seen[key]})", key_node.start_mark)
-            seen.setdefault(key, key_node.start_mark.line + 1)
-        return super().construct_mapping(node, deep=deep)
-
-
 class SourceInvalid(CatalogInvalid):
     """A source folder, table or header cannot be built: every problem names its file and line."""
 
@@ -57,9 +43,10 @@ class SourceInvalid(CatalogInvalid):
 
 
 def _plain(issue: Issue) -> str:
-    """``file:line: message [code]`` for a source line, else the loader's own wording."""
+    """``file:line: message [code]`` (``file:line:column:``) for a source line, else the loader's own wording."""
     if issue.location.startswith("line ") and not issue.field:
-        return f"{issue.file}:{issue.location[5:]}: {issue.message} [{issue.code}]"
+        where = issue.location[5:].replace(", column ", ":")
+        return f"{issue.file}:{where}: {issue.message} [{issue.code}]"
     return str(issue)
 
 
@@ -177,13 +164,16 @@ def read_utf8_or_raise(path: Path, what: str) -> str:
 
 
 def _load_yaml(path: Path) -> Any:
+    """The header's values, parsed as a catalog is (``chainret.catalog.parse``: bounded depth and
+    aliases, a key written twice refused with both lines)."""
+    from chainret.catalog.issues import CatalogFileInvalid
+    from chainret.catalog.parse import parse_yaml
+
     text = read_utf8_or_raise(path, "header")
     try:
-        return yaml.load(text, Loader=_HeaderLoader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise SourceInvalid([source_issue("syntax_error", path, mark.line + 1 if mark else None, f"invalid YAML: {problem}")]) from None
+        return parse_yaml(text, str(path))
+    except CatalogFileInvalid as exc:
+        raise SourceInvalid(exc.issues) from None
 
 
 def read_header(path: str | Path, *, check: bool = True) -> Header:

@@ -115,7 +115,7 @@ def open_world(ref: WorldRef, root: Path) -> Any:
             text = render_table(read_table(root / ref.registry / table, header), title="Ownership")
             result = build(src, Path(tmp) / "catalog", view=view, overrides={"cmdb/ownership.md": text}, parsed=header)
             write_build(result, src)  # writes only under the temporary --out folder
-        return result.catalog
+        return resolve_catalog(result.catalog)
 
 
 @dataclass(frozen=True)

@@ -179,7 +179,7 @@ def validate_request_set(path: Path) -> WorldReport:
         if r.pattern is not None and r.pattern not in {p.name for p in cat.patterns}:
             report.issues.append(Issue("dangling_reference", "error", str(path), where, "pattern",
                                        f"world {r.world!r} has no pattern {r.pattern!r}"))
-        if r.start is not None and r.start not in cat.entities_by_id:
+        if r.start is not None and cat.entity(r.start) is None:
             report.issues.append(Issue("dangling_reference", "error", str(path), where, "start",
                                        f"world {r.world!r} has no entity {r.start!r}"))
     report.world = rs.part

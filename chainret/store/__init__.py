@@ -123,4 +123,6 @@ def resolve_catalog(catalog: Catalog | CatalogReader | str | os.PathLike[str] | 
 
         path = catalog_path(catalog)
         return MemoryStore(load_world(path).catalog, str(path.resolve()), session)
+    if isinstance(catalog, MemoryStore) and session is not None and catalog.session is not session:
+        return MemoryStore(catalog.catalog, catalog.location, session)  # the caller's session holds the caches
     return catalog

@@ -96,8 +96,10 @@ class HopWorld:
         of_subject: Callable[[str, str], Sequence[Rel]] | None = None,
         readable: Callable[[str], bool] | None = None,
         entity: EntityLookup | None = None,
+        hop_search: Callable[[str, str, int], list[SearchHit]] | None = None,
     ) -> None:
         self.index = index
+        self._hop_search = hop_search
         self.entity = entity  # prose quotes are checked against the entities' declared names
         self.relations = relations
         self.functional = functional
@@ -134,6 +136,13 @@ class HopWorld:
                     out = list(rels)
                 out[i] = hit
         return rels if out is None else out
+
+    def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
+        """Hop search: the index's top ``k`` rows for ``node`` (a store may read the hop's other lookups
+        in the same statement, ``hop_search``; the hits are the same)."""
+        if self._hop_search is not None:
+            return self._hop_search(node, predicate, k)
+        return list(self.index.search([node], k=k))
 
     def in_unit(self, ref: str) -> Sequence[Rel]:
         """Relations supported inside a readable unit (none for a unit the principal may not read)."""
@@ -205,7 +214,7 @@ def _hop(
         )
         return None
     rows = min(run.budget.rows_per_hop, run.rows_left)
-    found = world.index.search([node], k=rows)
+    found = world.search(node, pred, rows)
     run.searches_left -= 1
     run.rows_left -= len(found)
     run.seen_refs.extend(h.ref for h in found)

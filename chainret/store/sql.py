@@ -41,6 +41,7 @@ class SQLStore:
 
     is_chainret_store = True
     kind = "sql"
+    hop_query = False  # one statement per hop (``chainret.store.hopquery``; SQLite turns it on)
 
     def __init__(self, db: Backend) -> None:
         self.db = db
@@ -260,17 +261,22 @@ class SQLStore:
         """The engine's input for (view, principal), backed by this store's queries (cached)."""
         if not isinstance(view, SQLView):
             raise TypeError(f"a SQL store runs the hops of its own views, not of {type(view).__name__}")
+        from chainret.store.hopquery import HopQuery
+
         key = (view.view_name, view.principal, view.within)
         hit = self._worlds.get(key)
         if hit is None:
             functional = functional_names(self.predicates)
+            index = StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch, within=view.within)
+            hq = HopQuery(view, index) if self.hop_query else None  # one statement per hop (SQLite)
             hit = self._worlds[key] = HopWorld(
-                StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch, within=view.within),
+                index,
                 functional=functional,
                 in_unit=view.rels_in_unit,
-                of_subject=view.rels_of,
+                of_subject=view.rels_of if hq is None else hq.rels_of,
                 readable=lambda ref: True,  # ``rels_in_unit`` returns nothing for an unreadable unit
                 entity=self.entity,
+                hop_search=None if hq is None else hq.search,
             )
         return hit
 
@@ -286,11 +292,9 @@ class SQLStore:
         return _bounded(self._rows_cache, rid, rows[0] if rows else None)
 
     def _relation_model(self, row: tuple[Any, ...]) -> Any:
-        from chainret.catalog.models import Relation, Support
+        from chainret.store.hopquery import relation_of
 
-        (o, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, kind, quote) = row[:18]
-        sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
-        return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)
+        return relation_of(row)
 
 
 def _conforms(store: SQLStore) -> CatalogReader:

@@ -73,6 +73,7 @@ class RowSource(Protocol):
 
     db: Backend
     _known_ids: set[str]
+    _rows_cache: dict[str, tuple[Any, ...] | None]  # relation rows by id (``chainret.store.hopquery`` primes it)
 
     @property
     def relations_by_id(self) -> Mapping[str, Any]: ...

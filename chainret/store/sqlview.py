@@ -123,20 +123,26 @@ class SQLView:
         return [(u.ref, u.text) for u in self.units()]
 
     # -- relations ---------------------------------------------------------------------------------------
-    def _status_rows(self, where: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
-        """Relation rows with what their status in this view needs (``STATUS_COLS``), quote where readable."""
+    def status_columns(self) -> tuple[str, tuple[Any, ...]]:
+        """``REL_COLS`` and what a relation's status in this view needs (``STATUS_COLS``, quote where
+        readable) on relation alias ``r``, with their parameters (``chainret.store.hopquery`` reads these too)."""
         w_vd, wp = self._w("vd.doc_ord")
-        w_r, _ = self._w("r.doc_ord")
         status = (
             "(SELECT vd.visibility FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = r.doc_ord), "
             f"(SELECT count(*) FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_id = r.source || '/' || r.document{w_vd}), "
             "(SELECT count(*) FROM readers rd WHERE rd.doc_ord = r.doc_ord AND rd.principal IN ('*', ?)), "
             "(SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord AND " + READABLE.format(col="q.doc_ord") + ")"
         )
-        rows = self._rows(
-            f"SELECT {REL_COLS}, {status} FROM relations r WHERE ({where}){w_r}",
-            (self._name, self._name, *wp, self.principal, *self._vp(), *params, *wp),
-        )
+        return f"{REL_COLS}, {status}", (self._name, self._name, *wp, self.principal, *self._vp())
+
+    def _status_rows(self, where: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        """Relation rows with what their status in this view needs (``STATUS_COLS``), quote where readable."""
+        w_r, wp = self._w("r.doc_ord")
+        cols, cp = self.status_columns()
+        return self.noted(self._rows(f"SELECT {cols} FROM relations r WHERE ({where}){w_r}", (*cp, *params, *wp)))
+
+    def noted(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+        """``rows`` (carrying ``status_columns``), their statuses and ids remembered."""
         known = self.store._known_ids
         if len(known) >= CACHE_MAX:
             known.clear()
@@ -188,7 +194,7 @@ class SQLView:
     # -- the hop engine's two lookups ---------------------------------------------------------------------------
     def _flag(self, row: tuple[Any, ...]) -> Any:
         from chainret.hops import Rel
-        from chainret.trace import Anchor
+        from chainret.store.hopquery import anchor_of
 
         rid = row[1]
         hit = self._flags.get(rid)
@@ -196,12 +202,8 @@ class SQLView:
             return hit
         reasons = _reasons(row)
         current, readable = view_codes(reasons)
-        support = Anchor(
-            unit_ref=row[14] or "", relation_id=rid, source=row[5], document=row[6], version=row[7],
-            representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16],
-        )
         rel = Rel(
-            id=rid, subject=row[2], predicate=row[3], object=row[4], support=support, current=current, readable=readable,
+            id=rid, subject=row[2], predicate=row[3], object=row[4], support=anchor_of(row), current=current, readable=readable,
             valid=not any(r in _DEFECTS for r in reasons), why_not=",".join(reasons) or None,
         )
         return _bounded(self._flags, rid, rel)

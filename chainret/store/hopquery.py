@@ -1,0 +1,148 @@
+"""One SQLite statement per hop, and row decoders that skip validation the compile already did.
+
+A hop of the engine needs: the postings of the node's ID in the units the principal may read in
+the view (BM25Plus ranks them), the returned units, the relations those units support with their
+status in the view, and the (subject, predicate) relations for the catalog-level checks. Read
+one lookup at a time that is three to four statements a hop; ``HopQuery`` reads them in one
+(``UNION ALL`` of the four parts over one materialised candidate set), with the same conditions as
+``StoreIndex.search``, ``SQLView.prefetch`` and ``SQLView.rels_of`` (the view, the reader and, for a
+view read within a narrower viewer, that viewer), then ranks in Python exactly as ``StoreIndex``
+does, so hits and scores are bit-identical. When more than ``CAND_MAX`` units hold the ID (a hub),
+the statement returns the postings only and the top rows are read as before (two more statements),
+so a hop never reads the relations of thousands of units it will not return.
+
+SQLite only: the statement text is stable per (view kind), so ``sqlite3``'s statement cache
+reuses the prepared statement. PostgreSQL keeps its own path (``chainret.store.postgres``).
+
+``anchor_of`` / ``relation_of`` build the engine's and coverage's models from store rows with
+``model_construct`` when every field already has the type and shape the compile validated (the
+check is a few ``type`` tests, against microseconds of pydantic validation per row); a row that
+does not (an edited store file) goes through full validation as before, with the same error.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from chainret.search import SearchHit, rank_bm25plus
+from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, _bounded, _unit
+
+if TYPE_CHECKING:
+    from chainret.store.sqlindex import StoreIndex
+    from chainret.store.sqlview import SQLView
+
+CAND_MAX = 64  # above this many candidate units, read only the top rows' units and relations
+_KINDS = frozenset(("clause", "prose"))
+_REL_ID = re.compile(r"[A-Za-z0-9_.:-]+")  # ``Relation.id``'s pattern
+_PAD_UNIT = ", NULL" * 15  # unit rows: tag + 6 columns, padded to the relation rows' tag + 21
+_PAD_POST = ", NULL" * 17  # posting rows: tag + 4 columns, padded
+
+
+def hop_sql(within: bool, status_cols: str) -> str:
+    """The statement: tag 0 postings, 1 units, 2 relations in those units, 3 relations of (subject, predicate)."""
+    w = (lambda col: WITHIN.format(col=col)) if within else (lambda col: "")
+    small = f"(SELECT count(*) FROM c) <= {CAND_MAX}"
+    return (
+        "WITH c AS MATERIALIZED (SELECT p.unit_ord AS uo, p.tf AS tf, u.ntok AS ntok, u.ref AS ref "
+        "FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ? AND "
+        + READABLE.format(col="p.doc_ord") + w("p.doc_ord") + ") "
+        f"SELECT 0, uo, tf, ntok, ref{_PAD_POST} FROM c "
+        "UNION ALL SELECT 1, u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text" + _PAD_UNIT
+        + f" FROM units u WHERE u.ord IN (SELECT uo FROM c) AND {small} AND " + READABLE.format(col="u.doc_ord") + w("u.doc_ord")
+        + f" UNION ALL SELECT 2, {status_cols} FROM relations r WHERE r.unit_ref IN (SELECT ref FROM c) AND {small} AND "
+        + READABLE.format(col="r.doc_ord") + w("r.doc_ord")
+        + f" UNION ALL SELECT 3, {status_cols} FROM relations r WHERE r.subject = ? AND r.predicate = ? AND "
+        + IN_VIEW.format(col="r.doc_ord") + w("r.doc_ord")
+    )
+
+
+class HopQuery:
+    """``search(node, predicate, k)`` for the engine: one statement, caches of the view primed with the rest."""
+
+    def __init__(self, view: SQLView, index: StoreIndex) -> None:
+        self.view, self.index = view, index
+        cols, self._cp = view.status_columns()
+        self.sql = hop_sql(view.within is not None, cols)
+        self.of: dict[tuple[str, str], list[Any]] = {}  # (subject, predicate) -> flagged relations, for rels_of
+
+    def params(self, node: str, predicate: str) -> tuple[Any, ...]:
+        v = self.view
+        vp: tuple[Any, ...] = (v.view_name, v.principal)
+        wp: tuple[Any, ...] = (v.within,) if v.within is not None else ()
+        return (node.lower(), *vp, *wp, *vp, *wp, *self._cp, *vp, *wp, *self._cp, node, predicate, v.view_name, *wp)
+
+    def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
+        v, ix = self.view, self.index
+        n_units, total = ix.store.corpus(ix.view, ix.principal, ix.within)
+        if k <= 0 or not n_units:
+            return []
+        rows = v.store.db.rows(self.sql, self.params(node, predicate), v.view_name, v.principal)
+        posts, units, in_units, of = [], {}, [], []
+        for r in rows:
+            tag = r[0]
+            if tag == 0:
+                posts.append(r[1:5])
+            elif tag == 1:
+                units[r[1]] = r[1:7]
+            elif tag == 2:
+                in_units.append(r[1:])
+            else:
+                of.append(r[1:])
+        term = node.lower()
+        cands = sorted((uo, (ref, ntok, {term: tf})) for uo, tf, ntok, ref in posts)
+        size = n_units or 1
+        hits = rank_bm25plus([term], cands, {term: len(posts)} if posts else {}, size, total / size, k, ix.k1, ix.b, ix.delta)
+        v.noted(in_units)
+        v.noted(of)
+        _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(of, key=lambda r: r[1])])
+        if len(posts) > CAND_MAX:  # a hub: the statement held back the units' rows; read the returned ones
+            v.prefetch([h.ref for h in hits])
+            return hits
+        store_rows = v.store._rows_cache
+        for r in (*in_units, *of):
+            if r[20] is not None:  # readable: the same quote ``_relation_row`` reads
+                _bounded(store_rows, r[1], (*r[:17], r[20]))
+        grouped: dict[str, list[Any]] = {ref: [] for _, _, _, ref in posts}
+        for r in sorted(in_units, key=lambda r: r[1]):
+            grouped[r[14]].append(v._flag(r))
+        for _, _, _, ref in posts:
+            _bounded(v._units, ref, _unit(units[ref]) if ref in units else None)
+            _bounded(v._in_unit, ref, grouped[ref])
+        return hits
+
+    def rels_of(self, subject: str, predicate: str) -> list[Any]:
+        """``SQLView.rels_of``, from this hop's statement when it read that pair."""
+        hit = self.of.get((subject, predicate))
+        return hit if hit is not None else self.view.rels_of(subject, predicate)
+
+
+def _plain(*xs: Any) -> bool:
+    return all(type(x) is str for x in xs)
+
+
+def anchor_of(row: Sequence[Any]) -> Any:
+    """The ``Anchor`` of a relation row carrying ``status_columns`` (quote where readable)."""
+    from chainret.trace import Anchor
+
+    f = dict(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],
+             representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16])
+    a, b = row[10], row[11]
+    if (type(a) is int and type(b) is int and row[16] in _KINDS
+            and _plain(f["unit_ref"], row[1], row[5], row[6], row[7], row[8], f["digest"], f["quote"])):
+        return Anchor.model_construct(**f)
+    return Anchor(**f)
+
+
+def relation_of(row: Sequence[Any]) -> Any:
+    """The catalog ``Relation`` of a row of ``REL_COLS`` and its quote."""
+    from chainret.catalog.models import Relation, Support
+
+    (_, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, kind, quote) = row[:18]
+    sf = dict(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
+    if (type(a) is int and type(b) is int and 0 <= a <= b and kind in _KINDS and (dig is None or type(dig) is str)
+            and _plain(rid, s, p, obj, src, doc, ver, rep, note, sf["quote"]) and _REL_ID.fullmatch(rid)):
+        return Relation.model_construct(id=rid, subject=s, predicate=p, object=obj, support=Support.model_construct(**sf),
+                                        note=note, expect_invalid=[])
+    return Relation(id=rid, subject=s, predicate=p, object=obj, support=Support(**sf), note=note)

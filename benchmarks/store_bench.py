@@ -296,22 +296,28 @@ def throughput(url: str, n: int, clients: int, seconds: float) -> dict[str, floa
             "p50_ms": statistics.median(times) * 1000, "p99_ms": pct(times, 0.99) * 1000}
 
 
-def measure_elsewhere(spec: str, n: int, args: argparse.Namespace, clients: tuple[int, ...]) -> dict[str, Any]:
+def measure_elsewhere(spec: str, n: int, args: argparse.Namespace, clients: tuple[int, ...], hop_query: bool = False) -> dict[str, Any]:
     """Warm latency (and throughput) of a compiled store, measured in a fresh process.
 
     Not in this one: it holds the generated catalog (millions of objects), whose garbage-collector
     passes and copy-on-write pages would be charged to the store.
     """
     cmd = [sys.executable, __file__, "--measure", spec, "--relations", str(n), "--warm", str(args.warm),
-           "--seconds", str(args.seconds), "--unknown", str(args.unknown), "--clients", *map(str, clients)]
+           "--seconds", str(args.seconds), "--unknown", str(0 if hop_query else args.unknown), "--clients", *map(str, clients)]
+    if hop_query:
+        cmd.append("--hop-query")
     out = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[int], unknown: int = 0) -> None:
+def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[int], unknown: int = 0, hop_query: bool = False) -> None:
     from chainret.store import open_store
 
     warnings.simplefilter("ignore")
+    if hop_query:  # the opt-in one statement per hop (chainret.store.hopquery)
+        from chainret.store.sqlite import SQLiteStore
+
+        SQLiteStore.hop_query = True
     store = open_store(spec)
     res: dict[str, Any] = warm(store, n, count)
     if unknown:
@@ -354,6 +360,7 @@ def run_store(path: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
     res["sqlite"] = {"size_mb": Path(path).stat().st_size / 1e6}
     res["sqlite"].update(cold_cli(path, n, args.runs, evicted_runs=args.evicted_runs))
     res["sqlite"].update(measure_elsewhere(path, n, args, clients=()))
+    res["sqlite"]["hop_query"] = measure_elsewhere(path, n, args, clients=(), hop_query=True)
     print(f"[{n}] sqlite: {res['sqlite']}", flush=True)
     res["loadavg_end"] = os.getloadavg()[0]
     return res
@@ -383,6 +390,7 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
                          "with_build_cpu_s": c + build_cpu, "peak_rss_mb": _peak_mb()}
         res["sqlite"].update(cold_cli(str(db), n, args.runs, evicted_runs=args.evicted_runs))
         res["sqlite"].update(measure_elsewhere(str(db), n, args, clients=()))
+        res["sqlite"]["hop_query"] = measure_elsewhere(str(db), n, args, clients=(), hop_query=True)
         print(f"[{n}] sqlite: {res['sqlite']}", flush=True)
         # -- PostgreSQL --
         if not args.no_pg:
@@ -487,6 +495,16 @@ def write_report(results: list[dict[str, Any]]) -> str:
             fa = (r.get(name) or {}).get("first_asks")
             if fa:
                 lines.append(f"* {r['relations']:,} {name}: " + "; ".join(f"{k} {x['wall_s']:.3f} / {x['cpu_s']:.3f}" for k, x in fa.items()))
+    hq = [(r, r["sqlite"]) for r in results if (r.get("sqlite") or {}).get("hop_query")]
+    if hq:
+        lines += ["", "One SQLite statement per hop (`chainret.store.hopquery`, opt-in, off by default), measured in its own",
+                  "process on the same requests beside the default path:", "",
+                  "| relations | path | stmts | warm CPU p50 / p99 ms | floor CPU ms | x floor |", "|---:|---|---:|---:|---:|---:|"]
+        for r, s_ in hq:
+            for label, m in (("per lookup (default)", s_), ("one statement per hop", s_["hop_query"])):
+                ratio = m["warm_cpu_p50_ms"] / m["floor_cpu_p50_ms"] if m.get("floor_cpu_p50_ms") else None
+                lines.append(f"| {r['relations']:,} | {label} | {_f(m.get('statements_per_ask'), 1)} | "
+                             f"{_f(m.get('warm_cpu_p50_ms'), 3)} / {_f(m.get('warm_cpu_p99_ms'), 3)} | {_f(m.get('floor_cpu_p50_ms'), 3)} | {_f(ratio, 1)} |")
     unk = [(r, r["sqlite"]) for r in results if (r.get("sqlite") or {}).get("unknown_cpu_ms") is not None]
     if unk:
         lines += ["", "Requests naming a project the principal may not know (`public` asking for a project only a",
@@ -586,10 +604,11 @@ def main() -> None:
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # internal: warm/throughput of one store in a fresh process
     ap.add_argument("--relations", type=int, help=argparse.SUPPRESS)
+    ap.add_argument("--hop-query", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--clients", type=int, nargs="*", default=[], help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.measure:
-        measure_main(args.measure, args.relations, args.warm, args.seconds, args.clients, args.unknown)
+        measure_main(args.measure, args.relations, args.warm, args.seconds, args.clients, args.unknown, args.hop_query)
         return
     CACHE.mkdir(parents=True, exist_ok=True)
     if not args.report_only:

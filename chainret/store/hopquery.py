@@ -11,18 +11,21 @@ does, so hits and scores are bit-identical. When more than ``CAND_MAX`` units ho
 the statement returns the postings only and the top rows are read as before (two more statements),
 so a hop never reads the relations of thousands of units it will not return.
 
-SQLite only: the statement text is stable per (view kind), so ``sqlite3``'s statement cache
-reuses the prepared statement. PostgreSQL keeps its own path (``chainret.store.postgres``).
+SQLite only, and opt-in (``SQLiteStore.hop_query = True``): measured at 1M relations
+(``benchmarks/store_bench.py``, docs/results/store.md) it runs 3 statements per two-hop ask instead
+of 10 and passes the parity suite and the golden traces, but costs more CPU per ask than the
+per-lookup reads, because it computes the permission and status sub-queries for every candidate
+unit (not only the returned ones) and they, not the statement count, dominate. Ranking in SQL
+(so only the returned units' relations are read) is the next step. The statement text is stable,
+so ``sqlite3``'s statement cache reuses the prepared statement.
 
 ``anchor_of`` / ``relation_of`` build the engine's and coverage's models from store rows with
-``model_construct`` when every field already has the type and shape the compile validated (the
-check is a few ``type`` tests, against microseconds of pydantic validation per row); a row that
-does not (an edited store file) goes through full validation as before, with the same error.
+pydantic validation, as before: measured here, ``model_construct`` (Python code in pydantic 2) cost
+more than validating these small models (Rust), so it is not used.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -34,51 +37,51 @@ if TYPE_CHECKING:
     from chainret.store.sqlview import SQLView
 
 CAND_MAX = 64  # above this many candidate units, read only the top rows' units and relations
-_KINDS = frozenset(("clause", "prose"))
-_REL_ID = re.compile(r"[A-Za-z0-9_.:-]+")  # ``Relation.id``'s pattern
 _PAD_UNIT = ", NULL" * 15  # unit rows: tag + 6 columns, padded to the relation rows' tag + 21
 _PAD_POST = ", NULL" * 17  # posting rows: tag + 4 columns, padded
 
 
-def hop_sql(within: bool, status_cols: str) -> str:
-    """The statement: tag 0 postings, 1 units, 2 relations in those units, 3 relations of (subject, predicate)."""
+def hop_sql(within: bool, status_cols: str, of_subject: bool = True) -> str:
+    """The statement: tag 0 postings, 1 units, 2 relations in those units, 3 relations of (subject, predicate)
+    (only with ``of_subject``: the engine reads them on every hop over a functional predicate)."""
     w = (lambda col: WITHIN.format(col=col)) if within else (lambda col: "")
-    small = f"(SELECT count(*) FROM c) <= {CAND_MAX}"
+    small = f"n <= {CAND_MAX}"  # (a window count: a scalar count over ``c`` per part cost more than the parts)
+    of = (f" UNION ALL SELECT 3, {status_cols} FROM relations r WHERE r.subject = ? AND r.predicate = ? AND "
+          + IN_VIEW.format(col="r.doc_ord") + w("r.doc_ord")) if of_subject else ""
     return (
-        "WITH c AS MATERIALIZED (SELECT p.unit_ord AS uo, p.tf AS tf, u.ntok AS ntok, u.ref AS ref "
+        "WITH c AS MATERIALIZED (SELECT p.unit_ord AS uo, p.tf AS tf, u.ntok AS ntok, u.ref AS ref, count(*) OVER () AS n "
         "FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ? AND "
         + READABLE.format(col="p.doc_ord") + w("p.doc_ord") + ") "
         f"SELECT 0, uo, tf, ntok, ref{_PAD_POST} FROM c "
         "UNION ALL SELECT 1, u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text" + _PAD_UNIT
-        + f" FROM units u WHERE u.ord IN (SELECT uo FROM c) AND {small} AND " + READABLE.format(col="u.doc_ord") + w("u.doc_ord")
-        + f" UNION ALL SELECT 2, {status_cols} FROM relations r WHERE r.unit_ref IN (SELECT ref FROM c) AND {small} AND "
-        + READABLE.format(col="r.doc_ord") + w("r.doc_ord")
-        + f" UNION ALL SELECT 3, {status_cols} FROM relations r WHERE r.subject = ? AND r.predicate = ? AND "
-        + IN_VIEW.format(col="r.doc_ord") + w("r.doc_ord")
+        + f" FROM units u WHERE u.ord IN (SELECT uo FROM c WHERE {small}) AND " + READABLE.format(col="u.doc_ord") + w("u.doc_ord")
+        + f" UNION ALL SELECT 2, {status_cols} FROM relations r WHERE r.unit_ref IN (SELECT ref FROM c WHERE {small}) AND "
+        + READABLE.format(col="r.doc_ord") + w("r.doc_ord") + of
     )
 
 
 class HopQuery:
     """``search(node, predicate, k)`` for the engine: one statement, caches of the view primed with the rest."""
 
-    def __init__(self, view: SQLView, index: StoreIndex) -> None:
-        self.view, self.index = view, index
+    def __init__(self, view: SQLView, index: StoreIndex, functional: frozenset[str]) -> None:
+        self.view, self.index, self.functional = view, index, functional
         cols, self._cp = view.status_columns()
-        self.sql = hop_sql(view.within is not None, cols)
+        self.sql = {f: hop_sql(view.within is not None, cols, f) for f in (False, True)}
         self.of: dict[tuple[str, str], list[Any]] = {}  # (subject, predicate) -> flagged relations, for rels_of
 
     def params(self, node: str, predicate: str) -> tuple[Any, ...]:
         v = self.view
         vp: tuple[Any, ...] = (v.view_name, v.principal)
         wp: tuple[Any, ...] = (v.within,) if v.within is not None else ()
-        return (node.lower(), *vp, *wp, *vp, *wp, *self._cp, *vp, *wp, *self._cp, node, predicate, v.view_name, *wp)
+        head = (node.lower(), *vp, *wp, *vp, *wp, *self._cp, *vp, *wp)
+        return (*head, *self._cp, node, predicate, v.view_name, *wp) if predicate in self.functional else head
 
     def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
         v, ix = self.view, self.index
         n_units, total = ix.store.corpus(ix.view, ix.principal, ix.within)
         if k <= 0 or not n_units:
             return []
-        rows = v.store.db.rows(self.sql, self.params(node, predicate), v.view_name, v.principal)
+        rows = v.store.db.rows(self.sql[predicate in self.functional], self.params(node, predicate), v.view_name, v.principal)
         posts, units, in_units, of = [], {}, [], []
         for r in rows:
             tag = r[0]
@@ -95,8 +98,9 @@ class HopQuery:
         size = n_units or 1
         hits = rank_bm25plus([term], cands, {term: len(posts)} if posts else {}, size, total / size, k, ix.k1, ix.b, ix.delta)
         v.noted(in_units)
-        v.noted(of)
-        _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(of, key=lambda r: r[1])])
+        if predicate in self.functional:
+            v.noted(of)
+            _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(of, key=lambda r: r[1])])
         if len(posts) > CAND_MAX:  # a hub: the statement held back the units' rows; read the returned ones
             v.prefetch([h.ref for h in hits])
             return hits
@@ -118,21 +122,12 @@ class HopQuery:
         return hit if hit is not None else self.view.rels_of(subject, predicate)
 
 
-def _plain(*xs: Any) -> bool:
-    return all(type(x) is str for x in xs)
-
-
 def anchor_of(row: Sequence[Any]) -> Any:
     """The ``Anchor`` of a relation row carrying ``status_columns`` (quote where readable)."""
     from chainret.trace import Anchor
 
-    f = dict(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],
-             representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16])
-    a, b = row[10], row[11]
-    if (type(a) is int and type(b) is int and row[16] in _KINDS
-            and _plain(f["unit_ref"], row[1], row[5], row[6], row[7], row[8], f["digest"], f["quote"])):
-        return Anchor.model_construct(**f)
-    return Anchor(**f)
+    return Anchor(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],
+                  representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16])
 
 
 def relation_of(row: Sequence[Any]) -> Any:
@@ -140,9 +135,5 @@ def relation_of(row: Sequence[Any]) -> Any:
     from chainret.catalog.models import Relation, Support
 
     (_, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, kind, quote) = row[:18]
-    sf = dict(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
-    if (type(a) is int and type(b) is int and 0 <= a <= b and kind in _KINDS and (dig is None or type(dig) is str)
-            and _plain(rid, s, p, obj, src, doc, ver, rep, note, sf["quote"]) and _REL_ID.fullmatch(rid)):
-        return Relation.model_construct(id=rid, subject=s, predicate=p, object=obj, support=Support.model_construct(**sf),
-                                        note=note, expect_invalid=[])
-    return Relation(id=rid, subject=s, predicate=p, object=obj, support=Support(**sf), note=note)
+    sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
+    return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)

@@ -41,7 +41,7 @@ class SQLStore:
 
     is_chainret_store = True
     kind = "sql"
-    hop_query = False  # one statement per hop (``chainret.store.hopquery``; SQLite turns it on)
+    hop_query = False  # one statement per hop (``chainret.store.hopquery``, SQLite only): opt-in, measured slower
 
     def __init__(self, db: Backend) -> None:
         self.db = db
@@ -268,7 +268,7 @@ class SQLStore:
         if hit is None:
             functional = functional_names(self.predicates)
             index = StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch, within=view.within)
-            hq = HopQuery(view, index) if self.hop_query else None  # one statement per hop (SQLite)
+            hq = HopQuery(view, index, functional) if self.hop_query else None  # one statement per hop (SQLite)
             hit = self._worlds[key] = HopWorld(
                 index,
                 functional=functional,

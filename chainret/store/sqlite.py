@@ -163,7 +163,6 @@ class SQLiteStore(SQLStore):
     """A compiled catalog in one SQLite file (read-only; one connection per reading thread)."""
 
     kind = "sqlite"
-    hop_query = True
     concurrent_reads = True  # several threads may ask at once (``chainret serve --threads``)
 
     def __init__(self, path: str | os.PathLike[str]) -> None:

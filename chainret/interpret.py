@@ -18,7 +18,7 @@ from chainret.codes import RefusalCode
 from chainret.lexicon import type_words
 from chainret.patterns import PatternSpec, best_matches, match_request, words
 from chainret.trace import Interpretation, Refusal, WordMatch
-from chainret.understand import Mention, entities_of, resolve_mention, suggest_entities, tolerant_readings
+from chainret.understand import Mention, resolve_mention, suggest_entities, tolerant_readings
 from chainret.understand import Reading as TolerantReading
 
 
@@ -143,13 +143,10 @@ def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: An
     readings = tolerant_readings(request, specs, cv.catalog)
     readings += [TolerantReading(m.pattern, tuple(words(m.slot_text)), "tolerant", m.phrasing, (), m.ignored)
                  for m in matches]
-    every: list[Any] | None = None
     resolved: dict[tuple[str, str], tuple[TolerantReading, Mention]] = {}
     ambiguous: list[tuple[TolerantReading, Mention]] = []
     for r in readings:
-        if every is None:  # read once (a compiled store reads its entity table), only if a reading needs it
-            every = entities_of(cv)
-        mention = resolve_mention(" ".join(r.mention), r.pattern.start_type, cv, type_words(r.pattern.start_type), every)
+        mention = resolve_mention(" ".join(r.mention), r.pattern.start_type, cv, type_words(r.pattern.start_type))
         if len(mention.entities) == 1:
             resolved.setdefault((r.pattern.name, mention.entities[0].id), (r, mention))
         elif mention.entities:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chainret.lexicon import Lexicon, lexicon
+from chainret.names import NameLookup, digits_of, label_words, name_key
 from chainret.patterns import PatternSpec, PhrasingError, _parsed, words
 
 # -- request words ---------------------------------------------------------------------------------
@@ -275,13 +276,7 @@ def tolerant_readings(request: str, patterns: Sequence[PatternSpec], catalog: An
 
 
 # -- entity words ------------------------------------------------------------------------------------
-_KEY = re.compile(r"[^0-9a-z]+")
 _DIGITS = re.compile(r"[0-9]+")
-
-
-def name_key(text: str) -> str:
-    """Case, spacing and punctuation removed: ``PR 84``, ``pr84`` and ``PR-84`` share ``pr84``."""
-    return _KEY.sub("", text.casefold())
 
 
 def osa_distance(a: str, b: str, bound: int) -> int:
@@ -321,10 +316,6 @@ class Mention:
     cleaned: str = ""
 
 
-def _labels(e: Any) -> list[tuple[str, str]]:
-    return [("id", e.id), ("name", e.name), *(("alias", a) for a in e.aliases)]
-
-
 def _variants(text: str, type_words: set[str]) -> list[str]:
     """The words without determiners, quotes and the slot's type word in front or behind."""
     ws = words(text)
@@ -339,25 +330,32 @@ def _variants(text: str, type_words: set[str]) -> list[str]:
     return [v for v in dict.fromkeys(out) if v]
 
 
-def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str], every: list[Any] | None = None) -> Mention:
-    """Entity words -> the entities of ``type_`` the principal may know (exact, normalised, then typo)."""
+def _band(n: int, bound: int) -> tuple[int, int]:
+    return n - bound, n + bound
+
+
+def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Mention:
+    """Entity words -> the entities of ``type_`` the principal may know (exact, normalised, then typo).
+
+    Candidates come from the view's ``name_lookup()`` (``chainret.names``): only entities that share
+    the key, or the digits and a key length within the bound, are compared."""
     variants = _variants(text, type_words)
     for v in variants:
         ents = cv.resolve(v, type=type_)
         if ents:
             how = "exact" if v == text else "normalised"
             return Mention(text, ents, how, v, cleaned=v)
-    entities = [e for e in (every if every is not None else _entities(cv)) if e.type == type_]
+    lookup = cv.name_lookup()
     for v in variants:
         key = name_key(v)
         if not key:
             continue
         runs = _DIGITS.findall(v)  # "PR 84" is PR-84, but "PR-8 4" is not: digit runs are never joined
-        hits = {e.id: (e, label) for e in entities for kind, label in _labels(e)
+        hits = {e.id: label for e in lookup.by_key(type_, key) for label in e.labels
                 if name_key(label) == key and _DIGITS.findall(label) == runs}
-        known = [(e, lab) for e, lab in hits.values() if cv.knows(e.id)]
+        known = [(i, lab) for i, lab in hits.items() if cv.knows(i)]
         if known:
-            return Mention(text, sorted((e for e, _ in known), key=lambda e: e.id), "normalised",
+            return Mention(text, lookup.entities(sorted(i for i, _ in known)), "normalised",
                            known[0][1] if len(known) == 1 else None, cleaned=v)
     # A typo only when the words name nothing else exactly (of another type: say so instead).
     if any(cv.resolve(v) for v in variants):
@@ -368,81 +366,62 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str], every:
         if bound == 0:
             continue
         digits = _DIGITS.findall(v)
-        best: dict[str, tuple[int, Any, str]] = {}
-        for e in entities:
-            for _, label in _labels(e):
+        best: dict[str, tuple[int, str]] = {}
+        for e in lookup.near(type_, digits_of(key), *_band(len(key), bound)):
+            for label in e.labels:
                 lk = name_key(label)
                 if _DIGITS.findall(label) != digits:
                     continue
                 d = osa_distance(key, lk, bound)
                 if d <= bound and (e.id not in best or d < best[e.id][0]):
-                    best[e.id] = (d, e, label)
-        known_hits = sorted((x for x in best.values() if cv.knows(x[1].id)), key=lambda x: (x[0], x[1].id))
-        if known_hits and _all_name_words(v, entities, cv):
+                    best[e.id] = (d, label)
+        known_hits = sorted(((d, i, label) for i, (d, label) in best.items() if cv.knows(i)), key=lambda x: (x[0], x[1]))
+        if known_hits and _all_name_words(v, type_, lookup, cv):
             continue  # "card-api" is made of real name words (card-sync, cart-api): another name, not a typo
         if len(known_hits) == 1:
-            d, e, label = known_hits[0]
-            return Mention(text, [e], "typo", label, d, cleaned=v)
+            d, i, label = known_hits[0]
+            return Mention(text, lookup.entities([i]), "typo", label, d, cleaned=v)
         if known_hits:
-            return Mention(text, [x[1] for x in known_hits], "typo", cleaned=v)
+            return Mention(text, lookup.entities([x[1] for x in known_hits]), "typo", cleaned=v)
     return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
 
 
-_NAME_WORD = re.compile(r"[0-9a-z]+")
-
-
-def _all_name_words(text: str, entities: Sequence[Any], cv: Any) -> bool:
-    """True when every word of ``text`` is a word of some known entity's name, alias or ID.
+def _all_name_words(text: str, type_: str, lookup: NameLookup, cv: Any) -> bool:
+    """True when every word of ``text`` is a word of some known ``type_`` entity's name, alias or ID.
 
     A typo is a word no name has; words that all occur in names ("card" in card-sync, "api" in
     cart-api) put together differently name something else, so they are not corrected.
     """
-    mine = set(_NAME_WORD.findall(text.casefold()))
+    mine = set(label_words(text))
     if not mine:
         return False
-    vocab: set[str] = set()
-    for e in entities:
-        if cv.knows(e.id):
-            for _, label in _labels(e):
-                vocab.update(_NAME_WORD.findall(label.casefold()))
-    return mine <= vocab
-
-
-def entities_of(cv: Any) -> list[Any]:
-    """Every entity of the view's catalog (read once per interpretation; see ``_entities``)."""
-    return _entities(cv)
-
-
-def _entities(cv: Any) -> list[Any]:
-    """Every entity of the catalog (candidates only: each is checked with ``cv.knows`` before use).
-
-    A compiled store read for a narrower viewer (``ReaderStore``) lists its store's entities."""
-    cat = cv.catalog
-    ents = getattr(cat, "entities", None)
-    if ents is None:
-        ents = cat.store.entities
-    return list(ents)
+    return all(any(cv.knows(i) for i in lookup.word_owners(type_, w)) for w in mine)
 
 
 def suggest_entities(text: str, type_: str | None, cv: Any, n: int = 3) -> list[Any]:
-    """Entities the principal may know whose names are close to ``text`` (did you mean), closest first."""
+    """Entities the principal may know whose names are close to ``text`` (did you mean), closest first.
+
+    A ratio of at least 0.75 needs the shorter key to be at least 0.6 of the longer one, so only
+    keys of that length band (and the same digits) are compared."""
     import difflib
 
     key = name_key(text)
     if len(key) < 2:
         return []
     digits = _DIGITS.findall(key)
-    scored: list[tuple[float, str, Any]] = []
-    for e in _entities(cv):
+    scored: list[tuple[float, str]] = []
+    lo, hi = (3 * len(key)) // 5 - 1, (5 * len(key)) // 3 + 1
+    lookup = cv.name_lookup()
+    for e in lookup.near(type_, digits_of(key), lo, hi):
         if type_ is not None and e.type != type_:
             continue
         best = 0.0
-        for _, label in _labels(e):
+        for label in e.labels:
             lk = name_key(label)
             if _DIGITS.findall(lk) != digits:
                 continue
             best = max(best, difflib.SequenceMatcher(None, key, lk, autojunk=False).ratio())
         if best >= 0.75:
-            scored.append((best, e.id, e))
+            scored.append((best, e.id))
     scored.sort(key=lambda s: (-s[0], s[1]))
-    return [e for _, _, e in scored if cv.knows(e.id)][:n]
+    return lookup.entities([i for _, i in scored if cv.knows(i)][:n])

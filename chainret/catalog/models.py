@@ -44,7 +44,7 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from functools import cached_property, lru_cache
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -57,6 +57,9 @@ from pydantic import (
 )
 
 from chainret.bulk import paused_gc
+
+if TYPE_CHECKING:
+    from chainret.names import NameIndex
 
 CATALOG_FORMAT: Final = "chainret-catalog/1"
 
@@ -393,6 +396,14 @@ class Catalog(_Model):
     @cached_property
     def entities_by_id(self) -> dict[str, Entity]:
         return {e.id: e for e in self.entities}
+
+    @cached_property
+    def name_lookup(self) -> NameIndex:
+        """The tolerant name lookups over this catalog's entities (``chainret.names``), built on first use."""
+        from chainret.names import NameIndex, entries_of
+
+        with paused_gc():
+            return NameIndex(entries_of(self.entities), self.entities_by_id.get)
 
     @cached_property
     def predicates_by_name(self) -> dict[str, Predicate]:

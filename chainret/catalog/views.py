@@ -37,7 +37,7 @@ import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chainret.bulk import paused_gc
 from chainret.catalog.defects import relation_defects
@@ -58,6 +58,9 @@ from chainret.catalog.readable import known_entities
 from chainret.codes import DefectCode, ViewCode
 from chainret.errors import UsageError
 from chainret.session import Session
+
+if TYPE_CHECKING:
+    from chainret.names import NameLookup
 
 INVALID_CODES = tuple(DefectCode)  # defined in chainret/codes.py
 VIEW_CODES = tuple(ViewCode)
@@ -196,6 +199,10 @@ class CatalogView:
 
     def entity(self, entity_id: str) -> Entity | None:
         return self.catalog.entities_by_id.get(entity_id)
+
+    def name_lookup(self) -> NameLookup:
+        """The catalog's name index (candidates only: check ``knows`` before use)."""
+        return self.catalog.name_lookup
 
     def predicate(self, name: str) -> Predicate | None:
         return self.catalog.predicates_by_name.get(name)

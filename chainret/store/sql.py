@@ -20,13 +20,16 @@ store and evidence reader (``chainret.store.sqlreader``) and the BM25Plus index
 from __future__ import annotations
 
 import json
+import threading
 from contextlib import AbstractContextManager
 from functools import cached_property
 from typing import Any
 
+from chainret.bulk import paused_gc
 from chainret.catalog.models import functional_names
 from chainret.errors import UsageError
 from chainret.hops import HopWorld
+from chainret.names import NameIndex, NameLookup, entries_from_rows
 from chainret.store.base import CatalogReader, ViewReader
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
@@ -56,6 +59,8 @@ class SQLStore:
         self._readable: dict[str, frozenset[str]] = {}
         self._readers: dict[str, ReaderStore] = {}
         self._known_ids: set[str] = set()  # relation ids some query returned (``relations_by_id`` membership)
+        self._names: NameIndex | None = None
+        self._names_lock = threading.Lock()
         self.relations_by_id = _Relations(self)
 
     @property
@@ -167,6 +172,16 @@ class SQLStore:
     def entity(self, entity_id: str) -> Any | None:
         rows = self.db.rows("SELECT id, type, name, aliases, description FROM entities WHERE id = ?", (entity_id,))
         return _entity(rows[0]) if rows else None
+
+    def name_lookup(self) -> NameLookup:
+        """The tolerant name lookups (``chainret.names``), built once per store object from the entity
+        table's labels (no entity models), so a request with an unknown name does not scan the catalog."""
+        with self._names_lock:
+            if self._names is None:
+                rows = self.db.rows("SELECT id, type, name, aliases FROM entities ORDER BY ord")
+                with paused_gc():
+                    self._names = NameIndex(entries_from_rows(rows), self.entity)
+            return self._names
 
     # -- what a reader may read (chainret.catalog.readable asks a store these) ----------------------------
     def readable_docs(self, reader: str) -> frozenset[str]:

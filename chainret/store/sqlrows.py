@@ -16,6 +16,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from chainret.codes import ViewCode
+from chainret.names import NameLookup
 
 
 
@@ -85,6 +86,8 @@ class RowSource(Protocol):
     def predicates_by_name(self) -> dict[str, Any]: ...
 
     def entity(self, entity_id: str) -> Any | None: ...
+
+    def name_lookup(self) -> NameLookup: ...
 
     def corpus(self, view: str, principal: str, within: str | None = None) -> tuple[int, int]: ...
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chainret.codes import DefectCode
+from chainret.names import NameLookup
 from chainret.store.base import view_codes
 from chainret.store.sqlrows import (
     CACHE_MAX,
@@ -259,6 +260,10 @@ class SQLView:
             sql += " AND n.type = ?"
             params.append(type)
         return sorted((_entity(r) for r in self._rows(sql, params)), key=lambda e: e.id)
+
+    def name_lookup(self) -> NameLookup:
+        """The store's name index (catalog-wide candidates: check ``knows`` before use)."""
+        return self.store.name_lookup()
 
     def knows(self, entity_id: str) -> bool:
         """True when the principal may know this entity (it occurs in a document they may read)."""

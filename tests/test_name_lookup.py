@@ -1,0 +1,223 @@
+"""The name index (``chainret.names``) gives exactly what the full scan it replaced gave.
+
+``resolve_mention`` and ``suggest_entities`` used to compare a mention with every label of every
+entity; they now compare it only with the index's candidates. The scan is kept here, as it was, as
+the reference: over many generated mentions (exact, case / spacing / punctuation variants, typos at
+distance 1 and 2, changed digits, homonyms, restricted-only and unknown entities, wrong types), on a
+loaded catalog and on a compiled SQLite store, for the public and for a principal who may read
+more, both must give the same entities, in the same order, with the same ``how``, label and
+distance, and the same suggestions. A candidate the index misses makes this test fail.
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chainret.catalog.load import load_catalog
+from chainret.catalog.models import Entity, Relation, Support
+from chainret.catalog.views import open_view
+from chainret.store import compile_store, open_store
+from chainret.understand import Mention, _variants, name_key, osa_distance, resolve_mention, suggest_entities, typo_bound
+
+ROOT = Path(__file__).resolve().parents[1]
+SUPPLY = load_catalog(ROOT / "fixtures" / "supply" / "catalog.yaml")
+SEED = load_catalog(ROOT / "catalogs" / "default.yaml")
+
+# -- the scan, as it was before the index -------------------------------------------------------------
+_DIGITS = re.compile(r"[0-9]+")
+_NAME_WORD = re.compile(r"[0-9a-z]+")
+
+
+def _labels(e: Any) -> list[tuple[str, str]]:
+    return [("id", e.id), ("name", e.name), *(("alias", a) for a in e.aliases)]
+
+
+def _all_name_words_scan(text: str, entities: list[Any], cv: Any) -> bool:
+    mine = set(_NAME_WORD.findall(text.casefold()))
+    if not mine:
+        return False
+    vocab: set[str] = set()
+    for e in entities:
+        if cv.knows(e.id):
+            for _, label in _labels(e):
+                vocab.update(_NAME_WORD.findall(label.casefold()))
+    return mine <= vocab
+
+
+def resolve_scan(text: str, type_: str, cv: Any, type_words: set[str], every: list[Any]) -> Mention:
+    variants = _variants(text, type_words)
+    for v in variants:
+        ents = cv.resolve(v, type=type_)
+        if ents:
+            how = "exact" if v == text else "normalised"
+            return Mention(text, ents, how, v, cleaned=v)
+    entities = [e for e in every if e.type == type_]
+    for v in variants:
+        key = name_key(v)
+        if not key:
+            continue
+        runs = _DIGITS.findall(v)
+        hits = {e.id: (e, label) for e in entities for kind, label in _labels(e)
+                if name_key(label) == key and _DIGITS.findall(label) == runs}
+        known = [(e, lab) for e, lab in hits.values() if cv.knows(e.id)]
+        if known:
+            return Mention(text, sorted((e for e, _ in known), key=lambda e: e.id), "normalised",
+                           known[0][1] if len(known) == 1 else None, cleaned=v)
+    if any(cv.resolve(v) for v in variants):
+        return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
+    for v in variants:
+        key = name_key(v)
+        bound = typo_bound(key)
+        if bound == 0:
+            continue
+        digits = _DIGITS.findall(v)
+        best: dict[str, tuple[int, Any, str]] = {}
+        for e in entities:
+            for _, label in _labels(e):
+                lk = name_key(label)
+                if _DIGITS.findall(label) != digits:
+                    continue
+                d = osa_distance(key, lk, bound)
+                if d <= bound and (e.id not in best or d < best[e.id][0]):
+                    best[e.id] = (d, e, label)
+        known_hits = sorted((x for x in best.values() if cv.knows(x[1].id)), key=lambda x: (x[0], x[1].id))
+        if known_hits and _all_name_words_scan(v, entities, cv):
+            continue
+        if len(known_hits) == 1:
+            d, e, label = known_hits[0]
+            return Mention(text, [e], "typo", label, d, cleaned=v)
+        if known_hits:
+            return Mention(text, [x[1] for x in known_hits], "typo", cleaned=v)
+    return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
+
+
+def suggest_scan(text: str, type_: str | None, cv: Any, every: list[Any], n: int = 3) -> list[Any]:
+    key = name_key(text)
+    if len(key) < 2:
+        return []
+    digits = _DIGITS.findall(key)
+    scored: list[tuple[float, str, Any]] = []
+    for e in every:
+        if type_ is not None and e.type != type_:
+            continue
+        best = 0.0
+        for _, label in _labels(e):
+            lk = name_key(label)
+            if _DIGITS.findall(lk) != digits:
+                continue
+            best = max(best, difflib.SequenceMatcher(None, key, lk, autojunk=False).ratio())
+        if best >= 0.75:
+            scored.append((best, e.id, e))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    return [e for _, _, e in scored if cv.knows(e.id)][:n]
+
+
+# -- a world with homonyms, near-names and entities only a restricted document names -----------------
+def _world() -> Any:
+    pending = next(d for d in SUPPLY.documents if d.document == "pending.md")
+    public = next(d for d in SUPPLY.documents if d.visibility == "public")
+    extra = [
+        Entity(id="part:supply:secret", type="part", name="Relief valvo"),  # restricted-only near-name
+        Entity(id="part:supply:twin", type="part", name="Relief valve", aliases=["RV 2"]),  # a homonym, public
+        Entity(id="org:supply:valve", type="org", name="Relief valve"),  # the same name, another type
+        Entity(id="part:supply:ghost", type="part", name="Relief valves"),  # in no relation: nobody knows it
+        Entity(id="part:supply:rv12", type="part", name="RV-12 pump", aliases=["pump 12", "RV 1 2"]),
+    ]
+
+    def rel(rid: str, subject: str, doc: Any) -> Relation:
+        return Relation(id=rid, subject=subject, predicate="supplied_by", object="org:supply:harbor",
+                        support=Support(source=doc.source, document=doc.document, version=doc.version,
+                                        digest=doc.digest, span=(0, 5), quote=doc.text[:5]))
+
+    rels = [rel("sup-secret", "part:supply:secret", pending), rel("sup-twin", "part:supply:twin", public),
+            rel("sup-rv12", "part:supply:rv12", public)]
+    return SUPPLY.model_copy(update={"entities": [*SUPPLY.entities, *extra], "relations": [*SUPPLY.relations, *rels]})
+
+
+def _typos(text: str, rng: random.Random) -> list[str]:
+    out = []
+    letters = [i for i, c in enumerate(text) if c.isalpha()]
+    for _ in range(6):
+        s = list(text)
+        for _ in range(rng.choice((1, 2))):
+            if not letters:
+                break
+            i = min(rng.choice(letters), len(s) - 1)
+            op = rng.randrange(4)
+            if op == 0:
+                s[i] = rng.choice("aeioustx")
+            elif op == 1 and i + 1 < len(s):
+                s[i], s[i + 1] = s[i + 1], s[i]
+            elif op == 2:
+                s.insert(i, rng.choice("aeiou"))
+            elif len(s) > 1:
+                del s[i]
+        out.append("".join(s))
+    return out
+
+
+def _mentions(cat: Any, rng: random.Random) -> list[str]:
+    out: set[str] = {"", "the", "xyzzy", "valve", "relief", "relief pump", "card api", "PR 8 4", "pr84", "PR-83"}
+    for e in cat.entities:
+        for label in (e.id, e.name, *e.aliases):
+            out.update({label, label.lower(), label.upper(), label.replace("-", " "), label.replace(" ", ""),
+                        label.replace(" ", "-"), f"the {label}", re.sub(r"[0-9]", "7", label)})
+            out.update(_typos(label, rng))
+            out.update(_typos(e.name.lower().replace(" ", "-"), rng))
+    return sorted(out)
+
+
+def _compare(cat: Any, store: Any, principals: list[str], mentions: list[str]) -> set[str]:
+    """What kinds of outcome were compared (``how`` of resolved mentions, ``ambiguous``, ``suggested``)."""
+    types = sorted({e.type for e in cat.entities})
+    seen: set[str] = set()
+    for principal in principals:
+        for cv, every in ((open_view(cat, None, principal), list(cat.entities)),
+                          (store.view(None, principal), list(store.entities))):
+            for text in mentions:
+                for type_ in types:
+                    tw = {type_, f"{type_}s"}
+                    old, new = resolve_scan(text, type_, cv, tw, every), resolve_mention(text, type_, cv, tw)
+                    assert (new.how, new.label, new.distance, new.cleaned, [e.id for e in new.entities]) == \
+                        (old.how, old.label, old.distance, old.cleaned, [e.id for e in old.entities]), (principal, text, type_)
+                    assert new.entities == old.entities
+                    near = [e.id for e in suggest_entities(text, type_, cv)]
+                    assert near == [e.id for e in suggest_scan(text, type_, cv, every)], (principal, text, type_)
+                    seen.update([new.how] if len(new.entities) == 1 else ["ambiguous"] if new.entities else [])
+                    seen.update(["suggested"] if near else [])
+                assert [e.id for e in suggest_entities(text, None, cv)] == [e.id for e in suggest_scan(text, None, cv, every)]
+    return seen
+
+
+@pytest.mark.parametrize("which", ["supply", "seed"])
+def test_the_index_gives_what_the_scan_gave_in_memory_and_in_sqlite(which, tmp_path):
+    cat = _world() if which == "supply" else SEED
+    compile_store(cat, tmp_path / "w.db")
+    store = open_store(str(tmp_path / "w.db"))
+    try:
+        principals = sorted({"public", *(p for d in cat.documents for p in d.principals)})
+        mentions = _mentions(cat, random.Random(23))
+        assert len(mentions) > 300
+        assert {"exact", "normalised", "typo", "ambiguous", "suggested"} <= _compare(cat, store, principals, mentions)
+    finally:
+        store.close()
+
+
+def test_a_missed_candidate_is_caught():
+    """The comparison can fail: an index that drops one entity's labels gives another answer than the scan."""
+    cat = _world()
+    cv = open_view(cat, None, "public")
+    lookup = cat.name_lookup
+    lookup._key = {k: [p for p in v if lookup.entries[p].id != "part:supply:twin"] for k, v in lookup._key.items()}
+    try:
+        old = resolve_scan("relief-valve", "part", cv, {"part"}, list(cat.entities))
+        new = resolve_mention("relief-valve", "part", cv, {"part"})
+        assert [e.id for e in old.entities] != [e.id for e in new.entities]
+    finally:
+        del cat.__dict__["name_lookup"]

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from chainret.lexicon import Lexicon, lexicon
-from chainret.names import NameLookup, digits_of, label_words, name_key
+from chainret.catalog.names import NameLookup, digits_of, label_words, name_key
 from chainret.patterns import PatternSpec, PhrasingError, _parsed, words
 
 # -- request words ---------------------------------------------------------------------------------
@@ -337,7 +337,7 @@ def _band(n: int, bound: int) -> tuple[int, int]:
 def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Mention:
     """Entity words -> the entities of ``type_`` the principal may know (exact, normalised, then typo).
 
-    Candidates come from the view's ``name_lookup()`` (``chainret.names``): only entities that share
+    Candidates come from the view's ``name_lookup()`` (``chainret.catalog.names``): only entities that share
     the key, or the digits and a key length within the bound, are compared."""
     variants = _variants(text, type_words)
     for v in variants:

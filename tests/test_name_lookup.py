@@ -1,4 +1,4 @@
-"""The name index (``chainret.names``) gives exactly what the full scan it replaced gave.
+"""The name index (``chainret.catalog.names``) gives exactly what the full scan it replaced gave.
 
 ``resolve_mention`` and ``suggest_entities`` used to compare a mention with every label of every
 entity; they now compare it only with the index's candidates. The scan is kept here, as it was, as

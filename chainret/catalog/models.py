@@ -59,7 +59,7 @@ from pydantic import (
 from chainret.bulk import paused_gc
 
 if TYPE_CHECKING:
-    from chainret.names import NameIndex
+    from chainret.catalog.names import NameIndex
 
 CATALOG_FORMAT: Final = "chainret-catalog/1"
 
@@ -399,8 +399,8 @@ class Catalog(_Model):
 
     @cached_property
     def name_lookup(self) -> NameIndex:
-        """The tolerant name lookups over this catalog's entities (``chainret.names``), built on first use."""
-        from chainret.names import NameIndex, entries_of
+        """The tolerant name lookups over this catalog's entities (``chainret.catalog.names``), built on first use."""
+        from chainret.catalog.names import NameIndex, entries_of
 
         with paused_gc():
             return NameIndex(entries_of(self.entities), self.entities_by_id.get)

@@ -60,7 +60,7 @@ from chainret.errors import UsageError
 from chainret.session import Session
 
 if TYPE_CHECKING:
-    from chainret.names import NameLookup
+    from chainret.catalog.names import NameLookup
 
 INVALID_CODES = tuple(DefectCode)  # defined in chainret/codes.py
 VIEW_CODES = tuple(ViewCode)

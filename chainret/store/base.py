@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the protocols name these; importing them here would load th
     from chainret.catalog.models import Entity, Pattern, Predicate, Relation, SourceDocument, Unit, View
     from chainret.catalog.views import Eligibility
     from chainret.hops import HopWorld
-    from chainret.names import NameLookup
+    from chainret.catalog.names import NameLookup
 
 #: Bumped whenever the tables change; a store written by another schema is refused with a message.
 SCHEMA_VERSION = 3
@@ -104,7 +104,7 @@ class ViewReader(Protocol):
 
     def knows(self, entity_id: str) -> bool: ...
 
-    def name_lookup(self) -> NameLookup: ...  # tolerant name candidates (chainret.names), catalog-wide
+    def name_lookup(self) -> NameLookup: ...  # tolerant name candidates (chainret.catalog.names), catalog-wide
 
     def entity(self, entity_id: str) -> Entity | None: ...
 

@@ -29,7 +29,7 @@ from chainret.bulk import paused_gc
 from chainret.catalog.models import functional_names
 from chainret.errors import UsageError
 from chainret.hops import HopWorld
-from chainret.names import NameIndex, NameLookup, entries_from_rows
+from chainret.catalog.names import NameIndex, NameLookup, entries_from_rows
 from chainret.store.base import CatalogReader, ViewReader
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
@@ -174,7 +174,7 @@ class SQLStore:
         return _entity(rows[0]) if rows else None
 
     def name_lookup(self) -> NameLookup:
-        """The tolerant name lookups (``chainret.names``), built once per store object from the entity
+        """The tolerant name lookups (``chainret.catalog.names``), built once per store object from the entity
         table's labels (no entity models), so a request with an unknown name does not scan the catalog."""
         with self._names_lock:
             if self._names is None:

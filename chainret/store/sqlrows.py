@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
 from chainret.codes import ViewCode
-from chainret.names import NameLookup
+from chainret.catalog.names import NameLookup
 
 
 

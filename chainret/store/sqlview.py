@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from chainret.codes import DefectCode
-from chainret.names import NameLookup
+from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
 from chainret.store.sqlrows import (
     CACHE_MAX,

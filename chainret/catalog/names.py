@@ -21,10 +21,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol
-
-if TYPE_CHECKING:
-    from chainret.catalog.models import Entity
+from typing import NamedTuple, Protocol
 
 _KEY = re.compile(r"[^0-9a-z]+")
 _NOT_DIGIT = re.compile(r"[^0-9]+")
@@ -46,6 +43,22 @@ def label_words(label: str) -> list[str]:
     return _NAME_WORD.findall(label.casefold())
 
 
+class Named(Protocol):
+    """An entity as these lookups read it (``chainret.catalog.models.Entity``; not imported: models imports this)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def aliases(self) -> list[str]: ...
+
+
 class NameEntry(NamedTuple):
     """One entity as the name lookups see it: its ID, type and labels (ID, name, aliases, in that order)."""
 
@@ -63,7 +76,7 @@ class NameLookup(Protocol):
 
     def word_owners(self, type_: str, word: str) -> list[str]: ...
 
-    def entities(self, ids: Sequence[str]) -> list[Entity]: ...
+    def entities(self, ids: Sequence[str]) -> list[Named]: ...
 
 
 class NameIndex:
@@ -71,7 +84,7 @@ class NameIndex:
 
     ``fetch`` returns an entity by ID (a loaded catalog's own objects, or a store's row)."""
 
-    def __init__(self, entries: Iterable[NameEntry], fetch: Callable[[str], Entity | None]) -> None:
+    def __init__(self, entries: Iterable[NameEntry], fetch: Callable[[str], Named | None]) -> None:
         self.fetch = fetch
         self.entries: list[NameEntry] = []
         self._key: dict[tuple[str, str], list[int]] = {}
@@ -111,12 +124,12 @@ class NameIndex:
     def word_owners(self, type_: str, word: str) -> list[str]:
         return [self.entries[p].id for p in self._words.get((type_, word), ())]
 
-    def entities(self, ids: Sequence[str]) -> list[Entity]:
+    def entities(self, ids: Sequence[str]) -> list[Named]:
         out = [self.fetch(i) for i in ids]
         return [e for e in out if e is not None]
 
 
-def entries_of(entities: Iterable[Entity]) -> list[NameEntry]:
+def entries_of(entities: Iterable[Named]) -> list[NameEntry]:
     """``NameEntry`` for catalog entities."""
     return [NameEntry(e.id, e.type, (e.id, e.name, *e.aliases)) for e in entities]
 

@@ -84,14 +84,28 @@ def interpret(request: str, cv: ViewReader) -> Reading:
                 match=record,
             )
             return Reading(interpretation=interp, meta={"phrasing": m.phrasing})
-    tolerant = _tolerant(request, specs, matches, cv)
+    tolerant, unresolved = _tolerant(request, specs, matches, cv)
     if tolerant is not None:
         return tolerant
     if not matches:
-        return Reading(
-            outcome="no_pattern",
-            reason=Refusal(code=RefusalCode.NO_PATTERN, message="no relation pattern applies to this request"),
-        )
+        # A tolerant reading matched a phrasing but its words name nothing ("who's the contact for
+        # pr-48"): that is an unknown entity, not an unknown pattern, when the readings of the request as
+        # written (else all readings, fronted-topic rewrites included) agree on the words.
+        texts = (list(dict.fromkeys(m.words for r, m in unresolved if m.words and not r.via))
+                 or list(dict.fromkeys(m.words for _, m in unresolved if m.words)))
+        if len(texts) != 1:
+            return Reading(
+                outcome="no_pattern",
+                reason=Refusal(code=RefusalCode.NO_PATTERN, message="no relation pattern applies to this request"),
+            )
+        said = [(r, m) for r, m in unresolved if m.words == texts[0]]
+        tolerant_unknown = [{"slot_text": m.words, "slot_type": r.pattern.start_type} for r, m in said]
+        return _unknown_entity(tolerant_unknown, said[0][0].pattern.name, cv)
+    return _unknown_entity(unknown, matches[0].pattern.name, cv)
+
+
+def _unknown_entity(unknown: list[dict[str, Any]], pattern: str, cv: ViewReader) -> Reading:
+    """The refusal for slot words that name no entity of the slot's type the viewer may know (did you mean)."""
     u = {**unknown[0], "other_types": [e.id for e in cv.resolve(unknown[0]["slot_text"])]}
     # the slot types of every pattern whose phrasing the request matched with these words (Backstage:
     # "who owns {component}", "who owns {api}", ...): a Group is none of them, and the refusal says so
@@ -111,7 +125,7 @@ def interpret(request: str, cv: ViewReader) -> Reading:
     return Reading(
         outcome="refused",
         reason=Refusal(code=RefusalCode.UNKNOWN_ENTITY, message=message, details=u),
-        meta={"pattern": matches[0].pattern.name},
+        meta={"pattern": pattern},
     )
 
 
@@ -138,22 +152,26 @@ def _entity_match(words: str, entity: Any, how: str, label: str | None = None, d
     return WordMatch(words=words, part="entity", how=how, target=entity.id, label=label, distance=distance)
 
 
-def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: Any) -> Reading | None:
-    """The tolerant readings: one (pattern, entity) they all agree on, an ambiguity, or None."""
+def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: Any
+              ) -> tuple[Reading | None, list[tuple[TolerantReading, Mention]]]:
+    """The tolerant readings: one (pattern, entity) they all agree on, an ambiguity, or None; and the readings whose words named nothing."""
     readings = tolerant_readings(request, specs, cv.catalog)
     readings += [TolerantReading(m.pattern, tuple(words(m.slot_text)), "tolerant", m.phrasing, (), m.ignored)
                  for m in matches]
     resolved: dict[tuple[str, str], tuple[TolerantReading, Mention]] = {}
     ambiguous: list[tuple[TolerantReading, Mention]] = []
+    unresolved: list[tuple[TolerantReading, Mention]] = []
     for r in readings:
         mention = resolve_mention(" ".join(r.mention), r.pattern.start_type, cv, type_words(r.pattern.start_type))
         if len(mention.entities) == 1:
             resolved.setdefault((r.pattern.name, mention.entities[0].id), (r, mention))
         elif mention.entities:
             ambiguous.append((r, mention))
+        else:
+            unresolved.append((r, mention))
     if ambiguous and not resolved:
         r, mention = ambiguous[0]
-        return _ambiguous_alias(mention.words, r.pattern.start_type, mention.entities, {"pattern": r.pattern.name})
+        return _ambiguous_alias(mention.words, r.pattern.start_type, mention.entities, {"pattern": r.pattern.name}), []
     if len(resolved) > 1 or (resolved and ambiguous):
         options = sorted(resolved) + sorted((r.pattern.name, e.id) for r, m in ambiguous for e in m.entities)
         options = list(dict.fromkeys(options))
@@ -166,9 +184,9 @@ def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: An
                 + "; ask again with a phrasing of one pattern (`chainret patterns`) and one canonical ID",
                 details={"readings": [{"pattern": p, "start_id": e} for p, e in options]},
             ),
-        )
+        ), []
     if not resolved:
-        return None
+        return None, unresolved
     (r, mention), = resolved.values()
     ent = mention.entities[0]
     record: list[WordMatch] = []
@@ -192,4 +210,4 @@ def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: An
         match=record,
     )
     meta = {"phrasing": r.phrasing} if r.phrasing else {}
-    return Reading(interpretation=interp, meta=meta)
+    return Reading(interpretation=interp, meta=meta), []

@@ -260,3 +260,21 @@ def test_the_tolerant_path_reads_only_short_requests_and_phrasings():
     composed = tolerant_readings("the contact of the operator of PR-84", specs, cat)
     assert any(r.pattern.name == "contact_for_project" for r in composed)  # the pattern is still there
     assert tolerant_readings("which contact serves " + "PR-84 " * TOLERANT_MAX_WORDS, specs, cat) == []
+
+
+@pytest.mark.parametrize("request_text", ["who's the contact for pr-48", "please, who is the contact for PR 48?"])
+def test_a_paraphrase_naming_an_unknown_entity_is_refused_as_unknown_entity_not_no_pattern(request_text):
+    """The words read as a pattern tolerantly; the entity is what is unknown, and the refusal says so."""
+    trace = ask(request_text, SEED)
+    assert trace.interpretation is None and trace.reason.code == "unknown_entity"
+    assert "pr" in trace.reason.details["slot_text"].lower() and trace.reason.details["slot_type"] == "project"
+
+
+def test_a_paraphrase_with_an_unknown_name_near_a_known_one_suggests_it():
+    trace = ask("who's the contact for Mian progam?", SEED)
+    assert trace.reason is not None and trace.reason.code == "unknown_entity"
+    assert "project:final:main" in [s["id"] for s in trace.reason.details.get("suggestions", [])]
+
+
+def test_words_that_read_as_no_pattern_stay_no_pattern():
+    assert ask("what's the weather like at PR-84?", SEED).reason.code == "no_pattern"

@@ -195,11 +195,27 @@ def _compare(cat: Any, store: Any, principals: list[str], mentions: list[str]) -
     return seen
 
 
-@pytest.mark.parametrize("which", ["supply", "seed"])
-def test_the_index_gives_what_the_scan_gave_in_memory_and_in_sqlite(which, tmp_path):
+def _as_schema_3(path: Path) -> None:
+    """Make a compiled store look like one compiled before the name-lookup columns (schema 3)."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("DROP INDEX names_fold")
+        conn.execute("DROP INDEX names_near")
+        for col in ("fold", "digits", "flen"):
+            conn.execute(f"ALTER TABLE names DROP COLUMN {col}")
+        conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
+
+
+@pytest.mark.parametrize(("which", "schema"), [("supply", 4), ("seed", 4), ("supply", 3)])
+def test_the_index_gives_what_the_scan_gave_in_memory_and_in_sqlite(which, schema, tmp_path):
+    """Schema 4 answers with indexed queries; a schema-3 store (no lookup columns) with an index built in memory."""
     cat = _world() if which == "supply" else SEED
     compile_store(cat, tmp_path / "w.db")
+    if schema == 3:
+        _as_schema_3(tmp_path / "w.db")
     store = open_store(str(tmp_path / "w.db"))
+    assert type(store.name_lookup()).__name__ == ("SQLNames" if schema == 4 else "NameIndex")
     try:
         principals = sorted({"public", *(p for d in cat.documents for p in d.principals)})
         mentions = _mentions(cat, random.Random(23))
@@ -221,3 +237,13 @@ def test_a_missed_candidate_is_caught():
         assert [e.id for e in old.entities] != [e.id for e in new.entities]
     finally:
         del cat.__dict__["name_lookup"]
+
+
+def test_a_schema_3_store_is_read_but_not_updated(tmp_path):
+    """Appending rows of the new layout to the old names table would fail half-way: it is refused first."""
+    from chainret.store.base import StoreError
+
+    compile_store(SUPPLY, tmp_path / "w.db")
+    _as_schema_3(tmp_path / "w.db")
+    with pytest.raises(StoreError, match="schema 3.*Recompile"):
+        compile_store(SUPPLY, tmp_path / "w.db", update=True)

@@ -37,7 +37,10 @@ if TYPE_CHECKING:  # the protocols name these; importing them here would load th
     from chainret.catalog.names import NameLookup
 
 #: Bumped whenever the tables change; a store written by another schema is refused with a message.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+#: Older schemas this chainret still reads (not updates): 3 has no name-lookup columns (``names.fold``, ...),
+#: so tolerant name lookups build their index in memory from the entity table (slow at 1M entities).
+READABLE_SCHEMAS = (3, 4)
 STORE_FORMAT = "chainret-store"
 
 

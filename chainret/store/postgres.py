@@ -482,7 +482,7 @@ def update_postgres(catalog: Catalog, url: str) -> dict[str, int]:
     from chainret.store.sqlite import check_schema
 
     with _dba_transaction(url, "update the store") as (w, schema):
-        check_schema(w.rows, f"{redact(url)} (schema {schema})")
+        check_schema(w.rows, f"{redact(url)} (schema {schema})", write=True)
         added = update_into(w, catalog)
         _security(w, schema)  # a principal the new version names gets its role
     return added

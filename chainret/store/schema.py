@@ -37,12 +37,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from chainret.catalog.models import Catalog, normalize_name, unit_ref, unit_spans
+from chainret.catalog.names import digits_of, name_key
 from chainret.search import tokenize
 
 TABLES: dict[str, list[str]] = {
     "meta": ["key", "value"],
     "entities": ["ord", "id", "type", "name", "aliases", "description"],
-    "names": ["key", "type", "entity_ord"],
+    "names": ["key", "type", "entity_ord", "fold", "digits", "flen"],
     "predicates": ["ord", "name", "domain", "range_", "cardinality", "description"],
     "patterns": ["ord", "name", "body"],
     "documents": ["ord", "ref", "source", "document", "version", "representation", "title", "digest",
@@ -61,7 +62,7 @@ TABLES: dict[str, list[str]] = {
 }
 
 INT_COLUMNS = {"ord", "entity_ord", "doc_ord", "order_", "current", "idx", "start_", "end_", "ntok",
-               "unit_ord", "tf", "size", "total_len", "span_start", "span_end", "rel_ord", "seq"}
+               "unit_ord", "tf", "size", "total_len", "span_start", "span_end", "rel_ord", "seq", "flen"}
 
 PRIMARY = {
     "meta": "key", "entities": "ord", "names": "key, entity_ord", "predicates": "ord", "patterns": "ord", "documents": "ord",
@@ -73,6 +74,8 @@ PRIMARY = {
 INDEXES = [
     ("entities_id", "entities", "id"),
     ("names_key", "names", "key, type"),
+    ("names_fold", "names", "type, fold"),
+    ("names_near", "names", "type, digits, flen"),
     ("documents_ref", "documents", "ref"),
     ("views_name", "views", "name"),
     ("view_docs_doc_id", "view_docs", "view_name, doc_id"),
@@ -111,6 +114,22 @@ def index_statements() -> list[str]:
 
 
 # -- catalog -> rows --------------------------------------------------------------------------------
+def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int) -> list[tuple[Any, ...]]:
+    """The ``names`` rows of one entity (both compile paths): each distinct normalised label, with the
+    keys tolerant name lookups search by (``chainret.catalog.names``: ``fold`` = ``name_key``, its
+    digits, its length). Labels with one normalised form share one ``name_key`` (case folding is per
+    character; spacing and punctuation are removed from both)."""
+    labels: dict[str, str] = {}
+    for label in (eid, name, *aliases):
+        labels.setdefault(normalize_name(label), label)
+    out = []
+    for key in sorted(labels):
+        fold = name_key(labels[key])
+        out.append((key, type_, i, fold, digits_of(fold), len(fold)))
+    return out
+
+
+
 class Compiled:
     """The rows of one catalog, produced table by table (generators: a 1M-relation catalog streams)."""
 
@@ -169,11 +188,8 @@ class Compiled:
             yield (i, e.id, e.type, e.name, json.dumps(e.aliases), e.description)
 
     def names(self) -> Iterator[tuple[Any, ...]]:
-        norm = normalize_name
         for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
-            keys = {norm(e.id), norm(e.name), *map(norm, e.aliases)}
-            for key in sorted(keys):
-                yield (key, e.type, i)
+            yield from name_rows(e.id, e.name, e.aliases, e.type, i)
 
     def predicates(self) -> Iterator[tuple[Any, ...]]:
         for i, p in self._new("predicates", self.cat.predicates, lambda p: p.name):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from functools import cached_property
 from typing import Any
@@ -29,7 +30,7 @@ from chainret.bulk import paused_gc
 from chainret.catalog.models import functional_names
 from chainret.errors import UsageError
 from chainret.hops import HopWorld
-from chainret.catalog.names import NameIndex, NameLookup, entries_from_rows
+from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words
 from chainret.store.base import CatalogReader, ViewReader
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
@@ -37,6 +38,38 @@ from chainret.store.sqlrows import _MISSING, READABLE, REL_COLS, WITHIN, Backend
 from chainret.store.sqlview import SQLView
 
 __all__ = ["Backend", "EvidenceReader", "ReaderStore", "SQLStore", "SQLView", "StoreIndex"]
+
+
+class SQLNames:
+    """``NameLookup`` as indexed queries on the ``names`` table's ``fold`` / ``digits`` / ``flen`` columns.
+
+    ``word_owners`` (asked only when a typo has candidates) matches ``key LIKE '%word%'`` within the
+    type, then keeps the entities where it is a whole word of a label."""
+
+    def __init__(self, store: SQLStore) -> None:
+        self.store = store
+
+    def _entries(self, where: str, params: tuple[object, ...]) -> list[NameEntry]:
+        rows = self.store.db.rows(
+            f"SELECT e.id, e.type, e.name, e.aliases FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}) "
+            "ORDER BY e.ord", params)
+        return entries_from_rows(rows)
+
+    def by_key(self, type_: str, key: str) -> list[NameEntry]:
+        return self._entries("n.type = ? AND n.fold = ?", (type_, key))
+
+    def near(self, type_: str | None, digits: str, lo: int, hi: int) -> list[NameEntry]:
+        if type_ is None:
+            return self._entries("n.digits = ? AND n.flen BETWEEN ? AND ?", (digits, lo, hi))
+        return self._entries("n.type = ? AND n.digits = ? AND n.flen BETWEEN ? AND ?", (type_, digits, lo, hi))
+
+    def word_owners(self, type_: str, word: str) -> list[str]:
+        return [e.id for e in self._entries("n.type = ? AND n.key LIKE ?", (type_, f"%{word}%"))
+                if any(word in label_words(label) for label in e.labels)]
+
+    def entities(self, ids: Sequence[str]) -> list[Named]:
+        out = [self.store.entity(i) for i in ids]
+        return [e for e in out if e is not None]
 
 
 class SQLStore:
@@ -174,8 +207,12 @@ class SQLStore:
         return _entity(rows[0]) if rows else None
 
     def name_lookup(self) -> NameLookup:
-        """The tolerant name lookups (``chainret.catalog.names``), built once per store object from the entity
-        table's labels (no entity models), so a request with an unknown name does not scan the catalog."""
+        """The tolerant name lookups (``chainret.catalog.names``): indexed queries on ``names`` (schema 4).
+
+        A schema-3 store has no lookup columns: the index is built once per store object from the entity
+        table's labels (no entity models; slow at 1M entities: recompile the store)."""
+        if self._meta.get("schema_version") != "3":
+            return SQLNames(self)
         with self._names_lock:
             if self._names is None:
                 rows = self.db.rows("SELECT id, type, name, aliases FROM entities ORDER BY ord")

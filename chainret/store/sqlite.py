@@ -34,7 +34,7 @@ from urllib.parse import quote
 
 from chainret.catalog.models import Catalog
 from chainret.errors import UsageError
-from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT, StoreChanged, StoreError, wait_for_lock
+from chainret.store.base import READABLE_SCHEMAS, SCHEMA_VERSION, STORE_FORMAT, StoreChanged, StoreError, wait_for_lock
 from chainret.store.compile import compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore
@@ -143,8 +143,10 @@ def write_lock(out: Path, wait_s: float | None = None) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def check_schema(rows: Any, where: str) -> None:
-    """Refuse a database that is not a chainret store, or one written by another schema version."""
+def check_schema(rows: Any, where: str, *, write: bool = False) -> None:
+    """Refuse a database that is not a chainret store, or one written by another schema version.
+
+    An older schema in ``READABLE_SCHEMAS`` is read (not written: ``write``)."""
     try:
         meta = dict(rows("SELECT key, value FROM meta WHERE key IN ('store_format', 'schema_version')"))
     except Exception as exc:  # noqa: BLE001 - any database error here means "not our store"
@@ -152,7 +154,7 @@ def check_schema(rows: Any, where: str) -> None:
     if meta.get("store_format") != STORE_FORMAT:
         raise StoreError(f"{where} is not a chainret store (no store format record)")
     found = meta.get("schema_version")
-    if found != str(SCHEMA_VERSION):
+    if found != str(SCHEMA_VERSION) and (write or found not in {str(v) for v in READABLE_SCHEMAS}):
         raise StoreError(
             f"{where} was compiled with store schema {found}; this chainret reads schema {SCHEMA_VERSION}. "
             "Recompile it: chainret catalog compile CATALOG --out " + where
@@ -246,7 +248,7 @@ def update_sqlite(catalog: Catalog, path: str | os.PathLike[str]) -> dict[str, i
 def _update_locked(catalog: Catalog, p: Path) -> dict[str, int]:
     db = SQLiteBackend(p, write=True)
     try:
-        check_schema(db.rows, str(p))
+        check_schema(db.rows, str(p), write=True)
         db.conn.execute("BEGIN IMMEDIATE")
         try:
             added = update_into(db, catalog)

@@ -52,7 +52,6 @@ from chainret.catalog.models import (
     Relation,
     SourceDocument,
     View,
-    normalize_name,
     sha256_digest,
     split_doc_ref,
     type_union,
@@ -60,6 +59,7 @@ from chainret.catalog.models import (
     unit_spans,
 )
 from chainret.store.compile import BATCH, Writer, _corpus, counts
+from chainret.store.schema import name_rows
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as in Compiled)
@@ -222,9 +222,7 @@ class StreamCompile:
             self._err(self.world_issues, "wrong_world", f"entities[{i}] (id {e.id})", "id",
                       f"expected an ID in world {self.head['world']!r}, found world {e.world!r}")
         self.rows["entities"].append((i, e.id, e.type, e.name, json.dumps(e.aliases), e.description))
-        norm = normalize_name
-        for key in sorted({norm(e.id), norm(e.name), *map(norm, e.aliases)}):
-            self.rows["names"].append((key, e.type, i))
+        self.rows["names"].extend(name_rows(e.id, e.name, e.aliases, e.type, i))
         self._spill("entities", i, e)
         self._flush(full_only=True)
 

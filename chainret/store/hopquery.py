@@ -19,14 +19,13 @@ unit (not only the returned ones) and they, not the statement count, dominate. R
 (so only the returned units' relations are read) is the next step. The statement text is stable,
 so ``sqlite3``'s statement cache reuses the prepared statement.
 
-``anchor_of`` / ``relation_of`` build the engine's and coverage's models from store rows with
+``sqlrows.anchor_of`` / ``relation_of`` (row decoders, in the row module so the view needs nothing from here) build the engine's and coverage's models from store rows with
 pydantic validation, as before: measured here, ``model_construct`` (Python code in pydantic 2) cost
 more than validating these small models (Rust), so it is not used.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from chainret.search import SearchHit, rank_bm25plus
@@ -120,20 +119,3 @@ class HopQuery:
         """``SQLView.rels_of``, from this hop's statement when it read that pair."""
         hit = self.of.get((subject, predicate))
         return hit if hit is not None else self.view.rels_of(subject, predicate)
-
-
-def anchor_of(row: Sequence[Any]) -> Any:
-    """The ``Anchor`` of a relation row carrying ``status_columns`` (quote where readable)."""
-    from chainret.trace import Anchor
-
-    return Anchor(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],
-                  representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16])
-
-
-def relation_of(row: Sequence[Any]) -> Any:
-    """The catalog ``Relation`` of a row of ``REL_COLS`` and its quote."""
-    from chainret.catalog.models import Relation, Support
-
-    (_, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, kind, quote) = row[:18]
-    sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
-    return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)

@@ -344,7 +344,7 @@ class SQLStore:
         return _bounded(self._rows_cache, rid, rows[0] if rows else None)
 
     def _relation_model(self, row: tuple[Any, ...]) -> Any:
-        from chainret.store.hopquery import relation_of
+        from chainret.store.sqlrows import relation_of
 
         return relation_of(row)
 

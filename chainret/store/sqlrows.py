@@ -173,3 +173,19 @@ def _reasons(row: tuple[Any, ...]) -> list[str]:
         reasons.append(ViewCode.RESTRICTED)
     return reasons
 
+
+def anchor_of(row: Sequence[Any]) -> Any:
+    """The ``Anchor`` of a relation row carrying ``status_columns`` (quote where readable)."""
+    from chainret.trace import Anchor
+
+    return Anchor(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],
+                  representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16])
+
+
+def relation_of(row: Sequence[Any]) -> Any:
+    """The catalog ``Relation`` of a row of ``REL_COLS`` and its quote."""
+    from chainret.catalog.models import Relation, Support
+
+    (_, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, kind, quote) = row[:18]
+    sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
+    return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)

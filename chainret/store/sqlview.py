@@ -22,7 +22,7 @@ from chainret.store.sqlrows import (
     _entity,
     _marks,
     _reasons,
-    _unit,
+    _unit, anchor_of
 )
 
 _DEFECTS = frozenset(DefectCode)
@@ -195,7 +195,6 @@ class SQLView:
     # -- the hop engine's two lookups ---------------------------------------------------------------------------
     def _flag(self, row: tuple[Any, ...]) -> Any:
         from chainret.hops import Rel
-        from chainret.store.hopquery import anchor_of
 
         rid = row[1]
         hit = self._flags.get(rid)

@@ -93,7 +93,7 @@ def interpret(request: str, cv: ViewReader) -> Reading:
         # written (else all readings, fronted-topic rewrites included) agree on the words.
         texts = (list(dict.fromkeys(m.words for r, m in unresolved if m.words and not r.via))
                  or list(dict.fromkeys(m.words for _, m in unresolved if m.words)))
-        if len(texts) != 1:
+        if len(texts) != 1 or not _reads_as_a_name(texts[0]):
             return Reading(
                 outcome="no_pattern",
                 reason=Refusal(code=RefusalCode.NO_PATTERN, message="no relation pattern applies to this request"),
@@ -102,6 +102,17 @@ def interpret(request: str, cv: ViewReader) -> Reading:
         tolerant_unknown = [{"slot_text": m.words, "slot_type": r.pattern.start_type} for r, m in said]
         return _unknown_entity(tolerant_unknown, said[0][0].pattern.name, cv)
     return _unknown_entity(unknown, matches[0].pattern.name, cv)
+
+
+# Words that make slot words a phrase about something ("PR-7's supplier", "the vendor of PR-7", "PR-7 and
+# PR-8") rather than one name: such a request says more than the pattern, so it stays no_pattern.
+_PHRASE_WORDS = frozenset({"of", "for", "at", "by", "in", "on", "from", "to", "with", "and", "or", "not", "no", "than"})
+
+
+def _reads_as_a_name(text: str) -> bool:
+    """True when tolerant slot words could be one entity's name (no possessive, no joining word)."""
+    low = text.casefold().replace("\u2019", "'")
+    return "'s" not in low and not _PHRASE_WORDS.intersection(words(low))
 
 
 def _unknown_entity(unknown: list[dict[str, Any]], pattern: str, cv: ViewReader) -> Reading:

@@ -42,6 +42,7 @@ def run_cli(args: list[str]) -> int:
     return 0
 
 
+@pytest.mark.slow  # ~7 s: the real embedding model
 def test_real_embedder_normalised_and_cached(fresh_cache: Path) -> None:
     from chainret.embed import embed_texts
 

@@ -207,7 +207,8 @@ def _as_schema_3(path: Path) -> None:
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
 
 
-@pytest.mark.parametrize(("which", "schema"), [("supply", 4), ("seed", 4), ("supply", 3)])
+# the fast run keeps one world per schema; the second schema-4 world (~3 s) runs with the slow tests
+@pytest.mark.parametrize(("which", "schema"), [("supply", 4), pytest.param("seed", 4, marks=pytest.mark.slow), ("supply", 3)])
 def test_the_index_gives_what_the_scan_gave_in_memory_and_in_sqlite(which, schema, tmp_path):
     """Schema 4 answers with indexed queries; a schema-3 store (no lookup columns) with an index built in memory."""
     cat = _world() if which == "supply" else SEED

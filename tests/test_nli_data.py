@@ -23,6 +23,7 @@ def test_do_not_train_sources_are_refused(monkeypatch):
         data.resolve_train_sets(["mnli_train"])
 
 
+@pytest.mark.slow  # ~5 s: reads the whole NLI pool
 @needs_nli_data
 def test_pool_shares_no_pair_with_eval_sets_and_drops_news():
     pairs, record = data.load_train()

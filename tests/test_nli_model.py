@@ -63,6 +63,7 @@ def test_unreachable_hub_name_is_a_model_error(monkeypatch):
         load_nli("cross-encoder/definitely-not-cached-nli-model")
 
 
+@pytest.mark.slow  # ~13 s: loads the NLI model in a CLI process
 @needs_nli_data
 def test_cli_eval_json_prints_one_object():
     proc = subprocess.run([sys.executable, "-m", "chainret", "nli", "eval", "--sets", "conjnli_dev", "--limit", "24", "--json"],

@@ -55,6 +55,7 @@ def test_fixture_requests_identical(hop_query, tmp_path):
     assert n >= 58
 
 
+@pytest.mark.slow  # ~5 s: the opt-in hop statement over 40 generated worlds
 def test_random_worlds_identical(hop_query, tmp_path_factory, monkeypatch):
     monkeypatch.setattr(hopquery, "CAND_MAX", 2)  # small worlds reach the hub fallback too
     counts: Counter[str] = Counter()

@@ -102,6 +102,7 @@ def _outcome(text: str) -> str:
     return json.loads(text)["outcome"] if text.startswith("{") else "error"
 
 
+@pytest.mark.slow  # ~23 s: the fast run keeps the fixture/golden parity test
 def test_random_worlds_identical_in_every_store(pg_url, tmp_path_factory):  # noqa: F811
     """At least 500 generated requests come out identical from every store, a floor of them accepted paths
     (the SQL hop path, not only interpretation refusals) and some over a narrower viewer's reader catalog.

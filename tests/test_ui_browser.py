@@ -345,6 +345,7 @@ def test_csp_blocks_what_escaping_would_miss(browser: Any, servers: Any) -> None
         ui.close()
 
 
+@pytest.mark.slow  # ~9 s: every golden trace in the browser
 def test_every_golden_trace_opens_offline_without_javascript(browser: Any, tmp_path: Path) -> None:
     """`trace show --html` of every golden trace, opened from disk with JavaScript off and the network cut."""
     from typer.testing import CliRunner

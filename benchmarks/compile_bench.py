@@ -24,15 +24,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-_TIMER = (
-    "import os, sys, time\n"
-    "t = time.perf_counter(); pid = os.fork()\n"
-    "if pid == 0:\n"
-    "    os.execv(sys.argv[1], sys.argv[1:])\n"
-    "_, st, ru = os.wait4(pid, 0)\n"
-    "print(time.perf_counter() - t, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(st))\n"
-)
+from store_bench import _TIMER  # noqa: E402 - the one rusage middle process (wait4 of a small parent)
+
 _WHOLE = (
     "import sys\n"
     "from chainret.catalog import load, parse\n"

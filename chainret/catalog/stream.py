@@ -121,6 +121,16 @@ class _Text:
             if end < len(self.buf) or not self.more():
                 return end
 
+    def separator(self, pos: int, close: str) -> tuple[bool, int]:
+        """After a member: ``(True, next member's offset)`` at ``,``, ``(False, offset past close)`` at ``close``."""
+        pos = self.ws(self.drop(pos))
+        c = self.char(pos)
+        if c == ",":
+            return True, self.ws(pos + 1)
+        if c == close:
+            return False, pos + 1
+        raise self.syntax("Expecting ',' delimiter", pos)
+
     def char(self, pos: int) -> str:
         while pos >= len(self.buf):
             if not self.more():
@@ -307,16 +317,9 @@ class _JsonStream(_Stream):
                         raise t.syntax("Expecting value", pos)
                     value, pos = _value(t, dec, pos)
                     self._check_top(key, value)
-                pos = t.drop(pos)
-                pos = t.ws(pos)
-                c = t.char(pos)
-                if c == ",":
-                    pos = t.ws(pos + 1)
-                    continue
-                if c == "}":
-                    pos += 1
+                more, pos = t.separator(pos, "}")
+                if not more:
                     break
-                raise t.syntax("Expecting ',' delimiter", pos)
         if dup is not None:
             raise parse._issue("duplicate_key", self.name, f"line {self.root_line}",
                               f"key {short_repr(dup, 60)} appears twice in one object; a JSON object holds each key once",
@@ -355,15 +358,9 @@ class _JsonStream(_Stream):
             if record is not None:
                 yield section, record
             i += 1
-            pos = t.drop(pos)
-            pos = t.ws(pos)
-            c = t.char(pos)
-            if c == ",":
-                pos = t.ws(pos + 1)
-                continue
-            if c == "]":
-                return pos + 1
-            raise t.syntax("Expecting ',' delimiter", pos)
+            more, pos = t.separator(pos, "]")
+            if not more:
+                return pos
 
 
 class _Chunks:

@@ -58,7 +58,7 @@ from chainret.catalog.models import (
     unit_ref,
     unit_spans,
 )
-from chainret.store.compile import BATCH, Writer, _corpus, counts
+from chainret.store.compile import BATCH, Writer, _Buffers, _corpus, counts
 from chainret.store.schema import name_rows
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
@@ -175,9 +175,9 @@ class StreamCompile:
         self._spans: OrderedDict[int, tuple[tuple[tuple[int, int], ...], list[int]]] = OrderedDict()
         self._names: dict[int, tuple[str, list[str]]] = {}
         self.index = cast(Catalog, _Index(self))
-        self.rows: dict[str, list[tuple[Any, ...]]] = {t: [] for t in (
-            "entities", "names", "predicates", "patterns", "documents", "readers", "document_meta", "views", "view_docs",
-            "relations", "relation_quotes")}
+        self._buffers = _Buffers(w, "entities", "names", "predicates", "patterns", "documents", "readers", "document_meta",
+                                 "views", "view_docs", "relations", "relation_quotes")
+        self.rows = self._buffers.rows
         self._spill_dir = tempfile.mkdtemp(prefix="chainret-compile-", dir=spill_dir)
         self.spill: dict[str, IO[bytes]] = {s: open(os.path.join(self._spill_dir, s), "w+b") for s in SECTIONS}  # noqa: SIM115
 
@@ -403,12 +403,7 @@ class StreamCompile:
         return hit
 
     def _flush(self, *, full_only: bool = False) -> None:
-        if full_only and all(len(r) < BATCH for r in self.rows.values()):
-            return
-        for table, rows in self.rows.items():
-            if rows:
-                self.w.insert(table, rows)
-                rows.clear()
+        self._buffers.flush(full_only=full_only)
 
     # -- the end ----------------------------------------------------------------------------------
     def issues(self) -> list[Issue]:

@@ -1,5 +1,7 @@
 """The ask path imports only what a request needs (issue 24): no baselines, no case files, no other
-command's module, no rich for ``--json``, no YAML reader for a compiled store.
+command's module, no typer or click (``chainret.cli.ask_run`` reads the arguments), no rich (plain
+text where it is rich's very output: a pipe or a file), no ``importlib.metadata`` (pydantic's plugin
+scan), no YAML reader for a compiled store.
 
 Checked in a fresh interpreter, the way ``chainret ask`` starts: the CLI module, then one ask. The
 single-command root ``main`` runs a top-level command through must read exactly like the whole app.
@@ -17,15 +19,21 @@ REQUEST = "Which contact serves PR-84?"
 NOT_ON_ASK_PATH = ("chainret.baselines", "chainret.catalog.cases", "chainret.evaluate", "chainret.replay",
                    "chainret.render_html", "chainret.server", "torch", "transformers", "sentence_transformers")
 # The command modules `chainret ask` never needs: their commands are not built when ask runs.
+# What the ask path used to import and no longer does (the CLI framework, the renderer, the plugin scan).
+NOT_ON_FAST_PATH = ("typer", "click", "rich", "chainret.cli.render", "chainret.cli.ask_cmds", "importlib.metadata",
+                    "email", "pydantic.plugin._loader")
 OTHER_COMMANDS = ("chainret.cli.catalog_cmds", "chainret.cli.bench_cmds", "chainret.cli.bench_pack_cmds",
                   "chainret.cli.bench_verify_cmds", "chainret.cli.nli_cmds", "chainret.cli.serve_cmds",
                   "chainret.cli.store_cmds", "chainret.cli.import_cmds")
 
 
 def _modules_after(code: str) -> set[str]:
-    probe = f"{code}\nimport sys\nprint('\\n'.join(sys.modules))"
+    """The modules loaded after ``code`` in a fresh interpreter (a stand-in module counts only if it is the real one)."""
+    probe = (f"{code}\nimport sys\n"
+             "real = [m for m, mod in sys.modules.items() if getattr(mod, '__spec__', None) is not None]\n"
+             "sys.stderr.write('\\n@@' + ' '.join(real))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    return set(out.stdout.split())
+    return set(out.stderr.rsplit("@@", 1)[1].split())
 
 
 def _cli_ask(*args: str) -> set[str]:
@@ -57,8 +65,16 @@ def test_public_names_still_load():
 
 def test_ask_path_skips_baselines_cases_and_other_commands():
     mods = _cli_ask()
-    assert "chainret.hops" in mods and "chainret.cli.render" in mods  # the request really ran and was rendered
+    assert "chainret.hops" in mods and "chainret.cli.plain" in mods  # the request really ran and was printed
     assert _loaded(mods, NOT_ON_ASK_PATH + OTHER_COMMANDS) == []
+
+
+def test_ask_imports_no_cli_framework_no_rich_no_plugin_scan():
+    """Default output (to a pipe, as here) and --json: typer, click, rich and importlib.metadata stay out."""
+    for args in ((), ("--json",), ("-q",)):
+        mods = _cli_ask(*args)
+        assert "chainret.hops" in mods and "pydantic" in mods
+        assert _loaded(mods, NOT_ON_FAST_PATH) == [], args
 
 
 def test_ask_json_imports_no_rich():
@@ -67,15 +83,22 @@ def test_ask_json_imports_no_rich():
     assert _loaded(mods, ("rich", "chainret.cli.render", *NOT_ON_ASK_PATH, *OTHER_COMMANDS)) == []
 
 
+def test_ask_help_and_a_usage_error_still_go_through_typer():
+    for args in (["ask", "--help"], ["ask", "--bogus", REQUEST]):
+        mods = _modules_after(f"from chainret.cli import main\ntry:\n    main({args!r})\nexcept SystemExit:\n    pass\n")
+        assert "typer" in mods and "chainret.cli.ask_cmds" in mods
+
+
 def test_ask_on_a_compiled_store_reads_no_yaml(tmp_path):
     from chainret.catalog.load import default_catalog_path, load_world
     from chainret.store import compile_store
 
     db = tmp_path / "default.db"
     compile_store(load_world(default_catalog_path()).catalog, db)
-    mods = _cli_ask("--json", "--catalog", str(db))
-    assert "chainret.store.sqlite" in mods
-    assert _loaded(mods, ("yaml", "chainret.catalog.load", "rich", *NOT_ON_ASK_PATH, *OTHER_COMMANDS)) == []
+    for args in (("--json",), ()):
+        mods = _cli_ask(*args, "--catalog", str(db))
+        assert "chainret.store.sqlite" in mods
+        assert _loaded(mods, ("yaml", "chainret.catalog.load", *NOT_ON_FAST_PATH, *NOT_ON_ASK_PATH, *OTHER_COMMANDS)) == []
 
 
 def test_cases_still_load_on_demand():

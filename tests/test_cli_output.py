@@ -223,7 +223,7 @@ def test_answer_is_printed_before_a_failing_trace_write(monkeypatch, capsys):
     def fail(*a, **k):
         raise OutputError("disk full (simulated)")
 
-    monkeypatch.setattr("chainret.cli.ask_cmds.write_new_trace", fail)
+    monkeypatch.setattr("chainret.cli.ask_run.write_new_trace", fail)  # ask_cmds.ask_cmd and main both run ask_run.run_ask
     code, out = cli(capsys, "ask", ASK)
     assert code == 2 and "Rowan field office" in out and "disk full" in out
     assert out.index("Rowan field office") < out.index("disk full")

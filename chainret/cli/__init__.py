@@ -9,7 +9,9 @@ Cold start (issue 24): typer builds a click command for every registered command
 app runs, and the command modules import rich and pydantic. So ``app`` (the whole tree: ``--help``,
 the tests, docs/cli.md) is built on first use, and ``main`` runs a top-level command such as
 ``ask`` through a root holding that command alone: same root callback, same error path, same
-usage and help text, without importing or building the others.
+usage and help text, without importing or building the others. Common ``ask`` invocations skip
+typer altogether (``chainret.cli.ask_run``: typer and its pydantic adapters were a third of a
+cold ask); this module imports typer only when it builds an app.
 """
 
 from __future__ import annotations
@@ -17,14 +19,12 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import types
 from typing import Any
 
 # The CLI uses no pydantic plugin: skip pydantic's scan of every installed package's entry points
 # (set before any model class is built; the library itself leaves the variable alone).
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
-import typer  # noqa: E402
-from typer.core import TyperGroup  # noqa: E402
 
 from chainret.errors import (  # noqa: E402
     EXIT_CODES,
@@ -35,34 +35,73 @@ from chainret.errors import (  # noqa: E402
 )
 
 EXIT_TABLE = "Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES) + "."
+_PLUGINS_OFF = ("__all__", "1", "true")  # the values pydantic.plugin._loader reads as "no plugins"
 
 
-class _App(TyperGroup):
-    """The root group, and the CLI's one error path: a ChainretError from any command becomes its message
-    on stderr (``print_error``) and its exit code, never a traceback; commands just raise. It holds
-    wherever the app runs: ``main``, ``python -m chainret`` or typer's ``CliRunner``."""
+def _no_plugin_scan() -> None:
+    """With plugins off, pydantic still imports ``pydantic.plugin._loader`` for its first validator, and that
+    imports ``importlib.metadata`` (about 8 ms) only to return no plugins. A stand-in answers the same while
+    the variable says off and hands over to the real loader if it ever says otherwise. ``main`` puts it
+    in place before pydantic is first imported (importing this module leaves pydantic's names alone)."""
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") not in _PLUGINS_OFF or "pydantic" in sys.modules \
+            or "pydantic.plugin._loader" in sys.modules:
+        return
+    stub = types.ModuleType("pydantic.plugin._loader", "chainret.cli's stand-in: no plugins while PYDANTIC_DISABLE_PLUGINS is off")
 
-    def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
-        try:
-            return super().invoke(ctx)
-        except ChainretError as exc:
-            print_error(exc)
-            raise typer.Exit(exc.exit_code) from None
+    def get_plugins() -> Any:
+        if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in _PLUGINS_OFF:
+            return ()
+        if sys.modules.get("pydantic.plugin._loader") is stub:
+            del sys.modules["pydantic.plugin._loader"]
+        return importlib.import_module("pydantic.plugin._loader").get_plugins()
+
+    stub.get_plugins = get_plugins  # type: ignore[attr-defined]
+    sys.modules["pydantic.plugin._loader"] = stub
+
+
+def _app_class() -> type:
+    """The root group class (typer loads here, not when this module is imported)."""
+    global _App_class
+    if _App_class is None:
+        import typer
+        from typer.core import TyperGroup
+
+        class _App(TyperGroup):
+            """The root group, and the CLI's one error path: a ChainretError from any command becomes its message
+            on stderr (``print_error``) and its exit code, never a traceback; commands just raise. It holds
+            wherever the app runs: ``main``, ``python -m chainret`` or typer's ``CliRunner``."""
+
+            def invoke(self, ctx: Any) -> Any:  # typer's vendored click.Context
+                try:
+                    return super().invoke(ctx)
+                except ChainretError as exc:
+                    print_error(exc)
+                    raise typer.Exit(exc.exit_code) from None
+
+        _App_class = _App
+    return _App_class
+
+
+_App_class: type | None = None
 
 
 def _version(value: bool) -> None:
     if value:
+        import typer
+
         from chainret import __version__
 
         typer.echo(f"chainret {__version__}")
         raise typer.Exit()
 
 
-def _root_app() -> typer.Typer:
+def _root_app() -> Any:
     """The root group with its callback and no commands yet."""
+    import typer
+
     root = typer.Typer(
         name="chainret",
-        cls=_App,
+        cls=_app_class(),
         help="Auditable multi-hop retrieval over a versioned, permission-aware relation catalog.",
         epilog=EXIT_TABLE,
         no_args_is_help=True,
@@ -80,7 +119,7 @@ def _root_app() -> typer.Typer:
     return root
 
 
-def _build_app() -> typer.Typer:
+def _build_app() -> Any:
     """The whole command tree, in the order ``--help`` lists it."""
     from chainret.cli import ask_cmds, bench_cmds, catalog_cmds, nli_cmds, serve_cmds, store_cmds
     from chainret.cli import import_cmds
@@ -108,7 +147,7 @@ _ALONE = {
 }
 
 
-def _app_for(name: str) -> typer.Typer:
+def _app_for(name: str) -> Any:
     """A root holding the one top-level command ``name`` (one of ``_ALONE``)."""
     root = _root_app()
     importlib.import_module(f"chainret.cli.{_ALONE[name]}").register(root)
@@ -118,7 +157,7 @@ def _app_for(name: str) -> typer.Typer:
     return root
 
 
-_full_app: typer.Typer | None = None
+_full_app: Any = None
 
 
 def __getattr__(name: str) -> Any:
@@ -132,10 +171,12 @@ def __getattr__(name: str) -> Any:
         from chainret.cli.render import err_console
 
         return err_console
+    if name == "_App":
+        return _app_class()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _full_short_help(typer_app: typer.Typer) -> None:
+def _full_short_help(typer_app: Any) -> None:
     """Command lists show each command's first sentence whole (click cuts it at ~45 characters)."""
     import inspect
 
@@ -155,10 +196,20 @@ def _full_short_help(typer_app: typer.Typer) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     """Entry point: click handles usage errors (exit 2); the root group (``_App``) turns a ChainretError into
-    its message and exit code; one raised before a command runs (parsing) gets the same treatment here."""
+    its message and exit code; one raised before a command runs (parsing) gets the same treatment here.
+
+    ``chainret ask`` in a form ``chainret.cli.ask_run.parse_ask_args`` reads whole runs without typer
+    (``_ask_fast``); everything else, ``ask --help`` and every usage error included, goes through typer."""
     args = sys.argv[1:] if argv is None else argv
-    runner = _app_for(args[0]) if args and args[0] in _ALONE else __getattr__("app")
+    _no_plugin_scan()
     try:
+        if args and args[0] == "ask":
+            from chainret.cli.ask_run import parse_ask_args
+
+            parsed = parse_ask_args(args[1:])
+            if parsed is not None:
+                _ask_fast(parsed)
+        runner = _app_for(args[0]) if args and args[0] in _ALONE else __getattr__("app")
         runner(args=argv, standalone_mode=True)
     except ChainretError as exc:
         print_error(exc)
@@ -166,6 +217,38 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         _err_console().print("aborted")
         sys.exit(EXIT_INTERRUPTED)
+
+
+def _ask_fast(parsed: dict[str, Any]) -> None:
+    """``run_ask`` as typer's standalone mode runs a command: a ChainretError is its message and exit code
+    (as ``_App.invoke``), Ctrl-C exits 130, end of input "Aborted!" and 1, a closed pipe 1; always ``sys.exit``."""
+    import errno
+
+    from chainret.cli.ask_run import run_ask
+
+    try:
+        try:
+            code = run_ask(**parsed)
+        except ChainretError as exc:
+            print_error(exc)
+            code = exc.exit_code
+    except EOFError:
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+        sys.stderr.write("Aborted!\n")
+        sys.stderr.flush()
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        from typer._click.utils import PacifyFlushWrapper
+
+        sys.stdout = PacifyFlushWrapper(sys.stdout)  # type: ignore[assignment]
+        sys.stderr = PacifyFlushWrapper(sys.stderr)  # type: ignore[assignment]
+        code = 1
+    sys.exit(code)
 
 
 def _err_console() -> Any:

@@ -1,6 +1,7 @@
 """`chainret ask`, `chainret eval`, `chainret graph` and `chainret trace show|verify`.
 
 Thin commands: parse, one library call (``chainret.ask`` / ``chainret.replay``), render with rich.
+``ask``'s body is ``chainret.cli.ask_run.run_ask``, which ``chainret.cli.main`` also runs without typer.
 Nothing here imports torch; ``eval --baselines`` may load the embedder lazily for the dense route.
 The renderer (rich) and the trace models are imported inside the commands, so ``ask --json`` never
 loads rich (issue 24).
@@ -9,67 +10,23 @@ loads rich (issue 24).
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import typer
 
+from chainret.cli.ask_run import (  # noqa: F401  (default_trace_dir, write_new_trace: the names this module gave them)
+    catalog_for as _catalog_for,
+    check_names as _check_names,
+    default_trace_dir,
+    run_ask,
+    write_new_trace,
+)
 from chainret.errors import EXIT_NO, UsageError
 from chainret.files import check_output_path
 from chainret.textsafe import json_safe as json_out  # what chainret.cli.render.json_out is, without rich
 
-if TYPE_CHECKING:
-    from chainret.session import Session
-    from chainret.store.base import CatalogReader
-    from chainret.trace import Budget, Trace
-
 trace_app = typer.Typer(help="Inspect and replay chain traces.", no_args_is_help=True)
-
-
-def default_trace_dir() -> Path:
-    """``$CHAINRET_TRACE_DIR``, else ``$XDG_CACHE_HOME/chainret/traces`` (``~/.cache/chainret/traces``)."""
-    env = os.environ.get("CHAINRET_TRACE_DIR")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "chainret" / "traces"
-
-
-def _trace_name(trace: Trace) -> str:
-    """A new file name: time, request hash, process id and a random part (no collision under concurrency)."""
-    import datetime
-    import hashlib
-    import secrets
-
-    stamp = datetime.datetime.now(datetime.UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    h = hashlib.sha256(trace.request.encode("utf-8")).hexdigest()[:8]
-    return f"{stamp}-{h}-{os.getpid()}-{secrets.token_hex(4)}.json"
-
-
-def write_new_trace(trace: Trace, directory: Path) -> Path:
-    """Write ``trace`` under a fresh generated name in ``directory``; never overwrites another file."""
-    from chainret.trace import write_trace
-
-    for _ in range(8):
-        try:
-            return write_trace(trace, directory / _trace_name(trace), exclusive=True)
-        except FileExistsError:
-            continue
-    raise UsageError(f"could not find a free trace file name in {directory}")
-
-
-def _budget(**values: int | None) -> Budget:
-    """Only the flags given become explicit budget values (unset search/row caps scale with hops)."""
-    from pydantic import ValidationError
-
-    from chainret.trace import Budget
-
-    try:
-        return Budget(**{k: v for k, v in values.items() if v is not None})
-    except ValidationError as exc:
-        msgs = "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')} ({e['loc'][0]}): {e['msg']}" for e in exc.errors())
-        raise UsageError(f"bad budget flag: {msgs}") from None
 
 
 # -- commands ---------------------------------------------------------------------------------------
@@ -96,65 +53,12 @@ def ask_cmd(
 
     Exit 0 with an accepted path; 1 when refused, no complete path or no pattern; 2 on bad input.
     """
-    from chainret.ask import answer
-
-    budget = _budget(
-        rows_per_hop=rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
-        packet_units=packet_units, packet_chars=packet_chars,
-    )
-    if trace_out is not None and not no_trace:
-        check_output_path(trace_out, create_parent=False)  # fail before the work, with a clear message
-    from chainret.store import catalog_location
-    from chainret.session import Session
-
-    session = Session()  # this command's caches
-    opened = _catalog_for(catalog, session)  # resolved once, here at the edge, into the catalog reader the library takes
-    _check_names(opened, principal=principal, viewer=viewer, view=view)
-    result = answer(request, opened, view=view, principal=principal, budget=budget, viewer=viewer,
-                    backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session)
-    trace = result.trace
-    # The answer first; then the trace file (a failed write cannot lose the answer).
-    from chainret.trace import write_trace
-
-    if as_json:
-        typer.echo(json_out(trace.to_json()))
-    else:
-        from chainret.cli.render import render_trace
-
-        render_trace(trace, None, names=result.names, suggestions=result.suggestions, quiet=quiet)
-    if not no_trace:
-        path = write_trace(trace, trace_out) if trace_out is not None else write_new_trace(trace, default_trace_dir())
-        if not as_json and not quiet:
-            from chainret.cli.render import console, t
-
-            console.print(t("trace written to ", str(path)))
-    if trace.outcome != "accepted_path":
-        raise typer.Exit(EXIT_NO)
-
-
-def _check_names(opened: Any, *, principal: str | None = None, viewer: str | None = None, view: str | None = None,
-                 principal_flag: str = "--principal") -> None:
-    """Unknown principals and views are usage errors (exit 2) with did-you-mean, before any work."""
-    from chainret.catalog.suggest import check_principal
-    from chainret.catalog.views import check_view
-
-    check_principal(opened, principal, principal_flag)
-    check_principal(opened, viewer, "--as")
-    check_view(opened, view)
-
-
-def _catalog_for(catalog: Optional[str], session: Session | None = None) -> CatalogReader:
-    from chainret.store import resolve_catalog
-    from chainret.store import is_store_spec
-
-    if catalog is not None and not is_store_spec(catalog) and not Path(catalog).exists():
-        from chainret.catalog.suggest import did_you_mean
-
-        p = Path(catalog)
-        near = [str(p.parent / c.name) if str(p.parent) != "." else c.name
-                for c in (p.parent.iterdir() if p.parent.is_dir() else [])]
-        raise UsageError(f"catalog {catalog} does not exist{did_you_mean(str(p), near)}")
-    return resolve_catalog(catalog, session)
+    code = run_ask(request, catalog=catalog, view=view, viewer=viewer, principal=principal, as_json=as_json,
+                   trace_out=trace_out, no_trace=no_trace, quiet=quiet, text_route=text_route, no_backtrack=no_backtrack,
+                   rows_per_hop=rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
+                   packet_units=packet_units, packet_chars=packet_chars, echo=typer.echo)
+    if code:
+        raise typer.Exit(code)
 
 
 def patterns_cmd(

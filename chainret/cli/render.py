@@ -14,7 +14,6 @@ knows: the code and what it means.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,42 +23,28 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from chainret.codes import DefectCode, RefusalCode, ViewCode
+from chainret.cli.plain import (
+    LABEL_WIDTH,
+    REASONS,
+    WHY,
+    Part,
+    TableItem,
+    answer_parts,
+    column_widths,
+    escape_cell,
+    hop_rows,
+    match_lines,
+    reason_words,
+    refusal_lines,
+    trace_items,
+    why_words,
+)
 from chainret.textsafe import json_safe, mermaid_label, visible
 
-Part = str | tuple[str, str]
-LABEL_WIDTH = 13
-
-# Plain words for every reason code a trace can carry.
-REASONS: dict[str, str] = {
-    RefusalCode.NO_PATTERN: "no relation pattern of this catalog matches the request's words (`chainret patterns` lists them)",
-    RefusalCode.UNKNOWN_ENTITY: "the words in the slot do not name an entity of the slot's type in this view",
-    RefusalCode.AMBIGUOUS_ALIAS: "the words in the slot name several entities; ask again with one canonical ID",
-    RefusalCode.AMBIGUOUS_READING: "the words read as more than one pattern or entity; ask again with one of the phrasings or IDs listed",
-    RefusalCode.EXCEEDS_MAX_HOPS: "the pattern needs more hops than --max-hops allows",
-    RefusalCode.BUDGET_EXHAUSTED: "the request ran out of searches or rows before the chain was complete",
-    RefusalCode.NO_SUPPORTED_RELATION: "no usable relation of this hop is supported by a unit its search returned",
-    RefusalCode.CONTRADICTION: "a functional relation has opposing current assignments, so the bridge is not settled",
-    RefusalCode.DEAD_END: "every candidate bridge of a hop was tried and none completed the chain",
-    RefusalCode.PACKET_TOO_SMALL: "a supported path was found but its clauses do not fit the packet cap "
-    "(raise --packet-units or --packet-chars)",
-    RefusalCode.CYCLE: "every supported bridge leads back to a node already on the path; a path never repeats a node",
-}
-# Plain words for why a relation record could not advance a hop.
-WHY: dict[str, str] = {
-    DefectCode.INVALID_DIGEST: "its support digest does not match the document (the quote is not verified)",
-    DefectCode.SPAN_MISMATCH: "its quote differs from the document text at its span (invalid quote)",
-    DefectCode.CLAUSE_MISMATCH: "its quoted clause does not state this subject, predicate and object (invalid quote)",
-    DefectCode.PROSE_MISMATCH: "its quoted sentence does not name both its subject and its object",
-    DefectCode.REPRESENTATION_MISMATCH: "its support representation differs from the document's",
-    DefectCode.DOMAIN_MISMATCH: "its subject type is not the predicate's domain",
-    DefectCode.RANGE_MISMATCH: "its object type is not the predicate's range",
-    ViewCode.NOT_CURRENT: "its document version is not the one in this view",
-    ViewCode.SUPERSEDED: "a later version of its document is in this view",
-    ViewCode.REMOVED: "its document is removed",
-    ViewCode.RESTRICTED: "its document is restricted",
-    RefusalCode.CYCLE: "its object is already on the path",
-}
+# The rich-free pieces (the reason words, the summary's lines, the table widths) live in chainret.cli.plain.
+__all__ = ["LABEL_WIDTH", "REASONS", "WHY", "Part", "answer_line", "console", "err_console", "field", "fit_table",
+           "hop_rows", "json_out", "make_console", "match_lines", "reason_words", "render_trace", "t", "trace_mermaid",
+           "trace_tree", "why_words"]
 
 
 def make_console(*, stderr: bool = False) -> Console:
@@ -87,33 +72,12 @@ def field(label: str, *parts: Part) -> Text:
     return t((label.ljust(LABEL_WIDTH), "bold"), *parts)
 
 
-def why_words(code: str) -> str:
-    """Plain words for a comma-separated list of ``why`` codes."""
-    codes = [c for c in str(code).split(",") if c]
-    return "; ".join(f"{c} ({WHY[c]})" if c in WHY else c for c in codes) or "not usable"
-
-
-def reason_words(code: str) -> str:
-    return REASONS.get(code, "")
-
-
 def json_out(text: str) -> str:
     """``--json`` text with control and invisible formatting characters ``\\u``-escaped."""
     return json_safe(text)
 
 
 # -- tables that never break a word ---------------------------------------------------------------
-_SPACE = re.compile(r"\s+")
-
-
-def _longest_word(cell: str) -> int:
-    return max((len(w) for w in _SPACE.split(cell)), default=0)
-
-
-def _longest_line(cell: str) -> int:
-    return max((len(line) for line in cell.split("\n")), default=0)
-
-
 def fit_table(
     columns: Sequence[str],
     rows: Iterable[Sequence[Any]],
@@ -126,23 +90,11 @@ def fit_table(
 
     Cells are plain values (escaped here); ``styles`` maps a column index to a style.
     """
-    cells = [[c if isinstance(c, Text) else "\n".join(visible(x) for x in str(c).split("\n")) for c in row] for row in rows]
-    n = len(columns)
+    cells = [[c if isinstance(c, Text) else escape_cell(c) for c in row] for row in rows]
     plain = [[c.plain if isinstance(c, Text) else c for c in row] for row in cells]
-    mins = [max([_longest_word(columns[i])] + [_longest_word(r[i]) for r in plain]) for i in range(n)]
-    maxs = [max([_longest_line(columns[i])] + [_longest_line(r[i]) for r in plain]) for i in range(n)]
-    frame = 3 * n + 1  # one space of padding either side of each cell and a rule between columns
-    if sum(mins) + frame > width:
+    widths = column_widths(columns, plain, width)
+    if widths is None:
         return _records(columns, cells, title)
-    spare = width - frame - sum(mins)
-    want = [mx - mn for mn, mx in zip(mins, maxs, strict=True)]
-    widths = list(mins)
-    total_want = sum(want)
-    if total_want <= spare:
-        widths = list(maxs)
-    elif total_want:
-        for i in range(n):
-            widths[i] += spare * want[i] // total_want
     table = Table(title=visible(title) if title else None, title_justify="left", show_lines=False)
     for i, col in enumerate(columns):
         table.add_column(visible(col), width=widths[i], overflow="fold", style=(styles or {}).get(i))
@@ -170,28 +122,7 @@ def _records(columns: Sequence[str], cells: list[list[Any]], title: str | None) 
 # -- traces ---------------------------------------------------------------------------------------
 def _refusal_lines(ref: Any, indent: str = "  ") -> list[Text]:
     """A refusal's rejected relations, in plain words (what a viewer's projected trace still holds)."""
-    out: list[Text] = []
-    for r in ref.details.get("rejected", []) or []:
-        out.append(t(indent, f"relation {r.get('relation')} in {r.get('unit')}: not usable: ", why_words(r.get("why", ""))))
-    for w in ref.details.get("withheld", []) or []:
-        out.append(t(indent, f"relation {w.get('relation')} in {w.get('unit')}: withheld from this principal: ",
-                     why_words(w.get("why", ""))))
-    if ref.details.get("not_returned"):
-        out.append(t(indent, "supported elsewhere but not returned by this search: ", ", ".join(map(str, ref.details["not_returned"]))))
-    if ref.details.get("opposing"):
-        out.append(t(indent, "opposing assignments: ", ", ".join(map(str, ref.details["opposing"]))))
-    return out
-
-
-def hop_rows(trace: Any) -> list[list[str]]:
-    rows = []
-    for h in trace.hops:
-        returned = "\n".join(f"{x.rank}. {x.ref}" for x in h.hits) or ("(reuses its search)" if h.reuses else "—")
-        rows.append([
-            str(h.index), h.branch, h.subquery, returned, h.anchor.relation_id if h.anchor else "—", h.bridge or "—",
-            f"{h.searches_left} searches, {h.rows_left} rows", h.refusal.code if h.refusal else "—",
-        ])
-    return rows
+    return [t(*line) for line in refusal_lines(ref, indent)]
 
 
 def render_trace(
@@ -204,105 +135,21 @@ def render_trace(
     quiet: bool = False,
 ) -> None:
     """Readable summary, the answer first: answer (or outcome), path, then request, interpretation,
-    hops, packet, outcome and reason. ``quiet``: the first line alone."""
+    hops, packet, outcome and reason. ``quiet``: the first line alone. The lines are
+    ``chainret.cli.plain.trace_items``'."""
     c = out or console
-    names = names or {}
-    c.print(answer_line(trace, names))
-    if quiet:
-        return
-    if trace.path_ids:
-        c.print(field("path", " → ".join(trace.path_ids), f"  ({', '.join(trace.accepted_path or [])})"))
-    c.print(field("request", trace.request))
-    principal = trace.meta.get("principal") or (trace.interpretation.principal if trace.interpretation else "public")
-    viewer = trace.meta.get("viewer") or principal
-    note = "" if viewer == principal else " (audit view of a request that ran with the principal's access)"
-    c.print(field("for", "principal ", (str(principal), "cyan"), " · shown to ", (str(viewer), "cyan"), note))
-    it = trace.interpretation
-    if it is not None:
-        c.print(field("interpreted", f"pattern {it.pattern} · {it.slot} {it.slot_text!r} → ", (it.start_id, "cyan"),
-                      f" · hops {' → '.join(it.predicates)} · view {it.view}"))
-        for matched in match_lines(it):
-            c.print(t("  ", matched))
-    if trace.hops:
-        cols = ("hop", "branch", "search", "returned rows", "anchor", "bridge", "left", "stopped")
-        c.print(fit_table(cols, hop_rows(trace), width=c.width, title="hops"))
-        for h in trace.hops:
-            if h.refusal is not None:
-                c.print(t(f"  hop {h.index} (branch {h.branch}) stopped: ", (h.refusal.code, "yellow"), f" — {h.refusal.message}"))
-                for line in _refusal_lines(h.refusal, "    "):
-                    c.print(line)
-    if trace.packet is not None:
-        p = trace.packet
-        c.print(field("packet", f"{len(p.items)} units, {p.cost} chars (cap {p.max_items} units / {p.budget} chars)"))
-        for item in p.items:
-            c.print(t("  ", (item.ref, "dim"), "  ", item.text))
-    for pname, p in trace.packets.items():
-        c.print(t((pname, "bold yellow"), f" ({p.diagnostics.get('label', '')}): {len(p.items)} units, {p.cost} chars"))
-        for item in p.items:
-            c.print(t("  ", (item.ref, "dim"), "  ", item.text[:120]))
-    colour = "green" if trace.outcome == "accepted_path" else "yellow"
-    line = field("outcome", (trace.outcome, colour))
-    if trace.reason is not None:
-        line.append_text(t(f" — {trace.reason.message}"))
-    c.print(line)
-    if trace.reason is not None:
-        words = reason_words(trace.reason.code)
-        c.print(field("reason", (trace.reason.code, "yellow"), f": {words}" if words else ""))
-        for key in ("hop", "slot_text"):
-            if key in trace.reason.details:
-                c.print(t(f"  {key.replace('_', ' ')}: ", str(trace.reason.details[key])))
-        if trace.reason.details.get("tried"):
-            c.print(t("  bridges tried: ", ", ".join(map(str, trace.reason.details["tried"]))))
-        for f in trace.reason.details.get("branch_failures", []) or []:
-            c.print(t(f"  branch {f.get('details', {}).get('branch', '?')}: ", (str(f.get("code")), "yellow"),
-                      f" — {f.get('message', '')}"))
-            from chainret.trace import Refusal
-
-            try:
-                for sub in _refusal_lines(Refusal(**f), "    "):
-                    c.print(sub)
-            except (TypeError, ValueError):
-                pass
-        for line in _refusal_lines(trace.reason):
-            c.print(line)
-        for cand in trace.reason.details.get("candidates", []) or []:
-            c.print(t(f"  candidate {cand.get('id')} ({cand.get('name')})"))
-    if suggestions:
-        c.print(t(("closest phrasings of this catalog:", "bold")))
-        for pattern, phrasing in suggestions:
-            c.print(t("  ", phrasing, (f"   ({pattern})", "dim")))
-    for a in trace.assumptions:
-        c.print(t(("assumption: ", "dim"), (a, "dim")))
-    used = (f"budget used: {trace.searches_used} of {trace.budget.max_searches} searches, "
-            f"{trace.rows_used} of {trace.budget.max_rows} rows")
-    c.print(t((used, "dim")))
+    for item in trace_items(trace, names=names, suggestions=suggestions, quiet=quiet):
+        if isinstance(item, TableItem):
+            c.print(fit_table(item.columns, item.rows, width=c.width, title=item.title))
+        else:
+            c.print(t(*item))
     if trace_path is not None:
         c.print(t("trace written to ", str(trace_path)))
 
 
-def match_lines(it: Any) -> list[str]:
-    """A tolerant reading's match record in words (none for a literal reading)."""
-    if not getattr(it, "match", None):
-        return []
-    out = [f"read as: {it.reading}"]
-    for m in it.match:
-        how = m.how + (f" at distance {m.distance}" if m.distance is not None else "")
-        label = f", matched {m.label!r}" if m.label and m.label != m.words else ""
-        target = f" → {m.target}" if m.target else ""
-        out.append(f"  {m.part}: {m.words!r}{target} ({how}{label})")
-    return out
-
-
 def answer_line(trace: Any, names: dict[str, str] | None = None) -> Text:
     """The one line that answers: the final entity's name and ID, or the outcome and why not."""
-    if trace.outcome == "accepted_path" and trace.path_ids:
-        final = trace.path_ids[-1]
-        name = (names or {}).get(final)
-        return field("answer", *(((name, "bold green"), f" ({final})") if name else ((final, "bold green"),)))
-    line = field("no answer", (trace.outcome, "yellow"))
-    if trace.reason is not None:
-        line.append_text(t(f" — {trace.reason.message}"))
-    return line
+    return t(*answer_parts(trace, names))
 
 
 def trace_tree(trace: Any) -> Tree:

@@ -9,7 +9,6 @@ the errors.
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from chainret.errors import OutputError
@@ -17,6 +16,8 @@ from chainret.errors import OutputError
 
 def _temp_copy(target: Path, text: str) -> str:
     """``text`` in a new temporary file beside ``target`` (flushed to disk); its path."""
+    import tempfile  # only when a file is written (a cold `ask --no-trace` writes none)
+
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -35,8 +35,19 @@ Outcome = Literal[
 ]
 
 
+# Field defaults: pydantic asks every default_factory for its signature when it builds a schema, and
+# inspect.signature of the builtins list/dict parses their text signature (about 0.1 ms each, tens of
+# fields per model set); a plain function answers at once. Same values: a new empty list / dict.
+def _new_list() -> list[Any]:
+    return []
+
+
+def _new_dict() -> dict[str, Any]:
+    return {}
+
+
 class _Model(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
 class Hit(_Model):
@@ -46,7 +57,7 @@ class Hit(_Model):
     rank: int = Field(ge=1)
     score: float
     title: str | None = None
-    scores: dict[str, float] = Field(default_factory=dict)  # further signals (bench: bm25, embedding, nli-*)
+    scores: dict[str, float] = Field(default_factory=_new_dict)  # further signals (bench: bm25, embedding, nli-*)
 
 
 class Anchor(_Model):
@@ -71,11 +82,11 @@ class Anchor(_Model):
 class Refusal(_Model):
     """Why a hop (or the whole request) stopped. ``code`` is stable; ``message`` is for people."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=True)
+    model_config = ConfigDict(frozen=True, extra="forbid", use_enum_values=True, defer_build=True)
 
     code: RefusalCode
     message: str
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: dict[str, Any] = Field(default_factory=_new_dict)
 
 
 class Verification(_Model):
@@ -99,16 +110,16 @@ class Hop(_Model):
     subquery: str  # exactly what was searched (the canonical ID for a relation hop)
     predicate: str | None = None
     from_id: str | None = None  # the node this hop starts at
-    hits: list[Hit] = Field(default_factory=list)
+    hits: list[Hit] = Field(default_factory=_new_list)
     anchor: Anchor | None = None
     bridge: str | None = None  # canonical ID the next hop will search
-    candidate_bridges: list[str] = Field(default_factory=list)  # other eligible, supported bridges seen in this hop
+    candidate_bridges: list[str] = Field(default_factory=_new_list)  # other eligible, supported bridges seen in this hop
     reuses: str | None = None  # backtracking: branch whose search this hop's bridge came from (no new search)
     searches_left: int | None = None
     rows_left: int | None = None
     refusal: Refusal | None = None
-    selected: list[str] = Field(default_factory=list)  # refs kept from this hop (bench selectors)
-    verifications: list[Verification] = Field(default_factory=list)
+    selected: list[str] = Field(default_factory=_new_list)  # refs kept from this hop (bench selectors)
+    verifications: list[Verification] = Field(default_factory=_new_list)
 
 
 class WordMatch(_Model):
@@ -151,7 +162,7 @@ class Interpretation(_Model):
     view: str
     principal: str
     reading: str | None = None
-    match: list[WordMatch] = Field(default_factory=list)
+    match: list[WordMatch] = Field(default_factory=_new_list)
 
     @model_serializer(mode="wrap")
     def _omit_literal(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -181,17 +192,17 @@ class Packet(_Model):
     budget: int
     max_items: int | None = None
     separator: str = "\n"
-    items: list[PacketItem] = Field(default_factory=list)
+    items: list[PacketItem] = Field(default_factory=_new_list)
     cost: int = 0  # total, separators included for chars
     text: str = ""
-    diagnostics: dict[str, Any] = Field(default_factory=dict)  # answer-in-context, coverage, density, …
+    diagnostics: dict[str, Any] = Field(default_factory=_new_dict)  # answer-in-context, coverage, density, …
 
 
 class Coverage(_Model):
     """Structural coverage, kept apart from the outcome: finding anchors is not completing a chain."""
 
-    anchors_required: list[str] = Field(default_factory=list)  # relation ids a complete bundle needs
-    anchors_observed: list[str] = Field(default_factory=list)  # of those, seen in any returned search row
+    anchors_required: list[str] = Field(default_factory=_new_list)  # relation ids a complete bundle needs
+    anchors_observed: list[str] = Field(default_factory=_new_list)  # of those, seen in any returned search row
     complete_bundle: bool = False  # every required anchor's unit reached the packet
 
 
@@ -205,18 +216,18 @@ class Trace(_Model):
     dataset: str | None = None
     question_id: str | None = None
     budget: Budget = Field(default_factory=Budget)
-    hops: list[Hop] = Field(default_factory=list)
+    hops: list[Hop] = Field(default_factory=_new_list)
     outcome: Outcome
     reason: Refusal | None = None
     accepted_path: list[str] | None = None  # relation ids of the accepted chain, in order
     path_ids: list[str] | None = None  # node ids: start, bridge(s), answer
     coverage: Coverage = Field(default_factory=Coverage)
     packet: Packet | None = None
-    packets: dict[str, Packet] = Field(default_factory=dict)  # bench: one per packer/budget
-    assumptions: list[str] = Field(default_factory=list)  # e.g. the catalog-level contradiction check
+    packets: dict[str, Packet] = Field(default_factory=_new_dict)  # bench: one per packer/budget
+    assumptions: list[str] = Field(default_factory=_new_list)  # e.g. the catalog-level contradiction check
     searches_used: int = 0
     rows_used: int = 0
-    meta: dict[str, Any] = Field(default_factory=dict)
+    meta: dict[str, Any] = Field(default_factory=_new_dict)
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """Stable JSON: sorted keys, floats rounded to 6 places."""

@@ -39,6 +39,7 @@ from chainret.catalog.parse import (
     parse_json,
     parse_yaml,
     read_bytes,
+    read_catalog_document,
     read_document,
     read_text,
     validation_issues,
@@ -105,7 +106,10 @@ def _resolve_file(path: Path, stem: str) -> Path:
 
 def load_catalog(path: str | os.PathLike[str]) -> Catalog:
     file = _resolve_file(Path(path), "catalog")
-    return _catalog_document(file, *read_document(file))
+    kind, data, remember = read_catalog_document(file)
+    catalog = _catalog_document(file, kind, data)
+    remember()  # a YAML catalog that loaded: its parse is read back next time (chainret.catalog.parse)
+    return catalog
 
 
 def _catalog_document(file: Path, kind: str, data: dict[str, Any]) -> Catalog:
@@ -164,9 +168,11 @@ def load_world(path: str | os.PathLike[str]) -> World:
             cat_file = _resolve_file(p, "catalog")
             return World(load_catalog(cat_file), cat_file)
         p = cases_file
-    kind, data = read_document(p)
+    kind, data, remember = read_catalog_document(p)
     if kind == "catalog":
-        return World(_catalog_document(p, kind, data), p)
+        world = World(_catalog_document(p, kind, data), p)
+        remember()
+        return world
     case_file, catalog, catalog_path = _cases_document(p, kind, data)
     return World(catalog, catalog_path, list(case_file.cases), p)
 

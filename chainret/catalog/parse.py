@@ -4,30 +4,53 @@ Bounded against hostile input: special files, files over ``MAX_FILE_BYTES``, non
 nesting deeper than ``MAX_DEPTH``, runaway YAML aliases and duplicate keys are issues, never a
 hang, a blow-up or a traceback. ``validation_issues`` turns a pydantic error into located issues
 and ``with_lines`` adds the YAML line of each record; both serve catalogs, cases and source headers.
+
+A YAML catalog that loaded is remembered as JSON under ``$XDG_CACHE_HOME/chainret/parsed`` (or
+``~/.cache/chainret/parsed``), named by the sha256 of its text and of the YAML reader, so the next
+load of the same bytes is ``json.loads`` instead of importing and running the YAML reader (issue 24:
+a cold ``chainret ask`` on the default catalog). Only JSON-exact values are remembered (strings,
+integers, finite floats, booleans, null, lists, string-keyed mappings), only files this user owns and
+no one else may write are read back, and any problem with the cache means an ordinary parse.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import re
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import CATALOG_FORMAT
 from chainret.textsafe import clip, short_repr, visible
 
-# libyaml's parser with PyYAML's safe constructor (the same values as ``yaml.safe_load``, several
-# times faster); the pure-Python loader where PyYAML was built without libyaml.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
+
 _LISTS_KEYS = ("id", "name", "ref")
+
+
+def _yaml_loader() -> Any:
+    """libyaml's parser with PyYAML's safe constructor (the same values as ``yaml.safe_load``, several
+    times faster); the pure-Python loader where PyYAML was built without libyaml. PyYAML loads here."""
+    import yaml
+
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def __getattr__(name: str) -> Any:
+    """``_YAML_LOADER``, the name the loader class had when PyYAML loaded with this module."""
+    if name == "_YAML_LOADER":
+        return _yaml_loader()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # -- parsing --------------------------------------------------------------------------------------
@@ -116,7 +139,9 @@ def parse_yaml(raw: str, name: str) -> Any:
     The document is composed once (libyaml), checked by ``check_yaml_tree`` (iterative, so a deep or
     aliased tree cannot exhaust the stack or memory) and only then constructed.
     """
-    loader = _YAML_LOADER(raw)
+    import yaml
+
+    loader = _yaml_loader()(raw)
     try:
         try:
             node = loader.get_single_node()
@@ -144,6 +169,8 @@ def parse_yaml(raw: str, name: str) -> Any:
 def check_yaml_tree(root: yaml.Node, name: str) -> None:
     """Reject recursive aliases, alias expansion beyond ``MAX_ALIAS_NODES``, nesting deeper than
     ``MAX_DEPTH`` and duplicate mapping keys (with the line of the second key)."""
+    import yaml
+
     size: dict[int, int] = {}  # id(node) -> nodes in its expansion
     depth: dict[int, int] = {}
     on_stack: set[int] = set()
@@ -187,6 +214,8 @@ def check_yaml_tree(root: yaml.Node, name: str) -> None:
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
+    import yaml
+
     if isinstance(node, yaml.SequenceNode):
         return list(node.value)
     if isinstance(node, yaml.MappingNode):
@@ -198,6 +227,8 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
 def _check_duplicate_keys(node: yaml.MappingNode, name: str) -> None:
+    import yaml
+
     seen: dict[tuple[str, str], int] = {}
     for key, _ in node.value:
         if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE_TAG:
@@ -295,23 +326,144 @@ def read_document(path: Path) -> tuple[str, dict[str, Any]]:
     name = str(path)
     raw = read_text(path)
     data = parse_json(raw, name) if path.suffix == ".json" else parse_yaml(raw, name)
+    return document_kind(name, data), data
+
+
+def read_catalog_document(path: Path) -> tuple[str, dict[str, Any], Callable[[], None]]:
+    """``read_document``, reading a YAML file's remembered parse when there is one; the third value
+    remembers this parse (call it once the catalog has loaded; a no-op where there is nothing to do)."""
+    name = str(path)
+    raw = read_text(path)
+    if path.suffix == ".json":
+        data = parse_json(raw, name)
+        return document_kind(name, data), data, _nothing
+    key = _cache_key(raw)
+    remembered = _recall(key) if key is not None else None
+    if remembered is not None:
+        return document_kind(name, remembered), remembered, _nothing
+    data = parse_yaml(raw, name)
+    kind = document_kind(name, data)
+    text = _json_exact(data) if key is not None else None
+    return kind, data, (lambda: _remember(key, text)) if key is not None and text is not None else _nothing
+
+
+def document_kind(name: str, data: Any) -> str:
+    """``catalog`` or ``cases`` for a parsed document (CatalogFileInvalid for anything else)."""
     if not isinstance(data, dict):
         raise CatalogFileInvalid(
             [Issue("wrong_type", "error", name, "document root", "", f"expected a mapping, found {type(data).__name__}")]
         )
     fmt = data.get("format")
     if fmt is None:
-        return ("cases" if "cases" in data else "catalog"), data
+        return "cases" if "cases" in data else "catalog"
     if fmt == CATALOG_FORMAT:
-        return "catalog", data
+        return "catalog"
     from chainret.catalog.cases import CASES_FORMAT
 
     if fmt == CASES_FORMAT:
-        return "cases", data
+        return "cases"
     raise CatalogFileInvalid(
         [Issue("unknown_format", "error", name, "document root", "format",
                f"expected {CATALOG_FORMAT!r} or {CASES_FORMAT!r}, found {short_repr(fmt, 60)}")]
     )
+
+
+# -- the remembered parses of YAML catalogs ---------------------------------------------------------
+_CACHE_FORMAT = "chainret-parsed-yaml/1"
+_CACHE_MAX_CHARS = 4 << 20  # larger catalogs are asked through a compiled store
+
+
+def _nothing() -> None:
+    return None
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "chainret" / "parsed"
+
+
+def _cache_key(raw: str) -> str | None:
+    """sha256 of the text and of the YAML reader that parsed it (PyYAML's files, found without importing it)."""
+    import hashlib
+    import importlib.util
+
+    if len(raw) > _CACHE_MAX_CHARS:
+        return None
+    try:
+        spec = importlib.util.find_spec("yaml")
+        origin = spec.origin if spec is not None else None
+        reader = [(f, st.st_size, st.st_mtime_ns) for f in sorted(os.listdir(os.path.dirname(origin)))
+                  if f.endswith((".py", ".so")) for st in (os.stat(os.path.join(os.path.dirname(origin), f)),)] if origin else None
+    except (OSError, ValueError, ImportError):
+        return None
+    if not reader:
+        return None
+    h = hashlib.sha256(f"{_CACHE_FORMAT}\0{reader!r}\0{MAX_DEPTH}\0{MAX_ALIAS_NODES}\0".encode())
+    h.update(raw.encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _json_exact(data: Any) -> str | None:
+    """``data`` as JSON when JSON gives back exactly these values (else None: dates, bytes, sets, odd keys, nan)."""
+    stack = [data]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            if not all(type(k) is str for k in v):
+                return None
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, float):
+            if v != v or v in (float("inf"), float("-inf")):
+                return None
+        elif not (v is None or type(v) in (str, int, bool)):
+            return None
+    return json.dumps(data, ensure_ascii=True, allow_nan=False)
+
+
+def _recall(key: str) -> dict[str, Any] | None:
+    """The remembered parse named ``key``: a regular file this user owns that no one else may write, else None."""
+    import stat
+
+    try:
+        fd = os.open(cache_dir() / f"{key}.json", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid() or st.st_mode & 0o022 or st.st_size > 4 * _CACHE_MAX_CHARS:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as fh:
+            doc = json.loads(fh.read())
+    except (OSError, ValueError):
+        return None
+    finally:
+        os.close(fd)
+    if not isinstance(doc, dict) or doc.get("format") != _CACHE_FORMAT or doc.get("key") != key or not isinstance(doc.get("data"), dict):
+        return None
+    data: dict[str, Any] = doc["data"]
+    return data
+
+
+def _remember(key: str, text: str) -> None:
+    """Write the parse atomically (a private file in a private folder); a failure only means no cache."""
+    import tempfile
+
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(f'{{"format": "{_CACHE_FORMAT}", "key": "{key}", "data": {text}}}')
+            os.replace(tmp, folder / f"{key}.json")
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+    except OSError:
+        return
 
 
 _TYPE_CODES = {"extra_forbidden": "unknown_field", "missing": "missing_field"}
@@ -416,6 +568,8 @@ _RECORD_RE = re.compile(r"^(\w+)\[(\d+)\]")
 
 def _yaml_line(node: yaml.Node, path: list[str | int]) -> int:
     """1-based line of the deepest key or item reachable along ``path`` in a composed YAML tree."""
+    import yaml
+
     line = node.start_mark.line + 1
     for part in path:
         if isinstance(node, yaml.MappingNode):
@@ -435,8 +589,10 @@ def with_lines(issues: list[Issue], path: Path) -> list[Issue]:
     """Add the YAML line of each issue's record and field to its location (YAML files only)."""
     if path.suffix == ".json":
         return issues
+    import yaml
+
     try:
-        root = yaml.compose(read_text(path), Loader=_YAML_LOADER)
+        root = yaml.compose(read_text(path), Loader=_yaml_loader())
     except (CatalogFileInvalid, yaml.YAMLError, RecursionError):
         return issues
     if root is None:

@@ -1,0 +1,85 @@
+"""A YAML catalog that loaded is remembered as JSON and read back instead of parsed (issue 24), and the
+remembered parse is exactly the parse: every fixture world and the default catalog load to the same
+Catalog (same digest) from the cache as from YAML; a tampered, foreign or group-writable cache file is
+never read; values JSON cannot give back exactly (dates, bytes) are never remembered; a cache folder
+that cannot be written only means no cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from chainret.catalog import parse
+from chainret.catalog.load import default_catalog_path, load_catalog, load_world
+
+ROOT = Path(__file__).resolve().parents[1]
+CATALOGS = [default_catalog_path(), *sorted((ROOT / "fixtures").glob("*/catalog.yaml"))]
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "chainret" / "parsed"
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.parent.name)
+def test_a_remembered_parse_loads_the_same_catalog(cache, path: Path) -> None:
+    fresh = load_world(path).catalog  # parses the YAML and remembers it
+    files = list(cache.glob("*.json"))
+    assert len(files) == 1 and oct(files[0].stat().st_mode & 0o777) == "0o600"
+    raw = parse.read_text(path)
+    assert parse._recall(parse._cache_key(raw)) == parse.parse_yaml(raw, str(path))
+    again = load_world(path).catalog  # from the cache
+    assert again == fresh and again.digest() == fresh.digest()
+    assert load_catalog(path).digest() == fresh.digest()
+
+
+def test_the_cache_is_read_only_when_it_is_this_users_own(cache) -> None:
+    path = default_catalog_path()
+    load_world(path)
+    key = parse._cache_key(parse.read_text(path))
+    file = cache / f"{key}.json"
+    assert parse._recall(key) is not None
+    file.chmod(0o620)  # group-writable: someone else could have written it
+    assert parse._recall(key) is None
+    file.chmod(0o600)
+    doc = json.loads(file.read_text())
+    doc["key"] = "0" * 64  # a file renamed onto another key
+    file.write_text(json.dumps(doc))
+    assert parse._recall(key) is None
+    file.write_text("{not json")
+    assert parse._recall(key) is None
+    assert load_world(path).catalog.digest() == load_world(path).catalog.digest()  # parsed again, rewritten
+
+
+def test_values_json_cannot_give_back_are_not_remembered() -> None:
+    assert parse._json_exact({"a": [1, 2.5, None, True, "x"]}) is not None
+    for odd in ({"d": __import__("datetime").date(2024, 1, 1)}, {"b": b"x"}, {1: "int key"}, {"n": float("nan")},
+                {"s": {1, 2}}):
+        assert parse._json_exact(odd) is None
+
+
+def test_an_unwritable_cache_folder_is_no_cache(tmp_path, monkeypatch) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    cat = load_world(default_catalog_path()).catalog
+    assert cat.world and blocker.read_text() == "not a folder"
+
+
+def test_a_warm_cache_keeps_yaml_off_the_ask_path(tmp_path) -> None:
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"}
+    probe = ("import sys\nfrom chainret.cli import main\n"
+             "try:\n    main(['ask', 'Which contact serves PR-84?', '--no-trace'])\nexcept SystemExit:\n    pass\n"
+             "sys.stderr.write('@@' + ' '.join(sys.modules))")
+    first, second = (subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=ROOT)
+                     for _ in range(2))
+    assert first.stdout == second.stdout and "Rowan field office" in first.stdout
+    assert "yaml" in first.stderr.rsplit("@@", 1)[1].split()  # the first ask parsed the YAML
+    assert "yaml" not in second.stderr.rsplit("@@", 1)[1].split()

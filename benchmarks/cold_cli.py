@@ -6,9 +6,12 @@
     python benchmarks/cold_cli.py --runs 20 --store /work/team/bench/1m.db --write   # docs/results/cold_cli.md
 
 With --src the two are run alternately, run by run, so a change in the machine's load hits both alike.
-Each run is a fresh interpreter (`python -m chainret ask ...`), in the default output mode and with
---json; trace files go to a temporary folder. The default catalog is asked "Which contact serves
-PR-84?", a store --store-request (the 1M world of benchmarks/store_bench.py has GP-84). The load
+Each run is a fresh interpreter (`python -m chainret ask ...`, stdout to a pipe), in the default output
+mode and with --json, over every view x principal of the catalog (--runs runs of each); trace files go to
+a temporary folder. The default catalog is asked "Which contact serves PR-84?", a store --store-request
+(the 1M world of benchmarks/store_bench.py has GP-84). Then once per checkout and output mode with the
+store's (or catalog file's and its remembered parse's) pages evicted from the page cache first
+(posix_fadvise DONTNEED), and --runs asks of the default catalog with an empty parse cache. The load
 average is printed with the figures: the machine is shared, so CPU time is the figure to compare,
 wall time is what a user waited.
 
@@ -17,8 +20,8 @@ with bytecode written to a private cache (PYTHONPYCACHEPREFIX in the temporary f
 warm-up run per checkout) whatever PYTHONDONTWRITEBYTECODE says here; without that every run would
 also time compiling chainret's sources (about 0.06-0.09 s on this machine).
 
-Floors: `python -c pass`, and the import of the two libraries every command needs today: typer
-(which builds a pydantic TypeAdapter per parameter) and pydantic's BaseModel.
+Floors: `python -c pass`, and `from pydantic import BaseModel`, which the catalog and trace models
+need (typer, click and rich are no longer on the ask path: tests/test_ask_imports.py).
 """
 
 from __future__ import annotations
@@ -34,6 +37,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from store_bench import evict  # noqa: E402  (posix_fadvise DONTNEED on a file)
 PAGE = ROOT / "docs" / "results" / "cold_cli.md"
 REQUEST = "Which contact serves PR-84?"
 STORE_REQUEST = "Which contact serves GP-84?"
@@ -46,17 +51,18 @@ FROM_SRC = (
     "sys.path.insert(0, src); sys.argv[0] = 'chainret'; runpy.run_module('chainret', run_name='__main__')"
 )
 # Where the time goes: one fresh process imports these in this order (CPU time of each step), then runs
-# the command; a step is left out where the path does not import it (YAML for a store, rich for --json).
+# the command; a step is left out where the path does not import it (YAML for a store, the plain-text
+# printer for --json). chainret.cli first, as `python -m chainret` starts (it puts pydantic's plugin
+# loader stand-in in place).
 STEPS = (
-    ("typer", "import typer", None),
+    ("chainret.cli + argument reader", "import chainret.cli, chainret.cli.ask_run; chainret.cli._no_plugin_scan()", None),
     ("pydantic (BaseModel)", "from pydantic import BaseModel", None),
-    ("typer's pydantic adapters", "import typer._adapters", None),
     ("catalog models (pydantic)", "import chainret.catalog.models", None),
     ("trace models (pydantic)", "import chainret.trace", None),
     ("engine modules (chainret.ask)", "import chainret.ask", None),
     ("YAML reader (chainret.catalog.load)", "import chainret.catalog.load", "yaml"),
     ("SQLite store", "import chainret.store.sqlite", "store"),
-    ("rich + renderer", "import chainret.cli.render", "rich"),
+    ("plain-text printer (chainret.cli.plain)", "import chainret.cli.plain", "text"),
 )
 PROBE = (
     "import json, sys, time\n"
@@ -70,8 +76,7 @@ PROBE = (
     "sys.stderr.write('\\n' + json.dumps(out))\n"
 )
 FLOORS = (("`python -c pass`", "pass"),
-          ("`import typer, typer._adapters; from pydantic import BaseModel`",
-           "import typer, typer._adapters\nfrom pydantic import BaseModel"))
+          ("`from pydantic import BaseModel`", "from pydantic import BaseModel"))
 
 
 def _label(src: str) -> str:
@@ -83,7 +88,7 @@ def _label(src: str) -> str:
 def one(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    done = subprocess.run(cmd, env=env, capture_output=True)
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode not in (0, 1):
@@ -95,60 +100,95 @@ def load() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
-def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]]]:
-    """Run everything; the printed lines and one row per (catalog, code, mode)."""
+def pairs(spec: str | None) -> list[tuple[str, str]]:
+    """Every (view, principal) of a catalog (None: the default one), as ``chainret ask`` names them."""
+    sys.path.insert(0, str(ROOT))
+    from chainret.catalog.suggest import known_principals
+    from chainret.store import resolve_catalog
+
+    reader = resolve_catalog(spec)
+    return [(v.name, p) for v in reader.views for p in known_principals(reader)]
+
+
+def _row(catalog: str, code: str, mode: str, rs: list[tuple[float, float]]) -> dict[str, object]:
+    cpu, wall = [r[0] for r in rs], [r[1] for r in rs]
+    return {"catalog": catalog, "code": code, "mode": mode, "runs": len(rs), "cpu_p50": statistics.median(cpu),
+            "cpu_min": min(cpu), "cpu_max": max(cpu), "wall_p50": statistics.median(wall), "wall_max": max(wall)}
+
+
+def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]], list[dict[str, object]], list[dict[str, object]]]:
+    """Run everything: the printed lines, one row per (catalog, code, mode), the breakdown, and one row per
+    (catalog, view, principal, mode) for this checkout."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     other = _label(args.src) if args.src else None
     sides = ["this checkout"] + ([other] if other else [])
-    env["CHAINRET_CATALOG"] = str(ROOT / "catalogs" / "default.yaml")  # the default catalog, as no --catalog reads it
-    catalogs = [("default catalog", [], REQUEST)]
+    default = ROOT / "catalogs" / "default.yaml"
+    env["CHAINRET_CATALOG"] = str(default)  # the default catalog, as no --catalog reads it
+    catalogs = [("default catalog", [], REQUEST, default, pairs(None))]
     if args.store:
-        catalogs.append(("store", ["--catalog", str(Path(args.store).resolve())], args.store_request))
+        store = Path(args.store).resolve()
+        catalogs.append(("store", ["--catalog", str(store)], args.store_request, store, pairs(str(store))))
     rows: list[dict[str, object]] = []
+    per: list[dict[str, object]] = []
     lines: list[str] = []
     with tempfile.TemporaryDirectory() as tmp:
-        env.update(CHAINRET_TRACE_DIR=tmp, PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
+        # A private cache: the first (warm-up) ask of a YAML catalog remembers its parse there, as any first ask does.
+        env.update(CHAINRET_TRACE_DIR=tmp, PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"), XDG_CACHE_HOME=str(Path(tmp) / "cache"))
         cmds = {"this checkout": [sys.executable, "-m", "chainret"]}
         if other:
             cmds[other] = [sys.executable, "-c", FROM_SRC, args.src]
-        lines.append(f"load average before: {load()}; {args.runs} runs each")
-        for label, catalog, request in catalogs:
+        lines.append(f"load average before: {load()}; {args.runs} runs of each view x principal x output mode")
+        for label, catalog, request, _file, combos in catalogs:
             ask = ["ask", request, *catalog]
             for k in sides:
                 one(cmds[k] + ask, env)  # bytecode written to the private cache, files in the page cache
             for mode, extra in (("default", []), ("--json", ["--json"])):
                 runs: dict[str, list[tuple[float, float]]] = {k: [] for k in sides}
-                for _ in range(args.runs):
-                    for k in sides:
-                        runs[k].append(one(cmds[k] + ask + extra, env))
-                for k, rs in runs.items():
-                    cpu, wall = [r[0] for r in rs], [r[1] for r in rs]
-                    rows.append({"catalog": label, "code": k, "mode": mode, "cpu_p50": statistics.median(cpu),
-                                 "cpu_min": min(cpu), "cpu_max": max(cpu), "wall_p50": statistics.median(wall),
-                                 "wall_max": max(wall)})
+                for view, principal in combos:
+                    mine = []
+                    for _ in range(args.runs):
+                        for k in sides:
+                            r = one(cmds[k] + ask + ["--view", view, "--principal", principal, *extra], env)
+                            runs[k].append(r)
+                            if k == "this checkout":
+                                mine.append(r)
+                    per.append(_row(label, f"{view} / {principal}", mode, mine))
+                rows.extend(_row(label, k, mode, rs) for k, rs in runs.items())
+        lines.append(f"load average after the warm-cache runs: {load()}")
+        parsed = Path(tmp) / "cache" / "chainret" / "parsed"
+        for label, catalog, request, file, _combos in catalogs:
+            for mode, extra in (("default", []), ("--json", ["--json"])):
+                for k in sides:
+                    for f in [file, *(parsed.glob("*.json") if label == "default catalog" else ())]:
+                        evict(str(f))
+                    rows.append(_row(f"{label}, pages evicted", k, mode, [one(cmds[k] + ["ask", request, *catalog, *extra], env)]))
+        for mode, extra in (("default", []), ("--json", ["--json"])):  # a YAML catalog's very first ask: no remembered parse
+            runs = {k: [] for k in sides}
+            for i in range(args.runs):
+                for k in sides:
+                    fresh = {**env, "XDG_CACHE_HOME": str(Path(tmp) / f"fresh-{k[:4]}-{mode}-{i}")}
+                    runs[k].append(one(cmds[k] + ["ask", REQUEST, *extra], fresh))
+            rows.extend(_row("default catalog, first ask (no remembered parse)", k, mode, rs) for k, rs in runs.items())
         for label, code in FLOORS:
             rs = [one([sys.executable, "-c", code], env) for _ in range(args.runs)]
-            cpu = [r[0] for r in rs]
-            rows.append({"catalog": "floor", "code": label, "mode": "", "cpu_p50": statistics.median(cpu),
-                         "cpu_min": min(cpu), "cpu_max": max(cpu), "wall_p50": statistics.median(r[1] for r in rs),
-                         "wall_max": max(r[1] for r in rs)})
-        breakdown = [where_time_goes(label, ask, mode, env, args.runs) for label, catalog, request in catalogs
+            rows.append(_row("floor", label, "", rs))
+        breakdown = [where_time_goes(label, ask, mode, env, args.runs) for label, catalog, request, _f, _c in catalogs
                      for ask in (["ask", request, *catalog],) for mode in ("default", "--json")]
         lines.append(f"load average after: {load()}")
-    return lines, rows, breakdown
+    return lines, rows, breakdown, per
 
 
 def where_time_goes(label: str, ask: list[str], mode: str, env: dict[str, str], runs: int) -> dict[str, object]:
     """Median CPU of each import step and of the command itself over ``runs`` fresh processes."""
     import json
 
-    kinds = {"yaml": label != "store", "store": label == "store", "rich": mode == "default", None: True}
+    kinds = {"yaml": label != "store", "store": label == "store", "text": mode == "default", None: True}
     steps = [(name, code) for name, code, kind in STEPS if kinds[kind]]
     cmd = [sys.executable, "-c", PROBE, json.dumps(steps), *ask, *([mode] if mode != "default" else [])]
     samples = []
     for _ in range(runs):
-        done = subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=True)
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True)
         samples.append(json.loads(done.stderr.rstrip().rsplit("\n", 1)[-1]))
     return {"catalog": label, "mode": mode, "steps": {k: statistics.median(s[k] for s in samples) for k in samples[0]}}
 
@@ -166,11 +206,11 @@ def breakdown_table(breakdown: list[dict[str, object]]) -> list[str]:
     return out
 
 
-def table(rows: list[dict[str, object]]) -> list[str]:
-    out = ["| catalog | code | mode | CPU p50 (s) | CPU min (s) | CPU max (s) | wall p50 (s) | wall max (s) |",
-           "|---|---|---|---|---|---|---|---|"]
+def table(rows: list[dict[str, object]], first: str = "catalog", second: str = "code") -> list[str]:
+    out = [f"| {first} | {second} | mode | runs | CPU p50 (s) | CPU min (s) | CPU max (s) | wall p50 (s) | wall max (s) |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        out.append(f"| {r['catalog']} | {r['code']} | {r['mode']} | {r['cpu_p50']:.3f} | {r['cpu_min']:.3f} | "
+        out.append(f"| {r['catalog']} | {r['code']} | {r['mode']} | {r['runs']} | {r['cpu_p50']:.3f} | {r['cpu_min']:.3f} | "
                    f"{r['cpu_max']:.3f} | {r['wall_p50']:.3f} | {r['wall_max']:.3f} |")
     return out
 
@@ -183,22 +223,28 @@ def aims(rows: list[dict[str, object]]) -> list[str]:
             continue
         cpu = float(r["cpu_p50"])  # type: ignore[arg-type]
         verdict = "met" if cpu <= aim else "**missed**"
-        out.append(f"- {r['catalog']}, {r['mode']} output: CPU p50 {cpu:.3f} s against the aim of <= {aim} s: {verdict}")
+        out.append(f"- {r['catalog']}, {r['mode']} output: CPU p50 {cpu:.3f} s over {r['runs']} runs against the aim of "
+                   f"<= {aim} s: {verdict}")
     return out
 
 
-def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object]], breakdown: list[dict[str, object]]) -> str:
+def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object]], breakdown: list[dict[str, object]],
+         per: list[dict[str, object]]) -> str:
     cmd = "python benchmarks/cold_cli.py " + " ".join(a for a in sys.argv[1:] if a != "--write")
     store = f"`{args.store}` asked \"{args.store_request}\"" if args.store else "no store"
     return "\n".join([
         "# Cold CLI: `chainret ask` in a fresh process",
         "",
-        f"Generated by `{cmd.strip()}` (add `--write` to rewrite this page). Each row is {args.runs} fresh",
-        "`python -m chainret ask` processes: CPU is the child's user + system time, beside wall time. The",
-        "default catalog is asked \"Which contact serves PR-84?\"; the store row is " + store + ".",
+        f"Generated by `{cmd.strip()}` (add `--write` to rewrite this page). Each row is fresh",
+        "`python -m chainret ask` processes (stdout to a pipe): CPU is the child's user + system time, beside wall",
+        f"time; {args.runs} runs of each view x principal of the catalog, in each output mode. The default catalog is",
+        "asked \"Which contact serves PR-84?\"; the store rows are " + store + ".",
         "Bytecode is cached as in an installed package (one warm-up run per checkout fills a private",
-        "`PYTHONPYCACHEPREFIX`); the store's pages are in the page cache. Machine: 2 cores shared with other",
-        "work, so the load average is recorded; aims (issue 24) are for an idle machine.",
+        "`PYTHONPYCACHEPREFIX`); the catalog's pages are in the page cache, except in the \"pages evicted\" rows",
+        "(one run each, right after `posix_fadvise(DONTNEED)` on the catalog or store file and the remembered parse).",
+        "A YAML catalog's parse is remembered after its first load (`chainret.catalog.parse`, a private",
+        "`XDG_CACHE_HOME` here): the \"first ask\" rows are asks with an empty cache. Machine: 2 cores",
+        "shared with other work, so the load average is recorded; aims (issue 24) are for an idle machine.",
         *([f"The other checkout is the commit its rows name, as a worktree: `git worktree add {args.src} "
            f"{_label(args.src).split()[0]}`; the two are run alternately, run by run."] if args.src else []),
         "",
@@ -209,35 +255,40 @@ def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object
         "Aims:",
         *aims(rows),
         "",
+        "This checkout, per view and principal:",
+        "",
+        *table(per, "catalog", "view / principal"),
+        "",
         "Where the time goes (each step's CPU in a fresh process that imports these in this order, then",
         "runs the command; a dash where the path does not import it):",
         "",
         *breakdown_table(breakdown),
         "",
-        "The floor rows are what any command pays before chainret runs: the interpreter, and typer (which",
-        "builds a pydantic TypeAdapter for each parameter, so it imports pydantic) with pydantic's BaseModel,",
-        "which the catalog and trace models also need. See `tests/test_ask_imports.py` for what the ask path",
-        "imports and what it no longer does.",
+        "The floor rows are what any ask pays before chainret runs: the interpreter, and pydantic's BaseModel,",
+        "which the catalog and trace models need. typer, click and rich are off the ask path (`chainret.cli.main`",
+        "reads the usual arguments itself and prints plain text where it is what rich would write); see",
+        "`tests/test_ask_imports.py` for what the ask path imports and what it no longer does.",
         "",
     ])
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=20)
+    ap.add_argument("--runs", type=int, default=10, help="runs of each view x principal x output mode (default 10)")
     ap.add_argument("--src", help="another chainret checkout (the folder holding its chainret/) to run beside this one")
     ap.add_argument("--store", help="a compiled store (.db) to ask as well, e.g. /work/team/bench/1m.db")
     ap.add_argument("--store-request", default=STORE_REQUEST)
     ap.add_argument("--write", action="store_true", help=f"write {PAGE.relative_to(ROOT)}")
     args = ap.parse_args()
-    lines, rows, breakdown = measure(args)
+    lines, rows, breakdown, per = measure(args)
     print(lines[0])
     print("\n".join(table(rows)))
     print("\n".join(lines[1:]))
     print("\n".join(aims(rows)))
+    print("\n".join(table(per, "catalog", "view / principal")))
     print("\n".join(breakdown_table(breakdown)))
     if args.write:
-        PAGE.write_text(page(args, lines, rows, breakdown), encoding="utf-8")
+        PAGE.write_text(page(args, lines, rows, breakdown, per), encoding="utf-8")
         print(f"wrote {PAGE.relative_to(ROOT)}")
 
 

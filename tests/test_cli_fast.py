@@ -117,7 +117,14 @@ def _ids(cases):
     return [" ".join(a)[:60] + (f" {e}" if e else "") for a, e in cases]
 
 
-@pytest.mark.parametrize(("args", "env"), FAST + TYPER, ids=_ids(FAST + TYPER))
+# The fast run keeps one case of each kind (output modes, a trace file, a refusal, a library usage error,
+# a typer usage error, --help); the full run (CI) runs them all: two fresh processes per case.
+_CORE = {0, 1, 5, 6, 12, 13, 20, 27, len(FAST), len(FAST) + 3}
+MATRIX = [pytest.param(a, e, id=i, marks=() if n in _CORE else pytest.mark.slow)
+          for n, ((a, e), i) in enumerate(zip(FAST + TYPER, _ids(FAST + TYPER), strict=True))]
+
+
+@pytest.mark.parametrize(("args", "env"), MATRIX)
 def test_fast_path_reads_like_typer(tmp_path: Path, args: list[str], env: dict[str, str]) -> None:
     fast = _run("fast", args, env, tmp_path / "run")
     slow = _run("typer", args, env, tmp_path / "run")

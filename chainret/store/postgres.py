@@ -202,7 +202,7 @@ class PostgresBackend(Backend):
 
     def _configure(self, conn: Any) -> None:
         """A new pooled session: the store's schema first on the path, and the app role where the login has it."""
-        conn.execute(f"SET search_path TO {self.schema}")
+        conn.execute(f"SET search_path TO {self.schema}; SET plan_cache_mode TO force_generic_plan")
         if self.as_app:
             conn.execute(f"SET ROLE {self.roles.app}")
 

@@ -46,11 +46,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from chainret.catalog.models import Catalog
-from chainret.store.base import StoreError, StoreUnavailable, wait_for_lock
+from chainret.catalog.models import Catalog, functional_names
+from chainret.hops import HopWorld
+from chainret.search import SearchHit, query_tokens, rank_bm25plus
+from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
 from chainret.store.compile import compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
-from chainret.store.sql import Backend, SQLStore
+from chainret.store.sql import Backend, SQLStore, SQLView, StoreIndex
+from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, _bounded, _unit
 
 DEFAULT_SCHEMA = "chainret"
 RLS_TABLES = {"documents": "ord", "units": "doc_ord", "postings": "doc_ord", "relation_quotes": "doc_ord"}
@@ -351,6 +354,103 @@ class _Writer:
                 cp.write_row(row)
 
 
+# -- one statement per hop ----------------------------------------------------------------------------------
+HUB = 64  # above this many candidate units, the hop statement returns the postings only (see ``hop_sql``)
+# The columns of a hop statement's rows after the tag: a candidate unit (posting and unit), then a relation
+# (``REL_COLS`` and the four status columns of ``SQLView.status_columns``); each row fills one part.
+_UNIT_TYPES = ("bigint", "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint", "text")
+_REL_TYPES = ("bigint", *("text",) * 9, "bigint", "bigint", "text", "bigint", "text", "text", "text", "text", "bigint", "bigint", "text")
+_U = 1 + len(_UNIT_TYPES)  # where a relation row's columns start
+
+
+def hop_sql(status_cols: str, within: bool, of_subject: bool) -> str:
+    """A hop's reads in one statement: tag 0 the candidate units (the node's postings the principal may
+    read in the view, with their units: what BM25Plus ranks, and the unit rows), tag 2 the relations those
+    units support with their status, tag 3 (with ``of_subject``, for a functional predicate) every
+    relation of (subject, predicate) in the view. The conditions are those of ``StoreIndex.search``,
+    ``SQLView.prefetch`` and ``SQLView.rels_of``; row-level security applies to every table read as it
+    does to them. A hub (more than ``HUB`` candidates) gets its postings only, without unit text or
+    relations: the engine then reads the returned units' rows as before."""
+    w = (lambda col: WITHIN.format(col=col)) if within else (lambda col: "")
+    no_rel = ", ".join(f"NULL::{t}" for t in _REL_TYPES)
+    no_unit = ", ".join(f"NULL::{t}" for t in _UNIT_TYPES)
+    sql = (
+        "WITH c AS MATERIALIZED (SELECT p.unit_ord AS uo, p.tf, u.ntok, u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text, "
+        "count(*) OVER () AS n FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ? AND "
+        + READABLE.format(col="p.doc_ord") + w("p.doc_ord") + ") "
+        f"SELECT 0, uo, tf, ntok, ref, doc_ref, idx, start_, end_, CASE WHEN n <= {HUB} THEN text END, {no_rel} FROM c "
+        f"UNION ALL SELECT 2, {no_unit}, {status_cols} FROM relations r WHERE r.unit_ref IN (SELECT ref FROM c WHERE n <= {HUB}) AND "
+        + READABLE.format(col="r.doc_ord") + w("r.doc_ord")
+    )
+    if of_subject:
+        sql += (f" UNION ALL SELECT 3, {no_unit}, {status_cols} FROM relations r WHERE r.subject = ? AND r.predicate = ? AND "
+                + IN_VIEW.format(col="r.doc_ord") + w("r.doc_ord"))
+    return sql
+
+
+class HopStatement:
+    """The engine's hop search for one (view, principal) in one round trip (``hop_sql``), ranked in Python
+    exactly as ``StoreIndex.search`` ranks (same hits, scores bit-identical), with the view's caches primed
+    with what the per-lookup reads would have read: the candidate units, the relations they support and,
+    over a functional predicate, the (subject, predicate) relations (``rels_of``)."""
+
+    def __init__(self, view: SQLView, index: StoreIndex, functional: frozenset[str], prime_rows: bool) -> None:
+        self.view, self.index, self.functional, self.prime_rows = view, index, functional, prime_rows
+        cols, self._cp = view.status_columns()
+        self.sql = {f: hop_sql(cols, view.within is not None, f) for f in (False, True)}
+        self.of: dict[tuple[str, str], list[object]] = {}
+
+    def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
+        v, ix = self.view, self.index
+        n_units, total = ix.store.corpus(ix.view, ix.principal, ix.within)
+        if k <= 0 or not n_units:
+            return []
+        q = query_tokens([node])
+        term = q[0]
+        vp: tuple[str, ...] = (v.view_name, v.principal)
+        wp: tuple[str, ...] = (v.within,) if v.within is not None else ()
+        functional = predicate in self.functional
+        params = (term, *vp, *wp, *self._cp, *vp, *wp, *((*self._cp, node, predicate, v.view_name, *wp) if functional else ()))
+        units: dict[int, tuple[str, int, dict[str, int]]] = {}
+        unit_rows: list[tuple[object, ...]] = []
+        in_units: list[tuple[object, ...]] = []
+        of: list[tuple[object, ...]] = []
+        for r in v.store.db.rows(self.sql[functional], params, v.view_name, v.principal):
+            if r[0] == 0:
+                units[r[1]] = (r[4], r[3], {term: r[2]})
+                unit_rows.append(r[4:_U])
+            else:
+                (in_units if r[0] == 2 else of).append(r[_U:])
+        if not units:
+            hits: list[SearchHit] = []
+        else:
+            size = n_units or 1
+            hits = rank_bm25plus(q, sorted(units.items()), {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
+        v.noted(in_units)
+        if functional:
+            v.noted(of)
+            _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(of, key=lambda r: r[1])])
+        if len(units) > HUB:  # a hub: the statement held back the units' rows; read the returned ones
+            v.prefetch([h.ref for h in hits])
+            return hits
+        if self.prime_rows:  # what ``_relation_row`` reads here: the record, no quote (no view is set for it)
+            cache = v.store._rows_cache
+            for r in (*in_units, *of):
+                _bounded(cache, r[1], (*r[:17], None))
+        grouped: dict[str, list[object]] = {str(u[0]): [] for u in unit_rows}
+        for r in sorted(in_units, key=lambda r: r[1]):
+            grouped[r[14]].append(v._flag(r))
+        for u in unit_rows:
+            _bounded(v._units, u[0], _unit(u))
+            _bounded(v._in_unit, u[0], grouped[str(u[0])])
+        return hits
+
+    def rels_of(self, subject: str, predicate: str) -> list[object]:
+        """``SQLView.rels_of``, from the hop statement when it read that pair."""
+        hit = self.of.get((subject, predicate))
+        return hit if hit is not None else self.view.rels_of(subject, predicate)
+
+
 class PostgresStore(SQLStore):
     """A compiled catalog in PostgreSQL, read under row-level security as the principal's role."""
 
@@ -367,6 +467,25 @@ class PostgresStore(SQLStore):
             db.close()
             raise
         super().__init__(db)
+        self.pg = db
+
+    def hop_world(self, view: ViewReader) -> HopWorld:
+        """The engine's input for (view, principal): each hop one statement (``HopStatement``), cached."""
+        if not isinstance(view, SQLView):
+            raise TypeError(f"a SQL store runs the hops of its own views, not of {type(view).__name__}")
+        key = (view.view_name, view.principal, view.within)
+        hit = self._worlds.get(key)
+        if hit is None:
+            functional = functional_names(self.predicates)
+            index = StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch, within=view.within)
+            # A catalog-metadata read sees no quote where it runs under row-level security (always but for a
+            # superuser that was not dropped to the app role): then the hop statement may prime those rows.
+            hop = HopStatement(view, index, functional, prime_rows=self.pg.as_app or not self.pg.app)
+            hit = self._worlds[key] = HopWorld(
+                index, functional=functional, in_unit=view.rels_in_unit, of_subject=hop.rels_of,
+                readable=lambda ref: True, entity=self.entity, hop_search=hop.search,
+            )
+        return hit
 
 
 def _writer_check(w: _Writer, url: str) -> None:

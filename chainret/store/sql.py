@@ -32,6 +32,7 @@ from chainret.errors import UsageError
 from chainret.hops import HopWorld
 from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words
 from chainret.store.base import CatalogReader, ViewReader
+from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.sqlrows import _MISSING, READABLE, REL_COLS, WITHIN, Backend, _bounded, _entity, _Relations, _unit
@@ -77,7 +78,9 @@ class SQLStore:
 
     is_chainret_store = True
     kind = "sql"
-    hop_query = False  # one statement per hop (``chainret.store.hopquery``, SQLite only): opt-in, measured slower
+    # One statement per hop (``chainret.store.hopquery``): None = on for SQLite, where the permission rule is
+    # answered from memoised facts; PostgreSQL keeps its per-lookup reads (row-level security decides there).
+    hop_query: bool | None = None
 
     def __init__(self, db: Backend) -> None:
         self.db = db
@@ -91,6 +94,7 @@ class SQLStore:
         self._rows_cache: dict[str, tuple[Any, ...] | None] = {}
         self._readable: dict[str, frozenset[str]] = {}
         self._readers: dict[str, ReaderStore] = {}
+        self._facts: dict[tuple[str, str, str | None], ViewFacts] = {}
         self._known_ids: set[str] = set()  # relation ids some query returned (``relations_by_id`` membership)
         self._names: NameIndex | None = None
         self._names_lock = threading.Lock()
@@ -313,14 +317,13 @@ class SQLStore:
         """The engine's input for (view, principal), backed by this store's queries (cached)."""
         if not isinstance(view, SQLView):
             raise TypeError(f"a SQL store runs the hops of its own views, not of {type(view).__name__}")
-        from chainret.store.hopquery import HopQuery
-
         key = (view.view_name, view.principal, view.within)
         hit = self._worlds.get(key)
         if hit is None:
             functional = functional_names(self.predicates)
             index = StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch, within=view.within)
-            hq = HopQuery(view, index, functional) if self.hop_query else None  # one statement per hop (SQLite)
+            one = self.hop_query if self.hop_query is not None else self.kind == "sqlite"
+            hq = HopQuery(view, index, functional, self.view_facts(*key)) if one else None  # one statement per hop
             hit = self._worlds[key] = HopWorld(
                 index,
                 functional=functional,
@@ -330,6 +333,15 @@ class SQLStore:
                 entity=self.entity,
                 hop_search=None if hq is None else hq.search,
             )
+        return hit
+
+    def view_facts(self, view: str, principal: str, within: str | None = None) -> ViewFacts:
+        """The permission and status facts of (view, principal, narrower viewer), read once per store object
+        (a store is immutable between generations: an update or a revocation opens a fresh one)."""
+        key = (view, principal, within)
+        hit = self._facts.get(key)
+        if hit is None:
+            hit = self._facts[key] = view_facts(self, view, principal, within)
         return hit
 
     # -- relation rows -----------------------------------------------------------------------------------

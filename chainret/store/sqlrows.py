@@ -50,6 +50,13 @@ REL_COLS = (
     "r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, "
     "r.digest, r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects, r.kind"
 )
+# A relation row of ``REL_COLS`` and its quote (what ``SQLStore._relation_row`` reads).
+RelRow = tuple[int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
+               str | None]
+# A relation row of ``REL_COLS`` and ``STATUS_COLS``: visibility in the view, view rows of the same document,
+# the principal's readers rows, the quote where readable.
+StatusRow = tuple[int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
+                  str | None, int, int, str | None]
 
 
 class Backend:

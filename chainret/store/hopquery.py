@@ -132,8 +132,8 @@ class HopQuery:
             read = [(cast("RelRow", (*r[11:28], r[29])), r[28]) for r in rows if r[0] is None]
             self._prime_rows([rr for rr, _ in read])
             of = [self._status(rr, qd) for rr, qd in read]
-            doc_ok = (lambda d: d in f.in_view) if f.within is None else (lambda d: d in f.in_view and d in f.within)  # IN_VIEW (+ WITHIN)
-            of = v.noted([s for s in of if s[13] is not None and doc_ok(s[13])])
+            inside = f.within
+            of = v.noted([s for s in of if s[13] in f.in_view and (inside is None or s[13] in inside)])  # IN_VIEW (+ WITHIN)
             _bounded(self.of, (node, predicate), [v._flag(s) for s in sorted(of, key=lambda s: s[1])])
         if len(joined) > CAND_MAX:  # a hub: read the returned units only, as the per-lookup path does
             return ix.search([node], k)

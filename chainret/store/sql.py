@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from chainret.bulk import paused_gc
 from chainret.catalog.models import functional_names
@@ -35,8 +35,12 @@ from chainret.store.base import CatalogReader, ViewReader
 from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
-from chainret.store.sqlrows import _MISSING, READABLE, REL_COLS, WITHIN, Backend, _bounded, _entity, _Relations, _unit
+from chainret.store.sqlrows import READABLE, REL_COLS, WITHIN, Backend, RelRow, _bounded, _entity, _Relations, _unit
 from chainret.store.sqlview import SQLView
+
+if TYPE_CHECKING:
+    from chainret.catalog.models import Entity, Pattern, Predicate, Relation, Unit, View
+    from chainret.store.base import DocumentMeta
 
 __all__ = ["Backend", "EvidenceReader", "ReaderStore", "SQLStore", "SQLView", "StoreIndex"]
 
@@ -54,7 +58,7 @@ class SQLNames:
         rows = self.store.db.rows(
             f"SELECT e.id, e.type, e.name, e.aliases FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}) "
             "ORDER BY e.ord", params)
-        return entries_from_rows(rows)
+        return entries_from_rows(cast("list[tuple[str, str, str, str]]", rows))
 
     def by_key(self, type_: str, key: str) -> list[NameEntry]:
         return self._entries("n.type = ? AND n.fold = ?", (type_, key))
@@ -73,6 +77,13 @@ class SQLNames:
         return [e for e in out if e is not None]
 
 
+class _DocumentMeta(NamedTuple):
+    """A document version's ref and visibility."""
+
+    ref: str
+    visibility: str
+
+
 class SQLStore:
     """A compiled catalog in a SQL database. Duck-types the parts of ``Catalog`` the ask path reads."""
 
@@ -84,14 +95,14 @@ class SQLStore:
 
     def __init__(self, db: Backend) -> None:
         self.db = db
-        self._meta = {k: v for k, v in db.rows("SELECT key, value FROM meta")}
+        self._meta: dict[str, str] = {cast(str, k): cast(str, v) for k, v in db.rows("SELECT key, value FROM meta")}
         self.world: str = self._meta["world"]
         self.description: str = self._meta.get("description", "")
         self.format: str = self._meta.get("catalog_format", "chainret-catalog/1")
         self._views: dict[tuple[str | None, str], SQLView] = {}
-        self._worlds: dict[tuple[str, str, str | None], Any] = {}
+        self._worlds: dict[tuple[str, str, str | None], HopWorld] = {}
         self._corpus: dict[tuple[str, ...], tuple[int, int]] = {}
-        self._rows_cache: dict[str, tuple[Any, ...] | None] = {}
+        self._rows_cache: dict[str, RelRow | None] = {}
         self._readable: dict[str, frozenset[str]] = {}
         self._readers: dict[str, ReaderStore] = {}
         self._facts: dict[tuple[str, str, str | None], ViewFacts] = {}
@@ -107,7 +118,7 @@ class SQLStore:
     def close(self) -> None:
         self.db.close()
 
-    def read_scope(self, principal: str | None = None) -> AbstractContextManager[Any]:
+    def read_scope(self, principal: str | None = None) -> AbstractContextManager[object]:
         """One request's reads on one connection in one transaction (``chainret.store.base.read_scope``)."""
         return self.db.read_scope(principal)
 
@@ -122,7 +133,7 @@ class SQLStore:
     @cached_property
     def _identities(self) -> dict[int, dict[str, str]]:
         by_seq: dict[int, dict[str, str]] = {}
-        for seq, principal, digest in self.db.rows("SELECT seq, principal, digest FROM identities ORDER BY seq"):
+        for seq, principal, digest in cast("list[tuple[int, str, str]]", self.db.rows("SELECT seq, principal, digest FROM identities ORDER BY seq")):
             by_seq.setdefault(int(seq), {})[principal] = digest
         return by_seq
 
@@ -165,48 +176,50 @@ class SQLStore:
 
     # -- catalog-wide records -----------------------------------------------------------------------
     @cached_property
-    def patterns(self) -> list[Any]:
+    def patterns(self) -> list[Pattern]:
         from chainret.catalog.models import Pattern
 
-        return [Pattern.model_validate_json(b) for (b,) in self.db.rows("SELECT body FROM patterns ORDER BY ord")]
+        return [Pattern.model_validate_json(cast(str, b)) for (b,) in self.db.rows("SELECT body FROM patterns ORDER BY ord")]
 
     @cached_property
-    def predicates(self) -> list[Any]:
+    def predicates(self) -> list[Predicate]:
         from chainret.catalog.models import Predicate
 
-        rows = self.db.rows("SELECT name, domain, range_, cardinality, description FROM predicates ORDER BY ord")
+        rows = cast("list[tuple[str, str, str, str, str]]",
+                    self.db.rows("SELECT name, domain, range_, cardinality, description FROM predicates ORDER BY ord"))
         return [Predicate(name=n, domain=d, range=r, cardinality=c, description=s) for n, d, r, c, s in rows]
 
     @cached_property
-    def predicates_by_name(self) -> dict[str, Any]:
+    def predicates_by_name(self) -> dict[str, Predicate]:
         return {p.name: p for p in self.predicates}
 
     @cached_property
-    def views(self) -> list[Any]:
+    def views(self) -> list[View]:
         from chainret.catalog.models import View
 
-        rows = self.db.rows("SELECT name, order_, current, documents, description FROM views ORDER BY ord")
+        rows = cast("list[tuple[str, int, int, str, str]]",
+                    self.db.rows("SELECT name, order_, current, documents, description FROM views ORDER BY ord"))
         return [View(name=n, order=o, current=bool(c), documents=json.loads(d), description=s) for n, o, c, d, s in rows]
 
     @cached_property
     def view_names(self) -> list[str]:
-        return [r[0] for r in self.db.rows("SELECT name FROM views ORDER BY ord")]
+        return [str(r[0]) for r in self.db.rows("SELECT name FROM views ORDER BY ord")]
 
     @property
-    def views_by_name(self) -> dict[str, Any]:
+    def views_by_name(self) -> dict[str, View]:
         return {v.name: v for v in self.views}
 
     @property
-    def current_view(self) -> Any:
+    def current_view(self) -> View | None:
         name = self._meta.get("current_view")
         return self.views_by_name.get(name) if name else None
 
     @property
-    def entities(self) -> list[Any]:
+    def entities(self) -> list[Entity]:
         """Every entity, in catalog order (reads the whole table: graph export, not the ask path)."""
         return [_entity(r) for r in self.db.rows("SELECT id, type, name, aliases, description FROM entities ORDER BY ord")]
 
-    def entity(self, entity_id: str) -> Any | None:
+    def entity(self, entity_id: str) -> Entity | None:
         rows = self.db.rows("SELECT id, type, name, aliases, description FROM entities WHERE id = ?", (entity_id,))
         return _entity(rows[0]) if rows else None
 
@@ -221,7 +234,7 @@ class SQLStore:
             if self._names is None:
                 rows = self.db.rows("SELECT id, type, name, aliases FROM entities ORDER BY ord")
                 with paused_gc():
-                    self._names = NameIndex(entries_from_rows(rows), self.entity)
+                    self._names = NameIndex(entries_from_rows(cast("list[tuple[str, str, str, str]]", rows)), self.entity)
             return self._names
 
     # -- what a reader may read (chainret.catalog.readable asks a store these) ----------------------------
@@ -232,7 +245,7 @@ class SQLStore:
             rows = self.db.rows(
                 "SELECT m.ref FROM document_meta m JOIN readers rd ON rd.doc_ord = m.ord WHERE rd.principal IN ('*', ?)", (reader,)
             )
-            hit = self._readable[reader] = frozenset(r[0] for r in rows)
+            hit = self._readable[reader] = frozenset(str(r[0]) for r in rows)
         return hit
 
     def reader_store(self, reader: str) -> ReaderStore:
@@ -253,24 +266,22 @@ class SQLStore:
         hit = self._doc_refs.get(doc_ord)
         if hit is None:
             rows = self.db.rows("SELECT ref FROM document_meta WHERE ord = ?", (doc_ord,))
-            hit = rows[0][0] if rows else None
+            hit = str(rows[0][0]) if rows else None
             if hit is not None:
                 _bounded(self._doc_refs, doc_ord, hit)
         return hit
 
     @property
-    def documents(self) -> list[Any]:
+    def documents(self) -> list[DocumentMeta]:
         """Every document version's ref and visibility (no text; what ``holds_restricted`` reads)."""
-        from types import SimpleNamespace
-
-        rows = self.db.rows("SELECT ref, visibility FROM document_meta ORDER BY ord")
-        return [SimpleNamespace(ref=r, visibility=v) for r, v in rows]
+        rows = cast("list[tuple[str, str]]", self.db.rows("SELECT ref, visibility FROM document_meta ORDER BY ord"))
+        return [_DocumentMeta(r, v) for r, v in rows]
 
     @cached_property
     def documents_by_ref(self) -> _Documents:
         return _Documents(self)
 
-    def unit(self, ref: str) -> Any | None:
+    def unit(self, ref: str) -> Unit | None:
         """A unit by ref, readable or not (where the database lets this connection read it)."""
         rows = self.db.rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (ref,))
         return _unit(rows[0]) if rows else None
@@ -303,13 +314,13 @@ class SQLStore:
                 "SELECT count(*), sum(u.ntok) FROM units u WHERE " + READABLE.format(col="u.doc_ord") + WITHIN.format(col="u.doc_ord"),
                 (view, principal, within), view, principal,
             )
-            hit = self._corpus[key] = (int(rows[0][0] or 0), int(rows[0][1] or 0))
+            hit = self._corpus[key] = (int(cast(int, rows[0][0]) or 0), int(cast(int, rows[0][1]) or 0))
         if hit is None:
             rows = self.db.rows(
                 "SELECT principal, size, total_len FROM corpus WHERE view_name = ? AND principal IN ('*', ?)",
                 (view, principal),
             )
-            by = {p: (int(s), int(t)) for p, s, t in rows}
+            by = {p: (int(s), int(t)) for p, s, t in cast("list[tuple[str, int, int]]", rows)}
             hit = self._corpus[key] = by.get(principal) or by.get("*") or (0, 0)
         return hit
 
@@ -345,17 +356,18 @@ class SQLStore:
         return hit
 
     # -- relation rows -----------------------------------------------------------------------------------
-    def _relation_row(self, rid: str) -> tuple[Any, ...] | None:
+    def _relation_row(self, rid: str) -> RelRow | None:
         """The record's columns (``REL_COLS``) and its quote where readable without a view (cached)."""
-        hit = self._rows_cache.get(rid, _MISSING)  # one lookup: another thread may clear the cache meanwhile
-        if hit is not _MISSING:
-            return hit  # type: ignore[return-value]
-        rows = self.db.rows(
+        try:
+            return self._rows_cache[rid]  # one lookup: another thread may clear the cache meanwhile
+        except KeyError:
+            pass
+        rows = cast("list[RelRow]", self.db.rows(
             f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.id = ?", (rid,)
-        )
+        ))
         return _bounded(self._rows_cache, rid, rows[0] if rows else None)
 
-    def _relation_model(self, row: tuple[Any, ...]) -> Any:
+    def _relation_model(self, row: RelRow) -> Relation:
         from chainret.store.sqlrows import relation_of
 
         return relation_of(row)

@@ -9,9 +9,9 @@ in catalog unit order, exactly as the in-memory index ranks them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import cast
 
-from chainret.search import query_tokens, rank_bm25plus
+from chainret.search import SearchHit, query_tokens, rank_bm25plus
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
 
 
@@ -31,7 +31,7 @@ class StoreIndex:
     def __len__(self) -> int:
         return self.store.corpus(self.view, self.principal, self.within)[0]
 
-    def search(self, query: str | Sequence[str], k: int) -> list[Any]:
+    def search(self, query: str | Sequence[str], k: int) -> list[SearchHit]:
         n_units, total = self.store.corpus(self.view, self.principal, self.within)
         if k <= 0 or not n_units:
             return []
@@ -40,14 +40,14 @@ class StoreIndex:
         if not terms:
             return []
         marks = ", ".join("?" for _ in terms)
-        rows = self.store.db.rows(
+        rows = cast("list[tuple[str, int, int, int, str]]", self.store.db.rows(
             f"SELECT p.term, p.unit_ord, p.tf, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
             f"WHERE p.term IN ({marks}) AND " + READABLE.format(col="p.doc_ord")
             + (WITHIN.format(col="p.doc_ord") if self.within is not None else ""),
             (*terms, self.view, self.principal, *((self.within,) if self.within is not None else ())),
             self.view,
             self.principal,
-        )
+        ))
         if not rows:
             return []
         df: dict[str, int] = {}

@@ -6,14 +6,17 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from functools import cached_property
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from chainret.catalog.models import Entity
 from chainret.errors import UsageError
-from chainret.store.sqlrows import RowSource, _Relations, _unit
+from chainret.store.sqlrows import RelRow, RowSource, SQLRow, _Relations, _unit
 from chainret.hops import HopWorld
-from chainret.store.base import CatalogReader, ViewReader
+from chainret.store.base import CatalogReader, DocumentMeta, ViewReader
 from chainret.store.sqlview import SQLView
+
+if TYPE_CHECKING:
+    from chainret.catalog.models import Relation, SourceDocument, Unit, View
 
 
 class ReaderSource(RowSource, CatalogReader, Protocol):
@@ -30,25 +33,25 @@ class ReaderSource(RowSource, CatalogReader, Protocol):
     def view(self, name: str | None, principal: str = "public") -> SQLView: ...
 
 
-class _Documents(Mapping[str, Any]):
+class _Documents(Mapping[str, "SourceDocument"]):
     """``catalog.documents_by_ref`` as a lazy lookup (what trace verification reads)."""
 
     def __init__(self, store: ReaderSource, reader: EvidenceReader | None = None) -> None:
         self.store = store
         self.reader = reader
 
-    def __getitem__(self, ref: str) -> Any:
+    def __getitem__(self, ref: str) -> SourceDocument:
         from chainret.catalog.models import SourceDocument
 
         sql = "SELECT source, document, version, representation, title, text, digest, visibility, principals FROM documents WHERE ref = ?"
         rows = self.store.db.rows(sql, (ref,)) if self.reader is None else self.reader.rows(sql, (ref,), ref)
         if not rows:
             raise KeyError(ref)
-        s, d, v, r, t, x, g, vis, p = rows[0]
+        s, d, v, r, t, x, g, vis, p = cast("tuple[str, str, str, str, str, str, str, str, str]", rows[0])
         return SourceDocument(source=s, document=d, version=v, representation=r, title=t, text=x, digest=g,
                               visibility=vis, principals=json.loads(p))
 
-    def get(self, ref: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, ref: str, default: SourceDocument | None = None) -> SourceDocument | None:  # type: ignore[override]
         try:
             return self[ref]
         except KeyError:
@@ -58,10 +61,10 @@ class _Documents(Mapping[str, Any]):
         return isinstance(ref, str) and bool(self.store.db.rows("SELECT 1 FROM document_meta WHERE ref = ?", (ref,)))
 
     def __iter__(self) -> Iterator[str]:
-        return (r[0] for r in self.store.db.rows("SELECT ref FROM document_meta ORDER BY ord"))
+        return (str(r[0]) for r in self.store.db.rows("SELECT ref FROM document_meta ORDER BY ord"))
 
     def __len__(self) -> int:
-        return int(self.store.db.rows("SELECT count(*) FROM document_meta")[0][0])
+        return int(cast(int, self.store.db.rows("SELECT count(*) FROM document_meta")[0][0]))
 
 
 class EvidenceReader:
@@ -85,19 +88,19 @@ class EvidenceReader:
         )
         return str(rows[0][0]) if rows else None
 
-    def rows(self, sql: str, params: Sequence[Any], doc_ref: str) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, params: Sequence[object], doc_ref: str) -> list[SQLRow]:
         view = self.view_of(doc_ref)
         if view is None:
             return []
         return self._store.db.rows(sql, params, view, self.principal)
 
-    def unit(self, ref: str) -> Any | None:
+    def unit(self, ref: str) -> Unit | None:
         from chainret.catalog.models import unit_doc
 
         rows = self.rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (ref,), unit_doc(ref))
         return _unit(rows[0]) if rows else None
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         return getattr(self._store, name)
 
 
@@ -109,10 +112,10 @@ class _ReaderRelations(_Relations):
         super().__init__(store)
         self.reader = reader
 
-    def _ok(self, row: tuple[Any, ...] | None) -> bool:
+    def _ok(self, row: RelRow | None) -> bool:
         return row is not None and row[13] is not None and self.store.doc_ref_of(row[13]) in self.store.readable_docs(self.reader)
 
-    def get(self, rid: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, rid: str, default: Relation | None = None) -> Relation | None:  # type: ignore[override]
         row = self.store._relation_row(rid)
         return self.store._relation_model(row) if row is not None and self._ok(row) else default
 
@@ -152,24 +155,24 @@ class ReaderStore:
     def close(self) -> None:
         pass
 
-    def read_scope(self, principal: str | None = None) -> AbstractContextManager[Any]:
+    def read_scope(self, principal: str | None = None) -> AbstractContextManager[object]:
         return self.store.read_scope(principal)
 
     def digest(self) -> str:
         return self.store.reader_digest(self.reader)
 
     @cached_property
-    def views(self) -> list[Any]:
+    def views(self) -> list[View]:
         docs = self.store.readable_docs(self.reader)
         return [v if all(d in docs for d in v.documents) else v.model_copy(update={"documents": [d for d in v.documents if d in docs]})
                 for v in self.store.views]
 
     @property
-    def views_by_name(self) -> dict[str, Any]:
+    def views_by_name(self) -> dict[str, View]:
         return {v.name: v for v in self.views}
 
     @property
-    def current_view(self) -> Any:
+    def current_view(self) -> View | None:
         return self.store.current_view
 
     def readable_docs(self, reader: str) -> frozenset[str]:
@@ -188,7 +191,7 @@ class ReaderStore:
     def _narrower(self, reader: str) -> ReaderStore:
         raise UsageError(f"a catalog read by {self.reader!r} and by {reader!r} at once is not supported by a compiled store")
 
-    def entity(self, entity_id: str) -> Any | None:
+    def entity(self, entity_id: str) -> Entity | None:
         view = self.view(None, self.reader)
         return self.store.entity(entity_id) if view.knows(entity_id) else None
 
@@ -208,7 +211,7 @@ class ReaderStore:
         return self.store.entities
 
     @property
-    def documents(self) -> list[Any]:
+    def documents(self) -> list[DocumentMeta]:
         """The document versions this reader may read (ref and visibility, as the store lists them)."""
         docs = self.store.readable_docs(self.reader)
         return [d for d in self.store.documents if d.ref in docs]

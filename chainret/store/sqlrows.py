@@ -13,11 +13,23 @@ import contextlib
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from chainret.codes import ViewCode
 from chainret.catalog.names import NameLookup
 
+from chainret.store.base import CatalogRecords
+
+if TYPE_CHECKING:  # (the models load with the engine, not with this module)
+    from chainret.catalog.models import Entity, Relation, Unit
+    from chainret.trace import Anchor
+
+#: A value a statement's row holds (what ``sqlite3`` and psycopg give for the store's column types).
+SQLValue = str | int | float | bytes | None
+#: A statement's row, before a decoder gives it its shape (``EntityRow``, ``UnitRow``, ``RelRow``, ``StatusRow``).
+SQLRow = tuple[SQLValue, ...]
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 # A document ordinal readable by the principal in the view (``?`` = view name, principal).
@@ -50,6 +62,10 @@ REL_COLS = (
     "r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, "
     "r.digest, r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects, r.kind"
 )
+# id, type, name, aliases (JSON), description.
+EntityRow = tuple[str, str, str, str, str]
+# ref, doc_ref, idx, start_, end_, text.
+UnitRow = tuple[str, str, int, int, int, str]
 # A relation row of ``REL_COLS`` and its quote (what ``SQLStore._relation_row`` reads).
 RelRow = tuple[int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
                str | None]
@@ -64,35 +80,29 @@ class Backend:
 
     location = ""
 
-    def rows(self, sql: str, params: Sequence[Any] = (), view: str | None = None, principal: str | None = None) -> list[tuple[Any, ...]]:
+    def rows(self, sql: str, params: Sequence[object] = (), view: str | None = None, principal: str | None = None) -> list[SQLRow]:
         raise NotImplementedError
 
     def close(self) -> None:
         raise NotImplementedError
 
-    def read_scope(self, principal: str | None = None) -> AbstractContextManager[Any]:
+    def read_scope(self, principal: str | None = None) -> AbstractContextManager[object]:
         """The reads of one request (for ``principal``) as one unit (PostgreSQL: one transaction); nothing by default."""
         return contextlib.nullcontext()
 
 
+class ViewCatalog(CatalogRecords, Protocol):
+    """The catalog a view answers for: the store itself, or the store as one reader may read it (``ReaderStore``)."""
 
-class RowSource(Protocol):
+    def entity(self, entity_id: str) -> Entity | None: ...
+
+
+class RowSource(ViewCatalog, Protocol):
     """What the view, the reader store and the index read of a SQL store (``SQLStore`` answers it)."""
 
     db: Backend
     _known_ids: set[str]
-    _rows_cache: dict[str, tuple[Any, ...] | None]  # relation rows by id (``chainret.store.hopquery`` primes it)
-
-    @property
-    def relations_by_id(self) -> Mapping[str, Any]: ...
-
-    @property
-    def views_by_name(self) -> dict[str, Any]: ...
-
-    @property
-    def predicates_by_name(self) -> dict[str, Any]: ...
-
-    def entity(self, entity_id: str) -> Any | None: ...
+    _rows_cache: dict[str, RelRow | None]  # relation rows by id (``chainret.store.hopquery`` primes it)
 
     def name_lookup(self) -> NameLookup: ...
 
@@ -102,25 +112,24 @@ class RowSource(Protocol):
 
     def readable_docs(self, reader: str) -> frozenset[str]: ...
 
-    def _relation_row(self, rid: str) -> tuple[Any, ...] | None: ...
+    def _relation_row(self, rid: str) -> RelRow | None: ...
 
-    def _relation_model(self, row: tuple[Any, ...]) -> Any: ...
+    def _relation_model(self, row: RelRow) -> Relation: ...
 
 
-
-class _Relations(Mapping[str, Any]):
+class _Relations(Mapping[str, "Relation"]):
     """``catalog.relations_by_id`` as a lazy lookup (what coverage and projection use)."""
 
     def __init__(self, store: RowSource) -> None:
         self.store = store
 
-    def __getitem__(self, rid: str) -> Any:
+    def __getitem__(self, rid: str) -> Relation:
         rel = self.get(rid)
         if rel is None:
             raise KeyError(rid)
         return rel
 
-    def get(self, rid: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, rid: str, default: Relation | None = None) -> Relation | None:  # type: ignore[override]
         row = self.store._relation_row(rid)
         return default if row is None else self.store._relation_model(row)
 
@@ -130,18 +139,16 @@ class _Relations(Mapping[str, Any]):
         return rid in self.store._known_ids or self.store._relation_row(rid) is not None
 
     def __iter__(self) -> Iterator[str]:
-        return (r[0] for r in self.store.db.rows("SELECT id FROM relations ORDER BY ord"))
+        return (cast(str, r[0]) for r in self.store.db.rows("SELECT id FROM relations ORDER BY ord"))
 
     def __len__(self) -> int:
-        return int(self.store.db.rows("SELECT count(*) FROM relations")[0][0])
-
+        return int(cast(int, self.store.db.rows("SELECT count(*) FROM relations")[0][0]))
 
 
 CACHE_MAX = 200_000
-_MISSING = object()
 
 
-def _bounded(cache: dict[Any, Any], key: Any, value: Any) -> Any:
+def _bounded(cache: dict[K, V], key: K, value: V) -> V:
     """Remember ``value`` (the caches of a store are dropped whole when they grow past ``CACHE_MAX``)."""
     if len(cache) >= CACHE_MAX:
         cache.clear()
@@ -149,26 +156,25 @@ def _bounded(cache: dict[Any, Any], key: Any, value: Any) -> Any:
     return value
 
 
-def _entity(row: tuple[Any, ...]) -> Any:
+def _entity(row: SQLRow | EntityRow) -> Entity:
     from chainret.catalog.models import Entity
 
-    i, t, n, a, d = row
+    i, t, n, a, d = cast(EntityRow, row)
     return Entity(id=i, type=t, name=n, aliases=json.loads(a), description=d)
 
 
-def _unit(row: tuple[Any, ...]) -> Any:
+def _unit(row: SQLRow | UnitRow) -> Unit:
     from chainret.catalog.models import Unit
 
-    ref, doc_ref, idx, s, e, text = row
+    ref, doc_ref, idx, s, e, text = cast(UnitRow, row)
     return Unit(ref=ref, doc_ref=doc_ref, index=idx, start=s, end=e, text=text)
 
 
-
-def _marks(items: Sequence[Any]) -> str:
+def _marks(items: Sequence[object]) -> str:
     return ", ".join("?" for _ in items)
 
 
-def _reasons(row: tuple[Any, ...]) -> list[str]:
+def _reasons(row: StatusRow) -> list[str]:
     """``Eligibility.reasons`` of a relation row carrying ``STATUS_COLS`` (the codes of ``CatalogView.relation_status``)."""
     reasons = [c for c in row[15].split(",") if c]
     in_view, same_document, readable = row[17], row[18], row[19]
@@ -181,7 +187,7 @@ def _reasons(row: tuple[Any, ...]) -> list[str]:
     return reasons
 
 
-def anchor_of(row: Sequence[Any]) -> Any:
+def anchor_of(row: StatusRow) -> Anchor:
     """The ``Anchor`` of a relation row carrying ``status_columns`` (quote where readable)."""
     from chainret.trace import Anchor
 
@@ -189,7 +195,7 @@ def anchor_of(row: Sequence[Any]) -> Any:
                   representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16])
 
 
-def relation_of(row: Sequence[Any]) -> Any:
+def relation_of(row: RelRow | StatusRow) -> Relation:
     """The catalog ``Relation`` of a row of ``REL_COLS`` and its quote."""
     from chainret.catalog.models import Relation, Support
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from chainret.codes import DefectCode
 from chainret.catalog.names import NameLookup
@@ -16,14 +16,23 @@ from chainret.store.sqlrows import (
     READABLE,
     REL_COLS,
     WITHIN,
+    RelRow,
     RowSource,
-    _MISSING,
+    SQLRow,
+    StatusRow,
+    ViewCatalog,
     _bounded,
     _entity,
     _marks,
     _reasons,
-    _unit, anchor_of
+    _unit,
+    anchor_of,
 )
+
+if TYPE_CHECKING:
+    from chainret.catalog.models import Entity, Predicate, Relation, SourceDocument, Unit, View
+    from chainret.catalog.views import Eligibility
+    from chainret.hops import Rel
 
 _DEFECTS = frozenset(DefectCode)
 
@@ -35,30 +44,30 @@ class SQLView:
     is kept for the next request. Reopen the store to see an update written since.
     """
 
-    def __init__(self, store: RowSource, view: str, principal: str, within: str | None = None, catalog: Any = None) -> None:
+    def __init__(self, store: RowSource, view: str, principal: str, within: str | None = None, catalog: ViewCatalog | None = None) -> None:
         self.store = store
         self._name = view
         self.principal = principal
         self.within = within  # a narrower viewer whose catalog this view reads (None: the whole catalog)
-        self._catalog = catalog if catalog is not None else store
-        self._flags: dict[str, Any] = {}
-        self._units: dict[str, Any] = {}
-        self._status: dict[str, Any] = {}
-        self._in_unit: dict[str, list[Any]] = {}
+        self._catalog: ViewCatalog = catalog if catalog is not None else store
+        self._flags: dict[str, Rel] = {}
+        self._units: dict[str, Unit | None] = {}
+        self._status: dict[str, list[str]] = {}
+        self._in_unit: dict[str, list[Rel]] = {}
 
     @property
     def view_name(self) -> str:
         return self._name
 
     @property
-    def catalog(self) -> Any:
+    def catalog(self) -> ViewCatalog:
         return self._catalog
 
     @property
-    def view(self) -> Any:
+    def view(self) -> View:
         return self._catalog.views_by_name[self._name]
 
-    def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def _rows(self, sql: str, params: Sequence[object] = ()) -> list[SQLRow]:
         return self.store.db.rows(sql, params, self._name, self.principal)
 
     def _vp(self) -> tuple[str, str]:
@@ -74,14 +83,14 @@ class SQLView:
         return READABLE.format(col=col) + w, (*self._vp(), *wp)
 
     # -- documents and units ----------------------------------------------------------------------------
-    def documents(self) -> list[Any]:
+    def documents(self) -> list[SourceDocument]:
         from chainret.catalog.models import SourceDocument
 
-        rows = self._rows(
+        rows = cast("list[tuple[str, str, str, str, str, str, str, str, str]]", self._rows(
             "SELECT source, document, version, representation, title, text, digest, visibility, principals "
             "FROM documents d WHERE " + self._readable("d.ord")[0] + " ORDER BY d.ord",
             self._readable("d.ord")[1],
-        )
+        ))
         return [
             SourceDocument(source=s, document=d, version=v, representation=r, title=t, text=x, digest=g,
                            visibility=vis, principals=json.loads(p))
@@ -93,26 +102,26 @@ class SQLView:
         if want:
             self._read_units(want)
 
-    def _read_units(self, want: Sequence[str]) -> dict[str, Any]:
+    def _read_units(self, want: Sequence[str]) -> dict[str, Unit]:
         """The readable units among ``want``, read now (and cached)."""
         rows = self._rows(
             f"SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref IN ({_marks(want)}) AND "
             + self._readable("u.doc_ord")[0],
             (*want, *self._readable("u.doc_ord")[1]),
         )
-        found = {r[0]: _unit(r) for r in rows}
+        found = {str(r[0]): _unit(r) for r in rows}
         for ref in want:
             _bounded(self._units, ref, found.get(ref))
         return found
 
-    def unit(self, ref: str) -> Any | None:
+    def unit(self, ref: str) -> Unit | None:
         """The unit if the principal may read it in this view, else None."""
-        hit = self._units.get(ref, _MISSING)
-        if hit is not _MISSING:
-            return hit
-        return self._read_units([ref]).get(ref)  # not re-read from the cache: another thread may clear it
+        try:
+            return self._units[ref]  # one lookup: another thread may clear the cache meanwhile
+        except KeyError:
+            return self._read_units([ref]).get(ref)  # not re-read from the cache: another thread may clear it
 
-    def units(self) -> list[Any]:
+    def units(self) -> list[Unit]:
         rows = self._rows(
             "SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE "
             + self._readable("u.doc_ord")[0] + " ORDER BY u.ord",
@@ -124,7 +133,7 @@ class SQLView:
         return [(u.ref, u.text) for u in self.units()]
 
     # -- relations ---------------------------------------------------------------------------------------
-    def status_columns(self) -> tuple[str, tuple[Any, ...]]:
+    def status_columns(self) -> tuple[str, tuple[str | None, ...]]:
         """``REL_COLS`` and what a relation's status in this view needs (``STATUS_COLS``, quote where
         readable) on relation alias ``r``, with their parameters (``chainret.store.hopquery`` reads these too)."""
         w_vd, wp = self._w("vd.doc_ord")
@@ -136,13 +145,13 @@ class SQLView:
         )
         return f"{REL_COLS}, {status}", (self._name, self._name, *wp, self.principal, *self._vp())
 
-    def _status_rows(self, where: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+    def _status_rows(self, where: str, params: Sequence[object]) -> list[StatusRow]:
         """Relation rows with what their status in this view needs (``STATUS_COLS``), quote where readable."""
         w_r, wp = self._w("r.doc_ord")
         cols, cp = self.status_columns()
-        return self.noted(self._rows(f"SELECT {cols} FROM relations r WHERE ({where}){w_r}", (*cp, *params, *wp)))
+        return self.noted(cast("list[StatusRow]", self._rows(f"SELECT {cols} FROM relations r WHERE ({where}){w_r}", (*cp, *params, *wp))))
 
-    def noted(self, rows: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    def noted(self, rows: list[StatusRow]) -> list[StatusRow]:
         """``rows`` (carrying ``status_columns``), their statuses and ids remembered."""
         known = self.store._known_ids
         if len(known) >= CACHE_MAX:
@@ -152,7 +161,7 @@ class SQLView:
             known.add(r[1])
         return rows
 
-    def relation_status(self, relation: Any) -> Any:
+    def relation_status(self, relation: Relation | str) -> Eligibility:
         from chainret.catalog.views import Eligibility
 
         rid = relation if isinstance(relation, str) else relation.id
@@ -164,36 +173,37 @@ class SQLView:
             reasons = _reasons(rows[0])
         return Eligibility(eligible=not reasons, reasons=list(reasons))
 
-    def eligible_relations(self) -> list[Any]:
+    def eligible_relations(self) -> list[Relation]:
         return [r for r in self.relations() if self.relation_status(r).eligible]
 
-    def relations(self) -> list[Any]:
+    def relations(self) -> list[Relation]:
         rows = self.store.db.rows(f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord ORDER BY r.ord")
-        return [self.store._relation_model(r) for r in rows]
+        return [self.store._relation_model(r) for r in cast("list[RelRow]", rows)]
 
-    def supporting_unit(self, relation: Any) -> Any | None:
+    def supporting_unit(self, relation: Relation | str) -> Unit | None:
         """The unit holding the relation's clause (None where this store may not show it to the principal)."""
         rid = relation if isinstance(relation, str) else relation.id
         row = self.store._relation_row(rid)
         if row is None or row[14] is None or (self.within is not None and rid not in self._catalog.relations_by_id):
             return None
-        if self._units.get(row[14]) is not None:
-            return self._units[row[14]]
+        cached = self._units.get(row[14])
+        if cached is not None:
+            return cached
         rows = self._rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (row[14],))
         return _unit(rows[0]) if rows else None
 
-    def relations_in_unit(self, unit_ref: str) -> list[Any]:
-        rows = self.store.db.rows(
+    def relations_in_unit(self, unit_ref: str) -> list[Relation]:
+        rows = cast("list[RelRow]", self.store.db.rows(
             f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.unit_ref = ?", (unit_ref,)
-        )
+        ))
         return [self.store._relation_model(r) for r in sorted(rows, key=lambda r: (r[10], r[1]))]
 
-    def current_relations(self, subject: str, predicate: str) -> list[Any]:
+    def current_relations(self, subject: str, predicate: str) -> list[Relation]:
         rows = self._status_rows("r.subject = ? AND r.predicate = ?", (subject, predicate))
         return [self.store._relation_model((*r[:17], r[20])) for r in sorted(rows, key=lambda r: r[0]) if not _reasons(r)]
 
     # -- the hop engine's two lookups ---------------------------------------------------------------------------
-    def _flag(self, row: tuple[Any, ...]) -> Any:
+    def _flag(self, row: StatusRow) -> Rel:
         from chainret.hops import Rel
 
         rid = row[1]
@@ -215,24 +225,24 @@ class SQLView:
         if want:
             self._read_rels(want)
 
-    def _read_rels(self, want: Sequence[str]) -> dict[str, list[Any]]:
+    def _read_rels(self, want: Sequence[str]) -> dict[str, list[Rel]]:
         """The relations supported in each unit of ``want``, read now (and cached): callers use the
         result, not the cache, which another thread may clear in between (``_bounded``)."""
         rows = self._status_rows(f"r.unit_ref IN ({_marks(want)}) AND " + READABLE.format(col="r.doc_ord"), (*want, *self._vp()))
         # (``_status_rows`` adds the ``within`` condition)
-        grouped: dict[str, list[Any]] = {ref: [] for ref in want}
+        grouped: dict[str, list[Rel]] = {ref: [] for ref in want}
         for r in sorted(rows, key=lambda r: r[1]):
-            grouped[r[14]].append(self._flag(r))
+            grouped[r[14] or ""].append(self._flag(r))
         for ref, rels in grouped.items():
             _bounded(self._in_unit, ref, rels)
         return grouped
 
-    def rels_in_unit(self, ref: str) -> list[Any]:
+    def rels_in_unit(self, ref: str) -> list[Rel]:
         """Relations supported in a readable unit, ordered by id, with their flags (none if unreadable)."""
         hit = self._in_unit.get(ref)
         return hit if hit is not None else self._read_rels([ref])[ref]
 
-    def rels_of(self, subject: str, predicate: str) -> list[Any]:
+    def rels_of(self, subject: str, predicate: str) -> list[Rel]:
         """Relations of (subject, predicate) whose document is in the view, ordered by id, with flags.
 
         Relations outside the view are left out: the engine uses this lookup only for current
@@ -245,7 +255,7 @@ class SQLView:
         return [self._flag(r) for r in sorted(rows, key=lambda r: r[1])]
 
     # -- entities -------------------------------------------------------------------------------------------
-    def resolve(self, text: str, type: str | None = None) -> list[Any]:  # noqa: A002 - API name
+    def resolve(self, text: str, type: str | None = None) -> list[Entity]:  # noqa: A002 - API name
         """Entities named ``text`` that the principal may know (in a relation of a document they may read)."""
         from chainret.catalog.models import normalize_name
 
@@ -254,7 +264,7 @@ class SQLView:
             "SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
             f"WHERE n.key = ? AND {known}"
         )
-        params: list[Any] = [normalize_name(text), *kp]
+        params: list[str] = [normalize_name(text), *kp]
         if type is not None:
             sql += " AND n.type = ?"
             params.append(type)
@@ -278,9 +288,9 @@ class SQLView:
         sql = KNOWN.replace("AND kd.principal IN ('*', ?))", f"AND kd.principal IN ('*', ?){w})")
         return sql, (who, self.within, who, self.within)
 
-    def entity(self, entity_id: str) -> Any | None:
+    def entity(self, entity_id: str) -> Entity | None:
         return self._catalog.entity(entity_id)
 
-    def predicate(self, name: str) -> Any | None:
+    def predicate(self, name: str) -> Predicate | None:
         return self.store.predicates_by_name.get(name)
 

@@ -201,12 +201,12 @@ def _hop(
     on_path: tuple[str, ...] = (),
 ) -> list[Rel] | None:
     pred = preds[k - 1]
-    base = Hop(index=k, branch=branch, subquery=node, predicate=pred, from_id=node)
     if run.searches_left <= 0 or run.rows_left <= 0:
         run.hops.append(
             _refuse(
                 run,
-                base.model_copy(update={"searches_left": run.searches_left, "rows_left": run.rows_left}),
+                Hop(index=k, branch=branch, subquery=node, predicate=pred, from_id=node,
+                    searches_left=run.searches_left, rows_left=run.rows_left),
                 RefusalCode.BUDGET_EXHAUSTED,
                 f"hop {k} needs a search but the request has {run.searches_left} searches and "
                 f"{run.rows_left} rows left (max_searches={run.budget.max_searches}, max_rows={run.budget.max_rows})",
@@ -218,9 +218,8 @@ def _hop(
     run.searches_left -= 1
     run.rows_left -= len(found)
     run.seen_refs.extend(h.ref for h in found)
-    base = base.model_copy(
-        update={"hits": _hits(found), "searches_left": run.searches_left, "rows_left": run.rows_left}
-    )
+    base = Hop(index=k, branch=branch, subquery=node, predicate=pred, from_id=node, hits=_hits(found),
+               searches_left=run.searches_left, rows_left=run.rows_left)
 
     # Candidates: usable relations of this predicate from this node, in units this search returned.
     # A node already on this path is never entered again (a self-loop or cycle is no chain).
@@ -282,23 +281,15 @@ def _hop(
         if j > 0 and not backtrack:
             break
         this_branch = branch if j == 0 else f"{branch}.{j}"
-        hop = base.model_copy(
-            update={
-                "branch": this_branch,
-                "anchor": rel.anchor(),
-                "bridge": rel.object,
-                "candidate_bridges": [b.object for b in bridges if b.object != rel.object],
-            }
-        )
+        update: dict[str, object] = {
+            "branch": this_branch,
+            "anchor": rel.anchor(),
+            "bridge": rel.object,
+            "candidate_bridges": [b.object for b in bridges if b.object != rel.object],
+        }
         if j > 0:  # the alternative reuses hop k's search: no new search, no new rows
-            hop = hop.model_copy(
-                update={
-                    "hits": [],
-                    "reuses": branch,
-                    "searches_left": run.searches_left,
-                    "rows_left": run.rows_left,
-                }
-            )
+            update.update(hits=[], reuses=branch, searches_left=run.searches_left, rows_left=run.rows_left)
+        hop = base.model_copy(update=update)
         if pred in world.functional:
             against = opposing([r for r in world.of_subject(node, pred) if r.usable], rel.object)
             note = CONTRADICTION_ASSUMPTION.format(pred=pred, subject=node)

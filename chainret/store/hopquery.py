@@ -140,37 +140,36 @@ class HopQuery:
         visible = f.visible
         units: dict[int, tuple[str, int, dict[str, int]]] = {}
         unit_rows: dict[str, HopRow] = {}
-        in_units: list[StatusRow] = []
-        read_rows: list[RelRow] = []
+        rels: dict[str, list[HopRow]] = {}  # unit ref -> its relations' rows
         for r in joined:
-            uo, tf, pdoc, ntok, ref = r[0], r[1], r[2], r[3], r[4]
-            assert uo is not None and tf is not None and ntok is not None and ref is not None
-            if pdoc in visible and uo not in units:
+            uo, tf, ntok, ref = cast("tuple[int, int, int, str]", (r[0], r[1], r[3], r[4]))
+            if r[2] in visible and uo not in units:
                 units[uo] = (ref, ntok, {term: tf})
             if r[10] in visible:
                 unit_rows[ref] = r
             if r[12] is not None:
-                rr = cast("RelRow", (*r[11:28], r[29]))
-                read_rows.append(rr)
-                if r[24] in visible:
-                    in_units.append(self._status(rr, r[28]))
+                rels.setdefault(ref, []).append(r)
         if not units:
             return []
         size = n_units or 1
         hits = rank_bm25plus([term], sorted(units.items()), {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
-        v.noted(in_units)
-        self._prime_rows(read_rows)
-        grouped: dict[str, list[Rel]] = {h.ref: [] for h in hits}
-        for s in sorted(in_units, key=lambda s: s[1]):
-            ref_ = s[14]
-            if ref_ in grouped:
-                grouped[ref_].append(v._flag(s))
+        # What ``SQLView.prefetch`` reads for the returned units: each unit where readable, and the relations
+        # it supports whose document the principal may read (and the narrower viewer), with their status.
+        cache = v.store._rows_cache
         for h in hits:
-            u = unit_rows.get(h.ref)
-            if h.ref not in v._units:
-                _bounded(v._units, h.ref, None if u is None else _unit(cast("tuple[str, str, int, int, int, str]", u[4:10])))
-            if h.ref not in v._in_unit:
-                _bounded(v._in_unit, h.ref, grouped[h.ref])
+            ref = h.ref
+            if ref not in v._units:
+                u = unit_rows.get(ref)
+                _bounded(v._units, ref, None if u is None else _unit(cast("tuple[str, str, int, int, int, str]", u[4:10])))
+            if ref not in v._in_unit:
+                status: list[StatusRow] = []
+                for r in rels.get(ref, ()):
+                    rr = cast("RelRow", (*r[11:28], r[29]))
+                    _bounded(cache, rr[1], rr)
+                    if r[24] in visible:
+                        status.append(self._status(rr, r[28]))
+                status.sort(key=lambda s: s[1])
+                _bounded(v._in_unit, ref, [v._flag(s) for s in v.noted(status)])
         return hits
 
     def _prime_rows(self, rows: list[RelRow]) -> None:

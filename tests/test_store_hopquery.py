@@ -1,6 +1,7 @@
-"""The opt-in one-statement-per-hop path (``chainret.store.hopquery``) answers byte-for-byte as the
-in-memory engine: every golden trace's fixture case and generated worlds with several views,
-restricted and removed text, narrower viewers and small row budgets (hub fallback included)."""
+"""SQLite's one-statement-per-hop path (``chainret.store.hopquery``, the default) and the per-lookup reads
+(``SQLStore.hop_query = False``, what PostgreSQL runs) each answer byte-for-byte as the in-memory engine:
+every golden trace's fixture case and generated worlds with several views, restricted and removed text,
+narrower viewers and small row budgets (hub fallback included)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ from chainret.trace import Budget
 ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def hop_query(monkeypatch):
-    monkeypatch.setattr(SQLiteStore, "hop_query", True)
+@pytest.fixture(params=[True, False], ids=["one-statement", "per-lookup"])
+def hop_query(request, monkeypatch):
+    monkeypatch.setattr(SQLiteStore, "hop_query", request.param)
+    return request.param
 
 
 def _json(cat, store, request, **kw):
@@ -45,7 +47,7 @@ def test_fixture_requests_identical(hop_query, tmp_path):
             compile_store(cat, db)
             store = open_store(db)
             try:
-                assert store.hop_query
+                assert store.hop_query is hop_query
                 for principal in ("public", "auditor"):
                     kw = dict(view=case.view, principal=principal)
                     assert _json(store, store, case.request, **kw) == _json(cat, None, case.request, **kw), (case.id, principal)
@@ -55,7 +57,7 @@ def test_fixture_requests_identical(hop_query, tmp_path):
     assert n >= 58
 
 
-@pytest.mark.slow  # ~5 s: the opt-in hop statement over 40 generated worlds
+@pytest.mark.slow  # ~5 s a path: 40 generated worlds
 def test_random_worlds_identical(hop_query, tmp_path_factory, monkeypatch):
     monkeypatch.setattr(hopquery, "CAND_MAX", 2)  # small worlds reach the hub fallback too
     counts: Counter[str] = Counter()

@@ -13,8 +13,8 @@ cache uses what it read, never a second look-up of the entry it just stored.
 
 Its parts, each in its own module below this one: the SQL fragments and row decoders
 (``chainret.store.sqlrows``), the view the engine reads (``chainret.store.sqlview``), the reader
-store and evidence reader (``chainret.store.sqlreader``) and the BM25Plus index
-(``chainret.store.sqlindex``).
+store and evidence reader (``chainret.store.sqlreader``), the BM25Plus index
+(``chainret.store.sqlindex``) and SQLite's one statement per hop (``chainret.store.hopquery``).
 """
 
 from __future__ import annotations

@@ -135,7 +135,8 @@ class SQLView:
     # -- relations ---------------------------------------------------------------------------------------
     def status_columns(self) -> tuple[str, tuple[str | None, ...]]:
         """``REL_COLS`` and what a relation's status in this view needs (``STATUS_COLS``, quote where
-        readable) on relation alias ``r``, with their parameters (``chainret.store.hopquery`` reads these too)."""
+        readable) on relation alias ``r``, with their parameters (``chainret.store.hopquery`` computes the
+        same four columns in Python from ``ViewFacts``)."""
         w_vd, wp = self._w("vd.doc_ord")
         status = (
             "(SELECT vd.visibility FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = r.doc_ord), "

@@ -61,6 +61,13 @@ HopRow = tuple[
     int | None, str | None,
 ]
 
+# A row of the joined candidate read (the postings part: its posting and unit columns are never NULL).
+JoinedRow = tuple[
+    int, int, int | None, int, str, str, int, int, int, str, int | None,
+    int | None, str | None, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
+    int | None, str | None,
+]
+
 
 @dataclass(frozen=True)
 class ViewFacts:
@@ -133,16 +140,17 @@ class HopQuery:
             self._prime_rows([rr for rr, _ in read])
             of = [self._status(rr, qd) for rr, qd in read]
             inside = f.within
-            of = v.noted([s for s in of if s[13] in f.in_view and (inside is None or s[13] in inside)])  # IN_VIEW (+ WITHIN)
-            _bounded(self.of, (node, predicate), [v._flag(s) for s in sorted(of, key=lambda s: s[1])])
+            of = [s for s in of if s[13] in f.in_view and (inside is None or s[13] in inside)]  # IN_VIEW (+ WITHIN)
+            of.sort(key=lambda s: s[1])
+            _bounded(self.of, (node, predicate), v.flagged(of))
         if len(joined) > CAND_MAX:  # a hub: read the returned units only, as the per-lookup path does
             return ix.search([node], k)
         visible = f.visible
         units: dict[int, tuple[str, int, dict[str, int]]] = {}
-        unit_rows: dict[str, HopRow] = {}
-        rels: dict[str, list[HopRow]] = {}  # unit ref -> its relations' rows
-        for r in joined:
-            uo, tf, ntok, ref = cast("tuple[int, int, int, str]", (r[0], r[1], r[3], r[4]))
+        unit_rows: dict[str, JoinedRow] = {}
+        rels: dict[str, list[JoinedRow]] = {}  # unit ref -> its relations' rows
+        for r in cast("list[JoinedRow]", joined):
+            uo, tf, ntok, ref = r[0], r[1], r[3], r[4]
             if r[2] in visible and uo not in units:
                 units[uo] = (ref, ntok, {term: tf})
             if r[10] in visible:
@@ -160,7 +168,7 @@ class HopQuery:
             ref = h.ref
             if ref not in v._units:
                 u = unit_rows.get(ref)
-                _bounded(v._units, ref, None if u is None else _unit(cast("tuple[str, str, int, int, int, str]", u[4:10])))
+                _bounded(v._units, ref, None if u is None else _unit(u[4:10]))
             if ref not in v._in_unit:
                 status: list[StatusRow] = []
                 for r in rels.get(ref, ()):
@@ -169,7 +177,7 @@ class HopQuery:
                     if r[24] in visible:
                         status.append(self._status(rr, r[28]))
                 status.sort(key=lambda s: s[1])
-                _bounded(v._in_unit, ref, [v._flag(s) for s in v.noted(status)])
+                _bounded(v._in_unit, ref, v.flagged(status))
         return hits
 
     def _prime_rows(self, rows: list[RelRow]) -> None:

@@ -106,6 +106,7 @@ class SQLStore:
         self._readable: dict[str, frozenset[str]] = {}
         self._readers: dict[str, ReaderStore] = {}
         self._facts: dict[tuple[str, str, str | None], ViewFacts] = {}
+        self._revisions: dict[str | None, str] = {}
         self._known_ids: set[str] = set()  # relation ids some query returned (``relations_by_id`` membership)
         self._names: NameIndex | None = None
         self._names_lock = threading.Lock()
@@ -163,8 +164,11 @@ class SQLStore:
         """The opaque revision ``viewer`` is answered from (changes only when that viewer's identity does)."""
         from chainret.store.base import revision_token
 
-        hist = self.identity_history(viewer)
-        return revision_token(len(hist), hist[-1] if hist else self.digest())
+        hit = self._revisions.get(viewer)  # a store object reads a snapshot: its identities do not change
+        if hit is None:
+            hist = self.identity_history(viewer)
+            hit = self._revisions[viewer] = revision_token(len(hist), hist[-1] if hist else self.digest())
+        return hit
 
     def generation(self) -> str:
         """A fresh (uncached) read that changes on every compile or update written to this store."""

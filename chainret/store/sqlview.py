@@ -29,10 +29,11 @@ from chainret.store.sqlrows import (
     anchor_of,
 )
 
+from chainret.hops import Rel
+
 if TYPE_CHECKING:
     from chainret.catalog.models import Entity, Predicate, Relation, SourceDocument, Unit, View
     from chainret.catalog.views import Eligibility
-    from chainret.hops import Rel
 
 _DEFECTS = frozenset(DefectCode)
 
@@ -152,6 +153,18 @@ class SQLView:
         cols, cp = self.status_columns()
         return self.noted(cast("list[StatusRow]", self._rows(f"SELECT {cols} FROM relations r WHERE ({where}){w_r}", (*cp, *params, *wp))))
 
+    def flagged(self, rows: list[StatusRow]) -> list[Rel]:
+        """``noted`` and ``_flag`` of each row in one pass (each row's reasons computed once)."""
+        known = self.store._known_ids
+        if len(known) >= CACHE_MAX:
+            known.clear()
+        out = []
+        for r in rows:
+            reasons = _bounded(self._status, r[1], _reasons(r))
+            known.add(r[1])
+            out.append(self._flag(r, reasons))
+        return out
+
     def noted(self, rows: list[StatusRow]) -> list[StatusRow]:
         """``rows`` (carrying ``status_columns``), their statuses and ids remembered."""
         known = self.store._known_ids
@@ -204,14 +217,13 @@ class SQLView:
         return [self.store._relation_model((*r[:17], r[20])) for r in sorted(rows, key=lambda r: r[0]) if not _reasons(r)]
 
     # -- the hop engine's two lookups ---------------------------------------------------------------------------
-    def _flag(self, row: StatusRow) -> Rel:
-        from chainret.hops import Rel
-
+    def _flag(self, row: StatusRow, reasons: list[str] | None = None) -> Rel:
         rid = row[1]
         hit = self._flags.get(rid)
         if hit is not None:
             return hit
-        reasons = _reasons(row)
+        if reasons is None:
+            reasons = _reasons(row)
         current, readable = view_codes(reasons)
         rel = Rel(
             id=rid, subject=row[2], predicate=row[3], object=row[4], support=anchor_of(row), current=current, readable=readable,

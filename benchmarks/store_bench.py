@@ -586,7 +586,8 @@ def write_report(results: list[dict[str, Any]]) -> str:
     lines += ["", "Regenerate (one size at a time or together; the report joins every saved size):", ""]
     for r in results:
         opts = f"--store {r['prebuilt']} " if r.get("prebuilt") else ""
-        lines.append(f"* `python benchmarks/store_bench.py --sizes {r['relations']} {opts}--no-pg` ({r['date']}, load {r['loadavg_start']:.1f} -> "
+        cmd = " ".join(["python benchmarks/store_bench.py", f"--sizes {r['relations']}", opts.strip(), "" if r.get("postgres") else "--no-pg"])
+        lines.append(f"* `{cmd.strip()}` ({r['date']}, load {r['loadavg_start']:.1f} -> "
                      f"{r.get('loadavg_end', 0):.1f})")
     lines += ["", "![cost against catalog size](store.png)", ""]
     return "\n".join(lines)

@@ -43,7 +43,7 @@ import hashlib
 import re
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from chainret.catalog.models import Catalog, functional_names
@@ -53,7 +53,7 @@ from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_f
 from chainret.store.compile import compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore, SQLView, StoreIndex
-from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, _bounded, _unit
+from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, RelRow, SQLRow, StatusRow, _bounded, _unit
 
 if TYPE_CHECKING:  # psycopg is an extra, imported where a store is opened
     from psycopg import Connection
@@ -63,7 +63,7 @@ if TYPE_CHECKING:  # psycopg is an extra, imported where a store is opened
 
     Conn = Connection[TupleRow]
 
-Row = tuple[object, ...]  # a result row (psycopg's decoding of the store's BIGINT / TEXT columns)
+Row = SQLRow  # a result row (psycopg decodes the store's BIGINT / TEXT columns to int / str)
 
 DEFAULT_SCHEMA = "chainret"
 RLS_TABLES = {"documents": "ord", "units": "doc_ord", "postings": "doc_ord", "relation_quotes": "doc_ord"}
@@ -436,7 +436,7 @@ class HopStatement:
         of: list[Row] = []
         for r in v.store.db.rows(self.sql[functional], params, v.view_name, v.principal):
             if r[0] == 0:
-                units[r[1]] = (r[4], r[3], {term: r[2]})
+                units[cast(int, r[1])] = (cast(str, r[4]), cast(int, r[3]), {term: cast(int, r[2])})
                 unit_rows.append(r[4:_U])
             else:
                 (in_units if r[0] == 2 else of).append(r[_U:])
@@ -445,23 +445,25 @@ class HopStatement:
         else:
             size = n_units or 1
             hits = rank_bm25plus(q, sorted(units.items()), {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
-        v.noted(in_units)
+        status_in, status_of = cast("list[StatusRow]", in_units), cast("list[StatusRow]", of)
+        v.noted(status_in)
         if functional:
-            v.noted(of)
-            _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(of, key=lambda r: str(r[1]))])
+            v.noted(status_of)
+            _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(status_of, key=lambda r: r[1])])
         if len(units) > HUB:  # a hub: the statement held back the units' rows; read the returned ones
             v.prefetch([h.ref for h in hits])
             return hits
         if self.prime_rows:  # what ``_relation_row`` reads here: the record, no quote (no view is set for it)
             cache = v.store._rows_cache
-            for r in (*in_units, *of):
-                _bounded(cache, r[1], (*r[:17], None))
+            for r in (*status_in, *status_of):
+                _bounded(cache, r[1], cast(RelRow, (*r[:17], None)))
         grouped: dict[str, list[Rel]] = {str(u[0]): [] for u in unit_rows}
-        for r in sorted(in_units, key=lambda r: str(r[1])):
+        for r in sorted(status_in, key=lambda r: r[1]):
             grouped[str(r[14])].append(v._flag(r))
         for u in unit_rows:
-            _bounded(v._units, u[0], _unit(u))
-            _bounded(v._in_unit, u[0], grouped[str(u[0])])
+            ref = cast(str, u[0])
+            _bounded(v._units, ref, _unit(u))
+            _bounded(v._in_unit, ref, grouped[ref])
         return hits
 
     def rels_of(self, subject: str, predicate: str) -> list[Rel]:

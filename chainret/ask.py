@@ -122,7 +122,7 @@ def ask(
             if text_route and reading.outcome == "no_pattern":
                 from chainret.baselines import text_route_result  # not on the ask path: it pulls the case models
 
-                trace = text_route_result(trace, cv, budget)
+                trace = text_route_result(trace, cv, cat.hop_world(cv), budget)
         else:
             interp = reading.interpretation
             if len(interp.predicates) > budget.max_hops:

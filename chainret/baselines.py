@@ -21,12 +21,12 @@ from typing import Any
 
 from chainret.budget import effective_budget
 from chainret.catalog.cases import Case
+from chainret.hops import HopWorld
 from chainret.store.base import ViewReader
 from chainret.errors import ChainretError
 from chainret.interpret import interpret
 from chainret.packet import coverage, pack_items
 from chainret.search import SearchHit
-from chainret.caches import hop_world
 from chainret.trace import Budget, Hit, Hop, Packet, PacketItem, Trace
 
 TEXT_ROUTE_LABEL = "text route: ranked text, NOT a supported chain"
@@ -53,9 +53,9 @@ def _start(cv: ViewReader, request: str) -> tuple[str | None, list[str], str | N
     return r.interpretation.start_id, names, r.interpretation.slot_text
 
 
-def route_hits(route: str, request: str, cv: ViewReader, k: int) -> tuple[str, list[SearchHit]]:
-    """Run one route; returns (route name actually used, hits)."""
-    index = hop_world(cv).index
+def route_hits(route: str, request: str, cv: ViewReader, world: HopWorld, k: int) -> tuple[str, list[SearchHit]]:
+    """Run one route over ``world`` (the catalog reader's ``hop_world(cv)``); returns (route name actually used, hits)."""
+    index = world.index
     if route == "bm25-request":
         return route, index.search(request, k)
     start, names, slot = _start(cv, request)
@@ -95,10 +95,10 @@ def route_packet(hits: Sequence[SearchHit], cv: ViewReader, budget: Budget) -> P
     return packet.model_copy(update={"diagnostics": {"supported_chain": False, "label": TEXT_ROUTE_LABEL}})
 
 
-def run_route(route: str, request: str, cv: ViewReader, budget: Budget, required: Sequence[str] = ()) -> dict[str, Any]:
+def run_route(route: str, request: str, cv: ViewReader, world: HopWorld, budget: Budget, required: Sequence[str] = ()) -> dict[str, Any]:
     """One route on one request: rows, packet and the measurement row."""
     b = effective_budget(budget, TEXT_ROUTE_HOPS)
-    name, hits = route_hits(route, request, cv, b.max_rows)
+    name, hits = route_hits(route, request, cv, world, b.max_rows)
     packet = route_packet(hits, cv, b)
     cov = coverage(cv, list(required), [h.ref for h in hits], packet)
     return {
@@ -112,26 +112,26 @@ def run_route(route: str, request: str, cv: ViewReader, budget: Budget, required
     }
 
 
-def run_text_routes(case: Case, cv: ViewReader, budget: Budget) -> dict[str, dict[str, Any]]:
+def run_text_routes(case: Case, cv: ViewReader, world: HopWorld, budget: Budget) -> dict[str, dict[str, Any]]:
     """All three routes for a fixture case, keyed by route slot (the third reports the route it used)."""
     required = [a for a in case.anchors if a is not None]
     out = {}
     for route in ROUTES:
-        row = run_route(route, case.request, cv, budget, required)
+        row = run_route(route, case.request, cv, world, budget, required)
         row["first_anchor_observed"] = case.anchor_observed(0, row["anchors_observed"])
         row["second_anchor_observed"] = case.anchor_observed(1, row["anchors_observed"])
         out[route] = row
     return out
 
 
-def text_route_result(trace: Trace, cv: ViewReader, budget: Budget) -> Trace:
+def text_route_result(trace: Trace, cv: ViewReader, world: HopWorld, budget: Budget) -> Trace:
     """Attach a labelled text-route result to a no-pattern trace (never an accepted path).
 
     The trace records the budget the route ran under (its row budget is the chain's two-hop one),
     so ``rows_used <= budget.max_rows`` and ``searches_used <= budget.max_searches`` hold.
     """
     b = effective_budget(budget, TEXT_ROUTE_HOPS)
-    name, hits = route_hits("bm25-request", trace.request, cv, b.max_rows)
+    name, hits = route_hits("bm25-request", trace.request, cv, world, b.max_rows)
     hop = Hop(
         index=1,
         kind="retrieval",

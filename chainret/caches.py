@@ -1,15 +1,14 @@
 """The caches a request goes through: a catalog's views and hop worlds, kept in the caller's ``Session``.
 
-``cached_view`` and ``hop_world`` take a ``Catalog`` (or, for a compiled store, its own view): a
-Catalog gets the in-memory view, BM25 index and relation flags it always had, cached by digest, view
-and principal in a ``chainret.session.Session``; a store answers with its own view and hop world.
-They live here, beside the session that owns them, and not under ``chainret.store``, so a request
-does not climb to the store package and back for them.
+``cached_view`` and ``hop_world`` are the in-memory catalog's: a ``Catalog`` gets its view, BM25
+index and relation flags, cached by digest, view and principal in a ``chainret.session.Session``.
+``chainret.store.memory.MemoryStore`` answers the catalog reader's ``view`` and ``hop_world`` with
+them; a compiled store has its own (a caller holding a ``CatalogReader`` asks the reader, never
+these). They live here, beside the session that owns them, and not under ``chainret.store``, so a
+request does not climb to the store package and back for them.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from chainret.catalog.models import Catalog, Relation, functional_names
 from chainret.catalog.views import CatalogView, open_view
@@ -28,27 +27,22 @@ def clear_caches(session: Session | None = None) -> None:
     (session if session is not None else default_session()).clear()
 
 
-def catalog_digest(cat: Catalog | Any) -> str:
-    """The catalog's identity: ``cat.digest()`` (computed once per catalog object; a store records its own)."""
-    return str(cat.digest())
+def catalog_digest(cat: Catalog) -> str:
+    """The catalog's identity: ``cat.digest()`` (computed once per catalog object)."""
+    return cat.digest()
 
 
-def cached_view(cat: Catalog | Any, view: str | None, principal: str, session: Session | None = None) -> CatalogView | Any:
-    """``open_view`` with its lookups kept across requests on the same catalog (a store's own view)."""
-    if not isinstance(cat, Catalog):  # a store (a MemoryStore too) opens its own view
-        return cat.view(view, principal)
+def cached_view(cat: Catalog, view: str | None, principal: str, session: Session | None = None) -> CatalogView:
+    """``open_view`` with its lookups kept across requests on the same catalog."""
     sess = session if session is not None else default_session()
     return sess.memo(sess.views, (catalog_digest(cat), view, principal), cat, lambda: open_view(cat, view, principal, sess))
 
 
-def hop_world(cv: CatalogView | Any, session: Session | None = None) -> HopWorld:
+def hop_world(cv: CatalogView, session: Session | None = None) -> HopWorld:
     """The engine's input for one (catalog, view, principal): readable units indexed, relation flags.
 
     Cached by catalog digest, view and principal: building the BM25 index is the expensive part.
     """
-    if not isinstance(cv, CatalogView):
-        store_world: HopWorld = cv.catalog.hop_world(cv)
-        return store_world
     sess = session if session is not None else default_session()
     return sess.memo(sess.worlds, (catalog_digest(cv.catalog), cv.view_name, cv.principal), cv.catalog, lambda: _build_world(cv))
 
@@ -59,7 +53,7 @@ def _build_world(cv: CatalogView) -> HopWorld:
     relations_of = cv.catalog.relations_of
     flags: dict[str, Rel] = {}
 
-    def flag(rel: Any) -> Rel:  # relation status is computed only for relations a request touches
+    def flag(rel: Relation) -> Rel:  # relation status is computed only for relations a request touches
         if rel.id not in flags:
             flags[rel.id] = relation_flags(cv, rel)
         return flags[rel.id]

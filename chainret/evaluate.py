@@ -15,6 +15,7 @@ from typing import Any
 
 from chainret.ask import ask, failed_hop
 from chainret.baselines import run_text_routes
+from chainret.caches import hop_world
 from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath, ExpectNoPattern, ExpectRefused
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.models import Catalog
@@ -137,7 +138,7 @@ def run_case(
     )
     if baselines:
         cv = open_view(cat, case.view, case.principal)
-        res.baselines = run_text_routes(case, cv, case.budget or Budget())
+        res.baselines = run_text_routes(case, cv, hop_world(cv), case.budget or Budget())
     return res
 
 

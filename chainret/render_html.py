@@ -26,11 +26,16 @@ import hashlib
 import html
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chainret.codes import HOP_FAILURES, INTERPRETATION_REFUSALS
 from chainret.textsafe import visible
 from chainret.trace import Hop, Refusal, Trace
+
+if TYPE_CHECKING:
+    from chainret.catalog.models import Catalog
+    from chainret.session import Session
+    from chainret.store.base import CatalogReader
 
 LONG = 160  # an entity name or ID longer than this is shown clipped, in full in its title (tooltip)
 PLAIN_REASONS: dict[str, str] = {
@@ -158,16 +163,16 @@ def trace_ids(trace: Trace) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def extras_for(trace: Trace, catalog: Any, session: Any = None, source: str | None = "catalog") -> Extras:
+def extras_for(trace: Trace, catalog: Catalog | CatalogReader, session: Session | None = None, source: str | None = "catalog") -> Extras:
     """Names and anchor unit texts as ``trace_reader(trace)`` sees ``catalog`` in the trace's view.
 
     A name is given only for an entity the reader may know of, a unit text only from a document
     version the reader may read in that view (``CatalogView.unit``), so the page shows nothing the
     projection withheld.
     """
-    from chainret.caches import cached_view
+    from chainret.store import resolve_catalog
 
-    cv = cached_view(catalog, trace.meta.get("view"), trace_reader(trace), session)
+    cv = resolve_catalog(catalog, session).view(trace.meta.get("view"), trace_reader(trace))
     names = {}
     for i in trace_ids(trace):
         ent = cv.entity(i) if cv.knows(i) else None
@@ -445,18 +450,17 @@ def write_standalone(trace: Trace, trace_path: Path | None, out: str | Path, cat
     return f"wrote {target} ({where})"
 
 
-def catalog_for_trace(trace: Trace, trace_path: Path | None, catalog: str | None = None) -> tuple[Any, str] | None:
+def catalog_for_trace(trace: Trace, trace_path: Path | None, catalog: str | None = None) -> tuple[CatalogReader, str] | None:
     """The catalog a trace ran over, as ``chainret trace verify`` finds it (an overlay case's included).
 
     None when the trace names none or it cannot be opened; an explicit ``catalog`` that cannot be
     opened is an error (``ChainretError``), not a silent fallback.
     """
     from chainret.errors import ChainretError
+    from chainret.store import resolve_catalog
 
     meta = trace.meta
     if catalog is not None:
-        from chainret.store import resolve_catalog
-
         return resolve_catalog(catalog), str(catalog)
     try:
         if "case" in meta and meta.get("cases_file"):
@@ -468,12 +472,11 @@ def catalog_for_trace(trace: Trace, trace_path: Path | None, catalog: str | None
             case = next((c for c in world.cases if c.id == meta["case"]), None)
             if case is None:
                 return None
-            return apply_overlay(world.catalog, case.overlay, label=f"case {case.id} overlay"), f"{source} (case {case.id})"
+            return resolve_catalog(apply_overlay(world.catalog, case.overlay, label=f"case {case.id} overlay")), f"{source} (case {case.id})"
         named = meta.get("catalog")
         if named is None:
             return None
         from chainret.replay import _locate
-        from chainret.store import resolve_catalog
 
         where = str(_locate(str(named), trace_path))
         return resolve_catalog(where), where

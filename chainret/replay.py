@@ -31,21 +31,67 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel
 
 from chainret.catalog.issues import CatalogFileInvalid
-from chainret.catalog.models import Catalog, doc_ref, sha256_digest, unit_doc
-from chainret.catalog.readable import readable_docs, reader_digest
+from chainret.catalog.models import Catalog, Entity, SourceDocument, Unit, doc_ref, sha256_digest, unit_doc
 from chainret.store.base import CatalogReader
 from chainret.errors import UsageError
 from chainret.trace import Budget, Trace, write_trace
 
+if TYPE_CHECKING:
+    from chainret.evaluate import CaseResult
+
 VOLATILE_META = ("ask_ms", "revision")  # how long it took; which catalog write answered it
 _MAX_SHOWN = 160  # characters of a value shown in a difference message
+
+
+@runtime_checkable
+class Evidence(Protocol):
+    """What the evidence check reads of a catalog: document versions by ref, units and entities, each
+    readable or not (a ``MemoryStore``; a SQL store's ``evidence_as``)."""
+
+    @property
+    def documents_by_ref(self) -> Mapping[str, SourceDocument]: ...
+
+    def unit(self, ref: str) -> Unit | None: ...
+
+    def entity(self, entity_id: str) -> Entity | None: ...
+
+
+@runtime_checkable
+class CitedText(Protocol):
+    """A store that reads cited text as the trace's principal (a SQL store: under PostgreSQL's policies)."""
+
+    def evidence_as(self, principal: str) -> Evidence: ...
+
+
+@runtime_checkable
+class IdentityHistory(Protocol):
+    """A compiled store's record of every identity it showed each viewer class (its ``identities`` table)."""
+
+    def identity_history(self, viewer: str | None) -> list[str]: ...
+
+    def identities_ever(self) -> dict[str, set[str]]: ...
+
+
+def _reader(catalog: Catalog | CatalogReader) -> CatalogReader:
+    from chainret.store import resolve_catalog  # the public functions here still take a Catalog
+
+    return resolve_catalog(catalog)
+
+
+def _evidence(store: CatalogReader, principal: str) -> Evidence:
+    """Where cited text is read: as ``principal`` where the store reads that way, else the store itself."""
+    if isinstance(store, CitedText):
+        return store.evidence_as(principal)
+    if isinstance(store, Evidence):
+        return store
+    raise TypeError(f"{type(store).__name__} cannot show the documents a trace cites")
 
 
 class Difference(BaseModel):
@@ -84,17 +130,17 @@ def stable(trace: Trace) -> Trace:
     return trace.model_copy(update={"meta": {k: v for k, v in trace.meta.items() if k not in VOLATILE_META}})
 
 
-def write_golden(results: Sequence[Any], root: str | os.PathLike[str]) -> list[Path]:
+def write_golden(results: Sequence[CaseResult], root: str | os.PathLike[str]) -> list[Path]:
     """Write each case result's trace to its golden file (atomic writes)."""
     return [write_trace(stable(r.trace), golden_path(root, r.world, r.case.id)) for r in results]
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     text = repr(value)
     return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 1] + "…"
 
 
-def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any] | None:
+def first_difference(old: object, new: object, path: str = "") -> tuple[str, object, object] | None:
     """The first field (depth-first, keys sorted) where two JSON values differ."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key in sorted(set(old) | set(new)):
@@ -117,21 +163,24 @@ def first_difference(old: Any, new: Any, path: str = "") -> tuple[str, Any, Any]
     return None if old == new else (path, old, new)
 
 
-def _comparable(trace: Trace) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(stable(trace).to_json())  # the rounding a written trace has
+def _comparable(trace: Trace) -> dict[str, object]:
+    data: dict[str, object] = json.loads(stable(trace).to_json())  # the rounding a written trace has
     data.pop("catalog_digest", None)  # checked on its own (part 3)
     return data
 
 
-def evidence_differences(trace: Trace, catalog: Catalog | Any, reader: str | None = None) -> list[Difference]:
+def evidence_differences(trace: Trace, catalog: Catalog | CatalogReader, reader: str | None = None) -> list[Difference]:
     """Check every cited document version by itself: existence, digest, quote at span, unit.
 
-    With a ``reader``, a message never quotes text or a digest of a document that reader may not
-    read (a server verifying a caller's trace): it says only that the citation does not check out.
+    Cited text is read as the trace's principal (``CitedText``). With a ``reader``, a message never
+    quotes text or a digest of a document that reader may not read (a server verifying a caller's
+    trace): it says only that the citation does not check out.
     """
-    readable = readable_docs(catalog, reader) if reader is not None else None
+    store = _reader(catalog)
+    readable = store.readable_docs(reader) if reader is not None else None
+    evidence = _evidence(store, str(trace.meta.get("principal", "public")))
     out: list[Difference] = []
-    docs = catalog.documents_by_ref
+    docs = evidence.documents_by_ref
     # field, unit ref, doc ref, cited digest (None: the citation names none), span, quote
     cited: list[tuple[str, str, str, str | None, tuple[int, int], str]] = []
     for i, hop in enumerate(trace.hops):
@@ -142,7 +191,7 @@ def evidence_differences(trace: Trace, catalog: Catalog | Any, reader: str | Non
         for i, item in enumerate(trace.packet.items):
             doc = item.doc_id or unit_doc(item.ref)
             if item.span is None:  # a whole-unit item: its text must be that unit's
-                unit = catalog.unit(item.ref)
+                unit = evidence.unit(item.ref)
                 if unit is None or unit.text != item.text:
                     out.append(Difference(kind="evidence", field=f"packet.items[{i}].text", message=f"not the text of unit {_shown(item.ref)}"))
                 continue
@@ -167,23 +216,27 @@ def evidence_differences(trace: Trace, catalog: Catalog | Any, reader: str | Non
         if source.text[start:end] != quote:
             out.append(Difference(kind="evidence", field=f"{field}.quote", message=f"{_shown(quote)} is not the text at {cited_doc}[{start}:{end}] ({_shown(source.text[start:end])})"))
             continue
-        unit = catalog.unit(unit_ref)
+        unit = evidence.unit(unit_ref)
         if unit is None or unit.doc_ref != cited_doc or not (unit.start <= start and end <= unit.end):
             out.append(Difference(kind="evidence", field=f"{field}.unit_ref", message=f"span [{start}, {end}) of {cited_doc} is not inside unit {_shown(unit_ref)}"))
-    out.extend(statement_differences(trace, catalog))
+    out.extend(_statements(trace, evidence))
     return out
 
 
-def statement_differences(trace: Trace, catalog: Catalog | Any) -> list[Difference]:
+def statement_differences(trace: Trace, catalog: Catalog | CatalogReader) -> list[Difference]:
     """Each hop's quote must state that hop's step (``chainret.statement``), from the cited text alone.
 
     The step is the hop's start node, its predicate and its bridge (for a hop refused on an opposing
     assignment, the bridge it proposed). A store's own flags are not consulted, so a store row edited
     after compiling, or a trace whose bridge was changed, fails here even when the quote is verbatim.
     """
+    return _statements(trace, _evidence(_reader(catalog), str(trace.meta.get("principal", "public"))))
+
+
+def _statements(trace: Trace, evidence: Evidence) -> list[Difference]:
     from chainret.statement import states
 
-    lookup = catalog.entity if hasattr(catalog, "entity") else catalog.entities_by_id.get
+    lookup = evidence.entity
     out: list[Difference] = []
     for i, hop in enumerate(trace.hops):
         a = hop.anchor
@@ -212,11 +265,13 @@ def _locate(recorded: str, trace_path: Path | None) -> Path:
     return p
 
 
-def _replay_case(trace: Trace, catalog: str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[Catalog | CatalogReader, Trace]:
+def _replay_case(trace: Trace, catalog: CatalogReader | str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[CatalogReader, Trace]:
     from chainret.evaluate import run_case
     from chainret.catalog.load import apply_overlay, load_world
 
     meta = trace.meta
+    if catalog is not None and not isinstance(catalog, (str, os.PathLike)):
+        raise UsageError("a fixture case's trace replays from its cases file; pass its path, not an opened catalog")
     source = Path(catalog) if catalog is not None else _locate(str(meta["cases_file"]), trace_path)
     world = load_world(source)
     case = next((c for c in world.cases if c.id == meta["case"]), None)
@@ -225,22 +280,27 @@ def _replay_case(trace: Trace, catalog: str | os.PathLike[str] | None, trace_pat
     cat = apply_overlay(world.catalog, case.overlay, label=f"case {case.id} overlay")
     new = run_case(world.catalog, case, world=world.catalog.world, backtrack=bool(meta.get("backtrack", True)),
                    cases_file=meta.get("cases_file"))
-    return cat, new.trace
+    return _reader(cat), new.trace
 
 
-def _replay_request(trace: Trace, catalog: str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[Catalog | CatalogReader, Trace]:
+def _replay_request(trace: Trace, catalog: CatalogReader | str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[CatalogReader, Trace]:
     from chainret.ask import ask
     from chainret.store import resolve_catalog
 
     meta = trace.meta
-    source = catalog or meta.get("catalog")
-    if source is None:
-        raise UsageError("this trace does not name its catalog file; pass --catalog PATH")
-    if catalog is None and not str(source).startswith(("postgresql://", "postgres://")):
-        source = _locate(str(source), trace_path)  # a URL is no path: Path() would fold its '//'
-    elif catalog is None and ":***@" in str(source):
-        raise UsageError("this trace names a PostgreSQL store whose password it does not record; pass --catalog URL")
-    cat = resolve_catalog(source)
+    if catalog is not None:
+        cat = resolve_catalog(catalog)
+    else:
+        named = meta.get("catalog")
+        if named is None:
+            raise UsageError("this trace does not name its catalog file; pass --catalog PATH")
+        source = str(named)
+        if not source.startswith(("postgresql://", "postgres://")):
+            cat = resolve_catalog(_locate(source, trace_path))  # a URL is no path: Path() would fold its '//'
+        elif ":***@" in source:
+            raise UsageError("this trace names a PostgreSQL store whose password it does not record; pass --catalog URL")
+        else:
+            cat = resolve_catalog(source)
     projected = bool(meta.get("projected", True))
     new = ask(
         trace.request,
@@ -260,12 +320,13 @@ def _replay_request(trace: Trace, catalog: str | os.PathLike[str] | None, trace_
 
 def verify(
     trace: Trace,
-    catalog: str | os.PathLike[str] | None = None,
+    catalog: CatalogReader | str | os.PathLike[str] | None = None,
     *,
     trace_path: str | os.PathLike[str] | None = None,
     reader: str | None = None,
 ) -> Verification:
-    """Check ``trace`` against ``catalog`` (default: the catalog or cases file the trace names).
+    """Check ``trace`` against ``catalog`` (default: the catalog or cases file the trace names; a
+    server passes the catalog reader it serves).
 
     ``reader``: who will read the verdict (a server's caller); evidence messages then never quote a
     document that reader may not read. None: the local user, who holds the catalog file anyway.
@@ -285,17 +346,14 @@ def verify(
         return Verification(status="mismatch", catalog_changed=True, differences=[
             Difference(kind="evidence", field="catalog", message=f"{i.location}: {i.message} (a cited document was shortened)") for i in spans
         ])
-    evidence = cat.evidence_as(str(trace.meta.get("principal", "public"))) if hasattr(cat, "evidence_as") else cat
-    diffs = evidence_differences(trace, evidence, reader)
+    diffs = evidence_differences(trace, cat, reader)
     found = first_difference(_comparable(trace), _comparable(new))
     if found is not None:
         field, was, now = found
         diffs.append(Difference(kind="replay", field=field, message=f"trace has {_shown(was)}, replay gives {_shown(now)}"))
     projected = bool(trace.meta.get("projected", True))
     viewer = str(trace.meta.get("viewer")) if projected else None
-    from chainret.store import resolve_catalog
-
-    identity = resolve_catalog(cat).reader_digest(viewer) if viewer is not None else cat.digest()
+    identity = cat.reader_digest(viewer) if viewer is not None else cat.digest()
     changed = identity != trace.catalog_digest
     if changed and diffs:
         diffs.append(Difference(kind="catalog", field="catalog_digest", message=f"catalog was {_shown(trace.catalog_digest)}, now {identity}"))
@@ -305,22 +363,24 @@ def verify(
     return Verification(status=status, catalog_changed=changed, differences=diffs)
 
 
-def _known_identities(cat: Catalog | Any) -> tuple[dict[str, set[str]], bool]:
+def _known_identities(cat: CatalogReader) -> tuple[dict[str, set[str]], bool]:
     """identity -> the principal classes shown it ("" = audit, "*" = anyone unnamed); and whether this is a full history."""
-    if hasattr(cat, "identities_ever"):
+    if isinstance(cat, IdentityHistory):
         return cat.identities_ever(), True
-    named = sorted({p for d in cat.documents if d.visibility == "restricted" for p in d.principals})
+    # A catalog in memory: its documents are whole records, naming their readers.
+    named = sorted({p for d in cat.documents if d.visibility == "restricted" and isinstance(d, SourceDocument) for p in d.principals})
     known: dict[str, set[str]] = {cat.digest(): {""}}
-    known.setdefault(reader_digest(cat, "\x00"), set()).add("*")
+    known.setdefault(cat.reader_digest("\x00"), set()).add("*")
     for p in named:
-        known.setdefault(reader_digest(cat, p), set()).add(p)
+        known.setdefault(cat.reader_digest(p), set()).add(p)
     return known, False
 
 
-def identity_differences(trace: Trace, cat: Catalog | Any, viewer: str | None) -> list[Difference]:
+def identity_differences(trace: Trace, catalog: Catalog | CatalogReader, viewer: str | None) -> list[Difference]:
     """A changed identity is fine only if the catalog once showed it to this viewer (see part 3 above)."""
+    cat = _reader(catalog)
     claimed = trace.catalog_digest or ""
-    if hasattr(cat, "identity_history") and claimed in cat.identity_history(viewer):
+    if isinstance(cat, IdentityHistory) and claimed in cat.identity_history(viewer):
         return []  # an earlier compile or update of this store: the catalog really changed since
     known, full_history = _known_identities(cat)
     shown_to = known.get(claimed)
@@ -339,7 +399,7 @@ def identity_differences(trace: Trace, cat: Catalog | Any, viewer: str | None) -
 
 
 def verify_trace(
-    trace: Trace, catalog: str | os.PathLike[str] | None = None, *, trace_path: str | os.PathLike[str] | None = None
+    trace: Trace, catalog: CatalogReader | str | os.PathLike[str] | None = None, *, trace_path: str | os.PathLike[str] | None = None
 ) -> list[dict[str, str]]:
     """The differences of ``verify`` as plain dicts (empty when the trace holds)."""
     return [d.model_dump() for d in verify(trace, catalog, trace_path=trace_path).differences]

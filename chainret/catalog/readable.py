@@ -17,6 +17,10 @@ the engine needs from it without building it:
   relations, views limited to them, known entities). Its digest is the catalog identity shown to
   that reader: it does not change when only text the reader may not read changes.
 
+These take a ``Catalog``: ``chainret.store.memory.MemoryStore`` answers the catalog reader's
+``readable_docs``, ``reader_store`` and ``reader_digest`` with them, and a compiled store answers
+the same questions from its tables. A caller holding a ``CatalogReader`` asks the reader.
+
 Results are memoised per catalog object (catalogs are frozen) in a ``chainret.session.Session``
 (the caller's, else the default one); the cache holds the catalog itself so an ``id()`` is never
 confused with a later catalog's.
@@ -40,8 +44,6 @@ def _memo(cat: Catalog, kind: str, reader: str, build: Callable[[], _T], session
 
 def readable_docs(cat: Catalog, reader: str, *, session: Session | None = None) -> frozenset[str]:
     """Refs (``source/document@version``) of every document version ``reader`` may read, any view."""
-    if not isinstance(cat, Catalog):  # a compiled store (chainret.store) answers from its tables
-        return cat.readable_docs(reader)
     return _memo(cat, "docs", reader, lambda: frozenset(d.ref for d in cat.documents if d.readable_by(reader)), session)
 
 
@@ -71,9 +73,6 @@ def reader_catalog(cat: Catalog, reader: str, *, session: Session | None = None)
     Built with ``model_construct``: the records are the original (already validated) objects.
     """
 
-    if not isinstance(cat, Catalog):  # a compiled store: a view of it that filters on the reader
-        return cat.reader_store(reader)
-
     def build() -> Catalog:
         docs = readable_docs(cat, reader, session=session)
         known = known_entities(cat, reader, session=session)
@@ -99,6 +98,4 @@ def reader_catalog(cat: Catalog, reader: str, *, session: Session | None = None)
 
 def reader_digest(cat: Catalog, reader: str, *, session: Session | None = None) -> str:
     """The catalog identity shown to ``reader``: the digest of ``reader_catalog(cat, reader)``."""
-    if not isinstance(cat, Catalog):  # a compiled store recorded it at compile time
-        return cat.reader_digest(reader)
     return reader_catalog(cat, reader, session=session).digest()  # the reduced catalog computes its digest once

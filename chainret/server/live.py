@@ -26,7 +26,8 @@ from typing import Any
 
 from chainret.catalog.models import Catalog
 from chainret.session import Session
-from chainret.store import catalog_path, is_store, resolve_catalog
+from chainret.store import catalog_path, resolve_catalog
+from chainret.store.base import CatalogReader
 
 log = logging.getLogger("chainret.server")
 DEFAULT_INTERVAL_S = 1.0
@@ -49,13 +50,13 @@ def path_generation(path: Path) -> str:
 class LiveCatalog:
     """``current``: the catalog to answer from; ``get()`` swaps in a fresh one when the store changed."""
 
-    def __init__(self, spec: Catalog | str | os.PathLike[str] | None, interval_s: float = DEFAULT_INTERVAL_S,
+    def __init__(self, spec: Catalog | CatalogReader | str | os.PathLike[str] | None, interval_s: float = DEFAULT_INTERVAL_S,
                  clock: Callable[[], float] = time.monotonic, session: Session | None = None) -> None:
         self.spec = spec
         self.session = session  # an in-memory catalog's caches (the service's)
         self.interval_s = interval_s
         self.clock = clock
-        self.current: Any = resolve_catalog(spec, session)  # resolved once, at the edge, into the catalog reader
+        self.current: CatalogReader = resolve_catalog(spec, session)  # resolved once, at the edge, into the catalog reader
         self.swaps = 0
         self._generation = self._probe()
         self._checked = clock()
@@ -66,18 +67,19 @@ class LiveCatalog:
 
     @property
     def live(self) -> bool:
-        """False for a catalog object handed in (nothing to reopen)."""
-        return not isinstance(self.spec, Catalog) and not is_store(self.spec)
+        """False for a catalog object handed in (nothing to reopen): a path or URL (None: the default catalog) is."""
+        return self.spec is None or isinstance(self.spec, (str, os.PathLike))
 
     def _probe(self) -> str | None:
-        if not self.live:
-            return None
+        spec = self.spec
+        if spec is not None and not isinstance(spec, (str, os.PathLike)):
+            return None  # a catalog object handed in
         generation = getattr(self.current, "generation", None)
         if callable(generation):
             return str(generation())
-        return path_generation(catalog_path(self.spec))  # type: ignore[arg-type]
+        return path_generation(catalog_path(spec))
 
-    def get(self, *, force: bool = False) -> Any:
+    def get(self, *, force: bool = False) -> CatalogReader:
         """The catalog to answer from, after a generation check when ``interval_s`` passed (or ``force``).
 
         The object is held by this thread until ``release()`` (it is not closed while held)."""

@@ -35,16 +35,15 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.session import Session
-from chainret.ask import Answer, answer, catalog_revision
+from chainret.ask import Answer, answer
 from chainret.catalog.models import Catalog, doc_ref, unit_doc
-from chainret.catalog.readable import readable_docs, reader_digest
 from chainret.errors import ChainretError, UsageError
 from chainret.server.auth import Authenticator, Identity, check_narrower, resolve_viewer
 from chainret.server.errors import ApiError
 from chainret.server.inputs import trace_problem
 from chainret.server.live import LiveCatalog
 from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
-from chainret.store.base import StoreChanged, revision_number
+from chainret.store.base import CatalogReader, StoreChanged, revision_number
 from chainret.trace import Trace
 
 R = TypeVar("R")
@@ -147,7 +146,7 @@ class Service:
     catalog allows it (``concurrent_reads``), else one at a time (see the module docstring).
     """
 
-    def __init__(self, catalog: Catalog | str | None, limits: Limits | None = None, auth: Authenticator | None = None,
+    def __init__(self, catalog: Catalog | CatalogReader | str | None, limits: Limits | None = None, auth: Authenticator | None = None,
                  *, tokens_source: str = "token file", threads: int = 1) -> None:
         if threads < 1:
             raise UsageError("the number of engine threads must be at least 1")
@@ -160,7 +159,7 @@ class Service:
         self.world: str = self.catalog.world
         self.digest: str = self.submit(lambda: self.live.get().digest()).result()
         if auth is not None:
-            self.submit(check_narrower, auth, lambda p: set(readable_docs(self.live.get(), p, session=self.session)),
+            self.submit(check_narrower, auth, lambda p: set(self.live.get().readable_docs(p)),
                         tokens_source).result()
 
     def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
@@ -192,10 +191,10 @@ class Service:
                 self.live.release()
 
     @property
-    def catalog(self) -> Any:
+    def catalog(self) -> CatalogReader:
         """Inside an engine call, the catalog object it answers from; else the catalog now served
         (``LiveCatalog``: swapped for a fresh object when its store changes)."""
-        held = getattr(self._tls, "catalog", None)
+        held: CatalogReader | None = getattr(self._tls, "catalog", None)
         return held if held is not None else self.live.current
 
     def close(self) -> None:
@@ -215,7 +214,7 @@ class Service:
         except ChainretError:
             raise ApiError(500, "engine_error", "the engine could not answer this request") from None
 
-    def _fresh(self, viewer: str, min_revision: str | None) -> Any:
+    def _fresh(self, viewer: str, min_revision: str | None) -> CatalogReader:
         """The catalog to answer from: checked for a store update (at most once per interval, or now when
         the caller asks for a revision newer than the one held), and at least ``min_revision`` (409 if not)."""
         cat = self._tls.catalog = self.live.get()
@@ -235,8 +234,8 @@ class Service:
                            f"{min_revision}; retry shortly (a store update is seen within {self.limits.reload_interval_s:g} s)")
         return cat
 
-    def _revision(self, cat: Any, viewer: str) -> str:
-        return catalog_revision(cat, viewer, reader_digest(cat, viewer, session=self.session))
+    def _revision(self, cat: CatalogReader, viewer: str) -> str:
+        return cat.revision(viewer)
 
     def _check_request(self, text: str) -> None:
         if len(text) > self.limits.request_chars:
@@ -279,7 +278,7 @@ class Service:
         current = cat.current_view.name if cat.current_view is not None else None
         return PatternsOut(
             world=cat.world,
-            catalog_digest=reader_digest(cat, principal, session=self.session),
+            catalog_digest=cat.reader_digest(principal),
             revision=self._revision(cat, principal),
             patterns=[PatternOut(**p.model_dump()) for p in cat.patterns],
             views=[ViewOut(name=v.name, current=v.name == current) for v in cat.views],
@@ -316,7 +315,7 @@ class Service:
         check_budget(trace.budget, self.limits.ceiling)
         cat = self._fresh(principal, min_revision)
         revision = self._revision(cat, principal)
-        docs = readable_docs(cat, principal, session=self.session)
+        docs = cat.readable_docs(principal)
         unreadable = [
             Difference(kind="evidence", field=field, message=f"cites a document version that {principal} may not read")
             for field, refs in _citations(trace)

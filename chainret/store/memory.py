@@ -93,6 +93,8 @@ class MemoryStore:
         return cached_view(self.catalog, name, principal, self.session)
 
     def hop_world(self, view: ViewReader) -> HopWorld:
+        if not isinstance(view, CatalogView):
+            raise TypeError(f"a memory store runs the hops of its own views, not of {type(view).__name__}")
         return hop_world(view, self.session)
 
     def readable_docs(self, reader: str) -> frozenset[str]:

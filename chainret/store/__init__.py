@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from chainret.catalog.models import Catalog
 from chainret.errors import UsageError
 from chainret.session import Session
 from chainret.store.base import SCHEMA_VERSION, CatalogReader, Store, StoreError, StoreView, ViewReader, is_store
+
+if TYPE_CHECKING:  # the compile path is loaded only by the commands that write a store
+    from chainret.store.compile import CompileSource
 
 __all__ = [
     "SCHEMA_VERSION", "CatalogReader", "Store", "ViewReader", "StoreError", "StoreView", "catalog_location", "catalog_path", "compile_store", "is_store",
@@ -65,23 +68,40 @@ def store_location(spec: str | os.PathLike[str]) -> str:
     return str(Path(spec).resolve())
 
 
-def compile_store(catalog: Any, out: str | os.PathLike[str], *, update: bool = False, replace: bool = False) -> dict[str, int]:
-    """Write ``catalog`` (a Catalog) to ``out`` (``.db`` path or PostgreSQL URL); ``update`` appends to an existing store."""
-    if is_url(out):
-        from chainret.store.postgres import compile_postgres, update_postgres
+def compile_store(catalog: Catalog | CompileSource, out: str | os.PathLike[str], *, update: bool = False, replace: bool = False) -> dict[str, int]:
+    """Write ``catalog`` to ``out`` (``.db`` path or PostgreSQL URL); ``update`` appends to an existing store.
 
-        return update_postgres(catalog, str(out)) if update else compile_postgres(catalog, str(out), replace=replace)
-    if not is_store_spec(out):
-        raise StoreError(f"--out must be a .db file or a postgresql:// URL, found {str(out)!r}")
-    from chainret.store.sqlite import compile_sqlite, update_sqlite
-
+    ``catalog``: a ``Catalog``, or a record stream (``chainret.store.stream.RecordSource``) for a new store.
+    """
     if update:
-        return update_sqlite(catalog, out)
+        if not isinstance(catalog, Catalog):
+            raise StoreError("an update appends a loaded catalog to a store; a record stream compiles a new one")
+        return update_store(catalog, out)
+    if is_url(out):
+        from chainret.store.postgres import compile_postgres
+
+        return compile_postgres(catalog, str(out), replace=replace)
+    _check_out(out)
+    from chainret.store.sqlite import compile_sqlite
+
     return compile_sqlite(catalog, out, replace=replace)
 
 
-def update_store(catalog: Any, out: str | os.PathLike[str]) -> dict[str, int]:
-    return compile_store(catalog, out, update=True)
+def update_store(catalog: Catalog, out: str | os.PathLike[str]) -> dict[str, int]:
+    """Append ``catalog``'s new records to the store at ``out`` (compiled from an earlier version of it)."""
+    if is_url(out):
+        from chainret.store.postgres import update_postgres
+
+        return update_postgres(catalog, str(out))
+    _check_out(out)
+    from chainret.store.sqlite import update_sqlite
+
+    return update_sqlite(catalog, out)
+
+
+def _check_out(out: str | os.PathLike[str]) -> None:
+    if not is_store_spec(out):
+        raise StoreError(f"--out must be a .db file or a postgresql:// URL, found {str(out)!r}")
 
 
 # -- what a --catalog argument names ------------------------------------------------------------------

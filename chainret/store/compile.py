@@ -14,25 +14,34 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from typing import Any, Protocol, cast
+from typing import Protocol
 
 from chainret.catalog.models import Catalog
 from chainret.store.base import StoreError
-from chainret.store.schema import TABLES, Compiled, corpus_rows
+from chainret.store.schema import TABLES, Compiled, SQLValue, as_int, as_str, corpus_rows, text_pairs
 
 BATCH = 20_000
 
 
 class Writer(Protocol):
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+    """One write transaction on a store (SQLite ``executemany``, PostgreSQL ``COPY``); SQL uses ``?`` placeholders."""
 
-    def insert(self, table: str, rows: Iterable[Sequence[Any]]) -> None: ...
+    def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None: ...
 
-    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+    def insert(self, table: str, rows: Iterable[Sequence[SQLValue]]) -> None: ...
+
+    def rows(self, sql: str, params: Sequence[SQLValue] = ()) -> Sequence[tuple[object, ...]]: ...  # values narrowed by schema.as_int/as_str
 
 
-def _batched(w: Writer, table: str, rows: Iterable[Sequence[Any]]) -> None:
-    batch: list[Sequence[Any]] = []
+class CompileSource(Protocol):
+    """What a compile takes in place of a ``Catalog``: records that write themselves through the writer
+    (``chainret.store.stream.RecordSource``: a catalog file streamed record by record, never held whole)."""
+
+    def compile_into(self, w: Writer) -> dict[str, int]: ...
+
+
+def _batched(w: Writer, table: str, rows: Iterable[Sequence[SQLValue]]) -> None:
+    batch: list[Sequence[SQLValue]] = []
     for r in rows:
         batch.append(r)
         if len(batch) >= BATCH:
@@ -47,7 +56,7 @@ class _Buffers:
 
     def __init__(self, w: Writer, *tables: str) -> None:
         self.w = w
-        self.rows: dict[str, list[Sequence[Any]]] = {t: [] for t in tables}
+        self.rows: dict[str, list[Sequence[SQLValue]]] = {t: [] for t in tables}
 
     def flush(self, *, full_only: bool = False) -> None:
         if full_only and all(len(r) < BATCH for r in self.rows.values()):
@@ -81,11 +90,11 @@ def _corpus(w: Writer) -> None:
     """Recompute the per view / principal class unit counts from the stored units (a small table)."""
     view_docs: dict[str, list[int]] = {}
     for v, d in w.rows("SELECT view_name, doc_ord FROM view_docs ORDER BY view_name, doc_ord"):
-        view_docs.setdefault(v, []).append(int(d))
+        view_docs.setdefault(as_str(v), []).append(as_int(d))
     readers: dict[int, set[str]] = {}
     for d, p in w.rows("SELECT doc_ord, principal FROM readers"):
-        readers.setdefault(int(d), set()).add(p)
-    stats = {int(d): (int(n), int(t)) for d, n, t in w.rows("SELECT doc_ord, count(*), sum(ntok) FROM units GROUP BY doc_ord")}
+        readers.setdefault(as_int(d), set()).add(as_str(p))
+    stats = {as_int(d): (as_int(n), as_int(t)) for d, n, t in w.rows("SELECT doc_ord, count(*), sum(ntok) FROM units GROUP BY doc_ord")}
     for docs in view_docs.values():
         for d in docs:
             stats.setdefault(d, (0, 0))
@@ -93,14 +102,14 @@ def _corpus(w: Writer) -> None:
     _batched(w, "corpus", corpus_rows(view_docs, readers, stats))
 
 
-def compile_into(w: Writer, catalog: Catalog) -> dict[str, int]:
+def compile_into(w: Writer, catalog: Catalog | CompileSource) -> dict[str, int]:
     """Write a whole catalog into empty tables; returns row counts of the main tables.
 
-    ``catalog`` may also be a record source with its own ``compile_into(w)`` (``chainret.store.stream``:
-    a catalog file streamed record by record, never held whole).
+    ``catalog`` may also be a ``CompileSource`` that writes itself (the streamed compile): the one choice
+    between the two compile paths, made here for SQLite and PostgreSQL alike.
     """
     if not isinstance(catalog, Catalog):
-        return cast(dict[str, int], catalog.compile_into(w))
+        return catalog.compile_into(w)
     comp = Compiled(catalog)
     meta = comp.meta()
     w.insert("meta", list(meta.items()))
@@ -111,11 +120,11 @@ def compile_into(w: Writer, catalog: Catalog) -> dict[str, int]:
 
 
 def counts(w: Writer) -> dict[str, int]:
-    return {t: int(w.rows(f"SELECT count(*) FROM {t}")[0][0]) for t in ("entities", "documents", "units", "relations", "views", "postings")}
+    return {t: as_int(w.rows(f"SELECT count(*) FROM {t}")[0][0]) for t in ("entities", "documents", "units", "relations", "views", "postings")}
 
 
 def _stored(w: Writer, table: str, key: str) -> list[str]:
-    return [r[0] for r in w.rows(f"SELECT {key} FROM {table} ORDER BY ord")]
+    return [as_str(r[0]) for r in w.rows(f"SELECT {key} FROM {table} ORDER BY ord")]
 
 
 def _prefix(kind: str, stored: list[str], new: list[str]) -> None:
@@ -131,7 +140,7 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     Returns how many rows of each kind were added. Raises ``StoreError`` (nothing written) when the
     new catalog changes or reorders a stored record.
     """
-    meta = dict(w.rows("SELECT key, value FROM meta"))
+    meta = text_pairs(w.rows("SELECT key, value FROM meta"))
     if meta.get("world") != catalog.world:
         raise StoreError(f"the store holds world {meta.get('world')!r}, the catalog is world {catalog.world!r}")
     keys = {
@@ -149,11 +158,11 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     # Stored documents and views must be unchanged (text digest, visibility, readers; view contents).
     for i, (dig, vis, prin) in enumerate(w.rows("SELECT digest, visibility, principals FROM documents ORDER BY ord")):
         d = catalog.documents[i]
-        if (d.digest, d.visibility, sorted(d.principals)) != (dig, vis, sorted(json.loads(prin))):
+        if (d.digest, d.visibility, sorted(d.principals)) != (dig, vis, sorted(json.loads(as_str(prin)))):
             raise StoreError(f"not an append-only update: document {d.ref!r} changed; recompile the store")
     for i, (docs,) in enumerate(w.rows("SELECT documents FROM views ORDER BY ord")):
         v = catalog.views[i]
-        if v.documents != json.loads(docs):
+        if v.documents != json.loads(as_str(docs)):
             raise StoreError(f"not an append-only update: view {v.name!r} changed; recompile the store")
     new_ids = set(keys["entities"][1][len(stored["entities"]) :])
     if new_ids:
@@ -161,7 +170,7 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
         if hit:
             raise StoreError(f"not an append-only update: stored relation {hit[0][0]!r} names a new entity; recompile the store")
     start = {t: len(stored[t]) for t in keys}
-    start["units"] = int(w.rows("SELECT count(*) FROM units")[0][0])
+    start["units"] = as_int(w.rows("SELECT count(*) FROM units")[0][0])
     skip = {t: set(stored[t]) for t in keys}
     comp = Compiled(catalog, start=start, skip=skip)
     _fill(w, comp, comp.doc_ords())
@@ -169,7 +178,7 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
         w.execute("UPDATE views SET current = ? WHERE name = ?", (int(v.current), v.name))
     w.execute("DELETE FROM meta")
     w.insert("meta", list(comp.meta().items()))
-    seq = int(w.rows("SELECT coalesce(max(seq), 0) FROM identities")[0][0]) + 1
+    seq = as_int(w.rows("SELECT coalesce(max(seq), 0) FROM identities")[0][0]) + 1
     _batched(w, "identities", comp.identities(seq))
     _corpus(w)
     return {t: len(keys[t][1]) - len(stored[t]) for t in keys}

@@ -50,7 +50,7 @@ from chainret.catalog.models import Catalog, functional_names
 from chainret.hops import HopWorld, Rel
 from chainret.search import SearchHit, query_tokens, rank_bm25plus
 from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
-from chainret.store.compile import compile_into, update_into
+from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore, SQLView, StoreIndex
 from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, RelRow, SQLRow, StatusRow, _bounded, _unit
@@ -599,7 +599,7 @@ def _dba_transaction(url: str, doing: str, *, lock: bool = True, search_path: bo
         conn.close()
 
 
-def compile_postgres(catalog: Catalog, url: str, *, replace: bool = False) -> dict[str, int]:
+def compile_postgres(catalog: Catalog | CompileSource, url: str, *, replace: bool = False) -> dict[str, int]:
     """Write ``catalog`` into a new schema (one transaction); ``replace`` drops an existing store there."""
     with _dba_transaction(url, "write the store", search_path=False) as (w, schema):
         exists = w.rows("SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'meta'", (schema,))

@@ -33,12 +33,40 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from decimal import Decimal
+from typing import SupportsInt, TypeVar
 
-from chainret.catalog.models import Catalog, normalize_name, unit_ref, unit_spans
+from chainret.catalog.models import Catalog, SourceDocument, normalize_name, unit_ref, unit_spans
 from chainret.catalog.names import digits_of, name_key
 from chainret.search import tokenize
+
+#: What one column of a row holds, written or read (both schemas' columns are INTEGER/BIGINT or TEXT;
+#: PostgreSQL's ``sum()`` of a BIGINT column is a ``Decimal``).
+SQLValue = str | int | float | Decimal | None
+#: One row, as a writer takes it and a query returns it.
+Row = tuple[SQLValue, ...]
+
+_T = TypeVar("_T")
+
+
+def as_int(value: object) -> int:
+    """An integer column or aggregate (an ordinal, ``count(*)``, ``sum(ntok)``) as an ``int``."""
+    if isinstance(value, (str, SupportsInt)):
+        return int(value)
+    raise TypeError(f"expected a number from the store, found {value!r}")
+
+
+def as_str(value: object) -> str:
+    """A TEXT column as a ``str`` (not NULL)."""
+    if isinstance(value, str):
+        return value
+    raise TypeError(f"expected text from the store, found {value!r}")
+
+
+def text_pairs(rows: Iterable[tuple[object, ...]]) -> dict[str, str]:
+    """Rows of two TEXT columns (``SELECT key, value FROM meta``) as a dict."""
+    return {as_str(key): as_str(value) for key, value in rows}
 
 TABLES: dict[str, list[str]] = {
     "meta": ["key", "value"],
@@ -114,7 +142,7 @@ def index_statements() -> list[str]:
 
 
 # -- catalog -> rows --------------------------------------------------------------------------------
-def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int) -> list[tuple[Any, ...]]:
+def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int) -> list[Row]:
     """The ``names`` rows of one entity (both compile paths): each distinct normalised label, with the
     keys tolerant name lookups search by (``chainret.catalog.names``: ``fold`` = ``name_key``, its
     digits, its length). Labels with one normalised form share one ``name_key`` (case folding is per
@@ -122,7 +150,7 @@ def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int) -
     labels: dict[str, str] = {}
     for label in (eid, name, *aliases):
         labels.setdefault(normalize_name(label), label)
-    out = []
+    out: list[Row] = []
     for key in sorted(labels):
         fold = name_key(labels[key])
         out.append((key, type_, i, fold, digits_of(fold), len(fold)))
@@ -133,10 +161,11 @@ def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int) -
 class Compiled:
     """The rows of one catalog, produced table by table (generators: a 1M-relation catalog streams)."""
 
-    def __init__(self, catalog: Catalog, *, start: dict[str, int] | None = None, skip: dict[str, set[str]] | None = None):
+    def __init__(self, catalog: Catalog, *, start: dict[str, int] | None = None, skip: dict[str, set[str]] | None = None) -> None:
         self.cat = catalog
         self.start = start or {}
         self.skip = skip or {}
+        self._reader_digests: dict[str, str] | None = None
 
     def meta(self) -> dict[str, str]:
         import uuid
@@ -159,7 +188,7 @@ class Compiled:
 
     def reader_digests(self) -> dict[str, str]:
         """The catalog identity each principal class is shown: the digest of its reader catalog (computed once)."""
-        if getattr(self, "_reader_digests", None) is None:
+        if self._reader_digests is None:
             self._reader_digests = self._compute_reader_digests()
         return self._reader_digests
 
@@ -170,44 +199,44 @@ class Compiled:
         nobody = "\x00"  # a principal no document names: reads the public documents only
         return {"*": reader_catalog(self.cat, nobody).digest(), **{p: reader_catalog(self.cat, p).digest() for p in named}}
 
-    def identities(self, seq: int) -> Iterator[tuple[Any, ...]]:
+    def identities(self, seq: int) -> Iterator[Row]:
         """This catalog's identity for every principal class (and ``""``: the audit identity) as write ``seq``."""
         yield (seq, "", self.cat.digest())
         for principal, digest in sorted(self.reader_digests().items()):
             yield (seq, principal, digest)
 
-    def _new(self, table: str, items: list[Any], key: Any) -> Iterator[tuple[int, Any]]:
+    def _new(self, table: str, items: Sequence[_T], key: Callable[[_T], str]) -> Iterator[tuple[int, _T]]:
         """(ordinal, item) for items not already stored (``skip``); the ordinal is the catalog position."""
         skip = self.skip.get(table, set())
         for i, item in enumerate(items):
             if key(item) not in skip:
                 yield i, item
 
-    def entities(self) -> Iterator[tuple[Any, ...]]:
+    def entities(self) -> Iterator[Row]:
         for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
             yield (i, e.id, e.type, e.name, json.dumps(e.aliases), e.description)
 
-    def names(self) -> Iterator[tuple[Any, ...]]:
+    def names(self) -> Iterator[Row]:
         for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
             yield from name_rows(e.id, e.name, e.aliases, e.type, i)
 
-    def predicates(self) -> Iterator[tuple[Any, ...]]:
+    def predicates(self) -> Iterator[Row]:
         for i, p in self._new("predicates", self.cat.predicates, lambda p: p.name):
             yield (i, p.name, p.domain, p.range, p.cardinality, p.description)
 
-    def patterns(self) -> Iterator[tuple[Any, ...]]:
+    def patterns(self) -> Iterator[Row]:
         for i, p in self._new("patterns", self.cat.patterns, lambda p: p.name):
             yield (i, p.name, p.model_dump_json())
 
-    def _docs(self) -> Iterator[tuple[int, Any]]:
+    def _docs(self) -> Iterator[tuple[int, SourceDocument]]:
         return self._new("documents", self.cat.documents, lambda d: d.ref)
 
-    def documents(self) -> Iterator[tuple[Any, ...]]:
+    def documents(self) -> Iterator[Row]:
         for i, d in self._docs():
             yield (i, d.ref, d.source, d.document, d.version, d.representation, d.title, d.digest,
                    d.visibility, json.dumps(d.principals), d.text)
 
-    def readers(self) -> Iterator[tuple[Any, ...]]:
+    def readers(self) -> Iterator[Row]:
         for i, d in self._docs():
             if d.visibility == "public":
                 yield (i, "*")
@@ -215,18 +244,18 @@ class Compiled:
                 for p in sorted(set(d.principals)):
                     yield (i, p)
 
-    def document_meta(self) -> Iterator[tuple[Any, ...]]:
+    def document_meta(self) -> Iterator[Row]:
         for i, d in self._docs():
             yield (i, d.ref, d.visibility)
 
     def doc_ords(self) -> dict[str, int]:
         return {d.ref: i for i, d in enumerate(self.cat.documents)}
 
-    def views(self) -> Iterator[tuple[Any, ...]]:
+    def views(self) -> Iterator[Row]:
         for i, v in self._new("views", self.cat.views, lambda v: v.name):
             yield (i, v.name, v.order, int(v.current), json.dumps(v.documents), v.description)
 
-    def view_docs(self, all_doc_ords: dict[str, int]) -> Iterator[tuple[Any, ...]]:
+    def view_docs(self, all_doc_ords: dict[str, int]) -> Iterator[Row]:
         docs = self.cat.documents_by_ref
         for _, v in self._new("views", self.cat.views, lambda v: v.name):
             for ref in dict.fromkeys(v.documents):
@@ -234,7 +263,7 @@ class Compiled:
                 if d is not None:
                     yield (v.name, all_doc_ords[ref], d.doc_id, d.visibility)
 
-    def units_and_postings(self, units: list[Sequence[Any]], postings: list[Sequence[Any]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[None]:
+    def units_and_postings(self, units: list[Sequence[SQLValue]], postings: list[Sequence[SQLValue]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[None]:
         """Fill ``units`` / ``postings`` batches document by document (yields after each document)."""
         ordinal = self.start.get("units", 0)
         search_text = self.cat.search_texts  # prose-supported units are indexed with the IDs they name
@@ -255,7 +284,7 @@ class Compiled:
             yield None
         self.start["units"] = ordinal
 
-    def relations(self, doc_ords: dict[str, int]) -> Iterator[tuple[tuple[Any, ...], tuple[Any, ...]]]:
+    def relations(self, doc_ords: dict[str, int]) -> Iterator[tuple[Row, Row]]:
         from chainret.catalog.defects import relation_defects
 
         cat = self.cat
@@ -269,7 +298,7 @@ class Compiled:
             yield row, (i, doc, sup.quote)
 
 
-def corpus_rows(view_docs: dict[str, list[int]], readers: dict[int, set[str]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[tuple[Any, ...]]:
+def corpus_rows(view_docs: dict[str, list[int]], readers: dict[int, set[str]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[Row]:
     """Per view and principal class: readable units and their total token count (BM25Plus's N, avgdl)."""
     named = sorted({p for ps in readers.values() for p in ps} - {"*"})
     for view, docs in view_docs.items():

@@ -27,16 +27,15 @@ import os
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 from urllib.parse import quote
 
 from chainret.catalog.models import Catalog
 from chainret.errors import UsageError
 from chainret.store.base import READABLE_SCHEMAS, SCHEMA_VERSION, STORE_FORMAT, StoreChanged, StoreError, wait_for_lock
-from chainret.store.compile import compile_into, update_into
-from chainret.store.schema import TABLES, create_statements, index_statements
+from chainret.store.compile import CompileSource, compile_into, update_into
+from chainret.store.schema import TABLES, Row, SQLValue, create_statements, index_statements, text_pairs
 from chainret.store.sql import Backend, SQLStore
 
 
@@ -96,14 +95,15 @@ class SQLiteBackend(Backend):
         self._local.conn = conn
         return conn
 
-    def rows(self, sql: str, params: Sequence[Any] = (), view: str | None = None, principal: str | None = None) -> list[tuple[Any, ...]]:
-        return self.conn.execute(sql, tuple(params)).fetchall()
+    def rows(self, sql: str, params: Sequence[SQLValue] = (), view: str | None = None, principal: str | None = None) -> list[Row]:
+        found: list[Row] = self.conn.execute(sql, tuple(params)).fetchall()
+        return found
 
     # Writer interface (compile / update)
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+    def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None:
         self.conn.execute(sql, tuple(params))
 
-    def insert(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
+    def insert(self, table: str, rows: Iterable[Sequence[SQLValue]]) -> None:
         cols = TABLES[table]
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows)
 
@@ -143,12 +143,12 @@ def write_lock(out: Path, wait_s: float | None = None) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def check_schema(rows: Any, where: str, *, write: bool = False) -> None:
+def check_schema(rows: Callable[[str], Sequence[tuple[object, ...]]], where: str, *, write: bool = False) -> None:
     """Refuse a database that is not a chainret store, or one written by another schema version.
 
     An older schema in ``READABLE_SCHEMAS`` is read (not written: ``write``)."""
     try:
-        meta = dict(rows("SELECT key, value FROM meta WHERE key IN ('store_format', 'schema_version')"))
+        meta = text_pairs(rows("SELECT key, value FROM meta WHERE key IN ('store_format', 'schema_version')"))
     except Exception as exc:  # noqa: BLE001 - any database error here means "not our store"
         raise StoreError(f"{where} is not a chainret store (no chainret tables: {str(exc).splitlines()[0]})") from None
     if meta.get("store_format") != STORE_FORMAT:
@@ -192,7 +192,7 @@ class SQLiteStore(SQLStore):
         return f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}.{super().generation()}"
 
 
-def compile_sqlite(catalog: Catalog, out: str | os.PathLike[str], *, replace: bool = True) -> dict[str, int]:
+def compile_sqlite(catalog: Catalog | CompileSource, out: str | os.PathLike[str], *, replace: bool = True) -> dict[str, int]:
     """Write ``catalog`` to a new SQLite store at ``out`` (atomically: a temporary file, then rename).
 
     ``replace=False`` refuses an existing ``out``, checked under the write lock (two first compiles
@@ -205,7 +205,7 @@ def compile_sqlite(catalog: Catalog, out: str | os.PathLike[str], *, replace: bo
         return _compile_locked(catalog, out)
 
 
-def _compile_locked(catalog: Catalog, out: Path) -> dict[str, int]:
+def _compile_locked(catalog: Catalog | CompileSource, out: Path) -> dict[str, int]:
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     os.close(fd)
     tmp_path = Path(tmp)

@@ -38,9 +38,9 @@ import os
 import struct
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, Any, cast
+from typing import IO, cast
 
 from chainret.catalog.defects import relation_defects
 from chainret.catalog.issues import CatalogFileInvalid, Issue
@@ -59,12 +59,18 @@ from chainret.catalog.models import (
     unit_spans,
 )
 from chainret.store.compile import BATCH, Writer, _Buffers, _corpus, counts
-from chainret.store.schema import name_rows
+from chainret.store.schema import Row, as_int, as_str, name_rows
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as in Compiled)
 _TEXTS_KEPT = 16
 _REC = struct.Struct("<iI")  # spill record: key (entity / document ordinal, -1 none), byte length
+
+#: A validated record of one section.
+Record = Entity | Predicate | SourceDocument | Relation | View | Pattern
+#: What ``compile_records`` takes: ``("header", (format, world, description))`` or a section name and
+#: its record (a reader of catalog files yields them as it parses, so their values are checked here).
+RecordItem = tuple[str, object]
 
 
 class OutOfOrder(Exception):
@@ -152,7 +158,7 @@ class StreamCompile:
 
     def __init__(self, w: Writer, file: str = "<catalog>", spill_dir: str | None = None) -> None:
         self.w, self.file = w, file
-        self.head: dict[str, Any] | None = None
+        self.head: dict[str, str] | None = None
         self.started: set[str] = set()
         self.n = dict.fromkeys(SECTIONS, 0)
         self.ent_ord: dict[str, int] = {}
@@ -174,6 +180,7 @@ class StreamCompile:
         self._texts: OrderedDict[int, str] = OrderedDict()
         self._spans: OrderedDict[int, tuple[tuple[tuple[int, int], ...], list[int]]] = OrderedDict()
         self._names: dict[int, tuple[str, list[str]]] = {}
+        # ``relation_defects`` reads only the slice of a Catalog that ``_Index`` answers (its docstring).
         self.index = cast(Catalog, _Index(self))
         self._buffers = _Buffers(w, "entities", "names", "predicates", "patterns", "documents", "readers", "document_meta",
                                  "views", "view_docs", "relations", "relation_quotes")
@@ -182,6 +189,25 @@ class StreamCompile:
         self.spill: dict[str, IO[bytes]] = {s: open(os.path.join(self._spill_dir, s), "w+b") for s in SECTIONS}  # noqa: SIM115
 
     # -- feeding ------------------------------------------------------------------------------------
+    def feed(self, kind: str, value: object) -> None:
+        """One ``(kind, value)`` of ``compile_records``: the header or a section's record."""
+        if kind == "header" and isinstance(value, tuple) and len(value) == 3:
+            self.header(*(str(v) for v in value))
+        elif kind == "entities" and isinstance(value, Entity):
+            self.entity(value)
+        elif kind == "predicates" and isinstance(value, Predicate):
+            self.predicate(value)
+        elif kind == "documents" and isinstance(value, SourceDocument):
+            self.document(value)
+        elif kind == "relations" and isinstance(value, Relation):
+            self.relation(value)
+        elif kind == "views" and isinstance(value, View):
+            self.view(value)
+        elif kind == "patterns" and isinstance(value, Pattern):
+            self.pattern(value)
+        else:
+            raise TypeError(f"not a catalog record for {kind!r}: {type(value).__name__}")
+
     def header(self, fmt: str, world: str, description: str) -> None:
         self.head = {"format": fmt, "world": world, "description": description}
 
@@ -193,7 +219,7 @@ class StreamCompile:
         if self.head is None and section == "entities":
             raise OutOfOrder("world")
 
-    def _spill(self, section: str, key: int, record: Any) -> None:
+    def _spill(self, section: str, key: int, record: Record) -> None:
         raw = type(record).__pydantic_serializer__.to_json(record)
         f = self.spill[section]
         f.write(_REC.pack(key, len(raw)))
@@ -399,7 +425,7 @@ class StreamCompile:
         if hit is None:
             self._flush()
             name, aliases = self.w.rows("SELECT name, aliases FROM entities WHERE ord = ?", (ordinal,))[0]
-            hit = self._names[ordinal] = (str(name), list(json.loads(aliases)))
+            hit = self._names[ordinal] = (str(name), [str(a) for a in json.loads(as_str(aliases))])
         return hit
 
     def _flush(self, *, full_only: bool = False) -> None:
@@ -412,7 +438,7 @@ class StreamCompile:
 
         self._flush()
         if self.n["relations"]:
-            twice = [r[0] for r in self.w.rows("SELECT id FROM relations GROUP BY id HAVING count(*) > 1")]
+            twice = [as_str(r[0]) for r in self.w.rows("SELECT id FROM relations GROUP BY id HAVING count(*) > 1")]
             first: dict[str, int] = {}
             for i, rid in self._relation_ids(twice):
                 if rid in first:
@@ -448,7 +474,7 @@ class StreamCompile:
             chunk = ids[k:k + 500]
             marks = ", ".join("?" * len(chunk))
             for i, rid in self.w.rows(f"SELECT ord, id FROM relations WHERE id IN ({marks}) ORDER BY ord", chunk):
-                yield int(i), str(rid)
+                yield as_int(i), str(rid)
 
     def finish(self) -> dict[str, int]:
         """Check the whole catalog, then write units, postings, views' summaries, meta and identities."""
@@ -480,13 +506,14 @@ class StreamCompile:
 
         from chainret.search import tokenize
 
-        units: list[tuple[Any, ...]] = []
-        postings: list[tuple[Any, ...]] = []
+        units: list[Row] = []
+        postings: list[Row] = []
         ordinal = 0
         prose = self.prose
         step = 256
         for lo in range(0, self.n["documents"], step):
-            for i, ref, text in self.w.rows("SELECT ord, ref, text FROM documents WHERE ord >= ? AND ord < ? ORDER BY ord", (lo, lo + step)):
+            for row in self.w.rows("SELECT ord, ref, text FROM documents WHERE ord >= ? AND ord < ? ORDER BY ord", (lo, lo + step)):
+                i, ref, text = as_int(row[0]), as_str(row[1]), as_str(row[2])
                 for j, (s, e) in enumerate(unit_spans(text), 1):
                     body = text[s:e]
                     uref = unit_ref(ref, j)
@@ -508,7 +535,8 @@ class StreamCompile:
     def _digests(self) -> tuple[str, dict[str, str]]:
         """The catalog digest and each principal class's reader digest, hashed from the spill files."""
         head = self.head or {"format": "chainret-catalog/1", "world": "", "description": ""}
-        empty = Catalog.model_construct(**head)
+        # the header's format as given (a file's is checked before its records stream: ``catalog.stream``)
+        empty = Catalog.model_construct(world=head["world"], description=head["description"]).model_copy(update={"format": head["format"]})
         skeleton = empty.__pydantic_serializer__.to_json(empty)
         tail = b'"entities":[],"predicates":[],"documents":[],"relations":[],"views":[],"patterns":[]}'
         assert skeleton.endswith(tail)
@@ -591,8 +619,8 @@ _LATER_NEEDS: dict[str, tuple[str, ...]] = {
 }
 
 
-def compile_records(w: Writer, records: Any, file: str = "<catalog>", *, spill_dir: str | None = None,
-                    header: Callable[[dict[str, Any]], None] | None = None) -> dict[str, int]:
+def compile_records(w: Writer, records: Iterable[RecordItem], file: str = "<catalog>", *, spill_dir: str | None = None,
+                    header: Callable[[dict[str, str]], None] | None = None) -> dict[str, int]:
     """Feed ``records`` (an iterable of ``(kind, value)``: ``("header", (format, world, description))``
     or a section name and its validated record) through a ``StreamCompile`` into ``w``.
 
@@ -601,13 +629,8 @@ def compile_records(w: Writer, records: Any, file: str = "<catalog>", *, spill_d
     """
     sc = StreamCompile(w, file, spill_dir)
     try:
-        feed: dict[str, Callable[[Any], None]] = {"entities": sc.entity, "predicates": sc.predicate, "documents": sc.document,
-                "relations": sc.relation, "views": sc.view, "patterns": sc.pattern}
         for kind, value in records:
-            if kind == "header":
-                sc.header(*value)
-            else:
-                feed[kind](value)
+            sc.feed(kind, value)
         done = sc.finish()
         if header is not None and sc.head is not None:
             header(sc.head)
@@ -616,12 +639,16 @@ def compile_records(w: Writer, records: Any, file: str = "<catalog>", *, spill_d
         sc.close()
 
 
-def catalog_records(cat: Catalog) -> Iterator[tuple[str, Any]]:
+def catalog_records(cat: Catalog) -> Iterator[RecordItem]:
     """A ``Catalog``'s records in the order ``compile_records`` takes (a source that builds records
     one at a time yields the same pairs without holding them all)."""
     yield "header", (cat.format, cat.world, cat.description)
-    for section in SECTIONS:
-        for record in getattr(cat, section):
+    sections: tuple[tuple[str, Sequence[Record]], ...] = (
+        ("entities", cat.entities), ("predicates", cat.predicates), ("documents", cat.documents),
+        ("relations", cat.relations), ("views", cat.views), ("patterns", cat.patterns),
+    )
+    for section, records in sections:
+        for record in records:
             yield section, record
 
 
@@ -632,12 +659,12 @@ class RecordSource:
     ``records`` is called once per compile and returns the ``(kind, value)`` pairs of ``compile_records``.
     """
 
-    def __init__(self, records: Callable[[], Any], name: str = "<catalog>",
+    def __init__(self, records: Callable[[], Iterable[RecordItem]], name: str = "<catalog>",
                  annotate: Callable[[list[Issue]], list[Issue]] | None = None) -> None:
         self.records, self.name, self.world, self.annotate = records, name, "", annotate
 
     def compile_into(self, w: Writer) -> dict[str, int]:
-        def seen(head: dict[str, Any]) -> None:
+        def seen(head: dict[str, str]) -> None:
             self.world = str(head["world"])
 
         try:

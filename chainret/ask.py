@@ -74,7 +74,9 @@ def ask(
 
     Args:
         request: the original words, e.g. ``"Which contact serves PR-84?"``.
-        catalog: a Catalog, a path, or None for the default catalog (``$CHAINRET_CATALOG`` or catalogs/).
+        catalog: a catalog reader, a Catalog, a path (a YAML file or world directory, a ``.db`` file, a
+            ``postgresql://`` URL), or None for the default catalog (``$CHAINRET_CATALOG`` or catalogs/);
+            resolved once, here (``chainret.store.resolve_catalog``).
         view: view name (None = the catalog's current view).
         principal: whose access the request runs under.
         budget: request limits; unset search/row limits scale with the pattern's hop count.

@@ -1,7 +1,11 @@
 """Catalog stores: in memory (YAML worlds), an embedded SQLite file, PostgreSQL.
 
-``open_store(spec)`` takes what ``--catalog`` takes: a YAML file or world directory (loaded into
-memory), a ``.db`` file compiled by ``chainret catalog compile``, or a ``postgresql://`` URL.
+``resolve_catalog(catalog)`` is the one place a catalog argument is dispatched: it takes what
+``--catalog`` takes (a YAML file or world directory, loaded into memory; a ``.db`` file compiled by
+``chainret catalog compile``; a ``postgresql://`` URL; None for the default catalog), or a ``Catalog``
+or reader object, and returns a ``CatalogReader``. The CLI, the servers and the library's entry
+points (``chainret.ask``, ``chainret.replay.verify``, ...) call it once; below them everything reads
+the reader. ``open_store(spec)`` opens a path or URL the same way.
 ``compile_store(catalog, out)`` writes a catalog to a ``.db`` file or a PostgreSQL URL;
 ``update_store(catalog, out)`` appends a newer version's records to one. See ``chainret.store.base``
 for the interface and docs/scaling.md for the layout.

@@ -14,10 +14,12 @@ catalog through one (view, principal) at a time. A store answers exactly these q
   same units), the relations supported in a returned unit and the relations of a (subject,
   predicate), each with its view flags (``chainret.caches.relation_flags``).
 
-Three implementations: the in-memory catalog (``chainret.catalog.models.Catalog`` itself, through
-``chainret.ask``'s caches; ``MemoryStore`` wraps it with this interface), an embedded SQLite file
-(``SQLiteStore``) and PostgreSQL (``PostgresStore``). The two SQL stores share one schema and one
-query layer (``chainret.store.sql``); each hop is one bounded, indexed query.
+Three implementations: ``MemoryStore`` (a loaded ``chainret.catalog.models.Catalog``, its views and
+hop worlds cached in a session by ``chainret.caches``), an embedded SQLite file (``SQLiteStore``) and
+PostgreSQL (``PostgresStore``). The two SQL stores share one schema and one query layer
+(``chainret.store.sql``); each hop is one bounded, indexed query. ``chainret.store.resolve_catalog``
+turns a catalog argument into one of them, once, at the edge; below it everything reads a
+``CatalogReader``.
 """
 
 from __future__ import annotations

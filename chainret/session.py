@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Hashable
+from typing import Generic, Protocol, TypeVar, cast
 
 T = TypeVar("T")
 
 
-class BoundedCache(OrderedDict[Any, Any]):
-    """An LRU mapping that holds at most ``limit`` entries (the session evicts on insert)."""
+class BoundedCache(OrderedDict[Hashable, tuple[object, object]]):
+    """An LRU mapping that holds at most ``limit`` entries (the session evicts on insert).
+
+    Each value is ``(owner, built)``: the object the entry was built for, and what was built.
+    """
 
     def __init__(self, limit: int) -> None:
         super().__init__()
@@ -44,14 +47,17 @@ class Session:
         self.worlds = BoundedCache(size)
         self.readers = BoundedCache(size * 4)
 
-    def memo(self, cache: BoundedCache, key: Any, owner: object, build: Callable[[], T]) -> T:
-        """``cache[key]`` if it was built for this very ``owner`` object, else ``build()`` kept there."""
+    def memo(self, cache: BoundedCache, key: Hashable, owner: object, build: Callable[[], T]) -> T:
+        """``cache[key]`` if it was built for this very ``owner`` object, else ``build()`` kept there.
+
+        A key names what was built (``("docs", ...)``, ``(digest, view, principal)``), so a hit is what
+        ``build`` returns for that key: the one place a cached value gets its type back.
+        """
         with self._lock:
             hit = cache.get(key)
             if hit is not None and hit[0] is owner:
                 cache.move_to_end(key)
-                found: T = hit[1]
-                return found
+                return cast(T, hit[1])
         value = build()  # outside the lock: a slow build does not hold up other lookups
         with self._lock:
             cache[key] = (owner, value)
@@ -106,7 +112,11 @@ class ProcessMemo(Generic[T]):
             return len(self._items)
 
 
-_MEMOS: list[ProcessMemo[Any]] = []
+class _Clearable(Protocol):
+    def clear(self) -> None: ...
+
+
+_MEMOS: list[_Clearable] = []
 
 
 def clear_process_memos() -> None:

@@ -75,20 +75,27 @@ def store_location(spec: str | os.PathLike[str]) -> str:
 def compile_store(catalog: Catalog | CompileSource, out: str | os.PathLike[str], *, update: bool = False, replace: bool = False) -> dict[str, int]:
     """Write ``catalog`` to ``out`` (``.db`` path or PostgreSQL URL); ``update`` appends to an existing store.
 
-    ``catalog``: a ``Catalog``, or a record stream (``chainret.store.stream.RecordSource``) for a new store.
+    ``catalog``: a ``Catalog``, or a record stream (``chainret.store.stream.RecordSource``) for a new
+    store: the one place a compile chooses between them.
     """
-    if update:
-        if not isinstance(catalog, Catalog):
-            raise StoreError("an update appends a loaded catalog to a store; a record stream compiles a new one")
-        return update_store(catalog, out)
+    from chainret.store.compile import WholeCatalog
+
+    if isinstance(catalog, Catalog):
+        if update:
+            return update_store(catalog, out)
+        source: CompileSource = WholeCatalog(catalog)
+    elif update:
+        raise StoreError("an update appends a loaded catalog to a store; a record stream compiles a new one")
+    else:
+        source = catalog
     if is_url(out):
         from chainret.store.postgres import compile_postgres
 
-        return compile_postgres(catalog, str(out), replace=replace)
+        return compile_postgres(source, str(out), replace=replace)
     _check_out(out)
     from chainret.store.sqlite import compile_sqlite
 
-    return compile_sqlite(catalog, out, replace=replace)
+    return compile_sqlite(source, out, replace=replace)
 
 
 def update_store(catalog: Catalog, out: str | os.PathLike[str]) -> dict[str, int]:

@@ -102,21 +102,29 @@ def _corpus(w: Writer) -> None:
     _batched(w, "corpus", corpus_rows(view_docs, readers, stats))
 
 
-def compile_into(w: Writer, catalog: Catalog | CompileSource) -> dict[str, int]:
-    """Write a whole catalog into empty tables; returns row counts of the main tables.
+class WholeCatalog:
+    """A loaded ``Catalog`` as a ``CompileSource``: its rows from ``schema.Compiled``, table by table."""
 
-    ``catalog`` may also be a ``CompileSource`` that writes itself (the streamed compile): the one choice
-    between the two compile paths, made here for SQLite and PostgreSQL alike.
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+
+    def compile_into(self, w: Writer) -> dict[str, int]:
+        comp = Compiled(self.catalog)
+        meta = comp.meta()
+        w.insert("meta", list(meta.items()))
+        _batched(w, "identities", comp.identities(1))
+        _fill(w, comp, comp.doc_ords())
+        _corpus(w)
+        return counts(w)
+
+
+def compile_into(w: Writer, source: CompileSource) -> dict[str, int]:
+    """Write ``source`` into empty tables (SQLite and PostgreSQL alike); returns row counts of the main tables.
+
+    ``chainret.store.compile_store`` chose the source: ``WholeCatalog`` for a loaded catalog, or a
+    record stream (``chainret.store.stream.RecordSource``) that writes itself.
     """
-    if not isinstance(catalog, Catalog):
-        return catalog.compile_into(w)
-    comp = Compiled(catalog)
-    meta = comp.meta()
-    w.insert("meta", list(meta.items()))
-    _batched(w, "identities", comp.identities(1))
-    _fill(w, comp, comp.doc_ords())
-    _corpus(w)
-    return counts(w)
+    return source.compile_into(w)
 
 
 def counts(w: Writer) -> dict[str, int]:
@@ -184,4 +192,4 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     return {t: len(keys[t][1]) - len(stored[t]) for t in keys}
 
 
-__all__ = ["TABLES", "compile_into", "update_into"]
+__all__ = ["TABLES", "CompileSource", "WholeCatalog", "compile_into", "update_into"]

@@ -192,8 +192,8 @@ class SQLiteStore(SQLStore):
         return f"{st.st_ino}.{st.st_mtime_ns}.{st.st_size}.{super().generation()}"
 
 
-def compile_sqlite(catalog: Catalog | CompileSource, out: str | os.PathLike[str], *, replace: bool = True) -> dict[str, int]:
-    """Write ``catalog`` to a new SQLite store at ``out`` (atomically: a temporary file, then rename).
+def compile_sqlite(catalog: CompileSource, out: str | os.PathLike[str], *, replace: bool = True) -> dict[str, int]:
+    """Write ``catalog`` (``compile.WholeCatalog`` or a record stream) to a new SQLite store at ``out`` (atomically: a temporary file, then rename).
 
     ``replace=False`` refuses an existing ``out``, checked under the write lock (two first compiles
     racing: one writes, the other is refused, never both "succeed").
@@ -205,7 +205,7 @@ def compile_sqlite(catalog: Catalog | CompileSource, out: str | os.PathLike[str]
         return _compile_locked(catalog, out)
 
 
-def _compile_locked(catalog: Catalog | CompileSource, out: Path) -> dict[str, int]:
+def _compile_locked(catalog: CompileSource, out: Path) -> dict[str, int]:
     fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
     os.close(fd)
     tmp_path = Path(tmp)

@@ -43,7 +43,7 @@ from chainret.search import tokenize
 
 #: What one column of a row holds, written or read (both schemas' columns are INTEGER/BIGINT or TEXT;
 #: PostgreSQL's ``sum()`` of a BIGINT column is a ``Decimal``).
-SQLValue = str | int | float | Decimal | None
+SQLValue = str | int | float | bytes | Decimal | None
 #: One row, as a writer takes it and a query returns it.
 Row = tuple[SQLValue, ...]
 

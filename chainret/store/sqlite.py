@@ -95,7 +95,7 @@ class SQLiteBackend(Backend):
         self._local.conn = conn
         return conn
 
-    def rows(self, sql: str, params: Sequence[SQLValue] = (), view: str | None = None, principal: str | None = None) -> list[Row]:
+    def rows(self, sql: str, params: Sequence[object] = (), view: str | None = None, principal: str | None = None) -> list[Row]:
         found: list[Row] = self.conn.execute(sql, tuple(params)).fetchall()
         return found
 

@@ -19,14 +19,13 @@ from chainret.codes import ViewCode
 from chainret.catalog.names import NameLookup
 
 from chainret.store.base import CatalogRecords
+from chainret.store.schema import SQLValue
 
 if TYPE_CHECKING:  # (the models load with the engine, not with this module)
     from chainret.catalog.models import Entity, Relation, Unit
     from chainret.trace import Anchor
 
-#: A value a statement's row holds (what ``sqlite3`` and psycopg give for the store's column types).
-SQLValue = str | int | float | bytes | None
-#: A statement's row, before a decoder gives it its shape (``EntityRow``, ``UnitRow``, ``RelRow``, ``StatusRow``).
+#: A statement's row (of ``schema.SQLValue``: what ``sqlite3`` and psycopg give for the store's column types), before a decoder gives it its shape (``EntityRow``, ``UnitRow``, ``RelRow``, ``StatusRow``).
 SQLRow = tuple[SQLValue, ...]
 K = TypeVar("K")
 V = TypeVar("V")

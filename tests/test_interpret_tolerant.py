@@ -17,6 +17,7 @@ from chainret.ask import ask
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Entity, Pattern, Relation, Support
 from chainret.understand import name_key, osa_distance, typo_bound
+from support.catalogs import changed
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = load_catalog(ROOT / "catalogs" / "default.yaml")
@@ -101,7 +102,7 @@ def _with_secret_part() -> object:
     rel = Relation(id="sup-secret", subject="part:supply:secret", predicate="supplied_by", object="org:supply:harbor",
                    support=Support(source=pending.source, document=pending.document, version=pending.version,
                                    digest=pending.digest, span=(0, 5), quote=pending.text[:5]))
-    return SUPPLY.model_copy(update={"entities": [*SUPPLY.entities, secret], "relations": [*SUPPLY.relations, rel]})
+    return changed(SUPPLY, entities=[*SUPPLY.entities, secret], relations=[*SUPPLY.relations, rel])
 
 
 def test_typo_candidates_are_only_entities_the_principal_may_know():
@@ -127,7 +128,7 @@ def test_did_you_mean_names_only_entities_the_principal_may_know():
 def test_two_patterns_with_the_same_chain_are_refused_as_ambiguous_not_picked():
     twin = Pattern(name="twin_certifier", start_type="part", hops=["supplied_by", "certified_by"],
                    phrasings=["which lab accredits the vendor of {part}"])
-    cat = SUPPLY.model_copy(update={"patterns": [*SUPPLY.patterns, twin]})
+    cat = changed(SUPPLY, patterns=[*SUPPLY.patterns, twin])
     trace = ask("the certifier of the supplier of V-12", cat)
     assert trace.interpretation is None and trace.reason.code == "ambiguous_reading"
     assert {r["pattern"] for r in trace.reason.details["readings"]} == {"certifier_of_supplier", "twin_certifier"}
@@ -136,7 +137,7 @@ def test_two_patterns_with_the_same_chain_are_refused_as_ambiguous_not_picked():
 
 def test_declared_predicate_nouns_and_verbs_extend_the_defaults_and_cost_nothing_when_absent():
     preds = [p.model_copy(update={"nouns": ["vendor"]}) if p.name == "supplied_by" else p for p in SUPPLY.predicates]
-    cat = SUPPLY.model_copy(update={"predicates": preds})
+    cat = changed(SUPPLY, predicates=preds)
     assert _interp(ask("the certifier of the vendor of V-12", cat)) == ("certifier_of_supplier", "part:supply:valve")
     assert ask("the certifier of the vendor of V-12", SUPPLY).interpretation is None
     assert "nouns" not in SUPPLY.canonical_json() and '"nouns":["vendor"]' in cat.canonical_json()

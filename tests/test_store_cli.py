@@ -16,6 +16,7 @@ from chainret.catalog.readable import reader_digest
 from chainret.replay import verify
 from chainret.store import compile_store, open_store, update_store
 from chainret.store.base import SCHEMA_VERSION, StoreError
+from support.catalogs import changed as catalog_changed
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"
@@ -168,7 +169,7 @@ def test_update_refuses_a_changed_record_and_writes_nothing(tmp_path):
     db = tmp_path / "live.db"
     compile_store(v1, db)
     before = db.read_bytes()
-    changed = v2.model_copy(update={"documents": list(reversed(v2.documents))})
+    changed = catalog_changed(v2, documents=list(reversed(v2.documents)))
     with pytest.raises(StoreError, match="not an append-only update"):
         update_store(changed, db)
     assert db.read_bytes() == before

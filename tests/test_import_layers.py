@@ -10,6 +10,7 @@ the parent first anyway).
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import networkx as nx
@@ -58,15 +59,27 @@ def _targets(module: str, path: Path, node: ast.Import | ast.ImportFrom, known: 
     return found
 
 
-def import_graph() -> nx.DiGraph:
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per test session (the tests only read it; ~0.5 s per walk of the package)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def _graph() -> nx.DiGraph:
     known = _modules()
     g = nx.DiGraph()
     g.add_nodes_from(known)
     for module, path in known.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 g.add_edges_from((module, t) for t in _targets(module, path, node, known))
     return g
+
+
+def import_graph() -> nx.DiGraph:
+    """The package's import graph: built once, and each test gets its own copy (none sees another's edits)."""
+    return _graph().copy()
 
 
 def test_the_walk_sees_function_level_imports() -> None:
@@ -120,7 +133,7 @@ def test_no_exception_class_is_dead() -> None:
     for path in ROOT.rglob("*.py"):
         if path.parent == ROOT and path.name in ("errors.py", "__init__.py"):
             continue  # defined and re-exported there; used means raised, caught or checked elsewhere
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Name) and node.id in names:
                 used.add(node.id)
             elif isinstance(node, ast.alias) and node.name in names:
@@ -143,7 +156,7 @@ def test_the_retriever_never_imports_the_research_layers() -> None:
 def test_the_research_cli_imports_the_research_layers_lazily() -> None:
     """The research commands import chainret.research inside the commands only, so `chainret ask` never does."""
     for module in sorted(RESEARCH_CLI):
-        tree = ast.parse(_modules()[module].read_text(encoding="utf-8"))
+        tree = _tree(_modules()[module])
         top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
         names = [a.name for n in top if isinstance(n, ast.Import) for a in n.names]
         names += [n.module or "" for n in top if isinstance(n, ast.ImportFrom)]
@@ -155,7 +168,7 @@ def test_nothing_shipped_imports_the_harnesses() -> None:
     harnesses that used to live in the package are gone from it."""
     bad = []
     for module, path in _modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Import):
                 bad += [(module, a.name) for a in node.names if a.name.split(".")[0] in NOT_SHIPPED]
             elif isinstance(node, ast.ImportFrom) and not node.level and node.module:

@@ -15,6 +15,7 @@ import pytest
 from chainret.ask import ask
 from support.audit import leak_property, tamper_suite, without_unreadable
 from chainret.catalog.models import Catalog, Entity, Relation, SourceDocument, Support, sha256_digest
+from support.catalogs import changed
 from support.worldgen import ACCEPTED_FLOOR, random_world
 
 
@@ -66,9 +67,8 @@ def _with_secret_alias(cat: Catalog) -> Catalog:
     rel = Relation(id="rel-twin", subject=twin.id, predicate="operated_by", object=org.id,
                    support=Support(source="vault", document="twin.md", version="v1", digest=doc.digest, span=(0, len(clause)), quote=clause))
     views = [v.model_copy(update={"documents": [*v.documents, doc.ref]}) for v in cat.views]
-    fields = {k: getattr(cat, k) for k in Catalog.model_fields}
-    fields.update(entities=[*cat.entities, twin], documents=[*cat.documents, doc], relations=[*cat.relations, rel], views=views)
-    return Catalog(**fields), first.name, twin.id
+    return changed(cat, entities=[*cat.entities, twin], documents=[*cat.documents, doc], relations=[*cat.relations, rel],
+                   views=views), first.name, twin.id
 
 
 def test_an_alias_shared_with_a_restricted_only_entity_is_not_ambiguous_for_public():

@@ -32,6 +32,7 @@ from chainret.catalog.models import Catalog, View
 from chainret.catalog.readable import known_entities, readable_docs
 from chainret.replay import verify
 from chainret.trace import Budget, Trace
+from support.catalogs import changed
 from support.worldgen import ANSWERABLE_BUDGET, ANSWERABLE_SHARE, PRINCIPALS, answerable, random_world
 
 
@@ -41,13 +42,12 @@ def without_unreadable(cat: Catalog, viewer: str) -> Catalog:
     Entities are kept as declared: whether an entity may be named is for the engine to work out.
     """
     docs = readable_docs(cat, viewer)
-    fields = {k: getattr(cat, k) for k in Catalog.model_fields}
-    fields.update(
+    return changed(
+        cat,
         documents=[d for d in cat.documents if d.ref in docs],
         relations=[r for r in cat.relations if r.support.doc_ref in docs],
         views=[View(**{**v.model_dump(), "documents": [d for d in v.documents if d in docs]}) for v in cat.views],
     )
-    return Catalog(**fields)
 
 
 def secrets(cat: Catalog, viewer: str) -> list[re.Pattern[str]]:

@@ -139,3 +139,21 @@ def test_records_are_frozen_and_strict() -> None:
         Entity(id="org:final:north", type="project", name="Rowan")
     with pytest.raises(pydantic.ValidationError, match="exactly one slot"):
         Pattern(name="p", start_type="project", hops=["x"], phrasings=["which contact serves {org}"])
+
+
+def test_an_edited_copy_forgets_the_originals_lookups() -> None:
+    """model_copy(update=...) must not answer from the original's cached lookups (they live in __dict__)."""
+    from pathlib import Path
+
+    from chainret.catalog.load import load_catalog
+
+    cat = load_catalog(Path(__file__).parents[1] / "fixtures" / "seed" / "catalog.yaml")
+    gone = cat.entities[0]
+    assert gone.id in cat.entities_by_id and cat.name_lookup  # the lookups are built on the original
+    before = cat.digest()
+    edited = cat.model_copy(update={"entities": cat.entities[1:]})
+    assert gone.id not in edited.entities_by_id
+    assert edited.digest() != before
+    assert cat.digest() == before and gone.id in cat.entities_by_id  # the original keeps its own
+    same = cat.model_copy()
+    assert same.digest() == before

@@ -42,7 +42,7 @@ import bisect
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -399,6 +399,19 @@ class Catalog(_Model):
     views: list[View] = Field(default_factory=_new_list)
     patterns: list[Pattern] = Field(default_factory=_new_list)
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Catalog:
+        """pydantic's copy; with ``update`` the copy forgets the original's cached lookups and digest.
+
+        They are ``cached_property`` values in the instance ``__dict__``, which pydantic copies: an
+        edited copy would otherwise answer name lookups, entity maps and its digest from the
+        original's records.
+        """
+        copy = super().model_copy(update=update, deep=deep)
+        if update:
+            for name in _CACHED_LOOKUPS:
+                copy.__dict__.pop(name, None)
+        return copy
+
     # -- lookups (cached; the model is frozen) ---------------------------------------------
     @cached_property
     def entities_by_id(self) -> dict[str, Entity]:
@@ -646,3 +659,7 @@ class Catalog(_Model):
     def digest(self) -> str:
         """sha256 of ``canonical_json()`` of the whole catalog: the identity a trace records (computed once)."""
         return self._digest
+
+
+#: Every cached lookup of a Catalog (dropped from an edited copy, ``Catalog.model_copy``).
+_CACHED_LOOKUPS: Final = tuple(n for k in Catalog.__mro__ for n, v in vars(k).items() if isinstance(v, cached_property))

@@ -187,13 +187,14 @@ def test_serve_warns_of_a_token_principal_no_document_names():
     from chainret.catalog.load import load_catalog
     from chainret.cli.serve_cmds import unknown_grants
     from chainret.server.auth import TokenFile
+    from chainret.store import resolve_catalog
 
     cat = load_catalog(ROOT / "catalogs" / "default.yaml")
     file = TokenFile.model_validate({"tokens": [
         {"name": "a-1", "sha256": "sha256:" + "0" * 64, "principal": "auditr", "viewers": ["public"]},
         {"name": "b-1", "sha256": "sha256:" + "1" * 64, "principal": "auditor", "viewers": ["public"]},
     ]})
-    (warning,) = unknown_grants(cat, file)
+    (warning,) = unknown_grants(resolve_catalog(cat), file)  # the CLI hands it the served reader
     assert "token a-1" in warning and "did you mean 'auditor'" in warning
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-from typing import Any
+from typing import Protocol
 
 from chainret.errors import UsageError
 
@@ -34,20 +34,18 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return "; did you mean " + " or ".join(repr(c) for c in near) + "?"
 
 
-def known_principals(catalog: Any) -> list[str]:
+class NamesPrincipals(Protocol):
+    """A catalog reader (``chainret.store.base.CatalogReader``): what ``known_principals`` reads of it."""
+
+    def principals(self) -> frozenset[str]: ...
+
+
+def known_principals(catalog: NamesPrincipals) -> list[str]:
     """``public`` and every principal a document of the catalog (any version) names."""
-    names: set[str] = set()
-    ever = getattr(catalog, "identities_ever", None)
-    if callable(ever):  # a compiled store: the principal classes it recorded
-        for classes in ever().values():
-            names |= {p for p in classes if p not in ("", "*")}
-    else:
-        for d in catalog.documents:
-            names |= {p for p in getattr(d, "principals", ()) if p != "*"}
-    return [PUBLIC, *sorted(names - {PUBLIC})]
+    return [PUBLIC, *sorted(catalog.principals() - {PUBLIC})]
 
 
-def check_principal(catalog: Any, principal: str | None, flag: str = "--principal") -> None:
+def check_principal(catalog: NamesPrincipals, principal: str | None, flag: str = "--principal") -> None:
     """UsageError (exit 2) for a principal no document of the catalog names (a typo reads nothing)."""
     if principal is None:
         return

@@ -12,11 +12,14 @@ import ipaddress
 import os
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from chainret.errors import MissingExtra, UsageError
+
+if TYPE_CHECKING:
+    from chainret.catalog.suggest import NamesPrincipals
 
 CATALOG_HELP = "Catalog file or world dir, or any catalog the library accepts (default: $CHAINRET_CATALOG or catalogs/default.yaml)."
 
@@ -124,7 +127,7 @@ def serve_cmd(
     uvicorn.run("chainret.server.app:app_from_env", factory=True, workers=workers, **common)
 
 
-def unknown_grants(catalog: Any, file: Any) -> list[str]:
+def unknown_grants(catalog: NamesPrincipals, file: Any) -> list[str]:
     """Token-file principals and viewers no document of the catalog names (a typo reads nothing), with did you mean.
 
     A warning, not an error: the catalog may gain such documents on reload."""

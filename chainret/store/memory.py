@@ -100,6 +100,10 @@ class MemoryStore:
     def readable_docs(self, reader: str) -> frozenset[str]:
         return readable.readable_docs(self.catalog, reader, session=self.session)
 
+    def principals(self) -> frozenset[str]:
+        """Every principal a document version of the catalog names (``*`` is everyone, not a name)."""
+        return frozenset(p for d in self.catalog.documents for p in d.principals if p != "*")
+
     def reader_store(self, reader: str) -> MemoryStore:
         cat = readable.reader_catalog(self.catalog, reader, session=self.session)
         return self if cat is self.catalog else MemoryStore(cat, self.location, self.session)

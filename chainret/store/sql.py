@@ -152,6 +152,10 @@ class SQLStore:
                 out.append(digest)
         return out
 
+    def principals(self) -> frozenset[str]:
+        """Every principal class the store recorded an identity for (the principals its documents name)."""
+        return frozenset(p for classes in self.identities_ever().values() for p in classes if p not in ("", "*"))
+
     def identities_ever(self) -> dict[str, set[str]]:
         """Every identity the store ever recorded -> the principal classes it was shown to."""
         out: dict[str, set[str]] = {}

@@ -178,6 +178,11 @@ class ReaderStore:
     def readable_docs(self, reader: str) -> frozenset[str]:
         return self.store.readable_docs(reader) & self.store.readable_docs(self.reader)
 
+    def principals(self) -> frozenset[str]:
+        """The principals the reader's documents name: those that read a restricted version the reader reads."""
+        mine = self.store.readable_docs(self.reader) - self.store.readable_docs("public")
+        return frozenset(p for p in self.store.principals() if self.store.readable_docs(p) & mine)
+
     def reader_digest(self, reader: str) -> str:
         if self.store.readable_docs(self.reader) <= self.store.readable_docs(reader):
             return self.digest()  # the reader's catalog of this catalog is this catalog

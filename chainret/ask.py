@@ -257,7 +257,12 @@ def _run(
             packet = None
             path = None
     reason = None if path is not None else overall_reason(run.failures, run.hops)
-    required = list(required_anchors) if required_anchors is not None else ([r.id for r in path] if path else [])
+    units: dict[str, str | None] | None = None
+    if required_anchors is not None:
+        required = list(required_anchors)
+    else:  # the accepted path's relations: each already carries the unit that supports it in this view
+        required = [r.id for r in path] if path else []
+        units = {r.id: r.unit_ref for r in path} if path else {}
     return Trace(
         **base,
         interpretation=interp,
@@ -267,7 +272,7 @@ def _run(
         reason=reason,
         accepted_path=[r.id for r in path] if path else None,
         path_ids=[interp.start_id, *(r.object for r in path)] if path else None,
-        coverage=coverage(cv, required, run.seen_refs, packet),
+        coverage=coverage(cv, required, run.seen_refs, packet, units),
         packet=packet,
         assumptions=run.assumptions,
         searches_used=eff.max_searches - run.searches_left,

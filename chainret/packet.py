@@ -7,11 +7,9 @@ request observed and whether the packet holds the complete bundle.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from chainret.store.base import ViewReader
-from chainret.pack.base import Candidate
-from chainret.pack.registry import get_packer
 from chainret.trace import Budget, Coverage, Packet, PacketItem
 
 PACKET_SEPARATOR = "\n\n"  # a paragraph break between supporting clauses (2 characters)
@@ -22,9 +20,7 @@ def pack_items(items: Sequence[PacketItem], budget: Budget, separator: str = PAC
     sep = len(separator)
     # Each item after the first also pays one separator; charging every item one separator and
     # granting one extra separator of budget keeps the joined text within packet_chars.
-    cands = [Candidate(ref=i.ref, text=i.text, cost=len(i.text) + sep, doc_id=i.doc_id, span=i.span, relevance=1.0) for i in items]
-    chosen = get_packer("naive").pack(cands, budget.packet_chars + sep, max_items=budget.packet_units)
-    kept = [items[i] for i in chosen]
+    kept = _first_fit(items, budget.packet_chars + sep, budget.packet_units, sep)
     text = separator.join(i.text for i in kept)
     return Packet(
         packer="naive",
@@ -38,13 +34,37 @@ def pack_items(items: Sequence[PacketItem], budget: Budget, separator: str = PAC
     )
 
 
-def coverage(cv: ViewReader, required: Sequence[str], seen_refs: Sequence[str], packet: Packet | None) -> Coverage:
-    """Anchor coverage (seen in any returned row) and complete-bundle coverage (all in the packet)."""
-    units = {}
-    for rid in required:
-        rel = cv.catalog.relations_by_id.get(rid)
-        u = cv.supporting_unit(rel) if rel is not None else None
-        units[rid] = u.ref if u is not None else None
+def _first_fit(items: Sequence[PacketItem], limit: int, cap: int, sep: int) -> list[PacketItem]:
+    """The ``naive`` packer's choice (``chainret.pack.base.NaivePacker``) over items of equal relevance, in
+    order: first-fit within ``limit`` characters (each item costing its text and one separator), at most
+    ``cap`` items. Inlined for the ask path (no Candidate per item, no packer lookup); a test checks it
+    against ``get_packer("naive")``."""
+    kept: list[PacketItem] = []
+    used = 0
+    for item in items:
+        if len(kept) >= cap:
+            break
+        cost = len(item.text) + sep
+        if used + cost <= limit:
+            kept.append(item)
+            used += cost
+    return kept
+
+
+def coverage(cv: ViewReader, required: Sequence[str], seen_refs: Sequence[str], packet: Packet | None,
+             units: Mapping[str, str | None] | None = None) -> Coverage:
+    """Anchor coverage (seen in any returned row) and complete-bundle coverage (all in the packet).
+
+    ``units`` (relation id -> supporting unit ref) may be given when the caller already holds them (the
+    accepted path's relations carry their supporting unit); otherwise each is looked up in the view.
+    """
+    if units is None:
+        found: dict[str, str | None] = {}
+        for rid in required:
+            rel = cv.catalog.relations_by_id.get(rid)
+            u = cv.supporting_unit(rel) if rel is not None else None
+            found[rid] = u.ref if u is not None else None
+        units = found
     seen = set(seen_refs)
     in_packet = {i.ref for i in packet.items} if packet else set()
     return Coverage(

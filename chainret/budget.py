@@ -28,6 +28,18 @@ def effective_budget(budget: Budget, n_hops: int) -> Budget:
     The seed's two-hop defaults (2 searches, 6 rows) are the N=2 case. Explicitly set values win.
     """
     explicit = budget.model_fields_set
+    if not explicit and n_hops <= 16:  # every limit at its default (``Budget()``): one frozen value per hop count
+        hit = _DEFAULT_EFFECTIVE.get(n_hops)
+        if hit is None:
+            hit = _DEFAULT_EFFECTIVE[n_hops] = _fill(budget, n_hops, explicit)
+        return hit
+    return _fill(budget, n_hops, explicit)
+
+
+_DEFAULT_EFFECTIVE: dict[int, Budget] = {}
+
+
+def _fill(budget: Budget, n_hops: int, explicit: set[str]) -> Budget:
     searches = budget.max_searches if "max_searches" in explicit else n_hops
     rows = budget.max_rows if "max_rows" in explicit else budget.rows_per_hop * searches
     return budget.model_copy(update={"max_searches": searches, "max_rows": rows})

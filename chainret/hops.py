@@ -218,8 +218,7 @@ def _hop(
     run.searches_left -= 1
     run.rows_left -= len(found)
     run.seen_refs.extend(h.ref for h in found)
-    base = Hop(index=k, branch=branch, subquery=node, predicate=pred, from_id=node, hits=_hits(found),
-               searches_left=run.searches_left, rows_left=run.rows_left)
+    hits = _hits(found)
 
     # Candidates: usable relations of this predicate from this node, in units this search returned.
     # A node already on this path is never entered again (a self-loop or cycle is no chain).
@@ -245,6 +244,8 @@ def _hop(
             bridges.append(r)
 
     if not bridges:
+        base = Hop(index=k, branch=branch, subquery=node, predicate=pred, from_id=node, hits=hits,
+                   searches_left=run.searches_left, rows_left=run.rows_left)
         returned = {h.ref for h in found}
         elsewhere = [r for r in world.of_subject(node, pred) if r.usable and r.unit_ref not in returned]
         withheld = [
@@ -277,19 +278,20 @@ def _hop(
         )
         return None
 
+    searches_left, rows_left = run.searches_left, run.rows_left  # after this hop's search (its first branch's record)
     for j, rel in enumerate(bridges):
         if j > 0 and not backtrack:
             break
         this_branch = branch if j == 0 else f"{branch}.{j}"
-        update: dict[str, object] = {
-            "branch": this_branch,
-            "anchor": rel.anchor(),
-            "bridge": rel.object,
-            "candidate_bridges": [b.object for b in bridges if b.object != rel.object],
-        }
-        if j > 0:  # the alternative reuses hop k's search: no new search, no new rows
-            update.update(hits=[], reuses=branch, searches_left=run.searches_left, rows_left=run.rows_left)
-        hop = base.model_copy(update=update)
+        others = [b.object for b in bridges if b.object != rel.object]
+        if j == 0:
+            hop = Hop(index=k, branch=this_branch, subquery=node, predicate=pred, from_id=node, hits=hits,
+                      anchor=rel.anchor(), bridge=rel.object, candidate_bridges=others,
+                      searches_left=searches_left, rows_left=rows_left)
+        else:  # the alternative reuses hop k's search: no new search, no new rows
+            hop = Hop(index=k, branch=this_branch, subquery=node, predicate=pred, from_id=node, hits=[],
+                      anchor=rel.anchor(), bridge=rel.object, candidate_bridges=others, reuses=branch,
+                      searches_left=run.searches_left, rows_left=run.rows_left)
         if pred in world.functional:
             against = opposing([r for r in world.of_subject(node, pred) if r.usable], rel.object)
             note = CONTRADICTION_ASSUMPTION.format(pred=pred, subject=node)

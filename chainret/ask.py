@@ -136,13 +136,15 @@ def ask(
                 trace = Trace(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
             else:
                 trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta)
-        trace = trace.model_copy(update={"meta": {**trace.meta, "ask_ms": round((time.perf_counter() - t0) * 1000, 3)}})
-        if project:
-            trace = project_trace(trace, cat, viewer)
-        elif holds_restricted(trace, cat):
-            trace = trace.model_copy(update={"meta": {**trace.meta, "holds_restricted": True}})
-        revision = catalog_revision(full, viewer if project else None, trace.catalog_digest or "")
-        return trace.model_copy(update={"meta": {**trace.meta, "revision": revision}})
+        ask_ms = round((time.perf_counter() - t0) * 1000, 3)
+        revision = catalog_revision(full, viewer if project else None)
+        if project:  # one copy of the trace: the projection, the timing and the revision together
+            return project_trace(trace, cat, viewer, meta={"ask_ms": ask_ms, "revision": revision})
+        extra: dict[str, object] = {"ask_ms": ask_ms}
+        if holds_restricted(trace, cat):  # (the timing, a number, never names a document)
+            extra["holds_restricted"] = True
+        extra["revision"] = revision
+        return trace.model_copy(update={"meta": {**trace.meta, **extra}})
 
 
 class _Base(TypedDict):

@@ -22,6 +22,8 @@ may read, and the principal reads nothing the viewer may not. What is left to do
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from chainret.catalog.models import unit_doc
 from chainret.errors import UsageError
 from chainret.store.base import CatalogReader, reads_within
@@ -56,10 +58,11 @@ def _refusal(ref: Refusal | None, readable: frozenset[str]) -> Refusal | None:
     return ref.model_copy(update={"details": _strip_withheld(ref.details, readable)})
 
 
-def project(trace: Trace, catalog: CatalogReader, viewer: str) -> Trace:
+def project(trace: Trace, catalog: CatalogReader, viewer: str, *, meta: Mapping[str, object] | None = None) -> Trace:
     """The trace as ``viewer`` may see it (see the module docstring).
 
-    ``catalog`` is the catalog the request ran over. Raises ``ProjectionError`` when the trace's
+    ``catalog`` is the catalog the request ran over; ``meta`` adds entries to the projected trace's
+    ``meta`` after ``viewer`` and ``projected`` (``ask`` adds its timing and revision in the same copy). Raises ``ProjectionError`` when the trace's
     principal may read a document the viewer may not: such a trace is re-run, not trimmed.
     """
     if trace.kind != "chain":
@@ -74,14 +77,18 @@ def project(trace: Trace, catalog: CatalogReader, viewer: str) -> Trace:
     # read (on a large store that list is a query over every document version; issue 24).
     stopped = trace.reason is not None or any(h.refusal is not None for h in trace.hops)
     readable = catalog.readable_docs(viewer) if stopped else frozenset()
-    hops: list[Hop] = [
-        h.model_copy(update={"refusal": _refusal(h.refusal, readable)}) if h.refusal is not None else h for h in trace.hops
-    ]
+    hops: list[Hop] = (
+        [h.model_copy(update={"refusal": _refusal(h.refusal, readable)}) if h.refusal is not None else h for h in trace.hops]
+        if stopped else list(trace.hops)
+    )
+    shown: dict[str, object] = {**trace.meta, "viewer": viewer, "projected": True}
+    if meta:
+        shown.update(meta)
     return trace.model_copy(
         update={
             "hops": hops,
             "reason": _refusal(trace.reason, readable),
             "catalog_digest": catalog.reader_digest(viewer),
-            "meta": {**trace.meta, "viewer": viewer, "projected": True},
+            "meta": shown,
         }
     )

@@ -140,10 +140,15 @@ def _possessive_variant(lits: list[str], at: int) -> tuple[list[str], list[str]]
     return head[:-1], head[-1:]
 
 
+_FILLER_LAST = frozenset(f[-1] for f in FILLERS)
+
+
 def _strip_fillers(low: list[str]) -> int:
     """How many trailing tokens are filler words (0 when none)."""
     n = 0
     while True:
+        if len(low) - n < 2 or low[len(low) - n - 1] not in _FILLER_LAST:
+            return n  # no filler can end here (one needs a word before it): the loop below would find none
         for f in FILLERS:
             if len(low) - n > len(f) and tuple(low[len(low) - n - len(f) : len(low) - n]) == f:
                 n += len(f)

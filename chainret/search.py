@@ -111,6 +111,18 @@ def rank_bm25plus(
 ) -> list[SearchHit]:
     """``LexicalIndex.search``'s scoring and ordering over candidates given as integers, in corpus order
     (``(unit ordinal, (ref, token count, term frequencies))``: what a compiled store's postings give)."""
+    if len(query) == 1:  # a hop's search: one exact-ID term (``bm25plus`` and ``top_hits`` inlined, same operations)
+        term = query[0]
+        w = bm25plus_idf(size, df.get(term, 0))
+        kp = k1 + 1
+        keyed: list[tuple[float, int, int, float]] = []
+        for j, (pos, (_, ntok, tfs)) in enumerate(cands):
+            f = tfs.get(term, 0)
+            norm = k1 * (1 - b + b * ntok / avgdl)
+            score = 0.0 + w * (delta + (f * kp) / (norm + f))
+            keyed.append((-score, pos, j, score))
+        keyed.sort()
+        return [SearchHit(cands[j][1][0], rank + 1, float(score)) for rank, (_, _, j, score) in enumerate(keyed[:k])]
     idf = [bm25plus_idf(size, df.get(t, 0)) for t in query]
     scores = [bm25plus(idf, [tfs.get(t, 0) for t in query], ntok, avgdl, k1, b, delta) for _, (_, ntok, tfs) in cands]
     return top_hits(scores, [c[0] for c in cands], lambda j: cands[j][1][0], k)

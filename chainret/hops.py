@@ -222,26 +222,26 @@ def _hop(
 
     # Candidates: usable relations of this predicate from this node, in units this search returned.
     # A node already on this path is never entered again (a self-loop or cycle is no chain).
-    cands: list[Rel] = []
     rejected: list[dict[str, str]] = []
     cycles = 0
+    # Distinct bridges, first supporting relation wins (rank order); a relation returned by two units counts once.
+    bridges: list[Rel] = []
+    cand_ids: set[str] = set()
+    objects: set[str] = set()
     for h in found:
         for r in world.in_unit(h.ref):
             if r.subject != node or r.predicate != pred:
                 continue
-            if r.usable and r.object in on_path:
+            if not r.usable:
+                rejected.append({"relation": r.id, "unit": h.ref, "why": r.why_not or "not usable"})
+            elif r.object in on_path:
                 cycles += 1
                 rejected.append({"relation": r.id, "unit": h.ref, "why": "cycle"})
-            elif r.usable:
-                if all(c.id != r.id for c in cands):
-                    cands.append(r)
-            else:
-                rejected.append({"relation": r.id, "unit": h.ref, "why": r.why_not or "not usable"})
-    # Distinct bridges, first supporting relation wins (rank order).
-    bridges: list[Rel] = []
-    for r in cands:
-        if all(b.object != r.object for b in bridges):
-            bridges.append(r)
+            elif r.id not in cand_ids:
+                cand_ids.add(r.id)
+                if r.object not in objects:
+                    objects.add(r.object)
+                    bridges.append(r)
 
     if not bridges:
         base = Hop(index=k, branch=branch, subquery=node, predicate=pred, from_id=node, hits=hits,

@@ -79,10 +79,18 @@ FLOORS = (("`python -c pass`", "pass"),
           ("`from pydantic import BaseModel`", "from pydantic import BaseModel"))
 
 
-def _label(src: str) -> str:
-    """Another checkout as the tables name it: its commit and folder."""
+def _commit(src: str, given: str | None = None) -> str | None:
+    """The commit another checkout holds: ``--src-commit`` (a ``git archive`` has no history), else git's."""
+    if given:
+        return given
     done = subprocess.run(["git", "-C", src, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    return f"{done.stdout.strip()} ({src})" if done.returncode == 0 else src
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def _label(src: str, given: str | None = None) -> str:
+    """Another checkout as the tables name it: its commit and folder."""
+    commit = _commit(src, given)
+    return f"{commit} ({src})" if commit else src
 
 
 def one(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -121,7 +129,7 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
     (catalog, view, principal, mode) for this checkout."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    other = _label(args.src) if args.src else None
+    other = _label(args.src, args.src_commit) if args.src else None
     sides = ["this checkout"] + ([other] if other else [])
     default = ROOT / "catalogs" / "default.yaml"
     env["CHAINRET_CATALOG"] = str(default)  # the default catalog, as no --catalog reads it
@@ -245,8 +253,9 @@ def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object
         "A YAML catalog's parse is remembered after its first load (`chainret.catalog.parse`, a private",
         "`XDG_CACHE_HOME` here): the \"first ask\" rows are asks with an empty cache. Machine: 2 cores",
         "shared with other work, so the load average is recorded; aims (issue 24) are for an idle machine.",
-        *([f"The other checkout is the commit its rows name, as a worktree: `git worktree add {args.src} "
-           f"{_label(args.src).split()[0]}`; the two are run alternately, run by run."] if args.src else []),
+        *([f"The other checkout, `{args.src}`, is commit {_commit(args.src, args.src_commit) or '(unknown)'} "
+           f"(`git worktree add {args.src} COMMIT`, or `git archive COMMIT` unpacked there with `--src-commit COMMIT`); "
+           "the two are run alternately, run by run."] if args.src else []),
         "",
         *lines[:1], "",
         *table(rows),
@@ -276,6 +285,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=10, help="runs of each view x principal x output mode (default 10)")
     ap.add_argument("--src", help="another chainret checkout (the folder holding its chainret/) to run beside this one")
+    ap.add_argument("--src-commit", help="the commit --src holds, when it is not a git checkout (a git archive)")
     ap.add_argument("--store", help="a compiled store (.db) to ask as well, e.g. /work/team/bench/1m.db")
     ap.add_argument("--store-request", default=STORE_REQUEST)
     ap.add_argument("--write", action="store_true", help=f"write {PAGE.relative_to(ROOT)}")

@@ -236,7 +236,11 @@ def floor(store: Any, n: int, count: int) -> dict[str, Any]:
         with _Recorder(store.db) as rec:
             ask(req, store, view=view, principal=principal)
         per_ask.append(rec.calls)
+    from chainret.store.sqlite import READ_PRAGMAS
+
     conn = sqlite3.connect(f"file:{store.db.path.resolve()}?mode=ro", uri=True, isolation_level=None)
+    for pragma in READ_PRAGMAS:  # the store's own connection settings (its memory map): a floor of the same reads
+        conn.execute(pragma).fetchall()
     firsts = []
     for calls in per_ask:  # one pass to prepare the statements and warm the pages, as the store's were
         c0 = time.process_time()

@@ -79,9 +79,12 @@ def parse_clause(text: str) -> tuple[str, str, str] | None:
     if not text.startswith(CLAUSE_PREFIX) or "\n" in text:
         return None
     parts = text[len(CLAUSE_PREFIX) :].split(CLAUSE_SEP)
-    if len(parts) != 3 or any(not p or p != p.strip() for p in parts):
+    if len(parts) != 3:
         return None
-    return parts[0], parts[1], parts[2]
+    s, p, o = parts
+    if not s or not p or not o or s != s.strip() or p != p.strip() or o != o.strip():
+        return None
+    return s, p, o
 
 
 def sha256_digest(text: str) -> str:

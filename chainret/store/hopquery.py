@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from chainret.search import SearchHit, rank_bm25plus
-from chainret.store.sqlrows import REL_COLS, RelRow, StatusRow, _bounded, _unit
+from chainret.store.sqlrows import REL_COLS, RelRow, StatusRow, _bounded
 
 if TYPE_CHECKING:
     from chainret.hops import Rel
@@ -40,14 +40,15 @@ if TYPE_CHECKING:
 
 CAND_MAX = 64  # rows of the joined candidate read; a term with more is a hub, read the returned units only
 
-# Columns 0-10: posting and unit (unit_ord, tf, p.doc_ord, ntok, ref, doc_ref, idx, start_, end_, text, u.doc_ord);
-# 11-27: the unit's relation (``REL_COLS``, NULL for a unit without one); 28-29: its quote's doc_ord and text.
+# Columns 0-4: posting and unit (unit_ord, tf, p.doc_ord, ntok, ref); 5-21: the unit's relation (``REL_COLS``,
+# NULL for a unit without one); 22-23: its quote's doc_ord and text. The unit's own text is not read: a hop
+# needs its ref and length only (``SQLView.unit`` reads a unit when something shows it).
 _UNITS = (
-    "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text, u.doc_ord, "
-    f"{REL_COLS}, q.doc_ord, q.quote FROM postings p JOIN units u ON u.ord = p.unit_ord "
-    "LEFT JOIN relations r ON r.unit_ref = u.ref LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE p.term = ?"
+    f"SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref, {REL_COLS}, q.doc_ord, q.quote FROM postings p "
+    "JOIN units u ON u.ord = p.unit_ord LEFT JOIN relations r ON r.unit_ref = u.ref "
+    "LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE p.term = ?"
 )
-_PAD = "NULL, " * 11
+_PAD = "NULL, " * 5
 HOP_SQL = f"{_UNITS} LIMIT ?"
 HOP_SQL_OF = (
     f"SELECT * FROM ({_UNITS} LIMIT ?) UNION ALL SELECT {_PAD}{REL_COLS}, q.doc_ord, q.quote FROM relations r "
@@ -56,14 +57,14 @@ HOP_SQL_OF = (
 
 # A joined row: posting and unit columns, then a relation row of ``REL_COLS``, its quote's document and text.
 HopRow = tuple[
-    int | None, int | None, int | None, int | None, str | None, str | None, int | None, int | None, int | None, str | None, int | None,
+    int | None, int | None, int | None, int | None, str | None,
     int | None, str | None, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
     int | None, str | None,
 ]
 
 # A row of the joined candidate read (the postings part: its posting and unit columns are never NULL).
 JoinedRow = tuple[
-    int, int, int | None, int, str, str, int, int, int, str, int | None,
+    int, int, int | None, int, str,
     int | None, str | None, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
     int | None, str | None,
 ]
@@ -136,7 +137,7 @@ class HopQuery:
             rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL, (term, CAND_MAX + 1)))
         joined = [r for r in rows if r[0] is not None]
         if functional:
-            read = [(cast("RelRow", (*r[11:28], r[29])), r[28]) for r in rows if r[0] is None]
+            read = [(cast("RelRow", (*r[5:22], r[23])), r[22]) for r in rows if r[0] is None]
             self._prime_rows([rr for rr, _ in read])
             of = [self._status(rr, qd) for rr, qd in read]
             inside = f.within
@@ -147,35 +148,30 @@ class HopQuery:
             return ix.search([node], k)
         visible = f.visible
         units: dict[int, tuple[str, int, dict[str, int]]] = {}
-        unit_rows: dict[str, JoinedRow] = {}
         rels: dict[str, list[JoinedRow]] = {}  # unit ref -> its relations' rows
         for r in cast("list[JoinedRow]", joined):
-            uo, tf, ntok, ref = r[0], r[1], r[3], r[4]
+            uo, ref = r[0], r[4]
             if r[2] in visible and uo not in units:
-                units[uo] = (ref, ntok, {term: tf})
-            if r[10] in visible:
-                unit_rows[ref] = r
-            if r[12] is not None:
+                units[uo] = (ref, r[3], {term: r[1]})
+            if r[6] is not None:
                 rels.setdefault(ref, []).append(r)
         if not units:
             return []
         size = n_units or 1
         hits = rank_bm25plus([term], sorted(units.items()), {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
-        # What ``SQLView.prefetch`` reads for the returned units: each unit where readable, and the relations
-        # it supports whose document the principal may read (and the narrower viewer), with their status.
+        # What ``SQLView.prefetch`` reads for the returned units: the relations each supports whose document
+        # the principal may read (and the narrower viewer), with their status. (The units themselves are
+        # read when something shows one, ``SQLView.unit``.)
         cache = v.store._rows_cache
         for h in hits:
             ref = h.ref
-            if ref not in v._units:
-                u = unit_rows.get(ref)
-                _bounded(v._units, ref, None if u is None else _unit(u[4:10]))
             if ref not in v._in_unit:
                 status: list[StatusRow] = []
                 for r in rels.get(ref, ()):
-                    rr = cast("RelRow", (*r[11:28], r[29]))
+                    rr = cast("RelRow", (*r[5:22], r[23]))
                     _bounded(cache, rr[1], rr)
-                    if r[24] in visible:
-                        status.append(self._status(rr, r[28]))
+                    if r[18] in visible:
+                        status.append(self._status(rr, r[22]))
                 status.sort(key=lambda s: s[1])
                 _bounded(v._in_unit, ref, v.flagged(status))
         return hits

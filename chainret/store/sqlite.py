@@ -13,6 +13,12 @@ renames a new file into place) is detected when a thread opens its connection (t
 is no longer the one the store was opened on) and refused with ``StoreChanged``, so an object never
 mixes rows of two files; the server then answers from the reopened store.
 
+A reading connection maps the file into memory (``READ_PRAGMAS``: ``mmap_size``, SQLite's own cap of
+2 GiB): a page of a large store is then read where it lies in the page cache instead of copied by a
+``pread`` system call, about half of a warm ask's system time at 1M relations (issue 24,
+docs/results/store.md). The map is read-only (the connection is ``mode=ro``), so a stray write cannot
+reach the file; the files are replaced by renaming and updated by appending, never truncated in place.
+
 SQLite has no roles, so it cannot enforce who reads what: anyone who can read the file can read
 every document in it. The store's queries filter on the request's view and principal themselves
 (the same conditions PostgreSQL's row-level-security policies state); use PostgreSQL where the
@@ -39,6 +45,9 @@ from chainret.store.schema import TABLES, Row, SQLValue, create_statements, inde
 from chainret.store.sql import Backend, SQLStore
 
 
+READ_PRAGMAS = ("PRAGMA mmap_size = 2147418112",)  # what every reading connection runs once (module docstring)
+
+
 class SQLiteBackend(Backend):
     """Connections to one SQLite file: one per thread for reading (see the module docstring), one for writing."""
 
@@ -60,6 +69,9 @@ class SQLiteBackend(Backend):
             # check_same_thread off: a connection is used only by its own thread (``_local``), but the
             # first one may be adopted by another thread, and ``close`` closes them all from one thread.
             conn = sqlite3.connect(self._uri, uri=True, isolation_level=None, check_same_thread=False)
+            if not self.write:
+                for pragma in READ_PRAGMAS:
+                    conn.execute(pragma).fetchall()
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open {self.path}: {exc}") from None
         with self._lock:

@@ -175,7 +175,8 @@ def _marks(items: Sequence[object]) -> str:
 
 def _reasons(row: StatusRow) -> list[str]:
     """``Eligibility.reasons`` of a relation row carrying ``STATUS_COLS`` (the codes of ``CatalogView.relation_status``)."""
-    reasons = [c for c in row[15].split(",") if c]
+    defects = row[15]
+    reasons = [c for c in defects.split(",") if c] if defects else []
     in_view, same_document, readable = row[17], row[18], row[19]
     if in_view is None:
         reasons.append(ViewCode.SUPERSEDED if same_document else ViewCode.NOT_CURRENT)

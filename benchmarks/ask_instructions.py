@@ -39,6 +39,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from cold_cli import FROM_SRC  # noqa: E402  (`python -m chainret` from another checkout)
 PAGE = ROOT / "docs" / "results" / "instructions.md"
 REQUEST = "Which contact serves PR-84?"
 STORE_REQUEST = "Which contact serves GP-84?"
@@ -63,11 +64,6 @@ for req, view, principal in data["measured"][:k]:
     if ser:
         t.to_json()
 """
-FROM_SRC = (
-    "import runpy, sys; src = sys.argv.pop(1); "
-    "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]; "
-    "sys.path.insert(0, src); sys.argv[0] = 'chainret'; runpy.run_module('chainret', run_name='__main__')"
-)
 _COLLECTED = re.compile(r"Collected : (\d+)")
 
 

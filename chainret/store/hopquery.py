@@ -1,7 +1,7 @@
 """One SQLite statement per hop, with the view's and reader's conditions answered from memoised facts.
 
 A hop of the engine needs: the postings of the node's ID in the units the principal may read in
-the view (BM25Plus ranks them), the returned units, the relations those units support with their
+the view (BM25Plus ranks them: each unit's ref and length), the relations those units support with their
 status in the view, and, for a functional predicate, the (subject, predicate) relations for the
 catalog-level check. ``HopQuery`` reads all of them in one statement of plain index lookups (the
 postings of one term joined to their units, the units' relations and quotes; ``UNION ALL`` the

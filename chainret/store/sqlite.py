@@ -15,8 +15,8 @@ mixes rows of two files; the server then answers from the reopened store.
 
 A reading connection maps the file into memory (``READ_PRAGMAS``: ``mmap_size``, SQLite's own cap of
 2 GiB): a page of a large store is then read where it lies in the page cache instead of copied by a
-``pread`` system call, about half of a warm ask's system time at 1M relations (issue 24,
-docs/results/store.md). The map is read-only (the connection is ``mode=ro``), so a stray write cannot
+``pread`` system call (issue 24: a warm ask at 1M relations spent about half its system time in
+those calls). The map is read-only (the connection is ``mode=ro``), so a stray write cannot
 reach the file; the files are replaced by renaming and updated by appending, never truncated in place.
 
 SQLite has no roles, so it cannot enforce who reads what: anyone who can read the file can read

@@ -224,12 +224,10 @@ class SQLView:
             return hit
         if reasons is None:
             reasons = _reasons(row)
-        if not reasons:  # the usual row: current, readable and valid (the flags' defaults)
-            return _bounded(self._flags, rid, Rel(id=rid, subject=row[2], predicate=row[3], object=row[4], support=anchor_of(row)))
         current, readable = view_codes(reasons)
         rel = Rel(
             id=rid, subject=row[2], predicate=row[3], object=row[4], support=anchor_of(row), current=current, readable=readable,
-            valid=not any(r in _DEFECTS for r in reasons), why_not=",".join(reasons),
+            valid=not any(r in _DEFECTS for r in reasons), why_not=",".join(reasons) or None,
         )
         return _bounded(self._flags, rid, rel)
 

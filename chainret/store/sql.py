@@ -103,6 +103,7 @@ class SQLStore:
         self._worlds: dict[tuple[str, str, str | None], HopWorld] = {}
         self._corpus: dict[tuple[str, ...], tuple[int, int]] = {}
         self._rows_cache: dict[str, RelRow | None] = {}
+        self._entities: dict[str, Entity | None] = {}  # id -> record: the table has no per-reader rows
         self._readable: dict[str, frozenset[str]] = {}
         self._readers: dict[str, ReaderStore] = {}
         self._facts: dict[tuple[str, str, str | None], ViewFacts] = {}
@@ -228,8 +229,14 @@ class SQLStore:
         return [_entity(r) for r in self.db.rows("SELECT id, type, name, aliases, description FROM entities ORDER BY ord")]
 
     def entity(self, entity_id: str) -> Entity | None:
+        """The entity record (cached per store object: an answer's path names are read on every request,
+        and the entity table is the same for every reader; what a reader may know is the view's check)."""
+        try:
+            return self._entities[entity_id]  # one lookup: another thread may clear the cache meanwhile
+        except KeyError:
+            pass
         rows = self.db.rows("SELECT id, type, name, aliases, description FROM entities WHERE id = ?", (entity_id,))
-        return _entity(rows[0]) if rows else None
+        return _bounded(self._entities, entity_id, _entity(rows[0]) if rows else None)
 
     def name_lookup(self) -> NameLookup:
         """The tolerant name lookups (``chainret.catalog.names``): indexed queries on ``names`` (schema 4).

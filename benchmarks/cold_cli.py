@@ -38,6 +38,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from machine import pace_line  # noqa: E402
 from store_bench import evict  # noqa: E402  (posix_fadvise DONTNEED on a file)
 PAGE = ROOT / "docs" / "results" / "cold_cli.md"
 REQUEST = "Which contact serves PR-84?"
@@ -146,7 +147,7 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
         cmds = {"this checkout": [sys.executable, "-m", "chainret"]}
         if other:
             cmds[other] = [sys.executable, "-c", FROM_SRC, args.src]
-        lines.append(f"load average before: {load()}; {args.runs} runs of each view x principal x output mode")
+        lines.append(f"load average before: {load()}; {args.runs} runs of each view x principal x output mode. {pace_line()}.")
         for label, catalog, request, _file, combos in catalogs:
             ask = ["ask", request, *catalog]
             for k in sides:

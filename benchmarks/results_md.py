@@ -29,6 +29,7 @@ SECTIONS = (
     ("store", "python benchmarks/store_bench.py"),
     ("store_postgres", "python benchmarks/pg_bench.py"),
     ("cold_cli", "python benchmarks/cold_cli.py --runs 20 --store /work/team/bench/1m.db --write"),
+    ("instructions", "python benchmarks/ask_instructions.py --store /work/team/bench/1m.db --write"),
     ("serve", "python benchmarks/serve_load.py"),
     ("robustness", "python benchmarks/robustness.py"),
     ("requests", "python benchmarks/requests_score.py"),

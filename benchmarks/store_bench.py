@@ -37,6 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+from machine import pace_ns  # noqa: E402
 CACHE = ROOT / ".cache" / "store-bench"
 OUT_MD = ROOT / "docs" / "results" / "store.md"
 OUT_PNG = ROOT / "docs" / "results" / "store.png"
@@ -371,7 +372,7 @@ def run_store(path: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
     """An already compiled SQLite store of ``n`` relations: size, cold CLI, warm and floor (no compile: its
     figures are left empty, and the report says so)."""
     res: dict[str, Any] = {"relations": n, "loadavg_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                           "prebuilt": path}
+                           "prebuilt": path, "pace_ns": pace_ns()}
     res["sqlite"] = {"size_mb": Path(path).stat().st_size / 1e6}
     res["sqlite"].update(cold_cli(path, n, args.runs, evicted_runs=args.evicted_runs))
     res["sqlite"].update(measure_elsewhere(path, n, args, clients=()))
@@ -384,7 +385,8 @@ def run_store(path: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
 def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
     from chainret.store import compile_store, open_store
 
-    res: dict[str, Any] = {"relations": n, "loadavg_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    res: dict[str, Any] = {"relations": n, "loadavg_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                           "pace_ns": pace_ns()}
     cat, build_s, build_cpu = timed(bench_catalog, n)
     res["memory"] = {"build_s": build_s, "build_cpu_s": build_cpu, "documents": len(cat.documents)}
     print(f"[{n}] catalog built in {build_s:.1f} s", flush=True)
@@ -446,7 +448,9 @@ def write_report(results: list[dict[str, Any]]) -> str:
         "units a document), two views (`older`: 90% of the documents; `current`: all), every tenth document",
         "restricted to `auditor`, requests from `public` and `auditor` alternately. Machine: 2 shared cores,",
         "no other isolation; the load average at the start of each size is shown, and figures from a loaded",
-        "machine are slower than on an idle one.",
+        "machine are slower than on an idle one. pace = the machine's speed when the size ran (`benchmarks/machine.py`:",
+        "CPU ns per step of a fixed Python loop; it has moved by 2x between days here): compare times across rows and",
+        "days by it, or by `docs/results/instructions.md`, which counts instructions.",
         "",
         "* **memory**: today's path, a JSON catalog file loaded by `chainret ask --catalog FILE` (cold CLI),",
         "  and the catalog object in process (warm); the compile column is the time to build the catalog's models.",
@@ -473,8 +477,8 @@ def write_report(results: list[dict[str, Any]]) -> str:
         "stmts = SQL statements per ask; floor = the same statements replayed on a bare `sqlite3` connection",
         "(CPU per ask, no engine); x floor = warm CPU p50 / floor CPU p50.",
         "",
-        "| relations | load | store | compile s (CPU) | + build CPU s | peak MB | size MB | cold n | cold wall s | cold CPU s | cold RSS MB | evicted CPU s | first s | warm p50 / p99 ms | warm CPU p50 / p99 ms | ser CPU ms | stmts | floor CPU ms | x floor |",
-        "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| relations | load | pace ns | store | compile s (CPU) | + build CPU s | peak MB | size MB | cold n | cold wall s | cold CPU s | cold RSS MB | evicted CPU s | first s | warm p50 / p99 ms | warm CPU p50 / p99 ms | ser CPU ms | stmts | floor CPU ms | x floor |",
+        "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         for name in ("memory", "sqlite", "postgres"):
@@ -485,7 +489,7 @@ def write_report(results: list[dict[str, Any]]) -> str:
             cpu = s.get("compile_cpu_s", s.get("build_cpu_s"))
             ratio = s["warm_cpu_p50_ms"] / s["floor_cpu_p50_ms"] if s.get("floor_cpu_p50_ms") else None
             lines.append(
-                f"| {r['relations']:,} | {r['loadavg_start']:.1f} | {name} | {_f(comp, 1)} ({_f(cpu, 1)}) | {_f(s.get('with_build_cpu_s'), 1)} | "
+                f"| {r['relations']:,} | {r['loadavg_start']:.1f} | {_f(r.get('pace_ns'), 0)} | {name} | {_f(comp, 1)} ({_f(cpu, 1)}) | {_f(s.get('with_build_cpu_s'), 1)} | "
                 f"{_f(s.get('peak_rss_mb'), 0)} | {_f(s.get('size_mb'), 1)} | {_f(s.get('cold_runs'))} | {_f(s.get('cold_wall_s'))} | "
                 f"{_f(s.get('cold_cpu_s'))} | {_f(s.get('cold_rss_mb'), 0)} | {_f(s.get('evicted_cpu_s'))} | {_f(s.get('first_ask_s'), 3)} | "
                 f"{_f(s.get('warm_p50_ms'))} / {_f(s.get('warm_p99_ms'))} | {_f(s.get('warm_cpu_p50_ms'), 3)} / {_f(s.get('warm_cpu_p99_ms'), 3)} | "

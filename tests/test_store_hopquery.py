@@ -83,3 +83,31 @@ def test_random_worlds_identical(hop_query, tmp_path_factory, monkeypatch):
     identical()
     assert counts["requests"] >= 300
     assert counts["accepted"] > 0
+
+
+def test_default_first_ask_reads_per_lookup_then_one_statement_per_hop(tmp_path):
+    """The default (``hop_query`` None): a (view, principal) pair's first ask reads no view facts (no bulk
+    read of ``view_docs``, what a one-ask CLI process would pay for nothing); its later asks read the facts
+    once and then run one statement per hop. Every ask answers as the in-memory engine."""
+    w = load_world(ROOT / "fixtures" / "seed")
+    db = tmp_path / "seed.db"
+    compile_store(w.catalog, db)
+    store = open_store(db)
+    seen: list[str] = []
+    try:
+        assert store.hop_query is None
+        store.db.conn.set_trace_callback(seen.append)
+        request = "Which contact serves PR-84?"
+        per_ask = []
+        for _ in range(3):
+            seen.clear()
+            assert _json(store, store, request) == _json(w.catalog, None, request)
+            per_ask.append(list(seen))
+        first, second, third = per_ask
+        assert not any("FROM view_docs WHERE view_name" in s for s in first)  # no facts on the first ask
+        assert any("FROM view_docs WHERE view_name" in s for s in second)  # read once, on the second
+        hops = [s for s in third if "FROM postings p JOIN units u" in s]
+        assert len(hops) == 2 and len(third) <= 3, third  # two hops, two statements (and the name lookup)
+        assert not any("view_docs" in s for s in third)
+    finally:
+        store.close()

@@ -20,7 +20,10 @@ When more than ``CAND_MAX`` rows come back for a term (a hub: thousands of units
 statement stops at the bound and the hop is read as before (``StoreIndex.search`` with the view's
 prefetch), so a hop never reads the relations of thousands of units it will not return.
 
-SQLite only (``SQLStore.hop_query``; PostgreSQL keeps its per-lookup reads under row-level security).
+SQLite only (``SQLStore.hop_query``; PostgreSQL keeps its per-lookup reads under row-level security),
+from a (view, principal) pair's second ask on: reading the facts is one pass over the view's documents,
+which a process that asks once (the CLI) would pay for nothing, so a pair's first ask runs the per-lookup
+reads.
 The statement texts are constants, so ``sqlite3``'s statement cache reuses the prepared statements.
 """
 

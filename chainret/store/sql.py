@@ -90,7 +90,10 @@ class SQLStore:
     is_chainret_store = True
     kind = "sql"
     # One statement per hop (``chainret.store.hopquery``): None = on for SQLite, where the permission rule is
-    # answered from memoised facts; PostgreSQL keeps its per-lookup reads (row-level security decides there).
+    # answered from memoised facts, from a (view, principal) pair's second ask on (its first runs the
+    # per-lookup reads: the facts are one read of every document of the view, most of a one-ask process's
+    # time at 1M relations); True = from the first ask; PostgreSQL keeps its per-lookup reads (row-level
+    # security decides there).
     hop_query: bool | None = None
 
     def __init__(self, db: Backend) -> None:
@@ -101,6 +104,7 @@ class SQLStore:
         self.format: str = self._meta.get("catalog_format", "chainret-catalog/1")
         self._views: dict[tuple[str | None, str], SQLView] = {}
         self._worlds: dict[tuple[str, str, str | None], HopWorld] = {}
+        self._asked_once: set[tuple[str, str, str | None]] = set()  # pairs whose first ask ran per lookup
         self._corpus: dict[tuple[str, ...], tuple[int, int]] = {}
         self._rows_cache: dict[str, RelRow | None] = {}
         self._entities: dict[str, Entity | None] = {}  # id -> record: the table has no per-reader rows
@@ -349,8 +353,11 @@ class SQLStore:
             functional = functional_names(self.predicates)
             index = StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch, within=view.within)
             one = self.hop_query if self.hop_query is not None else self.kind == "sqlite"
-            hq = HopQuery(view, index, functional, self.view_facts(*key)) if one else None  # one statement per hop
-            hit = self._worlds[key] = HopWorld(
+            first = one and self.hop_query is None and key not in self._asked_once and key not in self._facts
+            if first:
+                self._asked_once.add(key)
+            hq = HopQuery(view, index, functional, self.view_facts(*key)) if one and not first else None  # one statement per hop
+            hit = HopWorld(
                 index,
                 functional=functional,
                 in_unit=view.rels_in_unit,
@@ -359,6 +366,8 @@ class SQLStore:
                 entity=self.entity,
                 hop_search=None if hq is None else hq.search,
             )
+            if not first:  # (a first ask's world is not kept: the pair's next ask reads the facts)
+                self._worlds[key] = hit
         return hit
 
     def view_facts(self, view: str, principal: str, within: str | None = None) -> ViewFacts:

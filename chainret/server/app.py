@@ -263,7 +263,7 @@ class QuickAsk:
     makes. Anything else (another content type, a body that is not JSON, a body ``AskIn`` refuses) is
     handed, with its body replayed, to FastAPI's route, so every error answer is FastAPI's own; an
     error raised here (an unknown token, the rate limit, the engine's refusals) reaches the app's
-    exception handlers as it would from that route. ``tests/test_serve.py`` checks the two paths
+    exception handlers as it would from that route. ``tests/test_serve_quick_ask.py`` checks the two paths
     answer byte for byte alike.
     """
 

@@ -20,8 +20,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict, Unpack
+from typing import TYPE_CHECKING, NamedTuple, TypedDict, Unpack
 
 from chainret.catalog.models import Catalog, doc_ref
 from chainret.codes import RefusalCode
@@ -169,13 +168,12 @@ class AskOptions(TypedDict, total=False):
     session: Session | None
 
 
-@dataclass(frozen=True)
-class Answer:
+class Answer(NamedTuple):
     """An ``answer``: the trace, the display names of its accepted path, the phrasings closest to an unmatched request."""
 
     trace: Trace
-    names: dict[str, str] = field(default_factory=dict)
-    suggestions: list[tuple[str, str]] = field(default_factory=list)
+    names: dict[str, str]
+    suggestions: list[tuple[str, str]]
 
 
 def answer(request: str, catalog: CatalogReader | Catalog | str | os.PathLike[str] | None = None, **options: Unpack[AskOptions]) -> Answer:

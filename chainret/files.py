@@ -14,11 +14,24 @@ from pathlib import Path
 from chainret.errors import OutputError
 
 
+def _new_temp(target: Path) -> tuple[int, str]:
+    """A new file beside ``target``, created exclusively with mode 0600, as ``tempfile.mkstemp`` does.
+
+    Written here because ``tempfile`` imports ``shutil``, ``bz2``, ``lzma`` and ``random`` (several ms
+    of a cold ``chainret ask``, which writes its trace file this way)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _ in range(100):
+        tmp = str(target.parent / f".{target.name[:100]}.{os.urandom(8).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{target.parent}: no free temporary file name beside {target.name}")
+
+
 def _temp_copy(target: Path, text: str) -> str:
     """``text`` in a new temporary file beside ``target`` (flushed to disk); its path."""
-    import tempfile  # only when a file is written (a cold `ask --no-trace` writes none)
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = _new_temp(target)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

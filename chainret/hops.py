@@ -28,7 +28,7 @@ the search index, so prose cannot change the budget, the principal's allowance o
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from chainret.budget import effective_budget
 from chainret.codes import RefusalCode
@@ -44,8 +44,7 @@ CONTRADICTION_ASSUMPTION = (
 )
 
 
-@dataclass(frozen=True)
-class Rel:
+class Rel(NamedTuple):
     """A relation record as seen in one view by one principal: its triple, its support, its flags.
 
     ``support`` is the anchor a transition over this relation would record; its ``unit_ref`` is ""
@@ -127,7 +126,7 @@ class HopWorld:
                     hit = r  # no entity names to check a sentence against (a bare list of Rel values)
                 else:
                     st = states(sup.support_kind, sup.quote, r.subject, r.predicate, r.object, self.entity or (lambda _: None))
-                    hit = r if st.ok else replace(r, valid=False, why_not=str(st.code))
+                    hit = r if st.ok else r._replace(valid=False, why_not=str(st.code))
                 if len(self._stated) >= 65_536:
                     self._stated.clear()
                 self._stated[r.id] = hit
@@ -158,17 +157,23 @@ class HopWorld:
         return self._checked(self._of_subject(subject, predicate))
 
 
-@dataclass
 class Run:
     """Mutable state of one request: budget left, hop records, branches, assumptions."""
 
-    budget: Budget
-    searches_left: int
-    rows_left: int
-    hops: list[Hop] = field(default_factory=list)
-    assumptions: list[str] = field(default_factory=list)
-    seen_refs: list[str] = field(default_factory=list)  # every returned row, in order
-    failures: list[Refusal] = field(default_factory=list)
+    __slots__ = ("budget", "searches_left", "rows_left", "hops", "assumptions", "seen_refs", "failures")
+
+    def __init__(self, budget: Budget, searches_left: int, rows_left: int) -> None:
+        self.budget = budget
+        self.searches_left = searches_left
+        self.rows_left = rows_left
+        self.hops: list[Hop] = []
+        self.assumptions: list[str] = []
+        self.seen_refs: list[str] = []  # every returned row, in order
+        self.failures: list[Refusal] = []
+
+    def __repr__(self) -> str:
+        return (f"Run(budget={self.budget!r}, searches_left={self.searches_left}, rows_left={self.rows_left}, "
+                f"hops={len(self.hops)}, failures={len(self.failures)})")
 
 
 def _hits(hits: Sequence[SearchHit]) -> list[Hit]:

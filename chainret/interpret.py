@@ -10,8 +10,9 @@ entities the principal may know (did you mean), never others.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from chainret.store.base import CatalogRecords, ViewReader
 from chainret.codes import RefusalCode
@@ -22,14 +23,13 @@ from chainret.understand import Mention, resolve_mention, suggest_entities, tole
 from chainret.understand import Reading as TolerantReading
 
 
-@dataclass
-class Reading:
+class Reading(NamedTuple):
     """The outcome of interpretation: an Interpretation, or a refusal / no-pattern Refusal."""
 
     interpretation: Interpretation | None = None
     outcome: str | None = None  # "no_pattern" | "refused" when interpretation is None
     reason: Refusal | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = MappingProxyType({})  # read-only: one empty mapping shared by every Reading
 
 
 def pattern_specs(catalog: CatalogRecords) -> list[PatternSpec]:

@@ -23,7 +23,6 @@ located``) around one. Every word must be part of it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 TYPE_WORDS: dict[str, tuple[str, ...]] = {
@@ -66,16 +65,21 @@ def type_words(type_: str) -> set[str]:
     return {type_, *TYPE_WORDS.get(type_, ())}
 
 
-@dataclass
 class PredicateWords:
-    name: str
-    domain: str
-    range: str
-    nouns: set[tuple[str, ...]] = field(default_factory=set)
-    verbs: set[str] = field(default_factory=set)  # subject of the verb = the object: "operates", "operating"
-    passive: set[str] = field(default_factory=set)  # "used" (by the subject)
-    subject_verbs: set[str] = field(default_factory=set)  # the subject does it: "uses", "use"
-    where: set[str] = field(default_factory=set)  # "located": where is <subject> located
+    """The words a request may use for one predicate (filled in by ``predicate_words``)."""
+
+    __slots__ = ("name", "domain", "range", "nouns", "verbs", "passive", "subject_verbs", "where")
+
+    def __init__(self, name: str, domain: str, range: str) -> None:
+        self.name, self.domain, self.range = name, domain, range
+        self.nouns: set[tuple[str, ...]] = set()
+        self.verbs: set[str] = set()  # subject of the verb = the object: "operates", "operating"
+        self.passive: set[str] = set()  # "used" (by the subject)
+        self.subject_verbs: set[str] = set()  # the subject does it: "uses", "use"
+        self.where: set[str] = set()  # "located": where is <subject> located
+
+    def __repr__(self) -> str:
+        return f"PredicateWords({self.name!r}, nouns={sorted(self.nouns)!r}, verbs={sorted(self.verbs)!r})"
 
 
 def predicate_words(p: Any) -> PredicateWords:

@@ -31,11 +31,10 @@ caller's job (it needs the view).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 # Request words with their original spelling; same joining punctuation as the search tokenizer.
 _WORD = re.compile(r"[0-9A-Za-z]+(?:[-:_./@#'][0-9A-Za-z]+)*")
@@ -57,8 +56,7 @@ FILLERS: tuple[tuple[str, ...], ...] = tuple(sorted((
 _GLUE = re.compile(r"^([A-Za-z]+)[:/.]([0-9A-Za-z].*)$")
 
 
-@dataclass(frozen=True)
-class PatternSpec:
+class PatternSpec(NamedTuple):
     """What the matcher needs from a catalog pattern."""
 
     name: str
@@ -67,8 +65,7 @@ class PatternSpec:
     phrasings: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Match:
+class Match(NamedTuple):
     """A phrasing that matched: the pattern, the slot name/type and the slot's original words."""
 
     pattern: PatternSpec
@@ -257,6 +254,8 @@ def best_matches(matches: Sequence[Match]) -> list[Match]:
 
 def suggest_phrasings(request: str, patterns: Iterable[PatternSpec], n: int = 3) -> list[tuple[str, str]]:
     """The ``n`` usable phrasings closest to the request's words: (pattern name, phrasing)."""
+    from difflib import SequenceMatcher  # only for a request that matched nothing: not imported on the ask path
+
     req = [w.lower() for w in words(request)]
     scored: list[tuple[float, str, str]] = []
     for pat in patterns:
@@ -266,7 +265,7 @@ def suggest_phrasings(request: str, patterns: Iterable[PatternSpec], n: int = 3)
             except PhrasingError:
                 continue
             tmpl = [*lits[:at], "\x00slot", *lits[at:]]
-            sm = difflib.SequenceMatcher(None, req, tmpl, autojunk=False)
+            sm = SequenceMatcher(None, req, tmpl, autojunk=False)
             scored.append((sm.ratio(), pat.name, phrasing))
     scored.sort(key=lambda s: (-s[0], s[1], s[2]))
     return [(name, phrasing) for _, name, phrasing in scored[:n]]

@@ -27,9 +27,8 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from itertools import filterfalse
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from chainret.bulk import paused_gc
 
@@ -80,8 +79,7 @@ class SearchIndex(Protocol):
     def search(self, query: str | Sequence[str], k: int) -> list[SearchHit]: ...
 
 
-@dataclass(frozen=True)
-class SearchHit:
+class SearchHit(NamedTuple):
     """One returned row: the unit ref, its 1-based rank and its BM25Plus score."""
 
     ref: str

@@ -15,9 +15,9 @@ expression searches (prose) per relation a hop reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from chainret.catalog.models import mention_terms, mentions_term, parse_clause
 from chainret.codes import DefectCode
@@ -25,13 +25,15 @@ from chainret.codes import DefectCode
 EntityLookup = Callable[[str], Any | None]
 
 
-@dataclass(frozen=True)
-class Statement:
+_NONE_NAMED: Mapping[str, str] = MappingProxyType({})  # a default shared by every Statement: read-only
+
+
+class Statement(NamedTuple):
     """The verdict: ``code`` is None when the quote states the step; ``named`` says how (prose)."""
 
     code: DefectCode | None
     message: str
-    named: dict[str, str] = field(default_factory=dict)  # role -> "ID 'x'" / "name 'x'" / "alias 'x'"
+    named: Mapping[str, str] = _NONE_NAMED  # role -> "ID 'x'" / "name 'x'" / "alias 'x'"
 
     @property
     def ok(self) -> bool:

@@ -32,8 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from chainret.lexicon import Lexicon, lexicon
 from chainret.catalog.names import NameLookup, digits_of, label_words, name_key
@@ -86,13 +85,12 @@ def _strip_phrases(low: list[str], phrases: Sequence[tuple[str, ...]], anywhere:
     return keep, dropped
 
 
-@dataclass
-class Prepared:
+class Prepared(NamedTuple):
     """The request's words after the rewriting every route shares."""
 
     toks: list[str]  # original spelling
     low: list[str]
-    ignored: list[str] = field(default_factory=list)
+    ignored: list[str]
     how: str = "canonical"
 
 
@@ -155,8 +153,7 @@ def canonical_frame(low: list[str]) -> list[str]:
 
 
 
-@dataclass(frozen=True)
-class Reading:
+class Reading(NamedTuple):
     """One tolerant reading: the pattern, the words naming its start entity, and how it was read."""
 
     pattern: PatternSpec
@@ -255,7 +252,7 @@ def tolerant_readings(request: str, patterns: Sequence[PatternSpec], catalog: An
     if not _short(request):
         return []
     # a long phrasing is left out, never its pattern: the pattern still counts for composed readings and ambiguity
-    patterns = [p if all(_short(ph) for ph in p.phrasings) else replace(p, phrasings=tuple(ph for ph in p.phrasings if _short(ph)))
+    patterns = [p if all(_short(ph) for ph in p.phrasings) else p._replace(phrasings=tuple(ph for ph in p.phrasings if _short(ph)))
                 for p in patterns]
     lex = lexicon(catalog)
     vocab = lex.vocabulary(patterns)
@@ -304,8 +301,7 @@ def typo_bound(key: str) -> int:
     return 0 if letters < 5 else 1 if letters <= 8 else 2
 
 
-@dataclass
-class Mention:
+class Mention(NamedTuple):
     """The outcome of resolving entity words of one type."""
 
     words: str  # the words as the requester wrote them

@@ -83,6 +83,28 @@ def test_ask_json_imports_no_rich():
     assert _loaded(mods, ("rich", "chainret.cli.render", *NOT_ON_ASK_PATH, *OTHER_COMMANDS)) == []
 
 
+def test_ask_that_writes_its_trace_builds_no_dataclass_and_loads_no_tempfile(tmp_path):
+    """A default ``chainret ask`` (trace file written) loads neither ``tempfile`` (and with it ``shutil``, ``bz2``,
+    ``lzma``) nor ``difflib``, and builds no dataclass of chainret's own: each of those cost the cold ask about
+    1 ms (a dataclass) to 6 ms (``tempfile``) at this machine's pace (issue 24)."""
+    probe = (
+        "import os, sys\n"
+        f"os.environ['CHAINRET_TRACE_DIR'] = {str(tmp_path)!r}\n"
+        "from chainret.cli import main\n"
+        f"try:\n    main(['ask', {REQUEST!r}])\n"
+        "except SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+        "built = sorted(f'{m}.{n}' for m, mod in list(sys.modules.items()) if m.startswith('chainret')\n"
+        "               for n, v in vars(mod).items() if isinstance(v, type) and v.__module__ == m\n"
+        "               and '__dataclass_fields__' in vars(v))\n"
+        "sys.stderr.write('\\n@@' + ' '.join(built) + '@@' + ' '.join(sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    built, mods = out.stderr.rsplit("@@", 2)[1:]
+    assert list(tmp_path.glob("*.json")), "the ask wrote no trace file"
+    assert built.split() == []
+    assert _loaded(set(mods.split()), ("tempfile", "shutil", "difflib")) == []
+
+
 def test_ask_help_and_a_usage_error_still_go_through_typer():
     for args in (["ask", "--help"], ["ask", "--bogus", REQUEST]):
         mods = _modules_after(f"from chainret.cli import main\ntry:\n    main({args!r})\nexcept SystemExit:\n    pass\n")

@@ -213,7 +213,6 @@ def read_header(path: str | Path, *, check: bool = True) -> Header:
 
 def _root_lines(issues: list[Issue], file: Path) -> list[Issue]:
     """Add the line of a top-level key to issues located at the document root (a misspelt section)."""
-    import dataclasses
 
     try:
         root = yaml.compose(file.read_text(encoding="utf-8"))
@@ -222,7 +221,7 @@ def _root_lines(issues: list[Issue], file: Path) -> list[Issue]:
     if not isinstance(root, yaml.MappingNode):
         return issues
     lines = {getattr(k, "value", None): k.start_mark.line + 1 for k, _ in root.value}
-    return [dataclasses.replace(i, line=lines.get(i.field)) if i.location == "document root" and i.line is None
+    return [i._replace(line=lines.get(i.field)) if i.location == "document root" and i.line is None
             and i.field in lines else i for i in issues]
 
 

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from chainret.errors import CatalogInvalid
 
 Severity = Literal["error", "warning", "info"]
 
 
-@dataclass(frozen=True)
-class Issue:
+class _IssueFields(NamedTuple):
     code: str  # stable, e.g. "dangling_reference", "clause_mismatch", "contradiction"
     severity: Severity
     file: str
@@ -21,15 +19,20 @@ class Issue:
     message: str  # what was expected and what was found
     line: int | None = None  # 1-based line of the record/field in a YAML file, when known
 
-    def __post_init__(self) -> None:
+
+class Issue(_IssueFields):
+    """A finding: an immutable record (a named tuple: the loader is on the cold ``chainret ask`` path, where
+    building a dataclass costs about 1 ms at import). ``issue._replace(line=...)`` gives a copy."""
+
+    __slots__ = ()
+
+    def __new__(cls, code: str, severity: Severity, file: str, location: str, field: str, message: str,
+                line: int | None = None) -> Issue:
         # Size-limited and terminal-safe: a message never carries a whole (huge or hostile) value.
         from chainret.textsafe import clip, visible
 
-        for name, limit in (("location", 200), ("field", 200), ("message", 600)):
-            value = getattr(self, name)
-            safe = clip(visible(value), limit)
-            if safe != value:
-                object.__setattr__(self, name, safe)
+        return super().__new__(cls, code, severity, file, clip(visible(location), 200), clip(visible(field), 200),
+                               clip(visible(message), 600), line)
 
     def __str__(self) -> str:
         loc = self.location
@@ -39,7 +42,7 @@ class Issue:
         return f"{self.file}: {where}: {self.message} [{self.code}]" if where else f"{self.file}: {self.message} [{self.code}]"
 
     def to_dict(self) -> dict[str, str]:
-        return asdict(self)
+        return dict(self._asdict())
 
 
 class CatalogFileInvalid(CatalogInvalid):

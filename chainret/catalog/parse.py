@@ -16,7 +16,6 @@ no one else may write are read back, and any problem with the cache means an ord
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 import re
@@ -606,5 +605,5 @@ def with_lines(issues: list[Issue], path: Path) -> list[Issue]:
         parts: list[str | int] = [m.group(1), int(m.group(2))]
         parts += [int(p) if p.isdigit() else p for p in issue.field.split(".") if p]
         line = _yaml_line(root, parts)
-        out.append(dataclasses.replace(issue, line=line))
+        out.append(issue._replace(line=line))
     return out

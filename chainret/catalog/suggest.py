@@ -8,7 +8,6 @@ principal may know); principals, views and patterns are catalog-wide names, not 
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Protocol
 
@@ -22,7 +21,9 @@ def closest(word: str, choices: Iterable[str], n: int = 3) -> list[str]:
     pool = list(dict.fromkeys(choices))
     folded = {c.casefold(): c for c in pool}
     exact = [folded[word.casefold()]] if word.casefold() in folded and folded[word.casefold()] != word else []
-    near = difflib.get_close_matches(word.casefold(), list(folded), n=n, cutoff=0.6)
+    from difflib import get_close_matches  # only when a name is unknown: not imported on the ask path
+
+    near = get_close_matches(word.casefold(), list(folded), n=n, cutoff=0.6)
     return list(dict.fromkeys(exact + [folded[c] for c in near]))[:n]
 
 

@@ -35,9 +35,8 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from chainret.bulk import paused_gc
 from chainret.catalog.defects import relation_defects
@@ -66,12 +65,11 @@ INVALID_CODES = tuple(DefectCode)  # defined in chainret/codes.py
 VIEW_CODES = tuple(ViewCode)
 
 
-@dataclass(frozen=True)
-class Eligibility:
+class Eligibility(NamedTuple):
     """Whether a relation may advance a hop in this view for this principal, and why not."""
 
     eligible: bool
-    reasons: list[str] = field(default_factory=list)
+    reasons: list[str]
 
     @property
     def valid(self) -> bool:

@@ -10,7 +10,6 @@ Stable JSON: ``to_json`` sorts keys and rounds floats, so golden traces diff cle
 Writes are atomic (temporary file + ``os.replace``).
 """
 
-from __future__ import annotations
 
 import json
 import os
@@ -243,7 +242,7 @@ class Trace(_Model):
         return json.dumps(_round(data), sort_keys=True, indent=indent, ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str) -> Trace:
+    def from_json(cls, text: str) -> "Trace":
         return cls.model_validate_json(text)
 
 

@@ -36,7 +36,6 @@ The pieces:
 Cases (fixture expectations, consumed by ``chainret eval``) live in ``chainret.catalog.cases``.
 """
 
-from __future__ import annotations
 
 import bisect
 import hashlib
@@ -104,7 +103,7 @@ def unit_ref(doc_ref: str, index: int) -> str:
 _unit_ref = unit_ref  # for methods whose parameter is named unit_ref
 
 
-def functional_names(predicates: Iterable[Predicate]) -> frozenset[str]:
+def functional_names(predicates: "Iterable[Predicate]") -> frozenset[str]:
     """The functional predicates: one current object per subject; a second is a contradiction."""
     return frozenset(p.name for p in predicates if p.cardinality == "functional")
 
@@ -158,7 +157,7 @@ class Entity(_Model):
         return canonical_id(v)
 
     @model_validator(mode="after")
-    def _type_prefix(self) -> Entity:
+    def _type_prefix(self) -> "Entity":
         prefix = self.id.split(":", 1)[0]
         if prefix != self.type:
             raise ValueError(f"type {self.type!r} does not match the ID prefix {prefix!r} of {self.id!r}")
@@ -324,7 +323,7 @@ class Support(_Model):
         return doc_ref(self.source, self.document, self.version)
 
     @model_validator(mode="after")
-    def _span_order(self) -> Support:
+    def _span_order(self) -> "Support":
         start, end = self.span
         if start < 0 or end < start:
             raise ValueError(f"span must be [start, end) with 0 <= start <= end, found {list(self.span)}")
@@ -381,7 +380,7 @@ class Pattern(_Model):
         return self.start_type
 
     @model_validator(mode="after")
-    def _one_typed_slot(self) -> Pattern:
+    def _one_typed_slot(self) -> "Pattern":
         for p in self.phrasings:
             slots = re.findall(r"\{([^{}]*)\}", p)
             if slots != [self.start_type]:
@@ -402,7 +401,7 @@ class Catalog(_Model):
     views: list[View] = Field(default_factory=_new_list)
     patterns: list[Pattern] = Field(default_factory=_new_list)
 
-    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Catalog:
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> "Catalog":
         """pydantic's copy; with ``update`` the copy forgets the original's cached lookups and digest.
 
         They are ``cached_property`` values in the instance ``__dict__``, which pydantic copies: an
@@ -421,7 +420,7 @@ class Catalog(_Model):
         return {e.id: e for e in self.entities}
 
     @cached_property
-    def name_lookup(self) -> NameIndex:
+    def name_lookup(self) -> "NameIndex":
         """The tolerant name lookups over this catalog's entities (``chainret.catalog.names``), built on first use."""
         from chainret.catalog.names import NameIndex, entries_of
 

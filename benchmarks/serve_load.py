@@ -195,9 +195,9 @@ def million_world(tmp: Path, db: Path, requests: int, warmup: int) -> tuple[Worl
     return world, len(unknown)
 
 
-def run_once(world: World, workers: int, threads: int, clients: int, log: Path) -> dict[str, Any]:
+def run_once(world: World, workers: int, threads: int, clients: int, log: Path, http: str = "httptools") -> dict[str, Any]:
     args = ["--catalog", str(world.db), "--tokens", str(world.token_file), "--rate", "0", "--workers", str(workers),
-            "--threads", str(threads), "--timeout", "600"]
+            "--threads", str(threads), "--timeout", "600", "--http", http]
     with LocalServer(args, log=log) as srv:
         port = srv.port
         if world.warm:
@@ -209,7 +209,7 @@ def run_once(world: World, workers: int, threads: int, clients: int, log: Path) 
     found = _THREADS.search(log.read_text(errors="replace"))
     n = len(jobs)
     lat = [r[1] for r in got["results"]]
-    return {"workers": workers, "threads": threads, "effective_threads": int(found.group(1)) if found else None,
+    return {"workers": workers, "threads": threads, "http": http, "effective_threads": int(found.group(1)) if found else None,
             "clients": clients, "requests": n, "wall_s": got["wall_s"], "rps": n / got["wall_s"],
             "p50_ms": 1000 * pct(lat, 0.50), "p99_ms": 1000 * pct(lat, 0.99),
             "server_cpu_ms": 1000 * server_cpu / n, "client_cpu_ms": 1000 * got["client_cpu_s"] / n,
@@ -252,7 +252,7 @@ def engine_cpu_ms(world: World) -> float:
 
 
 def measure(world: World, threads: list[int], workers: list[int], clients: int, tmp: Path,
-            say: Callable[[str], None]) -> dict[str, Any]:
+            say: Callable[[str], None], h11: bool = True) -> dict[str, Any]:
     # The engine alone is measured again after every server run, and each run is compared with the mean of
     # the measurements either side of it: this machine's speed moves by 2x within minutes (machine.py).
     engines = [engine_cpu_ms(world)]
@@ -277,8 +277,9 @@ def measure(world: World, threads: list[int], workers: list[int], clients: int, 
     check(world, ref, None)
     say(_line(world.name, ref))
     runs = []
-    for w, t in [(1, t) for t in threads] + [(w, 1) for w in workers]:
-        res = run_once(world, w, t, clients, tmp / f"{world.name}-{w}x{t}.log")
+    settings = [(1, t, "httptools") for t in threads] + ([(1, 1, "h11")] if h11 else []) + [(w, 1, "httptools") for w in workers]
+    for w, t, http in settings:
+        res = run_once(world, w, t, clients, tmp / f"{world.name}-{w}x{t}-{http}.log", http)
         beside(res)
         check(world, res, expected)
         say(_line(world.name, res))
@@ -301,7 +302,7 @@ def _engine_cells(r: dict[str, Any]) -> str:
 
 
 def _line(name: str, r: dict[str, Any]) -> str:
-    return (f"{name}: {r['workers']} worker(s) x {r['threads']} thread(s), {r['clients']} client(s): {r['requests']} requests in "
+    return (f"{name}: {r['workers']} worker(s) x {r['threads']} thread(s), {r['http']}, {r['clients']} client(s): {r['requests']} requests in "
             f"{r['wall_s']:.1f} s, {r['rps']:.0f} req/s, p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, CPU/request server "
             f"{r['server_cpu_ms']:.2f} ms client {r['client_cpu_ms']:.2f} ms, errors {r['errors']}, differences {r['differences']}, "
             f"restricted in public {r['leaks']}")
@@ -318,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-seed", action="store_true", help="skip the seed world (a quick check of the 1M run)")
     ap.add_argument("--no-tolerant-probe", action="store_true", help="skip timing one 1M tolerant-path request alone")
     ap.add_argument("--revocation-trials", type=int, default=3, help="revocation-lag trials under load (0: skip)")
+    ap.add_argument("--no-h11", action="store_true", help="skip the run with the h11 parser (1 worker x 1 thread, beside httptools')")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
     if not 1 <= args.clients <= 64 or args.requests < 1 or any(w < 1 for w in args.workers + args.threads):
@@ -337,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
             world, tolerant_in_mix = spec()
             if args.no_tolerant_probe:
                 world.unknown = []
-            worlds.append({**measure(world, args.threads, args.workers, args.clients, tmp, lambda s: print(s, flush=True)),
+            worlds.append({**measure(world, args.threads, args.workers, args.clients, tmp, lambda s: print(s, flush=True), not args.no_h11),
                            "tolerant_in_mix": tolerant_in_mix})
     revocation = revocation_lag(args.revocation_trials, max(args.threads or [1])) if args.revocation_trials > 0 else None
     load_end = os.getloadavg()
@@ -413,7 +415,7 @@ def write_report(args: argparse.Namespace, worlds: list[dict[str, Any]], load_st
             eff = r["effective_threads"]
             threads = f"{r['threads']}" + (f" (ran {eff})" if eff is not None and eff != r["threads"] else "")
             per_core = 1000 / r["server_cpu_ms"] if r["server_cpu_ms"] else float("nan")
-            rows.append(f"| {w['name']} | {r['workers']} | {threads} | {r['clients']}{' (reference)' if r is w['ref'] else ''} | "
+            rows.append(f"| {w['name']} | {r['workers']} | {threads} | {r.get('http', 'h11')} | {r['clients']}{' (reference)' if r is w['ref'] else ''} | "
                         f"{r['requests']} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | {r['server_cpu_ms']:.2f} | "
                         f"{per_core:.0f} | {r['client_cpu_ms']:.2f} | {_engine_cells(r)} | {r['errors']} | {r['differences']} | {r['leaks']} |")
     checks = []
@@ -427,11 +429,15 @@ def write_report(args: argparse.Namespace, worlds: list[dict[str, Any]], load_st
     ratio = max((r["client_cpu_ms"] / r["server_cpu_ms"] for r in runs if r["server_cpu_ms"]), default=0.0)
     cores = os.cpu_count() or 1
     loaded = max(load_start[0], load_end[0]) >= 0.5
-    gain = []
+    gain, parsers = [], []
     for w in worlds:
-        one = next((r for r in w["runs"] if r["workers"] == 1 and r["threads"] == 1), None)
+        one = next((r for r in w["runs"] if r["workers"] == 1 and r["threads"] == 1 and r["http"] == "httptools"), None)
+        h11_run = next((r for r in w["runs"] if r["http"] == "h11"), None)
+        if one is not None and h11_run is not None:
+            parsers.append(f"{w['name']}: h11 {h11_run['server_cpu_ms']:.2f} ms server CPU per request, httptools "
+                           f"{one['server_cpu_ms']:.2f} ms ({one['server_cpu_ms'] / h11_run['server_cpu_ms']:.2f}x)")
         for r in w["runs"]:
-            if one is not None and r is not one:
+            if one is not None and r is not one and r["http"] == "httptools":
                 gain.append(f"{w['name']} {r['workers']}x{r['threads']}: {r['rps'] / one['rps']:.2f}x the req/s of 1x1, "
                             f"{one['server_cpu_ms'] / r['server_cpu_ms']:.2f}x its req/s per server core")
     slow = [w for w in worlds if w.get("tolerant")]
@@ -471,8 +477,8 @@ socket, one request at a time), so at most {args.clients} requests are in flight
 warmed with {args.warmup} other requests first. The reference row is one worker, one engine thread and one
 client; its responses (minus the trace's timing) are the expected ones for every other row.
 
-| world | workers | threads per worker | clients | requests | p50 ms | p99 ms | requests/s | server CPU ms/request | requests per server CPU-second | client CPU ms/request | engine alone CPU ms/request (beside) | server / engine | errors | differences | restricted strings in public responses |
-|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
+| world | workers | threads per worker | HTTP parser | clients | requests | p50 ms | p99 ms | requests/s | server CPU ms/request | requests per server CPU-second | client CPU ms/request | engine alone CPU ms/request (beside) | server / engine | errors | differences | restricted strings in public responses |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|
 {chr(10).join(rows)}
 
 - Checks: {'; '.join(checks)}. Public responses are searched for every restricted document version's ref
@@ -488,6 +494,8 @@ client; its responses (minus the trace's timing) are the expected ones for every
   speed moves within minutes, so a server run is compared with the engine at the same time).
 - Server against engine: {'; '.join(aims)}.
 - More threads or workers against 1 worker x 1 thread: {'; '.join(gain) or 'not measured'}.
+- HTTP parser (`chainret serve --http`; `auto`, the default, is httptools where installed), one worker x one thread, the
+  same requests: {'; '.join(parsers) or 'not measured (--no-h11)'}.
 - Threads share one interpreter: they overlap SQLite's work (it releases the GIL) with Python's, so they
   help by at most SQLite's share of an ask; worker processes use more cores, one catalog each. On this
   {cores}-core machine the clients and other jobs share the same cores, so no setting can go past

@@ -16,17 +16,21 @@ import pytest
 pytest.importorskip("uvicorn")
 from fastapi.testclient import TestClient  # noqa: E402
 from uvicorn.protocols.http.h11_impl import H11Protocol  # noqa: E402
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol  # noqa: E402
 
 from chainret.server.app import create_app  # noqa: E402
 from chainret.server.auth import Authenticator, TokenFile  # noqa: E402
 from chainret.server.limits import Limits  # noqa: E402
 from chainret.server.protocol import protocol_factory  # noqa: E402
 from chainret.server.service import Service  # noqa: E402
-from support.availability import ThreadServer, forwarded_bypasses, half_sent, slow_body, slow_headers  # noqa: E402
+from chainret.server.protocol_httptools import HEAD_BYTES  # noqa: E402
+from support.availability import ThreadServer, forwarded_bypasses, half_sent, long_head, slow_body, slow_headers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"
 BOUND, GRACE = 1.0, 2.0
+HTTP = ["httptools", "h11"]  # both parsers chainret serve may run (--http), each with the same bounds
+UNGUARDED = {"httptools": HttpToolsProtocol, "h11": H11Protocol}  # uvicorn's own protocols
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +45,10 @@ def _app(service: Service, **limits: Any) -> Any:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("http", HTTP)
 @pytest.mark.parametrize("guard", [True, False])
-def test_slow_headers_and_half_sent_request_lines_are_cut_off(service: Service, guard: bool) -> None:
-    protocol = protocol_factory(BOUND) if guard else H11Protocol
+def test_slow_headers_and_half_sent_request_lines_are_cut_off(service: Service, guard: bool, http: str) -> None:
+    protocol = protocol_factory(BOUND, http) if guard else UNGUARDED[http]
     with ThreadServer(_app(service), http=protocol, timeout_keep_alive=1) as server:
         still_slow = slow_headers(server.port, n=4, interval=0.25, bound=BOUND + GRACE)
         still_half = half_sent(server.port, n=40, bound=BOUND + GRACE)
@@ -64,10 +69,49 @@ def test_a_slow_body_is_cut_off(service: Service, guard: bool) -> None:
     assert declared_too_big == 0  # answered 413 before its body: closed, not left reading a trickle
 
 
-def test_the_timeout_answers_are_json_408(service: Service) -> None:
+@pytest.mark.parametrize("http", HTTP)
+def test_a_request_head_that_never_ends_is_refused_at_the_bound(service: Service, http: str) -> None:
+    # h11 refuses a head over 16 KiB itself; llhttp keeps every header, so BoundedHttpToolsProtocol counts them
+    with ThreadServer(_app(service), http=protocol_factory(30.0, http)) as server:
+        sent, answer = long_head(server.port)
+    assert sent is not None, "a 1 MiB request head was still being read"
+    assert sent <= HEAD_BYTES + 256 * 1024 and answer.startswith(b"HTTP/1.1 400 ")
+
+
+def test_uvicorns_own_httptools_protocol_reads_a_head_without_end(service: Service) -> None:
+    # the twin: what the bound above guards against
+    with ThreadServer(_app(service), http=HttpToolsProtocol) as server:
+        assert long_head(server.port, limit=256 * 1024) == (None, b"")
+
+
+@pytest.mark.parametrize("http", HTTP)
+def test_a_large_body_sent_with_its_head_and_pipelined_requests_are_answered(service: Service, http: str) -> None:
+    import json
+    import re
     import socket
 
-    with ThreadServer(_app(service), http=protocol_factory(0.5)) as server:
+    # the head is small; the read it arrives in is not: the bound counts heads, not reads
+    body = json.dumps({"request": "Which contact serves PR-84?", "pad": "x" * 40_000}).encode()
+    post = (b"POST /ask HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)) + body
+    get = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+    with ThreadServer(_app(service), http=protocol_factory(30.0, http)) as server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
+            s.sendall(post + get + get)
+            data = b""
+            while data.count(b"HTTP/1.1 ") < 3:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+    statuses = re.findall(rb"HTTP/1\.1 (\d{3}) ", data)
+    assert statuses[0] in (b"200", b"422") and statuses[1:] == [b"200", b"200"], data[:300]
+
+
+@pytest.mark.parametrize("http", HTTP)
+def test_the_timeout_answers_are_json_408(service: Service, http: str) -> None:
+    import socket
+
+    with ThreadServer(_app(service), http=protocol_factory(0.5, http)) as server:
         with socket.create_connection(("127.0.0.1", server.port), timeout=10) as s:
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
             head = s.recv(65536)

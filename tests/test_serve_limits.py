@@ -183,3 +183,20 @@ def test_an_unexpected_error_is_a_generic_json_500() -> None:
 
     r = anyio.run(go)
     assert r.status_code == 500 and r.json() == {"error": {"code": "internal_error", "message": "the server could not answer this request"}}
+
+
+def test_http_parser_choice_falls_back_to_h11_and_refuses_what_it_cannot_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from chainret.cli import app
+    from chainret.errors import MissingExtra, UsageError
+    from chainret.server.protocol import BoundedH11Protocol, protocol_class
+
+    assert protocol_class("auto").implementation == "httptools"  # type: ignore[attr-defined]  # the serve extra installs it
+    assert protocol_class("h11") is BoundedH11Protocol
+    res = CliRunner().invoke(app, ["serve", "--http", "nginx", "--catalog", str(ROOT / "fixtures" / "seed")])
+    assert res.exit_code == UsageError.exit_code and "choose one of auto, httptools, h11" in " ".join(res.output.split())
+    monkeypatch.setitem(sys.modules, "chainret.server.protocol_httptools", None)  # as if httptools were not installed
+    assert protocol_class("auto") is BoundedH11Protocol
+    with pytest.raises(MissingExtra, match="chainret\\[serve\\]"):
+        protocol_class("httptools")

@@ -58,6 +58,7 @@ def serve_cmd(
     workers: int = typer.Option(1, "--workers", help="Server processes; each loads the catalog once (rate limits are per process)."),
     threads: int = typer.Option(4, "--threads", help="Engine calls at once per process where the store allows it (a SQLite store: one connection per thread); one at a time otherwise (see docs/serving.md)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
+    http: str = typer.Option("auto", "--http", help="HTTP parser: httptools (C, the serve extra installs it), h11 (pure Python), or auto (httptools where installed). Both bound a request head's time and size."),
     hash_token: bool = typer.Option(False, "--hash-token", help="Read a token on stdin, print its sha256 for the token file, and exit."),
     new_token: Optional[str] = typer.Option(None, "--new-token", metavar="PRINCIPAL", help="Print a new random token and its token-file entry for PRINCIPAL, and exit."),
 ) -> None:
@@ -96,6 +97,9 @@ def serve_cmd(
     except ValidationError as exc:
         bad = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
         raise UsageError(f"every limit must be positive (--rate may be 0); check {bad}") from None
+    from chainret.server.protocol import protocol_factory
+
+    protocol = protocol_factory(limits.header_timeout_s, http)  # an unknown or missing --http: refused before the catalog loads
     cfg = ServeConfig(catalog=catalog, tokens=str(tokens.resolve()) if tokens is not None else None,
                       trust_header=trust_header, limits=limits, threads=threads)
     service, authn, app = build(cfg)  # with --workers, this checks the catalog and token file once up front
@@ -108,14 +112,13 @@ def serve_cmd(
     typer.echo(
         f"chainret serve: world {service.catalog.world} ({service.digest[:19]}…), {n} token(s), "
         f"anonymous {'public' if authn.file.anonymous else 'refused'}, trusted header {trust_header or 'none'}, "
-        f"{workers} worker process(es) x {service.threads} engine thread(s), http://{host}:{port}/docs",
+        f"{workers} worker process(es) x {service.threads} engine thread(s), HTTP parser {protocol.func.implementation}, "
+        f"http://{host}:{port}/docs",
         err=True,
     )
-    from chainret.server.protocol import protocol_factory
-
     common: dict[str, Any] = {
         "host": host, "port": port, "log_level": log_level, "timeout_keep_alive": 5, "server_header": False,
-        "http": protocol_factory(limits.header_timeout_s),  # h11 with a header read timeout
+        "http": protocol,  # httptools or h11, with a bound on each request head's time and size
         # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise: only the named proxies
         "proxy_headers": bool(forwarded_allow_ips), "forwarded_allow_ips": forwarded_allow_ips or "",
     }

@@ -1,21 +1,29 @@
-"""uvicorn's h11 protocol with a header read timeout: a slow client is cut off within a bound.
+"""uvicorn's HTTP protocols with a bound on each request's head: its time and its size.
 
 uvicorn bounds the idle time between requests (``timeout_keep_alive``) but not the time a client
 takes to send a request's line and headers: a client sending one header line every 0.5 s, or
 half a request line and nothing more, holds its connection (and a slot of the server) forever.
-``BoundedH11Protocol`` starts a timer when a connection opens and whenever the first bytes of a
-next request arrive; when the headers are not complete ``header_timeout_s`` later, it answers 408
-and closes the connection. The body is bounded separately, by ``LimitsMiddleware`` (``body_timeout_s``).
+Both protocols here start a timer when a connection opens and whenever the first bytes of a next
+request arrive; when the headers are not complete ``header_timeout_s`` later, they answer 408 and
+close the connection. The body is bounded separately, by ``LimitsMiddleware`` (``body_timeout_s``).
 
-It also turns Nagle's algorithm off on every TCP connection (``TCP_NODELAY``). asyncio does that
+Two implementations, the same bounds: ``BoundedHttpToolsProtocol`` (httptools, llhttp's C parser:
+about 0.4 ms less server CPU per request than h11 on this machine, ``docs/results/serve.md``) where
+httptools is installed (the ``serve`` extra installs it), else ``BoundedH11Protocol`` (h11, pure
+Python). h11 refuses a request head longer than 16 KiB (``h11_max_incomplete_event_size``) by
+itself; httptools keeps every header a client sends, so ``BoundedHttpToolsProtocol`` counts the
+head's bytes and answers a longer one as h11 does (uvicorn's 400, connection closed), so a client
+cannot grow a connection's memory without end in the seconds the timer gives it.
+
+Both also turn Nagle's algorithm off on every TCP connection (``TCP_NODELAY``). asyncio does that
 only for a socket whose ``proto`` is TCP, and the listening socket uvicorn hands its worker
 processes (``--workers N``) comes back with ``proto`` 0: without this, each response's body waited
 for the client's delayed ACK, about 40 ms per request on Linux (measured: 22 requests/s from one
 client against 2 workers, 640 against 1).
 
-``chainret serve`` passes ``protocol_factory(header_timeout_s)`` as uvicorn's ``http`` (a
-``functools.partial``: picklable, so ``--workers N`` gets it too). The h11 implementation is used
-whether or not httptools is installed, so the bound holds on every install.
+``chainret serve`` passes ``protocol_factory(header_timeout_s, http)`` as uvicorn's ``http`` (a
+``functools.partial``: picklable, so ``--workers N`` gets it too); ``--http h11`` picks h11 where
+httptools is installed too.
 """
 
 from __future__ import annotations
@@ -24,6 +32,7 @@ import asyncio
 import functools
 import json
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import h11
@@ -50,13 +59,24 @@ def no_delay(transport: Any) -> None:
             pass
 
 
-class BoundedH11Protocol(H11Protocol):
-    """``H11Protocol`` plus a deadline for each request's line and headers (see the module docstring)."""
+class HeadDeadline(asyncio.Protocol):
+    """The header timer both protocols share (mixed in before uvicorn's protocol): armed when a connection
+    opens and when a request's first bytes arrive, disarmed when its headers are complete; on expiry a 408
+    and the connection closed.
 
-    def __init__(self, *args: Any, header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.header_timeout_s = header_timeout_s
-        self._header_timer: asyncio.TimerHandle | None = None
+    A protocol mixing it in has uvicorn's ``loop``, ``transport``, ``cycle`` and ``logger``, calls
+    ``_arm_header_timer`` / ``_disarm_header_timer``, and says through ``_awaiting_head`` whether the
+    connection is still waiting for a request's line and headers."""
+
+    header_timeout_s: float
+    _header_timer: asyncio.TimerHandle | None
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    cycle: Any
+    logger: Any
+
+    def _awaiting_head(self) -> bool:
+        raise NotImplementedError
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -66,13 +86,6 @@ class BoundedH11Protocol(H11Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm_header_timer()
         super().connection_lost(exc)
-
-    def data_received(self, data: bytes) -> None:
-        if self.conn.their_state is h11.IDLE:  # these bytes start a request (or continue its headers)
-            self._arm_header_timer()
-        super().data_received(data)
-        if self.conn.their_state is not h11.IDLE:  # the headers are complete (or the request failed)
-            self._disarm_header_timer()
 
     def _arm_header_timer(self) -> None:
         if self._header_timer is None:
@@ -85,7 +98,7 @@ class BoundedH11Protocol(H11Protocol):
 
     def _header_timed_out(self) -> None:
         self._header_timer = None
-        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+        if self.transport.is_closing() or not self._awaiting_head():
             return
         if self.cycle is not None and not self.cycle.response_complete:
             return  # a response is still being written (pipelining): the next request waits for it
@@ -94,6 +107,55 @@ class BoundedH11Protocol(H11Protocol):
         self.transport.close()
 
 
-def protocol_factory(header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S) -> Any:
-    """What ``uvicorn.run(http=...)`` takes: the bounded protocol with this header timeout."""
-    return functools.partial(BoundedH11Protocol, header_timeout_s=header_timeout_s)
+class BoundedH11Protocol(HeadDeadline, H11Protocol):
+    """``H11Protocol`` plus a deadline for each request's line and headers (see the module docstring)."""
+
+    implementation = "h11"
+
+    def __init__(self, *args: Any, header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.header_timeout_s = header_timeout_s
+        self._header_timer = None
+
+    def data_received(self, data: bytes) -> None:
+        if self.conn.their_state is h11.IDLE:  # these bytes start a request (or continue its headers)
+            self._arm_header_timer()
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE:  # the headers are complete (or the request failed)
+            self._disarm_header_timer()
+
+    def _awaiting_head(self) -> bool:
+        return self.conn.their_state is h11.IDLE
+
+
+HTTP_IMPLEMENTATIONS = ("auto", "httptools", "h11")
+ProtocolClass = Callable[..., asyncio.Protocol]
+
+
+def _httptools_protocol() -> ProtocolClass | None:
+    """``BoundedHttpToolsProtocol`` where httptools is installed, else None."""
+    try:
+        from chainret.server.protocol_httptools import BoundedHttpToolsProtocol
+    except ImportError:  # httptools (or uvicorn's protocol over it) is not installed
+        return None
+    return BoundedHttpToolsProtocol
+
+
+def protocol_class(http: str = "auto") -> ProtocolClass:
+    """The bounded protocol class for ``http`` (``auto``: httptools where installed, else h11)."""
+    from chainret.errors import MissingExtra, UsageError
+
+    if http not in HTTP_IMPLEMENTATIONS:
+        raise UsageError(f"unknown HTTP implementation {http!r}: choose one of {', '.join(HTTP_IMPLEMENTATIONS)}")
+    if http == "h11":
+        return BoundedH11Protocol
+    fast = _httptools_protocol()
+    if fast is None and http == "httptools":
+        raise MissingExtra("--http httptools needs httptools: install the 'serve' extra (pip install 'chainret[serve]')",
+                           extra="serve")
+    return fast or BoundedH11Protocol
+
+
+def protocol_factory(header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S, http: str = "auto") -> Any:
+    """What ``uvicorn.run(http=...)`` takes: the bounded protocol (``protocol_class(http)``) with this header timeout."""
+    return functools.partial(protocol_class(http), header_timeout_s=header_timeout_s)

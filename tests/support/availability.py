@@ -106,6 +106,47 @@ def slow_body(port: int, n: int = 5, interval: float = 0.5, bound: float = 10.0,
     return _trickle(port, n, head, b" ", interval, bound)
 
 
+def long_head(port: int, limit: int = 1 << 20, line: int = 4000) -> tuple[int | None, bytes]:
+    """Send a request head that never ends: header lines of ``line`` bytes, up to ``limit`` bytes in all.
+
+    Returns the bytes sent when the server closed the connection (None: still open after ``limit``) and
+    what it answered."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=5)
+    sent, k = 0, 0
+    try:
+        s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+        while sent < limit:
+            if _closed_keep(s):
+                break
+            chunk = b"X-Pad-%d: %s\r\n" % (k, b"a" * line)
+            try:
+                s.sendall(chunk)
+            except OSError:
+                break
+            sent, k = sent + len(chunk), k + 1
+            time.sleep(0.001)
+        else:
+            time.sleep(0.2)
+            if not _closed_keep(s):
+                return None, b""
+        s.settimeout(2)
+        answer = b""
+        try:
+            while chunk := s.recv(65536):
+                answer += chunk
+        except OSError:
+            pass
+        return sent, answer
+    finally:
+        s.close()
+
+
+def _closed_keep(s: socket.socket) -> bool:
+    """True once the server sent something or closed; reads nothing (the answer is read afterwards)."""
+    r, _, _ = select.select([s], [], [], 0)
+    return bool(r)
+
+
 def forwarded_bypasses(url: str, n: int, burst: int) -> int:
     import httpx
 

@@ -31,6 +31,7 @@ SECTIONS = (
     ("cold_cli", "python benchmarks/cold_cli.py --runs 20 --store /work/team/bench/1m.db --write"),
     ("instructions", "python benchmarks/ask_instructions.py --store /work/team/bench/1m.db --write"),
     ("serve", "python benchmarks/serve_load.py"),
+    ("serve_instructions", "python benchmarks/serve_instructions.py --store-1m /work/team/bench/1m.db --write"),
     ("robustness", "python benchmarks/robustness.py"),
     ("requests", "python benchmarks/requests_score.py"),
     ("trust", "python benchmarks/trust.py"),

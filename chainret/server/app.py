@@ -227,7 +227,7 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
     # The usual /ask request, answered before FastAPI's route (which stays for the OpenAPI description
     # and for every other request): see ``QuickAsk``.
     full = next(r for r in app.router.routes if isinstance(r, APIRoute) and r.path == "/ask")
-    app.router.routes.insert(0, Route("/ask", QuickAsk(full, who_asks, lambda who, body: run_engine(service.ask, who, body)),
+    app.router.routes.insert(0, Route("/ask", QuickAsk(full, who_asks, lambda who, body: run_engine(_ask_json, service, who, body)),
                                       methods=["POST"], include_in_schema=False))
 
     @app.get("/patterns", response_model=PatternsOut, summary="The catalog's relation patterns and views")
@@ -259,8 +259,9 @@ class QuickAsk:
     This ASGI route does the same steps in a straight line for the usual request: a JSON object body
     sent as ``application/json`` that ``AskIn`` accepts, parsed as FastAPI parses it (``json.loads``,
     then python-mode validation). Authentication, the rate limit, the engine queue and the response's
-    serialisation (``AskOut`` dumped by alias to JSON bytes) are the same calls the FastAPI route
-    makes. Anything else (another content type, a body that is not JSON, a body ``AskIn`` refuses) is
+    serialisation (``AskOut`` dumped by alias to JSON bytes, in the engine call: the response is
+    serialised on the thread that built it, and the event loop only sends bytes) are the same calls the
+    FastAPI route makes. Anything else (another content type, a body that is not JSON, a body ``AskIn`` refuses) is
     handed, with its body replayed, to FastAPI's route, so every error answer is FastAPI's own; an
     error raised here (an unknown token, the rate limit, the engine's refusals) reaches the app's
     exception handlers as it would from that route. ``tests/test_serve_quick_ask.py`` checks the two paths
@@ -268,7 +269,7 @@ class QuickAsk:
     """
 
     def __init__(self, full: APIRoute, who_asks: Callable[[Request], Identity],
-                 ask: Callable[[Identity, AskIn], Awaitable[AskOut]]) -> None:
+                 ask: Callable[[Identity, AskIn], Awaitable[bytes]]) -> None:
         self.full, self.who_asks, self.ask = full, who_asks, ask
 
     @staticmethod
@@ -301,10 +302,15 @@ class QuickAsk:
             await self.full.handle({**scope, **child}, replay, send)
             return
         out = await self.ask(self.who_asks(request), ask_in)
-        await Response(_ASK_OUT.dump_json(out, by_alias=True), media_type="application/json")(scope, receive, send)
+        await Response(out, media_type="application/json")(scope, receive, send)
 
 
 _ASK_OUT: TypeAdapter[AskOut] = TypeAdapter(AskOut)
+
+
+def _ask_json(service: Service, who: Identity, body: AskIn) -> bytes:
+    """``Service.ask``'s answer as the JSON bytes FastAPI's route would send (an engine call: see ``QuickAsk``)."""
+    return _ASK_OUT.dump_json(service.ask(who, body), by_alias=True)
 
 
 class ServeConfig(BaseModel):

@@ -178,6 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     text = page(" ".join(["python benchmarks/serve_instructions.py", *shown]), started, rows)
     if args.write:
         atomic_write_text(PAGE, text)
+        atomic_write_text(PAGE.with_suffix(".json"), json.dumps({"command": shown, "started": started, "rows": rows}, indent=1))
         print(f"wrote {PAGE}")
     else:
         print(text)

@@ -13,7 +13,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from chainret.server.protocol import DEFAULT_HEADER_TIMEOUT_S, HeadDeadline
+from chainret.server.head_deadline import DEFAULT_HEADER_TIMEOUT_S, HeadDeadline
 
 HEAD_BYTES = 16 * 1024  # h11's default bound on an incomplete event (uvicorn's h11_max_incomplete_event_size)
 

@@ -8,8 +8,8 @@ request arrive; when the headers are not complete ``header_timeout_s`` later, th
 close the connection. The body is bounded separately, by ``LimitsMiddleware`` (``body_timeout_s``).
 
 Two implementations, the same bounds: ``BoundedHttpToolsProtocol`` (httptools, llhttp's C parser:
-about 0.4 ms less server CPU per request than h11 on this machine, ``docs/results/serve.md``) where
-httptools is installed (the ``serve`` extra installs it), else ``BoundedH11Protocol`` (h11, pure
+about 0.45M fewer instructions per request than h11, ``docs/results/serve_instructions.md``, and
+13-18% less server CPU under load, ``docs/results/serve.md``) where httptools is installed (the ``serve`` extra installs it), else ``BoundedH11Protocol`` (h11, pure
 Python). h11 refuses a request head longer than 16 KiB (``h11_max_incomplete_event_size``) by
 itself; httptools keeps every header a client sends, so ``BoundedHttpToolsProtocol`` counts the
 head's bytes and answers a longer one as h11 does (uvicorn's 400, connection closed), so a client
@@ -39,6 +39,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from chainret.server.head_deadline import DEFAULT_HEADER_TIMEOUT_S, HeadDeadline, no_delay
 
 __all__ = ["DEFAULT_HEADER_TIMEOUT_S", "BoundedH11Protocol", "HeadDeadline", "no_delay", "protocol_class", "protocol_factory"]
+
 
 class BoundedH11Protocol(HeadDeadline, H11Protocol):
     """``H11Protocol`` plus a deadline for each request's line and headers (see the module docstring)."""

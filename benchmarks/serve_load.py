@@ -415,7 +415,7 @@ def write_report(args: argparse.Namespace, worlds: list[dict[str, Any]], load_st
             eff = r["effective_threads"]
             threads = f"{r['threads']}" + (f" (ran {eff})" if eff is not None and eff != r["threads"] else "")
             per_core = 1000 / r["server_cpu_ms"] if r["server_cpu_ms"] else float("nan")
-            rows.append(f"| {w['name']} | {r['workers']} | {threads} | {r.get('http', 'h11')} | {r['clients']}{' (reference)' if r is w['ref'] else ''} | "
+            rows.append(f"| {w['name']} | {r['workers']} | {threads} | {r['http']} | {r['clients']}{' (reference)' if r is w['ref'] else ''} | "
                         f"{r['requests']} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | {r['server_cpu_ms']:.2f} | "
                         f"{per_core:.0f} | {r['client_cpu_ms']:.2f} | {_engine_cells(r)} | {r['errors']} | {r['differences']} | {r['leaks']} |")
     checks = []

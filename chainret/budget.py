@@ -4,7 +4,6 @@ At the bottom of the package with ``chainret.codes``: the catalog's case files a
 traces both use it, and it imports nothing from chainret. ``chainret.trace`` re-exports it.
 """
 
-
 from pydantic import BaseModel, ConfigDict, Field
 
 

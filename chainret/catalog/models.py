@@ -36,7 +36,6 @@ The pieces:
 Cases (fixture expectations, consumed by ``chainret eval``) live in ``chainret.catalog.cases``.
 """
 
-
 import bisect
 import hashlib
 import re

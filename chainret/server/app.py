@@ -261,8 +261,8 @@ class QuickAsk:
     then python-mode validation). Authentication, the rate limit, the engine queue and the response's
     serialisation (``AskOut`` dumped by alias to JSON bytes, in the engine call: the response is
     serialised on the thread that built it, and the event loop only sends bytes) are the same calls the
-    FastAPI route makes. Anything else (another content type, a body that is not JSON, a body ``AskIn`` refuses) is
-    handed, with its body replayed, to FastAPI's route, so every error answer is FastAPI's own; an
+    FastAPI route makes. Anything else (another content type, a body that is not JSON, a body ``AskIn``
+    refuses) is handed, with its body replayed, to FastAPI's route, so every error answer is FastAPI's own; an
     error raised here (an unknown token, the rate limit, the engine's refusals) reaches the app's
     exception handlers as it would from that route. ``tests/test_serve_quick_ask.py`` checks the two paths
     answer byte for byte alike.

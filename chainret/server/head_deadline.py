@@ -49,6 +49,11 @@ class HeadDeadline(asyncio.Protocol):
     cycle: Any
     logger: Any
 
+    def __init__(self, *args: Any, header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)  # uvicorn's protocol
+        self.header_timeout_s = header_timeout_s
+        self._header_timer = None
+
     def _awaiting_head(self) -> bool:
         raise NotImplementedError
 

@@ -9,8 +9,8 @@ close the connection. The body is bounded separately, by ``LimitsMiddleware`` (`
 
 Two implementations, the same bounds: ``BoundedHttpToolsProtocol`` (httptools, llhttp's C parser:
 about 0.45M fewer instructions per request than h11, ``docs/results/serve_instructions.md``, and
-13-18% less server CPU under load, ``docs/results/serve.md``) where httptools is installed (the ``serve`` extra installs it), else ``BoundedH11Protocol`` (h11, pure
-Python). h11 refuses a request head longer than 16 KiB (``h11_max_incomplete_event_size``) by
+13-18% less server CPU under load, ``docs/results/serve.md``) where httptools is installed (the
+``serve`` extra installs it), else ``BoundedH11Protocol`` (h11, pure Python). h11 refuses a request head longer than 16 KiB (``h11_max_incomplete_event_size``) by
 itself; httptools keeps every header a client sends, so ``BoundedHttpToolsProtocol`` counts the
 head's bytes and answers a longer one as h11 does (uvicorn's 400, connection closed), so a client
 cannot grow a connection's memory without end in the seconds the timer gives it.
@@ -45,11 +45,6 @@ class BoundedH11Protocol(HeadDeadline, H11Protocol):
     """``H11Protocol`` plus a deadline for each request's line and headers (see the module docstring)."""
 
     implementation = "h11"
-
-    def __init__(self, *args: Any, header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.header_timeout_s = header_timeout_s
-        self._header_timer = None
 
     def data_received(self, data: bytes) -> None:
         if self.conn.their_state is h11.IDLE:  # these bytes start a request (or continue its headers)

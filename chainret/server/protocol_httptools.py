@@ -13,7 +13,7 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from chainret.server.head_deadline import DEFAULT_HEADER_TIMEOUT_S, HeadDeadline
+from chainret.server.head_deadline import HeadDeadline
 
 HEAD_BYTES = 16 * 1024  # h11's default bound on an incomplete event (uvicorn's h11_max_incomplete_event_size)
 
@@ -29,10 +29,8 @@ class BoundedHttpToolsProtocol(HeadDeadline, HttpToolsProtocol):
 
     implementation = "httptools"
 
-    def __init__(self, *args: Any, header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.header_timeout_s = header_timeout_s
-        self._header_timer = None
         self._head, self._head_bytes, self._began = True, 0, False
 
     def data_received(self, data: bytes) -> None:

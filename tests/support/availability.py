@@ -116,7 +116,7 @@ def long_head(port: int, limit: int = 1 << 20, line: int = 4000) -> tuple[int | 
     try:
         s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
         while sent < limit:
-            if _closed_keep(s):
+            if _readable(s):
                 break
             chunk = b"X-Pad-%d: %s\r\n" % (k, b"a" * line)
             try:
@@ -127,7 +127,7 @@ def long_head(port: int, limit: int = 1 << 20, line: int = 4000) -> tuple[int | 
             time.sleep(0.001)
         else:
             time.sleep(0.2)
-            if not _closed_keep(s):
+            if not _readable(s):
                 return None, b""
         s.settimeout(2)
         answer = b""
@@ -141,7 +141,7 @@ def long_head(port: int, limit: int = 1 << 20, line: int = 4000) -> tuple[int | 
         s.close()
 
 
-def _closed_keep(s: socket.socket) -> bool:
+def _readable(s: socket.socket) -> bool:
     """True once the server sent something or closed; reads nothing (the answer is read afterwards)."""
     r, _, _ = select.select([s], [], [], 0)
     return bool(r)

@@ -13,7 +13,6 @@ Writes are atomic (temporary file + ``os.replace``).
 
 import json
 import os
-from json.encoder import encode_basestring as _encode_str
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +22,8 @@ from chainret.budget import Budget as Budget  # re-exported: traces record it
 from chainret.files import atomic_write_text
 from chainret.files import check_output_path as check_output_path
 from chainret.codes import RefusalCode
+from chainret.stablejson import dumps as _stable_dumps
+from chainret.stablejson import round_floats
 
 SCHEMA_VERSION = "1.0"
 
@@ -232,114 +233,17 @@ class Trace(_Model):
     def to_json(self, *, indent: int | None = 2) -> str:
         """Stable JSON: sorted keys, floats rounded to 6 places.
 
-        The text of ``json.dumps(_round(data), sort_keys=True, indent=indent, ensure_ascii=False)``;
-        for the default indent it is written by ``_stable_json`` (the standard library encodes an
-        indented document in pure Python, about four times slower; a test checks the two agree).
+        The text of ``json.dumps(round_floats(data), sort_keys=True, indent=indent, ensure_ascii=False)``;
+        for the default indent written in C where it can be (``chainret.stablejson``; tests check the
+        bytes are the same).
         """
-        data = self.model_dump(mode="json")
         if indent == 2:
-            return _stable_json(data)
-        return json.dumps(_round(data), sort_keys=True, indent=indent, ensure_ascii=False)
+            return _stable_dumps(self)
+        return json.dumps(round_floats(self.model_dump(mode="json")), sort_keys=True, indent=indent, ensure_ascii=False)
 
     @classmethod
     def from_json(cls, text: str) -> "Trace":
         return cls.model_validate_json(text)
-
-
-def _round(value: Any) -> Any:
-    if isinstance(value, float):
-        return round(value, 6)
-    if isinstance(value, dict):
-        return {k: _round(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_round(v) for v in value]
-    return value
-
-
-def _float_text(value: float) -> str:
-    """``json``'s float text (``allow_nan``: NaN and the infinities as JavaScript names them)."""
-    if value != value:
-        return "NaN"
-    if value == _INF:
-        return "Infinity"
-    if value == -_INF:
-        return "-Infinity"
-    return float.__repr__(value)
-
-
-_INF = float("inf")
-
-
-def _stable_json(data: object) -> str:
-    """``json.dumps(_round(data), sort_keys=True, indent=2, ensure_ascii=False)``, byte for byte.
-
-    Same rules in the same order as ``json.encoder._make_iterencode``: strings through the standard
-    library's (C) string encoder, ``None``/``True``/``False``, ints by ``int.__repr__``, floats rounded to
-    6 places (``_round``: inside lists and dicts, not inside tuples) then ``float.__repr__``, lists and
-    tuples as arrays, dicts with their keys sorted (str, int, float, bool and None keys as ``json`` turns
-    them into strings); anything else is the ``TypeError`` ``json`` raises.
-    """
-    out: list[str] = []
-    _encode(data, out, "\n", True)
-    return "".join(out)
-
-
-def _key_text(key: object) -> str:
-    if isinstance(key, str):
-        return _encode_str(key)
-    if isinstance(key, float):
-        return _encode_str(_float_text(key))
-    if key is True:
-        return '"true"'
-    if key is False:
-        return '"false"'
-    if key is None:
-        return '"null"'
-    if isinstance(key, int):
-        return _encode_str(int.__repr__(key))
-    raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
-
-
-def _encode(o: object, out: list[str], nl: str, rnd: bool) -> None:
-    if isinstance(o, str):
-        out.append(_encode_str(o))
-    elif o is None:
-        out.append("null")
-    elif o is True:
-        out.append("true")
-    elif o is False:
-        out.append("false")
-    elif isinstance(o, int):
-        out.append(int.__repr__(o))
-    elif isinstance(o, float):
-        out.append(_float_text(round(o, 6) if rnd else o))
-    elif isinstance(o, (list, tuple)):
-        if not o:
-            out.append("[]")
-            return
-        inner = nl + "  "
-        sep = "[" + inner
-        keep = rnd and isinstance(o, list)
-        for v in o:
-            out.append(sep)
-            sep = "," + inner
-            _encode(v, out, inner, keep)
-        out.append(nl + "]")
-    elif isinstance(o, dict):
-        if not o:
-            out.append("{}")
-            return
-        inner = nl + "  "
-        sep = "{" + inner
-        for k, v in sorted(o.items()):
-            out.append(sep)
-            sep = "," + inner
-            out.append(_key_text(k))
-            out.append(": ")
-            _encode(v, out, inner, rnd)
-        out.append(nl + "}")
-    else:
-        raise TypeError(f"Object of type {o.__class__.__name__} is not JSON serializable")
 
 
 def write_trace(trace: Trace, path: str | os.PathLike[str], *, exclusive: bool = False) -> Path:

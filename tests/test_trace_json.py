@@ -1,19 +1,26 @@
-"""``Trace.to_json``'s own encoder writes what ``json.dumps`` writes, byte for byte (issue 24: the standard
-library encodes an indented document in pure Python), and the ask path's inlined packet first-fit chooses
-what the ``naive`` packer chooses."""
+"""``Trace.to_json`` writes what ``json.dumps`` writes, byte for byte, whether orjson writes it or the
+module's own encoder does (issue 24: the standard library encodes an indented document in pure Python),
+and the ask path's inlined packet first-fit chooses what the ``naive`` packer chooses."""
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import chainret.stablejson as stablejson
 from chainret.pack.base import Candidate
 from chainret.pack.registry import get_packer
 from chainret.packet import PACKET_SEPARATOR, pack_items
-from chainret.trace import Budget, PacketItem, Trace, _round, _stable_json
+from chainret.stablejson import float_plan, stable_json
+from chainret.stablejson import round_floats as _round
+from chainret.trace import Budget, Hit, Hop, Packet, PacketItem, Refusal, Trace, Verification
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -37,16 +44,98 @@ _values = st.recursive(_scalars, lambda inner: st.lists(inner, max_size=4) | st.
                        | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=25)
 
 
+def test_golden_traces_are_written_by_orjson(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fast path is the one taken: an ordinary trace never needs the module's own encoder."""
+
+    def refuse(data: object) -> str:
+        raise AssertionError("an ordinary trace fell back to stable_json")
+
+    monkeypatch.setattr(stablejson, "stable_json", refuse)
+    monkeypatch.setattr(stablejson, "_written", 1)  # past a process's first document (``_written``)
+    for p in sorted((ROOT / "traces").rglob("*.json"))[:40]:
+        trace = Trace.from_json(p.read_text(encoding="utf-8"))
+        assert trace.to_json() == _reference(trace.model_dump(mode="json")), p
+
+
+def test_a_process_that_writes_one_trace_does_not_load_orjson() -> None:
+    """A CLI ask writes one trace: ``stable_json`` writes it, and orjson (7.2M instructions to load) is not
+    loaded; the second trace loads it, and both texts are the same bytes."""
+    code = (
+        "import sys; from chainret.trace import Trace\n"
+        "t = Trace(request='PR-84 → é', outcome='no_pattern', meta={'ask_ms': 0.123456789})\n"
+        "a = t.to_json(); one = 'orjson' in sys.modules; b = t.to_json()\n"
+        "print(one, 'orjson' in sys.modules, a == b)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.stdout.split() == ["False", "True", "True"]
+
+
+def test_the_float_plan_finds_every_float_of_a_trace() -> None:
+    """Read from the models: a float field, or free-form data, of any model a trace holds is rounded."""
+    plan = float_plan(Trace)
+    hop = plan["hops"][1][1]
+    assert hop["hits"] == ("list", ("model", {"score": "f", "scores": ("dict", "f")}))
+    assert hop["verifications"] == ("list", ("model", {"p_entail": "f"}))
+    assert hop["refusal"] == ("model", {"details": ("dict", "any")}) == plan["reason"]
+    assert plan["meta"] == ("dict", "any") and plan["packet"] == ("model", {"diagnostics": ("dict", "any")})
+    assert plan["packets"] == ("dict", plan["packet"])
+    assert set(plan) == {"hops", "reason", "meta", "packet", "packets"}  # nothing else of a trace holds a float
+    assert float_plan(Budget) == {}
+
+
+_floats = st.floats(allow_nan=True, allow_infinity=True) | st.floats(-1e-3, 1e-3) | st.sampled_from([5e-05, -1e-07, 1e16, 0.0, -0.0])
+_text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=12)
+_data = st.dictionaries(st.text(max_size=6), st.recursive(
+    _floats | st.integers() | st.none() | st.booleans() | _text,
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+    max_leaves=12), max_size=4)
+_hits = st.lists(st.builds(Hit, ref=_text, rank=st.integers(1, 9), score=_floats,
+                           scores=st.dictionaries(st.text(max_size=4), _floats, max_size=2)), max_size=3)
+_traces = st.builds(
+    Trace, request=_text, outcome=st.just("retrieved"), meta=_data,
+    hops=st.lists(st.builds(Hop, index=st.integers(1, 3), subquery=_text, hits=_hits, verifications=st.lists(st.builds(
+        Verification, hop=st.integers(1, 3), question=_text, hypothesis=_text, hypothesis_kind=_text,
+        premise_refs=st.lists(_text, max_size=2), p_entail=_floats, model=_text), max_size=1),
+        refusal=st.none() | st.builds(Refusal, code=st.just("dead_end"), message=_text, details=_data)), max_size=2),
+    packet=st.none() | st.builds(Packet, packer=_text, cost_unit=st.just("chars"), budget=st.integers(0, 99), diagnostics=_data),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_traces)
+def test_to_json_equals_json_dumps_of_any_trace(trace: Trace) -> None:
+    """Floats of every size (below 1e-4, non-finite), big integers, tuples and any text in every field that
+    holds them: orjson's text or the fallback's, the same bytes as ``json.dumps`` of the rounded dump."""
+    stablejson._written = max(stablejson._written, 1)  # (past a process's first document: orjson's turn)
+    assert trace.to_json() == _reference(trace.model_dump(mode="json"))
+
+
+def test_a_lone_surrogate_is_written_as_json_writes_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stablejson, "_written", 1)  # orjson's turn: it refuses the surrogate, the fallback writes it
+    trace = Trace(request="PR-84 \ud800", outcome="no_pattern", meta={"big": 2**80})
+    assert trace.to_json() == _reference(trace.model_dump(mode="json"))
+    assert '"PR-84 \ud800"' in trace.to_json()
+
+
+def test_other_dumps_keep_their_floats_whole() -> None:
+    """Only ``to_json`` rounds: ``model_dump`` (the server's response, the research harnesses) keeps the score."""
+    hit = Hit(ref="r", rank=1, score=1 / 3, scores={"bm25": 2 / 3})
+    assert hit.model_dump(mode="json")["score"] == 1 / 3 and hit.model_dump()["scores"]["bm25"] == 2 / 3
+    assert json.loads(hit.model_dump_json())["score"] == 1 / 3
+    assert Trace(request="x", outcome="no_pattern", meta={"f": 1 / 7}).model_dump(mode="json")["meta"]["f"] == 1 / 7
+
+
 @settings(max_examples=300, deadline=None)
 @given(_values)
 def test_stable_json_equals_json_dumps(value: object) -> None:
-    assert _stable_json(value) == _reference(value)
+    assert stable_json(value) == _reference(value)
 
 
 @settings(max_examples=100, deadline=None)
 @given(st.dictionaries(_keys, _scalars, max_size=1))
 def test_stable_json_keys_as_json(value: dict[object, object]) -> None:
-    assert _stable_json(value) == _reference(value)
+    assert stable_json(value) == _reference(value)
 
 
 @settings(max_examples=200, deadline=None)

@@ -36,7 +36,6 @@ from chainret.catalog.views import as_of_view
 from chainret.render_html import CSS, clip, esc, extras_for, trace_fragment
 from chainret.server.auth import Identity
 from chainret.server.service import AskIn, AskOut, Service
-from chainret.trace import Trace
 
 STATIC = Path(__file__).resolve().parents[1] / "data" / "ui"
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -107,7 +106,7 @@ def ask_and_render(service: Service, who: Identity, body: AskIn) -> tuple[AskOut
     engine call: held until the call ends, so a store reload in between does not change or close it).
     """
     out = service.ask(who, body)
-    trace = Trace.model_validate(out.trace)
+    trace = out.trace  # the projected trace itself (no second validation)
     ex = extras_for(trace, service.catalog, service.session, source=f"the served catalog ({service.world})")
     return out, trace_fragment(trace, ex)
 

@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_worlds import random_catalog, random_requests, trace_json
 
-from chainret.ask import ask
+from chainret.ask import answer, ask
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.errors import ChainretError
 from chainret.store import compile_store, open_store
@@ -109,5 +109,27 @@ def test_default_first_ask_reads_per_lookup_then_one_statement_per_hop(tmp_path)
         hops = [s for s in third if "FROM postings p JOIN units u" in s]
         assert len(hops) == 2 and len(third) <= 3, third  # two hops, two statements (and the name lookup)
         assert not any("view_docs" in s for s in third)
+    finally:
+        store.close()
+
+
+def test_answer_reads_its_path_names_in_one_statement(tmp_path):
+    """``answer``'s display names of the path: the start entity as the name lookup read it, the bridge and the
+    answer in one statement (issue 24: a served request read each by its own statement), the same names as
+    the in-memory catalog gives."""
+    w = load_world(ROOT / "fixtures" / "seed")
+    db = tmp_path / "seed.db"
+    compile_store(w.catalog, db)
+    store = open_store(db)
+    seen: list[str] = []
+    try:
+        store.db.conn.set_trace_callback(seen.append)
+        got = answer("Which contact serves PR-84?", store)
+        by_id = [s for s in seen if "FROM entities WHERE id" in s]
+        assert len(by_id) == 1 and "IN (" in by_id[0], by_id
+        assert "org:final:south" in by_id[0] and "contact:final:field" in by_id[0]  # (the callback shows the bound values)
+        assert "project:final:main" not in by_id[0]  # the start entity: read by the name lookup already
+        assert got.names == answer("Which contact serves PR-84?", w.catalog).names
+        assert list(got.names) == got.trace.path_ids and len(got.names) == 3
     finally:
         store.close()

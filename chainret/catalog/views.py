@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -197,6 +197,10 @@ class CatalogView:
 
     def entity(self, entity_id: str) -> Entity | None:
         return self.catalog.entities_by_id.get(entity_id)
+
+    def entities_of(self, ids: Sequence[str]) -> dict[str, Entity]:
+        """The records of ``ids`` that exist (``entity`` of each)."""
+        return {i: e for i in ids if (e := self.entity(i)) is not None}
 
     def name_lookup(self) -> NameLookup:
         """The catalog's name index (candidates only: check ``knows`` before use)."""

@@ -35,7 +35,7 @@ from chainret.store.base import CatalogReader, ViewReader
 from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
-from chainret.store.sqlrows import READABLE, REL_COLS, WITHIN, Backend, RelRow, _bounded, _entity, _Relations, _unit
+from chainret.store.sqlrows import READABLE, REL_COLS, WITHIN, Backend, RelRow, _bounded, _entity, _marks, _Relations, _unit
 from chainret.store.sqlview import SQLView
 
 if TYPE_CHECKING:
@@ -241,6 +241,27 @@ class SQLStore:
             pass
         rows = self.db.rows("SELECT id, type, name, aliases, description FROM entities WHERE id = ?", (entity_id,))
         return _bounded(self._entities, entity_id, _entity(rows[0]) if rows else None)
+
+    def entities_of(self, ids: Sequence[str]) -> dict[str, Entity]:
+        """``entity`` of each id that exists, those not yet cached read in one statement."""
+        found: dict[str, Entity] = {}
+        missing = []
+        for i in dict.fromkeys(ids):
+            try:
+                hit = self._entities[i]  # one lookup: another thread may clear the cache meanwhile
+            except KeyError:
+                missing.append(i)
+                continue
+            if hit is not None:
+                found[i] = hit
+        if missing:
+            rows = {str(r[0]): _entity(r) for r in self.db.rows(
+                f"SELECT id, type, name, aliases, description FROM entities WHERE id IN ({_marks(missing)})", missing)}
+            for i in missing:
+                e = _bounded(self._entities, i, rows.get(i))
+                if e is not None:
+                    found[i] = e
+        return found
 
     def name_lookup(self) -> NameLookup:
         """The tolerant name lookups (``chainret.catalog.names``): indexed queries on ``names`` (schema 4).

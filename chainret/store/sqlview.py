@@ -281,7 +281,10 @@ class SQLView:
         if type is not None:
             sql += " AND n.type = ?"
             params.append(type)
-        return sorted((_entity(r) for r in self._rows(sql, params)), key=lambda e: e.id)
+        found = sorted((_entity(r) for r in self._rows(sql, params)), key=lambda e: e.id)
+        for e in found:  # the same record ``entity`` reads by id: an answer's path names start with it
+            _bounded(self.store._entities, e.id, e)
+        return found
 
     def name_lookup(self) -> NameLookup:
         """The store's name index (catalog-wide candidates: check ``knows`` before use)."""
@@ -303,6 +306,12 @@ class SQLView:
 
     def entity(self, entity_id: str) -> Entity | None:
         return self._catalog.entity(entity_id)
+
+    def entities_of(self, ids: Sequence[str]) -> dict[str, Entity]:
+        """``entity`` of each id that exists; over the whole store, one statement for those not yet read."""
+        if self._catalog is self.store:
+            return self.store.entities_of(ids)
+        return {i: e for i in ids if (e := self._catalog.entity(i)) is not None}
 
     def predicate(self, name: str) -> Predicate | None:
         return self.store.predicates_by_name.get(name)

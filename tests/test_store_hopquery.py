@@ -85,51 +85,50 @@ def test_random_worlds_identical(hop_query, tmp_path_factory, monkeypatch):
     assert counts["accepted"] > 0
 
 
-def test_default_first_ask_reads_per_lookup_then_one_statement_per_hop(tmp_path):
+@pytest.fixture
+def seed(tmp_path):
+    """The seed world, its compiled store, and the statements the store's connection runs (as bound)."""
+    w = load_world(ROOT / "fixtures" / "seed")
+    db = tmp_path / "seed.db"
+    compile_store(w.catalog, db)
+    store = open_store(db)
+    seen: list[str] = []
+    store.db.conn.set_trace_callback(seen.append)
+    try:
+        yield w, store, seen
+    finally:
+        store.close()
+
+
+def test_default_first_ask_reads_per_lookup_then_one_statement_per_hop(seed):
     """The default (``hop_query`` None): a (view, principal) pair's first ask reads no view facts (no bulk
     read of ``view_docs``, what a one-ask CLI process would pay for nothing); its later asks read the facts
     once and then run one statement per hop. Every ask answers as the in-memory engine."""
-    w = load_world(ROOT / "fixtures" / "seed")
-    db = tmp_path / "seed.db"
-    compile_store(w.catalog, db)
-    store = open_store(db)
-    seen: list[str] = []
-    try:
-        assert store.hop_query is None
-        store.db.conn.set_trace_callback(seen.append)
-        request = "Which contact serves PR-84?"
-        per_ask = []
-        for _ in range(3):
-            seen.clear()
-            assert _json(store, store, request) == _json(w.catalog, None, request)
-            per_ask.append(list(seen))
-        first, second, third = per_ask
-        assert not any("FROM view_docs WHERE view_name" in s for s in first)  # no facts on the first ask
-        assert any("FROM view_docs WHERE view_name" in s for s in second)  # read once, on the second
-        hops = [s for s in third if "FROM postings p JOIN units u" in s]
-        assert len(hops) == 2 and len(third) <= 3, third  # two hops, two statements (and the name lookup)
-        assert not any("view_docs" in s for s in third)
-    finally:
-        store.close()
+    w, store, seen = seed
+    assert store.hop_query is None
+    request = "Which contact serves PR-84?"
+    per_ask = []
+    for _ in range(3):
+        seen.clear()
+        assert _json(store, store, request) == _json(w.catalog, None, request)
+        per_ask.append(list(seen))
+    first, second, third = per_ask
+    assert not any("FROM view_docs WHERE view_name" in s for s in first)  # no facts on the first ask
+    assert any("FROM view_docs WHERE view_name" in s for s in second)  # read once, on the second
+    hops = [s for s in third if "FROM postings p JOIN units u" in s]
+    assert len(hops) == 2 and len(third) <= 3, third  # two hops, two statements (and the name lookup)
+    assert not any("view_docs" in s for s in third)
 
 
-def test_answer_reads_its_path_names_in_one_statement(tmp_path):
+def test_answer_reads_its_path_names_in_one_statement(seed):
     """``answer``'s display names of the path: the start entity as the name lookup read it, the bridge and the
     answer in one statement (issue 24: a served request read each by its own statement), the same names as
     the in-memory catalog gives."""
-    w = load_world(ROOT / "fixtures" / "seed")
-    db = tmp_path / "seed.db"
-    compile_store(w.catalog, db)
-    store = open_store(db)
-    seen: list[str] = []
-    try:
-        store.db.conn.set_trace_callback(seen.append)
-        got = answer("Which contact serves PR-84?", store)
-        by_id = [s for s in seen if "FROM entities WHERE id" in s]
-        assert len(by_id) == 1 and "IN (" in by_id[0], by_id
-        assert "org:final:south" in by_id[0] and "contact:final:field" in by_id[0]  # (the callback shows the bound values)
-        assert "project:final:main" not in by_id[0]  # the start entity: read by the name lookup already
-        assert got.names == answer("Which contact serves PR-84?", w.catalog).names
-        assert list(got.names) == got.trace.path_ids and len(got.names) == 3
-    finally:
-        store.close()
+    w, store, seen = seed
+    got = answer("Which contact serves PR-84?", store)
+    by_id = [s for s in seen if "FROM entities WHERE id" in s]
+    assert len(by_id) == 1 and "IN (" in by_id[0], by_id
+    assert "org:final:south" in by_id[0] and "contact:final:field" in by_id[0]  # (the callback shows the bound values)
+    assert "project:final:main" not in by_id[0]  # the start entity: read by the name lookup already
+    assert got.names == answer("Which contact serves PR-84?", w.catalog).names
+    assert list(got.names) == got.trace.path_ids and len(got.names) == 3

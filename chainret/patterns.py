@@ -53,7 +53,7 @@ FILLERS: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("thanks",), ("right", "now"), ("at", "the", "moment"), ("at", "present"), ("these", "days"),
     ("as", "of", "today"), ("as", "of", "now"), ("thank", "you"), ("for", "me"),
 ), key=len, reverse=True))
-_GLUE = re.compile(r"^([A-Za-z]+)[:/.]([0-9A-Za-z].*)$")
+_GLUE = r"^([A-Za-z]+)[:/.]([0-9A-Za-z].*)$"  # (compiled by ``re`` when a request first matches no phrasing)
 
 
 class PatternSpec(NamedTuple):
@@ -232,7 +232,7 @@ def _unglue(toks: list[str], patterns: Sequence[PatternSpec]) -> list[str]:
                 continue
     out: list[str] = []
     for t in toks:
-        m = _GLUE.match(t)
+        m = re.match(_GLUE, t)
         if m and m.group(1).lower() in vocab:
             out.extend([m.group(1), m.group(2)])
         else:

@@ -30,9 +30,20 @@ from typing import Any
 _UNSAFE_CLASS = (
     "\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb"
 )
-UNSAFE = re.compile(f"[{_UNSAFE_CLASS}]")
+
+_UNSAFE = f"[{_UNSAFE_CLASS}]"
 # In JSON text, newline/tab/CR outside strings are layout; inside strings json.dumps escapes all C0.
-_UNSAFE_IN_JSON = re.compile("[{}]".format(_UNSAFE_CLASS.replace("\x00-\x1f", "\x00-\x08\x0b\x0c\x0e-\x1f")))
+_UNSAFE_IN_JSON = "[{}]".format(_UNSAFE_CLASS.replace("\x00-\x1f", "\x00-\x08\x0b\x0c\x0e-\x1f"))
+# Both are compiled on first use (``re`` keeps what it compiled): together 2 ms of a cold CLI ask, whose text
+# is all printable, so needs neither. Every unsafe character is one ``str.isprintable`` refuses, so text it
+# accepts is returned as it is, checked in C (``tests/test_textsafe_json.py`` checks every code point).
+
+
+def unsafe_pattern() -> re.Pattern[str]:
+    """The pattern of unsafe characters (newline and tab included)."""
+    return re.compile(_UNSAFE)
+
+
 _NAMED = {"\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
@@ -47,14 +58,14 @@ def _esc(m: re.Match[str]) -> str:
 def visible(value: object) -> str:
     """``str(value)`` with control and invisible formatting characters shown as escapes."""
     s = value if isinstance(value, str) else str(value)
-    return UNSAFE.sub(_esc, s)
+    return s if s.isprintable() else unsafe_pattern().sub(_esc, s)
 
 
 def has_unsafe(text: str, *, allow_newlines: bool = True) -> bool:
     """True when ``text`` holds a character a terminal could interpret (ESC, C1, bidi, ...)."""
     if allow_newlines:
         text = text.replace("\n", "").replace("\t", "")
-    return UNSAFE.search(text) is not None
+    return not text.isprintable() and unsafe_pattern().search(text) is not None
 
 
 def markup_safe(value: object) -> str:
@@ -67,12 +78,12 @@ def markup_safe(value: object) -> str:
 def json_safe(text: str) -> str:
     """JSON text with every unsafe character ``\\u``-escaped (json.dumps leaves C1/bidi raw).
 
-    Every unsafe character but newline is one ``str.isprintable`` refuses, so text it accepts (with its
-    newlines) is returned as it is, checked in C (a written trace: 5 µs, where the pattern takes 40).
+    Text ``str.isprintable`` accepts (with its newlines) is returned as it is, checked in C (a written
+    trace: 5 µs, where the pattern takes 40).
     """
     if text.replace("\n", "").isprintable():
         return text
-    return _UNSAFE_IN_JSON.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return re.compile(_UNSAFE_IN_JSON).sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
 _MERMAID_SPECIAL = set('"<>&#[](){}|`\\')

@@ -58,8 +58,8 @@ _QWORDS = {"who", "what", "which", "where"}
 _CONTRACTIONS = {"who's": ("who", "is"), "what's": ("what", "is"), "where's": ("where", "is"), "which's": ("which", "is")}
 _PRONOUNS = {"it", "this", "that", "them", "its"}
 _DETERMINERS = ("the", "a", "an")
-_TOPIC = re.compile(r"^\s*(?:(?:for|about|regarding|re)\s+)?(?P<topic>[^:,]+?)\s*(?::|,|\s[-\u2013\u2014]\s)\s*(?P<rest>.+)$",
-                    re.IGNORECASE | re.DOTALL)
+# (a pattern, compiled by ``re`` when a tolerant reading first needs it: not on a literal ask's path)
+_TOPIC = r"^\s*(?:(?:for|about|regarding|re)\s+)?(?P<topic>[^:,]+?)\s*(?::|,|\s[-\u2013\u2014]\s)\s*(?P<rest>.+)$"
 
 
 def _strip_phrases(low: list[str], phrases: Sequence[tuple[str, ...]], anywhere: bool) -> tuple[list[int], list[str]]:
@@ -122,7 +122,7 @@ def prepare(text: str, vocab: set[str]) -> Prepared | None:
 
 def topic_variants(text: str) -> list[tuple[str, str]]:
     """A fronted topic rewritten into the request: (rewritten request, topic words)."""
-    m = _TOPIC.match(text.replace("\u2019", "'"))
+    m = re.match(_TOPIC, text.replace("\u2019", "'"), re.IGNORECASE | re.DOTALL)
     if not m:
         return []
     topic, rest = m.group("topic").strip(), m.group("rest").strip()

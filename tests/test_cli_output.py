@@ -20,7 +20,7 @@ from chainret.cli.ask_cmds import write_new_trace
 from chainret.cli.render import render_trace, trace_mermaid
 from chainret.errors import INSTALL_MODELS, MissingExtra, OutputError
 from chainret.files import atomic_write_text
-from chainret.textsafe import UNSAFE
+from chainret.textsafe import unsafe_pattern
 from chainret.trace import read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -175,24 +175,24 @@ def test_catalog_values_and_requests_are_shown_not_interpreted(tmp_path, capsys)
     code, out = cli(capsys, "ask", ASK, "--catalog", str(world), "--view", "final", "--trace-out", str(trace_file))
     assert code == 0, out
     assert "answer Desk [bold red]x[/] [/] [link=http://evil.example]y[/link] :warning:" in flat(out)  # shown verbatim
-    assert UNSAFE.search(out.replace("\n", "")) is None  # no raw ESC/C1/bidi/BEL reaches the terminal
+    assert unsafe_pattern().search(out.replace("\n", "")) is None  # no raw ESC/C1/bidi/BEL reaches the terminal
     assert "\\x1b]8;;http://evil.example" in flat(out) and "\\u202egnp" in flat(out)
     code, out = cli(capsys, "ask", f"Which contact serves PR {HOSTILE}?", "--catalog", str(world), "--trace-out", str(trace_file))
     # The words normalise to the hostile alias itself (issue 23), so this may answer; either way nothing raw is shown.
-    assert code in (0, 1) and UNSAFE.search(out.replace("\n", "")) is None
+    assert code in (0, 1) and unsafe_pattern().search(out.replace("\n", "")) is None
     assert "[bold red]x[/] [/] [link=http://evil.example]y[/link] :warning:" in flat(out)
     code, out = cli(capsys, "ask", f"Which contact serves PR {HOSTILE}?", "--catalog", str(world), "--json", "--no-trace")
-    assert UNSAFE.search(out.replace("\n", "")) is None and "\\u202e" in out and "\\u009b" in out
+    assert unsafe_pattern().search(out.replace("\n", "")) is None and "\\u202e" in out and "\\u009b" in out
     assert json.loads(out)["request"].endswith(HOSTILE + "?")  # escaped, not altered
     code, out = cli(capsys, "trace", "show", str(trace_file))
-    assert code == 0 and UNSAFE.search(out.replace("\n", "")) is None and "[/]" in out
+    assert code == 0 and unsafe_pattern().search(out.replace("\n", "")) is None and "[/]" in out
 
 
 def test_mermaid_labels_are_escaped(tmp_path):
     t = ask(f'Which contact serves PR-84"]; click Q "javascript:x" <b>{HOSTILE}', project=True)
     m = trace_mermaid(t)
     q = next(line for line in m.splitlines() if line.strip().startswith("Q["))
-    assert q.count('"') == 2 and "<b>" not in q and UNSAFE.search(q) is None
+    assert q.count('"') == 2 and "<b>" not in q and unsafe_pattern().search(q) is None
 
 
 def test_errors_with_data_are_escaped(capsys):
@@ -256,7 +256,7 @@ def test_graph_mermaid_escapes_catalog_names(tmp_path):
     r = run("graph", "--catalog", str(world), "--view", "final")
     assert r.exit_code == 0
     desk = next(line for line in r.output.splitlines() if "contact:final:desk" in line and "[" in line)
-    assert desk.count('"') == 2 and UNSAFE.search(desk) is None and "[bold" not in desk and "#91;" in desk
+    assert desk.count('"') == 2 and unsafe_pattern().search(desk) is None and "[bold" not in desk and "#91;" in desk
 
 
 def test_atomic_write_leaves_one_private_file_and_retries_a_taken_temp_name(tmp_path, monkeypatch):

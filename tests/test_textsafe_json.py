@@ -1,5 +1,5 @@
-"""``json_safe``: every unsafe character of JSON text ``\\u``-escaped, and text without one returned as it is
-(issue 24: a written trace is checked by ``str.isprintable`` in C before any pattern runs)."""
+"""``json_safe`` and ``visible``: every unsafe character escaped, and text without one returned as it is
+(issue 24: text is checked by ``str.isprintable`` in C before any pattern is compiled or run)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chainret.textsafe import _UNSAFE_CLASS, json_safe
+from chainret.textsafe import _UNSAFE_CLASS, _esc, has_unsafe, json_safe, unsafe_pattern, visible
 from chainret.trace import Trace
 
 # The rule as it was first written: the unsafe class, newline, tab and CR excepted (layout outside strings).
@@ -21,10 +21,12 @@ def _reference(text: str) -> str:
 
 
 def test_every_unsafe_character_is_one_isprintable_refuses() -> None:
-    """The fast path's premise: text ``isprintable`` accepts (newlines set aside) holds no unsafe character."""
-    unsafe = [chr(c) for c in range(0x110000) if _REFERENCE.fullmatch(chr(c))]
-    assert len(unsafe) > 90 and "\u202e" in unsafe and "\x85" in unsafe and "\n" not in unsafe
+    """The fast paths' premise: text ``isprintable`` accepts holds no unsafe character (JSON's: newlines set aside)."""
+    unsafe = [chr(c) for c in range(0x110000) if unsafe_pattern().fullmatch(chr(c))]
+    assert len(unsafe) > 90 and "\u202e" in unsafe and "\x85" in unsafe and "\n" in unsafe
     assert [repr(ch) for ch in unsafe if ch.isprintable()] == []
+    in_json = [ch for ch in unsafe if _REFERENCE.fullmatch(ch)]
+    assert "\n" not in in_json and set(in_json) == set(unsafe) - {"\t", "\n", "\r"}
 
 
 _near = st.characters(min_codepoint=0, max_codepoint=0x20) | st.sampled_from(
@@ -36,6 +38,15 @@ _near = st.characters(min_codepoint=0, max_codepoint=0x20) | st.sampled_from(
 @given(st.text(alphabet=_near | st.characters(codec="utf-8"), max_size=40))
 def test_json_safe_escapes_what_the_pattern_escapes(text: str) -> None:
     assert json_safe(text) == _reference(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=_near | st.characters(codec="utf-8"), max_size=40))
+def test_visible_and_has_unsafe_as_the_pattern_says(text: str) -> None:
+    assert visible(text) == unsafe_pattern().sub(_esc, text)
+    bare = text.replace("\n", "").replace("\t", "")
+    assert has_unsafe(text) is (unsafe_pattern().search(bare) is not None)
+    assert has_unsafe(text, allow_newlines=False) is (unsafe_pattern().search(text) is not None)
 
 
 def test_a_trace_with_bidi_and_c1_characters_is_escaped_and_reads_back() -> None:

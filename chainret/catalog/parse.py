@@ -562,7 +562,7 @@ def validation_issues(exc: ValidationError, data: Any, file: str, model: type[Ba
 
 
 
-_RECORD_RE = re.compile(r"^(\w+)\[(\d+)\]")
+_RECORD_RE = r"^(\w+)\[(\d+)\]"  # (compiled by ``re`` when a problem is first placed: not on a clean load)
 
 
 def _yaml_line(node: yaml.Node, path: list[str | int]) -> int:
@@ -598,7 +598,7 @@ def with_lines(issues: list[Issue], path: Path) -> list[Issue]:
         return issues
     out = []
     for issue in issues:
-        m = _RECORD_RE.match(issue.location)
+        m = re.match(_RECORD_RE, issue.location)
         if issue.file != str(path) or not m:
             out.append(issue)
             continue

@@ -210,9 +210,10 @@ class CatalogView:
         return self.catalog.predicates_by_name.get(name)
 
 
-_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
-_COMMIT_VIEW = re.compile(r"^(\d{4}-\d{2}-\d{2})-([0-9a-f]{7,40})$")  # chainret catalog history: <date>-<short hash>
-_HASH = re.compile(r"^[0-9a-f]{7,40}$")
+# Patterns, compiled by ``re`` when a view is first named by a date or a commit (not on an ask's path).
+_DATE = r"^\d{4}-\d{2}-\d{2}$"
+_COMMIT_VIEW = r"^(\d{4}-\d{2}-\d{2})-([0-9a-f]{7,40})$"  # chainret catalog history: <date>-<short hash>
+_HASH = r"^[0-9a-f]{7,40}$"
 
 
 def as_of_view(views: Iterable[View], requested: str) -> View | None:
@@ -222,11 +223,11 @@ def as_of_view(views: Iterable[View], requested: str) -> View | None:
     view (by order) whose commit date is on or before it; a commit hash (7 to 40 hex digits)
     selects the view of that commit. None when nothing matches (or a hash prefix is ambiguous).
     """
-    dated = [(m, v) for v in views if (m := _COMMIT_VIEW.match(v.name))]
-    if _DATE.match(requested):
+    dated = [(m, v) for v in views if (m := re.match(_COMMIT_VIEW, v.name))]
+    if re.match(_DATE, requested):
         before = [v for m, v in dated if m.group(1) <= requested]
         return max(before, key=lambda v: v.order, default=None)
-    if _HASH.match(requested):
+    if re.match(_HASH, requested):
         hits = [v for m, v in dated if m.group(2).startswith(requested) or requested.startswith(m.group(2))]
         return hits[0] if len(hits) == 1 else None
     return None

@@ -179,7 +179,7 @@ VALUE_OPTIONS = {
 INT_OPTIONS = frozenset({"rows_per_hop", "max_searches", "max_rows", "max_hops", "packet_units", "packet_chars"})
 FLAGS = {"--json": "as_json", "--no-trace": "no_trace", "--quiet": "quiet", "-q": "quiet", "--text-route": "text_route",
          "--no-backtrack": "no_backtrack"}
-_PLAIN_INT = re.compile(r"0|[1-9][0-9]{0,8}")
+_PLAIN_INT = r"0|[1-9][0-9]{0,8}"  # (compiled by ``re`` when a number is first given)
 
 
 def _utf8(stream: object) -> bool:
@@ -225,7 +225,7 @@ def parse_ask_args(args: Sequence[str]) -> dict[str, Any] | None:
                 return None
             key = VALUE_OPTIONS[name]
             if key in INT_OPTIONS:
-                if not _PLAIN_INT.fullmatch(value):
+                if not re.fullmatch(_PLAIN_INT, value):
                     return None
                 val = int(value)
             else:

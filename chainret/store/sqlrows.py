@@ -102,7 +102,6 @@ class RowSource(ViewCatalog, Protocol):
     db: Backend
     _known_ids: set[str]
     _rows_cache: dict[str, RelRow | None]  # relation rows by id (``chainret.store.hopquery`` primes it)
-    _entities: dict[str, Entity | None]  # entity records by id (``SQLView.resolve`` primes it)
 
     def name_lookup(self) -> NameLookup: ...
 

@@ -281,10 +281,7 @@ class SQLView:
         if type is not None:
             sql += " AND n.type = ?"
             params.append(type)
-        found = sorted((_entity(r) for r in self._rows(sql, params)), key=lambda e: e.id)
-        for e in found:  # the same record ``entity`` reads by id: an answer's path names start with it
-            _bounded(self.store._entities, e.id, e)
-        return found
+        return sorted((_entity(r) for r in self._rows(sql, params)), key=lambda e: e.id)
 
     def name_lookup(self) -> NameLookup:
         """The store's name index (catalog-wide candidates: check ``knows`` before use)."""

@@ -8,7 +8,7 @@ the ask itself (issue 24). So:
 * the floats are rounded where the model's annotations say one can be (``float_plan``: read from the
   model classes once, not written down here, so a float field added to a trace model is rounded too),
   with a whole walk only inside free-form (``Any``) data;
-* orjson writes the document, sorted and indented, in C (0.06 ms in all).
+* orjson writes the document, sorted and indented, in C (0.07-0.10 ms in all, where it took 0.29).
 
 orjson writes every value as ``json.dumps`` does except a float below 1e-4 (``0.00005`` where ``json``
 writes ``5e-05``), a non-finite float (``null``, not ``NaN``), an integer beyond 64 bits, a non-string
@@ -53,7 +53,8 @@ def _plan(tp: Any) -> Plan | None:
         return "f"
     if isinstance(tp, type):
         if issubclass(tp, BaseModel):
-            return ("model", float_plan(tp)) if float_plan(tp) else None
+            fields = float_plan(tp)
+            return ("model", fields) if fields else None
         if issubclass(tp, (str, int, bool, type(None))):  # (an enum of strings: a string)
             return None
     origin, args = typing.get_origin(tp), typing.get_args(tp)

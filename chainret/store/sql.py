@@ -255,10 +255,10 @@ class SQLStore:
             if hit is not None:
                 found[i] = hit
         if missing:
-            rows = {str(r[0]): _entity(r) for r in self.db.rows(
+            read = {str(r[0]): _entity(r) for r in self.db.rows(
                 f"SELECT id, type, name, aliases, description FROM entities WHERE id IN ({_marks(missing)})", missing)}
             for i in missing:
-                e = _bounded(self._entities, i, rows.get(i))
+                e = _bounded(self._entities, i, read.get(i))
                 if e is not None:
                     found[i] = e
         return found

@@ -40,8 +40,8 @@ def main() -> None:
     print(f"{args.out}: {args.relations:,} relations, {args.out.stat().st_size / 1e6:,.0f} MB "
           f"({time.perf_counter() - t0:.1f} s wall, {time.process_time() - c0:.1f} s CPU)")
     if args.db is not None:
-        subprocess.run([sys.executable, "-m", "chainret", "catalog", "compile", str(args.out), "--out", str(args.db),
-                        "--replace"], check=True, cwd=ROOT)
+        subprocess.run([sys.executable, "-m", "chainret", "catalog", "compile", str(args.out.resolve()), "--out",
+                        str(args.db.resolve()), "--replace"], check=True, cwd=ROOT)  # cwd: this checkout's chainret
 
 
 if __name__ == "__main__":

@@ -224,11 +224,12 @@ class SQLView:
             return hit
         if reasons is None:
             reasons = _reasons(row)
-        current, readable = view_codes(reasons)
-        rel = Rel(
-            id=rid, subject=row[2], predicate=row[3], object=row[4], support=anchor_of(row), current=current, readable=readable,
-            valid=not any(r in _DEFECTS for r in reasons), why_not=",".join(reasons) or None,
-        )
+        if reasons:
+            current, readable = view_codes(reasons)
+            rel = Rel(rid, row[2], row[3], row[4], anchor_of(row), current, readable,
+                      not any(r in _DEFECTS for r in reasons), ",".join(reasons))
+        else:  # the common case: current, readable and valid, nothing to explain
+            rel = Rel(rid, row[2], row[3], row[4], anchor_of(row))
         return _bounded(self._flags, rid, rel)
 
     def prefetch(self, refs: Sequence[str]) -> None:
@@ -273,8 +274,9 @@ class SQLView:
         from chainret.catalog.models import normalize_name
 
         known, kp = self._known()
+        # No DISTINCT: ``names``' primary key (key, entity_ord) gives an entity one row per key (a sort saved).
         sql = (
-            "SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
+            "SELECT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
             f"WHERE n.key = ? AND {known}"
         )
         params: list[str] = [normalize_name(text), *kp]

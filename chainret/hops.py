@@ -96,9 +96,11 @@ class HopWorld:
         readable: Callable[[str], bool] | None = None,
         entity: EntityLookup | None = None,
         hop_search: Callable[[str, str, int], list[SearchHit]] | None = None,
+        hop_in_unit: Callable[[str, str, str], Sequence[Rel] | None] | None = None,
     ) -> None:
         self.index = index
         self._hop_search = hop_search
+        self._hop_in_unit = hop_in_unit
         self.entity = entity  # prose quotes are checked against the entities' declared names
         self.relations = relations
         self.functional = functional
@@ -151,6 +153,16 @@ class HopWorld:
             refs = set(self.index.refs)
             self._readable = refs.__contains__
         return self._checked(self._in_unit(ref)) if self._readable(ref) else ()
+
+    def hop_relations(self, ref: str, subject: str, predicate: str) -> Sequence[Rel]:
+        """The candidates of a hop in a unit its search returned: ``in_unit(ref)``, or only the relations of
+        (subject, predicate) there where the store's hop statement read just those (``hop_in_unit``; the hop
+        skips the others either way)."""
+        if self._hop_in_unit is not None:
+            rels = self._hop_in_unit(ref, subject, predicate)
+            if rels is not None:
+                return self._checked(rels)
+        return self.in_unit(ref)
 
     def of_subject(self, subject: str, predicate: str) -> Sequence[Rel]:
         """Every relation record of this subject and predicate, any status (catalog-level checks)."""
@@ -234,7 +246,7 @@ def _hop(
     cand_ids: set[str] = set()
     objects: set[str] = set()
     for h in found:
-        for r in world.in_unit(h.ref):
+        for r in world.hop_relations(h.ref, node, pred):
             if r.subject != node or r.predicate != pred:
                 continue
             if not r.usable:

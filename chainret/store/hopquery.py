@@ -1,24 +1,25 @@
 """One SQLite statement per hop, with the view's and reader's conditions answered from memoised facts.
 
 A hop of the engine needs: the postings of the node's ID in the units the principal may read in
-the view (BM25Plus ranks them: each unit's ref and length), the relations those units support with their
-status in the view, and, for a functional predicate, the (subject, predicate) relations for the
-catalog-level check. ``HopQuery`` reads all of them in one statement of plain index lookups (the
-postings of one term joined to their units, the units' relations and quotes; ``UNION ALL`` the
-(subject, predicate) relations), and decides in Python what the per-lookup reads
-(``StoreIndex.search``, ``SQLView.prefetch``, ``SQLView.rels_of``) decide in SQL: whether a document
-version is readable by the principal in the view (and by a narrower viewer), its visibility in the
-view, whether another version of it is in the view, and whether its quote may be shown. Those
-answers come from ``ViewFacts``: one read of the view's ``view_docs`` rows and of the principal's
-(and viewer's) ``readers`` rows, kept per store object, which is immutable between generations (an
-update or a live revocation opens a fresh store). Ranking is ``rank_bm25plus`` over the same
-integers in the same order, so hits and scores are bit-identical, and the status rows handed to the
-view are the very tuples ``SQLView.status_columns`` would have read, so flags, reasons and anchors
-are the same.
+the view (BM25Plus ranks them: each unit's ref and length), and the relations of the hop's (subject,
+predicate) with their status in the view: those supported in a returned unit are the hop's candidates
+(the engine skips a unit's relations of other pairs), and all of them serve the catalog-level checks
+(a functional predicate's opposing assignment, a relation supported elsewhere). ``HopQuery`` reads
+both in one statement of plain index lookups (the postings of one term joined to their units;
+``UNION ALL`` the (subject, predicate) relations and their quotes), and decides in Python what the
+per-lookup reads (``StoreIndex.search``, ``SQLView.prefetch``, ``SQLView.rels_of``) decide in SQL:
+whether a document version is readable by the principal in the view (and by a narrower viewer), its
+visibility in the view, whether another version of it is in the view, and whether its quote may be
+shown. Those answers come from ``ViewFacts``: one read of the view's ``view_docs`` rows and of the
+principal's (and viewer's) ``readers`` rows, kept per store object, which is immutable between
+generations (an update or a live revocation opens a fresh store). Ranking is ``rank_bm25plus`` over
+the same integers in the same order, so hits and scores are bit-identical, and the status rows handed
+to the view are the very tuples ``SQLView.status_columns`` would have read, so flags, reasons and
+anchors are the same.
 
 When more than ``CAND_MAX`` rows come back for a term (a hub: thousands of units hold the ID), the
-statement stops at the bound and the hop is read as before (``StoreIndex.search`` with the view's
-prefetch), so a hop never reads the relations of thousands of units it will not return.
+statement stops at the bound and the hop's units are read as before (``StoreIndex.search`` with the
+view's prefetch), so a hop never reads thousands of units it will not return.
 
 SQLite only (``SQLStore.hop_query``; PostgreSQL keeps its per-lookup reads under row-level security),
 from a (view, principal) pair's second ask on: reading the facts is one pass over the view's documents,
@@ -43,34 +44,25 @@ if TYPE_CHECKING:
 
 CAND_MAX = 64  # rows of the joined candidate read; a term with more is a hub, read the returned units only
 
-# Columns 0-4: posting and unit (unit_ord, tf, p.doc_ord, ntok, ref); 5-21: the unit's relation (``REL_COLS``,
-# NULL for a unit without one); 22-23: its quote's doc_ord and text. The unit's own text is not read: a hop
-# needs its ref and length only (``SQLView.unit`` reads a unit when something shows it).
-_UNITS = (
-    f"SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref, {REL_COLS}, q.doc_ord, q.quote FROM postings p "
-    "JOIN units u ON u.ord = p.unit_ord LEFT JOIN relations r ON r.unit_ref = u.ref "
-    "LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE p.term = ?"
-)
+# Columns 0-4: posting and unit (unit_ord, tf, p.doc_ord, ntok, ref), the rest NULL; then, ``UNION ALL``, rows whose
+# columns 0-4 are NULL: 5-21 a relation of the hop's (subject, predicate) (``REL_COLS``), 22-23 its quote's doc_ord
+# and text. The unit's own text is not read: a hop needs its ref and length only (``SQLView.unit`` reads a unit
+# when something shows one); nor the units' other relations, which the hop would skip.
+_UNITS = "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ?"
 _PAD = "NULL, " * 5
-HOP_SQL = f"{_UNITS} LIMIT ?"
-HOP_SQL_OF = (
-    f"SELECT * FROM ({_UNITS} LIMIT ?) UNION ALL SELECT {_PAD}{REL_COLS}, q.doc_ord, q.quote FROM relations r "
-    "LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.subject = ? AND r.predicate = ?"
+HOP_SQL = (
+    f"SELECT *, {'NULL, ' * 18}NULL FROM ({_UNITS} LIMIT ?) UNION ALL SELECT {_PAD}{REL_COLS}, q.doc_ord, q.quote "
+    "FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.subject = ? AND r.predicate = ?"
 )
 
-# A joined row: posting and unit columns, then a relation row of ``REL_COLS``, its quote's document and text.
+# A row of the statement: posting and unit columns, or a relation row of ``REL_COLS`` with its quote's document and text.
 HopRow = tuple[
     int | None, int | None, int | None, int | None, str | None,
     int | None, str | None, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
     int | None, str | None,
 ]
-
-# A row of the joined candidate read (the postings part: its posting and unit columns are never NULL).
-JoinedRow = tuple[
-    int, int, int | None, int, str,
-    int | None, str | None, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
-    int | None, str | None,
-]
+# A posting row of the statement (its relation columns NULL).
+JoinedRow = tuple[int, int, int | None, int, str, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None]
 
 
 @dataclass(frozen=True)
@@ -116,9 +108,11 @@ def view_facts(store: RowSource, view: str, principal: str, within: str | None) 
 class HopQuery:
     """``search(node, predicate, k)`` for the engine: one statement, the view's caches primed with the rest."""
 
-    def __init__(self, view: SQLView, index: StoreIndex, functional: frozenset[str], facts: ViewFacts) -> None:
-        self.view, self.index, self.functional, self.facts = view, index, functional, facts
+    def __init__(self, view: SQLView, index: StoreIndex, facts: ViewFacts) -> None:
+        self.view, self.index, self.facts = view, index, facts
         self.of: dict[tuple[str, str], list[Rel]] = {}  # (subject, predicate) -> flagged relations, for rels_of
+        # (subject, predicate) -> unit ref -> the flagged relations of that pair supported in that unit, for hop_in_unit
+        self.units: dict[tuple[str, str], dict[str, list[Rel]]] = {}
 
     def _status(self, r: RelRow, quote_doc: int | None) -> StatusRow:
         """``r`` with the four ``status_columns`` the per-lookup read computes in SQL."""
@@ -133,51 +127,33 @@ class HopQuery:
         if k <= 0 or not n_units:
             return []
         term = node.lower()
-        functional = predicate in self.functional
-        if functional:
-            rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL_OF, (term, CAND_MAX + 1, node, predicate)))
-        else:
-            rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL, (term, CAND_MAX + 1)))
-        joined = [r for r in rows if r[0] is not None]
-        if functional:
-            read = [(cast("RelRow", (*r[5:22], r[23])), r[22]) for r in rows if r[0] is None]
-            self._prime_rows([rr for rr, _ in read])
-            of = [self._status(rr, qd) for rr, qd in read]
-            inside = f.within
-            of = [s for s in of if s[13] in f.in_view and (inside is None or s[13] in inside)]  # IN_VIEW (+ WITHIN)
-            of.sort(key=lambda s: s[1])
-            _bounded(self.of, (node, predicate), v.flagged(of))
+        rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL, (term, CAND_MAX + 1, node, predicate)))
+        read = [(cast("RelRow", (*r[5:22], r[23])), r[22]) for r in rows if r[0] is None]
+        self._prime_rows([rr for rr, _ in read])
+        status = sorted((self._status(rr, qd) for rr, qd in read), key=lambda s: s[1])
+        inside, visible = f.within, f.visible
+        of = [s for s in status if s[13] in f.in_view and (inside is None or s[13] in inside)]  # IN_VIEW (+ WITHIN)
+        flagged = _bounded(self.of, (node, predicate), v.flagged(of))
+        joined = cast("list[JoinedRow]", [r for r in rows if r[0] is not None])
         if len(joined) > CAND_MAX:  # a hub: read the returned units only, as the per-lookup path does
+            self.units.pop((node, predicate), None)
             return ix.search([node], k)
-        visible = f.visible
+        # What ``SQLView.rels_in_unit`` would give a returned unit, less the relations of other pairs, which the hop
+        # skips: the pair's relations whose document the principal may read (and the narrower viewer), by id.
+        in_unit: dict[str, list[Rel]] = {}
+        for s, rel in zip(of, flagged, strict=True):
+            if s[13] in visible and s[14] is not None:
+                in_unit.setdefault(s[14], []).append(rel)
+        _bounded(self.units, (node, predicate), in_unit)
         units: dict[int, tuple[str, int, dict[str, int]]] = {}
-        rels: dict[str, list[JoinedRow]] = {}  # unit ref -> its relations' rows
-        for r in cast("list[JoinedRow]", joined):
-            uo, ref = r[0], r[4]
+        for r in joined:
+            uo = r[0]
             if r[2] in visible and uo not in units:
-                units[uo] = (ref, r[3], {term: r[1]})
-            if r[6] is not None:
-                rels.setdefault(ref, []).append(r)
+                units[uo] = (r[4], r[3], {term: r[1]})
         if not units:
             return []
         size = n_units or 1
-        hits = rank_bm25plus([term], sorted(units.items()), {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
-        # What ``SQLView.prefetch`` reads for the returned units: the relations each supports whose document
-        # the principal may read (and the narrower viewer), with their status. (The units themselves are
-        # read when something shows one, ``SQLView.unit``.)
-        cache = v.store._rows_cache
-        for h in hits:
-            ref = h.ref
-            if ref not in v._in_unit:
-                status: list[StatusRow] = []
-                for r in rels.get(ref, ()):
-                    rr = cast("RelRow", (*r[5:22], r[23]))
-                    _bounded(cache, rr[1], rr)
-                    if r[18] in visible:
-                        status.append(self._status(rr, r[22]))
-                status.sort(key=lambda s: s[1])
-                _bounded(v._in_unit, ref, v.flagged(status))
-        return hits
+        return rank_bm25plus([term], sorted(units.items()), {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
 
     def _prime_rows(self, rows: list[RelRow]) -> None:
         """The relation rows ``SQLStore._relation_row`` reads by id: the record and its quote, read without a
@@ -185,6 +161,12 @@ class HopQuery:
         cache = self.view.store._rows_cache
         for r in rows:
             _bounded(cache, r[1], r)
+
+    def hop_in_unit(self, ref: str, subject: str, predicate: str) -> list[Rel] | None:
+        """The relations of (subject, predicate) supported in a unit this hop's statement returned, flagged as
+        ``SQLView.rels_in_unit`` flags them; None when the statement did not read them (a hub's hop)."""
+        hit = self.units.get((subject, predicate))
+        return None if hit is None else hit.get(ref, [])
 
     def rels_of(self, subject: str, predicate: str) -> list[Rel]:
         """``SQLView.rels_of``, from this hop's statement when it read that pair."""

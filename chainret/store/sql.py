@@ -377,7 +377,7 @@ class SQLStore:
             first = one and self.hop_query is None and key not in self._asked_once and key not in self._facts
             if first:
                 self._asked_once.add(key)
-            hq = HopQuery(view, index, functional, self.view_facts(*key)) if one and not first else None  # one statement per hop
+            hq = HopQuery(view, index, self.view_facts(*key)) if one and not first else None  # one statement per hop
             hit = HopWorld(
                 index,
                 functional=functional,
@@ -386,6 +386,7 @@ class SQLStore:
                 readable=lambda ref: True,  # ``rels_in_unit`` returns nothing for an unreadable unit
                 entity=self.entity,
                 hop_search=None if hq is None else hq.search,
+                hop_in_unit=None if hq is None else hq.hop_in_unit,
             )
             if not first:  # (a first ask's world is not kept: the pair's next ask reads the facts)
                 self._worlds[key] = hit

@@ -27,7 +27,9 @@ Every figure is measured, in CPU time beside wall time:
   (the transaction's ``BEGIN; SET LOCAL ROLE ...; SELECT set_config(...)`` is one message of three);
 * **transactions per ask**: the change of ``pg_stat_database.xact_commit + xact_rollback`` (the counting
   session's own transaction taken off; the asking sessions have exited, so their counts are flushed);
-* p50 / p99 wall from >= 1,000 asks (``--asks``), and the load average at the start and end.
+* p50 / p99 wall from >= 1,000 asks (``--asks``), and the load average at the start and end;
+* a (view, principal) pair's **first ask** on a fresh store (a new connection for the principal's role,
+  its statements planned) on its own: each round's store asks one request per pair before its warm asks.
 
 Concurrency: N client processes each with its own store (``procs``), and N threads sharing one
 store object and its connection pool (``threads``, bounded by the GIL on the client side). Nothing
@@ -149,6 +151,31 @@ def _loop(store: Any, reqs: list[Any]) -> tuple[list[float], list[float], dict[s
     return walls, cpus, outcomes
 
 
+def leads(reqs: list[Any]) -> list[Any]:
+    """The first request of each (view, principal) pair in ``reqs``, in order."""
+    seen: dict[tuple[Any, Any], Any] = {}
+    for r in reqs:
+        seen.setdefault((r[1], r[2]), r)
+    return list(seen.values())
+
+
+def first_asks(store: Any, reqs: list[Any]) -> dict[str, dict[str, Any]]:
+    """Ask each of ``reqs`` (one per (view, principal) pair) on a fresh store: its client CPU and wall.
+
+    A pair's first ask opens the connection of its principal role and plans its statements; the warm
+    figures are the asks after these, as on the SQLite page (``store_bench.warm``). (The server's CPU is
+    read around all of them together: ``/proc`` counts it in clock ticks of 10 ms.)"""
+    from chainret.ask import ask
+
+    out: dict[str, dict[str, Any]] = {}
+    for req, view, principal in reqs:
+        c0, t0 = time.process_time(), time.perf_counter()
+        t = ask(req, store, view=view, principal=principal)
+        wall, client = time.perf_counter() - t0, time.process_time() - c0
+        out[f"{view or 'current'}/{principal}"] = {"wall_ms": wall * 1000, "client_cpu_ms": client * 1000, "outcome": t.outcome}
+    return out
+
+
 def _summary(walls: list[float], client: float, server: float, asks: int, xacts: int | None = None) -> dict[str, Any]:
     out = {"asks": asks, "client_cpu_ms": client / asks * 1000, "server_cpu_ms": server / asks * 1000,
            "p50_ms": statistics.median(walls) * 1000, "p99_ms": pct(walls, 0.99) * 1000}
@@ -158,8 +185,9 @@ def _summary(walls: list[float], client: float, server: float, asks: int, xacts:
     return out
 
 
-def measure_warm(url: str, reqs: list[Any], pid: int, count: bool = False) -> dict[str, Any]:
-    """Sequential asks on a fresh store after a first ask (``reqs[0]``): CPU, wall and transactions.
+def measure_warm(url: str, reqs: list[Any], pid: int, count: bool = False, lead: int = 1) -> dict[str, Any]:
+    """Sequential asks on a fresh store after its first asks (``reqs[:lead]``, one per (view, principal)
+    pair, measured apart: ``first_asks``): CPU, wall and transactions of the rest.
 
     The store is closed before the transactions are counted: a backend flushes its statistics when it
     exits (an idle one only after seconds), so the count is complete. ``count``: also the statements
@@ -168,15 +196,19 @@ def measure_warm(url: str, reqs: list[Any], pid: int, count: bool = False) -> di
     from chainret.store import open_store
 
     store = open_store(url)
-    _loop(store, reqs[:1])
+    s0 = server_cpu(pid)
+    first = first_asks(store, reqs[:lead])
+    first_server = server_cpu(pid) - s0
+    timed = reqs[lead:]
     x0 = _xacts(url)
     s0 = server_cpu(pid)
     c0, t0 = time.process_time(), time.perf_counter()
-    walls, cpus, outcomes = _loop(store, reqs[1:])
+    walls, cpus, outcomes = _loop(store, timed)
     wall, client, server = time.perf_counter() - t0, time.process_time() - c0, server_cpu(pid) - s0
     store.close()
     res = {"asks": len(walls), "client_s": client, "server_s": server, "xacts": _xacts(url) - x0 - 1, "wall_s": wall,
-           "walls": walls, "cpus": cpus, "outcomes": outcomes}
+           "walls": walls, "cpus": cpus, "outcomes": outcomes, "first_asks": first,
+           "first_asks_server_s": first_server}
     if count:
         import psycopg
 
@@ -189,15 +221,15 @@ def measure_warm(url: str, reqs: list[Any], pid: int, count: bool = False) -> di
             return orig(self, query, *a, **kw)
 
         store = open_store(url)
-        _loop(store, reqs[:1])
+        _loop(store, reqs[:lead])
         psycopg.Cursor.execute = counting  # type: ignore[method-assign]
         try:
-            _loop(store, reqs[1:])
+            _loop(store, timed)
         finally:
             psycopg.Cursor.execute = orig  # type: ignore[method-assign]
             store.close()
-        res["round_trips_per_ask"] = sent[0] / max(1, len(reqs) - 1)
-        res["statements_per_ask"] = sent[1] / max(1, len(reqs) - 1)
+        res["round_trips_per_ask"] = sent[0] / max(1, len(timed))
+        res["statements_per_ask"] = sent[1] / max(1, len(timed))
     return res
 
 
@@ -209,7 +241,7 @@ def _client(url: str, reqs: list[Any], seconds: float, start: Any, q: Any, least
     from chainret.store import open_store
 
     store = open_store(url)
-    _loop(store, reqs[:1])
+    _loop(store, leads(reqs))  # each pair's connection opened and its statements planned before the clock starts
     start.wait()
     c0 = time.process_time()
     walls: list[float] = []
@@ -253,8 +285,7 @@ def measure_threads(url: str, ok: list[Any], clients: int, seconds: float, pid: 
         store = open_store(url) if clients <= 8 else _open_pool(url, clients)
     except TypeError:
         return {"mode": "threads", "clients": clients, "error": "this checkout's store has no pool"}
-    for i in range(clients):  # a first ask per (view, principal) on each thread's first connection
-        _loop(store, ok[i : i + 1])
+    _loop(store, leads(ok) + ok[:clients])  # a first ask per (view, principal) pair, before the clock starts
     start = threading.Barrier(clients + 1)
     lists: list[list[float]] = [[] for _ in range(clients)]
     errors: list[BaseException] = []
@@ -297,7 +328,7 @@ def measure_main(args: argparse.Namespace) -> None:
     kind, url, pid = args.measure, args.url, args.pid
     reqs = [tuple(r) for r in json.loads(Path(args.requests).read_text())]
     if kind == "warm":
-        res = measure_warm(url, reqs, pid, count=args.count)
+        res = measure_warm(url, reqs, pid, count=args.count, lead=args.lead)
     elif kind == "procs":
         res = measure_procs(url, reqs, args.clients, args.seconds, pid)
     else:
@@ -317,9 +348,9 @@ def data_folder(n: int) -> Path:
 
 
 def measure(kind: str, url: str, pid: int, reqs: Path, args: argparse.Namespace, src: Path, clients: int = 0,
-            count: bool = False) -> dict[str, Any]:
+            count: bool = False, lead: int = 1) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--measure", kind, "--url", url, "--pid", str(pid), "--requests", str(reqs),
-           "--seconds", str(args.seconds), "--clients", str(clients), *(["--count"] if count else [])]
+           "--seconds", str(args.seconds), "--clients", str(clients), "--lead", str(lead), *(["--count"] if count else [])]
     env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT / 'benchmarks'}", "PYDANTIC_DISABLE_PLUGINS": "__all__"}
     out = subprocess.run(cmd, cwd=src, env=env, capture_output=True, text=True)
     if out.returncode != 0:
@@ -339,6 +370,15 @@ def _merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
             outcomes[k] = outcomes.get(k, 0) + v
     out.update(outcomes=outcomes, wall_s=sum(p["wall_s"] for p in parts), rounds=len(parts),
                client_cpu_p50_ms=statistics.median(cpus) * 1000, client_cpu_p99_ms=pct(cpus, 0.99) * 1000)
+    firsts: dict[str, list[dict[str, Any]]] = {}
+    for p in parts:
+        for pair, f in p.get("first_asks", {}).items():
+            firsts.setdefault(pair, []).append(f)
+    out["first_asks"] = {pair: {k: statistics.fmean(f[k] for f in fs) for k in ("wall_ms", "client_cpu_ms")} | {"stores": len(fs)}
+                         for pair, fs in firsts.items()}
+    servers = [p["first_asks_server_s"] for p in parts if "first_asks_server_s" in p]
+    if servers:
+        out["first_asks_server_ms"] = statistics.fmean(servers) * 1000
     counted = [p for p in parts if "statements_per_ask" in p]
     if counted:
         out["statements_per_ask"] = counted[0]["statements_per_ask"]
@@ -383,7 +423,7 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
         from chainret.store import open_store
 
         store = open_store(url)
-        ok, bad = split_requests(store, n, args.asks + args.rounds, args.unknown)
+        ok, bad = split_requests(store, n, args.asks + 4, args.unknown)  # (4: the (view, principal) pairs' first asks)
         store.close()
         res["vacuumed"] = vacuum(url)
         if res["vacuumed"]:
@@ -394,6 +434,8 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
         for name, reqs in (("answerable", ok), ("unknown", bad)):
             files[name] = CACHE / "requests" / f"{n}-{name}.json"
             files[name].write_text(json.dumps(reqs))
+        first = leads(ok)  # each round's fresh store asks these first (a connection per role, its statements planned)
+        ok = [r for r in ok if r not in first][: args.asks]
         per = len(ok) // args.rounds
         warm: dict[str, dict[str, list[Any]]] = {label: {"answerable": [], "unknown": []} for label, _ in srcs}
         # Every request asked once, not timed, so that a warm ask finds its pages in memory whichever checkout
@@ -401,15 +443,15 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
         measure("warm", url, pid, files["answerable"], args, ROOT)
         for r in range(args.rounds):  # the checkouts alternate round by round, so a changing load hits both alike
             chunk = CACHE / "requests" / f"{n}-round.json"
-            chunk.write_text(json.dumps(ok[r * per:(r + 1) * per]))
+            chunk.write_text(json.dumps(first + ok[r * per:(r + 1) * per]))
             for label, src in (srcs if r % 2 == 0 else srcs[::-1]):  # and which goes first
-                warm[label]["answerable"].append(measure("warm", url, pid, chunk, args, src, count=r == 0))
+                warm[label]["answerable"].append(measure("warm", url, pid, chunk, args, src, count=r == 0, lead=len(first)))
                 print(f"[{n}] {label} warm round {r + 1}/{args.rounds}: {warm[label]['answerable'][-1]['asks']} asks", flush=True)
         if bad:
             chunk = CACHE / "requests" / f"{n}-round.json"
-            chunk.write_text(json.dumps([ok[0], *bad]))
+            chunk.write_text(json.dumps([*first, *bad]))
             for label, src in srcs:
-                warm[label]["unknown"].append(measure("warm", url, pid, chunk, args, src))
+                warm[label]["unknown"].append(measure("warm", url, pid, chunk, args, src, lead=len(first)))
         for label, src in srcs:
             runs: dict[str, Any] = {"commit": git_head(src, args.src_commit if label == "before" else None), "warm": {k: _merge(v) for k, v in warm[label].items() if v}}
             print(f"[{n}] {label} warm: {json.dumps(runs['warm'])}", flush=True)
@@ -461,7 +503,9 @@ def write_report(results: list[dict[str, Any]], cmd: str) -> str:
         "Before the rounds, every request is asked once untimed (so a page's first read from disk or the OS cache is",
         "not in the warm figure, whichever checkout asks first) and the store's tables are vacuumed if rows were",
         "written since their last vacuum (else the server's autovacuum runs during the measurement and is counted as",
-        "server CPU).",
+        "server CPU). Each round opens a fresh store, which first asks one request per (view, principal) pair: that",
+        "ask opens the pool's connection for the principal's role and plans its statements, and is reported on its",
+        "own below (as the SQLite page reports a pair's first asks); the warm rows are the asks after those.",
         "",
         "*answerable*: the principal may know the project (the engine's hop path). *unknown*: the project is only",
         "in a document the principal may not read, so the request is refused after the tolerant reading (the",
@@ -489,12 +533,33 @@ def write_report(results: list[dict[str, Any]], cmd: str) -> str:
                 )
     lines += [
         "",
+        "### A (view, principal) pair's first ask on a fresh store",
+        "",
+        "The mean over the rounds' fresh stores (*stores*) of each pair's first ask: a new connection for the",
+        "principal's role, the server's catalog caches of that session filled, the statements planned. The",
+        "server's CPU is read around a store's first asks together (`/proc` counts it in 10 ms clock ticks).",
+        "",
+        "| relations | code | view/principal | stores | client CPU ms | wall ms |",
+        "|---:|---|---|---:|---:|---:|",
+    ]
+    servers = []
+    for r in results:
+        for label, runs in r["runs"].items():
+            a = runs["warm"].get("answerable", {})
+            for pair, f in a.get("first_asks", {}).items():
+                lines.append(f"| {r['relations']:,} | {label} | {pair} | {f['stores']} | {_f(f['client_cpu_ms'])} | {_f(f['wall_ms'])} |")
+            if "first_asks_server_ms" in a:
+                servers.append(f"{r['relations']:,} ({label}) {a['first_asks_server_ms']:.0f} ms")
+    if servers:
+        lines += ["", f"Server CPU over a store's first asks (all its pairs together, mean over the stores): {'; '.join(servers)}."]
+    lines += [
+        "",
         "## Concurrent clients (answerable asks)",
         "",
         "*procs*: N client processes, each with its own store object. *threads*: N threads sharing one store object",
         "and its connection pool (the client side is then held to one core by Python's GIL). Each run lasts at least",
         "`--seconds` and until its clients have asked 1,000 times together; asks/s over the wall time; CPU per ask",
-        "includes the server.",
+        "includes the server. Each client asks one request per (view, principal) pair before the clock starts.",
         "",
         "| relations | code | mode | clients | asks | asks/s | client CPU ms/ask | server CPU ms/ask | total CPU ms/ask | p50 ms | p99 ms |",
         "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -558,6 +623,7 @@ def main() -> None:
     ap.add_argument("--url", help=argparse.SUPPRESS)
     ap.add_argument("--requests", help=argparse.SUPPRESS)
     ap.add_argument("--count", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--lead", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--pid", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if not args.measure:

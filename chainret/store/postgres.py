@@ -39,6 +39,7 @@ Statistics views (``pg_stats``) hide the columns of tables whose policies apply 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import re
 import threading
@@ -139,7 +140,9 @@ def connect(url: str, *, autocommit: bool = True) -> Conn:
         raise StoreUnavailable(f"cannot connect to PostgreSQL at {redact(url)}: {first}") from None
 
 
+@functools.lru_cache(maxsize=1024)
 def _sql(sql: str) -> str:
+    """``sql`` with psycopg's placeholders (the engine's statements repeat on every ask: converted once)."""
     return sql.replace("?", "%s")
 
 
@@ -298,6 +301,7 @@ class _ReadTransaction:
 
     def __init__(self, db: PostgresBackend, conn: Conn) -> None:
         self.db, self.conn = db, conn
+        self.cur = conn.cursor()  # one cursor for the request's statements (psycopg makes one per conn.execute)
         self.open = False
         self.role: object = _UNSET
         self.view: object = _UNSET
@@ -317,11 +321,13 @@ class _ReadTransaction:
             setup.append(f"SET LOCAL ROLE {role}")
         if gview != self.view:
             setup.append(f"SELECT set_config('chainret.view', {_literal(gview, self.conn)}, true)")
+        cur = self.cur
         try:
             if setup:  # one simple-protocol message: cheaper for the client than a pipeline of three
-                self.conn.execute("; ".join(setup), prepare=False)
+                cur.execute("; ".join(setup), prepare=False)
                 self.open, self.role, self.view = True, role, gview
-            return list(self.conn.execute(_sql(sql), tuple(params)).fetchall())
+            cur.execute(_sql(sql), tuple(params))
+            return cur.fetchall()
         except BaseException:
             self.end()
             raise
@@ -336,14 +342,25 @@ class _ReadTransaction:
         self.open, self.role, self.view = False, _UNSET, _UNSET
         if was_open and not self.conn.closed:
             with contextlib.suppress(Exception):  # a broken connection: the pool discards it
-                self.conn.execute("COMMIT")
+                self.cur.execute("COMMIT")
 
 
 def _literal(text: str, conn: Conn) -> str:
-    """``text`` as an SQL string literal for ``conn`` (a view name, sent inside a simple-protocol message)."""
-    from psycopg import sql
+    """``text`` as an SQL string literal for ``conn`` (a view name, sent inside a simple-protocol message).
 
-    return str(sql.Literal(text).as_string(conn))
+    Remembered per text: the store's sessions share one server and client encoding, so a view name
+    quotes the same on each of them (and a request names one of a catalog's few views)."""
+    hit = _LITERALS.get(text)
+    if hit is None:
+        from psycopg import sql
+
+        hit = str(sql.Literal(text).as_string(conn))
+        if len(_LITERALS) < 1024:
+            _LITERALS[text] = hit
+    return hit
+
+
+_LITERALS: dict[str, str] = {}
 
 
 def _idle() -> TransactionStatus:

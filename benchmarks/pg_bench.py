@@ -571,7 +571,7 @@ def write_report(results: list[dict[str, Any]], cmd: str) -> str:
         "*procs*: N client processes, each with its own store object. *threads*: N threads sharing one store object",
         "and its connection pool (the client side is then held to one core by Python's GIL). Each run lasts at least",
         "`--seconds` and until its clients have asked 1,000 times together; asks/s over the wall time; CPU per ask",
-        "includes the server. Each client asks one request per (view, principal) pair before the clock starts.",
+        "includes the server. Each client asks two requests per (view, principal) pair before the clock starts.",
         "",
         "| relations | code | mode | clients | asks | asks/s | client CPU ms/ask | server CPU ms/ask | total CPU ms/ask | p50 ms | p99 ms |",
         "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",

@@ -31,7 +31,7 @@ The statement texts are constants, so ``sqlite3``'s statement cache reuses the p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from chainret.search import SearchHit, rank_bm25plus
 from chainret.store.sqlrows import REL_COLS, RelRow, StatusRow, _bounded
@@ -55,10 +55,14 @@ HOP_SQL = (
     "FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.subject = ? AND r.predicate = ?"
 )
 
-# A row of the statement: a posting row or a relation row, told apart by column 0 (NULL in a relation row).
-HopRow = tuple[Any, ...]
-# A posting row (its relation columns NULL).
-JoinedRow = tuple[int, int, int | None, int, str, *tuple[None, ...]]
+# A row of the statement: posting and unit columns, or a relation row of ``REL_COLS`` with its quote's document and text.
+HopRow = tuple[
+    int | None, int | None, int | None, int | None, str | None,
+    int | None, str | None, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
+    int | None, str | None,
+]
+# A posting row of the statement (its relation columns NULL).
+JoinedRow = tuple[int, int, int | None, int, str, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None]
 
 
 @dataclass(frozen=True)

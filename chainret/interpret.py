@@ -217,7 +217,7 @@ def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: An
         predicates=list(r.pattern.predicates),
         view=cv.view_name,
         principal=cv.principal,
-        reading=r.route + ("+topic" if r.via else ""),
+        reading=r.route + (f"+{r.via}" if r.via else ""),
         match=record,
     )
     meta = {"phrasing": r.phrasing} if r.phrasing else {}

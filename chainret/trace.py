@@ -152,7 +152,8 @@ class Interpretation(_Model):
     ``match`` is present only when the reading was not literal: the words equal a declared phrasing
     (``meta.phrasing``) and the slot words are an entity's canonical ID, name or alias exactly.
     Otherwise it lists, word group by word group, what matched what and how (``WordMatch``), and
-    ``reading`` names the route (``filler``, ``possessive``, ``glued``, ``tolerant``, ``composed``).
+    ``reading`` names the route (``filler``, ``possessive``, ``glued``, ``tolerant``, ``composed``; ``+topic`` or
+    ``+keywords`` where the request was rewritten first: a fronted topic, a keyword request).
     """
 
     pattern: str

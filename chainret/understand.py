@@ -17,6 +17,8 @@ Routes, each producing (pattern, entity words, how):
   are listed, a fronted topic (``PR-84: which contact serves it?``, ``For PR-84, who is the
   contact?``), and the tail of a phrasing said another way (``the instrument that E-9 uses`` for
   ``the instrument used by {experiment}``);
+* **keywords**: a request of names and nouns only, read as the pattern words "for" the entity words
+  at every split (``PR-84 contact``, ``contact PR-84``, ``cart-api on-call``; ``keyword_variants``);
 * **composed**: the chain said relation by relation, with each predicate's nouns and verbs
   (``chainret.lexicon``): ``the contact of the operator of PR-84``, ``PR-84's operator's contact``,
   ``which lab certifies the company that supplies G-7``. The chain must equal a pattern's hops.
@@ -55,6 +57,7 @@ FILLER_WORDS: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("as", "of", "today"), ("as", "of", "now"), ("for", "me"), ("again",), ("kindly",),
 ), key=len, reverse=True))
 _QWORDS = {"who", "what", "which", "where"}
+_FILLER_SINGLE = frozenset(w for ph in (*FILLER_WORDS, *IGNORED_LEADING) for w in ph)
 _CONTRACTIONS = {"who's": ("who", "is"), "what's": ("what", "is"), "where's": ("where", "is"), "which's": ("which", "is")}
 _PRONOUNS = {"it", "this", "that", "them", "its"}
 _DETERMINERS = ("the", "a", "an")
@@ -141,6 +144,44 @@ def topic_variants(text: str) -> list[tuple[str, str]]:
     return out
 
 
+# Keyword requests, a search box's habit: "PR-84 contact", "contact PR-84", "cart-api on call", "G-7 supplier
+# certifier". Read as the words of a pattern "for" the entity words, or as the entity's chain of nouns
+# ("G-7's supplier's certifier"), at every split of the request; the readings are then
+# held to the same rules as any other (every word accounted for, one pattern and one entity across all
+# readings, else a refusal), so a split never picks between meanings. Only requests of names and nouns:
+# a question word, a verb of being or doing, a negation, a comparison or a joining word means the
+# request says something the other routes read (or refuse), never a keyword list.
+KEYWORDS_MAX_WORDS = 8
+_NOT_KEYWORDS = frozenset({
+    "who", "whom", "whose", "what", "which", "where", "when", "why", "how",
+    "is", "are", "was", "were", "be", "been", "do", "does", "did", "can", "could", "should", "would", "will", "shall",
+    "may", "might", "must", "has", "have", "had",
+    "not", "no", "never", "none", "nor", "without", "except", "excluding", "other", "than", "more", "less", "most",
+    "least", "only", "but", "and", "or", "of", "for", "at", "by", "in", "from", "to", "with", "about", "vs",
+    "ignore", "pretend", "set", "show", "tell", "list", "all", "every", "each", "any",
+})
+
+
+def keyword_variants(text: str, vocab: set[str]) -> list[str]:
+    """A keyword request rewritten at each split into "<pattern words> for <entity words>" (both ways round)
+    and into the entity's possessive chain of the words after it. The pattern side of a split must be
+    words of the catalog's phrasings and relations (``vocab``) or filler: a request of other words has no
+    split worth reading, and costs nothing more."""
+    ws = words(text)
+    low = [w.lower() for w in ws]
+    if not 2 <= len(ws) <= KEYWORDS_MAX_WORDS or _NOT_KEYWORDS.intersection(low) or any(w.endswith("'s") for w in low):
+        return []
+    known = [w in vocab or w in _FILLER_SINGLE or all(p in vocab for p in w.split("-")) for w in low]
+    out: list[str] = []
+    for k in range(1, len(ws)):
+        head, tail = " ".join(ws[:k]), " ".join(ws[k:])
+        if all(known[k:]):
+            out += [f"{tail} for {head}", f"{head}'s " + "'s ".join(ws[k:])]  # "PR-84 contact", "G-7 supplier certifier"
+        if all(known[:k]):
+            out.append(f"{head} for {tail}")  # "contact PR-84"
+    return list(dict.fromkeys(out))
+
+
 # -- phrasings in canonical form ---------------------------------------------------------------------
 def canonical_frame(low: list[str]) -> list[str]:
     """``what`` reads as ``which``; ``what is`` / ``which is`` as ``who is``."""
@@ -162,7 +203,7 @@ class Reading(NamedTuple):
     phrasing: str | None = None
     relations: tuple[tuple[str, str], ...] = ()  # (words, predicate) of a composed reading
     ignored: tuple[str, ...] = ()
-    via: str = ""  # "topic" when a fronted topic was rewritten
+    via: str = ""  # "topic" when a fronted topic was rewritten, "keywords" for a keyword request
 
 
 def _template_parts(phrasing: str, start_type: str) -> tuple[list[str], list[str]] | None:
@@ -257,6 +298,7 @@ def tolerant_readings(request: str, patterns: Sequence[PatternSpec], catalog: An
     lex = lexicon(catalog)
     vocab = lex.vocabulary(patterns)
     texts: list[tuple[str, str]] = [(request, "")] + [(t, "topic") for t, _ in topic_variants(request)]
+    texts += [(t, "keywords") for t in keyword_variants(request, vocab)]
     out: list[Reading] = []
     for text, via in texts:
         prep = prepare(text, vocab)

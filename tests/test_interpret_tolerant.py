@@ -232,7 +232,7 @@ def test_validate_checks_a_request_set_against_its_worlds(tmp_path):
     from chainret.validate import validate_paths
 
     reports = validate_paths([ROOT / "fixtures" / "requests"])
-    assert [r.valid for r in reports] == [True, True] and {r.counts["requests"] for r in reports} == {103, 132}
+    assert [r.valid for r in reports] == [True, True] and {r.counts["requests"] for r in reports} == {119, 132}
     (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
     shutil.copytree(ROOT / "catalogs", tmp_path / "catalogs")
     bad = tmp_path / "requests.yaml"
@@ -279,3 +279,43 @@ def test_a_paraphrase_with_an_unknown_name_near_a_known_one_suggests_it():
 
 def test_words_that_read_as_no_pattern_stay_no_pattern():
     assert ask("what's the weather like at PR-84?", SEED).reason.code == "no_pattern"
+
+
+@pytest.mark.parametrize(("request_text", "catalog", "expected", "reading"), [
+    ("PR-84 contact", SEED, ("contact_for_project", "project:final:main"), "tolerant+keywords"),
+    ("contact pr84?", SEED, ("contact_for_project", "project:final:main"), "tolerant+keywords"),
+    ("main programme contact please", SEED, ("contact_for_project", "project:final:main"), "tolerant+keywords"),
+    ("PR-84 operator contact", SEED, ("contact_for_project", "project:final:main"), "composed+keywords"),
+    ("G-7 supplier certifier", SUPPLY, ("certifier_of_supplier", "part:supply:gear"), "composed+keywords"),
+])
+def test_a_keyword_request_reads_as_the_pattern_words_for_the_entity(request_text, catalog, expected, reading):
+    trace = ask(request_text, catalog)
+    assert _interp(trace) == expected
+    assert trace.interpretation.reading == reading
+    assert _entity_match(trace).target == expected[1]
+
+
+@pytest.mark.parametrize(("request_text", "code"), [
+    ("PR-84 operator", "no_pattern"),  # another relation: no pattern is one hop over operated_by
+    ("PR-84 contact phone number", "no_pattern"),  # words left over
+    ("PR-84 not contact", "no_pattern"),  # a negation is never a keyword
+    ("contact PR-84 and PR-85", "no_pattern"),  # a joining word is never a keyword
+    ("PR-84 PR-85 contact", "unknown_entity"),  # two entities are no one name
+    ("Rowan contact", "unknown_entity"),  # an org, not a project
+    ("PR-83 contact", "unknown_entity"),  # digits never differ
+    ("PR-84", "no_pattern"),  # a name alone asks nothing
+])
+def test_a_keyword_request_that_says_more_or_other_is_refused(request_text, code):
+    trace = ask(request_text, SEED)
+    assert trace.interpretation is None and trace.reason.code == code, _interp(trace)
+
+
+def test_keyword_variants_only_for_names_and_nouns():
+    from chainret.understand import keyword_variants
+
+    vocab = {"contact", "operator", "serves"}
+    assert keyword_variants("PR-84 contact?", vocab) == ["contact for PR-84", "PR-84's contact"]
+    assert keyword_variants("contact PR-84", vocab) == ["contact for PR-84"]
+    for said in ("which contact PR-84", "is PR-84 contact", "PR-84's contact", "contact", " ".join(["PR-84"] * 9),
+                 "alpha beta gamma"):  # (words of no phrasing or relation: no split to read)
+        assert keyword_variants(said, vocab) == [], said

@@ -86,7 +86,8 @@ def patterns_cmd(
                    " → ".join(r["hops"])] for r in rows]
     console.print(fit_table(("phrasing", "pattern", "hops"), table_rows, width=console.width))
     console.print(t("Also understood: the chain said relation by relation (\"the <b> of the <a> of X\", \"X's <a>'s <b>\", "
-                    "\"which <type> <verb> X\") with these words per relation; add your own with nouns:/verbs: on a predicate:"))
+                    "\"which <type> <verb> X\", or as keywords: \"X <a> <b>\") with these words per relation; add your own with "
+                    "nouns:/verbs: on a predicate:"))
     console.print(fit_table(("relation", "words"), [[name, ", ".join(ws)] for name, ws in words.items()], width=console.width))
 
 

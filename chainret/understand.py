@@ -17,6 +17,8 @@ Routes, each producing (pattern, entity words, how):
   are listed, a fronted topic (``PR-84: which contact serves it?``, ``For PR-84, who is the
   contact?``), and the tail of a phrasing said another way (``the instrument that E-9 uses`` for
   ``the instrument used by {experiment}``);
+* **glued words**: a word of the catalog's phrasings or relations written together with the next
+  (``oncall``) reads as the two, as ``pr84`` reads as PR-84;
 * **keywords**: a request of names and nouns only, read as the pattern words "for" the entity words
   at every split (``PR-84 contact``, ``contact PR-84``, ``cart-api on-call``; ``keyword_variants``);
 * **composed**: the chain said relation by relation, with each predicate's nouns and verbs
@@ -97,8 +99,16 @@ class Prepared(NamedTuple):
     how: str = "canonical"
 
 
+def _unglued(word: str, vocab: set[str]) -> int | None:
+    """Where a word of letters not itself in ``vocab`` splits into two words that are (``oncall``: 2), else None."""
+    if word in vocab or not word.isalpha() or len(word) < 5:
+        return None
+    cuts = [i for i in range(2, len(word) - 1) if word[:i] in vocab and word[i:] in vocab]
+    return cuts[0] if len(cuts) == 1 else None
+
+
 def prepare(text: str, vocab: set[str]) -> Prepared | None:
-    """Words with contractions expanded, template words unhyphenated, politeness and filler dropped."""
+    """Words with contractions expanded, template words unhyphenated or unglued, politeness and filler dropped."""
     raw = words(text)
     toks: list[str] = []
     for w in raw:
@@ -107,6 +117,8 @@ def prepare(text: str, vocab: set[str]) -> Prepared | None:
             toks.extend(_CONTRACTIONS[lw])
         elif "-" in w and all(p.isalpha() and p.lower() in vocab for p in lw.split("-")):
             toks.extend(w.split("-"))
+        elif (glued := _unglued(lw, vocab)) is not None:  # "oncall" for "on call", as "pr84" is PR-84
+            toks.extend((w[: glued], w[glued:]))
         else:
             toks.append(w)
     low = [w.lower() for w in toks]
@@ -171,7 +183,8 @@ def keyword_variants(text: str, vocab: set[str]) -> list[str]:
     low = [w.lower() for w in ws]
     if not 2 <= len(ws) <= KEYWORDS_MAX_WORDS or _NOT_KEYWORDS.intersection(low) or any(w.endswith("'s") for w in low):
         return []
-    known = [w in vocab or w in _FILLER_SINGLE or all(p in vocab for p in w.split("-")) for w in low]
+    known = [w in vocab or w in _FILLER_SINGLE or all(p in vocab for p in w.split("-")) or _unglued(w, vocab) is not None
+             for w in low]
     out: list[str] = []
     for k in range(1, len(ws)):
         head, tail = " ".join(ws[:k]), " ".join(ws[k:])

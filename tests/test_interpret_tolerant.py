@@ -232,7 +232,7 @@ def test_validate_checks_a_request_set_against_its_worlds(tmp_path):
     from chainret.validate import validate_paths
 
     reports = validate_paths([ROOT / "fixtures" / "requests"])
-    assert [r.valid for r in reports] == [True, True] and {r.counts["requests"] for r in reports} == {119, 132}
+    assert [r.valid for r in reports] == [True, True] and {r.counts["requests"] for r in reports} == {121, 132}
     (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
     shutil.copytree(ROOT / "catalogs", tmp_path / "catalogs")
     bad = tmp_path / "requests.yaml"
@@ -319,3 +319,15 @@ def test_keyword_variants_only_for_names_and_nouns():
     for said in ("which contact PR-84", "is PR-84 contact", "PR-84's contact", "contact", " ".join(["PR-84"] * 9),
                  "alpha beta gamma"):  # (words of no phrasing or relation: no split to read)
         assert keyword_variants(said, vocab) == [], said
+
+
+def test_a_glued_relation_word_reads_as_its_two_words_and_nothing_else_is_split():
+    from chainret.understand import _unglued
+
+    records = load_catalog(ROOT / "fixtures" / "records" / "catalog.yaml")
+    for said in ("who is oncall for Ledger?", "Ledger oncall"):
+        assert _interp(ask(said, records)) == ("on_call_for_service", "service:records:ledger"), said
+    vocab = {"on", "call", "contact", "for"}
+    assert _unglued("oncall", vocab) == 2
+    assert _unglued("contact", vocab) is None  # a word of its own
+    assert _unglued("forcall", vocab) == 3 and _unglued("pr84", vocab) is None and _unglued("oncal", vocab) is None

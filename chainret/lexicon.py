@@ -103,8 +103,8 @@ def predicate_words(p: Any) -> PredicateWords:
         w.nouns.add(tuple(parts))
     for t in type_words(p.range):
         w.nouns.add((t,))
-    for n in getattr(p, "nouns", ()) or ():
-        w.nouns.add(tuple(n.lower().split()))
+    for n in getattr(p, "nouns", ()) or ():  # a hyphen is a space, as in requests ("on-call engineer")
+        w.nouns.add(tuple(n.lower().replace("-", " ").split()))
     for v in getattr(p, "verbs", ()) or ():
         w.verbs.add(v.lower())
     # A noun may carry the range type after it ("the on call person", "the owner team").

@@ -25,8 +25,8 @@ def run(*args: str) -> str:
     return result.output
 
 
-def owner_path(catalog: Path, *view: str) -> list[str]:
-    out = run("ask", "Who is on call for cart-api?", "--catalog", str(catalog), "--json", "--no-trace", *view)
+def owner_path(catalog: Path, *view: str, request: str = "Who is on call for cart-api?") -> list[str]:
+    out = run("ask", request, "--catalog", str(catalog), "--json", "--no-trace", *view)
     trace = json.loads(out)
     assert trace["outcome"] == "accepted_path"
     return trace["path_ids"]
@@ -47,6 +47,9 @@ def test_the_readme_walk(tmp_path: Path) -> None:
     counts = {t: sum(e.type == t for e in world.catalog.entities) for t in ("service", "team", "person")}
     assert counts == {"service": 221, "team": 24, "person": 60} and len(world.catalog.documents) == 286
     assert owner_path(catalog)[1] == "team:services:checkout"
+    # the header's own words for the two relations (verbs: maintains; nouns: pager), a keyword request
+    assert owner_path(catalog, request="who maintains cart-api")[1] == "team:services:checkout"
+    assert owner_path(catalog, request="cart-api pager") == owner_path(catalog)
     trace = tmp_path / "january.json"
     run("ask", "Who is on call for cart-api?", "--catalog", str(catalog), "--trace-out", str(trace))
 

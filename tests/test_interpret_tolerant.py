@@ -232,7 +232,7 @@ def test_validate_checks_a_request_set_against_its_worlds(tmp_path):
     from chainret.validate import validate_paths
 
     reports = validate_paths([ROOT / "fixtures" / "requests"])
-    assert [r.valid for r in reports] == [True, True] and {r.counts["requests"] for r in reports} == {121, 132}
+    assert [r.valid for r in reports] == [True, True] and {r.counts["requests"] for r in reports} == {124, 132}
     (tmp_path / "pyproject.toml").write_text("", encoding="utf-8")
     shutil.copytree(ROOT / "catalogs", tmp_path / "catalogs")
     bad = tmp_path / "requests.yaml"
@@ -331,3 +331,10 @@ def test_a_glued_relation_word_reads_as_its_two_words_and_nothing_else_is_split(
     assert _unglued("oncall", vocab) == 2
     assert _unglued("contact", vocab) is None  # a word of its own
     assert _unglued("forcall", vocab) == 3 and _unglued("pr84", vocab) is None and _unglued("oncal", vocab) is None
+
+
+def test_a_declared_noun_with_a_hyphen_reads_however_the_hyphen_is_written():
+    cat = changed(SEED, predicates=[p.model_copy(update={"nouns": ["on-site contact"]}) if p.name == "contact" else p
+                                    for p in SEED.predicates])
+    for said in ("the on-site contact of the operator of PR-84", "the on site contact of the operator of PR-84"):
+        assert _interp(ask(said, cat)) == ("contact_for_project", "project:final:main"), said

@@ -210,8 +210,8 @@ def outputs() -> dict[Path, str]:
         "description: Service ownership registry - services, their owning teams (CMDB export) and who is on call.\n"
         "entities:\n" + "".join(ents)
         + "predicates:\n"
-        "  - {name: owned_by, domain: service, range: team, cardinality: functional}\n"
-        "  - {name: on_call, domain: team, range: person, cardinality: functional}\n"
+        "  - {name: owned_by, domain: service, range: team, cardinality: functional, verbs: [maintains, looks after]}\n"
+        "  - {name: on_call, domain: team, range: person, cardinality: functional, nouns: [pager, on-call engineer]}\n"
         "patterns:\n"
         "  - name: on_call_for_service\n    start_type: service\n    hops: [owned_by, on_call]\n    phrasings:\n"
         "      - who is on call for {service}\n      - who is on call for service {service}\n"

@@ -101,7 +101,7 @@ form.ask>input[type=text]{font-size:16px;padding:8px}
 form.ask .opts{grid-column:1/3;display:flex;gap:14px;flex-wrap:wrap;align-items:center;font-size:13px}
 button{font-size:14px;padding:7px 14px;cursor:pointer}
 ul.patterns{padding-left:18px}
-ul.patterns button.phrasing{font-size:13px;padding:2px 8px;margin:2px 4px 2px 0;background:#eef3fb;border:1px solid #9fb3d9;border-radius:12px}
+ul.patterns button.phrasing,#suggestions button.phrasing{font-size:13px;padding:2px 8px;margin:2px 4px 2px 0;background:#eef3fb;border:1px solid #9fb3d9;border-radius:12px}
 div.verify{display:flex;gap:12px;align-items:center;min-height:36px}
 div.verify p{margin:0}
 #verify-result .verified,#verify-result .evidence_intact{color:var(--ok);font-weight:600}
@@ -145,6 +145,7 @@ class Extras:
     names: dict[str, str] = field(default_factory=dict)
     units: dict[str, UnitText] = field(default_factory=dict)
     source: str | None = None  # where they came from (shown on the page), None: no catalog
+    suggestions: list[tuple[str, str]] = field(default_factory=list)  # (pattern, phrasing): a no_pattern request's closest
 
 
 def trace_reader(trace: Trace) -> str:
@@ -233,6 +234,10 @@ def answer_block(trace: Trace, ex: Extras) -> str:
                        f"searching {_entity(stop.from_id, ex)} for <code>{esc(stop.predicate or '')}</code>.</div>")
         elif trace.outcome in ("refused", "no_pattern"):
             out.append('<div class="msg" id="stopped-at">The chain stopped before its first search.</div>')
+        if ex.suggestions and trace.outcome == "no_pattern":
+            buttons = "".join(f'<button type="button" class="phrasing" data-phrasing="{esc(ph)}" title="{esc(pat)}">{esc(ph)}</button>'
+                              for pat, ph in ex.suggestions)
+            out.append(f'<div class="msg" id="suggestions">Closest phrasings of this catalog: {buttons}</div>')
     out.append("</div>")
     return "".join(out)
 

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from chainret.ask import ask
+from chainret.ask import answer, ask
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.readable import reader_digest
 from chainret.server.auth import hash_token
@@ -209,6 +209,19 @@ def test_healthz_patterns_and_openapi(servers: Any) -> None:
         assert "HTTPBearer" in json.dumps(spec["components"]["securitySchemes"])
         assert "principal" not in spec["components"]["schemas"]["AskIn"]["properties"]
         assert c.get("/docs").status_code == 200
+
+
+def test_a_request_that_matches_no_phrasing_gets_the_closest_phrasings(servers: Any) -> None:
+    srv, cat = servers["lab"]
+    with _client(srv.url) as c:
+        missed = c.post("/ask", json={"request": "what does the Optics group calibrate lately"}).json()
+        answered = c.post("/ask", json={"request": "Which site calibrates the instrument used by E-7?"}).json()
+        listed = {(x["name"], ph) for x in c.get("/patterns").json()["patterns"] for ph in x["phrasings"]}
+    assert missed["outcome"] == "no_pattern" and answered["outcome"] == "accepted_path"
+    got = [(x["pattern"], x["phrasing"]) for x in missed["suggestions"]]
+    assert got == answer("what does the Optics group calibrate lately", cat).suggestions and len(got) == 3
+    assert set(got) <= listed  # only phrasings every caller may list
+    assert answered["suggestions"] == []
 
 
 def test_trace_verify(servers: Any) -> None:

@@ -285,6 +285,13 @@ def test_ui_views_patterns_and_a_tampered_trace(browser: Any, servers: Any) -> N
         assert refused["response"]["outcome"] == "refused"
         assert page.inner_text("#reason") == PLAIN_REASONS["unknown_entity"]
         assert "before its first search" in page.inner_text("#stopped-at")
+        # A request that matches no phrasing: the closest ones as buttons that fill the request box.
+        missed = ui.ask("who do I ring about PR-84")
+        closest = [s["phrasing"] for s in missed["response"]["suggestions"]]
+        assert missed["response"]["outcome"] == "no_pattern" and len(closest) == 3
+        assert page.eval_on_selector_all("#suggestions button.phrasing", "bs => bs.map(b => b.dataset.phrasing)") == closest
+        page.click("#suggestions button.phrasing >> nth=0")
+        assert page.input_value("#request") == closest[0]
         assert ui.events() == []
     finally:
         ui.close()

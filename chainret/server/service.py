@@ -75,6 +75,11 @@ class Named(BaseModel):
     name: str
 
 
+class Suggestion(BaseModel):
+    pattern: str
+    phrasing: str
+
+
 class AskOut(BaseModel):
     outcome: str
     answer: Named | None = Field(None, description="the accepted path's last entity (None without an accepted path)")
@@ -84,6 +89,10 @@ class AskOut(BaseModel):
     viewer: str
     view: str | None = None
     revision: str = Field(description=REVISION_HELP)
+    suggestions: list[Suggestion] = Field(
+        default_factory=list,
+        description="for a request that matched no phrasing (outcome no_pattern): the catalog's closest phrasings, "
+        "closest first (the phrasings GET /patterns lists); empty otherwise")
     # The model itself, not its dump: the response is written in one pass of pydantic's serializer (the JSON
     # of a dict of Any is typed value by value: twice as long; issue 24).
     trace: Trace = Field(description="the trace projected for the viewer (chainret.trace.Trace as JSON)")
@@ -271,6 +280,7 @@ class Service:
             viewer=viewer,
             view=view,
             revision=str(trace.meta.get("revision") or self._revision(cat, viewer)),
+            suggestions=[Suggestion(pattern=pattern, phrasing=phrasing) for pattern, phrasing in result.suggestions],
             trace=trace,
         )
 

@@ -108,6 +108,7 @@ def ask_and_render(service: Service, who: Identity, body: AskIn) -> tuple[AskOut
     out = service.ask(who, body)
     trace = out.trace  # the projected trace itself (no second validation)
     ex = extras_for(trace, service.catalog, service.session, source=f"the served catalog ({service.world})")
+    ex.suggestions = [(s.pattern, s.phrasing) for s in out.suggestions]  # buttons that fill the request box
     return out, trace_fragment(trace, ex)
 
 

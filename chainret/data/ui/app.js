@@ -135,6 +135,7 @@
     $("ask-form").addEventListener("submit", ask);
     $("verify").addEventListener("click", verify);
     $("patterns").addEventListener("click", pickPhrasing);
+    $("result").addEventListener("click", pickPhrasing);  // a no_pattern answer's closest phrasings
     who();
     loadPatterns();
   });

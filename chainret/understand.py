@@ -158,11 +158,11 @@ def topic_variants(text: str) -> list[tuple[str, str]]:
 
 # Keyword requests, a search box's habit: "PR-84 contact", "contact PR-84", "cart-api on call", "G-7 supplier
 # certifier". Read as the words of a pattern "for" the entity words, or as the entity's chain of nouns
-# ("G-7's supplier's certifier"), at every split of the request; the readings are then
-# held to the same rules as any other (every word accounted for, one pattern and one entity across all
-# readings, else a refusal), so a split never picks between meanings. Only requests of names and nouns:
-# a question word, a verb of being or doing, a negation, a comparison or a joining word means the
-# request says something the other routes read (or refuse), never a keyword list.
+# ("G-7's supplier's certifier"), at every split of the request; the readings are then held to the same
+# rules as any other (every word accounted for, one pattern and one entity across all readings, else a
+# refusal), so a split never picks between meanings. Only requests of names and nouns: a question word,
+# a verb of being or doing, a negation, a comparison or a joining word means the request says something
+# the other routes read (or refuse), never a keyword list.
 KEYWORDS_MAX_WORDS = 8
 _NOT_KEYWORDS = frozenset({
     "who", "whom", "whose", "what", "which", "where", "when", "why", "how",

@@ -165,7 +165,10 @@ class _ReadTransaction:
             conn: sqlite3.Connection = local.conn
             with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile (``close``): nothing left to end
                 if conn.in_transaction:
-                    conn.execute("COMMIT")
+                    try:
+                        conn.execute("COMMIT")
+                    except sqlite3.OperationalError:  # never leave the shared lock held: writers would wait on it
+                        conn.rollback()
 
 
 LOCK_WAIT_S = 30.0

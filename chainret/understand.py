@@ -99,9 +99,12 @@ class Prepared(NamedTuple):
     how: str = "canonical"
 
 
+GLUED_MAX_CHARS = 40  # two template words run together; a longer "word" is never tried (each try slices it)
+
+
 def _unglued(word: str, vocab: set[str]) -> int | None:
     """Where a word of letters not itself in ``vocab`` splits into two words that are (``oncall``: 2), else None."""
-    if word in vocab or not word.isalpha() or len(word) < 5:
+    if not 5 <= len(word) <= GLUED_MAX_CHARS or word in vocab or not word.isalpha():
         return None
     cuts = [i for i in range(2, len(word) - 1) if word[:i] in vocab and word[i:] in vocab]
     return cuts[0] if len(cuts) == 1 else None

@@ -331,6 +331,7 @@ def test_a_glued_relation_word_reads_as_its_two_words_and_nothing_else_is_split(
     assert _unglued("oncall", vocab) == 2
     assert _unglued("contact", vocab) is None  # a word of its own
     assert _unglued("forcall", vocab) == 3 and _unglued("pr84", vocab) is None and _unglued("oncal", vocab) is None
+    assert _unglued("on" * 100_000 + "call", vocab) is None  # a huge word is not sliced at every position
 
 
 def test_a_declared_noun_with_a_hyphen_reads_however_the_hyphen_is_written():

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import product
 from typing import Any, NamedTuple
 
 from chainret.lexicon import Lexicon, lexicon
@@ -166,7 +167,8 @@ def topic_variants(text: str) -> list[tuple[str, str]]:
 # refusal), so a split never picks between meanings. Only requests of names and nouns: a question word,
 # a verb of being or doing, a negation, a comparison or a joining word means the request says something
 # the other routes read (or refuse), never a keyword list.
-KEYWORDS_MAX_WORDS = 8
+KEYWORDS_MAX_WORDS = 6  # (each split is read as a request: a longer list of words costs too much to try)
+KEYWORD_CHAIN_GROUPED = 3  # a chain of up to this many words is tried grouped every way (2^(n-1) readings)
 _NOT_KEYWORDS = frozenset({
     "who", "whom", "whose", "what", "which", "where", "when", "why", "how",
     "is", "are", "was", "were", "be", "been", "do", "does", "did", "can", "could", "should", "would", "will", "shall",
@@ -192,10 +194,29 @@ def keyword_variants(text: str, vocab: set[str]) -> list[str]:
     for k in range(1, len(ws)):
         head, tail = " ".join(ws[:k]), " ".join(ws[k:])
         if all(known[k:]):
-            out += [f"{tail} for {head}", f"{head}'s " + "'s ".join(ws[k:])]  # "PR-84 contact", "G-7 supplier certifier"
+            out.append(f"{tail} for {head}")  # "PR-84 contact"
+            out += [f"{head}'s {chain}" for chain in _noun_chains(ws[k:])]  # "G-7 supplier certifier"
         if all(known[:k]):
             out.append(f"{head} for {tail}")  # "contact PR-84"
     return list(dict.fromkeys(out))
+
+
+def _noun_chains(ws: list[str]) -> list[str]:
+    """The words as a possessive chain of nouns, each noun one word or several ("operator's on-call engineer"):
+    every grouping for a short chain, one word a noun for a longer one."""
+    if len(ws) > KEYWORD_CHAIN_GROUPED:
+        return ["'s ".join(ws)]
+    out = []
+    for cuts in product((False, True), repeat=len(ws) - 1):  # True: a noun ends after this word
+        groups, cur = [], [ws[0]]
+        for w, cut in zip(ws[1:], cuts):
+            if cut:
+                groups.append(" ".join(cur))
+                cur = []
+            cur.append(w)
+        groups.append(" ".join(cur))
+        out.append("'s ".join(groups))
+    return out
 
 
 # -- phrasings in canonical form ---------------------------------------------------------------------

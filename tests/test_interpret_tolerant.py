@@ -316,7 +316,8 @@ def test_keyword_variants_only_for_names_and_nouns():
     vocab = {"contact", "operator", "serves"}
     assert keyword_variants("PR-84 contact?", vocab) == ["contact for PR-84", "PR-84's contact"]
     assert keyword_variants("contact PR-84", vocab) == ["contact for PR-84"]
-    for said in ("which contact PR-84", "is PR-84 contact", "PR-84's contact", "contact", " ".join(["PR-84"] * 9),
+    assert "PR-84's operator's on-site contact" in keyword_variants("PR-84 operator on-site contact", vocab | {"on", "site"})
+    for said in ("which contact PR-84", "is PR-84 contact", "PR-84's contact", "contact", " ".join(["PR-84"] * 7),
                  "alpha beta gamma"):  # (words of no phrasing or relation: no split to read)
         assert keyword_variants(said, vocab) == [], said
 
@@ -337,5 +338,6 @@ def test_a_glued_relation_word_reads_as_its_two_words_and_nothing_else_is_split(
 def test_a_declared_noun_with_a_hyphen_reads_however_the_hyphen_is_written():
     cat = changed(SEED, predicates=[p.model_copy(update={"nouns": ["on-site contact"]}) if p.name == "contact" else p
                                     for p in SEED.predicates])
-    for said in ("the on-site contact of the operator of PR-84", "the on site contact of the operator of PR-84"):
+    for said in ("the on-site contact of the operator of PR-84", "the on site contact of the operator of PR-84",
+                 "PR-84 operator on-site contact"):  # (keywords: a noun of several words in the chain)
         assert _interp(ask(said, cat)) == ("contact_for_project", "project:final:main"), said

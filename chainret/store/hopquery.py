@@ -55,14 +55,16 @@ HOP_SQL = (
     "FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.subject = ? AND r.predicate = ?"
 )
 
-# A row of the statement: posting and unit columns, or a relation row of ``REL_COLS`` with its quote's document and text.
-HopRow = tuple[
-    int | None, int | None, int | None, int | None, str | None,
-    int | None, str | None, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
+# The statement's two kinds of row, told apart by column 0 (NULL in a relation row): a posting row (unit
+# ordinal, term frequency, document, token count, unit ref; its relation columns NULL) and a relation row
+# (``REL_COLS`` after five NULLs, then its quote's document and text).
+JoinedRow = tuple[int, int, int | None, int, str, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None]
+RelationHopRow = tuple[
+    None, None, None, None, None,
+    int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
     int | None, str | None,
 ]
-# A posting row of the statement (its relation columns NULL).
-JoinedRow = tuple[int, int, int | None, int, str, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None]
+HopRow = JoinedRow | RelationHopRow
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ class HopQuery:
             return []
         term = node.lower()
         rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL, (term, CAND_MAX + 1, node, predicate)))
-        read = [(cast("RelRow", (*r[5:22], r[23])), r[22]) for r in rows if r[0] is None]
+        read: list[tuple[RelRow, int | None]] = [((*r[5:22], r[23]), r[22]) for r in rows if r[0] is None]  # (narrowed by column 0)
         self._prime_rows([rr for rr, _ in read])
         status = sorted((self._status(rr, qd) for rr, qd in read), key=lambda s: s[1])
         inside, visible = f.within, f.visible

@@ -246,22 +246,16 @@ def floor(store: Any, n: int, count: int) -> dict[str, Any]:
     conn = sqlite3.connect(f"file:{store.db.path.resolve()}?mode=ro", uri=True, isolation_level=None)
     for pragma in READ_PRAGMAS:  # the store's own connection settings (its memory map): a floor of the same reads
         conn.execute(pragma).fetchall()
-    firsts = []
-    for calls in per_ask:  # one pass to prepare the statements and warm the pages, as the store's were
+    def replay(calls: list[tuple[str, tuple[Any, ...]]]) -> float:
         c0 = time.process_time()
         conn.execute("BEGIN")  # one read transaction per ask, as the store's read_scope
         for sql, params in calls:
             conn.execute(sql, params).fetchall()
         conn.execute("COMMIT")
-        firsts.append(time.process_time() - c0)
-    cpus = []
-    for calls in per_ask:
-        c0 = time.process_time()
-        conn.execute("BEGIN")
-        for sql, params in calls:
-            conn.execute(sql, params).fetchall()
-        conn.execute("COMMIT")
-        cpus.append(time.process_time() - c0)
+        return time.process_time() - c0
+
+    firsts = [replay(calls) for calls in per_ask]  # a pass to prepare the statements and warm the pages, as the store's were
+    cpus = [replay(calls) for calls in per_ask]
     conn.close()
     stmts = [len(c) for c in per_ask]
     return {"statements_per_ask": statistics.fmean(stmts), "floor_cpu_p50_ms": statistics.median(cpus) * 1000,
@@ -272,8 +266,9 @@ def floor(store: Any, n: int, count: int) -> dict[str, Any]:
 def in_situ(store: Any, n: int, count: int) -> dict[str, Any]:
     """The engine's own statements timed where they run: over ``count`` more distinct requests (new projects,
     as the warm ones), the CPU of each ask's ``rows`` calls (execute and fetch) and of the rest of the ask.
-    The floor replays the same statements twice in a row; here each statement meets its pages and the
-    processor's caches as a request finds them, after the engine's Python work in between."""
+    The floor times a second replay of the statements, after a first pass warmed their pages; here each
+    statement meets its pages and the processor's caches as a request finds them, after the engine's
+    Python work in between."""
     from chainret.ask import ask
 
     db = store.db

@@ -206,17 +206,8 @@ def _noun_chains(ws: list[str]) -> list[str]:
     every grouping for a short chain, one word a noun for a longer one."""
     if len(ws) > KEYWORD_CHAIN_GROUPED:
         return ["'s ".join(ws)]
-    out = []
-    for cuts in product((False, True), repeat=len(ws) - 1):  # True: a noun ends after this word
-        groups, cur = [], [ws[0]]
-        for w, cut in zip(ws[1:], cuts):
-            if cut:
-                groups.append(" ".join(cur))
-                cur = []
-            cur.append(w)
-        groups.append(" ".join(cur))
-        out.append("'s ".join(groups))
-    return out
+    # between two words: the same noun goes on (" ") or the next noun begins ("'s ")
+    return [ws[0] + "".join(sep + w for sep, w in zip(seps, ws[1:])) for seps in product((" ", "'s "), repeat=len(ws) - 1)]
 
 
 # -- phrasings in canonical form ---------------------------------------------------------------------

@@ -16,7 +16,6 @@ from chainret.catalog.load import default_catalog_path, load_world
 from chainret.store import compile_store, open_store
 
 
-
 @pytest.fixture()
 def store_path(tmp_path: Path) -> Path:
     db = tmp_path / "default.db"
@@ -24,8 +23,15 @@ def store_path(tmp_path: Path) -> Path:
     return db
 
 
+@pytest.fixture()
+def store(store_path: Path):
+    opened = open_store(store_path)
+    yield opened
+    opened.close()
+
+
 def _writer_commits(db: Path) -> bool:
-    """Whether another process's writer could commit now (it gives up at once instead of waiting)."""
+    """Whether a writer on another connection could commit now (it gives up at once instead of waiting)."""
     conn = sqlite3.connect(db, timeout=0, isolation_level=None)
     try:
         conn.execute("BEGIN IMMEDIATE")
@@ -39,54 +45,42 @@ def _writer_commits(db: Path) -> bool:
         conn.close()
 
 
-def test_every_statement_of_an_ask_runs_in_one_transaction(store_path: Path) -> None:
-    store = open_store(store_path)
-    try:
-        seen: list[bool] = []
-        rows = store.db.rows
+def test_every_statement_of_an_ask_runs_in_one_transaction(store, store_path: Path) -> None:
+    seen: list[bool] = []
+    rows = store.db.rows
 
-        def recording(sql, params=(), view=None, principal=None):
-            seen.append(store.db.conn.in_transaction)
-            return rows(sql, params, view, principal)
+    def recording(sql, params=(), view=None, principal=None):
+        seen.append(store.db.conn.in_transaction)
+        return rows(sql, params, view, principal)
 
-        store.db.rows = recording
-        trace = answer("Which contact serves PR-84?", store).trace
-        assert trace.outcome == "accepted_path"
-        assert len(seen) >= 3 and all(seen), seen
-        assert not store.db.conn.in_transaction  # ended with the ask
-        assert _writer_commits(store_path)
-    finally:
-        store.close()
+    store.db.rows = recording
+    trace = answer("Which contact serves PR-84?", store).trace
+    assert trace.outcome == "accepted_path"
+    assert len(seen) >= 3 and all(seen), seen
+    assert not store.db.conn.in_transaction  # ended with the ask
+    assert _writer_commits(store_path)
 
 
-def test_a_writer_waits_for_the_scope_and_nested_scopes_join_the_outer_one(store_path: Path) -> None:
-    store = open_store(store_path)
-    try:
+def test_a_writer_waits_for_the_scope_and_nested_scopes_join_the_outer_one(store, store_path: Path) -> None:
+    with store.read_scope("public"):
+        first = store.db.rows("SELECT count(*) FROM relations")
         with store.read_scope("public"):
-            first = store.db.rows("SELECT count(*) FROM relations")
-            with store.read_scope("public"):
-                store.db.rows("SELECT count(*) FROM entities")
-            assert store.db.conn.in_transaction  # the inner scope's end is not the transaction's
-            assert not _writer_commits(store_path)  # the shared lock is held for the whole request
-            assert store.db.rows("SELECT count(*) FROM relations") == first
-        assert not store.db.conn.in_transaction
-        assert _writer_commits(store_path)
-    finally:
-        store.close()
+            store.db.rows("SELECT count(*) FROM entities")
+        assert store.db.conn.in_transaction  # the inner scope's end is not the transaction's
+        assert not _writer_commits(store_path)  # the shared lock is held for the whole request
+        assert store.db.rows("SELECT count(*) FROM relations") == first
+    assert not store.db.conn.in_transaction
+    assert _writer_commits(store_path)
 
 
-def test_a_failing_ask_leaves_no_transaction_open(store_path: Path) -> None:
-    store = open_store(store_path)
-    try:
-        def broken(*_a, **_k):
-            raise RuntimeError("boom")
+def test_a_failing_ask_leaves_no_transaction_open(store, store_path: Path) -> None:
+    def broken(*_a, **_k):
+        raise RuntimeError("boom")
 
-        store.db.rows = broken
-        with pytest.raises(RuntimeError):
-            ask("Which contact serves PR-84?", store)
-        del store.db.rows
-        assert not store.db.conn.in_transaction
-        assert _writer_commits(store_path)
-        assert ask("Which contact serves PR-84?", store).outcome == "accepted_path"
-    finally:
-        store.close()
+    store.db.rows = broken
+    with pytest.raises(RuntimeError):
+        ask("Which contact serves PR-84?", store)
+    del store.db.rows
+    assert not store.db.conn.in_transaction
+    assert _writer_commits(store_path)
+    assert ask("Which contact serves PR-84?", store).outcome == "accepted_path"

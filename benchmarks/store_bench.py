@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from machine import pace_ns  # noqa: E402
 CACHE = ROOT / ".cache" / "store-bench"
+COMPILED_ENV = "CHAINRET_BENCH_COMPILED"  # --measure: import chainret from this folder (the compiled build)
 OUT_MD = ROOT / "docs" / "results" / "store.md"
 OUT_PNG = ROOT / "docs" / "results" / "store.png"
 AIMS = {
@@ -349,22 +350,35 @@ def throughput(url: str, n: int, clients: int, seconds: float) -> dict[str, floa
             "p50_ms": statistics.median(times) * 1000, "p99_ms": pct(times, 0.99) * 1000}
 
 
-def measure_elsewhere(spec: str, n: int, args: argparse.Namespace, clients: tuple[int, ...], per_lookup: bool = False) -> dict[str, Any]:
+def measure_elsewhere(spec: str, n: int, args: argparse.Namespace, clients: tuple[int, ...], per_lookup: bool = False,
+                      compiled: str | None = None) -> dict[str, Any]:
     """Warm latency (and throughput) of a compiled store, measured in a fresh process.
 
     Not in this one: it holds the generated catalog (millions of objects), whose garbage-collector
-    passes and copy-on-write pages would be charged to the store.
+    passes and copy-on-write pages would be charged to the store. ``compiled``: a folder holding the
+    compiled build (``benchmarks/compiled_build.py``), which that process imports instead of the sources.
     """
     cmd = [sys.executable, __file__, "--measure", spec, "--relations", str(n), "--warm", str(args.warm),
-           "--seconds", str(args.seconds), "--unknown", str(0 if per_lookup else args.unknown), "--clients", *map(str, clients)]
+           "--seconds", str(args.seconds), "--unknown", str(0 if per_lookup or compiled else args.unknown), "--clients", *map(str, clients)]
     if per_lookup:
         cmd.append("--per-lookup")
-    out = subprocess.run(cmd, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    if compiled:
+        env[COMPILED_ENV] = str(Path(compiled).resolve())
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[int], unknown: int = 0, per_lookup: bool = False) -> None:
+    compiled = os.environ.get(COMPILED_ENV)
+    if compiled:  # the compiled build first on the path, before any chainret module is imported
+        sys.path.insert(0, compiled)
+    import chainret.hops
+
     from chainret.store import open_store
+
+    if compiled and not str(chainret.hops.__file__).endswith(".so"):
+        sys.exit(f"{compiled} holds no compiled build: chainret.hops imports from {chainret.hops.__file__}")
 
     warnings.simplefilter("ignore")
     if per_lookup:  # the per-lookup reads (no chainret.store.hopquery), what PostgreSQL runs
@@ -373,6 +387,7 @@ def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[in
         SQLiteStore.hop_query = False
     store = open_store(spec)
     res: dict[str, Any] = warm(store, n, count)
+    res["engine"] = "compiled" if str(chainret.hops.__file__).endswith(".so") else "sources"
     if unknown:
         res.update(unknown_to_viewer(store, n, unknown))
     store.close()
@@ -414,6 +429,8 @@ def run_store(path: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
     res["sqlite"].update(cold_cli(path, n, args.runs, evicted_runs=args.evicted_runs))
     res["sqlite"].update(measure_elsewhere(path, n, args, clients=()))
     res["sqlite"]["per_lookup"] = measure_elsewhere(path, n, args, clients=(), per_lookup=True)
+    if args.compiled:
+        res["sqlite"]["compiled"] = measure_elsewhere(path, n, args, clients=(), compiled=args.compiled)
     print(f"[{n}] sqlite: {res['sqlite']}", flush=True)
     res["loadavg_end"] = os.getloadavg()[0]
     return res
@@ -445,6 +462,8 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
         res["sqlite"].update(cold_cli(str(db), n, args.runs, evicted_runs=args.evicted_runs))
         res["sqlite"].update(measure_elsewhere(str(db), n, args, clients=()))
         res["sqlite"]["per_lookup"] = measure_elsewhere(str(db), n, args, clients=(), per_lookup=True)
+        if args.compiled:
+            res["sqlite"]["compiled"] = measure_elsewhere(str(db), n, args, clients=(), compiled=args.compiled)
         print(f"[{n}] sqlite: {res['sqlite']}", flush=True)
         # -- PostgreSQL --
         if not args.no_pg:
@@ -683,6 +702,8 @@ def main() -> None:
     ap.add_argument("--memory-cold-max", type=int, default=100_000, help="largest size for the memory path's cold CLI (JSON load)")
     ap.add_argument("--no-pg", action="store_true")
     ap.add_argument("--tmp", default=None, help="folder for the temporary stores")
+    ap.add_argument("--compiled", help="also measure the SQLite store's warm asks with the compiled build in this folder "
+                    "(python benchmarks/compiled_build.py --out DIR)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # internal: warm/throughput of one store in a fresh process
     ap.add_argument("--relations", type=int, help=argparse.SUPPRESS)

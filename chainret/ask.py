@@ -98,7 +98,7 @@ def ask(
     t0 = time.perf_counter()
     full = resolve_catalog(catalog, session)  # the one dispatch: a CatalogReader from here on
     with read_scope(full, principal):  # PostgreSQL: one transaction per ask, the role and view set once
-        budget = budget or Budget()
+        budget = budget or DEFAULT_BUDGET
         viewer = viewer or principal
         # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
         # trace computed over restricted text afterwards leaks (see chainret.projection).
@@ -136,7 +136,7 @@ def ask(
             else:
                 trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta)
         ask_ms = round((time.perf_counter() - t0) * 1000, 3)
-        revision = catalog_revision(full, viewer if project else None)
+        revision = full.revision(viewer if project else None)  # (``catalog_revision``, ``full`` already resolved)
         if project:  # one copy of the trace: the projection, the timing and the revision together
             return project_trace(trace, cat, viewer, meta={"ask_ms": ask_ms, "revision": revision})
         extra: dict[str, object] = {"ask_ms": ask_ms}
@@ -144,6 +144,9 @@ def ask(
             extra["holds_restricted"] = True
         extra["revision"] = revision
         return trace.model_copy(update={"meta": {**trace.meta, **extra}})
+
+
+DEFAULT_BUDGET = Budget()  # frozen: one value for every request that sets no limits
 
 
 class _Base(TypedDict):

@@ -14,6 +14,7 @@ import functools
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 import chainret
 
@@ -113,6 +114,7 @@ def test_the_bottom_imports_nothing_from_chainret() -> None:
         assert list(g.successors(m)) == [], m
 
 
+@pytest.mark.sources
 def test_chainret_ask_is_the_function_and_the_module_stays_importable() -> None:
     import importlib
     import inspect

@@ -1,0 +1,54 @@
+"""The optional compiled build (issue 24): ``CHAINRET_COMPILE=1`` compiles the warm ask's hot modules with mypyc.
+
+    pip install mypy==2.4.1                                   # mypyc ships with mypy
+    CHAINRET_COMPILE=1 pip install --no-build-isolation .     # or: python benchmarks/compiled_build.py --out DIR
+
+Without ``CHAINRET_COMPILE`` this file adds nothing to ``pyproject.toml``: the package is pure Python. The
+compiled modules behave as their sources (the same code, type-checked by mypy, compiled to C); they cut
+the Python part of a warm ask by about a seventh (``docs/results/store.md``). mypyc rather than a hand-written
+extension: it compiles the annotated code we already have, so there is one source of truth.
+
+An editable install is never compiled: compiled modules beside the sources would hide every later edit.
+Modules are chosen for the warm ask's time and for what mypyc's classes allow: no pydantic models (their
+metaclass), no class that tests or benchmarks patch per instance (compiled classes have no ``__dict__``),
+no base class that other modules subclass.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from setuptools import setup
+
+BUILDS = {"bdist_wheel", "build", "build_ext", "install", "editable_wheel", "develop"}  # setup.py commands that build modules
+COMPILED = [
+    "chainret/ask.py",
+    "chainret/functional.py",
+    "chainret/hops.py",
+    "chainret/interpret.py",
+    "chainret/packet.py",
+    "chainret/patterns.py",
+    "chainret/projection.py",
+    "chainret/search.py",
+    "chainret/statement.py",
+    "chainret/store/__init__.py",
+    "chainret/store/hopquery.py",
+    "chainret/store/sqlview.py",
+]
+
+
+def ext_modules() -> list[object]:
+    if os.environ.get("CHAINRET_COMPILE") != "1" or not BUILDS & set(sys.argv[1:]):
+        return []  # (reading the metadata, ``dist_info``, needs no compile: mypyc would run twice)
+    if {"editable_wheel", "develop"} & set(sys.argv[1:]):
+        raise SystemExit("CHAINRET_COMPILE=1 builds a wheel; an editable install stays pure Python (compiled modules beside "
+                         "the sources would hide later edits): drop -e, or unset CHAINRET_COMPILE")
+    try:
+        from mypyc.build import mypycify
+    except ImportError:
+        raise SystemExit("CHAINRET_COMPILE=1 needs mypyc: pip install mypy==2.4.1, then build with --no-build-isolation") from None
+    return list(mypycify(COMPILED, opt_level="3"))
+
+
+setup(ext_modules=ext_modules())

@@ -1,17 +1,20 @@
 """The optional compiled build (issue 24): ``CHAINRET_COMPILE=1`` compiles the warm ask's hot modules with mypyc.
 
-    pip install mypy==2.4.1                                   # mypyc ships with mypy
+    pip install mypy==2.4.1 'setuptools>=70.1'                # mypyc ships with mypy; setuptools that builds wheels itself
     CHAINRET_COMPILE=1 pip install --no-build-isolation .     # or: python benchmarks/compiled_build.py --out DIR
 
 Without ``CHAINRET_COMPILE`` this file adds nothing to ``pyproject.toml``: the package is pure Python. The
-compiled modules behave as their sources (the same code, type-checked by mypy, compiled to C); they cut
-the Python part of a warm ask by about a seventh (``docs/results/store.md``). mypyc rather than a hand-written
-extension: it compiles the annotated code we already have, so there is one source of truth.
+compiled modules behave as their sources (the same code, type-checked by mypy, compiled to C) and take less
+CPU per warm ask (``docs/results/store.md`` measures both builds). mypyc rather than a hand-written extension:
+it compiles the annotated code we already have, so there is one source of truth.
 
 An editable install is never compiled: compiled modules beside the sources would hide every later edit.
 Modules are chosen for the warm ask's time and for what mypyc's classes allow: no pydantic models (their
 metaclass), no class that tests or benchmarks patch per instance (compiled classes have no ``__dict__``),
-no base class that other modules subclass.
+no base class that other modules subclass, no package ``__init__`` (compiled beside an in-package shared
+library, ``chainret.store``'s failed to import its submodules). The store's row types
+(``chainret.store.sqlrows``) are unions of tuple shapes: mypyc turns a single fixed-length tuple type into a C struct, checking and converting
+every column on the way in and building a new tuple on the way out, which cost more than compiling saved.
 """
 
 from __future__ import annotations
@@ -32,7 +35,6 @@ COMPILED = [
     "chainret/projection.py",
     "chainret/search.py",
     "chainret/statement.py",
-    "chainret/store/__init__.py",
     "chainret/store/hopquery.py",
     "chainret/store/sqlview.py",
 ]
@@ -48,7 +50,9 @@ def ext_modules() -> list[object]:
         from mypyc.build import mypycify
     except ImportError:
         raise SystemExit("CHAINRET_COMPILE=1 needs mypyc: pip install mypy==2.4.1, then build with --no-build-isolation") from None
-    return list(mypycify(COMPILED, opt_level="3"))
+    # The shared library inside the package (chainret/compiled__mypyc...so), not at the top level, where only a
+    # path holding the checkout's root would find it (an editable finder maps the package alone).
+    return list(mypycify(COMPILED, opt_level="3", group_name="chainret.compiled"))
 
 
 setup(ext_modules=ext_modules())

@@ -47,8 +47,15 @@ def compiled_files() -> list[Path]:
     return sorted([*ROOT.glob("chainret/**/*.so"), *ROOT.glob("*__mypyc*.so")])
 
 
+def _fresh_build_dir() -> None:
+    """Drop setuptools' ``build/``: a module compiled by an earlier build (one since left out of ``setup.py``'s
+    list) would otherwise be copied into this build beside the sources it no longer matches."""
+    shutil.rmtree(ROOT / "build", ignore_errors=True)
+
+
 def build_inplace() -> str:
     _need_mypyc()
+    _fresh_build_dir()
     subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=ROOT,
                    env={**os.environ, "CHAINRET_COMPILE": "1"}, check=True)
     return compiled_module(ROOT)
@@ -56,6 +63,11 @@ def build_inplace() -> str:
 
 def build(out: Path) -> str:
     _need_mypyc()
+    import setuptools
+
+    if tuple(int(x) for x in setuptools.__version__.split(".")[:2]) < (70, 1):  # older ones need the wheel package to build one
+        sys.exit(f"building the wheel needs setuptools >= 70.1 (found {setuptools.__version__}): pip install 'setuptools>=70.1'")
+    _fresh_build_dir()
     with tempfile.TemporaryDirectory(prefix="chainret-wheel-") as tmp:
         subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-build-isolation", "--no-deps", "-w", tmp, str(ROOT)],
                        cwd=ROOT, env={**os.environ, "CHAINRET_COMPILE": "1"}, check=True)

@@ -584,11 +584,16 @@ def write_report(results: list[dict[str, Any]]) -> str:
                   "did (every warm request is a new project, so its pages are new to the connection); in situ = the",
                   "engine's own statements timed where they run, over 1,000 more new requests (SQL: CPU of each ask's",
                   "`rows` calls, p50; rest: the ask's other CPU, p50), each statement meeting its pages and the processor's",
-                  "caches as a request finds them:", "",
+                  "caches as a request finds them. compiled build = the default path with the optional mypyc build",
+                  "(`setup.py`, `python benchmarks/compiled_build.py --out .compiled`; run with `--compiled .compiled`), same",
+                  "requests, its own process:", "",
                   "| relations | path | stmts | warm CPU p50 / p99 ms | floor CPU ms | first pass CPU ms | x floor | in situ SQL / rest CPU ms |",
                   "|---:|---|---:|---:|---:|---:|---:|---:|"]
         for r, s_ in hq:
-            for label, m in (("one statement per hop (default)", s_), ("per lookup", s_["per_lookup"])):
+            paths = [("one statement per hop (default)", s_), ("per lookup", s_["per_lookup"])]
+            if s_.get("compiled"):
+                paths.append(("one statement per hop, compiled build", s_["compiled"]))
+            for label, m in paths:
                 ratio = m["warm_cpu_p50_ms"] / m["floor_cpu_p50_ms"] if m.get("floor_cpu_p50_ms") else None
                 lines.append(f"| {r['relations']:,} | {label} | {_f(m.get('statements_per_ask'), 1)} | "
                              f"{_f(m.get('warm_cpu_p50_ms'), 3)} / {_f(m.get('warm_cpu_p99_ms'), 3)} | {_f(m.get('floor_cpu_p50_ms'), 3)} | "
@@ -622,6 +627,7 @@ def write_report(results: list[dict[str, Any]]) -> str:
             ("cold CLI RSS (SQLite)", s.get("cold_rss_mb"), AIMS["cold_rss_mb"], "MB"),
             ("warm p50 (SQLite)", s.get("warm_p50_ms"), AIMS["warm_sqlite_p50_ms"], "ms"),
             ("warm CPU p50 (SQLite, issue 24)", s.get("warm_cpu_p50_ms"), AIMS["warm_sqlite_cpu_ms"], "ms"),
+            ("warm CPU p50 (SQLite, compiled build)", (s.get("compiled") or {}).get("warm_cpu_p50_ms"), AIMS["warm_sqlite_cpu_ms"], "ms"),
             ("warm p50 (PostgreSQL)", p.get("warm_p50_ms"), AIMS["warm_pg_p50_ms"], "ms"),
         ]
         if r["relations"] >= 1_000_000:
@@ -656,6 +662,8 @@ def write_report(results: list[dict[str, Any]]) -> str:
     lines += ["", "Regenerate (one size at a time or together; the report joins every saved size):", ""]
     for r in results:
         opts = f"--store {r['prebuilt']} " if r.get("prebuilt") else ""
+        if (r.get("sqlite") or {}).get("compiled"):
+            opts += "--compiled .compiled "
         cmd = " ".join(["python benchmarks/store_bench.py", f"--sizes {r['relations']}", opts.strip(), "" if r.get("postgres") else "--no-pg"])
         lines.append(f"* `{cmd.strip()}` ({r['date']}, load {r['loadavg_start']:.1f} -> "
                      f"{r.get('loadavg_end', 0):.1f})")

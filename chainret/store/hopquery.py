@@ -120,8 +120,8 @@ class HopQuery:
         """``r`` with the four ``status_columns`` the per-lookup read computes in SQL."""
         f = self.facts
         doc = r[13]
-        return (*r[:17], f.in_view.get(doc) if doc is not None else None, f.same_document.get(f"{r[5]}/{r[6]}", 0),
-                f.readers.get(doc, 0) if doc is not None else 0, r[17] if quote_doc is not None and quote_doc in f.readable else None)
+        return cast(StatusRow, (*r[:17], f.in_view.get(doc) if doc is not None else None, f.same_document.get(f"{r[5]}/{r[6]}", 0),
+                f.readers.get(doc, 0) if doc is not None else 0, r[17] if quote_doc is not None and quote_doc in f.readable else None))
 
     def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
         v, ix, f = self.view, self.index, self.facts
@@ -130,7 +130,7 @@ class HopQuery:
             return []
         term = node.lower()
         rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL, (term, CAND_MAX + 1, node, predicate)))
-        read: list[tuple[RelRow, int | None]] = [((*r[5:22], r[23]), r[22]) for r in rows if r[0] is None]  # (narrowed by column 0)
+        read: list[tuple[RelRow, int | None]] = [(cast(RelRow, (*r[5:22], r[23])), r[22]) for r in rows if r[0] is None]  # (narrowed by column 0)
         self._prime_rows([rr for rr, _ in read])
         status = sorted((self._status(rr, qd) for rr, qd in read), key=lambda s: s[1])
         inside, visible = f.within, f.visible

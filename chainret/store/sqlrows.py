@@ -65,13 +65,14 @@ REL_COLS = (
 EntityRow = tuple[str, str, str, str, str]
 # ref, doc_ref, idx, start_, end_, text.
 UnitRow = tuple[str, str, int, int, int, str]
-# A relation row of ``REL_COLS`` and its quote (what ``SQLStore._relation_row`` reads).
-RelRow = tuple[int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
-               str | None]
+# A relation row of ``REL_COLS``.
+RelCols = tuple[int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str]
+# A relation row of ``REL_COLS`` and its quote (what ``SQLStore._relation_row`` reads): the quote, or None where
+# no quote row joins. Two shapes: a compiled build then passes each row on as the tuple it is (setup.py).
+RelRow = tuple[*RelCols, str] | tuple[*RelCols, None]
 # A relation row of ``REL_COLS`` and ``STATUS_COLS``: visibility in the view, view rows of the same document,
-# the principal's readers rows, the quote where readable.
-StatusRow = tuple[int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
-                  str | None, int, int, str | None]
+# the principal's readers rows, the quote where readable (None where not).
+StatusRow = tuple[*RelCols, str | None, int, int, str] | tuple[*RelCols, str | None, int, int, None]
 
 
 class Backend:

@@ -214,7 +214,7 @@ class SQLView:
 
     def current_relations(self, subject: str, predicate: str) -> list[Relation]:
         rows = self._status_rows("r.subject = ? AND r.predicate = ?", (subject, predicate))
-        return [self.store._relation_model((*r[:17], r[20])) for r in sorted(rows, key=lambda r: r[0]) if not _reasons(r)]
+        return [self.store._relation_model(cast(RelRow, (*r[:17], r[20]))) for r in sorted(rows, key=lambda r: r[0]) if not _reasons(r)]
 
     # -- the hop engine's two lookups ---------------------------------------------------------------------------
     def _flag(self, row: StatusRow, reasons: list[str] | None = None) -> Rel:

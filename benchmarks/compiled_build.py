@@ -43,8 +43,8 @@ def _need_mypyc() -> None:
 
 
 def compiled_files() -> list[Path]:
-    """What ``--inplace`` wrote: the compiled modules beside their sources and mypyc's shared library."""
-    return sorted([*ROOT.glob("chainret/**/*.so"), *ROOT.glob("*__mypyc*.so")])
+    """What ``--inplace`` wrote: the compiled modules beside their sources and mypyc's shared library (in the package)."""
+    return sorted(ROOT.glob("chainret/**/*.so"))
 
 
 def _fresh_build_dir() -> None:

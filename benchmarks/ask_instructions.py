@@ -155,7 +155,12 @@ def _m(x: object) -> str:
 
 
 def page(args: argparse.Namespace, started: str, floor: int | None, rows: list[dict[str, object]]) -> str:
-    cmd = "python benchmarks/ask_instructions.py " + " ".join(a for a in sys.argv[1:] if a != "--write")
+    import shlex
+
+    # The default catalog's location, where it was set: a --src that is an installed folder (the compiled build) has no
+    # catalogs/ of its own, so its cold columns need it.
+    env = f"CHAINRET_CATALOG={shlex.quote(os.environ['CHAINRET_CATALOG'])} " if os.environ.get("CHAINRET_CATALOG") else ""
+    cmd = env + "python benchmarks/ask_instructions.py " + shlex.join(a for a in sys.argv[1:] if a != "--write")
     cols = ["warm ask", "to_json"] + ([] if floor is None else ["cold default", "cold --json", "cold store"])
     lines = [
         "# Instructions per ask (valgrind)",

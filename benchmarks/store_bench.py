@@ -373,12 +373,11 @@ def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[in
     compiled = os.environ.get(COMPILED_ENV)
     if compiled:  # the compiled build first on the path, before any chainret module is imported
         sys.path.insert(0, compiled)
-    import chainret.hops
-
+    import chainret
     from chainret.store import open_store
 
-    if compiled and not str(chainret.hops.__file__).endswith(".so"):
-        sys.exit(f"{compiled} holds no compiled build: chainret.hops imports from {chainret.hops.__file__}")
+    if compiled and not chainret.compiled_build():
+        sys.exit(f"{compiled} holds no compiled build: chainret imports from {chainret.__file__}")
 
     warnings.simplefilter("ignore")
     if per_lookup:  # the per-lookup reads (no chainret.store.hopquery), what PostgreSQL runs
@@ -387,7 +386,7 @@ def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[in
         SQLiteStore.hop_query = False
     store = open_store(spec)
     res: dict[str, Any] = warm(store, n, count)
-    res["engine"] = "compiled" if str(chainret.hops.__file__).endswith(".so") else "sources"
+    res["engine"] = "compiled" if chainret.compiled_build() else "sources"
     if unknown:
         res.update(unknown_to_viewer(store, n, unknown))
     store.close()

@@ -136,7 +136,9 @@ def ask(
             else:
                 trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta)
         ask_ms = round((time.perf_counter() - t0) * 1000, 3)
-        revision = full.revision(viewer if project else None)  # (``catalog_revision``, ``full`` already resolved)
+        # The revision the answer was computed from (``chainret.store.base.revision_token``): a compiled store counts
+        # the identities this viewer was shown across compiles and updates; a catalog file's is always its first.
+        revision = full.revision(viewer if project else None)
         if project:  # one copy of the trace: the projection, the timing and the revision together
             return project_trace(trace, cat, viewer, meta={"ask_ms": ask_ms, "revision": revision})
         extra: dict[str, object] = {"ask_ms": ask_ms}
@@ -199,16 +201,6 @@ def _suggestions(trace: Trace, catalog: CatalogReader) -> list[tuple[str, str]]:
     from chainret.patterns import suggest_phrasings
 
     return suggest_phrasings(trace.request, pattern_specs(catalog))
-
-
-def catalog_revision(catalog: CatalogReader | Catalog, viewer: str | None, digest: str = "") -> str:
-    """The revision an answer was computed from (``chainret.store.base.revision_token``).
-
-    A compiled store counts the identities this viewer was shown across its compiles and updates; a
-    catalog file keeps no history, so its revision is always the first (``1.``) of its identity.
-    (``digest`` is no longer read: the reader knows its viewer's identity.)
-    """
-    return resolve_catalog(catalog).revision(viewer)
 
 
 def path_names(trace: Trace, catalog: CatalogReader | Catalog, session: Session | None = None) -> dict[str, str]:

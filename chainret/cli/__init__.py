@@ -89,14 +89,10 @@ def _version(value: bool) -> None:
     if value:
         import typer
 
-        from importlib.util import find_spec
+        from chainret import __version__, compiled_build
 
-        from chainret import __version__
-
-        # Which build answers (setup.py's optional mypyc build ships its library inside the package): the
-        # same behaviour either way, so a user timing an ask can tell which one ran.
-        built = " (compiled build)" if find_spec("chainret.compiled__mypyc") is not None else ""
-        typer.echo(f"chainret {__version__}{built}")
+        # Which build answers: the same behaviour either way, so a user timing an ask can tell which one ran.
+        typer.echo(f"chainret {__version__}" + (" (compiled build)" if compiled_build() else ""))
         raise typer.Exit()
 
 

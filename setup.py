@@ -13,7 +13,7 @@ Modules are chosen for the warm ask's time and for what mypyc's classes allow: n
 metaclass), no class that tests or benchmarks patch per instance (compiled classes have no ``__dict__``),
 no base class that other modules subclass, no package ``__init__`` (compiled beside an in-package shared
 library, ``chainret.store``'s failed to import its submodules). The store's row types
-(``chainret.store.sqlrows``) are unions of tuple shapes: mypyc turns a single fixed-length tuple type into a C struct, checking and converting
+(``chainret.store.rowdecode``) are unions of tuple shapes: mypyc turns a single fixed-length tuple type into a C struct, checking and converting
 every column on the way in and building a new tuple on the way out, which cost more than compiling saved.
 """
 
@@ -27,6 +27,7 @@ from setuptools import setup
 BUILDS = {"bdist_wheel", "build", "build_ext", "install", "editable_wheel", "develop"}  # setup.py commands that build modules
 COMPILED = [
     "chainret/ask.py",
+    "chainret/catalog/clause.py",
     "chainret/functional.py",
     "chainret/hops.py",
     "chainret/interpret.py",
@@ -36,6 +37,7 @@ COMPILED = [
     "chainret/search.py",
     "chainret/statement.py",
     "chainret/store/hopquery.py",
+    "chainret/store/rowdecode.py",
     "chainret/store/sqlview.py",
 ]
 

@@ -22,7 +22,8 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TypedDict, Unpack
 
-from chainret.catalog.models import Catalog, doc_ref
+from chainret.catalog.clause import doc_ref
+from chainret.catalog.models import Catalog
 from chainret.codes import RefusalCode
 from chainret.hops import run_chain
 from chainret.interpret import interpret, pattern_specs

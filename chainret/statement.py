@@ -19,7 +19,8 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from chainret.catalog.models import mention_terms, mentions_term, parse_clause
+from chainret.catalog.clause import parse_clause
+from chainret.catalog.models import mention_terms, mentions_term
 from chainret.codes import DefectCode
 
 EntityLookup = Callable[[str], Any | None]

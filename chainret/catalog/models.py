@@ -55,6 +55,12 @@ from pydantic import (
 )
 
 from chainret.bulk import paused_gc
+from chainret.catalog.clause import CLAUSE_PREFIX as CLAUSE_PREFIX
+from chainret.catalog.clause import CLAUSE_SEP as CLAUSE_SEP
+from chainret.catalog.clause import clause_text as clause_text
+from chainret.catalog.clause import doc_ref as doc_ref
+from chainret.catalog.clause import parse_clause as parse_clause
+from chainret.catalog.clause import unit_ref as unit_ref
 
 if TYPE_CHECKING:
     from chainret.catalog.names import NameIndex
@@ -63,40 +69,9 @@ CATALOG_FORMAT: Final = "chainret-catalog/1"
 
 ID_RE = re.compile(r"^([a-z][a-z0-9_]*):([a-z0-9][a-z0-9_-]*):([a-z0-9][a-z0-9_.-]*)$")
 DOC_REF_RE = re.compile(r"^([A-Za-z0-9_.-]+)/([^@#\s]+)@([^@#/\s]+)$")
-CLAUSE_PREFIX = "REL "
-CLAUSE_SEP = " | "
-
-
-def clause_text(subject: str, predicate: str, obj: str) -> str:
-    """The literal clause that must support a relation: ``REL s | p | o``."""
-    return f"{CLAUSE_PREFIX}{subject}{CLAUSE_SEP}{predicate}{CLAUSE_SEP}{obj}"
-
-
-def parse_clause(text: str) -> tuple[str, str, str] | None:
-    """``REL s | p | o`` -> (s, p, o); None when ``text`` is not exactly one clause."""
-    if not text.startswith(CLAUSE_PREFIX) or "\n" in text:
-        return None
-    parts = text[len(CLAUSE_PREFIX) :].split(CLAUSE_SEP)
-    if len(parts) != 3:
-        return None
-    s, p, o = parts
-    if not s or not p or not o or s != s.strip() or p != p.strip() or o != o.strip():
-        return None
-    return s, p, o
-
-
 def sha256_digest(text: str) -> str:
     """Content digest of a document text: ``sha256:<hex>`` over its UTF-8 bytes."""
     return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def doc_ref(source: str, document: str, version: str) -> str:
-    return f"{source}/{document}@{version}"
-
-
-def unit_ref(doc_ref: str, index: int) -> str:
-    """``source/document@version#uN``: unit ``index`` (1-based) of a document version."""
-    return f"{doc_ref}#u{index}"
 
 
 _unit_ref = unit_ref  # for methods whose parameter is named unit_ref

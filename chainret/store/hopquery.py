@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from chainret.search import SearchHit, rank_bm25plus
-from chainret.store.sqlrows import REL_COLS, RelRow, StatusRow, _bounded
+from chainret.store.rowdecode import RelRow, StatusRow, _bounded
+from chainret.store.sqlrows import REL_COLS
 
 if TYPE_CHECKING:
     from chainret.hops import Rel

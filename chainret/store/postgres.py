@@ -54,7 +54,8 @@ from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_f
 from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore, SQLView, StoreIndex
-from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, RelRow, SQLRow, StatusRow, _bounded, _unit
+from chainret.store.rowdecode import RelRow, SQLRow, StatusRow, _bounded, _unit
+from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN
 
 if TYPE_CHECKING:  # psycopg is an extra, imported where a store is opened
     from psycopg import Connection

@@ -1,4 +1,4 @@
-"""What the SQL store's parts share: the SQL fragments of the permission rule, the backend, row decoders.
+"""What the SQL store's parts share: the SQL fragments of the permission rule and the backend (rows are decoded in ``chainret.store.rowdecode``).
 
 The view (``chainret.store.sqlview``), the reader store (``chainret.store.sqlreader``), the search
 index (``chainret.store.sqlindex``) and the store itself (``chainret.store.sql``) all build their
@@ -10,25 +10,18 @@ parts below the store in the import graph.
 from __future__ import annotations
 
 import contextlib
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Protocol, cast
 
-from chainret.codes import ViewCode
 from chainret.catalog.names import NameLookup
 
 from chainret.store.base import CatalogRecords
-from chainret.store.schema import SQLValue
+from chainret.store.rowdecode import RelRow, SQLRow
 
 if TYPE_CHECKING:  # (the models load with the engine, not with this module)
-    from chainret.catalog.models import Entity, Relation, Unit
-    from chainret.trace import Anchor
+    from chainret.catalog.models import Entity, Relation
 
-#: A statement's row (of ``schema.SQLValue``: what ``sqlite3`` and psycopg give for the store's column types), before a decoder gives it its shape (``EntityRow``, ``UnitRow``, ``RelRow``, ``StatusRow``).
-SQLRow = tuple[SQLValue, ...]
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 # A document ordinal readable by the principal in the view (``?`` = view name, principal).
@@ -61,18 +54,6 @@ REL_COLS = (
     "r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, "
     "r.digest, r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects, r.kind"
 )
-# id, type, name, aliases (JSON), description.
-EntityRow = tuple[str, str, str, str, str]
-# ref, doc_ref, idx, start_, end_, text.
-UnitRow = tuple[str, str, int, int, int, str]
-# A relation row of ``REL_COLS``.
-RelCols = tuple[int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str]
-# A relation row of ``REL_COLS`` and its quote (what ``SQLStore._relation_row`` reads): the quote, or None where
-# no quote row joins. Two shapes: a compiled build then passes each row on as the tuple it is (setup.py).
-RelRow = tuple[*RelCols, str] | tuple[*RelCols, None]
-# A relation row of ``REL_COLS`` and ``STATUS_COLS``: visibility in the view, view rows of the same document,
-# the principal's readers rows, the quote where readable (None where not).
-StatusRow = tuple[*RelCols, str | None, int, int, str] | tuple[*RelCols, str | None, int, int, None]
 
 
 class Backend:
@@ -145,63 +126,3 @@ class _Relations(Mapping[str, "Relation"]):
 
     def __len__(self) -> int:
         return int(cast(int, self.store.db.rows("SELECT count(*) FROM relations")[0][0]))
-
-
-CACHE_MAX = 200_000
-
-
-def _bounded(cache: dict[K, V], key: K, value: V) -> V:
-    """Remember ``value`` (the caches of a store are dropped whole when they grow past ``CACHE_MAX``)."""
-    if len(cache) >= CACHE_MAX:
-        cache.clear()
-    cache[key] = value
-    return value
-
-
-def _entity(row: SQLRow | EntityRow) -> Entity:
-    from chainret.catalog.models import Entity
-
-    i, t, n, a, d = cast(EntityRow, row)
-    return Entity(id=i, type=t, name=n, aliases=json.loads(a), description=d)
-
-
-def _unit(row: SQLRow | UnitRow) -> Unit:
-    from chainret.catalog.models import Unit
-
-    ref, doc_ref, idx, s, e, text = cast(UnitRow, row)
-    return Unit(ref=ref, doc_ref=doc_ref, index=idx, start=s, end=e, text=text)
-
-
-def _marks(items: Sequence[object]) -> str:
-    return ", ".join("?" for _ in items)
-
-
-def _reasons(row: StatusRow) -> list[str]:
-    """``Eligibility.reasons`` of a relation row carrying ``STATUS_COLS`` (the codes of ``CatalogView.relation_status``)."""
-    defects = row[15]
-    reasons = [c for c in defects.split(",") if c] if defects else []
-    in_view, same_document, readable = row[17], row[18], row[19]
-    if in_view is None:
-        reasons.append(ViewCode.SUPERSEDED if same_document else ViewCode.NOT_CURRENT)
-    elif in_view == "removed":
-        reasons.append(ViewCode.REMOVED)
-    elif not readable:
-        reasons.append(ViewCode.RESTRICTED)
-    return reasons
-
-
-def anchor_of(row: StatusRow) -> Anchor:
-    """The ``Anchor`` of a relation row carrying ``status_columns`` (quote where readable)."""
-    from chainret.trace import Anchor
-
-    return Anchor(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],
-                  representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16])
-
-
-def relation_of(row: RelRow | StatusRow) -> Relation:
-    """The catalog ``Relation`` of a row of ``REL_COLS`` and its quote."""
-    from chainret.catalog.models import Relation, Support
-
-    (_, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, kind, quote) = row[:18]
-    sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
-    return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)

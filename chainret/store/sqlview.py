@@ -9,25 +9,8 @@ from typing import TYPE_CHECKING, cast
 from chainret.codes import DefectCode
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
-from chainret.store.sqlrows import (
-    CACHE_MAX,
-    IN_VIEW,
-    KNOWN,
-    READABLE,
-    REL_COLS,
-    WITHIN,
-    RelRow,
-    RowSource,
-    SQLRow,
-    StatusRow,
-    ViewCatalog,
-    _bounded,
-    _entity,
-    _marks,
-    _reasons,
-    _unit,
-    anchor_of,
-)
+from chainret.store.rowdecode import CACHE_MAX, RelRow, SQLRow, StatusRow, _bounded, _entity, _marks, _reasons, _unit, anchor_of
+from chainret.store.sqlrows import IN_VIEW, KNOWN, READABLE, REL_COLS, WITHIN, RowSource, ViewCatalog
 
 from chainret.hops import Rel
 

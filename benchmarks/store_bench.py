@@ -229,9 +229,9 @@ def warm(target: Any, n: int, count: int) -> dict[str, Any]:
 
 
 def floor(store: Any, n: int, count: int) -> dict[str, Any]:
-    """Statements per ask, and the CPU of replaying each ask's statements (same SQL, same parameters, in one
-    read transaction as the store runs them) on a fresh bare ``sqlite3`` connection to the same file: what
-    the lookups cost with no engine."""
+    """Statements per ask, and the CPU of replaying each ask's statements (same SQL, same parameters, the file
+    opened as the store opens it: read-only and immutable, no transaction) on a fresh bare ``sqlite3``
+    connection: what the lookups cost with no engine."""
     import sqlite3
 
     from chainret.ask import ask
@@ -242,17 +242,15 @@ def floor(store: Any, n: int, count: int) -> dict[str, Any]:
         with _Recorder(store.db) as rec:
             ask(req, store, view=view, principal=principal)
         per_ask.append(rec.calls)
-    from chainret.store.sqlite import READ_PRAGMAS
+    from chainret.store.sqlite import READ_PRAGMAS, store_uri
 
-    conn = sqlite3.connect(f"file:{store.db.path.resolve()}?mode=ro", uri=True, isolation_level=None)
+    conn = sqlite3.connect(store_uri(store.db.path), uri=True, isolation_level=None)
     for pragma in READ_PRAGMAS:  # the store's own connection settings (its memory map): a floor of the same reads
         conn.execute(pragma).fetchall()
     def replay(calls: list[tuple[str, tuple[Any, ...]]]) -> float:
         c0 = time.process_time()
-        conn.execute("BEGIN")  # one read transaction per ask, as the store's read_scope
         for sql, params in calls:
             conn.execute(sql, params).fetchall()
-        conn.execute("COMMIT")
         return time.process_time() - c0
 
     firsts = [replay(calls) for calls in per_ask]  # a pass to prepare the statements and warm the pages, as the store's were

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
+from chainret.catalog.load import load_world
 from chainret.catalog.models import Catalog
 from chainret.replay import stable
 from chainret.store import compile_store, open_store
@@ -133,3 +134,17 @@ def random_requests(cat: Catalog) -> st.SearchStrategy:
     )
     cut = round(ANSWERABLE_SHARE * 100)
     return st.integers(0, 99).flatmap(lambda k: answered if k < cut else uniform)
+
+
+def seed_versions() -> tuple[Catalog, Catalog]:
+    """The seed world as two catalog versions: v1 has view ``final`` only; v2 appends the v2 documents and view ``revised``."""
+    full = load_world(Path(__file__).resolve().parents[1] / "fixtures" / "seed").catalog
+    final = full.views_by_name["final"]
+    old_docs = [d for d in full.documents if d.ref in final.documents]
+    new_docs = [d for d in full.documents if d.ref not in final.documents]
+    old_rels = [r for r in full.relations if r.support.doc_ref in final.documents]
+    new_rels = [r for r in full.relations if r.support.doc_ref not in final.documents]
+    v1 = full.model_copy(update={"documents": old_docs, "relations": old_rels,
+                                 "views": [final.model_copy(update={"current": True})]})
+    v2 = full.model_copy(update={"documents": old_docs + new_docs, "relations": old_rels + new_rels})
+    return v1.model_validate(v1.model_dump()), v2.model_validate(v2.model_dump())

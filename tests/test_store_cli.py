@@ -7,6 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from store_worlds import seed_versions as versions
 from store_worlds import trace_json
 
 from chainret.ask import ask
@@ -102,20 +103,6 @@ def test_traces_name_the_store_without_a_password():
 
 
 # -- updates without a rebuild ------------------------------------------------------------------------
-def versions():
-    """The seed world as two catalog versions: v1 has view ``final`` only; v2 appends the v2 documents and view ``revised``."""
-    full = load_world(SEED).catalog
-    final = full.views_by_name["final"]
-    old_docs = [d for d in full.documents if d.ref in final.documents]
-    new_docs = [d for d in full.documents if d.ref not in final.documents]
-    old_rels = [r for r in full.relations if r.support.doc_ref in final.documents]
-    new_rels = [r for r in full.relations if r.support.doc_ref not in final.documents]
-    v1 = full.model_copy(update={"documents": old_docs, "relations": old_rels,
-                                 "views": [final.model_copy(update={"current": True})]})
-    v2 = full.model_copy(update={"documents": old_docs + new_docs, "relations": old_rels + new_rels})
-    return v1.model_validate(v1.model_dump()), v2.model_validate(v2.model_dump())
-
-
 def _rows(db: Path, sql: str):
     con = sqlite3.connect(db)
     try:

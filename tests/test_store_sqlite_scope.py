@@ -1,86 +1,113 @@
-"""An ask on a SQLite store reads in one transaction (``SQLiteBackend.read_scope``): one snapshot, one lock.
+"""A SQLite store file is written once (``chainret.store.sqlite``): an update or a replace renames a new
+file into place, and readers open the file they found immutable, without locks or read transactions.
 
-A writer cannot commit between two statements of one ask (it would mix two states of the store in one
-trace), nested scopes join the outer one, and nothing is left open after the ask, even when it fails.
+So an open store reads one state even while an update lands (its file never changes), an update never
+waits for a reader, a store opened before the update keeps answering from what it opened while one
+opened after answers from the update, and a failed update leaves the store byte for byte as it was.
+A file something wrote in place (a journal beside it) is refused when it is opened.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
+from store_worlds import seed_versions, trace_json
 
 from chainret.ask import answer, ask
-from chainret.catalog.load import default_catalog_path, load_world
-from chainret.store import compile_store, open_store
+from chainret.store import compile_store, open_store, update_store
+from chainret.store.base import StoreError
+from support.catalogs import changed as catalog_changed
+
+REQUEST = "Which contact serves PR-84?"
 
 
 @pytest.fixture()
-def store_path(tmp_path: Path) -> Path:
-    db = tmp_path / "default.db"
-    compile_store(load_world(default_catalog_path()).catalog, db)
+def v1_store(tmp_path: Path) -> Path:
+    db = tmp_path / "live.db"
+    compile_store(seed_versions()[0], db)
     return db
 
 
-@pytest.fixture()
-def store(store_path: Path):
-    opened = open_store(store_path)
-    yield opened
-    opened.close()
+def _views(store) -> set[str]:
+    return {v.name for v in store.views}
 
 
-def _writer_commits(db: Path) -> bool:
-    """Whether a writer on another connection could commit now (it gives up at once instead of waiting)."""
-    conn = sqlite3.connect(db, timeout=0, isolation_level=None)
+def test_an_ask_runs_no_transaction_and_holds_no_lock(v1_store: Path) -> None:
+    store = open_store(v1_store)
     try:
-        conn.execute("BEGIN IMMEDIATE")
-        conn.execute("UPDATE meta SET value = value WHERE key = 'generation'")
-        conn.execute("COMMIT")
-        return True
-    except sqlite3.OperationalError as exc:
-        assert "locked" in str(exc)
-        return False
+        statements: list[str] = []
+        store.db.conn.set_trace_callback(statements.append)
+        with store.read_scope("public"):  # (nested scopes, as ``answer`` opens around ``ask``, are nothing either)
+            trace = answer(REQUEST, store).trace
+            assert trace.outcome == "accepted_path"
+            assert not store.db.conn.in_transaction
+        assert statements and not any(s.split()[0].upper() in ("BEGIN", "COMMIT", "ROLLBACK") for s in statements), statements
     finally:
-        conn.close()
+        store.close()
 
 
-def test_every_statement_of_an_ask_runs_in_one_transaction(store, store_path: Path) -> None:
-    seen: list[bool] = []
-    rows = store.db.rows
+def test_an_update_never_waits_for_a_reader_and_an_open_store_keeps_its_snapshot(v1_store: Path) -> None:
+    _, v2 = seed_versions()
+    before = open_store(v1_store)
+    try:
+        old = trace_json(ask(REQUEST, before, principal="auditor"))
+        assert _views(before) == {"final"}
+        done = threading.Event()
+        with before.read_scope("auditor"):  # a request in flight while the update runs
+            first = trace_json(ask(REQUEST, before, principal="auditor"))
+            worker = threading.Thread(target=lambda: (update_store(v2, v1_store), done.set()))
+            worker.start()
+            worker.join(timeout=60)
+            assert done.is_set(), "the update waited for the reader"
+            assert trace_json(ask(REQUEST, before, principal="auditor")) == first  # the same state, mid-request
+        # The store object opened before the update answers from its own file, whole.
+        assert _views(before) == {"final"} and trace_json(ask(REQUEST, before, principal="auditor")) == old
+        after = open_store(v1_store)
+        try:
+            assert "revised" in _views(after)
+            assert before.generation() != after.generation()
+            assert trace_json(ask(REQUEST, after, principal="auditor")) == trace_json(ask(REQUEST, v2, principal="auditor"))
+        finally:
+            after.close()
+    finally:
+        before.close()
 
-    def recording(sql, params=(), view=None, principal=None):
-        seen.append(store.db.conn.in_transaction)
-        return rows(sql, params, view, principal)
 
-    store.db.rows = recording
-    trace = answer("Which contact serves PR-84?", store).trace
-    assert trace.outcome == "accepted_path"
-    assert len(seen) >= 3 and all(seen), seen
-    assert not store.db.conn.in_transaction  # ended with the ask
-    assert _writer_commits(store_path)
-
-
-def test_a_writer_waits_for_the_scope_and_nested_scopes_join_the_outer_one(store, store_path: Path) -> None:
-    with store.read_scope("public"):
-        first = store.db.rows("SELECT count(*) FROM relations")
-        with store.read_scope("public"):
-            store.db.rows("SELECT count(*) FROM entities")
-        assert store.db.conn.in_transaction  # the inner scope's end is not the transaction's
-        assert not _writer_commits(store_path)  # the shared lock is held for the whole request
-        assert store.db.rows("SELECT count(*) FROM relations") == first
-    assert not store.db.conn.in_transaction
-    assert _writer_commits(store_path)
+def test_an_update_renames_a_copy_into_place_and_keeps_the_file_mode(v1_store: Path) -> None:
+    _, v2 = seed_versions()
+    os.chmod(v1_store, 0o640)
+    inode = v1_store.stat().st_ino
+    update_store(v2, v1_store)
+    st = v1_store.stat()
+    assert st.st_ino != inode and st.st_mode & 0o777 == 0o640
+    assert not [p.name for p in v1_store.parent.iterdir() if p.name.endswith(".tmp")]  # no copy left behind
 
 
-def test_a_failing_ask_leaves_no_transaction_open(store, store_path: Path) -> None:
-    def broken(*_a, **_k):
-        raise RuntimeError("boom")
+def test_a_failed_update_leaves_the_store_as_it_was_and_no_copy(v1_store: Path) -> None:
+    _, v2 = seed_versions()
+    before, inode = v1_store.read_bytes(), v1_store.stat().st_ino
+    with pytest.raises(StoreError, match="not an append-only update"):
+        update_store(catalog_changed(v2, documents=list(reversed(v2.documents))), v1_store)
+    assert v1_store.read_bytes() == before and v1_store.stat().st_ino == inode
+    assert sorted(p.name for p in v1_store.parent.iterdir()) == [".live.db.lock", "live.db"]
 
-    store.db.rows = broken
-    with pytest.raises(RuntimeError):
-        ask("Which contact serves PR-84?", store)
-    del store.db.rows
-    assert not store.db.conn.in_transaction
-    assert _writer_commits(store_path)
-    assert ask("Which contact serves PR-84?", store).outcome == "accepted_path"
+
+@pytest.mark.parametrize("suffix", ["-journal", "-wal"])
+def test_a_store_written_in_place_is_refused_with_the_file_named(v1_store: Path, suffix: str) -> None:
+    conn = sqlite3.connect(v1_store)  # someone edits the store in place and leaves a journal beside it
+    conn.execute("UPDATE meta SET value = value WHERE key = 'generation'")
+    conn.commit()
+    conn.close()
+    Path(f"{v1_store}{suffix}").write_bytes(b"")
+    with pytest.raises(StoreError, match=rf"live\.db{suffix} lies beside the store.*chainret catalog compile"):
+        open_store(v1_store)
+    Path(f"{v1_store}{suffix}").unlink()
+    store = open_store(v1_store)
+    try:
+        assert ask(REQUEST, store).outcome == "accepted_path"
+    finally:
+        store.close()

@@ -528,7 +528,7 @@ def write_report(results: list[dict[str, Any]]) -> str:
         "first and second ask of the four view/principal pairs (a SQLite store reads a pair's view facts on its second",
         "ask; both are left out of warm); warm = distinct",
         "requests after those, wall and CPU per ask; ser = the trace's `to_json()` CPU, not inside warm;",
-        "stmts = SQL statements per ask; floor = the same statements replayed on a bare `sqlite3` connection, in one transaction",
+        "stmts = SQL statements per ask; floor = the same statements replayed on a bare `sqlite3` connection to the file opened as the store opens it (immutable, no transaction)",
         "(CPU per ask, no engine); x floor = warm CPU p50 / floor CPU p50.",
         "",
         "| relations | load | pace ns | store | compile s (CPU) | + build CPU s | peak MB | size MB | cold n | cold wall s | cold CPU s | cold RSS MB | evicted CPU s | first / second s | warm p50 / p99 ms | warm CPU p50 / p99 ms | ser CPU ms | stmts | floor CPU ms | x floor |",

@@ -143,17 +143,19 @@ def resolve_catalog(catalog: Catalog | CatalogReader | str | os.PathLike[str] | 
     The CLI and the servers call it once, at the edge; ``chainret.ask`` calls it at its entry, so a
     ``Catalog`` or a path still works there. An in-memory catalog's caches live in ``session``.
     """
-    from chainret.store.memory import MemoryStore
-
-    if isinstance(catalog, Catalog):
-        return MemoryStore(catalog, session=session)
     if isinstance(catalog, (str, os.PathLike)) or catalog is None:
         if catalog is not None and is_store_spec(catalog):
             return open_reader(catalog)
         from chainret.catalog.load import load_world
+        from chainret.store.memory import MemoryStore
 
         path = catalog_path(catalog)
         return MemoryStore(load_world(path).catalog, str(path.resolve()), session)
-    if isinstance(catalog, MemoryStore) and session is not None and catalog.session is not session:
-        return MemoryStore(catalog.catalog, catalog.location, session)  # the caller's session holds the caches
+    if isinstance(catalog, Catalog) or session is not None:  # (an opened reader, the usual case, needs no import)
+        from chainret.store.memory import MemoryStore
+
+        if isinstance(catalog, Catalog):
+            return MemoryStore(catalog, session=session)
+        if isinstance(catalog, MemoryStore) and catalog.session is not session:
+            return MemoryStore(catalog.catalog, catalog.location, session)  # the caller's session holds the caches
     return catalog

@@ -31,7 +31,7 @@ from chainret.catalog.models import functional_names
 from chainret.errors import UsageError
 from chainret.hops import HopWorld
 from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words
-from chainret.store.base import CatalogReader, ViewReader
+from chainret.store.base import CatalogReader, ViewReader, revision_token
 from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
@@ -172,8 +172,6 @@ class SQLStore:
 
     def revision(self, viewer: str | None) -> str:
         """The opaque revision ``viewer`` is answered from (changes only when that viewer's identity does)."""
-        from chainret.store.base import revision_token
-
         hit = self._revisions.get(viewer)  # a store object reads a snapshot: its identities do not change
         if hit is None:
             hist = self.identity_history(viewer)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from chainret.codes import DefectCode
+from chainret.catalog.models import normalize_name
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
 from chainret.store.rowdecode import CACHE_MAX, RelRow, SQLRow, StatusRow, _bounded, _entity, _marks, _reasons, _unit, anchor_of
@@ -254,8 +255,6 @@ class SQLView:
     # -- entities -------------------------------------------------------------------------------------------
     def resolve(self, text: str, type: str | None = None) -> list[Entity]:  # noqa: A002 - API name
         """Entities named ``text`` that the principal may know (in a relation of a document they may read)."""
-        from chainret.catalog.models import normalize_name
-
         known, kp = self._known()
         # No DISTINCT: ``names``' primary key (key, entity_ord) gives an entity one row per key (a sort saved).
         sql = (

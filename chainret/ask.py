@@ -120,7 +120,7 @@ def ask(
         base = _Base(request=request, catalog_digest=cat.digest())
         if reading.interpretation is None:
             assert reading.outcome is not None
-            trace = Trace(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)
+            trace = Trace.model_construct(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)
             if text_route and reading.outcome == "no_pattern":
                 from chainret.baselines import text_route_result  # not on the ask path: it pulls the case models
 
@@ -133,7 +133,7 @@ def ask(
                     message=f"pattern {interp.pattern!r} needs {len(interp.predicates)} hops but max_hops is "
                     f"{budget.max_hops}; raise --max-hops to run it",
                 )
-                trace = Trace(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
+                trace = Trace.model_construct(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
             else:
                 trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta)
         ask_ms = round((time.perf_counter() - t0) * 1000, 3)
@@ -239,7 +239,7 @@ def _run(
     packet = None
     if path is not None:
         items = [
-            PacketItem(
+            PacketItem.model_construct(
                 ref=r.support.unit_ref,
                 text=r.support.quote,
                 cost=len(r.support.quote),
@@ -260,7 +260,7 @@ def _run(
     else:  # the accepted path's relations: each already carries the unit that supports it in this view
         required = [r.id for r in path] if path else []
         units = {r.id: r.unit_ref for r in path} if path else {}
-    return Trace(
+    return Trace.model_construct(
         **base,
         interpretation=interp,
         budget=eff,

@@ -189,7 +189,7 @@ class Run:
 
 
 def _hits(hits: Sequence[SearchHit]) -> list[Hit]:
-    return [Hit(ref=h.ref, rank=h.rank, score=h.score) for h in hits]
+    return [Hit.model_construct(ref=h.ref, rank=h.rank, score=h.score) for h in hits]
 
 
 def run_chain(
@@ -222,7 +222,7 @@ def _hop(
         run.hops.append(
             _refuse(
                 run,
-                Hop(index=k, branch=branch, subquery=node, predicate=pred, from_id=node,
+                Hop.model_construct(index=k, branch=branch, subquery=node, predicate=pred, from_id=node,
                     searches_left=run.searches_left, rows_left=run.rows_left),
                 RefusalCode.BUDGET_EXHAUSTED,
                 f"hop {k} needs a search but the request has {run.searches_left} searches and "
@@ -261,7 +261,7 @@ def _hop(
                     bridges.append(r)
 
     if not bridges:
-        base = Hop(index=k, branch=branch, subquery=node, predicate=pred, from_id=node, hits=hits,
+        base = Hop.model_construct(index=k, branch=branch, subquery=node, predicate=pred, from_id=node, hits=hits,
                    searches_left=run.searches_left, rows_left=run.rows_left)
         returned = {h.ref for h in found}
         elsewhere = [r for r in world.of_subject(node, pred) if r.usable and r.unit_ref not in returned]
@@ -302,11 +302,11 @@ def _hop(
         this_branch = branch if j == 0 else f"{branch}.{j}"
         others = [b.object for b in bridges if b.object != rel.object]
         if j == 0:
-            hop = Hop(index=k, branch=this_branch, subquery=node, predicate=pred, from_id=node, hits=hits,
+            hop = Hop.model_construct(index=k, branch=this_branch, subquery=node, predicate=pred, from_id=node, hits=hits,
                       anchor=rel.anchor(), bridge=rel.object, candidate_bridges=others,
                       searches_left=searches_left, rows_left=rows_left)
         else:  # the alternative reuses hop k's search: no new search, no new rows
-            hop = Hop(index=k, branch=this_branch, subquery=node, predicate=pred, from_id=node, hits=[],
+            hop = Hop.model_construct(index=k, branch=this_branch, subquery=node, predicate=pred, from_id=node, hits=[],
                       anchor=rel.anchor(), bridge=rel.object, candidate_bridges=others, reuses=branch,
                       searches_left=run.searches_left, rows_left=run.rows_left)
         if pred in world.functional:

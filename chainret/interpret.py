@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 from chainret.store.base import CatalogRecords, ViewReader
 from chainret.codes import RefusalCode
@@ -27,7 +27,7 @@ class Reading(NamedTuple):
     """The outcome of interpretation: an Interpretation, or a refusal / no-pattern Refusal."""
 
     interpretation: Interpretation | None = None
-    outcome: str | None = None  # "no_pattern" | "refused" when interpretation is None
+    outcome: Literal["no_pattern", "refused"] | None = None  # set when interpretation is None
     reason: Refusal | None = None
     meta: Mapping[str, Any] = MappingProxyType({})  # read-only: one empty mapping shared by every Reading
 
@@ -72,7 +72,7 @@ def interpret(request: str, cv: ViewReader) -> Reading:
                 if m.ignored:
                     record.append(WordMatch(words=" ".join(m.ignored), part="ignored", how="filler"))
                 record.append(_entity_match(text, ents[0], "exact"))
-            interp = Interpretation(
+            interp = Interpretation.model_construct(
                 pattern=m.pattern.name,
                 slot=m.slot,
                 slot_text=text,
@@ -209,7 +209,7 @@ def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: An
     for text, pred in r.relations:
         record.append(WordMatch(words=text, part="relation", how="composed", target=pred))
     record.append(_entity_match(mention.words, ent, mention.how, mention.label, mention.distance))
-    interp = Interpretation(
+    interp = Interpretation.model_construct(
         pattern=r.pattern.name,
         slot=r.pattern.start_type,
         slot_text=mention.words,

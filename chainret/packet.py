@@ -22,7 +22,7 @@ def pack_items(items: Sequence[PacketItem], budget: Budget, separator: str = PAC
     # granting one extra separator of budget keeps the joined text within packet_chars.
     kept = _first_fit(items, budget.packet_chars + sep, budget.packet_units, sep)
     text = separator.join(i.text for i in kept)
-    return Packet(
+    return Packet.model_construct(
         packer="naive",
         cost_unit="chars",
         budget=budget.packet_chars,
@@ -67,7 +67,7 @@ def coverage(cv: ViewReader, required: Sequence[str], seen_refs: Sequence[str], 
         units = found
     seen = set(seen_refs)
     in_packet = {i.ref for i in packet.items} if packet else set()
-    return Coverage(
+    return Coverage.model_construct(
         anchors_required=list(required),
         anchors_observed=[r for r in required if units[r] in seen],
         complete_bundle=bool(required) and all(units[r] in in_packet for r in required),

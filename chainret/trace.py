@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from chainret.budget import Budget as Budget  # re-exported: traces record it
 from chainret.files import atomic_write_text
@@ -24,6 +24,7 @@ from chainret.files import check_output_path as check_output_path
 from chainret.codes import RefusalCode
 from chainret.stablejson import dumps as _stable_dumps
 from chainret.stablejson import round_floats
+from chainret.trusted import TrustedModel
 
 SCHEMA_VERSION = "1.0"
 
@@ -47,7 +48,7 @@ def _new_dict() -> dict[str, Any]:
     return {}
 
 
-class _Model(BaseModel):
+class _Model(TrustedModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 

@@ -20,7 +20,7 @@ import chainret
 
 ROOT = Path(chainret.__file__).parent
 # What the catalog layer may import besides itself: the bottom of the package.
-CATALOG_MAY_IMPORT = {"chainret.budget", "chainret.bulk", "chainret.codes", "chainret.errors", "chainret.functional", "chainret.session", "chainret.textsafe"}
+CATALOG_MAY_IMPORT = {"chainret.budget", "chainret.bulk", "chainret.codes", "chainret.errors", "chainret.functional", "chainret.session", "chainret.textsafe", "chainret.trusted"}
 RESEARCH = "chainret.research"
 # The CLI's research commands (`chainret bench ...`, `chainret nli ...`): the one place outside
 # chainret.research that may import it (inside the commands, so `chainret ask` never loads it).

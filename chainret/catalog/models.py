@@ -55,6 +55,7 @@ from pydantic import (
 )
 
 from chainret.bulk import paused_gc
+from chainret.trusted import TrustedModel
 from chainret.catalog.clause import CLAUSE_PREFIX as CLAUSE_PREFIX
 from chainret.catalog.clause import CLAUSE_SEP as CLAUSE_SEP
 from chainret.catalog.clause import clause_text as clause_text
@@ -118,7 +119,7 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
-class Entity(_Model):
+class Entity(_Model, TrustedModel):
     id: str
     type: str
     name: str = Field(min_length=1)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TypeVar, cast
+from typing import Literal, TypeVar, cast
 
 from chainret.catalog.models import Entity, Relation, Support, Unit
 from chainret.codes import ViewCode
@@ -30,7 +30,7 @@ EntityRow = tuple[str, str, str, str, str]
 # ref, doc_ref, idx, start_, end_, text.
 UnitRow = tuple[str, str, int, int, int, str]
 # A relation row of ``REL_COLS``.
-RelCols = tuple[int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str]
+RelCols = tuple[int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, Literal["clause", "prose"]]
 # A relation row of ``REL_COLS`` and its quote (what ``SQLStore._relation_row`` reads): the quote, or None where
 # no quote row joins. Two shapes: a compiled build then passes each row on as the tuple it is (setup.py).
 RelRow = tuple[*RelCols, str] | tuple[*RelCols, None]
@@ -52,7 +52,7 @@ def _bounded(cache: dict[K, V], key: K, value: V) -> V:
 
 def _entity(row: SQLRow | EntityRow) -> Entity:
     i, t, n, a, d = cast(EntityRow, row)
-    return Entity(id=i, type=t, name=n, aliases=json.loads(a), description=d)
+    return Entity.model_construct(id=i, type=t, name=n, aliases=json.loads(a), description=d)
 
 
 def _unit(row: SQLRow | UnitRow) -> Unit:
@@ -80,7 +80,7 @@ def _reasons(row: StatusRow) -> list[str]:
 
 def anchor_of(row: StatusRow) -> Anchor:
     """The ``Anchor`` of a relation row carrying ``status_columns`` (quote where readable)."""
-    return Anchor(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],
+    return Anchor.model_construct(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],
                   representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16])
 
 

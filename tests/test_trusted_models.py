@@ -1,0 +1,85 @@
+"""``TrustedModel.model_construct`` (``chainret.trusted``): the engine's models built without validation,
+and the suite-wide check that every such construction equals what validation builds.
+
+The conftest sets ``CHAINRET_CHECK_TRUSTED=1``, so every test that asks checks every construction; these
+tests make sure that check would catch a wrong value, and that without it the instances and the traces
+are the very ones validation gives.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from pydantic import ValidationError
+
+import chainret.trusted
+from chainret.ask import ask
+from chainret.catalog.models import Entity
+from chainret.trace import Anchor, Budget, Coverage, Hit, Hop, Trace
+
+ANCHOR = dict(unit_ref="reg/a.md@v1#u1", relation_id="rel-1", source="reg", document="a.md", version="v1",
+              representation="text/markdown", digest="sha256:00", span=(4, 30), quote="REL a | b | c")
+
+
+def test_the_suite_runs_with_the_check_on() -> None:
+    assert os.environ.get("CHAINRET_CHECK_TRUSTED") == "1" and chainret.trusted.CHECK
+
+
+@pytest.mark.parametrize(
+    ("model", "values", "error"),
+    [
+        (Anchor, {**ANCHOR, "span": [4, 30]}, "span=\\[4, 30\\] \\(list\\) but validation gives \\(4, 30\\) \\(tuple\\)"),
+        (Hit, {"ref": "u1", "rank": 1, "score": 2}, "score=2 \\(int\\) but validation gives 2.0 \\(float\\)"),
+    ],
+)
+def test_the_check_catches_a_value_validation_would_convert(model, values, error) -> None:
+    with pytest.raises(AssertionError, match=error):
+        model.model_construct(**values)
+
+
+@pytest.mark.parametrize(
+    ("model", "values"),
+    [
+        (Hit, {"ref": "u1", "rank": 0, "score": 1.0}),  # rank >= 1
+        (Hit, {"ref": "u1", "rank": 1, "score": 1.0, "sccore": 1.0}),  # an unknown field
+        (Entity, {"id": "project:w:a", "type": "org", "name": "A"}),  # the type is not the ID's prefix
+        (Hop, {"index": 1}),  # a required field missing
+    ],
+)
+def test_the_check_catches_what_validation_refuses(model, values) -> None:
+    with pytest.raises(ValidationError):
+        model.model_construct(**values)
+
+
+def test_without_the_check_the_instance_is_the_validated_one(monkeypatch) -> None:
+    monkeypatch.setattr(chainret.trusted, "CHECK", False)
+    hit = Hit.model_construct(ref="u1", rank=1, score=0.5)
+    anchor = Anchor.model_construct(**ANCHOR)
+    hop = Hop.model_construct(index=1, subquery="project:w:a", predicate="p", hits=[hit], anchor=anchor, bridge="org:w:b")
+    trace = Trace.model_construct(request="r", budget=Budget(), hops=[hop], outcome="partial_evidence",
+                                  coverage=Coverage.model_construct(anchors_required=["rel-1"]), meta={"x": 1})
+    validated = Trace(request="r", budget=Budget(), hops=[Hop(index=1, subquery="project:w:a", predicate="p",
+                      hits=[Hit(ref="u1", rank=1, score=0.5)], anchor=Anchor(**ANCHOR), bridge="org:w:b")],
+                      outcome="partial_evidence", coverage=Coverage(anchors_required=["rel-1"]), meta={"x": 1})
+    assert trace == validated and trace.to_json() == validated.to_json()
+    assert list(trace.__dict__) == list(validated.__dict__) and list(hop.__dict__) == list(Hop.model_fields)
+    assert trace.model_fields_set == validated.model_fields_set
+    # Defaults from factories are fresh per instance, never shared.
+    assert hop.selected == [] and hop.selected is not Hop.model_construct(index=2, subquery="x").selected
+
+
+def test_an_ask_without_the_check_writes_the_traces_the_checked_ask_writes() -> None:
+    requests = ["Which contact serves PR-84?", "who is the contact for PR-84", "Which contact serves PR-99?", "hello"]
+    code = ("import json, sys\nfrom chainret.ask import ask\n"
+            "print(json.dumps([ask(r, principal=p).to_json() for r in json.loads(sys.argv[1]) for p in ('public', 'auditor')]))")
+    env = {**os.environ, "CHAINRET_CHECK_TRUSTED": "0"}
+    out = subprocess.run([sys.executable, "-c", code, json.dumps(requests)], env=env, capture_output=True, text=True, check=True)
+    fast = [json.loads(t) for t in json.loads(out.stdout)]
+    checked = [json.loads(ask(r, principal=p).to_json()) for r in requests for p in ("public", "auditor")]
+    for t in (*fast, *checked):
+        t["meta"].pop("ask_ms")
+    assert fast == checked and {t["outcome"] for t in checked} >= {"accepted_path", "no_pattern"}

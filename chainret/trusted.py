@@ -58,6 +58,18 @@ class TrustedModel(BaseModel):
             _check(cls, m, values)
         return m
 
+    def __copy__(self) -> Self:
+        """``BaseModel.__copy__`` (which ``model_copy`` calls) without the ``copy`` module's generic dispatch: the
+        same shallow copy, for the models here, which have no extra fields and no private attributes."""
+        if self.__pydantic_extra__ is not None or self.__pydantic_private__ is not None:
+            return super().__copy__()
+        m = _new(type(self))
+        _set(m, "__dict__", self.__dict__.copy())
+        _set(m, "__pydantic_fields_set__", self.__pydantic_fields_set__.copy())
+        _set(m, "__pydantic_extra__", None)
+        _set(m, "__pydantic_private__", None)
+        return m
+
 
 def _template(cls: type[TrustedModel]) -> Template:
     template: dict[str, Any] = {}

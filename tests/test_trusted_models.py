@@ -83,3 +83,21 @@ def test_an_ask_without_the_check_writes_the_traces_the_checked_ask_writes() -> 
     for t in (*fast, *checked):
         t["meta"].pop("ask_ms")
     assert fast == checked and {t["outcome"] for t in checked} >= {"accepted_path", "no_pattern"}
+
+
+def test_a_copy_is_pydantics_copy() -> None:
+    from pydantic import BaseModel
+
+    trace = ask("Which contact serves PR-84?")
+    mine, theirs = trace.model_copy(update={"meta": {"x": 1}}), BaseModel.__copy__(trace)
+    theirs.__dict__.update({"meta": {"x": 1}})
+    theirs.__pydantic_fields_set__.add("meta")
+    assert mine == theirs and mine.__dict__ is not trace.__dict__ and mine.model_fields_set == theirs.model_fields_set
+    assert mine.__pydantic_extra__ is None and mine.__pydantic_private__ is None and trace.meta != {"x": 1}
+
+
+def test_an_entity_row_decodes_its_aliases() -> None:
+    from chainret.store.rowdecode import _entity
+
+    assert _entity(("project:w:a", "project", "A", "[]", "")).aliases == []
+    assert _entity(("project:w:a", "project", "A", '["PA", "Alpha"]', "")).aliases == ["PA", "Alpha"]

@@ -52,7 +52,7 @@ def _bounded(cache: dict[K, V], key: K, value: V) -> V:
 
 def _entity(row: SQLRow | EntityRow) -> Entity:
     i, t, n, a, d = cast(EntityRow, row)
-    return Entity.model_construct(id=i, type=t, name=n, aliases=json.loads(a), description=d)
+    return Entity.model_construct(id=i, type=t, name=n, aliases=[] if a == "[]" else json.loads(a), description=d)
 
 
 def _unit(row: SQLRow | UnitRow) -> Unit:

@@ -195,9 +195,10 @@ def million_world(tmp: Path, db: Path, requests: int, warmup: int) -> tuple[Worl
     return world, len(unknown)
 
 
-def run_once(world: World, workers: int, threads: int, clients: int, log: Path, http: str = "httptools") -> dict[str, Any]:
+def run_once(world: World, workers: int, threads: int, clients: int, log: Path, http: str = "httptools",
+             pin: bool = False) -> dict[str, Any]:
     args = ["--catalog", str(world.db), "--tokens", str(world.token_file), "--rate", "0", "--workers", str(workers),
-            "--threads", str(threads), "--timeout", "600", "--http", http]
+            "--threads", str(threads), "--timeout", "600", "--http", http, *(["--pin"] if pin else [])]
     with LocalServer(args, log=log) as srv:
         port = srv.port
         if world.warm:
@@ -209,7 +210,7 @@ def run_once(world: World, workers: int, threads: int, clients: int, log: Path, 
     found = _THREADS.search(log.read_text(errors="replace"))
     n = len(jobs)
     lat = [r[1] for r in got["results"]]
-    return {"workers": workers, "threads": threads, "http": http, "effective_threads": int(found.group(1)) if found else None,
+    return {"workers": workers, "threads": threads, "http": http, "pin": pin, "effective_threads": int(found.group(1)) if found else None,
             "clients": clients, "requests": n, "wall_s": got["wall_s"], "rps": n / got["wall_s"],
             "p50_ms": 1000 * pct(lat, 0.50), "p99_ms": 1000 * pct(lat, 0.99),
             "server_cpu_ms": 1000 * server_cpu / n, "client_cpu_ms": 1000 * got["client_cpu_s"] / n,
@@ -251,8 +252,35 @@ def engine_cpu_ms(world: World) -> float:
         service.close()
 
 
+def engine_direct_cpu_ms(world: World) -> float:
+    """``engine_cpu_ms`` with each call made on this thread (``Service.ask`` unwrapped, inside an engine-call
+    scope): the engine's own work, without the hand-off to an engine thread and back that the server and
+    ``engine_cpu_ms`` both pay."""
+    from chainret.server.auth import Identity
+    from chainret.server.limits import Limits
+    from chainret.server.service import AskIn, Service
+
+    who = {p: Identity(principal=p, key=p, via="config") for p in ("auditor", "public")}
+    service = Service(str(world.db), Limits(rate=0), threads=1)
+    unwrapped = Service.ask.__wrapped__  # type: ignore[attr-defined]
+    try:
+        def direct(identity: Any, body: Any) -> None:
+            with service._engine_call():
+                unwrapped(service, identity, body)
+
+        for p, body in world.warm:
+            direct(who[p], AskIn(**body))
+        asks = [(who[p], AskIn(**body)) for p, body in world.jobs]
+        cpu0 = time.process_time()
+        for identity, body in asks:
+            direct(identity, body)
+        return 1000 * (time.process_time() - cpu0) / len(asks)
+    finally:
+        service.close()
+
+
 def measure(world: World, threads: list[int], workers: list[int], clients: int, tmp: Path,
-            say: Callable[[str], None], h11: bool = True) -> dict[str, Any]:
+            say: Callable[[str], None], h11: bool = True, pinned: list[int] | None = None) -> dict[str, Any]:
     # The engine alone is measured again after every server run, and each run is compared with the mean of
     # the measurements either side of it: this machine's speed moves by 2x within minutes (machine.py).
     engines = [engine_cpu_ms(world)]
@@ -277,9 +305,10 @@ def measure(world: World, threads: list[int], workers: list[int], clients: int, 
     check(world, ref, None)
     say(_line(world.name, ref))
     runs = []
-    settings = [(1, t, "httptools") for t in threads] + ([(1, 1, "h11")] if h11 else []) + [(w, 1, "httptools") for w in workers]
-    for w, t, http in settings:
-        res = run_once(world, w, t, clients, tmp / f"{world.name}-{w}x{t}-{http}.log", http)
+    settings = ([(1, t, "httptools", False) for t in threads] + ([(1, 1, "h11", False)] if h11 else [])
+                + [(w, 1, "httptools", False) for w in workers] + [(w, 1, "httptools", True) for w in pinned or []])
+    for w, t, http, pin in settings:
+        res = run_once(world, w, t, clients, tmp / f"{world.name}-{w}x{t}-{http}{'-pin' if pin else ''}.log", http, pin)
         beside(res)
         check(world, res, expected)
         say(_line(world.name, res))
@@ -292,7 +321,9 @@ def measure(world: World, threads: list[int], workers: list[int], clients: int, 
         tolerant["status"] = tolerant.pop("bodies")[0][0]
         say(f"{world.name}: tolerant-path request {world.unknown[0]!r}: {tolerant['wall_s']:.1f} s, "
             f"server CPU {tolerant['server_cpu_ms'] / 1000:.1f} s, status {tolerant['status']}")
-    return {"name": world.name, "engine_cpu_ms": statistics.median(engines), "engines": engines, "ref": ref, "runs": runs, "tolerant": tolerant, "auditor_carrying": auditor_carrying,
+    direct = engine_direct_cpu_ms(world)
+    say(f"{world.name}: the engine's work called on this thread (no engine thread): {direct:.2f} ms CPU per request")
+    return {"name": world.name, "engine_cpu_ms": statistics.median(engines), "engine_direct_cpu_ms": direct, "engines": engines, "ref": ref, "runs": runs, "tolerant": tolerant, "auditor_carrying": auditor_carrying,
             "auditor": sum(1 for p, _ in world.jobs if p == "auditor"), "distinct": len(by_job), "refs": len(world.refs)}
 
 
@@ -302,7 +333,7 @@ def _engine_cells(r: dict[str, Any]) -> str:
 
 
 def _line(name: str, r: dict[str, Any]) -> str:
-    return (f"{name}: {r['workers']} worker(s) x {r['threads']} thread(s), {r['http']}, {r['clients']} client(s): {r['requests']} requests in "
+    return (f"{name}: {r['workers']} worker(s){' (--pin)' if r.get('pin') else ''} x {r['threads']} thread(s), {r['http']}, {r['clients']} client(s): {r['requests']} requests in "
             f"{r['wall_s']:.1f} s, {r['rps']:.0f} req/s, p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, CPU/request server "
             f"{r['server_cpu_ms']:.2f} ms client {r['client_cpu_ms']:.2f} ms, errors {r['errors']}, differences {r['differences']}, "
             f"restricted in public {r['leaks']}")
@@ -319,10 +350,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-seed", action="store_true", help="skip the seed world (a quick check of the 1M run)")
     ap.add_argument("--no-tolerant-probe", action="store_true", help="skip timing one 1M tolerant-path request alone")
     ap.add_argument("--revocation-trials", type=int, default=3, help="revocation-lag trials under load (0: skip)")
+    ap.add_argument("--pin", type=int, nargs="*", default=[1, 2], dest="pinned",
+                    help="worker counts also run with `chainret serve --pin` (one thread each; each worker on a CPU of its own)")
     ap.add_argument("--no-h11", action="store_true", help="skip the run with the h11 parser (1 worker x 1 thread, beside httptools')")
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
-    if not 1 <= args.clients <= 64 or args.requests < 1 or any(w < 1 for w in args.workers + args.threads):
+    if not 1 <= args.clients <= 64 or args.requests < 1 or any(w < 1 for w in args.workers + args.threads + args.pinned):
         ap.error("--clients must be 1..64, --requests, --threads and --workers at least 1")
     if args.store_1m is not None and not args.store_1m.is_file():
         ap.error(f"--store-1m {args.store_1m}: no such file")
@@ -339,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
             world, tolerant_in_mix = spec()
             if args.no_tolerant_probe:
                 world.unknown = []
-            worlds.append({**measure(world, args.threads, args.workers, args.clients, tmp, lambda s: print(s, flush=True), not args.no_h11),
+            worlds.append({**measure(world, args.threads, args.workers, args.clients, tmp, lambda s: print(s, flush=True), not args.no_h11,
+                                     args.pinned),
                            "tolerant_in_mix": tolerant_in_mix})
     revocation = revocation_lag(args.revocation_trials, max(args.threads or [1])) if args.revocation_trials > 0 else None
     load_end = os.getloadavg()
@@ -413,7 +447,7 @@ def write_report(args: argparse.Namespace, worlds: list[dict[str, Any]], load_st
             eff = r["effective_threads"]
             threads = f"{r['threads']}" + (f" (ran {eff})" if eff is not None and eff != r["threads"] else "")
             per_core = 1000 / r["server_cpu_ms"] if r["server_cpu_ms"] else float("nan")
-            rows.append(f"| {w['name']} | {r['workers']} | {threads} | {r['http']} | {r['clients']}{' (reference)' if r is w['ref'] else ''} | "
+            rows.append(f"| {w['name']} | {r['workers']}{' (--pin)' if r.get('pin') else ''} | {threads} | {r['http']} | {r['clients']}{' (reference)' if r is w['ref'] else ''} | "
                         f"{r['requests']} | {r['p50_ms']:.1f} | {r['p99_ms']:.1f} | {r['rps']:.0f} | {r['server_cpu_ms']:.2f} | "
                         f"{per_core:.0f} | {r['client_cpu_ms']:.2f} | {_engine_cells(r)} | {r['errors']} | {r['differences']} | {r['leaks']} |")
     checks = []
@@ -429,14 +463,14 @@ def write_report(args: argparse.Namespace, worlds: list[dict[str, Any]], load_st
     loaded = max(load_start[0], load_end[0]) >= 0.5
     gain, parsers = [], []
     for w in worlds:
-        one = next((r for r in w["runs"] if r["workers"] == 1 and r["threads"] == 1 and r["http"] == "httptools"), None)
+        one = next((r for r in w["runs"] if r["workers"] == 1 and r["threads"] == 1 and r["http"] == "httptools" and not r.get("pin")), None)
         h11_run = next((r for r in w["runs"] if r["http"] == "h11"), None)
         if one is not None and h11_run is not None:
             parsers.append(f"{w['name']}: h11 {h11_run['server_cpu_ms']:.2f} ms server CPU per request, httptools "
                            f"{one['server_cpu_ms']:.2f} ms ({one['server_cpu_ms'] / h11_run['server_cpu_ms']:.2f}x)")
         for r in w["runs"]:
             if one is not None and r is not one and r["http"] == "httptools":
-                gain.append(f"{w['name']} {r['workers']}x{r['threads']}: {r['rps'] / one['rps']:.2f}x the req/s of 1x1, "
+                gain.append(f"{w['name']} {r['workers']}x{r['threads']}{' --pin' if r.get('pin') else ''}: {r['rps'] / one['rps']:.2f}x the req/s of 1x1, "
                             f"{one['server_cpu_ms'] / r['server_cpu_ms']:.2f}x its req/s per server core")
     slow = [w for w in worlds if w.get("tolerant")]
     tolerant = "".join(
@@ -455,9 +489,12 @@ schema-3 store, such a request read the whole entity table, so these requests we
         ratio_e = best["server_cpu_ms"] / engine
         spread = f" (measured {len(w['engines'])} times, {min(w['engines']):.2f}-{max(w['engines']):.2f} ms)"
         aims.append(f"{w['name']}: the engine alone {engine:.2f} ms CPU per request beside the server's best run (`Service.ask` "
-                    f"in-process, one thread, no HTTP{spread}); that run {best['server_cpu_ms']:.2f} ms ({best['workers']} worker(s) x "
-                    f"{best['threads']} thread(s)), {ratio_e:.1f}x the engine"
-                    + (": **the aim (serve at the engine's speed) is missed**" if ratio_e > 1.25 else ": about the engine's speed"))
+                    f"in-process, one thread, no HTTP{spread}); that run {best['server_cpu_ms']:.2f} ms ({best['workers']} worker(s)"
+                    f"{' --pin' if best.get('pin') else ''} x {best['threads']} thread(s)), {ratio_e:.1f}x the engine"
+                    + (": **the aim (serve at the engine's speed) is missed**" if ratio_e > 1.25 else ": about the engine's speed")
+                    + (f"; the engine's work called on the asking thread, without the hand-off to an engine thread and back that both pay, "
+                       f"{w['engine_direct_cpu_ms']:.2f} ms, so that run is {best['server_cpu_ms'] / w['engine_direct_cpu_ms']:.1f}x the bare engine"
+                       if w.get("engine_direct_cpu_ms") else ""))
     counted = ROOT / "docs" / "results" / "serve_instructions.json"
     if counted.is_file():  # benchmarks/serve_instructions.py --write
         counted_rows = json.loads(counted.read_text(encoding="utf-8"))["rows"]
@@ -504,6 +541,10 @@ client; its responses (minus the trace's timing) are the expected ones for every
   help by at most SQLite's share of an ask; worker processes use more cores, one catalog each. On this
   {cores}-core machine the clients and other jobs share the same cores, so no setting can go past
   {cores} cores' worth of work.
+- `--pin` (rows marked so): each worker process, its event loop and its engine thread, on a CPU of its own.
+  A request crosses from the event loop to the engine thread and back; across two CPUs each crossing wakes
+  the other CPU, which a virtual machine makes dear (`chainret.server.affinity`), so pinned rows spend less
+  server CPU per request. The clients are not pinned and share the same cores.
 {tolerant}{_revocation_text(revocation)}"""
     atomic_write_text(args.out, text)
     print(f"wrote {args.out}")

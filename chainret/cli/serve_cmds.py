@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import ipaddress
 import os
+import secrets
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -20,6 +21,7 @@ from chainret.errors import MissingExtra, UsageError
 
 if TYPE_CHECKING:
     from chainret.catalog.suggest import NamesPrincipals
+    from chainret.server.app import ServeConfig
 
 CATALOG_HELP = "Catalog file or world dir, or any catalog the library accepts (default: $CHAINRET_CATALOG or catalogs/default.yaml)."
 
@@ -57,6 +59,7 @@ def serve_cmd(
     forwarded_allow_ips: Optional[str] = typer.Option(None, "--forwarded-allow-ips", help="Comma-separated proxy addresses whose X-Forwarded-For/-Proto are believed (the client address for rate limits and logs). Default: none, so forwarded headers are ignored."),
     workers: int = typer.Option(1, "--workers", help="Server processes; each loads the catalog once (rate limits are per process)."),
     threads: int = typer.Option(4, "--threads", help="Engine calls at once per process where the store allows it (a SQLite store: one connection per thread); one at a time otherwise (see docs/serving.md)."),
+    pin: bool = typer.Option(False, "--pin", help="Run each worker process (its event loop and engine threads) on a CPU of its own, one per worker while CPUs last: a request's hand-offs between threads then stay on one CPU (cheaper, markedly on virtual machines; see docs/serving.md). Best with --threads 1."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
     http: str = typer.Option("auto", "--http", help="HTTP parser: httptools (C, the serve extra installs it), h11 (pure Python), or auto (httptools where installed). Both bound a request head's time and size."),
     hash_token: bool = typer.Option(False, "--hash-token", help="Read a token on stdin, print its sha256 for the token file, and exit."),
@@ -82,7 +85,7 @@ def serve_cmd(
     _require("serve", "fastapi", "uvicorn")
     from pydantic import ValidationError
 
-    from chainret.server.app import CONFIG_ENV, ServeConfig, build
+    from chainret.server.app import ServeConfig
     from chainret.server.limits import Limits
     from chainret.trace import Budget
 
@@ -102,7 +105,17 @@ def serve_cmd(
     protocol = protocol_factory(limits.header_timeout_s, http)  # an unknown or missing --http: refused before the catalog loads
     cfg = ServeConfig(catalog=catalog, tokens=str(tokens.resolve()) if tokens is not None else None,
                       trust_header=trust_header, limits=limits, threads=threads)
-    service, authn, app = build(cfg)  # with --workers, this checks the catalog and token file once up front
+    pin_group = f"{os.getpid()}.{secrets.token_hex(4)}" if pin else None  # this server's workers claim CPUs under it
+    _serve(cfg, pin_group, host, port, workers, log_level, forwarded_allow_ips, trust_header, protocol)
+
+
+def _serve(cfg: ServeConfig, pin_group: str | None, host: str, port: int, workers: int, log_level: str,
+           forwarded_allow_ips: str | None, trust_header: str | None, protocol: Any) -> None:
+    from chainret.server.app import CONFIG_ENV, build
+
+    # One worker: this process serves (pinned here, with --pin). Several: this process only checks the catalog and
+    # token file once up front (never pinned: it would hold a CPU no worker runs on); each worker pins itself.
+    service, authn, app = build(cfg.model_copy(update={"pin_group": pin_group}) if workers == 1 else cfg)
     _warn_exposed(host, trust_header)
     for line in service.submit(unknown_grants, service.catalog, authn.file).result():
         typer.echo(f"warning: {line}", err=True)
@@ -112,7 +125,8 @@ def serve_cmd(
     typer.echo(
         f"chainret serve: world {service.catalog.world} ({service.digest[:19]}…), {n} token(s), "
         f"anonymous {'public' if authn.file.anonymous else 'refused'}, trusted header {trust_header or 'none'}, "
-        f"{workers} worker process(es) x {service.threads} engine thread(s), HTTP parser {protocol.func.implementation}, "
+        f"{workers} worker process(es) x {service.threads} engine thread(s){', one CPU each (--pin)' if pin_group else ''}, "
+        f"HTTP parser {protocol.func.implementation}, "
         f"http://{host}:{port}/docs",
         err=True,
     )
@@ -126,7 +140,7 @@ def serve_cmd(
         uvicorn.run(app, **common)
         return
     del service, app  # each worker loads its own copy
-    os.environ[CONFIG_ENV] = cfg.model_dump_json()
+    os.environ[CONFIG_ENV] = cfg.model_copy(update={"pin_group": pin_group}).model_dump_json()
     uvicorn.run("chainret.server.app:app_from_env", factory=True, workers=workers, **common)
 
 

@@ -323,10 +323,16 @@ class ServeConfig(BaseModel):
     trust_header: str | None = None
     limits: Limits = Limits()
     threads: int = Field(DEFAULT_THREADS, ge=1, description="engine calls at once per process, where the store allows it")
+    pin_group: str | None = Field(None, description="--pin: this server's name among CPU claims; this process takes one CPU (chainret.server.affinity)")
 
 
 def build(cfg: ServeConfig) -> tuple[Service, Authenticator, FastAPI]:
     """Load the token file and the catalog (once) and build the app; errors are ``ChainretError``s."""
+    if cfg.pin_group is not None:  # before the engine threads start, so they share the event loop's CPU
+        from chainret.server.affinity import pin_this_process
+
+        cpu = pin_this_process(cfg.pin_group)
+        log.info("--pin: %s", f"this worker's threads run on CPU {cpu}" if cpu is not None else "no CPU left to pin to; left to the scheduler")
     table = load_token_file(cfg.tokens) if cfg.tokens is not None else None
     auth = Authenticator(table, trust_header=cfg.trust_header)
     service = Service(cfg.catalog, cfg.limits, auth, tokens_source=cfg.tokens or "tokens", threads=cfg.threads)

@@ -111,3 +111,25 @@ def test_a_store_written_in_place_is_refused_with_the_file_named(v1_store: Path,
         assert ask(REQUEST, store).outcome == "accepted_path"
     finally:
         store.close()
+
+
+def test_a_store_overwritten_in_place_under_an_open_reader_is_refused_not_read(v1_store: Path, tmp_path: Path) -> None:
+    """``cp other.db store.db`` writes the open file's inode in place: the reader's next ask says so (a store error
+    naming the file) instead of reading pages that moved, or faulting on one a shorter file no longer has."""
+    other = tmp_path / "other.db"
+    compile_store(seed_versions()[1], other)
+    store = open_store(v1_store)
+    try:
+        assert ask(REQUEST, store).outcome == "accepted_path"
+        with open(v1_store, "r+b") as fh:  # what cp does: the same inode, truncated and rewritten
+            fh.truncate(0)
+            fh.write(other.read_bytes())
+        with pytest.raises(StoreError, match=r"live\.db was written in place after it was opened.*chainret catalog compile"):
+            ask(REQUEST, store)
+    finally:
+        store.close()
+    again = open_store(v1_store)  # opened afresh: the file as it now is
+    try:
+        assert "revised" in _views(again) and ask(REQUEST, again).outcome == "accepted_path"
+    finally:
+        again.close()

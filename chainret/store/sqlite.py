@@ -10,12 +10,13 @@ that prints success has its rows in the store that is there afterwards. File nam
 escaped URIs (``#``, ``?``, ``%``, spaces and non-ASCII names are plain file names).
 
 Because the file under a path's inode never changes, readers open it ``immutable`` (SQLite takes no
-file lock and checks for no journal): an ask makes no system call for locking (a locking read
-transaction cost seven per ask: four ``fcntl``, three ``stat``), every statement of an ask (of every
+file lock and checks for no journal): an ask makes one system call for it, a ``stat`` (a locking read
+transaction made seven: four ``fcntl``, three ``stat``), every statement of an ask (of every
 ask on that object) reads the same state by construction, and a writer never waits for a reader nor a
 reader for a writer. A file that a journal or WAL file lies beside was written in place by something
 else (an interrupted in-place write, a hand edit): opening it is refused, since an immutable reader
-would not see what the journal holds.
+would not see what the journal holds; and a file written in place after a reader opened it is
+refused at that reader's next request (``SQLiteBackend.read_scope``).
 
 Reading is one connection per thread (``threading.local``), each opened read-only on first use, so
 a server may run several engine calls at once (SQLite releases the GIL while it searches). Every
@@ -59,6 +60,7 @@ from chainret.store.sql import Backend, SQLStore
 
 
 READ_PRAGMAS = ("PRAGMA mmap_size = 2147418112",)  # what every reading connection runs once (module docstring)
+_NO_SCOPE = contextlib.nullcontext()  # (reusable: it holds nothing)
 
 
 def store_uri(path: Path, *, write: bool = False) -> str:
@@ -86,6 +88,7 @@ class SQLiteBackend(Backend):
         self._closed = False
         first = self._open()
         self._inode = self._identity()  # the file every later connection must also be reading
+        self._written = self._shape()  # its size and mtime: a reader's ``read_scope`` checks nothing wrote it in place
         self._spare: sqlite3.Connection | None = first  # adopted by the first thread that reads
 
     def _open(self) -> sqlite3.Connection:
@@ -101,6 +104,14 @@ class SQLiteBackend(Backend):
         with self._lock:
             self._all.append(conn)
         return conn
+
+    def _shape(self) -> tuple[int, int, int, int] | None:
+        """(device, inode, size, mtime) of the file the path names now, None if none."""
+        try:
+            st = self.path.stat()
+        except OSError:
+            return None
+        return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
     def _identity(self) -> tuple[int, int] | None:
         try:
@@ -137,8 +148,19 @@ class SQLiteBackend(Backend):
 
     def read_scope(self, principal: str | None = None) -> AbstractContextManager[object]:
         """Nothing to open: the file a reader reads never changes (module docstring), so every statement of a
-        request reads one state without a transaction, and a writing connection keeps its own transactions."""
-        return contextlib.nullcontext()
+        request reads one state without a transaction; a writing connection keeps its own transactions.
+
+        One check instead, one ``stat``: that the file was not written in place since it was opened (a ``cp``
+        over the store, a hand edit). An immutable reader would read such a file as garbage, or fault on a
+        page a shorter file no longer has; SQLite's own check, with locking, was the same one per request.
+        A file renamed over the path (a compile or an update) is fine: this object keeps reading its own.
+        """
+        if not self.write:
+            now = self._shape()
+            if now is not None and now[:2] == self._inode and now != self._written:
+                raise StoreError(f"{self.path} was written in place after it was opened (a store is replaced whole, never "
+                                 f"written in place); open it again, or recompile it with: chainret catalog compile CATALOG --out {self.path}")
+        return _NO_SCOPE
 
     # Writer interface (compile / update)
     def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None:

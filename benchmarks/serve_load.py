@@ -231,31 +231,11 @@ def check(world: World, run: dict[str, Any], expected: list[bytes] | None) -> No
     run.update(errors=errors, differences=differences, leaks=leaks)
 
 
-def engine_cpu_ms(world: World) -> float:
+def engine_cpu_ms(world: World, *, direct: bool = False) -> float:
     """CPU per request of the same requests asked in this process through ``Service.ask`` (no HTTP, one
-    thread, after the same warm-up): what the engine alone costs, to compare the server with."""
-    from chainret.server.auth import Identity
-    from chainret.server.limits import Limits
-    from chainret.server.service import AskIn, Service
-
-    who = {p: Identity(principal=p, key=p, via="config") for p in ("auditor", "public")}
-    service = Service(str(world.db), Limits(rate=0), threads=1)
-    try:
-        for p, body in world.warm:
-            service.ask(who[p], AskIn(**body))
-        asks = [(who[p], AskIn(**body)) for p, body in world.jobs]
-        cpu0 = time.process_time()
-        for identity, body in asks:
-            service.ask(identity, body)
-        return 1000 * (time.process_time() - cpu0) / len(asks)
-    finally:
-        service.close()
-
-
-def engine_direct_cpu_ms(world: World) -> float:
-    """``engine_cpu_ms`` with each call made on this thread (``Service.ask`` unwrapped, inside an engine-call
-    scope): the engine's own work, without the hand-off to an engine thread and back that the server and
-    ``engine_cpu_ms`` both pay."""
+    thread, after the same warm-up): what the engine alone costs, to compare the server with. ``direct``:
+    each call made on this thread (``Service.ask`` unwrapped, inside an engine-call scope), without the
+    hand-off to an engine thread and back that the server and the default both pay."""
     from chainret.server.auth import Identity
     from chainret.server.limits import Limits
     from chainret.server.service import AskIn, Service
@@ -263,17 +243,21 @@ def engine_direct_cpu_ms(world: World) -> float:
     who = {p: Identity(principal=p, key=p, via="config") for p in ("auditor", "public")}
     service = Service(str(world.db), Limits(rate=0), threads=1)
     unwrapped = Service.ask.__wrapped__  # type: ignore[attr-defined]
-    try:
-        def direct(identity: Any, body: Any) -> None:
-            with service._engine_call():
-                unwrapped(service, identity, body)
 
+    def call(identity: Any, body: Any) -> None:
+        if not direct:
+            service.ask(identity, body)
+            return
+        with service._engine_call():
+            unwrapped(service, identity, body)
+
+    try:
         for p, body in world.warm:
-            direct(who[p], AskIn(**body))
+            call(who[p], AskIn(**body))
         asks = [(who[p], AskIn(**body)) for p, body in world.jobs]
         cpu0 = time.process_time()
         for identity, body in asks:
-            direct(identity, body)
+            call(identity, body)
         return 1000 * (time.process_time() - cpu0) / len(asks)
     finally:
         service.close()
@@ -321,7 +305,7 @@ def measure(world: World, threads: list[int], workers: list[int], clients: int, 
         tolerant["status"] = tolerant.pop("bodies")[0][0]
         say(f"{world.name}: tolerant-path request {world.unknown[0]!r}: {tolerant['wall_s']:.1f} s, "
             f"server CPU {tolerant['server_cpu_ms'] / 1000:.1f} s, status {tolerant['status']}")
-    direct = engine_direct_cpu_ms(world)
+    direct = engine_cpu_ms(world, direct=True)
     say(f"{world.name}: the engine's work called on this thread (no engine thread): {direct:.2f} ms CPU per request")
     return {"name": world.name, "engine_cpu_ms": statistics.median(engines), "engine_direct_cpu_ms": direct, "engines": engines, "ref": ref, "runs": runs, "tolerant": tolerant, "auditor_carrying": auditor_carrying,
             "auditor": sum(1 for p, _ in world.jobs if p == "auditor"), "distinct": len(by_job), "refs": len(world.refs)}

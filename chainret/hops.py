@@ -223,7 +223,7 @@ def _hop(
             _refuse(
                 run,
                 Hop.model_construct(index=k, branch=branch, subquery=node, predicate=pred, from_id=node,
-                    searches_left=run.searches_left, rows_left=run.rows_left),
+                                    searches_left=run.searches_left, rows_left=run.rows_left),
                 RefusalCode.BUDGET_EXHAUSTED,
                 f"hop {k} needs a search but the request has {run.searches_left} searches and "
                 f"{run.rows_left} rows left (max_searches={run.budget.max_searches}, max_rows={run.budget.max_rows})",
@@ -262,7 +262,7 @@ def _hop(
 
     if not bridges:
         base = Hop.model_construct(index=k, branch=branch, subquery=node, predicate=pred, from_id=node, hits=hits,
-                   searches_left=run.searches_left, rows_left=run.rows_left)
+                                   searches_left=run.searches_left, rows_left=run.rows_left)
         returned = {h.ref for h in found}
         elsewhere = [r for r in world.of_subject(node, pred) if r.usable and r.unit_ref not in returned]
         withheld = [
@@ -303,12 +303,12 @@ def _hop(
         others = [b.object for b in bridges if b.object != rel.object]
         if j == 0:
             hop = Hop.model_construct(index=k, branch=this_branch, subquery=node, predicate=pred, from_id=node, hits=hits,
-                      anchor=rel.anchor(), bridge=rel.object, candidate_bridges=others,
-                      searches_left=searches_left, rows_left=rows_left)
+                                      anchor=rel.anchor(), bridge=rel.object, candidate_bridges=others,
+                                      searches_left=searches_left, rows_left=rows_left)
         else:  # the alternative reuses hop k's search: no new search, no new rows
             hop = Hop.model_construct(index=k, branch=this_branch, subquery=node, predicate=pred, from_id=node, hits=[],
-                      anchor=rel.anchor(), bridge=rel.object, candidate_bridges=others, reuses=branch,
-                      searches_left=run.searches_left, rows_left=run.rows_left)
+                                      anchor=rel.anchor(), bridge=rel.object, candidate_bridges=others, reuses=branch,
+                                      searches_left=run.searches_left, rows_left=run.rows_left)
         if pred in world.functional:
             against = opposing([r for r in world.of_subject(node, pred) if r.usable], rel.object)
             note = CONTRADICTION_ASSUMPTION.format(pred=pred, subject=node)

@@ -21,7 +21,6 @@ from chainret.errors import MissingExtra, UsageError
 
 if TYPE_CHECKING:
     from chainret.catalog.suggest import NamesPrincipals
-    from chainret.server.app import ServeConfig
 
 CATALOG_HELP = "Catalog file or world dir, or any catalog the library accepts (default: $CHAINRET_CATALOG or catalogs/default.yaml)."
 
@@ -85,7 +84,7 @@ def serve_cmd(
     _require("serve", "fastapi", "uvicorn")
     from pydantic import ValidationError
 
-    from chainret.server.app import ServeConfig
+    from chainret.server.app import CONFIG_ENV, ServeConfig, build
     from chainret.server.limits import Limits
     from chainret.trace import Budget
 
@@ -105,17 +104,11 @@ def serve_cmd(
     protocol = protocol_factory(limits.header_timeout_s, http)  # an unknown or missing --http: refused before the catalog loads
     cfg = ServeConfig(catalog=catalog, tokens=str(tokens.resolve()) if tokens is not None else None,
                       trust_header=trust_header, limits=limits, threads=threads)
-    pin_group = f"{os.getpid()}.{secrets.token_hex(4)}" if pin else None  # this server's workers claim CPUs under it
-    _serve(cfg, pin_group, host, port, workers, log_level, forwarded_allow_ips, trust_header, protocol)
-
-
-def _serve(cfg: ServeConfig, pin_group: str | None, host: str, port: int, workers: int, log_level: str,
-           forwarded_allow_ips: str | None, trust_header: str | None, protocol: Any) -> None:
-    from chainret.server.app import CONFIG_ENV, build
-
-    # One worker: this process serves (pinned here, with --pin). Several: this process only checks the catalog and
-    # token file once up front (never pinned: it would hold a CPU no worker runs on); each worker pins itself.
-    service, authn, app = build(cfg.model_copy(update={"pin_group": pin_group}) if workers == 1 else cfg)
+    # --pin: this server's workers claim CPUs under one name (chainret.server.affinity). One worker: this process
+    # serves, pinned here. Several: this process only checks the catalog and token file once up front (never pinned:
+    # it would hold a CPU no worker runs on); each worker pins itself.
+    served = cfg.model_copy(update={"pin_group": f"{os.getpid()}.{secrets.token_hex(4)}"}) if pin else cfg
+    service, authn, app = build(served if workers == 1 else cfg)
     _warn_exposed(host, trust_header)
     for line in service.submit(unknown_grants, service.catalog, authn.file).result():
         typer.echo(f"warning: {line}", err=True)
@@ -125,7 +118,7 @@ def _serve(cfg: ServeConfig, pin_group: str | None, host: str, port: int, worker
     typer.echo(
         f"chainret serve: world {service.catalog.world} ({service.digest[:19]}…), {n} token(s), "
         f"anonymous {'public' if authn.file.anonymous else 'refused'}, trusted header {trust_header or 'none'}, "
-        f"{workers} worker process(es) x {service.threads} engine thread(s){', one CPU each (--pin)' if pin_group else ''}, "
+        f"{workers} worker process(es) x {service.threads} engine thread(s){', one CPU each (--pin)' if pin else ''}, "
         f"HTTP parser {protocol.func.implementation}, "
         f"http://{host}:{port}/docs",
         err=True,
@@ -140,7 +133,7 @@ def _serve(cfg: ServeConfig, pin_group: str | None, host: str, port: int, worker
         uvicorn.run(app, **common)
         return
     del service, app  # each worker loads its own copy
-    os.environ[CONFIG_ENV] = cfg.model_copy(update={"pin_group": pin_group}).model_dump_json()
+    os.environ[CONFIG_ENV] = served.model_dump_json()
     uvicorn.run("chainret.server.app:app_from_env", factory=True, workers=workers, **common)
 
 

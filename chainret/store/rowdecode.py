@@ -12,7 +12,6 @@ module (about 8,000 instructions each, 4% of a warm ask's instructions across th
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Literal, TypeVar, cast
 
 from chainret.catalog.models import Entity, Relation, Support, Unit
@@ -60,10 +59,6 @@ def _unit(row: SQLRow | UnitRow) -> Unit:
     return Unit(ref=ref, doc_ref=doc_ref, index=idx, start=s, end=e, text=text)
 
 
-def _marks(items: Sequence[object]) -> str:
-    return ", ".join("?" for _ in items)
-
-
 def _reasons(row: StatusRow) -> list[str]:
     """``Eligibility.reasons`` of a relation row carrying ``STATUS_COLS`` (the codes of ``CatalogView.relation_status``)."""
     defects = row[15]
@@ -81,7 +76,8 @@ def _reasons(row: StatusRow) -> list[str]:
 def anchor_of(row: StatusRow) -> Anchor:
     """The ``Anchor`` of a relation row carrying ``status_columns`` (quote where readable)."""
     return Anchor.model_construct(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],
-                  representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "", support_kind=row[16])
+                                  representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "",
+                                  support_kind=row[16])
 
 
 def relation_of(row: RelRow | StatusRow) -> Relation:

@@ -35,8 +35,8 @@ from chainret.store.base import CatalogReader, ViewReader, revision_token
 from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
-from chainret.store.rowdecode import RelRow, _bounded, _entity, _marks, _unit
-from chainret.store.sqlrows import READABLE, REL_COLS, WITHIN, Backend, _Relations
+from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, relation_of
+from chainret.store.sqlrows import READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView
 
 if TYPE_CHECKING:
@@ -413,8 +413,6 @@ class SQLStore:
         return _bounded(self._rows_cache, rid, rows[0] if rows else None)
 
     def _relation_model(self, row: RelRow) -> Relation:
-        from chainret.store.rowdecode import relation_of
-
         return relation_of(row)
 
 

@@ -23,7 +23,6 @@ if TYPE_CHECKING:  # (the models load with the engine, not with this module)
     from chainret.catalog.models import Entity, Relation
 
 
-
 # A document ordinal readable by the principal in the view (``?`` = view name, principal).
 READABLE = (
     "EXISTS (SELECT 1 FROM view_docs vd JOIN readers rd ON rd.doc_ord = vd.doc_ord "
@@ -54,6 +53,11 @@ REL_COLS = (
     "r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, "
     "r.digest, r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects, r.kind"
 )
+
+
+def _marks(items: Sequence[object]) -> str:
+    """``?`` placeholders for ``items`` (an ``IN (...)`` list)."""
+    return ", ".join("?" for _ in items)
 
 
 class Backend:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from chainret.search import SearchHit, rank_bm25plus
-from chainret.store.rowdecode import RelRow, StatusRow, _bounded
+from chainret.store.rowdecode import RelCols, RelRow, StatusRow, _bounded
 from chainret.store.sqlrows import REL_COLS
 
 if TYPE_CHECKING:
@@ -108,6 +108,10 @@ def view_facts(store: RowSource, view: str, principal: str, within: str | None) 
     )
 
 
+def _by_id(row: StatusRow) -> str:
+    return row[1]
+
+
 class HopQuery:
     """``search(node, predicate, k)`` for the engine: one statement, the view's caches primed with the rest."""
 
@@ -117,13 +121,6 @@ class HopQuery:
         # (subject, predicate) -> unit ref -> the flagged relations of that pair supported in that unit, for hop_in_unit
         self.units: dict[tuple[str, str], dict[str, list[Rel]]] = {}
 
-    def _status(self, r: RelRow, quote_doc: int | None) -> StatusRow:
-        """``r`` with the four ``status_columns`` the per-lookup read computes in SQL."""
-        f = self.facts
-        doc = r[13]
-        return cast(StatusRow, (*r[:17], f.in_view.get(doc) if doc is not None else None, f.same_document.get(f"{r[5]}/{r[6]}", 0),
-                f.readers.get(doc, 0) if doc is not None else 0, r[17] if quote_doc is not None and quote_doc in f.readable else None))
-
     def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
         v, ix, f = self.view, self.index, self.facts
         n_units, total = ix.store.corpus(ix.view, ix.principal, ix.within)
@@ -131,13 +128,28 @@ class HopQuery:
             return []
         term = node.lower()
         rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL, (term, CAND_MAX + 1, node, predicate)))
-        read: list[tuple[RelRow, int | None]] = [(cast(RelRow, (*r[5:22], r[23])), r[22]) for r in rows if r[0] is None]  # (narrowed by column 0)
-        self._prime_rows([rr for rr, _ in read])
-        status = sorted((self._status(rr, qd) for rr, qd in read), key=lambda s: s[1])
+        # One pass: a relation row (column 0 NULL) is remembered as ``SQLStore._relation_row`` reads it (``REL_COLS``
+        # and its quote; no view's condition, SQLite has no row-level security) and becomes the row
+        # ``SQLView.status_columns`` would read, its four status columns answered from the view's facts.
+        cache = v.store._rows_cache
+        in_view, same, readers, readable = f.in_view, f.same_document, f.readers, f.readable
+        status: list[StatusRow] = []
+        joined: list[JoinedRow] = []
+        for r in rows:
+            if r[0] is not None:
+                joined.append(r)
+                continue
+            cols = cast(RelCols, r[5:22])
+            _bounded(cache, cols[1], cast(RelRow, (*cols, r[23])))
+            doc, quote_doc = cols[13], r[22]
+            status.append(cast(StatusRow, (
+                *cols, in_view.get(doc) if doc is not None else None, same.get(f"{cols[5]}/{cols[6]}", 0),
+                readers.get(doc, 0) if doc is not None else 0, r[23] if quote_doc is not None and quote_doc in readable else None,
+            )))
+        status.sort(key=_by_id)
         inside, visible = f.within, f.visible
-        of = [s for s in status if s[13] in f.in_view and (inside is None or s[13] in inside)]  # IN_VIEW (+ WITHIN)
+        of = [s for s in status if s[13] in in_view and (inside is None or s[13] in inside)]  # IN_VIEW (+ WITHIN)
         flagged = _bounded(self.of, (node, predicate), v.flagged(of))
-        joined = cast("list[JoinedRow]", [r for r in rows if r[0] is not None])
         if len(joined) > CAND_MAX:  # a hub: read the returned units only, as the per-lookup path does
             self.units.pop((node, predicate), None)
             return ix.search([node], k)
@@ -157,13 +169,6 @@ class HopQuery:
             return []
         size = n_units or 1
         return rank_bm25plus([term], sorted(units.items()), {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
-
-    def _prime_rows(self, rows: list[RelRow]) -> None:
-        """The relation rows ``SQLStore._relation_row`` reads by id: the record and its quote, read without a
-        view's condition (SQLite has no row-level security), the same tuple that statement returns."""
-        cache = self.view.store._rows_cache
-        for r in rows:
-            _bounded(cache, r[1], r)
 
     def hop_in_unit(self, ref: str, subject: str, predicate: str) -> list[Rel] | None:
         """The relations of (subject, predicate) supported in a unit this hop's statement returned, flagged as

@@ -81,7 +81,7 @@ class Match(NamedTuple):
 def words(text: str) -> list[str]:
     """Word tokens with their original spelling (punctuation between words dropped; typographic
     apostrophes and hyphens as ASCII)."""
-    return _WORD.findall(text.translate(_TYPOGRAPHIC))
+    return _WORD.findall(text if text.isascii() else text.translate(_TYPOGRAPHIC))  # (the marks are not ASCII)
 
 
 class PhrasingError(ValueError):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any, ClassVar, Self
+from typing import Any, Self
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
@@ -38,17 +38,17 @@ _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 Template = tuple[dict[str, Any], tuple[tuple[str, Callable[[], Any]], ...]]
+# Per model class: every field in declaration order with its static default or None, and the fields whose default
+# is a factory. Kept here by class, not on the class: reading ``cls.__dict__`` builds a mapping proxy per call.
+_TEMPLATES: dict[type[Any], Template] = {}
 
 
 class TrustedModel(BaseModel):
     """A model whose ``model_construct`` is short, and checked against validation under ``CHAINRET_CHECK_TRUSTED``."""
 
-    # (every field in declaration order with its static default or None; the fields whose default is a factory)
-    _trusted_template: ClassVar[Template | None] = None
-
     @classmethod
     def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> Self:  # type: ignore[override]  # (pydantic's mypy plugin types it per model)
-        template, factories = cls.__dict__.get("_trusted_template") or _template(cls)
+        template, factories = _TEMPLATES.get(cls) or _template(cls)
         data = template.copy()
         data.update(values)  # (a key of the template keeps its place: declaration order)
         for name, factory in factories:
@@ -87,8 +87,7 @@ def _template(cls: type[TrustedModel]) -> Template:
             template[name] = None  # required: every call site passes it (mypy checks; so does CHAINRET_CHECK_TRUSTED)
         else:
             template[name] = field.default
-    spec = (template, tuple(factories))
-    type.__setattr__(cls, "_trusted_template", spec)
+    spec = _TEMPLATES[cls] = (template, tuple(factories))
     return spec
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from store_worlds import seed_versions, trace_json
 from chainret.ask import answer, ask
 from chainret.store import compile_store, open_store, update_store
 from chainret.store.base import StoreError
+from chainret.store.sqlite import WRITE_CHECK_S
 from support.catalogs import changed as catalog_changed
 
 REQUEST = "Which contact serves PR-84?"
@@ -124,6 +126,7 @@ def test_a_store_overwritten_in_place_under_an_open_reader_is_refused_not_read(v
         with open(v1_store, "r+b") as fh:  # what cp does: the same inode, truncated and rewritten
             fh.truncate(0)
             fh.write(other.read_bytes())
+        time.sleep(WRITE_CHECK_S)  # a reader looks at its file at most every WRITE_CHECK_S
         with pytest.raises(StoreError, match=r"live\.db was written in place after it was opened.*chainret catalog compile"):
             ask(REQUEST, store)
     finally:

@@ -167,8 +167,9 @@ def _slot_text(slot_words: list[str]) -> str:
     return text
 
 
-def _match_tokens(toks: list[str], patterns: Iterable[PatternSpec], reading: str, ignored: tuple[str, ...] = ()) -> list[Match]:
-    low = [t.lower() for t in toks]
+def _match_tokens(toks: list[str], low: list[str], patterns: Iterable[PatternSpec], reading: str,
+                  ignored: tuple[str, ...] = ()) -> list[Match]:
+    """The matches of the tokens ``toks`` (``low``: the same, lower-cased)."""
     found: list[Match] = []
     for pat in patterns:
         for phrasing in pat.phrasings:
@@ -208,17 +209,25 @@ def match_request(request: str, patterns: Iterable[PatternSpec]) -> list[Match]:
     """
     patterns = list(patterns)
     toks = words(request)
-    found = _match_tokens(toks, patterns, "plain")
-    n = _strip_fillers([t.lower() for t in toks])
+    low = [t.lower() for t in toks]
+    found = _match_tokens(toks, low, patterns, "plain")
+    n = _strip_fillers(low)
     if n:
-        found += _match_tokens(toks[:-n], patterns, "filler", tuple(toks[-n:]))
+        found += _match_tokens(toks[:-n], low[:-n], patterns, "filler", tuple(toks[-n:]))
     if not found:
         glued = _unglue(toks, patterns)
         if glued != toks:
-            found = _match_tokens(glued, patterns, "glued")
-    order = {"plain": 0, "possessive": 0, "filler": 1, "glued": 2}
-    found.sort(key=lambda m: (-m.literal_tokens, order[m.reading], m.pattern.name, m.phrasing))
+            found = _match_tokens(glued, [t.lower() for t in glued], patterns, "glued")
+    if len(found) > 1:
+        found.sort(key=_specific_first)
     return found
+
+
+_READING_ORDER = {"plain": 0, "possessive": 0, "filler": 1, "glued": 2}
+
+
+def _specific_first(m: Match) -> tuple[int, int, str, str]:
+    return (-m.literal_tokens, _READING_ORDER[m.reading], m.pattern.name, m.phrasing)
 
 
 def _unglue(toks: list[str], patterns: Sequence[PatternSpec]) -> list[str]:

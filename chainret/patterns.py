@@ -174,20 +174,18 @@ def _match_tokens(toks: list[str], low: list[str], patterns: Iterable[PatternSpe
     for pat in patterns:
         for phrasing in pat.phrasings:
             try:
-                lits, at, slot, slot_type = _parsed(phrasing, pat.start_type)
+                before, after, slot, slot_type, n_lits, possessive = _compiled(phrasing, pat.start_type)
             except PhrasingError:
                 continue  # reported by `chainret validate`; never a traceback at ask time
-            before, after = lits[:at], lits[at:]
-            n_slot = len(low) - len(lits)
-            if n_slot >= 1 and low[: len(before)] == before and low[len(before) + n_slot :] == after:
-                slot_words = toks[len(before) : len(before) + n_slot]
+            nb = len(before)
+            n_slot = len(low) - n_lits
+            if n_slot >= 1 and low[:nb] == before and low[nb + n_slot :] == after:
+                slot_words = toks[nb : nb + n_slot]
                 if _slot_ok(slot_words):
-                    found.append(Match(pat, phrasing, slot, slot_type, _slot_text(slot_words), len(lits), ignored, reading))
-            variant = _possessive_variant(lits, at)
-            if variant is None:
+                    found.append(Match(pat, phrasing, slot, slot_type, _slot_text(slot_words), n_lits, ignored, reading))
+            if possessive is None:
                 continue
-            pre, nouns = variant
-            tail = nouns + after
+            pre, tail = possessive
             n_slot = len(low) - len(pre) - len(tail)
             if n_slot < 1 or low[: len(pre)] != pre or low[len(pre) + n_slot :] != tail:
                 continue
@@ -196,8 +194,19 @@ def _match_tokens(toks: list[str], low: list[str], patterns: Iterable[PatternSpe
             if m is None or not _slot_ok(slot_words):
                 continue
             text = " ".join([*slot_words[:-1], m.group(1)])
-            found.append(Match(pat, phrasing, slot, slot_type, text, len(lits), ignored, "possessive"))
+            found.append(Match(pat, phrasing, slot, slot_type, text, n_lits, ignored, "possessive"))
     return found
+
+
+@lru_cache(maxsize=4096)
+def _compiled(phrasing: str, default_type: str) -> tuple[list[str], list[str], str, str, int, tuple[list[str], list[str]] | None]:
+    """A phrasing as ``_match_tokens`` compares it, worked out once: its words before and after the slot, the
+    slot's name and type, its word count, and the ``X's noun`` form's words before the slot and after it (None
+    when it has none). The lists are shared between calls: read, never changed."""
+    lits, at, slot, slot_type = _parsed(phrasing, default_type)
+    after = lits[at:]
+    variant = _possessive_variant(lits, at)
+    return lits[:at], after, slot, slot_type, len(lits), None if variant is None else (variant[0], variant[1] + after)
 
 
 def match_request(request: str, patterns: Iterable[PatternSpec]) -> list[Match]:

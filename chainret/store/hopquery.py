@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from chainret.search import SearchHit, rank_bm25plus
-from chainret.store.rowdecode import RelCols, RelRow, StatusRow, _bounded
+from chainret.store.rowdecode import RelCols, StatusRow, _bounded
 from chainret.store.sqlrows import REL_COLS
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def _by_id(row: StatusRow) -> str:
 
 
 class HopQuery:
-    """``search(node, predicate, k)`` for the engine: one statement, the view's caches primed with the rest."""
+    """``search(node, predicate, k)`` for the engine: one statement; the pair's flagged relations kept for the hop's other lookups."""
 
     def __init__(self, view: SQLView, index: StoreIndex, facts: ViewFacts) -> None:
         self.view, self.index, self.facts = view, index, facts
@@ -128,10 +128,8 @@ class HopQuery:
             return []
         term = node.lower()
         rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL, (term, CAND_MAX + 1, node, predicate)))
-        # One pass: a relation row (column 0 NULL) is remembered as ``SQLStore._relation_row`` reads it (``REL_COLS``
-        # and its quote; no view's condition, SQLite has no row-level security) and becomes the row
-        # ``SQLView.status_columns`` would read, its four status columns answered from the view's facts.
-        cache = v.store._rows_cache
+        # One pass: a relation row (column 0 NULL) becomes the row ``SQLView.status_columns`` would read, its four
+        # status columns answered from the view's facts.
         in_view, same, readers, readable = f.in_view, f.same_document, f.readers, f.readable
         status: list[StatusRow] = []
         joined: list[JoinedRow] = []
@@ -140,7 +138,6 @@ class HopQuery:
                 joined.append(r)
                 continue
             cols = cast(RelCols, r[5:22])
-            _bounded(cache, cols[1], cast(RelRow, (*cols, r[23])))
             doc, quote_doc = cols[13], r[22]
             status.append(cast(StatusRow, (
                 *cols, in_view.get(doc) if doc is not None else None, same.get(f"{cols[5]}/{cols[6]}", 0),

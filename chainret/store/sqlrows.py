@@ -87,7 +87,7 @@ class RowSource(ViewCatalog, Protocol):
 
     db: Backend
     _known_ids: set[str]
-    _rows_cache: dict[str, RelRow | None]  # relation rows by id (``chainret.store.hopquery`` primes it)
+    _rows_cache: dict[str, RelRow | None]  # relation rows by id, read when asked for (PostgreSQL's hop statement primes it)
 
     def name_lookup(self) -> NameLookup: ...
 

@@ -109,21 +109,29 @@ def rank_bm25plus(
 ) -> list[SearchHit]:
     """``LexicalIndex.search``'s scoring and ordering over candidates given as integers, in corpus order
     (``(unit ordinal, (ref, token count, term frequencies))``: what a compiled store's postings give)."""
-    if len(query) == 1:  # a hop's search: one exact-ID term (``bm25plus`` and ``top_hits`` inlined, same operations)
+    if len(query) == 1:  # a hop's search: one exact-ID term
         term = query[0]
-        w = bm25plus_idf(size, df.get(term, 0))
-        kp = k1 + 1
-        keyed: list[tuple[float, int, int, float]] = []
-        for j, (pos, (_, ntok, tfs)) in enumerate(cands):
-            f = tfs.get(term, 0)
-            norm = k1 * (1 - b + b * ntok / avgdl)
-            score = 0.0 + w * (delta + (f * kp) / (norm + f))
-            keyed.append((-score, pos, j, score))
-        keyed.sort()
-        return [SearchHit(cands[j][1][0], rank + 1, float(score)) for rank, (_, _, j, score) in enumerate(keyed[:k])]
+        return rank_term(df.get(term, 0), [(pos, ref, ntok, tfs.get(term, 0)) for pos, (ref, ntok, tfs) in cands], size, avgdl, k, k1, b, delta)
     idf = [bm25plus_idf(size, df.get(t, 0)) for t in query]
     scores = [bm25plus(idf, [tfs.get(t, 0) for t in query], ntok, avgdl, k1, b, delta) for _, (_, ntok, tfs) in cands]
     return top_hits(scores, [c[0] for c in cands], lambda j: cands[j][1][0], k)
+
+
+def rank_term(
+    n: int, cands: Sequence[tuple[int, str, int, int]], size: int, avgdl: float, k: int, k1: float, b: float, delta: float,
+) -> list[SearchHit]:
+    """``rank_bm25plus`` for one term (a hop's search: one exact ID) that ``n`` units contain, over candidates
+    given as ``(unit ordinal, ref, token count, term frequency)`` in corpus order: ``bm25plus`` and ``top_hits``
+    inlined, the same operations in the same order, so the scores are bit-identical."""
+    w = bm25plus_idf(size, n)
+    kp = k1 + 1
+    keyed: list[tuple[float, int, str, float]] = []
+    for pos, ref, ntok, f in cands:
+        norm = k1 * (1 - b + b * ntok / avgdl)
+        score = 0.0 + w * (delta + (f * kp) / (norm + f))
+        keyed.append((-score, pos, ref, score))  # (unit ordinals are distinct: ties never reach the ref)
+    keyed.sort()
+    return [SearchHit(ref, rank + 1, score) for rank, (_, _, ref, score) in enumerate(keyed[:k])]
 
 
 class LexicalIndex:

@@ -12,7 +12,7 @@ whether a document version is readable by the principal in the view (and by a na
 visibility in the view, whether another version of it is in the view, and whether its quote may be
 shown. Those answers come from ``ViewFacts``: one read of the view's ``view_docs`` rows and of the
 principal's (and viewer's) ``readers`` rows, kept per store object, which is immutable between
-generations (an update or a live revocation opens a fresh store). Ranking is ``rank_bm25plus`` over
+generations (an update or a live revocation opens a fresh store). Ranking is ``rank_term`` (``rank_bm25plus``'s one-term case) over
 the same integers in the same order, so hits and scores are bit-identical, and the status rows handed
 to the view are the very tuples ``SQLView.status_columns`` would have read, so flags, reasons and
 anchors are the same.
@@ -33,7 +33,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
-from chainret.search import SearchHit, rank_bm25plus
+from chainret.search import SearchHit, rank_term
 from chainret.store.rowdecode import RelCols, StatusRow, _bounded
 from chainret.store.sqlrows import REL_COLS
 
@@ -157,15 +157,15 @@ class HopQuery:
             if s[13] in visible and s[14] is not None:
                 in_unit.setdefault(s[14], []).append(rel)
         _bounded(self.units, (node, predicate), in_unit)
-        units: dict[int, tuple[str, int, dict[str, int]]] = {}
+        units: dict[int, tuple[int, str, int, int]] = {}  # unit ordinal -> (ordinal, ref, token count, term frequency)
         for r in joined:
             uo = r[0]
             if r[2] in visible and uo not in units:
-                units[uo] = (r[4], r[3], {term: r[1]})
+                units[uo] = (uo, r[4], r[3], r[1])
         if not units:
             return []
         size = n_units or 1
-        return rank_bm25plus([term], sorted(units.items()), {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
+        return rank_term(len(units), sorted(units.values()), size, total / size, k, ix.k1, ix.b, ix.delta)
 
     def hop_in_unit(self, ref: str, subject: str, predicate: str) -> list[Rel] | None:
         """The relations of (subject, predicate) supported in a unit this hop's statement returned, flagged as

@@ -1,0 +1,108 @@
+"""Two checkouts' warm asks on one store, in alternating runs: is a change to the ask path faster, in situ?
+
+    python benchmarks/warm_ab.py --store 1m.db --a ../before --b . --pairs 10
+
+A change to the warm ask is judged here, not in a loop over the changed function: within an ask each
+piece of code meets the processor's caches as SQLite, the rest of the engine and the serialiser left
+them, so a cut worth 1 µs in a loop may be worth nothing or several (issue 24; ``chainret.trusted``).
+Each run is a fresh process that imports chainret from one checkout (``--a``, ``--b``: a folder holding
+``chainret/``, e.g. ``git worktree add ../before HEAD~1``, or a compiled build's folder), opens the store,
+asks every (view, principal) pair twice, warms with ``--warm`` distinct requests, then times ``--asks``
+more (CPU time of each ``ask``; its ``to_json`` runs after it, outside the timer, as a caller's would).
+Runs alternate A, B, A, B, ... so a machine that speeds up or slows down meets both alike; the verdict is
+the median over pairs of (B - A), beside each side's median p50. The noise between pairs on this 2-core
+machine is about 3 µs: read a median difference smaller than that as none.
+
+Requests are ``store_bench.requests`` for a world of ``--relations`` (the store must be
+``store_bench.bench_catalog`` of that size: ``bench_world.py`` writes one).
+Prints one JSON line per run and a summary; nothing asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+
+
+def measure(checkout: str, store_path: str, relations: int, warm: int, asks: int) -> dict[str, object]:
+    """One run, in this process: chainret imported from ``checkout`` (put before the repository that
+    ``store_bench`` puts first on ``sys.path``)."""
+    sys.path.insert(0, str(BENCH))
+    from store_bench import PAIRS, requests  # (it puts its own repository first on sys.path)
+
+    for name in [m for m in sys.modules if m == "chainret" or m.startswith("chainret.")]:
+        del sys.modules[name]
+    sys.path.insert(0, checkout)
+    import chainret
+    from chainret.ask import ask
+    from chainret.store import open_store
+
+    store = open_store(store_path)
+    for i, (view, principal) in enumerate(PAIRS):  # a pair's first ask runs the per-lookup reads, its second reads the facts
+        for seed in (97, 197):
+            ask(requests(relations, 1, seed=seed + i)[0][0], store, view=view, principal=principal)
+    reqs = requests(relations, warm + asks, seed=3)
+    for req, view, principal in reqs[:warm]:
+        ask(req, store, view=view, principal=principal).to_json()
+    cpus = []
+    for req, view, principal in reqs[warm:]:
+        c0 = time.process_time()
+        trace = ask(req, store, view=view, principal=principal)
+        cpus.append(time.process_time() - c0)
+        trace.to_json()
+    store.close()
+    return {"chainret": str(Path(chainret.__file__).parent), "asks": len(cpus),
+            "cpu_p50_ms": statistics.median(cpus) * 1000, "cpu_mean_ms": statistics.fmean(cpus) * 1000}
+
+
+def run(checkout: str, args: argparse.Namespace) -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, __file__, "--measure", checkout, "--store", args.store, "--relations", str(args.relations),
+         "--warm", str(args.warm), "--asks", str(args.asks)],
+        capture_output=True, text=True, check=True,
+    )
+    result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--store", required=True, help="a compiled SQLite store of store_bench.bench_catalog(--relations)")
+    ap.add_argument("--relations", type=int, default=1_000_000)
+    ap.add_argument("--a", help="checkout A (a folder holding chainret/)")
+    ap.add_argument("--b", help="checkout B")
+    ap.add_argument("--pairs", type=int, default=10)
+    ap.add_argument("--warm", type=int, default=1_000)
+    ap.add_argument("--asks", type=int, default=5_000)
+    ap.add_argument("--measure", help=argparse.SUPPRESS)  # internal: one run, in a fresh process
+    args = ap.parse_args()
+    if args.measure:
+        print(json.dumps(measure(os.path.abspath(args.measure), args.store, args.relations, args.warm, args.asks)))
+        return
+    if not (args.a and args.b):
+        ap.error("--a and --b name the two checkouts to compare")
+    a_runs, b_runs = [], []
+    for i in range(args.pairs):
+        a, b = run(os.path.abspath(args.a), args), run(os.path.abspath(args.b), args)
+        a_runs.append(a)
+        b_runs.append(b)
+        print(json.dumps({"pair": i + 1, "a": a, "b": b}), flush=True)
+    a50 = [float(str(r["cpu_p50_ms"])) for r in a_runs]
+    b50 = [float(str(r["cpu_p50_ms"])) for r in b_runs]
+    diff_us = [(b - a) * 1000 for a, b in zip(a50, b50, strict=True)]
+    med_a, med_diff = statistics.median(a50), statistics.median(diff_us)
+    print(f"A {args.a}: median p50 {med_a:.4f} ms; B {args.b}: median p50 {statistics.median(b50):.4f} ms; "
+          f"median of (B - A) over {args.pairs} pairs {med_diff:+.1f} us ({100 * med_diff / 1000 / med_a:+.1f}%); "
+          f"pairs: {' '.join(f'{d:+.0f}' for d in diff_us)}")
+
+
+if __name__ == "__main__":
+    main()

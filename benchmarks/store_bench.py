@@ -189,11 +189,11 @@ class _Recorder:
         del self.db.rows
 
 
-def warm(target: Any, n: int, count: int) -> dict[str, Any]:
+def warm(target: Any, n: int, count: int, *, with_floor: bool = True) -> dict[str, Any]:
     """In-process ``ask()`` over ``count`` distinct requests, after a first and a second ask per (view,
     principal) pair (reported on their own): wall and CPU p50 / p99 per ask, and the trace's JSON serialisation
-    (``to_json``) timed apart. For a SQLite store, also the statements per ask and the floor: the same
-    statements replayed on a bare ``sqlite3`` connection, no engine."""
+    (``to_json``) timed apart. For a SQLite store (unless ``with_floor`` is False), also the statements per ask
+    and the floor: the same statements replayed on a bare ``sqlite3`` connection, no engine."""
     from chainret.ask import ask
 
     first: dict[str, Any] = {}
@@ -223,7 +223,7 @@ def warm(target: Any, n: int, count: int) -> dict[str, Any]:
         "warm_cpu_mean_ms": statistics.fmean(cpus) * 1000, "serialise_cpu_p50_ms": statistics.median(ser) * 1000,
         "outcomes": outcomes,
     }
-    if getattr(target, "kind", "") == "sqlite":  # SQLite: statements per ask and the bare-sqlite3 floor
+    if with_floor and getattr(target, "kind", "") == "sqlite":  # SQLite: statements per ask and the bare-sqlite3 floor
         res.update(floor(target, n, min(count, 1_000)))
     return res
 

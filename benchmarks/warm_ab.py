@@ -7,8 +7,9 @@ piece of code meets the processor's caches as SQLite, the rest of the engine and
 them, so a cut worth 1 µs in a loop may be worth nothing or several (issue 24; ``chainret.trusted``).
 Each run is a fresh process that imports chainret from one checkout (``--a``, ``--b``: a folder holding
 ``chainret/``, e.g. ``git worktree add ../before HEAD~1``, or a compiled build's folder), opens the store,
-asks every (view, principal) pair twice, warms with ``--warm`` distinct requests, then times ``--asks``
-more (CPU time of each ``ask``; its ``to_json`` runs after it, outside the timer, as a caller's would).
+warms it with ``--warm`` distinct requests, then takes the store page's warm figure
+(``store_bench.warm``: every (view, principal) pair asked twice, then ``--asks`` distinct requests, the
+CPU time of each ``ask``, its ``to_json`` after it outside the timer, as a caller's would).
 Runs alternate A, B, A, B, ... so a machine that speeds up or slows down meets both alike; the verdict is
 the median over pairs of (B - A), beside each side's median p50. The noise between pairs on this 2-core
 machine is about 3 µs: read a median difference smaller than that as none.
@@ -26,7 +27,6 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 BENCH = Path(__file__).resolve().parent
@@ -34,9 +34,10 @@ BENCH = Path(__file__).resolve().parent
 
 def measure(checkout: str, store_path: str, relations: int, warm: int, asks: int) -> dict[str, object]:
     """One run, in this process: chainret imported from ``checkout`` (put before the repository that
-    ``store_bench`` puts first on ``sys.path``)."""
+    ``store_bench`` puts first on ``sys.path``), then ``store_bench.warm`` (the store page's warm asks) after
+    ``warm`` other distinct requests."""
     sys.path.insert(0, str(BENCH))
-    from store_bench import PAIRS, requests  # (it puts its own repository first on sys.path)
+    import store_bench  # (it puts its own repository first on sys.path)
 
     for name in [m for m in sys.modules if m == "chainret" or m.startswith("chainret.")]:
         del sys.modules[name]
@@ -46,21 +47,12 @@ def measure(checkout: str, store_path: str, relations: int, warm: int, asks: int
     from chainret.store import open_store
 
     store = open_store(store_path)
-    for i, (view, principal) in enumerate(PAIRS):  # a pair's first ask runs the per-lookup reads, its second reads the facts
-        for seed in (97, 197):
-            ask(requests(relations, 1, seed=seed + i)[0][0], store, view=view, principal=principal)
-    reqs = requests(relations, warm + asks, seed=3)
-    for req, view, principal in reqs[:warm]:
+    for req, view, principal in store_bench.requests(relations, warm, seed=7):
         ask(req, store, view=view, principal=principal).to_json()
-    cpus = []
-    for req, view, principal in reqs[warm:]:
-        c0 = time.process_time()
-        trace = ask(req, store, view=view, principal=principal)
-        cpus.append(time.process_time() - c0)
-        trace.to_json()
+    res = store_bench.warm(store, relations, asks, with_floor=False)
     store.close()
-    return {"chainret": str(Path(chainret.__file__).parent), "asks": len(cpus),
-            "cpu_p50_ms": statistics.median(cpus) * 1000, "cpu_mean_ms": statistics.fmean(cpus) * 1000}
+    return {"chainret": str(Path(chainret.__file__).parent), "asks": res["warm_samples"],
+            "cpu_p50_ms": res["warm_cpu_p50_ms"], "cpu_mean_ms": res["warm_cpu_mean_ms"]}
 
 
 def run(checkout: str, args: argparse.Namespace) -> dict[str, object]:

@@ -31,6 +31,7 @@ The statement texts are constants, so ``sqlite3``'s statement cache reuses the p
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import TYPE_CHECKING, cast
 
 from chainret.search import SearchHit, rank_term
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from chainret.store.sqlrows import RowSource
     from chainret.store.sqlview import SQLView
 
+_BY_ID = itemgetter(1)  # a relation row's id
 CAND_MAX = 64  # rows of the joined candidate read; a term with more is a hub, read the returned units only
 
 # Columns 0-4: posting and unit (unit_ord, tf, p.doc_ord, ntok, ref), the rest NULL; then, ``UNION ALL``, rows whose
@@ -108,10 +110,6 @@ def view_facts(store: RowSource, view: str, principal: str, within: str | None) 
     )
 
 
-def _by_id(row: StatusRow) -> str:
-    return row[1]
-
-
 class HopQuery:
     """``search(node, predicate, k)`` for the engine: one statement; the pair's flagged relations kept for the hop's other lookups."""
 
@@ -143,7 +141,7 @@ class HopQuery:
                 *cols, in_view.get(doc) if doc is not None else None, same.get(f"{cols[5]}/{cols[6]}", 0),
                 readers.get(doc, 0) if doc is not None else 0, r[23] if quote_doc is not None and quote_doc in readable else None,
             )))
-        status.sort(key=_by_id)
+        status.sort(key=_BY_ID)
         inside, visible = f.within, f.visible
         of = [s for s in status if s[13] in in_view and (inside is None or s[13] in inside)]  # IN_VIEW (+ WITHIN)
         flagged = _bounded(self.of, (node, predicate), v.flagged(of))

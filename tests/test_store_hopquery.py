@@ -133,3 +133,28 @@ def test_answer_reads_its_path_names_in_one_statement(seed):
     assert "project:final:main" in by_id[0]
     assert got.names == answer("Which contact serves PR-84?", w.catalog).names
     assert list(got.names) == got.trace.path_ids and len(got.names) == 3
+
+
+def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_path):
+    """The hop statement hands its rows over as JSON (``hopquery.HOP_SQL``), which cannot hold a BLOB: a store
+    edited to hold one in a relation's column is refused with a ``StoreError`` that names the file and the hop,
+    not a raw ``sqlite3`` error (a server answers ``engine_error``, the CLI exits 2)."""
+    import sqlite3
+
+    from chainret.catalog.load import load_catalog
+    from chainret.store.base import StoreError
+
+    db = tmp_path / "edited.db"
+    compile_store(load_catalog(ROOT / "catalogs" / "default.yaml"), db)
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE relations SET note = x'00ff' WHERE subject = 'project:final:main'")
+    conn.close()
+    store = open_store(db)
+    try:
+        request = "Which contact serves PR-84?"
+        assert ask(request, store).outcome == "accepted_path"  # a pair's first ask: the per-lookup reads, no JSON
+        with pytest.raises(StoreError) as err:
+            ask(request, store)
+        assert str(db) in str(err.value) and "project:final:main" in str(err.value) and "recompile" in str(err.value)
+    finally:
+        store.close()

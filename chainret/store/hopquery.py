@@ -30,12 +30,14 @@ The statement texts are constants, so ``sqlite3``'s statement cache reuses the p
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from chainret.search import SearchHit, rank_term
-from chainret.store.rowdecode import RelCols, StatusRow, _bounded
+from chainret.store.base import StoreError
+from chainret.store.rowdecode import StatusRow, _bounded, _scan_json
 from chainret.store.sqlrows import REL_COLS
 
 if TYPE_CHECKING:
@@ -47,27 +49,30 @@ if TYPE_CHECKING:
 _BY_ID = itemgetter(1)  # a relation row's id
 CAND_MAX = 64  # rows of the joined candidate read; a term with more is a hub, read the returned units only
 
-# Columns 0-4: posting and unit (unit_ord, tf, p.doc_ord, ntok, ref), the rest NULL; then, ``UNION ALL``, rows whose
-# columns 0-4 are NULL: 5-21 a relation of the hop's (subject, predicate) (``REL_COLS``), 22-23 its quote's doc_ord
-# and text. The unit's own text is not read: a hop needs its ref and length only (``SQLView.unit`` reads a unit
-# when something shows one); nor the units' other relations, which the hop would skip.
-_UNITS = "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ?"
-_PAD = "NULL, " * 5
-HOP_SQL = (
-    f"SELECT *, {'NULL, ' * 18}NULL FROM ({_UNITS} LIMIT ?) UNION ALL SELECT {_PAD}{REL_COLS}, q.doc_ord, q.quote "
-    "FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.subject = ? AND r.predicate = ?"
+# One row of two JSON arrays (``json_group_array``): the postings of the hop's term in their units, each
+# [unit_ord, tf, doc_ord, ntok, ref] (at most ``CAND_MAX + 1``), and the relations of the hop's (subject, predicate),
+# each ``REL_COLS`` then its quote's doc_ord and text. One row of two values instead of a row per posting and per
+# relation: Python's ``sqlite3`` releases and takes back the GIL, and SQLite takes its connection mutex, for every
+# column it hands over, and a posting's row was padded to a relation's width: 4% fewer instructions per warm ask at
+# 1M relations, about 1% less CPU time (benchmarks/ask_instructions.py, benchmarks/warm_ab.py; issue 24). SQLite
+# writes the arrays (integers as integers, text escaped) and ``json``'s C scanner reads them back value for value.
+# A value no compile writes (a BLOB) makes the statement fail: the store is refused, naming the file. The unit's own text is not read: a hop needs its ref and length only (``SQLView.unit`` reads a unit when
+# something shows one); nor the units' other relations, which the hop would skip.
+_UNITS = (
+    "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, ref)) FROM (SELECT p.unit_ord, p.tf, p.doc_ord, "
+    "u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ? LIMIT ?)"
 )
+_RELATIONS = (
+    f"SELECT json_group_array(json_array({REL_COLS}, q.doc_ord, q.quote)) FROM relations r "
+    "LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.subject = ? AND r.predicate = ?"
+)
+HOP_SQL = f"SELECT ({_UNITS}), ({_RELATIONS})"
 
-# The statement's two kinds of row, told apart by column 0 (NULL in a relation row): a posting row (unit
-# ordinal, term frequency, document, token count, unit ref; its relation columns NULL) and a relation row
-# (``REL_COLS`` after five NULLs, then its quote's document and text).
-JoinedRow = tuple[int, int, int | None, int, str, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None, None]
-RelationHopRow = tuple[
-    None, None, None, None, None,
-    int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, str,
-    int | None, str | None,
-]
-HopRow = JoinedRow | RelationHopRow
+# The statement's two arrays' items: a posting and its unit (unit ordinal, term frequency, document, token count,
+# unit ref), and a relation (``REL_COLS``, then its quote's document and text).
+# (JSON arrays: read back as lists of the values the compile wrote, typed by ``schema``'s columns.)
+PostingItem = list[Any]
+RelationItem = list[Any]
 
 
 @dataclass(frozen=True)
@@ -125,21 +130,25 @@ class HopQuery:
         if k <= 0 or not n_units:
             return []
         term = node.lower()
-        rows = cast("list[HopRow]", v.store.db.rows(HOP_SQL, (term, CAND_MAX + 1, node, predicate)))
-        # One pass: a relation row (column 0 NULL) becomes the row ``SQLView.status_columns`` would read, its four
-        # status columns answered from the view's facts.
+        db = v.store.db
+        try:
+            ((postings, relations),) = cast("list[tuple[str, str]]", db.rows(HOP_SQL, (term, CAND_MAX + 1, node, predicate)))
+        except sqlite3.OperationalError as exc:  # e.g. a BLOB where the compile writes text: JSON cannot hold one
+            raise StoreError(
+                f"{getattr(db, 'path', 'the store')} could not be read for the hop from {node!r} over {predicate!r} "
+                f"({exc.sqlite_errorname or 'a value that is not UTF-8 text'}): a value no compile writes, such as a BLOB "
+                "in a text column; recompile the store with: chainret catalog compile CATALOG --out FILE"
+            ) from None
+        joined = cast("list[PostingItem]", _scan_json(postings, 0)[0])
+        # One pass: a relation becomes the row ``SQLView.status_columns`` would read, its four status columns
+        # answered from the view's facts.
         in_view, same, readers, readable = f.in_view, f.same_document, f.readers, f.readable
         status: list[StatusRow] = []
-        joined: list[JoinedRow] = []
-        for r in rows:
-            if r[0] is not None:
-                joined.append(r)
-                continue
-            cols = cast(RelCols, r[5:22])
-            doc, quote_doc = cols[13], r[22]
+        for r in cast("list[RelationItem]", _scan_json(relations, 0)[0]):
+            doc, quote_doc = r[13], r[17]
             status.append(cast(StatusRow, (
-                *cols, in_view.get(doc) if doc is not None else None, same.get(f"{cols[5]}/{cols[6]}", 0),
-                readers.get(doc, 0) if doc is not None else 0, r[23] if quote_doc is not None and quote_doc in readable else None,
+                *r[:17], in_view.get(doc) if doc is not None else None, same.get(f"{r[5]}/{r[6]}", 0),
+                readers.get(doc, 0) if doc is not None else 0, r[18] if quote_doc is not None and quote_doc in readable else None,
             )))
         status.sort(key=_BY_ID)
         inside, visible = f.within, f.visible

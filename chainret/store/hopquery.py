@@ -5,8 +5,8 @@ the view (BM25Plus ranks them: each unit's ref and length), and the relations of
 predicate) with their status in the view: those supported in a returned unit are the hop's candidates
 (the engine skips a unit's relations of other pairs), and all of them serve the catalog-level checks
 (a functional predicate's opposing assignment, a relation supported elsewhere). ``HopQuery`` reads
-both in one statement of plain index lookups (the postings of one term joined to their units;
-``UNION ALL`` the (subject, predicate) relations and their quotes), and decides in Python what the
+both in one statement of plain index lookups (the postings of one term, which carry their units' ref and length,
+and the (subject, predicate)'s relations with their quotes: two JSON arrays in one row), and decides in Python what the
 per-lookup reads (``StoreIndex.search``, ``SQLView.prefetch``, ``SQLView.rels_of``) decide in SQL:
 whether a document version is readable by the principal in the view (and by a narrower viewer), its
 visibility in the view, whether another version of it is in the view, and whether its quote may be
@@ -33,11 +33,11 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, cast
 
 from chainret.search import SearchHit, rank_term
 from chainret.store.base import StoreError
-from chainret.store.rowdecode import StatusRow, _bounded, _scan_json
+from chainret.store.rowdecode import _bounded, hop_postings, hop_status_rows
 from chainret.store.sqlrows import REL_COLS
 
 if TYPE_CHECKING:
@@ -49,30 +49,32 @@ if TYPE_CHECKING:
 _BY_ID = itemgetter(1)  # a relation row's id
 CAND_MAX = 64  # rows of the joined candidate read; a term with more is a hub, read the returned units only
 
-# One row of two JSON arrays (``json_group_array``): the postings of the hop's term in their units, each
-# [unit_ord, tf, doc_ord, ntok, ref] (at most ``CAND_MAX + 1``), and the relations of the hop's (subject, predicate),
-# each ``REL_COLS`` then its quote's doc_ord and text. One row of two values instead of a row per posting and per
-# relation: Python's ``sqlite3`` releases and takes back the GIL, and SQLite takes its connection mutex, for every
-# column it hands over, and a posting's row was padded to a relation's width: 4% fewer instructions per warm ask at
-# 1M relations, about 1% less CPU time (benchmarks/ask_instructions.py, benchmarks/warm_ab.py; issue 24). SQLite
-# writes the arrays (integers as integers, text escaped) and ``json``'s C scanner reads them back value for value.
-# A value no compile writes (a BLOB) makes the statement fail: the store is refused, naming the file. The unit's own text is not read: a hop needs its ref and length only (``SQLView.unit`` reads a unit when
-# something shows one); nor the units' other relations, which the hop would skip.
-_UNITS = (
-    "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, ref)) FROM (SELECT p.unit_ord, p.tf, p.doc_ord, "
-    "u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ? LIMIT ?)"
+# One row of two JSON arrays (``json_group_array``): the postings of the hop's term with their units' token count
+# and ref, each [unit_ord, tf, doc_ord, ntok, ref] (at most ``CAND_MAX + 1``), and the relations of the hop's
+# (subject, predicate), each ``REL_COLS`` then its quote's doc_ord and text. One row of two values instead of a row
+# per posting and per relation: Python's ``sqlite3`` releases and takes back the GIL, and SQLite takes its connection
+# mutex, for every column it hands over, and a posting's row was padded to a relation's width (4% fewer instructions
+# per warm ask at 1M relations: benchmarks/ask_instructions.py). SQLite writes the arrays (integers as integers, text
+# escaped) and ``json``'s C scanner reads them back value for value. A value no compile writes (a BLOB) makes the
+# statement fail: the store is refused, naming the file.
+# A posting carries its unit's token count and ref (store schema 5), so the postings of a term are read from one
+# range of one index, not each joined to its unit's row elsewhere in the file: about 11 µs less CPU per warm ask at
+# 1M relations (5.6%, benchmarks/warm_ab.py), the pages of those units being cold for a request's new terms. A
+# store of schema 3 or 4 joins (``HOP_SQL_JOINED``). The unit's own text is not read: a hop needs its ref and length
+# only (``SQLView.unit`` reads a unit when something shows one); nor the units' other relations, which the hop skips.
+_POSTINGS = "SELECT unit_ord, tf, doc_ord, ntok, ref FROM postings WHERE term = ? LIMIT ?"
+_POSTINGS_JOINED = (
+    "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ? LIMIT ?"
 )
 _RELATIONS = (
     f"SELECT json_group_array(json_array({REL_COLS}, q.doc_ord, q.quote)) FROM relations r "
     "LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.subject = ? AND r.predicate = ?"
 )
-HOP_SQL = f"SELECT ({_UNITS}), ({_RELATIONS})"
+_ARRAY = "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, ref)) FROM ({})"
+HOP_SQL = f"SELECT ({_ARRAY.format(_POSTINGS)}), ({_RELATIONS})"
+HOP_SQL_JOINED = f"SELECT ({_ARRAY.format(_POSTINGS_JOINED)}), ({_RELATIONS})"
 
-# The statement's two arrays' items: a posting and its unit (unit ordinal, term frequency, document, token count,
-# unit ref), and a relation (``REL_COLS``, then its quote's document and text).
-# (JSON arrays: read back as lists of the values the compile wrote, typed by ``schema``'s columns.)
-PostingItem = list[Any]
-RelationItem = list[Any]
+# (``rowdecode.hop_postings`` and ``rowdecode.hop_status_rows`` read the two arrays.)
 
 
 @dataclass(frozen=True)
@@ -118,8 +120,9 @@ def view_facts(store: RowSource, view: str, principal: str, within: str | None) 
 class HopQuery:
     """``search(node, predicate, k)`` for the engine: one statement; the pair's flagged relations kept for the hop's other lookups."""
 
-    def __init__(self, view: SQLView, index: StoreIndex, facts: ViewFacts) -> None:
+    def __init__(self, view: SQLView, index: StoreIndex, facts: ViewFacts, *, postings_hold_units: bool = True) -> None:
         self.view, self.index, self.facts = view, index, facts
+        self.sql = HOP_SQL if postings_hold_units else HOP_SQL_JOINED  # (schema 5; 3 and 4 join postings to units)
         self.of: dict[tuple[str, str], list[Rel]] = {}  # (subject, predicate) -> flagged relations, for rels_of
         # (subject, predicate) -> unit ref -> the flagged relations of that pair supported in that unit, for hop_in_unit
         self.units: dict[tuple[str, str], dict[str, list[Rel]]] = {}
@@ -132,29 +135,20 @@ class HopQuery:
         term = node.lower()
         db = v.store.db
         try:
-            ((postings, relations),) = cast("list[tuple[str, str]]", db.rows(HOP_SQL, (term, CAND_MAX + 1, node, predicate)))
+            ((postings, relations),) = cast("list[tuple[str, str]]", db.rows(self.sql, (term, CAND_MAX + 1, node, predicate)))
         except sqlite3.OperationalError as exc:  # e.g. a BLOB where the compile writes text: JSON cannot hold one
             raise StoreError(
                 f"{getattr(db, 'path', 'the store')} could not be read for the hop from {node!r} over {predicate!r} "
                 f"({exc.sqlite_errorname or 'a value that is not UTF-8 text'}): a value no compile writes, such as a BLOB "
                 "in a text column; recompile the store with: chainret catalog compile CATALOG --out FILE"
             ) from None
-        joined = cast("list[PostingItem]", _scan_json(postings, 0)[0])
-        # One pass: a relation becomes the row ``SQLView.status_columns`` would read, its four status columns
-        # answered from the view's facts.
-        in_view, same, readers, readable = f.in_view, f.same_document, f.readers, f.readable
-        status: list[StatusRow] = []
-        for r in cast("list[RelationItem]", _scan_json(relations, 0)[0]):
-            doc, quote_doc = r[13], r[17]
-            status.append(cast(StatusRow, (
-                *r[:17], in_view.get(doc) if doc is not None else None, same.get(f"{r[5]}/{r[6]}", 0),
-                readers.get(doc, 0) if doc is not None else 0, r[18] if quote_doc is not None and quote_doc in readable else None,
-            )))
+        in_view, inside, visible = f.in_view, f.within, f.visible
+        status = hop_status_rows(relations, in_view, f.same_document, f.readers, f.readable)
         status.sort(key=_BY_ID)
-        inside, visible = f.within, f.visible
         of = [s for s in status if s[13] in in_view and (inside is None or s[13] in inside)]  # IN_VIEW (+ WITHIN)
         flagged = _bounded(self.of, (node, predicate), v.flagged(of))
-        if len(joined) > CAND_MAX:  # a hub: read the returned units only, as the per-lookup path does
+        units, n_postings = hop_postings(postings, visible)
+        if n_postings > CAND_MAX:  # a hub: read the returned units only, as the per-lookup path does
             self.units.pop((node, predicate), None)
             return ix.search([node], k)
         # What ``SQLView.rels_in_unit`` would give a returned unit, less the relations of other pairs, which the hop
@@ -164,11 +158,6 @@ class HopQuery:
             if s[13] in visible and s[14] is not None:
                 in_unit.setdefault(s[14], []).append(rel)
         _bounded(self.units, (node, predicate), in_unit)
-        units: dict[int, tuple[int, str, int, int]] = {}  # unit ordinal -> (ordinal, ref, token count, term frequency)
-        for r in joined:
-            uo = r[0]
-            if r[2] in visible and uo not in units:
-                units[uo] = (uo, r[4], r[3], r[1])
         if not units:
             return []
         size = n_units or 1

@@ -79,6 +79,36 @@ def _reasons(row: StatusRow) -> list[str]:
     return reasons
 
 
+# ``chainret.store.hopquery``'s statement hands a hop's rows over as two JSON arrays, which the compile's values
+# round-trip through exactly (integers and text; a BLOB fails the statement). Read here, as every row shape is.
+def hop_postings(text: str, visible: frozenset[int]) -> tuple[dict[int, tuple[int, str, int, int]], int]:
+    """The postings array ([unit ordinal, term frequency, document, token count, unit ref] each): unit ordinal ->
+    (ordinal, ref, token count, term frequency) of each posting whose document is ``visible``, and how many
+    postings the array held."""
+    items: list[list[Any]] = _scan_json(text, 0)[0]
+    units: dict[int, tuple[int, str, int, int]] = {}
+    for uo, tf, doc, ntok, ref in items:
+        if doc in visible and uo not in units:
+            units[uo] = (uo, ref, ntok, tf)
+    return units, len(items)
+
+
+def hop_status_rows(text: str, in_view: dict[int, str], same_document: dict[str, int], readers: dict[int, int],
+                    readable: frozenset[int]) -> list[StatusRow]:
+    """The relations array (``REL_COLS``, then the quote's document and text, each) as the rows
+    ``SQLView.status_columns`` would read: the four status columns answered from a view's facts
+    (``chainret.store.hopquery.ViewFacts``), in one pass."""
+    items: list[list[Any]] = _scan_json(text, 0)[0]
+    status: list[StatusRow] = []
+    for r in items:
+        doc, quote_doc = r[13], r[17]
+        status.append((
+            *r[:17], in_view.get(doc) if doc is not None else None, same_document.get(f"{r[5]}/{r[6]}", 0),
+            readers.get(doc, 0) if doc is not None else 0, r[18] if quote_doc is not None and quote_doc in readable else None,
+        ))
+    return status
+
+
 def anchor_of(row: StatusRow) -> Anchor:
     """The ``Anchor`` of a relation row carrying ``status_columns`` (quote where readable)."""
     return Anchor.model_construct(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],

@@ -18,7 +18,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
 * ``views``, ``view_docs`` (view name -> document ordinals, with the document id for the
   ``superseded`` check and its visibility);
 * ``units``\\*: every unit (paragraph) with its text and token count; ``postings``\\*: term -> unit with
-  the term frequency (what BM25Plus needs, per unit); ``corpus``: per view and principal class
+  the term frequency, and the unit's token count and ref (what BM25Plus and a hop need, per unit, read
+  from the posting itself: schema 5; a hop of an older store joins each posting to ``units``); ``corpus``: per view and principal class
   (a principal named by some restricted document, or ``*`` for everyone else), the number of
   readable units and their total token count, so a hop needs no scan of the view;
 * ``identities`` (seq, principal, digest): the catalog identity each principal class was shown after
@@ -81,7 +82,7 @@ TABLES: dict[str, list[str]] = {
     "views": ["ord", "name", "order_", "current", "documents", "description"],
     "view_docs": ["view_name", "doc_ord", "doc_id", "visibility"],
     "units": ["ord", "ref", "doc_ord", "doc_ref", "idx", "start_", "end_", "ntok", "text"],
-    "postings": ["term", "unit_ord", "doc_ord", "tf"],
+    "postings": ["term", "unit_ord", "doc_ord", "tf", "ntok", "ref"],  # ntok, ref: the unit's (schema 5)
     "corpus": ["view_name", "principal", "size", "total_len"],
     "relations": ["ord", "id", "subject", "predicate", "object", "source", "document", "version",
                   "representation", "digest", "span_start", "span_end", "note", "doc_ord", "unit_ref", "defects", "kind"],
@@ -276,7 +277,7 @@ class Compiled:
                 toks = tokenize(search_text([(uref, body)])[0][1])
                 units.append((ordinal, uref, i, ref, j, s, e, len(toks), body))
                 for term, tf in Counter(toks).items():
-                    postings.append((term, ordinal, i, tf))
+                    postings.append((term, ordinal, i, tf, len(toks), uref))
                 ordinal += 1
                 n += 1
                 total += len(toks)

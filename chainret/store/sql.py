@@ -103,6 +103,8 @@ class SQLStore:
         self.world: str = self._meta["world"]
         self.description: str = self._meta.get("description", "")
         self.format: str = self._meta.get("catalog_format", "chainret-catalog/1")
+        # Schema 5's postings carry their unit's token count and ref (``chainret.store.hopquery``); 3 and 4's do not.
+        self.postings_hold_units: bool = self._meta.get("schema_version") not in ("3", "4")
         self._views: dict[tuple[str | None, str], SQLView] = {}
         self._worlds: dict[tuple[str, str, str | None], HopWorld] = {}
         self._asked_once: set[tuple[str, str, str | None]] = set()  # pairs whose first ask ran per lookup
@@ -376,7 +378,7 @@ class SQLStore:
             first = one and self.hop_query is None and key not in self._asked_once and key not in self._facts
             if first:
                 self._asked_once.add(key)
-            hq = HopQuery(view, index, self.view_facts(*key)) if one and not first else None  # one statement per hop
+            hq = HopQuery(view, index, self.view_facts(*key), postings_hold_units=self.postings_hold_units) if one and not first else None  # one statement per hop
             hit = HopWorld(
                 index,
                 functional=functional,

@@ -521,7 +521,7 @@ class StreamCompile:
                     toks = tokenize(f"{body}\n{' '.join(extra)}" if extra else body)
                     units.append((ordinal, uref, i, ref, j, s, e, len(toks), body))
                     for term, tf in Counter(toks).items():
-                        postings.append((term, ordinal, i, tf))
+                        postings.append((term, ordinal, i, tf, len(toks), uref))
                     ordinal += 1
                 if len(units) >= BATCH or len(postings) >= BATCH:
                     self.w.insert("units", units)

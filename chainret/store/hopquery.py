@@ -60,9 +60,7 @@ CAND_MAX = 64  # rows of the joined candidate read; a term with more is a hub, r
 # A posting carries its unit's token count and ref (store schema 5), so the postings of a term are read from one
 # range of one index, not each joined to its unit's row elsewhere in the file: about 11 µs less CPU per warm ask at
 # 1M relations (5.6%, benchmarks/warm_ab.py), the pages of those units being cold for a request's new terms. A
-# store of schema 3 or 4 joins (``HOP_SQL_JOINED``). Likewise the relations of (subject, predicate) are read from
-# their index alone, which holds every column of a relation (``schema.COVERING``: about 10 µs less again; a store
-# compiled before reads each relation's row). The unit's own text is not read: a hop needs its ref and length
+# store of schema 3 or 4 joins (``HOP_SQL_JOINED``). The unit's own text is not read: a hop needs its ref and length
 # only (``SQLView.unit`` reads a unit when something shows one); nor the units' other relations, which the hop skips.
 _POSTINGS = "SELECT unit_ord, tf, doc_ord, ntok, ref FROM postings WHERE term = ? LIMIT ?"
 _POSTINGS_JOINED = (

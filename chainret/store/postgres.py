@@ -629,7 +629,7 @@ def compile_postgres(catalog: CompileSource, url: str, *, replace: bool = False)
         for stmt in create_statements(postgres=True):
             w.execute(stmt)
         counts = compile_into(w, catalog)
-        for stmt in index_statements(postgres=True):
+        for stmt in index_statements():
             w.execute(stmt)
         _security(w, schema)
         w.execute(f"ANALYZE {', '.join(f'{schema}.{t}' for t in TABLES)}")  # inside: the commit is the last step

@@ -120,11 +120,6 @@ INDEXES = [
     ("relation_quotes_doc", "relation_quotes", "doc_ord"),
 ]
 UNIQUE = {"entities_id", "documents_ref", "views_name", "units_ref", "relations_id"}
-# SQLite's ``relations_sp`` holds every column of a relation after (subject, predicate) (the row's ``ord`` is in
-# every index entry already), so a hop's relations (``chainret.store.hopquery``) are read from the index alone,
-# not each from its row elsewhere in the table: about 10 µs less CPU per warm ask at 1M relations, the file 6%
-# larger (store schema 5; docs/scaling.md). PostgreSQL keeps the two-column index: its hops read per lookup.
-COVERING = {"relations_sp": "subject, predicate, " + ", ".join(c for c in TABLES["relations"] if c not in ("ord", "subject", "predicate"))}
 
 
 def create_statements(*, postgres: bool = False) -> list[str]:
@@ -140,10 +135,9 @@ def create_statements(*, postgres: bool = False) -> list[str]:
     return out
 
 
-def index_statements(*, postgres: bool = False) -> list[str]:
+def index_statements() -> list[str]:
     return [
-        f"CREATE {'UNIQUE ' if name in UNIQUE else ''}INDEX IF NOT EXISTS {name} ON {table} "
-        f"({cols if postgres else COVERING.get(name, cols)})"
+        f"CREATE {'UNIQUE ' if name in UNIQUE else ''}INDEX IF NOT EXISTS {name} ON {table} ({cols})"
         for name, table, cols in INDEXES
     ]
 

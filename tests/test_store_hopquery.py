@@ -135,10 +135,13 @@ def test_answer_reads_its_path_names_in_one_statement(seed):
     assert list(got.names) == got.trace.path_ids and len(got.names) == 3
 
 
-def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_path):
-    """The hop statement hands its rows over as JSON (``hopquery.HOP_SQL``), which cannot hold a BLOB: a store
-    edited to hold one in a relation's column is refused with a ``StoreError`` that names the file and the hop,
-    not a raw ``sqlite3`` error (a server answers ``engine_error``, the CLI exits 2)."""
+@pytest.mark.parametrize("one_statement", [False, True], ids=["per-lookup", "one-statement"])
+@pytest.mark.parametrize(("table", "column"), [("relations", "note"), ("relations", "digest"), ("relation_quotes", "quote")])
+def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_path, one_statement, table, column):
+    """No compile writes a BLOB (every column is text or an integer): a store edited to hold one is refused with a
+    ``StoreError`` that names the file, never answered from bytes or failed with a traceback. The per-lookup reads
+    check every value ``SQLiteBackend.rows`` returns; the hop statement hands its rows over as JSON
+    (``hopquery.HOP_SQL``), which cannot hold a BLOB (a server answers ``engine_error``, the CLI exits 2)."""
     import sqlite3
 
     from chainret.catalog.load import load_catalog
@@ -146,16 +149,18 @@ def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_pa
 
     db = tmp_path / "edited.db"
     compile_store(load_catalog(ROOT / "catalogs" / "default.yaml"), db)
+    key = "ord" if table == "relations" else "rel_ord"
     with sqlite3.connect(db) as conn:
-        conn.execute("UPDATE relations SET note = x'00ff' WHERE subject = 'project:final:main'")
+        conn.execute(f"UPDATE {table} SET {column} = x'00ff' WHERE {key} IN "
+                     "(SELECT ord FROM relations WHERE subject = 'project:final:main')")
     conn.close()
     store = open_store(db)
+    store.hop_query = one_statement  # the hop statement from a pair's first ask, or never
     try:
-        request = "Which contact serves PR-84?"
-        assert ask(request, store).outcome == "accepted_path"  # a pair's first ask: the per-lookup reads, no JSON
         with pytest.raises(StoreError) as err:
-            ask(request, store)
-        assert str(db) in str(err.value) and "project:final:main" in str(err.value) and "recompile" in str(err.value)
+            ask("Which contact serves PR-84?", store)
+        assert str(db) in str(err.value) and "recompile" in str(err.value)
+        assert ("project:final:main" if one_statement else "BLOB") in str(err.value)
     finally:
         store.close()
 

@@ -148,3 +148,15 @@ def seed_versions() -> tuple[Catalog, Catalog]:
                                  "views": [final.model_copy(update={"current": True})]})
     v2 = full.model_copy(update={"documents": old_docs + new_docs, "relations": old_rels + new_rels})
     return v1.model_validate(v1.model_dump()), v2.model_validate(v2.model_dump())
+
+
+def as_schema_4(path: Path) -> None:
+    """Make a compiled SQLite store look like one compiled before its postings carried their units' token count
+    and ref (store schema 4)."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        for col in ("ntok", "ref"):
+            conn.execute(f"ALTER TABLE postings DROP COLUMN {col}")
+        conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    conn.close()

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from store_worlds import as_schema_4
 
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Entity, Relation, Support
@@ -199,17 +200,16 @@ def _compare(cat: Any, reader: Any, principals: list[str], mentions: list[str]) 
 
 
 def _as_schema_3(path: Path) -> None:
-    """Make a compiled store look like one compiled before the name-lookup columns (schema 3), and before the
-    postings carried their units' token count and ref (schema 5)."""
+    """Make a compiled store look like one compiled before the name-lookup columns (schema 3), and so before the
+    postings carried their units' token count and ref (``store_worlds.as_schema_4``)."""
     import sqlite3
 
+    as_schema_4(path)
     with sqlite3.connect(path) as conn:
         conn.execute("DROP INDEX names_fold")
         conn.execute("DROP INDEX names_near")
         for col in ("fold", "digits", "flen"):
             conn.execute(f"ALTER TABLE names DROP COLUMN {col}")
-        for col in ("ntok", "ref"):
-            conn.execute(f"ALTER TABLE postings DROP COLUMN {col}")
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
     conn.close()
 

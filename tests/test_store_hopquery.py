@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_worlds import random_catalog, random_requests, trace_json
+from store_worlds import as_schema_4, random_catalog, random_requests, trace_json
 
 from chainret.ask import answer, ask
 from chainret.catalog.load import apply_overlay, load_world
@@ -165,17 +165,6 @@ def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_pa
         store.close()
 
 
-def _as_schema_4(path: Path) -> None:
-    """Make a compiled store look like one compiled before the postings carried their units' token count and ref."""
-    import sqlite3
-
-    with sqlite3.connect(path) as conn:
-        for col in ("ntok", "ref"):
-            conn.execute(f"ALTER TABLE postings DROP COLUMN {col}")
-        conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
-    conn.close()
-
-
 def test_a_schema_4_store_joins_each_posting_to_its_unit_and_answers_the_same(tmp_path):
     """Store schema 5's postings carry their unit's token count and ref, which the hop statement reads instead of
     joining ``units``; a store compiled before (schema 4, still read) has neither column: its hops join, and every
@@ -186,7 +175,7 @@ def test_a_schema_4_store_joins_each_posting_to_its_unit_and_answers_the_same(tm
         db = tmp_path / f"seed-{schema}.db"
         compile_store(w.catalog, db)
         if schema == 4:
-            _as_schema_4(db)
+            as_schema_4(db)
         stores[schema] = open_store(db)
     try:
         assert stores[5].postings_hold_units and not stores[4].postings_hold_units

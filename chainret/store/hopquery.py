@@ -137,10 +137,11 @@ class HopQuery:
         try:
             ((postings, relations),) = cast("list[tuple[str, str]]", db.rows(self.sql, (term, CAND_MAX + 1, node, predicate)))
         except sqlite3.OperationalError as exc:  # e.g. a BLOB where the compile writes text: JSON cannot hold one
+            path = getattr(db, "path", "the store")
             raise StoreError(
-                f"{getattr(db, 'path', 'the store')} could not be read for the hop from {node!r} over {predicate!r} "
+                f"{path} could not be read for the hop from {node!r} over {predicate!r} "
                 f"({exc.sqlite_errorname or 'a value that is not UTF-8 text'}): a value no compile writes, such as a BLOB "
-                "in a text column; recompile the store with: chainret catalog compile CATALOG --out FILE"
+                f"in a text column; recompile the store with: chainret catalog compile CATALOG --out {path}"
             ) from None
         in_view, inside, visible = f.in_view, f.within, f.visible
         status = hop_status_rows(relations, in_view, f.same_document, f.readers, f.readable)

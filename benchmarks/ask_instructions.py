@@ -51,7 +51,7 @@ import json, sys
 src, db, reqfile, k, ser = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
 sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
 sys.path.insert(0, src)
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.store import resolve_catalog
 data = json.load(open(reqfile))
 store = resolve_catalog(db)
@@ -144,7 +144,7 @@ def main() -> None:
     text = page(args, started, floor, rows)
     print(text)
     if args.write:
-        from chainret.files import atomic_write_text
+        from chainret.core.files import atomic_write_text
 
         atomic_write_text(PAGE, text)
         print(f"wrote {PAGE}")

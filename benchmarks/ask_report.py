@@ -41,9 +41,9 @@ def frac(pair: list[int]) -> str:
 
 
 def section(speed: dict[str, object] | None) -> str:
-    from chainret.baselines import dense_available
+    from chainret.pipeline.baselines import dense_available
     from chainret.research.bench.report import md_table
-    from chainret.evaluate import CASE_COLUMNS, ROUTE_COLUMNS, case_cells, evaluate_cases, route_cells, totals, yes_no
+    from chainret.evaluate.cases import CASE_COLUMNS, ROUTE_COLUMNS, case_cells, evaluate_cases, route_cells, totals, yes_no
 
     os.chdir(ROOT)
     res = evaluate_cases(["fixtures"], baselines=True)
@@ -126,7 +126,7 @@ def main() -> None:
         sys.exit(f"{DOC}: markers {BEGIN!r} / {END!r} not found")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    from chainret.files import atomic_write_text
+    from chainret.core.files import atomic_write_text
 
     atomic_write_text(DOC, head + section(speed) + tail)
     print(f"wrote the generated section of {DOC}")

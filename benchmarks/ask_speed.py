@@ -68,7 +68,7 @@ def heavy_modules_after_ask() -> list[str]:
 
 
 def fixture_latency(runs: int) -> list[tuple[str, float, float]]:
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
     from chainret.catalog.load import apply_overlay, load_world
 
     rows = []
@@ -160,7 +160,7 @@ def main() -> None:
     print(f"fixture worlds: {len(rows)} cases; first ask median {report['fixture_first_ms_median']:.2f} ms, "
           f"warm median {report['fixture_warm_ms_median']:.2f} ms, warm max {report['fixture_warm_ms_max']:.2f} ms")
 
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
 
     c0, t0 = time.process_time(), time.perf_counter()
     cat = generated_catalog(args.relations)

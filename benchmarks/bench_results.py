@@ -29,7 +29,7 @@ from support import paper as P  # noqa: E402
 from chainret.research.qa.metrics import too_few  # noqa: E402
 from chainret.research.bench.report import est, md_table, signed  # noqa: E402
 from chainret.research.bench.run import RunConfig, read_run, run_bench, signal_metrics  # noqa: E402
-from chainret.files import atomic_write_text  # noqa: E402
+from chainret.core.files import atomic_write_text  # noqa: E402
 
 DATASETS = ("hotpotqa-vws", "2wiki-vws", "musique", "squad", "hotpotqa-vws-calib")
 RUNS = ROOT / "runs" / "results"

@@ -37,7 +37,7 @@ def main() -> None:
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["CHAINRET_CACHE_DIR"] = str(Path(tmp) / "cache")
-        from chainret.embed import get_model
+        from chainret.pipeline.embed import get_model
         from chainret.research.bench.run import RunConfig, run_bench
 
         load0 = os.getloadavg()[0]

@@ -1,7 +1,7 @@
 """Build the optional compiled chainret (``setup.py``: ``CHAINRET_COMPILE=1``, mypyc).
 
     python benchmarks/compiled_build.py --out .compiled       # a folder of its own; about 4 min on 2 cores
-    PYTHONPATH=.compiled python -c "import chainret.hops as h; print(h.__file__)"   # ...hops.cpython-311-x86_64-linux-gnu.so
+    PYTHONPATH=.compiled python -c "import chainret.engine.hops as h; print(h.__file__)"   # ...hops.cpython-311-x86_64-linux-gnu.so
     python benchmarks/compiled_build.py --inplace             # beside the sources (a throwaway checkout: CI)
     python benchmarks/compiled_build.py --clean               # remove what --inplace wrote
 
@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def compiled_module(folder: Path) -> str:
-    """The file ``chainret.hops`` is imported from when ``folder`` is first on the path (run from elsewhere)."""
-    out = subprocess.run([sys.executable, "-c", "import chainret.hops as h; print(h.__file__)"], cwd=tempfile.gettempdir(),
+    """The file ``chainret.engine.hops`` is imported from when ``folder`` is first on the path (run from elsewhere)."""
+    out = subprocess.run([sys.executable, "-c", "import chainret.engine.hops as h; print(h.__file__)"], cwd=tempfile.gettempdir(),
                          env={**os.environ, "PYTHONPATH": str(folder)}, capture_output=True, text=True, check=True)
     return out.stdout.strip()
 
@@ -91,8 +91,8 @@ def main() -> None:
         return
     where = build_inplace() if args.inplace else build(args.out.resolve())
     if not where.endswith(".so"):
-        sys.exit(f"the build did not compile: chainret.hops imports from {where}")
-    print(f"compiled build {'beside the sources' if args.inplace else f'in {args.out}'}: chainret.hops is {where}")
+        sys.exit(f"the build did not compile: chainret.engine.hops imports from {where}")
+    print(f"compiled build {'beside the sources' if args.inplace else f'in {args.out}'}: chainret.engine.hops is {where}")
 
 
 if __name__ == "__main__":

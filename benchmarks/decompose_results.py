@@ -66,7 +66,7 @@ def main() -> None:
     args.runs.mkdir(parents=True, exist_ok=True)
     wanted = [d.strip() for d in args.datasets.split(",") if d.strip()]
     if not args.from_json:
-        from chainret.files import atomic_write_text
+        from chainret.core.files import atomic_write_text
         from chainret.research.verification.laterhop import cond_selection, rounded, run_later_hop
         from chainret.research.verification.scorer import get_scorer
 
@@ -147,7 +147,7 @@ def split_summaries(items: list[Any], scores: dict[str, list[Any]], n_resamples:
 def rule_coverage(runs: Path) -> dict[str, Any] | None:
     """Rule coverage per part of the frozen split (no model; seconds); kept in runs/decompose/coverage.json so
     ``--from-json`` can render it without the data."""
-    from chainret.files import atomic_write_text
+    from chainret.core.files import atomic_write_text
     from chainret.research.verification.coverage import coverage
     from chainret.research.verification.split import load_split, reference_records
 
@@ -167,7 +167,7 @@ def rule_coverage(runs: Path) -> dict[str, Any] | None:
 
 
 def _write_page(args: argparse.Namespace) -> None:
-    from chainret.files import atomic_write_text
+    from chainret.core.files import atomic_write_text
 
     R = {ds: json.loads((args.runs / f"{ds}.json").read_text()) for ds in ("musique", "2wiki") if (args.runs / f"{ds}.json").exists()}
     if "musique" not in R:

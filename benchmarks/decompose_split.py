@@ -21,7 +21,7 @@ from support.paths import use_data_dir  # noqa: E402
 
 use_data_dir()
 
-from chainret.files import atomic_write_text  # noqa: E402
+from chainret.core.files import atomic_write_text  # noqa: E402
 from chainret.research.verification.split import SPLIT_PATH, build_split, load_split  # noqa: E402
 
 

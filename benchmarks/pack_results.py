@@ -28,7 +28,7 @@ use_data_dir()  # chainret has no default data folder: ../shared/data beside the
 
 from support.pack_report import render  # noqa: E402
 from chainret.research.packing.run import SWEEP_BUDGETS, PackConfig, run_pack  # noqa: E402
-from chainret.files import atomic_write_text  # noqa: E402
+from chainret.core.files import atomic_write_text  # noqa: E402
 
 RUNS = [
     ("HotpotQA (300 distractor records)", "hotpotqa"),

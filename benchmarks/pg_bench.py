@@ -141,7 +141,7 @@ def split_requests(store: Any, n: int, want: int, unknown: int) -> tuple[list[An
 
 
 def _loop(store: Any, reqs: list[Any]) -> tuple[list[float], list[float], dict[str, int]]:
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
 
     walls, cpus, outcomes = [], [], {}
     for req, view, principal in reqs:
@@ -172,7 +172,7 @@ def first_asks(store: Any, reqs: list[Any]) -> list[dict[str, Any]]:
     The warm figures are the asks after these, as on the SQLite page (``store_bench.warm``), which
     reports a pair's first and second asks on their own. (The server's CPU is read around all of them
     together: ``/proc`` counts it in clock ticks of 10 ms.)"""
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
 
     out: list[dict[str, Any]] = []
     asked: dict[str, int] = {}

@@ -187,7 +187,7 @@ def main() -> None:
 
 
 def write_page(args: argparse.Namespace, page: Path) -> None:
-    from chainret.files import atomic_write_text
+    from chainret.core.files import atomic_write_text
 
     argv = " ".join(sys.argv[1:])
     verdicts = []

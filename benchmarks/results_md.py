@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
 
-from chainret.files import atomic_write_text  # noqa: E402
+from chainret.core.files import atomic_write_text  # noqa: E402
 
 SECTIONS = (
     ("retrieval", "python benchmarks/bench_results.py"),

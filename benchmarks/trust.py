@@ -44,12 +44,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from chainret.ask import ask  # noqa: E402
+from chainret.pipeline.ask import ask  # noqa: E402
 from chainret.catalog.load import load_world  # noqa: E402
-from chainret.hops import HopWorld  # noqa: E402
-from chainret.replay import verify  # noqa: E402
+from chainret.engine.hops import HopWorld  # noqa: E402
+from chainret.verify.replay import verify  # noqa: E402
 from chainret.store import compile_store, open_store  # noqa: E402
-from chainret.trace import Trace  # noqa: E402
+from chainret.trace.model import Trace  # noqa: E402
 
 DOC = ROOT / "docs" / "results" / "trust.md"
 COMMAND = "python benchmarks/trust.py"
@@ -162,7 +162,7 @@ def relabelled(tmp: Path) -> dict[str, int]:
     db = tmp / "relabel.db"
     compile_store(load_world(SEED).catalog, db)
     store = open_store(db)
-    from chainret.replay import _comparable
+    from chainret.verify.replay import _comparable
 
     counts = {"traces": 0, "verified": 0, "genuine": 0}
     try:

@@ -38,7 +38,7 @@ def cold(store: str, request: str) -> None:
 
 
 def warm(store: str, request: str, repeat: int) -> None:
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
     from chainret.store import open_store
 
     st = open_store(store)

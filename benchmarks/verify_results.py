@@ -163,7 +163,7 @@ def main() -> None:
     R["timings"]["total_s"] = time.perf_counter() - t_all
     R["nli_pairs_scored_this_run"] = scorer.calls
 
-    from chainret.files import atomic_write_text
+    from chainret.core.files import atomic_write_text
 
     atomic_write_text(args.json, json.dumps(rounded(R, 4), indent=1, sort_keys=True) + "\n")
     figure(R, args.figure)

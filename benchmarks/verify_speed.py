@@ -241,7 +241,7 @@ def main() -> None:
     import json
     from datetime import date
 
-    from chainret.files import atomic_write_text
+    from chainret.core.files import atomic_write_text
 
     if args.render:
         atomic_write_text(args.out, render(json.loads(args.json.read_text())))

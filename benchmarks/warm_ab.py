@@ -4,7 +4,7 @@
 
 A change to the warm ask is judged here, not in a loop over the changed function: within an ask each
 piece of code meets the processor's caches as SQLite, the rest of the engine and the serialiser left
-them, so a cut worth 1 µs in a loop may be worth nothing or several (issue 24; ``chainret.trusted``).
+them, so a cut worth 1 µs in a loop may be worth nothing or several (issue 24; ``chainret.core.trusted``).
 Each run is a fresh process that imports chainret from one checkout (``--a``, ``--b``: a folder holding
 ``chainret/``, e.g. ``git worktree add ../before HEAD~1``, or a compiled build's folder), opens the store,
 warms it with ``--warm`` distinct requests, then takes the store page's warm figure
@@ -43,7 +43,7 @@ def measure(checkout: str, store_path: str, relations: int, warm: int, asks: int
         del sys.modules[name]
     sys.path.insert(0, checkout)
     import chainret
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
     from chainret.store import open_store
 
     store = open_store(store_path)

@@ -7,8 +7,6 @@ need a model load it lazily. The public names below are loaded on first use (PEP
 
 from __future__ import annotations
 
-import sys
-import types
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -24,24 +22,23 @@ def compiled_build() -> bool:
 
 # public name -> the module that defines it
 _LAZY = {
-    "CatalogInvalid": "chainret.errors",
-    "ChainretError": "chainret.errors",
-    "DataError": "chainret.errors",
-    "MissingExtra": "chainret.errors",
-    "ModelError": "chainret.errors",
-    "Budget": "chainret.trace",
-    "Trace": "chainret.trace",
-    "read_trace": "chainret.trace",
-    "write_trace": "chainret.trace",
-    # `from chainret import ask` gives the function; the module stays importable as chainret.ask
-    # (`from chainret.ask import path_names`, importlib.import_module("chainret.ask")).
-    "ask": "chainret.ask",
+    "CatalogInvalid": "chainret.core.errors",
+    "ChainretError": "chainret.core.errors",
+    "DataError": "chainret.core.errors",
+    "MissingExtra": "chainret.core.errors",
+    "ModelError": "chainret.core.errors",
+    "Budget": "chainret.trace.model",
+    "Trace": "chainret.trace.model",
+    "read_trace": "chainret.trace.model",
+    "write_trace": "chainret.trace.model",
+    # the function; its module is chainret.pipeline.ask, so the name has one meaning
+    "ask": "chainret.pipeline.ask",
 }
 
 if TYPE_CHECKING:
-    from chainret.ask import ask
-    from chainret.errors import CatalogInvalid, ChainretError, DataError, MissingExtra, ModelError
-    from chainret.trace import Budget, Trace, read_trace, write_trace
+    from chainret.pipeline.ask import ask
+    from chainret.core.errors import CatalogInvalid, ChainretError, DataError, MissingExtra, ModelError
+    from chainret.trace.model import Budget, Trace, read_trace, write_trace
 
 
 def __getattr__(name: str) -> Any:
@@ -49,23 +46,8 @@ def __getattr__(name: str) -> Any:
     if module is None:
         raise AttributeError(f"module 'chainret' has no attribute {name!r}")
     value = getattr(import_module(module), name)
-    globals()[name] = value  # the function `ask` shadows the submodule attribute, as before
+    globals()[name] = value
     return value
-
-
-class _Package(types.ModuleType):
-    """``chainret.ask`` stays the function once the submodule of that name is imported.
-
-    The import system sets a package's attribute to a submodule after loading it; the eager
-    ``from chainret.ask import ask`` used to overwrite that, this keeps the same result lazily."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "ask" and isinstance(value, types.ModuleType):
-            value = value.ask
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
 
 
 def __dir__() -> list[str]:

@@ -8,7 +8,7 @@ from support.paths import absent, use_data_dir
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-# Every fast model_construct of the engine (chainret.trusted) is also validated and compared, suite-wide.
+# Every fast model_construct of the engine (chainret.core.trusted) is also validated and compared, suite-wide.
 os.environ.setdefault("CHAINRET_CHECK_TRUSTED", "1")
 # chainret has no default data folder: the tests pass ../shared/data (or the caller's CHAINRET_DATA_DIR).
 use_data_dir()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainret.hops import Rel
-from chainret.trace import Anchor
+from chainret.engine.hops import Rel
+from chainret.trace.model import Anchor
 
 
 def rel(rid: str, s: str, p: str, o: str, unit: str | None, **flags: Any) -> Rel:

@@ -8,13 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Catalog
-from chainret.replay import verify
+from chainret.verify.replay import verify
 from chainret.sources.records import import_snapshot, read_snapshot, write_import
-from chainret.trace import Trace
-from chainret.validate import validate_paths
+from chainret.trace.model import Trace
+from chainret.evaluate.validate import validate_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "backstage"

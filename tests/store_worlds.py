@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from chainret.catalog.load import load_world
 from chainret.catalog.models import Catalog
-from chainret.replay import stable
+from chainret.verify.replay import stable
 from chainret.store import compile_store, open_store
 from support.worldgen import ANSWERABLE_BUDGET, ANSWERABLE_SHARE, PRINCIPALS, answerable, random_world
 

@@ -12,13 +12,13 @@ import ast
 from pathlib import Path
 
 import chainret
-from chainret.ask import answer, ask, path_names
-from chainret.budget import effective_budget
+from chainret.pipeline.ask import answer, ask, path_names
+from chainret.core.budget import effective_budget
 from chainret.catalog.load import default_catalog_path, load_world
-from chainret.interpret import pattern_specs
-from chainret.patterns import suggest_phrasings
-from chainret.session import Session
-from chainret.trace import Budget
+from chainret.query.interpret import pattern_specs
+from chainret.catalog.patterns import suggest_phrasings
+from chainret.core.session import Session
+from chainret.trace.model import Budget
 
 ROOT = Path(chainret.__file__).parent
 

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from chainret.cli import app, main
-from chainret.trace import read_trace
+from chainret.trace.model import read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()

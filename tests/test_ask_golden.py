@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from chainret.evaluate import evaluate_cases, totals
-from chainret.replay import golden_path, stable, write_golden
-from chainret.trace import read_trace
+from chainret.evaluate.cases import evaluate_cases, totals
+from chainret.verify.replay import golden_path, stable, write_golden
+from chainret.trace.model import read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 

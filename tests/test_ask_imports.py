@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 import chainret.cli as cli
 
 REQUEST = "Which contact serves PR-84?"
-NOT_ON_ASK_PATH = ("chainret.baselines", "chainret.catalog.cases", "chainret.evaluate", "chainret.replay",
-                   "chainret.render_html", "chainret.server", "torch", "transformers", "sentence_transformers")
+NOT_ON_ASK_PATH = ("chainret.pipeline.baselines", "chainret.catalog.cases", "chainret.evaluate.cases", "chainret.verify.replay",
+                   "chainret.render.html", "chainret.server", "torch", "transformers", "sentence_transformers")
 # The command modules `chainret ask` never needs: their commands are not built when ask runs.
 # What the ask path used to import and no longer does (the CLI framework, the renderer, the plugin scan).
 NOT_ON_FAST_PATH = ("typer", "click", "rich", "chainret.cli.render", "chainret.cli.ask_cmds", "importlib.metadata",
@@ -50,7 +50,7 @@ def _loaded(mods: set[str], names: tuple[str, ...]) -> list[str]:
 
 def test_import_chainret_loads_no_engine():
     mods = _modules_after("import chainret")
-    assert "chainret.ask" not in mods and "chainret.trace" not in mods and "pydantic" not in mods
+    assert "chainret.pipeline.ask" not in mods and "chainret.trace.model" not in mods and "pydantic" not in mods
 
 
 def test_import_cli_builds_no_command():
@@ -60,12 +60,12 @@ def test_import_cli_builds_no_command():
 
 def test_public_names_still_load():
     mods = _modules_after("from chainret import ask, Trace, ChainretError\nimport chainret\nassert callable(chainret.ask)")
-    assert {"chainret.ask", "chainret.trace"} <= mods
+    assert {"chainret.pipeline.ask", "chainret.trace.model"} <= mods
 
 
 def test_ask_path_skips_baselines_cases_and_other_commands():
     mods = _cli_ask()
-    assert "chainret.hops" in mods and "chainret.cli.plain" in mods  # the request really ran and was printed
+    assert "chainret.engine.hops" in mods and "chainret.cli.plain" in mods  # the request really ran and was printed
     assert _loaded(mods, NOT_ON_ASK_PATH + OTHER_COMMANDS) == []
 
 
@@ -73,13 +73,13 @@ def test_ask_imports_no_cli_framework_no_rich_no_plugin_scan():
     """Default output (to a pipe, as here) and --json: typer, click, rich and importlib.metadata stay out."""
     for args in ((), ("--json",), ("-q",)):
         mods = _cli_ask(*args)
-        assert "chainret.hops" in mods and "pydantic" in mods
+        assert "chainret.engine.hops" in mods and "pydantic" in mods
         assert _loaded(mods, NOT_ON_FAST_PATH) == [], args
 
 
 def test_ask_json_imports_no_rich():
     mods = _cli_ask("--json")
-    assert "chainret.hops" in mods
+    assert "chainret.engine.hops" in mods
     assert _loaded(mods, ("rich", "chainret.cli.render", *NOT_ON_ASK_PATH, *OTHER_COMMANDS)) == []
 
 

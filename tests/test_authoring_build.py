@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.authoring.build import build
 from chainret.authoring.diff import diff_views
 from chainret.authoring.header import read_header
@@ -18,7 +18,7 @@ from chainret.authoring.starter import init
 from chainret.authoring.tables import read_table, render_table
 from chainret.catalog import load_catalog, load_world, open_view
 from chainret.catalog.defects import relation_defects
-from chainret.validate import validate_paths
+from chainret.evaluate.validate import validate_paths
 from chainret.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -224,8 +224,8 @@ def test_import_does_not_overwrite_a_hand_written_document(world: Path, tmp_path
 
 
 def test_trace_verify_fails_when_cited_evidence_changes(world: Path, tmp_path: Path) -> None:
-    from chainret.replay import verify
-    from chainret.trace import read_trace, write_trace
+    from chainret.verify.replay import verify
+    from chainret.trace.model import read_trace, write_trace
 
     trace_file = tmp_path / "t.json"
     write_trace(ask("Who is on call for Atlas?", world), trace_file)

@@ -1,4 +1,4 @@
-"""Bad source input: one clear message naming file and line, exit 2 (an input problem: chainret.errors exit table), nothing written."""
+"""Bad source input: one clear message naming file and line, exit 2 (an input problem: chainret.core.errors exit table), nothing written."""
 
 from __future__ import annotations
 

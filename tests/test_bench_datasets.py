@@ -9,7 +9,7 @@ import pytest
 
 from chainret.research.qa.datasets import load_examples, load_squad, read_records
 from support.paths import absent, data_dir
-from chainret.errors import DataError, UsageError
+from chainret.core.errors import DataError, UsageError
 
 SLICES = Path(__file__).parent / "data" / "bench"
 DATA = data_dir()

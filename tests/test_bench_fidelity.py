@@ -15,7 +15,7 @@ from support import paper as P
 from support.paths import absent
 from chainret.research.qa.example import Example, Paragraph
 from chainret.research.bench.report import est, signed
-from chainret.errors import DataError
+from chainret.core.errors import DataError
 from chainret.research.packing import Candidate, PackContext, get_packer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ import pytest
 
 from support.paths import absent
 from chainret.cli import main
-from chainret.trace import Trace
+from chainret.trace.model import Trace
 
 SLICES = Path(__file__).parent / "data" / "bench"
 needs_data = pytest.mark.skipif(
@@ -44,7 +44,7 @@ def run_cli(args: list[str]) -> int:
 
 @pytest.mark.slow  # ~7 s: the real embedding model
 def test_real_embedder_normalised_and_cached(fresh_cache: Path) -> None:
-    from chainret.embed import embed_texts
+    from chainret.pipeline.embed import embed_texts
 
     texts = ["Who directed Inception?", "Inception is a 2010 film directed by Christopher Nolan.", "Cork is a city in Ireland."]
     v = embed_texts(texts)
@@ -150,7 +150,7 @@ def test_parametrised_selector_names_accepted() -> None:
 
 
 def test_embedding_cache_compacts_many_small_shards(tmp_path: Path) -> None:
-    from chainret.embed import COMPACT_ABOVE, EmbeddingCache
+    from chainret.pipeline.embed import COMPACT_ABOVE, EmbeddingCache
 
     writer = EmbeddingCache(tmp_path)
     for i in range(COMPACT_ABOVE + 2):

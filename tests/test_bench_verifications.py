@@ -1,7 +1,7 @@
 """NLI signals' Verification records land on the bench trace hop they name."""
 
 from chainret.research.bench.run import _with_verifications
-from chainret.trace import Hit, Hop, Trace, Verification
+from chainret.trace.model import Hit, Hop, Trace, Verification
 
 
 class _KeepsRecords:

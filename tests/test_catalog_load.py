@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from chainret.catalog import CatalogFileInvalid, load_catalog, load_world
 from chainret.cli import app
-from chainret.errors import CatalogInvalid
+from chainret.core.errors import CatalogInvalid
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed" / "catalog.yaml"

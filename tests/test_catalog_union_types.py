@@ -10,7 +10,7 @@ import pytest
 from chainret.authoring.build import build
 from chainret.authoring.header import SourceInvalid
 from chainret.catalog.models import Predicate, type_union
-from chainret.checks import check_catalog
+from chainret.catalog.checks import check_catalog
 
 HEADER = """format: chainret-source/1
 world: w

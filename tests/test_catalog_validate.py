@@ -16,7 +16,7 @@ from chainret.catalog import apply_overlay, load_catalog, load_world, open_view
 from chainret.catalog.cases import Overlay
 from chainret.catalog.models import derive_units
 from chainret.cli import app
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 
 ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()

@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 import chainret.cli as cli
-from chainret.errors import MissingExtra
+from chainret.core.errors import MissingExtra
 
 
 def _printed(exc: MissingExtra) -> str:

@@ -14,14 +14,14 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.cli import app, main, print_error
 from chainret.cli.ask_cmds import write_new_trace
 from chainret.cli.render import render_trace, trace_mermaid
-from chainret.errors import INSTALL_MODELS, MissingExtra, OutputError
-from chainret.files import atomic_write_text
-from chainret.textsafe import unsafe_pattern
-from chainret.trace import read_trace
+from chainret.core.errors import INSTALL_MODELS, MissingExtra, OutputError
+from chainret.core.files import atomic_write_text
+from chainret.core.textsafe import unsafe_pattern
+from chainret.trace.model import read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"
@@ -96,10 +96,10 @@ def test_patterns_command_lists_phrasings():
 def test_version_and_exit_code_table():
     from chainret import __version__
 
-    import chainret.hops
+    import chainret.engine.hops
 
     r = run("--version")
-    compiled = Path(chainret.hops.__file__).suffix in (".so", ".pyd")  # the suite runs on both builds (.ci/run)
+    compiled = Path(chainret.engine.hops.__file__).suffix in (".so", ".pyd")  # the suite runs on both builds (.ci/run)
     assert r.exit_code == 0 and r.output.strip() == f"chainret {__version__}" + (" (compiled build)" if compiled else "")
     helptext = flat(run("--help").output)
     assert "Exit codes: 0" in helptext and "2 usage or input problem" in helptext and "3 environment" in helptext
@@ -135,7 +135,7 @@ def test_install_hint_names_the_extra_and_torch_pin(capsys):
 
 
 def test_bm25_fallback_is_not_labelled_dense(monkeypatch):
-    monkeypatch.setattr("chainret.baselines.dense_available", lambda: False)
+    monkeypatch.setattr("chainret.pipeline.baselines.dense_available", lambda: False)
     r = run("eval", str(SEED), "--baselines")
     assert r.exit_code == 0, r.output
     assert "bm25-rewritten (in place of dense: not installed):complete_bundles" in r.output
@@ -263,9 +263,9 @@ def test_graph_mermaid_escapes_catalog_names(tmp_path):
 
 
 def test_atomic_write_leaves_one_private_file_and_retries_a_taken_temp_name(tmp_path, monkeypatch):
-    """``chainret.files`` makes its own temporary file (not ``tempfile``'s): exclusive, mode 0600, beside the
+    """``chainret.core.files`` makes its own temporary file (not ``tempfile``'s): exclusive, mode 0600, beside the
     target, a taken name retried, nothing left behind."""
-    import chainret.files as files
+    import chainret.core.files as files
 
     target = tmp_path / "t.json"
     names = iter([b"\x00" * 8, b"\x00" * 8, b"\x01" * 8])  # the first name twice: the second try finds it taken

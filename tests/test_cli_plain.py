@@ -13,11 +13,11 @@ import pytest
 from rich.cells import cell_len
 from rich.console import Console
 
-from chainret.ask import answer
+from chainret.pipeline.ask import answer
 from chainret.catalog.load import default_catalog_path, load_world
 from chainret.cli import plain
 from chainret.cli.render import render_trace
-from chainret.trace import read_trace
+from chainret.trace.model import read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "traces").rglob("*.json"))

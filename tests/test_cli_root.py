@@ -31,7 +31,7 @@ def test_exit_codes_and_messages(args, code, needle):
 def test_ask_path_does_not_import_torch(tmp_path):
     probe = (
         "import sys\n"
-        "from chainret.ask import ask\n"
+        "from chainret.pipeline.ask import ask\n"
         "t = ask('Which contact serves PR-84?')\n"
         "assert t.outcome == 'accepted_path', t.outcome\n"
         "print(','.join(m for m in ('torch', 'transformers', 'sentence_transformers') if m in sys.modules))\n"

@@ -1,4 +1,4 @@
-"""Every refusal, view and defect code is a StrEnum member of chainret/codes.py, used by the engine,
+"""Every refusal, view and defect code is a StrEnum member of chainret/core/codes.py, used by the engine,
 worded for people, listed by the JSON Schemas, and written to traces as its plain string."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import chainret
 from chainret.catalog.cases import CaseFile
 from chainret.catalog.views import INVALID_CODES, VIEW_CODES
 from chainret.cli.render import REASONS, WHY
-from chainret.codes import HOP_FAILURES, INTERPRETATION_REFUSALS, DefectCode, RefusalCode, ViewCode
-from chainret.trace import Refusal, Trace
+from chainret.core.codes import HOP_FAILURES, INTERPRETATION_REFUSALS, DefectCode, RefusalCode, ViewCode
+from chainret.trace.model import Refusal, Trace
 
 PACKAGE = Path(chainret.__file__).parent
 

@@ -12,7 +12,7 @@ import chainret
 
 ROOT = Path(chainret.__file__).parent
 # Every chainret module with a ``>>>`` example; the model one needs the models extra.
-MODULES = ["chainret.ask", "chainret.search", "chainret.research.nli.model"]
+MODULES = ["chainret.pipeline.ask", "chainret.engine.search", "chainret.research.nli.model"]
 NEEDS_MODELS = {"chainret.research.nli.model"}
 
 

@@ -7,9 +7,9 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import apply_overlay, load_world
-from chainret.trace import Budget
+from chainret.trace.model import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 WORLDS = {n: load_world(ROOT / "fixtures" / n) for n in ("seed", "lab", "supply")}

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from chainret.ask import ask, catalog_graph
-from chainret.caches import hop_world
+from chainret.pipeline.ask import ask, catalog_graph
+from chainret.store.caches import hop_world
 from chainret.catalog.graph import supported_paths, to_graphml, to_mermaid
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.views import open_view
-from chainret.trace import Budget
+from chainret.trace.model import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 WORLDS = [load_world(ROOT / "fixtures" / n) for n in ("seed", "lab", "supply")]

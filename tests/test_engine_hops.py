@@ -6,11 +6,11 @@ from engine_rels import rel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chainret.budget import effective_budget
+from chainret.core.budget import effective_budget
 from chainret.catalog.graph import build_graph, supported_paths
-from chainret.hops import HopWorld, run_chain
-from chainret.search import LexicalIndex
-from chainret.trace import Budget
+from chainret.engine.hops import HopWorld, run_chain
+from chainret.engine.search import LexicalIndex
+from chainret.trace.model import Budget
 
 
 def world(units, rels, functional=()):

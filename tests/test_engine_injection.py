@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.cases import Overlay, ViewAddition
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.models import SourceDocument, sha256_digest
-from chainret.trace import Budget
+from chainret.trace.model import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = load_world(ROOT / "fixtures" / "seed").catalog

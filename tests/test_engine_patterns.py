@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from chainret.ask import interpret
+from chainret.pipeline.ask import interpret
 from chainret.catalog.load import load_world
 from chainret.catalog.views import open_view
-from chainret.patterns import PatternSpec, best_matches, match_request, words
+from chainret.catalog.patterns import PatternSpec, best_matches, match_request, words
 
 ROOT = Path(__file__).resolve().parents[1]
 P = PatternSpec("contact_for_project", "project", ("operated_by", "contact"),

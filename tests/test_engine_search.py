@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rank_bm25 import BM25Okapi
 
-from chainret.search import LexicalIndex, tokenize
+from chainret.engine.search import LexicalIndex, tokenize
 
 
 def test_tokenizer_keeps_ids_aliases_and_refs_whole():

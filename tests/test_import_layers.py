@@ -1,5 +1,6 @@
-"""The package's imports form no circle, the catalog layer never imports the engine, and the retriever
-never imports the research layers (``chainret.research``) or the test harnesses (``tests/support``).
+"""The package's imports form no circle, its stage packages import only the stages below them (``LAYERS``),
+and the retriever never imports the research layers (``chainret.research``) or the test harnesses
+(``tests/support``).
 
 Every ``import`` in every module counts, function-level ones included: a lazy import used to dodge
 a circle is still a circle. Imports of modules outside chainret (torch, uvicorn, ...) are not
@@ -17,10 +18,9 @@ import networkx as nx
 import pytest
 
 import chainret
+from support.layers import LAYERS
 
 ROOT = Path(chainret.__file__).parent
-# What the catalog layer may import besides itself: the bottom of the package.
-CATALOG_MAY_IMPORT = {"chainret.budget", "chainret.bulk", "chainret.codes", "chainret.errors", "chainret.functional", "chainret.session", "chainret.textsafe", "chainret.trusted"}
 RESEARCH = "chainret.research"
 # The CLI's research commands (`chainret bench ...`, `chainret nli ...`): the one place outside
 # chainret.research that may import it (inside the commands, so `chainret ask` never loads it).
@@ -85,7 +85,7 @@ def import_graph() -> nx.DiGraph:
 
 def test_the_walk_sees_function_level_imports() -> None:
     g = import_graph()
-    assert g.has_edge("chainret.ask", "chainret.hops")  # top level
+    assert g.has_edge("chainret.pipeline.ask", "chainret.engine.hops")  # top level
     assert g.has_edge("chainret.research.packing.candidates", "chainret.research.packing.packers")  # inside a function
     assert g.has_edge("chainret.research.packing.packers", "chainret.pack.base")
     assert g.has_edge("chainret.cli.bench_pack_cmds", "chainret.research.packing.run")  # inside the command
@@ -98,19 +98,38 @@ def test_no_import_circle() -> None:
     assert circles == [], f"import circles: {circles}; e.g. {next(nx.simple_cycles(g), None)}"
 
 
-def test_catalog_never_imports_the_engine() -> None:
+def _tier(module: str) -> int:
+    package = module.split(".")[1]
+    return next(i for i, tier in enumerate(LAYERS) if package in tier)
+
+
+def test_the_layers_name_every_stage_package() -> None:
+    packages = {p.name for p in ROOT.iterdir() if (p / "__init__.py").exists()}
+    assert packages == set().union(*LAYERS)
+    assert sorted(p.name for p in ROOT.glob("*.py")) == ["__init__.py", "__main__.py"]  # no flat modules
+
+
+def test_each_stage_imports_only_the_stages_below_it() -> None:
     g = import_graph()
-    bad = {
+    bad = sorted(
         (m, t)
         for m, t in g.edges
-        if m.startswith("chainret.catalog") and not t.startswith("chainret.catalog") and t not in CATALOG_MAY_IMPORT
-    }
-    assert bad == set()
+        if m.count(".") > 1 and t.count(".") > 1 and m.split(".")[1] != t.split(".")[1] and _tier(t) >= _tier(m)
+    )
+    assert bad == [], f"imports across or up the layers: {bad}"
+
+
+def test_the_layer_check_catches_an_upward_import() -> None:
+    """Negative control: an edge from the catalog up to the engine is reported."""
+    g = import_graph()
+    g.add_edge("chainret.catalog.models", "chainret.engine.hops")
+    m, t = "chainret.catalog.models", "chainret.engine.hops"
+    assert g.has_edge(m, t) and _tier(t) >= _tier(m)
 
 
 def test_the_bottom_imports_nothing_from_chainret() -> None:
     g = import_graph()
-    for m in ("chainret.codes", "chainret.budget"):
+    for m in ("chainret.core.codes", "chainret.core.budget"):
         assert list(g.successors(m)) == [], m
 
 
@@ -121,19 +140,19 @@ def test_chainret_ask_is_the_function_and_the_module_stays_importable() -> None:
 
     from chainret import ask
 
-    assert inspect.isfunction(ask) and ask.__module__ == "chainret.ask"
-    module = importlib.import_module("chainret.ask")
+    assert inspect.isfunction(ask) and ask.__module__ == "chainret.pipeline.ask"
+    module = importlib.import_module("chainret.pipeline.ask")
     assert module.ask is ask and inspect.ismodule(module)
 
 
 def test_no_exception_class_is_dead() -> None:
     """Every ChainretError subclass is raised or caught somewhere outside errors.py."""
-    from chainret import errors
+    from chainret.core import errors
 
     names = {n for n, v in vars(errors).items() if isinstance(v, type) and issubclass(v, errors.ChainretError)}
     used: set[str] = set()
     for path in ROOT.rglob("*.py"):
-        if path.parent == ROOT and path.name in ("errors.py", "__init__.py"):
+        if path.parent.name == "core" and path.name == "errors.py" or path == ROOT / "__init__.py":
             continue  # defined and re-exported there; used means raised, caught or checked elsewhere
         for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Name) and node.id in names:
@@ -210,9 +229,9 @@ def test_the_sql_store_parts_sit_below_the_store() -> None:
 
 
 def test_a_request_does_not_climb_to_the_store_package_for_its_caches() -> None:
-    """The view caches live beside the session (chainret.caches), not under store/: the engine modules
-    reach a catalog through the reader protocol (store.base) and never import the in-memory store."""
+    """The view caches (chainret.store.caches) sit in the store beside the in-memory store that owns them, and
+    the engine modules reach a catalog through the reader protocol (store.base), never the in-memory store."""
     g = import_graph()
-    assert "chainret.caches" in g and not any(m.startswith("chainret.store.") and m.endswith("caches") for m in g)
-    engine = ["chainret.ask", "chainret.hops", "chainret.projection", "chainret.interpret", "chainret.packet", "chainret.caches"]
+    assert "chainret.store.caches" in g
+    engine = ["chainret.pipeline.ask", "chainret.engine.hops", "chainret.pipeline.projection", "chainret.query.interpret", "chainret.pipeline.packet", "chainret.store.caches"]
     assert [(m, t) for m in engine for t in g.successors(m) if t == "chainret.store.memory"] == []

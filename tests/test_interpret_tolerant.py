@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Entity, Pattern, Relation, Support
-from chainret.understand import name_key, osa_distance, typo_bound
+from chainret.query.understand import name_key, osa_distance, typo_bound
 from support.catalogs import changed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,7 +145,7 @@ def test_declared_predicate_nouns_and_verbs_extend_the_defaults_and_cost_nothing
 
 def test_the_request_sets_meet_the_aims():
     """0 wrong, every must-refuse refused, at least 90% of paraphrases (docs/results/requests.md)."""
-    from chainret.requests_eval import load_request_set, score_set, tally
+    from chainret.evaluate.requests import load_request_set, score_set, tally
 
     for part in ("dev", "heldout"):
         results = score_set(load_request_set(ROOT / "fixtures" / "requests" / f"{part}.yaml"), ROOT)
@@ -193,7 +193,7 @@ def test_the_text_output_shows_how_a_tolerant_reading_matched(capsys):
 
 def test_real_name_words_put_together_differently_are_not_a_typo():
     """card-api is one letter from cart-api, but card (card-sync) and api are both name words: refused, suggested."""
-    from chainret.requests_eval import load_request_set, open_world
+    from chainret.evaluate.requests import load_request_set, open_world
 
     rs = load_request_set(ROOT / "fixtures" / "requests" / "dev.yaml")
     services = open_world(rs.worlds["services"], ROOT)
@@ -229,7 +229,7 @@ def test_digit_runs_are_never_joined_but_the_joined_id_is_suggested():
 
 
 def test_validate_checks_a_request_set_against_its_worlds(tmp_path):
-    from chainret.validate import validate_paths
+    from chainret.evaluate.validate import validate_paths
 
     reports = validate_paths([ROOT / "fixtures" / "requests"])
     assert [r.valid for r in reports] == [True, True] and {r.counts["requests"] for r in reports} == {124, 132}
@@ -249,8 +249,8 @@ def test_the_tolerant_path_reads_only_short_requests_and_phrasings():
     """Its comparisons are quadratic in length (the robustness fuzz found an 8M-character phrasing taking 35 s):
     a phrasing beyond the bound is left out (its pattern stays, for composed readings and ambiguity), a
     request beyond it is read literally only."""
-    from chainret.patterns import PatternSpec
-    from chainret.understand import TOLERANT_MAX_WORDS, tolerant_readings
+    from chainret.catalog.patterns import PatternSpec
+    from chainret.query.understand import TOLERANT_MAX_WORDS, tolerant_readings
 
     cat = load_catalog(ROOT / "fixtures" / "seed" / "catalog.yaml")
     long_phrasing = "which contact serves " + " ".join(["the"] * (TOLERANT_MAX_WORDS + 1)) + " {project}"
@@ -311,7 +311,7 @@ def test_a_keyword_request_that_says_more_or_other_is_refused(request_text, code
 
 
 def test_keyword_variants_only_for_names_and_nouns():
-    from chainret.understand import keyword_variants
+    from chainret.query.understand import keyword_variants
 
     vocab = {"contact", "operator", "serves"}
     assert keyword_variants("PR-84 contact?", vocab) == ["contact for PR-84", "PR-84's contact"]
@@ -323,7 +323,7 @@ def test_keyword_variants_only_for_names_and_nouns():
 
 
 def test_a_glued_relation_word_reads_as_its_two_words_and_nothing_else_is_split():
-    from chainret.understand import _unglued
+    from chainret.query.understand import _unglued
 
     records = load_catalog(ROOT / "fixtures" / "records" / "catalog.yaml")
     for said in ("who is oncall for Ledger?", "Ledger oncall"):

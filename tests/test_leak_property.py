@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from support.audit import leak_property, tamper_suite, without_unreadable
 from chainret.catalog.models import Catalog, Entity, Relation, SourceDocument, Support, sha256_digest
 from support.catalogs import changed
@@ -33,7 +33,7 @@ def test_the_property_fails_when_a_wider_principal_is_trimmed_afterwards(monkeyp
     """Switch off 'run over the viewer's catalog': trimming the wider principal's trace must be caught."""
     import importlib
 
-    for module in ("chainret.ask", "chainret.projection"):  # chainret.ask the attribute is the function
+    for module in ("chainret.pipeline.ask", "chainret.pipeline.projection"):
         monkeypatch.setattr(importlib.import_module(module), "reads_within", lambda *a, **k: True)
     rep = leak_property(600, seed=7)
     assert rep.inferable_differences + rep.leaks > 0

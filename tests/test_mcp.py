@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import pytest
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_world
 
 pytest.importorskip("mcp")

@@ -6,11 +6,11 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import chainret.caches as memory
-from chainret.ask import ask
+import chainret.store.caches as memory
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Catalog
-from chainret.session import Session, default_session
+from chainret.core.session import Session, default_session
 
 SEED = Path(__file__).resolve().parents[1] / "fixtures" / "seed" / "catalog.yaml"
 REQUEST = "Which contact serves project PR-84?"
@@ -74,7 +74,7 @@ def test_a_process_memo_loads_once_under_concurrency_and_clears() -> None:
     import threading
     import time
 
-    from chainret.session import ProcessMemo, clear_process_memos
+    from chainret.core.session import ProcessMemo, clear_process_memos
 
     memo: ProcessMemo[object] = ProcessMemo()
     builds: list[int] = []

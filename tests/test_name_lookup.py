@@ -24,7 +24,7 @@ from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Entity, Relation, Support
 from chainret.catalog.views import open_view
 from chainret.store import compile_store, open_store
-from chainret.understand import Mention, _variants, name_key, osa_distance, resolve_mention, suggest_entities, typo_bound
+from chainret.query.understand import Mention, _variants, name_key, osa_distance, resolve_mention, suggest_entities, typo_bound
 from support.catalogs import changed
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from chainret.errors import DataError, UsageError
+from chainret.core.errors import DataError, UsageError
 from chainret.research.nli import data
 from conftest import needs_nli_data
 

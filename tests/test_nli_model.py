@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from chainret.errors import ModelError
+from chainret.core.errors import ModelError
 from chainret.research.nli.model import CANONICAL, canonical_order, default_model_path, load_nli
 from conftest import needs_nli_data
 
@@ -82,7 +82,7 @@ def test_cli_eval_bad_model_has_no_traceback(tmp_path, capsys):
 
     with pytest.raises(SystemExit) as exc:
         main(["nli", "eval", "--model", str(tmp_path), "--limit", "2"])
-    assert exc.value.code == 3  # environment: the model is missing or broken (chainret.errors exit table)
+    assert exc.value.code == 3  # environment: the model is missing or broken (chainret.core.errors exit table)
     captured = capsys.readouterr()
     err = " ".join(captured.err.split())  # rich wraps long lines
     assert "not a model directory" in err and "Traceback" not in err + captured.out

@@ -2,7 +2,7 @@
 
 import pytest
 
-from chainret.errors import BudgetError, UsageError
+from chainret.core.errors import BudgetError, UsageError
 from chainret.pack import Candidate, get_packer
 
 

@@ -9,12 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.cases import Overlay, Restriction
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.views import open_view
 from support.catalogs import changed
-from chainret.trace import Budget
+from chainret.trace.model import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = load_world(ROOT / "fixtures" / "seed")

@@ -9,15 +9,15 @@ import pytest
 from engine_rels import rel
 from typer.testing import CliRunner
 
-from chainret.ask import ask, overall_reason
+from chainret.pipeline.ask import ask, overall_reason
 from chainret.catalog.cases import Case
 from chainret.catalog.load import load_catalog
 from chainret.cli import app
-from chainret.codes import RefusalCode
-from chainret.evaluate import check_case
-from chainret.hops import HopWorld, run_chain
-from chainret.search import LexicalIndex
-from chainret.trace import Budget
+from chainret.core.codes import RefusalCode
+from chainret.evaluate.cases import check_case
+from chainret.engine.hops import HopWorld, run_chain
+from chainret.engine.search import LexicalIndex
+from chainret.trace.model import Budget
 
 REPO = Path(__file__).resolve().parents[1]
 SEED = REPO / "fixtures" / "seed"
@@ -70,9 +70,9 @@ def test_packet_too_small_when_the_cap_cannot_hold_the_path() -> None:
 
 
 def test_eval_baselines_runs_the_three_text_routes(monkeypatch: pytest.MonkeyPatch) -> None:
-    import chainret.baselines
+    import chainret.pipeline.baselines
 
-    monkeypatch.setattr(chainret.baselines, "dense_available", lambda: False)  # no embedder: the documented fallback
+    monkeypatch.setattr(chainret.pipeline.baselines, "dense_available", lambda: False)  # no embedder: the documented fallback
     result = CliRunner().invoke(app, ["eval", str(SEED), "--baselines", "--json"])
     assert result.exit_code == 0, result.output
     out = json.loads(result.output)

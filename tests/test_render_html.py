@@ -1,4 +1,4 @@
-"""chainret.render_html without a browser: every golden trace as a standalone page, and hostile values.
+"""chainret.render.html without a browser: every golden trace as a standalone page, and hostile values.
 
 The page is parsed with html.parser: which elements and attributes it holds, what text each
 ``<mark class="quote">`` marks. The browser tests (test_ui_browser.py) open the same pages in Chromium.
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from chainret.render_html import CSS, Extras, UnitText, catalog_for_trace, extras_for, standalone_page, style_hash, trace_fragment
-from chainret.trace import Trace, read_trace
+from chainret.render.html import CSS, Extras, UnitText, catalog_for_trace, extras_for, standalone_page, style_hash, trace_fragment
+from chainret.trace.model import Trace, read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = sorted((ROOT / "traces").glob("*/*.json"))

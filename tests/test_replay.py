@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from chainret.cli import app
-from chainret.replay import first_difference, verify
-from chainret.trace import read_trace
+from chainret.verify.replay import first_difference, verify
+from chainret.trace.model import read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDENS = sorted((ROOT / "traces").rglob("*.json"))
@@ -56,10 +56,10 @@ def test_first_difference_walks_dicts_and_lists_in_order():
 
 
 def test_verify_for_a_reader_never_quotes_a_document_it_may_not_read():
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
     from chainret.catalog.cases import Overlay, Restriction
     from chainret.catalog.load import apply_overlay, load_world
-    from chainret.replay import evidence_differences
+    from chainret.verify.replay import evidence_differences
 
     contacts = "registry/contacts.md@v1"
     cat = apply_overlay(load_world(ROOT / "fixtures" / "seed").catalog, Overlay(restrict=[Restriction(document=contacts, principals=["auditor"])]))

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import catalog_from_data
 from support.fuzz import _add_loop
-from chainret.trace import Budget
+from chainret.trace.model import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 

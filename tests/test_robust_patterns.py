@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from chainret.interpret import interpret, pattern_specs
+from chainret.query.interpret import interpret, pattern_specs
 from chainret.catalog.load import load_world
 from chainret.catalog.views import open_view
-from chainret.patterns import (
+from chainret.catalog.patterns import (
     PatternSpec,
     match_request,
     phrasing_problem,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chainret.search import bm25plus, bm25plus_idf, rank_bm25plus, top_hits
+from chainret.engine.search import bm25plus, bm25plus_idf, rank_bm25plus, top_hits
 
 _cands = st.lists(st.tuples(st.integers(0, 6), st.integers(1, 40), st.integers(0, 4)), max_size=9)
 

@@ -17,12 +17,12 @@ from typing import Any
 import httpx
 import pytest
 
-from chainret.ask import answer, ask
+from chainret.pipeline.ask import answer, ask
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.readable import reader_digest
 from chainret.server.auth import hash_token
 from support.local_server import LocalServer, hidden_strings
-from chainret.trace import Budget, Trace
+from chainret.trace.model import Budget, Trace
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "fixtures"
@@ -225,7 +225,7 @@ def test_a_request_that_matches_no_phrasing_gets_the_closest_phrasings(servers: 
 
 
 def test_trace_verify(servers: Any) -> None:
-    from chainret.replay import verify
+    from chainret.verify.replay import verify
 
     srv, cat = servers["supply"]
     secret_doc = next(d for d in cat.documents if not d.readable_by("public"))

@@ -15,7 +15,7 @@ import pytest
 from chainret.server.auth import Authenticator, Identity, TokenFile, TokenFileInvalid, hash_token, load_token_file, resolve_viewer
 from chainret.server.errors import ApiError
 from chainret.server.limits import DEFAULT_CEILING, BudgetIn, Limits, RateLimiter, clamp_budget
-from chainret.trace import Budget
+from chainret.trace.model import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -153,7 +153,7 @@ def test_missing_extra_is_a_message_not_a_traceback(monkeypatch: pytest.MonkeyPa
     from typer.testing import CliRunner
 
     from chainret.cli import app
-    from chainret.errors import MissingExtra
+    from chainret.core.errors import MissingExtra
 
     monkeypatch.setitem(sys.modules, "uvicorn", None)  # find_spec() -> None: as if not installed
     res = CliRunner().invoke(app, ["serve", "--catalog", str(ROOT / "fixtures" / "seed")])
@@ -189,7 +189,7 @@ def test_http_parser_choice_falls_back_to_h11_and_refuses_what_it_cannot_run(mon
     from typer.testing import CliRunner
 
     from chainret.cli import app
-    from chainret.errors import MissingExtra, UsageError
+    from chainret.core.errors import MissingExtra, UsageError
     from chainret.server.protocol import BoundedH11Protocol, protocol_class
 
     assert protocol_class("auto").implementation == "httptools"  # type: ignore[attr-defined]  # the serve extra installs it

@@ -17,7 +17,7 @@ import pytest
 from support.local_server import LocalServer
 from test_serve import AUDITOR, FIXTURES, _stable, _tokens_file
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_world
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity on this system")

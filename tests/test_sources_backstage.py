@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from records_world import EXAMPLE, cli, imported, path_of, quoted_lines_hold, valid, verified
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.authoring.header import SourceInvalid
 from chainret.sources import backstage as bs
 from chainret.sources.backstage import Ref, parse_ref
@@ -87,7 +87,7 @@ def test_domain_and_range_are_the_kinds_backstage_allows(acme: Path) -> None:
     assert pats["group_parent"].hops == ["child_of"] and pats["user_groups"].hops == ["member_of"]
     # a relation whose subject is not of the domain's kinds is a type defect, as with one type
     from chainret.catalog.defects import relation_defects
-    from chainret.codes import DefectCode
+    from chainret.core.codes import DefectCode
 
     rel = next(r for r in cat.relations if r.predicate == "owned_by")
     wrong = rel.model_copy(update={"subject": "group:acme:default.team-a"})
@@ -307,7 +307,7 @@ def test_a_kind_a_later_import_no_longer_has_stays_declared_and_the_earlier_view
 
 def test_a_catalog_imported_before_kinds_were_types_takes_no_new_versions(tmp_path: Path) -> None:
     from chainret.authoring.build import build
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
     from chainret.sources.records import write_import
 
     src = tmp_path / "src"

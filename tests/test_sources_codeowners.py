@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from records_world import EXAMPLE, imported, path_of, quoted_lines_hold, valid, verified
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.sources.codeowners import governing, parse, pattern_regex
 
 E = "codeowner:acme:"

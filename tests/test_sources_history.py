@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from records_world import EXAMPLE, cli, path_of, valid, verified
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_catalog
 from chainret.catalog.views import as_of_view
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 from chainret.sources.history import history
 from chainret.sources.records import write_import
 

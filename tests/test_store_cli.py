@@ -10,11 +10,11 @@ import pytest
 from store_worlds import seed_versions as versions
 from store_worlds import trace_json
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_world
 from chainret.cli import main
 from chainret.catalog.readable import reader_digest
-from chainret.replay import verify
+from chainret.verify.replay import verify
 from chainret.store import compile_store, open_store, update_store
 from chainret.store.base import SCHEMA_VERSION, StoreError
 from support.catalogs import changed as catalog_changed

@@ -13,13 +13,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_worlds import as_schema_4, random_catalog, random_requests, trace_json
 
-from chainret.ask import answer, ask
+from chainret.pipeline.ask import answer, ask
 from chainret.catalog.load import apply_overlay, load_world
-from chainret.errors import ChainretError
+from chainret.core.errors import ChainretError
 from chainret.store import compile_store, open_store
 from chainret.store import hopquery
 from chainret.store.sqlite import SQLiteStore
-from chainret.trace import Budget
+from chainret.trace.model import Budget
 
 ROOT = Path(__file__).resolve().parents[1]
 

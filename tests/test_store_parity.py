@@ -19,13 +19,13 @@ from hypothesis import strategies as st
 from store_worlds import pg_url, random_catalog, random_requests, three_stores, trace_json  # noqa: F401
 from support.worldgen import ACCEPTED_FLOOR
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.readable import reads_within
 from chainret.catalog.load import apply_overlay, load_world
-from chainret.errors import ChainretError
-from chainret.evaluate import _portable, run_case
-from chainret.replay import golden_path
-from chainret.trace import Budget, read_trace
+from chainret.core.errors import ChainretError
+from chainret.evaluate.cases import _portable, run_case
+from chainret.verify.replay import golden_path
+from chainret.trace.model import Budget, read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
 STORES = ("memory", "sqlite", "postgres")

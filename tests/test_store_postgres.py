@@ -6,9 +6,9 @@ import pytest
 from store_worlds import new_schema_url, pg_url, trace_json  # noqa: F401
 from test_store_cli import REQUESTS, SEED, versions
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_world
-from chainret.replay import verify
+from chainret.verify.replay import verify
 from chainret.store import compile_store, open_store, update_store
 from chainret.store.postgres import Roles, grant_login, split_url
 

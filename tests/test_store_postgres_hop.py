@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from store_worlds import new_schema_url, pg_url, trace_json  # noqa: F401
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.store import compile_store
 from chainret.store import postgres as pg

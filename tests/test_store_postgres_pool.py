@@ -13,7 +13,7 @@ import pytest
 from store_worlds import new_schema_url, pg_url, trace_json  # noqa: F401
 from test_store_cli import REQUESTS, SEED
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_world
 from chainret.store import compile_store, open_store
 from chainret.store.postgres import PostgresStore, Roles, split_url

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from store_worlds import seed_versions, trace_json
 
-from chainret.ask import answer, ask
+from chainret.pipeline.ask import answer, ask
 from chainret.store import compile_store, open_store, update_store
 from chainret.store.base import StoreError
 from chainret.store.sqlite import WRITE_CHECK_S

@@ -9,8 +9,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chainret.textsafe import _UNSAFE_CLASS, _esc, has_unsafe, json_safe, unsafe_pattern, visible
-from chainret.trace import Trace
+from chainret.core.textsafe import _UNSAFE_CLASS, _esc, has_unsafe, json_safe, unsafe_pattern, visible
+from chainret.trace.model import Trace
 
 # The rule as it was first written: the unsafe class, newline, tab and CR excepted (layout outside strings).
 _REFERENCE = re.compile(f"(?![\t\n\r])[{_UNSAFE_CLASS}]")

@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import chainret.stablejson as stablejson
+import chainret.core.stablejson as stablejson
 from chainret.pack.base import Candidate
 from chainret.pack.registry import get_packer
-from chainret.packet import PACKET_SEPARATOR, pack_items
-from chainret.stablejson import float_plan, stable_json
-from chainret.stablejson import round_floats as _round
-from chainret.trace import Budget, Hit, Hop, Packet, PacketItem, Refusal, Trace, Verification
+from chainret.pipeline.packet import PACKET_SEPARATOR, pack_items
+from chainret.core.stablejson import float_plan, stable_json
+from chainret.core.stablejson import round_floats as _round
+from chainret.trace.model import Budget, Hit, Hop, Packet, PacketItem, Refusal, Trace, Verification
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -61,7 +61,7 @@ def test_a_process_that_writes_one_trace_does_not_load_orjson() -> None:
     """A CLI ask writes one trace: ``stable_json`` writes it, and orjson (7.2M instructions to load) is not
     loaded; the second trace loads it, and both texts are the same bytes."""
     code = (
-        "import sys; from chainret.trace import Trace\n"
+        "import sys; from chainret.trace.model import Trace\n"
         "t = Trace(request='PR-84 → é', outcome='no_pattern', meta={'ask_ms': 0.123456789})\n"
         "a = t.to_json(); one = 'orjson' in sys.modules; b = t.to_json()\n"
         "print(one, 'orjson' in sys.modules, a == b)"

@@ -17,12 +17,12 @@ import pytest
 from support.races import race_update_replace
 from test_store_cli import versions
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_world
-from chainret.replay import verify
+from chainret.verify.replay import verify
 from chainret.store import compile_store, open_store, update_store
 from chainret.store.base import StoreError, revision_number
-from chainret.trace import Trace
+from chainret.trace.model import Trace
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"
@@ -56,7 +56,7 @@ def test_a_public_trace_relabelled_as_the_auditors_is_a_difference(where, db):
 @pytest.mark.parametrize("where", ["yaml", "sqlite"])
 def test_the_identity_check_alone_catches_a_relabelled_viewer(where, db):
     """Even where a replay could not tell them apart, the public identity is not one the auditor was shown."""
-    from chainret.replay import identity_differences
+    from chainret.verify.replay import identity_differences
 
     catalog = load_world(SEED).catalog if where == "yaml" else open_store(db)
     public = ask(REQUEST, catalog, view="final", principal="public")

@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_world
-from chainret.hops import HopWorld
-from chainret.replay import statement_differences, verify
-from chainret.statement import states
+from chainret.engine.hops import HopWorld
+from chainret.verify.replay import statement_differences, verify
+from chainret.engine.statement import states
 from chainret.store import compile_store, open_store
-from chainret.trace import Trace
+from chainret.trace.model import Trace
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"

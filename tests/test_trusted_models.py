@@ -1,4 +1,4 @@
-"""``TrustedModel.model_construct`` (``chainret.trusted``): the engine's models built without validation,
+"""``TrustedModel.model_construct`` (``chainret.core.trusted``): the engine's models built without validation,
 and the suite-wide check that every such construction equals what validation builds.
 
 The conftest sets ``CHAINRET_CHECK_TRUSTED=1``, so every test that asks checks every construction; these
@@ -16,17 +16,17 @@ import sys
 import pytest
 from pydantic import ValidationError
 
-import chainret.trusted
-from chainret.ask import ask
+import chainret.core.trusted
+from chainret.pipeline.ask import ask
 from chainret.catalog.models import Entity
-from chainret.trace import Anchor, Budget, Coverage, Hit, Hop, Trace
+from chainret.trace.model import Anchor, Budget, Coverage, Hit, Hop, Trace
 
 ANCHOR = dict(unit_ref="reg/a.md@v1#u1", relation_id="rel-1", source="reg", document="a.md", version="v1",
               representation="text/markdown", digest="sha256:00", span=(4, 30), quote="REL a | b | c")
 
 
 def test_the_suite_runs_with_the_check_on() -> None:
-    assert os.environ.get("CHAINRET_CHECK_TRUSTED") == "1" and chainret.trusted.CHECK
+    assert os.environ.get("CHAINRET_CHECK_TRUSTED") == "1" and chainret.core.trusted.CHECK
 
 
 @pytest.mark.parametrize(
@@ -56,7 +56,7 @@ def test_the_check_catches_what_validation_refuses(model, values) -> None:
 
 
 def test_without_the_check_the_instance_is_the_validated_one(monkeypatch) -> None:
-    monkeypatch.setattr(chainret.trusted, "CHECK", False)
+    monkeypatch.setattr(chainret.core.trusted, "CHECK", False)
     hit = Hit.model_construct(ref="u1", rank=1, score=0.5)
     anchor = Anchor.model_construct(**ANCHOR)
     hop = Hop.model_construct(index=1, subquery="project:w:a", predicate="p", hits=[hit], anchor=anchor, bridge="org:w:b")
@@ -74,7 +74,7 @@ def test_without_the_check_the_instance_is_the_validated_one(monkeypatch) -> Non
 
 def test_an_ask_without_the_check_writes_the_traces_the_checked_ask_writes() -> None:
     requests = ["Which contact serves PR-84?", "who is the contact for PR-84", "Which contact serves PR-99?", "hello"]
-    code = ("import json, sys\nfrom chainret.ask import ask\n"
+    code = ("import json, sys\nfrom chainret.pipeline.ask import ask\n"
             "print(json.dumps([ask(r, principal=p).to_json() for r in json.loads(sys.argv[1]) for p in ('public', 'auditor')]))")
     env = {**os.environ, "CHAINRET_CHECK_TRUSTED": "0"}
     out = subprocess.run([sys.executable, "-c", code, json.dumps(requests)], env=env, capture_output=True, text=True, check=True)

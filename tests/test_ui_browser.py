@@ -22,12 +22,12 @@ from typing import Any
 import httpx
 import pytest
 
-from chainret.ask import ask, path_names
+from chainret.pipeline.ask import ask, path_names
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.models import Catalog, sha256_digest
-from chainret.render_html import PLAIN_REASONS, extras_for, standalone_page
+from chainret.render.html import PLAIN_REASONS, extras_for, standalone_page
 from chainret.server.auth import hash_token
-from chainret.trace import Trace
+from chainret.trace.model import Trace
 from support.local_server import LocalServer, hidden_strings
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -163,7 +163,7 @@ def test_no_gold_field_reaches_the_decomposer_fast():
 def test_no_gold_field_reaches_the_decomposer():
     """Real embedder, two MuSiQue questions: stripping decomposition, answers and gold flags changes nothing."""
     from chainret.research.qa.datasets import load_examples
-    from chainret.embed import embed_texts
+    from chainret.pipeline.embed import embed_texts
 
     examples = load_examples("musique", n=2, seed=5).examples
     dec = IterativeDecomposer(lambda t: embed_texts(list(t)))
@@ -182,7 +182,7 @@ def test_later_hop_cli_iterative_records_every_hop(tmp_path, monkeypatch):
     """``chainret bench later-hop --decomposer iterative``: embeds only the sampled questions; traces keep each hop."""
     from typer.testing import CliRunner
 
-    import chainret.embed as embed_mod
+    import chainret.pipeline.embed as embed_mod
     from chainret.cli import app
 
     seen: list[str] = []

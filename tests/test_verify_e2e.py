@@ -30,7 +30,7 @@ def _offline(monkeypatch, tmp_path):
 
 @needs_model
 def test_scorer_refuses_a_permuted_label_config(tmp_path):
-    from chainret.errors import ModelError
+    from chainret.core.errors import ModelError
     from chainret.research.verification.scorer import EntailmentScorer
 
     bad = tmp_path / "permuted"
@@ -82,7 +82,7 @@ def test_bench_run_with_nli_signals_and_selectors(tmp_path):
     assert sel["B5"]["gold_recall"] == 1.0
     assert sel["SET"]["nli_calls"] == 10 and sel["COND"]["nli_calls"] == 4
     assert 0.0 <= summary["metrics"]["nli-oracle"]["auc"]["overall"]["value"] <= 1.0
-    from chainret.trace import Trace
+    from chainret.trace.model import Trace
 
     first = Trace.from_json((out / "traces.jsonl").read_text().splitlines()[0])
     kinds = {v.hypothesis_kind for v in first.hops[0].verifications}
@@ -94,7 +94,7 @@ def test_bench_run_with_nli_signals_and_selectors(tmp_path):
 @needs_model
 @needs_data
 def test_later_hop_cli_writes_summary_and_verifications(tmp_path):
-    from chainret.trace import Trace
+    from chainret.trace.model import Trace
 
     out = tmp_path / "lh"
     summary = _cli_summary(["bench", "later-hop", "musique", "--n", "4"], out)
@@ -112,7 +112,7 @@ def test_later_hop_cli_writes_summary_and_verifications(tmp_path):
 
 
 def test_later_hop_rejects_a_dataset_without_decompositions():
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
     from chainret.research.verification.laterhop import build_items
 
     with pytest.raises(UsageError, match="decompositions"):

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from chainret.research.qa.example import Example, Paragraph, SubQuestion
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 from chainret.research.verification.laterhop import LaterHopItem, resolve, summarize
 from chainret.research.verification.scorer import EntailmentScorer
 from chainret.research.verification.selectors import pair_auc, run_selectors

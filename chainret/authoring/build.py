@@ -449,7 +449,7 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     """
     from chainret.catalog.load import load_catalog
     from chainret.catalog.references import reference_issues
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
 
     src_dir = Path(src)
     if not src_dir.is_dir():
@@ -511,7 +511,7 @@ def _stale_cases(header: Header, files: list[SourceFile], drafts: dict[str, list
     """The header cases that would fail on what did build: said beside the errors that cause them,
     so one round names both the relation and the case to update."""
     from chainret.authoring.cases import header_cases
-    from chainret.errors import CatalogInvalid, UsageError
+    from chainret.core.errors import CatalogInvalid, UsageError
 
     if not header.cases:
         return []
@@ -528,7 +528,7 @@ def _stale_cases(header: Header, files: list[SourceFile], drafts: dict[str, list
 
 def _assemble(header: Header, files: list[SourceFile], drafts: dict[str, list[Draft]], previous: Catalog | None,
               view_name: str | None, catalog_file: Path, cases_file: Path, entities: list[Entity] | None = None) -> BuildResult:
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
 
     prev_docs = list(previous.documents) if previous else []
     prev_rels = list(previous.relations) if previous else []
@@ -617,6 +617,6 @@ def _assemble(header: Header, files: list[SourceFile], drafts: dict[str, list[Dr
 
 
 def catalog_errors(catalog: Catalog, file: str) -> list[Issue]:
-    from chainret.checks import check_catalog
+    from chainret.catalog.checks import check_catalog
 
     return [i for i in check_catalog(catalog, file) if i.severity == "error"]

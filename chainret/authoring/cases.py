@@ -35,7 +35,7 @@ def header_cases(header: Header, catalog: Catalog, header_file: Path, cases_file
     documents this snapshot lacks (``absent_documents``), a step's entity is named by no relation
     of the view (it lives in those documents)."""
     from chainret.catalog.parse import with_lines
-    from chainret.checks import check_cases
+    from chainret.catalog.checks import check_cases
     from chainret.catalog.views import open_view
 
     if not header.cases:

@@ -28,7 +28,7 @@ from pydantic import (
 from chainret.catalog.cases import Case
 from chainret.catalog.issues import Issue, issue_list
 from chainret.catalog.models import Entity, Pattern, Predicate
-from chainret.errors import CatalogInvalid
+from chainret.core.errors import CatalogInvalid
 
 SOURCE_FORMAT = "chainret-source/1"
 HEADER_NAME = "chainret.yaml"

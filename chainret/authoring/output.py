@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from chainret.catalog.models import CATALOG_FORMAT, Catalog
-from chainret.files import write_files
+from chainret.core.files import write_files
 
 if TYPE_CHECKING:
     from chainret.authoring.build import BuildResult

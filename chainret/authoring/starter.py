@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 
 HEADER = """\
 # The hand-written header of this source folder: everything chainret cannot read from the files.
@@ -132,7 +132,7 @@ def init(target: str | Path, *, force: bool = False) -> tuple[Path, Path]:
     """
     from chainret.authoring.build import build
     from chainret.authoring.output import write_build
-    from chainret.files import write_files
+    from chainret.core.files import write_files
 
     root = Path(target)
     if root.exists() and not root.is_dir():

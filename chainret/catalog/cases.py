@@ -9,7 +9,7 @@ A cases file (``cases.yaml`` beside ``catalog.yaml``) is ``CaseFile``: ``format`
 - ``anchors``: one entry per pattern hop, the relation id whose supporting unit is the *required
   anchor* of that hop for the target bundle (``null`` where no relation could serve). Coverage
   and the text-route baselines are measured against these;
-- ``budget``: optional overrides of ``chainret.budget.Budget`` (e.g. ``{max_searches: 3}``);
+- ``budget``: optional overrides of ``chainret.core.budget.Budget`` (e.g. ``{max_searches: 3}``);
 - ``overlay``: optional changes applied to the world for this case only (``Overlay``; apply with
   ``chainret.catalog.overlay.apply_overlay``);
 - ``expect``: one of (discriminated on ``outcome``)
@@ -18,10 +18,10 @@ A cases file (``cases.yaml`` beside ``catalog.yaml``) is ``CaseFile``: ``format`
     ``packet_chars`` (optional: length of the packet, supporting clauses joined by the packet
     separator);
   - ``ExpectNoPath`` ``outcome: no_path``: ``failed_hop`` (1-based), ``reason`` (a
-    ``chainret.codes.HOP_FAILURES`` code), ``observed`` (one bool per ``anchors`` entry: whether that
+    ``chainret.core.codes.HOP_FAILURES`` code), ``observed`` (one bool per ``anchors`` entry: whether that
     anchor's unit appears in any returned search row of the offline trace);
   - ``ExpectNoPattern`` ``outcome: no_pattern``;
-  - ``ExpectRefused`` ``outcome: refused``: ``reason`` (``chainret.codes.INTERPRETATION_REFUSALS``).
+  - ``ExpectRefused`` ``outcome: refused``: ``reason`` (``chainret.core.codes.INTERPRETATION_REFUSALS``).
 """
 
 from __future__ import annotations
@@ -31,13 +31,13 @@ from typing import Annotated, Final, Literal
 
 from pydantic import Field, model_validator
 
-from chainret.budget import Budget
-from chainret.codes import HopFailureCode, InterpretationCode
+from chainret.core.budget import Budget
+from chainret.core.codes import HopFailureCode, InterpretationCode
 from chainret.catalog.models import Entity, Relation, SourceDocument, _Model, split_doc_ref
 
 CASES_FORMAT: Final = "chainret-cases/1"
 
-# The registries live with every other code (chainret/codes.py); the names stay for callers.
+# The registries live with every other code (chainret/core/codes.py); the names stay for callers.
 
 
 class Restriction(_Model):

@@ -1,7 +1,7 @@
-"""Per-record support checks -> defect codes (``chainret.codes.DefectCode``).
+"""Per-record support checks -> defect codes (``chainret.core.codes.DefectCode``).
 
 ``relation_defects(catalog, relation)`` is the per-record support check used by views (and
-reported by ``chainret.checks``): the codes
+reported by ``chainret.catalog.checks``): the codes
 ``invalid_digest`` (support digest missing or different from the document's, or the document's own
 digest does not match its text), ``span_mismatch`` (quote differs from the text at the span),
 ``clause_mismatch`` (the quote is not exactly ``REL subject | predicate | object`` of the record),
@@ -12,7 +12,7 @@ digest does not match its text), ``span_mismatch`` (quote differs from the text 
 from __future__ import annotations
 
 from chainret.catalog.models import Catalog, Relation, mentions, parse_clause
-from chainret.codes import DefectCode
+from chainret.core.codes import DefectCode
 
 
 def document_digest_ok(catalog: Catalog, doc_ref: str) -> bool:

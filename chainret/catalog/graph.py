@@ -14,12 +14,12 @@ from typing import Protocol
 
 import networkx as nx
 
-from chainret.functional import Assignment
-from chainret.textsafe import mermaid_label
+from chainret.catalog.functional import Assignment
+from chainret.core.textsafe import mermaid_label
 
 
 class Edge(Assignment, Protocol):
-    """What the graph needs of a relation as seen in a view (the engine's ``chainret.hops.Rel`` is one)."""
+    """What the graph needs of a relation as seen in a view (the engine's ``chainret.engine.hops.Rel`` is one)."""
 
     @property
     def unit_ref(self) -> str | None: ...

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal, NamedTuple
 
-from chainret.errors import CatalogInvalid
+from chainret.core.errors import CatalogInvalid
 
 Severity = Literal["error", "warning", "info"]
 
@@ -29,7 +29,7 @@ class Issue(_IssueFields):
     def __new__(cls, code: str, severity: Severity, file: str, location: str, field: str, message: str,
                 line: int | None = None) -> Issue:
         # Size-limited and terminal-safe: a message never carries a whole (huge or hostile) value.
-        from chainret.textsafe import clip, visible
+        from chainret.core.textsafe import clip, visible
 
         return super().__new__(cls, code, severity, file, clip(visible(location), 200), clip(visible(field), 200),
                                clip(visible(message), 600), line)

@@ -16,7 +16,7 @@ parsing, pydantic errors located by record and line), ``chainret.catalog.referen
 
 Load-time checks (errors): syntax, unknown field, wrong type, missing field, bad value, duplicate
 ID, dangling reference, span out of range. Support checks (quote, digest, clause) and view-time
-eligibility are not load errors: see ``chainret.checks``.
+eligibility are not load errors: see ``chainret.catalog.checks``.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
-from chainret.bulk import paused_gc
+from chainret.core.bulk import paused_gc
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import Catalog
 from chainret.catalog.overlay import apply_overlay
@@ -153,7 +153,7 @@ def _cases_document(file: Path, kind: str, data: dict[str, Any]) -> tuple[CaseFi
 
 def _not_a_source(p: Path) -> None:
     """A table or a source folder given where a catalog belongs: say which command makes one."""
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
 
     if p.is_file() and p.suffix.lower() in (".csv", ".tsv", ".jsonl", ".ndjson"):
         raise UsageError(f"{p} is a table, not a catalog: render it into a source folder and build it with "

@@ -22,7 +22,7 @@ The pieces:
   source, document, version, representation, digest, span ``[start, end)``, quote, ``kind``). A
   ``clause`` quote is a literal clause ``REL <subject> | <predicate> | <object>`` (``clause_text``);
   a ``prose`` quote is a sentence mentioning subject and object. A record whose support does not
-  check out is still loaded; ``chainret.checks`` marks it invalid, and reports it as an error
+  check out is still loaded; ``chainret.catalog.checks`` marks it invalid, and reports it as an error
   unless its ``expect_invalid`` names its defects (the fixture worlds' deliberate controls).
 - ``View``: ``name``, ``order`` (as-of ordering; larger is later), ``documents`` (doc refs),
   ``current`` (exactly one view is the default). Earlier views stay addressable by name.
@@ -54,8 +54,8 @@ from pydantic import (
     model_validator,
 )
 
-from chainret.bulk import paused_gc
-from chainret.trusted import TrustedModel
+from chainret.core.bulk import paused_gc
+from chainret.core.trusted import TrustedModel
 from chainret.catalog.clause import CLAUSE_PREFIX as CLAUSE_PREFIX
 from chainret.catalog.clause import CLAUSE_SEP as CLAUSE_SEP
 from chainret.catalog.clause import clause_text as clause_text
@@ -150,7 +150,7 @@ class Predicate(_Model):
     cardinality: Literal["functional", "many"] = "many"
     description: str = ""
     # How requests may name this relation besides the defaults chainret derives from the name and
-    # range (chainret.lexicon): nouns for the object ("vendor": "the vendor of V-12") and verbs whose
+    # range (chainret.query.lexicon): nouns for the object ("vendor": "the vendor of V-12") and verbs whose
     # subject is the object ("provides": "who provides V-12"). Omitted from the file and the digest
     # when empty, so catalogs without them are byte-identical.
     nouns: list[str] = Field(default_factory=_new_list)

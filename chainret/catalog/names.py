@@ -1,6 +1,6 @@
 """Name lookups for tolerant interpretation: which entities a mention could name, without a scan.
 
-``chainret.understand`` resolves a mention that matches no ID, name or alias exactly by comparing
+``chainret.query.understand`` resolves a mention that matches no ID, name or alias exactly by comparing
 it with every label (ID, name, aliases) of every entity of the slot's type: the same key after case,
 spacing and punctuation are removed, a typo within a small edit distance, a did-you-mean by
 similarity. Each of those comparisons can only succeed for labels that share a cheap-to-index

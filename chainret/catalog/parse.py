@@ -29,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import CATALOG_FORMAT
-from chainret.textsafe import clip, short_repr, visible
+from chainret.core.textsafe import clip, short_repr, visible
 
 if TYPE_CHECKING:
     import yaml

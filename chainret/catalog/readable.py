@@ -21,7 +21,7 @@ These take a ``Catalog``: ``chainret.store.memory.MemoryStore`` answers the cata
 ``readable_docs``, ``reader_store`` and ``reader_digest`` with them, and a compiled store answers
 the same questions from its tables. A caller holding a ``CatalogReader`` asks the reader.
 
-Results are memoised per catalog object (catalogs are frozen) in a ``chainret.session.Session``
+Results are memoised per catalog object (catalogs are frozen) in a ``chainret.core.session.Session``
 (the caller's, else the default one); the cache holds the catalog itself so an ``id()`` is never
 confused with a later catalog's.
 """
@@ -32,7 +32,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from chainret.catalog.models import Catalog, View
-from chainret.session import Session, default_session
+from chainret.core.session import Session, default_session
 
 _T = TypeVar("_T")
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import Catalog, Entity, Pattern, Predicate, split_doc_ref, type_union
-from chainret.functional import Triple
+from chainret.catalog.functional import Triple
 
 
 def reference_issues(cat: Catalog, file: str) -> list[Issue]:

@@ -37,7 +37,7 @@ from yaml.composer import Composer
 from chainret.catalog import parse  # the bounded parsing and error wording of load_catalog
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import CATALOG_FORMAT, Catalog, Entity, Pattern, Predicate, Relation, SourceDocument, View
-from chainret.textsafe import clip, short_repr, visible
+from chainret.core.textsafe import clip, short_repr, visible
 
 MODELS: dict[str, Any] = {"entities": Entity, "predicates": Predicate, "documents": SourceDocument,
                           "relations": Relation, "views": View, "patterns": Pattern}

@@ -2,7 +2,7 @@
 
 ``did_you_mean(word, choices)`` is the wording every "unknown X" message uses; ``check_principal``
 (and ``chainret.catalog.views.check_view``) are the usage errors (exit 2) for names a catalog does not know. Entity
-suggestions live in ``chainret.understand.suggest_entities`` (they must stay within what the
+suggestions live in ``chainret.query.understand.suggest_entities`` (they must stay within what the
 principal may know); principals, views and patterns are catalog-wide names, not records.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 
 PUBLIC = "public"
 

@@ -38,7 +38,7 @@ from collections.abc import Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from chainret.bulk import paused_gc
+from chainret.core.bulk import paused_gc
 from chainret.catalog.defects import relation_defects
 from chainret.catalog.models import (
     Catalog,
@@ -54,14 +54,14 @@ from chainret.catalog.models import (
     unit_spans,
 )
 from chainret.catalog.readable import known_entities
-from chainret.codes import DefectCode, ViewCode
-from chainret.errors import UsageError
-from chainret.session import Session
+from chainret.core.codes import DefectCode, ViewCode
+from chainret.core.errors import UsageError
+from chainret.core.session import Session
 
 if TYPE_CHECKING:
     from chainret.catalog.names import NameLookup
 
-INVALID_CODES = tuple(DefectCode)  # defined in chainret/codes.py
+INVALID_CODES = tuple(DefectCode)  # defined in chainret/core/codes.py
 VIEW_CODES = tuple(ViewCode)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 # (set before any model class is built; the library itself leaves the variable alone).
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
-from chainret.errors import (  # noqa: E402
+from chainret.core.errors import (  # noqa: E402
     EXIT_CODES,
     EXIT_INTERRUPTED,
     INSTALL_MODELS,

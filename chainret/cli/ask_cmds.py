@@ -1,6 +1,6 @@
 """`chainret ask`, `chainret eval`, `chainret graph` and `chainret trace show|verify`.
 
-Thin commands: parse, one library call (``chainret.ask`` / ``chainret.replay``), render with rich.
+Thin commands: parse, one library call (``chainret.pipeline.ask`` / ``chainret.verify.replay``), render with rich.
 ``ask``'s body is ``chainret.cli.ask_run.run_ask``, which ``chainret.cli.main`` also runs without typer.
 Nothing here imports torch; ``eval --baselines`` may load the embedder lazily for the dense route.
 The renderer (rich) and the trace models are imported inside the commands, so ``ask --json`` never
@@ -22,9 +22,9 @@ from chainret.cli.ask_run import (  # noqa: F401  (default_trace_dir, write_new_
     run_ask,
     write_new_trace,
 )
-from chainret.errors import EXIT_NO, UsageError
-from chainret.files import check_output_path
-from chainret.textsafe import json_safe as json_out  # what chainret.cli.render.json_out is, without rich
+from chainret.core.errors import EXIT_NO, UsageError
+from chainret.core.files import check_output_path
+from chainret.core.textsafe import json_safe as json_out  # what chainret.cli.render.json_out is, without rich
 
 trace_app = typer.Typer(help="Inspect and replay chain traces.", no_args_is_help=True)
 
@@ -67,7 +67,7 @@ def patterns_cmd(
 ) -> None:
     """List the request phrasings a catalog accepts, per relation pattern ({slot} takes an ID, name or alias)."""
     from chainret.cli.render import console, fit_table, t
-    from chainret.patterns import phrasing_problem
+    from chainret.catalog.patterns import phrasing_problem
 
     cat = _catalog_for(catalog)
     rows: list[dict[str, Any]] = [
@@ -75,7 +75,7 @@ def patterns_cmd(
          "problem": phrasing_problem(ph, p.start_type)}
         for p in cat.patterns for ph in p.phrasings
     ]
-    from chainret.lexicon import lexicon, words_of
+    from chainret.query.lexicon import lexicon, words_of
 
     words = {pw.name: words_of(pw) for pw in lexicon(cat).preds}
     if as_json:
@@ -100,8 +100,8 @@ def eval_cmd(
 ) -> None:
     """Run every case of every world; exit 1 if any expectation fails."""
     from chainret.cli.render import console, t
-    from chainret.evaluate import evaluate_cases, totals
-    from chainret.replay import write_golden
+    from chainret.evaluate.cases import evaluate_cases, totals
+    from chainret.verify.replay import write_golden
 
     results = evaluate_cases(paths, backtrack=not no_backtrack, baselines=baselines)
     tot = totals(results)
@@ -118,7 +118,7 @@ def eval_cmd(
 
 def render_eval(results: list[Any], tot: dict[str, Any], baselines: bool) -> None:
     from chainret.cli.render import console, fit_table, t
-    from chainret.evaluate import CASE_COLUMNS, ROUTE_COLUMNS, case_cells, route_cells, totals
+    from chainret.evaluate.cases import CASE_COLUMNS, ROUTE_COLUMNS, case_cells, route_cells, totals
 
     used = _routes_used(results)
     worlds = list(dict.fromkeys(r.world for r in results))
@@ -172,7 +172,7 @@ def graph_cmd(
     out: Optional[Path] = typer.Option(None, "--out", help="Write here (atomically) instead of stdout."),
 ) -> None:
     """Export the catalog's relation graph (edge key = relation id) as mermaid or GraphML."""
-    from chainret.ask import catalog_graph
+    from chainret.pipeline.ask import catalog_graph
     from chainret.catalog.graph import to_graphml, to_mermaid
     from chainret.cli.render import console, t
 
@@ -187,7 +187,7 @@ def graph_cmd(
     if out is None:
         typer.echo(text, nl=False)
     else:
-        from chainret.files import atomic_write_text
+        from chainret.core.files import atomic_write_text
 
         atomic_write_text(out, text)
         console.print(t(f"wrote {out} ({g.number_of_nodes()} nodes, {g.number_of_edges()} edges)"))
@@ -202,11 +202,11 @@ def trace_show(
 ) -> None:
     """Show a trace as a tree (or a mermaid flowchart, or a standalone HTML file). Exit 2 when the file is missing or not a trace."""
     from chainret.cli.render import console, t, trace_mermaid, trace_tree
-    from chainret.trace import read_trace
+    from chainret.trace.model import read_trace
 
     trace = read_trace(file)
     if html is not None:
-        from chainret.render_html import write_standalone
+        from chainret.render.html import write_standalone
 
         console.print(t(write_standalone(trace, file, html, catalog)))
         return
@@ -224,8 +224,8 @@ def trace_verify(
 ) -> None:
     """Check a trace: cited evidence, a field-by-field replay, the catalog identity; exit 1 on a mismatch, 2 on bad input."""
     from chainret.cli.render import console, t
-    from chainret.replay import verify
-    from chainret.trace import read_trace
+    from chainret.verify.replay import verify
+    from chainret.trace.model import read_trace
 
     result = verify(read_trace(file), catalog, trace_path=file)
     if as_json:

@@ -22,14 +22,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chainret.errors import EXIT_NO, UsageError
-from chainret.files import check_output_path
-from chainret.textsafe import json_safe as json_out
+from chainret.core.errors import EXIT_NO, UsageError
+from chainret.core.files import check_output_path
+from chainret.core.textsafe import json_safe as json_out
 
 if TYPE_CHECKING:
-    from chainret.session import Session
+    from chainret.core.session import Session
     from chainret.store.base import CatalogReader
-    from chainret.trace import Budget, Trace
+    from chainret.trace.model import Budget, Trace
 
 
 def default_trace_dir() -> Path:
@@ -54,7 +54,7 @@ def _trace_name(trace: Trace) -> str:
 
 def write_new_trace(trace: Trace, directory: Path) -> Path:
     """Write ``trace`` under a fresh generated name in ``directory``; never overwrites another file."""
-    from chainret.trace import write_trace
+    from chainret.trace.model import write_trace
 
     for _ in range(8):
         try:
@@ -68,7 +68,7 @@ def budget_from_flags(**values: int | None) -> Budget:
     """Only the flags given become explicit budget values (unset search/row caps scale with hops)."""
     from pydantic import ValidationError
 
-    from chainret.trace import Budget
+    from chainret.trace.model import Budget
 
     try:
         return Budget(**{k: v for k, v in values.items() if v is not None})
@@ -134,7 +134,7 @@ def run_ask(
     packet_units: int | None = None, packet_chars: int | None = None, echo: Callable[[str], Any] = echo,
 ) -> int:
     """``chainret ask``: the answer (or why not) on stdout, then the trace file; the exit code (0 or ``EXIT_NO``)."""
-    from chainret.ask import answer
+    from chainret.pipeline.ask import answer
 
     budget = budget_from_flags(
         rows_per_hop=rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
@@ -142,7 +142,7 @@ def run_ask(
     )
     if trace_out is not None and not no_trace:
         check_output_path(trace_out, create_parent=False)  # fail before the work, with a clear message
-    from chainret.session import Session
+    from chainret.core.session import Session
     from chainret.store import catalog_location
 
     session = Session()  # this command's caches
@@ -152,7 +152,7 @@ def run_ask(
                     backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session)
     trace = result.trace
     # The answer first; then the trace file (a failed write cannot lose the answer).
-    from chainret.trace import write_trace
+    from chainret.trace.model import write_trace
 
     width = None
     if as_json:

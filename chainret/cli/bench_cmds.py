@@ -78,11 +78,11 @@ def report_cmd(
     """Print a run's tables (and rewrite its report.md); --plot adds PNG figures."""
     from chainret.research.bench.report import plot_run, render_report
     from chainret.research.bench.run import read_run
-    from chainret.files import atomic_write_text
+    from chainret.core.files import atomic_write_text
 
     summary, _ = read_run(run_dir)
     if "metrics" not in summary:
-        from chainret.errors import UsageError
+        from chainret.core.errors import UsageError
 
         raise UsageError(f"{run_dir / 'summary.json'} has no 'metrics'; it is not a `bench run` summary")
     atomic_write_text(run_dir / "report.md", render_report(summary))

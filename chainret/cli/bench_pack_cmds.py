@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from chainret.cli.bench_cmds import bench_app
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 
 from chainret.cli.render import console, err_console, t as text  # noqa: E402  (markup off: data is shown, never parsed)
 

@@ -14,7 +14,7 @@ import typer
 from pydantic import BaseModel
 
 from chainret.cli.render import console, err_console, t
-from chainret.errors import EXIT_NO, UsageError
+from chainret.core.errors import EXIT_NO, UsageError
 
 SCHEMAS = ("catalog", "cases", "case", "source", "trace")
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
@@ -40,7 +40,7 @@ def validate_cmd(
 
     Exit 0 when every world is valid, 1 when any is not, 2 on usage errors.
     """
-    from chainret.validate import validate_paths
+    from chainret.evaluate.validate import validate_paths
 
     reports = validate_paths(list(paths or _default_paths()))
     failed = [r for r in reports if not r.valid or (strict and any(i.severity == "warning" for i in r.issues))]
@@ -83,8 +83,8 @@ def schema_cmd(
     from chainret.authoring.header import Header
     from chainret.catalog.cases import Case, CaseFile
     from chainret.catalog.models import Catalog
-    from chainret.files import atomic_write_text
-    from chainret.trace import Trace
+    from chainret.core.files import atomic_write_text
+    from chainret.trace.model import Trace
 
     models: dict[str, type[BaseModel]] = {"catalog": Catalog, "cases": CaseFile, "case": Case, "source": Header, "trace": Trace}
     if name not in models:
@@ -196,7 +196,7 @@ def import_cmd(
     from chainret.authoring.header import HEADER_NAME, read_header
     from chainret.authoring.output import write_build
     from chainret.authoring.tables import IMPORT_MARK, read_table, render_table
-    from chainret.files import write_files
+    from chainret.core.files import write_files
 
     if not document.endswith((".md", ".markdown", ".txt")) or document.startswith(("/", ".")) or ".." in Path(document).parts:
         raise UsageError(f"--document must be a relative .md path inside the folder, e.g. registry/ownership.md; found {document!r}")
@@ -275,7 +275,7 @@ def lock_cmd(
     from chainret.authoring.lock import lock
     from chainret.authoring.output import catalog_data, render
     from chainret.catalog.load import load_catalog
-    from chainret.files import write_files
+    from chainret.core.files import write_files
 
     file = catalog if catalog.suffix else catalog / "catalog.yaml"
     report = lock(load_catalog(file), force=force)

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from chainret.cli.render import console, t
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 
 FORMAT_HELP = "backstage (catalog-info.yaml descriptors and their Locations) or codeowners; repeat for both."
 

@@ -41,7 +41,7 @@ def train_cmd(
     no_progress: bool = typer.Option(False, "--no-progress", help="Plain log lines instead of a progress bar."),
 ) -> None:
     """Fine-tune the encoder into a 3-way NLI cross-encoder (resumable)."""
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
     from chainret.research.nli.train import TrainConfig, train
 
     if device not in ("cpu", "cuda"):
@@ -63,7 +63,7 @@ def _parse_deadline(text: str | None) -> float | None:
         return None
     import datetime as dt
 
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
 
     try:
         if ":" in text:
@@ -91,7 +91,7 @@ def eval_cmd(
     from chainret.research.nli.data import EVAL_SETS
     from chainret.research.nli.evaluate import SetResult, evaluate
     from chainret.research.nli.model import CANONICAL, load_nli
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
 
     names = [s.strip() for item in (sets or []) for s in item.split(",") if s.strip()] or list(EVAL_SETS)
     bad = [n for n in names if n not in EVAL_SETS]
@@ -119,7 +119,7 @@ def eval_cmd(
 
     results = evaluate(nli, names, limit=limit, data_dir=data_dir, batch_size=batch_size, progress=show)
     if out:
-        from chainret.files import atomic_write_text
+        from chainret.core.files import atomic_write_text
 
         payload = {"model": nli.model_id, "limit": limit, "sets": {k: v.to_dict() for k, v in results.items()}}
         atomic_write_text(out, json.dumps(payload, indent=2, sort_keys=True) + "\n")

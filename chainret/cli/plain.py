@@ -20,8 +20,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from chainret.codes import DefectCode, RefusalCode, ViewCode
-from chainret.textsafe import visible
+from chainret.core.codes import DefectCode, RefusalCode, ViewCode
+from chainret.core.textsafe import visible
 
 Part = str | tuple[str, str]
 Line = list[Part]
@@ -236,7 +236,7 @@ def _reason_items(reason: Any) -> list[Item]:
     for f in reason.details.get("branch_failures", []) or []:
         out.append([f"  branch {f.get('details', {}).get('branch', '?')}: ", (str(f.get("code")), "yellow"),
                     f" — {f.get('message', '')}"])
-        from chainret.trace import Refusal
+        from chainret.trace.model import Refusal
 
         try:
             out.extend(refusal_lines(Refusal(**f), "    "))

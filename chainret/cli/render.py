@@ -2,8 +2,8 @@
 
 All CLI text output that carries catalog values, requests or trace fields is built here from
 ``rich.text.Text`` pieces (never parsed as markup or emoji codes), with control and invisible
-formatting characters shown escaped (``chainret.textsafe.visible``). ``--json`` output goes through
-``json_out`` (``\\u``-escapes them). Mermaid labels use ``chainret.textsafe.mermaid_label``.
+formatting characters shown escaped (``chainret.core.textsafe.visible``). ``--json`` output goes through
+``json_out`` (``\\u``-escapes them). Mermaid labels use ``chainret.core.textsafe.mermaid_label``.
 
 Tables never break a word: ``fit_table`` gives each column at least its longest word and, when
 the terminal is too narrow for that, prints the rows as labelled records instead.
@@ -39,7 +39,7 @@ from chainret.cli.plain import (
     trace_items,
     why_words,
 )
-from chainret.textsafe import json_safe, mermaid_label, visible
+from chainret.core.textsafe import json_safe, mermaid_label, visible
 
 # The rich-free pieces (the reason words, the summary's lines, the table widths) live in chainret.cli.plain.
 __all__ = ["LABEL_WIDTH", "REASONS", "WHY", "Part", "answer_line", "console", "err_console", "field", "fit_table",

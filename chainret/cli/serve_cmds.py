@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from chainret.errors import MissingExtra, UsageError
+from chainret.core.errors import MissingExtra, UsageError
 
 if TYPE_CHECKING:
     from chainret.catalog.suggest import NamesPrincipals
@@ -86,7 +86,7 @@ def serve_cmd(
 
     from chainret.server.app import CONFIG_ENV, ServeConfig, build
     from chainret.server.limits import Limits
-    from chainret.trace import Budget
+    from chainret.trace.model import Budget
 
     if workers < 1 or threads < 1:
         raise UsageError("--workers and --threads must be at least 1")
@@ -185,7 +185,7 @@ def mcp_cmd(
     from chainret.server.limits import DEFAULT_CEILING, Limits
     from chainret.server.mcp import build_server
     from chainret.server.service import Service
-    from chainret.trace import Budget
+    from chainret.trace.model import Budget
 
     try:
         ceiling = Budget(**{**DEFAULT_CEILING.model_dump(), "rows_per_hop": max_rows_per_hop, "max_searches": max_searches,

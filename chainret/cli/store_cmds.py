@@ -20,7 +20,7 @@ def compile_cmd(
 ) -> None:
     """Compile a catalog into a store that `chainret ask --catalog OUT` opens in milliseconds."""
     from chainret.catalog.load import load_world
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
     from chainret.store import compile_store, store_location
 
     if update and replace:
@@ -51,7 +51,7 @@ def _password(password_file: Optional[str], password_env: Optional[str]) -> Opti
     import os
     from pathlib import Path
 
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
 
     if password_file and password_env:
         raise UsageError("--password-file and --password-env exclude each other")
@@ -81,7 +81,7 @@ def grant_cmd(
     password_env: Optional[str] = typer.Option(None, "--password-env", help="Read the login's password from this environment variable."),
 ) -> None:
     """Give a person or tool its own PostgreSQL login that reads the store as PRINCIPAL (never on the command line: the password)."""
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
     from chainret.store import is_url
     from chainret.store.postgres import grant_login, redact
 
@@ -99,7 +99,7 @@ def revoke_cmd(
     login: str = typer.Option(..., "--login", help="The login whose roles of this store are taken back."),
 ) -> None:
     """Take back every role of this store from a login (effective for its next transaction)."""
-    from chainret.errors import UsageError
+    from chainret.core.errors import UsageError
     from chainret.store import is_url
     from chainret.store.postgres import redact, revoke_login
 

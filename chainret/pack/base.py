@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from chainret.errors import BudgetError
+from chainret.core.errors import BudgetError
 
 
 @dataclass(frozen=True)

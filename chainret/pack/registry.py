@@ -7,7 +7,7 @@ themselves when ``chainret.research.packing`` is imported; the retriever never i
 
 from __future__ import annotations
 
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 from chainret.pack.base import _REGISTRY, Packer
 
 

@@ -1,5 +1,5 @@
-"""The research layers, above the retriever: they import the engine (``chainret.trace``,
-``chainret.pack``, ``chainret.embed``, ...), the retriever never imports them.
+"""The research layers, above the retriever: they import the engine (``chainret.trace.model``,
+``chainret.pack``, ``chainret.pipeline.embed``, ...), the retriever never imports them.
 
 - ``qa``: benchmark dataset adapters, examples, metrics, retrieval signals;
 - ``packing``: the packers beyond ``naive``, token counts, packing runs (``chainret bench pack``);

@@ -44,7 +44,7 @@ from typing import Any, Final, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 from chainret.server.errors import ApiError
 
 TOKENS_FORMAT: Final = "chainret-tokens/1"

@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from chainret.trace import Trace
+from chainret.trace.model import Trace
 
 MAX_DEPTH = 64  # a trace /ask returns nests about 8 deep
 _SURROGATE = re.compile("[\ud800-\udfff]")

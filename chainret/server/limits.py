@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.server.errors import ApiError
-from chainret.trace import Budget
+from chainret.trace.model import Budget
 
 DEFAULT_CEILING = Budget(rows_per_hop=10, max_searches=8, max_rows=40, max_hops=4, packet_units=8, packet_chars=4000)
 

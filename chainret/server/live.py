@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from chainret.catalog.models import Catalog
-from chainret.session import Session
+from chainret.core.session import Session
 from chainret.store import catalog_path, resolve_catalog
 from chainret.store.base import CatalogReader
 

@@ -24,7 +24,7 @@ from chainret.server.auth import Identity
 from chainret.server.errors import ApiError
 from chainret.server.limits import BudgetIn
 from chainret.server.service import AskIn, AskOut, PatternsOut, Service, VerifyOut
-from chainret.trace import Trace
+from chainret.trace.model import Trace
 
 INSTRUCTIONS = (
     "chainret answers relationship requests (e.g. 'Which contact serves PR-84?') by following source-backed "

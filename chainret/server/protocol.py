@@ -72,7 +72,7 @@ def _httptools_protocol() -> ProtocolClass | None:
 
 def protocol_class(http: str = "auto") -> ProtocolClass:
     """The bounded protocol class for ``http`` (``auto``: httptools where installed, else h11)."""
-    from chainret.errors import MissingExtra, UsageError
+    from chainret.core.errors import MissingExtra, UsageError
 
     if http not in HTTP_IMPLEMENTATIONS:
         raise UsageError(f"unknown HTTP implementation {http!r}: choose one of {', '.join(HTTP_IMPLEMENTATIONS)}")

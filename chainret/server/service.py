@@ -6,11 +6,11 @@ keeps it current through ``chainret.server.live.LiveCatalog`` (the store's gener
 file's sizes and mtimes, checked at most once per ``--reload-interval``; a fresh object swapped in
 between engine calls, so a revocation is seen within that bound) and answers:
 
-* ``ask(identity, AskIn) -> AskOut``: ``chainret.ask.ask`` under the identity's principal, projected
+* ``ask(identity, AskIn) -> AskOut``: ``chainret.pipeline.ask.ask`` under the identity's principal, projected
   for its viewer, with a short answer that names the path's entities by display name and ID;
 * ``patterns(principal) -> PatternsOut``: the catalog's relation patterns and views, and the
   catalog's identity for that principal;
-* ``verify(identity, trace) -> VerifyOut``: ``chainret.replay.verify`` (evidence, replay, catalog
+* ``verify(identity, trace) -> VerifyOut``: ``chainret.verify.replay.verify`` (evidence, replay, catalog
   identity) of a trace this identity could have been given, against the served catalog only.
 
 Threads: every operation runs on the service's engine threads (``submit``), up to ``threads`` at
@@ -34,17 +34,17 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from chainret.session import Session
-from chainret.ask import Answer, answer
+from chainret.core.session import Session
+from chainret.pipeline.ask import Answer, answer
 from chainret.catalog.models import Catalog, doc_ref, unit_doc
-from chainret.errors import ChainretError, UsageError
+from chainret.core.errors import ChainretError, UsageError
 from chainret.server.auth import Authenticator, Identity, check_narrower, resolve_viewer
 from chainret.server.errors import ApiError
 from chainret.server.inputs import trace_problem
 from chainret.server.live import LiveCatalog
 from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
 from chainret.store.base import CatalogReader, StoreChanged, revision_number
-from chainret.trace import Trace
+from chainret.trace.model import Trace
 
 R = TypeVar("R")
 REVISION_HELP = ("the catalog revision this answer was computed from, for its viewer: an opaque token "
@@ -95,7 +95,7 @@ class AskOut(BaseModel):
         "closest first (the phrasings GET /patterns lists); empty otherwise")
     # The model itself, not its dump: the response is written in one pass of pydantic's serializer (the JSON
     # of a dict of Any is typed value by value: twice as long; issue 24).
-    trace: Trace = Field(description="the trace projected for the viewer (chainret.trace.Trace as JSON)")
+    trace: Trace = Field(description="the trace projected for the viewer (chainret.trace.model.Trace as JSON)")
 
 
 class PatternOut(BaseModel):
@@ -255,7 +255,7 @@ class Service:
     # -- operations ------------------------------------------------------------------------------
     @_in_engine
     def ask(self, identity: Identity, body: AskIn) -> AskOut:
-        """``chainret.ask.ask`` as ``identity``; the response for the projected trace."""
+        """``chainret.pipeline.ask.ask`` as ``identity``; the response for the projected trace."""
         self._check_request(body.request)
         viewer = resolve_viewer(identity, body.viewer)
         budget = clamp_budget(body.budget, self.limits.ceiling)
@@ -298,7 +298,7 @@ class Service:
 
     @_in_engine
     def verify(self, identity: Identity, trace: Trace, min_revision: str | None = None) -> VerifyOut:
-        """``chainret.replay.verify`` of a projected chain trace, for the principal it ran for.
+        """``chainret.verify.replay.verify`` of a projected chain trace, for the principal it ran for.
 
         The trace must have run for the caller's principal and be projected for a viewer the caller
         may ask for; it is replayed against the served catalog only (a case or cases file named in its
@@ -306,7 +306,7 @@ class Service:
         it is refused with one uniform difference per citation, before the library reads anything,
         so a made-up trace can neither read restricted text nor tell which documents exist.
         """
-        from chainret.replay import verify
+        from chainret.verify.replay import verify
 
         problem = trace_problem(trace)  # the HTTP body was checked already (VerifyIn); MCP's is checked here
         if problem is not None:

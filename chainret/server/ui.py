@@ -33,7 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from chainret import __version__
 from chainret.catalog.views import as_of_view
-from chainret.render_html import CSS, clip, esc, extras_for, trace_fragment
+from chainret.render.html import CSS, clip, esc, extras_for, trace_fragment
 from chainret.server.auth import Identity
 from chainret.server.service import AskIn, AskOut, Service
 

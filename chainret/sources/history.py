@@ -30,7 +30,7 @@ from chainret.authoring.build import BuildResult, catalog_errors, output_paths
 from chainret.authoring.header import SourceInvalid
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import Catalog
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 from chainret.sources.codeowners import find as codeowners_found
 from chainret.sources.records import Snapshot, default_world, import_snapshot, read_snapshot
 

@@ -36,7 +36,7 @@ from chainret.authoring.build import BuildResult, build
 from chainret.authoring.header import HEADER_NAME, Header, HeaderEntity, SourceInvalid, header_issues, read_header
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import CATALOG_FORMAT, Catalog, Pattern, Predicate
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 from chainret.sources import backstage as bs
 from chainret.sources import codeowners as co
 from chainret.sources.common import issue
@@ -415,7 +415,7 @@ def write_import(result: BuildResult, label: str) -> list[Path]:
     files whose content changed. A JSON catalog is streamed to its temporary file and compared with
     the file already there by sha256, never held as one string."""
     from chainret.authoring.output import sync
-    from chainret.files import write_files
+    from chainret.core.files import write_files
 
     target = result.catalog_file
     if target.suffix != ".json":

@@ -4,7 +4,7 @@
 ``--catalog`` takes (a YAML file or world directory, loaded into memory; a ``.db`` file compiled by
 ``chainret catalog compile``; a ``postgresql://`` URL; None for the default catalog), or a ``Catalog``
 or reader object, and returns a ``CatalogReader``. The CLI, the servers and the library's entry
-points (``chainret.ask``, ``chainret.replay.verify``, ...) call it once; below them everything reads
+points (``chainret.pipeline.ask``, ``chainret.verify.replay.verify``, ...) call it once; below them everything reads
 the reader. ``open_store(spec)`` opens a path or URL the same way.
 ``compile_store(catalog, out)`` writes a catalog to a ``.db`` file or a PostgreSQL URL;
 ``update_store(catalog, out)`` appends a newer version's records to one. See ``chainret.store.base``
@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from chainret.catalog.models import Catalog
-from chainret.errors import UsageError
-from chainret.session import Session
+from chainret.core.errors import UsageError
+from chainret.core.session import Session
 from chainret.store.base import SCHEMA_VERSION, CatalogReader, Store, StoreError, StoreView, ViewReader, is_store
 
 if TYPE_CHECKING:  # the compile path is loaded only by the commands that write a store
@@ -140,7 +140,7 @@ def resolve_catalog(catalog: Catalog | CatalogReader | str | os.PathLike[str] | 
     path (file, world directory, cases file), a compiled store (a ``.db`` file or a ``postgresql://``
     URL), a reader already opened, or None for the default catalog.
 
-    The CLI and the servers call it once, at the edge; ``chainret.ask`` calls it at its entry, so a
+    The CLI and the servers call it once, at the edge; ``chainret.pipeline.ask`` calls it at its entry, so a
     ``Catalog`` or a path still works there. An in-memory catalog's caches live in ``session``.
     """
     if isinstance(catalog, (str, os.PathLike)) or catalog is None:

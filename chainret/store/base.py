@@ -12,10 +12,10 @@ catalog through one (view, principal) at a time. A store answers exactly these q
 * **hop facts** (``hop_world(view)`` -> ``HopWorld``): BM25Plus search over exactly the units the
   principal may read in the view (scores, ranks and tie order equal to ``LexicalIndex`` over the
   same units), the relations supported in a returned unit and the relations of a (subject,
-  predicate), each with its view flags (``chainret.caches.relation_flags``).
+  predicate), each with its view flags (``chainret.store.caches.relation_flags``).
 
 Three implementations: ``MemoryStore`` (a loaded ``chainret.catalog.models.Catalog``, its views and
-hop worlds cached in a session by ``chainret.caches``), an embedded SQLite file (``SQLiteStore``) and
+hop worlds cached in a session by ``chainret.store.caches``), an embedded SQLite file (``SQLiteStore``) and
 PostgreSQL (``PostgresStore``). The two SQL stores share one schema and one query layer
 (``chainret.store.sql``); each hop is one bounded, indexed query. ``chainret.store.resolve_catalog``
 turns a catalog argument into one of them, once, at the edge; below it everything reads a
@@ -29,13 +29,13 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
-from chainret.codes import NOT_CURRENT, NOT_READABLE
-from chainret.errors import EXIT_ENVIRONMENT, ChainretError
+from chainret.core.codes import NOT_CURRENT, NOT_READABLE
+from chainret.core.errors import EXIT_ENVIRONMENT, ChainretError
 
 if TYPE_CHECKING:  # the protocols name these; importing them here would load the engine with every store command
     from chainret.catalog.models import Entity, Pattern, Predicate, Relation, SourceDocument, Unit, View
     from chainret.catalog.views import Eligibility
-    from chainret.hops import HopWorld
+    from chainret.engine.hops import HopWorld
     from chainret.catalog.names import NameLookup
 
 #: Bumped whenever the tables change; a store written by another schema is refused with a message.
@@ -154,7 +154,7 @@ class DocumentMeta(Protocol):
 
 @runtime_checkable
 class CatalogReader(CatalogRecords, Protocol):
-    """A catalog as the library reads it: what ``chainret.ask``, projection, replay and the servers use.
+    """A catalog as the library reads it: what ``chainret.pipeline.ask``, projection, replay and the servers use.
 
     ``chainret.store.resolve_catalog`` turns a ``--catalog`` argument (a path, a URL, a ``Catalog``)
     into one, once, at the edge: ``MemoryStore`` (a loaded catalog), ``SQLiteStore``, ``PostgresStore``
@@ -240,7 +240,7 @@ def view_codes(reasons: Sequence[str]) -> tuple[bool, bool]:
 def read_scope(catalog: CatalogReader, principal: str | None = None) -> AbstractContextManager[object]:
     """One read transaction for a whole request by ``principal`` where the store has them (PostgreSQL), else nothing.
 
-    ``chainret.ask`` wraps each ask in it, so the principal's role and the view are set once per ask
+    ``chainret.pipeline.ask`` wraps each ask in it, so the principal's role and the view are set once per ask
     instead of once per statement; a catalog in memory or an SQLite file has no such scope.
     """
     return catalog.read_scope(principal)

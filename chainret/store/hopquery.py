@@ -35,13 +35,13 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, cast
 
-from chainret.search import SearchHit, rank_term
+from chainret.engine.search import SearchHit, rank_term
 from chainret.store.base import StoreError
 from chainret.store.rowdecode import _bounded, hop_postings, hop_status_rows
 from chainret.store.sqlrows import REL_COLS
 
 if TYPE_CHECKING:
-    from chainret.hops import Rel
+    from chainret.engine.hops import Rel
     from chainret.store.sqlindex import StoreIndex
     from chainret.store.sqlrows import RowSource
     from chainret.store.sqlview import SQLView

@@ -1,6 +1,6 @@
 """The in-memory store: a loaded ``Catalog`` (YAML world) behind the catalog reader interface.
 
-Its views and hop worlds are the session-cached ones of ``chainret.caches``; what a reader may
+Its views and hop worlds are the session-cached ones of ``chainret.store.caches``; what a reader may
 read of it is ``chainret.catalog.readable``'s, memoised in the same session.
 """
 
@@ -10,17 +10,17 @@ import contextlib
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
 
-from chainret.caches import cached_view, hop_world
+from chainret.store.caches import cached_view, hop_world
 from chainret.catalog import readable
 from chainret.catalog.models import Catalog, Entity, Pattern, Predicate, Relation, SourceDocument, Unit, View
 from chainret.catalog.views import CatalogView
-from chainret.hops import HopWorld
-from chainret.session import Session
+from chainret.engine.hops import HopWorld
+from chainret.core.session import Session
 from chainret.store.base import CatalogReader, ViewReader, revision_token
 
 
 class MemoryStore:
-    """A loaded catalog as a ``CatalogReader``: ``view`` and ``hop_world`` are ``chainret.caches``' (in ``session``)."""
+    """A loaded catalog as a ``CatalogReader``: ``view`` and ``hop_world`` are ``chainret.store.caches``' (in ``session``)."""
 
     is_chainret_store = True
     kind = "memory"

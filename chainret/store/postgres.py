@@ -48,8 +48,8 @@ from typing import TYPE_CHECKING, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from chainret.catalog.models import Catalog, functional_names
-from chainret.hops import HopWorld, Rel
-from chainret.search import SearchHit, query_tokens, rank_bm25plus
+from chainret.engine.hops import HopWorld, Rel
+from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus
 from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
@@ -123,7 +123,7 @@ def _need_psycopg() -> None:
     try:
         import psycopg  # noqa: F401
     except ImportError:
-        from chainret.errors import MissingExtra
+        from chainret.core.errors import MissingExtra
 
         raise MissingExtra("PostgreSQL stores need psycopg: pip install 'chainret[postgres]'", extra="postgres") from None
 
@@ -155,7 +155,7 @@ class PostgresBackend(Backend):
     and a request for a principal that login may not read as is refused.
 
     ``read_scope()`` holds one pooled connection in one read-only transaction for a whole request
-    (``chainret.ask`` opens one per ask): the role and view are set once, when the first read needs
+    (``chainret.pipeline.ask`` opens one per ask): the role and view are set once, when the first read needs
     them, and again only when a later read asks for another (view, principal); every statement runs
     with exactly the role and view its read names. Outside a scope each read gets a connection and
     a transaction of its own. The scope is per thread, so one store object serves several threads at

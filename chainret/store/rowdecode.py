@@ -17,9 +17,9 @@ from json.scanner import make_scanner
 from typing import Any, Literal, TypeVar, cast
 
 from chainret.catalog.models import Entity, Relation, Support, Unit
-from chainret.codes import ViewCode
+from chainret.core.codes import ViewCode
 from chainret.store.schema import SQLValue
-from chainret.trace import Anchor
+from chainret.trace.model import Anchor
 
 #: A statement's row (of ``schema.SQLValue``: what ``sqlite3`` and psycopg give for the store's column types), before a decoder gives it its shape (``EntityRow``, ``UnitRow``, ``RelRow``, ``StatusRow``).
 SQLRow = tuple[SQLValue, ...]

@@ -40,7 +40,7 @@ from typing import SupportsInt, TypeVar
 
 from chainret.catalog.models import Catalog, SourceDocument, normalize_name, unit_ref, unit_spans
 from chainret.catalog.names import digits_of, name_key
-from chainret.search import tokenize
+from chainret.engine.search import tokenize
 
 #: What one column of a row holds, written or read (both schemas' columns are INTEGER/BIGINT or TEXT;
 #: PostgreSQL's ``sum()`` of a BIGINT column is a ``Decimal``).

@@ -26,10 +26,10 @@ from contextlib import AbstractContextManager
 from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, cast
 
-from chainret.bulk import paused_gc
+from chainret.core.bulk import paused_gc
 from chainret.catalog.models import functional_names
-from chainret.errors import UsageError
-from chainret.hops import HopWorld
+from chainret.core.errors import UsageError
+from chainret.engine.hops import HopWorld
 from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words
 from chainret.store.base import CatalogReader, ViewReader, revision_token
 from chainret.store.hopquery import HopQuery, ViewFacts, view_facts

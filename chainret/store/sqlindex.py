@@ -1,7 +1,7 @@
 """BM25Plus over the units one principal may read in one view, answered by a SQL store (``StoreIndex``).
 
 The scores come from integers the store keeps (corpus size and total token count per view and
-principal class, per-unit token counts, term frequencies), ranked by ``chainret.search.rank_bm25plus``
+principal class, per-unit token counts, term frequencies), ranked by ``chainret.engine.search.rank_bm25plus``
 with the operations of ``LexicalIndex`` in the same order, so scores are bit-identical and ties fall
 in catalog unit order, exactly as the in-memory index ranks them.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from chainret.search import SearchHit, query_tokens, rank_bm25plus
+from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
 
 

@@ -54,7 +54,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from chainret.catalog.models import Catalog
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 from chainret.store.base import READABLE_SCHEMAS, SCHEMA_VERSION, STORE_FORMAT, StoreChanged, StoreError, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, Row, SQLValue, create_statements, index_statements, text_pairs

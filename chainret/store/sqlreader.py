@@ -9,10 +9,10 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Protocol, cast
 
 from chainret.catalog.models import Entity
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 from chainret.store.rowdecode import RelRow, SQLRow, _unit
 from chainret.store.sqlrows import RowSource, _Relations
-from chainret.hops import HopWorld
+from chainret.engine.hops import HopWorld
 from chainret.store.base import CatalogReader, DocumentMeta, ViewReader
 from chainret.store.sqlview import SQLView
 

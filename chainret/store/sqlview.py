@@ -6,14 +6,14 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
-from chainret.codes import DefectCode
+from chainret.core.codes import DefectCode
 from chainret.catalog.models import normalize_name
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
 from chainret.store.rowdecode import CACHE_MAX, RelRow, SQLRow, StatusRow, _bounded, _entity, _reasons, _unit, anchor_of
 from chainret.store.sqlrows import IN_VIEW, KNOWN, READABLE, REL_COLS, WITHIN, RowSource, ViewCatalog, _marks
 
-from chainret.hops import Rel
+from chainret.engine.hops import Rel
 
 if TYPE_CHECKING:
     from chainret.catalog.models import Entity, Predicate, Relation, SourceDocument, Unit, View

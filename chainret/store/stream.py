@@ -504,7 +504,7 @@ class StreamCompile:
     def _units(self) -> None:
         from collections import Counter
 
-        from chainret.search import tokenize
+        from chainret.engine.search import tokenize
 
         units: list[Row] = []
         postings: list[Row] = []

@@ -27,11 +27,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.models import Catalog, View
 from chainret.catalog.readable import known_entities, readable_docs
-from chainret.replay import verify
-from chainret.trace import Budget, Trace
+from chainret.verify.replay import verify
+from chainret.trace.model import Budget, Trace
 from support.catalogs import changed
 from support.worldgen import ANSWERABLE_BUDGET, ANSWERABLE_SHARE, PRINCIPALS, answerable, random_world
 

@@ -37,7 +37,7 @@ from typing import Any
 import yaml
 
 from chainret.catalog.models import sha256_digest
-from chainret.textsafe import unsafe_pattern
+from chainret.core.textsafe import unsafe_pattern
 
 SEED_WORLD = Path(__file__).resolve().parents[2] / "fixtures" / "seed"  # <repo>/fixtures/seed, from tests/support/
 CLASSES = (

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
-from chainret.ask import ask
+from chainret.pipeline.ask import ask
 from chainret.catalog.models import (
     Catalog,
     Entity,
@@ -32,7 +32,7 @@ from chainret.catalog.models import (
     clause_text,
     sha256_digest,
 )
-from chainret.trace import Budget
+from chainret.trace.model import Budget
 
 PRINCIPALS = ("public", "auditor", "ops")
 READERS = ("auditor", "ops")  # who a restricted document may name

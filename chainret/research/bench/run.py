@@ -27,13 +27,13 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from chainret.errors import UsageError
-from chainret.files import atomic_write_text
+from chainret.core.errors import UsageError
+from chainret.core.files import atomic_write_text
 from chainret.research.qa import metrics as M
 from chainret.research.qa.datasets import DEFAULT_SEED, LoadResult, load_examples
 from chainret.research.qa.example import Example
 from chainret.research.qa.signals import SIGNALS, get_signal, parse_names
-from chainret.trace import Hit, Hop, Trace
+from chainret.trace.model import Hit, Hop, Trace
 from chainret.research.verification.selectors import SELECTORS, run_selectors
 
 RECALL_KS = (1, 2, 5)
@@ -345,7 +345,7 @@ def write_run(out: Path, traces: list[Trace], summary: dict[str, Any]) -> None:
 
 def read_run(run_dir: Path) -> tuple[dict[str, Any], list[Trace]]:
     """summary.json and traces.jsonl of a run directory (clear errors when absent or damaged)."""
-    from chainret.errors import DataError
+    from chainret.core.errors import DataError
 
     summ = run_dir / "summary.json"
     if not summ.is_file():

@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from chainret.files import atomic_write_text
+from chainret.core.files import atomic_write_text
 from chainret.research.nli.data import EVAL_SETS
 from chainret.research.nli.model import default_model_path
 

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
-from chainret.errors import DataError, UsageError
+from chainret.core.errors import DataError, UsageError
 
 LABELS = ("entailment", "neutral", "contradiction")
 LABEL2ID = {name: i for i, name in enumerate(LABELS)}

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from chainret.errors import ModelError
+from chainret.core.errors import ModelError
 from chainret.research.nli.model import default_model_path
 
 MAX_BYTES = 50 * 1024 * 1024

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from chainret.errors import MissingExtra, ModelError
+from chainret.core.errors import MissingExtra, ModelError
 
 CANONICAL = ("entailment", "neutral", "contradiction")
 DEFAULT_MODEL_DIR = "nli-minilm-l6"

@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chainret.errors import MissingExtra, UsageError
-from chainret.files import atomic_write_text
+from chainret.core.errors import MissingExtra, UsageError
+from chainret.core.files import atomic_write_text
 from chainret.research.nli.data import LABELS, fingerprint, load_eval, load_train
 
 ID2LABEL = {i: name for i, name in enumerate(LABELS)}

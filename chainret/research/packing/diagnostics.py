@@ -13,7 +13,7 @@ from typing import Any
 
 from chainret.research.qa import metrics
 from chainret.pack.base import Candidate
-from chainret.trace import Packet, PacketItem
+from chainret.trace.model import Packet, PacketItem
 
 SEPARATOR = "\n"
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from chainret.research.qa.metrics import em_f1
-from chainret.errors import DataError
-from chainret.trace import Trace
+from chainret.core.errors import DataError
+from chainret.trace.model import Trace
 
 
 @runtime_checkable

@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from chainret.errors import UsageError
-from chainret.files import atomic_write_text
+from chainret.core.errors import UsageError
+from chainret.core.files import atomic_write_text
 from chainret.research.packing.candidates import MAX_SNIPPET_TOKENS, PreparedQuestion, prepare
 from chainret.research.packing.diagnostics import diagnose, make_packet, retrieval_diagnostics
 from chainret.research.packing import available_packers, get_packer
 from chainret.research.qa import metrics
 from chainret.research.qa.datasets import load_examples, passage
 from chainret.research.qa.example import Example
-from chainret.trace import Hit, Hop, Trace
+from chainret.trace.model import Hit, Hop, Trace
 
 DEFAULT_BUDGETS = (160,)
 SWEEP_BUDGETS = (96, 128, 160, 224)
@@ -89,7 +89,7 @@ def load_union(cfg: PackConfig) -> tuple[list[Example], dict[int, list[str]]]:
 
 def embedding_cached(examples: list[Example], embedder: str | None) -> float:
     """Share of the question + paragraph texts whose embedding is already in the on-disk cache."""
-    from chainret.embed import cache_for, model_id, text_hash
+    from chainret.pipeline.embed import cache_for, model_id, text_hash
 
     cache = cache_for(model_id(embedder))
     texts = [t for ex in examples for t in [ex.question, *(passage(p) for p in ex.paragraphs)]]
@@ -111,7 +111,7 @@ def retrieval_scores(examples: list[Example], signal: str, cfg: PackConfig) -> l
 
 def prepare_all(examples: list[Example], scores: Sequence[np.ndarray], cfg: PackConfig) -> list[PreparedQuestion]:
     from chainret.research.packing.tokens import count_tokens
-    from chainret.embed import embed_texts
+    from chainret.pipeline.embed import embed_texts
 
     return prepare(
         examples,

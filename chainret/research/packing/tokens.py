@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from chainret.errors import MissingExtra, ModelError
+from chainret.core.errors import MissingExtra, ModelError
 
 @lru_cache(maxsize=1)
 def load_tokenizer() -> Any:
@@ -25,7 +25,7 @@ def load_tokenizer() -> Any:
         from transformers import AutoTokenizer
     except ImportError:
         raise MissingExtra("token costs need transformers: pip install 'chainret[models]'") from None
-    from chainret.embed import default_model_path
+    from chainret.pipeline.embed import default_model_path
 
     path = default_model_path()
     try:

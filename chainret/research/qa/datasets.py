@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from chainret.research.qa.example import EvidenceTriple, Example, Paragraph, SubQuestion
-from chainret.errors import DataError, UsageError
+from chainret.core.errors import DataError, UsageError
 
 DEFAULT_SEED = 1337
 SQUAD_QUESTIONS = 300

@@ -148,7 +148,7 @@ def finite_scores(scores: Sequence[float] | np.ndarray, what: str = "score") -> 
     s = np.asarray(scores, dtype=float)
     bad = np.flatnonzero(np.isnan(s))
     if len(bad):
-        from chainret.errors import DataError
+        from chainret.core.errors import DataError
 
         raise DataError(
             f"{what} {int(bad[0])} is NaN ({len(bad)} NaN of {s.size}); an AUC needs a number for every "

@@ -21,8 +21,8 @@ import numpy as np
 
 from chainret.research.qa.datasets import passage
 from chainret.research.qa.example import Example
-from chainret.errors import UsageError
-from chainret.search import STOPWORDS as ENGINE_STOPWORDS
+from chainret.core.errors import UsageError
+from chainret.engine.search import STOPWORDS as ENGINE_STOPWORDS
 
 SIGNALS: dict[str, str] = {
     "bm25": "chainret.research.qa.signals:BM25Signal",
@@ -67,7 +67,7 @@ def get_signal(name: str, **options: Any) -> Signal:
 # ----------------------------------------------------------------------------- BM25
 
 _TOKEN = re.compile(r"[a-z0-9]+")
-# The engine's stop list (chainret.search) plus the pronouns and question words benchmark questions add;
+# The engine's stop list (chainret.engine.search) plus the pronouns and question words benchmark questions add;
 # each word is written once: the packing layer's content terms extend this list in turn.
 STOPWORDS = ENGINE_STOPWORDS | frozenset("had he her his how she their them they when where why will".split())
 
@@ -116,12 +116,12 @@ class EmbeddingSignal:
 
     @property
     def model_id(self) -> str:
-        from chainret.embed import model_id
+        from chainret.pipeline.embed import model_id
 
         return model_id(self.embedder)
 
     def score(self, examples: list[Example]) -> list[np.ndarray]:
-        from chainret.embed import embed_texts
+        from chainret.pipeline.embed import embed_texts
 
         texts: list[str] = []
         spans = []

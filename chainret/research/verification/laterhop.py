@@ -30,8 +30,8 @@ import numpy as np
 from chainret.research.qa import metrics as M
 from chainret.research.qa.datasets import passage
 from chainret.research.qa.example import Example, SubQuestion
-from chainret.errors import UsageError
-from chainret.trace import Hit, Hop, Trace, Verification
+from chainret.core.errors import UsageError
+from chainret.trace.model import Hit, Hop, Trace, Verification
 from chainret.research.verification.decompose import (
     decompose_2wiki,
     evidence_decomposition,
@@ -142,7 +142,7 @@ def attach_deployable(
     items: list[LaterHopItem], dataset: str, *, embedder: str | None = None, decomposers: tuple[str, ...] = ("anchored",)
 ) -> None:
     """Add the deployable decompositions' hypotheses; embeds only these items' questions and paragraphs."""
-    from chainret.embed import embed_texts
+    from chainret.pipeline.embed import embed_texts
 
     kind = _kind(dataset)
     bad = [d for d in decomposers if d not in DECOMPOSERS]
@@ -173,7 +173,7 @@ def attach_deployable(
 
 def _iterative(it: LaterHopItem, pv: np.ndarray, kind: str, embedder: str | None) -> None:
     """The iterative decomposer (``verify.iterative``) sees the question, titles and texts only."""
-    from chainret.embed import embed_texts
+    from chainret.pipeline.embed import embed_texts
     from chainret.research.verification.iterative import IterativeDecomposer, candidates_of
 
     ex = it.example
@@ -203,7 +203,7 @@ def _gold_chain(ex: Example) -> list[SubQuestion]:
 
 def _anchored_musique(it: LaterHopItem, qv: np.ndarray, pv: np.ndarray, embedder: str | None) -> None:
     """Resolve #1..#(T-1) hop by hop: each anchor names the next bridge; no gold answer is read."""
-    from chainret.embed import embed_texts
+    from chainret.pipeline.embed import embed_texts
 
     ex = it.example
     dec = ex.decomposition or []
@@ -529,7 +529,7 @@ def run_later_hop(
     if out is not None:
         import json
 
-        from chainret.files import atomic_write_text
+        from chainret.core.files import atomic_write_text
 
         out = Path(out)
         traces = build_traces(items, scores, scorer.model_id)
@@ -549,7 +549,7 @@ def cond_selection(
     pair accuracy, and how often the later hop's own paragraph is kept, with question-bootstrap CIs;
     overall and on the 2-hop questions (the seed's end-to-end subset).
     """
-    from chainret.embed import embed_texts
+    from chainret.pipeline.embed import embed_texts
     from chainret.research.verification.selectors import pair_premise
 
     texts: list[str] = []

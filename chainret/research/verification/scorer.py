@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from chainret.session import ProcessMemo
+from chainret.core.session import ProcessMemo
 
 Pair = tuple[str, str]  # (premise, hypothesis)
 Progress = Callable[[int], None]
@@ -94,7 +94,7 @@ class EntailmentScorer:
         return str(getattr(self.model, "model_id", self.model_name or "nli"))
 
     def _dir(self) -> Path:
-        from chainret.embed import cache_dir
+        from chainret.pipeline.embed import cache_dir
 
         return cache_dir() / "nli" / fingerprint(self.model)
 

@@ -29,7 +29,7 @@ from chainret.research.qa.datasets import passage
 from chainret.research.qa.example import Example
 from chainret.research.qa.metrics import argmax_correct, roc_auc, selected_recall
 from chainret.research.qa.metrics import top_k as _top_k
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 from chainret.research.verification.hypothesis import hypothesis
 from chainret.research.verification.scorer import EntailmentScorer, get_scorer
 

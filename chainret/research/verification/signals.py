@@ -17,7 +17,7 @@ import numpy as np
 
 from chainret.research.qa.datasets import passage
 from chainret.research.qa.example import Example
-from chainret.trace import Hop, Trace, Verification
+from chainret.trace.model import Hop, Trace, Verification
 from chainret.research.verification.hypothesis import hypothesis
 from chainret.research.verification.scorer import EntailmentScorer, Progress, get_scorer
 

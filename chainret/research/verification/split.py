@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from chainret.errors import DataError
+from chainret.core.errors import DataError
 
 SEED = 27
 PARTS = ("eval-dev", "eval-heldout", "coverage-dev", "coverage-unseen")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from chainret.errors import OutputError
+from chainret.core.errors import OutputError
 
 
 def _new_temp(target: Path) -> tuple[int, str]:

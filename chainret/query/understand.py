@@ -1,7 +1,7 @@
 """Tolerant interpretation: the readings tried when a request is not a declared phrasing word for word.
 
-Deterministic and table-driven (no model). ``chainret.interpret`` tries the literal readings of
-``chainret.patterns`` first; only when none of them resolves does it ask this module, and it
+Deterministic and table-driven (no model). ``chainret.query.interpret`` tries the literal readings of
+``chainret.catalog.patterns`` first; only when none of them resolves does it ask this module, and it
 accepts a tolerant reading only when every route that reads the request agrees on one pattern and
 one entity. Every word of the request must be accounted for: matched to a phrasing, to a relation
 word, to the entity, or dropped as one of a closed list of politeness, filler and question-frame
@@ -22,7 +22,7 @@ Routes, each producing (pattern, entity words, how):
 * **keywords**: a request of names and nouns only, read as the pattern words "for" the entity words
   at every split (``PR-84 contact``, ``contact PR-84``, ``cart-api on-call``; ``keyword_variants``);
 * **composed**: the chain said relation by relation, with each predicate's nouns and verbs
-  (``chainret.lexicon``): ``the contact of the operator of PR-84``, ``PR-84's operator's contact``,
+  (``chainret.query.lexicon``): ``the contact of the operator of PR-84``, ``PR-84's operator's contact``,
   ``which lab certifies the company that supplies G-7``. The chain must equal a pattern's hops.
 
 Entity words are resolved by ``resolve_mention``: exact (ID, name, alias), normalised (case,
@@ -39,9 +39,9 @@ from collections.abc import Sequence
 from itertools import product
 from typing import Any, NamedTuple
 
-from chainret.lexicon import Lexicon, lexicon
+from chainret.query.lexicon import Lexicon, lexicon
 from chainret.catalog.names import NameLookup, digits_of, label_words, name_key
-from chainret.patterns import PatternSpec, PhrasingError, _parsed, words
+from chainret.catalog.patterns import PatternSpec, PhrasingError, _parsed, words
 
 # -- request words ---------------------------------------------------------------------------------
 # Leading politeness and question frames, longest first (dropped only at the start of the request).

@@ -3,9 +3,9 @@
 ``validate_paths(paths) -> list[WorldReport]`` is what ``chainret validate`` runs: each world
 directory (its ``cases.*``, else ``catalog.*``, else a source folder's ``chainret.yaml``, built in
 memory by ``validate_source``) or loose file is loaded (load errors become issues) and checked by
-``chainret.checks`` (``check_catalog``, ``check_cases``). A report is valid when it has no error.
+``chainret.catalog.checks`` (``check_catalog``, ``check_cases``). A report is valid when it has no error.
 
-This module holds no rule of its own; where each one lives is listed in ``chainret.checks``.
+This module holds no rule of its own; where each one lives is listed in ``chainret.catalog.checks``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import Catalog
 from chainret.catalog.load import SUFFIXES, load_cases, load_catalog
 from chainret.catalog.parse import read_document
-from chainret.checks import check_cases, check_catalog
-from chainret.errors import UsageError
+from chainret.catalog.checks import check_cases, check_catalog
+from chainret.core.errors import UsageError
 
 
 @dataclass
@@ -150,7 +150,7 @@ def _counts(catalog: Catalog, cases: int) -> dict[str, int]:
 
 
 def _is_request_set(path: Path) -> bool:
-    """A request set (``format: chainret-requests/1``, ``chainret.requests_eval``) rather than a catalog."""
+    """A request set (``format: chainret-requests/1``, ``chainret.evaluate.requests``) rather than a catalog."""
     import re
 
     try:
@@ -162,8 +162,8 @@ def _is_request_set(path: Path) -> bool:
 
 def validate_request_set(path: Path) -> WorldReport:
     """A request set: its schema, and that every expected pattern and start ID exists in its world."""
-    from chainret.errors import ChainretError
-    from chainret.requests_eval import load_request_set, open_world
+    from chainret.core.errors import ChainretError
+    from chainret.evaluate.requests import load_request_set, open_world
 
     report = WorldReport(target=str(path))
     try:

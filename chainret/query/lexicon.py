@@ -130,7 +130,7 @@ class Lexicon:
         vocab = {w for n in self._nouns for w in n}
         for pw in self.preds:
             vocab |= {w for v in pw.verbs for w in v.split()} | pw.passive | pw.subject_verbs | pw.where
-        from chainret.patterns import PhrasingError, _parsed
+        from chainret.catalog.patterns import PhrasingError, _parsed
 
         for pat in patterns:
             for ph in pat.phrasings:

@@ -1,7 +1,7 @@
 """The case evaluation harness: run fixture worlds' cases offline and check their expectations.
 
 ``evaluate_cases(paths)`` runs every case of every world under ``paths`` (``chainret eval``);
-``run_case`` runs one case (its overlay applied) through ``chainret.ask.ask`` unprojected;
+``run_case`` runs one case (its overlay applied) through ``chainret.pipeline.ask.ask`` unprojected;
 ``check_case`` compares a trace with the case's expectation; ``totals`` gives the headline counts.
 """
 
@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from chainret.ask import ask, failed_hop
-from chainret.baselines import run_text_routes
-from chainret.caches import hop_world
+from chainret.pipeline.ask import ask, failed_hop
+from chainret.pipeline.baselines import run_text_routes
+from chainret.store.caches import hop_world
 from chainret.catalog.cases import Case, ExpectAccepted, ExpectNoPath, ExpectNoPattern, ExpectRefused
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.models import Catalog
 from chainret.catalog.views import open_view
-from chainret.errors import UsageError
-from chainret.trace import Budget, Trace
+from chainret.core.errors import UsageError
+from chainret.trace.model import Budget, Trace
 
 
 @dataclass

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from chainret.errors import MissingExtra, ModelError
-from chainret.session import ProcessMemo
+from chainret.core.errors import MissingExtra, ModelError
+from chainret.core.session import ProcessMemo
 
 DEFAULT_EMBEDDER = "all-MiniLM-L6-v2"
 BATCH_SIZE = 64

@@ -3,7 +3,7 @@
 A request set (``fixtures/requests/*.yaml``, format ``chainret-requests/1``) lists requests over
 named worlds, each with what it must be read as: ``paraphrase`` and ``multihop`` requests name the
 pattern and the canonical start ID; ``refuse`` requests must get no interpretation (no pattern, an
-unknown or ambiguous entity, ...). Each request is asked through ``chainret.ask.ask`` (projected
+unknown or ambiguous entity, ...). Each request is asked through ``chainret.pipeline.ask.ask`` (projected
 for the principal, as the CLI does) and only its interpretation is scored:
 
 * correct: the expected pattern and start ID (paraphrase, multihop), or no interpretation (refuse);
@@ -27,7 +27,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from chainret.errors import ChainretError
+from chainret.core.errors import ChainretError
 
 Kind = Literal["paraphrase", "multihop", "refuse"]
 KINDS: tuple[Kind, ...] = ("paraphrase", "multihop", "refuse")
@@ -126,7 +126,7 @@ class Scored:
 
 
 def score_case(case: RequestCase, catalog: Any, session: Any = None) -> Scored:
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
 
     trace = ask(case.request, catalog, view=case.view, principal=case.principal, session=session)
     it = trace.interpretation
@@ -140,7 +140,7 @@ def score_case(case: RequestCase, catalog: Any, session: Any = None) -> Scored:
 
 
 def score_set(rs: RequestSet, root: Path) -> list[Scored]:
-    from chainret.session import Session
+    from chainret.core.session import Session
 
     out: list[Scored] = []
     for world in dict.fromkeys(r.world for r in rs.requests):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from chainret.store.base import ViewReader
-from chainret.trace import Budget, Coverage, Packet, PacketItem
+from chainret.trace.model import Budget, Coverage, Packet, PacketItem
 
 PACKET_SEPARATOR = "\n\n"  # a paragraph break between supporting clauses (2 characters)
 

@@ -8,7 +8,7 @@ One renderer for both places a person looks at a trace in a browser:
   inline (allowed by a CSP hash), no script, no network, so it opens anywhere, offline.
 
 Data is never interpreted: every value from a catalog, a request or a trace goes through ``esc``
-(``html.escape`` after ``chainret.textsafe.visible``, so bidi overrides and control characters are
+(``html.escape`` after ``chainret.core.textsafe.visible``, so bidi overrides and control characters are
 shown as escapes, not obeyed) and is only ever placed in element text or in quoted attributes that
 carry no behaviour (``class``/``data-*``/``title``). Nothing from data becomes a URL, a style or
 markup. Long values wrap (CSS) and are clipped only inside the graph, where the full value is the
@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chainret.codes import HOP_FAILURES, INTERPRETATION_REFUSALS
-from chainret.textsafe import visible
-from chainret.trace import Hop, Refusal, Trace
+from chainret.core.codes import HOP_FAILURES, INTERPRETATION_REFUSALS
+from chainret.core.textsafe import visible
+from chainret.trace.model import Hop, Refusal, Trace
 
 if TYPE_CHECKING:
     from chainret.catalog.models import Catalog
-    from chainret.session import Session
+    from chainret.core.session import Session
     from chainret.store.base import CatalogReader
 
 LONG = 160  # an entity name or ID longer than this is shown clipped, in full in its title (tooltip)
@@ -445,7 +445,7 @@ def write_standalone(trace: Trace, trace_path: Path | None, out: str | Path, cat
     Names and unit texts come from ``catalog``, else from the catalog the trace names (found as
     ``chainret trace verify`` finds it); without either the page shows IDs and quotes only.
     """
-    from chainret.files import atomic_write_text, check_output_path
+    from chainret.core.files import atomic_write_text, check_output_path
 
     target = check_output_path(out)
     found = catalog_for_trace(trace, trace_path, catalog)
@@ -461,7 +461,7 @@ def catalog_for_trace(trace: Trace, trace_path: Path | None, catalog: str | None
     None when the trace names none or it cannot be opened; an explicit ``catalog`` that cannot be
     opened is an error (``ChainretError``), not a silent fallback.
     """
-    from chainret.errors import ChainretError
+    from chainret.core.errors import ChainretError
     from chainret.store import resolve_catalog
 
     meta = trace.meta
@@ -470,7 +470,7 @@ def catalog_for_trace(trace: Trace, trace_path: Path | None, catalog: str | None
     try:
         if "case" in meta and meta.get("cases_file"):
             from chainret.catalog.load import apply_overlay, load_world
-            from chainret.replay import _locate
+            from chainret.verify.replay import _locate
 
             source = _locate(str(meta["cases_file"]), trace_path)
             world = load_world(source)
@@ -481,7 +481,7 @@ def catalog_for_trace(trace: Trace, trace_path: Path | None, catalog: str | None
         named = meta.get("catalog")
         if named is None:
             return None
-        from chainret.replay import _locate
+        from chainret.verify.replay import _locate
 
         where = str(_locate(str(named), trace_path))
         return resolve_catalog(where), where

@@ -5,7 +5,7 @@ removed (``chainret.catalog.readable``). Whatever a viewer sees, outcome and rea
 must equal what the same request gives over that catalog; nothing shown may tell the viewer that
 records it may not read exist.
 
-``chainret.ask`` guarantees the precondition: when the request's principal may read a document the
+``chainret.pipeline.ask`` guarantees the precondition: when the request's principal may read a document the
 viewer may not (``--principal auditor --as public``), the request is *run* over the viewer's
 catalog, under the principal, instead of being run in full and trimmed afterwards (trimming a trace
 computed over restricted text leaks through ranks, refusal codes, branch order and candidate
@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from chainret.catalog.models import unit_doc
-from chainret.errors import UsageError
+from chainret.core.errors import UsageError
 from chainret.store.base import CatalogReader, reads_within
-from chainret.trace import Hop, Refusal, Trace
+from chainret.trace.model import Hop, Refusal, Trace
 
 
 class ProjectionError(UsageError):

@@ -118,7 +118,7 @@ def phrasing_problem(phrasing: str, start_type: str = "") -> str | None:
     try:
         _parsed(phrasing, start_type)
     except PhrasingError as exc:
-        from chainret.textsafe import clip, visible
+        from chainret.core.textsafe import clip, visible
 
         return clip(visible(str(exc)), 300)
     return None

@@ -1,4 +1,4 @@
-"""Library entry point: ``ask(request) -> Trace`` (the case harness is ``chainret.evaluate``).
+"""Library entry point: ``ask(request) -> Trace`` (the case harness is ``chainret.evaluate.cases``).
 
 ``ask`` interprets the request against the catalog's relation patterns, resolves the slot in the
 requested view, runs the bounded hop engine over the units the principal may read, packs the
@@ -24,16 +24,16 @@ from typing import TYPE_CHECKING, NamedTuple, TypedDict, Unpack
 
 from chainret.catalog.clause import doc_ref
 from chainret.catalog.models import Catalog
-from chainret.codes import RefusalCode
-from chainret.hops import run_chain
-from chainret.interpret import interpret, pattern_specs
-from chainret.packet import coverage, pack_items
-from chainret.projection import project as project_trace
-from chainret.session import Session
+from chainret.core.codes import RefusalCode
+from chainret.engine.hops import run_chain
+from chainret.query.interpret import interpret, pattern_specs
+from chainret.pipeline.packet import coverage, pack_items
+from chainret.pipeline.projection import project as project_trace
+from chainret.core.session import Session
 from chainret.store import catalog_location, resolve_catalog
 from chainret.store.base import CatalogReader, ViewReader, read_scope, reads_within
-from chainret.caches import relation_flags
-from chainret.trace import Budget, Hop, Interpretation, PacketItem, Refusal, Trace
+from chainret.store.caches import relation_flags
+from chainret.trace.model import Budget, Hop, Interpretation, PacketItem, Refusal, Trace
 
 if TYPE_CHECKING:
     from networkx import MultiDiGraph
@@ -102,7 +102,7 @@ def ask(
         budget = budget or DEFAULT_BUDGET
         viewer = viewer or principal
         # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
-        # trace computed over restricted text afterwards leaks (see chainret.projection).
+        # trace computed over restricted text afterwards leaks (see chainret.pipeline.projection).
         wider = project and not reads_within(full, principal, viewer)
         cat = full.reader_store(viewer) if wider else full
         cv = cat.view(view, principal)
@@ -122,7 +122,7 @@ def ask(
             assert reading.outcome is not None
             trace = Trace.model_construct(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)
             if text_route and reading.outcome == "no_pattern":
-                from chainret.baselines import text_route_result  # not on the ask path: it pulls the case models
+                from chainret.pipeline.baselines import text_route_result  # not on the ask path: it pulls the case models
 
                 trace = text_route_result(trace, cv, cat.hop_world(cv), budget)
         else:
@@ -199,7 +199,7 @@ def _suggestions(trace: Trace, catalog: CatalogReader) -> list[tuple[str, str]]:
     """The catalog's phrasings closest to a request that matched none."""
     if trace.outcome != "no_pattern":
         return []
-    from chainret.patterns import suggest_phrasings
+    from chainret.catalog.patterns import suggest_phrasings
 
     return suggest_phrasings(trace.request, pattern_specs(catalog))
 

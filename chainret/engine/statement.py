@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from chainret.catalog.clause import parse_clause
 from chainret.catalog.models import mention_terms, mentions_term
-from chainret.codes import DefectCode
+from chainret.core.codes import DefectCode
 
 EntityLookup = Callable[[str], Any | None]
 

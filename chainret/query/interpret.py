@@ -1,9 +1,9 @@
 """Interpretation: request text -> a pattern and one canonical start entity in the view, or a refusal.
 
 ``interpret(request, cv) -> Reading`` matches the request against the catalog's relation patterns
-(``chainret.patterns``) and resolves the slot words to exactly one entity of the slot type in the
+(``chainret.catalog.patterns``) and resolves the slot words to exactly one entity of the slot type in the
 view: several is ``ambiguous_alias``, none is ``unknown_entity``, no pattern is ``no_pattern``.
-When no literal reading resolves, the tolerant readings of ``chainret.understand`` are tried; two
+When no literal reading resolves, the tolerant readings of ``chainret.query.understand`` are tried; two
 readings that disagree are ``ambiguous_reading``. An unknown entity's refusal names the closest
 entities the principal may know (did you mean), never others.
 """
@@ -15,12 +15,12 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from chainret.store.base import CatalogRecords, ViewReader
-from chainret.codes import RefusalCode
-from chainret.lexicon import type_words
-from chainret.patterns import PatternSpec, best_matches, match_request, words
-from chainret.trace import Interpretation, Refusal, WordMatch
-from chainret.understand import Mention, resolve_mention, suggest_entities, tolerant_readings
-from chainret.understand import Reading as TolerantReading
+from chainret.core.codes import RefusalCode
+from chainret.query.lexicon import type_words
+from chainret.catalog.patterns import PatternSpec, best_matches, match_request, words
+from chainret.trace.model import Interpretation, Refusal, WordMatch
+from chainret.query.understand import Mention, resolve_mention, suggest_entities, tolerant_readings
+from chainret.query.understand import Reading as TolerantReading
 
 
 class Reading(NamedTuple):
@@ -39,9 +39,9 @@ def pattern_specs(catalog: CatalogRecords) -> list[PatternSpec]:
 def interpret(request: str, cv: ViewReader) -> Reading:
     """Match the request to a pattern and resolve its slot to one canonical ID in the view.
 
-    Literal readings first (``chainret.patterns``: a declared phrasing word for word, the slot an
+    Literal readings first (``chainret.catalog.patterns``: a declared phrasing word for word, the slot an
     entity's ID, name or alias exactly), as before; only when none resolves, the tolerant readings
-    of ``chainret.understand``, accepted when they agree on one pattern and one entity.
+    of ``chainret.query.understand``, accepted when they agree on one pattern and one entity.
     """
     specs = pattern_specs(cv.catalog)
     matches = best_matches(match_request(request, specs))

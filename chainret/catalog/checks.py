@@ -6,8 +6,8 @@ digests: warnings; pattern type chains and phrasings: errors; view-time ineligib
 functional-predicate contradictions per view and principal: warnings) and ``check_cases`` (views,
 overlays, anchors and expected paths resolve and are consistent: errors).
 
-The phrasing check is the rule ``ask`` matches with (``chainret.patterns``), so this module sits
-above the engine's pattern layer; ``chainret validate`` (``chainret.validate``) and the authoring
+The phrasing check is the rule ``ask`` matches with (``chainret.catalog.patterns``), so this module sits
+above the engine's pattern layer; ``chainret validate`` (``chainret.evaluate.validate``) and the authoring
 build both run it.
 
 Where each validation rule lives (one home each):
@@ -22,7 +22,7 @@ Where each validation rule lives (one home each):
 - what only a source header has (a file listed twice, a case written with entity IDs):
   ``chainret.authoring.header``; what only source files have (quotes, clause lines): ``chainret.authoring.build``.
 
-``chainret.catalog.issues`` is the finding they all return; ``chainret.validate`` runs them per target.
+``chainret.catalog.issues`` is the finding they all return; ``chainret.evaluate.validate`` runs them per target.
 """
 
 from __future__ import annotations
@@ -34,9 +34,9 @@ from chainret.catalog.overlay import apply_overlay
 from chainret.catalog.models import Catalog, Relation, functional_names, parse_clause, sha256_digest
 from chainret.catalog.quotes import where_quote_occurs
 from chainret.catalog.views import VIEW_CODES, CatalogView, open_view
-from chainret.codes import DefectCode
-from chainret.functional import contradictions
-from chainret.patterns import phrasing_problem
+from chainret.core.codes import DefectCode
+from chainret.catalog.functional import contradictions
+from chainret.catalog.patterns import phrasing_problem
 
 DEFECT_MESSAGES: dict[str, str] = {
     DefectCode.INVALID_DIGEST: "support digest is missing or does not match the document's content digest",
@@ -124,7 +124,7 @@ def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
                 issues.append(Issue("pattern_type_mismatch", "error", file, where, f"hops.{j}",
                                     f"hop {hop!r} starts at type {pred.domain!r}, but the chain reaches type {'|'.join(reach)!r} here"))
             reach = pred.range_types
-        for j, phrasing in enumerate(pat.phrasings):  # the rule `ask` matches with (chainret.patterns)
+        for j, phrasing in enumerate(pat.phrasings):  # the rule `ask` matches with (chainret.catalog.patterns)
             problem = phrasing_problem(phrasing, pat.start_type)
             if problem is not None:
                 issues.append(Issue("invalid_phrasing", "error", file, where, f"phrasings.{j}", problem))

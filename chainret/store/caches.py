@@ -1,7 +1,7 @@
 """The caches a request goes through: a catalog's views and hop worlds, kept in the caller's ``Session``.
 
 ``cached_view`` and ``hop_world`` are the in-memory catalog's: a ``Catalog`` gets its view, BM25
-index and relation flags, cached by digest, view and principal in a ``chainret.session.Session``.
+index and relation flags, cached by digest, view and principal in a ``chainret.core.session.Session``.
 ``chainret.store.memory.MemoryStore`` answers the catalog reader's ``view`` and ``hop_world`` with
 them; a compiled store has its own (a caller holding a ``CatalogReader`` asks the reader, never
 these). They live here, beside the session that owns them, and not under ``chainret.store``, so a
@@ -12,15 +12,15 @@ from __future__ import annotations
 
 from chainret.catalog.models import Catalog, Relation, functional_names
 from chainret.catalog.views import CatalogView, open_view
-from chainret.hops import HopWorld, Rel
-from chainret.search import LexicalIndex
-from chainret.session import Session, default_session
+from chainret.engine.hops import HopWorld, Rel
+from chainret.engine.search import LexicalIndex
+from chainret.core.session import Session, default_session
 from chainret.store.base import ViewReader, view_codes
-from chainret.trace import Anchor
+from chainret.trace.model import Anchor
 
 
 # -- catalog, view and index caching ----------------------------------------------------------
-# The caches belong to a Session (chainret.session): the CLI, the server and tests create their
+# The caches belong to a Session (chainret.core.session): the CLI, the server and tests create their
 # own; calls that pass none use default_session().
 def clear_caches(session: Session | None = None) -> None:
     """Forget every cached view, hop world and reader fact of a session."""

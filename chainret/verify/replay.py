@@ -40,11 +40,11 @@ from pydantic import BaseModel
 from chainret.catalog.issues import CatalogFileInvalid
 from chainret.catalog.models import Catalog, Entity, SourceDocument, Unit, doc_ref, sha256_digest, unit_doc
 from chainret.store.base import CatalogReader
-from chainret.errors import UsageError
-from chainret.trace import Budget, Trace, write_trace
+from chainret.core.errors import UsageError
+from chainret.trace.model import Budget, Trace, write_trace
 
 if TYPE_CHECKING:
-    from chainret.evaluate import CaseResult
+    from chainret.evaluate.cases import CaseResult
 
 VOLATILE_META = ("ask_ms", "revision")  # how long it took; which catalog write answered it
 _MAX_SHOWN = 160  # characters of a value shown in a difference message
@@ -224,7 +224,7 @@ def evidence_differences(trace: Trace, catalog: Catalog | CatalogReader, reader:
 
 
 def statement_differences(trace: Trace, catalog: Catalog | CatalogReader) -> list[Difference]:
-    """Each hop's quote must state that hop's step (``chainret.statement``), from the cited text alone.
+    """Each hop's quote must state that hop's step (``chainret.engine.statement``), from the cited text alone.
 
     The step is the hop's start node, its predicate and its bridge (for a hop refused on an opposing
     assignment, the bridge it proposed). A store's own flags are not consulted, so a store row edited
@@ -234,7 +234,7 @@ def statement_differences(trace: Trace, catalog: Catalog | CatalogReader) -> lis
 
 
 def _statements(trace: Trace, evidence: Evidence) -> list[Difference]:
-    from chainret.statement import states
+    from chainret.engine.statement import states
 
     lookup = evidence.entity
     out: list[Difference] = []
@@ -266,7 +266,7 @@ def _locate(recorded: str, trace_path: Path | None) -> Path:
 
 
 def _replay_case(trace: Trace, catalog: CatalogReader | str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[CatalogReader, Trace]:
-    from chainret.evaluate import run_case
+    from chainret.evaluate.cases import run_case
     from chainret.catalog.load import apply_overlay, load_world
 
     meta = trace.meta
@@ -284,7 +284,7 @@ def _replay_case(trace: Trace, catalog: CatalogReader | str | os.PathLike[str] |
 
 
 def _replay_request(trace: Trace, catalog: CatalogReader | str | os.PathLike[str] | None, trace_path: Path | None) -> tuple[CatalogReader, Trace]:
-    from chainret.ask import ask
+    from chainret.pipeline.ask import ask
     from chainret.store import resolve_catalog
 
     meta = trace.meta

@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import filterfalse
 from typing import Any, NamedTuple, Protocol
 
-from chainret.bulk import paused_gc
+from chainret.core.bulk import paused_gc
 
 # A token: runs of letters/digits, joined by ID/alias/ref punctuation when a letter or digit
 # follows (so the trailing "." of a sentence or "?" of a question is not part of the token).

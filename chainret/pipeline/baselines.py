@@ -19,15 +19,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from chainret.budget import effective_budget
+from chainret.core.budget import effective_budget
 from chainret.catalog.cases import Case
-from chainret.hops import HopWorld
+from chainret.engine.hops import HopWorld
 from chainret.store.base import ViewReader
-from chainret.errors import ChainretError
-from chainret.interpret import interpret
-from chainret.packet import coverage, pack_items
-from chainret.search import SearchHit
-from chainret.trace import Budget, Hit, Hop, Packet, PacketItem, Trace
+from chainret.core.errors import ChainretError
+from chainret.query.interpret import interpret
+from chainret.pipeline.packet import coverage, pack_items
+from chainret.engine.search import SearchHit
+from chainret.trace.model import Budget, Hit, Hop, Packet, PacketItem, Trace
 
 TEXT_ROUTE_LABEL = "text route: ranked text, NOT a supported chain"
 ROUTES = ("bm25-request", "bm25-expanded", "dense")
@@ -73,7 +73,7 @@ def route_hits(route: str, request: str, cv: ViewReader, world: HopWorld, k: int
 def _dense_search(request: str, cv: ViewReader, k: int) -> list[SearchHit]:
     import numpy as np
 
-    from chainret.embed import embed_texts
+    from chainret.pipeline.embed import embed_texts
 
     units = cv.units()
     if not units or k <= 0:

@@ -6,7 +6,7 @@ rows. It may advance only over a relation that
 * has hop k's predicate and the current node as subject,
 * is current in the view, readable by the principal and valid (digest, span, clause), and
 * is supported by a unit that *this* hop's search returned, and
-* is stated by its own quote (``chainret.statement``: re-derived from the cited text, whatever
+* is stated by its own quote (``chainret.engine.statement``: re-derived from the cited text, whatever
   flags a store carries, so an edited store row cannot advance a hop).
 
 The relation's object becomes the bridge; hop k+1 searches that exact ID. A relation elsewhere in
@@ -20,7 +20,7 @@ Budget is counted per request: every search and every returned row counts, used 
 same hop's search returned (no new search for that hop), within the same total budget; every
 branch tried is a ``Hop`` record with its branch id.
 
-Inputs are plain values (``HopWorld``): the caller (``chainret.ask``) builds them from a catalog view,
+Inputs are plain values (``HopWorld``): the caller (``chainret.pipeline.ask``) builds them from a catalog view,
 and tests build random ones. Source text is data here: nothing in a unit's text is read except by
 the search index, so prose cannot change the budget, the principal's allowance or a bridge.
 """
@@ -30,12 +30,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from chainret.budget import effective_budget
-from chainret.codes import RefusalCode
-from chainret.functional import opposing
-from chainret.search import LexicalIndex, SearchHit, SearchIndex
-from chainret.statement import EntityLookup, states
-from chainret.trace import Anchor, Budget, Hit, Hop, Refusal
+from chainret.core.budget import effective_budget
+from chainret.core.codes import RefusalCode
+from chainret.catalog.functional import opposing
+from chainret.engine.search import LexicalIndex, SearchHit, SearchIndex
+from chainret.engine.statement import EntityLookup, states
+from chainret.trace.model import Anchor, Budget, Hit, Hop, Refusal
 
 CONTRADICTION_ASSUMPTION = (
     "catalog-level contradiction check: before accepting a bridge over functional predicate {pred!r}, "

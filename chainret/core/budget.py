@@ -1,7 +1,7 @@
 """``Budget``: the request-level limits (a case file may override them, a trace records them).
 
-At the bottom of the package with ``chainret.codes``: the catalog's case files and the engine's
-traces both use it, and it imports nothing from chainret. ``chainret.trace`` re-exports it.
+At the bottom of the package with ``chainret.core.codes``: the catalog's case files and the engine's
+traces both use it, and it imports nothing from chainret. ``chainret.trace.model`` re-exports it.
 """
 
 from pydantic import BaseModel, ConfigDict, Field

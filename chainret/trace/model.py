@@ -18,13 +18,13 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from chainret.budget import Budget as Budget  # re-exported: traces record it
-from chainret.files import atomic_write_text
-from chainret.files import check_output_path as check_output_path
-from chainret.codes import RefusalCode
-from chainret.stablejson import dumps as _stable_dumps
-from chainret.stablejson import round_floats
-from chainret.trusted import TrustedModel
+from chainret.core.budget import Budget as Budget  # re-exported: traces record it
+from chainret.core.files import atomic_write_text
+from chainret.core.files import check_output_path as check_output_path
+from chainret.core.codes import RefusalCode
+from chainret.core.stablejson import dumps as _stable_dumps
+from chainret.core.stablejson import round_floats
+from chainret.core.trusted import TrustedModel
 
 SCHEMA_VERSION = "1.0"
 
@@ -236,7 +236,7 @@ class Trace(_Model):
         """Stable JSON: sorted keys, floats rounded to 6 places.
 
         The text of ``json.dumps(round_floats(data), sort_keys=True, indent=indent, ensure_ascii=False)``;
-        for the default indent written in C where it can be (``chainret.stablejson``; tests check the
+        for the default indent written in C where it can be (``chainret.core.stablejson``; tests check the
         bytes are the same).
         """
         if indent == 2:
@@ -250,7 +250,7 @@ class Trace(_Model):
 
 def write_trace(trace: Trace, path: str | os.PathLike[str], *, exclusive: bool = False) -> Path:
     """Write a trace file; control/bidi characters are ``\\u``-escaped (same JSON values, safe to ``cat``)."""
-    from chainret.textsafe import json_safe
+    from chainret.core.textsafe import json_safe
 
     return atomic_write_text(path, json_safe(trace.to_json()) + "\n", exclusive=exclusive)
 
@@ -258,7 +258,7 @@ def write_trace(trace: Trace, path: str | os.PathLike[str], *, exclusive: bool =
 def read_trace(path: str | os.PathLike[str]) -> Trace:
     import stat
 
-    from chainret.errors import ChainretError
+    from chainret.core.errors import ChainretError
 
     p = Path(path)
     try:

@@ -1,0 +1,1 @@
+"""Measuring: fixture cases (``cases``), request sets (``requests``) and the ``chainret validate`` walker (``validate``)."""

@@ -1,0 +1,1 @@
+"""Traces that prove themselves: ``chainret trace verify`` and golden traces (``replay``)."""

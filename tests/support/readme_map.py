@@ -8,9 +8,9 @@ import ast
 import sys
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-from layers import LAYERS  # noqa: E402  (run as a script or imported as support.readme_map)
+if __package__ in (None, ""):  # run as a script: import the harness package the tests import
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from support.layers import LAYERS  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "chainret"

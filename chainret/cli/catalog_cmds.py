@@ -40,7 +40,7 @@ def validate_cmd(
 
     Exit 0 when every world is valid, 1 when any is not, 2 on usage errors.
     """
-    from chainret.evaluate.validate import validate_paths
+    from chainret.evaluate.cases.validate import validate_paths
 
     reports = validate_paths(list(paths or _default_paths()))
     failed = [r for r in reports if not r.valid or (strict and any(i.severity == "warning" for i in r.issues))]

@@ -46,7 +46,7 @@ import yaml
 
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import clause_text
-from chainret.sources.common import EntityRecord
+from chainret.sources.common import EntityRecord, inside_tree
 from chainret.sources.common import issue as _issue
 
 DESCRIPTOR_NAMES = ("catalog-info.yaml", "catalog-info.yml")
@@ -385,18 +385,13 @@ def _location_files(root: Path, rel: str, target: str, line: int, out: TreeRead)
         out.warnings.append(_issue("location_outside_tree", where, line, f"Location target {target!r} points outside the "
                                    f"tree {root}: not read", "warning"))
         return []
-    root_real = root.resolve()
     if any(c in joined for c in "*?["):
         hits = sorted(p for p in root.glob(joined) if p.is_file())
     else:
         hits = [root / joined]
     found: list[str] = []
     for hit in hits:
-        try:
-            real = hit.resolve()
-        except OSError:
-            real = hit
-        if not real.is_relative_to(root_real):  # a symlink out of the tree
+        if not inside_tree(root, hit):  # a symlink out of the tree
             out.warnings.append(_issue("location_outside_tree", where, line, f"Location target {target!r} resolves "
                                        "outside the tree (through a link): not read", "warning"))
             continue
@@ -431,10 +426,9 @@ def read_tree(path: str | os.PathLike[str]) -> TreeRead:
     given = Path(path)
     if given.is_dir():
         root = given
-        inside = root.resolve()
         start = [p.relative_to(root).as_posix() for p in sorted(root.rglob("*"))
                  if not any(part.startswith(".") for part in p.relative_to(root).parts)
-                 and p.resolve().is_relative_to(inside) and _is_descriptor(p)]  # never a link out of the tree
+                 and inside_tree(root, p) and _is_descriptor(p)]  # never a link out of the tree
     else:
         root, start = given.parent, [given.name]
     out = TreeRead(root=root)

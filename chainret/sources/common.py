@@ -21,3 +21,14 @@ class EntityRecord:
 def issue(code: str, file: Path | str, line: int | None, message: str, severity: Severity = "error") -> Issue:
     """A problem at ``file:line`` (``line`` 1-based; None: the whole file)."""
     return Issue(code, severity, str(file), f"line {line}" if line else "", "", message)
+
+
+def inside_tree(root: Path, path: Path) -> bool:
+    """Whether ``path`` (under ``root``) still lies inside the tree once every symlink on the way is
+    followed: a record reader never reads a file through a link out of the tree (a ``CODEOWNERS`` or
+    ``docs`` link to ``/etc`` would otherwise end up quoted in the catalog). A path that cannot be
+    resolved (a link loop) is not inside."""
+    try:
+        return path.resolve().is_relative_to(root.resolve())
+    except (OSError, RuntimeError):  # ELOOP and friends; RuntimeError: a loop on Python < 3.13
+        return False

@@ -39,7 +39,6 @@ from chainret.catalog.models import CATALOG_FORMAT, Catalog, Pattern, Predicate
 from chainret.core.errors import UsageError
 from chainret.sources import backstage as bs
 from chainret.sources import codeowners as co
-from chainret.sources.common import issue
 
 FORMATS = ("backstage", "codeowners")
 
@@ -220,26 +219,20 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
             snap.entities[e.id] = (e.name, e.aliases, e.description)
     if "codeowners" in formats:
         if path.is_dir():
-            root_dir, found = path, co.find(path)
+            root_dir, found, links_out = path, co.find(path), co.outside(path)
+            snap.warnings += links_out
             if not found and "backstage" not in formats:
-                raise UsageError(f"{path}: no CODEOWNERS file (looked for {', '.join(co.LOCATIONS)})")
+                raise UsageError(f"{path}: no CODEOWNERS file (looked for {', '.join(co.LOCATIONS)}"
+                                 + (", passing over links out of the tree" if links_out else "") + ")")
         else:
             root_dir = path.parent.parent if path.parent.name in (".github", ".gitlab", "docs") else path.parent
             found = [path.relative_to(root_dir).as_posix()]
         for rel in found:
-            file = root_dir / rel
-            if file.stat().st_size > co.MAX_CODEOWNERS_BYTES:
-                snap.errors.append(issue("file_too_large", str(file), None,
-                                             f"expected at most {co.MAX_CODEOWNERS_BYTES} bytes (GitHub's limit)"))
+            of, refused = co.read(root_dir, rel)
+            snap.errors += refused
+            if of is None:
                 continue
-            try:
-                text = file.read_bytes().decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
-            except UnicodeDecodeError:
-                snap.errors.append(issue("not_utf8", str(file), None, "the CODEOWNERS file is not UTF-8 text"))
-                continue
-            of = co.parse(text, str(file))
             snap.warnings += of.warnings
-            of.rel = rel
             tree_files = files if files is not None else co.tree_files(root_dir)
             rendered, named = co.render(of, tree_files, world)
             snap.documents[f"codeowners/{rel}"] = rendered

@@ -134,7 +134,8 @@ def test_trace_verify_matches_then_detects_changes(tmp_path):
     assert {"replay", "catalog"} <= {d["kind"] for d in got["differences"]}
 
 
-def test_trace_verify_unrelated_catalog_edit_is_reported_as_evidence_intact(tmp_path):
+def test_trace_verify_after_an_unrelated_hand_edit_reports_only_the_identity(tmp_path):
+    """A hand edit leaves no earlier view to rebuild the old identity from: only ``catalog_digest`` differs."""
     world = tmp_path / "w"
     shutil.copytree(ROOT / "fixtures" / "seed", world)
     out = tmp_path / "t.json"
@@ -143,7 +144,8 @@ def test_trace_verify_unrelated_catalog_edit_is_reported_as_evidence_intact(tmp_
     (world / "catalog.yaml").write_text(text.replace("description: northern regional office", "description: edited office", 1))
     r = run("trace", "verify", str(out), "--json")
     got = json.loads(r.output)
-    assert r.exit_code == 0 and got["status"] == "evidence_intact" and got["catalog_changed"], r.output
+    assert r.exit_code == 1 and got["status"] == "mismatch" and got["catalog_changed"], r.output
+    assert [(d["kind"], d["field"]) for d in got["differences"]] == [("catalog", "catalog_digest")], r.output
 
 
 def test_trace_verify_golden_case():

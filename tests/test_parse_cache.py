@@ -58,6 +58,36 @@ def test_the_cache_is_read_only_when_it_is_this_users_own(cache) -> None:
     assert load_world(path).catalog.digest() == load_world(path).catalog.digest()  # parsed again, rewritten
 
 
+@pytest.mark.parametrize("odd", ["deep", "too_deep_for_a_catalog", "not_utf8", "data_not_a_mapping", "empty"])
+def test_an_odd_cache_entry_means_an_ordinary_parse_which_replaces_it(cache, odd: str) -> None:
+    """An entry nested past Python's stack raised RecursionError from the cache read; now every odd entry is ignored."""
+    path = default_catalog_path()
+    fresh = load_world(path).catalog
+    key = parse._cache_key(parse.read_text(path))
+    file = cache / f"{key}.json"
+    head = f'{{"format": "{parse._CACHE_FORMAT}", "key": "{key}", "data": '
+    body = {
+        "deep": head + '{"x": ' + "[" * 200_000 + "]" * 200_000 + "}}",
+        "too_deep_for_a_catalog": head + '{"x": ' + "[" * (parse.MAX_DEPTH + 5) + "]" * (parse.MAX_DEPTH + 5) + "}}",
+        "not_utf8": head + '{"x": "\xff"}}',
+        "data_not_a_mapping": head + "[]}",
+        "empty": "",
+    }[odd]
+    file.write_bytes(body.encode("latin-1"))
+    file.chmod(0o600)
+    assert parse._recall(key) is None
+    assert load_world(path).catalog.digest() == fresh.digest()  # parsed again
+    assert parse._recall(key) == parse.parse_yaml(parse.read_text(path), str(path))  # and the entry replaced
+
+
+def test_a_good_cache_entry_is_used_without_parsing_the_yaml(cache, monkeypatch) -> None:
+    """Negative control: a sound entry is read back, and the YAML reader is not run."""
+    path = default_catalog_path()
+    fresh = load_world(path).catalog
+    monkeypatch.setattr(parse, "parse_yaml", lambda raw, name: pytest.fail("the remembered parse was not used"))
+    assert load_world(path).catalog.digest() == fresh.digest()
+
+
 def test_values_json_cannot_give_back_are_not_remembered() -> None:
     assert parse._json_exact({"a": [1, 2.5, None, True, "x"]}) is not None
     for odd in ({"d": __import__("datetime").date(2024, 1, 1)}, {"b": b"x"}, {1: "int key"}, {"n": float("nan")},

@@ -75,11 +75,12 @@ def test_a_forged_digest_is_an_identity_the_store_never_had(db):
     assert "not an identity this store ever had" in result.differences[0].message
 
 
-def test_a_catalog_file_keeps_no_history_so_an_unknown_identity_is_a_changed_catalog():
-    """The documented limit: compile a store to check identities; a YAML file knows only its current ones."""
+def test_a_catalog_file_refuses_an_identity_it_never_had():
+    """A YAML file keeps no history of identities: one that is neither current nor an earlier view's is a difference."""
     public = ask(REQUEST, str(SEED), view="final")
     forged = public.model_copy(update={"catalog_digest": "sha256:" + "0" * 64})
-    assert verify(forged, str(SEED)).status == "evidence_intact"
+    result = verify(forged, str(SEED))
+    assert result.status == "mismatch" and [d.field for d in result.differences] == ["catalog_digest"], result
 
 
 def test_an_earlier_identity_of_this_viewer_after_an_update_is_evidence_intact(tmp_path):

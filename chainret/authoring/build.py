@@ -434,6 +434,28 @@ def _next_version(versions: list[str]) -> str:
 
 
 # -- the build ---------------------------------------------------------------------------------------
+def check_view_name(name: str) -> str:
+    """``name`` if it may name a view, else a ``UsageError`` (exit 2) that shows the allowed form.
+
+    The rule lives on ``View.name`` (``chainret.catalog.models``); a ``View`` is built with the name
+    so that rule is the only one, and its pattern is quoted from pydantic's error rather than restated.
+    Without this, ``--view 'a b'`` failed only after the whole build, as a pydantic traceback.
+    """
+    from pydantic import ValidationError
+
+    from chainret.core.errors import UsageError
+    from chainret.core.textsafe import short_repr
+
+    try:
+        View(name=name, documents=[])
+    except ValidationError as exc:
+        ctx = next((e.get("ctx") or {} for e in exc.errors() if e["loc"] == ("name",)), {})
+        form = f"match {ctx['pattern']}" if "pattern" in ctx else "be a string"
+        raise UsageError(f"--view {short_repr(name)} is not a view name: a view name must {form} "
+                         "(no spaces or markup), e.g. v3 or 2026-03-01") from None
+    return name
+
+
 def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str | None = None,
           overrides: dict[str, str] | None = None, fresh: bool = False, parsed: Header | None = None,
           previous: Catalog | None = None, check: bool = True) -> BuildResult:
@@ -451,6 +473,8 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     from chainret.catalog.references import reference_issues
     from chainret.core.errors import UsageError
 
+    if view is not None:
+        check_view_name(view)  # before anything is read or written: the name is refused even when no view is added
     src_dir = Path(src)
     if not src_dir.is_dir():
         raise UsageError(f"{src_dir}: not a folder (expected a source folder with {HEADER_NAME})")

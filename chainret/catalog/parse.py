@@ -10,7 +10,9 @@ A YAML catalog that loaded is remembered as JSON under ``$XDG_CACHE_HOME/chainre
 load of the same bytes is ``json.loads`` instead of importing and running the YAML reader (issue 24:
 a cold ``chainret ask`` on the default catalog). Only JSON-exact values are remembered (strings,
 integers, finite floats, booleans, null, lists, string-keyed mappings), only files this user owns and
-no one else may write are read back, and any problem with the cache means an ordinary parse.
+no one else may write are read back, and any problem with the cache means an ordinary parse: an
+entry that cannot be read, is not JSON, is nested deeper than ``MAX_DEPTH`` (or than Python's stack)
+or names another key is ignored, and the ordinary parse then replaces it once the catalog has loaded.
 """
 
 from __future__ import annotations
@@ -435,13 +437,15 @@ def _recall(key: str) -> dict[str, Any] | None:
             return None
         with os.fdopen(os.dup(fd), "rb") as fh:
             doc = json.loads(fh.read())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nesting deeper than the interpreter's stack
         return None
     finally:
         os.close(fd)
     if not isinstance(doc, dict) or doc.get("format") != _CACHE_FORMAT or doc.get("key") != key or not isinstance(doc.get("data"), dict):
         return None
     data: dict[str, Any] = doc["data"]
+    if _too_deep(data) is not None:
+        return None  # deeper than a parse of any catalog that loaded: not a remembered parse
     return data
 
 

@@ -18,8 +18,16 @@ projection) and the catalog identity it was computed over. ``verify`` checks it 
    failure, but only for an identity the catalog really had for that viewer. A compiled store
    records every identity of every compile and update (``identities``), so a claimed identity it
    never had is a difference; so is one it had for *another* viewer (``meta.viewer`` or
-   ``meta.projected`` relabelled). A catalog file keeps no history: there only the current
-   identities are known, and an unknown one is reported as a changed catalog.
+   ``meta.projected`` relabelled). A catalog file keeps no history of identities, but its views
+   are its versions: the writers (``catalog build``, ``catalog import``, ``catalog history``)
+   only ever append views, document versions and relations, so the catalog as it was when an
+   earlier view was its newest can be rebuilt from the file (``earlier_catalogs``). A claimed
+   identity that is neither the file's current one nor one of those is a difference naming
+   ``catalog_digest``: a trace written before a hand edit of the file cannot be told from a
+   forged one (compile a store to keep every identity).
+4. **Revision.** A trace's ``meta.revision`` (``<n>.<hex>``, absent from golden traces) must be the
+   revision the catalog showed that viewer at the trace's identity: a compiled store's n-th
+   identity for the viewer; for a catalog file, always ``1.`` and the identity itself.
 
 Golden traces are the offline (unprojected) traces of every fixture case, one file per case at
 ``<root>/<world>/<case>.json``; ``chainret eval fixtures --update-golden traces`` rewrites them.
@@ -31,7 +39,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
@@ -39,9 +47,15 @@ from pydantic import BaseModel
 
 from chainret.catalog.issues import CatalogFileInvalid
 from chainret.catalog.models import Catalog, Entity, SourceDocument, Unit, doc_ref, sha256_digest, unit_doc
+<<<<<<< HEAD:chainret/verify/replay.py
 from chainret.store.base import CatalogReader
 from chainret.core.errors import UsageError
 from chainret.trace.model import Budget, Trace, write_trace
+=======
+from chainret.store.base import CatalogReader, revision_token
+from chainret.core.errors import UsageError
+from chainret.trace.model import Budget, Trace, write_trace
+>>>>>>> h-verify:chainret/verify/replay.py
 
 if TYPE_CHECKING:
     from chainret.evaluate.cases import CaseResult
@@ -359,6 +373,8 @@ def verify(
         diffs.append(Difference(kind="catalog", field="catalog_digest", message=f"catalog was {_shown(trace.catalog_digest)}, now {identity}"))
     elif changed:
         diffs.extend(identity_differences(trace, cat, viewer))
+    if not any(d.kind == "catalog" for d in diffs):  # a refused identity makes its revision moot
+        diffs.extend(revision_differences(trace, cat, viewer))
     status: Literal["verified", "evidence_intact", "mismatch"] = "mismatch" if diffs else ("evidence_intact" if changed else "verified")
     return Verification(status=status, catalog_changed=changed, differences=diffs)
 
@@ -395,7 +411,88 @@ def identity_differences(trace: Trace, catalog: Catalog | CatalogReader, viewer:
     if full_history:
         return [Difference(kind="catalog", field="catalog_digest",
                            message=f"{_shown(claimed)} is not an identity this store ever had (none of its compiles or updates)")]
-    return []  # a catalog file keeps no history: an unknown identity may be an earlier version of the file
+    if claimed in earlier_identities(cat, viewer, trace.meta.get("view")):
+        return []  # the file gained views since the trace was written: the catalog really changed
+    who = "an unprojected audit" if viewer is None else f"viewer {viewer!r}"
+    return [Difference(kind="catalog", field="catalog_digest",
+                       message=f"{_shown(claimed)} is not this catalog's identity for {who}, now or at any of its earlier views; "
+                       "a catalog file keeps no other history, so a trace written before a hand edit of the file cannot be "
+                       "told from a forged one (compile a store to keep every identity)")]
+
+
+def earlier_catalogs(catalog: Catalog, since: str | None = None) -> Iterator[Catalog]:
+    """The catalog as it was when each of its earlier views was the newest, newest first (part 3 above).
+
+    A writer adds a view (and the document versions and relations only it holds) at the end and
+    never rewrites an earlier one, so dropping the later views, the document versions that only they
+    list, and those versions' relations gives back the earlier file. Two things a writer may also
+    have changed are tried both ways: the ``current`` mark (``catalog build`` moves it to the view it
+    adds) and the entities that only the dropped relations name (an import declares the entities
+    its records have). Anything else edited since gives no match, which is reported, never assumed.
+    ``since``: the view the trace asked; the catalog then had it, so only versions that keep it are made.
+    """
+    views = list(catalog.views)
+    names = [v.name for v in views]
+    first = names.index(since) + 1 if since in names else 1
+    for k in range(len(views) - 1, first - 1, -1):
+        kept, later = views[:k], views[k:]
+        held = {ref for v in kept for ref in v.documents}
+        gone = {ref for v in later for ref in v.documents} - held
+        relations = [r for r in catalog.relations if r.support.doc_ref not in gone]
+        named = {e for r in relations for e in (r.subject, r.object)}
+        only_later = {e for r in catalog.relations if r.support.doc_ref in gone for e in (r.subject, r.object)} - named
+        entity_lists = [list(catalog.entities)]
+        if only_later & {e.id for e in catalog.entities}:
+            entity_lists.append([e for e in catalog.entities if e.id not in only_later])
+        view_lists = [kept]
+        if any(v.current for v in later):
+            view_lists.append([*kept[:-1], kept[-1].model_copy(update={"current": True})])
+        documents = [d for d in catalog.documents if d.ref not in gone]
+        for entities in entity_lists:
+            for vs in view_lists:
+                fields = {**dict(catalog), "entities": entities, "documents": documents, "relations": relations, "views": vs}
+                yield Catalog.model_construct(_fields_set=catalog.model_fields_set, **fields)
+
+
+def earlier_identities(cat: CatalogReader, viewer: str | None, since: object = None) -> Iterator[str]:
+    """The identities ``viewer`` was shown by the earlier versions of a catalog file (``earlier_catalogs``), lazily."""
+    from chainret.catalog.readable import reader_digest
+    from chainret.core.session import Session
+
+    catalog = getattr(cat, "catalog", None)
+    if not isinstance(catalog, Catalog):
+        return  # not a catalog in memory: nothing to rebuild, so nothing matches
+    session = Session(size=2)  # the rebuilt catalogs are not kept in the caller's caches
+    for earlier in earlier_catalogs(catalog, since if isinstance(since, str) else None):
+        yield earlier.digest() if viewer is None else reader_digest(earlier, viewer, session=session)
+
+
+def revision_differences(trace: Trace, catalog: Catalog | CatalogReader, viewer: str | None) -> list[Difference]:
+    """A recorded ``meta.revision`` must be one the catalog showed ``viewer`` at the trace's identity (part 4 above).
+
+    The revision names which write of the catalog answered, so a forged one claims an answer from
+    another write; it is not compared with the replay's (it differs legitimately once the catalog has
+    changed), but against the trace's own ``catalog_digest``.
+    """
+    recorded = trace.meta.get("revision")
+    if recorded is None:
+        return []  # golden traces and ``stable`` copies carry none
+    cat = _reader(catalog)
+    claimed = trace.catalog_digest or ""
+    if isinstance(cat, IdentityHistory):
+        history = cat.identity_history(viewer)
+        allowed = [revision_token(i + 1, d) for i, d in enumerate(history) if d == claimed]
+        if not history and claimed == (cat.digest() if viewer is None else cat.reader_digest(viewer)):
+            allowed.append(cat.revision(viewer))  # a store that recorded no identities answers every viewer from its first
+    else:
+        allowed = [revision_token(1, claimed)]  # a catalog file's revision is always the first of its identity
+    if recorded in allowed:
+        return []
+    who = "an unprojected audit" if viewer is None else f"viewer {viewer!r}"
+    expected = " or ".join(allowed) if allowed else "none: the catalog never showed that identity"
+    return [Difference(kind="catalog", field="meta.revision",
+                       message=f"{_shown(recorded)} is not the revision this catalog showed {who} at the trace's catalog identity "
+                       f"(expected {expected})")]
 
 
 def verify_trace(

@@ -663,8 +663,9 @@ def grant_login(url: str, principal: str | None, login: str, password: str | Non
     """Create or update ``login`` so that it reads the store at ``url`` as ``principal`` (None: the app role).
 
     Returns the database role it was granted. The login loses any other role of this store first: one
-    login, one principal. Runs as the DBA (the compile's login). The password is passed as a literal
-    inside the statement sent to the server, never on a command line or in a message.
+    login, one principal. Runs as the DBA (the compile's login). The password never reaches the server,
+    a command line or a message: the statement carries its SCRAM-SHA-256 verifier (``_scram_verifier``),
+    so a server that logs statements (``log_statement = ddl``) logs no password.
     """
     from psycopg import sql
 
@@ -695,13 +696,26 @@ def grant_login(url: str, principal: str | None, login: str, password: str | Non
         verb = "ALTER" if found else "CREATE"
         stmt = sql.SQL(verb + " ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS INHERIT").format(sql.Identifier(login))
         if password is not None:
-            stmt = stmt + sql.SQL(" PASSWORD {}").format(sql.Literal(password))
+            stmt = stmt + sql.SQL(" PASSWORD {}").format(sql.Literal(_scram_verifier(w.conn, login, password)))
         w.conn.execute(stmt)
         for role in _held_roles(w, roles, login):
             if role != target:
                 w.execute(f'REVOKE "{role}" FROM "{login}"')
         w.execute(f'GRANT "{target}" TO "{login}"')
     return target
+
+
+def _scram_verifier(conn: Conn, login: str, password: str) -> str:
+    """The SCRAM-SHA-256 verifier of ``password`` (``SCRAM-SHA-256$4096:<salt>$<StoredKey>:<ServerKey>``).
+
+    Computed on the client by libpq (``PQencryptPasswordConn``, as psql's ``\\password`` does: a random salt,
+    the server's iteration count), so only the verifier is sent; PostgreSQL stores a verifier it is given as it
+    is, and a login then authenticates with the password.
+    """
+    try:
+        return conn.pgconn.encrypt_password(password.encode(), login.encode(), b"scram-sha-256").decode("ascii")
+    except Exception as exc:  # noqa: BLE001 - libpq's reason, never the password
+        raise StoreError(f"cannot compute the password verifier for {login!r}: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from None
 
 
 def revoke_login(url: str, login: str) -> list[str]:

@@ -33,7 +33,12 @@ ids, endpoints and spans): the engine's contradiction check and the audit of wit
 need relation records the principal may not read. A relation record's subject, predicate and
 object state the same fact as its (protected) clause, so a login can learn that a restricted
 relation exists and what it relates; keep such records out of a shared store if that matters.
-Statistics views (``pg_stats``) hide the columns of tables whose policies apply to the reader.
+Statistics views (``pg_stats``) hide the columns of tables whose policies apply to the reader, and ``corpus``
+(units and tokens per principal class) shows a login the figures of its own class only. The planner's
+estimates come from statistics over every row, so the writer keeps no value statistics on the protected
+tables (``_analyze``): ``EXPLAIN`` cannot tell a word only restricted text holds from an absent one. Row counts
+(``pg_class.reltuples``) and ``EXPLAIN ANALYZE``'s count of the rows a policy removed stay visible to any
+login: docs/scaling.md says what they reveal and how to keep a class's text in a schema of its own.
 """
 
 from __future__ import annotations
@@ -81,6 +86,12 @@ POLICY = (
     "WHERE vd.view_name = pg_catalog.current_setting('chainret.view', true) AND vd.doc_ord = {col} "
     "AND (rd.principal = '*' OR EXISTS (SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = rd.principal "
     "AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE'))) LIMIT 1) IS NOT NULL"
+)
+# ``corpus`` (readable units and tokens per view and principal class): a role sees the public figures and those of
+# the principals whose roles it holds, not the size of text it may not read.
+CORPUS_POLICY = (
+    "corpus.principal = '*' OR EXISTS (SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = corpus.principal "
+    "AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE'))"
 )
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")  # schema and login names
 LOCK_WAIT_S = 30.0
@@ -579,11 +590,49 @@ def _security(w: _Writer, schema: str) -> None:
     for role in (roles.read, roles.app):  # S_app is NOINHERIT: it gets its own grants
         w.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
         w.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
-    for table, col in RLS_TABLES.items():
+    policies = {table: POLICY.format(s=schema, col=f"{table}.{col}") for table, col in RLS_TABLES.items()}
+    policies["corpus"] = CORPUS_POLICY.format(s=schema)
+    for table, policy in policies.items():
         w.execute(f"ALTER TABLE {schema}.{table} ENABLE ROW LEVEL SECURITY")
         w.execute(f"ALTER TABLE {schema}.{table} FORCE ROW LEVEL SECURITY")
         w.execute(f"DROP POLICY IF EXISTS chainret_read ON {schema}.{table}")
-        w.execute(f"CREATE POLICY chainret_read ON {schema}.{table} FOR SELECT USING ({POLICY.format(s=schema, col=f'{table}.{col}')})")
+        w.execute(f"CREATE POLICY chainret_read ON {schema}.{table} FOR SELECT USING ({policy})")
+        # Only the writer analyses them (``_analyze``): autovacuum's ANALYZE would bring back the value statistics.
+        w.execute(f"ALTER TABLE {schema}.{table} SET (autovacuum_analyze_threshold = 2147483647)")
+
+
+def _analyze(w: _Writer, schema: str) -> None:
+    """Planner statistics for every table, then none that name or count values in the protected ones.
+
+    The planner estimates a condition on a table under row-level security from statistics over all its rows
+    (PostgreSQL uses them with leakproof operators such as text equality): with the most common values and
+    histograms of ``postings.term`` any login could tell from ``EXPLAIN`` whether a word occurs in text it may
+    not read, and about how often. Those are removed from the protected tables; what stays per column (the
+    share of NULLs, the mean width, the number of distinct values, the physical order's correlation) is all a
+    generic plan (``plan_cache_mode = force_generic_plan``, which chainret's sessions use) estimates a
+    parameter's selectivity from (the largest value's share, which it also consults, goes). Needs PostgreSQL 18 (``pg_restore_attribute_stats``); on an older
+    server a superuser writer edits ``pg_statistic`` instead, and another writer leaves the statistics as
+    ANALYZE made them (docs/scaling.md says what they reveal).
+    """
+    w.execute(f"ANALYZE {', '.join(f'{schema}.{t}' for t in TABLES)}")
+    tables = [*RLS_TABLES, "corpus"]
+    if int(cast(int, w.rows("SELECT current_setting('server_version_num')::int")[0][0])) >= 180000:
+        kept = w.rows("SELECT tablename, attname, null_frac, avg_width, n_distinct, correlation FROM pg_catalog.pg_stats "
+                      "WHERE schemaname = %s AND tablename = ANY(%s) AND NOT inherited", (schema, tables))
+        for table, column, null_frac, width, distinct, correlation in kept:
+            args = ["'schemaname', %s::text, 'relname', %s::text, 'attname', %s::text, 'inherited', false",
+                    "'null_frac', %s::real, 'avg_width', %s::integer, 'n_distinct', %s::real"]
+            values: list[object] = [schema, table, column, null_frac, width, distinct]
+            if correlation is not None:
+                args.append("'correlation', %s::real")
+                values.append(correlation)
+            w.rows("SELECT pg_catalog.pg_clear_attribute_stats(%s, %s, %s, false)", (schema, table, column))
+            w.rows(f"SELECT pg_catalog.pg_restore_attribute_stats({', '.join(args)})", values)
+    elif w.rows("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")[0][0]:
+        for n in range(1, 6):  # every slot but the correlation's (kind 3)
+            w.execute(f"UPDATE pg_catalog.pg_statistic SET stakind{n} = 0, staop{n} = 0, stacoll{n} = 0, stanumbers{n} = NULL, "
+                      f"stavalues{n} = NULL WHERE starelid = ANY(%s::regclass[]) AND stakind{n} <> 3",
+                      ([f"{schema}.{t}" for t in tables],))
 
 
 @contextlib.contextmanager
@@ -632,7 +681,7 @@ def compile_postgres(catalog: CompileSource, url: str, *, replace: bool = False)
         for stmt in index_statements():
             w.execute(stmt)
         _security(w, schema)
-        w.execute(f"ANALYZE {', '.join(f'{schema}.{t}' for t in TABLES)}")  # inside: the commit is the last step
+        _analyze(w, schema)  # inside: the commit is the last step
     return counts
 
 
@@ -644,6 +693,7 @@ def update_postgres(catalog: Catalog, url: str) -> dict[str, int]:
         check_schema(w.rows, f"{redact(url)} (schema {schema})", write=True)
         added = update_into(w, catalog)
         _security(w, schema)  # a principal the new version names gets its role
+        _analyze(w, schema)
     return added
 
 
@@ -663,8 +713,9 @@ def grant_login(url: str, principal: str | None, login: str, password: str | Non
     """Create or update ``login`` so that it reads the store at ``url`` as ``principal`` (None: the app role).
 
     Returns the database role it was granted. The login loses any other role of this store first: one
-    login, one principal. Runs as the DBA (the compile's login). The password is passed as a literal
-    inside the statement sent to the server, never on a command line or in a message.
+    login, one principal. Runs as the DBA (the compile's login). The password never reaches the server,
+    a command line or a message: the statement carries its SCRAM-SHA-256 verifier (``_scram_verifier``),
+    so a server that logs statements (``log_statement = ddl``) logs no password.
     """
     from psycopg import sql
 
@@ -695,13 +746,26 @@ def grant_login(url: str, principal: str | None, login: str, password: str | Non
         verb = "ALTER" if found else "CREATE"
         stmt = sql.SQL(verb + " ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOBYPASSRLS INHERIT").format(sql.Identifier(login))
         if password is not None:
-            stmt = stmt + sql.SQL(" PASSWORD {}").format(sql.Literal(password))
+            stmt = stmt + sql.SQL(" PASSWORD {}").format(sql.Literal(_scram_verifier(w.conn, login, password)))
         w.conn.execute(stmt)
         for role in _held_roles(w, roles, login):
             if role != target:
                 w.execute(f'REVOKE "{role}" FROM "{login}"')
         w.execute(f'GRANT "{target}" TO "{login}"')
     return target
+
+
+def _scram_verifier(conn: Conn, login: str, password: str) -> str:
+    """The SCRAM-SHA-256 verifier of ``password`` (``SCRAM-SHA-256$4096:<salt>$<StoredKey>:<ServerKey>``).
+
+    Computed on the client by libpq (``PQencryptPasswordConn``, as psql's ``\\password`` does: a random salt,
+    the server's iteration count), so only the verifier is sent; PostgreSQL stores a verifier it is given as it
+    is, and a login then authenticates with the password.
+    """
+    try:
+        return conn.pgconn.encrypt_password(password.encode(), login.encode(), b"scram-sha-256").decode("ascii")
+    except Exception as exc:  # noqa: BLE001 - libpq's reason, never the password
+        raise StoreError(f"cannot compute the password verifier for {login!r}: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}") from None
 
 
 def revoke_login(url: str, login: str) -> list[str]:

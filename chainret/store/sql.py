@@ -357,9 +357,9 @@ class SQLStore:
             )
             hit = self._corpus[key] = (int(cast(int, rows[0][0]) or 0), int(cast(int, rows[0][1]) or 0))
         if hit is None:
-            rows = self.db.rows(
+            rows = self.db.rows(  # as the principal: PostgreSQL shows a role the figures of its own class only
                 "SELECT principal, size, total_len FROM corpus WHERE view_name = ? AND principal IN ('*', ?)",
-                (view, principal),
+                (view, principal), None, principal,
             )
             by = {p: (int(s), int(t)) for p, s, t in cast("list[tuple[str, int, int]]", rows)}
             hit = self._corpus[key] = by.get(principal) or by.get("*") or (0, 0)

@@ -6,8 +6,11 @@ that (the copy is the kernel's: 1.4 s for the 1.4 GB of a 1M-relation store here
 (compile, ``--replace``, ``--update``) holds an exclusive lock on a sidecar file ``.NAME.lock``
 beside the store for its whole duration (``fcntl.flock``; a second writer waits up to
 ``LOCK_WAIT_S`` and is then refused), so an update and a replace never interleave and a command
-that prints success has its rows in the store that is there afterwards. File names reach SQLite as
-escaped URIs (``#``, ``?``, ``%``, spaces and non-ASCII names are plain file names).
+that prints success has its rows in the store that is there afterwards. The writer removes the lock
+file when it ends (``write_lock``), and removes its temporary copy and journal when it fails; what a
+killed writer left, the next writer of that store removes. A full disk is reported as such (the store
+in place is unchanged). File names reach SQLite as escaped URIs (``#``, ``?``, ``%``, spaces and
+non-ASCII names are plain file names).
 
 Because the file under a path's inode never changes, readers open it ``immutable`` (SQLite takes no
 file lock and checks for no journal): an ask makes at most one system call for it, an ``fstat`` at most every
@@ -40,6 +43,7 @@ database has to enforce permissions.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import re
@@ -219,25 +223,83 @@ def lock_path(out: Path) -> Path:
     return out.parent / f".{out.name}.lock"
 
 
+def _take_lock_file(path: Path) -> int | None:
+    """An open descriptor holding ``flock`` on the lock file at ``path``, or None while another writer holds it.
+
+    The holder removes the file when it ends (``write_lock``), so a waiter may have opened a file that is no longer
+    at the path: it then holds a lock nobody else will look at, and opens the path again. The lock is held only
+    when the descriptor's inode is the one the path names after ``flock`` returned: at any moment, only the writer
+    holding the path's file, which alone removes it, can take that away.
+    """
+    for _ in range(100):  # each pass: a holder removed the file between our open and our flock
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise StoreError(f"cannot create the write lock {path}: {exc.strerror}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return None
+        try:
+            at_path = os.stat(path)
+        except FileNotFoundError:
+            at_path = None
+        mine = os.fstat(fd)
+        if at_path is not None and (at_path.st_dev, at_path.st_ino) == (mine.st_dev, mine.st_ino):
+            return fd
+        os.close(fd)
+    return None
+
+
 @contextlib.contextmanager
 def write_lock(out: Path, wait_s: float | None = None) -> Iterator[None]:
-    """Hold the store's exclusive write lock; a ``StoreError`` when another writer keeps it past ``wait_s``."""
+    """Hold the store's exclusive write lock; a ``StoreError`` when another writer keeps it past ``wait_s``.
+
+    The lock file (``.NAME.lock``) lives only while a writer holds it: the writer removes it, still holding
+    it, when it ends, so nothing is left beside the store (a killed writer's file is removed by the next
+    writer). Hand-written because ``fcntl.flock`` keeps no file away by itself, and a file removed by one
+    writer while another waits on it is safe only with the re-check of ``_take_lock_file``.
+    """
     wait = LOCK_WAIT_S if wait_s is None else wait_s
     out.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path(out), os.O_RDWR | os.O_CREAT, 0o644)
+    path = lock_path(out)
+    held: list[int] = []
+
+    def try_lock() -> bool:
+        fd = _take_lock_file(path)
+        if fd is not None:
+            held.append(fd)
+        return fd is not None
+
+    wait_for_lock(try_lock, wait, f"{out} (lock {path.name} held)")
     try:
-
-        def try_lock() -> bool:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                return False
-            return True
-
-        wait_for_lock(try_lock, wait, f"{out} (lock {lock_path(out).name} held)")
+        _remove_leftovers(out)
         yield
     finally:
-        os.close(fd)  # closing the descriptor releases the lock
+        with contextlib.suppress(OSError):
+            path.unlink()  # first, while it is held: a waiter that opened it sees another inode (or none) and retries
+        os.close(held[0])  # closing the descriptor releases the lock
+
+
+def _leftovers(out: Path) -> list[Path]:
+    """The temporary files a writer of ``out`` makes (``_new_file_for``'s copy and SQLite's journal of it)."""
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.[a-z0-9_]{{8}}\.tmp(?:-journal|-wal|-shm)?")
+    try:
+        return [p for p in out.parent.iterdir() if pattern.fullmatch(p.name)]
+    except OSError:
+        return []
+
+
+def _remove_leftovers(out: Path) -> None:
+    """Remove what a killed writer of ``out`` left (its copy of the store and the copy's journal).
+
+    Called under the write lock, so no other writer of ``out`` is using them; each writer removes its own files
+    when it fails, but a writer killed outright cannot.
+    """
+    for p in _leftovers(out):
+        with contextlib.suppress(OSError):
+            p.unlink()
 
 
 def check_schema(rows: Callable[[str], Sequence[tuple[object, ...]]], where: str, *, write: bool = False) -> None:
@@ -321,9 +383,28 @@ def _compile_locked(catalog: CompileSource, out: Path) -> dict[str, int]:
                 c.execute(stmt)
             c.execute("COMMIT")
             c.execute("ANALYZE")
+        except sqlite3.DatabaseError as exc:
+            raise _write_error(exc, out, "compile") from None
         finally:
             db.close()
     return counts
+
+
+def _write_error(exc: sqlite3.DatabaseError | OSError, out: Path, doing: str) -> StoreError:
+    """What a failed write of ``out`` says: a full disk or an I/O error as such (``out`` itself is unchanged: a
+    writer writes a new file beside it), anything else from SQLite as a file that is not a chainret store."""
+    if isinstance(exc, OSError):
+        full, reason = exc.errno in (errno.ENOSPC, errno.EDQUOT), exc.strerror
+    else:
+        code = getattr(exc, "sqlite_errorcode", None)
+        full, reason = code == sqlite3.SQLITE_FULL, str(exc)
+        if not full and (code is None or code & 0xFF != sqlite3.SQLITE_IOERR):
+            return StoreError(f"{out} is not a chainret store ({exc})")
+    state = f"{out} is unchanged" if out.exists() else f"{out} was not written"
+    if full:
+        need = " (an update writes a copy of the store beside it: that much free space and more)" if doing == "update" else ""
+        return StoreError(f"cannot {doing} {out}: the disk is full ({reason}); {state}. Free space{need} and run it again")
+    return StoreError(f"cannot {doing} {out}: the disk failed a write ({reason}); {state}")
 
 
 @contextlib.contextmanager
@@ -340,7 +421,8 @@ def _new_file_for(out: Path) -> Iterator[Path]:
         yield tmp_path
         os.replace(tmp_path, out)
     except BaseException:
-        tmp_path.unlink(missing_ok=True)
+        for path in (tmp_path, *(Path(f"{tmp_path}{s}") for s in ("-journal", "-wal", "-shm"))):
+            path.unlink(missing_ok=True)  # the copy, and the journal SQLite keeps beside it while it writes
         raise
 
 
@@ -363,6 +445,8 @@ def _update_locked(catalog: Catalog, p: Path) -> dict[str, int]:
             shutil.copyfile(p, tmp_path)
             shutil.copymode(p, tmp_path)
         except OSError as exc:
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise _write_error(exc, p, "update") from None
             raise StoreError(f"cannot copy {p} to update it: {exc.strerror}") from None
         db = SQLiteBackend(tmp_path, write=True)
         try:
@@ -371,11 +455,12 @@ def _update_locked(catalog: Catalog, p: Path) -> dict[str, int]:
             try:
                 added = update_into(db, catalog)
             except BaseException:
-                db.conn.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):  # (SQLite may have rolled back itself: a full disk does)
+                    db.conn.execute("ROLLBACK")
                 raise
             db.conn.execute("COMMIT")
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{p} is not a chainret store ({exc})") from None
+            raise _write_error(exc, p, "update") from None
         finally:
             db.close()
     return added

@@ -23,6 +23,7 @@ import httpx
 import pytest
 
 from chainret.server.auth import hash_token
+from support.availability import read_response
 from support.local_server import LocalServer
 
 pytest.importorskip("mcp")
@@ -183,3 +184,80 @@ def test_mcp_http_concurrent_callers_keep_their_own_principal(servers: Any) -> N
 
     anyio.run(go)
     assert len(got) == 24 and all(want == have for want, have in got)
+
+
+# Bounds of `chainret mcp --http`, set small by its flags so each guard is reached in about a second.
+STREAMS, STREAMS_PER_CLIENT = 3, 2
+INIT = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).encode()
+
+
+@pytest.fixture(scope="module")
+def bounded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[McpHttp]:
+    tmp = tmp_path_factory.mktemp("mcp-bounds")
+    server = McpHttp(["--catalog", str(SUPPLY), "--tokens", str(_tokens(tmp / "tokens.json")), "--body-timeout", "1",
+                      "--max-streams", str(STREAMS), "--max-streams-per-client", str(STREAMS_PER_CLIENT),
+                      "--stream-idle-timeout", "1", "--max-connections-per-client", "20"], log=tmp / "mcp.log").start()
+    try:
+        yield server.wait()
+    finally:
+        server.stop()
+
+
+def _request(port: int, line: str, headers: dict[str, str], body: bytes = b"", pause_after: int | None = None) -> socket.socket:
+    """A connection that sent ``line``, its headers (Host added) and ``body``: whole, or its first ``pause_after``
+    bytes, a short pause and the rest (an honest upload, slow but complete)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=10)
+    head = "".join(f"{k}: {v}\r\n" for k, v in {"Host": f"127.0.0.1:{port}", **headers}.items())
+    s.sendall(f"{line}\r\n{head}\r\n".encode() + body[:pause_after])
+    if pause_after is not None:
+        time.sleep(0.2)
+        s.sendall(body[pause_after:])
+    return s
+
+
+def _post(port: int, body: bytes, declared: int | None = None, pause_after: int | None = None) -> socket.socket:
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream",
+               "Content-Length": str(len(body) if declared is None else declared)}
+    return _request(port, "POST /mcp HTTP/1.1", headers, body, pause_after)
+
+
+def test_mcp_http_a_body_that_stops_is_answered_408_and_an_honest_slow_one_is_served(bounded: McpHttp) -> None:
+    with _post(bounded.port, b"{", declared=500) as s:  # 500 bytes declared, 1 sent
+        status, headers, body = read_response(s, whole=True)  # whole: the server closes the connection after its answer
+    assert (status, json.loads(body)["error"]["code"], headers.get("connection")) == (408, "body_timeout", "close")
+    with _post(bounded.port, INIT, pause_after=10) as s:  # the control: slow but complete, within the bound
+        status, _, body = read_response(s)
+    assert status == 200 and json.loads(body)["result"]["serverInfo"]
+    assert "Traceback" not in bounded.log.read_text(errors="replace")  # type: ignore[union-attr]
+
+
+def _stream(port: int, token: str | None) -> tuple[socket.socket, int, dict[str, str], bytes]:
+    auth = {"Authorization": f"Bearer {token}"} if token else {}
+    s = _request(port, "GET /mcp HTTP/1.1", {"Accept": "text/event-stream", **auth})
+    status, headers, body = read_response(s)
+    return s, status, headers, body
+
+
+def test_mcp_http_event_streams_are_capped_per_client_and_in_all_and_idle_ones_end(bounded: McpHttp) -> None:
+    opened = [_stream(bounded.port, AUDITOR) for _ in range(STREAMS_PER_CLIENT)]
+    assert [(st, h.get("content-type", "").split(";")[0]) for _, st, h, _ in opened] == [(200, "text/event-stream")] * 2
+    s, status, headers, body = _stream(bounded.port, AUDITOR)  # one more for the same token
+    assert (status, json.loads(body)["error"]["code"], headers.get("retry-after")) == (429, "too_many_streams", "1")
+    s.close()
+    other = _stream(bounded.port, PUBLIC)  # the control: another client still gets one
+    assert other[1] == 200
+    s, status, headers, body = _stream(bounded.port, None)  # past the total
+    assert (status, json.loads(body)["error"]["code"], headers.get("retry-after")) == (503, "too_many_streams", "1")
+    s.close()
+    for s, *_ in [*opened, other]:  # each stream ends on its own, idle (a whole chunked body, ended)
+        rest = b""
+        while not rest.endswith(b"0\r\n\r\n"):
+            chunk = s.recv(65536)
+            assert chunk, f"the stream was cut, not ended: {rest!r}"
+            rest += chunk
+    again = _stream(bounded.port, AUDITOR)  # the ended streams gave their places back
+    assert again[1] == 200
+    for s, *_ in [*opened, other, again]:
+        s.close()
+    assert "Traceback" not in bounded.log.read_text(errors="replace")  # type: ignore[union-attr]

@@ -23,6 +23,11 @@ if TYPE_CHECKING:
     from chainret.catalog.suggest import NamesPrincipals
 
 CATALOG_HELP = "Catalog file or world dir, or any catalog the library accepts (default: $CHAINRET_CATALOG or catalogs/default.yaml)."
+# The slow-client and connection bounds both servers take (chainret.server.limits.Limits has their defaults' reasons).
+HEADER_TIMEOUT = typer.Option(10.0, "--header-timeout", help="Seconds a client has to send a request's line and headers (408 and closed after).")
+BODY_TIMEOUT = typer.Option(10.0, "--body-timeout", help="Seconds a client has to send a request's body, from its headers (408 and closed after).")
+MAX_CONNECTIONS = typer.Option(500, "--max-connections", help="Connections a server process holds open at once; past it a connection is answered 503 server_busy (Retry-After) and closed.")
+MAX_CONNECTIONS_PER_CLIENT = typer.Option(100, "--max-connections-per-client", help="Connections one client address holds open at once; past it 429 too_many_connections (Retry-After), closed. Addresses in --forwarded-allow-ips are exempt.")
 
 
 def _require(extra: str, *modules: str) -> None:
@@ -52,8 +57,10 @@ def serve_cmd(
     rate: float = typer.Option(20.0, "--rate", help="Requests per second per token (or per address without one); 0 = no limit."),
     burst: int = typer.Option(40, "--burst", help="Requests a token may make at once before --rate applies."),
     timeout: float = typer.Option(15.0, "--timeout", help="Seconds per request, waiting for the engine included (504 after)."),
-    header_timeout: float = typer.Option(10.0, "--header-timeout", help="Seconds a client has to send a request's line and headers (408 and closed after)."),
-    body_timeout: float = typer.Option(10.0, "--body-timeout", help="Seconds a client has to send a request's body, from its headers (408 and closed after)."),
+    header_timeout: float = HEADER_TIMEOUT,
+    body_timeout: float = BODY_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
+    max_connections_per_client: int = MAX_CONNECTIONS_PER_CLIENT,
     reload_interval: float = typer.Option(1.0, "--reload-interval", help="Seconds between looks for a store update (a request this long after `catalog compile --update` sees it; 0 = every request)."),
     forwarded_allow_ips: Optional[str] = typer.Option(None, "--forwarded-allow-ips", help="Comma-separated proxy addresses whose X-Forwarded-For/-Proto are believed (the client address for rate limits and logs). Default: none, so forwarded headers are ignored."),
     workers: int = typer.Option(1, "--workers", help="Server processes; each loads the catalog once (rate limits are per process)."),
@@ -95,13 +102,15 @@ def serve_cmd(
                          packet_units=max_packet_units, packet_chars=max_packet_chars)
         limits = Limits(ceiling=ceiling, body_bytes=max_body_bytes, request_chars=max_request_chars, rate=rate,
                         burst=burst, timeout_s=timeout, header_timeout_s=header_timeout, body_timeout_s=body_timeout,
-                        reload_interval_s=reload_interval)
+                        reload_interval_s=reload_interval, connections=max_connections,
+                        connections_per_client=max_connections_per_client)
     except ValidationError as exc:
-        bad = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
-        raise UsageError(f"every limit must be positive (--rate may be 0); check {bad}") from None
-    from chainret.server.protocol import protocol_factory
+        raise _bad_limits(exc) from None
+    from chainret.server.protocol import ConnectionCaps, protocol_factory
 
-    protocol = protocol_factory(limits.header_timeout_s, http)  # an unknown or missing --http: refused before the catalog loads
+    # an unknown or missing --http: refused before the catalog loads
+    protocol = protocol_factory(limits.header_timeout_s, http,
+                                ConnectionCaps(limits.connections, limits.connections_per_client, forwarded_allow_ips or ""))
     cfg = ServeConfig(catalog=catalog, tokens=str(tokens.resolve()) if tokens is not None else None,
                       trust_header=trust_header, limits=limits, threads=threads)
     # --pin: this server's workers claim CPUs under one name (chainret.server.affinity). One worker: this process
@@ -135,6 +144,11 @@ def serve_cmd(
     del service, app  # each worker loads its own copy
     os.environ[CONFIG_ENV] = served.model_dump_json()
     uvicorn.run("chainret.server.app:app_from_env", factory=True, workers=workers, **common)
+
+
+def _bad_limits(exc: Any) -> UsageError:
+    bad = ", ".join(".".join(map(str, e["loc"])) for e in exc.errors())
+    return UsageError(f"every limit must be positive (--rate may be 0); check {bad}")
 
 
 def unknown_grants(catalog: NamesPrincipals, file: Any) -> list[str]:
@@ -179,9 +193,18 @@ def mcp_cmd(
     max_searches: int = typer.Option(8, "--max-searches", help="Ceiling for max_searches."),
     max_rows: int = typer.Option(40, "--max-rows", help="Ceiling for max_rows."),
     max_hops: int = typer.Option(4, "--max-hops", help="Ceiling for max_hops."),
+    header_timeout: float = HEADER_TIMEOUT,
+    body_timeout: float = BODY_TIMEOUT,
+    max_connections: int = MAX_CONNECTIONS,
+    max_connections_per_client: int = MAX_CONNECTIONS_PER_CLIENT,
+    max_streams: int = typer.Option(32, "--max-streams", help="With --http: GET /mcp event streams open at once; past it 503 too_many_streams (Retry-After)."),
+    max_streams_per_client: int = typer.Option(4, "--max-streams-per-client", help="With --http: event streams one token (or address without one) holds open at once; past it 429 too_many_streams (Retry-After)."),
+    stream_idle_timeout: float = typer.Option(60.0, "--stream-idle-timeout", help="With --http: seconds after which an event stream that sent no event is ended (the client may open another)."),
 ) -> None:
     """Run an MCP server (tools: ask, list_patterns, verify_trace): over stdio as one configured principal, or with --http over streamable HTTP as each bearer token's principal."""
     _require("mcp", "mcp")
+    from pydantic import ValidationError
+
     from chainret.server.limits import DEFAULT_CEILING, Limits
     from chainret.server.mcp import build_server
     from chainret.server.service import Service
@@ -193,7 +216,13 @@ def mcp_cmd(
     except ValueError:
         raise UsageError("every budget ceiling must be at least 1") from None
     if http:
-        _mcp_http(catalog, Limits(ceiling=ceiling), principal, host, port, tokens)
+        try:
+            limits = Limits(ceiling=ceiling, header_timeout_s=header_timeout, body_timeout_s=body_timeout,
+                            connections=max_connections, connections_per_client=max_connections_per_client,
+                            streams=max_streams, streams_per_client=max_streams_per_client, stream_idle_s=stream_idle_timeout)
+        except ValidationError as exc:
+            raise _bad_limits(exc) from None
+        _mcp_http(catalog, limits, principal, host, port, tokens)
         return
     if tokens is not None:
         raise UsageError("--tokens applies to --http; over stdio the principal is --principal")
@@ -214,7 +243,7 @@ def _mcp_http(catalog: Optional[str], limits: Any, principal: Optional[str], hos
     """``chainret mcp --http``: the token file, the catalog once, uvicorn (needs the serve extra too)."""
     if principal is not None:
         raise UsageError("with --http the principal comes from each request's bearer token (--tokens), not --principal")
-    _require("serve", "uvicorn")
+    _require("serve", "fastapi", "uvicorn")
     import uvicorn
 
     from chainret.server.auth import Authenticator, load_token_file
@@ -226,11 +255,12 @@ def _mcp_http(catalog: Optional[str], limits: Any, principal: Optional[str], hos
     _warn_exposed(host, None)
     typer.echo(f"chainret mcp: world {service.world}, {len(authn.file.tokens)} token(s), anonymous "
                f"{'public' if authn.file.anonymous else 'refused'}, streamable HTTP at http://{host}:{port}{MCP_PATH}", err=True)
-    from chainret.server.protocol import protocol_factory
+    from chainret.server.protocol import ConnectionCaps, protocol_factory
 
-    # the same slow-client bounds as `chainret serve`, and no forwarded headers believed (no proxy named)
+    # the same slow-client and connection bounds as `chainret serve`, and no forwarded headers believed (no proxy named)
+    caps = ConnectionCaps(limits.connections, limits.connections_per_client)
     uvicorn.run(build_http_app(service, authn, host=host), host=host, port=port, log_level="warning",
-                timeout_keep_alive=5, server_header=False, http=protocol_factory(limits.header_timeout_s),
+                timeout_keep_alive=5, server_header=False, http=protocol_factory(limits.header_timeout_s, caps=caps),
                 proxy_headers=False, forwarded_allow_ips="")
 
 

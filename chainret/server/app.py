@@ -63,24 +63,27 @@ _STATUS_CODES = {
 _CLOSE = {"connection": "close"}  # an answer sent before the whole body arrived ends the connection
 
 
-class BodyTooLarge(StarletteHTTPException):
-    def __init__(self, limit: int) -> None:
-        super().__init__(413, f"the request body is larger than {limit} bytes", headers=_CLOSE)
+class _BodyRefused(Exception):
+    """The body passed ``body_bytes`` or did not arrive within ``body_timeout_s``: answered by ``LimitsMiddleware``."""
 
-
-class BodyTimeout(StarletteHTTPException):
-    def __init__(self, seconds: float) -> None:
-        super().__init__(408, f"the request body did not arrive within {seconds:g} s", headers=_CLOSE)
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
 
 
 class LimitsMiddleware:
     """Pure ASGI: refuse bodies over ``body_bytes`` (declared or streamed), cut off a body that has not
-    arrived within ``body_timeout_s`` (408, connection closed), and bound each request's time.
+    arrived within ``body_timeout_s`` (408, connection closed), and bound each request's time (``timeout_s``;
+    None: unbounded, for ``chainret mcp --http``, whose event streams outlive any request time).
 
-    The bounds are ``asyncio.timeout`` scopes (the server runs on asyncio): they cost a third of
-    anyio's ``fail_after``, and two of them wrap every request."""
+    The body is read here, whole, before the app runs, and handed to it as one message: so a slow or
+    oversized body is answered here with the same JSON for every app behind it (the HTTP API, and the MCP
+    SDK's app, which reads the whole body too and would log an error's traceback and answer 500), and
+    never reaches the app. Bodies are at most ``body_bytes`` (64 KiB by default), which every route reads
+    whole anyway. The bounds are ``asyncio.timeout`` scopes (the server runs on asyncio): they cost a
+    third of anyio's ``fail_after``, and two of them wrap every request."""
 
-    def __init__(self, app: ASGIApp, body_bytes: int, timeout_s: float, body_timeout_s: float = 10.0) -> None:
+    def __init__(self, app: ASGIApp, body_bytes: int, timeout_s: float | None, body_timeout_s: float = 10.0) -> None:
         self.app = app
         self.body_bytes = body_bytes
         self.timeout_s = timeout_s
@@ -100,27 +103,7 @@ class LimitsMiddleware:
             if too_big:  # answered before the body is read: the connection closes, its body is never waited for
                 await _send_json(send, 413, error_body("body_too_large", f"the request body is larger than {self.body_bytes} bytes"), _CLOSE)
                 return
-        seen = 0
         started = False
-        loop = asyncio.get_running_loop()
-        body_deadline: float | None = loop.time() + self.body_timeout_s  # None once the body is in
-
-        async def limited_receive() -> Message:
-            nonlocal seen, body_deadline
-            if body_deadline is None:
-                return await receive()  # e.g. waiting for a disconnect: not the body's time
-            try:
-                async with asyncio.timeout_at(body_deadline):
-                    message = await receive()
-            except TimeoutError:
-                raise BodyTimeout(self.body_timeout_s) from None
-            if message["type"] != "http.request" or not message.get("more_body", False):
-                body_deadline = None
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.body_bytes:
-                    raise BodyTooLarge(self.body_bytes)
-            return message
 
         async def tracking_send(message: Message) -> None:
             nonlocal started
@@ -130,10 +113,49 @@ class LimitsMiddleware:
 
         try:
             async with asyncio.timeout(self.timeout_s):
-                await self.app(scope, limited_receive, tracking_send)
+                body = await self._body(receive)
+                if body is None:
+                    return  # the client went away before its body was in: nobody to answer
+                await self.app(scope, _replay(body, receive), tracking_send)
+        except _BodyRefused as exc:
+            await _send_json(send, exc.status, error_body(exc.code, exc.message), _CLOSE)
         except TimeoutError:
             if not started:
                 await _send_json(send, 504, error_body("timeout", f"the request took longer than {self.timeout_s:g} s"))
+
+    async def _body(self, receive: Receive) -> bytes | None:
+        """The whole body, within ``body_timeout_s`` and ``body_bytes`` (``_BodyRefused`` else); None on a disconnect."""
+        chunks: list[bytes] = []
+        seen = 0
+        try:
+            async with asyncio.timeout(self.body_timeout_s):
+                while True:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        return None
+                    chunk = message.get("body", b"")
+                    seen += len(chunk)
+                    if seen > self.body_bytes:
+                        raise _BodyRefused(413, "body_too_large", f"the request body is larger than {self.body_bytes} bytes")
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        except TimeoutError:
+            raise _BodyRefused(408, "body_timeout", f"the request body did not arrive within {self.body_timeout_s:g} s") from None
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that gives the body already read as one message, then the connection's own messages (a disconnect)."""
+    pending = True
+
+    async def replayed() -> Message:
+        nonlocal pending
+        if pending:
+            pending = False
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
 
 
 async def _send_json(send: Send, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
@@ -192,7 +214,7 @@ def create_app(service: Service, auth: Authenticator, limits: Limits | None = No
     @app.exception_handler(StarletteHTTPException)
     async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = _STATUS_CODES.get(exc.status_code, "http_error")
-        message = exc.detail if isinstance(exc, (BodyTooLarge, BodyTimeout)) or exc.status_code in (404, 405) else code.replace("_", " ")
+        message = exc.detail if exc.status_code in (404, 405) else code.replace("_", " ")
         return JSONResponse(error_body(code, str(message)), status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)
@@ -286,7 +308,7 @@ class QuickAsk:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
-        body = await request.body()  # the size and time limits apply (LimitsMiddleware's receive)
+        body = await request.body()  # already read, within the size and time limits, by LimitsMiddleware
         ask_in = self.parsed(request, body)
         if ask_in is None:
             replayed = False

@@ -49,6 +49,11 @@ class Limits(BaseModel):
     timeout_s: float = Field(15.0, gt=0, description="wall-clock limit per request, queueing for the engine included")
     header_timeout_s: float = Field(10.0, gt=0, description="a request's line and headers must arrive within this (408 and closed after)")
     body_timeout_s: float = Field(10.0, gt=0, description="a request's body must arrive within this, from its headers (408 and closed after)")
+    connections: int = Field(500, ge=1, description="connections one server process holds open at once (503 server_busy past it)")
+    connections_per_client: int = Field(100, ge=1, description="connections one client address holds open at once (429 too_many_connections past it)")
+    streams: int = Field(32, ge=1, description="MCP over HTTP: GET /mcp event streams open at once (503 past it)")
+    streams_per_client: int = Field(4, ge=1, description="MCP over HTTP: event streams one identity holds open at once (429 past it)")
+    stream_idle_s: float = Field(60.0, gt=0, description="MCP over HTTP: an event stream that sent no event for this long is ended")
     reload_interval_s: float = Field(1.0, ge=0, description="how often a store update is looked for (a request this long after an update sees it)")
 
 

@@ -21,9 +21,12 @@ processes (``--workers N``) comes back with ``proto`` 0: without this, each resp
 for the client's delayed ACK, about 40 ms per request on Linux (measured: 22 requests/s from one
 client against 2 workers, 640 against 1).
 
-``chainret serve`` passes ``protocol_factory(header_timeout_s, http)`` as uvicorn's ``http`` (a
-``functools.partial``: picklable, so ``--workers N`` gets it too); ``--http h11`` picks h11 where
-httptools is installed too.
+Both also cap the connections a process holds open, per client address and in all
+(``head_deadline.ConnectionCaps``).
+
+``chainret serve`` and ``chainret mcp --http`` pass ``protocol_factory(header_timeout_s, http, caps)`` as
+uvicorn's ``http`` (a ``functools.partial``: picklable, so ``--workers N`` gets it too, each worker its own
+counts); ``--http h11`` picks h11 where httptools is installed too.
 """
 
 from __future__ import annotations
@@ -36,9 +39,10 @@ from typing import Any
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from chainret.server.head_deadline import DEFAULT_HEADER_TIMEOUT_S, HeadDeadline, no_delay
+from chainret.server.head_deadline import DEFAULT_HEADER_TIMEOUT_S, ConnectionCaps, HeadDeadline, no_delay
 
-__all__ = ["DEFAULT_HEADER_TIMEOUT_S", "BoundedH11Protocol", "HeadDeadline", "no_delay", "protocol_class", "protocol_factory"]
+__all__ = ["DEFAULT_HEADER_TIMEOUT_S", "BoundedH11Protocol", "ConnectionCaps", "HeadDeadline", "no_delay", "protocol_class",
+           "protocol_factory"]
 
 
 class BoundedH11Protocol(HeadDeadline, H11Protocol):
@@ -85,6 +89,8 @@ def protocol_class(http: str = "auto") -> ProtocolClass:
     return fast or BoundedH11Protocol
 
 
-def protocol_factory(header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S, http: str = "auto") -> Any:
-    """What ``uvicorn.run(http=...)`` takes: the bounded protocol (``protocol_class(http)``) with this header timeout."""
-    return functools.partial(protocol_class(http), header_timeout_s=header_timeout_s)
+def protocol_factory(header_timeout_s: float = DEFAULT_HEADER_TIMEOUT_S, http: str = "auto",
+                     caps: ConnectionCaps | None = None) -> Any:
+    """What ``uvicorn.run(http=...)`` takes: the bounded protocol (``protocol_class(http)``) with this header
+    timeout and these connection caps (None: uncapped)."""
+    return functools.partial(protocol_class(http), header_timeout_s=header_timeout_s, caps=caps)

@@ -156,3 +156,24 @@ def forwarded_bypasses(url: str, n: int, burst: int) -> int:
             r = client.get("/patterns", headers={"X-Forwarded-For": f"10.{i // 65536 % 256}.{i // 256 % 256}.{i % 256}"})
             ok += r.status_code == 200
     return max(0, ok - burst)
+
+
+def read_response(s: socket.socket, whole: bool = False) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 response from ``s``: (status, lower-cased headers, body). The body is read to the
+    connection's end (``whole``) or as far as its Content-Length says (0 without one: an event stream's
+    head). Bounded by the socket's timeout; a connection closed before a whole head fails the caller."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        assert chunk, f"closed without an answer: {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    if whole:
+        while chunk := s.recv(65536):
+            body += chunk
+    else:
+        while len(body) < int(headers.get("content-length", "0")):
+            body += s.recv(65536)
+    return int(lines[0].split()[1]), headers, body

@@ -47,15 +47,9 @@ from pydantic import BaseModel
 
 from chainret.catalog.issues import CatalogFileInvalid
 from chainret.catalog.models import Catalog, Entity, SourceDocument, Unit, doc_ref, sha256_digest, unit_doc
-<<<<<<< HEAD:chainret/verify/replay.py
-from chainret.store.base import CatalogReader
-from chainret.core.errors import UsageError
-from chainret.trace.model import Budget, Trace, write_trace
-=======
 from chainret.store.base import CatalogReader, revision_token
 from chainret.core.errors import UsageError
 from chainret.trace.model import Budget, Trace, write_trace
->>>>>>> h-verify:chainret/verify/replay.py
 
 if TYPE_CHECKING:
     from chainret.evaluate.cases import CaseResult

@@ -263,15 +263,15 @@ def test_graph_mermaid_escapes_catalog_names(tmp_path):
 
 
 def test_atomic_write_leaves_one_private_file_and_retries_a_taken_temp_name(tmp_path, monkeypatch):
-    """``chainret.core.files`` makes its own temporary file (not ``tempfile``'s): exclusive, mode 0600, beside the
-    target, a taken name retried, nothing left behind."""
+    """``chainret.core.files`` makes its own temporary file (not ``tempfile``'s): exclusive, mode 0600 when private, beside
+    the target, a taken name retried, nothing left behind."""
     import chainret.core.files as files
 
     target = tmp_path / "t.json"
     names = iter([b"\x00" * 8, b"\x00" * 8, b"\x01" * 8])  # the first name twice: the second try finds it taken
     (tmp_path / f".t.json.{'00' * 8}.tmp").write_text("someone else's")
     monkeypatch.setattr(files.os, "urandom", lambda n: next(names))
-    atomic_write_text(target, "hello\n")
+    atomic_write_text(target, "hello\n", mode="private")
     assert target.read_text() == "hello\n" and oct(target.stat().st_mode & 0o777) == "0o600"
     assert sorted(p.name for p in tmp_path.iterdir()) == [f".t.json.{'00' * 8}.tmp", "t.json"]
     assert (tmp_path / f".t.json.{'00' * 8}.tmp").read_text() == "someone else's"

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
-from rich.console import Console
 
 from chainret.pipeline.ask import answer
 from chainret.catalog.load import default_catalog_path, load_world
 from chainret.cli import plain
-from chainret.cli.render import render_trace
+from chainret.cli.render import make_console, render_trace
 from chainret.trace.model import read_trace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,7 +35,7 @@ REQUESTS = (
 
 def _rich(trace, width: int, **kw) -> str:
     buf = io.StringIO()
-    render_trace(trace, out=Console(file=buf, width=width, markup=False, emoji=False, highlight=False), **kw)
+    render_trace(trace, out=make_console(file=buf, width=width), **kw)
     return buf.getvalue()
 
 
@@ -90,5 +89,5 @@ def test_trace_written_line_matches_rich() -> None:
     for path in ("/tmp/x.json", "/very/long/" + "d" * 150 + "/trace file.json", "/tmp/écrit.json"):
         for width in WIDTHS:
             buf = io.StringIO()
-            Console(file=buf, width=width, markup=False, emoji=False, highlight=False).print(t("trace written to ", path))
+            make_console(file=buf, width=width).print(t("trace written to ", path))
             assert plain.plain_text([["trace written to ", path]], width) == buf.getvalue()

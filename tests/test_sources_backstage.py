@@ -180,7 +180,7 @@ def test_skipped_documents_and_dangling_references_are_reported_by_line_and_the_
     found = {(w.code, w.location) for w in snap.warnings}
     assert ("dangling_reference", "line 16") in found  # system: ghost
     assert ("missing_field", "line 19") in found  # the document without kind (from its first line)
-    assert ("unknown_kind", "line 24") in found
+    assert ("unknown_kind", "line 25") in found  # the line of its kind (the document starts on line 24)
     assert {("location_outside_tree", "line 39"), ("remote_location", "line 40"), ("location_outside_tree", "line 41")} <= found
     assert all(str(root / "catalog-info.yaml") in str(w) for w in snap.warnings)
     out = tmp_path / "cat.yaml"

@@ -34,7 +34,11 @@ from chainret.core.errors import (  # noqa: E402
     MissingExtra,
 )
 
-EXIT_TABLE = "Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES) + "."
+# A closed stdout (``chainret ask … | head -1``) is no refusal: the exit code of a tool the pipe's SIGPIPE stopped.
+EXIT_CLOSED_PIPE = 141
+EXIT_TABLE = ("Exit codes: " + "; ".join(f"{code} {words}" for code, words in EXIT_CODES)
+              + f"; {EXIT_CLOSED_PIPE} stdout closed early (e.g. by | head): the output stopped, quietly.")
+INTERRUPTED = "interrupted; nothing was written"
 _PLUGINS_OFF = ("__all__", "1", "true")  # the values pydantic.plugin._loader reads as "no plugins"
 
 
@@ -77,6 +81,10 @@ def _app_class() -> type:
                 except ChainretError as exc:
                     print_error(exc)
                     raise typer.Exit(exc.exit_code) from None
+                except KeyboardInterrupt:  # click would say "Aborted!" and exit 1
+                    raise typer.Exit(interrupted()) from None
+                except BrokenPipeError:  # click would exit 1, the code of a refusal
+                    raise typer.Exit(closed_pipe()) from None
 
         _App_class = _App
     return _App_class
@@ -106,7 +114,7 @@ def _root_app() -> Any:
         help="Auditable multi-hop retrieval over a versioned, permission-aware relation catalog.",
         epilog=EXIT_TABLE,
         no_args_is_help=True,
-        add_completion=False,
+        add_completion=True,  # --install-completion, --show-completion (typer imports its completion module anyway)
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
     )
@@ -178,7 +186,8 @@ def __getattr__(name: str) -> Any:
 
 
 def _full_short_help(typer_app: Any) -> None:
-    """Command lists show each command's first sentence whole (click cuts it at ~45 characters)."""
+    """Command lists show each command's first sentence whole (click cuts it at ~45 characters); a group's
+    help that says ``{commands}`` lists its commands there."""
     import inspect
 
     for info in typer_app.registered_commands:
@@ -189,10 +198,20 @@ def _full_short_help(typer_app: Any) -> None:
         sub = group.typer_instance
         text = group.help or (sub.info.help if sub is not None else None)
         text = getattr(text, "value", text)  # typer wraps a Typer(help=...) in a DefaultPlaceholder
+        if sub is not None and isinstance(text, str) and "{commands}" in text:  # the group's commands, as registered
+            text = text.replace("{commands}", ", ".join(_command_names(sub)))
+            sub.info.help = text
         if getattr(group.short_help, "value", group.short_help) is None and isinstance(text, str):
             group.short_help = text.split("\n\n", 1)[0].replace("\n", " ")
         if sub is not None:
             _full_short_help(sub)
+
+
+def _command_names(typer_app: Any) -> list[str]:
+    """The visible commands of a group, in the order they were registered (a group's help lists them from
+    here, so it names every command another module adds, such as ``catalog compile``)."""
+    return [info.name or info.callback.__name__.replace("_", "-") for info in typer_app.registered_commands
+            if not info.hidden and (info.name or info.callback)]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -211,20 +230,44 @@ def main(argv: list[str] | None = None) -> None:
             if parsed is not None:
                 _ask_fast(parsed)
         runner = _app_for(args[0]) if args and args[0] in _ALONE else __getattr__("app")
-        runner(args=argv, standalone_mode=True)
+        try:
+            runner(args=argv, standalone_mode=True)
+        except KeyError:  # typer's shell completion reads its shell's variables (COMP_WORDS...) unchecked
+            if not any(k.startswith("_") and k.endswith("_COMPLETE") for k in os.environ):
+                raise
+            sys.exit(1)  # asked to complete with no words to complete: nothing, as click answers
     except ChainretError as exc:
         print_error(exc)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
-        _err_console().print("aborted")
-        sys.exit(EXIT_INTERRUPTED)
+        sys.exit(interrupted())
+
+
+def interrupted() -> int:
+    """Ctrl-C: say so (outputs are written atomically, so an interrupted command leaves none half-written); 130."""
+    sys.stderr.write(f"\n{INTERRUPTED}\n")
+    sys.stderr.flush()
+    return EXIT_INTERRUPTED
+
+
+def closed_pipe() -> int:
+    """stdout's reader has gone (``| head -1``): stop quietly with ``EXIT_CLOSED_PIPE``. stdout then points at
+    the null device (the recipe of Python's signal docs), so the flush at exit raises no second error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, sys.stdout.fileno())
+        finally:
+            os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # a stdout with no file descriptor (a test's capture)
+        pass
+    return EXIT_CLOSED_PIPE
 
 
 def _ask_fast(parsed: dict[str, Any]) -> None:
     """``run_ask`` as typer's standalone mode runs a command: a ChainretError is its message and exit code
-    (as ``_App.invoke``), Ctrl-C exits 130, end of input "Aborted!" and 1, a closed pipe 1; always ``sys.exit``."""
-    import errno
-
+    (as ``_App.invoke``), Ctrl-C and a closed pipe as ``_App.invoke`` too, end of input "Aborted!" and 1;
+    always ``sys.exit``."""
     from chainret.cli.ask_run import run_ask
 
     try:
@@ -240,15 +283,9 @@ def _ask_fast(parsed: dict[str, Any]) -> None:
         sys.stderr.flush()
         code = 1
     except KeyboardInterrupt:
-        code = 130
-    except OSError as exc:
-        if exc.errno != errno.EPIPE:
-            raise
-        from typer._click.utils import PacifyFlushWrapper
-
-        sys.stdout = PacifyFlushWrapper(sys.stdout)  # type: ignore[assignment]
-        sys.stderr = PacifyFlushWrapper(sys.stderr)  # type: ignore[assignment]
-        code = 1
+        code = interrupted()
+    except BrokenPipeError:
+        code = closed_pipe()
     sys.exit(code)
 
 

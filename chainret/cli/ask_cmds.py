@@ -26,6 +26,9 @@ from chainret.core.errors import EXIT_NO, UsageError
 from chainret.core.files import check_output_path
 from chainret.core.textsafe import json_safe as json_out  # what chainret.cli.render.json_out is, without rich
 
+# How a view can be named (chainret.catalog.views.as_of_view reads dates and hashes).
+VIEW_HELP = ("View: its name or, in a catalog built by `catalog history`, a date YYYY-MM-DD (the last commit on or "
+             "before it) or a commit hash (7-40 hex digits)")
 trace_app = typer.Typer(help="Inspect and replay chain traces.", no_args_is_help=True)
 
 
@@ -33,13 +36,13 @@ trace_app = typer.Typer(help="Inspect and replay chain traces.", no_args_is_help
 def ask_cmd(
     request: str = typer.Argument(..., help='The request, e.g. "Which contact serves PR-84?"'),
     catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog file or world dir, compiled .db file or postgresql:// URL (default: $CHAINRET_CATALOG or catalogs/default.yaml)."),
-    view: Optional[str] = typer.Option(None, "--view", help="View name (default: the catalog's current view)."),
+    view: Optional[str] = typer.Option(None, "--view", help=VIEW_HELP + " (default: the catalog's current view)."),
     viewer: Optional[str] = typer.Option(None, "--as", help="Who will see the result (default: --principal). --as auditor audits a public request."),
     principal: str = typer.Option("public", "--principal", help="Whose access the request runs under."),
-    as_json: bool = typer.Option(False, "--json", help="Print the (projected) trace as JSON."),
+    as_json: bool = typer.Option(False, "--json", help="Print the (projected) trace as JSON, plus `answer`: the ID and display name of the answer (null without one)."),
     trace_out: Optional[Path] = typer.Option(None, "--trace-out", help="Trace file (default: a new file under $CHAINRET_TRACE_DIR or ~/.cache/chainret/traces)."),
     no_trace: bool = typer.Option(False, "--no-trace", help="Do not write a trace file."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print the answer line alone (or why there is none)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print the answer alone, unlabelled: its name and ID (or, after \"no answer:\", why there is none)."),
     text_route: bool = typer.Option(False, "--text-route", help="When no pattern applies, add a labelled text-route result (not a supported chain)."),
     no_backtrack: bool = typer.Option(False, "--no-backtrack", help="Follow only the first eligible bridge of each hop."),
     rows_per_hop: Optional[int] = typer.Option(None, "--rows-per-hop", help="Rows per search [3]."),
@@ -166,7 +169,7 @@ def _print_totals(prefix: str, tot: dict[str, Any], used: dict[str, str] | None 
 
 def graph_cmd(
     catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog file or world dir, .db file or postgresql:// URL (default catalog if omitted)."),
-    view: Optional[str] = typer.Option(None, "--view", help="View name (default: current)."),
+    view: Optional[str] = typer.Option(None, "--view", help=VIEW_HELP + " (default: current)."),
     principal: str = typer.Option("public", "--as", help="Principal whose eligibility colours the edges."),
     fmt: str = typer.Option("mermaid", "--format", help="mermaid or graphml."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write here (atomically) instead of stdout."),

@@ -96,9 +96,34 @@ def catalog_for(catalog: str | None, session: Session | None = None) -> CatalogR
 
         p = Path(catalog)
         near = [str(p.parent / c.name) if str(p.parent) != "." else c.name
-                for c in (p.parent.iterdir() if p.parent.is_dir() else [])]
+                for c in (p.parent.iterdir() if p.parent.is_dir() else []) if looks_like_catalog(c)]
         raise UsageError(f"catalog {catalog} does not exist{did_you_mean(str(p), near)}")
     return resolve_catalog(catalog, session)
+
+
+_FILE_SUFFIXES = (".yaml", ".yml", ".json")  # chainret.catalog.load.SUFFIXES (not imported: that loads the YAML reader)
+_MARKERS = (b"chainret-catalog/", b"chainret-cases/")  # the ``format:`` of a catalog file or a cases file
+
+
+def looks_like_catalog(path: Path) -> bool:
+    """Whether ``path`` is something ``--catalog`` takes, so a did-you-mean offers it (``tokens.yaml`` is
+    YAML but no catalog): a world directory (``catalog.yaml``/``.json`` in it), a compiled store by
+    its suffix, or a catalog or cases file, told by the ``format:`` marker in its first 4 KiB."""
+    from chainret.store import SQLITE_SUFFIXES
+
+    try:
+        if path.is_dir():
+            return any((path / f"catalog{s}").is_file() for s in _FILE_SUFFIXES)
+        suffix = path.suffix.lower()
+        if suffix in SQLITE_SUFFIXES:
+            return path.is_file()
+        if suffix not in _FILE_SUFFIXES or not path.is_file():  # (never opens a FIFO: is_file first)
+            return False
+        with path.open("rb") as fh:
+            head = fh.read(4096)
+    except OSError:
+        return False
+    return any(m in head for m in _MARKERS)
 
 
 def echo(text: str) -> None:
@@ -126,6 +151,20 @@ def _print_lines(lines: Sequence[Any], width: int | None) -> None:
     sys.stdout.flush()
 
 
+def json_with_answer(trace: Trace, names: dict[str, str]) -> str:
+    """``ask --json``: the trace's JSON plus ``answer``, the ID and display name of the accepted path's last
+    entity (null without one), as HTTP ``/ask`` reports it (``chainret.pipeline.ask.named_path``). The trace file
+    holds the trace alone."""
+    import json
+
+    from chainret.pipeline.ask import named_path
+
+    path = named_path(trace, names)
+    data = json.loads(trace.to_json())  # stable JSON (sorted keys, rounded floats): the same text, one key more
+    data["answer"] = {"id": path[-1][0], "name": path[-1][1]} if path else None
+    return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False)
+
+
 def run_ask(
     request: str, *, catalog: str | None = None, view: str | None = None, viewer: str | None = None,
     principal: str = "public", as_json: bool = False, trace_out: Path | None = None, no_trace: bool = False,
@@ -136,6 +175,8 @@ def run_ask(
     """``chainret ask``: the answer (or why not) on stdout, then the trace file; the exit code (0 or ``EXIT_NO``)."""
     from chainret.pipeline.ask import answer
 
+    if not request.strip():  # not a request: nothing to interpret, no trace to write
+        raise UsageError('the request is empty: give the words to answer, e.g. chainret ask "Which contact serves PR-84?"')
     budget = budget_from_flags(
         rows_per_hop=rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
         packet_units=packet_units, packet_chars=packet_chars,
@@ -156,7 +197,7 @@ def run_ask(
 
     width = None
     if as_json:
-        echo(json_out(trace.to_json()))
+        echo(json_out(json_with_answer(trace, result.names)))
     else:
         from chainret.cli.plain import plain_stream_width, trace_items
 

@@ -98,7 +98,8 @@ def schema_cmd(
 
 
 # -- chainret catalog ... (authoring) ---------------------------------------------------------------
-catalog_app = typer.Typer(help="Build catalogs from your own records: init, build, import, diff, lock.", no_args_is_help=True)
+# "{commands}": chainret.cli._full_short_help lists the group's commands there, those other modules add included.
+catalog_app = typer.Typer(help="Build catalogs from your own records: {commands}.", no_args_is_help=True)
 
 
 def _say(text: str) -> None:

@@ -3,8 +3,8 @@
 ``trace_items`` is the one description of the readable trace summary: a list of lines (each a list
 of parts: ``"data"`` or ``("text", "style")``) and tables. ``chainret.cli.render.render_trace``
 prints them with rich; ``plain_text`` turns them into the very bytes rich would write to a file or
-pipe (no terminal: no styles), wrapping each line as rich's ``Text`` does, so a cold ``ask`` need
-not import rich. It answers None (the caller then uses rich) whenever it cannot be sure of that:
+pipe (no terminal: no styles, and each line whole, never wrapped), so a cold ``ask`` need not
+import rich. It answers None (the caller then uses rich) whenever it cannot be sure of that:
 a table wide enough to be drawn as a table rather than as records, or a character whose cell
 width rich would measure with its Unicode tables.
 
@@ -162,13 +162,15 @@ def match_lines(it: Any) -> list[str]:
     return out
 
 
-def answer_parts(trace: Any, names: dict[str, str] | None = None) -> Line:
-    """The one line that answers: the final entity's name and ID, or the outcome and why not."""
+def answer_parts(trace: Any, names: dict[str, str] | None = None, *, label: bool = True) -> Line:
+    """The one line that answers: the final entity's name and ID, or the outcome and why not.
+    Without ``label`` (``--quiet``) an answer is its name and ID alone, and "no answer:" leads the rest."""
     if trace.outcome == "accepted_path" and trace.path_ids:
         final = trace.path_ids[-1]
         name = (names or {}).get(final)
-        return field("answer", *(((name, "bold green"), f" ({final})") if name else ((final, "bold green"),)))
-    line = field("no answer", (trace.outcome, "yellow"))
+        value: Line = [(name, "bold green"), f" ({final})"] if name else [(final, "bold green")]
+        return field("answer", *value) if label else value
+    line: Line = field("no answer", (trace.outcome, "yellow")) if label else ["no answer: ", (trace.outcome, "yellow")]
     if trace.reason is not None:
         line.append(f" — {trace.reason.message}")
     return line
@@ -177,11 +179,11 @@ def answer_parts(trace: Any, names: dict[str, str] | None = None) -> Line:
 def trace_items(trace: Any, *, names: dict[str, str] | None = None, suggestions: Sequence[tuple[str, str]] = (),
                 quiet: bool = False) -> list[Item]:
     """The readable summary, the answer first: answer (or outcome), path, then request, interpretation,
-    hops, packet, outcome and reason. ``quiet``: the first line alone."""
+    hops, packet, outcome and reason. ``quiet``: the answer alone, unlabelled (or why there is none)."""
     names = names or {}
-    out: list[Item] = [answer_parts(trace, names)]
     if quiet:
-        return out
+        return [answer_parts(trace, names, label=False)]
+    out: list[Item] = [answer_parts(trace, names)]
     if trace.path_ids:
         out.append(field("path", " → ".join(trace.path_ids), f"  ({', '.join(trace.accepted_path or [])})"))
     out.append(field("request", trace.request))
@@ -254,10 +256,6 @@ _ONE_CELL = frozenset(
     [chr(c) for lo, hi in ((0x20, 0x7E), (0xA0, 0xAC), (0xAE, 0x2FF), (0x370, 0x482)) for c in range(lo, hi + 1)]
     + ["→", "—", "…"]
 )
-_WORD = re.compile(r"\s*\S+\s*")  # rich._wrap.re_word
-_TRAILING_SPACE = re.compile(r"\s+$")  # rich.text._re_whitespace
-
-
 def _split(text: str, allow_blank: bool) -> list[str]:
     """``rich.text.Text.split("\\n")``."""
     if "\n" not in text:
@@ -266,40 +264,6 @@ def _split(text: str, allow_blank: bool) -> list[str]:
     if not allow_blank and text.endswith("\n"):
         lines.pop()
     return lines
-
-
-def _wrap(text: str, width: int) -> list[str]:
-    """``rich.text.Text.wrap`` (justify default, overflow fold) for one-cell characters."""
-    out: list[str] = []
-    for line in _split(text, allow_blank=True):
-        breaks: list[int] = []
-        offset = 0
-        for m in _WORD.finditer(line):  # rich._wrap.divide_line with fold
-            start, word = m.start(), m.group(0)
-            length = len(word.rstrip())
-            if width - offset >= length:
-                offset += len(word)
-            elif length > width:
-                pieces = [word[i:i + width] for i in range(0, len(word), width)]
-                for k, piece in enumerate(pieces):
-                    if start:
-                        breaks.append(start)
-                    if k == len(pieces) - 1:
-                        offset = len(piece)
-                    else:
-                        start += len(piece)
-            elif offset and start:
-                breaks.append(start)
-                offset = len(word)
-        bounds = [0, *breaks, len(line)]
-        for a, b in zip(bounds, bounds[1:]):
-            piece = line[a:b]
-            if len(piece) > width:  # Text.rstrip_end
-                space = _TRAILING_SPACE.search(piece)
-                if space is not None:
-                    piece = piece[: len(piece) - min(len(space.group(0)), len(piece) - width)]
-            out.append(piece[:width])  # Text.truncate, then the console's crop
-    return out
 
 
 def _record_lines(columns: Sequence[str], rows: list[list[str]], title: str | None) -> list[str]:
@@ -315,7 +279,10 @@ def _record_lines(columns: Sequence[str], rows: list[list[str]], title: str | No
 
 
 def plain_text(items: Sequence[Item], width: int) -> str | None:
-    """The bytes rich writes for ``items`` at ``width`` with no terminal, or None where only rich can say."""
+    """The bytes rich writes for ``items`` at ``width`` with no terminal, or None where only rich can say.
+
+    With no terminal the console prints each line whole (``chainret.cli.render.make_console``: soft
+    wrap), so ``width`` only decides whether a table is drawn as one or as records."""
     printed: list[str] = []
     for item in items:
         if isinstance(item, TableItem):
@@ -328,7 +295,7 @@ def plain_text(items: Sequence[Item], width: int) -> str | None:
     text = "\n".join(printed)
     if not _ONE_CELL.issuperset(text.replace("\n", "")):
         return None
-    return "".join(line + "\n" for p in printed for line in _wrap(p, width))
+    return "".join(line + "\n" for p in printed for line in _split(p, allow_blank=True))  # soft wrap: lines whole
 
 
 def plain_stream_width() -> int | None:

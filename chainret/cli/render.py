@@ -47,9 +47,28 @@ __all__ = ["LABEL_WIDTH", "REASONS", "WHY", "Part", "answer_line", "console", "e
            "trace_tree", "why_words"]
 
 
-def make_console(*, stderr: bool = False) -> Console:
-    """A console that never parses markup or emoji codes in plain strings and never highlights."""
-    return Console(stderr=stderr, markup=False, emoji=False, highlight=False)
+class _Console(Console):
+    """A console that wraps lines only on a terminal.
+
+    Piped or redirected output is read by scripts: a line wrapped at 80 columns moves a trace path
+    to a line of its own and splits an ID (``(rel-3,⏎rel-4)``). So where the console is no terminal
+    it prints in rich's soft-wrap mode (each line whole, never cropped), decided at each print, as
+    rich decides colour: the stream may change (a test's capture, ``file=``). Tables still fit the
+    console's width (columns never break a word; ``fit_table``)."""
+
+    @property  # type: ignore[override]
+    def soft_wrap(self) -> bool:
+        return self._soft_wrap or not self.is_terminal
+
+    @soft_wrap.setter
+    def soft_wrap(self, value: bool) -> None:
+        self._soft_wrap = value
+
+
+def make_console(*, stderr: bool = False, **options: Any) -> Console:
+    """A console that never parses markup or emoji codes in plain strings and never highlights, and wraps
+    lines only on a terminal (``options``: rich's, e.g. ``file`` and ``width`` in tests)."""
+    return _Console(stderr=stderr, markup=False, emoji=False, highlight=False, **options)
 
 
 console = make_console()

@@ -217,6 +217,15 @@ def path_names(trace: Trace, catalog: CatalogReader | Catalog, session: Session 
     return {i: named[i].name for i in trace.path_ids if i in named}
 
 
+def named_path(trace: Trace, names: dict[str, str]) -> list[tuple[str, str]]:
+    """The accepted path's entities as (ID, display name), start first; the ID stands for a name the
+    viewer cannot see; empty without an accepted path. The one home of the answer HTTP ``/ask``
+    (``answer``, ``path``) and ``chainret ask --json`` (``answer``) report."""
+    if trace.outcome != "accepted_path":
+        return []
+    return [(i, names.get(i, i)) for i in trace.path_ids or []]
+
+
 def holds_restricted(trace: Trace, cat: CatalogReader) -> bool:
     """True when an unprojected trace cites a document version that is not public (audit only)."""
     text = trace.to_json()

@@ -35,7 +35,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from chainret.core.session import Session
-from chainret.pipeline.ask import Answer, answer
+from chainret.pipeline.ask import Answer, answer, named_path
 from chainret.catalog.models import Catalog, doc_ref, unit_doc
 from chainret.core.errors import ChainretError, UsageError
 from chainret.server.auth import Authenticator, Identity, check_narrower, resolve_viewer
@@ -266,7 +266,7 @@ class Service:
         )
         trace, names = result.trace, result.names  # read in the request's own scope: no second trip
         view = trace.meta.get("view")
-        path = [Named(id=i, name=names.get(i, i)) for i in trace.path_ids or []] if trace.outcome == "accepted_path" else []
+        path = [Named(id=i, name=name) for i, name in named_path(trace, names)]
         if path:
             message = f"{path[-1].name} ({path[-1].id}), via " + " → ".join(f"{n.name} ({n.id})" for n in path)
         else:

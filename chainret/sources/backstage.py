@@ -318,9 +318,12 @@ def _descriptor(rel: str, index: int, node: yaml.Node, out: TreeRead) -> Descrip
                    description=(_scalar(_get(meta, "description")) or "").strip())
     fields = FIELDS.get(ref.kind)
     if fields is None:
-        out.warnings.append(_issue("unknown_kind", root_file, line, f"document {index}: kind {kind!r} is not a Backstage "
-                                   f"built-in kind ({', '.join(KINDS.values())}): kept as an entity, its spec is not read",
-                                   "warning"))
+        from chainret.catalog.suggest import did_you_mean
+
+        kind_line = _get(node, "kind").start_mark.line + 1  # type: ignore[union-attr]  # (checked above: kind is set)
+        out.warnings.append(_issue("unknown_kind", root_file, kind_line, f"document {index}: kind {kind!r} is not a Backstage "
+                                   f"built-in kind{did_you_mean(kind, KINDS.values())} ({', '.join(KINDS.values())}): "
+                                   "kept as an entity, its spec is not read", "warning"))
         return d
     for fname, (default_kind, relation, inverse) in fields.items():
         value = _get(spec, fname) if spec is not None else None

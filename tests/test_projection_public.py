@@ -13,6 +13,7 @@ from chainret.pipeline.ask import ask
 from chainret.catalog.cases import Overlay, Restriction
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.views import open_view
+from chainret.catalog.readable import reader_catalog
 from support.catalogs import changed
 from chainret.trace.model import Budget
 
@@ -129,7 +130,9 @@ def test_no_public_output_contains_restricted_text_or_refs(data):
     cat0 = world.catalog
     docs = data.draw(st.lists(st.sampled_from([d.ref for d in cat0.documents]), max_size=3, unique=True))
     cat = restrict(world, *docs) if docs else cat0
-    view = data.draw(st.sampled_from([v.name for v in cat.views]))
+    # (a view that only restricted documents made is not public: its name is unknown to the public, as in
+    # the catalog without those documents; chainret.catalog.readable.reader_views)
+    view = data.draw(st.sampled_from([v.name for v in reader_catalog(cat, "public").views]))
     request = data.draw(st.sampled_from([c.request for c in world.cases]))
     principal = data.draw(st.sampled_from(["public", "auditor"]))
     budget = Budget(rows_per_hop=data.draw(st.integers(1, 5)))

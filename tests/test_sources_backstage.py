@@ -186,10 +186,14 @@ def test_skipped_documents_and_dangling_references_are_reported_by_line_and_the_
     out = tmp_path / "cat.yaml"
     result = import_snapshot(snap, out, world="acme")
     cat = result.catalog
-    assert {r.predicate for r in cat.relations} == {"owned_by", "owner_of"}  # no guessed system
+    # The reference to a system no descriptor defines states its relation (as Backstage keeps it): the
+    # file's document does not depend on whether another file defines the system.
+    assert {r.predicate for r in cat.relations} == {"owned_by", "owner_of", "part_of", "has_part"}
+    ghost = cat.entities_by_id["system:acme:default.ghost"]
+    assert (ghost.name, ghost.aliases) == ("ghost", ["system:default/ghost", "system:ghost", "default/ghost"])
     assert "widget:acme:default.gizmo" in cat.entities_by_id  # kept, spec not read
     assert "outsider" not in json.dumps(cat.model_dump(mode="json"))
-    assert "(dangling: no entity system:default/ghost in the tree: no relation)" in cat.documents[0].text
+    assert "REL component:acme:default.svc | part_of | system:acme:default.ghost" in cat.documents[0].text
     with pytest.raises(SourceInvalid, match="dangling_reference"):
         import_snapshot(snap, out, world="acme", strict=True)
 

@@ -119,12 +119,43 @@ class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
+class NameSource(_Model):
+    """The labels one document declares for an entity (an importer's record of where a name comes from).
+
+    ``document`` is the document's ID without version (``backstage/org/users.yaml``); ``""`` is the
+    catalog's header (a source folder's ``chainret.yaml``), which everyone who knows the entity may
+    know. A reader who may read no version of the document is not told its labels: they are what
+    that document says, and the catalog with it deleted would not have them (``chainret.catalog.readable``).
+    """
+
+    document: str = ""
+    name: str = Field(min_length=1)
+    aliases: list[str] = Field(default_factory=_new_list)
+    description: str = ""
+
+
+def merge_sources(sources: "Iterable[NameSource]") -> tuple[str, list[str], str]:
+    """Name, aliases and description that these sources give, in order: the first source's name,
+    every other label of all of them once, the first description given (``("", [], "")`` for none)."""
+    sources = list(sources)
+    if not sources:
+        return "", [], ""
+    name = sources[0].name
+    labels = dict.fromkeys(label for s in sources for label in (s.name, *s.aliases))
+    return name, [a for a in labels if a and a != name], next((s.description for s in sources if s.description), "")
+
+
 class Entity(_Model, TrustedModel):
     id: str
     type: str
     name: str = Field(min_length=1)
     aliases: list[str] = Field(default_factory=_new_list)
     description: str = ""
+    # Where the name, aliases and description come from (an importer's entities): a reader is told
+    # only the labels of the sources they may read, plus any label no source declares (the header's).
+    # Empty (every hand-written catalog): the labels are the catalog's; omitted from the file and
+    # the digest then, so catalogs without it are byte-identical.
+    declared_in: list[NameSource] = Field(default_factory=_new_list)
 
     @field_validator("id")
     @classmethod
@@ -141,6 +172,26 @@ class Entity(_Model, TrustedModel):
     @property
     def world(self) -> str:
         return self.id.split(":")[1]
+
+    @model_serializer(mode="wrap")
+    def _omit_no_sources(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("declared_in"):
+            data.pop("declared_in", None)
+        return data
+
+    def as_read_by(self, documents: "frozenset[str] | set[str]") -> "Entity":
+        """This entity as a reader who may read these documents (IDs without version) knows it: the
+        labels of the sources they may read (``merge_sources``; the name is the ID when none is left).
+        ``self`` when nothing is hidden (an entity with sources has exactly their labels)."""
+        if not self.declared_in:
+            return self
+        seen = [s for s in self.declared_in if not s.document or s.document in documents]
+        if len(seen) == len(self.declared_in):
+            return self
+        name, aliases, description = merge_sources(seen)
+        return Entity.model_construct(id=self.id, type=self.type, name=name or self.id, aliases=aliases,
+                                      description=description, declared_in=seen)
 
 
 class Predicate(_Model):

@@ -28,6 +28,7 @@ confused with a later catalog's.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -67,29 +68,94 @@ def reads_within(cat: Catalog, reader: str, other: str, *, session: Session | No
     return reader == other or readable_docs(cat, reader, session=session) <= readable_docs(cat, other, session=session)
 
 
+def readable_doc_ids(cat: Catalog, reader: str, *, session: Session | None = None) -> frozenset[str]:
+    """Document IDs (``source/document``, no version) of which ``reader`` may read some version."""
+    docs = readable_docs(cat, reader, session=session)
+    return _memo(cat, "doc_ids", reader, lambda: frozenset(d.doc_id for d in cat.documents if d.ref in docs), session)
+
+
+def hides_names(cat: Catalog, reader: str, *, session: Session | None = None) -> bool:
+    """True when some entity label comes only from documents ``reader`` may not read (``Entity.as_read_by``)."""
+    ids = readable_doc_ids(cat, reader, session=session)
+    return _memo(cat, "hides_names", reader,
+                 lambda: any(e.declared_in and e.as_read_by(ids) is not e for e in cat.entities), session)
+
+
+def narrowed(cat: Catalog, reader: str, *, session: Session | None = None) -> bool:
+    """Does ``reader`` know the catalog's entities or views otherwise than it has them? (Some label
+    comes only from documents they may not read, or a view is left out: ``reader_views``.)
+    A request for such a viewer runs over their reduced catalog, not the whole one filtered."""
+
+    def build() -> bool:
+        if hides_names(cat, reader, session=session):
+            return True
+        return len(reader_views(cat.views, readable_docs(cat, reader, session=session))) != len(cat.views)
+
+    return _memo(cat, "narrowed", reader, build, session)
+
+
+def reader_narrowed(reader: object, viewer: str) -> bool:
+    """``narrowed`` of a catalog reader held in memory (``MemoryStore``). A compiled store keeps no
+    name sources, and its reader store lists the reduced views already: False."""
+    cat = getattr(reader, "catalog", None)
+    return isinstance(cat, Catalog) and narrowed(cat, viewer, session=getattr(reader, "session", None))
+
+
+BUILT_FROM = re.compile(r"built from \d+ documents \(\d+ new versions\)")
+
+
+def reader_views(views: list[View], docs: frozenset[str]) -> list[View]:
+    """The views as a reader who may read ``docs`` (refs) sees them: what the reduced catalog's views are.
+
+    Each keeps only the documents the reader may read. A view whose readable documents are exactly
+    those of the view before it (by ``order``) is left out: it was added by a change the reader may
+    not read, and the catalog with those documents deleted never had it (its ``current`` mark passes
+    to the view kept in its place). A build's description (``built from N documents (M new
+    versions)``) is counted again over the readable documents: M is those in no earlier view."""
+    if all(d in docs for v in views for d in v.documents):
+        return views
+    kept: dict[str, View] = {}
+    previous: tuple[str, ...] | None = None
+    before: set[str] = set()
+    last = ""
+    for v in sorted(views, key=lambda v: (v.order, v.name)):
+        mine = [d for d in v.documents if d in docs]
+        if previous is not None and set(mine) == set(previous):
+            if v.current:
+                kept[last] = kept[last].model_copy(update={"current": True})
+            continue
+        update: dict[str, object] = {}
+        if len(mine) != len(v.documents):
+            update["documents"] = mine
+            if BUILT_FROM.fullmatch(v.description):
+                update["description"] = f"built from {len(mine)} documents ({len(set(mine) - before)} new versions)"
+        kept[v.name] = View.model_construct(**{**dict(v), **update}) if update else v
+        previous, last = tuple(mine), v.name
+        before.update(mine)
+    return [kept[v.name] for v in views if v.name in kept]
+
+
 def reader_catalog(cat: Catalog, reader: str, *, session: Session | None = None) -> Catalog:
     """The catalog with every document ``reader`` may not read removed (and what only it held).
 
+    Besides documents, relations and entities: the entity labels only those documents declare
+    (``Entity.as_read_by``) and the views only those documents made (``reader_views``).
     Built with ``model_construct``: the records are the original (already validated) objects.
     """
 
     def build() -> Catalog:
         docs = readable_docs(cat, reader, session=session)
         known = known_entities(cat, reader, session=session)
-        if len(docs) == len(cat.documents) and len(known) == len(cat.entities):
+        named = hides_names(cat, reader, session=session)
+        if len(docs) == len(cat.documents) and len(known) == len(cat.entities) and not named:
             return cat
-        views = [
-            v if all(d in docs for d in v.documents) else View.model_construct(
-                **{**dict(v), "documents": [d for d in v.documents if d in docs]}
-            )
-            for v in cat.views
-        ]
+        ids = readable_doc_ids(cat, reader, session=session)
         fields = dict(cat)
         fields.update(
-            entities=[e for e in cat.entities if e.id in known],
+            entities=[e.as_read_by(ids) for e in cat.entities if e.id in known],
             documents=[d for d in cat.documents if d.ref in docs],
             relations=[r for r in cat.relations if r.support.doc_ref in docs],
-            views=views,
+            views=reader_views(cat.views, docs),
         )
         return Catalog.model_construct(_fields_set=cat.model_fields_set, **fields)
 

@@ -29,6 +29,7 @@ from chainret.engine.hops import run_chain
 from chainret.query.interpret import interpret, pattern_specs
 from chainret.pipeline.packet import coverage, pack_items
 from chainret.pipeline.projection import project as project_trace
+from chainret.catalog.readable import reader_narrowed
 from chainret.core.session import Session
 from chainret.store import catalog_location, resolve_catalog
 from chainret.store.base import CatalogReader, ViewReader, read_scope, reads_within
@@ -103,7 +104,9 @@ def ask(
         viewer = viewer or principal
         # A principal who may read what the viewer may not runs over the viewer's catalog: trimming a
         # trace computed over restricted text afterwards leaks (see chainret.pipeline.projection).
-        wider = project and not reads_within(full, principal, viewer)
+        # So does a viewer who knows the catalog's names or views otherwise than it holds them (an
+        # importer's names carry the document that declares them: chainret.catalog.readable.narrowed).
+        wider = project and (not reads_within(full, principal, viewer) or reader_narrowed(full, viewer))
         cat = full.reader_store(viewer) if wider else full
         cv = cat.view(view, principal)
         meta: dict[str, object] = {
@@ -212,7 +215,8 @@ def path_names(trace: Trace, catalog: CatalogReader | Catalog, session: Session 
     if trace.outcome != "accepted_path" or not trace.path_ids:
         return {}
     reader = str(trace.meta.get("viewer") or trace.meta.get("principal", "public"))
-    cv = resolve_catalog(catalog, session).view(trace.meta.get("view"), reader)
+    full = resolve_catalog(catalog, session)
+    cv = (full.reader_store(reader) if reader_narrowed(full, reader) else full).view(trace.meta.get("view"), reader)
     named = cv.entities_of(trace.path_ids)  # (a store reads those it has not yet read in one statement)
     return {i: named[i].name for i in trace.path_ids if i in named}
 

@@ -109,6 +109,7 @@ class PatternOut(BaseModel):
 class ViewOut(BaseModel):
     name: str
     current: bool
+    description: str = ""
 
 
 class PatternsOut(BaseModel):
@@ -287,13 +288,14 @@ class Service:
     @_in_engine
     def patterns(self, principal: str = "public", min_revision: str | None = None) -> PatternsOut:
         cat = self._fresh(principal, min_revision)
-        current = cat.current_view.name if cat.current_view is not None else None
+        seen = cat.reader_store(principal)  # the views of the principal's reduced catalog (reader_views)
+        current = seen.current_view.name if seen.current_view is not None else None
         return PatternsOut(
             world=cat.world,
             catalog_digest=cat.reader_digest(principal),
             revision=self._revision(cat, principal),
             patterns=[PatternOut(**p.model_dump()) for p in cat.patterns],
-            views=[ViewOut(name=v.name, current=v.name == current) for v in cat.views],
+            views=[ViewOut(name=v.name, current=v.name == current, description=v.description) for v in seen.views],
         )
 
     @_in_engine

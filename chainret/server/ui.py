@@ -120,11 +120,12 @@ def patterns_html(service: Service, principal: str) -> dict[str, str]:
         buttons = "".join(f'<button type="button" class="phrasing" data-phrasing="{esc(ph)}">{esc(ph)}</button>' for ph in p.phrasings)
         desc = f' <span class="meta">{esc(p.description)}</span>' if p.description else ""
         items.append(f"<li><code>{esc(p.name)}</code>: {esc(p.start_type)} → {esc(' → '.join(p.hops))}{desc}<br>{buttons}</li>")
-    views = sorted(service.catalog.views, key=lambda v: (getattr(v, "order", 0), v.name))
+    seen = {v.name: v for v in got.views}  # the caller's views, as their reduced catalog has them (reader_views)
+    views = sorted((v for v in service.catalog.views if v.name in seen), key=lambda v: (getattr(v, "order", 0), v.name))
     current = next((v.name for v in got.views if v.current), None)
     options = ['<option value="">(current' + (f": {esc(current)}" if current else "") + ")</option>"]
     for v in views:
-        desc = getattr(v, "description", "")
+        desc = seen[v.name].description
         label = f"{v.name} (as of #{getattr(v, 'order', 0)}{', current' if v.name == current else ''})" + (f": {clip(desc, 60)}" if desc else "")
         options.append(f'<option value="{esc(v.name)}">{esc(label)}</option>')
     dated = as_of_view(views, "9999-12-31") is not None  # views named <date>-<hash> (chainret catalog history)

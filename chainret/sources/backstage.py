@@ -46,11 +46,14 @@ import yaml
 
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import clause_text
-from chainret.sources.common import EntityRecord, inside_tree
+from chainret.sources.common import EntityRecord, NameRecord, inside_tree
 from chainret.sources.common import issue as _issue
 
 DESCRIPTOR_NAMES = ("catalog-info.yaml", "catalog-info.yml")
 MAX_DESCRIPTOR_BYTES = int(os.environ.get("CHAINRET_MAX_DESCRIPTOR_BYTES", str(5 * 1024 * 1024)))
+# The references one descriptor file may hold (each states two relations; repeats count too, as each
+# is a YAML node read and checked): the work per file is bounded by this, not only by its size.
+MAX_DESCRIPTOR_REFERENCES = int(os.environ.get("CHAINRET_MAX_DESCRIPTOR_REFERENCES", "10000"))
 SOURCE = "backstage"
 
 # Backstage's rules (plugins/catalog-backend BuiltinKindsEntityProcessor and the descriptor format):
@@ -448,10 +451,17 @@ def read_tree(path: str | os.PathLike[str]) -> TreeRead:
     while queue:
         rel = queue.pop(0)
         nodes = _read_file(root, rel, out)
+        distinct: set[tuple[Ref, str, Ref]] = set()
         for i, node in enumerate(nodes or [], 1):
             d = _descriptor(rel, i, node, out)
             if d is None:
                 continue
+            over = _count_references(d, distinct)
+            if over is not None:
+                out.errors.append(_issue("too_many_references", root / rel, over, f"document {i}: the file refers to more "
+                                         f"than {MAX_DESCRIPTOR_REFERENCES} distinct (entity, field, target) relations "
+                                         "(CHAINRET_MAX_DESCRIPTOR_REFERENCES); nothing is imported: split the file or raise the limit"))
+                break
             out.descriptors.append(d)
             for target, line in d.targets:
                 for found in _location_files(root, rel, target, line, out):
@@ -460,6 +470,18 @@ def read_tree(path: str | os.PathLike[str]) -> TreeRead:
                         queue.append(found)
     _check_entities(out)
     return out
+
+
+def _count_references(d: Descriptor, distinct: set[tuple[Ref, str, Ref]]) -> int | None:
+    """Add a descriptor's distinct references to its file's; the line past the limit, else None.
+    Repeats cost nothing more: they state no relation (``render_file``), and their YAML is bounded
+    by the file's size."""
+    for m in d.mentions:
+        if m.target is not None:
+            distinct.add((d.ref, m.relation, m.target))
+            if len(distinct) > MAX_DESCRIPTOR_REFERENCES:
+                return m.line
+    return None
 
 
 def _check_entities(out: TreeRead) -> None:
@@ -491,24 +513,53 @@ def _check_entities(out: TreeRead) -> None:
 
 
 # -- rendering -----------------------------------------------------------------------------------------
+def _labels(file: str, r: Ref, name: str, title: str = "", email: str = "", description: str = "") -> NameRecord:
+    forms = [r.text, f"{r.kind}:{name}" if r.namespace == "default" else "", f"{r.namespace}/{name}", name, email]
+    display = " ".join((title or name).split())
+    return NameRecord(file, display, tuple(a for a in dict.fromkeys(forms) if a and a != display), description)
+
+
 def entity_records(tree: TreeRead, world: str) -> dict[Ref, EntityRecord]:
-    """The chainret entity of every descriptor (first definition wins; duplicates are errors)."""
-    out: dict[Ref, EntityRecord] = {}
+    """The chainret entity of every descriptor and of every entity a reference names.
+
+    Each label carries the file that says it (``EntityRecord.sources``): the defining descriptor's
+    file gives the title, display name, e-mail and reference forms; every file that refers to the
+    entity gives the reference forms it writes. So a reader who may read only a file that names
+    ``user:jane`` knows her as ``jane``, never by the display name or e-mail of a users file they
+    may not read, and the entity of a reference exists whether or not its definition is in the tree
+    (as in Backstage, which keeps a relation to an entity it has not read): what a file says does
+    not depend on other files. First definition wins (duplicates are errors)."""
+    defined: dict[Ref, NameRecord] = {}
     for d in tree.descriptors:
-        if d.ref in out:
-            continue
-        r = d.ref
-        forms = [r.text, f"{r.kind}:{d.name}" if r.namespace == "default" else "", f"{r.namespace}/{d.name}", d.name, d.email]
-        display = " ".join((d.title or d.name).split())
-        aliases = tuple(a for a in dict.fromkeys(forms) if a and a != display)
-        desc = f"Backstage {d.kind_label} {r.text}" + (f": {d.description}" if d.description else "")
-        out[r] = EntityRecord(r.entity_id(world), display, aliases, desc)
+        if d.ref not in defined:
+            desc = f"Backstage {d.kind_label} {d.ref.text}" + (f": {d.description}" if d.description else "")
+            defined[d.ref] = _labels(d.file, d.ref, d.name, d.title, d.email, desc)
+    referred: dict[Ref, dict[str, NameRecord]] = {}
+    for d in sorted(tree.descriptors, key=lambda d: d.file):
+        for m in d.mentions:
+            t = m.target
+            if t is not None and not (t in defined and defined[t].file == d.file):
+                referred.setdefault(t, {}).setdefault(
+                    d.file, _labels(d.file, t, t.name, description=f"Backstage {KINDS.get(t.kind, t.kind)} {t.text}"))
+    out: dict[Ref, EntityRecord] = {}
+    for r in sorted({*defined, *referred}, key=lambda r: r.entity_id(world)):  # by ID: not by which files exist
+        sources = ((defined[r],) if r in defined else ()) + tuple(referred.get(r, {}).values())
+        first = sources[0]
+        aliases = dict.fromkeys(a for s in sources for a in (s.name, *s.aliases))
+        out[r] = EntityRecord(r.entity_id(world), first.name, tuple(a for a in aliases if a != first.name),
+                              first.description, sources)
     return out
 
 
 def render_file(rel: str, text: str, descriptors: list[Descriptor], entities: dict[Ref, EntityRecord],
-                world: str, warnings: list[Issue], root: Path) -> str:
-    """The document a descriptor file becomes: a paragraph per entity, each relation line quoted, then its clauses."""
+                world: str, warnings: list[Issue], root: Path, defined: set[Ref] | None = None) -> str:
+    """The document a descriptor file becomes: a paragraph per entity, each relation line quoted, then its clauses.
+
+    The text depends on this file alone (and the world): a reference to an entity the tree does not
+    define states its relation as any other does (``defined``, the refs the tree defines, only decides
+    the ``dangling_reference`` warning the importer is told), so deleting a file another reader may
+    not read changes no other document. A relation the file states twice (a reference repeated, in
+    one entity or by the inverse of another's) is stated once: the repeats are counted, not quoted."""
     lines = text.split("\n")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     head = [f"# Backstage descriptors: {rel}", "",
@@ -516,29 +567,38 @@ def render_file(rel: str, text: str, descriptors: list[Descriptor], entities: di
             "one paragraph per entity; each relation field's YAML line is quoted with its line number, then the "
             "clause of each relation it states.", ""]
     body: list[str] = []
+    stated: set[tuple[str, str, str]] = set()  # (subject, predicate, object) of each clause written
     for d in descriptors:
         ent = entities.get(d.ref)
         if ent is None or ent.id != d.ref.entity_id(world):
             continue
         para = [f"Entity {d.kind_label} {d.ref.text} ({ent.name}): {rel} document {d.index}, lines {d.first_line}-{d.last_line}."]
         quoted_at = 0
+        repeats = 0
         for m in d.mentions:
+            target = entities.get(m.target) if m.target is not None else None
+            pair = ((ent.id, m.relation, target.id), (target.id, m.inverse, ent.id)) if target is not None else None
+            if pair is not None and set(pair) <= stated:
+                repeats += 1
+                continue
             if m.line != quoted_at:  # a flow list states several relations on one line: quoted once
                 quoted = lines[m.line - 1].strip() if 0 < m.line <= len(lines) else ""
                 para.append(f"line {m.line}: `{quoted}`")
                 quoted_at = m.line
-            if m.target is None:
+            if m.target is None or pair is None:
                 para.append(f"({m.problem}: no relation)")
                 continue
-            target = entities.get(m.target)
-            if target is None:
-                para.append(f"(dangling: no entity {m.target.text} in the tree: no relation)")
+            if defined is not None and m.target not in defined:
                 warnings.append(_issue("dangling_reference", root / rel, m.line,
-                                       f"document {d.index}: spec.{m.field} names {m.target.text}, which is not in the tree: "
-                                       "no relation (marked dangling in the rendered document)", "warning"))
-                continue
-            para.append(clause_text(ent.id, m.relation, target.id))
-            para.append(clause_text(target.id, m.inverse, ent.id))
+                                       f"document {d.index}: spec.{m.field} names {m.target.text}, which no descriptor in the "
+                                       "tree defines: the relation is stated, and the entity is known by its reference only",
+                                       "warning"))
+            for triple in pair:
+                if triple not in stated:
+                    stated.add(triple)
+                    para.append(clause_text(*triple))
+        if repeats:
+            para.append(f"({repeats} more reference{'s' if repeats > 1 else ''} to relations stated above: not repeated)")
         body.extend([*para, ""])
     if not body:
         body = ["(no entity in this file)", ""]

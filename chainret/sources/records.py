@@ -35,7 +35,7 @@ from pydantic_core import to_json
 from chainret.authoring.build import BuildResult, build
 from chainret.authoring.header import HEADER_NAME, Header, HeaderEntity, SourceInvalid, header_issues, read_header
 from chainret.catalog.issues import Issue
-from chainret.catalog.models import CATALOG_FORMAT, Catalog, Pattern, Predicate
+from chainret.catalog.models import CATALOG_FORMAT, Catalog, NameSource, Pattern, Predicate, merge_sources
 from chainret.core.errors import UsageError
 from chainret.sources import backstage as bs
 from chainret.sources import codeowners as co
@@ -165,11 +165,16 @@ def earlier_types(catalog: Catalog | None) -> dict[str, tuple[set[str], set[str]
     return out
 
 
+Labels = tuple[str, str, tuple[str, ...], str]
+
+
 @dataclass
 class Snapshot:
     """The entities and rendered documents of a tree of records at one version, and the problems found."""
 
-    entities: dict[str, tuple[str, tuple[str, ...], str]] = field(default_factory=dict)  # id -> (name, aliases, description)
+    # id -> (name, aliases, description, sources): each source is (path in the source folder, name,
+    # aliases, description): the labels that record file gives the entity (``Entity.declared_in``).
+    entities: dict[str, tuple[str, tuple[str, ...], str, tuple[Labels, ...]]] = field(default_factory=dict)
     documents: dict[str, str] = field(default_factory=dict)  # path in the source folder -> rendered text
     errors: list[Issue] = field(default_factory=list)
     warnings: list[Issue] = field(default_factory=list)
@@ -211,12 +216,14 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
         by_file: dict[str, list[bs.Descriptor]] = {}
         for d in tree.descriptors:
             by_file.setdefault(d.file, []).append(d)
+        defined = {d.ref for d in tree.descriptors}
         for rel, text in tree.files.items():
             snap.documents[f"{bs.SOURCE}/{rel}"] = bs.render_file(rel, text, by_file.get(rel, []), ents, world,
-                                                                   snap.warnings, tree.root)
+                                                                   snap.warnings, tree.root, defined)
             snap.records += 1
         for e in ents.values():
-            snap.entities[e.id] = (e.name, e.aliases, e.description)
+            snap.entities[e.id] = (e.name, e.aliases, e.description,
+                                   tuple((f"{bs.SOURCE}/{s.file}", s.name, s.aliases, s.description) for s in e.sources))
     if "codeowners" in formats:
         if path.is_dir():
             root_dir, found, links_out = path, co.find(path), co.outside(path)
@@ -238,7 +245,7 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
             snap.documents[f"codeowners/{rel}"] = rendered
             snap.records += 1
             for n in named.values():
-                snap.entities.setdefault(n.id, (n.name, n.aliases, n.description))
+                snap.entities.setdefault(n.id, (n.name, n.aliases, n.description, ()))
     return snap
 
 
@@ -257,16 +264,34 @@ def merged_header(snap: Snapshot, world: str, src: Path | None, previous: Catalo
     kinds = snap.kinds | ({e.id.partition(":")[0] for e in user.entities} if user is not None else set())
     gone = {t for pair in earlier.values() for side in pair for t in side} - kinds
     preds, pats = default_header(kinds | gone, earlier)
-    entities = {i: HeaderEntity(id=i, name=n, aliases=list(a), description=d) for i, (n, a, d) in snap.entities.items()}
+    settings = {d.path: d for d in user.documents} if user is not None else {}
+
+    def declared(sources: tuple[Labels, ...]) -> list[NameSource]:
+        """A record's labels with the ID (``source/document``) of the document its file becomes (as
+        ``chainret.authoring.build.scan`` names it: the header's settings, else the path)."""
+        out = []
+        for path, name, aliases, description in sources:
+            conf, (source, _, document) = settings.get(path), path.partition("/")
+            doc_id = f"{conf.source if conf and conf.source else source}/{conf.document if conf and conf.document else document}"
+            out.append(NameSource(document=doc_id, name=name, aliases=list(aliases), description=description))
+        return out
+
+    entities = {i: HeaderEntity(id=i, name=n, aliases=list(a), description=d, declared_in=declared(s))
+                for i, (n, a, d, s) in snap.entities.items()}  # (a record's labels are merge_sources of its sources)
     if gone and previous is not None:
         cited = {x for r in previous.relations for x in (r.subject, r.object)}
         for e in previous.entities:
             if e.type in gone and e.id in cited:
-                entities[e.id] = HeaderEntity(id=e.id, name=e.name, aliases=list(e.aliases), description=e.description)
+                entities[e.id] = HeaderEntity(id=e.id, name=e.name, aliases=list(e.aliases), description=e.description,
+                                              declared_in=e.declared_in)
     if user is not None:
         for e in user.entities:  # the user's own entities, or more aliases / another name for a record's entity
             base = entities.get(e.id)
-            if base is not None:
+            if base is not None and base.declared_in:  # the header's labels come first, and are everyone's
+                sources = [NameSource(name=e.name, aliases=list(e.aliases), description=e.description), *base.declared_in]
+                name, merged, description = merge_sources(sources)
+                e = HeaderEntity(id=e.id, name=name, aliases=merged, description=description, declared_in=sources)
+            elif base is not None:
                 aliases = list(dict.fromkeys([*base.aliases, *e.aliases]))
                 e = HeaderEntity(id=e.id, name=e.name or base.name, aliases=aliases, description=e.description or base.description)
             entities[e.id] = e

@@ -164,9 +164,9 @@ class ReaderStore:
 
     @cached_property
     def views(self) -> list[View]:
-        docs = self.store.readable_docs(self.reader)
-        return [v if all(d in docs for d in v.documents) else v.model_copy(update={"documents": [d for d in v.documents if d in docs]})
-                for v in self.store.views]
+        from chainret.catalog.readable import reader_views  # the reduced catalog's views, as reader_catalog has them
+
+        return reader_views(list(self.store.views), self.store.readable_docs(self.reader))
 
     @property
     def views_by_name(self) -> dict[str, View]:

@@ -29,7 +29,8 @@ from typing import Any
 
 from chainret.pipeline.ask import ask
 from chainret.catalog.models import Catalog, View
-from chainret.catalog.readable import known_entities, readable_docs
+from chainret.catalog.readable import known_entities, readable_docs, reader_views
+from chainret.core.errors import UsageError
 from chainret.verify.replay import verify
 from chainret.trace.model import Budget, Trace
 from support.catalogs import changed
@@ -46,7 +47,8 @@ def without_unreadable(cat: Catalog, viewer: str) -> Catalog:
         cat,
         documents=[d for d in cat.documents if d.ref in docs],
         relations=[r for r in cat.relations if r.support.doc_ref in docs],
-        views=[View(**{**v.model_dump(), "documents": [d for d in v.documents if d in docs]}) for v in cat.views],
+        # (a view only unreadable documents made is not in it: chainret.catalog.readable.reader_views)
+        views=[View(**v.model_dump()) for v in reader_views(cat.views, docs)],
     )
 
 
@@ -136,6 +138,16 @@ def leak_property(n: int, seed: int = 0, *, per_world: int = 60) -> LeakReport:
                 text_route = rng.random() < 0.2
             if rng.random() < VARIED_SHARE:
                 request = vary(rng, request)
+            if view is not None and view not in refs[viewer].views_by_name:  # unknown to the viewer, as to the reference
+                rep.requests += 1
+                try:
+                    ask(request, cat, view=view, principal=principal, viewer=viewer, budget=budget, text_route=text_route)
+                except UsageError:
+                    continue
+                rep.leaks += 1
+                rep.examples.append({"world_seed": seed, "request": request, "view": view, "viewer": viewer,
+                                     "problem": "answered in a view the viewer's reference catalog does not have"})
+                continue
             shown = ask(request, cat, view=view, principal=principal, viewer=viewer, budget=budget, text_route=text_route)
             ref = ask(request, refs[viewer], view=view, principal=principal, budget=budget, text_route=text_route, project=False)
             rep.requests += 1

@@ -32,6 +32,7 @@ from chainret.catalog.models import (
     clause_text,
     sha256_digest,
 )
+from chainret.catalog.readable import reader_catalog
 from chainret.trace.model import Budget
 
 PRINCIPALS = ("public", "auditor", "ops")
@@ -200,6 +201,8 @@ def answerable(cat: Catalog, requests: Sequence[str]) -> list[tuple[str, str | N
     for request in dict.fromkeys(requests):
         for view in [None, *(v.name for v in cat.views)]:
             for principal in PRINCIPALS:
+                if view is not None and view not in reader_catalog(cat, principal).views_by_name:
+                    continue  # a view only documents the principal may not read made: unknown to them
                 if ask(request, cat, view=view, principal=principal, budget=ANSWERABLE_BUDGET).outcome == "accepted_path":
                     out.append((request, view, principal))
     return out

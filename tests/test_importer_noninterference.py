@@ -1,0 +1,200 @@
+"""Non-interference of the Backstage importer: a public reader is shown nothing a restricted file says.
+
+The promise (``chainret.catalog.readable``): what a viewer is shown equals what the same request
+gives over the catalog with every document that viewer may not read deleted. For an import, the
+differential form: import a tree with its restricted files and without them; every public answer,
+suggestion, pattern list, view list, view description, catalog digest and revision token is the
+same. Each guard has a negative control beside it: ``hr``, who may read the users file, is told
+what it says (the display name, the e-mail).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from chainret.pipeline.ask import answer, ask
+from chainret.catalog.load import load_catalog
+from chainret.server.auth import Identity
+from chainret.server.service import AskIn, Service
+from chainret.sources import backstage as bs
+from chainret.sources.records import import_snapshot, read_snapshot, write_import
+
+PUBLIC_FILES = {
+    "catalog-info.yaml": """apiVersion: backstage.io/v1alpha1
+kind: Component
+metadata:
+  name: svc
+  title: Shop Service
+spec:
+  type: service
+  owner: user:jane
+  system: shop
+---
+apiVersion: backstage.io/v1alpha1
+kind: System
+metadata:
+  name: shop
+spec:
+  owner: team-a
+""",
+    "org/groups.yaml": """apiVersion: backstage.io/v1alpha1
+kind: Group
+metadata:
+  name: team-a
+  title: Team A
+spec:
+  type: team
+  children: []
+""",
+}
+USERS = """apiVersion: backstage.io/v1alpha1
+kind: User
+metadata:
+  name: jane
+spec:
+  profile:
+    displayName: Jane Secret
+    email: jane@example.com
+  memberOf: [team-a]
+"""
+HEADER = """format: chainret-source/1
+world: acme
+documents:
+  - path: backstage/org/users.yaml
+    visibility: restricted
+    principals: [hr]
+"""
+REQUESTS = [
+    "Who owns svc?",
+    "Who owns Shop Service?",
+    "What does jane@example.com own?",  # the e-mail only the users file holds
+    "What does Jane Secret own?",  # the display name only the users file holds
+    "What does jane own?",
+    "Which team is jane on?",
+    "Who owns the system that svc belongs to?",
+    "Who is the boss of svc?",  # matches no pattern: suggestions
+]
+JANE = "user:acme:default.jane"
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+
+
+def _import(tree: Path, src: Path, out: Path) -> Path:
+    snap = read_snapshot(tree, ["backstage"], "acme")
+    write_import(import_snapshot(snap, out, world="acme", src=src), "import")
+    return out / "catalog.yaml" if out.is_dir() else out
+
+
+@pytest.fixture
+def worlds(tmp_path: Path) -> tuple[Path, Path]:
+    """(with the users file, without it): the same tree and header, imported into two catalogs."""
+    src, plain = tmp_path / "src", tmp_path / "plain"  # (a header may not name a file the tree lacks)
+    _write(src, {"chainret.yaml": HEADER})
+    _write(plain, {"chainret.yaml": HEADER.partition("documents:")[0]})
+    full, reduced = tmp_path / "full", tmp_path / "reduced"
+    _write(full, {**PUBLIC_FILES, "org/users.yaml": USERS})
+    _write(reduced, PUBLIC_FILES)
+    return _import(full, src, tmp_path / "full.yaml"), _import(reduced, plain, tmp_path / "reduced.yaml")
+
+
+def _shown(catalog: Path, request: str, principal: str = "public") -> dict[str, object]:
+    trace = ask(request, catalog, principal=principal)
+    data = trace.model_dump(mode="json")
+    data["meta"] = {k: v for k, v in data["meta"].items() if k not in ("catalog", "ask_ms")}
+    return data
+
+
+def _served(catalog: Path, request: str, principal: str = "public") -> dict[str, object]:
+    service = Service(str(catalog))
+    got = service.ask(Identity(principal), AskIn(request=request)).model_dump(mode="json")
+    got["trace"] = None  # compared by _shown (its meta names the catalog file)
+    patterns = service.patterns(principal).model_dump(mode="json")
+    return {"ask": got, "patterns": patterns}
+
+
+@pytest.mark.parametrize("request_words", REQUESTS)
+def test_public_answers_are_those_of_the_tree_without_its_restricted_files(worlds: tuple[Path, Path], request_words: str) -> None:
+    full, reduced = worlds
+    assert _shown(full, request_words) == _shown(reduced, request_words)
+    assert _served(full, request_words) == _served(reduced, request_words)  # answers, suggestions, patterns, views, revision
+
+
+def test_public_digest_revision_and_views_are_those_of_the_reduced_tree(worlds: tuple[Path, Path]) -> None:
+    full, reduced = worlds
+    a, b = Service(str(full)).patterns("public"), Service(str(reduced)).patterns("public")
+    assert a.catalog_digest == b.catalog_digest and a.revision == b.revision
+    assert [(v.name, v.description) for v in a.views] == [("v1", "built from 2 documents (2 new versions)")]
+    assert a.views == b.views
+    # negative control: hr reads the users file, so their catalog is another one, described in full
+    hr = Service(str(full)).patterns("hr")
+    assert hr.catalog_digest != a.catalog_digest
+    assert [(v.name, v.description) for v in hr.views] == [("v1", "built from 3 documents (3 new versions)")]
+
+
+def test_public_is_not_told_the_restricted_name_or_email_but_hr_is(worlds: tuple[Path, Path]) -> None:
+    full, _ = worlds
+    public = ask("What does jane@example.com own?", full)
+    assert public.outcome != "accepted_path" and "Jane Secret" not in public.model_dump_json()
+    owner = answer("Who owns svc?", full)
+    assert owner.trace.path_ids[-1] == JANE and owner.names[JANE] == "jane"  # the public file's reference
+    # negative control: hr is told both
+    assert ask("What does jane@example.com own?", full, principal="hr").path_ids == [JANE, "component:acme:default.svc"]
+    assert answer("Who owns svc?", full, principal="hr").names[JANE] == "Jane Secret"
+    cat = load_catalog(full)
+    assert cat.entities_by_id[JANE].name == "Jane Secret"  # the catalog holds it, with the file that says it
+    assert {s.document for s in cat.entities_by_id[JANE].declared_in} == {"backstage/org/users.yaml", "backstage/catalog-info.yaml"}
+
+
+def test_a_restricted_only_edit_changes_nothing_the_public_sees(worlds: tuple[Path, Path], tmp_path: Path) -> None:
+    full, _ = worlds
+    before = Service(str(full)).patterns("public")
+    before_hr = Service(str(full)).patterns("hr")
+    tree = tmp_path / "full"
+    (tree / "org/users.yaml").write_text(USERS.replace("Jane Secret", "Jane Hidden"), encoding="utf-8")
+    _import(tree, tmp_path / "src", tmp_path / "full.yaml")
+    assert [v.name for v in load_catalog(full).views] == ["v1", "v2"]  # hr's new view
+    after = Service(str(full)).patterns("public")
+    assert after == before  # no new view, same digest, same revision token
+    assert ask("Who owns svc?", full).meta["view"] == "v1"
+    # negative control: hr sees the edit
+    after_hr = Service(str(full)).patterns("hr")
+    assert after_hr.catalog_digest != before_hr.catalog_digest and [v.name for v in after_hr.views] == ["v1", "v2"]
+    assert after_hr.views[1].description == "built from 3 documents (1 new versions)"
+
+
+def test_repeated_references_state_one_relation(tmp_path: Path) -> None:
+    repeats = "".join("    - team-a\n" for _ in range(2000))
+    _write(tmp_path / "t", {**PUBLIC_FILES, "catalog-info.yaml": PUBLIC_FILES["catalog-info.yaml"].replace(
+        "  owner: team-a\n", "  owner: team-a\n  dependsOn: ['resource:db']\n")
+        + "---\napiVersion: backstage.io/v1alpha1\nkind: Group\nmetadata:\n  name: team-b\nspec:\n  type: team\n  children:\n"
+        + repeats})
+    result = import_snapshot(read_snapshot(tmp_path / "t", ["backstage"], "acme"), tmp_path / "c.yaml", world="acme")
+    parent = [r for r in result.catalog.relations if r.predicate in ("parent_of", "child_of")]
+    assert len(parent) == 2  # one relation each way, not 2,000
+    assert "(1999 more references to relations stated above: not repeated)" in result.catalog.documents[0].text \
+        or any("1999 more references" in d.text for d in result.catalog.documents)
+    # negative control: two distinct children state two relations each way
+    _write(tmp_path / "u", {**PUBLIC_FILES, "org/groups.yaml": PUBLIC_FILES["org/groups.yaml"].replace(
+        "  children: []\n", "  children: [team-b, team-c]\n")})
+    result = import_snapshot(read_snapshot(tmp_path / "u", ["backstage"], "acme"), tmp_path / "d.yaml", world="acme")
+    assert len([r for r in result.catalog.relations if r.predicate in ("parent_of", "child_of")]) == 4
+
+
+def test_the_references_of_one_file_are_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bs, "MAX_DESCRIPTOR_REFERENCES", 3)
+    many = PUBLIC_FILES["org/groups.yaml"].replace("  children: []\n", "  children: [a, b, c, d]\n")
+    _write(tmp_path / "t", {"org/groups.yaml": many})
+    snap = read_snapshot(tmp_path / "t", ["backstage"], "acme")
+    assert [(e.code, e.location) for e in snap.errors] == [("too_many_references", "line 8")]
+    assert "org/groups.yaml" in snap.errors[0].file
+    # negative control: repeats of the limit's references are not more references
+    shutil.rmtree(tmp_path / "t")
+    _write(tmp_path / "t", {"org/groups.yaml": many.replace("[a, b, c, d]", "[a, b, c, a, b, c, a]")})
+    assert read_snapshot(tmp_path / "t", ["backstage"], "acme").errors == []

@@ -20,6 +20,14 @@ Budget is counted per request: every search and every returned row counts, used 
 same hop's search returned (no new search for that hop), within the same total budget; every
 branch tried is a ``Hop`` record with its branch id.
 
+Sets (``sets=True``). A hop over a many-valued predicate (``cardinality: many``) follows *every* eligible,
+supported bridge its search returned, not just the first that completes: each is a ``Hop`` record (the first
+with the search, the others ``reuses`` it, as backtracking records them), and each completed branch is one
+answer path. After such a hop the engine compares the bridges it followed with every usable relation of that
+subject and predicate in the principal's readable catalog (a catalog-level check, like the contradiction
+check, recorded as an assumption): the set is complete only when nothing eligible was left behind there, and no
+branch below it stopped for want of budget or a returned unit. Functional hops keep the single-path rule.
+
 Inputs are plain values (``HopWorld``): the caller (``chainret.pipeline.ask``) builds them from a catalog view,
 and tests build random ones. Source text is data here: nothing in a unit's text is read except by
 the search index, so prose cannot change the budget, the principal's allowance or a bridge.
@@ -35,7 +43,13 @@ from chainret.core.codes import RefusalCode
 from chainret.catalog.functional import opposing
 from chainret.engine.search import LexicalIndex, SearchHit, SearchIndex
 from chainret.engine.statement import EntityLookup, states
-from chainret.trace.model import Anchor, Budget, Hit, Hop, Refusal
+from chainret.trace.model import Anchor, Budget, Completeness, Hit, Hop, Refusal, SetAnswer
+
+SET_ASSUMPTION = (
+    "catalog-level completeness check: after following every returned {pred!r} bridge from {subject!r}, all "
+    "eligible current relations of that subject and predicate were inspected, including relations whose units "
+    "were not returned by this request's searches"
+)
 
 CONTRADICTION_ASSUMPTION = (
     "catalog-level contradiction check: before accepting a bridge over functional predicate {pred!r}, "
@@ -169,10 +183,26 @@ class HopWorld:
         return self._checked(self._of_subject(subject, predicate))
 
 
+class SetHop(NamedTuple):
+    """One many-valued hop's completeness: the objects it followed against every eligible one in the catalog."""
+
+    hop: int
+    branch: str
+    subject: str
+    predicate: str
+    followed: tuple[str, ...]
+    eligible: tuple[str, ...]  # objects of every usable relation of (subject, predicate), returned or not
+    not_returned: tuple[str, ...]  # relation ids of eligible objects whose units this search did not return
+
+    @property
+    def complete(self) -> bool:
+        return set(self.eligible) <= set(self.followed)
+
+
 class Run:
     """Mutable state of one request: budget left, hop records, branches, assumptions."""
 
-    __slots__ = ("budget", "searches_left", "rows_left", "hops", "assumptions", "seen_refs", "failures")
+    __slots__ = ("budget", "searches_left", "rows_left", "hops", "assumptions", "seen_refs", "failures", "sets", "set_hops")
 
     def __init__(self, budget: Budget, searches_left: int, rows_left: int) -> None:
         self.budget = budget
@@ -182,6 +212,8 @@ class Run:
         self.assumptions: list[str] = []
         self.seen_refs: list[str] = []  # every returned row, in order
         self.failures: list[Refusal] = []
+        self.sets = False  # follow every bridge of a many-valued hop (``run_chain(sets=True)``)
+        self.set_hops: list[SetHop] = []
 
     def __repr__(self) -> str:
         return (f"Run(budget={self.budget!r}, searches_left={self.searches_left}, rows_left={self.rows_left}, "
@@ -201,10 +233,26 @@ def run_chain(
     backtrack: bool = True,
 ) -> tuple[Run, list[Rel] | None]:
     """Follow ``predicates`` from ``start_id``. Returns the run record and the accepted path, if any."""
+    run, paths = run_set(world, start_id, predicates, budget, backtrack=backtrack, sets=False)
+    return run, paths[0] if paths else None
+
+
+def run_set(
+    world: HopWorld,
+    start_id: str,
+    predicates: Sequence[str],
+    budget: Budget,
+    *,
+    backtrack: bool = True,
+    sets: bool = True,
+) -> tuple[Run, list[list[Rel]]]:
+    """Follow ``predicates`` from ``start_id``: every completed path, in the order found (one at most where
+    no hop is many-valued, or with ``sets=False``). ``run.set_hops`` says what each many-valued hop left behind."""
     eff = effective_budget(budget, len(predicates))
     run = Run(budget=eff, searches_left=eff.max_searches, rows_left=eff.max_rows)
-    path = _hop(world, run, start_id, list(predicates), 1, "0", backtrack, (start_id,))
-    return run, path
+    run.sets = sets
+    paths = _hop(world, run, start_id, list(predicates), 1, "0", backtrack, (start_id,))
+    return run, paths
 
 
 def _refuse(run: Run, hop: Hop, code: RefusalCode, message: str, **details: object) -> Hop:
@@ -216,7 +264,7 @@ def _refuse(run: Run, hop: Hop, code: RefusalCode, message: str, **details: obje
 def _hop(
     world: HopWorld, run: Run, node: str, preds: list[str], k: int, branch: str, backtrack: bool,
     on_path: tuple[str, ...] = (),
-) -> list[Rel] | None:
+) -> list[list[Rel]]:
     pred = preds[k - 1]
     if run.searches_left <= 0 or run.rows_left <= 0:
         run.hops.append(
@@ -229,7 +277,7 @@ def _hop(
                 f"{run.rows_left} rows left (max_searches={run.budget.max_searches}, max_rows={run.budget.max_rows})",
             )
         )
-        return None
+        return []
     rows = min(run.budget.rows_per_hop, run.rows_left)
     found = world.search(node, pred, rows)
     run.searches_left -= 1
@@ -282,7 +330,7 @@ def _hop(
                 _refuse(run, base, RefusalCode.CYCLE, f"hop {k}: every supported {pred!r} bridge from {node} returns to a node "
                         "already on this path; a path never enters a node twice", **details)
             )
-            return None
+            return []
         run.hops.append(
             _refuse(
                 run,
@@ -293,11 +341,13 @@ def _hop(
                 **details,
             )
         )
-        return None
+        return []
 
+    many = run.sets and pred not in world.functional
+    found_paths: list[list[Rel]] = []
     searches_left, rows_left = run.searches_left, run.rows_left  # after this hop's search (its first branch's record)
     for j, rel in enumerate(bridges):
-        if j > 0 and not backtrack:
+        if j > 0 and not (backtrack or many):
             break
         this_branch = branch if j == 0 else f"{branch}.{j}"
         others = [b.object for b in bridges if b.object != rel.object]
@@ -326,11 +376,74 @@ def _hop(
                         proposed=rel.object,
                     )
                 )
-                return None  # the alternatives here are the opposing assignments: not tried
+                return []  # the alternatives here are the opposing assignments: not tried
         run.hops.append(hop)
         if k == len(preds):
-            return [rel]
-        rest = _hop(world, run, rel.object, preds, k + 1, this_branch, backtrack, (*on_path, rel.object))
-        if rest is not None:
-            return [rel, *rest]
-    return None
+            rests: list[list[Rel]] = [[]]
+        else:
+            rests = _hop(world, run, rel.object, preds, k + 1, this_branch, backtrack, (*on_path, rel.object))
+        found_paths.extend([rel, *rest] for rest in rests)
+        if found_paths and not many:
+            return found_paths
+    if many:
+        _record_set_hop(world, run, k, branch, node, pred, bridges, {h.ref for h in found}, on_path)
+    return found_paths
+
+
+def _record_set_hop(
+    world: HopWorld, run: Run, k: int, branch: str, node: str, pred: str, bridges: Sequence[Rel],
+    returned: set[str], on_path: tuple[str, ...],
+) -> None:
+    """The catalog-level completeness check of one many-valued hop (see the module docstring)."""
+    usable = [r for r in world.of_subject(node, pred) if r.usable and r.object not in on_path]
+    eligible = tuple(dict.fromkeys(r.object for r in usable))
+    followed = tuple(b.object for b in bridges)
+    missing = tuple(r.id for r in usable if r.object not in followed and r.unit_ref not in returned)
+    note = SET_ASSUMPTION.format(pred=pred, subject=node)
+    if note not in run.assumptions:
+        run.assumptions.append(note)
+    run.set_hops.append(SetHop(k, branch, node, pred, followed, eligible, missing))
+
+
+def set_answer(run: Run, start_id: str, paths: Sequence[Sequence[Rel]], hops: int) -> tuple[list[SetAnswer], Completeness]:
+    """A set run's answers (one per end entity, first path found wins, in the order found) and whether they
+    are all the readable catalog supports: ``eligible`` is exact when nothing but the last hop's sets left a
+    value behind; the reasons say what stopped, the flags which budget would reach it."""
+    answers: dict[str, SetAnswer] = {}
+    for p in paths:
+        end = p[-1].object
+        if end not in answers:
+            answers[end] = SetAnswer.model_construct(id=end, path_ids=[start_id, *(r.object for r in p)], relations=[r.id for r in p])
+    reasons: list[str] = []
+    flags: dict[str, None] = {}
+    exact = True
+    eligible = set(answers)
+    for s in run.set_hops:
+        if s.hop == hops:
+            eligible.update(s.eligible)
+        if s.complete:
+            continue
+        left = [o for o in s.eligible if o not in s.followed]
+        exact = exact and s.hop == hops
+        if s.not_returned:
+            flags["--rows-per-hop"] = None
+            reasons.append(f"hop {s.hop}: {len(left)} more supported {s.predicate!r} relation(s) of {s.subject} were not "
+                           f"returned by its search ({', '.join(s.not_returned)}); raise --rows-per-hop "
+                           f"(now {run.budget.rows_per_hop}) to reach them")
+        else:
+            reasons.append(f"hop {s.hop}: {len(left)} more {s.predicate!r} value(s) of {s.subject} were not followed")
+    for f in run.failures:
+        if f.code == RefusalCode.BUDGET_EXHAUSTED:
+            flags["--max-searches"] = None
+            flags["--max-rows"] = None
+        elif f.code == RefusalCode.CONTRADICTION or (f.code == RefusalCode.NO_SUPPORTED_RELATION and f.details.get("not_returned")):
+            if f.code == RefusalCode.NO_SUPPORTED_RELATION:
+                flags["--rows-per-hop"] = None
+        else:
+            continue  # a branch with no value there (no relation, a cycle): nothing of the set is missing
+        exact = False
+        reasons.append(f.message)
+    complete = not reasons
+    return list(answers.values()), Completeness.model_construct(
+        complete=complete, answered=len(answers), eligible=len(eligible) if exact else None, reasons=reasons, flags=list(flags),
+    )

@@ -99,6 +99,7 @@ def run_case(
     *,
     world: str = "",
     backtrack: bool = True,
+    sets: bool = True,
     baselines: bool = False,
     cases_file: str | None = None,
     store: Any = None,
@@ -117,6 +118,7 @@ def run_case(
         principal=case.principal,
         budget=case.budget,
         backtrack=backtrack,
+        sets=sets,
         required_anchors=required,
         project=False,
     )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypedDict, Unpack
 from chainret.catalog.clause import doc_ref
 from chainret.catalog.models import Catalog
 from chainret.core.codes import RefusalCode
-from chainret.engine.hops import run_chain
+from chainret.engine.hops import run_set, set_answer
 from chainret.query.interpret import interpret, pattern_specs
 from chainret.pipeline.packet import coverage, pack_items
 from chainret.pipeline.projection import project as project_trace
@@ -34,7 +34,7 @@ from chainret.core.session import Session
 from chainret.store import catalog_location, resolve_catalog
 from chainret.store.base import CatalogReader, ViewReader, read_scope, reads_within
 from chainret.store.caches import relation_flags
-from chainret.trace.model import Budget, Hop, Interpretation, PacketItem, Refusal, Trace
+from chainret.trace.model import SCHEMA_VERSION, SET_SCHEMA_VERSION, Budget, Hop, Interpretation, PacketItem, Refusal, Trace
 
 if TYPE_CHECKING:
     from networkx import MultiDiGraph
@@ -70,6 +70,7 @@ def ask(
     project: bool = True,
     source: str | None = None,
     session: Session | None = None,
+    sets: bool = True,
 ) -> Trace:
     """Answer a relationship request with a supported chain, or say exactly why not.
 
@@ -89,6 +90,8 @@ def ask(
         source: where the trace says its catalog lives, when ``catalog`` is an already opened
             object (the CLI opens a catalog once and records the path or URL it was given).
         session: whose caches (views, indexes, digests) to use; None is ``default_session()``.
+        sets: answer a chain with a many-valued hop with every value (``answers``, ``completeness``; a 1.1
+            trace); False follows the 1.0 rule, one path (``trace verify`` replays a 1.0 trace so).
 
     Returns:
         A ``Trace`` with outcome ``accepted_path``, ``partial_evidence``, ``no_pattern`` or ``refused``.
@@ -138,7 +141,7 @@ def ask(
                 )
                 trace = Trace.model_construct(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
             else:
-                trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta)
+                trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta, sets)
         ask_ms = round((time.perf_counter() - t0) * 1000, 3)
         # The revision the answer was computed from (``chainret.store.base.revision_token``): a compiled store counts
         # the identities this viewer was shown across compiles and updates; a catalog file's is always its first.
@@ -175,6 +178,7 @@ class AskOptions(TypedDict, total=False):
     project: bool
     source: str | None
     session: Session | None
+    sets: bool
 
 
 class Answer(NamedTuple):
@@ -217,8 +221,9 @@ def path_names(trace: Trace, catalog: CatalogReader | Catalog, session: Session 
     reader = str(trace.meta.get("viewer") or trace.meta.get("principal", "public"))
     full = resolve_catalog(catalog, session)
     cv = (full.reader_store(reader) if reader_narrowed(full, reader) else full).view(trace.meta.get("view"), reader)
-    named = cv.entities_of(trace.path_ids)  # (a store reads those it has not yet read in one statement)
-    return {i: named[i].name for i in trace.path_ids if i in named}
+    ids = list(dict.fromkeys([*trace.path_ids, *(i for a in trace.answers or () for i in a.path_ids)]))
+    named = cv.entities_of(ids)  # (a store reads those it has not yet read in one statement)
+    return {i: named[i].name for i in ids if i in named}
 
 
 def named_path(trace: Trace, names: dict[str, str]) -> list[tuple[str, str]]:
@@ -245,9 +250,12 @@ def _run(
     required_anchors: Sequence[str] | None,
     base: _Base,
     meta: dict[str, object],
+    sets: bool = True,
 ) -> Trace:
     world = cat.hop_world(cv)
-    run, path = run_chain(world, interp.start_id, interp.predicates, budget, backtrack=backtrack)
+    many = sets and any(p not in world.functional for p in interp.predicates)
+    run, paths = run_set(world, interp.start_id, interp.predicates, budget, backtrack=backtrack, sets=many)
+    path = paths[0] if paths else None
     eff = run.budget  # ``effective_budget``, computed once by the run
     packet = None
     if path is not None:
@@ -273,8 +281,10 @@ def _run(
     else:  # the accepted path's relations: each already carries the unit that supports it in this view
         required = [r.id for r in path] if path else []
         units = {r.id: r.unit_ref for r in path} if path else {}
+    answers, completeness = set_answer(run, interp.start_id, paths, len(interp.predicates)) if many and path is not None else (None, None)
     return Trace.model_construct(
         **base,
+        schema_version=SET_SCHEMA_VERSION if many else SCHEMA_VERSION,
         interpretation=interp,
         budget=eff,
         hops=run.hops,
@@ -282,6 +292,8 @@ def _run(
         reason=reason,
         accepted_path=[r.id for r in path] if path else None,
         path_ids=[interp.start_id, *(r.object for r in path)] if path else None,
+        answers=answers,
+        completeness=completeness,
         coverage=coverage(cv, required, run.seen_refs, packet, units),
         packet=packet,
         assumptions=run.assumptions,

@@ -27,6 +27,9 @@ from chainret.core.stablejson import round_floats
 from chainret.core.trusted import TrustedModel
 
 SCHEMA_VERSION = "1.0"
+# A trace whose chain has a many-valued hop records its set answer (``answers``, ``completeness``) and says 1.1;
+# any other trace is the 1.0 trace it always was. ``trace verify`` replays a 1.0 trace by 1.0's single-path rule.
+SET_SCHEMA_VERSION = "1.1"
 
 Outcome = Literal[
     "accepted_path",  # a complete, supported chain was found (chain retriever)
@@ -209,6 +212,28 @@ class Coverage(_Model):
     complete_bundle: bool = False  # every required anchor's unit reached the packet
 
 
+class SetAnswer(_Model):
+    """One member of a set answer: its end entity and the supported path that reaches it."""
+
+    id: str  # the end entity's canonical ID
+    path_ids: list[str]  # node ids: start, bridge(s), this answer
+    relations: list[str]  # relation ids of its path, in order (each hop's anchor is in ``hops``)
+
+
+class Completeness(_Model):
+    """Whether a set answer holds every value the viewer's readable catalog supports.
+
+    ``eligible`` is counted over the catalog the request ran on, which holds only what the viewer may read,
+    so the count reveals nothing hidden. ``None`` when a branch stopped before its set could be counted.
+    """
+
+    complete: bool
+    answered: int
+    eligible: int | None = None
+    reasons: list[str] = Field(default_factory=_new_list)  # why it is not complete, one line each
+    flags: list[str] = Field(default_factory=_new_list)  # the budget flags that would reach what is missing
+
+
 class Trace(_Model):
     schema_version: str = SCHEMA_VERSION
     request: str  # the original words, verbatim
@@ -223,7 +248,9 @@ class Trace(_Model):
     outcome: Outcome
     reason: Refusal | None = None
     accepted_path: list[str] | None = None  # relation ids of the accepted chain, in order
-    path_ids: list[str] | None = None  # node ids: start, bridge(s), answer
+    path_ids: list[str] | None = None  # node ids: start, bridge(s), answer (a set answer: its first member's)
+    answers: list[SetAnswer] | None = None  # a chain with a many-valued hop: every answer found (1.1)
+    completeness: Completeness | None = None  # ... and whether that set is all the catalog supports (1.1)
     coverage: Coverage = Field(default_factory=Coverage)
     packet: Packet | None = None
     packets: dict[str, Packet] = Field(default_factory=_new_dict)  # bench: one per packer/budget
@@ -231,6 +258,17 @@ class Trace(_Model):
     searches_used: int = 0
     rows_used: int = 0
     meta: dict[str, Any] = Field(default_factory=_new_dict)
+
+    @model_serializer(mode="wrap")
+    def _omit_no_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A chain with no many-valued hop writes no set fields: its JSON is the 1.0 trace's, byte for byte."""
+        data = handler(self)
+        if isinstance(data, dict):
+            if data.get("answers") is None:
+                data.pop("answers", None)
+            if data.get("completeness") is None:
+                data.pop("completeness", None)
+        return data
 
     def to_json(self, *, indent: int | None = 2) -> str:
         """Stable JSON: sorted keys, floats rounded to 6 places.

@@ -49,7 +49,7 @@ from chainret.catalog.issues import CatalogFileInvalid
 from chainret.catalog.models import Catalog, Entity, SourceDocument, Unit, doc_ref, sha256_digest, unit_doc
 from chainret.store.base import CatalogReader, revision_token
 from chainret.core.errors import UsageError
-from chainret.trace.model import Budget, Trace, write_trace
+from chainret.trace.model import SCHEMA_VERSION, Budget, Trace, write_trace
 
 if TYPE_CHECKING:
     from chainret.evaluate.cases import CaseResult
@@ -287,7 +287,7 @@ def _replay_case(trace: Trace, catalog: CatalogReader | str | os.PathLike[str] |
         raise UsageError(f"case {meta['case']!r} is not in {source}")
     cat = apply_overlay(world.catalog, case.overlay, label=f"case {case.id} overlay")
     new = run_case(world.catalog, case, world=world.catalog.world, backtrack=bool(meta.get("backtrack", True)),
-                   cases_file=meta.get("cases_file"))
+                   cases_file=meta.get("cases_file"), sets=trace.schema_version != SCHEMA_VERSION)
     return _reader(cat), new.trace
 
 
@@ -320,6 +320,7 @@ def _replay_request(trace: Trace, catalog: CatalogReader | str | os.PathLike[str
         backtrack=bool(meta.get("backtrack", True)),
         text_route="text_route" in meta,
         project=projected,
+        sets=trace.schema_version != SCHEMA_VERSION,  # a 1.0 trace replays by 1.0's single-path rule
     )
     # a replay records where it found the catalog; the trace records where it was written from
     new = new.model_copy(update={"meta": {**new.meta, "catalog": meta.get("catalog")}})

@@ -1,0 +1,117 @@
+"""Set answers: a many-valued hop follows every supported bridge, and the answer says whether it is complete.
+
+The property that matters: a set answer that says it is complete holds every end entity the readable catalog
+supports (the graph oracle), under any budget; with a generous budget it is always complete.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from engine_rels import rel
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_engine_hops import ENT, PREDS, random_world, world
+
+from chainret.catalog.graph import build_graph, supported_paths
+from chainret.engine.hops import run_chain, run_set, set_answer
+from chainret.trace.model import Budget, read_trace
+
+TEAM = "group:w:team"
+
+
+def team(n_members: int, noise: int = 0):
+    """A team with ``n_members`` members (many-valued ``has_member``) and ``noise`` units that mention it first."""
+    units = [(f"n@v1#u{i}", f"{TEAM} {TEAM} {TEAM} is mentioned here") for i in range(noise)]
+    rels = []
+    for i in range(n_members):
+        units.append((f"m@v1#u{i}", f"REL {TEAM} | has_member | user:w:m{i}"))
+        rels.append(rel(f"r{i}", TEAM, "has_member", f"user:w:m{i}", f"m@v1#u{i}"))
+    return world(units, rels)
+
+
+def test_a_many_valued_hop_answers_every_member_and_says_all():
+    run, paths = run_set(team(2), TEAM, ["has_member"], Budget())
+    answers, done = set_answer(run, TEAM, paths, 1)
+    assert sorted(a.id for a in answers) == ["user:w:m0", "user:w:m1"]
+    assert done.complete and done.answered == done.eligible == 2 and done.reasons == []
+    # each member has its own hop record and anchor; the second reuses the first's search
+    assert [h.bridge for h in run.hops] == [a.id for a in answers] and run.hops[1].reuses == "0"
+    assert run.budget.max_searches - run.searches_left == 1
+
+
+def test_the_single_path_rule_answers_one_member():
+    """Negative control: the 1.0 rule (``sets=False``, how a 1.0 trace replays) stops at the first member."""
+    run, path = run_chain(team(2), TEAM, ["has_member"], Budget())
+    assert path is not None and len(path) == 1 and run.hops[0].candidate_bridges == ["user:w:m1"]
+
+
+def test_a_budget_cut_set_says_k_of_n_and_the_flag_that_reaches_the_rest():
+    run, paths = run_set(team(3, noise=1), TEAM, ["has_member"], Budget(rows_per_hop=3))
+    answers, done = set_answer(run, TEAM, paths, 1)
+    assert len(answers) == 2 and not done.complete
+    assert done.answered == 2 and done.eligible == 3
+    assert done.flags == ["--rows-per-hop"] and "--rows-per-hop (now 3)" in done.reasons[0]
+    run, paths = run_set(team(3, noise=1), TEAM, ["has_member"], Budget(rows_per_hop=4))
+    assert set_answer(run, TEAM, paths, 1)[1].complete
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_world(), st.sampled_from(ENT), st.lists(st.sampled_from(PREDS), min_size=1, max_size=3),
+       st.integers(1, 4), st.integers(1, 6), st.integers(1, 12))
+def test_a_set_said_complete_is_the_whole_supported_set(w, start, preds, rows, searches, max_rows):
+    """Under any budget: complete means every end entity the oracle finds; with a generous budget, complete."""
+    s = f"e:w:{start}"
+    oracle = {p[-1] for p in _oracle_ends(w, s, preds)}
+    for b in (Budget(rows_per_hop=rows, max_searches=searches, max_rows=max_rows),
+              Budget(rows_per_hop=50, max_searches=500, max_rows=10_000)):
+        run, paths = run_set(w, s, preds, b)
+        if not paths:
+            continue
+        answers, done = set_answer(run, s, paths, len(preds))
+        got = {a.id for a in answers}
+        assert got <= oracle
+        if done.complete:
+            assert got == oracle, (got, oracle, done)
+            assert done.eligible == len(got)
+    if oracle and all(p not in w.functional for p in preds):
+        run, paths = run_set(w, s, preds, Budget(rows_per_hop=50, max_searches=500, max_rows=10_000))
+        answers, done = set_answer(run, s, paths, len(preds))
+        assert {a.id for a in answers} == oracle and done.complete
+
+
+def _oracle_ends(w, start, preds):
+    """End entities of every supported path (relation ids -> objects)."""
+    by_id = {r.id: r for r in w.relations}
+    return [[by_id[i].object for i in path] for path in supported_paths(build_graph(w.relations), start, preds, w.functional)]
+
+
+# --- the whole request: CLI/library traces and 1.0 traces ---
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_a_10_trace_still_verifies_by_the_single_path_rule():
+    """A trace written before set answers (schema 1.0) replays by its own rule and verifies."""
+    from chainret.verify.replay import verify
+
+    for name, cases in (("main-serves.json", "fixtures/seed/cases.yaml"), ("three-hop-as-of-2024.json", "fixtures/lab/cases.yaml")):
+        trace = read_trace(REPO / "tests/data/traces-1.0" / name)
+        assert trace.schema_version == "1.0" and trace.answers is None
+        assert verify(trace, REPO / cases).status == "verified", name
+
+
+def test_a_trace_that_drops_a_member_or_claims_complete_falsely_is_a_difference(tmp_path):
+    from chainret import ask
+    from chainret.verify.replay import verify
+
+    cat = REPO / "catalogs/default.yaml"
+    trace = ask("Which contact serves PR-84?", cat)
+    assert trace.schema_version == "1.1" and trace.completeness is not None and trace.completeness.complete
+    assert verify(trace, cat).status == "verified"
+    data = json.loads(trace.to_json())
+    forged = dict(data, completeness=dict(data["completeness"], complete=False, eligible=5))
+    assert verify(type(trace).model_validate(forged), cat).status == "mismatch"
+    dropped = dict(data, answers=[])
+    assert verify(type(trace).model_validate(dropped), cat).status == "mismatch"

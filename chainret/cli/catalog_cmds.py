@@ -243,7 +243,7 @@ def diff_cmd(
     if as_json:
         print(json.dumps(d.to_dict(), indent=2, sort_keys=True, ensure_ascii=True))
         return
-    _say(f"{view_a} -> {view_b}")
+    _say(f"{d.view_a} -> {d.view_b}")
     for rel in d.added:
         _say(f"+ {rel.subject} {rel.predicate} {rel.object}  [{rel.id}, {rel.support.doc_ref}]")
     for rel in d.removed:

@@ -116,11 +116,14 @@ def reader_views(views: list[View], docs: frozenset[str]) -> list[View]:
         return views
     kept: dict[str, View] = {}
     previous: tuple[str, ...] | None = None
+    previous_all: set[str] = set()
     before: set[str] = set()
     last = ""
     for v in sorted(views, key=lambda v: (v.order, v.name)):
         mine = [d for d in v.documents if d in docs]
-        if previous is not None and set(mine) == set(previous):
+        changed_unreadably = set(v.documents) != previous_all  # (two views of the same documents are two views to all)
+        previous_all = set(v.documents)
+        if previous is not None and set(mine) == set(previous) and changed_unreadably:
             if v.current:
                 kept[last] = kept[last].model_copy(update={"current": True})
             continue

@@ -7,7 +7,7 @@
 Two parts, reported separately: fixtures/requests/dev.yaml (looked at while the interpretation
 rules were written) and fixtures/requests/heldout.yaml (committed before the rules changed, never
 tuned on). Per world: correct / wrong / missed for meaning-preserving paraphrases and multi-hop
-wordings, and refused / wrong for requests that must be refused (chainret.evaluate.cases.requests).
+wordings, and refused / wrong for requests that must be refused (chainret.evaluate.requests).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from chainret.authoring.output import sync_command  # noqa: E402
-from chainret.evaluate.cases.requests import KINDS, load_request_set, score_set, tally  # noqa: E402
+from chainret.evaluate.requests import KINDS, load_request_set, score_set, tally  # noqa: E402
 
 PARTS = (("development", "fixtures/requests/dev.yaml"), ("held-out", "fixtures/requests/heldout.yaml"))
 PAGE = ROOT / "docs" / "results" / "requests.md"

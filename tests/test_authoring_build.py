@@ -18,7 +18,7 @@ from chainret.authoring.starter import init
 from chainret.authoring.tables import read_table, render_table
 from chainret.catalog import load_catalog, load_world, open_view
 from chainret.catalog.defects import relation_defects
-from chainret.evaluate.cases.validate import validate_paths
+from chainret.evaluate.validate import validate_paths
 from chainret.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]

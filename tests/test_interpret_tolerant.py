@@ -145,7 +145,7 @@ def test_declared_predicate_nouns_and_verbs_extend_the_defaults_and_cost_nothing
 
 def test_the_request_sets_meet_the_aims():
     """0 wrong, every must-refuse refused, at least 90% of paraphrases (docs/results/requests.md)."""
-    from chainret.evaluate.cases.requests import load_request_set, score_set, tally
+    from chainret.evaluate.requests import load_request_set, score_set, tally
 
     for part in ("dev", "heldout"):
         results = score_set(load_request_set(ROOT / "fixtures" / "requests" / f"{part}.yaml"), ROOT)
@@ -193,7 +193,7 @@ def test_the_text_output_shows_how_a_tolerant_reading_matched(capsys):
 
 def test_real_name_words_put_together_differently_are_not_a_typo():
     """card-api is one letter from cart-api, but card (card-sync) and api are both name words: refused, suggested."""
-    from chainret.evaluate.cases.requests import load_request_set, open_world
+    from chainret.evaluate.requests import load_request_set, open_world
 
     rs = load_request_set(ROOT / "fixtures" / "requests" / "dev.yaml")
     services = open_world(rs.worlds["services"], ROOT)
@@ -229,7 +229,7 @@ def test_digit_runs_are_never_joined_but_the_joined_id_is_suggested():
 
 
 def test_validate_checks_a_request_set_against_its_worlds(tmp_path):
-    from chainret.evaluate.cases.validate import validate_paths
+    from chainret.evaluate.validate import validate_paths
 
     reports = validate_paths([ROOT / "fixtures" / "requests"])
     assert [r.valid for r in reports] == [True, True] and {r.counts["requests"] for r in reports} == {124, 132}

@@ -19,7 +19,7 @@ from chainret.catalog.load import (
     load_catalog,
     read_document,
 )
-from chainret.evaluate.cases.validate import discover, validate_paths
+from chainret.evaluate.validate import discover, validate_paths
 from chainret.cli import app, main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -94,12 +94,39 @@ def test_the_cli_walks_history_and_asks_by_date(repo: Path, tmp_path: Path) -> N
     built = cli("catalog", "history", str(repo), "--format", "backstage", "--world", "acme", "--out", "hist", cwd=tmp_path)
     assert built.returncode == 0, built.stderr
     assert "3 new views" in " ".join(built.stdout.split())
+    views = [v.name for v in load_catalog(tmp_path / "hist" / "catalog.yaml").views]
+    told = [line.strip() for line in built.stdout.splitlines() if line.strip().startswith("chainret ")]
+    assert told[0].startswith("chainret ask ") and told[0].endswith(f"--catalog hist --view {views[-1]}"), built.stdout
+    assert told[1] == f"chainret catalog diff {views[0]} {views[-1]} --catalog hist"
+    nxt = cli(*shlex.split(told[0])[1:], "--no-trace", cwd=tmp_path)  # the next step runs as printed
+    assert nxt.returncode == 0 and "answer" in nxt.stdout and views[-1] in nxt.stdout, nxt.stdout
     asked = cli("ask", "Who owns artist-lookup?", "--catalog", "hist", "--view", "2026-02-01", "--no-trace", cwd=tmp_path)
     assert asked.returncode == 0 and "Team A" in asked.stdout
     again = cli("catalog", "history", str(repo), "--format", "backstage", "--world", "acme", "--out", "hist", cwd=tmp_path)
     assert again.returncode == 0 and "up to date" in again.stdout
     bad = cli("catalog", "history", str(repo), "--rev", "--upload-pack=x", "--format", "backstage", "--out", "h2", cwd=tmp_path)
     assert bad.returncode == 2 and "--rev" in bad.stderr and not (tmp_path / "h2").exists()
+
+
+def test_catalog_diff_takes_a_date_or_a_hash_as_view_does(repo: Path, tmp_path: Path) -> None:
+    from chainret.authoring.diff import diff_views
+
+    out = tmp_path / "cat" / "catalog.yaml"
+    views = _run(repo, out)
+    cat = load_catalog(out)
+    by_name = diff_views(cat, views[0], views[-1])  # negative control: view names work as they did
+    assert (by_name.view_a, by_name.view_b) == (views[0], views[-1]) and by_name.changed
+    for a, b in (("2026-02-01", views[-1]), (views[0][-7:], "2026-03-10"), (views[0], views[-1][-7:])):
+        d = diff_views(cat, a, b)  # a date: the last commit on or before it; a hash: that commit
+        assert (d.view_a, d.view_b) == (views[0], views[-1]) and d.to_dict()["relations"] == by_name.to_dict()["relations"]
+    with pytest.raises(UsageError, match=f"no commit on or before 2025-12-31: the first view of this catalog is {views[0]}"):
+        diff_views(cat, "2025-12-31", views[-1])
+    with pytest.raises(UsageError, match="unknown view 'nope'"):
+        diff_views(cat, "nope", views[-1])
+    with pytest.raises(UsageError, match="no commit on or before 2025-12-31"):  # --view says it the same way
+        ask("Who owns artist-lookup?", out, view="2025-12-31")
+    shown = cli("catalog", "diff", "2026-02-01", views[-1][-7:], "--catalog", "cat", cwd=tmp_path)
+    assert shown.returncode == 0 and f"{views[0]} -> {views[-1]}" in shown.stdout, shown.stdout + shown.stderr
 
 
 def test_a_compiled_store_answers_as_of_a_date_too(repo: Path, tmp_path: Path) -> None:

@@ -69,11 +69,14 @@ def _holding(catalog: Catalog, view: str) -> dict[tuple[str, str, str], Relation
 
 
 def diff_views(catalog: Catalog, view_a: str, view_b: str) -> ViewDiff:
-    """Relations and documents that differ between two views of one catalog (UsageError for an unknown view)."""
-    from chainret.catalog.views import check_view
+    """Relations and documents that differ between two views of one catalog.
 
-    for name in (view_a, view_b):
-        check_view(catalog, name)
+    ``view_a`` and ``view_b`` are resolved as ``--view`` is (``chainret.catalog.views.find_view``: a
+    name, a date or a commit); the diff names the views they resolved to. UsageError when one names none.
+    """
+    from chainret.catalog.views import find_view
+
+    view_a, view_b = find_view(catalog, view_a).name, find_view(catalog, view_b).name
     a, b = _holding(catalog, view_a), _holding(catalog, view_b)
     out = ViewDiff(view_a, view_b)
     functional = functional_names(catalog.predicates)

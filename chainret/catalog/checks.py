@@ -7,7 +7,7 @@ functional-predicate contradictions per view and principal: warnings) and ``chec
 overlays, anchors and expected paths resolve and are consistent: errors).
 
 The phrasing check is the rule ``ask`` matches with (``chainret.catalog.patterns``), so this module sits
-above the engine's pattern layer; ``chainret validate`` (``chainret.evaluate.cases.validate``) and the authoring
+above the engine's pattern layer; ``chainret validate`` (``chainret.evaluate.validate``) and the authoring
 build both run it.
 
 Where each validation rule lives (one home each):
@@ -22,7 +22,7 @@ Where each validation rule lives (one home each):
 - what only a source header has (a file listed twice, a case written with entity IDs):
   ``chainret.authoring.header``; what only source files have (quotes, clause lines): ``chainret.authoring.build``.
 
-``chainret.catalog.issues`` is the finding they all return; ``chainret.evaluate.cases.validate`` runs them per target.
+``chainret.catalog.issues`` is the finding they all return; ``chainret.evaluate.validate`` runs them per target.
 """
 
 from __future__ import annotations

@@ -242,20 +242,35 @@ def open_view(
         if chosen is None:
             raise UsageError(f"catalog world {catalog.world!r} declares no views")
     else:
-        chosen = catalog.views_by_name.get(view) or as_of_view(catalog.views, view)
-        if chosen is None:
-            check_view(catalog, view)  # raises, with the closest names
-            raise UsageError(f"unknown view {view!r}")
+        chosen = find_view(catalog, view)
     return CatalogView(catalog, chosen, principal, session)
+
+
+def find_view(catalog: Any, requested: str) -> View:
+    """The view ``requested`` names: a view's name, else a date or a commit (``as_of_view``).
+
+    The one resolver of a view argument (``--view``, ``catalog diff A B``); a UsageError (exit 2)
+    says why nothing matched.
+    """
+    views = list(catalog.views)  # a Catalog's, or a compiled store's (chainret.store)
+    chosen = next((v for v in views if v.name == requested), None) or as_of_view(views, requested)
+    if chosen is None:
+        raise UsageError(_no_view(views, requested))
+    return chosen
+
+
+def _no_view(views: list[View], requested: str) -> str:
+    """Why ``requested`` names no view: a date before the first commit, else an unknown name (the closest ones)."""
+    from chainret.catalog.suggest import did_you_mean
+
+    names = [v.name for v in views]
+    first = min((v for v in views if re.match(_COMMIT_VIEW, v.name)), key=lambda v: v.order, default=None)
+    if first is not None and re.match(_DATE, requested):
+        return f"no commit on or before {requested}: the first view of this catalog is {first.name}"
+    return f"unknown view {requested!r}{did_you_mean(requested, names)}; this catalog has: {', '.join(names) or 'none'}"
 
 
 def check_view(catalog: Any, view: str | None) -> None:
     """UsageError (exit 2) for a view the catalog does not have, with the closest names."""
-    if view is None:
-        return
-    from chainret.catalog.suggest import did_you_mean
-
-    views = list(catalog.views)
-    names = [v.name for v in views]
-    if view not in names and as_of_view(views, view) is None:  # a view name, or a date it answers as of
-        raise UsageError(f"unknown view {view!r}{did_you_mean(view, names)}; this catalog has: {', '.join(names) or 'none'}")
+    if view is not None:
+        find_view(catalog, view)

@@ -40,7 +40,7 @@ def validate_cmd(
 
     Exit 0 when every world is valid, 1 when any is not, 2 on usage errors.
     """
-    from chainret.evaluate.cases.validate import validate_paths
+    from chainret.evaluate.validate import validate_paths
 
     reports = validate_paths(list(paths or _default_paths()))
     failed = [r for r in reports if not r.valid or (strict and any(i.severity == "warning" for i in r.issues))]
@@ -244,7 +244,7 @@ def diff_cmd(
     if as_json:
         print(json.dumps(d.to_dict(), indent=2, sort_keys=True, ensure_ascii=True))
         return
-    _say(f"{view_a} -> {view_b}")
+    _say(f"{d.view_a} -> {d.view_b}")
     for rel in d.added:
         _say(f"+ {rel.subject} {rel.predicate} {rel.object}  [{rel.id}, {rel.support.doc_ref}]")
     for rel in d.removed:

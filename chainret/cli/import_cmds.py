@@ -7,13 +7,17 @@ with its file and line. Errors are ``ChainretError``s, printed by ``chainret.cli
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from chainret.cli.render import console, t
 from chainret.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from chainret.catalog.models import Catalog
 
 FORMAT_HELP = "backstage (catalog-info.yaml descriptors and their Locations) or codeowners; repeat for both."
 
@@ -89,6 +93,20 @@ def history_cmd(
         _say(f"  + {name} (commit {c.sha})")
     if res.unchanged:
         _say(f"{len(res.unchanged)} new commits changed no record (no view)")
+    latest = res.added[-1][1]
+    _say("next:")  # as catalog init says it: the command that asks the catalog just written
+    _say(f"  chainret ask {shlex.quote(_question(cat, latest))} --catalog {shlex.quote(str(out))} --view {latest}")
+    first = cat.views[0].name
+    if first != latest:
+        _say(f"  chainret catalog diff {first} {latest} --catalog {shlex.quote(str(out))}")
+
+
+def _question(cat: Catalog, view: str) -> str:
+    """A question the catalog answers in ``view``: who owns the first owned entity, else a placeholder."""
+    refs = set(cat.views_by_name[view].documents)
+    owned = next((r.subject for r in cat.relations if r.predicate == "owned_by" and r.support.doc_ref in refs), None)
+    entity = cat.entities_by_id.get(owned) if owned else None
+    return f"Who owns {entity.name}?" if entity is not None else "YOUR QUESTION"
 
 
 def register(catalog_app: typer.Typer) -> None:

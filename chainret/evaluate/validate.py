@@ -150,7 +150,7 @@ def _counts(catalog: Catalog, cases: int) -> dict[str, int]:
 
 
 def _is_request_set(path: Path) -> bool:
-    """A request set (``format: chainret-requests/1``, ``chainret.evaluate.cases.requests``) rather than a catalog."""
+    """A request set (``format: chainret-requests/1``, ``chainret.evaluate.requests``) rather than a catalog."""
     import re
 
     try:
@@ -163,7 +163,7 @@ def _is_request_set(path: Path) -> bool:
 def validate_request_set(path: Path) -> WorldReport:
     """A request set: its schema, and that every expected pattern and start ID exists in its world."""
     from chainret.core.errors import ChainretError
-    from chainret.evaluate.cases.requests import load_request_set, open_world
+    from chainret.evaluate.requests import load_request_set, open_world
 
     report = WorldReport(target=str(path))
     try:

@@ -32,9 +32,12 @@ from chainret.catalog.issues import Issue
 from chainret.catalog.models import Catalog
 from chainret.core.errors import UsageError
 from chainret.sources.codeowners import find as codeowners_found
+from chainret.sources.common import issue
 from chainret.sources.records import Snapshot, default_world, import_snapshot, read_snapshot
+from chainret.core.textsafe import visible
 
 COMMIT_RE = re.compile(r"^commit ([0-9a-f]{40})\b")
+_LOG_ENTRY = re.compile(rb"([0-9a-f]{40}|[0-9a-f]{64}) (-?\d+)")  # git log --format="%H %ct"
 RECORD_SUFFIXES = (".yaml", ".yml")
 TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson")  # what chainret.authoring.tables reads
 
@@ -75,39 +78,106 @@ def commits(repo: Path, rev: str | None, path: str) -> list[Commit]:
     """Commits that changed ``path`` (oldest first), in ``rev`` (a range ``A..B`` or a ref) or HEAD."""
     if rev is not None and (rev.startswith("-") or not re.fullmatch(r"[\w./@^~:-]+", rev)):
         raise UsageError(f"--rev {rev!r}: expected a revision or range such as main, v1..v2 or abc123..HEAD")
-    out = _git(repo, "log", "--reverse", "--format=%H %ct", *([rev] if rev else []), "--", path or ".")
+    out = _git(repo, "log", "-z", "--reverse", "--format=%H %ct", *([rev] if rev else []), "--", path or ".")
     found = []
-    for line in out.decode("ascii", "replace").split("\n"):
-        if line.strip():
-            sha, ts = line.split()
-            found.append(Commit(sha, datetime.fromtimestamp(int(ts), tz=UTC)))
+    for entry in out.split(b"\0"):  # -z: one commit per NUL-ended entry, whatever its message holds
+        if not entry.strip():
+            continue
+        m = _LOG_ENTRY.fullmatch(entry.strip())
+        if m is None:
+            raise UsageError(f"git log: unexpected output {visible(entry[:120].decode('utf-8', 'replace'))}")
+        found.append(Commit(m.group(1).decode("ascii"), datetime.fromtimestamp(int(m.group(2)), tz=UTC)))
     return found
 
 
-def _materialize(repo: Path, sha: str, dest: Path, wanted: str) -> list[str]:
-    """Write the record files of ``sha`` under ``dest``; return every file of the tree (for CODEOWNERS)."""
-    names = [n for n in _git(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", sha).decode("utf-8", "replace").split("\0") if n]
+_OID = re.compile(rb"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256 repositories
+_FILE_MODES = (b"100644", b"100755")  # a regular file; 120000 is a symbolic link, 160000 a submodule (gitlink)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    mode: bytes
+    type: bytes
+    oid: bytes
+    path: str  # as UTF-8; a name that is not UTF-8 is skipped (replacement characters could make two names one)
+    utf8: bool = True
+
+
+def _tree(repo: Path, sha: str) -> list[_Entry]:
+    """Every entry of the commit's tree, from ``git ls-tree -r -z --full-tree``.
+
+    NUL-delimited (``-z``): a path is whatever lies between the tab and the NUL, so a newline,
+    tab or quote in a file name cannot shift one entry into the next. Submodules are entries too
+    (mode 160000, type ``commit``): ``-r`` does not enter them.
+    """
+    out = []
+    for raw in _git(repo, "ls-tree", "-r", "-z", "--full-tree", sha).split(b"\0"):
+        if not raw:
+            continue
+        meta, tab, name = raw.partition(b"\t")
+        fields = meta.split(b" ")
+        if not tab or len(fields) != 3 or not _OID.fullmatch(fields[2]):
+            raise UsageError(f"git ls-tree {sha}: unexpected output {visible(raw[:120].decode('utf-8', 'replace'))}")
+        try:
+            out.append(_Entry(fields[0], fields[1], fields[2], name.decode("utf-8")))
+        except UnicodeDecodeError:
+            out.append(_Entry(fields[0], fields[1], fields[2], name.decode("utf-8", "replace"), utf8=False))
+    return out
+
+
+def _blobs(repo: Path, oids: list[bytes]) -> dict[bytes, bytes]:
+    """The contents of the blobs ``oids`` (``git cat-file --batch``, one request per object id).
+
+    Only object ids go to git's input, never a path: a file name cannot add a request. Each answer
+    is checked to be the object asked for, a blob, with its size; anything else is refused rather
+    than read further (a reply out of step would put one file's content under another's name).
+    """
+    wanted = list(dict.fromkeys(oids))
+    if not wanted:
+        return {}
+    out = _git(repo, "cat-file", "--batch", stdin=b"".join(o + b"\n" for o in wanted))
+    found: dict[bytes, bytes] = {}
+    pos = 0
+    for oid in wanted:
+        eol = out.find(b"\n", pos)
+        head = out[pos:eol].split(b" ") if eol >= 0 else []
+        if len(head) != 3 or head[0] != oid or head[1] != b"blob" or not head[2].isdigit() \
+                or eol + 1 + int(head[2]) >= len(out):  # the body and the newline after it must be there
+            shown = visible(out[pos:pos + 120].split(b"\n")[0].decode("utf-8", "replace"))
+            raise UsageError(f"git cat-file: expected blob {oid.decode()}, found {shown or 'nothing'}")
+        size = int(head[2])
+        found[oid] = out[eol + 1: eol + 1 + size]
+        pos = eol + 1 + size + 1
+    return found
+
+
+def _materialize(repo: Path, c: Commit, dest: Path, wanted: str) -> tuple[list[str], list[Issue]]:
+    """Write the record files of commit ``c`` under ``dest``; return every path of the tree (for
+    CODEOWNERS) and warnings: a symbolic link or a submodule where a record file would be is
+    skipped (its blob is a link target, or it has no blob: neither is a record), and so is a file
+    whose name is not UTF-8; the rest is kept."""
+    entries = _tree(repo, c.sha)
     prefix = wanted.strip("/") + "/" if wanted.strip("/") not in ("", ".") else ""
-    records = [n for n in names if (n.startswith(prefix) and n.endswith(RECORD_SUFFIXES)) or n.endswith("CODEOWNERS")
-               or n == wanted.strip("/")]  # --format csv: the table itself
-    if records:
-        blob = _git(repo, "cat-file", "--batch", stdin="".join(f"{sha}:{n}\n" for n in records).encode("utf-8"))
-        pos = 0
-        for n in records:
-            eol = blob.index(b"\n", pos)
-            head = blob[pos:eol].split()
-            if len(head) < 3 or head[1] != b"blob":
-                pos = eol + 1
-                continue
-            size = int(head[2])
-            body = blob[eol + 1: eol + 1 + size]
-            pos = eol + 1 + size + 1
-            target = dest / n
-            if not target.resolve().is_relative_to(dest.resolve()):
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(body)
-    return names
+    records = [e for e in entries if (e.path.startswith(prefix) and e.path.endswith(RECORD_SUFFIXES))
+               or e.path.endswith("CODEOWNERS") or e.path == wanted.strip("/")]  # --format csv: the table itself
+    warnings: list[Issue] = []
+    files = []
+    for e in records:
+        if e.type == b"blob" and e.mode in _FILE_MODES and e.utf8:
+            files.append(e)
+            continue
+        what = "a submodule" if e.mode == b"160000" else "a symbolic link" if e.mode == b"120000" else \
+            "a file name that is not UTF-8" if e.utf8 is False else f"not a file (mode {e.mode.decode('ascii', 'replace')})"
+        warnings.append(issue("not_a_regular_file", f"{c.sha[:7]}:{visible(e.path)}", None,
+                              f"{what}, not read as a record (the commit's other files are)", "warning"))
+    content = _blobs(repo, [e.oid for e in files])
+    for e in files:
+        target = dest / e.path
+        if not target.resolve().is_relative_to(dest.resolve()):
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content[e.oid])
+    return [e.path for e in entries], warnings
 
 
 def _known_commits(cat: Catalog | None) -> set[str]:
@@ -127,7 +197,7 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
     repo_dir = Path(repo)
     if not repo_dir.is_dir():
         raise UsageError(f"{repo_dir}: not a folder (expected a git repository)")
-    top = Path(_git(repo_dir, "rev-parse", "--show-toplevel").decode("utf-8").strip())
+    top = Path(os.fsdecode(_git(repo_dir, "rev-parse", "--show-toplevel").removesuffix(b"\n")))  # one line, kept whole
     if path and (path.startswith("/") or ".." in Path(path).parts):
         raise UsageError(f"--path {path!r}: expected a path inside the repository, relative to its top")
     table = None
@@ -145,7 +215,8 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
             continue
         with tempfile.TemporaryDirectory(prefix="chainret-history-") as tmp:
             root = Path(tmp)
-            files = _materialize(top, c.sha, root, path)
+            files, skipped = _materialize(top, c, root, path)
+            res.warnings += skipped
             records = root / path if path else root
             if not records.exists():
                 res.skipped.append((c, f"no {path} in this commit"))
@@ -156,7 +227,7 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
                 except SourceInvalid as exc:
                     if strict:
                         raise SourceInvalid([_at(c, i, tmp) for i in exc.issues]) from None
-                    res.skipped.append((c, f"{len(exc.issues)} problem(s), first: {_rel(str(exc.issues[0]), tmp)}"))
+                    res.skipped.append((c, f"{len(exc.issues)} problem(s), first: {_at(c, exc.issues[0], tmp)}"))
                     continue
                 cat = _record(res, c, built)
                 continue
@@ -172,7 +243,7 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
         except SourceInvalid as exc:
             if strict:
                 raise SourceInvalid([_at(c, i, tmp) for i in exc.issues]) from None
-            res.skipped.append((c, f"{len(exc.issues)} problem(s), first: {_rel(str(exc.issues[0]), tmp)}"))
+            res.skipped.append((c, f"{len(exc.issues)} problem(s), first: {_at(c, exc.issues[0], tmp)}"))
             continue
         cat = _record(res, c, built)
     if res.result is not None and res.added:  # the checks of `chainret validate`, once, over every view
@@ -192,8 +263,9 @@ def _record(res: HistoryResult, c: Commit, built: BuildResult) -> Catalog:
 
 
 def _at(c: Commit, i: Issue, tmp: str) -> Issue:
-    """An issue about a file of the temporary checkout, named ``<short hash>:<path>``."""
-    return Issue(i.code, i.severity, f"{c.sha[:7]}:{_rel(i.file, tmp)}", i.location, i.field, i.message, i.line)
+    """An issue about a file of the temporary checkout, named ``<short hash>:<path>`` (the path in the
+    repository, its control characters escaped: a file name is data and may hold a newline)."""
+    return Issue(i.code, i.severity, f"{c.sha[:7]}:{visible(_rel(i.file, tmp))}", i.location, i.field, i.message, i.line)
 
 
 @dataclass(frozen=True)

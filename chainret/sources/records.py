@@ -179,6 +179,7 @@ class Snapshot:
     errors: list[Issue] = field(default_factory=list)
     warnings: list[Issue] = field(default_factory=list)
     records: int = 0  # record files read
+    origins: dict[str, str] = field(default_factory=dict)  # path in the source folder -> the record file it renders
 
     def merge(self, other: Snapshot) -> Snapshot:
         """This snapshot with another's entities, documents and problems added."""
@@ -188,6 +189,7 @@ class Snapshot:
         self.errors += other.errors
         self.warnings += other.warnings
         self.records += other.records
+        self.origins.update(other.origins)
         return self
 
     @property
@@ -220,6 +222,7 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
         for rel, text in tree.files.items():
             snap.documents[f"{bs.SOURCE}/{rel}"] = bs.render_file(rel, text, by_file.get(rel, []), ents, world,
                                                                    snap.warnings, tree.root, defined)
+            snap.origins[f"{bs.SOURCE}/{rel}"] = str(tree.root / rel)
             snap.records += 1
         for e in ents.values():
             snap.entities[e.id] = (e.name, e.aliases, e.description,
@@ -243,6 +246,7 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
             tree_files = files if files is not None else co.tree_files(root_dir)
             rendered, named = co.render(of, tree_files, world)
             snap.documents[f"codeowners/{rel}"] = rendered
+            snap.origins[f"codeowners/{rel}"] = str(root_dir / rel)
             snap.records += 1
             for n in named.values():
                 snap.entities.setdefault(n.id, (n.name, n.aliases, n.description, ()))
@@ -341,9 +345,20 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
         if clash:
             raise UsageError(f"{src / clash[0]} is in the source folder and is also a rendered record document; rename or move it")
     with tempfile.TemporaryDirectory(prefix="chainret-import-") as empty:
-        result = build(src if src is not None else Path(empty), out, view=view, overrides=snap.documents, parsed=header,
-                       previous=previous, check=check)
+        base = src if src is not None else Path(empty)
+        try:
+            result = build(base, out, view=view, overrides=snap.documents, parsed=header, previous=previous, check=check)
+        except SourceInvalid as exc:  # a rendered document is named after the record file it renders, not the build's folder
+            raise SourceInvalid([_origin(i, base, snap.origins) for i in exc.issues]) from None
     return described(result, view_description)
+
+
+def _origin(i: Issue, base: Path, origins: dict[str, str]) -> Issue:
+    """An issue about a rendered document (``base/<path>``, a folder the user never saw), named by its record file."""
+    key = Path(i.file).relative_to(base).as_posix() if Path(i.file).is_relative_to(base) else None
+    if key is None or key not in origins:
+        return i
+    return Issue(i.code, i.severity, origins[key], i.location, i.field, i.message, i.line)
 
 
 def _refuse_untyped(previous: Catalog | None, out: str | os.PathLike[str]) -> None:

@@ -26,24 +26,45 @@ class Declaration(NamedTuple):
     unit: Unit | None
 
     def cite(self) -> dict[str, str]:
+        """``{"document"}``, with ``"unit"`` and its first line (``"text"``: the file and lines) when found."""
         out = {"document": self.doc_ref}
         if self.unit is not None:
             out |= {"unit": self.unit.ref, "text": self.unit.text.split("\n", 1)[0]}
         return out
 
 
+class Declarations:
+    """Where ``cv``'s view declares entities: per document ID, its version in the view that the principal
+    may read, and that version's entity paragraphs by reference (built once, for many entities)."""
+
+    def __init__(self, cv: Any) -> None:
+        self.docs: dict[str, tuple[str, dict[str, Unit]]] = {}
+        for d in cv.documents():
+            heads = {ref.casefold(): u for u in cv.catalog.units_of(d.ref) if (ref := declared_ref(u.text))}
+            self.docs[d.doc_id] = (d.ref, heads)
+
+    def of(self, entity: Entity) -> list[Declaration]:
+        """The versions in the view of the documents that declare ``entity``, each with its paragraph.
+
+        A rendered descriptor document (one with entity paragraphs) declares the entity in this
+        version only when it has the entity's paragraph (``declared_in`` names document IDs, and a
+        later version may add or drop the entity); another importer's document is cited whole."""
+        refs = {a.casefold() for a in (entity.name, *entity.aliases)}
+        out = []
+        for s in entity.declared_in:
+            hit = self.docs.get(s.document) if s.document else None
+            if hit is None:
+                continue
+            ref, heads = hit
+            unit = next((u for r, u in heads.items() if r in refs), None)
+            if unit is not None or not heads:
+                out.append(Declaration(ref, unit))
+        return list(dict.fromkeys(out))
+
+
 def declarations(cv: Any, entity: Entity) -> list[Declaration]:
-    """The versions in ``cv``'s view, readable by its principal, of the documents that declare ``entity``,
-    each with its unit that is the entity's paragraph (a Backstage descriptor's ``Entity ...`` line)."""
-    docs = {s.document for s in entity.declared_in if s.document}
-    refs = {a.casefold() for a in (entity.name, *entity.aliases)}
-    out = []
-    for d in cv.documents():
-        if d.doc_id not in docs:
-            continue
-        unit = next((u for u in cv.catalog.units_of(d.ref) if (declared_ref(u.text) or "").casefold() in refs), None)
-        out.append(Declaration(d.ref, unit))
-    return out
+    """``Declarations(cv).of(entity)``: where one entity is declared in ``cv``'s view."""
+    return Declarations(cv).of(entity)
 
 
 def declared_unrelated(cv: Any, text: str, type_: str | None) -> list[tuple[Entity, list[Declaration]]]:
@@ -59,9 +80,10 @@ def declared_unrelated(cv: Any, text: str, type_: str | None) -> list[tuple[Enti
     known = known_entities(cat, cv.principal, session=session)
     hits = [e for e in cat.names_index(type_).get(normalize_name(text), [])
             if e.id in declared and e.id not in known and (type_ is None or e.type == type_)]
-    out = []
+    out: list[tuple[Entity, list[Declaration]]] = []
+    index = Declarations(cv) if hits else None
     for e in sorted(hits, key=lambda e: e.id):
-        where = declarations(cv, e)
+        where = index.of(e) if index is not None else []
         if where:
             out.append((e, where))
     return out

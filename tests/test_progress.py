@@ -87,6 +87,17 @@ def test_a_pipe_gets_no_progress_at_all(tmp_path: Path) -> None:
     assert got.stdout.startswith(b"wrote ") and comp.stderr.startswith(b"compiled acme")
 
 
+def test_history_shows_its_commits_on_a_terminal_and_nothing_in_a_pipe(tmp_path: Path) -> None:
+    repo = _make_repo(tmp_path / "repo")
+    args = ["catalog", "history", str(repo), "--format", "backstage", "--format", "codeowners", "--world", "acme"]
+    rc, out = _in_pty([*args, "--out", str(tmp_path / "tty.json")], tmp_path)
+    assert rc == 0, out
+    assert b"importing commits" in out and b"commits" in out and b"wrote " in out
+    got = _piped([*args, "--out", str(tmp_path / "pipe.json")], tmp_path)
+    assert got.returncode == 0 and got.stdout.startswith(b"wrote "), got.stderr
+    assert b"importing commits" not in got.stdout + got.stderr and b"\x1b[" not in got.stdout + got.stderr
+
+
 def test_the_library_reports_through_a_plain_callback(tmp_path: Path) -> None:
     """Import, write, compile and history call ``progress(stage, done, total, unit)``; the default reports nothing."""
     calls: list[tuple[str, int, int | None, str]] = []

@@ -111,10 +111,13 @@ def narrowed(cat: Catalog, reader: str, *, session: Session | None = None) -> bo
 
 
 def reader_narrowed(reader: object, viewer: str) -> bool:
-    """``narrowed`` of a catalog reader held in memory (``MemoryStore``). A compiled store keeps no
-    name sources, and its reader store lists the reduced views already: False."""
+    """``narrowed`` of a catalog reader: held in memory (``MemoryStore``), its names and views; a compiled store
+    keeps no name sources, so its views only (``SQLStore.reader_views``)."""
     cat = getattr(reader, "catalog", None)
-    return isinstance(cat, Catalog) and narrowed(cat, viewer, session=getattr(reader, "session", None))
+    if isinstance(cat, Catalog):
+        return narrowed(cat, viewer, session=getattr(reader, "session", None))
+    views = getattr(reader, "reader_views", None)
+    return views is not None and len(views(viewer)) != len(getattr(reader, "views", ()))
 
 
 BUILT_FROM = re.compile(r"built from \d+ documents \(\d+ new versions\)")

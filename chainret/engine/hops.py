@@ -109,7 +109,7 @@ class HopWorld:
         of_subject: Callable[[str, str], Sequence[Rel]] | None = None,
         readable: Callable[[str], bool] | None = None,
         entity: EntityLookup | None = None,
-        hop_search: Callable[[str, str, int], list[SearchHit]] | None = None,
+        hop_search: Callable[[str, str, int, bool], list[SearchHit]] | None = None,
         hop_in_unit: Callable[[str, str, str], Sequence[Rel] | None] | None = None,
     ) -> None:
         self.index = index
@@ -156,10 +156,10 @@ class HopWorld:
         """Hop search: the index's top ``k`` rows for ``node`` (a store may read the hop's other lookups
         in the same statement, ``hop_search``; the hits are the same). ``stating_first`` (trace schema 1.1):
         the units that also hold the predicate's word rank first (``chainret.engine.search.stating_first``)."""
+        if self._hop_search is not None:
+            return self._hop_search(node, predicate, k, stating_first)
         if stating_first:
             return list(self.index.hop_search(node, predicate, k))
-        if self._hop_search is not None:
-            return self._hop_search(node, predicate, k)
         return list(self.index.search([node], k=k))
 
     def in_unit(self, ref: str) -> Sequence[Rel]:

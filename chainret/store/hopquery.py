@@ -30,12 +30,13 @@ The statement texts are constants, so ``sqlite3``'s statement cache reuses the p
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import TYPE_CHECKING, cast
 
-from chainret.engine.search import SearchHit, rank_term
+from chainret.engine.search import SearchHit, rank_term, stating_first
 from chainret.store.base import StoreError
 from chainret.store.rowdecode import _bounded, hop_postings, hop_status_rows
 from chainret.store.sqlrows import REL_COLS
@@ -73,6 +74,11 @@ _RELATIONS = (
 _ARRAY = "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, ref)) FROM ({})"
 HOP_SQL = f"SELECT ({_ARRAY.format(_POSTINGS)}), ({_RELATIONS})"
 HOP_SQL_JOINED = f"SELECT ({_ARRAY.format(_POSTINGS_JOINED)}), ({_RELATIONS})"
+# A 1.1 hop (``stating_first``) also reads which of the term's units hold the predicate's word: a third array, the
+# predicate's postings looked up for those units only (the (term, unit_ord) key), never the predicate's whole list.
+_STATING = "SELECT json_group_array(unit_ord) FROM postings WHERE term = ? AND unit_ord IN (SELECT unit_ord FROM postings WHERE term = ? LIMIT ?)"
+HOP_SQL_STATING = f"{HOP_SQL}, ({_STATING})"
+HOP_SQL_JOINED_STATING = f"{HOP_SQL_JOINED}, ({_STATING})"
 
 # (``rowdecode.hop_postings`` and ``rowdecode.hop_status_rows`` read the two arrays.)
 
@@ -123,19 +129,25 @@ class HopQuery:
     def __init__(self, view: SQLView, index: StoreIndex, facts: ViewFacts, *, postings_hold_units: bool = True) -> None:
         self.view, self.index, self.facts = view, index, facts
         self.sql = HOP_SQL if postings_hold_units else HOP_SQL_JOINED  # (schema 5; 3 and 4 join postings to units)
+        self.sql_stating = HOP_SQL_STATING if postings_hold_units else HOP_SQL_JOINED_STATING
         self.of: dict[tuple[str, str], list[Rel]] = {}  # (subject, predicate) -> flagged relations, for rels_of
         # (subject, predicate) -> unit ref -> the flagged relations of that pair supported in that unit, for hop_in_unit
         self.units: dict[tuple[str, str], dict[str, list[Rel]]] = {}
 
-    def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
+    def search(self, node: str, predicate: str, k: int, stating: bool = False) -> list[SearchHit]:
         v, ix, f = self.view, self.index, self.facts
         n_units, total = ix.store.corpus(ix.view, ix.principal, ix.within)
         if k <= 0 or not n_units:
             return []
         term = node.lower()
         db = v.store.db
+        holding = "[]"
         try:
-            ((postings, relations),) = cast("list[tuple[str, str]]", db.rows(self.sql, (term, CAND_MAX + 1, node, predicate)))
+            if stating:
+                ((postings, relations, holding),) = cast("list[tuple[str, str, str]]", db.rows(
+                    self.sql_stating, (term, CAND_MAX + 1, node, predicate, predicate.lower(), term, CAND_MAX + 1)))
+            else:
+                ((postings, relations),) = cast("list[tuple[str, str]]", db.rows(self.sql, (term, CAND_MAX + 1, node, predicate)))
         except sqlite3.OperationalError as exc:  # e.g. a BLOB where the compile writes text: JSON cannot hold one
             path = getattr(db, "path", "the store")
             raise StoreError(
@@ -151,7 +163,7 @@ class HopQuery:
         units, n_postings = hop_postings(postings, visible)
         if n_postings > CAND_MAX:  # a hub: read the returned units only, as the per-lookup path does
             self.units.pop((node, predicate), None)
-            return ix.search([node], k)
+            return ix.hop_search(node, predicate, k) if stating else ix.search([node], k)
         # What ``SQLView.rels_in_unit`` would give a returned unit, less the relations of other pairs, which the hop
         # skips: the pair's relations whose document the principal may read (and the narrower viewer), by id.
         in_unit: dict[str, list[Rel]] = {}
@@ -162,7 +174,12 @@ class HopQuery:
         if not units:
             return []
         size = n_units or 1
-        return rank_term(len(units), sorted(units.values()), size, total / size, k, ix.k1, ix.b, ix.delta)
+        if not stating:
+            return rank_term(len(units), sorted(units.values()), size, total / size, k, ix.k1, ix.b, ix.delta)
+        has = set(cast("list[int]", json.loads(holding)))
+        cands = sorted(units.values())
+        first = rank_term(len(units), [c for c in cands if c[0] in has], size, total / size, k, ix.k1, ix.b, ix.delta)
+        return stating_first(first, rank_term(len(units), [c for c in cands if c[0] not in has], size, total / size, k, ix.k1, ix.b, ix.delta), k)
 
     def hop_in_unit(self, ref: str, subject: str, predicate: str) -> list[Rel] | None:
         """The relations of (subject, predicate) supported in a unit this hop's statement returned, flagged as

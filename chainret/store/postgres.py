@@ -54,7 +54,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from chainret.catalog.models import Catalog, functional_names
 from chainret.engine.hops import HopWorld, Rel
-from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus
+from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus, rank_term, stating_first
 from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
@@ -408,11 +408,12 @@ _REL_TYPES = ("bigint", *("text",) * 9, "bigint", "bigint", "text", "bigint", "t
 _U = 1 + len(_UNIT_TYPES)  # where a relation row's columns start
 
 
-def hop_sql(status_cols: str, within: bool, of_subject: bool) -> str:
+def hop_sql(status_cols: str, within: bool, of_subject: bool, stating: bool = False) -> str:
     """A hop's reads in one statement: tag 0 the candidate units (the node's postings the principal may
     read in the view, with their units: what BM25Plus ranks, and the unit rows), tag 2 the relations those
     units support with their status, tag 3 (with ``of_subject``, for a functional predicate) every
-    relation of (subject, predicate) in the view. The conditions are those of ``StoreIndex.search``,
+    relation of (subject, predicate) in the view. With ``stating`` (a 1.1 hop), tag 1 lists the candidate units that
+    also hold the predicate's word (``StoreIndex.hop_search``). The conditions are those of ``StoreIndex.search``,
     ``SQLView.prefetch`` and ``SQLView.rels_of``; row-level security applies to every table read as it
     does to them. A hub (more than ``HUB`` candidates) gets its postings only, without unit text or
     relations: the engine then reads the returned units' rows as before."""
@@ -430,6 +431,9 @@ def hop_sql(status_cols: str, within: bool, of_subject: bool) -> str:
         f"UNION ALL SELECT 2, {no_unit}, {status_cols} FROM relations r WHERE r.unit_ref IN (SELECT ref FROM c WHERE n <= {HUB}) AND "
         + READABLE.format(col="r.doc_ord") + w("r.doc_ord")
     )
+    if stating:
+        sql += (f" UNION ALL SELECT 1, s.unit_ord, {', '.join(f'NULL::{t}' for t in _UNIT_TYPES[1:])}, {no_rel} FROM postings s "
+                "WHERE s.term = ? AND s.unit_ord IN (SELECT uo FROM c)")
     if of_subject:
         sql += (f" UNION ALL SELECT 3, {no_unit}, {status_cols} FROM relations r WHERE r.subject = ? AND r.predicate = ? AND "
                 + IN_VIEW.format(col="r.doc_ord") + w("r.doc_ord"))
@@ -445,10 +449,10 @@ class HopStatement:
     def __init__(self, view: SQLView, index: StoreIndex, functional: frozenset[str], prime_rows: bool) -> None:
         self.view, self.index, self.functional, self.prime_rows = view, index, functional, prime_rows
         cols, self._cp = view.status_columns()
-        self.sql = {f: hop_sql(cols, view.within is not None, f) for f in (False, True)}
+        self.sql = {(f, s): hop_sql(cols, view.within is not None, f, s) for f in (False, True) for s in (False, True)}
         self.of: dict[tuple[str, str], list[Rel]] = {}
 
-    def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
+    def search(self, node: str, predicate: str, k: int, stating: bool = False) -> list[SearchHit]:
         v, ix = self.view, self.index
         n_units, total = ix.store.corpus(ix.view, ix.principal, ix.within)
         if k <= 0 or not n_units:
@@ -457,23 +461,35 @@ class HopStatement:
         term = q[0]
         vp: tuple[str, ...] = (v.view_name, v.principal)
         wp: tuple[str, ...] = (v.within,) if v.within is not None else ()
-        functional = predicate in self.functional
-        params = (term, *vp, *wp, *self._cp, *vp, *wp, *((*self._cp, node, predicate, v.view_name, *wp) if functional else ()))
+        # a 1.1 hop reads the pair's relations too: its completeness or contradiction check needs them
+        functional = predicate in self.functional or stating
+        params = (term, *vp, *wp, *self._cp, *vp, *wp, *((predicate.lower(),) if stating else ()),
+                  *((*self._cp, node, predicate, v.view_name, *wp) if functional else ()))
         units: dict[int, tuple[str, int, dict[str, int]]] = {}
         unit_rows: list[Row] = []
         in_units: list[Row] = []
         of: list[Row] = []
-        for r in v.store.db.rows(self.sql[functional], params, v.view_name, v.principal):
+        has: set[int] = set()
+        for r in v.store.db.rows(self.sql[functional, stating], params, v.view_name, v.principal):
             if r[0] == 0:
                 units[cast(int, r[1])] = (cast(str, r[4]), cast(int, r[3]), {term: cast(int, r[2])})
                 unit_rows.append(r[4:_U])
+            elif r[0] == 1:
+                has.add(cast(int, r[1]))
             else:
                 (in_units if r[0] == 2 else of).append(r[_U:])
         if not units:
             hits: list[SearchHit] = []
         else:
             size = n_units or 1
-            hits = rank_bm25plus(q, sorted(units.items()), {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
+            cands = sorted(units.items())
+            if stating:
+                rank = [(uo, ref, ntok, tfs[term]) for uo, (ref, ntok, tfs) in cands]
+                hits = stating_first(
+                    rank_term(len(units), [c for c in rank if c[0] in has], size, total / size, k, ix.k1, ix.b, ix.delta),
+                    rank_term(len(units), [c for c in rank if c[0] not in has], size, total / size, k, ix.k1, ix.b, ix.delta), k)
+            else:
+                hits = rank_bm25plus(q, cands, {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
         status_in, status_of = cast("list[StatusRow]", in_units), cast("list[StatusRow]", of)
         v.noted(status_in)
         if functional:

@@ -27,7 +27,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from chainret.core.bulk import paused_gc
-from chainret.catalog.models import functional_names
+from chainret.catalog.models import View, functional_names
 from chainret.core.errors import UsageError
 from chainret.engine.hops import HopWorld
 from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words
@@ -40,7 +40,7 @@ from chainret.store.sqlrows import READABLE, REL_COLS, WITHIN, Backend, _marks, 
 from chainret.store.sqlview import SQLView
 
 if TYPE_CHECKING:
-    from chainret.catalog.models import Entity, Pattern, Predicate, Relation, Unit, View
+    from chainret.catalog.models import Entity, Pattern, Predicate, Relation, Unit
     from chainret.store.base import DocumentMeta
 
 __all__ = ["Backend", "EvidenceReader", "ReaderStore", "SQLStore", "SQLView", "StoreIndex"]
@@ -106,6 +106,8 @@ class SQLStore:
         # Schema 5's postings carry their unit's token count and ref (``chainret.store.hopquery``); 3 and 4's do not.
         self.postings_hold_units: bool = self._meta.get("schema_version") not in ("3", "4")
         self._views: dict[tuple[str | None, str], SQLView] = {}
+        self._view_names: dict[tuple[str | None, str | None], str] = {}  # (requested view, reader) -> the view it names
+        self._reader_views: dict[str, list[View]] = {}  # reader -> the views of their reduced catalog
         self._worlds: dict[tuple[str, str, str | None], HopWorld] = {}
         self._asked_once: set[tuple[str, str, str | None]] = set()  # pairs whose first ask ran per lookup
         self._corpus: dict[tuple[str, ...], tuple[int, int]] = {}
@@ -329,21 +331,47 @@ class SQLStore:
 
     # -- views ------------------------------------------------------------------------------------------
     def view(self, name: str | None, principal: str = "public") -> SQLView:
-        """The view (None = the current one) for the principal; one object per (view, principal), cached."""
-        chosen = self._meta.get("current_view") if name is None else name
+        """The view (None = the current one) for the principal; one object per (view, principal), cached. The
+        whole store's views: a reader's reduced catalog (``reader_store``) resolves among its own (``view_name_for``)."""
+        chosen = self.view_name_for(name, None)
         hit = self._views.get((chosen, principal))
         if hit is None:
-            if name is None and not chosen:
-                raise UsageError(f"catalog world {self.world!r} declares no views")
-            if chosen not in self.view_names:
-                from chainret.catalog.views import as_of_view
-
-                dated = as_of_view(self.views, name) if name is not None else None  # a date or a commit
-                if dated is None:
-                    known = ", ".join(self.view_names) or "none"
-                    raise UsageError(f"unknown view {name!r}; this catalog has: {known}")
-                return self.view(dated.name, principal)
             hit = self._views[(chosen, principal)] = SQLView(self, chosen, principal)
+        return hit
+
+    def view_name_for(self, name: str | None, reader: str | None) -> str:
+        """The view ``name`` (None: the current one; a date or a commit) names among the views ``reader``'s reduced
+        catalog has (``chainret.catalog.readable.reader_views``, as a catalog held in memory resolves it); None: all."""
+        key = (name, reader)
+        hit = self._view_names.get(key)
+        if hit is not None:
+            return hit
+        views = list(self.views) if reader is None else self.reader_views(reader)
+        if name is None:
+            current = next((v for v in views if v.current), None)
+            chosen = current.name if current is not None else self._meta.get("current_view")
+            if not chosen:
+                raise UsageError(f"catalog world {self.world!r} declares no views")
+        elif any(v.name == name for v in views):
+            chosen = name
+        else:
+            from chainret.catalog.views import as_of_view
+
+            dated = as_of_view(views, name)  # a date or a commit
+            if dated is None:
+                known = ", ".join(v.name for v in views) or "none"
+                raise UsageError(f"unknown view {name!r}; this catalog has: {known}")
+            chosen = dated.name
+        self._view_names[key] = chosen
+        return chosen
+
+    def reader_views(self, reader: str) -> list[View]:
+        """The views of ``reader``'s reduced catalog (a view a change they may not read added is not among them)."""
+        hit = self._reader_views.get(reader)
+        if hit is None:
+            from chainret.catalog.readable import reader_views
+
+            hit = self._reader_views[reader] = reader_views(list(self.views), self.readable_docs(reader))
         return hit
 
     def corpus(self, view: str, principal: str, within: str | None = None) -> tuple[int, int]:

@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol, cast
 
-from chainret.catalog.models import Entity
+from chainret.catalog.models import Entity, View
 from chainret.core.errors import UsageError
 from chainret.store.rowdecode import RelRow, SQLRow, _unit
 from chainret.store.sqlrows import RowSource, _Relations
@@ -32,6 +32,10 @@ class ReaderSource(RowSource, CatalogReader, Protocol):
     def reader_store(self, reader: str) -> ReaderStore: ...
 
     def view(self, name: str | None, principal: str = "public") -> SQLView: ...
+
+    def view_name_for(self, name: str | None, reader: str | None) -> str: ...
+
+    def reader_views(self, reader: str) -> list[View]: ...
 
 
 class _Documents(Mapping[str, "SourceDocument"]):
@@ -164,9 +168,7 @@ class ReaderStore:
 
     @cached_property
     def views(self) -> list[View]:
-        from chainret.catalog.readable import reader_views  # the reduced catalog's views, as reader_catalog has them
-
-        return reader_views(list(self.store.views), self.store.readable_docs(self.reader))
+        return self.store.reader_views(self.reader)  # the reduced catalog's views, as reader_catalog has them
 
     @property
     def views_by_name(self) -> dict[str, View]:
@@ -202,7 +204,7 @@ class ReaderStore:
         return self.store.entity(entity_id) if view.knows(entity_id) else None
 
     def view(self, name: str | None, principal: str = "public") -> SQLView:
-        chosen = self.store.view(name, principal).view_name  # the same checks and messages
+        chosen = self.store.view_name_for(name, self.reader)  # among this reader's views, as the store resolves them
         hit = self._views.get((chosen, principal))
         if hit is None:
             hit = self._views[(chosen, principal)] = SQLView(self.store, chosen, principal, within=self.reader, catalog=self)

@@ -14,7 +14,7 @@ from chainret.catalog.models import Catalog
 from chainret.verify.replay import verify
 from chainret.sources.records import import_snapshot, read_snapshot, write_import
 from chainret.trace.model import Trace
-from chainret.evaluate.cases.validate import validate_paths
+from chainret.evaluate.validate import validate_paths
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "backstage"

@@ -74,3 +74,27 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     proc = subprocess.run([sys.executable, "-m", "chainret", *args], cwd=cwd, env=env, capture_output=True, text=True, check=False)
     assert "Traceback" not in proc.stderr + proc.stdout, proc.stderr
     return proc
+
+
+# A set answer: team-a of the Backstage example has two members (has_member is many-valued), one of them with a
+# display name that is markup and a bidi override (data, shown escaped on every surface, never obeyed).
+TEAM_A = "group:acme:default.team-a"
+SET_REQUEST = "Who is on team-a?"
+HOSTILE_MEMBER = '<b onmouseover="alert(1)">Janelle</b>\u202eDawe'
+MEMBERS = {"user:acme:default.breanna.davison": "Breanna Davison", "user:acme:default.janelle.dawe": HOSTILE_MEMBER}
+
+
+def set_world(tmp: Path) -> Path:
+    """The Backstage example's records, one member renamed to ``HOSTILE_MEMBER``, imported: the catalog file."""
+    import json
+    import shutil
+
+    tree = tmp / "records"
+    shutil.copytree(EXAMPLE / "records", tree)
+    users = tree / "org" / "users.yaml"
+    text = users.read_text(encoding="utf-8")
+    assert "displayName: Janelle Dawe" in text
+    users.write_text(text.replace("displayName: Janelle Dawe", f"displayName: {json.dumps(HOSTILE_MEMBER)}"), encoding="utf-8")
+    out = tmp / "catalog" / "catalog.yaml"
+    imported(tree, out, ["backstage"])
+    return out

@@ -37,8 +37,10 @@ def test_ask_json_view_and_budget_flags(tmp_path):
     t = json.loads(r.output)
     assert t["path_ids"] == ["project:final:main", "org:final:north", "contact:final:desk"]
     assert t["budget"]["rows_per_hop"] == 2 and t["budget"]["max_rows"] == 4 and t["rows_used"] <= 4
-    assert t.pop("answer") == {"id": "contact:final:desk", "name": "Rowan service desk"}  # --json adds the answer
-    assert read_trace(out).to_json() == json.dumps(t, indent=2, sort_keys=True, ensure_ascii=False)  # the file: the trace alone
+    # the trace file is the printed JSON less what --json adds: `answer`, and each set member's name and named path
+    assert t.pop("answer") == {"id": "contact:final:desk", "name": "Rowan service desk"}
+    assert [(a.pop("name"), a.pop("path")[-1]["id"]) for a in t["answers"]] == [("Rowan service desk", "contact:final:desk")]
+    assert read_trace(out).to_json() == json.dumps(t, indent=2, sort_keys=True, ensure_ascii=False)
 
 
 def test_ask_as_auditor_sees_failed_hop(tmp_path):

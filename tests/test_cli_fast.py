@@ -162,4 +162,5 @@ def test_a_trace_file_holds_the_same_json_as_stdout(tmp_path: Path) -> None:
     code, out, _, files = _run("fast", [REQ, "--json", "--trace-out", "{tmp}/t.json"], {}, tmp_path / "run")
     printed = json.loads(out)
     assert code == 0 and printed.pop("answer") == {"id": "contact:final:field", "name": "Rowan field office"}
-    assert printed == json.loads(files["t.json"])  # stdout adds the answer's name; the file is the trace
+    assert [(a.pop("name"), len(a.pop("path"))) for a in printed["answers"]] == [("Rowan field office", 3)]
+    assert printed == json.loads(files["t.json"])  # stdout adds the answers' names and named paths; the file is the trace

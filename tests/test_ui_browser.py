@@ -552,3 +552,38 @@ def test_many_patterns_are_grouped_collapsed_and_filtered(browser: Any, servers:
         page.fill("#pattern-filter", "")  # cleared: every pattern back, every group closed again
         assert page.eval_on_selector_all("details.pgroup", "ds => ds.filter(d => d.open || d.hidden).length") == 0
         assert page.eval_on_selector_all("details.pgroup li", "ls => ls.filter(l => l.hidden).length") == 0
+
+
+def test_ui_shows_every_member_of_a_set_and_whether_that_is_all(browser: Any, tmp_path: Path) -> None:
+    """A many-valued hop: the answer box lists each member (a hostile name as text) and the completeness line;
+    a budget-cut set says "1 of 2" and the flag that reaches the rest, never one member as the answer."""
+    from records_world import HOSTILE_MEMBER, MEMBERS, SET_REQUEST, set_world
+
+    srv = LocalServer(["--catalog", str(set_world(tmp_path)), "--rate", "0"], log=tmp_path / "set.log").start()
+    ui = None
+    try:
+        srv.wait()
+        ui = UI(browser, srv.url, None)
+        page = ui.page
+        got = ui.ask(SET_REQUEST)
+        assert [a["id"] for a in got["response"]["answers"]] == list(MEMBERS)
+        items = page.eval_on_selector_all("#answers li", "ls => ls.map(l => [l.dataset.id, l.querySelector('.big').innerText])")
+        assert [i for i, _ in items] == list(MEMBERS)
+        assert "Breanna Davison" in items[0][1] and "Janelle</b>\\u202eDawe" in items[1][1]  # text, escaped, not markup
+        assert page.query_selector("#answers b") is None and HOSTILE_MEMBER not in page.inner_text("#answer")
+        assert page.is_visible("#answers li >> nth=1") and page.inner_text("#completeness") == "complete: all 2"
+        # The same request under a budget the page has no box for: POST /ui/ask as app.js does, its HTML shown as app.js shows it.
+        part = page.evaluate(
+            "async (q) => { const r = await fetch('/ui/ask', {method: 'POST', headers: {'Content-Type': 'application/json'},"
+            " body: JSON.stringify({request: q, budget: {rows_per_hop: 1}})}); const d = await r.json();"
+            " document.getElementById('result').innerHTML = d.html; return d.response; }", SET_REQUEST)
+        assert [a["id"] for a in part["answers"]] == [next(iter(MEMBERS))]
+        assert page.eval_on_selector_all("#answers li", "ls => ls.length") == 1
+        line = page.inner_text("#completeness")
+        assert line.startswith("not complete: 1 of 2 shown") and line.endswith("--rows-per-hop would reach the rest")
+        assert "part of the set" in page.inner_text("#answer .outcome").lower()
+        assert ui.events() == []
+    finally:
+        if ui is not None:
+            ui.close()
+        srv.stop()

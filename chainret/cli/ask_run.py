@@ -153,16 +153,34 @@ def _print_lines(lines: Sequence[Any], width: int | None) -> None:
 
 def json_with_answer(trace: Trace, names: dict[str, str]) -> str:
     """``ask --json``: the trace's JSON plus ``answer``, the ID and display name of the accepted path's last
-    entity (null without one), as HTTP ``/ask`` reports it (``chainret.pipeline.ask.named_path``). The trace file
-    holds the trace alone."""
+    entity (null without one), as HTTP ``/ask`` reports it (``chainret.pipeline.ask.named_path``). A set answer
+    (a 1.1 trace) names every member in place: each of ``answers`` gains ``name`` and ``path`` (ID and name of
+    each entity, start first) beside the trace's ``id``, ``path_ids`` and ``relations``, and ``completeness``
+    says whether that is all; ``answer`` stays the first member, for scripts that read one value. The trace
+    file holds the trace alone."""
     import json
 
     from chainret.pipeline.ask import named_path
+    from chainret.render.answers import named_answers
 
     path = named_path(trace, names)
-    data = json.loads(trace.to_json())  # stable JSON (sorted keys, rounded floats): the same text, one key more
+    data = json.loads(trace.to_json())  # stable JSON (sorted keys, rounded floats): the same text, a few keys more
     data["answer"] = {"id": path[-1][0], "name": path[-1][1]} if path else None
+    for entry, named in zip(data.get("answers") or [], named_answers(trace, names), strict=True):
+        entry["name"] = named.name
+        entry["path"] = [{"id": i, "name": n} for i, n in named.path]
     return json.dumps(data, sort_keys=True, indent=2, ensure_ascii=False)
+
+
+def _completeness_to_stderr(trace: Trace) -> None:
+    """``-q`` prints a set one member per line for scripts; a part of a set still says so, on stderr."""
+    from chainret.cli.plain import completeness_line
+    from chainret.core.textsafe import visible
+    from chainret.render.answers import is_set
+
+    if is_set(trace) and trace.completeness is not None and not trace.completeness.complete:
+        sys.stderr.write("".join(visible(p if isinstance(p, str) else p[0]) for p in completeness_line(trace, label=False)) + "\n")
+        sys.stderr.flush()
 
 
 def run_ask(
@@ -203,6 +221,8 @@ def run_ask(
 
         width = plain_stream_width()
         _print_lines(trace_items(trace, names=result.names, suggestions=result.suggestions, quiet=quiet), width)
+        if quiet:
+            _completeness_to_stderr(trace)
     if not no_trace:
         path = write_trace(trace, trace_out) if trace_out is not None else write_new_trace(trace, default_trace_dir())
         if not as_json and not quiet:

@@ -163,13 +163,18 @@ def match_lines(it: Any) -> list[str]:
     return out
 
 
+def _named(ident: str, names: dict[str, str]) -> Line:
+    """An entity as the answer shows it: its name (bold green) and ID, or the ID alone without a name."""
+    name = names.get(ident)
+    return [(name, "bold green"), f" ({ident})"] if name else [(ident, "bold green")]
+
+
 def answer_parts(trace: Any, names: dict[str, str] | None = None, *, label: bool = True) -> Line:
     """The one line that answers: the final entity's name and ID, or the outcome and why not.
-    Without ``label`` (``--quiet``) an answer is its name and ID alone, and "no answer:" leads the rest."""
+    Without ``label`` (``--quiet``) an answer is its name and ID alone, and "no answer:" leads the rest.
+    A set answer's first member only: ``answer_lines`` shows the whole set."""
     if trace.outcome == "accepted_path" and trace.path_ids:
-        final = trace.path_ids[-1]
-        name = (names or {}).get(final)
-        value: Line = [(name, "bold green"), f" ({final})"] if name else [(final, "bold green")]
+        value = _named(trace.path_ids[-1], names or {})
         return field("answer", *value) if label else value
     line: Line = field("no answer", (trace.outcome, "yellow")) if label else ["no answer: ", (trace.outcome, "yellow")]
     if trace.reason is not None:
@@ -177,16 +182,52 @@ def answer_parts(trace: Any, names: dict[str, str] | None = None, *, label: bool
     return line
 
 
+def completeness_line(trace: Any, *, label: bool = True) -> Line:
+    """A set answer's completeness (``chainret.render.answers.completeness_words``): green when it is all,
+    yellow when the set shown is a part."""
+    from chainret.render.answers import completeness_words
+
+    c = trace.completeness
+    words = (completeness_words(c), "green" if c.complete else "yellow")
+    return field("completeness", words) if label else ["completeness: ", words]
+
+
+def answer_lines(trace: Any, names: dict[str, str] | None = None, *, label: bool = True) -> list[Line]:
+    """What answers: a set answer's members, one line each, then its completeness line (never a part of a
+    set without it); else ``answer_parts``' one line. Without ``label`` (``--quiet``) one member per line and
+    no completeness line (``run_ask`` writes it to stderr when the set is a part)."""
+    from chainret.render.answers import is_set
+
+    if not is_set(trace):
+        return [answer_parts(trace, names, label=label)]
+    names = names or {}
+    members = [_named(a.id, names) for a in trace.answers]
+    if not label:
+        return members
+    head = "answers" if len(members) > 1 else "answer"
+    return [field(head if k == 0 else "", *m) for k, m in enumerate(members)] + [completeness_line(trace)]
+
+
+def _path_lines(trace: Any) -> list[Line]:
+    """The accepted path; a set answer's path to each member, in the members' order."""
+    from chainret.render.answers import is_set
+
+    paths = [(a.path_ids, a.relations) for a in trace.answers] if is_set(trace) else [(trace.path_ids, trace.accepted_path or [])]
+    head = "paths" if len(paths) > 1 else "path"
+    return [field(head if k == 0 else "", " → ".join(ids), f"  ({', '.join(rels)})") for k, (ids, rels) in enumerate(paths)]
+
+
 def trace_items(trace: Any, *, names: dict[str, str] | None = None, suggestions: Sequence[tuple[str, str]] = (),
                 quiet: bool = False) -> list[Item]:
-    """The readable summary, the answer first: answer (or outcome), path, then request, interpretation,
-    hops, packet, outcome and reason. ``quiet``: the answer alone, unlabelled (or why there is none)."""
+    """The readable summary, the answer first: answer (or outcome; a set answer's members and completeness),
+    path, then request, interpretation, hops, packet, outcome and reason. ``quiet``: the answer alone,
+    unlabelled, a set one member per line (or why there is none)."""
     names = names or {}
     if quiet:
-        return [answer_parts(trace, names, label=False)]
-    out: list[Item] = [answer_parts(trace, names)]
+        return list(answer_lines(trace, names, label=False))
+    out: list[Item] = list(answer_lines(trace, names))
     if trace.path_ids:
-        out.append(field("path", " → ".join(trace.path_ids), f"  ({', '.join(trace.accepted_path or [])})"))
+        out.extend(_path_lines(trace))
     out.append(field("request", trace.request))
     principal = trace.meta.get("principal") or (trace.interpretation.principal if trace.interpretation else "public")
     viewer = trace.meta.get("viewer") or principal

@@ -40,6 +40,7 @@ from chainret.cli.plain import (
     why_words,
 )
 from chainret.core.textsafe import json_safe, mermaid_label, visible
+from chainret.render.answers import completeness_words, is_set
 
 # The rich-free pieces (the reason words, the summary's lines, the table widths) live in chainret.cli.plain.
 __all__ = ["LABEL_WIDTH", "REASONS", "WHY", "Part", "answer_line", "console", "err_console", "field", "fit_table",
@@ -167,7 +168,8 @@ def render_trace(
 
 
 def answer_line(trace: Any, names: dict[str, str] | None = None) -> Text:
-    """The one line that answers: the final entity's name and ID, or the outcome and why not."""
+    """The one line that answers: the final entity's name and ID, or the outcome and why not (a set
+    answer's first member: ``render_trace`` shows the whole set and its completeness)."""
     return t(*answer_parts(trace, names))
 
 
@@ -200,6 +202,10 @@ def trace_tree(trace: Any) -> Tree:
                 node.add(line)
     if trace.accepted_path:
         tree.add(t(f"accepted path: {' → '.join(trace.path_ids or [])} via {', '.join(trace.accepted_path)}"))
+    if is_set(trace):  # every member, then whether that is all: the first path alone is not the answer
+        node = tree.add(t(f"answers ({len(trace.answers)}): ", completeness_words(trace.completeness)))
+        for a in trace.answers:
+            node.add(t(f"{a.id}: {' → '.join(a.path_ids)} via {', '.join(a.relations)}"))
     if trace.reason:
         words = reason_words(trace.reason.code)
         tree.add(t(f"reason: {trace.reason.code}: {trace.reason.message}" + (f" ({words})" if words else "")))

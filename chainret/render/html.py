@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from chainret.core.codes import HOP_FAILURES, INTERPRETATION_REFUSALS
 from chainret.core.textsafe import visible
+from chainret.render.answers import completeness_words, is_set
 from chainret.trace.model import Hop, Refusal, Trace
 
 if TYPE_CHECKING:
@@ -73,6 +74,12 @@ code,.id,pre.unit,td.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,
 .answer .outcome{text-transform:uppercase;font-size:12px;letter-spacing:.06em;color:var(--mute)}
 .answer.accepted .outcome{color:var(--ok)}
 .answer.stopped .outcome{color:var(--bad)}
+.answer.partial{border-color:var(--warn)}
+.answer.partial .outcome,.completeness.partial{color:var(--warn)}
+ul.answers{list-style:none;margin:4px 0;padding:0}
+ul.answers li{margin:2px 0 6px}
+.completeness{font-weight:600}
+.completeness.complete{color:var(--ok)}
 .reason{color:var(--bad)}
 .meta{color:var(--mute);font-size:13px}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:6px 0}
@@ -168,6 +175,7 @@ def trace_ids(trace: Trace) -> list[str]:
         ids += [i for i in (h.from_id, h.bridge) if i]
         ids += h.candidate_bridges
     ids += trace.path_ids or []
+    ids += [i for a in trace.answers or () for i in a.path_ids]
     return list(dict.fromkeys(ids))
 
 
@@ -222,15 +230,30 @@ def _stop_hop(trace: Trace) -> Hop | None:
 
 
 def answer_block(trace: Trace, ex: Extras) -> str:
+    """The answer box: the answer (a set answer: every member, then whether that is all), or why there is none."""
     accepted = trace.outcome == "accepted_path" and bool(trace.path_ids)
-    cls = "accepted" if accepted else "stopped"
-    out = [f'<div class="answer {cls}" id="answer" data-outcome="{esc(trace.outcome)}">',
-           f'<div class="outcome">{esc(OUTCOME_WORDS.get(trace.outcome, trace.outcome))}</div>']
-    if accepted:
+    members = is_set(trace)
+    partial = members and trace.completeness is not None and not trace.completeness.complete
+    cls = ("accepted partial" if partial else "accepted") if accepted else "stopped"
+    out = [f'<div class="answer {cls}" id="answer" data-outcome="{esc(trace.outcome)}">']
+    if members:
+        assert trace.answers is not None and trace.completeness is not None
+        n = len(trace.answers)
+        found = f"{n} answer{'s' if n != 1 else ''} found" + (" (part of the set)" if partial else "")
+        out.append(f'<div class="outcome">{esc(found)}</div><ul class="answers" id="answers">')
+        out.extend(f'<li data-id="{esc(a.id)}"><div class="big">{_entity(a.id, ex)}</div>'
+                   '<div class="meta">via ' + " → ".join(_entity(i, ex) for i in a.path_ids) + "</div></li>"
+                   for a in trace.answers)
+        state = "partial" if partial else "complete"
+        out.append(f'</ul><div class="completeness {state}" id="completeness" data-complete="{str(not partial).lower()}">'
+                   f"{'not complete' if partial else 'complete'}: {esc(completeness_words(trace.completeness))}</div>")
+    elif accepted:
         assert trace.path_ids is not None
+        out.append(f'<div class="outcome">{esc(OUTCOME_WORDS.get(trace.outcome, trace.outcome))}</div>')
         out.append(f'<div class="big">{_entity(trace.path_ids[-1], ex)}</div>')
         out.append('<div class="meta">via ' + " → ".join(_entity(i, ex) for i in trace.path_ids) + "</div>")
     else:
+        out.append(f'<div class="outcome">{esc(OUTCOME_WORDS.get(trace.outcome, trace.outcome))}</div>')
         reason = trace.reason
         if reason is not None:  # the refusal's own sentence leads ("'PR-99' is not a known project ..."); the code's
             # generic wording ("the slot text resolves to no entity of the slot type") is the small print under it
@@ -337,7 +360,10 @@ def _branches(trace: Trace) -> list[tuple[str, list[Hop]]]:
 def svg_graph(trace: Trace, ex: Extras) -> str:
     """The path as an inline SVG: one row per branch, entities as boxes, hops as labelled arrows."""
     accepted = set(trace.accepted_path or [])
-    answer = trace.path_ids[-1] if trace.outcome == "accepted_path" and trace.path_ids else None
+    answers = {trace.path_ids[-1]} if trace.outcome == "accepted_path" and trace.path_ids else set()
+    if is_set(trace):  # every member's path is an answer path
+        accepted.update(r for a in trace.answers or () for r in a.relations)
+        answers.update(a.id for a in trace.answers or ())
     rows: list[str] = []
     width = 0.0
     branches = _branches(trace)
@@ -373,7 +399,7 @@ def svg_graph(trace: Trace, ex: Extras) -> str:
                 if h.bridge:
                     rel = h.anchor.relation_id if h.anchor is not None else ""
                     rows.append(_svg_edge(x + _NODE_W, x2, cy, f"hop {h.index}: {h.predicate or ''}", rel))
-                    rows.append(_svg_node(x2, y, h.bridge, ex, "answer" if h.bridge == answer and on_path else "", nh))
+                    rows.append(_svg_node(x2, y, h.bridge, ex, "answer" if h.bridge in answers and on_path else "", nh))
                 elif h.refusal is not None:
                     rows.append(_svg_edge(x + _NODE_W, x2, cy, f"hop {h.index}: {h.predicate or ''}", str(h.refusal.code), stop=True))
                     rows.append(_svg_stop(x2, y, str(h.refusal.code), plain_reason(h.refusal), nh))

@@ -2,7 +2,8 @@
 
 Three tools with typed inputs and structured output, over the same ``Service`` as the HTTP API:
 
-* ``ask(request, view?, budget?)`` -> the projected trace and a short answer;
+* ``ask(request, view?, budget?)`` -> the projected trace and a short answer (a set answer: every member in
+  ``answers`` and whether that is all in ``completeness``);
 * ``list_patterns()`` -> the catalog's relation patterns and views;
 * ``verify_trace(trace)`` -> the differences a replay finds.
 
@@ -30,7 +31,8 @@ INSTRUCTIONS = (
     "chainret answers relationship requests (e.g. 'Which contact serves PR-84?') by following source-backed "
     "relations through a permission-aware catalog. Call list_patterns to see which requests it understands. "
     "An answer is only an accepted_path outcome; partial_evidence, no_pattern and refused mean there is no "
-    "supported answer, and the message says why."
+    "supported answer, and the message says why. Where a relation has several values (members, contacts), "
+    "`answers` lists every one found and `completeness` says whether that is all of them; `answer` is only the first."
 )
 # Set per HTTP request by chainret.server.mcp_http (the bearer token's identity); unset over stdio.
 CURRENT_IDENTITY: ContextVar[Identity | None] = ContextVar("chainret_mcp_identity", default=None)

@@ -44,7 +44,8 @@ from chainret.server.inputs import trace_problem
 from chainret.server.live import LiveCatalog
 from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
 from chainret.store.base import CatalogReader, StoreChanged, revision_number
-from chainret.trace.model import Trace
+from chainret.render.answers import completeness_words, is_set, listed, named_answers
+from chainret.trace.model import Completeness, Trace
 
 R = TypeVar("R")
 REVISION_HELP = ("the catalog revision this answer was computed from, for its viewer: an opaque token "
@@ -75,6 +76,13 @@ class Named(BaseModel):
     name: str
 
 
+class NamedAnswerOut(BaseModel):
+    id: str
+    name: str = Field(description="its display name as the viewer may know it (the ID where the viewer knows none)")
+    path: list[Named] = Field(description="the supported path that reaches it, start first")
+    relations: list[str] = Field(description="relation ids of that path, in order (each hop's anchor is in the trace)")
+
+
 class Suggestion(BaseModel):
     pattern: str
     phrasing: str
@@ -84,7 +92,14 @@ class AskOut(BaseModel):
     outcome: str
     answer: Named | None = Field(None, description="the accepted path's last entity (None without an accepted path)")
     path: list[Named] = Field(default_factory=list, description="the accepted path's entities, start first")
-    message: str = Field(description="one line: the answer and its path, or why there is none")
+    answers: list[NamedAnswerOut] | None = Field(
+        None, description="a set answer (a chain with a many-valued hop, e.g. members or contacts): every member found, "
+        "in the order found, each with its path (``answer`` and ``path`` are the first's); None for a single-valued chain")
+    completeness: Completeness | None = Field(
+        None, description="with ``answers``: whether they are every value the viewer's readable catalog supports "
+        "(complete, answered, eligible), and if not why (reasons) and which budget flags would reach the rest")
+    message: str = Field(description="one line: the answer and its path (a set: every member and whether that is all), "
+                         "or why there is none")
     principal: str
     viewer: str
     view: str | None = None
@@ -268,7 +283,14 @@ class Service:
         trace, names = result.trace, result.names  # read in the request's own scope: no second trip
         view = trace.meta.get("view")
         path = [Named(id=i, name=name) for i, name in named_path(trace, names)]
-        if path:
+        done = trace.completeness if is_set(trace) else None
+        members = named_answers(trace, names) if done is not None else []
+        answers = [NamedAnswerOut(id=a.id, name=a.name, path=[Named(id=i, name=n) for i, n in a.path], relations=a.relations)
+                   for a in members]
+        if done is not None:  # every member and whether that is all: never one of several as the answer
+            message = listed(members) + (", via " + " → ".join(f"{n} ({i})" for i, n in members[0].path) if len(members) == 1 else "")
+            message += f" — {completeness_words(done)}"
+        elif path:
             message = f"{path[-1].name} ({path[-1].id}), via " + " → ".join(f"{n.name} ({n.id})" for n in path)
         else:
             message = trace.reason.message if trace.reason is not None else trace.outcome
@@ -276,6 +298,8 @@ class Service:
             outcome=trace.outcome,
             answer=path[-1] if path else None,
             path=path,
+            answers=answers or None,
+            completeness=done,
             message=message,
             principal=identity.principal,
             viewer=viewer,

@@ -1,0 +1,58 @@
+"""A set answer in words: every member with its name and path, and the line that says whether that is all.
+
+One home for what every surface shows of a set answer (``Trace.answers`` and ``Trace.completeness``, a trace
+of schema 1.1): ``chainret ask`` (plain text, rich, ``-q``, ``--json``), HTTP ``/ask`` and the MCP ``ask``
+tool, ``/ui`` and ``trace show --html``. A subset is never shown without ``completeness_words`` beside it:
+one value of several read as the answer is the mistake this module exists to prevent.
+
+Plain strings only (nothing is escaped or styled here: each surface escapes as it always does), and no
+import beyond the standard library, so the light ``chainret ask`` path can use it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:  # (types only: no import at run time, the light ask path stays light)
+    from chainret.trace.model import Completeness, Trace
+
+
+class NamedAnswer(NamedTuple):
+    """One member of a set answer as its viewer may know it: the ID stands for a name the viewer cannot see."""
+
+    id: str
+    name: str
+    path: list[tuple[str, str]]  # (ID, display name) of every entity of its path, start first
+    relations: list[str]  # relation ids of its path, in order
+
+
+def named_answers(trace: Trace, names: dict[str, str]) -> list[NamedAnswer]:
+    """Every answer of a set trace, named, in the trace's order; empty for a 1.0 trace (no ``answers``)."""
+    return [NamedAnswer(a.id, names.get(a.id, a.id), [(i, names.get(i, i)) for i in a.path_ids], list(a.relations))
+            for a in trace.answers or ()]
+
+
+def is_set(trace: Trace) -> bool:
+    """Whether the trace answers with a set (a many-valued hop) and so must show its completeness."""
+    return trace.outcome == "accepted_path" and bool(trace.answers) and trace.completeness is not None
+
+
+def completeness_words(c: Completeness) -> str:
+    """``all N``; ``K of N shown: <reasons>; <flag> would reach the rest``; or, when the set could not be
+    counted (``eligible`` is None), ``K found; the budget stopped ...``."""
+    if c.complete:
+        return f"all {c.eligible if c.eligible is not None else c.answered}"
+    flags = " or ".join(c.flags)
+    if c.eligible is not None:
+        head = f"{c.answered} of {c.eligible} shown"
+    elif c.flags:
+        head = f"{c.answered} found; the budget stopped before the whole set could be counted"
+    else:
+        head = f"{c.answered} found; the whole set could not be counted"
+    reasons = "; ".join(c.reasons) or "not every supported value was reached"
+    return f"{head}: {reasons}" + (f"; {flags} would reach the rest" if flags else "")
+
+
+def listed(answers: list[NamedAnswer]) -> str:
+    """The members on one line: ``name (ID), name (ID)`` (the ID alone where it is the name)."""
+    return ", ".join(a.id if a.name == a.id else f"{a.name} ({a.id})" for a in answers)

@@ -98,6 +98,19 @@ CODEOWNERS_PREDICATES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], st
     "governs": ("many", (co.RULE_TYPE,), (co.PATH_TYPE,), "inverse of governed_by"),
 }
 
+# The words requests may use for the imported predicates (``Predicate.nouns`` / ``verbs``), one home for
+# both formats. Where the lexicon's rule inflects a name wrongly (``api_provided_by`` -> "provids",
+# ``governed_by`` -> "governer"), the words on the name's stem here stand in for its guesses
+# (``chainret.query.lexicon.predicate_words``); ``tests/test_imported_phrasings.py`` spell-checks them all.
+WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # predicate -> (nouns, verbs)
+    "api_provided_by": (("provider", "api provider"), ("provides", "providing")),
+    "api_consumed_by": (("consumer", "api consumer"), ("consumes", "consuming")),
+    "governed_by": (("governing rule", "codeowners rule"), ("governs", "governing")),
+    "has_member": (("member",), ()),
+    "parent_of": (("child group", "subgroup"), ()),
+    "child_of": (("parent", "parent group"), ()),
+}
+
 
 def default_header(kinds: set[str], earlier: dict[str, tuple[set[str], set[str]]] | None = None
                    ) -> tuple[list[Predicate], list[Pattern]]:
@@ -125,8 +138,9 @@ def default_header(kinds: set[str], earlier: dict[str, tuple[set[str], set[str]]
         r = tuple(k for k in rng if k in kinds) + tuple(sorted(old_r - set(rng)))
         if d and r:
             types[name] = (d, r)
+            nouns, verbs = WORDS.get(name, ((), ()))
             preds.append(Predicate(name=name, domain="|".join(d), range="|".join(r), cardinality=card,  # type: ignore[arg-type]
-                                   description=desc))
+                                   description=desc, nouns=list(nouns), verbs=list(verbs)))
     pats: list[Pattern] = []
     for base, hops, phrasings, desc in PATTERNS:
         if hops[0] not in types:

@@ -106,6 +106,9 @@ def _broken() -> dict[str, str]:
     dup["relations"].append(dup["relations"][0])
     dup["entities"].append(dup["entities"][3])
     cases["duplicate ids"] = json.dumps(dup, indent=1)
+    other = d()
+    other["entities"][0]["id"] = other["entities"][0]["id"].replace(":final:", ":elsewhere:")
+    cases["entity from another world"] = json.dumps(other, indent=1)
     many = d()
     many["relations"] = [{"id": f"r{i}"} for i in range(120)]
     cases["too many issues"] = json.dumps(many)

@@ -132,6 +132,23 @@ class NameSource(_Model):
     name: str = Field(min_length=1)
     aliases: list[str] = Field(default_factory=_new_list)
     description: str = ""
+    # The ``order`` of the view whose import first gave these labels; None (omitted from the file and
+    # the digest): the catalog's first import. An import keeps the sources an earlier one recorded
+    # (their documents' versions are still in the catalog) and appends only new ones, so the
+    # catalog as it was at an earlier view is this one without the sources of later views
+    # (``chainret.verify.replay.earlier_catalogs``).
+    since: int | None = None
+
+    @model_serializer(mode="wrap")
+    def _omit_first(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("since") is None:
+            data.pop("since", None)
+        return data
+
+    def labels(self) -> tuple[str, str, tuple[str, ...], str]:
+        """What this source says (its document and labels), whichever import recorded it."""
+        return self.document, self.name, tuple(self.aliases), self.description
 
 
 def merge_sources(sources: "Iterable[NameSource]") -> tuple[str, list[str], str]:

@@ -13,6 +13,11 @@ the engine needs from it without building it:
   candidate or named in a refusal. An entity in no relation at all is unknown to everyone (after
   the restricted documents are removed it would be mentioned nowhere, so this is the only rule
   under which the reader's view of the full catalog equals the reduced catalog).
+* ``declared_entities(cat, reader)``: an entity an importer's document *declares*
+  (``Entity.declared_in``: a Backstage descriptor with no ``spec.owner``) is in the reduced catalog
+  when the reader may read that document, even in no relation: its document is still there. It is
+  not a start entity (``known_entities`` decides that), but a refusal may say it has no relation
+  (``chainret.query.declared``). One declared only by documents the reader may not read stays unknown.
 * ``reader_catalog(cat, reader)``: the reduced catalog itself (documents the reader may read, their
   relations, views limited to them, known entities). Its digest is the catalog identity shown to
   that reader: it does not change when only text the reader may not read changes.
@@ -61,6 +66,17 @@ def known_entities(cat: Catalog, reader: str, *, session: Session | None = None)
         return frozenset(known)
 
     return _memo(cat, "entities", reader, build, session)
+
+
+def declared_entities(cat: Catalog, reader: str, *, session: Session | None = None) -> frozenset[str]:
+    """Entity IDs that a document ``reader`` may read (some version) declares (``Entity.declared_in``;
+    a header's label, with no document, declares nothing: it is not a record the entity came from)."""
+
+    def build() -> frozenset[str]:
+        ids = readable_doc_ids(cat, reader, session=session)
+        return frozenset(e.id for e in cat.entities if any(s.document and s.document in ids for s in e.declared_in))
+
+    return _memo(cat, "declared", reader, build, session)
 
 
 def reads_within(cat: Catalog, reader: str, other: str, *, session: Session | None = None) -> bool:
@@ -116,11 +132,14 @@ def reader_views(views: list[View], docs: frozenset[str]) -> list[View]:
         return views
     kept: dict[str, View] = {}
     previous: tuple[str, ...] | None = None
+    previous_all: set[str] = set()
     before: set[str] = set()
     last = ""
     for v in sorted(views, key=lambda v: (v.order, v.name)):
         mine = [d for d in v.documents if d in docs]
-        if previous is not None and set(mine) == set(previous):
+        changed_unreadably = set(v.documents) != previous_all  # (two views of the same documents are two views to all)
+        previous_all = set(v.documents)
+        if previous is not None and set(mine) == set(previous) and changed_unreadably:
             if v.current:
                 kept[last] = kept[last].model_copy(update={"current": True})
             continue
@@ -145,7 +164,7 @@ def reader_catalog(cat: Catalog, reader: str, *, session: Session | None = None)
 
     def build() -> Catalog:
         docs = readable_docs(cat, reader, session=session)
-        known = known_entities(cat, reader, session=session)
+        known = known_entities(cat, reader, session=session) | declared_entities(cat, reader, session=session)
         named = hides_names(cat, reader, session=session)
         if len(docs) == len(cat.documents) and len(known) == len(cat.entities) and not named:
             return cat

@@ -15,6 +15,16 @@ from chainret.catalog.models import Catalog, Entity, Pattern, Predicate, split_d
 from chainret.catalog.functional import Triple
 
 
+def wrong_world_message(world: str, found: str) -> str:
+    """The one wording of an entity from another world (the whole-catalog check and the streamed compile)."""
+    return f"expected an ID in world {world!r} (type:{world}:name), found world {found!r}"
+
+
+def duplicate_message(label: str, key: str, kind: str, first: int) -> str:
+    """The one wording of a duplicate key (the whole-catalog check and the streamed compile)."""
+    return f"duplicate {label} {key!r}: already used by {kind}[{first}]"
+
+
 def reference_issues(cat: Catalog, file: str) -> list[Issue]:
     """Duplicates, dangling references and out-of-range spans: the load-time cross-record checks."""
     from chainret.catalog.suggest import did_you_mean
@@ -75,8 +85,7 @@ def declared_issues(world: str, entities: Sequence[Entity], predicates: Sequence
     listed_types, listed_preds = ", ".join(sorted(types_known)) or "none", ", ".join(sorted(preds)) or "none"
     for i, e in enumerate(entities):
         if e.world != world:
-            err("wrong_world", f"entities[{i}] (id {e.id})", "id",
-                f"expected an ID in world {world!r} (type:{world}:name), found world {e.world!r}")
+            err("wrong_world", f"entities[{i}] (id {e.id})", "id", wrong_world_message(world, e.world))
     for i, p in enumerate(predicates):
         for fld in ("domain", "range"):
             for value in type_union(getattr(p, fld)):  # "group|user": each type of the union
@@ -111,6 +120,6 @@ def _duplicates(issues: list[Issue], file: str, kind: str, keys: list[str], labe
     for i, key in enumerate(keys):
         if key in first:
             issues.append(Issue("duplicate_id", "error", file, f"{kind}[{i}] ({label} {key})", label,
-                                f"duplicate {label} {key!r}: already used by {kind}[{first[key]}]"))
+                                duplicate_message(label, key, kind, first[key])))
         else:
             first[key] = i

@@ -1,4 +1,4 @@
-"""``chainret validate``, ``chainret schema`` and ``chainret catalog init|build|import|diff|lock``.
+"""``chainret validate``, ``chainret schema`` and ``chainret catalog init|build|import|diff|lock|coverage``.
 
 Thin wrappers: ``chainret.catalog`` validates, ``chainret.authoring`` builds catalogs from a
 source folder (plain files + a ``chainret.yaml`` header); these commands parse, call, print.
@@ -292,6 +292,37 @@ def lock_cmd(
     if not (report.changes or report.refused or report.unresolved):
         _say(f"{file}: already locked")
     if not report.ok:
+        raise typer.Exit(EXIT_NO)
+
+
+@catalog_app.command("coverage")
+def coverage_cmd(
+    catalog: Annotated[Path | None, typer.Option("--catalog", help="Catalog file or world folder (default: the default catalog).")] = None,
+    view: Annotated[str | None, typer.Option("--view", help="The view (a name, a date or a commit; default: the current view).")] = None,
+    principal: Annotated[str, typer.Option("--as", help="Report what this principal may read (default: public).")] = "public",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """List what has no owner in a view, with the unit that shows it: entities without spec.owner, CODEOWNERS
+    rules without owners, owners no descriptor declares, groups without members. Exit 0 when none, 1 when some."""
+    from chainret.evaluate.coverage import coverage
+    from chainret.store import catalog_path
+
+    report = coverage(catalog_path(catalog), view, principal)
+    if as_json:
+        print(json.dumps({**report.model_dump(), "gaps": report.gaps}, indent=2, sort_keys=True, ensure_ascii=True))
+    else:
+        _say(f"coverage of view {report.view} as {report.principal} reads it")
+        sections = [("no owner", report.no_owner), ("CODEOWNERS rules without owners", report.rules_without_owners),
+                    ("owners no readable descriptor declares", report.undeclared_owners),
+                    ("groups without members", report.groups_without_members)]
+        for title, rows in sections:
+            _say(f"{title}: {len(rows) or 'none'}")
+            for g in rows:
+                by = f" (named by {', '.join(g.referenced_by)})" if g.referenced_by else ""
+                _say(f"  {g.id}" + (f" ({g.name})" if g.name != g.id else "") + by)
+                for c in g.cites:
+                    _say(f"    {c.get('unit', c['document'])}" + (f": {c['text']}" if "text" in c else ""))
+    if report.gaps:
         raise typer.Exit(EXIT_NO)
 
 

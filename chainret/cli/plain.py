@@ -31,6 +31,7 @@ LABEL_WIDTH = 13
 REASONS: dict[str, str] = {
     RefusalCode.NO_PATTERN: "no relation pattern of this catalog matches the request's words (`chainret patterns` lists them)",
     RefusalCode.UNKNOWN_ENTITY: "the words in the slot do not name an entity of the slot's type in this view",
+    RefusalCode.UNRELATED_ENTITY: "the words name an entity its descriptor declares, but no relation of it (no owner, ...) is in this view",
     RefusalCode.AMBIGUOUS_ALIAS: "the words in the slot name several entities; ask again with one canonical ID",
     RefusalCode.AMBIGUOUS_READING: "the words read as more than one pattern or entity; ask again with one of the phrasings or IDs listed",
     RefusalCode.EXCEEDS_MAX_HOPS: "the pattern needs more hops than --max-hops allows",

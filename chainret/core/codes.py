@@ -21,6 +21,7 @@ class RefusalCode(StrEnum):
     # interpretation, before any search
     NO_PATTERN = "no_pattern"
     UNKNOWN_ENTITY = "unknown_entity"
+    UNRELATED_ENTITY = "unrelated_entity"  # a readable document declares it, no relation names it (no owner)
     AMBIGUOUS_ALIAS = "ambiguous_alias"
     AMBIGUOUS_READING = "ambiguous_reading"  # the words read as two patterns (or two entities by two routes)
     EXCEEDS_MAX_HOPS = "exceeds_max_hops"
@@ -47,6 +48,7 @@ INTERPRETATION_REFUSALS: Final[dict[RefusalCode, str]] = {
     RefusalCode.AMBIGUOUS_ALIAS: "the slot text resolves to several entities",
     RefusalCode.AMBIGUOUS_READING: "the request reads as more than one pattern or start entity",
     RefusalCode.UNKNOWN_ENTITY: "the slot text resolves to no entity of the slot type",
+    RefusalCode.UNRELATED_ENTITY: "the slot text names an entity a readable document declares, but it takes part in no relation",
     RefusalCode.EXCEEDS_MAX_HOPS: "the pattern needs more hops than the request's max_hops allows",
 }
 # The same sets as types, so a case file's JSON Schema lists the allowed values.
@@ -61,6 +63,7 @@ InterpretationCode = Literal[
     RefusalCode.AMBIGUOUS_ALIAS,
     RefusalCode.AMBIGUOUS_READING,
     RefusalCode.UNKNOWN_ENTITY,
+    RefusalCode.UNRELATED_ENTITY,
     RefusalCode.EXCEEDS_MAX_HOPS,
 ]
 

@@ -152,9 +152,12 @@ class HopWorld:
                 out[i] = hit
         return rels if out is None else out
 
-    def search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
+    def search(self, node: str, predicate: str, k: int, *, stating_first: bool = False) -> list[SearchHit]:
         """Hop search: the index's top ``k`` rows for ``node`` (a store may read the hop's other lookups
-        in the same statement, ``hop_search``; the hits are the same)."""
+        in the same statement, ``hop_search``; the hits are the same). ``stating_first`` (trace schema 1.1):
+        the units that also hold the predicate's word rank first (``chainret.engine.search.stating_first``)."""
+        if stating_first:
+            return list(self.index.hop_search(node, predicate, k))
         if self._hop_search is not None:
             return self._hop_search(node, predicate, k)
         return list(self.index.search([node], k=k))
@@ -202,7 +205,7 @@ class SetHop(NamedTuple):
 class Run:
     """Mutable state of one request: budget left, hop records, branches, assumptions."""
 
-    __slots__ = ("budget", "searches_left", "rows_left", "hops", "assumptions", "seen_refs", "failures", "sets", "set_hops")
+    __slots__ = ("budget", "searches_left", "rows_left", "hops", "assumptions", "seen_refs", "failures", "sets", "set_hops", "stating_first")
 
     def __init__(self, budget: Budget, searches_left: int, rows_left: int) -> None:
         self.budget = budget
@@ -214,6 +217,7 @@ class Run:
         self.failures: list[Refusal] = []
         self.sets = False  # follow every bridge of a many-valued hop (``run_chain(sets=True)``)
         self.set_hops: list[SetHop] = []
+        self.stating_first = False  # rank a hop's units that hold its predicate first (trace schema 1.1)
 
     def __repr__(self) -> str:
         return (f"Run(budget={self.budget!r}, searches_left={self.searches_left}, rows_left={self.rows_left}, "
@@ -245,12 +249,14 @@ def run_set(
     *,
     backtrack: bool = True,
     sets: bool = True,
+    stating_first: bool = False,
 ) -> tuple[Run, list[list[Rel]]]:
     """Follow ``predicates`` from ``start_id``: every completed path, in the order found (one at most where
     no hop is many-valued, or with ``sets=False``). ``run.set_hops`` says what each many-valued hop left behind."""
     eff = effective_budget(budget, len(predicates))
     run = Run(budget=eff, searches_left=eff.max_searches, rows_left=eff.max_rows)
     run.sets = sets
+    run.stating_first = stating_first
     paths = _hop(world, run, start_id, list(predicates), 1, "0", backtrack, (start_id,))
     return run, paths
 
@@ -279,7 +285,7 @@ def _hop(
         )
         return []
     rows = min(run.budget.rows_per_hop, run.rows_left)
-    found = world.search(node, pred, rows)
+    found = world.search(node, pred, rows, stating_first=run.stating_first)
     run.searches_left -= 1
     run.rows_left -= len(found)
     run.seen_refs.extend(h.ref for h in found)

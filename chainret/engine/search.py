@@ -78,6 +78,8 @@ class SearchIndex(Protocol):
 
     def search(self, query: str | Sequence[str], k: int) -> list[SearchHit]: ...
 
+    def hop_search(self, node: str, predicate: str, k: int) -> list[SearchHit]: ...
+
 
 class SearchHit(NamedTuple):
     """One returned row: the unit ref, its 1-based rank and its BM25Plus score."""
@@ -94,6 +96,18 @@ def top_hits(scores: Sequence[float], order: Sequence[int], ref_of: Callable[[in
     """
     ranked = sorted(range(len(scores)), key=lambda j: (-scores[j], order[j]))[:k]
     return [SearchHit(ref_of(j), rank + 1, float(scores[j])) for rank, j in enumerate(ranked)]
+
+
+def stating_first(stating: Sequence[SearchHit], others: Sequence[SearchHit], k: int) -> list[SearchHit]:
+    """A hop's rows (trace schema 1.1): the units that contain the node's ID *and* the hop's predicate first, then the
+    units that contain the ID alone, each group in BM25Plus order of the ID, ranks numbered across both.
+
+    Why: a node that many units mention for other reasons (an org operating 10,000 projects) pushed the one unit
+    that states the hop's relation past the row budget when the ID alone was ranked. The predicate word orders, it
+    never adds a unit: every returned unit still contains the exact ID, and its score is the ID's score. The one
+    rule of both indexes (``LexicalIndex.hop_search``, the compiled stores' ``StoreIndex.hop_search``)."""
+    out = [*stating[:k], *others[: max(0, k - len(stating))]]
+    return [SearchHit(h.ref, rank + 1, h.score) for rank, h in enumerate(out)]
 
 
 def rank_bm25plus(
@@ -187,6 +201,24 @@ class LexicalIndex:
         if not cand:
             return []
         return top_hits(self._scores(q, cand), cand, lambda j: self.refs[cand[j]], k)
+
+    def hop_search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
+        """The units that contain ``node``, those that also contain ``predicate`` first (``stating_first``)."""
+        if k <= 0 or not self.refs:
+            return []
+        term, word = node.lower(), predicate.lower()
+        cand = self._postings.get(term, [])
+        if not cand:
+            return []
+        scores = self._scores([term], cand)
+        has = set(self._postings.get(word, ()))
+        first = [j for j in range(len(cand)) if cand[j] in has]
+        rest = [j for j in range(len(cand)) if cand[j] not in has]
+        return stating_first(
+            top_hits([scores[j] for j in first], [cand[j] for j in first], lambda i: self.refs[cand[first[i]]], k),
+            top_hits([scores[j] for j in rest], [cand[j] for j in rest], lambda i: self.refs[cand[rest[i]]], k),
+            k,
+        )
 
     def score_all(self, query: str | Sequence[str]) -> list[float]:
         """rank_bm25's own full scorer over the same corpus (the reference tests compare ``search`` to)."""

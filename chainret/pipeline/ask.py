@@ -34,7 +34,7 @@ from chainret.core.session import Session
 from chainret.store import catalog_location, resolve_catalog
 from chainret.store.base import CatalogReader, ViewReader, read_scope, reads_within
 from chainret.store.caches import relation_flags
-from chainret.trace.model import SCHEMA_VERSION, SET_SCHEMA_VERSION, Budget, Hop, Interpretation, PacketItem, Refusal, Trace
+from chainret.trace.model import SCHEMA_VERSION, CHAIN_SCHEMA_VERSION, Budget, Hop, Interpretation, PacketItem, Refusal, Trace
 
 if TYPE_CHECKING:
     from networkx import MultiDiGraph
@@ -123,7 +123,7 @@ def ask(
         }
         reading = interpret(request, cv)
         meta.update(reading.meta)
-        base = _Base(request=request, catalog_digest=cat.digest())
+        base = _Base(schema_version=CHAIN_SCHEMA_VERSION if sets else SCHEMA_VERSION, request=request, catalog_digest=cat.digest())
         if reading.interpretation is None:
             assert reading.outcome is not None
             trace = Trace.model_construct(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)
@@ -161,6 +161,7 @@ DEFAULT_BUDGET = Budget()  # frozen: one value for every request that sets no li
 class _Base(TypedDict):
     """What every trace of a request starts from."""
 
+    schema_version: str
     request: str
     catalog_digest: str
 
@@ -254,7 +255,7 @@ def _run(
 ) -> Trace:
     world = cat.hop_world(cv)
     many = sets and any(p not in world.functional for p in interp.predicates)
-    run, paths = run_set(world, interp.start_id, interp.predicates, budget, backtrack=backtrack, sets=many)
+    run, paths = run_set(world, interp.start_id, interp.predicates, budget, backtrack=backtrack, sets=many, stating_first=sets)
     path = paths[0] if paths else None
     eff = run.budget  # ``effective_budget``, computed once by the run
     packet = None
@@ -284,7 +285,6 @@ def _run(
     answers, completeness = set_answer(run, interp.start_id, paths, len(interp.predicates)) if many and path is not None else (None, None)
     return Trace.model_construct(
         **base,
-        schema_version=SET_SCHEMA_VERSION if many else SCHEMA_VERSION,
         interpretation=interp,
         budget=eff,
         hops=run.hops,

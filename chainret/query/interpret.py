@@ -2,7 +2,9 @@
 
 ``interpret(request, cv) -> Reading`` matches the request against the catalog's relation patterns
 (``chainret.catalog.patterns``) and resolves the slot words to exactly one entity of the slot type in the
-view: several is ``ambiguous_alias``, none is ``unknown_entity``, no pattern is ``no_pattern``.
+view: several is ``ambiguous_alias``, none is ``unknown_entity``, no pattern is ``no_pattern``; words
+that name an entity a readable document declares but no relation names (a Backstage Component with
+no ``spec.owner``) are ``unrelated_entity``, citing the declaration (``chainret.query.declared``).
 When no literal reading resolves, the tolerant readings of ``chainret.query.understand`` are tried; two
 readings that disagree are ``ambiguous_reading``. An unknown entity's refusal names the closest
 entities the principal may know (did you mean), never others.
@@ -16,7 +18,8 @@ from typing import Any, Literal, NamedTuple
 
 from chainret.store.base import CatalogRecords, ViewReader
 from chainret.core.codes import RefusalCode
-from chainret.query.lexicon import type_words
+from chainret.query.declared import declared_unrelated
+from chainret.query.lexicon import relation_noun, type_words
 from chainret.catalog.patterns import PatternSpec, best_matches, match_request, words
 from chainret.trace.model import Interpretation, Refusal, WordMatch
 from chainret.query.understand import Mention, resolve_mention, suggest_entities, tolerant_readings
@@ -100,8 +103,8 @@ def interpret(request: str, cv: ViewReader) -> Reading:
             )
         said = [(r, m) for r, m in unresolved if m.words == texts[0]]
         tolerant_unknown = [{"slot_text": m.words, "slot_type": r.pattern.start_type} for r, m in said]
-        return _unknown_entity(tolerant_unknown, said[0][0].pattern.name, cv)
-    return _unknown_entity(unknown, matches[0].pattern.name, cv)
+        return _unknown_entity(tolerant_unknown, [r.pattern for r, _ in said], cv)
+    return _unknown_entity(unknown, [m.pattern for m in matches], cv)
 
 
 # Words that make slot words a phrase about something ("PR-7's supplier", "the vendor of PR-7", "PR-7 and
@@ -115,8 +118,31 @@ def _reads_as_a_name(text: str) -> bool:
     return "'s" not in low and not _PHRASE_WORDS.intersection(words(low))
 
 
-def _unknown_entity(unknown: list[dict[str, Any]], pattern: str, cv: ViewReader) -> Reading:
+def _unrelated_entity(unknown: list[dict[str, Any]], patterns: list[PatternSpec], cv: ViewReader) -> Reading | None:
+    """The refusal for slot words that name an entity a document the viewer may read declares, but that
+    takes part in no relation they may read: "X has no owner in view V", citing the declaring unit."""
+    for u in unknown:
+        hits = declared_unrelated(cv, u["slot_text"], u["slot_type"])
+        if len(hits) != 1:
+            continue
+        (ent, where), = hits
+        pattern = next((p for p in patterns if p.start_type == u["slot_type"]), patterns[0])
+        noun = relation_noun(pattern.predicates[0])
+        cites = [w.cite() for w in where]
+        said = "; ".join(f"{c['unit']} ({c['text']!r})" if "unit" in c else c["document"] for c in cites)
+        message = (f"{u['slot_text']!r} ({ent.id}, {ent.name}) has no {noun} in view {cv.view_name}: it is declared by {said}, "
+                   "and no relation of it is stated in a document you may read")
+        details = {"slot_text": u["slot_text"], "slot_type": u["slot_type"], "entity": ent.id, "declared_by": cites}
+        return Reading(outcome="refused", reason=Refusal(code=RefusalCode.UNRELATED_ENTITY, message=message, details=details),
+                       meta={"pattern": pattern.name})
+    return None
+
+
+def _unknown_entity(unknown: list[dict[str, Any]], patterns: list[PatternSpec], cv: ViewReader) -> Reading:
     """The refusal for slot words that name no entity of the slot's type the viewer may know (did you mean)."""
+    unrelated = _unrelated_entity(unknown, patterns, cv)
+    if unrelated is not None:
+        return unrelated
     u = {**unknown[0], "other_types": [e.id for e in cv.resolve(unknown[0]["slot_text"])]}
     # the slot types of every pattern whose phrasing the request matched with these words (Backstage:
     # "who owns {component}", "who owns {api}", ...): a Group is none of them, and the refusal says so
@@ -136,7 +162,7 @@ def _unknown_entity(unknown: list[dict[str, Any]], pattern: str, cv: ViewReader)
     return Reading(
         outcome="refused",
         reason=Refusal(code=RefusalCode.UNKNOWN_ENTITY, message=message, details=u),
-        meta={"pattern": pattern},
+        meta={"pattern": patterns[0].name},
     )
 
 

@@ -47,6 +47,12 @@ def _participle_forms(part: str) -> tuple[str, str]:
     return part + "s", part + "ing"
 
 
+def relation_noun(predicate: str) -> str:
+    """How a refusal names what a predicate's object is: ``owned_by`` -> ``owner``, ``part_of`` -> ``part of``."""
+    parts = predicate.split("_")
+    return _agent(" ".join(parts[:-1])) if len(parts) >= 2 and parts[-1] == "by" else " ".join(parts)
+
+
 def _agent(part: str) -> str:
     """``operated`` -> ``operator``, ``supplied`` -> ``supplier``, ``owned`` -> ``owner``."""
     if part.endswith("ated"):

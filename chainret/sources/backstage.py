@@ -31,7 +31,9 @@ file over the size limit, not UTF-8, two definitions of one entity, a cycle of `
 and ``warnings`` (the document or reference is skipped, the rest imports: a descriptor without
 ``kind`` or ``metadata.name``, an invalid name, a dangling reference, a reference of a kind the field
 does not allow, a Location that points
-outside the tree or to a URL, an unknown kind, which is kept as an entity whose spec is not read).
+outside the tree or to a URL, an unknown kind, which is kept as an entity whose spec is not read),
+and ``missing_owner`` (a Component, API, Resource, System or Domain with no ``spec.owner``, which
+Backstage requires: the entity is imported, declared by its descriptor, and owned by nobody).
 """
 
 from __future__ import annotations
@@ -115,6 +117,8 @@ PREDICATES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], str]] = {
     "child_of": ("functional", ("group",), ("group",), "a Group's spec.parent (or its parent's spec.children); Backstage childOf"),
     "parent_of": ("many", ("group",), ("group",), "inverse of child_of; Backstage parentOf"),
 }
+# The kinds whose spec.owner Backstage's descriptor format marks required: one without it is warned about.
+OWNER_REQUIRED = ("component", "api", "resource", "system", "domain")
 KINDS = {"component": "Component", "api": "API", "resource": "Resource", "system": "System", "domain": "Domain",
          "template": "Template", "user": "User", "group": "Group", "location": "Location"}
 # Backstage's validators (catalog-model's KubernetesValidatorFunctions / DefaultNamespaceValidator).
@@ -354,6 +358,9 @@ def _descriptor(rel: str, index: int, node: yaml.Node, out: TreeRead) -> Descrip
                 d.mentions.append(Mention(fname, relation, inverse, at, None, f"{found}, not {_a(names)}"))
                 continue
             d.mentions.append(Mention(fname, relation, inverse, at, parsed))
+    if ref.kind in OWNER_REQUIRED and (spec is None or _get(spec, "owner") is None):
+        out.warnings.append(_issue("missing_owner", root_file, name_line, f"document {index}: {kind} {ref.text} has no "
+                                   "spec.owner (Backstage requires one): imported with no owner", "warning"))
     if ref.kind == "location" and spec is not None:
         for key in ("target", "targets"):
             value = _get(spec, key)
@@ -513,6 +520,18 @@ def _check_entities(out: TreeRead) -> None:
 
 
 # -- rendering -----------------------------------------------------------------------------------------
+# The first line of an entity's paragraph in a rendered descriptor document (``render_file``):
+# ``Entity <Kind> <kind:namespace/name> (<display name>): <file> document <n>, lines <a>-<b>.``
+ENTITY_HEAD = re.compile(r"^Entity \S+ ([a-z0-9]+:[a-z0-9-]+/\S+) \(")
+
+
+def declared_ref(unit_text: str) -> str | None:
+    """The reference (``component:default/x``) of the entity whose paragraph this unit of a rendered
+    descriptor document is, else None: how a declaration is cited by its unit (``chainret.query.declared``)."""
+    m = ENTITY_HEAD.match(unit_text)
+    return m.group(1) if m else None
+
+
 def _labels(file: str, r: Ref, name: str, title: str = "", email: str = "", description: str = "") -> NameRecord:
     forms = [r.text, f"{r.kind}:{name}" if r.namespace == "default" else "", f"{r.namespace}/{name}", name, email]
     display = " ".join((title or name).split())

@@ -44,6 +44,8 @@ LOCATIONS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS", ".gitlab/COD
 MAX_CODEOWNERS_BYTES = 3 * 1024 * 1024  # GitHub ignores a CODEOWNERS file over 3 MB
 SECTION_RE = re.compile(r"^(\^)?\[([^\]]+)\](?:\[(\d+)\])?(?:\s+(.*))?$")
 OWNER_RE = re.compile(r"^(@@?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*|[^@\s]+@[^@\s]+\.[^@\s]+)$")
+# The line a rule with no (valid) owners gets in its rendered paragraph (``chainret catalog coverage`` lists them).
+NO_OWNERS_NOTE = "(no owners: the paths it matches last have no code owner)"
 PATH_TYPE = "path"
 RULE_TYPE = "rule"
 OWNER_TYPE = "codeowner"
@@ -402,7 +404,7 @@ def render(of: OwnersFile, files: list[str], world: str) -> tuple[str, dict[str,
         if r.shadowed_by is not None:
             para.append(f"(shadowed by line {r.shadowed_by}, the same pattern later: no relation)")
         elif not r.owners:
-            para.append("(no owners: the paths it matches last have no code owner)")
+            para.append(NO_OWNERS_NOTE)
         else:
             for o in r.owners:
                 oid = owner_id(world, o)

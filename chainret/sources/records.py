@@ -320,6 +320,8 @@ def merged_header(snap: Snapshot, world: str, src: Path | None, previous: Catalo
             if e.type in gone and e.id in cited:
                 entities[e.id] = HeaderEntity(id=e.id, name=e.name, aliases=list(e.aliases), description=e.description,
                                               declared_in=e.declared_in)
+    if previous is not None:
+        entities = _kept_sources(entities, previous)
     if user is not None:
         for e in user.entities:  # the user's own entities, or more aliases / another name for a record's entity
             base = entities.get(e.id)
@@ -346,6 +348,33 @@ def merged_header(snap: Snapshot, world: str, src: Path | None, previous: Catalo
     if problems:
         raise SourceInvalid(with_lines(problems, header_file) if src is not None else problems)
     return header, header_file
+
+
+def _kept_sources(entities: dict[str, HeaderEntity], previous: Catalog) -> dict[str, HeaderEntity]:
+    """The entities in the order of the catalog at ``--out`` (new ones after), with the name sources it
+    recorded kept, first and unchanged, and only the records' new sources appended (marked with the
+    order of the view this import adds).
+
+    Every version of a document stays in the catalog, and so do the labels it gave (a reader of the
+    file's older version knows them), and the catalog as it was at an earlier view is this one
+    without the later views' sources: ``trace verify`` rebuilds it so (``earlier_catalogs``) and an
+    older trace's identity is reproduced. Rewriting the sources from the newest records alone made
+    every older trace of a viewer a mismatch as soon as a commit changed which files name an entity."""
+    before = {e.id: [s for s in e.declared_in if s.document] for e in previous.entities}  # the header's: merged in later
+    since = max((v.order for v in previous.views), default=0) + 1
+    rank = {eid: n for n, eid in enumerate(before)}  # the catalog's order, new entities after it, as a writer adds views
+    out = dict(sorted(entities.items(), key=lambda item: rank.get(item[0], len(rank))))
+    for eid, e in list(out.items()):
+        kept = before.get(eid)
+        if not kept or not e.declared_in:
+            continue
+        known = {s.labels() for s in kept}
+        added = [s.model_copy(update={"since": since}) for s in e.declared_in if s.labels() not in known]
+        sources = [*kept, *added]
+        if sources != e.declared_in:
+            name, aliases, description = merge_sources(sources)
+            out[eid] = HeaderEntity(id=eid, name=name, aliases=aliases, description=description, declared_in=sources)
+    return out
 
 
 def default_world(formats: list[str], src: Path | None) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus
+from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus, rank_term, stating_first
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
 
 
@@ -30,6 +30,34 @@ class StoreIndex:
 
     def __len__(self) -> int:
         return self.store.corpus(self.view, self.principal, self.within)[0]
+
+    def hop_search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
+        """``LexicalIndex.hop_search``: the units holding ``node``, those also holding ``predicate`` first
+        (``stating_first``). The predicate's postings are read only for the node's units (an index lookup each)."""
+        n_units, total = self.store.corpus(self.view, self.principal, self.within)
+        if k <= 0 or not n_units:
+            return []
+        term, word = node.lower(), predicate.lower()
+        wp = (self.within,) if self.within is not None else ()
+        rows = cast("list[tuple[int, int, int, str]]", self.store.db.rows(
+            "SELECT p.unit_ord, p.tf, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
+            "WHERE p.term = ? AND " + READABLE.format(col="p.doc_ord") + (WITHIN.format(col="p.doc_ord") if wp else ""),
+            (term, self.view, self.principal, *wp), self.view, self.principal,
+        ))
+        if not rows:
+            return []
+        has = {uo for (uo,) in cast("list[tuple[int]]", self.store.db.rows(
+            "SELECT s.unit_ord FROM postings s WHERE s.term = ? AND s.unit_ord IN (SELECT p.unit_ord FROM postings p WHERE p.term = ?)",
+            (word, term), self.view, self.principal,
+        ))}
+        size = n_units or 1
+        cands = sorted((uo, ref, ntok, tf) for uo, tf, ntok, ref in rows)
+        avgdl, k1, b, delta = total / size, self.k1, self.b, self.delta
+        first = rank_term(len(cands), [c for c in cands if c[0] in has], size, avgdl, k, k1, b, delta)
+        hits = stating_first(first, rank_term(len(cands), [c for c in cands if c[0] not in has], size, avgdl, k, k1, b, delta), k)
+        if self.prefetch is not None:
+            self.prefetch([h.ref for h in hits])
+        return hits
 
     def search(self, query: str | Sequence[str], k: int) -> list[SearchHit]:
         n_units, total = self.store.corpus(self.view, self.principal, self.within)

@@ -44,6 +44,7 @@ from typing import IO, cast
 
 from chainret.catalog.defects import relation_defects
 from chainret.catalog.issues import CatalogFileInvalid, Issue
+from chainret.catalog.references import duplicate_message, wrong_world_message
 from chainret.catalog.models import (
     Catalog,
     Entity,
@@ -230,7 +231,7 @@ class StreamCompile:
 
     def _dupe(self, section: str, i: int, key: str, first: int, label: str) -> None:
         self._err(self.dupes[section], "duplicate_id", f"{section}[{i}] ({label} {key})", label,
-                  f"duplicate {label} {key!r}: already used by {section}[{first}]")
+                  duplicate_message(label, key, section, first))
 
     def entity(self, e: Entity) -> None:
         self._start("entities")
@@ -246,7 +247,7 @@ class StreamCompile:
         assert self.head is not None
         if e.world != self.head["world"]:
             self._err(self.world_issues, "wrong_world", f"entities[{i}] (id {e.id})", "id",
-                      f"expected an ID in world {self.head['world']!r}, found world {e.world!r}")
+                      wrong_world_message(self.head["world"], e.world))
         self.rows["entities"].append((i, e.id, e.type, e.name, json.dumps(e.aliases), e.description))
         self.rows["names"].extend(name_rows(e.id, e.name, e.aliases, e.type, i))
         self._spill("entities", i, e)

@@ -26,10 +26,12 @@ from chainret.core.stablejson import dumps as _stable_dumps
 from chainret.core.stablejson import round_floats
 from chainret.core.trusted import TrustedModel
 
-SCHEMA_VERSION = "1.0"
-# A trace whose chain has a many-valued hop records its set answer (``answers``, ``completeness``) and says 1.1;
-# any other trace is the 1.0 trace it always was. ``trace verify`` replays a 1.0 trace by 1.0's single-path rule.
-SET_SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.0"  # benchmark traces, and chain traces written before set answers
+# A chain trace ``ask`` writes is 1.1: a many-valued hop answers the whole set (``answers``, ``completeness``) and a
+# hop's rows rank the units that also hold its predicate first (``chainret.engine.search.stating_first``). A chain
+# without a many-valued hop writes no set fields. ``trace verify`` replays a 1.0 trace by 1.0's rules: one path,
+# units ranked by the ID alone.
+CHAIN_SCHEMA_VERSION = "1.1"
 
 Outcome = Literal[
     "accepted_path",  # a complete, supported chain was found (chain retriever)

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 from pydantic import BaseModel
 
 from chainret.catalog.issues import CatalogFileInvalid
-from chainret.catalog.models import Catalog, Entity, SourceDocument, Unit, doc_ref, sha256_digest, unit_doc
+from chainret.catalog.models import Catalog, Entity, SourceDocument, Unit, doc_ref, merge_sources, sha256_digest, unit_doc
 from chainret.store.base import CatalogReader, revision_token
 from chainret.core.errors import UsageError
 from chainret.trace.model import SCHEMA_VERSION, Budget, Trace, write_trace
@@ -423,7 +423,8 @@ def earlier_catalogs(catalog: Catalog, since: str | None = None) -> Iterator[Cat
     list, and those versions' relations gives back the earlier file. Two things a writer may also
     have changed are tried both ways: the ``current`` mark (``catalog build`` moves it to the view it
     adds) and the entities that only the dropped relations name (an import declares the entities
-    its records have). Anything else edited since gives no match, which is reported, never assumed.
+    its records have). An imported entity's labels lose the name sources later imports appended
+    (``NameSource.since``). Anything else edited since gives no match, which is reported, never assumed.
     ``since``: the view the trace asked; the catalog then had it, so only versions that keep it are made.
     """
     views = list(catalog.views)
@@ -436,9 +437,11 @@ def earlier_catalogs(catalog: Catalog, since: str | None = None) -> Iterator[Cat
         relations = [r for r in catalog.relations if r.support.doc_ref not in gone]
         named = {e for r in relations for e in (r.subject, r.object)}
         only_later = {e for r in catalog.relations if r.support.doc_ref in gone for e in (r.subject, r.object)} - named
-        entity_lists = [list(catalog.entities)]
+        upto = max((v.order for v in kept), default=0)
+        entities = [_labels_upto(e, upto) for e in catalog.entities]
+        entity_lists = [entities]
         if only_later & {e.id for e in catalog.entities}:
-            entity_lists.append([e for e in catalog.entities if e.id not in only_later])
+            entity_lists.append([e for e in entities if e.id not in only_later])
         view_lists = [kept]
         if any(v.current for v in later):
             view_lists.append([*kept[:-1], kept[-1].model_copy(update={"current": True})])
@@ -447,6 +450,17 @@ def earlier_catalogs(catalog: Catalog, since: str | None = None) -> Iterator[Cat
             for vs in view_lists:
                 fields = {**dict(catalog), "entities": entities, "documents": documents, "relations": relations, "views": vs}
                 yield Catalog.model_construct(_fields_set=catalog.model_fields_set, **fields)
+
+
+def _labels_upto(entity: Entity, order: int) -> Entity:
+    """``entity`` as it was when the view of this ``order`` was the newest: without the name sources a
+    later import appended (``NameSource.since``), its labels those of the sources left (``merge_sources``)."""
+    sources = [s for s in entity.declared_in if s.since is None or s.since <= order]
+    if len(sources) == len(entity.declared_in):
+        return entity
+    name, aliases, description = merge_sources(sources)
+    return Entity.model_construct(id=entity.id, type=entity.type, name=name or entity.id, aliases=aliases,
+                                  description=description, declared_in=sources)
 
 
 def earlier_identities(cat: CatalogReader, viewer: str | None, since: object = None) -> Iterator[str]:

@@ -1,0 +1,273 @@
+"""Score ``chainret ask`` on the newcomer question set and write docs/results/newcomer.md.
+
+    python benchmarks/newcomer_score.py            # print the table, write the page
+    python benchmarks/newcomer_score.py --check    # exit 1 if the page is stale
+    python benchmarks/newcomer_score.py --show     # also print every question that is not right
+
+examples/newcomer holds a team's Backstage + CODEOWNERS repository (``make_repo.py``, five dated
+commits) and 80 questions about it in a newcomer's own words (``questions.yaml``), written from the
+records alone before chainret's phrasings were read. This script builds the repository in a temporary
+folder, imports its history as a user would (``chainret catalog history REPO --format backstage
+--format codeowners --world newcomer``), asks every question through ``chainret.pipeline.ask.answer``
+with the default budget as ``public`` (at the question's date where it has one, else the newest
+commit) and scores the whole answer set, not only the interpretation:
+
+- right: accepted and the answer set equals the expected set (a must-refuse question: not accepted);
+- partial: accepted, the trace's ``completeness`` says the set is incomplete, and every member given
+  is expected (what it gave is true, but it is not the answer);
+- wrong: accepted with another set (or an incomplete set with a member that is not expected), or
+  accepted where the question must be refused;
+- missed: not accepted (refused, no pattern, partial evidence, or an error) where an answer exists.
+
+The answer set is the trace's ``answers`` (a set answer, trace schema 1.1) where present, else the
+last ID of ``path_ids``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, model_validator
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from chainret.authoring.output import sync_command  # noqa: E402
+from chainret.core.errors import ChainretError  # noqa: E402
+
+if TYPE_CHECKING:
+    from chainret.store.base import CatalogReader
+
+EXAMPLE = ROOT / "examples" / "newcomer"
+QUESTIONS = EXAMPLE / "questions.yaml"
+PAGE = ROOT / "docs" / "results" / "newcomer.md"
+COMMAND = "python benchmarks/newcomer_score.py"
+WORLD = "newcomer"
+
+Kind = Literal["single", "set", "two_hop_set", "as_of", "coverage", "must_refuse"]
+KINDS: tuple[str, ...] = ("single", "set", "two_hop_set", "as_of", "coverage", "must_refuse")
+Verdict = Literal["right", "partial", "wrong", "missed"]
+
+
+class Question(BaseModel):
+    """One question of ``questions.yaml``: an expected ID set, or ``refuse: true``, never both."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str
+    kind: Kind
+    question: str
+    view: str | None = None
+    expected: tuple[str, ...] | None = None
+    refuse: bool = False
+
+    @model_validator(mode="after")
+    def _one_answer(self) -> Question:
+        if self.refuse == (self.expected is not None):
+            raise ValueError(f"question {self.id}: give either expected IDs or refuse: true")
+        if (self.kind == "must_refuse") != self.refuse:
+            raise ValueError(f"question {self.id}: refuse: true goes with kind must_refuse, and only with it")
+        if self.expected is not None and (not self.expected or len(set(self.expected)) != len(self.expected)):
+            raise ValueError(f"question {self.id}: expected must list distinct IDs")
+        return self
+
+
+class QuestionSet(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    world: str
+    questions: tuple[Question, ...]
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> QuestionSet:
+        ids = [q.id for q in self.questions]
+        dup = sorted({i for i in ids if ids.count(i) > 1})
+        if dup:
+            raise ValueError(f"question IDs repeated: {', '.join(dup)}")
+        return self
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    question: Question
+    verdict: Verdict
+    got: tuple[str, ...] = ()  # the answer set (sorted), empty when not accepted
+    why: str = ""  # for people: the refusal, the pattern read, what was incomplete
+    code: str = ""  # why it was not accepted: the outcome and refusal code (or the error type)
+
+
+def load_questions(path: Path = QUESTIONS) -> QuestionSet:
+    """``questions.yaml`` checked at the edge (a typed error names the file and the question)."""
+    import yaml
+
+    return QuestionSet.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
+
+
+def build_repo(dest: Path) -> Path:
+    """The example's git repository, built by its own script (loaded by path: examples/ is no package)."""
+    spec = importlib.util.spec_from_file_location("newcomer_make_repo", EXAMPLE / "make_repo.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.build(dest)
+    return dest
+
+
+def import_history(repo: Path, out: Path) -> Path:
+    """The catalog, imported as ``chainret catalog history REPO --format backstage --format codeowners
+    --world newcomer --out OUT`` does (the same two calls, in this process: no interpreter to start)."""
+    from chainret.sources.history import history
+    from chainret.sources.records import write_import
+
+    res = history(repo, out / "catalog.yaml", ["backstage", "codeowners"], world=WORLD)
+    if res.result is None:
+        raise SystemExit(f"{repo}: the history imported nothing")
+    write_import(res.result, f"history {repo.name} --format backstage --format codeowners")
+    return out / "catalog.yaml"
+
+
+def build_catalog(tmp: Path) -> Path:
+    return import_history(build_repo(tmp / "repo"), tmp / "catalog")
+
+
+def score(q: Question, catalog: CatalogReader) -> Result:
+    """Ask ``q`` and judge the whole answer set against what it expects."""
+    from chainret.pipeline.ask import answer
+
+    try:
+        reply = answer(q.question, catalog, view=q.view)
+    except ChainretError as exc:  # e.g. a date before the first commit: no view to answer in
+        verdict: Verdict = "right" if q.refuse else "missed"
+        return Result(question=q, verdict=verdict, why=f"error {type(exc).__name__}: {exc}", code=type(exc).__name__)
+    trace = reply.trace
+    pattern = trace.interpretation.pattern if trace.interpretation else None
+    if trace.outcome != "accepted_path":
+        why = f"{trace.outcome}"
+        if trace.reason is not None:
+            why += f" ({trace.reason.code}): {trace.reason.message}"
+        if pattern:
+            why += f"; read as pattern `{pattern}`"
+        if reply.suggestions:
+            why += f"; closest phrasing: {reply.suggestions[0][1]!r}"
+        code = f"{trace.outcome}/{trace.reason.code}" if trace.reason is not None else trace.outcome
+        return Result(question=q, verdict="right" if q.refuse else "missed", why=why, code=code)
+    got = sorted({a.id for a in trace.answers} if trace.answers else {trace.path_ids[-1]} if trace.path_ids else set())
+    why = f"read as pattern `{pattern}` from {trace.interpretation.start_id if trace.interpretation else '?'}"
+    complete = trace.completeness.complete if trace.completeness is not None else True
+    if trace.completeness is not None and not complete:
+        why += "; incomplete: " + ("; ".join(trace.completeness.reasons) or "no reason given")
+    if q.refuse:
+        return Result(question=q, verdict="wrong", got=tuple(got), why=why)
+    expected = set(q.expected or ())
+    if complete and set(got) == expected:
+        return Result(question=q, verdict="right", got=tuple(got), why=why)
+    if not complete and set(got) <= expected:
+        return Result(question=q, verdict="partial", got=tuple(got), why=why)
+    return Result(question=q, verdict="wrong", got=tuple(got), why=why)
+
+
+def run(catalog_file: Path, questions: Iterable[Question]) -> list[Result]:
+    from chainret.store import resolve_catalog
+
+    catalog = resolve_catalog(str(catalog_file))  # opened once, asked 80 times
+    return [score(q, catalog) for q in questions]
+
+
+def tally(results: list[Result]) -> dict[str, dict[str, int]]:
+    tab: dict[str, dict[str, int]] = {}
+    for kind in (*KINDS, "all"):
+        rows = [r for r in results if kind in ("all", r.question.kind)]
+        tab[kind] = {"n": len(rows), **{v: sum(r.verdict == v for r in rows) for v in ("right", "partial", "wrong", "missed")}}
+    return tab
+
+
+def table(tab: dict[str, dict[str, int]]) -> list[str]:
+    lines = ["| kind | questions | right | partial | wrong | missed |", "|---|---|---|---|---|---|"]
+    for kind, c in tab.items():
+        name = "**all**" if kind == "all" else kind
+        lines.append(f"| {name} | {c['n']} | {c['right']} | {c['partial']} | {c['wrong']} | {c['missed']} |")
+    return lines
+
+
+def _short(i: str) -> str:
+    """``group:newcomer:default.team-web`` -> ``group:team-web`` (the page stays readable)."""
+    kind, _, rest = i.partition(f":{WORLD}:")
+    return f"{kind}:{rest.removeprefix('default.')}" if rest else i
+
+
+def _ids(ids: Iterable[str]) -> str:
+    shown = sorted(_short(i) for i in ids)
+    return ", ".join(shown) if shown else "nothing"
+
+
+def miss_line(r: Result) -> str:
+    q = r.question
+    at = f" (as of {q.view})" if q.view else ""
+    want = "a refusal" if q.refuse else _ids(q.expected or ())
+    got = _ids(r.got) if r.got else "no answer"
+    return f"**{r.verdict}** `{q.id}` ({q.kind}){at}: \"{q.question}\" expected {want}; got {got}. {r.why}"
+
+
+def page(results: list[Result]) -> str:
+    tab = tally(results)
+    misses = [r for r in results if r.verdict != "right"]
+    out = [
+        "# A newcomer's questions (examples/newcomer)",
+        "",
+        f"Generated by `{COMMAND}`; do not edit by hand.",
+        "",
+        "[examples/newcomer](../../examples/newcomer/README.md) is a team's Backstage + CODEOWNERS repository",
+        "with five dated commits and 80 questions about it in everyday words, written from the records alone",
+        "before chainret's phrasings, lexicon or request sets were read, and committed before this script first",
+        "ran (no question was changed after). The script builds the repository, imports its history with",
+        f"`chainret catalog history REPO --format backstage --format codeowners --world {WORLD}`, and asks each",
+        "question through `chainret.pipeline.ask.answer` as `public` with the default budget, at the question's",
+        "date where it has one (the last commit on or before it), else at the newest commit.",
+        "",
+        "The whole answer set is scored (the trace's `answers`, else the end of `path_ids`): *right*: accepted",
+        "and equal to the expected set, or, for a must-refuse question, not accepted; *partial*: accepted, the",
+        "trace says its set is incomplete, and every member given is expected; *wrong*: accepted with another",
+        "set, or accepted where it must refuse; *missed*: not accepted where the records hold an answer.",
+        "",
+        *table(tab),
+        "",
+    ]
+    if misses:
+        out += ["## Every question that is not right", "",
+                "IDs shortened to `kind:name` (all in namespace `default` of world `newcomer`).", ""]
+        out += [f"- {miss_line(r)}" for r in misses] + [""]
+    missed = Counter(r.code for r in results if r.verdict == "missed")
+    if missed:
+        out += ["Why the missed questions were not answered (outcome/refusal code):", "",
+                "| outcome/code | missed |", "|---|---|"]
+        out += [f"| {code} | {n} |" for code, n in sorted(missed.items(), key=lambda kv: (-kv[1], kv[0]))] + [""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def main(argv: list[str]) -> int:
+    qs = load_questions()
+    with tempfile.TemporaryDirectory(prefix="newcomer-") as tmp:
+        wall, cpu = time.perf_counter(), time.process_time()
+        catalog_file = build_catalog(Path(tmp))
+        built = time.perf_counter() - wall
+        results = run(catalog_file, qs.questions)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    # Printed, not written to the page (timings vary by machine).
+    print(f"{len(results)} questions: repository and import {built:.2f} s, all in {wall:.2f} s wall, "
+          f"{cpu:.2f} s CPU in this process")
+    print("\n".join(table(tally(results))))
+    if "--show" in argv:
+        print("\n".join("  " + miss_line(r) for r in results if r.verdict != "right"))
+    return sync_command({PAGE: page(results)}, ROOT, [a for a in argv if a != "--show"])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,137 @@
+"""Entities with no owner: the refusal says so (not "unknown"), the importer warns, and
+``chainret catalog coverage`` lists every gap with its proof, over what the principal may read only."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chainret.evaluate.coverage import coverage
+from chainret.pipeline.ask import ask
+from chainret.sources.records import read_snapshot
+from records_world import cli, imported
+
+
+def _doc(kind: str, name: str, spec: str = "") -> str:
+    return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n  name: {name}\nspec:\n  type: x\n{spec}"
+
+
+# public.yaml: an owned component, its group (with a member), the user, and an ownerless component;
+# secret.yaml (readable by the auditor only): an ownerless component of its own.
+PUBLIC = "\n---\n".join([
+    _doc("Group", "team-a", "  members: [ann]\n"),
+    _doc("User", "ann"),
+    _doc("Component", "owned-svc", "  owner: team-a\n"),
+    _doc("Component", "orphan-svc"),
+])
+SECRET = _doc("Component", "hidden-svc")
+HEADER = """format: chainret-source/1
+world: acme
+documents:
+  - path: backstage/secret.yaml
+    visibility: restricted
+    principals: [auditor]
+"""
+
+
+@pytest.fixture(scope="module")
+def acme(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("coverage")
+    root, src = tmp / "tree", tmp / "src"
+    root.mkdir()
+    src.mkdir()
+    (root / "public.yaml").write_text(PUBLIC, encoding="utf-8")
+    (root / "secret.yaml").write_text(SECRET, encoding="utf-8")
+    (src / "chainret.yaml").write_text(HEADER, encoding="utf-8")
+    out = tmp / "cat.yaml"
+    imported(root, out, ["backstage"], src=src)
+    return out
+
+
+def test_a_component_without_an_owner_is_refused_as_having_no_owner_citing_its_descriptor(acme: Path) -> None:
+    trace = ask("Who owns orphan-svc?", acme)
+    assert trace.outcome == "refused" and trace.reason is not None
+    assert trace.reason.code == "unrelated_entity"
+    assert "has no owner in view" in trace.reason.message
+    (cite,) = trace.reason.details["declared_by"]
+    assert cite["document"].startswith("backstage/public.yaml@") and cite["unit"].startswith(cite["document"] + "#")
+    assert cite["text"].startswith("Entity Component component:default/orphan-svc") and "document 4, lines" in cite["text"]
+    # negative controls: words no descriptor declares stay unknown; an owned component answers
+    assert ask("Who owns nowhere-svc?", acme).reason.code == "unknown_entity"  # type: ignore[union-attr]
+    assert ask("Who owns owned-svc?", acme).outcome == "accepted_path"
+
+
+def test_an_entity_only_a_restricted_descriptor_declares_stays_unknown_to_who_may_not_read_it(acme: Path) -> None:
+    public = ask("Who owns hidden-svc?", acme)
+    assert public.reason is not None and public.reason.code == "unknown_entity"
+    assert "component:acme:default.hidden-svc" not in json.dumps(public.model_dump(mode="json"))
+    auditor = ask("Who owns hidden-svc?", acme, principal="auditor")
+    assert auditor.reason is not None and auditor.reason.code == "unrelated_entity"
+    assert auditor.reason.details["declared_by"][0]["document"].startswith("backstage/secret.yaml@")
+
+
+def test_the_importer_warns_of_a_component_without_an_owner_by_file_and_line(tmp_path: Path) -> None:
+    (tmp_path / "catalog-info.yaml").write_text(PUBLIC, encoding="utf-8")
+    snap = read_snapshot(tmp_path, ["backstage"], "acme")
+    missing = [w for w in snap.warnings if w.code == "missing_owner"]
+    assert len(missing) == 1  # orphan-svc only: the owned component, the group and the user are not warned of
+    (w,) = missing
+    assert w.file.endswith("catalog-info.yaml") and "component:default/orphan-svc" in w.message
+    orphan_name_line = PUBLIC.split("\n").index("  name: orphan-svc") + 1
+    assert w.location == f"line {orphan_name_line}"
+
+
+def test_coverage_lists_the_gaps_with_proof_over_what_the_principal_may_read(acme: Path) -> None:
+    public = coverage(acme)
+    assert [g.id for g in public.no_owner] == ["component:acme:default.orphan-svc"]
+    assert public.no_owner[0].cites[0]["text"].startswith("Entity Component component:default/orphan-svc")
+    assert not public.groups_without_members and not public.undeclared_owners  # team-a has ann; ann is declared
+    assert "hidden-svc" not in public.model_dump_json()  # the restricted descriptor was deleted first
+    auditor = coverage(acme, principal="auditor")  # negative control: who may read it sees it
+    assert [g.id for g in auditor.no_owner] == ["component:acme:default.hidden-svc", "component:acme:default.orphan-svc"]
+
+
+def test_coverage_reports_an_undeclared_owner_and_a_group_without_members(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "catalog-info.yaml").write_text("\n---\n".join([
+        _doc("Group", "lonely"), _doc("Component", "a", "  owner: ghost-team\n"), _doc("Component", "b", "  owner: lonely\n"),
+    ]), encoding="utf-8")
+    out = tmp_path / "cat.yaml"
+    imported(root, out, ["backstage"])
+    report = coverage(out)
+    assert [g.id for g in report.undeclared_owners] == ["group:acme:default.ghost-team"]
+    (cite,) = report.undeclared_owners[0].cites
+    assert cite["text"].endswith("`owner: ghost-team`") and report.undeclared_owners[0].referenced_by == ["component:acme:default.a"]
+    assert [g.id for g in report.groups_without_members] == ["group:acme:default.lonely"]
+    assert not report.no_owner
+
+
+def test_coverage_lists_a_codeowners_rule_without_owners(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("a\n", encoding="utf-8")
+    (root / "CODEOWNERS").write_text("* @acme/core\n/docs/\n", encoding="utf-8")
+    out = tmp_path / "cat.yaml"
+    imported(root, out, ["codeowners"])
+    rules = coverage(out).rules_without_owners
+    assert [g.cites[0]["text"] for g in rules] == ["line 2: `/docs/`"]  # not line 1, which has an owner
+
+
+def test_the_coverage_command_exits_1_on_gaps_0_without_and_prints_json(acme: Path, tmp_path: Path) -> None:
+    proc = cli("catalog", "coverage", "--catalog", str(acme), "--json", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["gaps"] == 1 and data["principal"] == "public" and data["no_owner"][0]["id"] == "component:acme:default.orphan-svc"
+    text = cli("catalog", "coverage", "--catalog", str(acme), "--as", "auditor", cwd=tmp_path)
+    assert text.returncode == 1 and "hidden-svc" in text.stdout and "lines" in text.stdout
+    root = tmp_path / "full"
+    root.mkdir()
+    (root / "catalog-info.yaml").write_text("\n---\n".join(PUBLIC.split("\n---\n")[:3]), encoding="utf-8")
+    full = tmp_path / "full.yaml"
+    imported(root, full, ["backstage"])
+    ok = cli("catalog", "coverage", "--catalog", str(full), cwd=tmp_path)
+    assert ok.returncode == 0, ok.stdout
+    assert cli("catalog", "coverage", "--catalog", str(full), "--view", "nope", cwd=tmp_path).returncode == 2

@@ -79,7 +79,7 @@ PATTERNS: list[tuple[str, list[str], list[str], str]] = [
                                "which teams is {entity} on", "which teams is {entity} in", "which groups is {entity} in",
                                "which groups is {entity} on", "which teams is {entity} a member of",
                                "what teams is {entity} on", "what groups is {entity} in"], ""),
-    ("owned", ["owner_of"], ["what does {entity} own", "what is owned by {entity}", "what do {entity} own",
+    ("owned", ["owner_of"], ["what does {entity} own", "what is owned by {entity}",
                              "which entities does {entity} own"], ""),
     ("parts", ["has_part"], ["what is part of {entity}", "what belongs to {entity}", "what is in {entity}"], ""),
     ("systems", ["domain_has"], ["which systems are in {entity}", "what systems are in {entity}",

@@ -59,7 +59,7 @@ def test_import_cli_builds_no_command():
 
 
 def test_public_names_still_load():
-    mods = _modules_after("from chainret import ask, Trace, ChainretError\nimport chainret\nassert callable(chainret.pipeline.ask)")
+    mods = _modules_after("from chainret import ask, Trace, ChainretError\nimport chainret\nassert callable(chainret.ask)")
     assert {"chainret.pipeline.ask", "chainret.trace.model"} <= mods
 
 

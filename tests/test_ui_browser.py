@@ -16,6 +16,7 @@ import importlib.util
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,14 @@ def dated_catalog(base: Catalog) -> Catalog:
     return Catalog.model_validate(data)
 
 
+def backstage_catalog(out: Path) -> Catalog:
+    """The Backstage example's records imported as `catalog import --format backstage --format codeowners` does."""
+    from chainret.sources.records import import_snapshot, read_snapshot
+
+    snap = read_snapshot(ROOT / "examples" / "backstage" / "records", ["backstage", "codeowners"], "acme")
+    return import_snapshot(snap, out / "catalog.json", world="acme").catalog
+
+
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[LocalServer, Catalog]]]:
     _need_browser()
@@ -123,7 +132,7 @@ def servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tupl
     world = load_world(SEED)
     case = next(c for c in world.cases if c.id == "restricted-second-hop")
     cats = {"seed": apply_overlay(world.catalog, case.overlay, label=case.id), "hostile": hostile_catalog(world.catalog),
-            "dated": dated_catalog(world.catalog)}
+            "dated": dated_catalog(world.catalog), "backstage": backstage_catalog(tmp / "backstage")}
     started = {}
     for key, cat in cats.items():
         path = tmp / f"{key}.json"
@@ -236,7 +245,8 @@ def test_ui_answers_as_the_token_and_shows_only_what_the_projection_allows(brows
             assert "takes enquiries for the northern office" in page.inner_text("section.hop[data-hop='2'] pre.unit")
         else:
             assert lib.outcome == "partial_evidence" and lib.reason is not None
-            assert page.inner_text("#reason") == PLAIN_REASONS[str(lib.reason.code)]
+            assert page.inner_text("#reason") == lib.reason.message
+            assert PLAIN_REASONS[str(lib.reason.code)] in page.inner_text("#reason-code")
             assert "stopped at hop 2" in page.inner_text("#stopped-at")
             assert page.query_selector("#withheld") is None and page.query_selector(".node.stop") is not None
             dom = page.content()
@@ -283,7 +293,8 @@ def test_ui_views_patterns_and_a_tampered_trace(browser: Any, servers: Any) -> N
         page.unroute("**/ui/ask")
         refused = ui.ask("Which contact serves project PR-99?")
         assert refused["response"]["outcome"] == "refused"
-        assert page.inner_text("#reason") == PLAIN_REASONS["unknown_entity"]
+        assert page.inner_text("#reason") == refused["response"]["trace"]["reason"]["message"]
+        assert PLAIN_REASONS["unknown_entity"] in page.inner_text("#reason-code")
         assert "before its first search" in page.inner_text("#stopped-at")
         # A request that matches no phrasing: the closest ones as buttons that fill the request box.
         missed = ui.ask("who do I ring about PR-84")
@@ -440,3 +451,104 @@ def test_ui_asks_as_of_a_date_where_the_views_are_dated(browser: Any, servers: A
         assert not seed.page.is_visible("#asof")  # undated views: no date box
     finally:
         seed.close()
+
+
+@contextmanager
+def _opened(browser: Any, url: str, token: str | None) -> Iterator[UI]:
+    """A ``UI`` that must see no dialog, page error or CSP violation; closed afterwards."""
+    ui = UI(browser, url, token)
+    try:
+        yield ui
+        assert ui.events() == []
+    finally:
+        ui.close()
+
+
+def _luminance(rgb: str) -> float:
+    """WCAG relative luminance of a computed ``rgb(r, g, b)`` colour."""
+    chans = [int(v) / 255 for v in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3]]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in chans]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(fg: str, bg: str) -> float:
+    hi, lo = sorted((_luminance(fg), _luminance(bg)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_the_header_api_link_is_readable_on_the_navy_bar(browser: Any, servers: Any) -> None:
+    with _opened(browser, servers["seed"][0].url, None) as ui:
+        page = ui.page
+        # the API link: its computed colour against the header's background, WCAG AA for normal text (4.5:1)
+        fg = page.eval_on_selector("header.bar a.api", "a => getComputedStyle(a).color")
+        bg = page.eval_on_selector("header.bar", "h => getComputedStyle(h).backgroundColor")
+        assert _contrast(fg, bg) >= 4.5, (fg, bg)
+        assert _contrast(page.eval_on_selector("header.bar span", "s => getComputedStyle(s).color"), bg) >= 4.5  # control
+        assert _contrast("rgb(0, 0, 238)", bg) < 4.5  # the browser's default link blue would fail: the check can fail
+
+
+def test_a_refusal_leads_with_its_plain_sentence(browser: Any, servers: Any) -> None:
+    with _opened(browser, servers["seed"][0].url, None) as ui:
+        page = ui.page
+        got = ui.ask("Which contact serves project PR-99?")
+        message = got["response"]["trace"]["reason"]["message"]
+        assert got["response"]["outcome"] == "refused" and "'PR-99' is not a known project" in message
+        # the headline (large, red) is the refusal's own sentence; the code's generic words are the small print below
+        assert page.inner_text("#reason") == message
+        assert PLAIN_REASONS["unknown_entity"] not in page.inner_text("#reason")
+        assert PLAIN_REASONS["unknown_entity"] in page.inner_text("#reason-code")
+        size = "e => parseFloat(getComputedStyle(e).fontSize)"
+        assert page.eval_on_selector("#reason", size) > page.eval_on_selector("#reason-code", size)
+        assert page.eval_on_selector("#reason", "e => e.compareDocumentPosition(document.getElementById('reason-code'))") & 4
+
+
+def test_graph_nodes_show_the_name_and_the_whole_id_inside_the_box(browser: Any, servers: Any) -> None:
+    srv, cat = servers["backstage"]
+    with _opened(browser, srv.url, None) as ui:
+        page = ui.page
+        got = ui.ask("who is on the team that owns the system that artist-lookup belongs to")
+        assert got["response"]["outcome"] == "accepted_path"
+        names = {e.id: e.name for e in cat.entities}
+        nodes = page.eval_on_selector_all("svg g.node[data-id]", """gs => gs.map(g => {
+            const r = g.querySelector('rect').getBBox();
+            const texts = Array.from(g.querySelectorAll('text'));
+            return {id: g.dataset.id, title: g.querySelector('title').textContent,
+                    name: (g.querySelector('text.name') || {}).textContent || '',
+                    nid: Array.from(g.querySelectorAll('text.nid')).map(t => t.textContent).join(''),
+                    inside: texts.every(t => { const b = t.getBBox(); return b.x >= r.x && b.x + b.width <= r.x + r.width
+                                                                        && b.y >= r.y && b.y + b.height <= r.y + r.height; })};
+        })""")
+        assert set(got["response"]["trace"]["path_ids"]) <= {n["id"] for n in nodes}
+        assert any(len(n["id"]) > 30 for n in nodes)  # IDs that one line of the box would cut
+        for n in nodes:
+            assert n["nid"] == n["id"], n  # the whole ID, wrapped onto lines in the box
+            assert n["name"] == names[n["id"]] and n["id"] in n["title"] and names[n["id"]] in n["title"]
+            assert n["inside"], n  # every line fits inside its box
+
+
+def test_many_patterns_are_grouped_collapsed_and_filtered(browser: Any, servers: Any) -> None:
+    srv, cat = servers["backstage"]
+    with _opened(browser, srv.url, None) as ui:
+        page = ui.page
+        assert len(cat.patterns) > 40
+        # the whole page fits a few screens (3,145 px with every phrasing listed, at this 1280x720 viewport)
+        height = page.evaluate("document.documentElement.scrollHeight")
+        assert height < 1600, height
+        first = list(dict.fromkeys(p.hops[0] for p in cat.patterns))
+        groups = page.eval_on_selector_all("details.pgroup", "ds => ds.map(d => [d.querySelector('summary code').textContent, d.open])")
+        assert groups == [[rel, False] for rel in first]
+        word = "depend"
+        expected = [p.name for p in cat.patterns
+                    if word in " ".join([p.name, p.start_type, *p.hops, p.description, *p.phrasings]).lower()]
+        assert 0 < len(expected) < len(cat.patterns)
+        page.fill("#pattern-filter", word)
+        shown = page.eval_on_selector_all("details.pgroup li", "ls => ls.filter(l => l.offsetParent !== null).map(l => l.querySelector('code').textContent)")
+        assert shown == expected
+        button = "details.pgroup li:visible button.phrasing >> nth=0"  # a phrasing of an opened group fills the box
+        phrasing = page.get_attribute(button, "data-phrasing")
+        page.click(button)
+        assert phrasing in cat.patterns[[p.name for p in cat.patterns].index(expected[0])].phrasings
+        assert page.input_value("#request") == phrasing
+        page.fill("#pattern-filter", "")  # cleared: every pattern back, every group closed again
+        assert page.eval_on_selector_all("details.pgroup", "ds => ds.filter(d => d.open || d.hidden).length") == 0
+        assert page.eval_on_selector_all("details.pgroup li", "ls => ls.filter(l => l.hidden).length") == 0

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
 from collections.abc import Generator, Iterator
 from pathlib import Path
@@ -37,6 +38,7 @@ from yaml.composer import Composer
 from chainret.catalog import parse  # the bounded parsing and error wording of load_catalog
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import CATALOG_FORMAT, Catalog, Entity, Pattern, Predicate, Relation, SourceDocument, View
+from chainret.core.progress import EVERY, Progress, no_progress
 from chainret.core.textsafe import clip, short_repr, visible
 
 MODELS: dict[str, Any] = {"entities": Entity, "predicates": Predicate, "documents": SourceDocument,
@@ -182,8 +184,8 @@ class _Stream:
 
     json_depth = True
 
-    def __init__(self, path: Path) -> None:
-        self.path, self.name = path, str(path)
+    def __init__(self, path: Path, progress: Progress = no_progress) -> None:
+        self.path, self.name, self.progress = path, str(path), progress
         self.top: dict[str, Any] = {}  # the root's non-list values (and non-list sections, for pydantic)
         self.keys: list[str] = []
         self.deep: str | None = None
@@ -198,7 +200,15 @@ class _Stream:
 
     def records(self) -> Iterator[tuple[str, Any]]:
         with open(self.path, "rb") as f:
-            yield from self._walk(f)
+            if self.progress is no_progress:
+                yield from self._walk(f)
+            else:  # how far into the file the reader is, every EVERY records: a bar with a real total
+                size = os.fstat(f.fileno()).st_size
+                for n, item in enumerate(self._walk(f), 1):
+                    if n % EVERY == 0:
+                        self.progress("reading the catalog", f.tell(), size, "bytes")
+                    yield item
+                self.progress("reading the catalog", size, size, "bytes")
         self._after()
         yield "header", self._head()  # the final top-level values (a description may follow the records)
 
@@ -476,11 +486,11 @@ class _YamlStream(_Stream):
             self.tree_error = root_dup  # the whole-tree walk checks the root mapping first
 
 
-def yaml_records(path: str | Path) -> Iterator[tuple[str, Any]]:
+def yaml_records(path: str | Path, progress: Progress = no_progress) -> Iterator[tuple[str, Any]]:
     """The records of a catalog YAML file, composed and validated one at a time (see the module docstring)."""
-    return _YamlStream(Path(path)).records()
+    return _YamlStream(Path(path), progress).records()
 
 
-def json_records(path: str | Path) -> Iterator[tuple[str, Any]]:
+def json_records(path: str | Path, progress: Progress = no_progress) -> Iterator[tuple[str, Any]]:
     """The records of a catalog JSON file, validated one at a time (see the module docstring)."""
-    return _JsonStream(Path(path)).records()
+    return _JsonStream(Path(path), progress).records()

@@ -36,14 +36,16 @@ def _warn(lines: list[str], shown: int = 30) -> None:
 def import_records(path: Path, formats: list[str], out: Path | None, *, src: Path | None, world: str | None,
                    view: str | None, strict: bool) -> None:
     """``catalog import PATH --format backstage|codeowners --out CATALOG``."""
+    from chainret.cli.progress import progress_bar
     from chainret.sources.records import default_world, import_snapshot, read_snapshot, write_import
 
     if out is None:
         raise UsageError("--format backstage / codeowners needs --out CATALOG (a .yaml file or a folder)")
     world = world or default_world(formats, src)
-    snap = read_snapshot(path, formats, world)
-    result = import_snapshot(snap, out, world=world, src=src, view=view, strict=strict)
-    written = write_import(result, f"import {path} --format {' --format '.join(formats)}")
+    with progress_bar() as progress:  # on a terminal only: a pipe gets the summary lines alone
+        snap = read_snapshot(path, formats, world, progress=progress)
+        result = import_snapshot(snap, out, world=world, src=src, view=view, strict=strict, progress=progress)
+        written = write_import(result, f"import {path} --format {' --format '.join(formats)}", progress)
     cat = result.catalog
     _warn([str(w) for w in snap.warnings])
     _say(f"{'wrote' if written else 'unchanged'} {result.catalog_file}: world {cat.world}, {snap.records} record files, "
@@ -75,17 +77,21 @@ def history_cmd(
     Ask as of a day with --view 2026-03-01 (the last commit on or before it) or a commit with --view <hash>.
     Re-running appends only new commits.
     """
+    from chainret.cli.progress import progress_bar
     from chainret.sources.history import history
     from chainret.sources.records import write_import
 
-    res = history(repo, out, formats, rev=rev, path=path, src=src, world=world, strict=strict, document=document)
+    with progress_bar() as progress:
+        res = history(repo, out, formats, rev=rev, path=path, src=src, world=world, strict=strict, document=document,
+                      progress=progress)
     _warn([str(w) for w in res.warnings])
     for c, why in res.skipped:
         _say(f"skipped commit {c.sha[:7]} ({c.date.date()}): {why}")
     if res.result is None or not res.added:
         _say(f"{res.catalog_file}: up to date ({res.known} commits already in it, {len(res.unchanged)} new ones changed no record)")
         return
-    write_import(res.result, f"history {repo} --format {' --format '.join(formats)}")
+    with progress_bar() as progress:
+        write_import(res.result, f"history {repo} --format {' --format '.join(formats)}", progress)
     cat = res.result.catalog
     _say(f"wrote {res.catalog_file}: {len(res.added)} new views ({res.known} commits were already in it), "
          f"{len(cat.documents)} document versions, {len(cat.relations)} relations, {len(cat.views)} views")

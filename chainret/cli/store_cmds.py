@@ -27,9 +27,11 @@ def compile_cmd(
         raise UsageError("--update and --replace exclude each other")
     t0 = time.perf_counter()
     if not update:
+        from chainret.cli.progress import progress_bar
         from chainret.store.stream import compile_file
 
-        world, counts, streamed = compile_file(catalog, out, replace=replace)
+        with progress_bar() as progress:  # on a terminal only (stderr): a pipe gets the summary line alone
+            world, counts, streamed = compile_file(catalog, out, replace=replace, progress=progress)
         summary = ", ".join(f"{n} {k}" for k, n in counts.items())
         how = "streamed" if streamed else "loaded and compiled"
         console.print(t(f"compiled {world} into {store_location(out)}: {summary} ({how} in {time.perf_counter() - t0:.2f} s)"))

@@ -16,7 +16,6 @@ from typing import Any, NamedTuple
 
 from chainret.catalog.models import Catalog, Entity, Unit, normalize_name
 from chainret.catalog.readable import declared_entities, known_entities
-from chainret.sources.backstage import declared_ref
 
 
 class Declaration(NamedTuple):
@@ -38,6 +37,9 @@ class Declarations:
     may read, and that version's entity paragraphs by reference (built once, for many entities)."""
 
     def __init__(self, cv: Any) -> None:
+        # (the importer's paragraph heads: imported here, so an ask that refuses nothing never loads the importers)
+        from chainret.sources.backstage import declared_ref
+
         self.docs: dict[str, tuple[str, dict[str, Unit]]] = {}
         for d in cv.documents():
             heads = {ref.casefold(): u for u in cv.catalog.units_of(d.ref) if (ref := declared_ref(u.text))}

@@ -12,7 +12,10 @@ Data is never interpreted: every value from a catalog, a request or a trace goes
 shown as escapes, not obeyed) and is only ever placed in element text or in quoted attributes that
 carry no behaviour (``class``/``data-*``/``title``). Nothing from data becomes a URL, a style or
 markup. Long values wrap (CSS) and are clipped only inside the graph, where the full value is the
-node's ``<title>``.
+node's ``<title>``; a node shows its entity's display name and, below it, the whole ID wrapped onto
+lines that fit the box (``_id_lines``; only an ID past four lines is clipped). A refusal leads with
+its own sentence (``Refusal.message``: "'PR-99' is not a known project ..."), the code's generic
+wording (``PLAIN_REASONS``) below it.
 
 ``Extras`` is what the trace itself does not carry: entity display names and the text of each
 anchor's unit, looked up (``extras_for``) as the trace's viewer sees the catalog, so nothing is
@@ -59,6 +62,7 @@ body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:var(--in
 header.bar{background:#1d2330;color:#fff;padding:10px 20px;display:flex;gap:16px;align-items:baseline}
 header.bar h1{font-size:18px;margin:0}
 header.bar span{color:#b9c2d3;font-size:13px}
+header.bar a,header.bar a:visited{color:#9cc3ff}
 main{max-width:1100px;margin:0 auto;padding:16px 20px 40px}
 code,.id,pre.unit,td.ref{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 .id,.wrap,td,pre.unit,.msg,h2,h3{overflow-wrap:anywhere;word-break:break-word}
@@ -100,7 +104,10 @@ form.ask{display:grid;grid-template-columns:1fr auto;gap:8px;margin:10px 0}
 form.ask>input[type=text]{font-size:16px;padding:8px}
 form.ask .opts{grid-column:1/3;display:flex;gap:14px;flex-wrap:wrap;align-items:center;font-size:13px}
 button{font-size:14px;padding:7px 14px;cursor:pointer}
-ul.patterns{padding-left:18px}
+ul.patterns{padding-left:18px;margin:4px 0 8px}
+details.pgroup{border-bottom:1px solid var(--line);padding:4px 0}
+details.pgroup summary{cursor:pointer}
+#pattern-filter{width:100%;max-width:420px;font-size:14px;padding:6px 8px;margin:4px 0 8px}
 ul.patterns button.phrasing,#suggestions button.phrasing{font-size:13px;padding:2px 8px;margin:2px 4px 2px 0;background:#eef3fb;border:1px solid #9fb3d9;border-radius:12px}
 div.verify{display:flex;gap:12px;align-items:center;min-height:36px}
 div.verify p{margin:0}
@@ -225,9 +232,10 @@ def answer_block(trace: Trace, ex: Extras) -> str:
         out.append('<div class="meta">via ' + " → ".join(_entity(i, ex) for i in trace.path_ids) + "</div>")
     else:
         reason = trace.reason
-        if reason is not None:
-            out.append(f'<div class="big reason" id="reason">{esc(plain_reason(reason))}</div>')
-            out.append(f'<div class="msg">{esc(reason.message)} <code>({esc(reason.code)})</code></div>')
+        if reason is not None:  # the refusal's own sentence leads ("'PR-99' is not a known project ..."); the code's
+            # generic wording ("the slot text resolves to no entity of the slot type") is the small print under it
+            out.append(f'<div class="big reason" id="reason">{esc(reason.message or plain_reason(reason))}</div>')
+            out.append(f'<div class="msg" id="reason-code">{esc(plain_reason(reason))} <code>({esc(reason.code)})</code></div>')
         stop = _stop_hop(trace)
         if stop is not None:
             out.append(f'<div class="msg" id="stopped-at">The chain stopped at hop {stop.index} (branch {esc(stop.branch)}): '
@@ -258,23 +266,52 @@ def _interpretation(trace: Trace, ex: Extras) -> str:
 
 
 # -- the graph ------------------------------------------------------------------------------------
-_NODE_W, _NODE_H, _GAP, _ROW_H, _CHAR = 200, 48, 150, 96, 7.2
+_NODE_W, _GAP, _ROW_GAP, _CHAR, _ID_CHARS, _ID_LINES = 200, 150, 48, 7.2, 26, 4
+_ID_SEP = ":./-_@"  # an ID is wrapped after one of these where it can be (else mid-word)
 
 
-def _svg_node(x: float, y: float, ident: str, ex: Extras, cls: str = "") -> str:
+def _id_lines(ident: str, width: int = _ID_CHARS, most: int = _ID_LINES) -> list[str]:
+    """``ident`` in lines of at most ``width`` characters (a monospace node is that wide), broken after a
+    separator where one is near; past ``most`` lines the last is clipped (the full ID is the node's title).
+    Hand-written: ``textwrap`` breaks at spaces only, and an ID has none."""
+    lines: list[str] = []
+    rest = ident
+    while rest and len(lines) < most:
+        if len(rest) <= width:
+            lines.append(rest)
+            rest = ""
+            break
+        cut = max((rest.rfind(c, width // 2, width) for c in _ID_SEP), default=-1) + 1 or width
+        lines.append(rest[:cut])
+        rest = rest[cut:]
+    if rest:
+        lines[-1] = clip(lines[-1] + rest, width)
+    return lines or [""]
+
+
+def _node_height(ids: list[str], ex: Extras) -> int:
+    """One height for every node of a graph: its name line and the most ID lines any of its nodes needs."""
+    lines = max((len(_id_lines(i)) + (1 if ex.names.get(i) else 0) for i in ids), default=1)
+    return max(48, 14 + 15 * lines)
+
+
+def _svg_node(x: float, y: float, ident: str, ex: Extras, cls: str = "", h: int = 48) -> str:
+    """An entity's box: its display name (clipped to the box) above its full ID, wrapped; both whole in the title."""
     name = ex.names.get(ident)
     limit = int((_NODE_W - 16) / _CHAR)
     title = f"{name} ({ident})" if name else ident
     lines = ([f'<text class="name" x="{x + 8:.0f}" y="{y + 19:.0f}">{esc(clip(name, limit))}</text>'] if name else [])
-    lines.append(f'<text class="nid" x="{x + 8:.0f}" y="{y + (38 if name else 28):.0f}">{esc(clip(ident, int(limit * 1.15)))}</text>')
+    first = y + (36 if name else 21)
+    lines += [f'<text class="nid" x="{x + 8:.0f}" y="{first + 15 * k:.0f}">{esc(part)}</text>'
+              for k, part in enumerate(_id_lines(ident))]
     return (f'<g class="node {cls}" data-id="{esc(ident)}"><title>{esc(title)}</title>'
-            f'<rect x="{x:.0f}" y="{y:.0f}" width="{_NODE_W}" height="{_NODE_H}" rx="8" fill="#eef3fb" stroke="#5b7bb5"/>'
+            f'<rect x="{x:.0f}" y="{y:.0f}" width="{_NODE_W}" height="{h}" rx="8" fill="#eef3fb" stroke="#5b7bb5"/>'
             + "".join(lines) + "</g>")
 
 
-def _svg_stop(x: float, y: float, label: str, detail: str) -> str:
+def _svg_stop(x: float, y: float, label: str, detail: str, h: int = 48) -> str:
     return (f'<g class="node stop"><title>{esc(detail)}</title>'
-            f'<rect x="{x:.0f}" y="{y:.0f}" width="{_NODE_W}" height="{_NODE_H}" rx="8" fill="#fdecea" stroke="#b3261e"/>'
+            f'<rect x="{x:.0f}" y="{y:.0f}" width="{_NODE_W}" height="{h}" rx="8" fill="#fdecea" stroke="#b3261e"/>'
             f'<text class="name" x="{x + 8:.0f}" y="{y + 19:.0f}">✕ stopped</text>'
             f'<text class="nid" x="{x + 8:.0f}" y="{y + 38:.0f}">{esc(clip(label, 26))}</text></g>')
 
@@ -304,21 +341,23 @@ def svg_graph(trace: Trace, ex: Extras) -> str:
     rows: list[str] = []
     width = 0.0
     branches = _branches(trace)
+    nh = _node_height(trace_ids(trace), ex)
+    row_h = nh + _ROW_GAP
     if not branches:  # refused / no pattern: the request and where it stopped
         start = trace.interpretation.start_id if trace.interpretation is not None else None
         x = 20.0
         if start:
-            rows.append(_svg_node(x, 24, start, ex))
+            rows.append(_svg_node(x, 24, start, ex, h=nh))
             x += _NODE_W
-            rows.append(_svg_edge(x, x + _GAP, 24 + _NODE_H / 2, "interpretation", "no search", stop=True))
+            rows.append(_svg_edge(x, x + _GAP, 24 + nh / 2, "interpretation", "no search", stop=True))
             x += _GAP
         code = str(trace.reason.code) if trace.reason is not None else trace.outcome
-        rows.append(_svg_stop(x, 24, code, plain_reason(trace.reason) if trace.reason else trace.outcome))
+        rows.append(_svg_stop(x, 24, code, plain_reason(trace.reason) if trace.reason else trace.outcome, nh))
         width = x + _NODE_W + 20
-        height = 24 + _NODE_H + 24
+        height = 24 + nh + 24
     else:
         for r, (branch, hops) in enumerate(branches):
-            y = 24 + r * _ROW_H
+            y = 24 + r * row_h
             on_path = bool(accepted) and all(h.anchor is None or h.anchor.relation_id in accepted for h in hops) \
                 and any(h.anchor is not None for h in hops) and hops[-1].refusal is None
             label = f"branch {branch}" + (" (accepted path)" if on_path and trace.outcome == "accepted_path" else "")
@@ -327,20 +366,20 @@ def svg_graph(trace: Trace, ex: Extras) -> str:
             rows.append(f'<text class="rowlabel" x="20" y="{y - 8}"><title>{esc(label)}</title>{esc(clip(label, 100))}</text>')
             x = 20.0 + (hops[0].index - 1) * (_NODE_W + _GAP)
             first = hops[0].from_id or (trace.interpretation.start_id if trace.interpretation else "?")
-            rows.append(_svg_node(x, y, first, ex))
+            rows.append(_svg_node(x, y, first, ex, h=nh))
             for h in hops:
                 x2 = x + _NODE_W + _GAP
-                cy = y + _NODE_H / 2
+                cy = y + nh / 2
                 if h.bridge:
                     rel = h.anchor.relation_id if h.anchor is not None else ""
                     rows.append(_svg_edge(x + _NODE_W, x2, cy, f"hop {h.index}: {h.predicate or ''}", rel))
-                    rows.append(_svg_node(x2, y, h.bridge, ex, "answer" if h.bridge == answer and on_path else ""))
+                    rows.append(_svg_node(x2, y, h.bridge, ex, "answer" if h.bridge == answer and on_path else "", nh))
                 elif h.refusal is not None:
                     rows.append(_svg_edge(x + _NODE_W, x2, cy, f"hop {h.index}: {h.predicate or ''}", str(h.refusal.code), stop=True))
-                    rows.append(_svg_stop(x2, y, str(h.refusal.code), plain_reason(h.refusal)))
+                    rows.append(_svg_stop(x2, y, str(h.refusal.code), plain_reason(h.refusal), nh))
                 x = x2
             width = max(width, x + _NODE_W + 20)
-        height = 24 + len(branches) * _ROW_H - (_ROW_H - _NODE_H) + 24
+        height = 24 + len(branches) * row_h - _ROW_GAP + 24
     defs = ('<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">'
             '<path d="M0,0 L10,5 L0,10 z" fill="#5b7bb5"/></marker>'
             '<marker id="arrow-stop" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">'

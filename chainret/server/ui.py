@@ -11,7 +11,9 @@ Routes (mounted by ``chainret.server.app.create_app``):
   rendered from its projected trace (``html``), names and unit texts looked up as the response's
   viewer sees the catalog. The page never sees anything else;
 * ``GET /ui/patterns``: the caller's ``GET /patterns`` as HTML (patterns with their phrasings as
-  buttons that fill the ask box) and the views as ``<option>``s, ordered as-of (``View.order``);
+  buttons that fill the ask box, grouped by the relation they follow first in ``<details>``, collapsed
+  past ``OPEN_PATTERNS`` under a filter box that the page's script handles: an imported Backstage
+  catalog has about 50 patterns) and the views as ``<option>``s, ordered as-of (``View.order``);
   ``as_of`` is set when the catalog's views are dated (``chainret catalog history``), and the page
   then offers a date, sent as the view (the latest view on or before it, ``as_of_view``).
 
@@ -38,6 +40,7 @@ from chainret.server.auth import Identity
 from chainret.server.service import AskIn, AskOut, Service
 
 STATIC = Path(__file__).resolve().parents[1] / "data" / "ui"
+OPEN_PATTERNS = 8  # up to this many patterns the groups are shown open (and no filter box); more start collapsed
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "form-action 'none'; base-uri 'none'; frame-ancestors 'none'")
 SECURITY_HEADERS = {
@@ -115,11 +118,18 @@ def ask_and_render(service: Service, who: Identity, body: AskIn) -> tuple[AskOut
 def patterns_html(service: Service, principal: str) -> dict[str, str]:
     """The caller's patterns (phrasings as buttons) and the catalog's views as options, oldest first (engine thread)."""
     got = service.patterns(principal)
-    items = []
+    groups: dict[str, list[str]] = {}  # by the relation a pattern follows first, in the catalog's order
     for p in got.patterns:
         buttons = "".join(f'<button type="button" class="phrasing" data-phrasing="{esc(ph)}">{esc(ph)}</button>' for ph in p.phrasings)
         desc = f' <span class="meta">{esc(p.description)}</span>' if p.description else ""
-        items.append(f"<li><code>{esc(p.name)}</code>: {esc(p.start_type)} → {esc(' → '.join(p.hops))}{desc}<br>{buttons}</li>")
+        groups.setdefault(p.hops[0] if p.hops else "", []).append(
+            f"<li><code>{esc(p.name)}</code>: {esc(p.start_type)} → {esc(' → '.join(p.hops))}{desc}<br>{buttons}</li>")
+    is_open = " open" if len(got.patterns) <= OPEN_PATTERNS else ""
+    items = [f'<details class="pgroup"{is_open}><summary><code>{esc(rel)}</code> <span class="meta">{len(lis)} '
+             f'pattern{"s" if len(lis) != 1 else ""}</span></summary><ul class="patterns">{"".join(lis)}</ul></details>'
+             for rel, lis in groups.items()]
+    search = ('<input type="search" id="pattern-filter" placeholder="filter phrasings and patterns" '
+              'aria-label="filter patterns" autocomplete="off">' if not is_open else "")
     seen = {v.name: v for v in got.views}  # the caller's views, as their reduced catalog has them (reader_views)
     views = sorted((v for v in service.catalog.views if v.name in seen), key=lambda v: (getattr(v, "order", 0), v.name))
     current = next((v.name for v in got.views if v.current), None)
@@ -129,7 +139,7 @@ def patterns_html(service: Service, principal: str) -> dict[str, str]:
         label = f"{v.name} (as of #{getattr(v, 'order', 0)}{', current' if v.name == current else ''})" + (f": {clip(desc, 60)}" if desc else "")
         options.append(f'<option value="{esc(v.name)}">{esc(label)}</option>')
     dated = as_of_view(views, "9999-12-31") is not None  # views named <date>-<hash> (chainret catalog history)
-    return {"patterns_html": f'<ul class="patterns">{"".join(items)}</ul>', "views_html": "".join(options),
+    return {"patterns_html": search + "".join(items), "views_html": "".join(options),
             "as_of": "dates" if dated else ""}
 
 

@@ -48,6 +48,7 @@ import yaml
 
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import clause_text
+from chainret.core.progress import Progress, no_progress
 from chainret.sources.common import EntityRecord, NameRecord, inside_tree
 from chainret.sources.common import issue as _issue
 
@@ -433,9 +434,10 @@ def _is_descriptor(p: Path) -> bool:
         return False
 
 
-def read_tree(path: str | os.PathLike[str]) -> TreeRead:
+def read_tree(path: str | os.PathLike[str], progress: Progress = no_progress) -> TreeRead:
     """Read a descriptor tree: a folder (its ``catalog-info.yaml`` files and every other YAML file with
-    an ``apiVersion: backstage.io/…`` line) or one descriptor file, and the files Locations point to."""
+    an ``apiVersion: backstage.io/…`` line) or one descriptor file, and the files Locations point to.
+    ``progress`` hears of each file read (the total grows as Locations name more files)."""
     given = Path(path)
     if given.is_dir():
         root = given
@@ -456,6 +458,7 @@ def read_tree(path: str | os.PathLike[str]) -> TreeRead:
         return out
     queue, seen = list(start), set(start)
     while queue:
+        progress("reading descriptor files", len(seen) - len(queue), len(seen), "files")
         rel = queue.pop(0)
         nodes = _read_file(root, rel, out)
         distinct: set[tuple[Ref, str, Ref]] = set()

@@ -31,6 +31,7 @@ from chainret.authoring.header import SourceInvalid
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import Catalog
 from chainret.core.errors import UsageError
+from chainret.core.progress import Progress, no_progress
 from chainret.sources.codeowners import find as codeowners_found
 from chainret.sources.common import issue
 from chainret.sources.records import Snapshot, default_world, import_snapshot, read_snapshot
@@ -186,8 +187,9 @@ def _known_commits(cat: Catalog | None) -> set[str]:
 
 def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: list[str], *, rev: str | None = None,
             path: str = "", src: Path | None = None, world: str | None = None, strict: bool = False,
-            document: str | None = None) -> HistoryResult:
+            document: str | None = None, progress: Progress = no_progress) -> HistoryResult:
     """Build every new commit that changed the records into the catalog at ``out`` (the caller writes).
+    ``progress`` hears of each commit as it is imported (the new ones: those not in the catalog yet).
 
     ``formats == ["csv"]``: ``path`` is a table file (CSV/TSV/JSON Lines, as ``catalog import``
     reads it), rendered at each commit as ``document`` of the source folder ``src``.
@@ -210,9 +212,9 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
     todo = commits(top, rev, path)
     res = HistoryResult(result=None, catalog_file=catalog_file, known=sum(c.sha in known for c in todo))
     cat = previous
-    for c in todo:
-        if c.sha in known:
-            continue
+    new = [c for c in todo if c.sha not in known]
+    for n, c in enumerate(new):
+        progress("importing commits", n, len(new), "commits")
         with tempfile.TemporaryDirectory(prefix="chainret-history-") as tmp:
             root = Path(tmp)
             files, skipped = _materialize(top, c, root, path)
@@ -247,6 +249,7 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
             continue
         cat = _record(res, c, built)
     if res.result is not None and res.added:  # the checks of `chainret validate`, once, over every view
+        progress("checking the catalog", 0, None, "")
         problems = catalog_errors(res.result.catalog, str(catalog_file))
         if problems:
             raise SourceInvalid(problems)

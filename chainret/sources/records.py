@@ -37,6 +37,7 @@ from chainret.authoring.header import HEADER_NAME, Header, HeaderEntity, SourceI
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import CATALOG_FORMAT, Catalog, NameSource, Pattern, Predicate, merge_sources
 from chainret.core.errors import UsageError
+from chainret.core.progress import EVERY, Progress, no_progress
 from chainret.sources import backstage as bs
 from chainret.sources import codeowners as co
 
@@ -231,9 +232,9 @@ class Snapshot:
 
 
 def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
-                  files: list[str] | None = None) -> Snapshot:
+                  files: list[str] | None = None, progress: Progress = no_progress) -> Snapshot:
     """Read a tree (folder or file) in the given formats. ``files`` lists the tree's files for
-    CODEOWNERS matching (default: walk the folder)."""
+    CODEOWNERS matching (default: walk the folder). ``progress``: files read, then files rendered."""
     path = Path(root)
     snap = Snapshot()
     if not path.exists():
@@ -243,7 +244,7 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
         raise UsageError(f"unknown --format {', '.join(unknown) or '(none)'}; choose from: {', '.join(FORMATS)} "
                          "(a CSV/JSON Lines table: --format table with --src and --document)")
     if "backstage" in formats:
-        tree = bs.read_tree(path)
+        tree = bs.read_tree(path, progress)
         snap.errors += tree.errors
         snap.warnings += tree.warnings
         ents = bs.entity_records(tree, world)
@@ -251,7 +252,8 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
         for d in tree.descriptors:
             by_file.setdefault(d.file, []).append(d)
         defined = {d.ref for d in tree.descriptors}
-        for rel, text in tree.files.items():
+        for at, (rel, text) in enumerate(tree.files.items()):
+            progress("rendering record files", at, len(tree.files), "files")
             snap.documents[f"{bs.SOURCE}/{rel}"] = bs.render_file(rel, text, by_file.get(rel, []), ents, world,
                                                                    snap.warnings, tree.root, defined)
             snap.origins[f"{bs.SOURCE}/{rel}"] = str(tree.root / rel)
@@ -385,12 +387,12 @@ def default_world(formats: list[str], src: Path | None) -> str:
 
 def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, src: Path | None = None,
                     view: str | None = None, strict: bool = False, previous: Catalog | None = None,
-                    view_description: str = "", check: bool = True) -> BuildResult:
+                    view_description: str = "", check: bool = True, progress: Progress = no_progress) -> BuildResult:
     """Build a snapshot into the catalog at ``out`` (new versions and a new view when anything changed).
 
     Errors raise ``SourceInvalid`` and nothing is written (the caller writes); with ``strict`` the
     warnings are errors too. ``check=False`` leaves the whole-catalog checks to the caller
-    (``chainret.authoring.build.catalog_errors``).
+    (``chainret.authoring.build.catalog_errors``). ``progress`` hears when the build starts (it has no count).
     """
     problems = snap.errors + (snap.warnings if strict else [])
     if problems:
@@ -405,6 +407,7 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
         clash = [p for p in snap.documents if (src / p).exists()]
         if clash:
             raise UsageError(f"{src / clash[0]} is in the source folder and is also a rendered record document; rename or move it")
+    progress("building the catalog", 0, None, "")
     with tempfile.TemporaryDirectory(prefix="chainret-import-") as empty:
         base = src if src is not None else Path(empty)
         try:
@@ -504,15 +507,16 @@ def catalog_json(catalog: Catalog) -> Iterator[str]:
     yield "\n}\n"
 
 
-def write_import(result: BuildResult, label: str) -> list[Path]:
+def write_import(result: BuildResult, label: str, progress: Progress = no_progress) -> list[Path]:
     """Write an import's files (replaced together: every temporary first, then the renames); the
     files whose content changed. A JSON catalog is streamed to its temporary file and compared with
-    the file already there by sha256, never held as one string."""
+    the file already there by sha256, never held as one string. ``progress``: records written."""
     from chainret.authoring.output import sync
     from chainret.core.files import write_files
 
     target = result.catalog_file
     if target.suffix != ".json":
+        progress("writing the catalog", 0, None, "")
         return sync(output_texts(result, label))
     small = {p: t for p, t in output_texts(result, label, catalog=False).items()
              if not p.is_file() or p.read_text(encoding="utf-8") != t}
@@ -520,8 +524,12 @@ def write_import(result: BuildResult, label: str) -> list[Path]:
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:100]}.", suffix=".tmp", dir=target.parent)
     try:
         digest = hashlib.sha256()
+        cat = result.catalog
+        total = sum(len(v) for name in Catalog.model_fields if isinstance(v := getattr(cat, name), list))
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            for piece in catalog_json(result.catalog):
+            for n, piece in enumerate(catalog_json(cat)):
+                if n % EVERY == 0:
+                    progress("writing the catalog", n, total, "records")
                 fh.write(piece)
                 digest.update(piece.encode("utf-8"))
             fh.flush()

@@ -59,6 +59,7 @@ from chainret.catalog.models import (
     unit_ref,
     unit_spans,
 )
+from chainret.core.progress import Progress, no_progress
 from chainret.store.compile import BATCH, Writer, _Buffers, _corpus, counts
 from chainret.store.schema import Row, as_int, as_str, name_rows
 
@@ -157,8 +158,9 @@ class _Index:
 class StreamCompile:
     """One compile, fed record by record (see the module docstring)."""
 
-    def __init__(self, w: Writer, file: str = "<catalog>", spill_dir: str | None = None) -> None:
-        self.w, self.file = w, file
+    def __init__(self, w: Writer, file: str = "<catalog>", spill_dir: str | None = None,
+                 progress: Progress = no_progress) -> None:
+        self.w, self.file, self.progress = w, file, progress
         self.head: dict[str, str] | None = None
         self.started: set[str] = set()
         self.n = dict.fromkeys(SECTIONS, 0)
@@ -484,6 +486,7 @@ class StreamCompile:
         if problems:
             raise CatalogFileInvalid(problems)
         self._units()
+        self.progress("digests and summaries", 0, None, "")
         digest, readers = self._digests()
         from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT
         import uuid
@@ -513,6 +516,7 @@ class StreamCompile:
         prose = self.prose
         step = 256
         for lo in range(0, self.n["documents"], step):
+            self.progress("indexing units", lo, self.n["documents"], "documents")
             for row in self.w.rows("SELECT ord, ref, text FROM documents WHERE ord >= ? AND ord < ? ORDER BY ord", (lo, lo + step)):
                 i, ref, text = as_int(row[0]), as_str(row[1]), as_str(row[2])
                 for j, (s, e) in enumerate(unit_spans(text), 1):
@@ -621,14 +625,17 @@ _LATER_NEEDS: dict[str, tuple[str, ...]] = {
 
 
 def compile_records(w: Writer, records: Iterable[RecordItem], file: str = "<catalog>", *, spill_dir: str | None = None,
-                    header: Callable[[dict[str, str]], None] | None = None) -> dict[str, int]:
+                    header: Callable[[dict[str, str]], None] | None = None,
+                    progress: Progress = no_progress) -> dict[str, int]:
     """Feed ``records`` (an iterable of ``(kind, value)``: ``("header", (format, world, description))``
     or a section name and its validated record) through a ``StreamCompile`` into ``w``.
 
     The writer API for a source that builds records one at a time (an importer): pass a generator
     and no record is held after its rows are batched. ``header`` sees the final top-level values.
+    ``progress`` hears of the stages after the records (units, digests); the records' own reader
+    reports how far it has read (``json_records(path, progress)``).
     """
-    sc = StreamCompile(w, file, spill_dir)
+    sc = StreamCompile(w, file, spill_dir, progress)
     try:
         for kind, value in records:
             sc.feed(kind, value)
@@ -661,22 +668,22 @@ class RecordSource:
     """
 
     def __init__(self, records: Callable[[], Iterable[RecordItem]], name: str = "<catalog>",
-                 annotate: Callable[[list[Issue]], list[Issue]] | None = None) -> None:
-        self.records, self.name, self.world, self.annotate = records, name, "", annotate
+                 annotate: Callable[[list[Issue]], list[Issue]] | None = None, progress: Progress = no_progress) -> None:
+        self.records, self.name, self.world, self.annotate, self.progress = records, name, "", annotate, progress
 
     def compile_into(self, w: Writer) -> dict[str, int]:
         def seen(head: dict[str, str]) -> None:
             self.world = str(head["world"])
 
         try:
-            return compile_records(w, self.records(), self.name, header=seen)
+            return compile_records(w, self.records(), self.name, header=seen, progress=self.progress)
         except CatalogFileInvalid as exc:
             if self.annotate is None:
                 raise
             raise CatalogFileInvalid(self.annotate(exc.issues)) from None
 
 
-def catalog_file(spec: str | os.PathLike[str]) -> RecordSource | None:
+def catalog_file(spec: str | os.PathLike[str], progress: Progress = no_progress) -> RecordSource | None:
     """A streaming source for a catalog file (YAML or JSON; or a world directory's catalog file when it
     has no cases file); None for anything else (cases files, sources: loaded whole)."""
     from pathlib import Path
@@ -695,18 +702,20 @@ def catalog_file(spec: str | os.PathLike[str]) -> RecordSource | None:
     if p.suffix not in SUFFIXES or not p.is_file():
         return None
     read = json_records if p.suffix == ".json" else yaml_records
-    return RecordSource(lambda: read(p), str(p), lambda issues: with_lines(issues, p))
+    return RecordSource(lambda: read(p, progress), str(p), lambda issues: with_lines(issues, p), progress)
 
 
-def compile_file(spec: str | os.PathLike[str], out: str | os.PathLike[str], *, replace: bool = False) -> tuple[str, dict[str, int], bool]:
+def compile_file(spec: str | os.PathLike[str], out: str | os.PathLike[str], *, replace: bool = False,
+                 progress: Progress = no_progress) -> tuple[str, dict[str, int], bool]:
     """Compile the catalog at ``spec`` into ``out``: streamed when it is a JSON catalog whose records
     come in dependency order, else loaded whole (the file-size bound lifted: a compile reads a
-    catalog its owner gave it, not hostile input). Returns (world, row counts, streamed)."""
+    catalog its owner gave it, not hostile input). Returns (world, row counts, streamed).
+    ``progress``: how far the streamed read has got, then each later stage (``chainret.core.progress``)."""
     from chainret.catalog import load, parse
     from chainret.catalog.stream import NotStreamable
     from chainret.store import compile_store
 
-    src = catalog_file(spec)
+    src = catalog_file(spec, progress)
     if src is not None:
         try:
             done = compile_store(src, out, replace=replace)
@@ -716,8 +725,10 @@ def compile_file(spec: str | os.PathLike[str], out: str | os.PathLike[str], *, r
     bound = parse.MAX_FILE_BYTES
     if src is not None:
         parse.MAX_FILE_BYTES = 1 << 62  # read_bytes reads the module's bound
+    progress("loading the catalog", 0, None, "")
     try:
         cat = load.load_world(spec).catalog
     finally:
         parse.MAX_FILE_BYTES = bound
+    progress("compiling", 0, None, "")
     return cat.world, compile_store(cat, out, replace=replace), False

@@ -123,6 +123,23 @@
     if (open >= 0 && close > open) input.setSelectionRange(open, close + 1);
   }
 
+  // The patterns come grouped by the relation they follow first, each group a collapsed <details>. The filter box
+  // shows the patterns whose text (name, relations, phrasings) holds every word typed, and opens their groups.
+  function filterPatterns(ev) {
+    if (!ev.target || ev.target.id !== "pattern-filter") return;
+    const words = ev.target.value.toLowerCase().split(/\s+/).filter(Boolean);
+    $("patterns").querySelectorAll("details.pgroup").forEach(function (group) {
+      let shown = 0;
+      group.querySelectorAll("li").forEach(function (li) {
+        const text = li.textContent.toLowerCase();
+        li.hidden = !words.every(function (w) { return text.includes(w); });
+        if (!li.hidden) shown += 1;
+      });
+      group.hidden = shown === 0;
+      group.open = words.length > 0 && shown > 0;
+    });
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
     const token = $("token");
     token.value = window.sessionStorage.getItem(TOKEN_KEY) || "";
@@ -135,6 +152,7 @@
     $("ask-form").addEventListener("submit", ask);
     $("verify").addEventListener("click", verify);
     $("patterns").addEventListener("click", pickPhrasing);
+    $("patterns").addEventListener("input", filterPatterns);
     $("result").addEventListener("click", pickPhrasing);  // a no_pattern answer's closest phrasings
     who();
     loadPatterns();

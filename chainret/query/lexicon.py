@@ -88,16 +88,42 @@ class PredicateWords:
         return f"PredicateWords({self.name!r}, nouns={sorted(self.nouns)!r}, verbs={sorted(self.verbs)!r})"
 
 
+def _stem(participle: str) -> str:
+    """The stem the ``X_by`` forms are built on: ``api provided`` -> ``provid``, ``supplied`` -> ``suppl``."""
+    last = participle.split()[-1]
+    return last[:-3] if last.endswith("ied") else last[:-2] if last.endswith("ed") else last
+
+
+def _on_stem(phrases: Iterable[str], stem: str) -> list[str]:
+    """The declared phrases with a word built on ``stem`` (``provides``, ``governing rule`` for ``provid``, ``govern``)."""
+    return [x for x in phrases if any(word.startswith(stem) for word in x.split())]
+
+
 def predicate_words(p: Any) -> PredicateWords:
+    """The words of one predicate: those derived from its name and range, and its declared ``nouns`` / ``verbs``.
+
+    The ``X_by`` forms are English inflection by rule, and English is not regular (``provided`` ->
+    ``provids``, ``governed`` -> ``governer``). A declared verb with a word on the name's stem
+    (``provides``) stands in for the guessed verb forms, and a declared noun on it (``governing
+    rule``) for the guessed agent noun: the catalog corrects the rule where it is wrong. Every
+    other declared word adds to the defaults (``maintains`` beside ``owns``). A hand rule plus
+    declarations rather than an inflection library: the library costs about a second of loading
+    on the tolerant ask path, and no library derives agent nouns (``governor``)."""
     w = PredicateWords(p.name, p.domain, p.range)
     parts = p.name.split("_")
+    declared_nouns = [n.lower().replace("-", " ") for n in getattr(p, "nouns", ()) or ()]
+    declared_verbs = [v.lower() for v in getattr(p, "verbs", ()) or ()]
     if len(parts) >= 2 and parts[-1] == "by":
         part = "_".join(parts[:-1]).replace("_", " ")
-        third, ing = _participle_forms(part)
-        w.nouns.add((_agent(part),))
-        w.verbs |= {third, ing}
-        for t in type_words(p.range):
-            w.nouns.add((ing, t))
+        stem = _stem(part)
+        own_verbs = _on_stem(declared_verbs, stem)
+        verbs = set(own_verbs) if own_verbs else set(_participle_forms(part))
+        if not _on_stem(declared_nouns, stem):
+            w.nouns.add((_agent(part),))
+        w.verbs |= verbs
+        for ing in (v for v in verbs if v.endswith("ing")):
+            for t in type_words(p.range):
+                w.nouns.add((ing, t))
     elif len(parts) >= 2 and parts[-1] == "at":
         w.where.add(" ".join(parts[:-1]))
         w.nouns.add(("location",))
@@ -109,10 +135,9 @@ def predicate_words(p: Any) -> PredicateWords:
         w.nouns.add(tuple(parts))
     for t in type_words(p.range):
         w.nouns.add((t,))
-    for n in getattr(p, "nouns", ()) or ():  # a hyphen is a space, as in requests ("on-call engineer")
-        w.nouns.add(tuple(n.lower().replace("-", " ").split()))
-    for v in getattr(p, "verbs", ()) or ():
-        w.verbs.add(v.lower())
+    for n in declared_nouns:  # a hyphen is a space, as in requests ("on-call engineer")
+        w.nouns.add(tuple(n.split()))
+    w.verbs.update(declared_verbs)
     # A noun may carry the range type after it ("the on call person", "the owner team").
     ranges = type_words(p.range)
     for n in list(w.nouns):

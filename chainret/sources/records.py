@@ -70,17 +70,35 @@ PATTERNS: list[tuple[str, list[str], list[str], str]] = [
      ["what is the parent group of the team that owns the system that {entity} belongs to"], ""),
     ("parent", ["child_of"], ["what is the parent group of {entity}", "what is the parent of {entity}",
                               "which group is {entity} under"], ""),
-    ("members", ["has_member"], ["who is on {entity}", "who are the members of {entity}", "who is in {entity}"], ""),
+    ("children", ["parent_of"], ["which groups are under {entity}", "what groups are under {entity}",
+                                 "which teams are under {entity}", "what are the child groups of {entity}",
+                                 "what are the subgroups of {entity}", "which groups does {entity} contain"], ""),
+    ("members", ["has_member"], ["who is on {entity}", "who are the members of {entity}", "who is in {entity}",
+                                 "who are the users in {entity}", "who belongs to {entity}"], ""),
     ("groups", ["member_of"], ["which team is {entity} on", "which group is {entity} a member of",
-                               "which groups is {entity} a member of", "which team is {entity} in"], ""),
-    ("owned", ["owner_of"], ["what does {entity} own", "what is owned by {entity}"], ""),
-    ("parts", ["has_part"], ["what is part of {entity}", "what belongs to {entity}"], ""),
+                               "which groups is {entity} a member of", "which team is {entity} in",
+                               "which teams is {entity} on", "which teams is {entity} in", "which groups is {entity} in",
+                               "which groups is {entity} on", "which teams is {entity} a member of",
+                               "what teams is {entity} on", "what groups is {entity} in"], ""),
+    ("owned", ["owner_of"], ["what does {entity} own", "what is owned by {entity}",
+                             "which entities does {entity} own"], ""),
+    ("parts", ["has_part"], ["what is part of {entity}", "what belongs to {entity}", "what is in {entity}"], ""),
+    ("systems", ["domain_has"], ["which systems are in {entity}", "what systems are in {entity}",
+                                "which systems belong to {entity}", "what systems belong to {entity}"], ""),
+    ("parent_component", ["subcomponent_of"], ["which component is {entity} a subcomponent of",
+                                               "what is {entity} a subcomponent of"], ""),
+    ("subcomponents", ["has_subcomponent"], ["what are the subcomponents of {entity}",
+                                             "which subcomponents does {entity} have"], ""),
     ("dependencies", ["depends_on"], ["what does {entity} depend on", "which dependencies does {entity} have"], ""),
-    ("dependents", ["dependency_of"], ["what depends on {entity}"], ""),
-    ("provided_apis", ["provides_api"], ["which apis does {entity} provide", "what apis does {entity} provide"], ""),
-    ("api_provider", ["api_provided_by"], ["which component provides {entity}", "who provides {entity}"], ""),
-    ("consumed_apis", ["consumes_api"], ["which apis does {entity} consume", "what apis does {entity} consume"], ""),
-    ("api_consumers", ["api_consumed_by"], ["which components consume {entity}", "who consumes {entity}"], ""),
+    ("dependents", ["dependency_of"], ["what depends on {entity}", "who depends on {entity}"], ""),
+    ("provided_apis", ["provides_api"], ["which apis does {entity} provide", "what apis does {entity} provide",
+                                         "what does {entity} provide"], ""),
+    ("api_provider", ["api_provided_by"], ["which component provides {entity}", "who provides {entity}",
+                                           "what provides {entity}"], ""),
+    ("consumed_apis", ["consumes_api"], ["which apis does {entity} consume", "what apis does {entity} consume",
+                                         "what does {entity} consume"], ""),
+    ("api_consumers", ["api_consumed_by"], ["which components consume {entity}", "who consumes {entity}",
+                                            "what consumes {entity}"], ""),
 ]
 # (name, start type, hops, phrasings, description): CODEOWNERS' questions.
 PATH_PATTERNS: list[tuple[str, str, list[str], list[str], str]] = [
@@ -97,6 +115,19 @@ CODEOWNERS_PREDICATES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], st
     "code_owner_of": ("many", (co.OWNER_TYPE,), (co.RULE_TYPE,), "inverse of code_owned_by"),
     "governed_by": ("many", (co.PATH_TYPE,), (co.RULE_TYPE,), "a file's last matching CODEOWNERS rule (one per GitLab section)"),
     "governs": ("many", (co.RULE_TYPE,), (co.PATH_TYPE,), "inverse of governed_by"),
+}
+
+# The words requests may use for the imported predicates (``Predicate.nouns`` / ``verbs``), one home for
+# both formats. Where the lexicon's rule inflects a name wrongly (``api_provided_by`` -> "provids",
+# ``governed_by`` -> "governer"), the words on the name's stem here stand in for its guesses
+# (``chainret.query.lexicon.predicate_words``); ``tests/test_imported_phrasings.py`` spell-checks them all.
+WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {  # predicate -> (nouns, verbs)
+    "api_provided_by": (("provider", "api provider"), ("provides", "providing")),
+    "api_consumed_by": (("consumer", "api consumer"), ("consumes", "consuming")),
+    "governed_by": (("governing rule", "codeowners rule"), ("governs", "governing")),
+    "has_member": (("member",), ()),
+    "parent_of": (("child group", "subgroup"), ()),
+    "child_of": (("parent", "parent group"), ()),
 }
 
 
@@ -126,8 +157,9 @@ def default_header(kinds: set[str], earlier: dict[str, tuple[set[str], set[str]]
         r = tuple(k for k in rng if k in kinds) + tuple(sorted(old_r - set(rng)))
         if d and r:
             types[name] = (d, r)
+            nouns, verbs = WORDS.get(name, ((), ()))
             preds.append(Predicate(name=name, domain="|".join(d), range="|".join(r), cardinality=card,  # type: ignore[arg-type]
-                                   description=desc))
+                                   description=desc, nouns=list(nouns), verbs=list(verbs)))
     pats: list[Pattern] = []
     for base, hops, phrasings, desc in PATTERNS:
         if hops[0] not in types:

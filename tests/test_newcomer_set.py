@@ -113,7 +113,7 @@ def test_scorer_judges_right_refused_and_missed(built: tuple[Path, Path]) -> Non
     missed = ns.score(ns.Question(id="m", kind="single", question="Who owns billing-service?", expected=(team_web,)), catalog)
     assert missed.verdict == "missed" and missed.why  # with the reason chainret gave
     early = ns.Question(id="e", kind="must_refuse", question="Who owns web-shop?", view="2025-10-01", refuse=True)
-    assert "unknown view" in ns.score(early, catalog).why  # before the first commit: an error, counted as a refusal
+    assert "no commit on or before 2025-10-01" in ns.score(early, catalog).why  # before the first commit: an error, counted as a refusal
 
 
 def test_page_lists_the_command_totals_and_every_miss() -> None:

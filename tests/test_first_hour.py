@@ -4,7 +4,6 @@ date, diff two dates, pipe --json to a script, and open /ui. No step may print a
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -50,7 +49,8 @@ def test_a_new_users_first_hour(tmp_path: Path) -> None:
     # 4. diff two dates (a date resolves as --view resolves it)
     diff = chainret("catalog", "diff", "2026-01-15", "2026-03-10", "--catalog", str(out), cwd=tmp_path)
     assert diff.returncode == 0 and diff.stdout.startswith("2026-01-15-"), diff.stderr
-    assert all(line.endswith("]") for line in diff.stdout.splitlines()[1:])  # each change whole on its line
+    changes = [line for line in diff.stdout.splitlines() if line.startswith(("+ ", "- "))]
+    assert changes and all(line.endswith("]") for line in changes)  # each change whole on its line
 
     # 5. pipe --json to a script
     asked = chainret("ask", "Who is on team-a?", "--catalog", str(out), "--json", cwd=tmp_path)

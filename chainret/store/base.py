@@ -51,6 +51,11 @@ class StoreError(ChainretError):
     """A store cannot be opened or written: not a chainret store, an older schema, not append-only (exit 2)."""
 
 
+def recompile_advice(path: object) -> str:
+    """The one wording of what to do about a store that must be rebuilt: the command, with its path."""
+    return f"recompile it with: chainret catalog compile CATALOG --out {path}"
+
+
 class StoreChanged(StoreError):
     """The store was replaced after this store object was opened (a SQLite file renamed over): reopen it.
 

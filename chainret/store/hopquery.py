@@ -37,7 +37,7 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, cast
 
 from chainret.engine.search import SearchHit, rank_term, stating_first
-from chainret.store.base import StoreError
+from chainret.store.base import StoreError, recompile_advice
 from chainret.store.rowdecode import _bounded, hop_postings, hop_status_rows
 from chainret.store.sqlrows import REL_COLS
 
@@ -153,7 +153,7 @@ class HopQuery:
             raise StoreError(
                 f"{path} could not be read for the hop from {node!r} over {predicate!r} "
                 f"({exc.sqlite_errorname or 'a value that is not UTF-8 text'}): a value no compile writes, such as a BLOB "
-                f"in a text column; recompile the store with: chainret catalog compile CATALOG --out {path}"
+                "in a text column; " + recompile_advice(path)
             ) from None
         in_view, inside, visible = f.in_view, f.within, f.visible
         status = hop_status_rows(relations, in_view, f.same_document, f.readers, f.readable)

@@ -59,7 +59,7 @@ from urllib.parse import quote
 
 from chainret.catalog.models import Catalog
 from chainret.core.errors import UsageError
-from chainret.store.base import READABLE_SCHEMAS, SCHEMA_VERSION, STORE_FORMAT, StoreChanged, StoreError, wait_for_lock
+from chainret.store.base import READABLE_SCHEMAS, SCHEMA_VERSION, STORE_FORMAT, StoreChanged, StoreError, recompile_advice, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, Row, SQLValue, create_statements, index_statements, text_pairs
 from chainret.store.sql import Backend, SQLStore
@@ -91,7 +91,7 @@ class SQLiteBackend(Backend):
             for suffix in ("-journal", "-wal"):
                 if Path(f"{path}{suffix}").exists():
                     raise StoreError(f"{path}{suffix} lies beside the store: something wrote {path} in place (a store is "
-                                     f"written once, then replaced whole); recompile it with: chainret catalog compile CATALOG --out {path}")
+                                     f"written once, then replaced whole); " + recompile_advice(path))
         self._local = threading.local()
         self._lock = threading.Lock()
         self._all: list[sqlite3.Connection] = []  # every connection opened, closed by ``close``
@@ -173,7 +173,7 @@ class SQLiteBackend(Backend):
         column = next(i for i, v in enumerate(row) if isinstance(v, bytes))
         tables = ", ".join(dict.fromkeys(re.findall(r"\b(?:FROM|JOIN) (\w+)", sql))) or "the store"
         return StoreError(f"{self.path}: column {column + 1} of a row read from {tables} holds a BLOB, which no compile "
-                          f"writes (the file was edited); recompile it with: chainret catalog compile CATALOG --out {self.path}")
+                          f"writes (the file was edited); " + recompile_advice(self.path))
 
     def read_scope(self, principal: str | None = None) -> AbstractContextManager[object]:
         """Nothing to open: the file a reader reads never changes (module docstring), so every statement of a
@@ -193,7 +193,7 @@ class SQLiteBackend(Backend):
                 st = os.fstat(fd)
                 if (st.st_size, st.st_mtime_ns) != self._written:
                     raise StoreError(f"{self.path} was written in place after it was opened (a store is replaced whole, never "
-                                     f"written in place); open it again, or recompile it with: chainret catalog compile CATALOG --out {self.path}")
+                                     f"written in place); open it again, or " + recompile_advice(self.path))
                 self._checked_at = now
         return _NO_SCOPE
 

@@ -103,3 +103,9 @@ def test_the_bring_your_own_records_walk_runs_as_written(walk_dir, capsys):
     assert asks and all(o.splitlines()[0].startswith("answer") for o in asks)
     diff = next(o for c, o in outputs.items() if c.startswith("chainret catalog diff"))
     assert "2026-01 -> 2026-02" in diff and diff.count("\n") > 5
+    # the history example prints its next step; run it as printed
+    history = next(o for c, o in outputs.items() if c.startswith("chainret catalog history"))
+    step = next((line.strip() for line in history.splitlines() if line.strip().startswith("chainret ask ")), None)
+    assert step is not None and "--catalog" in step and "--view" in step, history
+    code, out = run(capsys, step)
+    assert code == 0 and out.splitlines()[0].startswith(("answer", "answers")), (step, out)

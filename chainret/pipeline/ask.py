@@ -18,6 +18,7 @@ Nothing heavy is imported here (no torch, no sentence-transformers).
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TypedDict, Unpack
@@ -237,9 +238,44 @@ def named_path(trace: Trace, names: dict[str, str]) -> list[tuple[str, str]]:
 
 
 def holds_restricted(trace: Trace, cat: CatalogReader) -> bool:
-    """True when an unprojected trace cites a document version that is not public (audit only)."""
-    text = trace.to_json()
-    return any(d.visibility != "public" and d.ref in text for d in cat.documents)
+    """True when an unprojected trace cites a document version that is not public (audit only).
+
+    Asks the store about the refs the trace cites only (``document_visibility``), so its cost follows the
+    trace, not the catalog: reading every document row here made each unprojected ask grow with the catalog.
+    """
+    refs = cited_doc_refs(trace.to_json())
+    return bool(refs) and any(v != "public" for v in cat.document_visibility(sorted(refs)).values())
+
+
+# A ``source/document@version`` run of text (``DOC_REF_RE`` unanchored): a unit ref's document part, a packet
+# item's doc_id, an anchor's document, a ref a refusal's message names.
+_REF_RUN = re.compile(r"[A-Za-z0-9_.-]+/[^@#\s\"]+@[^@#/\s\"]+")
+_TRAILING = ".,;:)]}'"
+
+
+def cited_doc_refs(text: str) -> set[str]:
+    """Every document ref written anywhere in a trace's JSON ``text``, as candidates to look up exactly.
+
+    The earlier check was ``ref in text`` for every document of the catalog; this finds, in the text, each run
+    shaped like a ref and offers it, its tail after each ``/`` of its document part (a ref may follow other
+    path words) and each with sentence punctuation trimmed: a superset of the cited refs that a store's exact
+    lookup narrows to the real ones.
+    """
+    out: set[str] = set()
+    for m in _REF_RUN.finditer(text):
+        run = m.group(0)
+        for cut in (run, run.rstrip(_TRAILING)):
+            head, _, version = cut.rpartition("@")
+            if not version:
+                continue
+            out.add(cut)
+            start = head.find("/")
+            while start != -1:
+                tail = head[start + 1 :]
+                if "/" in tail:
+                    out.add(f"{tail}@{version}")
+                start = head.find("/", start + 1)
+    return out
 
 
 def _run(

@@ -172,6 +172,8 @@ class CatalogReader(CatalogRecords, Protocol):
     @property
     def documents(self) -> Sequence[DocumentMeta]: ...
 
+    def document_visibility(self, refs: Sequence[str]) -> dict[str, str]: ...  # ref -> visibility, of those it holds
+
     @property
     def entities(self) -> Sequence[Entity]: ...
 

@@ -75,6 +75,10 @@ class MemoryStore:
     def documents_by_ref(self) -> Mapping[str, SourceDocument]:
         return self.catalog.documents_by_ref
 
+    def document_visibility(self, refs: Sequence[str]) -> dict[str, str]:
+        by_ref = self.catalog.documents_by_ref
+        return {r: by_ref[r].visibility for r in refs if r in by_ref}
+
     @property
     def entities(self) -> Sequence[Entity]:
         return self.catalog.entities

@@ -324,6 +324,15 @@ class SQLStore:
     def documents_by_ref(self) -> _Documents:
         return _Documents(self)
 
+    def document_visibility(self, refs: Sequence[str]) -> dict[str, str]:
+        """The visibility of each of ``refs`` the store holds, read by its indexed ref (``document_meta_ref``): what
+        ``holds_restricted`` asks of the few refs a trace cites, never a read of every document row."""
+        want = list(dict.fromkeys(refs))
+        if not want:
+            return {}
+        rows = cast("list[tuple[str, str]]", self.db.rows(f"SELECT ref, visibility FROM document_meta WHERE ref IN ({_marks(want)})", want))
+        return {str(r): str(v) for r, v in rows}
+
     def unit(self, ref: str) -> Unit | None:
         """A unit by ref, readable or not (where the database lets this connection read it)."""
         rows = self.db.rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (ref,))

@@ -224,6 +224,11 @@ class ReaderStore:
         docs = self.store.readable_docs(self.reader)
         return [d for d in self.store.documents if d.ref in docs]
 
+    def document_visibility(self, refs: Sequence[str]) -> dict[str, str]:
+        """``documents``' visibility of each of ``refs`` this reader may read (the store's lookup, narrowed)."""
+        docs = self.store.readable_docs(self.reader)
+        return {r: v for r, v in self.store.document_visibility(refs).items() if r in docs}
+
     def revision(self, viewer: str | None) -> str:
         return self.store.revision(viewer)
 

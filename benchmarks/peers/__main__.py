@@ -1,0 +1,5 @@
+import sys
+
+from benchmarks.peers.run import main
+
+sys.exit(main())

@@ -211,3 +211,14 @@ def test_cli_sign_without_a_key_writes_nothing(tmp_path: Path, trace: Trace):
     t.write_text(trace.to_json())
     r = _cli("trace", "sign", str(t), "--key", str(tmp_path / "none.pem"), "--out", str(tmp_path / "e.json"))
     assert r.returncode == 2 and not (tmp_path / "e.json").exists() and "Traceback" not in r.stderr
+
+
+def test_signing_loads_the_sign_extra_that_ask_never_does():
+    """The negative control of tests/test_ask_imports.py's check: verifying does load cryptography and rfc8785."""
+    d = CASES / "signed_trace"
+    code = ("import sys\nfrom chainret.cli import main\n"
+            f"try:\n    main(['trace', 'verify', '--offline', '--key', {str(d / 'key.pub')!r}, {str(d / 'envelope.json')!r}])\n"
+            "except SystemExit:\n    pass\nprint(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in ('cryptography', 'rfc8785'))))")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.split()
+    assert "cryptography" in out and "rfc8785" in out

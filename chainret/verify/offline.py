@@ -3,10 +3,15 @@
 The checks, their names and their order are docs/proof.md's table; nothing here reads a catalog or a store.
 What passes proves that the key holder signed this trace and these claims, and that the trace is consistent in
 the ways that need no store; it does not prove that the store holds the quotes (see docs/proof.md's threat model).
+
+The format's primitives (the names, canonical JSON, DSSE's PAE, base64 as DSSE reads it) live here, with the
+verifier that needs no private key; ``chainret.verify.signing`` builds on them. RFC 8785 comes from ``rfc8785``
+(Trail of Bits' pure-Python implementation, in the ``sign`` extra), imported only when a check runs.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -16,23 +21,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from chainret.core.errors import UsageError
-
-from chainret.verify.signing import (
-    CLAIM_KEYS,
-    PAYLOAD_TYPE,
-    PREDICATE_TYPE,
-    STATEMENT_TYPE,
-    b64decode,
-    canonical_json,
-    claims_of,
-    pae,
-)
+from chainret.core.errors import MissingExtra, UsageError
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
     from chainret.trace.model import Trace
+
+PAYLOAD_TYPE = "application/vnd.in-toto+json"
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+PREDICATE_TYPE = "urn:chainret:predicate:trace:v1"  # a URN: the project publishes no web address for the format
+SUBJECT_NAME = "trace"
+CLAIM_KEYS = ("catalog_digest", "viewer", "projected", "revision")
+SIGN_EXTRA = "pip install 'chainret[sign]'"
 
 # Every check, in the order docs/proof.md lists them (the first four are the gate).
 CHECKS = (
@@ -68,6 +69,43 @@ class OfflineResult:
     def as_json(self) -> dict[str, Any]:
         return {"verified": self.ok, "failed": self.failed,
                 "checks": [{"name": c.name, "ok": c.ok, "message": c.message} for c in self.checks]}
+
+
+def canonical_json(value: object) -> bytes:
+    """RFC 8785 (JCS) bytes of a JSON value; ``ValueError`` for one JCS cannot represent (a huge integer, NaN)."""
+    try:
+        import rfc8785
+    except ImportError:
+        raise MissingExtra(f"signed traces need the 'rfc8785' package: {SIGN_EXTRA}", extra="sign") from None
+    try:
+        return rfc8785.dumps(value)  # type: ignore[arg-type]  # any JSON value; rfc8785 raises on the rest
+    except rfc8785.CanonicalizationError as exc:
+        raise ValueError(f"not canonicalisable JSON: {exc}") from None
+
+
+def trace_digest(trace_json: object) -> str:
+    """Lowercase hex SHA-256 of a trace's canonical JSON (the statement's subject digest)."""
+    return hashlib.sha256(canonical_json(trace_json)).hexdigest()
+
+
+def pae(payload_type: str, body: bytes) -> bytes:
+    """DSSE v1 pre-authentication encoding: what the signature covers (the type and the payload's bytes)."""
+    t = payload_type.encode("utf-8")
+    return b"DSSEv1 %d %s %d %s" % (len(t), t, len(body), body)
+
+
+def b64decode(text: str) -> bytes:
+    """Base64 as DSSE writes it: standard or URL-safe alphabet, padding optional; ``ValueError`` otherwise."""
+    std = text.replace("-", "+").replace("_", "/")
+    return base64.b64decode(std + "=" * (-len(std) % 4), validate=True)
+
+
+def claims_of(trace_json: dict[str, Any]) -> dict[str, Any]:
+    """The claims a statement repeats from its trace (docs/proof.md: a field the trace lacks is null)."""
+    meta = trace_json.get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    return {"catalog_digest": trace_json.get("catalog_digest"), "viewer": meta.get("viewer"),
+            "projected": meta.get("projected"), "revision": meta.get("revision")}
 
 
 def _no_constants(name: str) -> Any:

@@ -23,19 +23,26 @@ from typing import TYPE_CHECKING, Any
 
 from chainret.core.errors import EXIT_NO, ChainretError, MissingExtra, OutputError, UsageError
 from chainret.core.files import atomic_write_text, check_output_path
+from chainret.verify.offline import (  # the format's primitives live with the verifier; signing builds on them
+    CLAIM_KEYS as CLAIM_KEYS,
+    PAYLOAD_TYPE,
+    PREDICATE_TYPE,
+    SIGN_EXTRA,
+    STATEMENT_TYPE,
+    SUBJECT_NAME,
+    canonical_json as canonical_json,
+    claims_of,
+    pae,
+    statement_failures,
+    trace_digest,
+)
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
     from chainret.trace.model import Trace
 
-PAYLOAD_TYPE = "application/vnd.in-toto+json"
-STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
-PREDICATE_TYPE = "urn:chainret:predicate:trace:v1"  # a URN: the project publishes no web address for the format
-SUBJECT_NAME = "trace"
-CLAIM_KEYS = ("catalog_digest", "viewer", "projected", "revision")
 PRIVATE_NAME, PUBLIC_NAME = "key.pem", "key.pub"
-SIGN_EXTRA = "pip install 'chainret[sign]'"
 
 
 class UnsignableTrace(ChainretError):
@@ -51,43 +58,6 @@ def _ed25519() -> Any:
     except ImportError:
         raise MissingExtra(f"signed traces need the 'cryptography' package: {SIGN_EXTRA}", extra="sign") from None
     return ed25519
-
-
-def canonical_json(value: object) -> bytes:
-    """RFC 8785 (JCS) bytes of a JSON value; ``ValueError`` for one JCS cannot represent (a huge integer, NaN)."""
-    try:
-        import rfc8785
-    except ImportError:
-        raise MissingExtra(f"signed traces need the 'rfc8785' package: {SIGN_EXTRA}", extra="sign") from None
-    try:
-        return rfc8785.dumps(value)
-    except rfc8785.CanonicalizationError as exc:
-        raise ValueError(f"not canonicalisable JSON: {exc}") from None
-
-
-def trace_digest(trace_json: object) -> str:
-    """Lowercase hex SHA-256 of a trace's canonical JSON (the statement's subject digest)."""
-    return hashlib.sha256(canonical_json(trace_json)).hexdigest()
-
-
-def pae(payload_type: str, body: bytes) -> bytes:
-    """DSSE v1 pre-authentication encoding: what the signature covers (the type and the payload's bytes)."""
-    t = payload_type.encode("utf-8")
-    return b"DSSEv1 %d %s %d %s" % (len(t), t, len(body), body)
-
-
-def b64decode(text: str) -> bytes:
-    """Base64 as DSSE writes it: standard or URL-safe alphabet, padding optional; ``ValueError`` otherwise."""
-    std = text.replace("-", "+").replace("_", "/")
-    return base64.b64decode(std + "=" * (-len(std) % 4), validate=True)
-
-
-def claims_of(trace_json: dict[str, Any]) -> dict[str, Any]:
-    """The claims a statement repeats from its trace (docs/proof.md: a field the trace lacks is null)."""
-    meta = trace_json.get("meta")
-    meta = meta if isinstance(meta, dict) else {}
-    return {"catalog_digest": trace_json.get("catalog_digest"), "viewer": meta.get("viewer"),
-            "projected": meta.get("projected"), "revision": meta.get("revision")}
 
 
 def statement_for(trace: Trace) -> dict[str, Any]:
@@ -125,8 +95,6 @@ def sign_payload(payload: bytes, private_key: Ed25519PrivateKey, payload_type: s
 
 def sign_trace(trace: Trace, private_key: Ed25519PrivateKey) -> dict[str, Any]:
     """The envelope of a trace's statement; ``UnsignableTrace`` when the trace fails an offline check."""
-    from chainret.verify.offline import statement_failures
-
     statement = statement_for(trace)
     failed = statement_failures(statement)
     if failed:

@@ -222,3 +222,12 @@ def test_signing_loads_the_sign_extra_that_ask_never_does():
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.split()
     assert "cryptography" in out and "rfc8785" in out
+
+
+def test_a_file_that_is_not_a_key_is_named(tmp_path: Path):
+    from chainret.core.errors import UsageError
+
+    env = CASES / "signed_trace" / "envelope.json"
+    with pytest.raises(UsageError, match="envelope.json: not a PEM public key"):
+        load_public_key(env)
+    load_public_key(CASES / "signed_trace" / "key.pub")  # control

@@ -150,8 +150,8 @@ def load_private_key(path: str | os.PathLike[str]) -> Ed25519PrivateKey:
         raise UsageError(f"{path}: this private key may be read by group or others; `chmod 600 {path}` first")
     try:
         key = serialization.load_pem_private_key(data, password=None)
-    except (ValueError, TypeError) as exc:
-        raise UsageError(f"{path}: not an unencrypted PEM private key ({str(exc).splitlines()[0][:120]})") from None
+    except (ValueError, TypeError):  # (cryptography's own message points at its FAQ, not at the file)
+        raise UsageError(f"{path}: not an unencrypted PEM private key (`chainret trace keygen` makes one)") from None
     if not isinstance(key, ed25519.Ed25519PrivateKey):
         raise UsageError(f"{path}: not an Ed25519 private key (`chainret trace keygen` makes one)")
     return key
@@ -165,8 +165,8 @@ def load_public_key(path: str | os.PathLike[str]) -> Ed25519PublicKey:
     data = _read_key_file(path, "public key")
     try:
         key = serialization.load_pem_public_key(data)
-    except (ValueError, TypeError) as exc:
-        raise UsageError(f"{path}: not a PEM public key ({str(exc).splitlines()[0][:120]})") from None
+    except (ValueError, TypeError):
+        raise UsageError(f"{path}: not a PEM public key (a '-----BEGIN PUBLIC KEY-----' file, as `trace keygen` writes)") from None
     if not isinstance(key, ed25519.Ed25519PublicKey):
         raise UsageError(f"{path}: not an Ed25519 public key")
     return key

@@ -17,7 +17,8 @@ import chainret.cli as cli
 
 REQUEST = "Which contact serves PR-84?"
 NOT_ON_ASK_PATH = ("chainret.pipeline.baselines", "chainret.catalog.cases", "chainret.evaluate.cases", "chainret.verify.replay",
-                   "chainret.render.html", "chainret.server", "torch", "transformers", "sentence_transformers")
+                   "chainret.render.html", "chainret.server", "torch", "transformers", "sentence_transformers",
+                   "chainret.verify.signing", "chainret.verify.offline", "cryptography", "rfc8785")  # signing: the `sign` extra
 # The command modules `chainret ask` never needs: their commands are not built when ask runs.
 # What the ask path used to import and no longer does (the CLI framework, the renderer, the plugin scan).
 NOT_ON_FAST_PATH = ("typer", "click", "rich", "chainret.cli.render", "chainret.cli.ask_cmds", "importlib.metadata",

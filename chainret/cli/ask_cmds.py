@@ -1,6 +1,7 @@
-"""`chainret ask`, `chainret eval`, `chainret graph` and `chainret trace show|verify`.
+"""`chainret ask`, `chainret eval`, `chainret graph` and `chainret trace show|verify|keygen|sign`.
 
-Thin commands: parse, one library call (``chainret.pipeline.ask`` / ``chainret.verify.replay``), render with rich.
+Thin commands: parse, one library call (``chainret.pipeline.ask`` / ``chainret.verify.replay`` / ``chainret.verify.signing``
+and ``chainret.verify.offline``), render with rich.
 ``ask``'s body is ``chainret.cli.ask_run.run_ask``, which ``chainret.cli.main`` also runs without typer.
 Nothing here imports torch; ``eval --baselines`` may load the embedder lazily for the dense route.
 The renderer (rich) and the trace models are imported inside the commands, so ``ask --json`` never
@@ -221,12 +222,21 @@ def trace_show(
 
 @trace_app.command("verify")
 def trace_verify(
-    file: Path = typer.Argument(..., help="A trace JSON file."),
+    file: Path = typer.Argument(..., help="A trace JSON file (with --offline: a signed envelope from `trace sign`)."),
     catalog: Optional[str] = typer.Option(None, "--catalog", help="Catalog (file, world dir, .db file or postgresql:// URL) to replay against (default: the one the trace names)."),
     as_json: bool = typer.Option(False, "--json"),
+    offline: bool = typer.Option(False, "--offline", help="Check a signed envelope with no catalog or store: its signature, digest, claims and the trace's own consistency (docs/proof.md)."),
+    key: Optional[Path] = typer.Option(None, "--key", metavar="PUB", help="With --offline: the signer's public key (PEM)."),
 ) -> None:
-    """Check a trace: cited evidence, a field-by-field replay, the catalog identity; exit 1 on a mismatch, 2 on bad input."""
+    """Check a trace: cited evidence, a field-by-field replay, the catalog identity; exit 1 on a mismatch, 2 on bad input.
+
+    With --offline --key PUB, check a signed envelope without the store instead (docs/proof.md).
+    """
     from chainret.cli.render import console, t
+
+    if offline or key is not None:
+        _verify_offline(file, key, catalog, offline, as_json)
+        return
     from chainret.verify.replay import verify
     from chainret.trace.model import read_trace
 
@@ -240,6 +250,61 @@ def trace_verify(
         console.print(t((f"{file}: {result.summary()}", "green")))
     if not result.ok:
         raise typer.Exit(EXIT_NO)
+
+
+def _verify_offline(file: Path, key: Optional[Path], catalog: Optional[str], offline: bool, as_json: bool) -> None:
+    """``trace verify --offline --key PUB ENVELOPE``: chainret.verify.offline, each failed check named."""
+    from chainret.cli.render import console, t
+    from chainret.verify.offline import read_envelope, verify_envelope
+    from chainret.verify.signing import load_public_key
+
+    if not offline or key is None:
+        raise UsageError("an offline check needs both --offline and --key PUB (the signer's public key)")
+    if catalog is not None:
+        raise UsageError("--offline reads no catalog: leave out --catalog")
+    public_key = load_public_key(key)
+    result = verify_envelope(read_envelope(file), public_key)
+    if as_json:
+        typer.echo(json_out(json.dumps({"file": str(file), **result.as_json()}, indent=2, ensure_ascii=False)))
+    elif result.ok:
+        console.print(t((f"{file}: verified offline ({len(result.checks)} checks): signed by this key; "
+                         "the store was not consulted", "green")))
+    else:
+        for c in result.checks:
+            if not c.ok:
+                console.print(t((c.name, "red"), f" failed: {c.message}"))
+    if not result.ok:
+        raise typer.Exit(EXIT_NO)
+
+
+@trace_app.command("keygen")
+def trace_keygen(
+    out: Path = typer.Option(..., "--out", metavar="DIR", help="Folder for key.pem (private, 0600) and key.pub; never overwritten."),
+) -> None:
+    """Make an Ed25519 key pair for signing traces (docs/proof.md: key handling and rotation)."""
+    from chainret.cli.render import console, t
+    from chainret.verify.signing import generate_keys
+
+    priv, pub = generate_keys(out)
+    console.print(t(f"wrote {priv} (private: keep it; 0600) and {pub} (public: publish it)"))
+
+
+@trace_app.command("sign")
+def trace_sign(
+    file: Path = typer.Argument(..., help="A trace JSON file (`chainret ask --trace-out F`)."),
+    key: Path = typer.Option(..., "--key", metavar="KEY.pem", help="Ed25519 private key (PEM, owner-only), e.g. from `trace keygen`."),
+    out: Path = typer.Option(..., "--out", metavar="ENVELOPE.json", help="Where to write the signed envelope."),
+) -> None:
+    """Sign a trace: a DSSE envelope anyone can check with `trace verify --offline --key PUB` (docs/proof.md)."""
+    from chainret.cli.render import console, t
+    from chainret.core.files import atomic_write_text
+    from chainret.trace.model import read_trace
+    from chainret.verify.signing import load_private_key, sign_trace
+
+    check_output_path(out)
+    envelope = sign_trace(read_trace(file), load_private_key(key))
+    atomic_write_text(out, json.dumps(envelope, indent=2) + "\n")
+    console.print(t(f"wrote {out}: signed; check it with `chainret trace verify --offline --key PUB {out}`"))
 
 
 def register(app: typer.Typer) -> None:

@@ -1,1 +1,1 @@
-"""Traces that prove themselves: ``chainret trace verify`` and golden traces (``replay``)."""
+"""Traces that prove themselves: ``chainret trace verify`` and golden traces (``replay``); signed traces checked without the store (``signing``, ``offline``)."""

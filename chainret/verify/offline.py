@@ -1,0 +1,370 @@
+"""``chainret trace verify --offline``: check a signed trace with only its envelope and a public key.
+
+The checks, their names and their order are docs/proof.md's table; nothing here reads a catalog or a store.
+What passes proves that the key holder signed this trace and these claims, and that the trace is consistent in
+the ways that need no store; it does not prove that the store holds the quotes (see docs/proof.md's threat model).
+
+The format's primitives (the names, canonical JSON, DSSE's PAE, base64 as DSSE reads it) live here, with the
+verifier that needs no private key; ``chainret.verify.signing`` builds on them. RFC 8785 comes from ``rfc8785``
+(Trail of Bits' pure-Python implementation, in the ``sign`` extra), imported only when a check runs.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from chainret.core.errors import MissingExtra, UsageError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    from chainret.trace.model import Trace
+
+PAYLOAD_TYPE = "application/vnd.in-toto+json"
+STATEMENT_TYPE = "https://in-toto.io/Statement/v1"
+PREDICATE_TYPE = "urn:chainret:predicate:trace:v1"  # a URN: the project publishes no web address for the format
+SUBJECT_NAME = "trace"
+CLAIM_KEYS = ("catalog_digest", "viewer", "projected", "revision")
+SIGN_EXTRA = "pip install 'chainret[sign]'"
+
+# Every check, in the order docs/proof.md lists them (the first four are the gate).
+CHECKS = (
+    "envelope", "payload_type", "signature", "statement", "subject_digest", "trace.schema",
+    "claims.catalog_digest", "claims.viewer", "claims.projected", "claims.revision",
+    "trace.anchor_quote", "trace.anchor_span", "trace.accepted_path", "trace.path_chain", "trace.budget",
+    "trace.set_answers", "trace.completeness",
+)
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    ok: bool
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class OfflineResult:
+    """Each check that ran, in order; ``failed`` names those that did not pass."""
+
+    checks: list[Check] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.checks) and all(c.ok for c in self.checks)
+
+    @property
+    def failed(self) -> list[str]:
+        return [c.name for c in self.checks if not c.ok]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"verified": self.ok, "failed": self.failed,
+                "checks": [{"name": c.name, "ok": c.ok, "message": c.message} for c in self.checks]}
+
+
+def canonical_json(value: object) -> bytes:
+    """RFC 8785 (JCS) bytes of a JSON value; ``ValueError`` for one JCS cannot represent (a huge integer, NaN)."""
+    try:
+        import rfc8785
+    except ImportError:
+        raise MissingExtra(f"signed traces need the 'rfc8785' package: {SIGN_EXTRA}", extra="sign") from None
+    try:
+        return rfc8785.dumps(value)  # type: ignore[arg-type]  # any JSON value; rfc8785 raises on the rest
+    except rfc8785.CanonicalizationError as exc:
+        raise ValueError(f"not canonicalisable JSON: {exc}") from None
+
+
+def trace_digest(trace_json: object) -> str:
+    """Lowercase hex SHA-256 of a trace's canonical JSON (the statement's subject digest)."""
+    return hashlib.sha256(canonical_json(trace_json)).hexdigest()
+
+
+def pae(payload_type: str, body: bytes) -> bytes:
+    """DSSE v1 pre-authentication encoding: what the signature covers (the type and the payload's bytes)."""
+    t = payload_type.encode("utf-8")
+    return b"DSSEv1 %d %s %d %s" % (len(t), t, len(body), body)
+
+
+def b64decode(text: str) -> bytes:
+    """Base64 as DSSE writes it: standard or URL-safe alphabet, padding optional; ``ValueError`` otherwise."""
+    std = text.replace("-", "+").replace("_", "/")
+    return base64.b64decode(std + "=" * (-len(std) % 4), validate=True)
+
+
+def claims_of(trace_json: dict[str, Any]) -> dict[str, Any]:
+    """The claims a statement repeats from its trace (docs/proof.md: a field the trace lacks is null)."""
+    meta = trace_json.get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    return {"catalog_digest": trace_json.get("catalog_digest"), "viewer": meta.get("viewer"),
+            "projected": meta.get("projected"), "revision": meta.get("revision")}
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"key {k!r} repeated in one object")
+        out[k] = v
+    return out
+
+
+def strict_json(data: bytes) -> Any:
+    """JSON as the statement must be: UTF-8, no NaN or Infinity, no key repeated in an object (two parsers could
+    read a repeated key differently, so the signed bytes would say two things)."""
+    return json.loads(data.decode("utf-8"), object_pairs_hook=_unique_keys, parse_constant=_no_constants)
+
+
+def read_envelope(path: str | os.PathLike[str]) -> bytes:
+    """An envelope file's bytes; ``UsageError`` (exit 2) when it is missing, special, unreadable or not JSON.
+
+    JSON that is not a DSSE envelope is read: the ``envelope`` check then says what is wrong with it."""
+    p = Path(path)
+    try:
+        if p.exists() and not stat.S_ISREG(p.stat().st_mode):  # a FIFO would block the read
+            raise UsageError(f"{p}: not a regular file, so not an envelope")
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise UsageError(f"{p}: no such envelope file") from None
+    except OSError as exc:
+        raise UsageError(f"{p}: cannot read this envelope file: {exc.strerror or exc}") from None
+    try:
+        json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise UsageError(f"{p}: not a signed envelope: not UTF-8 JSON (`chainret trace sign` writes one)") from None
+    return data
+
+
+def verify_envelope(data: bytes, public_key: Ed25519PublicKey) -> OfflineResult:
+    """Run docs/proof.md's checks on an envelope's bytes with the signer's public key."""
+    checks: list[Check] = []
+    envelope, why = _envelope(data)
+    checks.append(Check("envelope", envelope is not None, why))
+    if envelope is None:
+        return OfflineResult(checks)
+    ptype, payload, sigs = envelope
+    if ptype != PAYLOAD_TYPE:
+        checks.append(Check("payload_type", False, f"{ptype[:80]!r}, not {PAYLOAD_TYPE!r}"))
+        return OfflineResult(checks)
+    checks.append(Check("payload_type", True))
+    signed = pae(ptype, payload)
+    good = any(_valid(public_key, sig, signed) for sig in sigs)
+    checks.append(Check("signature", good, "" if good else
+                        f"none of the {len(sigs)} signature(s) is this key's over the envelope's payload type and payload"))
+    if not good:
+        return OfflineResult(checks)
+    try:
+        statement = strict_json(payload)
+    except (UnicodeDecodeError, ValueError) as exc:
+        checks.append(Check("statement", False, f"the payload is not UTF-8 JSON: {str(exc)[:160]}"))
+        return OfflineResult(checks)
+    return OfflineResult(checks + statement_checks(statement))
+
+
+def _envelope(data: bytes) -> tuple[tuple[str, bytes, list[bytes]] | None, str]:
+    try:
+        env = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, f"not JSON: {str(exc)[:160]}"
+    if not isinstance(env, dict):
+        return None, "not a JSON object"
+    ptype, payload, sigs = env.get("payloadType"), env.get("payload"), env.get("signatures")
+    if not isinstance(ptype, str):
+        return None, "payloadType is not a string"
+    if not isinstance(payload, str):
+        return None, "payload is not a string"
+    if not isinstance(sigs, list) or not sigs:
+        return None, "signatures is not a non-empty list"
+    try:
+        body = b64decode(payload)
+    except ValueError:
+        return None, "payload is not base64"
+    raw: list[bytes] = []
+    for i, s in enumerate(sigs):
+        if not isinstance(s, dict) or not isinstance(s.get("sig"), str):
+            return None, f"signatures[{i}] has no string sig"
+        try:
+            raw.append(b64decode(s["sig"]))
+        except ValueError:
+            return None, f"signatures[{i}].sig is not base64"
+    return (ptype, body, raw), ""
+
+
+def _valid(public_key: Ed25519PublicKey, sig: bytes, signed: bytes) -> bool:
+    from cryptography.exceptions import InvalidSignature
+
+    try:
+        public_key.verify(sig, signed)
+    except InvalidSignature:
+        return False
+    return True
+
+
+def statement_failures(statement: object) -> list[Check]:
+    """The checks from ``statement`` on that a statement fails (empty: a verifier would accept it once signed)."""
+    return [c for c in statement_checks(statement) if not c.ok]
+
+
+def statement_checks(statement: object) -> list[Check]:
+    """Checks 4 onwards on a decoded statement (see the module docstring)."""
+    why = _statement_shape(statement)
+    if why:
+        return [Check("statement", False, why)]
+    assert isinstance(statement, dict)
+    checks = [Check("statement", True)]
+    trace_json: dict[str, Any] = statement["predicate"]["trace"]
+    claims: dict[str, Any] = statement["predicate"]["claims"]
+    recorded = statement["subject"][0]["digest"]["sha256"]
+    try:
+        actual = hashlib.sha256(canonical_json(trace_json)).hexdigest()
+        checks.append(Check("subject_digest", actual == recorded,
+                            "" if actual == recorded else f"the subject names sha256 {recorded}, the trace's canonical JSON is {actual}"))
+    except ValueError as exc:
+        checks.append(Check("subject_digest", False, f"the trace cannot be canonicalised: {exc}"))
+    trace, why = _trace(trace_json)
+    checks.append(Check("trace.schema", trace is not None, why))
+    if trace is None:
+        return checks
+    own = claims_of(trace_json)
+    for key in CLAIM_KEYS:
+        same = json_equal(claims[key], own[key])
+        checks.append(Check(f"claims.{key}", same, "" if same else
+                            f"the statement claims {claims[key]!r}, the trace records {own[key]!r}"))
+    checks.extend(trace_checks(trace))
+    return checks
+
+
+def _statement_shape(s: object) -> str:
+    if not isinstance(s, dict):
+        return "the payload is not a JSON object"
+    if s.get("_type") != STATEMENT_TYPE:
+        return f"_type is not {STATEMENT_TYPE!r}"
+    if s.get("predicateType") != PREDICATE_TYPE:
+        return f"predicateType is not {PREDICATE_TYPE!r}"
+    subject = s.get("subject")
+    if not isinstance(subject, list) or len(subject) != 1 or not isinstance(subject[0], dict):
+        return "subject is not a list of exactly one object"
+    digest = subject[0].get("digest")
+    if not isinstance(digest, dict) or not isinstance(digest.get("sha256"), str) or not _HEX64.fullmatch(digest["sha256"]):
+        return "subject[0].digest.sha256 is not 64 lowercase hex digits"
+    pred = s.get("predicate")
+    if not isinstance(pred, dict) or not isinstance(pred.get("trace"), dict):
+        return "predicate.trace is not an object"
+    claims = pred.get("claims")
+    if not isinstance(claims, dict) or sorted(claims) != sorted(CLAIM_KEYS):
+        return f"predicate.claims is not an object with exactly the keys {', '.join(CLAIM_KEYS)}"
+    return ""
+
+
+def json_equal(a: object, b: object) -> bool:
+    """Equality of JSON values with types kept apart (``True`` is not ``1``; ``1`` is ``1.0``: one JSON number)."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _trace(t: dict[str, Any]) -> tuple[Trace | None, str]:
+    """The trace model of a chain trace, or why not: docs/proof.md's minimum first, then the model itself."""
+    from pydantic import ValidationError
+
+    from chainret.trace.model import Trace
+
+    if t.get("kind", "chain") != "chain":
+        return None, "not a chain trace (kind is not 'chain')"
+    hops, budget, meta = t.get("hops"), t.get("budget"), t.get("meta", {})
+    if not isinstance(hops, list) or not all(isinstance(h, dict) for h in hops):
+        return None, "hops is not a list of objects"
+    if not isinstance(budget, dict) or not all(_is_int(budget.get(k)) for k in ("rows_per_hop", "max_searches", "max_rows")):
+        return None, "budget is not an object with integer rows_per_hop, max_searches and max_rows"
+    if not all(_is_int(t.get(k, 0)) for k in ("searches_used", "rows_used")):
+        return None, "searches_used or rows_used is not an integer"
+    if not isinstance(meta, dict):
+        return None, "meta is not an object"
+    try:
+        return Trace.model_validate(t), ""
+    except ValidationError as exc:
+        where = ", ".join(".".join(map(str, e["loc"])) or "(root)" for e in exc.errors()[:5])
+        return None, f"{exc.error_count()} field(s) do not fit the trace schema: {where}"
+
+
+def _check(name: str, problems: list[str]) -> Check:
+    return Check(name, not problems, "; ".join(problems[:5]) + (f"; and {len(problems) - 5} more" if len(problems) > 5 else ""))
+
+
+def trace_checks(t: Trace) -> list[Check]:
+    """Checks 11-17: what a trace must hold of itself, with no store to read."""
+    anchored = [h for h in t.hops if h.anchor is not None]
+    empty = [f"hop {h.index}: empty quote" for h in anchored if h.anchor is not None and not h.anchor.quote]
+    spans = []
+    for h in anchored:
+        assert h.anchor is not None
+        a, b = h.anchor.span
+        if not (0 <= a <= b and b - a == len(h.anchor.quote)):
+            spans.append(f"hop {h.index}: span {a}..{b} holds {b - a} characters, its quote {len(h.anchor.quote)}")
+    relations = {h.anchor.relation_id for h in anchored if h.anchor is not None}
+    answers = t.answers or []
+    needed = list(t.accepted_path or []) + [r for ans in answers for r in ans.relations]
+    unanchored = [f"relation {r!r} is no hop's anchor" for r in dict.fromkeys(needed) if r not in relations]
+    return [
+        _check("trace.anchor_quote", empty),
+        _check("trace.anchor_span", spans),
+        _check("trace.accepted_path", unanchored),
+        _check("trace.path_chain", _chain_problems(t)),
+        _check("trace.budget", _budget_problems(t)),
+        _check("trace.set_answers", [f"answer {a.id!r}: its path {a.path_ids} does not end at it with one more node than "
+                                     f"its {len(a.relations)} relation(s)" for a in answers
+                                     if not a.path_ids or a.path_ids[-1] != a.id or len(a.path_ids) != len(a.relations) + 1]),
+        _check("trace.completeness", [] if t.completeness is None or t.completeness.answered == len(answers) else
+               [f"completeness.answered is {t.completeness.answered}, the trace holds {len(answers)} answer(s)"]),
+    ]
+
+
+def _chain_problems(t: Trace) -> list[str]:
+    path = t.path_ids
+    if path is None:
+        return []
+    rels = t.accepted_path
+    if rels is None or len(path) != len(rels) + 1:
+        return [f"path_ids has {len(path)} node(s) for {len(rels or [])} accepted relation(s)"]
+    problems = []
+    if t.interpretation is not None and path[0] != t.interpretation.start_id:
+        problems.append(f"path_ids starts at {path[0]!r}, the request at {t.interpretation.start_id!r}")
+    for i, rel in enumerate(rels):
+        if not any(h.from_id == path[i] and h.bridge == path[i + 1] and h.anchor is not None and h.anchor.relation_id == rel
+                   for h in t.hops):
+            problems.append(f"no hop from {path[i]!r} bridges to {path[i + 1]!r} on an anchor of {rel!r}")
+    return problems
+
+
+def _budget_problems(t: Trace) -> list[str]:
+    b = t.budget
+    problems = []
+    if t.searches_used > b.max_searches:
+        problems.append(f"{t.searches_used} searches used, max_searches is {b.max_searches}")
+    if t.rows_used > b.max_rows:
+        problems.append(f"{t.rows_used} rows used, max_rows is {b.max_rows}")
+    problems += [f"hop {h.index} returned {len(h.hits)} rows, rows_per_hop is {b.rows_per_hop}"
+                 for h in t.hops if len(h.hits) > b.rows_per_hop]
+    return problems

@@ -85,6 +85,13 @@ def page(parts: list[tuple[str, str, dict[str, dict[str, dict[str, int]]], list[
                 "then changed looking at the development half only. `tests/test_requests_2026.py` checks that no",
                 "string under chainret/ quotes a test-half request.",
                 "",
+                "Rule changes made since the split (development half only): need and politeness wrappers",
+                "(*hey, quick one:*, *I need*, *looking for*, *cheers*) dropped like the other leading frames",
+                "(`chainret.query.understand`, `tests/test_ask_wrappers.py`). Today's rules score much",
+                "lower on this set than on the sets above: most everyday relation words (*point of contact*,",
+                "*pager*, *responsible for*, *maintains*), imperative chains, dated requests and first-name",
+                "suggestions are not read yet, and are refused rather than guessed (0 wrong).",
+                "",
             ]
         n = sum(c["n"] for c in tab["all"].values())
         out += [f"## {label} part: `{path}` ({n} requests)", "", *table(tab), ""]

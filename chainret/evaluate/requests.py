@@ -42,11 +42,17 @@ class WorldRef(_Model):
     registry: str | None = None  # a source folder with records/ and exports/ (the example registry)
     # with registry: the tables imported in turn as cmdb/ownership.md, each as a new view (name: path)
     exports: dict[str, str] | None = None
+    # or a records folder imported as `catalog import RECORDS --format F --src SRC` (the Backstage example)
+    records: str | None = None
+    formats: list[str] | None = None
+    src: str | None = None
 
     @model_validator(mode="after")
     def _one(self) -> WorldRef:
-        if (self.catalog is None) == (self.registry is None):
-            raise ValueError("a world names either catalog or registry (with export)")
+        if sum(x is not None for x in (self.catalog, self.registry, self.records)) != 1:
+            raise ValueError("a world names one of catalog, registry (with exports) or records (with formats)")
+        if self.records is not None and not self.formats:
+            raise ValueError("a records world names its formats")
         if self.registry is not None and not self.exports:
             raise ValueError("a registry world names its exports")
         return self
@@ -61,11 +67,19 @@ class RequestCase(_Model):
     why: str | None = None  # refuse: what makes it a must-refuse request
     principal: str = "public"
     view: str | None = None
+    # optional, for the stricter sets (fixtures/requests-2026-12): what else the outcome must show
+    expect_view: str | None = None  # the view a dated request must be read in ("who owned X in January 2026")
+    reason: str | None = None  # refuse: the reason code it must be refused with (e.g. no_pattern)
+    suggest: str | None = None  # refuse: an entity ID the refusal must offer ("did you mean ...")
+    source: str | None = None  # who or what wrote the wording (user / wordnet / public)
+    cite: str | None = None  # public wording: the page it is modelled on
 
     @model_validator(mode="after")
     def _expect(self) -> RequestCase:
         if self.kind == "refuse" and (self.pattern or self.start):
             raise ValueError(f"{self.request!r}: a refuse request names no pattern or start")
+        if self.kind != "refuse" and (self.reason or self.suggest):
+            raise ValueError(f"{self.request!r}: only a refuse request names a reason or a suggestion")
         if self.kind != "refuse" and not (self.pattern and self.start):
             raise ValueError(f"{self.request!r}: a {self.kind} request names its pattern and start")
         return self
@@ -101,6 +115,8 @@ def open_world(ref: WorldRef, root: Path) -> Any:
 
     if ref.catalog is not None:
         return resolve_catalog(str(root / ref.catalog))
+    if ref.records is not None:
+        return _imported_world(ref, root)
     from chainret.authoring.build import build
     from chainret.authoring.header import HEADER_NAME, read_header
     from chainret.authoring.tables import read_table, render_table
@@ -118,6 +134,21 @@ def open_world(ref: WorldRef, root: Path) -> Any:
         return resolve_catalog(result.catalog)
 
 
+def _imported_world(ref: WorldRef, root: Path) -> Any:
+    """``catalog import RECORDS --format ... --src SRC --out TMP``, read back (nothing written under RECORDS)."""
+    from chainret.sources.records import default_world, import_snapshot, read_snapshot, write_import
+    from chainret.store import resolve_catalog
+
+    assert ref.records is not None and ref.formats
+    src = root / ref.src if ref.src else None
+    world = default_world(ref.formats, src)
+    with tempfile.TemporaryDirectory(prefix="chainret-requests-") as tmp:
+        snap = read_snapshot(root / ref.records, ref.formats, world)
+        result = import_snapshot(snap, Path(tmp) / "catalog", world=world, src=src, view=None, strict=False)
+        write_import(result, "import")
+        return resolve_catalog(str(result.catalog_file))
+
+
 @dataclass(frozen=True)
 class Scored:
     case: RequestCase
@@ -132,10 +163,18 @@ def score_case(case: RequestCase, catalog: Any, session: Any = None) -> Scored:
     it = trace.interpretation
     got = f"{it.pattern} {it.start_id}" if it is not None else str(trace.reason.code if trace.reason else trace.outcome)
     if case.kind == "refuse":
-        return Scored(case, "correct" if it is None else "wrong", got)
+        if it is not None:
+            return Scored(case, "wrong", got)
+        # refused, but not as the set asks (another reason, or without the expected suggestion): missed
+        details = str(trace.reason.details) if trace.reason else ""
+        ok = (case.reason is None or got == case.reason) and (case.suggest is None or case.suggest in details)
+        return Scored(case, "correct" if ok else "missed", got)
     if it is None:
         return Scored(case, "missed", got)
     ok = it.pattern == case.pattern and it.start_id == case.start
+    ok = ok and (case.expect_view is None or it.view == case.expect_view)
+    if case.expect_view is not None:
+        got = f"{got} @{it.view}"
     return Scored(case, "correct" if ok else "wrong", got)
 
 

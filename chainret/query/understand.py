@@ -51,13 +51,15 @@ IGNORED_LEADING: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("can", "you", "please", "tell", "me"), ("could", "you", "please", "tell", "me"), ("would", "you", "tell", "me"),
     ("do", "you", "know"), ("i", "want", "to", "know"), ("i", "need", "to", "know"), ("i'd", "like", "to", "know"),
     ("i", "would", "like", "to", "know"), ("show", "me"), ("give", "me"), ("find",), ("find", "me"), ("lookup",),
-    ("look", "up"),
+    ("look", "up"), ("quick", "one"), ("i", "need"), ("looking", "for"), ("i'm", "looking", "for"),
+    ("i", "am", "looking", "for"),
 ), key=len, reverse=True))
 # Words that add nothing a view or pattern could use, dropped wherever they stand as whole phrases.
 FILLER_WORDS: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("please",), ("thanks",), ("thank", "you"), ("today",), ("now",), ("currently",), ("presently",),
     ("right", "now"), ("at", "the", "moment"), ("at", "present"), ("these", "days"), ("nowadays",),
     ("as", "of", "today"), ("as", "of", "now"), ("for", "me"), ("again",), ("kindly",),
+    ("cheers",), ("thanks", "a", "lot"), ("many", "thanks"),
 ), key=len, reverse=True))
 _QWORDS = {"who", "what", "which", "where"}
 _FILLER_SINGLE = frozenset(w for ph in (*FILLER_WORDS, *IGNORED_LEADING) for w in ph)

@@ -1,0 +1,58 @@
+"""The 2026-12 request set: its split is fixed, and no rule or word list quotes a test-half request.
+
+The test half is only scored, never tuned on; a string under chainret/ that contains a test request
+verbatim (case and spacing aside) would be tuning on it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from chainret.evaluate.requests import load_request_set
+
+ROOT = Path(__file__).resolve().parents[1]
+SET = ROOT / "fixtures" / "requests-2026-12"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def chainret_strings(root: Path) -> list[str]:
+    """Every string constant of the package's Python files and the text of its data files."""
+    out: list[str] = []
+    for path in sorted(root.rglob("*")):
+        if path.suffix == ".py":
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            out += [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+        elif path.suffix in (".yaml", ".yml", ".txt", ".json", ".md"):
+            out.append(path.read_text(encoding="utf-8"))
+    return [_norm(s) for s in out]
+
+
+def quoted(requests: list[str], strings: list[str]) -> list[str]:
+    return [r for r in requests if any(_norm(r) in s for s in strings)]
+
+
+def test_split_is_even_disjoint_and_covers_every_kind() -> None:
+    dev, test = load_request_set(SET / "dev.yaml"), load_request_set(SET / "test.yaml")
+    assert len(dev.requests) + len(test.requests) >= 400
+    assert abs(len(dev.requests) - len(test.requests)) <= 1
+    keys = {(r.world, r.request) for r in dev.requests}
+    assert not keys & {(r.world, r.request) for r in test.requests}
+    for part in (dev, test):
+        assert {r.kind for r in part.requests} == {"paraphrase", "multihop", "refuse"}
+        assert {r.source for r in part.requests} == {"user", "wordnet", "public"}
+
+
+def test_no_string_in_chainret_quotes_a_test_request() -> None:
+    test = load_request_set(SET / "test.yaml")
+    assert quoted([r.request for r in test.requests], chainret_strings(ROOT / "chainret")) == []
+
+
+def test_the_quote_check_finds_a_quoted_request() -> None:
+    # negative control: a rule string that quotes a request (other case and spacing) is found
+    request = load_request_set(SET / "test.yaml").requests[0].request
+    assert quoted([request], [_norm(f"PHRASES = ['{request.upper()}  ']")]) == [request]
+    assert quoted([request], [_norm("who is on call for {service}")]) == []

@@ -172,3 +172,37 @@ def test_trace_show_html_cli(tmp_path: Path) -> None:
     assert len(page.marks) == 3 and "Kestrel Test Lab" in "".join(page.text)  # three of its four hops have an anchor
     r = CliRunner().invoke(app, ["trace", "show", str(ROOT / "traces" / "supply" / "backtrack.json"), "--html", str(tmp_path)])
     assert r.exit_code != 0  # a directory is never replaced
+
+
+def test_standalone_page_says_it_is_not_verified(tmp_path: Path) -> None:
+    """``trace show --html`` renders a trace file as written, whatever viewer it claims: the page says so.
+
+    The claimed viewer is shown escaped; only a passed verification of the trace removes the notice
+    (negative controls: a verified result has no notice, a mismatch keeps it; the /ui fragment, built
+    from the server's own answer, carries none).
+    """
+    from typer.testing import CliRunner
+
+    from chainret.cli import app
+    from chainret.verify.replay import Difference, Verification
+
+    src = ROOT / "traces" / "supply" / "backtrack.json"
+    data = json.loads(src.read_text(encoding="utf-8"))
+    data["meta"] = {**data["meta"], "viewer": '<b onmouseover="x()">admin</b>', "projected": True}
+    forged = tmp_path / "forged.json"
+    forged.write_text(json.dumps(data), encoding="utf-8")
+    out = tmp_path / "t.html"
+    r = CliRunner().invoke(app, ["trace", "show", str(forged), "--html", str(out)])
+    assert r.exit_code == 0, r.output
+    html = out.read_text(encoding="utf-8")
+    page = parse(html)
+    text = " ".join("".join(page.text).split())
+    assert "not verified: this page shows the trace as written" in text and "run chainret trace verify" in text
+    assert '<b onmouseover="x()">admin</b>' in text and '<b onmouseover' not in html  # the claimed viewer is text
+    assert html.index('id="verification"') < html.index('class="trace"')  # before the answer
+    trace = Trace.model_validate(data)
+    assert 'class="unverified"' not in standalone_page(trace, verification=Verification(status="verified", catalog_changed=False, differences=[]))
+    mismatch = standalone_page(trace, verification=Verification(
+        status="mismatch", catalog_changed=False, differences=[Difference(kind="replay", field="meta.viewer", message="<i>forged</i>")]))
+    assert 'class="unverified"' in mismatch and "not verified" in mismatch and "<i>forged" not in mismatch
+    assert "not verified" not in trace_fragment(trace)

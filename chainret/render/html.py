@@ -5,7 +5,8 @@ One renderer for both places a person looks at a trace in a browser:
 * ``chainret serve``'s ``/ui`` (``chainret.server.ui``) renders the projected trace that ``/ask``
   returns, as a fragment (``trace_fragment``);
 * ``chainret trace show F --html OUT.html`` writes ``standalone_page``: one file with its style
-  inline (allowed by a CSP hash), no script, no network, so it opens anywhere, offline.
+  inline (allowed by a CSP hash), no script, no network, so it opens anywhere, offline. It is the
+  trace as written, not checked, and leads with a notice that says so (``unverified_notice``).
 
 Data is never interpreted: every value from a catalog, a request or a trace goes through ``esc``
 (``html.escape`` after ``chainret.core.textsafe.visible``, so bidi overrides and control characters are
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from chainret.catalog.models import Catalog
     from chainret.core.session import Session
     from chainret.store.base import CatalogReader
+    from chainret.verify.replay import Verification
 
 LONG = 160  # an entity name or ID longer than this is shown clipped, in full in its title (tooltip)
 PLAIN_REASONS: dict[str, str] = {
@@ -97,6 +99,9 @@ svg .edge.stop line{stroke:var(--bad);stroke-dasharray:6 4}
 svg .edge text{font:12px system-ui,sans-serif;fill:var(--ink)}
 svg .edge text.rel{font:11px ui-monospace,Menlo,monospace;fill:var(--mute)}
 svg .rowlabel{font:11px system-ui,sans-serif;fill:var(--mute)}
+.unverified{border:2px solid var(--warn);border-radius:8px;padding:8px 14px;margin:12px 0;background:#fff8e6;color:var(--ink)}
+.unverified strong{color:var(--warn)}
+.verified{border:2px solid var(--ok);border-radius:8px;padding:8px 14px;margin:12px 0;color:var(--ok)}
 section.hop{border:1px solid var(--line);border-radius:8px;padding:10px 14px;margin:12px 0;background:var(--card)}
 section.hop.failed{border-color:var(--bad)}
 section.hop h3{margin:0 0 6px;font-size:16px}
@@ -492,8 +497,29 @@ def trace_fragment(trace: Trace, ex: Extras | None = None) -> str:
     return f'<div class="trace" data-outcome="{esc(trace.outcome)}">' + "".join(parts) + "</div>"
 
 
-def standalone_page(trace: Trace, ex: Extras | None = None) -> str:
-    """One self-contained HTML file: style inline (allowed by its hash), no script, no network."""
+def unverified_notice(trace: Trace, verification: Verification | None = None) -> str:
+    """The standalone page's line on what has been checked: nothing, unless a verification passed.
+
+    A trace file says which viewer it was projected for and what it found; ``trace show --html``
+    renders it as written, so the page says so where a reader looks first, naming the viewer as the
+    trace claims it. Only a ``Verification`` whose status is ``verified`` (the replay matched and
+    every cited version checked out) replaces the notice; a changed catalog or a mismatch keeps it,
+    with verify's own summary.
+    """
+    if verification is not None and verification.status == "verified":
+        return f'<div class="verified" id="verification">verified: {esc(verification.summary())}</div>'
+    why = f" ({verification.summary()})" if verification is not None else ""
+    return (f'<div class="unverified" id="verification" role="note"><strong>not verified:</strong> this page shows the trace '
+            f"as written{esc(why)}, including its viewer <code>{esc(trace_reader(trace))}</code> as the trace claims it; "
+            "run <code>chainret trace verify FILE</code></div>")
+
+
+def standalone_page(trace: Trace, ex: Extras | None = None, verification: Verification | None = None) -> str:
+    """One self-contained HTML file: style inline (allowed by its hash), no script, no network.
+
+    It leads with ``unverified_notice``: a file can claim any viewer and any evidence, and the page
+    does not check it unless the caller passes the ``Verification`` of this very trace.
+    """
     csp = f"default-src 'none'; style-src {style_hash()}; img-src data:; base-uri 'none'; form-action 'none'"
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">'
@@ -501,7 +527,7 @@ def standalone_page(trace: Trace, ex: Extras | None = None) -> str:
             f"<title>chainret trace: {esc(clip(trace.request, 120))}</title><style>{CSS}</style></head><body>"
             '<header class="bar"><h1>chainret trace</h1><span>a standalone view; verify it with '
             "<code>chainret trace verify FILE</code></span></header>"
-            f"<main>{trace_fragment(trace, ex)}</main></body></html>\n")
+            f"<main>{unverified_notice(trace, verification)}{trace_fragment(trace, ex)}</main></body></html>\n")
 
 
 def write_standalone(trace: Trace, trace_path: Path | None, out: str | Path, catalog: str | None = None) -> str:

@@ -77,7 +77,7 @@ def page(parts: list[tuple[str, str, dict[str, dict[str, dict[str, int]]], list[
                 "",
                 "`fixtures/requests-2026-12/` (written by `make_set.py` there): requests from three sources, each",
                 "marked in the set: a user who knows only the worlds' entities, relations and views; a paraphrase",
-                "grammar whose relation words are WordNet 3.1 lemmas (`wordnet.yaml`); wordings modelled on public",
+                "grammar whose relation words are WordNet 3.1 lemmas (`wordnet.jsonl`); wordings modelled on public",
                 "issue trackers and docs (`cite`). It adds the Backstage example (imported with its extra folder),",
                 "dated requests (the registry's views are months: the request must be read in the expected view)",
                 "and refusals that must name a reason (`no_pattern`) or offer a \"did you mean\" entity.",

@@ -35,7 +35,7 @@ from chainret.verify.signing import (  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "fixtures" / "verify"
-CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "expected.json").exists())
+CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "expected.jsonl").exists())
 
 
 def _library(envelope: bytes, key_pem: bytes, tmp_path: Path) -> list[str]:
@@ -57,7 +57,7 @@ def test_the_cases_cover_the_brief():
               "dropped_set_member_fail", "changed_quote_fail", "wrong_key_fail", "payload_type_fail", "budget_overrun_fail"}
     assert needed <= set(CASE_NAMES)
     for name in CASE_NAMES:
-        expected = json.loads((CASES / name / "expected.json").read_text())
+        expected = json.loads((CASES / name / "expected.jsonl").read_text())
         assert expected["verifies"] is (not name.endswith("_fail")) is (expected["failed"] == [])
         assert all(c in CHECKS for c in expected["failed"])
 
@@ -66,8 +66,8 @@ def test_the_cases_cover_the_brief():
 @pytest.mark.parametrize("case", CASE_NAMES)
 def test_conformance_case(case: str, verifier: str, tmp_path: Path):
     d = CASES / case
-    expected = json.loads((d / "expected.json").read_text())
-    failed = VERIFIERS[verifier]((d / "envelope.json").read_bytes(), (d / "key.pub").read_bytes(), tmp_path)
+    expected = json.loads((d / "expected.jsonl").read_text())
+    failed = VERIFIERS[verifier]((d / "envelope.intoto.jsonl").read_bytes(), (d / "key.pub").read_bytes(), tmp_path)
     assert failed == expected["failed"], expected["why"]
 
 
@@ -86,7 +86,7 @@ def test_canonical_json_agrees(value: object):
 
 
 def test_canonical_json_of_a_real_trace_agrees():
-    env = json.loads((CASES / "signed_trace" / "envelope.json").read_text())
+    env = json.loads((CASES / "signed_trace" / "envelope.intoto.jsonl").read_text())
     trace = json.loads(base64.b64decode(env["payload"]))["predicate"]["trace"]
     assert canonical_json(trace) == independent_verifier.jcs(trace)
 
@@ -191,7 +191,7 @@ def test_cli_keygen_sign_verify(tmp_path: Path, trace: Trace):
 def test_cli_verify_names_the_failed_check(case: str, capsys: pytest.CaptureFixture[str]):
     d = CASES / case
     with pytest.raises(SystemExit) as exit_:
-        main(["trace", "verify", "--offline", "--key", str(d / "key.pub"), str(d / "envelope.json")])
+        main(["trace", "verify", "--offline", "--key", str(d / "key.pub"), str(d / "envelope.intoto.jsonl")])
     out = capsys.readouterr().out
     if case.endswith("_fail"):
         assert exit_.value.code == 1 and "claims.viewer" in out
@@ -200,7 +200,7 @@ def test_cli_verify_names_the_failed_check(case: str, capsys: pytest.CaptureFixt
 
 
 def test_cli_verify_offline_needs_a_key_and_no_catalog(tmp_path: Path):
-    env = str(CASES / "signed_trace" / "envelope.json")
+    env = str(CASES / "signed_trace" / "envelope.intoto.jsonl")
     assert _cli("trace", "verify", "--offline", env).returncode == 2
     r = _cli("trace", "verify", "--offline", "--key", str(CASES / "signed_trace" / "key.pub"), "--catalog", "x", env)
     assert r.returncode == 2
@@ -219,7 +219,7 @@ def test_signing_loads_the_sign_extra_that_ask_never_does():
     """The negative control of tests/test_ask_imports.py's check: verifying does load cryptography and rfc8785."""
     d = CASES / "signed_trace"
     code = ("import sys\nfrom chainret.cli import main\n"
-            f"try:\n    main(['trace', 'verify', '--offline', '--key', {str(d / 'key.pub')!r}, {str(d / 'envelope.json')!r}])\n"
+            f"try:\n    main(['trace', 'verify', '--offline', '--key', {str(d / 'key.pub')!r}, {str(d / 'envelope.intoto.jsonl')!r}])\n"
             "except SystemExit:\n    pass\nprint(' '.join(sorted(m for m in sys.modules if m.split('.')[0] in ('cryptography', 'rfc8785'))))")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True).stdout.split()
@@ -229,7 +229,7 @@ def test_signing_loads_the_sign_extra_that_ask_never_does():
 def test_a_file_that_is_not_a_key_is_named(tmp_path: Path):
     from chainret.core.errors import UsageError
 
-    env = CASES / "signed_trace" / "envelope.json"
-    with pytest.raises(UsageError, match="envelope.json: not a PEM public key"):
+    env = CASES / "signed_trace" / "envelope.intoto.jsonl"
+    with pytest.raises(UsageError, match="envelope.intoto.jsonl: not a PEM public key"):
         load_public_key(env)
     load_public_key(CASES / "signed_trace" / "key.pub")  # control

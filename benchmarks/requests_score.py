@@ -87,10 +87,12 @@ def page(parts: list[tuple[str, str, dict[str, dict[str, dict[str, int]]], list[
                 "",
                 "Rule changes made since the split (development half only): need and politeness wrappers",
                 "(*hey, quick one:*, *I need*, *looking for*, *cheers*) dropped like the other leading frames",
-                "(`chainret.query.understand`, `tests/test_ask_wrappers.py`). Today's rules score much",
-                "lower on this set than on the sets above: most everyday relation words (*point of contact*,",
-                "*pager*, *responsible for*, *maintains*), imperative chains, dated requests and first-name",
-                "suggestions are not read yet, and are refused rather than guessed (0 wrong).",
+                "(`chainret.query.understand`, `tests/test_ask_wrappers.py`); a table of everyday relation",
+                "words (*point of contact*, *contact person*, *maintains*, *is responsible for*) and the bare",
+                "*which* question (*PR-84: which contact?*) (`chainret.query.lexicon`,",
+                "`tests/test_relation_synonyms.py`). Today's rules score much lower on this set than on the",
+                "sets above: most other everyday relation words (*pager*, *runs*), imperative chains, dated",
+                "requests and first-name suggestions are not read yet, and are refused rather than guessed (0 wrong).",
                 "",
             ]
         n = sum(c["n"] for c in tab["all"].values())

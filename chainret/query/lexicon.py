@@ -146,11 +146,40 @@ def predicate_words(p: Any) -> PredicateWords:
     return w
 
 
+# Everyday words for a relation that catalogs seldom declare, from help-desk and issue-tracker wording and
+# WordNet 3.1 synonyms of the relation word (the 2026-12 request set, fixtures/requests-2026-12: its
+# development half only). Keyed by a word the predicate already has (a noun, or a verb derived from its
+# name or declared): a synonym is added to a predicate only when exactly one predicate of the catalog has
+# that key word and no predicate has the synonym already, so it never makes a request read two ways
+# (two predicates with the key word: no synonym, and such a request stays refused).
+NOUN_SYNONYMS: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {
+    ("contact",): (("point", "of", "contact"), ("contact", "person")),
+}
+VERB_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "owns": ("maintains", "is responsible for", "are responsible for", "responsible for"),
+}
+
+
+def _add_synonyms(preds: list[PredicateWords]) -> None:
+    """Each synonym of ``NOUN_SYNONYMS`` / ``VERB_SYNONYMS`` added to the one predicate with its key word."""
+    taken_nouns = {n for pw in preds for n in pw.nouns}
+    taken_verbs = {v for pw in preds for v in pw.verbs}
+    for key, nouns in NOUN_SYNONYMS.items():
+        holders = [pw for pw in preds if key in pw.nouns]
+        if len(holders) == 1:
+            holders[0].nouns.update(n for n in nouns if n not in taken_nouns)
+    for verb, verbs in VERB_SYNONYMS.items():
+        holders = [pw for pw in preds if verb in pw.verbs]
+        if len(holders) == 1:
+            holders[0].verbs.update(v for v in verbs if v not in taken_verbs)
+
+
 class Lexicon:
     """The predicates' words and the grammar of noun phrases and questions over them."""
 
     def __init__(self, predicates: Iterable[Any]) -> None:
         self.preds = [predicate_words(p) for p in predicates]
+        _add_synonyms(self.preds)
         self._nouns: dict[tuple[str, ...], list[PredicateWords]] = {}
         for pw in self.preds:
             for n in pw.nouns:

@@ -339,6 +339,12 @@ def tolerant_readings(request: str, patterns: Sequence[PatternSpec], catalog: An
                 bare = Prepared([*frame, *prep.toks], [*frame, *prep.low], prep.ignored)
                 out += [Reading(r.pattern, r.mention, r.route, r.phrasing, r.relations, r.ignored, via)
                         for r in phrasing_readings(bare, patterns, lex)]
+        elif prep.low[0] in ("which", "what") and len(prep.low) > 2 and prep.low[1] not in ("is", "are"):
+            # "which contact for PR-84" (and a fronted topic, "PR-84: which contact?") asks "who is the
+            # contact for PR-84": the words after the question word must then read as a noun phrase.
+            bare = Prepared(["who", "is", "the", *prep.toks[1:]], ["who", "is", "the", *prep.low[1:]], prep.ignored)
+            out += [Reading(r.pattern, r.mention, r.route, r.phrasing, r.relations, r.ignored, via)
+                    for r in phrasing_readings(bare, patterns, lex)]
         found = phrasing_readings(prep, patterns, lex) + composed_readings(prep, patterns, lex)
         out += [Reading(r.pattern, r.mention, r.route, r.phrasing, r.relations, r.ignored, via) for r in found]
     return out

@@ -1,6 +1,6 @@
 """Instructions per ask, counted by valgrind: a figure the machine's speed and load do not move (issue 24).
 
-    python benchmarks/ask_instructions.py --store /work/team/bench/1m.db
+    python benchmarks/ask_instructions.py --store bench/1m.db
     python benchmarks/ask_instructions.py --store 1m.db --src /tmp/base --src-commit 55b3152 --write   # docs/results/instructions.md
 
 CPU time per ask moves with the machine: the same commit's warm 1M ask measured 0.36 ms on one day's

@@ -1,9 +1,9 @@
 """Cold `chainret ask`: CPU (user+sys of the child) beside wall, N fresh processes (issue 24).
 
     python benchmarks/cold_cli.py --runs 20                                 # this checkout, default catalog
-    python benchmarks/cold_cli.py --store /work/team/bench/1m.db            # also a compiled SQLite store
+    python benchmarks/cold_cli.py --store bench/1m.db            # also a compiled SQLite store
     python benchmarks/cold_cli.py --src /tmp/before                         # also another checkout, interleaved
-    python benchmarks/cold_cli.py --runs 20 --store /work/team/bench/1m.db --write   # docs/results/cold_cli.md
+    python benchmarks/cold_cli.py --runs 20 --store bench/1m.db --write   # docs/results/cold_cli.md
 
 With --src the two are run alternately, run by run, so a change in the machine's load hits both alike.
 Each run is a fresh interpreter (`python -m chainret ask ...`, stdout to a pipe), in the default output
@@ -287,7 +287,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=10, help="runs of each view x principal x output mode (default 10)")
     ap.add_argument("--src", help="another chainret checkout (the folder holding its chainret/) to run beside this one")
     ap.add_argument("--src-commit", help="the commit --src holds, when it is not a git checkout (a git archive)")
-    ap.add_argument("--store", help="a compiled store (.db) to ask as well, e.g. /work/team/bench/1m.db")
+    ap.add_argument("--store", help="a compiled store (.db) to ask as well, e.g. bench/1m.db")
     ap.add_argument("--store-request", default=STORE_REQUEST)
     ap.add_argument("--write", action="store_true", help=f"write {PAGE.relative_to(ROOT)}")
     args = ap.parse_args()

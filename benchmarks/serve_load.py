@@ -1,7 +1,7 @@
 """Load test of `chainret serve` on localhost with a light load generator; writes docs/results/serve.md.
 
     python benchmarks/serve_load.py                                    # the seed world only
-    flock /work/team/heavy.lock python benchmarks/serve_load.py --store-1m /work/team/bench/1m.db
+    flock bench/heavy.lock python benchmarks/serve_load.py --store-1m bench/1m.db
     python benchmarks/serve_load.py --requests 300 --threads 1 4 --workers --out /tmp/serve.md
 
 For each world (the seed world with the overlay of its `restricted-second-hop` case, compiled to a

@@ -1,6 +1,6 @@
 """What a request naming an unknown entity costs on a compiled store (issues 23, 24): prints figures.
 
-    flock /work/team/heavy.lock python benchmarks/unknown_name.py --store /work/team/bench/1m.db
+    flock bench/heavy.lock python benchmarks/unknown_name.py --store bench/1m.db
 
 1. cold: ``python -m chainret ask REQUEST --catalog STORE`` as a fresh process (wall and CPU of the
    child, user + system), its exit code and the refusal's first line;

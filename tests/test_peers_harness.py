@@ -35,3 +35,28 @@ def test_control_an_engine_that_drops_an_answer_is_caught(monkeypatch):
     monkeypatch.setattr(SQLiteFloor, "answer", lambda self, alias, principal: set(sorted(real(self, alias, principal))[1:]))
     r = run_world(fan(12, 4))
     assert r["disagreements"] and {d["engine"] for d in r["disagreements"]} == {"sqlite-join"}
+
+
+def test_set_worlds_agree_with_the_floor_and_the_default_budget_says_k_of_n():
+    from benchmarks.peers.sets import fan_world, group_world
+    from benchmarks.peers.sets import run_world as run_sets
+
+    for w in (group_world(6, 60, 2), fan_world(6, 60, 2)):
+        r = run_sets(w, {"set": 1, "single": 2})
+        assert r["disagreements"] == [], r["disagreements"][:3]
+        cells = {(c["principal"], c["budget"], c["ask"]): c for c in r["cells"]}
+        short, whole = cells[("auditor", "default", "set")], cells[("auditor", "rows_per_hop 8", "set")]
+        assert (short["answered"], short["eligible"], short["complete"]) == (3, w.set_size, False)
+        assert (whole["answered"], whole["complete"]) == (w.set_size, True)
+        assert cells[("public", "rows_per_hop 8", "set")]["answered"] == w.set_size - 1
+
+
+def test_control_a_floor_with_one_member_more_is_caught(monkeypatch):
+    from benchmarks.peers.sets import PathFloor, group_world
+    from benchmarks.peers.sets import run_world as run_sets
+
+    real = PathFloor.answer_path
+    monkeypatch.setattr(PathFloor, "answer_path", lambda self, a, p, h: real(self, a, p, h) | {"user:set:extra"})
+    r = run_sets(group_world(6, 60, 2), {"set": 1, "single": 1})
+    whys = {(d["budget"], d["why"].split(" ")[0]) for d in r["disagreements"]}
+    assert ("default", "says") in whys and ("rows_per_hop 8", "complete") in whys

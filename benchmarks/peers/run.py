@@ -205,12 +205,17 @@ def main(argv: list[str] | None = None) -> int:
         for d in r["disagreements"][:10]:
             print(f"  DISAGREE {d}", flush=True)
     info["load_after"] = os.getloadavg()
-    text = page(results, info, time.perf_counter() - t0)
-    if args.write:
-        OUT_MD.write_text(text, encoding="utf-8")
-        print(f"wrote {OUT_MD.relative_to(ROOT)}")
+    return finish(page(results, info, time.perf_counter() - t0), OUT_MD if args.write else None, results,
+                  "answer(s) differ from chainret's")
+
+
+def finish(text: str, out_md: Any, results: list[dict[str, Any]], failure: str) -> int:
+    """Write the page (when asked) and return the exit status: 1 when any world recorded a disagreement."""
+    if out_md is not None:
+        out_md.write_text(text, encoding="utf-8")
+        print(f"wrote {out_md.relative_to(ROOT)}")
     bad = sum(len(r["disagreements"]) for r in results)
     if bad:
-        print(f"FAILED: {bad} answer(s) differ from chainret's", file=sys.stderr)
+        print(f"FAILED: {bad} {failure}", file=sys.stderr)
         return 1
     return 0

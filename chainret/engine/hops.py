@@ -356,7 +356,9 @@ def _hop(
         if j > 0 and not (backtrack or many):
             break
         this_branch = branch if j == 0 else f"{branch}.{j}"
-        others = [b.object for b in bridges if b.object != rel.object]
+        # a many-valued hop follows every bridge, each its own record: listing the others on each would make a set
+        # of k members cost k * k in the trace (measured: docs/results/sets.md)
+        others = [] if many else [b.object for b in bridges if b.object != rel.object]
         if j == 0:
             hop = Hop.model_construct(index=k, branch=this_branch, subquery=node, predicate=pred, from_id=node, hits=hits,
                                       anchor=rel.anchor(), bridge=rel.object, candidate_bridges=others,
@@ -411,6 +413,12 @@ def _record_set_hop(
     run.set_hops.append(SetHop(k, branch, node, pred, followed, eligible, missing))
 
 
+def _some(ids: Sequence[str], shown: int = 10) -> str:
+    """The first ``shown`` ids and how many more: a reason stays a line however large the set left behind."""
+    more = len(ids) - shown
+    return ", ".join(ids[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
 def set_answer(run: Run, start_id: str, paths: Sequence[Sequence[Rel]], hops: int) -> tuple[list[SetAnswer], Completeness]:
     """A set run's answers (one per end entity, first path found wins, in the order found) and whether they
     are all the readable catalog supports: ``eligible`` is exact when nothing but the last hop's sets left a
@@ -434,7 +442,7 @@ def set_answer(run: Run, start_id: str, paths: Sequence[Sequence[Rel]], hops: in
         if s.not_returned:
             flags["--rows-per-hop"] = None
             reasons.append(f"hop {s.hop}: {len(left)} more supported {s.predicate!r} relation(s) of {s.subject} were not "
-                           f"returned by its search ({', '.join(s.not_returned)}); raise --rows-per-hop "
+                           f"returned by its search ({_some(s.not_returned)}); raise --rows-per-hop "
                            f"(now {run.budget.rows_per_hop}) to reach them")
         else:
             reasons.append(f"hop {s.hop}: {len(left)} more {s.predicate!r} value(s) of {s.subject} were not followed")

@@ -57,9 +57,11 @@ def test_fixture_worlds_and_default_catalog_validate() -> None:
     assert [loc for loc, _ in controls] == ["relations[6] (id rel-7)", "relations[7] (id rel-8)", "relations[8] (id rel-9)"]
     assert "invalid as declared (invalid_digest)" in controls[1][1]
     assert reports["final:catalogs"]["valid"]
-    worlds = {r["world"] for r in reports.values() if Path(r["target"]).parent.name != "requests"}
+    sets = {"requests", "requests-2026-12"}  # the request sets (validated as request sets, not worlds)
+    worlds = {r["world"] for r in reports.values() if Path(r["target"]).parent.name not in sets}
     assert worlds == {"final", "lab", "supply", "records"}
     assert {r["world"] for r in reports.values() if Path(r["target"]).parent.name == "requests"} == {"dev", "held-out"}
+    assert {r["world"] for r in reports.values() if Path(r["target"]).parent.name == "requests-2026-12"} == {"dev-2026-12", "test-2026-12"}
 
 
 def test_seed_cases_cover_the_design(seed) -> None:

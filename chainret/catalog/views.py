@@ -252,7 +252,11 @@ def find_view(catalog: Any, requested: str) -> View:
     The one resolver of a view argument (``--view``, ``catalog diff A B``); a UsageError (exit 2)
     says why nothing matched.
     """
-    views = list(catalog.views)  # a Catalog's, or a compiled store's (chainret.store)
+    return pick_view(list(catalog.views), requested)  # a Catalog's, or a compiled store's (chainret.store)
+
+
+def pick_view(views: list[View], requested: str) -> View:
+    """``find_view`` among ``views`` (a reader's reduced views, ``SQLStore.view_name_for``)."""
     chosen = next((v for v in views if v.name == requested), None) or as_of_view(views, requested)
     if chosen is None:
         raise UsageError(_no_view(views, requested))

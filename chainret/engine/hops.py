@@ -207,7 +207,7 @@ class Run:
 
     __slots__ = ("budget", "searches_left", "rows_left", "hops", "assumptions", "seen_refs", "failures", "sets", "set_hops", "stating_first")
 
-    def __init__(self, budget: Budget, searches_left: int, rows_left: int) -> None:
+    def __init__(self, budget: Budget, searches_left: int, rows_left: int, *, sets: bool = False, stating_first: bool = False) -> None:
         self.budget = budget
         self.searches_left = searches_left
         self.rows_left = rows_left
@@ -215,9 +215,9 @@ class Run:
         self.assumptions: list[str] = []
         self.seen_refs: list[str] = []  # every returned row, in order
         self.failures: list[Refusal] = []
-        self.sets = False  # follow every bridge of a many-valued hop (``run_chain(sets=True)``)
+        self.sets = sets  # follow every bridge of a many-valued hop (``run_set``)
         self.set_hops: list[SetHop] = []
-        self.stating_first = False  # rank a hop's units that hold its predicate first (trace schema 1.1)
+        self.stating_first = stating_first  # rank a hop's units that hold its predicate first (trace schema 1.1)
 
     def __repr__(self) -> str:
         return (f"Run(budget={self.budget!r}, searches_left={self.searches_left}, rows_left={self.rows_left}, "
@@ -254,9 +254,7 @@ def run_set(
     """Follow ``predicates`` from ``start_id``: every completed path, in the order found (one at most where
     no hop is many-valued, or with ``sets=False``). ``run.set_hops`` says what each many-valued hop left behind."""
     eff = effective_budget(budget, len(predicates))
-    run = Run(budget=eff, searches_left=eff.max_searches, rows_left=eff.max_rows)
-    run.sets = sets
-    run.stating_first = stating_first
+    run = Run(budget=eff, searches_left=eff.max_searches, rows_left=eff.max_rows, sets=sets, stating_first=stating_first)
     paths = _hop(world, run, start_id, list(predicates), 1, "0", backtrack, (start_id,))
     return run, paths
 
@@ -448,12 +446,10 @@ def set_answer(run: Run, start_id: str, paths: Sequence[Sequence[Rel]], hops: in
             reasons.append(f"hop {s.hop}: {len(left)} more {s.predicate!r} value(s) of {s.subject} were not followed")
     for f in run.failures:
         if f.code == RefusalCode.BUDGET_EXHAUSTED:
-            flags["--max-searches"] = None
-            flags["--max-rows"] = None
-        elif f.code == RefusalCode.CONTRADICTION or (f.code == RefusalCode.NO_SUPPORTED_RELATION and f.details.get("not_returned")):
-            if f.code == RefusalCode.NO_SUPPORTED_RELATION:
-                flags["--rows-per-hop"] = None
-        else:
+            flags["--max-searches"] = flags["--max-rows"] = None
+        elif f.code == RefusalCode.NO_SUPPORTED_RELATION and f.details.get("not_returned"):
+            flags["--rows-per-hop"] = None
+        elif f.code != RefusalCode.CONTRADICTION:
             continue  # a branch with no value there (no relation, a cycle): nothing of the set is missing
         exact = False
         reasons.append(f.message)

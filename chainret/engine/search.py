@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from itertools import filterfalse
 from typing import Any, NamedTuple, Protocol
 
@@ -98,16 +98,22 @@ def top_hits(scores: Sequence[float], order: Sequence[int], ref_of: Callable[[in
     return [SearchHit(ref_of(j), rank + 1, float(scores[j])) for rank, j in enumerate(ranked)]
 
 
-def stating_first(stating: Sequence[SearchHit], others: Sequence[SearchHit], k: int) -> list[SearchHit]:
-    """A hop's rows (trace schema 1.1): the units that contain the node's ID *and* the hop's predicate first, then the
-    units that contain the ID alone, each group in BM25Plus order of the ID, ranks numbered across both.
+def stating_first(
+    cands: Sequence[tuple[int, str, int, int]], stating: Container[int], size: int, avgdl: float, k: int,
+    k1: float, b: float, delta: float,
+) -> list[SearchHit]:
+    """A hop's rows (trace schema 1.1): of the units that contain the node's ID (``cands``, as ``rank_term`` takes
+    them), those whose ordinal is in ``stating`` (they also contain the hop's predicate) first, then the rest, each
+    group in BM25Plus order of the ID, ranks numbered across both.
 
     Why: a node that many units mention for other reasons (an org operating 10,000 projects) pushed the one unit
     that states the hop's relation past the row budget when the ID alone was ranked. The predicate word orders, it
     never adds a unit: every returned unit still contains the exact ID, and its score is the ID's score. The one
-    rule of both indexes (``LexicalIndex.hop_search``, the compiled stores' ``StoreIndex.hop_search``)."""
-    out = [*stating[:k], *others[: max(0, k - len(stating))]]
-    return [SearchHit(h.ref, rank + 1, h.score) for rank, h in enumerate(out)]
+    rule of every index (``LexicalIndex.hop_search``, ``StoreIndex.hop_search`` and the SQL stores' hop statements)."""
+    n = len(cands)
+    first = rank_term(n, [c for c in cands if c[0] in stating], size, avgdl, k, k1, b, delta)
+    rest = rank_term(n, [c for c in cands if c[0] not in stating], size, avgdl, k - len(first), k1, b, delta)
+    return [SearchHit(h.ref, rank + 1, h.score) for rank, h in enumerate([*first, *rest])]
 
 
 def rank_bm25plus(
@@ -210,15 +216,9 @@ class LexicalIndex:
         cand = self._postings.get(term, [])
         if not cand:
             return []
-        scores = self._scores([term], cand)
-        has = set(self._postings.get(word, ()))
-        first = [j for j in range(len(cand)) if cand[j] in has]
-        rest = [j for j in range(len(cand)) if cand[j] not in has]
-        return stating_first(
-            top_hits([scores[j] for j in first], [cand[j] for j in first], lambda i: self.refs[cand[first[i]]], k),
-            top_hits([scores[j] for j in rest], [cand[j] for j in rest], lambda i: self.refs[cand[rest[i]]], k),
-            k,
-        )
+        docs = self._docs
+        cands = [(i, self.refs[i], len(docs[i]), docs[i].count(term)) for i in cand]
+        return stating_first(cands, set(self._postings.get(word, ())), self._size, self._avgdl, k, self.k1, self.b, self.delta)
 
     def score_all(self, query: str | Sequence[str]) -> list[float]:
         """rank_bm25's own full scorer over the same corpus (the reference tests compare ``search`` to)."""

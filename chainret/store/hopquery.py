@@ -177,9 +177,7 @@ class HopQuery:
         if not stating:
             return rank_term(len(units), sorted(units.values()), size, total / size, k, ix.k1, ix.b, ix.delta)
         has = set(cast("list[int]", json.loads(holding)))
-        cands = sorted(units.values())
-        first = rank_term(len(units), [c for c in cands if c[0] in has], size, total / size, k, ix.k1, ix.b, ix.delta)
-        return stating_first(first, rank_term(len(units), [c for c in cands if c[0] not in has], size, total / size, k, ix.k1, ix.b, ix.delta), k)
+        return stating_first(sorted(units.values()), has, size, total / size, k, ix.k1, ix.b, ix.delta)
 
     def hop_in_unit(self, ref: str, subject: str, predicate: str) -> list[Rel] | None:
         """The relations of (subject, predicate) supported in a unit this hop's statement returned, flagged as

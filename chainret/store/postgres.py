@@ -54,7 +54,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from chainret.catalog.models import Catalog, functional_names
 from chainret.engine.hops import HopWorld, Rel
-from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus, rank_term, stating_first
+from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus, stating_first
 from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
@@ -485,9 +485,7 @@ class HopStatement:
             cands = sorted(units.items())
             if stating:
                 rank = [(uo, ref, ntok, tfs[term]) for uo, (ref, ntok, tfs) in cands]
-                hits = stating_first(
-                    rank_term(len(units), [c for c in rank if c[0] in has], size, total / size, k, ix.k1, ix.b, ix.delta),
-                    rank_term(len(units), [c for c in rank if c[0] not in has], size, total / size, k, ix.k1, ix.b, ix.delta), k)
+                hits = stating_first(rank, has, size, total / size, k, ix.k1, ix.b, ix.delta)
             else:
                 hits = rank_bm25plus(q, cands, {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
         status_in, status_of = cast("list[StatusRow]", in_units), cast("list[StatusRow]", of)

@@ -361,16 +361,10 @@ class SQLStore:
             chosen = current.name if current is not None else self._meta.get("current_view")
             if not chosen:
                 raise UsageError(f"catalog world {self.world!r} declares no views")
-        elif any(v.name == name for v in views):
-            chosen = name
         else:
-            from chainret.catalog.views import as_of_view
+            from chainret.catalog.views import pick_view
 
-            dated = as_of_view(views, name)  # a date or a commit
-            if dated is None:
-                known = ", ".join(v.name for v in views) or "none"
-                raise UsageError(f"unknown view {name!r}; this catalog has: {known}")
-            chosen = dated.name
+            chosen = pick_view(views, name).name  # a name, a date or a commit, with find_view's messages
         self._view_names[key] = chosen
         return chosen
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus, rank_term, stating_first
+from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus, stating_first
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
 
 
@@ -52,9 +52,7 @@ class StoreIndex:
         ))}
         size = n_units or 1
         cands = sorted((uo, ref, ntok, tf) for uo, tf, ntok, ref in rows)
-        avgdl, k1, b, delta = total / size, self.k1, self.b, self.delta
-        first = rank_term(len(cands), [c for c in cands if c[0] in has], size, avgdl, k, k1, b, delta)
-        hits = stating_first(first, rank_term(len(cands), [c for c in cands if c[0] not in has], size, avgdl, k, k1, b, delta), k)
+        hits = stating_first(cands, has, size, total / size, k, self.k1, self.b, self.delta)
         if self.prefetch is not None:
             self.prefetch([h.ref for h in hits])
         return hits

@@ -242,6 +242,35 @@ class Predicate(_Model):
         return data
 
 
+def document_readable(visibility: str, principals: Iterable[str], principal: str) -> bool:
+    """Who may read a document version: public is read by everyone, restricted by the principals it names,
+    removed by nobody. The one home of the rule; every other form of it is a rendering held to this one:
+
+    - ``reader_rows`` (below): the rule as the ``readers`` rows both compilers write
+      (``chainret.store.schema.CatalogRows.readers`` and ``chainret.store.stream``);
+    - ``READABLE`` (``chainret.store.sqlrows``): the rule as SQL over ``view_docs`` and ``readers``, used by the
+      SQLite and PostgreSQL reader stores, and ``ViewFacts`` (``chainret.store.hopquery``), its answers read once;
+    - ``POLICY`` (``chainret.store.postgres``): the rule as PostgreSQL row-level security, keyed on the login's roles.
+
+    ``tests/test_permission_parity.py`` holds the SQL renderings (SQLite and the PostgreSQL policy) to this function.
+    """
+    if visibility == "public":
+        return True
+    if visibility == "restricted":
+        return principal in principals
+    return False
+
+
+def reader_rows(visibility: str, principals: Iterable[str]) -> list[str]:
+    """``document_readable`` as the ``readers`` rows of one version: ``"*"`` (everyone) for public, each named
+    principal for restricted, none for removed, so ``document_readable(v, ps, p)`` iff ``"*"`` or ``p`` is a row."""
+    if visibility == "public":
+        return ["*"]
+    if visibility == "restricted":
+        return sorted(set(principals))
+    return []
+
+
 class SourceDocument(_Model):
     source: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     document: str = Field(pattern=r"^[^@#\s]+$")
@@ -263,11 +292,12 @@ class SourceDocument(_Model):
         return f"{self.source}/{self.document}"
 
     def readable_by(self, principal: str) -> bool:
-        if self.visibility == "public":
-            return True
-        if self.visibility == "restricted":
-            return principal in self.principals
-        return False
+        """Whether ``principal`` may read this version: the one rule (``document_readable``)."""
+        return document_readable(self.visibility, self.principals, principal)
+
+    def reader_rows(self) -> list[str]:
+        """This version's rows of a compiled store's ``readers`` table: ``document_readable`` as data."""
+        return reader_rows(self.visibility, self.principals)
 
 
 class Unit(_Model):

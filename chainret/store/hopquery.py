@@ -85,7 +85,8 @@ HOP_SQL_JOINED_STATING = f"{HOP_SQL_JOINED}, ({_STATING})"
 
 @dataclass(frozen=True)
 class ViewFacts:
-    """What the permission and status sub-queries of one (view, principal, narrower viewer) answer, read once.
+    """What the permission and status sub-queries of one (view, principal, narrower viewer) answer, read once
+    (the rule is ``chainret.catalog.models.document_readable``; ``READABLE`` its SQL).
 
     ``visible``: document versions ``READABLE`` in the view by the principal (and ``WITHIN`` the viewer);
     ``readable``: ``READABLE`` alone (whether a quote may be shown); ``in_view``: visibility of each version

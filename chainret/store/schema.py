@@ -238,12 +238,10 @@ class Compiled:
                    d.visibility, json.dumps(d.principals), d.text)
 
     def readers(self) -> Iterator[Row]:
+        """``SourceDocument.reader_rows`` (the rule ``chainret.catalog.models.document_readable``) per version."""
         for i, d in self._docs():
-            if d.visibility == "public":
-                yield (i, "*")
-            elif d.visibility == "restricted":
-                for p in sorted(set(d.principals)):
-                    yield (i, p)
+            for p in d.reader_rows():
+                yield (i, p)
 
     def document_meta(self) -> Iterator[Row]:
         for i, d in self._docs():

@@ -53,6 +53,7 @@ from chainret.catalog.models import (
     Relation,
     SourceDocument,
     View,
+    document_readable,
     sha256_digest,
     split_doc_ref,
     type_union,
@@ -288,10 +289,7 @@ class StreamCompile:
             self._remember(i, d.text)
         self.rows["documents"].append((i, ref, d.source, d.document, d.version, d.representation, d.title, d.digest,
                                        d.visibility, json.dumps(d.principals), d.text))
-        if d.visibility == "public":
-            self.rows["readers"].append((i, "*"))
-        elif d.visibility == "restricted":
-            self.rows["readers"].extend((i, p) for p in sorted(set(d.principals)))
+        self.rows["readers"].extend((i, p) for p in d.reader_rows())
         self.rows["document_meta"].append((i, ref, d.visibility))
         self._spill("documents", i, d)
         self._flush(full_only=True)
@@ -303,9 +301,7 @@ class StreamCompile:
             self.known = {c: bytearray(len(self.ent_type)) for c in self.classes}
 
     def _reads(self, d: _Doc, cls: str) -> bool:
-        if d.visibility == "public":
-            return True
-        return d.visibility == "restricted" and (_NOBODY if cls == "*" else cls) in d.principals
+        return document_readable(d.visibility, d.principals, _NOBODY if cls == "*" else cls)
 
     def relation(self, r: Relation) -> None:
         self._start("relations")

@@ -20,15 +20,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 @pytest.fixture(scope="module")
 def results():
-    cwd = os.getcwd()
-    os.chdir(ROOT)  # traces record the cases file relative to the repo root
-    try:
-        res = evaluate_cases(["fixtures"])
-        if os.environ.get("CHAINRET_UPDATE_GOLDEN") == "1":
-            write_golden(res, ROOT / "traces")
-        return res
-    finally:
-        os.chdir(cwd)
+    res = evaluate_cases([ROOT / "fixtures"], root=ROOT)  # traces record the cases file relative to the repo root
+    if os.environ.get("CHAINRET_UPDATE_GOLDEN") == "1":
+        write_golden(res, ROOT / "traces")
+    return res
 
 
 def test_every_expectation_holds(results):

@@ -9,7 +9,6 @@ restricted and removed text, invalid records and several principals and viewers.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from pathlib import Path
 
@@ -23,7 +22,7 @@ from chainret.pipeline.ask import ask
 from chainret.catalog.readable import reads_within
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.core.errors import ChainretError
-from chainret.evaluate.cases import _portable, run_case
+from chainret.evaluate.cases import portable_path, run_case
 from chainret.verify.replay import golden_path
 from chainret.trace.model import Budget, read_trace
 
@@ -53,24 +52,20 @@ def fixture_cases(pg_url, tmp_path_factory):  # noqa: F811
 
 
 def test_fixture_cases_and_golden_traces_identical_in_every_store(fixture_cases):
-    cwd = os.getcwd()
-    os.chdir(ROOT)  # traces record the cases file relative to the repo root
-    try:
-        seen_goldens = set()
-        for w, case, stores in fixture_cases:
-            texts = {}
-            for name in STORES:
-                store = None if name == "memory" else stores[name]
-                r = run_case(w.catalog, case, world=w.catalog.world, cases_file=_portable(w.cases_path), store=store)
-                texts[name] = trace_json(r.trace)
-                assert r.ok, (name, case.id, r.problems)
-            assert texts["sqlite"] == texts["memory"], case.id
-            assert texts["postgres"] == texts["memory"], case.id
-            golden = golden_path(ROOT / "traces", w.catalog.world, case.id)
-            assert read_trace(golden).to_json() == texts["sqlite"] == texts["postgres"], golden
-            seen_goldens.add(golden.resolve())
-    finally:
-        os.chdir(cwd)
+    # traces record the cases file relative to the repo root (portable_path's root)
+    seen_goldens = set()
+    for w, case, stores in fixture_cases:
+        texts = {}
+        for name in STORES:
+            store = None if name == "memory" else stores[name]
+            r = run_case(w.catalog, case, world=w.catalog.world, cases_file=portable_path(w.cases_path, ROOT), store=store)
+            texts[name] = trace_json(r.trace)
+            assert r.ok, (name, case.id, r.problems)
+        assert texts["sqlite"] == texts["memory"], case.id
+        assert texts["postgres"] == texts["memory"], case.id
+        golden = golden_path(ROOT / "traces", w.catalog.world, case.id)
+        assert read_trace(golden).to_json() == texts["sqlite"] == texts["postgres"], golden
+        seen_goldens.add(golden.resolve())
     every = {p.resolve() for p in (ROOT / "traces").rglob("*.json")}
     assert every - seen_goldens == set()  # every golden trace was compared
     assert len(fixture_cases) >= 29

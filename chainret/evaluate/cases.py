@@ -163,9 +163,13 @@ def find_worlds(paths: Sequence[str | os.PathLike[str]]) -> list[Path]:
 
 
 def evaluate_cases(
-    paths: Sequence[str | os.PathLike[str]], *, backtrack: bool = True, baselines: bool = False
+    paths: Sequence[str | os.PathLike[str]], *, backtrack: bool = True, baselines: bool = False,
+    root: Path | None = None,
 ) -> list[CaseResult]:
-    """Run every case of every world under ``paths``; never raises on a failed expectation."""
+    """Run every case of every world under ``paths``; never raises on a failed expectation.
+
+    Traces record each cases file relative to ``root`` (default: the working directory), so golden traces
+    read the same from wherever they are made (``portable_path``)."""
     results: list[CaseResult] = []
     for wpath in find_worlds(paths):
         w = load_world(wpath)
@@ -177,18 +181,19 @@ def evaluate_cases(
                     world=w.catalog.world,
                     backtrack=backtrack,
                     baselines=baselines,
-                    cases_file=_portable(w.cases_path),
+                    cases_file=portable_path(w.cases_path, root),
                 )
             )
     return results
 
 
-def _portable(path: Path | None) -> str | None:
-    """A path as recorded in traces: relative to the working directory when inside it (golden files)."""
+def portable_path(path: Path | None, root: Path | None = None) -> str | None:
+    """A path as recorded in traces: relative to ``root`` (default: the working directory) when inside it."""
     if path is None:
         return None
+    base = (root or Path.cwd()).resolve()
     try:
-        return Path(os.path.relpath(path.resolve(), Path.cwd())).as_posix() if path.resolve().is_relative_to(Path.cwd()) else str(path.resolve())
+        return Path(os.path.relpath(path.resolve(), base)).as_posix() if path.resolve().is_relative_to(base) else str(path.resolve())
     except ValueError:
         return str(path)
 

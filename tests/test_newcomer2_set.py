@@ -96,3 +96,12 @@ def test_contractors_file_is_restricted(built: tuple[Path, Path]) -> None:
     catalog = load_catalog(catalog_file)
     restricted = {d.document for d in catalog.documents if d.visibility == "restricted"}
     assert restricted == {"org/contractors.yaml"}
+
+
+def test_example_flag_names_the_folder_and_its_page() -> None:
+    example, rest = ns.parse_example(["--example", "examples/newcomer2", "--check"])
+    assert (example, rest) == (EXAMPLE, ["--check"])
+    assert ns.parse_example(["--check"]) == (ns.DEFAULT, ["--check"])  # the default stays examples/newcomer
+    assert ns.DEFAULT.page == ROOT / "docs" / "results" / "newcomer.md" and ns.DEFAULT.command == ns.COMMAND
+    with pytest.raises(SystemExit, match="make_repo.py and questions.yaml"):
+        ns.parse_example(["--example", "examples/backstage"])

@@ -1,8 +1,10 @@
-"""Score ``chainret ask`` on the newcomer question set and write docs/results/newcomer.md.
+"""Score ``chainret ask`` on a newcomer question set and write its page under docs/results/.
 
-    python benchmarks/newcomer_score.py            # print the table, write the page
+    python benchmarks/newcomer_score.py            # print the table, write docs/results/newcomer.md
     python benchmarks/newcomer_score.py --check    # exit 1 if the page is stale
     python benchmarks/newcomer_score.py --show     # also print every question that is not right
+    python benchmarks/newcomer_score.py --example examples/newcomer2 [--check] [--show]
+                                                   # the test half: docs/results/newcomer2.md
 
 examples/newcomer holds a team's Backstage + CODEOWNERS repository (``make_repo.py``, five dated
 commits) and 80 questions about it in a newcomer's own words (``questions.yaml``), written from the
@@ -10,7 +12,14 @@ records alone before chainret's phrasings were read. This script builds the repo
 folder, imports its history as a user would (``chainret catalog history REPO --format backstage
 --format codeowners --world newcomer``), asks every question through ``chainret.pipeline.ask.answer``
 with the default budget as ``public`` (at the question's date where it has one, else the newest
-commit) and scores the whole answer set, not only the interpretation:
+commit) and scores the whole answer set, not only the interpretation.
+
+examples/newcomer2 is the frozen test half, written blind the same way (90 questions, six commits; never
+tuned on). Its question file has ``asked_on`` (the day the questions are taken to be asked) and no
+question has a ``view``: a question's time is in its words only, and every question is asked at the
+newest commit (``chainret.pipeline.ask.answer`` takes no reference "today", so ``asked_on`` is stated on
+the page, not passed). Its ``header/`` folder (a ``--src`` header) makes a file restricted. The page
+is ``docs/results/<example folder>.md``. The verdicts:
 
 - right: accepted and the answer set equals the expected set (a must-refuse question: not accepted);
 - partial: accepted, the trace's ``completeness`` says the set is incomplete, and every member given
@@ -25,12 +34,14 @@ last ID of ``path_ids``.
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -50,6 +61,38 @@ QUESTIONS = EXAMPLE / "questions.yaml"
 PAGE = ROOT / "docs" / "results" / "newcomer.md"
 COMMAND = "python benchmarks/newcomer_score.py"
 WORLD = "newcomer"
+
+
+@dataclass(frozen=True)
+class Example:
+    """One newcomer example folder: ``make_repo.py``, ``questions.yaml``, optionally a ``header/``
+    (a ``--src`` header: visibility the records do not say). Its page is named after the folder."""
+
+    folder: Path = EXAMPLE
+
+    @property
+    def questions(self) -> Path:
+        return self.folder / "questions.yaml"
+
+    @property
+    def page(self) -> Path:
+        return ROOT / "docs" / "results" / f"{self.folder.name}.md"
+
+    @property
+    def rel(self) -> str:
+        return self.folder.relative_to(ROOT).as_posix()
+
+    @property
+    def command(self) -> str:
+        return COMMAND if self.folder == EXAMPLE else f"{COMMAND} --example {self.rel}"
+
+    @property
+    def header(self) -> Path | None:
+        folder = self.folder / "header"
+        return folder if (folder / "chainret.yaml").is_file() else None
+
+
+DEFAULT = Example()
 
 Kind = Literal["single", "set", "two_hop_set", "as_of", "coverage", "must_refuse"]
 KINDS: tuple[str, ...] = ("single", "set", "two_hop_set", "as_of", "coverage", "must_refuse")
@@ -80,9 +123,14 @@ class Question(BaseModel):
 
 
 class QuestionSet(BaseModel):
+    """The question file. ``asked_on``: the day the questions are taken to be asked, the reference of
+    their relative phrases ("last November"); a set that has it says its times in words only, so no
+    question may carry a ``view`` (the scorer would otherwise do the engine's reading for it)."""
+
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     world: str
+    asked_on: dt.date | None = None
     questions: tuple[Question, ...]
 
     @model_validator(mode="after")
@@ -91,6 +139,10 @@ class QuestionSet(BaseModel):
         dup = sorted({i for i in ids if ids.count(i) > 1})
         if dup:
             raise ValueError(f"question IDs repeated: {', '.join(dup)}")
+        if self.asked_on is not None:
+            viewed = [q.id for q in self.questions if q.view is not None]
+            if viewed:
+                raise ValueError(f"a set with asked_on says its times in words: no view, found on {', '.join(viewed)}")
         return self
 
 
@@ -111,9 +163,9 @@ def load_questions(path: Path = QUESTIONS) -> QuestionSet:
     return QuestionSet.model_validate(yaml.safe_load(path.read_text(encoding="utf-8")))
 
 
-def build_repo(dest: Path) -> Path:
+def build_repo(dest: Path, example: Example = DEFAULT) -> Path:
     """The example's git repository, built by its own script (loaded by path: examples/ is no package)."""
-    spec = importlib.util.spec_from_file_location("newcomer_make_repo", EXAMPLE / "make_repo.py")
+    spec = importlib.util.spec_from_file_location(f"{example.folder.name}_make_repo", example.folder / "make_repo.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -121,21 +173,22 @@ def build_repo(dest: Path) -> Path:
     return dest
 
 
-def import_history(repo: Path, out: Path) -> Path:
+def import_history(repo: Path, out: Path, world: str = WORLD, src: Path | None = None) -> Path:
     """The catalog, imported as ``chainret catalog history REPO --format backstage --format codeowners
-    --world newcomer --out OUT`` does (the same two calls, in this process: no interpreter to start)."""
+    --world WORLD [--src HEADER] --out OUT`` does (the same two calls, in this process: no interpreter to start)."""
     from chainret.sources.history import history
     from chainret.sources.records import write_import
 
-    res = history(repo, out / "catalog.yaml", ["backstage", "codeowners"], world=WORLD)
+    res = history(repo, out / "catalog.yaml", ["backstage", "codeowners"], world=world, src=src)
     if res.result is None:
         raise SystemExit(f"{repo}: the history imported nothing")
     write_import(res.result, f"history {repo.name} --format backstage --format codeowners")
     return out / "catalog.yaml"
 
 
-def build_catalog(tmp: Path) -> Path:
-    return import_history(build_repo(tmp / "repo"), tmp / "catalog")
+def build_catalog(tmp: Path, example: Example = DEFAULT) -> Path:
+    world = load_questions(example.questions).world
+    return import_history(build_repo(tmp / "repo", example), tmp / "catalog", world, example.header)
 
 
 def score(q: Question, catalog: CatalogReader) -> Result:
@@ -197,28 +250,54 @@ def table(tab: dict[str, dict[str, int]]) -> list[str]:
     return lines
 
 
-def _short(i: str) -> str:
+def _short(i: str, world: str = WORLD) -> str:
     """``group:newcomer:default.team-web`` -> ``group:team-web`` (the page stays readable)."""
-    kind, _, rest = i.partition(f":{WORLD}:")
+    kind, _, rest = i.partition(f":{world}:")
     return f"{kind}:{rest.removeprefix('default.')}" if rest else i
 
 
-def _ids(ids: Iterable[str]) -> str:
-    shown = sorted(_short(i) for i in ids)
+def _ids(ids: Iterable[str], world: str = WORLD) -> str:
+    shown = sorted(_short(i, world) for i in ids)
     return ", ".join(shown) if shown else "nothing"
 
 
-def miss_line(r: Result) -> str:
+def miss_line(r: Result, world: str = WORLD) -> str:
     q = r.question
     at = f" (as of {q.view})" if q.view else ""
-    want = "a refusal" if q.refuse else _ids(q.expected or ())
-    got = _ids(r.got) if r.got else "no answer"
+    want = "a refusal" if q.refuse else _ids(q.expected or (), world)
+    got = _ids(r.got, world) if r.got else "no answer"
     return f"**{r.verdict}** `{q.id}` ({q.kind}){at}: \"{q.question}\" expected {want}; got {got}. {r.why}"
 
 
-def page(results: list[Result]) -> str:
-    tab = tally(results)
+def _about_test_half(qs: QuestionSet, example: Example, n: int) -> list[str]:
+    """The opening of a page for a set whose times are in its words (``asked_on``): the test half."""
+    return [
+        f"[{example.rel}](../../{example.rel}/README.md) is the frozen **test** half of the newcomer sets",
+        "([examples/newcomer](newcomer.md) is the development half): a ferry operator's Backstage + CODEOWNERS",
+        f"repository with six dated commits and {n} questions about it in everyday words, written blind (from",
+        "the example's `make_repo.py` alone, before chainret's phrasings, lexicon or interpretation code, the",
+        "first newcomer set or any request set were read) and committed before this script first ran. It is",
+        "scored, never tuned on; a question is only ever changed to fix a fact, in a commit of its own.",
+        "",
+        "The script builds the repository, imports its history with `chainret catalog history REPO --format",
+        f"backstage --format codeowners --world {qs.world} --src {example.rel}/header` (the header makes one",
+        "file, a contractor's profile, readable by `people-ops` only), and asks each question through",
+        "`chainret.pipeline.ask.answer` as `public` with the default budget, **at the newest commit**: a",
+        "question's time is in its words only (\"as of 1 October 2025\", \"back in December\", \"three months",
+        "ago\"), and reading it is the engine's job, so no question passes a view. The relative phrases are",
+        f"meant against {qs.asked_on.isoformat() if qs.asked_on else 'today'} (`asked_on` in the question file); `answer` has no",
+        "reference-date (clock) parameter, so that day cannot be passed to it: an engine that reads a relative",
+        "phrase reads it against the machine's own today.",
+        "",
+    ]
+
+
+def page(results: list[Result], example: Example = DEFAULT, qs: QuestionSet | None = None) -> str:
+    """The page: the default set's (dates as views) or a test half's (``asked_on``: dates in words)."""
+    if qs is not None and qs.asked_on is not None:
+        return _page_test_half(results, example, qs)
     misses = [r for r in results if r.verdict != "right"]
+    world = qs.world if qs is not None else WORLD
     out = [
         "# A newcomer's questions (examples/newcomer)",
         "",
@@ -232,18 +311,40 @@ def page(results: list[Result]) -> str:
         "question through `chainret.pipeline.ask.answer` as `public` with the default budget, at the question's",
         "date where it has one (the last commit on or before it), else at the newest commit.",
         "",
+        *_verdicts_and_table(results),
+    ]
+    if misses:
+        out += ["## Every question that is not right", "",
+                "IDs shortened to `kind:name` (all in namespace `default` of world `newcomer`).", ""]
+        out += [f"- {miss_line(r, world)}" for r in misses] + [""]
+    return _end(out, results)
+
+
+def _verdicts_and_table(results: list[Result]) -> list[str]:
+    return [
         "The whole answer set is scored (the trace's `answers`, else the end of `path_ids`): *right*: accepted",
         "and equal to the expected set, or, for a must-refuse question, not accepted; *partial*: accepted, the",
         "trace says its set is incomplete, and every member given is expected; *wrong*: accepted with another",
         "set, or accepted where it must refuse; *missed*: not accepted where the records hold an answer.",
         "",
-        *table(tab),
+        *table(tally(results)),
         "",
     ]
+
+
+def _page_test_half(results: list[Result], example: Example, qs: QuestionSet) -> str:
+    out = [f"# A second newcomer's questions, the test half ({example.rel})", "",
+           f"Generated by `{example.command}`; do not edit by hand.", "",
+           *_about_test_half(qs, example, len(results)), *_verdicts_and_table(results)]
+    misses = [r for r in results if r.verdict != "right"]
     if misses:
         out += ["## Every question that is not right", "",
-                "IDs shortened to `kind:name` (all in namespace `default` of world `newcomer`).", ""]
-        out += [f"- {miss_line(r)}" for r in misses] + [""]
+                f"IDs shortened to `kind:name` (world `{qs.world}`; namespace `default` left out, `ops.` kept).", ""]
+        out += [f"- {miss_line(r, qs.world)}" for r in misses] + [""]
+    return _end(out, results)
+
+
+def _end(out: list[str], results: list[Result]) -> str:
     missed = Counter(r.code for r in results if r.verdict == "missed")
     if missed:
         out += ["Why the missed questions were not answered (outcome/refusal code):", "",
@@ -252,11 +353,27 @@ def page(results: list[Result]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
+def parse_example(argv: list[str]) -> tuple[Example, list[str]]:
+    """``--example FOLDER`` (relative to the repository root, or absolute) and the remaining arguments."""
+    if "--example" not in argv:
+        return DEFAULT, argv
+    i = argv.index("--example")
+    if i + 1 >= len(argv):
+        raise SystemExit("--example needs a folder, e.g. --example examples/newcomer2")
+    folder = (ROOT / argv[i + 1]).resolve()
+    if not (folder / "questions.yaml").is_file() or not (folder / "make_repo.py").is_file():
+        raise SystemExit(f"--example {argv[i + 1]}: expected a folder with make_repo.py and questions.yaml")
+    if not folder.is_relative_to(ROOT):
+        raise SystemExit(f"--example {argv[i + 1]}: expected a folder inside the repository (its page is generated)")
+    return Example(folder), argv[:i] + argv[i + 2:]
+
+
 def main(argv: list[str]) -> int:
-    qs = load_questions()
-    with tempfile.TemporaryDirectory(prefix="newcomer-") as tmp:
+    example, argv = parse_example(argv)
+    qs = load_questions(example.questions)
+    with tempfile.TemporaryDirectory(prefix=f"{example.folder.name}-") as tmp:
         wall, cpu = time.perf_counter(), time.process_time()
-        catalog_file = build_catalog(Path(tmp))
+        catalog_file = build_catalog(Path(tmp), example)
         built = time.perf_counter() - wall
         results = run(catalog_file, qs.questions)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
@@ -265,8 +382,8 @@ def main(argv: list[str]) -> int:
           f"{cpu:.2f} s CPU in this process")
     print("\n".join(table(tally(results))))
     if "--show" in argv:
-        print("\n".join("  " + miss_line(r) for r in results if r.verdict != "right"))
-    return sync_command({PAGE: page(results)}, ROOT, [a for a in argv if a != "--show"])
+        print("\n".join("  " + miss_line(r, qs.world) for r in results if r.verdict != "right"))
+    return sync_command({example.page: page(results, example, qs)}, ROOT, [a for a in argv if a != "--show"])
 
 
 if __name__ == "__main__":

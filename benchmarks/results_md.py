@@ -37,6 +37,7 @@ SECTIONS = (
     ("trust", "python benchmarks/trust.py"),
     ("records", "python benchmarks/records_scale.py --write docs/results/records.md"),
     ("newcomer", "python benchmarks/newcomer_score.py"),
+    ("newcomer2", "python benchmarks/newcomer_score.py --example examples/newcomer2"),
     ("peers", "python -m benchmarks.peers --sizes 10k --fanout 10,100,1000,10000 --write"),
     ("sets", "python -m benchmarks.peers sets --sizes 10k --members 10,100,1000,10000 --write"),
 )

@@ -8,31 +8,19 @@ the scorer judges a right answer, a refusal and a miss as the page says it does.
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from pydantic import ValidationError
 
 from chainret.catalog.load import load_catalog
+from support.newcomer import commit_log, load_scorer
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load_scorer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("newcomer_score", ROOT / "benchmarks" / "newcomer_score.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # pydantic resolves the models' annotations through the module
-    spec.loader.exec_module(module)
-    return module
-
-
-ns = _load_scorer()
+ns = load_scorer()
 
 
 @pytest.fixture(scope="module")
@@ -81,8 +69,7 @@ def test_repeated_question_ids_are_rejected() -> None:
 
 def test_repository_has_a_dated_history(built: tuple[Path, Path]) -> None:
     repo, _ = built
-    log = subprocess.run(["git", "-C", str(repo), "log", "--format=%cs %h"], capture_output=True, text=True, check=True)
-    lines = log.stdout.split("\n")[:-1]
+    lines = commit_log(repo)
     assert len(lines) == 5 and len({line.split()[0] for line in lines}) == 5
     assert lines[0] == "2026-02-10 fe6b45a"  # fixed dates and authors: the same hashes on every machine
 

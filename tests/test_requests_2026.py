@@ -6,33 +6,13 @@ verbatim (case and spacing aside) would be tuning on it.
 
 from __future__ import annotations
 
-import ast
 from pathlib import Path
 
 from chainret.evaluate.requests import load_request_set
+from support.quotes import chainret_strings, norm, quoted
 
 ROOT = Path(__file__).resolve().parents[1]
 SET = ROOT / "fixtures" / "requests-2026-12"
-
-
-def _norm(text: str) -> str:
-    return " ".join(text.casefold().split())
-
-
-def chainret_strings(root: Path) -> list[str]:
-    """Every string constant of the package's Python files and the text of its data files."""
-    out: list[str] = []
-    for path in sorted(root.rglob("*")):
-        if path.suffix == ".py":
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-            out += [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
-        elif path.suffix in (".yaml", ".yml", ".txt", ".json", ".md"):
-            out.append(path.read_text(encoding="utf-8"))
-    return [_norm(s) for s in out]
-
-
-def quoted(requests: list[str], strings: list[str]) -> list[str]:
-    return [r for r in requests if any(_norm(r) in s for s in strings)]
 
 
 def test_split_is_even_disjoint_and_covers_every_kind() -> None:
@@ -54,5 +34,5 @@ def test_no_string_in_chainret_quotes_a_test_request() -> None:
 def test_the_quote_check_finds_a_quoted_request() -> None:
     # negative control: a rule string that quotes a request (other case and spacing) is found
     request = load_request_set(SET / "test.yaml").requests[0].request
-    assert quoted([request], [_norm(f"PHRASES = ['{request.upper()}  ']")]) == [request]
-    assert quoted([request], [_norm("who is on call for {service}")]) == []
+    assert quoted([request], [norm(f"PHRASES = ['{request.upper()}  ']")]) == [request]
+    assert quoted([request], [norm("who is on call for {service}")]) == []

@@ -37,7 +37,7 @@ import hashlib
 import os
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,6 +132,7 @@ class BuildResult:
     skipped: list[str] = field(default_factory=list)  # files that are not text documents
     stale_quotes: dict[int, str] = field(default_factory=dict)  # header relations[i] -> the sentence now quoted
     findings: list[Issue] = field(default_factory=list)  # the notes that name a record (stale quote, absent document)
+    absent_documents: list[str] = field(default_factory=list)  # paths the header declares that this snapshot lacks
 
 
 def output_paths(out: str | os.PathLike[str]) -> tuple[Path, Path]:
@@ -158,8 +159,15 @@ def _title(text: str, fallback: str) -> str:
 
 
 def scan(src: Path, header: Header, skip: Iterable[Path] = (), overrides: dict[str, str] | None = None,
-         ) -> tuple[list[SourceFile], list[str], list[Issue]]:
-    """The folder's documents in path order, the files skipped, and the problems found."""
+         elsewhere: Collection[str] = ()) -> tuple[list[SourceFile], list[str], list[Issue]]:
+    """The folder's documents in path order, the files skipped, and the problems found.
+
+    A path under ``documents:`` that this snapshot lacks is absent (a note), unless it looks like a
+    file that is here and not listed: then it is a typo, an error (a restricted document declared
+    under a misspelt path would otherwise be built public). ``elsewhere``: paths that another
+    snapshot of the same records holds (a git history's other commits); such a path is a document
+    this snapshot does not have yet, or no longer, never a typo, whatever its neighbours are called.
+    """
     skip_set = {p.resolve() for p in skip}
     settings = {d.path: d for d in header.documents}
     files: list[SourceFile] = []
@@ -182,7 +190,7 @@ def scan(src: Path, header: Header, skip: Iterable[Path] = (), overrides: dict[s
     listed = {d.path for d in header.documents}
     for i, d in enumerate(header.documents):
         if d.path not in found:
-            hint = closest(d.path, set(found) - listed)  # a file the header does not list: a typo of its path
+            hint = "" if d.path in elsewhere else typo_of(d.path, set(found) - listed)  # a file the header does not list
             if hint:
                 issues.append(Issue("dangling_reference", "error", str(src / HEADER_NAME), f"documents[{i}]", "path",
                                     f"no text file {d.path!r} in {src}{hint}"))
@@ -224,6 +232,25 @@ def scan(src: Path, header: Header, skip: Iterable[Path] = (), overrides: dict[s
             text=text,
         ))
     return files, skipped, issues
+
+
+def typo_of(path: str, present: set[str]) -> str:
+    """`` (did you mean 'x'?)`` when ``path`` is a near miss of one of the ``present`` paths, else ``""``.
+
+    The paths are compared on what is left once the folders they share are dropped
+    (``oncall.md`` with ``on-call.md``; ``org/contractors.yaml`` with ``org/groups.yaml`` is
+    ``contractors.yaml`` with ``groups.yaml``, no near miss): compared whole, a long shared folder
+    made any sibling look like a typo, and a document a header declares for a later snapshot was
+    refused as a misspelling of its neighbour."""
+    parts = path.split("/")
+    for other in sorted(present):
+        theirs = other.split("/")
+        shared = 0
+        while shared < min(len(parts), len(theirs)) - 1 and parts[shared] == theirs[shared]:
+            shared += 1
+        if closest("/".join(parts[shared:]), ["/".join(theirs[shared:])]):
+            return f" (did you mean {other!r}?)"
+    return ""
 
 
 # -- relations -----------------------------------------------------------------------------------------
@@ -295,12 +322,13 @@ def nearest_text(text: str, quote: str) -> str:
 
 
 def prose_drafts(header: Header, files: list[SourceFile], types: _Types, header_file: Path,
-                 ) -> tuple[dict[str, list[Draft]], list[Issue], ProseOutcome]:
+                 elsewhere: Collection[str] = ()) -> tuple[dict[str, list[Draft]], list[Issue], ProseOutcome]:
     """The header's prose relations, located in their documents (``chainret.authoring.prose``).
 
     Errors and notes (``info``: a stale quote whose sentence was found, a document absent from this
     snapshot) come back as issues; ``ProseOutcome`` says which (subject, object) pairs failed or
-    are absent, for the same round's case check."""
+    are absent, for the same round's case check. A document neither here nor declared is a typo
+    when it looks like one that is here (``typo_of``), unless another snapshot holds it (``elsewhere``)."""
     from chainret.authoring.prose import NotLocated, locate
     from chainret.catalog.parse import with_lines
 
@@ -321,7 +349,7 @@ def prose_drafts(header: Header, files: list[SourceFile], types: _Types, header_
             sf = by_path.get(pr.document)
             if sf is None:
                 # declared under documents: (or like no file here): absent from this snapshot; like a file here: a typo
-                hint = "" if pr.document in absent_paths else closest(pr.document, set(by_path))
+                hint = "" if pr.document in absent_paths or pr.document in elsewhere else typo_of(pr.document, set(by_path))
                 if hint:
                     err("document", f"no text document {pr.document!r} in the folder{hint}", "dangling_reference")
                 else:
@@ -458,7 +486,7 @@ def check_view_name(name: str) -> str:
 
 def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str | None = None,
           overrides: dict[str, str] | None = None, fresh: bool = False, parsed: Header | None = None,
-          previous: Catalog | None = None, check: bool = True) -> BuildResult:
+          previous: Catalog | None = None, check: bool = True, elsewhere: Collection[str] = ()) -> BuildResult:
     """Build the catalog (and cases) of a source folder against the catalog already at ``out``.
 
     ``overrides`` maps a relative path to a text used instead of the file (``catalog import``
@@ -466,7 +494,8 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     ``parsed`` is the header already read (else it is read from the folder); ``previous`` is the
     catalog to add to, already in memory (``chainret.sources.history`` chains commits this way);
     ``check=False`` leaves out the whole-catalog checks of ``chainret validate`` (every view, every
-    relation: a history checks once, after its last commit, instead of after each).
+    relation: a history checks once, after its last commit, instead of after each). ``elsewhere``:
+    document paths another snapshot of the same records holds (``scan``): absent here, not typos.
     Raises ``SourceInvalid`` (every problem, by file and line) or ``UsageError``.
     """
     from chainret.catalog.load import load_catalog
@@ -492,7 +521,7 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
         if previous.world != header.world:
             raise UsageError(f"{catalog_file} holds world {previous.world!r}, but {header_file} says {header.world!r}; "
                              "choose another --out")
-    files, skipped, issues = scan(src_dir, header, skip=(catalog_file, cases_file), overrides=overrides)
+    files, skipped, issues = scan(src_dir, header, skip=(catalog_file, cases_file), overrides=overrides, elsewhere=elsewhere)
     entities = [e.entity() for e in header.entities]
     types = _Types(entities, list(header.predicates))
     drafts: dict[str, list[Draft]] = {}
@@ -500,7 +529,7 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
         found, problems = clause_drafts(sf, types)
         drafts[sf.path] = found
         issues.extend(problems)
-    prose, problems, outcome = prose_drafts(header, files, types, header_file)
+    prose, problems, outcome = prose_drafts(header, files, types, header_file, elsewhere)
     issues.extend(problems)
     for path, extra in prose.items():
         drafts[path] = [*drafts[path], *extra]
@@ -517,6 +546,7 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
     result.skipped = skipped
     result.notes[:0] = [str(i) for i in findings]
     result.findings = findings
+    result.absent_documents = outcome.absent_documents
     result.stale_quotes = dict(outcome.stale)
     problems = reference_issues(result.catalog, str(catalog_file))
     problems += catalog_errors(result.catalog, str(catalog_file)) if check else []

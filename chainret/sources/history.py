@@ -27,14 +27,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from chainret.authoring.build import BuildResult, catalog_errors, output_paths
-from chainret.authoring.header import SourceInvalid
+from chainret.authoring.header import HEADER_NAME, SourceInvalid
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import Catalog
 from chainret.core.errors import UsageError
 from chainret.core.progress import Progress, no_progress
 from chainret.sources.codeowners import find as codeowners_found
 from chainret.sources.common import issue
-from chainret.sources.records import Snapshot, default_world, import_snapshot, read_snapshot
+from chainret.sources.codeowners import LOCATIONS as CODEOWNERS_LOCATIONS
+from chainret.sources.records import Snapshot, default_world, document_path, import_snapshot, read_snapshot
 from chainret.core.textsafe import visible
 
 COMMIT_RE = re.compile(r"^commit ([0-9a-f]{40})\b")
@@ -181,6 +182,27 @@ def _materialize(repo: Path, c: Commit, dest: Path, wanted: str) -> tuple[list[s
     return [e.path for e in entries], warnings
 
 
+def _documents_ever(repo: Path, rev: str | None, path: str, formats: list[str]) -> frozenset[str]:
+    """The paths of the documents (``backstage/org/users.yaml``, ``codeowners/CODEOWNERS``) that
+    some commit of ``rev`` renders: every file a commit there added, changed or removed (``git log
+    --name-only --no-renames``; a file no commit of the range touched is in all of its snapshots).
+
+    A header serves every commit: a document it declares that one commit lacks but another holds
+    was added later (or removed), so that commit reports it absent and is built; only a path that
+    no commit holds can be a misspelling of a neighbour (``chainret.authoring.build.scan``)."""
+    specs = [path or "."] + (list(CODEOWNERS_LOCATIONS) if path and "codeowners" in formats else [])
+    out = _git(repo, "log", "-z", "--no-renames", "--name-only", "--format=", *([rev] if rev else []), "--", *specs)
+    prefix = path.strip("/") + "/" if path.strip("/") not in ("", ".") else ""
+    found: set[str] = set()
+    for raw in out.split(b"\0"):
+        name = raw.strip(b"\n").decode("utf-8", "replace")
+        if "backstage" in formats and name.startswith(prefix) and name.endswith(RECORD_SUFFIXES):
+            found.add(document_path("backstage", name[len(prefix):]))
+        if "codeowners" in formats and name.endswith("CODEOWNERS"):
+            found.add(document_path("codeowners", name if path else name[len(prefix):]))
+    return frozenset(found)
+
+
 def _known_commits(cat: Catalog | None) -> set[str]:
     return {m.group(1) for v in (cat.views if cat else []) if (m := COMMIT_RE.match(v.description))}
 
@@ -213,6 +235,7 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
     res = HistoryResult(result=None, catalog_file=catalog_file, known=sum(c.sha in known for c in todo))
     cat = previous
     new = [c for c in todo if c.sha not in known]
+    elsewhere = _documents_ever(top, rev, path, formats) if new and table is None and src is not None else frozenset()
     for n, c in enumerate(new):
         progress("importing commits", n, len(new), "commits")
         with tempfile.TemporaryDirectory(prefix="chainret-history-") as tmp:
@@ -241,12 +264,14 @@ def history(repo: str | os.PathLike[str], out: str | os.PathLike[str], formats: 
         res.warnings += [_at(c, w, tmp) for w in snap.warnings]
         try:
             built = import_snapshot(snap, out, world=world, src=src, view=c.view_name, strict=strict, previous=cat,
-                                    view_description=f"commit {c.sha} {c.date.isoformat()}", check=False)
+                                    view_description=f"commit {c.sha} {c.date.isoformat()}", check=False,
+                                    elsewhere=elsewhere)
         except SourceInvalid as exc:
             if strict:
                 raise SourceInvalid([_at(c, i, tmp) for i in exc.issues]) from None
             res.skipped.append((c, f"{len(exc.issues)} problem(s), first: {_at(c, exc.issues[0], tmp)}"))
             continue
+        res.warnings += _absent(c, built, src)
         cat = _record(res, c, built)
     if res.result is not None and res.added:  # the checks of `chainret validate`, once, over every view
         progress("checking the catalog", 0, None, "")
@@ -263,6 +288,15 @@ def _record(res: HistoryResult, c: Commit, built: BuildResult) -> Catalog:
     else:
         res.unchanged.append(c)
     return built.catalog
+
+
+def _absent(c: Commit, built: BuildResult, src: Path | None) -> list[Issue]:
+    """One warning per document the header declares that commit ``c`` lacks: built without it, not skipped."""
+    header = str(src / HEADER_NAME) if src is not None else HEADER_NAME
+    return [Issue("absent_document", "warning", header, "", "",
+                  f"{doc} is declared here but absent from commit {c.sha[:7]} ({c.date.date()}): "
+                  f"view {c.view_name} is built without it")
+            for doc in built.absent_documents]
 
 
 def _at(c: Commit, i: Issue, tmp: str) -> Issue:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -231,6 +231,12 @@ class Snapshot:
         return {i.partition(":")[0] for i in self.entities}
 
 
+def document_path(fmt: str, rel: str) -> str:
+    """The path in the source folder (``backstage/org/users.yaml``) of the document a record file
+    renders to: ``rel`` is the file's path in the records' tree (a CODEOWNERS file's, in the repository's)."""
+    return f"{bs.SOURCE if fmt == 'backstage' else fmt}/{rel}"
+
+
 def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
                   files: list[str] | None = None, progress: Progress = no_progress) -> Snapshot:
     """Read a tree (folder or file) in the given formats. ``files`` lists the tree's files for
@@ -254,9 +260,9 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
         defined = {d.ref for d in tree.descriptors}
         for at, (rel, text) in enumerate(tree.files.items()):
             progress("rendering record files", at, len(tree.files), "files")
-            snap.documents[f"{bs.SOURCE}/{rel}"] = bs.render_file(rel, text, by_file.get(rel, []), ents, world,
-                                                                   snap.warnings, tree.root, defined)
-            snap.origins[f"{bs.SOURCE}/{rel}"] = str(tree.root / rel)
+            snap.documents[document_path("backstage", rel)] = bs.render_file(rel, text, by_file.get(rel, []), ents, world,
+                                                                             snap.warnings, tree.root, defined)
+            snap.origins[document_path("backstage", rel)] = str(tree.root / rel)
             snap.records += 1
         for e in ents.values():
             snap.entities[e.id] = (e.name, e.aliases, e.description,
@@ -279,8 +285,8 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
             snap.warnings += of.warnings
             tree_files = files if files is not None else co.tree_files(root_dir)
             rendered, named = co.render(of, tree_files, world)
-            snap.documents[f"codeowners/{rel}"] = rendered
-            snap.origins[f"codeowners/{rel}"] = str(root_dir / rel)
+            snap.documents[document_path("codeowners", rel)] = rendered
+            snap.origins[document_path("codeowners", rel)] = str(root_dir / rel)
             snap.records += 1
             for n in named.values():
                 snap.entities.setdefault(n.id, (n.name, n.aliases, n.description, ()))
@@ -387,12 +393,15 @@ def default_world(formats: list[str], src: Path | None) -> str:
 
 def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, src: Path | None = None,
                     view: str | None = None, strict: bool = False, previous: Catalog | None = None,
-                    view_description: str = "", check: bool = True, progress: Progress = no_progress) -> BuildResult:
+                    view_description: str = "", check: bool = True, progress: Progress = no_progress,
+                    elsewhere: Collection[str] = ()) -> BuildResult:
     """Build a snapshot into the catalog at ``out`` (new versions and a new view when anything changed).
 
     Errors raise ``SourceInvalid`` and nothing is written (the caller writes); with ``strict`` the
     warnings are errors too. ``check=False`` leaves the whole-catalog checks to the caller
     (``chainret.authoring.build.catalog_errors``). ``progress`` hears when the build starts (it has no count).
+    ``elsewhere``: the rendered-document paths other snapshots of these records hold (a history's
+    other commits): a header document among them that this snapshot lacks is absent, never a typo.
     """
     problems = snap.errors + (snap.warnings if strict else [])
     if problems:
@@ -411,7 +420,8 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
     with tempfile.TemporaryDirectory(prefix="chainret-import-") as empty:
         base = src if src is not None else Path(empty)
         try:
-            result = build(base, out, view=view, overrides=snap.documents, parsed=header, previous=previous, check=check)
+            result = build(base, out, view=view, overrides=snap.documents, parsed=header, previous=previous, check=check,
+                           elsewhere=elsewhere)
         except SourceInvalid as exc:  # a rendered document is named after the record file it renders, not the build's folder
             raise SourceInvalid([_origin(i, base, snap.origins) for i in exc.issues]) from None
     return described(result, view_description)

@@ -14,6 +14,11 @@ Incremental: commits already in the catalog at ``--out`` (by the hash in a view'
 are not read again, so re-running the command after new commits appends only those, and
 re-running it with none is a no-op. Earlier views are never rewritten, so traces asked on them
 keep verifying.
+
+One header (``--src``) serves every commit: a document it declares that a commit lacks is left
+out of that commit's view with a warning naming both (``_absent``), and the build is told which
+documents other commits hold (``_documents_ever``), so a document added later is not refused as a
+misspelling of its neighbour.
 """
 
 from __future__ import annotations

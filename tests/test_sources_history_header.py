@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from records_world import cli, valid
+from records_world import cli, imported, valid
 
 import chainret.authoring.build as build_module
 import chainret.sources.history as history_module
@@ -191,6 +191,27 @@ def test_a_later_document_named_like_an_earlier_one_is_absent_not_a_typo(tmp_pat
     cat = load_catalog(out / "catalog.yaml")
     (doc,) = [d for d in cat.documents if d.document == "org/team-b.yaml"]
     assert doc.visibility == "restricted"
+
+
+def test_under_a_records_folder_the_history_still_knows_the_later_document(tmp_path: Path) -> None:
+    """``--path records``: the paths git names are the repository's; the documents drop the folder."""
+    steps = [(when, {f"records/{rel}": text for rel, text in files.items()}) for when, files in STEPS]
+    steps[2] = (steps[2][0], {"records/org/team-b.yaml": CONTRACTOR})
+    steps[0] = (steps[0][0], {"records/org/team-a.yaml": GROUPS, "records/comp/catalog-info.yaml": _component("production")})
+    repo, shas = _repo(tmp_path / "repo", steps)
+    res = _import(repo, tmp_path / "cat", _header(tmp_path / "header", "backstage/org/team-b.yaml"), path="records")
+    assert res.skipped == [] and len(res.added) == 4
+    assert sum(w.code == "absent_document" for w in res.warnings) == 2
+
+
+def test_one_snapshot_import_reports_the_declared_document_absent(tmp_path: Path) -> None:
+    """``catalog import --format backstage --src``: the first month's tree, with the header written for later ones."""
+    tree = tmp_path / "tree"
+    for rel, text in STEPS[0][1].items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text(text or "", encoding="utf-8")
+    cat = imported(tree, tmp_path / "cat", ["backstage"], src=_header(tmp_path / "header"))
+    assert not any(d.document == "org/contractors.yaml" for d in cat.documents) and len(cat.views) == 1
 
 
 def test_negative_control_a_single_snapshot_cannot_tell_that_name_from_a_typo(tmp_path: Path,

@@ -1,7 +1,7 @@
 """How fast is `chainret ask`, and does it stay light? Prints figures; asserts nothing about time.
 
-    python benchmarks/ask_speed.py            # cold CLI, fixture worlds, 100k-relation catalog
-    python benchmarks/ask_speed.py --relations 20000 --runs 3
+    python -m benchmarks.ask_speed            # cold CLI, fixture worlds, 100k-relation catalog
+    python -m benchmarks.ask_speed --relations 20000 --runs 3
 
 Reports:
 * cold CLI time of ``chainret ask "Which contact serves PR-84?"`` (a fresh process each run),

@@ -1,8 +1,8 @@
 """Score ``chainret ask`` on the newcomer question set and write docs/results/newcomer.md.
 
-    python benchmarks/newcomer_score.py            # print the table, write the page
-    python benchmarks/newcomer_score.py --check    # exit 1 if the page is stale
-    python benchmarks/newcomer_score.py --show     # also print every question that is not right
+    python -m benchmarks.newcomer_score            # print the table, write the page
+    python -m benchmarks.newcomer_score --check    # exit 1 if the page is stale
+    python -m benchmarks.newcomer_score --show     # also print every question that is not right
 
 examples/newcomer holds a team's Backstage + CODEOWNERS repository (``make_repo.py``, five dated
 commits) and 80 questions about it in a newcomer's own words (``questions.yaml``), written from the
@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from chainret.authoring.output import sync_command  # noqa: E402
 from chainret.core.errors import ChainretError  # noqa: E402
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
 EXAMPLE = ROOT / "examples" / "newcomer"
 QUESTIONS = EXAMPLE / "questions.yaml"
 PAGE = ROOT / "docs" / "results" / "newcomer.md"
-COMMAND = "python benchmarks/newcomer_score.py"
+COMMAND = "python -m benchmarks.newcomer_score"
 WORLD = "newcomer"
 
 Kind = Literal["single", "set", "two_hop_set", "as_of", "coverage", "must_refuse"]

@@ -8,31 +8,17 @@ the scorer judges a right answer, a refusal and a miss as the page says it does.
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from pydantic import ValidationError
 
+import benchmarks.newcomer_score as ns
 from chainret.catalog.load import load_catalog
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _load_scorer() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("newcomer_score", ROOT / "benchmarks" / "newcomer_score.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # pydantic resolves the models' annotations through the module
-    spec.loader.exec_module(module)
-    return module
-
-
-ns = _load_scorer()
 
 
 @pytest.fixture(scope="module")

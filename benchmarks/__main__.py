@@ -47,7 +47,10 @@ def run(manifest: Manifest, names: list[str], *, cheap: bool, heavy: bool, dry_r
         if page.heavy and not heavy and not cheap and not names:
             print(f"{name}: heavy, left out (name it, or pass --heavy)")
             continue
-        commands = [page.cheap] if cheap and page.cheap else page.commands
+        if cheap and not page.cheap:
+            print(f"{name}: no cheap run in the manifest, left out")
+            continue
+        commands = [page.cheap] if cheap else page.commands
         for command in commands:
             print(f"{name}: {command}", flush=True)
             if dry_run:

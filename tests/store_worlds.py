@@ -79,7 +79,7 @@ def trace_json(trace) -> str:
     return stable(trace).to_json()
 
 
-# -- random catalogs: support.worldgen's worlds, drawn by hypothesis ---------------------------------------
+# -- random catalogs: benchmarks.harness.worldgen's worlds, drawn by hypothesis ---------------------------------------
 class DrawChoices:
     """``benchmarks.harness.worldgen.Choices`` over a hypothesis ``draw``, so failing worlds shrink."""
 

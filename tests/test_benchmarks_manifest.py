@@ -83,3 +83,17 @@ def test_the_benchmarks_import_nothing_from_the_tests_and_edit_no_sys_path() -> 
     assert sorted(_harness_offences("import sys\nsys.path.insert(0, 'tests')\nfrom support.paths import use_data_dir\n")) == [
         "imports support.paths", "sys.path (line 2)"]
     assert _harness_offences("def f():\n    from test_store_cli import versions\n") == ["imports test_store_cli"]
+
+
+def test_a_page_is_written_with_its_figures_and_its_command(tmp_path: Path) -> None:
+    from benchmarks.harness.page import generated_by, machine_line, results_path, write_page
+
+    page = tmp_path / "speed.md"
+    text = f"# Speed\n\n{generated_by('python -m benchmarks.store_bench --sizes 10000')}\n\n{machine_line()}\n"
+    write_page(page, text + "\n\n", results=[{"relations": 10000, "warm_p50_ms": 0.2}])
+    assert page.read_text(encoding="utf-8") == text
+    assert results_path(page).read_text(encoding="utf-8").startswith("[\n {\n  \"relations\": 10000")
+    # negative control: a page that does not name its command is refused, and nothing is written
+    with pytest.raises(ValueError, match="which command generated it"):
+        write_page(tmp_path / "bare.md", "# Speed\n\nsome figures\n", results={"x": 1})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["speed.json", "speed.md"]

@@ -37,8 +37,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.harness.checkout import child_env, python  # (chainret from another checkout)
+
 ROOT = Path(__file__).resolve().parents[1]
-from benchmarks.harness.checkout import child_env, python  # noqa: E402  (chainret from another checkout)
 PAGE = ROOT / "docs" / "results" / "instructions.md"
 REQUEST = "Which contact serves PR-84?"
 STORE_REQUEST = "Which contact serves GP-84?"

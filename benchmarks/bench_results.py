@@ -17,12 +17,13 @@ from datetime import datetime, UTC
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness.paths import use_data_dir
+from benchmarks.harness import paper as P
+
 ROOT = Path(__file__).resolve().parents[1]
-from benchmarks.harness.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 
-from benchmarks.harness import paper as P  # noqa: E402
 from chainret.research.qa.metrics import too_few  # noqa: E402
 from chainret.research.bench.report import est, md_table, signed  # noqa: E402
 from chainret.research.bench.run import RunConfig, read_run, run_bench, signal_metrics  # noqa: E402

@@ -17,10 +17,11 @@ import os
 import tempfile
 import time
 from pathlib import Path
+
 from benchmarks.harness.machine import load_average
+from benchmarks.harness.paths import use_data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-from benchmarks.harness.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 

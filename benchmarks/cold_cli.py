@@ -33,13 +33,14 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
 from benchmarks.harness.page import write_page
+from benchmarks.harness.checkout import child_env, python
+from benchmarks.harness.timing import Timer
+from benchmarks.harness.machine import load_text, pace_line
+from benchmarks.store_bench import evict  # (posix_fadvise DONTNEED on a file)
 
 ROOT = Path(__file__).resolve().parents[1]
-from benchmarks.harness.checkout import child_env, python  # noqa: E402
-from benchmarks.harness.timing import Timer  # noqa: E402
-from benchmarks.harness.machine import load_text, pace_line  # noqa: E402
-from benchmarks.store_bench import evict  # noqa: E402  (posix_fadvise DONTNEED on a file)
 PAGE = ROOT / "docs" / "results" / "cold_cli.md"
 REQUEST = "Which contact serves PR-84?"
 STORE_REQUEST = "Which contact serves GP-84?"

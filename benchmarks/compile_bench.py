@@ -20,12 +20,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
 from benchmarks.harness.machine import load_average
 from benchmarks.harness.page import write_page
+from benchmarks.harness.timing import run_timed  # the one rusage middle process (wait4 of a small parent)
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from benchmarks.harness.timing import run_timed  # noqa: E402 - the one rusage middle process (wait4 of a small parent)
 
 _WHOLE = (
     "import sys\n"

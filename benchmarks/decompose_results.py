@@ -30,8 +30,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness.paths import use_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
-from benchmarks.harness.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -14,8 +14,9 @@ import json
 import sys
 from pathlib import Path
 
+from benchmarks.harness.paths import use_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
-from benchmarks.harness.paths import use_data_dir  # noqa: E402
 
 use_data_dir()
 

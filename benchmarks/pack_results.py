@@ -18,12 +18,13 @@ import shutil
 import time
 from pathlib import Path
 
+from benchmarks.harness.paths import use_data_dir
+from benchmarks.harness.pack_report import render
+
 ROOT = Path(__file__).resolve().parents[1]
-from benchmarks.harness.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 
-from benchmarks.harness.pack_report import render  # noqa: E402
 from chainret.research.packing.run import SWEEP_BUDGETS, PackConfig, run_pack  # noqa: E402
 from chainret.core.files import atomic_write_text  # noqa: E402
 

@@ -29,11 +29,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
+
 from benchmarks.harness.page import write_page
+from benchmarks.harness.fuzz import CLASSES, STEP_SECONDS, FuzzCase, generate, summarise
 
 ROOT = Path(__file__).resolve().parents[1]
 
-from benchmarks.harness.fuzz import CLASSES, STEP_SECONDS, FuzzCase, generate, summarise  # noqa: E402
 
 DOC = ROOT / "docs" / "results" / "robustness.md"
 COMMAND = "python -m benchmarks.robustness"

@@ -37,11 +37,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.ask_instructions import counted
+from benchmarks.serve_load import World, million_world, seed_world
+
 ROOT = Path(__file__).resolve().parents[1]
 
 from benchmarks import serve_client  # noqa: E402
-from benchmarks.ask_instructions import counted  # noqa: E402
-from benchmarks.serve_load import World, million_world, seed_world  # noqa: E402
 
 from chainret.core.files import atomic_write_text  # noqa: E402
 

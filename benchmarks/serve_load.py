@@ -44,18 +44,19 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
 from benchmarks.harness.machine import load_average
+from benchmarks.harness.machine import pace_line
+from benchmarks.harness.local_server import LocalServer, hidden_strings
+from benchmarks.harness.revocation import REQUEST, revoking_versions, watch_revocation
 
 ROOT = Path(__file__).resolve().parents[1]
 
 from benchmarks import serve_client  # noqa: E402
-from benchmarks.harness.machine import pace_line  # noqa: E402
 
 from chainret.catalog.load import apply_overlay, load_world  # noqa: E402
 from chainret.core.files import atomic_write_text  # noqa: E402
 from chainret.server.auth import hash_token, new_token  # noqa: E402
-from benchmarks.harness.local_server import LocalServer, hidden_strings  # noqa: E402
-from benchmarks.harness.revocation import REQUEST, revoking_versions, watch_revocation  # noqa: E402
 
 WORLD = ROOT / "fixtures" / "seed"
 OVERLAY_CASE = "restricted-second-hop"  # its overlay makes the contact registry auditor-only

@@ -43,6 +43,7 @@ import time
 import warnings
 from pathlib import Path
 from typing import Any
+
 from benchmarks.harness.machine import load_average
 from benchmarks.harness.page import write_page
 

@@ -42,15 +42,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-
-from benchmarks.harness.availability import forwarded_bypasses, half_sent, slow_body, slow_headers  # noqa: E402
-from benchmarks.harness.hostile import (  # noqa: E402
+from benchmarks.harness.availability import forwarded_bypasses, half_sent, slow_body, slow_headers
+from benchmarks.harness.hostile import (
     KINDS, SURROGATE_CALLS, encode, is_error_body, mcp_failures, mutations, plain, sample, stdio_exchange,
 )
-from benchmarks.harness.local_server import LocalServer  # noqa: E402
-from benchmarks.harness.revocation import REQUEST, revoking_versions, watch_revocation  # noqa: E402
+from benchmarks.harness.local_server import LocalServer
+from benchmarks.harness.revocation import REQUEST, revoking_versions, watch_revocation
 
+ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"
 SUPPLY = ROOT / "fixtures" / "supply"
 COMMAND = "python -m benchmarks.trust_server"

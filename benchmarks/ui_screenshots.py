@@ -18,11 +18,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks.harness.local_server import LocalServer
+
 ROOT = Path(__file__).resolve().parents[1]
 
 from chainret.catalog.load import apply_overlay, load_world  # noqa: E402
 from chainret.server.auth import hash_token, new_token  # noqa: E402
-from benchmarks.harness.local_server import LocalServer  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
 CHROMIUM = os.environ.get("CHAINRET_CHROMIUM", "/usr/bin/chromium")

@@ -23,15 +23,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness.paths import use_data_dir
+from benchmarks.harness import paper as P
+
 ROOT = Path(__file__).resolve().parents[1]
-from benchmarks.harness.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from chainret.research.qa import metrics as M  # noqa: E402
-from benchmarks.harness import paper as P  # noqa: E402
 
 # Every paper figure comes from benchmarks/harness/paper.py (seed 000), with its table and row.
 FULL = {"hotpotqa": 500, "2wiki": 500, "musique": 292, "squad": 300, "calib": 200, "suff": 100}

@@ -26,8 +26,10 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks.harness.machine import load_text
+from benchmarks.harness.paths import use_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
-from benchmarks.harness.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -65,10 +67,7 @@ def cross_encoder(nli):  # noqa: ANN001
 
 
 def load_average() -> str:
-    try:
-        return " / ".join(f"{x:.2f}" for x in os.getloadavg())
-    except OSError:
-        return "n/a"
+    return load_text()
 
 
 def gemm_gflops() -> float:

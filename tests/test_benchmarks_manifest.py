@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
 
+from benchmarks.harness.checkout import child_env, python
 from benchmarks.harness.manifest import Aim, judge, load, module_of
+from benchmarks.harness.page import generated_by, machine_line, results_path, write_page
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCHMARKS = ROOT / "benchmarks"
@@ -86,8 +90,6 @@ def test_the_benchmarks_import_nothing_from_the_tests_and_edit_no_sys_path() -> 
 
 
 def test_a_page_is_written_with_its_figures_and_its_command(tmp_path: Path) -> None:
-    from benchmarks.harness.page import generated_by, machine_line, results_path, write_page
-
     page = tmp_path / "speed.md"
     text = f"# Speed\n\n{generated_by('python -m benchmarks.store_bench --sizes 10000')}\n\n{machine_line()}\n"
     write_page(page, text + "\n\n", results=[{"relations": 10000, "warm_p50_ms": 0.2}])
@@ -97,3 +99,20 @@ def test_a_page_is_written_with_its_figures_and_its_command(tmp_path: Path) -> N
     with pytest.raises(ValueError, match="which command generated it"):
         write_page(tmp_path / "bare.md", "# Speed\n\nsome figures\n", results={"x": 1})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["speed.json", "speed.md"]
+
+
+def test_a_child_imports_chainret_from_the_checkout_named_and_the_harness_from_here(tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    for package in ("chainret", "benchmarks"):  # a checkout with a benchmarks package of its own
+        (other / package).mkdir(parents=True)
+        (other / package / "__init__.py").write_text("", encoding="utf-8")
+    probe = "import benchmarks, chainret; print(chainret.__file__); print(benchmarks.__file__)"
+    done = subprocess.run(python("-c", probe), env=child_env(other, benchmarks=True), cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    chainret_file, benchmarks_file = done.stdout.split()
+    assert Path(chainret_file) == other / "chainret" / "__init__.py"
+    assert Path(benchmarks_file).resolve() == BENCHMARKS / "__init__.py"
+    # negative control: without -P the child's working folder (this checkout) comes before PYTHONPATH
+    done = subprocess.run([sys.executable, "-c", probe], env=child_env(other), cwd=ROOT,
+                          capture_output=True, text=True, check=True)
+    assert Path(done.stdout.split()[0]) == ROOT / "chainret" / "__init__.py"

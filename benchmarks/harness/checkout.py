@@ -26,10 +26,17 @@ def python(*args: str) -> list[str]:
 
 
 def _benchmarks_only() -> Path:
-    link = HARNESS_PATH / "benchmarks"
-    if not link.exists():
+    """``.cache/harness-path``, holding one link, ``benchmarks`` -> this repository's package (made on first use;
+    a link left by a moved checkout is replaced; two benchmarks making it at once both succeed)."""
+    link, target = HARNESS_PATH / "benchmarks", REPO / "benchmarks"
+    if link.is_symlink() and link.resolve() != target.resolve():
+        link.unlink()
+    if not link.is_symlink():
         HARNESS_PATH.mkdir(parents=True, exist_ok=True)
-        link.symlink_to(REPO / "benchmarks", target_is_directory=True)
+        try:
+            link.symlink_to(target, target_is_directory=True)
+        except FileExistsError:
+            pass
     return HARNESS_PATH
 
 

@@ -1,7 +1,7 @@
 """Instructions per ask, counted by valgrind: a figure the machine's speed and load do not move (issue 24).
 
     python -m benchmarks.ask_instructions --store bench/1m.db
-    python -m benchmarks.ask_instructions --store 1m.db --src /tmp/base --src-commit 55b3152 --write   # docs/results/instructions.md
+    python -m benchmarks.ask_instructions --store 1m.db --src ../base --src-commit 55b3152 --write   # docs/results/instructions.md
 
 CPU time per ask moves with the machine: the same commit's warm 1M ask measured 0.36 ms on one day's
 machine and 0.79 ms on the next's, its bare-sqlite3 floor 0.11 and 0.28 ms. The aims of issue 24 are

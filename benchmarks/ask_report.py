@@ -1,9 +1,9 @@
 """Write the generated results section of docs/retriever.md (never edit that section by hand).
 
     python -m benchmarks.ask_report                                  # measurement tables only
-    python -m benchmarks.ask_speed --json > /tmp/speed.txt
-    python -m benchmarks.ask_report --speed /tmp/speed.txt           # ... plus the speed figures
-    python -m benchmarks.ask_speed --json --compare OLD.json > /tmp/speed.txt   # ... and old / new ratios
+    python -m benchmarks.ask_speed --json > speed.txt
+    python -m benchmarks.ask_report --speed speed.txt           # ... plus the speed figures
+    python -m benchmarks.ask_speed --json --compare OLD.json > speed.txt   # ... and old / new ratios
 
 Runs every fixture case with the chain retriever (backtracking on and off) and the three text
 routes, and replaces the text between the GENERATED markers of docs/retriever.md.

@@ -2,7 +2,7 @@
 
     python -m benchmarks.cold_cli --runs 20                                 # this checkout, default catalog
     python -m benchmarks.cold_cli --store bench/1m.db            # also a compiled SQLite store
-    python -m benchmarks.cold_cli --src /tmp/before                         # also another checkout, interleaved
+    python -m benchmarks.cold_cli --src ../before                          # also another checkout, interleaved
     python -m benchmarks.cold_cli --runs 20 --store bench/1m.db --write   # docs/results/cold_cli.md
 
 With --src the two are run alternately, run by run, so a change in the machine's load hits both alike.

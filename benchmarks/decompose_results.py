@@ -3,7 +3,7 @@
     nice -n 10 python -m benchmarks.decompose_results            # MuSiQue 292 + 2Wiki 120 of 320, writes the page
     nice -n 10 python -m benchmarks.decompose_results --with-anchored   # + the single-anchor decomposers, paired
     python -m benchmarks.decompose_results --from-json           # rewrite the page from runs/decompose/*.json
-    python -m benchmarks.decompose_results --n-musique 30 --n-2wiki 30 --out /tmp/d.md   # a quick look
+    python -m benchmarks.decompose_results --n-musique 30 --n-2wiki 30 --out d.md       # a quick look
 
 The page leads with the fair comparison (lift over the original question and share of the gold ceiling, ours
 beside seed 000's 7B), then the held-out half of the evaluated questions and the rule coverage on unseen MuSiQue

@@ -2,7 +2,7 @@
 
     python -m benchmarks.serve_load                                    # the seed world only
     flock bench/heavy.lock python -m benchmarks.serve_load --store-1m bench/1m.db
-    python -m benchmarks.serve_load --requests 300 --threads 1 4 --workers --out /tmp/serve.md
+    python -m benchmarks.serve_load --requests 300 --threads 1 4 --workers --out serve.md
 
 For each world (the seed world with the overlay of its `restricted-second-hop` case, compiled to a
 SQLite store, so the contact registry is auditor-only; with ``--store-1m``, also a compiled

@@ -1,7 +1,7 @@
 """Instructions per ask, counted by valgrind: a figure the machine's speed and load do not move (issue 24).
 
-    python benchmarks/ask_instructions.py --store bench/1m.db
-    python benchmarks/ask_instructions.py --store 1m.db --src /tmp/base --src-commit 55b3152 --write   # docs/results/instructions.md
+    python -m benchmarks.ask_instructions --store bench/1m.db
+    python -m benchmarks.ask_instructions --store 1m.db --src ../base --src-commit 55b3152 --write   # docs/results/instructions.md
 
 CPU time per ask moves with the machine: the same commit's warm 1M ask measured 0.36 ms on one day's
 machine and 0.79 ms on the next's, its bare-sqlite3 floor 0.11 and 0.28 ms. The aims of issue 24 are
@@ -37,20 +37,18 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.harness.checkout import child_env, python  # (chainret from another checkout)
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from cold_cli import FROM_SRC  # noqa: E402  (`python -m chainret` from another checkout)
 PAGE = ROOT / "docs" / "results" / "instructions.md"
 REQUEST = "Which contact serves PR-84?"
 STORE_REQUEST = "Which contact serves GP-84?"
 WARMUP = 300
-# The measured process: chainret imported from SRC (the editable install's finder taken off, as in
-# cold_cli.py), the store opened, warmed, then K asks (and their to_json when asked).
+# The measured process: chainret imported from the checkout first on its PYTHONPATH (``child_env``), the
+# store opened, warmed, then K asks (and their to_json when asked).
 WARM_CHILD = r"""
 import json, sys
-src, db, reqfile, k, ser = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
-sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
-sys.path.insert(0, src)
+db, reqfile, k, ser = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4] == "1"
 from chainret.pipeline.ask import ask
 from chainret.store import resolve_catalog
 data = json.load(open(reqfile))
@@ -80,7 +78,7 @@ def counted(cmd: list[str], env: dict[str, str]) -> int:
 
 
 def request_file(store: str, n: int, asks: int, folder: Path) -> Path:
-    from store_bench import PAIRS, requests
+    from benchmarks.store_bench import PAIRS, requests
 
     first = [(requests(n, 1, seed=97 + i)[0][0], v, p) for i, (v, p) in enumerate(PAIRS)]
     reqs = requests(n, WARMUP + asks, seed=3)
@@ -90,7 +88,7 @@ def request_file(store: str, n: int, asks: int, folder: Path) -> Path:
 
 
 def warm(src: str, store: str, reqfile: Path, asks: int, env: dict[str, str]) -> dict[str, float]:
-    base = [sys.executable, "-c", WARM_CHILD, src, store, str(reqfile)]
+    base, env = python("-c", WARM_CHILD, store, str(reqfile)), child_env(src, base=env)
     zero = counted([*base, "0", "0"], env)
     plain = counted([*base, str(asks), "0"], env)
     ser = counted([*base, str(asks), "1"], env)
@@ -98,8 +96,9 @@ def warm(src: str, store: str, reqfile: Path, asks: int, env: dict[str, str]) ->
 
 
 def cold(src: str | None, args: list[str], env: dict[str, str]) -> int:
-    cmd = [sys.executable, "-m", "chainret", *args] if src is None else [sys.executable, "-c", FROM_SRC, src, *args]
-    return counted(cmd, env)
+    if src is None:
+        return counted([sys.executable, "-m", "chainret", *args], env)
+    return counted(python("-m", "chainret", *args), child_env(src, base=env))
 
 
 def _label(src: str | None, commit: str | None) -> str:
@@ -160,7 +159,7 @@ def page(args: argparse.Namespace, started: str, floor: int | None, rows: list[d
     # The default catalog's location, where it was set: a --src that is an installed folder (the compiled build) has no
     # catalogs/ of its own, so its cold columns need it.
     env = f"CHAINRET_CATALOG={shlex.quote(os.environ['CHAINRET_CATALOG'])} " if os.environ.get("CHAINRET_CATALOG") else ""
-    cmd = env + "python benchmarks/ask_instructions.py " + shlex.join(a for a in sys.argv[1:] if a != "--write")
+    cmd = env + "python -m benchmarks.ask_instructions " + shlex.join(a for a in sys.argv[1:] if a != "--write")
     cols = ["warm ask", "to_json"] + ([] if floor is None else ["cold default", "cold --json", "cold store"])
     lines = [
         "# Instructions per ask (valgrind)",

@@ -1,9 +1,9 @@
 """Write the generated results section of docs/retriever.md (never edit that section by hand).
 
-    python benchmarks/ask_report.py                                  # measurement tables only
-    python benchmarks/ask_speed.py --json > /tmp/speed.txt
-    python benchmarks/ask_report.py --speed /tmp/speed.txt           # ... plus the speed figures
-    python benchmarks/ask_speed.py --json --compare OLD.json > /tmp/speed.txt   # ... and old / new ratios
+    python -m benchmarks.ask_report                                  # measurement tables only
+    python -m benchmarks.ask_speed --json > speed.txt
+    python -m benchmarks.ask_report --speed speed.txt           # ... plus the speed figures
+    python -m benchmarks.ask_speed --json --compare OLD.json > speed.txt   # ... and old / new ratios
 
 Runs every fixture case with the chain retriever (backtracking on and off) and the three text
 routes, and replaces the text between the GENERATED markers of docs/retriever.md.
@@ -19,7 +19,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "retriever.md"
-BEGIN = "<!-- BEGIN GENERATED: python benchmarks/ask_report.py -->"
+BEGIN = "<!-- BEGIN GENERATED: python -m benchmarks.ask_report -->"
 END = "<!-- END GENERATED -->"
 
 
@@ -49,7 +49,7 @@ def section(speed: dict[str, object] | None) -> str:
     res = evaluate_cases(["fixtures"], baselines=True)
     nob = {(r.world, r.case.id): r for r in evaluate_cases(["fixtures"], backtrack=False)}
     out = [BEGIN, ""]
-    out.append(f"Command: `python benchmarks/ask_report.py`. Dense route available: {yes_no(dense_available())}.")
+    out.append(f"Command: `python -m benchmarks.ask_report`. Dense route available: {yes_no(dense_available())}.")
     out.append("")
     for world in dict.fromkeys(r.world for r in res):
         rows = [r for r in res if r.world == world]
@@ -82,7 +82,7 @@ def section(speed: dict[str, object] | None) -> str:
                 )
             out.append("")
     if speed:
-        out.append("### Speed (this machine, shared CPU; `python benchmarks/ask_speed.py --json`)")
+        out.append("### Speed (this machine, shared CPU; `python -m benchmarks.ask_speed --json`)")
         out.append("")
         out.append("Wall-clock times depend on what else the shared CPU runs; CPU times (user + system) do not.")
         out.append("")
@@ -105,7 +105,7 @@ def section(speed: dict[str, object] | None) -> str:
             out.append(
                 "- against the previous implementation, measured back to back with `--compare` (old / new): "
                 + ", ".join(f"{RATIO_LABELS.get(k, k)} {v:.1f}x" for k, v in ratios.items())  # type: ignore[str-format]
-                + " (the old figures: `python benchmarks/ask_speed.py --json` on the previous commit's tree)"
+                + " (the old figures: `python -m benchmarks.ask_speed --json` on the previous commit's tree)"
             )
         out.append("")
     out.append(END)
@@ -114,7 +114,7 @@ def section(speed: dict[str, object] | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--speed", type=Path, help="Output of `benchmarks/ask_speed.py --json` to include.")
+    ap.add_argument("--speed", type=Path, help="Output of `python -m benchmarks.ask_speed --json` to include.")
     args = ap.parse_args()
     speed = None
     if args.speed:

@@ -1,7 +1,7 @@
 """How fast is `chainret ask`, and does it stay light? Prints figures; asserts nothing about time.
 
-    python benchmarks/ask_speed.py            # cold CLI, fixture worlds, 100k-relation catalog
-    python benchmarks/ask_speed.py --relations 20000 --runs 3
+    python -m benchmarks.ask_speed            # cold CLI, fixture worlds, 100k-relation catalog
+    python -m benchmarks.ask_speed --relations 20000 --runs 3
 
 Reports:
 * cold CLI time of ``chainret ask "Which contact serves PR-84?"`` (a fresh process each run),
@@ -22,20 +22,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from benchmarks.harness.timing import Timer
+
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = ("torch", "transformers", "sentence_transformers")
-
-
-def _children_cpu() -> float:
-    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return ru.ru_utime + ru.ru_stime
 
 
 def cold(cmd: list[str], runs: int) -> tuple[list[float], list[float]]:
@@ -43,10 +39,10 @@ def cold(cmd: list[str], runs: int) -> tuple[list[float], list[float]]:
     env = {**os.environ, "CHAINRET_TRACE_DIR": str(ROOT / ".cache" / "bench-traces")}
     wall, cpu = [], []
     for _ in range(runs):
-        c0, t0 = _children_cpu(), time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True, env=env, cwd=ROOT)
-        wall.append(time.perf_counter() - t0)
-        cpu.append(_children_cpu() - c0)
+        with Timer() as t:
+            subprocess.run(cmd, check=True, capture_output=True, env=env, cwd=ROOT)
+        wall.append(t.wall_s)
+        cpu.append(t.children_cpu_s)
     return wall, cpu
 
 

@@ -1,7 +1,7 @@
 """Embedding throughput and the wall time of a full HotpotQA-500 embedding+BM25 run.
 
-    python benchmarks/bench_speed.py                 # full vws-splits HotpotQA-500, cold then warm cache
-    python benchmarks/bench_speed.py --n 100         # a quicker sample
+    python -m benchmarks.bench_speed                 # full vws-splits HotpotQA-500, cold then warm cache
+    python -m benchmarks.bench_speed --n 100         # a quicker sample
 
 Cold: an empty embedding cache (a temporary CHAINRET_CACHE_DIR), so every paragraph and question
 is embedded; warm: the same run again, served from the cache. Prints figures and ratios; also
@@ -14,15 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.harness.machine import load_average
+from benchmarks.harness.paths import use_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
-from support.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 
@@ -40,7 +39,7 @@ def main() -> None:
         from chainret.pipeline.embed import get_model
         from chainret.research.bench.run import RunConfig, run_bench
 
-        load0 = os.getloadavg()[0]
+        load0 = load_average()[0]
         t = time.perf_counter()
         get_model(args.embedder)
         model_load_s = time.perf_counter() - t
@@ -52,7 +51,7 @@ def main() -> None:
         t = time.perf_counter()
         run_bench(cfg)
         warm_s = time.perf_counter() - t
-        load1 = os.getloadavg()[0]
+        load1 = load_average()[0]
     n_par = cold["metrics"]["embedding"]["n_pairs"]
     n_texts = n_par + cold["n"]
     emb_s = cold["timings"]["embedding_s"]

@@ -1,6 +1,6 @@
 """Write the store benchmarks' generated world to disk: a JSON catalog and, optionally, its compiled store.
 
-    python benchmarks/bench_world.py --relations 1000000 --out .cache/bench/1m.json [--db .cache/bench/1m.db]
+    python -m benchmarks.bench_world --relations 1000000 --out .cache/bench/1m.json [--db .cache/bench/1m.db]
 
 The world is ``store_bench.bench_catalog(N)`` (projects -> orgs -> contacts, two views, every tenth
 document restricted to ``auditor``), the same catalog ``store_bench.py`` builds in process. The pages that
@@ -19,8 +19,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def main() -> None:
@@ -29,7 +27,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True, help="the JSON catalog to write")
     ap.add_argument("--db", type=Path, help="also compile it into this SQLite store")
     args = ap.parse_args()
-    from store_bench import bench_catalog
+    from benchmarks.store_bench import bench_catalog
 
     t0, c0 = time.perf_counter(), time.process_time()
     cat = bench_catalog(args.relations)

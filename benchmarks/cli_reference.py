@@ -1,7 +1,7 @@
 """Write docs/cli.md: every chainret command's --help, generated from the typer app (never typed).
 
-    python benchmarks/cli_reference.py            # write docs/cli.md if it is stale
-    python benchmarks/cli_reference.py --check    # exit 1 if docs/cli.md is stale (tests/test_docs.py runs it)
+    python -m benchmarks.cli_reference            # write docs/cli.md if it is stale
+    python -m benchmarks.cli_reference --check    # exit 1 if docs/cli.md is stale (tests/test_docs.py runs it)
 
 The help is rendered by click at a fixed width (100 columns), so the page does not depend on the
 terminal it is generated in. Hidden commands are left out.
@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 import typer  # noqa: E402
 
@@ -23,7 +22,7 @@ from chainret.authoring.output import sync_command  # noqa: E402
 from chainret.cli import app  # noqa: E402
 
 PAGE = ROOT / "docs" / "cli.md"
-COMMAND = "python benchmarks/cli_reference.py"
+COMMAND = "python -m benchmarks.cli_reference"
 WIDTH = 100
 
 

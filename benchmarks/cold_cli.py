@@ -1,9 +1,9 @@
 """Cold `chainret ask`: CPU (user+sys of the child) beside wall, N fresh processes (issue 24).
 
-    python benchmarks/cold_cli.py --runs 20                                 # this checkout, default catalog
-    python benchmarks/cold_cli.py --store bench/1m.db            # also a compiled SQLite store
-    python benchmarks/cold_cli.py --src /tmp/before                         # also another checkout, interleaved
-    python benchmarks/cold_cli.py --runs 20 --store bench/1m.db --write   # docs/results/cold_cli.md
+    python -m benchmarks.cold_cli --runs 20                                 # this checkout, default catalog
+    python -m benchmarks.cold_cli --store bench/1m.db            # also a compiled SQLite store
+    python -m benchmarks.cold_cli --src ../before                          # also another checkout, interleaved
+    python -m benchmarks.cold_cli --runs 20 --store bench/1m.db --write   # docs/results/cold_cli.md
 
 With --src the two are run alternately, run by run, so a change in the machine's load hits both alike.
 Each run is a fresh interpreter (`python -m chainret ask ...`, stdout to a pipe), in the default output
@@ -28,29 +28,23 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+from benchmarks.harness.page import write_page
+from benchmarks.harness.checkout import child_env, python
+from benchmarks.harness.timing import Timer
+from benchmarks.harness.machine import load_text, pace_line
+from benchmarks.store_bench import evict  # (posix_fadvise DONTNEED on a file)
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from machine import pace_line  # noqa: E402
-from store_bench import evict  # noqa: E402  (posix_fadvise DONTNEED on a file)
 PAGE = ROOT / "docs" / "results" / "cold_cli.md"
 REQUEST = "Which contact serves PR-84?"
 STORE_REQUEST = "Which contact serves GP-84?"
 AIMS = {"default catalog": 0.15, "store": 0.2}  # CPU s, idle machine (issue 24)
-# Runs `python -m chainret` from another checkout: the editable install's finder is taken off first
-# (it would answer `import chainret` with this checkout whatever PYTHONPATH says).
-FROM_SRC = (
-    "import runpy, sys; src = sys.argv.pop(1); "
-    "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]; "
-    "sys.path.insert(0, src); sys.argv[0] = 'chainret'; runpy.run_module('chainret', run_name='__main__')"
-)
 # Where the time goes: one fresh process imports these in this order (CPU time of each step), then runs
 # the command; a step is left out where the path does not import it (YAML for a store, the plain-text
 # printer for --json). chainret.cli first, as `python -m chainret` starts (it puts pydantic's plugin
@@ -95,23 +89,19 @@ def _label(src: str, given: str | None = None) -> str:
 
 
 def one(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    done = subprocess.run(cmd, env=env, capture_output=True)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with Timer() as t:
+        done = subprocess.run(cmd, env=env, capture_output=True)
     if done.returncode not in (0, 1):
         raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.decode()[-500:]}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
+    return t.children_cpu_s, t.wall_s
 
 
 def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return load_text(sep=" ")
 
 
 def pairs(spec: str | None) -> list[tuple[str, str]]:
     """Every (view, principal) of a catalog (None: the default one), as ``chainret ask`` names them."""
-    sys.path.insert(0, str(ROOT))
     from chainret.catalog.suggest import known_principals
     from chainret.store import resolve_catalog
 
@@ -145,20 +135,21 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
         # A private cache: the first (warm-up) ask of a YAML catalog remembers its parse there, as any first ask does.
         env.update(CHAINRET_TRACE_DIR=tmp, PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"), XDG_CACHE_HOME=str(Path(tmp) / "cache"))
         cmds = {"this checkout": [sys.executable, "-m", "chainret"]}
-        if other:
-            cmds[other] = [sys.executable, "-c", FROM_SRC, args.src]
+        envs = {"this checkout": env}
+        if other:  # `python -m chainret` from the other checkout: first on the child's PYTHONPATH
+            cmds[other], envs[other] = python("-m", "chainret"), child_env(args.src, base=env)
         lines.append(f"load average before: {load()}; {args.runs} runs of each view x principal x output mode. {pace_line()}.")
         for label, catalog, request, _file, combos in catalogs:
             ask = ["ask", request, *catalog]
             for k in sides:
-                one(cmds[k] + ask, env)  # bytecode written to the private cache, files in the page cache
+                one(cmds[k] + ask, envs[k])  # bytecode written to the private cache, files in the page cache
             for mode, extra in (("default", []), ("--json", ["--json"])):
                 runs: dict[str, list[tuple[float, float]]] = {k: [] for k in sides}
                 for view, principal in combos:
                     mine = []
                     for _ in range(args.runs):
                         for k in sides:
-                            r = one(cmds[k] + ask + ["--view", view, "--principal", principal, *extra], env)
+                            r = one(cmds[k] + ask + ["--view", view, "--principal", principal, *extra], envs[k])
                             runs[k].append(r)
                             if k == "this checkout":
                                 mine.append(r)
@@ -171,12 +162,12 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
                 for k in sides:
                     for f in [file, *(parsed.glob("*.json") if label == "default catalog" else ())]:
                         evict(str(f))
-                    rows.append(_row(f"{label}, pages evicted", k, mode, [one(cmds[k] + ["ask", request, *catalog, *extra], env)]))
+                    rows.append(_row(f"{label}, pages evicted", k, mode, [one(cmds[k] + ["ask", request, *catalog, *extra], envs[k])]))
         for mode, extra in (("default", []), ("--json", ["--json"])):  # a YAML catalog's very first ask: no remembered parse
             runs = {k: [] for k in sides}
             for i in range(args.runs):
                 for k in sides:
-                    fresh = {**env, "XDG_CACHE_HOME": str(Path(tmp) / f"fresh-{k[:4]}-{mode}-{i}")}
+                    fresh = {**envs[k], "XDG_CACHE_HOME": str(Path(tmp) / f"fresh-{k[:4]}-{mode}-{i}")}
                     runs[k].append(one(cmds[k] + ["ask", REQUEST, *extra], fresh))
             rows.extend(_row("default catalog, first ask (no remembered parse)", k, mode, rs) for k, rs in runs.items())
         for label, code in FLOORS:
@@ -239,7 +230,7 @@ def aims(rows: list[dict[str, object]]) -> list[str]:
 
 def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object]], breakdown: list[dict[str, object]],
          per: list[dict[str, object]]) -> str:
-    cmd = "python benchmarks/cold_cli.py " + " ".join(a for a in sys.argv[1:] if a != "--write")
+    cmd = "python -m benchmarks.cold_cli " + " ".join(a for a in sys.argv[1:] if a != "--write")
     store = f"`{args.store}` asked \"{args.store_request}\"" if args.store else "no store"
     return "\n".join([
         "# Cold CLI: `chainret ask` in a fresh process",
@@ -299,7 +290,7 @@ def main() -> None:
     print("\n".join(table(per, "catalog", "view / principal")))
     print("\n".join(breakdown_table(breakdown)))
     if args.write:
-        PAGE.write_text(page(args, lines, rows, breakdown, per), encoding="utf-8")
+        write_page(PAGE, page(args, lines, rows, breakdown, per), results={"rows": rows, "aims": AIMS})
         print(f"wrote {PAGE.relative_to(ROOT)}")
 
 

@@ -1,9 +1,9 @@
 """Build the optional compiled chainret (``setup.py``: ``CHAINRET_COMPILE=1``, mypyc).
 
-    python benchmarks/compiled_build.py --out .compiled       # a folder of its own; about 4 min on 2 cores
+    python -m benchmarks.compiled_build --out .compiled       # a folder of its own; about 4 min on 2 cores
     PYTHONPATH=.compiled python -c "import chainret.engine.hops as h; print(h.__file__)"   # ...hops.cpython-311-x86_64-linux-gnu.so
-    python benchmarks/compiled_build.py --inplace             # beside the sources (a throwaway checkout: CI)
-    python benchmarks/compiled_build.py --clean               # remove what --inplace wrote
+    python -m benchmarks.compiled_build --inplace             # beside the sources (a throwaway checkout: CI)
+    python -m benchmarks.compiled_build --clean               # remove what --inplace wrote
 
 ``--out``: the folder holds chainret only (its dependencies come from the environment that runs it); put
 it first on ``PYTHONPATH`` to run the compiled build instead of the sources (``benchmarks/store_bench.py

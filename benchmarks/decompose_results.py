@@ -1,9 +1,9 @@
 """Iterative no-LLM decomposition beside seed 000's Qwen2.5-7B decomposer (issue 16).
 
-    nice -n 10 python benchmarks/decompose_results.py            # MuSiQue 292 + 2Wiki 120 of 320, writes the page
-    nice -n 10 python benchmarks/decompose_results.py --with-anchored   # + the single-anchor decomposers, paired
-    python benchmarks/decompose_results.py --from-json           # rewrite the page from runs/decompose/*.json
-    python benchmarks/decompose_results.py --n-musique 30 --n-2wiki 30 --out /tmp/d.md   # a quick look
+    nice -n 10 python -m benchmarks.decompose_results            # MuSiQue 292 + 2Wiki 120 of 320, writes the page
+    nice -n 10 python -m benchmarks.decompose_results --with-anchored   # + the single-anchor decomposers, paired
+    python -m benchmarks.decompose_results --from-json           # rewrite the page from runs/decompose/*.json
+    python -m benchmarks.decompose_results --n-musique 30 --n-2wiki 30 --out d.md       # a quick look
 
 The page leads with the fair comparison (lift over the original question and share of the gold ceiling, ours
 beside seed 000's 7B), then the held-out half of the evaluated questions and the rule coverage on unseen MuSiQue
@@ -30,16 +30,15 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness.paths import use_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
-from support.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-COMMAND = "nice -n 10 python benchmarks/decompose_results.py --with-anchored"
+COMMAND = "nice -n 10 python -m benchmarks.decompose_results --with-anchored"
 AIMS = {"overall": 0.70, "2": 0.71, "3": 0.60, "4": 0.60}
 SOURCES = {"musique": ("original", "gold-subq", "anchored-subq", "iterative"),
            "2wiki": ("original", "gold-subq", "rule-decomp", "iterative")}
@@ -393,7 +392,7 @@ def _heldout(w: Any, R: dict[str, Any]) -> None:
         w("_The split halves were not scored in this run (an older checkpoint)._\n")
         return
     w("### Held-out half of the evaluated questions (issue 27)\n")
-    w("The frozen split (benchmarks/splits/musique_decomposer.json, `python benchmarks/decompose_split.py --check`) halves "
+    w("The frozen split (benchmarks/splits/musique_decomposer.json, `python -m benchmarks.decompose_split --check`) halves "
       "the evaluated questions by gold hop count. Rules may be tuned on `eval-dev` only; `eval-heldout` is reported here "
       "and nothing is tuned on it from issue 27 on. Both halves were read before issue 27 (the rules were first written on "
       "all 292), so the held-out half guards future tuning; the unseen coverage below is the test of what is already "

@@ -1,7 +1,7 @@
 """Write (or check) the decomposer's frozen MuSiQue split, benchmarks/splits/musique_decomposer.json (issue 27).
 
-    python benchmarks/decompose_split.py           # write the file (only when it does not exist yet)
-    python benchmarks/decompose_split.py --check   # redraw from the data and compare with the committed file
+    python -m benchmarks.decompose_split           # write the file (only when it does not exist yet)
+    python -m benchmarks.decompose_split --check   # redraw from the data and compare with the committed file
 
 The split is frozen: once committed it is never redrawn (``--force`` exists for a deliberate, announced redraw,
 which voids every figure reported on the held-out parts). How it is drawn: chainret/research/verification/split.py.
@@ -14,10 +14,9 @@ import json
 import sys
 from pathlib import Path
 
+from benchmarks.harness.paths import use_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
-from support.paths import use_data_dir  # noqa: E402
 
 use_data_dir()
 

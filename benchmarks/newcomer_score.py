@@ -1,9 +1,9 @@
 """Score ``chainret ask`` on a newcomer question set and write its page under docs/results/.
 
-    python benchmarks/newcomer_score.py            # print the table, write docs/results/newcomer.md
-    python benchmarks/newcomer_score.py --check    # exit 1 if the page is stale
-    python benchmarks/newcomer_score.py --show     # also print every question that is not right
-    python benchmarks/newcomer_score.py --example examples/newcomer2 [--check] [--show]
+    python -m benchmarks.newcomer_score            # print the table, write docs/results/newcomer.md
+    python -m benchmarks.newcomer_score --check    # exit 1 if the page is stale
+    python -m benchmarks.newcomer_score --show     # also print every question that is not right
+    python -m benchmarks.newcomer_score --example examples/newcomer2 [--check] [--show]
                                                    # the test half: docs/results/newcomer2.md
 
 examples/newcomer holds a team's Backstage + CODEOWNERS repository (``make_repo.py``, five dated
@@ -48,7 +48,6 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, model_validator
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from chainret.authoring.output import sync_command  # noqa: E402
 from chainret.core.errors import ChainretError  # noqa: E402
@@ -59,7 +58,7 @@ if TYPE_CHECKING:
 EXAMPLE = ROOT / "examples" / "newcomer"
 QUESTIONS = EXAMPLE / "questions.yaml"
 PAGE = ROOT / "docs" / "results" / "newcomer.md"
-COMMAND = "python benchmarks/newcomer_score.py"
+COMMAND = "python -m benchmarks.newcomer_score"
 WORLD = "newcomer"
 
 

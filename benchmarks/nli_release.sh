@@ -11,5 +11,5 @@ chainret nli export "$RUN/final"
 LIMIT_ARGS=()
 [ "$LIMIT" != "full" ] && LIMIT_ARGS=(--limit "$LIMIT")
 chainret nli eval --json "${LIMIT_ARGS[@]}" --threads 2 --out "$DEST/eval.json"
-python benchmarks/nli_speed.py --n-short 256 --n-long 96 --out "$DEST/speed.json"
+python -m benchmarks.nli_speed --n-short 256 --n-long 96 --out "$DEST/speed.json"
 chainret nli card

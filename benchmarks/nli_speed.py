@@ -1,6 +1,6 @@
 """NLI inference speed on 2 CPU threads: bucketed vs unbucketed, fp32 vs dynamic int8 (speed AND accuracy).
 
-    python benchmarks/nli_speed.py [--model PATH] [--out packages/chainret-nli-model/chainret_nli_model/nli-minilm-l6/speed.json]
+    python -m benchmarks.nli_speed [--model PATH] [--out packages/chainret-nli-model/chainret_nli_model/nli-minilm-l6/speed.json]
 
 Premises of about 30 and about 150 words are built from MNLI dev-mismatched premises (joined until the
 length is reached, lengths spread +-50% so that bucketing has something to do); hypotheses are MNLI
@@ -13,14 +13,12 @@ import argparse
 import json
 import os
 import random
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # support: the harnesses
-from support.paths import use_data_dir  # noqa: E402
+from benchmarks.harness.paths import use_data_dir  # noqa: E402
+from benchmarks.harness.machine import load_average
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 
@@ -93,7 +91,7 @@ def main() -> None:
     print(f"MNLI dev-m[{len(pairs)}]: fp32 acc {q['acc_fp32']:.4f}  int8 acc {q['acc_int8']:.4f}  "
           f"agreement {q['agreement']:.4f}  int8 speed ratio {q['speed_ratio']:.2f}x")
     result = {"model": fp32.model_id, "threads": args.threads, "batch_size": args.batch_size,
-              "torch": torch.__version__, "load_avg_1m": os.getloadavg()[0], "throughput": rows, "quantized": q}
+              "torch": torch.__version__, "load_avg_1m": load_average()[0], "throughput": rows, "quantized": q}
     if args.out:
         tmp = args.out + ".tmp"
         with open(tmp, "w") as f:

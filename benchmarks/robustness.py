@@ -1,19 +1,19 @@
 """Robustness benchmark: write docs/results/robustness.md (never edit that page by hand).
 
-    python benchmarks/robustness.py                 # 1,040 fuzz files (80 per class), 2 workers
-    python benchmarks/robustness.py --files 130     # a quick look (not for the page)
+    python -m benchmarks.robustness                 # 1,040 fuzz files (80 per class), 2 workers
+    python -m benchmarks.robustness --files 130     # a quick look (not for the page)
 
-Generates seeded fuzz cases (``support.fuzz``: deep nesting, YAML alias bombs, duplicate keys,
+Generates seeded fuzz cases (``benchmarks.harness.fuzz``: deep nesting, YAML alias bombs, duplicate keys,
 markup and control characters in values and requests, glued phrasing slots, self-loops, huge
 strings, non-UTF-8 bytes, symlink loops, special files, random mutations, careless requests) and runs
-each case (``validate`` + 2 ``ask``) in its own subprocess (``python tests/support/fuzz.py one DIR``)
+each case (``validate`` + 2 ``ask``) in its own subprocess (``python -m benchmarks.harness.fuzz one DIR``)
 under a wall-clock limit, measuring the subprocess's peak resident memory (``wait4``). A case
 killed at the limit counts as a hang; a step slower than 10 s counts as a hang too.
 
 The page also has a section for the fault classes of issue "Trust at the new edges" (dropped commits,
 tracebacks, unbounded imports, unbounded streams, leftover temporaries): each row runs the CI test that
-fails when its guard is switched off (``support.guards``). It has a section for the permission-leak property and the trace tampering suite; those
-figures come from ``support.audit.leak_property(n, seed)`` and ``support.audit.tamper_suite(seed)``.
+fails when its guard is switched off (``benchmarks.harness.guards``). It has a section for the permission-leak property and the trace tampering suite; those
+figures come from ``benchmarks.harness.audit.leak_property(n, seed)`` and ``benchmarks.harness.audit.tamper_suite(seed)``.
 """
 
 from __future__ import annotations
@@ -30,14 +30,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
+from benchmarks.harness.page import write_page
+from benchmarks.harness.fuzz import CLASSES, STEP_SECONDS, FuzzCase, generate, summarise
 
-from support.fuzz import CLASSES, STEP_SECONDS, FuzzCase, generate, summarise  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
 
 DOC = ROOT / "docs" / "results" / "robustness.md"
-COMMAND = "python benchmarks/robustness.py"
+COMMAND = "python -m benchmarks.robustness"
 MEMORY_LIMIT_MB = 500.0
 FULL_FILES = 1040
 ADDRESS_LIMIT = 4 << 30  # a runaway case fails inside its own process instead of starving the machine
@@ -49,7 +49,7 @@ def run_one(case: FuzzCase, wall_limit: float) -> dict[str, Any]:
            "OMP_NUM_THREADS": "1", "CHAINRET_FUZZ_ADDRESS_LIMIT": str(ADDRESS_LIMIT), "CHAINRET_TRACE_DIR": str(Path(case.dir) / "traces"), "COLUMNS": "100"}
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as out:
-        proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "support" / "fuzz.py"), "one", case.dir], stdout=out,
+        proc = subprocess.Popen([sys.executable, "-m", "benchmarks.harness.fuzz", "one", case.dir], stdout=out,
                                 stderr=subprocess.DEVNULL, env=env)
         killed = False
         rusage = None
@@ -83,14 +83,14 @@ LEAK_REQUESTS = 20_000
 
 
 def audit_figures(seed: int) -> dict[str, Any]:
-    """Leak-property and tampering figures from ``support.audit``.
+    """Leak-property and tampering figures from ``benchmarks.harness.audit``.
 
     Each report is shown field by field: counts as they are, lists (examples, missed tamperings,
     wrong verdicts) as their length plus the first few entries.
     """
     import dataclasses
 
-    from support import audit
+    from benchmarks.harness import audit
 
     out: dict[str, Any] = {}
     for name, call in (("leak_property", lambda: audit.leak_property(LEAK_REQUESTS, seed)),
@@ -121,7 +121,7 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace, seconds: flo
         "Do not edit by hand." + (f" A reduced run: `--files {args.files}` (the smallest documented option) on a shared "
                                   f"machine; the full run is {FULL_FILES:,} files." if args.files < FULL_FILES else ""),
         "",
-        "Each fuzz file is a seeded mutation of the seed world (`support.fuzz`, one of "
+        "Each fuzz file is a seeded mutation of the seed world (`benchmarks.harness.fuzz`, one of "
         f"{len(CLASSES)} classes in turn) run as three CLI steps in a fresh subprocess: `chainret validate`, "
         "`chainret ask` (text output) and `chainret ask --json --text-route` with a random budget, each "
         f"writing a trace. A step is a hang past {STEP_SECONDS:.0f} s; memory is the subprocess's peak resident "
@@ -155,14 +155,14 @@ def render(results: list[dict[str, Any]], args: argparse.Namespace, seconds: flo
     lines += ["", "## First problems found", ""]
     lines += [f"- `{e}`" for e in s.examples] or ["None."]
     lines += ["", "## Faults at the new edges", "",
-              "Each row runs the CI test that fails when its guard is switched off (`support.guards`); the count is "
+              "Each row runs the CI test that fails when its guard is switched off (`benchmarks.harness.guards`); the count is "
               "that test's failed checks.", "", "| class | fault | measured | test |", "|---|---|---|---|"]
     lines += [f"| {m.guard.cls} | {m.guard.attack} | {m.words('failed checks')} | {m.where} |" for m in edges]
     lines += ["", "## Permission leaks and trace tampering", ""]
     for name, title in (("leak_property", "Leak property (outcome and reason a viewer sees = same request on the catalog without "
                                             "what the viewer may not read)"), ("tamper_suite", "Trace tampering (`trace verify`)")):
         figures = audit[name]
-        lines += [f"### {title}", "", f"`support.audit.{name}` (seed {args.seed}):", "", "| measure | value |", "|---|---|"]
+        lines += [f"### {title}", "", f"`benchmarks.harness.audit.{name}` (seed {args.seed}):", "", "| measure | value |", "|---|---|"]
         lines += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in figures.items()]
         lines.append("")
     return "\n".join(lines)
@@ -193,11 +193,11 @@ def main(argv: list[str] | None = None) -> int:
     seconds = time.perf_counter() - t0
     if args.json:
         args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
-    from support.guards import ROBUSTNESS, measure
+    from benchmarks.harness.guards import ROBUSTNESS, measure
 
     page = render(results, args, seconds, audit_figures(args.seed), [measure(g) for g in ROBUSTNESS])
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(page + "\n", encoding="utf-8")
+    write_page(args.out, page, results=vars(summarise(results)))
     print(page)
     return 0
 

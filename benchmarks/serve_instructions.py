@@ -1,7 +1,7 @@
 """Instructions per request of ``chainret serve`` beside the engine alone, counted by valgrind (issue 24).
 
-    python benchmarks/serve_instructions.py                                   # the seed world
-    python benchmarks/serve_instructions.py --store-1m bench/1m.db --write   # docs/results/serve_instructions.md
+    python -m benchmarks.serve_instructions                                   # the seed world
+    python -m benchmarks.serve_instructions --store-1m bench/1m.db --write   # docs/results/serve_instructions.md
 
 ``docs/results/serve.md`` measures the server's CPU per request under load; on this shared machine the
 same run moves by 20% from one minute to the next, more than the difference between two HTTP parsers.
@@ -37,14 +37,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.ask_instructions import counted
+from benchmarks.serve_load import World, million_world, seed_world
 
-import serve_client  # noqa: E402
-from ask_instructions import counted  # noqa: E402
-from serve_load import World, million_world, seed_world  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
+from benchmarks import serve_client  # noqa: E402
 
 from chainret.core.files import atomic_write_text  # noqa: E402
 
@@ -175,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(row), flush=True)
             rows.append(row)
     shown = [a for a in sys.argv[1:] if a != "--write"]
-    text = page(" ".join(["python benchmarks/serve_instructions.py", *shown]), started, rows)
+    text = page(" ".join(["python -m benchmarks.serve_instructions", *shown]), started, rows)
     if args.write:
         atomic_write_text(PAGE, text)
         atomic_write_text(PAGE.with_suffix(".json"), json.dumps({"command": shown, "started": started, "rows": rows}, indent=1))

@@ -1,8 +1,8 @@
 """Load test of `chainret serve` on localhost with a light load generator; writes docs/results/serve.md.
 
-    python benchmarks/serve_load.py                                    # the seed world only
-    flock bench/heavy.lock python benchmarks/serve_load.py --store-1m bench/1m.db
-    python benchmarks/serve_load.py --requests 300 --threads 1 4 --workers --out /tmp/serve.md
+    python -m benchmarks.serve_load                                    # the seed world only
+    flock bench/heavy.lock python -m benchmarks.serve_load --store-1m bench/1m.db
+    python -m benchmarks.serve_load --requests 300 --threads 1 4 --workers --out serve.md
 
 For each world (the seed world with the overlay of its `restricted-second-hop` case, compiled to a
 SQLite store, so the contact registry is auditor-only; with ``--store-1m``, also a compiled
@@ -45,19 +45,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from benchmarks.harness.machine import load_average
+from benchmarks.harness.machine import pace_line
+from benchmarks.harness.local_server import LocalServer, hidden_strings
+from benchmarks.harness.revocation import REQUEST, revoking_versions, watch_revocation
 
-import serve_client  # noqa: E402
-from machine import pace_line  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
+
+from benchmarks import serve_client  # noqa: E402
 
 from chainret.catalog.load import apply_overlay, load_world  # noqa: E402
 from chainret.core.files import atomic_write_text  # noqa: E402
 from chainret.server.auth import hash_token, new_token  # noqa: E402
-from support.local_server import LocalServer, hidden_strings  # noqa: E402
-from support.revocation import REQUEST, revoking_versions, watch_revocation  # noqa: E402
 
 WORLD = ROOT / "fixtures" / "seed"
 OVERLAY_CASE = "restricted-second-hop"  # its overlay makes the contact registry auditor-only
@@ -175,7 +174,7 @@ def million_world(tmp: Path, db: Path, requests: int, warmup: int) -> tuple[Worl
     schema 4 they read the whole entity table (about a minute of CPU at 1M relations) and had to be
     left out of the mix. They are in it now (``store_bench.requests(..., unknown=True)``), and one of
     them is also timed alone on a fresh server (the probe)."""
-    from store_bench import requests as bench_requests
+    from benchmarks.store_bench import requests as bench_requests
 
     def body(req: str, view: str | None) -> dict[str, Any]:
         return {"request": req} if view is None else {"request": req, "view": view}
@@ -344,7 +343,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.store_1m is not None and not args.store_1m.is_file():
         ap.error(f"--store-1m {args.store_1m}: no such file")
 
-    load_start = os.getloadavg()
+    load_start = load_average()
     pace = pace_line()
     worlds = []
     with tempfile.TemporaryDirectory() as tmp_name:
@@ -360,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
                                      args.pinned),
                            "tolerant_in_mix": tolerant_in_mix})
     revocation = revocation_lag(args.revocation_trials, max(args.threads or [1])) if args.revocation_trials > 0 else None
-    load_end = os.getloadavg()
+    load_end = load_average()
     write_report(args, worlds, load_start, load_end, revocation, pace)
     atomic_write_text(args.out.with_suffix(".json"), json.dumps(
         {"load_start": load_start, "load_end": load_end, "pace": pace, "worlds": worlds, "revocation": revocation}, indent=1, default=str))
@@ -424,7 +423,7 @@ def write_report(args: argparse.Namespace, worlds: list[dict[str, Any]], load_st
             argv = argv[1:]
         elif not a.startswith("--out="):
             shown.append(a)
-    cmd = " ".join(["python benchmarks/serve_load.py", *shown])  # the command as run (no lock it did not take)
+    cmd = " ".join(["python -m benchmarks.serve_load", *shown])  # the command as run (no lock it did not take)
     rows = []
     for w in worlds:
         for r in [w["ref"], *w["runs"]]:
@@ -480,7 +479,7 @@ schema-3 store, such a request read the whole entity table, so these requests we
                        f"{w['engine_direct_cpu_ms']:.2f} ms, so that run is {best['server_cpu_ms'] / w['engine_direct_cpu_ms']:.1f}x the bare engine"
                        if w.get("engine_direct_cpu_ms") else ""))
     counted = ROOT / "docs" / "results" / "serve_instructions.json"
-    if counted.is_file():  # benchmarks/serve_instructions.py --write
+    if counted.is_file():  # python -m benchmarks.serve_instructions --write
         counted_rows = json.loads(counted.read_text(encoding="utf-8"))["rows"]
         ratios = ", ".join(f"{r['world']} {r['httptools'] / r['engine']:.2f}x" for r in counted_rows)
         aims.append(f"counted in instructions instead (`docs/results/serve_instructions.md`, valgrind, {ratios} the engine's "

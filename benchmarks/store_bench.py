@@ -1,8 +1,8 @@
 """Catalog stores at scale: compile time, size, cold CLI ask, warm latency, PostgreSQL throughput.
 
-    python benchmarks/store_bench.py                          # 10k and 100k relations, writes docs/results/store.md
-    python benchmarks/store_bench.py --sizes 1000000          # add 1M (results of earlier sizes are kept)
-    python benchmarks/store_bench.py --report-only            # rebuild docs/results/store.md from the saved results
+    python -m benchmarks.store_bench                          # 10k and 100k relations, writes docs/results/store.md
+    python -m benchmarks.store_bench --sizes 1000000          # add 1M (results of earlier sizes are kept)
+    python -m benchmarks.store_bench --report-only            # rebuild docs/results/store.md from the saved results
 
 Worlds: ``benchmarks/ask_speed.py``'s generated catalog (projects -> orgs -> contacts, 50 one-clause
 units a document) with two views (``older``: the first 90% of the documents; ``current``: all of
@@ -34,10 +34,13 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness.checkout import child_env, python
+from benchmarks.harness.timing import Timer, peak_rss_mb, run_timed
+from benchmarks.harness.machine import pace_ns
+from benchmarks.harness.machine import load_average
+from benchmarks.harness.page import write_page
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-from machine import pace_ns  # noqa: E402
 CACHE = ROOT / ".cache" / "store-bench"
 COMPILED_ENV = "CHAINRET_BENCH_COMPILED"  # --measure: import chainret from this folder (the compiled build)
 OUT_MD = ROOT / "docs" / "results" / "store.md"
@@ -50,7 +53,7 @@ AIMS = {
 
 def bench_catalog(n: int) -> Any:
     """ask_speed's generated catalog with two views, restricted documents and two principals."""
-    from ask_speed import generated_catalog
+    from benchmarks.ask_speed import generated_catalog
 
     from chainret.catalog.models import View
 
@@ -98,18 +101,6 @@ def pct(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
-# A small middle process runs the ask and reports its rusage: a child forked straight from this (large)
-# process would report this process's peak RSS as its own (Linux keeps the high-water mark across exec).
-_TIMER = (
-    "import os, sys, time\n"
-    "t = time.perf_counter(); pid = os.fork()\n"
-    "if pid == 0:\n"
-    "    os.execv(sys.argv[1], sys.argv[1:])\n"
-    "_, st, ru = os.wait4(pid, 0)\n"
-    "print(time.perf_counter() - t, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(st))\n"
-)
-
-
 PAIRS = [(v, p) for v in ("older", "current") for p in ("public", "auditor")]
 
 
@@ -134,11 +125,10 @@ def _cold_run(catalog: str, req: str, view: str, principal: str, as_json: bool) 
     cmd = [sys.executable, "-m", "chainret", "ask", req, "--catalog", catalog, "--no-trace", "--view", view, "--principal", principal]
     if as_json:
         cmd.append("--json")
-    out = subprocess.run([sys.executable, "-c", _TIMER, *cmd], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
-    wall, cpu, maxrss, code = out.stdout.split()[-4:]
-    if int(code) not in (0, 1):
-        raise RuntimeError(f"cold ask failed ({catalog}): {out.stderr[-500:]}")
-    return float(wall), float(cpu), int(maxrss) / 1024
+    run = run_timed(cmd, cwd=ROOT, env=env)  # (a middle process: the ask's own rusage, not this process's)
+    if run.exit_code not in (0, 1):
+        raise RuntimeError(f"cold ask failed ({catalog}): {run.stderr[-500:]}")
+    return run.wall_s, run.cpu_s, run.peak_rss_mb
 
 
 def cold_cli(catalog: str, n: int, runs: int, *, evicted_runs: int = 0) -> dict[str, Any]:
@@ -361,11 +351,11 @@ def measure_elsewhere(spec: str, n: int, args: argparse.Namespace, clients: tupl
     passes and copy-on-write pages would be charged to the store. ``compiled``: a folder holding the
     compiled build (``benchmarks/compiled_build.py``), which that process imports instead of the sources.
     """
-    cmd = [sys.executable, __file__, "--measure", spec, "--relations", str(n), "--warm", str(args.warm),
+    cmd = [*python("-m", "benchmarks.store_bench"), "--measure", spec, "--relations", str(n), "--warm", str(args.warm),
            "--seconds", str(args.seconds), "--unknown", str(0 if per_lookup or compiled else args.unknown), "--clients", *map(str, clients)]
     if per_lookup:
         cmd.append("--per-lookup")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = child_env(compiled, benchmarks=True)
     if compiled:
         env[COMPILED_ENV] = str(Path(compiled).resolve())
     out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
@@ -373,9 +363,7 @@ def measure_elsewhere(spec: str, n: int, args: argparse.Namespace, clients: tupl
 
 
 def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[int], unknown: int = 0, per_lookup: bool = False) -> None:
-    compiled = os.environ.get(COMPILED_ENV)
-    if compiled:  # the compiled build first on the path, before any chainret module is imported
-        sys.path.insert(0, compiled)
+    compiled = os.environ.get(COMPILED_ENV)  # (measure_elsewhere put the build first on PYTHONPATH)
     import chainret
     from chainret.store import open_store
 
@@ -399,9 +387,9 @@ def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[in
 
 
 def timed(fn: Any, *args: Any, **kw: Any) -> tuple[Any, float, float]:
-    c0, t0 = time.process_time(), time.perf_counter()
-    out = fn(*args, **kw)
-    return out, time.perf_counter() - t0, time.process_time() - c0
+    with Timer() as t:
+        out = fn(*args, **kw)
+    return out, t.wall_s, t.cpu_s
 
 
 def pg_server(tmp: Path) -> tuple[str, Any]:
@@ -417,15 +405,13 @@ def pg_server(tmp: Path) -> tuple[str, Any]:
 
 
 def _peak_mb() -> float:
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return peak_rss_mb()
 
 
 def run_store(path: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
     """An already compiled SQLite store of ``n`` relations: size, cold CLI, warm and floor (no compile: its
     figures are left empty, and the report says so)."""
-    res: dict[str, Any] = {"relations": n, "loadavg_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    res: dict[str, Any] = {"relations": n, "loadavg_start": load_average()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                            "prebuilt": path, "pace_ns": pace_ns()}
     res["sqlite"] = {"size_mb": Path(path).stat().st_size / 1e6}
     res["sqlite"].update(cold_cli(path, n, args.runs, evicted_runs=args.evicted_runs))
@@ -434,14 +420,14 @@ def run_store(path: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
     if args.compiled:
         res["sqlite"]["compiled"] = measure_elsewhere(path, n, args, clients=(), compiled=args.compiled)
     print(f"[{n}] sqlite: {res['sqlite']}", flush=True)
-    res["loadavg_end"] = os.getloadavg()[0]
+    res["loadavg_end"] = load_average()[0]
     return res
 
 
 def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
     from chainret.store import compile_store, open_store
 
-    res: dict[str, Any] = {"relations": n, "loadavg_start": os.getloadavg()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    res: dict[str, Any] = {"relations": n, "loadavg_start": load_average()[0], "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                            "pace_ns": pace_ns()}
     cat, build_s, build_cpu = timed(bench_catalog, n)
     res["memory"] = {"build_s": build_s, "build_cpu_s": build_cpu, "documents": len(cat.documents)}
@@ -486,7 +472,7 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
             finally:
                 if server is not None:
                     server.cleanup()
-    res["loadavg_end"] = os.getloadavg()[0]
+    res["loadavg_end"] = load_average()[0]
     return res
 
 
@@ -500,13 +486,13 @@ def write_report(results: list[dict[str, Any]]) -> str:
     lines = [
         "# Catalog stores at scale",
         "",
-        "Generated by `python benchmarks/store_bench.py` (sizes run separately with `--sizes N`; the report is",
-        "assembled from every saved size by `python benchmarks/store_bench.py --report-only`). Worlds: the",
+        "Generated by `python -m benchmarks.store_bench` (sizes run separately with `--sizes N`; the report is",
+        "assembled from every saved size by `python -m benchmarks.store_bench --report-only`). Worlds: the",
         "generated catalog of `benchmarks/ask_speed.py` (projects -> orgs -> contacts, one clause per unit, 50",
         "units a document), two views (`older`: 90% of the documents; `current`: all), every tenth document",
         "restricted to `auditor`, requests from `public` and `auditor` alternately. Machine: 2 shared cores,",
         "no other isolation; the load average at the start of each size is shown, and figures from a loaded",
-        "machine are slower than on an idle one. pace = the machine's speed when the size ran (`benchmarks/machine.py`:",
+        "machine are slower than on an idle one. pace = the machine's speed when the size ran (`benchmarks/harness/machine.py`:",
         "CPU ns per step of a fixed Python loop; it has moved by 2x between days here): compare times across rows and",
         "days by it, or by `docs/results/instructions.md`, which counts instructions.",
         "",
@@ -587,7 +573,7 @@ def write_report(results: list[dict[str, Any]]) -> str:
                   "engine's own statements timed where they run, over 1,000 more new requests (SQL: CPU of each ask's",
                   "`rows` calls, p50; rest: the ask's other CPU, p50), each statement meeting its pages and the processor's",
                   "caches as a request finds them. compiled build = the default path with the optional mypyc build",
-                  "(`setup.py`, `python benchmarks/compiled_build.py --out .compiled`; run with `--compiled .compiled`), same",
+                  "(`setup.py`, `python -m benchmarks.compiled_build --out .compiled`; run with `--compiled .compiled`), same",
                   "requests, its own process:", "",
                   "| relations | path | stmts | warm CPU p50 / p99 ms | floor CPU ms | first pass CPU ms | x floor | in situ SQL / rest CPU ms |",
                   "|---:|---|---:|---:|---:|---:|---:|---:|"]
@@ -666,7 +652,7 @@ def write_report(results: list[dict[str, Any]]) -> str:
         opts = f"--store {r['prebuilt']} " if r.get("prebuilt") else ""
         if (r.get("sqlite") or {}).get("compiled"):
             opts += "--compiled .compiled "
-        cmd = " ".join(["python benchmarks/store_bench.py", f"--sizes {r['relations']}", opts.strip(), "" if r.get("postgres") else "--no-pg"])
+        cmd = " ".join(["python -m benchmarks.store_bench", f"--sizes {r['relations']}", opts.strip(), "" if r.get("postgres") else "--no-pg"])
         lines.append(f"* `{cmd.strip()}` ({r['date']}, load {r['loadavg_start']:.1f} -> "
                      f"{r.get('loadavg_end', 0):.1f})")
     lines += ["", "![cost against catalog size](store.png)", ""]
@@ -713,7 +699,7 @@ def main() -> None:
     ap.add_argument("--no-pg", action="store_true")
     ap.add_argument("--tmp", default=None, help="folder for the temporary stores")
     ap.add_argument("--compiled", help="also measure the SQLite store's warm asks with the compiled build in this folder "
-                    "(python benchmarks/compiled_build.py --out DIR)")
+                    "(python -m benchmarks.compiled_build --out DIR)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # internal: warm/throughput of one store in a fresh process
     ap.add_argument("--relations", type=int, help=argparse.SUPPRESS)
@@ -730,7 +716,7 @@ def main() -> None:
             (CACHE / f"{n}.json").write_text(json.dumps(res, indent=2))
     results = [json.loads(p.read_text()) for p in sorted(CACHE.glob("*.json"))]
     OUT_MD.parent.mkdir(parents=True, exist_ok=True)
-    OUT_MD.write_text(write_report(results) + "\n")
+    write_page(OUT_MD, write_report(results), results=results)
     plot(results)
     print(f"wrote {OUT_MD} and {OUT_PNG}")
 

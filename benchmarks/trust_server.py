@@ -1,12 +1,12 @@
 """Trust of the served front ends (issue 21): prints the server rows of docs/results/trust.md as markdown.
 
-    python benchmarks/trust_server.py             # every row at the default bounds (about 1-2 min)
-    python benchmarks/trust_server.py --quick     # fewer payloads and trials (not for the page)
+    python -m benchmarks.trust_server             # every row at the default bounds (about 1-2 min)
+    python -m benchmarks.trust_server --quick     # fewer payloads and trials (not for the page)
 
 Each row is measured against the current code, on 127.0.0.1 only:
 
 * **hostile payloads**: every field path of a real trace (``/ask`` as public on the seed world) x
-  every JSON kind, plus each key deleted and a lone-surrogate key added (``support.hostile``),
+  every JSON kind, plus each key deleted and a lone-surrogate key added (``benchmarks.harness.hostile``),
   posted to ``/trace/verify`` in process (ASGI); a sample of them over a real ``chainret serve``
   socket on one keep-alive connection (a reset counts as unanswered); the same traces through the
   MCP ``verify_trace`` tool and hostile ``ask`` arguments (SDK in-memory client); and raw lines with
@@ -20,7 +20,7 @@ Each row is measured against the current code, on 127.0.0.1 only:
   requests answered beyond the 40 the client may make.
 * **revocation**: ``chainret serve`` (default ``--reload-interval`` 1 s) over a SQLite store; one
   client asks as public back to back while ``update_store`` appends a version restricting the cited
-  document (``support.revocation``); counted: answers that started after the bound and still showed
+  document (``benchmarks.harness.revocation``); counted: answers that started after the bound and still showed
   the document, requests that failed at any point, and the lag (first refusal after the update
   returned), over several trials with a fresh store each.
 
@@ -42,20 +42,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from support.availability import forwarded_bypasses, half_sent, slow_body, slow_headers  # noqa: E402
-from support.hostile import (  # noqa: E402
+from benchmarks.harness.availability import forwarded_bypasses, half_sent, slow_body, slow_headers
+from benchmarks.harness.hostile import (
     KINDS, SURROGATE_CALLS, encode, is_error_body, mcp_failures, mutations, plain, sample, stdio_exchange,
 )
-from support.local_server import LocalServer  # noqa: E402
-from support.revocation import REQUEST, revoking_versions, watch_revocation  # noqa: E402
+from benchmarks.harness.local_server import LocalServer
+from benchmarks.harness.revocation import REQUEST, revoking_versions, watch_revocation
 
+ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"
 SUPPLY = ROOT / "fixtures" / "supply"
-COMMAND = "python benchmarks/trust_server.py"
+COMMAND = "python -m benchmarks.trust_server"
 
 
 def _utf8(payload: Any) -> bool:

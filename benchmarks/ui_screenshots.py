@@ -1,6 +1,6 @@
 """Screenshots for the README: `chainret serve`'s /ui and a standalone `trace show --html` page.
 
-    python benchmarks/ui_screenshots.py          # writes docs/img/ui-auditor.png, ui-public.png, trace-standalone.png
+    python -m benchmarks.ui_screenshots          # writes docs/img/ui-auditor.png, ui-public.png, trace-standalone.png
 
 Needs Chromium (Debian: apt-get install chromium; or CHAINRET_CHROMIUM=/path) and the playwright
 package (the `test` extra). The server runs the seed world with its contact registry auditor-only
@@ -18,13 +18,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from benchmarks.harness.local_server import LocalServer
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))  # support: the harnesses (tests/support)
 
 from chainret.catalog.load import apply_overlay, load_world  # noqa: E402
 from chainret.server.auth import hash_token, new_token  # noqa: E402
-from support.local_server import LocalServer  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
 CHROMIUM = os.environ.get("CHAINRET_CHROMIUM", "/usr/bin/chromium")

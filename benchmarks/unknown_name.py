@@ -1,6 +1,6 @@
 """What a request naming an unknown entity costs on a compiled store (issues 23, 24): prints figures.
 
-    flock bench/heavy.lock python benchmarks/unknown_name.py --store bench/1m.db
+    flock bench/heavy.lock python -m benchmarks.unknown_name --store bench/1m.db
 
 1. cold: ``python -m chainret ask REQUEST --catalog STORE`` as a fresh process (wall and CPU of the
    child, user + system), its exit code and the refusal's first line;
@@ -16,23 +16,22 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import time
 
+from benchmarks.harness.timing import Timer
+from benchmarks.harness.machine import load_average
+
 REQUEST = "Which contact serves PR-84?"
 
 
 def cold(store: str, request: str) -> None:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "chainret", "ask", request, "--catalog", store],
-                          capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    with Timer() as t:
+        proc = subprocess.run([sys.executable, "-m", "chainret", "ask", request, "--catalog", store],
+                              capture_output=True, text=True, check=False)
+    wall, cpu = t.wall_s, t.children_cpu_s
     first = (proc.stdout.strip() or proc.stderr.strip()).splitlines()[:1]
     print(f"cold CLI ask: wall {wall:.2f} s, CPU {cpu:.2f} s, exit {proc.returncode}: {first[0] if first else ''}")
 
@@ -68,11 +67,11 @@ def main() -> None:
     args = ap.parse_args()
     import chainret
 
-    print(f"chainret from {os.path.dirname(chainret.__file__)}; load average {os.getloadavg()[0]:.1f} at start")
+    print(f"chainret from {os.path.dirname(chainret.__file__)}; load average {load_average()[0]:.1f} at start")
     if not args.skip_cold:
         cold(args.store, args.request)
     warm(args.store, args.request, args.repeat)
-    print(f"load average {os.getloadavg()[0]:.1f} at end")
+    print(f"load average {load_average()[0]:.1f} at end")
 
 
 if __name__ == "__main__":

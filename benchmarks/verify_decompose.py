@@ -1,6 +1,6 @@
 """How well does the no-LLM decomposition work, before any NLI model is involved?
 
-    python benchmarks/verify_decompose.py
+    python -m benchmarks.verify_decompose
 
 2Wiki (compositional + inference questions with a two-hop evidence chain): does the relation-phrase
 decomposer match the question, do its relations equal the gold ``evidences`` relations, and is the
@@ -12,13 +12,9 @@ the embedder (for the retrieval anchor); prints counts.
 from __future__ import annotations
 
 import os
-import sys
 from collections import Counter
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # support: the harnesses
-from support.paths import use_data_dir  # noqa: E402
+from benchmarks.harness.paths import use_data_dir  # noqa: E402
 
 use_data_dir()  # chainret has no default data folder: ../shared/data beside the repo, or $CHAINRET_DATA_DIR
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

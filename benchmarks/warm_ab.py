@@ -1,6 +1,6 @@
 """Two checkouts' warm asks on one store, in alternating runs: is a change to the ask path faster, in situ?
 
-    python benchmarks/warm_ab.py --store 1m.db --a ../before --b . --pairs 10
+    python -m benchmarks.warm_ab --store 1m.db --a ../before --b . --pairs 10
 
 A change to the warm ask is judged here, not in a loop over the changed function: within an ask each
 piece of code meets the processor's caches as SQLite, the rest of the engine and the serialiser left
@@ -26,25 +26,19 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 from pathlib import Path
 
-BENCH = Path(__file__).resolve().parent
+from benchmarks.harness.checkout import child_env, python
 
 
-def measure(checkout: str, store_path: str, relations: int, warm: int, asks: int) -> dict[str, object]:
-    """One run, in this process: chainret imported from ``checkout`` (put before the repository that
-    ``store_bench`` puts first on ``sys.path``), then ``store_bench.warm`` (the store page's warm asks) after
-    ``warm`` other distinct requests."""
-    sys.path.insert(0, str(BENCH))
-    import store_bench  # (it puts its own repository first on sys.path)
-
-    for name in [m for m in sys.modules if m == "chainret" or m.startswith("chainret.")]:
-        del sys.modules[name]
-    sys.path.insert(0, checkout)
+def measure(store_path: str, relations: int, warm: int, asks: int) -> dict[str, object]:
+    """One run, in this process (started by :func:`run` with the checkout first on ``PYTHONPATH``):
+    ``store_bench.warm`` (the store page's warm asks) after ``warm`` other distinct requests."""
     import chainret
     from chainret.pipeline.ask import ask
     from chainret.store import open_store
+
+    from benchmarks import store_bench
 
     store = open_store(store_path)
     for req, view, principal in store_bench.requests(relations, warm, seed=7):
@@ -57,9 +51,9 @@ def measure(checkout: str, store_path: str, relations: int, warm: int, asks: int
 
 def run(checkout: str, args: argparse.Namespace) -> dict[str, object]:
     out = subprocess.run(
-        [sys.executable, __file__, "--measure", checkout, "--store", args.store, "--relations", str(args.relations),
+        [*python("-m", "benchmarks.warm_ab"), "--measure", "--store", args.store, "--relations", str(args.relations),
          "--warm", str(args.warm), "--asks", str(args.asks)],
-        capture_output=True, text=True, check=True,
+        env=child_env(checkout, benchmarks=True), capture_output=True, text=True, check=True,
     )
     result: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
     return result
@@ -74,10 +68,10 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=10)
     ap.add_argument("--warm", type=int, default=1_000)
     ap.add_argument("--asks", type=int, default=5_000)
-    ap.add_argument("--measure", help=argparse.SUPPRESS)  # internal: one run, in a fresh process
+    ap.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # internal: one run, in a fresh process
     args = ap.parse_args()
     if args.measure:
-        print(json.dumps(measure(os.path.abspath(args.measure), args.store, args.relations, args.warm, args.asks)))
+        print(json.dumps(measure(args.store, args.relations, args.warm, args.asks)))
         return
     if not (args.a and args.b):
         ap.error("--a and --b name the two checkouts to compare")

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from support.paths import absent, use_data_dir
+from benchmarks.harness.paths import absent, use_data_dir
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -17,11 +17,11 @@ from pathlib import Path
 import pytest
 from hypothesis import strategies as st
 
-from chainret.catalog.load import load_world
 from chainret.catalog.models import Catalog
 from chainret.verify.replay import stable
 from chainret.store import compile_store, open_store
-from support.worldgen import ANSWERABLE_BUDGET, ANSWERABLE_SHARE, PRINCIPALS, answerable, random_world
+from benchmarks.harness.versions import seed_versions  # noqa: F401  (the tests import it from here)
+from benchmarks.harness.worldgen import ANSWERABLE_BUDGET, ANSWERABLE_SHARE, PRINCIPALS, answerable, random_world
 
 _SCHEMAS = itertools.count()
 
@@ -79,9 +79,9 @@ def trace_json(trace) -> str:
     return stable(trace).to_json()
 
 
-# -- random catalogs: support.worldgen's worlds, drawn by hypothesis ---------------------------------------
+# -- random catalogs: benchmarks.harness.worldgen's worlds, drawn by hypothesis ---------------------------------------
 class DrawChoices:
-    """``support.worldgen.Choices`` over a hypothesis ``draw``, so failing worlds shrink."""
+    """``benchmarks.harness.worldgen.Choices`` over a hypothesis ``draw``, so failing worlds shrink."""
 
     def __init__(self, draw) -> None:
         self.draw = draw
@@ -108,7 +108,7 @@ def random_requests(cat: Catalog) -> st.SearchStrategy:
     """(words, slot, view, principal, viewer, rows_per_hop, backtrack, project) over ``cat``.
 
     Uniform draws (any entity, any template) are mostly interpretation refusals; ANSWERABLE_SHARE of the
-    draws come from the requests the principal gets an accepted path for (``support.worldgen.answerable``),
+    draws come from the requests the principal gets an accepted path for (``benchmarks.harness.worldgen.answerable``),
     so that the comparison covers the hop path. Call it once per catalog (it asks the catalog up front).
     """
     slots = [e.id for e in cat.entities] + [a for e in cat.entities for a in e.aliases] + [e.name for e in cat.entities] + ["PR-9"]
@@ -134,20 +134,6 @@ def random_requests(cat: Catalog) -> st.SearchStrategy:
     )
     cut = round(ANSWERABLE_SHARE * 100)
     return st.integers(0, 99).flatmap(lambda k: answered if k < cut else uniform)
-
-
-def seed_versions() -> tuple[Catalog, Catalog]:
-    """The seed world as two catalog versions: v1 has view ``final`` only; v2 appends the v2 documents and view ``revised``."""
-    full = load_world(Path(__file__).resolve().parents[1] / "fixtures" / "seed").catalog
-    final = full.views_by_name["final"]
-    old_docs = [d for d in full.documents if d.ref in final.documents]
-    new_docs = [d for d in full.documents if d.ref not in final.documents]
-    old_rels = [r for r in full.relations if r.support.doc_ref in final.documents]
-    new_rels = [r for r in full.relations if r.support.doc_ref not in final.documents]
-    v1 = full.model_copy(update={"documents": old_docs, "relations": old_rels,
-                                 "views": [final.model_copy(update={"current": True})]})
-    v2 = full.model_copy(update={"documents": old_docs + new_docs, "relations": old_rels + new_rels})
-    return v1.model_validate(v1.model_dump()), v2.model_validate(v2.model_dump())
 
 
 def as_schema_4(path: Path) -> None:

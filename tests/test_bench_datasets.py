@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chainret.research.qa.datasets import load_examples, load_squad, read_records
-from support.paths import absent, data_dir
+from benchmarks.harness.paths import absent, data_dir
 from chainret.core.errors import DataError, UsageError
 
 SLICES = Path(__file__).parent / "data" / "bench"

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from chainret.research.qa import metrics as M
-from support import paper as P
-from support.paths import absent
+from benchmarks.harness import paper as P
+from benchmarks.harness.paths import absent
 from chainret.research.qa.example import Example, Paragraph
 from chainret.research.bench.report import est, signed
 from chainret.core.errors import DataError
@@ -116,11 +116,11 @@ def test_derived_figures_are_marked():
 
 
 def test_no_paper_constant_is_hard_coded_in_the_result_scripts():
-    """The quoted numbers live in tests/support/paper.py only."""
+    """The quoted numbers live in benchmarks/harness/paper.py only."""
     for name in ("verify_results.py", "bench_results.py", "pack_results.py"):
         text = (ROOT / "benchmarks" / name).read_text(encoding="utf-8")
         for needle in ("0.669", "0.668", "0.887", "0.849", "0.941", "0.778", "0.933"):
-            assert needle not in text, f"{name} quotes {needle}; use support.paper"
+            assert needle not in text, f"{name} quotes {needle}; use benchmarks.harness.paper"
 
 
 # ----------------------------------------------------------------------------- 5. seed-like focused

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-spec = importlib.util.spec_from_file_location("results_md", Path(__file__).parents[1] / "benchmarks" / "results_md.py")
-results_md = importlib.util.module_from_spec(spec)
-assert spec.loader
-spec.loader.exec_module(results_md)
+from benchmarks import results_md
 
 
 def test_sections_in_order_missing_named_links_rewritten(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from support.paths import absent
+from benchmarks.harness.paths import absent
 from chainret.cli import main
 from chainret.trace.model import Trace
 

@@ -1,6 +1,6 @@
 """Connections per client address and in all, for both servers (``chainret serve``, ``chainret mcp --http``).
 
-Real uvicorn sockets on 127.0.0.1 (``support.availability.ThreadServer``) with the bounded protocol and
+Real uvicorn sockets on 127.0.0.1 (``benchmarks.harness.availability.ThreadServer``) with the bounded protocol and
 small caps. Linux routes all of 127.0.0.0/8 to loopback, so a client socket bound to 127.0.0.2 is a
 second client address. Each refusal has its control beside it: under the caps, and from another
 address, connections are served.
@@ -23,7 +23,7 @@ from chainret.server.auth import Authenticator  # noqa: E402
 from chainret.server.limits import Limits  # noqa: E402
 from chainret.server.protocol import ConnectionCaps, protocol_factory  # noqa: E402
 from chainret.server.service import Service  # noqa: E402
-from support.availability import ThreadServer, read_response  # noqa: E402
+from benchmarks.harness.availability import ThreadServer, read_response  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"

@@ -12,7 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from support.local_server import LocalServer
+from benchmarks.harness.local_server import LocalServer
 
 ROOT = Path(__file__).resolve().parents[1]
 

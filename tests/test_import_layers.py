@@ -1,6 +1,6 @@
 """The package's imports form no circle, its stage packages import only the stages below them (``LAYERS``),
-and the retriever never imports the research layers (``chainret.research``) or the test harnesses
-(``tests/support``).
+and the retriever never imports the research layers (``chainret.research``), the harnesses
+(``benchmarks.harness``) or the test helpers (``tests/support``).
 
 Every ``import`` in every module counts, function-level ones included: a lazy import used to dodge
 a circle is still a circle. Imports of modules outside chainret (torch, uvicorn, ...) are not
@@ -25,8 +25,8 @@ RESEARCH = "chainret.research"
 # The CLI's research commands (`chainret bench ...`, `chainret nli ...`): the one place outside
 # chainret.research that may import it (inside the commands, so `chainret ask` never loads it).
 RESEARCH_CLI = {"chainret.cli.bench_cmds", "chainret.cli.bench_pack_cmds", "chainret.cli.bench_verify_cmds", "chainret.cli.nli_cmds"}
-# Top-level names of what is not shipped: the harnesses (tests/support, importable as `support`),
-# the tests and the benchmarks.
+# Top-level names of what is not shipped: the test helpers (tests/support, importable as `support`),
+# the tests and the benchmarks (the harnesses included: benchmarks.harness).
 NOT_SHIPPED = {"support", "tests", "benchmarks", "conftest"}
 
 
@@ -185,7 +185,7 @@ def test_the_research_cli_imports_the_research_layers_lazily() -> None:
 
 
 def test_nothing_shipped_imports_the_harnesses() -> None:
-    """No chainret module imports tests/support (``support``), the tests or the benchmarks, and the
+    """No chainret module imports tests/support (``support``), the tests or the benchmarks (their harnesses), and the
     harnesses that used to live in the package are gone from it."""
     bad = []
     for module, path in _modules().items():

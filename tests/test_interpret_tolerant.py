@@ -17,7 +17,7 @@ from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Entity, Pattern, Relation, Support
 from chainret.query.understand import name_key, osa_distance, typo_bound
-from support.catalogs import changed
+from benchmarks.harness.catalogs import changed
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = load_catalog(ROOT / "catalogs" / "default.yaml")

@@ -4,7 +4,7 @@ The reference for a viewer is the catalog with every document that viewer may no
 Over random worlds (several views, restricted and removed versions, three principals, ``--as``
 combinations, random budgets and text routes) the outcome and reason code shown must equal the
 reference's, and the shown JSON must hold no ref, relation ID, entity ID or text that only
-unreadable documents hold. 10,000 requests in five seeded batches; ``benchmarks/robustness.py``
+unreadable documents hold. 10,000 requests in five seeded batches; ``python -m benchmarks.robustness``
 runs more.
 """
 
@@ -13,10 +13,10 @@ from __future__ import annotations
 import pytest
 
 from chainret.pipeline.ask import ask
-from support.audit import leak_property, tamper_suite, without_unreadable
+from benchmarks.harness.audit import leak_property, tamper_suite, without_unreadable
 from chainret.catalog.models import Catalog, Entity, Relation, SourceDocument, Support, sha256_digest
-from support.catalogs import changed
-from support.worldgen import ACCEPTED_FLOOR, random_world
+from benchmarks.harness.catalogs import changed
+from benchmarks.harness.worldgen import ACCEPTED_FLOOR, random_world
 
 
 # seed 0 in the fast run; the other four (~6 s each) with the slow tests

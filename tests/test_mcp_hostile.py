@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("mcp")
 from chainret.server.mcp import build_server  # noqa: E402
 from chainret.server.service import Service  # noqa: E402
-from support.hostile import KINDS, SURROGATE_CALLS, mcp_failures, mutations, plain, sample, stdio_exchange  # noqa: E402
+from benchmarks.harness.hostile import KINDS, SURROGATE_CALLS, mcp_failures, mutations, plain, sample, stdio_exchange  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SUPPLY = ROOT / "fixtures" / "supply"

@@ -23,8 +23,8 @@ import httpx
 import pytest
 
 from chainret.server.auth import hash_token
-from support.availability import read_response
-from support.local_server import LocalServer
+from benchmarks.harness.availability import read_response
+from benchmarks.harness.local_server import LocalServer
 
 pytest.importorskip("mcp")
 import httpx2  # noqa: E402 - the SDK's HTTP client library

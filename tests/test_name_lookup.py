@@ -25,7 +25,7 @@ from chainret.catalog.models import Entity, Relation, Support
 from chainret.catalog.views import open_view
 from chainret.store import compile_store, open_store
 from chainret.query.understand import Mention, _variants, name_key, osa_distance, resolve_mention, suggest_entities, typo_bound
-from support.catalogs import changed
+from benchmarks.harness.catalogs import changed
 
 ROOT = Path(__file__).resolve().parents[1]
 SUPPLY = load_catalog(ROOT / "fixtures" / "supply" / "catalog.yaml")

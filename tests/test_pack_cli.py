@@ -93,7 +93,7 @@ def test_reader_protocol_scores_packets(tmp_path):
 
 
 def test_results_page_renders_from_a_run_summary(tmp_path):
-    from support.pack_report import render
+    from benchmarks.harness.pack_report import render
 
     data = tmp_path / "tiny.json"
     data.write_text(json.dumps(RECORDS))

@@ -1,15 +1,10 @@
-"""benchmarks/peers: on tiny worlds, every engine (bare SQLite join, DuckDB) returns chainret's answer sets,
+"""benchmarks.peers: on tiny worlds, every engine (bare SQLite join, DuckDB) returns chainret's answer sets,
 and the harness catches an engine that does not."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 pytest.importorskip("duckdb", reason="the peers benchmark needs DuckDB (pip install -e '.[peers]'); not installed here")
 
 from benchmarks.peers.engines import SQLiteFloor  # noqa: E402

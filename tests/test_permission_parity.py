@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_worlds import new_schema_url, pg_url  # noqa: F401
-from support.catalogs import changed
+from benchmarks.harness.catalogs import changed
 
 from chainret.catalog.load import load_world
 from chainret.catalog.models import Catalog, document_readable, reader_rows

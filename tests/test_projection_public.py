@@ -14,7 +14,7 @@ from chainret.catalog.cases import Overlay, Restriction
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.views import open_view
 from chainret.catalog.readable import reader_catalog
-from support.catalogs import changed
+from benchmarks.harness.catalogs import changed
 from chainret.trace.model import Budget
 
 ROOT = Path(__file__).resolve().parents[1]

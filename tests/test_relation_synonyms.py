@@ -15,7 +15,7 @@ from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Pattern, Predicate
 from chainret.pipeline.ask import ask
 from chainret.query.lexicon import Lexicon
-from support.catalogs import changed
+from benchmarks.harness.catalogs import changed
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = load_catalog(ROOT / "catalogs" / "default.yaml")

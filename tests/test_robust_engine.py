@@ -9,7 +9,7 @@ import yaml
 
 from chainret.pipeline.ask import ask
 from chainret.catalog.load import catalog_from_data
-from support.fuzz import _add_loop
+from benchmarks.harness.fuzz import _add_loop
 from chainret.trace.model import Budget
 
 ROOT = Path(__file__).resolve().parents[1]

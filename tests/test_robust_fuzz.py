@@ -1,8 +1,8 @@
-"""CI slice of the catalog fuzzer (the full run is benchmarks/robustness.py -> docs/results/robustness.md)."""
+"""CI slice of the catalog fuzzer (the full run is python -m benchmarks.robustness -> docs/results/robustness.md)."""
 
 from __future__ import annotations
 
-from support.fuzz import CLASSES, check_step, generate, run_case, summarise
+from benchmarks.harness.fuzz import CLASSES, check_step, generate, run_case, summarise
 
 N_FILES = 39  # three of each class, in-process, small huge-strings (scale)
 

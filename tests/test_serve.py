@@ -21,7 +21,7 @@ from chainret.pipeline.ask import answer, ask
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.readable import reader_digest
 from chainret.server.auth import hash_token
-from support.local_server import LocalServer, hidden_strings
+from benchmarks.harness.local_server import LocalServer, hidden_strings
 from chainret.trace.model import Budget, Trace
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """Availability: slow clients are cut off within the bound, forwarded headers do not dodge the rate limit.
 
-Real uvicorn sockets on 127.0.0.1 (``support.availability``: bounded loops over raw sockets). The
+Real uvicorn sockets on 127.0.0.1 (``benchmarks.harness.availability``: bounded loops over raw sockets). The
 bounds here are short (1 s) so the tests are quick; the defaults (10 s) are ``Limits``'. Each guard
 has a twin that switches it off (uvicorn's own h11 protocol, an unbounded body, uvicorn's default
 trust of forwarded headers from 127.0.0.1) and requires the probe to catch it.
@@ -24,7 +24,7 @@ from chainret.server.limits import Limits  # noqa: E402
 from chainret.server.protocol import protocol_factory  # noqa: E402
 from chainret.server.service import Service  # noqa: E402
 from chainret.server.protocol_httptools import HEAD_BYTES  # noqa: E402
-from support.availability import ThreadServer, forwarded_bypasses, half_sent, long_head, slow_body, slow_headers  # noqa: E402
+from benchmarks.harness.availability import ThreadServer, forwarded_bypasses, half_sent, long_head, slow_body, slow_headers  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"

@@ -1,7 +1,7 @@
 """Hostile JSON in any field of ``POST /trace/verify`` is a 4xx with a JSON error, never a 500.
 
 A real trace (``/ask`` as public on the seed world) is mutated at every field path with every JSON
-type (``support.hostile``): a hypothesis property over (path, kind), both body shapes (bare and
+type (``benchmarks.harness.hostile``): a hypothesis property over (path, kind), both body shapes (bare and
 ``{"trace": ...}``), a guard-off test that switches the edge checks off and requires the property
 to find the crash, and a few payloads over a real uvicorn socket on one keep-alive connection,
 which must answer the next request instead of resetting.
@@ -24,8 +24,8 @@ from hypothesis import strategies as st  # noqa: E402
 
 from chainret.server.app import ServeConfig, build  # noqa: E402
 from chainret.server.limits import Limits  # noqa: E402
-from support.hostile import DELETE, KINDS, encode, field_paths, http_failures, is_error_body, mutate, mutations  # noqa: E402
-from support.local_server import LocalServer  # noqa: E402
+from benchmarks.harness.hostile import DELETE, KINDS, encode, field_paths, http_failures, is_error_body, mutate, mutations  # noqa: E402
+from benchmarks.harness.local_server import LocalServer  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"

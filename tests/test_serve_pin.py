@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from support.local_server import LocalServer
+from benchmarks.harness.local_server import LocalServer
 from test_serve import AUDITOR, FIXTURES, _stable, _tokens_file
 
 from chainret.pipeline.ask import ask

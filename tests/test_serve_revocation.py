@@ -2,7 +2,7 @@
 
 A SQLite store compiled from the seed world is served; ``chainret catalog compile v2 --out S.db
 --update`` appends a restricted version of the document the public answer cites
-(``support.revocation``). After the reload interval a public ask is refused, the auditor's is still
+(``benchmarks.harness.revocation``). After the reload interval a public ask is refused, the auditor's is still
 answered, and every response carries the per-viewer revision it was answered from; ``min_revision``
 gets an answer at least that fresh or 409 ``catalog_behind``. Guard-off twins switch the
 generation check off and require the probe to see the revoked document still shown.
@@ -29,7 +29,7 @@ from chainret.server.live import LiveCatalog  # noqa: E402
 from chainret.server.service import Service  # noqa: E402
 from chainret.store import compile_store, update_store  # noqa: E402
 from chainret.store.base import revision_number  # noqa: E402
-from support.revocation import REQUEST, revoking_versions, watch_revocation  # noqa: E402
+from benchmarks.harness.revocation import REQUEST, revoking_versions, watch_revocation  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 INTERVAL = 0.3
@@ -160,7 +160,7 @@ def test_mcp_results_carry_the_revision_and_see_the_update(store: tuple[Path, Pa
 @pytest.mark.parametrize("guard", [True, False])
 def test_no_request_fails_while_the_store_is_updated_under_a_real_server(store: tuple[Path, Path], guard: bool,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    from support.availability import ThreadServer
+    from benchmarks.harness.availability import ThreadServer
 
     from chainret.server.protocol import protocol_factory
 

@@ -30,8 +30,8 @@ from chainret.server.service import AskIn, Service  # noqa: E402
 from chainret.store import compile_store  # noqa: E402
 from chainret.store.base import StoreChanged  # noqa: E402
 from chainret.store.sqlite import SQLiteStore  # noqa: E402
-from support.local_server import hidden_strings  # noqa: E402
-from support.revocation import REQUEST, REVOKED, revoking_versions  # noqa: E402
+from benchmarks.harness.local_server import hidden_strings  # noqa: E402
+from benchmarks.harness.revocation import REQUEST, REVOKED, revoking_versions  # noqa: E402
 from store_worlds import pg_url  # noqa: E402,F401 - the PostgreSQL server fixture, for ``served``
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -131,7 +131,7 @@ def test_an_in_memory_catalog_runs_one_call_at_a_time() -> None:
 
 @pytest.fixture
 def versions(tmp_path: Path) -> tuple[Path, Any, Any]:
-    """A store of v1 at ``s.db`` and the revoking v2 (``support.revocation``)."""
+    """A store of v1 at ``s.db`` and the revoking v2 (``benchmarks.harness.revocation``)."""
     v1, v2 = revoking_versions()
     db = tmp_path / "s.db"
     compile_store(v1, db)

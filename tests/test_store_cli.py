@@ -17,7 +17,7 @@ from chainret.catalog.readable import reader_digest
 from chainret.verify.replay import verify
 from chainret.store import compile_store, open_store, update_store
 from chainret.store.base import SCHEMA_VERSION, StoreError
-from support.catalogs import changed as catalog_changed
+from benchmarks.harness.catalogs import changed as catalog_changed
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_worlds import pg_url, random_catalog, random_requests, three_stores, trace_json  # noqa: F401
-from support.worldgen import ACCEPTED_FLOOR
+from benchmarks.harness.worldgen import ACCEPTED_FLOOR
 
 from chainret.pipeline.ask import ask
 from chainret.catalog.readable import reads_within

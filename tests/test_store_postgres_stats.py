@@ -12,6 +12,7 @@ import pytest
 from store_worlds import new_schema_url, pg_url  # noqa: F401
 from test_store_postgres import SEED, login_connection
 
+from benchmarks.harness.guards import N_SECRET
 from chainret.authoring.lock import lock
 from chainret.catalog.load import load_world
 from chainret.store import compile_store
@@ -21,7 +22,6 @@ psycopg = pytest.importorskip("psycopg")  # the test extra installs it; CI runs 
 
 SECRET = "zephyrquartz"  # a word only restricted text holds, in many units
 ABSENT = "quinoxalbert"  # a word no text holds
-N_SECRET = 60
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from chainret.pipeline.ask import answer, ask
 from chainret.store import compile_store, open_store, update_store
 from chainret.store.base import StoreError
 from chainret.store.sqlite import WRITE_CHECK_S
-from support.catalogs import changed as catalog_changed
+from benchmarks.harness.catalogs import changed as catalog_changed
 
 REQUEST = "Which contact serves PR-84?"
 

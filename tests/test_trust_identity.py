@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
-from support.races import race_update_replace
+from benchmarks.harness.races import race_update_replace
 from test_store_cli import versions
 
 from chainret.pipeline.ask import ask

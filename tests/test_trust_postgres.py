@@ -13,7 +13,7 @@ import pytest
 from store_worlds import new_schema_url, pg_url  # noqa: F401
 from test_store_cli import SEED, cli
 
-from support.hostile_sql import leaks, restricted_strings, run
+from benchmarks.harness.hostile_sql import leaks, restricted_strings, run
 
 from chainret.catalog.load import load_world
 from chainret.store import compile_store, open_store
@@ -110,7 +110,7 @@ def test_chainret_as_a_granted_login_asks_as_its_principal_and_refuses_another(w
 
 def test_postgres_writers_serialise_on_the_schema_lock(pg_url):  # noqa: F811
     """An update racing a replace in one schema: an update that finished last and succeeded has its rows in the final store."""
-    from support.races import race_update_replace
+    from benchmarks.harness.races import race_update_replace
     from test_store_cli import versions
 
     v1, v2 = versions()

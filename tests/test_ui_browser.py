@@ -29,7 +29,7 @@ from chainret.catalog.models import Catalog, sha256_digest
 from chainret.render.html import PLAIN_REASONS, extras_for, standalone_page
 from chainret.server.auth import hash_token
 from chainret.trace.model import Trace
-from support.local_server import LocalServer, hidden_strings
+from benchmarks.harness.local_server import LocalServer, hidden_strings
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "fixtures" / "seed"

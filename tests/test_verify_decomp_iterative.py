@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from chainret.research.nli.model import default_model_path
-from support.paths import absent
+from benchmarks.harness.paths import absent
 from chainret.research.verification.iterative import (
     Candidate,
     IterativeDecomposer,

@@ -17,7 +17,7 @@ from chainret.research.verification import decompose
 from chainret.research.verification.iterative import bridges, decomposer, descriptors, lexicon, tokens
 from chainret.research.verification.coverage import at_mix, coverage, question_coverage, within
 from chainret.research.verification.split import PARTS, REFERENCE, SPLIT_PATH, build_split, load_split, make_split
-from support.paths import absent, data_dir
+from benchmarks.harness.paths import absent, data_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 NO_DATA = absent("musique") or ("" if (data_dir() / REFERENCE).is_file() else f"{data_dir() / REFERENCE} absent")

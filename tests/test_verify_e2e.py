@@ -14,7 +14,7 @@ import shutil
 import pytest
 
 from chainret.research.nli.model import default_model_path
-from support.paths import absent
+from benchmarks.harness.paths import absent
 
 MODEL_DIR = default_model_path()
 needs_model = pytest.mark.skipif(not (MODEL_DIR / "config.json").exists(), reason=f"chainret's NLI model not present at {MODEL_DIR}")

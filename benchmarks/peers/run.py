@@ -13,6 +13,8 @@ from typing import Any
 
 from benchmarks.peers.engines import Chainret, DuckDBPeer, SQLiteFloor, export, scratch, timed
 from benchmarks.peers.worlds import FAN_CONTACTS, ROOT, World, fan, parse_size, standard
+from benchmarks.harness.machine import load_average
+from benchmarks.harness.page import write_page
 
 OUT_MD = ROOT / "docs" / "results" / "peers.md"
 COMMAND = "python -m benchmarks.peers --sizes 10k --fanout 10,100,1000,10000 --write"
@@ -79,12 +81,11 @@ def run_world(world: World, *, peers: bool = True) -> dict[str, Any]:
 def machine() -> dict[str, Any]:
     import duckdb
 
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    from machine import pace_ns
+    from benchmarks.harness.machine import pace_ns
 
     return {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, "duckdb": duckdb.__version__,
             "cpus": os.cpu_count(), "machine": platform.machine(), "system": platform.system(),
-            "processor": _cpu_model(), "pace_ns": pace_ns(), "load_before": os.getloadavg()}
+            "processor": _cpu_model(), "pace_ns": pace_ns(), "load_before": load_average()}
 
 
 def _cpu_model() -> str:
@@ -117,7 +118,7 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float) -> 
         "chainret's on every request; a disagreement (or an empty answer) fails the run.**",
         "",
         f"Machine: {info['processor']} ({info['cpus']} CPUs, {info['system']} {info['machine']}), Python {info['python']}, "
-        f"SQLite {info['sqlite']}, DuckDB {info['duckdb']}; machine pace {info['pace_ns']:.0f} ns (`benchmarks/machine.py`). "
+        f"SQLite {info['sqlite']}, DuckDB {info['duckdb']}; machine pace {info['pace_ns']:.0f} ns (`benchmarks/harness/machine.py`). "
         f"Load average {lb[0]:.2f} / {lb[1]:.2f} / {lb[2]:.2f} (1 / 5 / 15 min) before the run, "
         f"{la[0]:.2f} / {la[1]:.2f} / {la[2]:.2f} after; the machine is shared, so wall times move with it and CPU "
         f"times (`time.process_time`, this process) are the figures to compare. The run took {wall_s:.0f} s.",
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
               f"; outcomes {r['outcomes']}; disagreements {len(r['disagreements'])}", flush=True)
         for d in r["disagreements"][:10]:
             print(f"  DISAGREE {d}", flush=True)
-    info["load_after"] = os.getloadavg()
+    info["load_after"] = load_average()
     return finish(page(results, info, time.perf_counter() - t0), OUT_MD if args.write else None, results,
                   "answer(s) differ from chainret's")
 
@@ -212,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
 def finish(text: str, out_md: Any, results: list[dict[str, Any]], failure: str) -> int:
     """Write the page (when asked) and return the exit status: 1 when any world recorded a disagreement."""
     if out_md is not None:
-        out_md.write_text(text, encoding="utf-8")
+        write_page(out_md, text, results=results)
         print(f"wrote {out_md.relative_to(ROOT)}")
     bad = sum(len(r["disagreements"]) for r in results)
     if bad:

@@ -19,7 +19,6 @@ floor's set size, or answers fewer than it claims.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from typing import Any
 from benchmarks.peers.engines import Chainret, SQLiteFloor, answer_set, export, scratch, timed
 from benchmarks.peers.run import finish, machine, pct
 from benchmarks.peers.worlds import PER_DOC, ROOT, _short, catalog, parse_size
+from benchmarks.harness.machine import load_average
 
 OUT_MD = ROOT / "docs" / "results" / "sets.md"
 COMMAND = "python -m benchmarks.peers sets --sizes 10k --members 10,100,1000,10000 --write"
@@ -336,7 +336,7 @@ def main(argv: list[str] | None = None) -> int:
                       f"{c['answered']}/{c['eligible']} floor {c['floor']} complete {c['complete']} {c['stop']}", flush=True)
             for d in r["disagreements"][:10]:
                 print(f"  DISAGREE {d}", flush=True)
-    info["load_after"] = os.getloadavg()
+    info["load_after"] = load_average()
     return finish(page(results, info, time.perf_counter() - t0, time.process_time() - c0, size),
                   OUT_MD if args.write else None, results, "set answer(s) disagree with the SQLite floor")
 

@@ -9,13 +9,11 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "benchmarks"))  # store_bench / ask_speed (scripts, not a package)
 
 FAN_CONTACTS = 3  # the default budget reads 3 rows a hop (rows_per_hop): more contacts answer an incomplete set, flagged
 PER_DOC = 50  # one-clause units a document, as the standard world
@@ -39,7 +37,7 @@ class World:
 def standard(n: int, count: int) -> World:
     """``bench_catalog(n)`` and ``count`` requests (distinct projects, public and auditor alternately); a public
     request never names a project only a restricted document holds (chainret refuses those before any hop)."""
-    from store_bench import bench_catalog
+    from benchmarks.store_bench import bench_catalog
 
     n_proj = n // 2
     reqs = []
@@ -77,7 +75,7 @@ def catalog(world: str, docs: list[list[tuple[str, str, str]]], ents: list[tuple
             restricted: set[int]) -> Any:
     """A catalog whose document ``d`` holds the clauses of ``docs[d]`` (one unit each), the documents numbered in
     ``restricted`` readable by ``auditor`` only, one current view, the contact-for-project pattern."""
-    from ask_speed import generated_catalog
+    from benchmarks.ask_speed import generated_catalog
 
     from chainret.catalog.models import Catalog, Entity, Relation, SourceDocument, Support, View, clause_text, sha256_digest
 

@@ -1,6 +1,6 @@
-"""Test and benchmark harnesses: not part of the shipped package.
+"""Test-only helpers: not part of the shipped package.
 
 Importable as ``support`` from the tests (pytest puts ``tests/`` on ``sys.path``: rootdir conftest, no
-``tests/__init__.py``) and from the benchmarks (each inserts ``<repo>/tests``). Every path here is
-resolved from this folder's own location inside the repository, so they work from any directory.
+``tests/__init__.py``). The harnesses the benchmarks drive too (local servers, fuzz cases, hostile inputs,
+worlds ...) live in ``benchmarks.harness``; the tests import them from there.
 """

@@ -1,9 +1,8 @@
-"""The newcomer scorer (benchmarks/newcomer_score.py) loaded for the tests of both newcomer sets."""
+"""The newcomer scorer (``benchmarks.newcomer_score``) loaded for the tests of both newcomer sets."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
+import importlib
 from pathlib import Path
 from types import ModuleType
 
@@ -11,15 +10,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def load_scorer() -> ModuleType:
-    """The scorer module, loaded by path (benchmarks/ is no package), once per session."""
-    if "newcomer_score" in sys.modules:
-        return sys.modules["newcomer_score"]
-    spec = importlib.util.spec_from_file_location("newcomer_score", ROOT / "benchmarks" / "newcomer_score.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # pydantic resolves the models' annotations through the module
-    spec.loader.exec_module(module)
-    return module
+    """The scorer module (``python -m benchmarks.newcomer_score``)."""
+    return importlib.import_module("benchmarks.newcomer_score")
 
 
 def commit_log(repo: Path) -> list[str]:

@@ -2,7 +2,7 @@
 
 Inputs, all in the model folder: ``training.json`` (written by export: run config, data selection,
 licences), ``curve.json`` (accuracy on a fixed MNLI dev-matched sample at each checkpoint),
-``eval.json`` (``chainret nli eval --out``), ``speed.json`` (``benchmarks/nli_speed.py --out``).
+``eval.json`` (``chainret nli eval --out``), ``speed.json`` (``python -m benchmarks.nli_speed --out``).
 """
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def render_card(model_dir: Path) -> str:
     if speed:
         add("## Inference speed")
         add("")
-        add(f"`python benchmarks/nli_speed.py` ({speed.get('threads')} torch threads, batch {speed.get('batch_size')}, "
+        add(f"`python -m benchmarks.nli_speed` ({speed.get('threads')} torch threads, batch {speed.get('batch_size')}, "
             "torch.inference_mode; the CPU was shared with other jobs, so absolute figures are pessimistic):")
         add("")
         add("| premise length | variant | pairs/s |")

@@ -12,7 +12,7 @@ are tuned on development questions only, and two parts are never looked at excep
 How it was made (``make_split``): each group's ids are split by gold hop count (2, 3, 4); within a
 hop count the sorted ids are shuffled with ``random.Random(f"{SEED}:{group}:{hops}")`` and the
 first ceil(n/2) go to the development part. The split is committed as
-``benchmarks/splits/musique_decomposer.json`` (written by ``python benchmarks/decompose_split.py``)
+``benchmarks/splits/musique_decomposer.json`` (written by ``python -m benchmarks.decompose_split``)
 and frozen: tests check that the file is unchanged and its parts disjoint.
 """
 
@@ -91,7 +91,7 @@ def load_split(path: str | Path = SPLIT_PATH) -> dict[str, list[str]]:
     """``{part: ids}`` from the committed split file."""
     p = Path(path)
     if not p.is_file():
-        raise DataError(f"{p}: the decomposer split file is missing (python benchmarks/decompose_split.py writes it)")
+        raise DataError(f"{p}: the decomposer split file is missing (python -m benchmarks.decompose_split writes it)")
     data = json.loads(p.read_text(encoding="utf-8"))
     parts = data.get("parts") if isinstance(data, dict) else None
     if not isinstance(parts, dict) or set(parts) != set(PARTS):

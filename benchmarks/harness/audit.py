@@ -33,8 +33,8 @@ from chainret.catalog.readable import known_entities, readable_docs, reader_view
 from chainret.core.errors import UsageError
 from chainret.verify.replay import verify
 from chainret.trace.model import Budget, Trace
-from support.catalogs import changed
-from support.worldgen import ANSWERABLE_BUDGET, ANSWERABLE_SHARE, PRINCIPALS, answerable, random_world
+from benchmarks.harness.catalogs import changed
+from benchmarks.harness.worldgen import ANSWERABLE_BUDGET, ANSWERABLE_SHARE, PRINCIPALS, answerable, random_world
 
 
 def without_unreadable(cat: Catalog, viewer: str) -> Catalog:

@@ -12,7 +12,7 @@ step under a SIGALRM deadline) and checks each step's output: ``check_step`` fla
 (an exception that escaped ``main``), a hang (deadline hit), an exit code outside the documented
 table, a raw terminal-interpretable character (ESC, C1, bidi, ...) in stdout/stderr, and in the
 JSON output and trace files a budget misrecord (rows or searches used beyond the recorded budget).
-``python tests/support/fuzz.py one CASE_DIR`` runs one case and prints its result as JSON: the
+``python -m benchmarks.harness.fuzz one CASE_DIR`` runs one case and prints its result as JSON: the
 benchmark (``benchmarks/robustness.py``) runs each case that way in a subprocess with a wall-clock
 limit and measures its peak memory; the CI slice (``tests/test_robust_fuzz.py``) runs a few dozen
 in-process.
@@ -36,10 +36,10 @@ from typing import Any
 
 import yaml
 
+from benchmarks.harness.paths import SEED_WORLD
 from chainret.catalog.models import sha256_digest
 from chainret.core.textsafe import unsafe_pattern
 
-SEED_WORLD = Path(__file__).resolve().parents[2] / "fixtures" / "seed"  # <repo>/fixtures/seed, from tests/support/
 CLASSES = (
     "deep_nesting", "alias_bomb", "duplicate_keys", "markup_values", "control_values", "glued_slot",
     "self_loop", "huge_string", "non_utf8", "symlink_loop", "special_file", "random_mutation", "valid_careless",
@@ -585,7 +585,7 @@ def _main(argv: list[str]) -> int:
     if len(argv) == 3 and argv[0] == "generate":
         generate(argv[1], int(argv[2]))
         return 0
-    sys.stderr.write("usage: python tests/support/fuzz.py one CASE_DIR | generate ROOT N\n")
+    sys.stderr.write("usage: python -m benchmarks.harness.fuzz one CASE_DIR | generate ROOT N\n")
     return 2
 
 

@@ -92,6 +92,8 @@ TRUST = (
           ("tests/test_store_postgres_grant.py",)),
 )
 
+# Units of a word only restricted text holds, planted by the planner guard's test; the trust page quotes the count.
+N_SECRET = 60
 PLANNER = Guard("planner statistics", "a public login reads corpus figures of another class, or tells from `EXPLAIN` "
                 "estimates whether a word occurs only in restricted text", ("tests/test_store_postgres_stats.py",))
 

@@ -22,7 +22,7 @@ import threading
 import time
 from typing import Any
 
-from support.local_server import free_port
+from benchmarks.harness.local_server import free_port
 
 
 class ThreadServer:

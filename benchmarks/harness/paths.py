@@ -12,6 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED_DATA = REPO.parent / "shared" / "data"
+SEED_WORLD = REPO / "fixtures" / "seed"  # the shipped seed world the fuzz cases and the update tests start from
 
 
 def data_dir() -> Path:

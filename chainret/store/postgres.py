@@ -54,7 +54,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from chainret.catalog.models import Catalog, functional_names
 from chainret.engine.hops import HopWorld, Rel
-from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus, stating_first
+from chainret.engine.search import SearchHit, TermRanking
 from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
@@ -457,22 +457,26 @@ class HopStatement:
         n_units, total = ix.store.corpus(ix.view, ix.principal, ix.within)
         if k <= 0 or not n_units:
             return []
-        q = query_tokens([node])
-        term = q[0]
+        term = node.lower()
+        word = predicate.lower() if stating else None
+        kept = ix.hubs.hits(term, word, k)
+        if kept is not None:  # a hub ranked before: its units' rows as the hub path below reads them, the pair's on demand
+            v.prefetch([h.ref for h in kept])
+            return kept
         vp: tuple[str, ...] = (v.view_name, v.principal)
         wp: tuple[str, ...] = (v.within,) if v.within is not None else ()
         # a 1.1 hop reads the pair's relations too: its completeness or contradiction check needs them
         functional = predicate in self.functional or stating
         params = (term, *vp, *wp, *self._cp, *vp, *wp, *((predicate.lower(),) if stating else ()),
                   *((*self._cp, node, predicate, v.view_name, *wp) if functional else ()))
-        units: dict[int, tuple[str, int, dict[str, int]]] = {}
+        units: dict[int, tuple[int, str, int, int]] = {}
         unit_rows: list[Row] = []
         in_units: list[Row] = []
         of: list[Row] = []
         has: set[int] = set()
         for r in v.store.db.rows(self.sql[functional, stating], params, v.view_name, v.principal):
             if r[0] == 0:
-                units[cast(int, r[1])] = (cast(str, r[4]), cast(int, r[3]), {term: cast(int, r[2])})
+                units[cast(int, r[1])] = (cast(int, r[1]), cast(str, r[4]), cast(int, r[3]), cast(int, r[2]))
                 unit_rows.append(r[4:_U])
             elif r[0] == 1:
                 has.add(cast(int, r[1]))
@@ -482,12 +486,9 @@ class HopStatement:
             hits: list[SearchHit] = []
         else:
             size = n_units or 1
-            cands = sorted(units.items())
-            if stating:
-                rank = [(uo, ref, ntok, tfs[term]) for uo, (ref, ntok, tfs) in cands]
-                hits = stating_first(rank, has, size, total / size, k, ix.k1, ix.b, ix.delta)
-            else:
-                hits = rank_bm25plus(q, cands, {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
+            rank = sorted(units.values())
+            ranking = TermRanking.of(len(rank), rank, size, total / size, ix.k1, ix.b, ix.delta)
+            hits = ix.hubs.rows(ranking, term, word, has, k)
         status_in, status_of = cast("list[StatusRow]", in_units), cast("list[StatusRow]", of)
         v.noted(status_in)
         if functional:

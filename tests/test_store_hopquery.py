@@ -61,6 +61,7 @@ def test_fixture_requests_identical(hop_query, tmp_path):
 @pytest.mark.slow  # ~5 s a path: 40 generated worlds
 def test_random_worlds_identical(hop_query, tmp_path_factory, monkeypatch):
     monkeypatch.setattr(hopquery, "CAND_MAX", 2)  # small worlds reach the hub fallback too
+    monkeypatch.setattr(hopquery, "PAIR_MAX", 2)  # and pairs too large to read (counted: SQLView.census)
     monkeypatch.setattr(search, "HUB_UNITS", 0)  # and every term's ranking is kept, cut after 2 units (HubRankings)
     monkeypatch.setattr(search, "KEEP_RANKED", 2)
     counts: Counter[str] = Counter()

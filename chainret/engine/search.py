@@ -202,7 +202,7 @@ class HubRankings:
     Kept per index object, which is per (view, principal) and, for a compiled store, per store generation: the
     same lifetime as the corpus figures the scores already depend on. Bounded (``max_terms``), dropped whole."""
 
-    def __init__(self, max_terms: int = 1024) -> None:
+    def __init__(self, max_terms: int = 256) -> None:  # (at most 256 x 2 x KEEP_RANKED rows: about 13 MB an index)
         self.max_terms = max_terms
         self.terms: dict[str, TermRanking] = {}
         self.stating: dict[tuple[str, str], TermRanking] = {}

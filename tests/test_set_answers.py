@@ -32,8 +32,9 @@ def team(n_members: int, noise: int = 0):
 
 
 def test_a_many_valued_hop_answers_every_member_and_says_all():
-    run, paths = run_set(team(2), TEAM, ["has_member"], Budget())
-    answers, done = set_answer(run, TEAM, paths, 1)
+    w = team(2)
+    run, paths = run_set(w, TEAM, ["has_member"], Budget())
+    answers, done = set_answer(run, TEAM, paths, 1, w)
     assert sorted(a.id for a in answers) == ["user:w:m0", "user:w:m1"]
     assert done.complete and done.answered == done.eligible == 2 and done.reasons == []
     # each member has its own hop record and anchor; the second reuses the first's search
@@ -48,13 +49,14 @@ def test_the_single_path_rule_answers_one_member():
 
 
 def test_a_budget_cut_set_says_k_of_n_and_the_flag_that_reaches_the_rest():
-    run, paths = run_set(team(3, noise=1), TEAM, ["has_member"], Budget(rows_per_hop=3))
-    answers, done = set_answer(run, TEAM, paths, 1)
+    w = team(3, noise=1)
+    run, paths = run_set(w, TEAM, ["has_member"], Budget(rows_per_hop=3))
+    answers, done = set_answer(run, TEAM, paths, 1, w)
     assert len(answers) == 2 and not done.complete
     assert done.answered == 2 and done.eligible == 3
     assert done.flags == ["--rows-per-hop"] and "--rows-per-hop (now 3)" in done.reasons[0]
-    run, paths = run_set(team(3, noise=1), TEAM, ["has_member"], Budget(rows_per_hop=4))
-    assert set_answer(run, TEAM, paths, 1)[1].complete
+    run, paths = run_set(w, TEAM, ["has_member"], Budget(rows_per_hop=4))
+    assert set_answer(run, TEAM, paths, 1, w)[1].complete
 
 
 @settings(max_examples=200, deadline=None)
@@ -69,7 +71,7 @@ def test_a_set_said_complete_is_the_whole_supported_set(w, start, preds, rows, s
         run, paths = run_set(w, s, preds, b)
         if not paths:
             continue
-        answers, done = set_answer(run, s, paths, len(preds))
+        answers, done = set_answer(run, s, paths, len(preds), w)
         got = {a.id for a in answers}
         assert got <= oracle
         if done.complete:
@@ -77,7 +79,7 @@ def test_a_set_said_complete_is_the_whole_supported_set(w, start, preds, rows, s
             assert done.eligible == len(got)
     if oracle and all(p not in w.functional for p in preds):
         run, paths = run_set(w, s, preds, Budget(rows_per_hop=50, max_searches=500, max_rows=10_000))
-        answers, done = set_answer(run, s, paths, len(preds))
+        answers, done = set_answer(run, s, paths, len(preds), w)
         assert {a.id for a in answers} == oracle and done.complete
 
 

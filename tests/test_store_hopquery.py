@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from store_worlds import as_schema_4, random_catalog, random_requests, trace_json
 
+from chainret.engine import search
 from chainret.pipeline.ask import answer, ask
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.core.errors import ChainretError
@@ -60,6 +61,9 @@ def test_fixture_requests_identical(hop_query, tmp_path):
 @pytest.mark.slow  # ~5 s a path: 40 generated worlds
 def test_random_worlds_identical(hop_query, tmp_path_factory, monkeypatch):
     monkeypatch.setattr(hopquery, "CAND_MAX", 2)  # small worlds reach the hub fallback too
+    monkeypatch.setattr(hopquery, "PAIR_MAX", 2)  # and pairs too large to read (counted: SQLView.census)
+    monkeypatch.setattr(search, "HUB_UNITS", 0)  # and every term's ranking is kept, cut after 2 units (HubRankings)
+    monkeypatch.setattr(search, "KEEP_RANKED", 2)
     counts: Counter[str] = Counter()
 
     @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from store_worlds import new_schema_url, pg_url, trace_json  # noqa: F401
 
+from chainret.engine import search
 from chainret.pipeline.ask import ask
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.store import compile_store
@@ -41,6 +42,9 @@ def _ask(catalog: object, case: object, viewer: str | None) -> str:
 @pytest.mark.parametrize("hub", [pg.HUB, 0], ids=["statement", "every-hop-a-hub"])
 def test_hop_statement_traces_equal_the_memory_store(pg_url, monkeypatch, hub):  # noqa: F811
     monkeypatch.setattr(pg, "HUB", hub)  # 0: every hop takes the hub path (postings, then the returned units)
+    if not hub:  # and every term's ranking is kept, cut after 2 units: later hops answer from it (HubRankings)
+        monkeypatch.setattr(search, "HUB_UNITS", 0)
+        monkeypatch.setattr(search, "KEEP_RANKED", 2)
     stores: dict[str, PostgresStore] = {}
     try:
         for cat, case in _cases():

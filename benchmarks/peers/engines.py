@@ -10,10 +10,13 @@ words; chainret reads them from the request (interpretation is part of its cost,
 
 from __future__ import annotations
 
+import contextlib
+import csv
 import os
 import sqlite3
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -81,19 +84,14 @@ class DuckDBPeer:
         self.folder = folder
 
     def load(self, rels: list[tuple[str, str, str, str]], names: list[tuple[str, str]]) -> None:
-        import csv
-
         import duckdb
 
         self.conn = duckdb.connect(str(self.path))
         self.conn.execute("SET threads = 1")
         for table, cols, rows in (("rel", ("subject", "predicate", "object", "reader"), rels), ("names", ("key", "id"), names)):
-            csv_path = self.folder / f"{table}.csv"
-            with open(csv_path, "w", newline="", encoding="utf-8") as f:
-                csv.writer(f).writerows(rows)
             columns = ", ".join(f"'{c}': 'VARCHAR'" for c in cols)
-            self.conn.execute(f"CREATE TABLE {table} AS SELECT * FROM read_csv('{csv_path}', header = false, columns = {{{columns}}})")
-            csv_path.unlink()
+            with _csv(self.folder, table, rows) as csv_path:
+                self.conn.execute(f"CREATE TABLE {table} AS SELECT * FROM read_csv('{csv_path}', header = false, columns = {{{columns}}})")
         self.conn.execute("CHECKPOINT")
         self.conn.execute("PREPARE contacts AS " + JOIN.format(r="$1", a="$2"))
 
@@ -106,6 +104,65 @@ class DuckDBPeer:
 
     def close(self) -> None:
         self.conn.close()
+
+
+class LadybugPeer:
+    """Ladybug (the maintained fork of the Kùzu embedded graph database), one thread: entities as nodes, each
+    exported relation an edge carrying its predicate and reader, each name an edge from a key node to its entity;
+    the same two hops as one Cypher pattern, run with parameters."""
+
+    name = "ladybug"
+
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "peer.lbug"
+        self.folder = folder
+
+    def load(self, rels: list[tuple[str, str, str, str]], names: list[tuple[str, str]]) -> None:
+        import ladybug
+
+        self.db = ladybug.Database(str(self.path))
+        self.conn = ladybug.Connection(self.db, num_threads=1)
+        for ddl in ("CREATE NODE TABLE E(id STRING, PRIMARY KEY (id))", "CREATE NODE TABLE K(key STRING, PRIMARY KEY (key))",
+                    "CREATE REL TABLE R(FROM E TO E, predicate STRING, reader STRING)", "CREATE REL TABLE NAMED(FROM K TO E)"):
+            self.conn.execute(ddl)
+        pairs = list(dict.fromkeys(names))
+        tables = {
+            "E": [(e,) for e in dict.fromkeys([*(x for s, _, o, _ in rels for x in (s, o)), *(i for _, i in pairs)])],
+            "K": [(k,) for k in dict.fromkeys(k for k, _ in pairs)],
+            "R": [(s, o, p, r) for s, p, o, r in rels],
+            "NAMED": pairs,
+        }
+        for table, rows in tables.items():
+            with _csv(self.folder, table, rows) as csv_path:
+                self.conn.execute(f"COPY {table} FROM '{csv_path}' (HEADER = false)")
+        self.query = (  # (run with parameters: Ladybug deprecates a separate prepare())
+            "MATCH (k:K {key: $alias})-[:NAMED]->(:E)-[p:R]->(:E)-[c:R]->(x:E) "
+            "WHERE p.predicate = 'operated_by' AND c.predicate = 'contact' AND p.reader IN ['*', $reader] "
+            "AND c.reader IN ['*', $reader] RETURN DISTINCT x.id"
+        )
+
+    def answer(self, alias: str, principal: str) -> set[str]:
+        res = self.conn.execute(self.query, {"alias": alias, "reader": principal})
+        return {row[0] for row in res.get_all()}
+
+    def size(self) -> int:
+        return sum(f.stat().st_size for f in self.folder.glob("peer.lbug*") if f.is_file())
+
+    def close(self) -> None:
+        self.conn.close()
+        self.db.close()
+
+
+@contextlib.contextmanager
+def _csv(folder: Path, table: str, rows: list[tuple[str, ...]]) -> Iterator[Path]:
+    """``rows`` written to a CSV file for a peer's bulk load, removed after it."""
+    path = folder / f"{table}.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f).writerows(rows)
+    try:
+        yield path
+    finally:
+        path.unlink()
 
 
 def _lit(value: str) -> str:

@@ -26,7 +26,10 @@ with the search, the others ``reuses`` it, as backtracking records them), and ea
 answer path. After such a hop the engine compares the bridges it followed with every usable relation of that
 subject and predicate in the principal's readable catalog (a catalog-level check, like the contradiction
 check, recorded as an assumption): the set is complete only when nothing eligible was left behind there, and no
-branch below it stopped for want of budget or a returned unit. Functional hops keep the single-path rule.
+branch below it stopped for want of budget or a returned unit. The check counts (``Census``): a compiled store
+answers it with one aggregate statement (``SQLView.census``), so a subject with 10,000 values is not read and
+flagged relation by relation; a reason names the first ``SHOWN`` relations left behind and counts the rest.
+Functional hops keep the single-path rule.
 
 Inputs are plain values (``HopWorld``): the caller (``chainret.pipeline.ask``) builds them from a catalog view,
 and tests build random ones. Source text is data here: nothing in a unit's text is read except by
@@ -111,8 +114,10 @@ class HopWorld:
         entity: EntityLookup | None = None,
         hop_search: Callable[[str, str, int, bool], list[SearchHit]] | None = None,
         hop_in_unit: Callable[[str, str, str], Sequence[Rel] | None] | None = None,
+        census: Callable[[str, str, Sequence[str], Sequence[str], Sequence[str]], Census | None] | None = None,
     ) -> None:
         self.index = index
+        self._census = census
         self._hop_search = hop_search
         self._hop_in_unit = hop_in_unit
         self.entity = entity  # prose quotes are checked against the entities' declared names
@@ -185,6 +190,45 @@ class HopWorld:
         """Every relation record of this subject and predicate, any status (catalog-level checks)."""
         return self._checked(self._of_subject(subject, predicate))
 
+    def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census:
+        """A many-valued hop's completeness check (``Census``): a store that counts in one aggregate statement
+        answers it (a hub's thousands of relations are counted, not read and flagged); otherwise, or where the
+        store declines (None: a pair small enough to read), it is counted here over ``of_subject``."""
+        if self._census is not None:
+            hit = self._census(subject, predicate, on_path, followed, returned)
+            if hit is not None:
+                return hit
+        return count_census(self.of_subject(subject, predicate), on_path, followed, returned)
+
+    def eligible_objects(self, subject: str, predicate: str, on_path: Sequence[str]) -> tuple[str, ...]:
+        """The objects of every usable relation of (subject, predicate) not on the path, in relation-id order
+        (the union of several set hops' eligible values needs them; one set hop's count does not)."""
+        return tuple(dict.fromkeys(r.object for r in self.of_subject(subject, predicate) if r.usable and r.object not in on_path))
+
+
+SHOWN = 10  # relation ids a completeness reason names; the rest are counted
+
+
+class Census(NamedTuple):
+    """What a many-valued hop's completeness check found among the usable relations of (subject, predicate)
+    whose object is not on the path: ``eligible`` distinct objects, ``left`` of them not followed, and the relations
+    of those left whose unit this hop's search did not return (``missing``: the first ``SHOWN`` ids by id, of
+    ``n_missing``)."""
+
+    eligible: int
+    left: int
+    missing: tuple[str, ...]
+    n_missing: int
+
+
+def count_census(rels: Sequence[Rel], on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census:
+    """``Census`` over relation records (``HopWorld.of_subject``, by id): the rule the stores' aggregates restate."""
+    usable = [r for r in rels if r.usable and r.object not in on_path]
+    eligible = set(r.object for r in usable)
+    done, seen = set(followed), set(returned)
+    missing = sorted(r.id for r in usable if r.object not in done and r.unit_ref not in seen)
+    return Census(len(eligible), len(eligible - done), tuple(missing[:SHOWN]), len(missing))
+
 
 class SetHop(NamedTuple):
     """One many-valued hop's completeness: the objects it followed against every eligible one in the catalog."""
@@ -193,13 +237,13 @@ class SetHop(NamedTuple):
     branch: str
     subject: str
     predicate: str
+    on_path: tuple[str, ...]
     followed: tuple[str, ...]
-    eligible: tuple[str, ...]  # objects of every usable relation of (subject, predicate), returned or not
-    not_returned: tuple[str, ...]  # relation ids of eligible objects whose units this search did not return
+    census: Census  # the usable relations of (subject, predicate), returned or not, counted
 
     @property
     def complete(self) -> bool:
-        return set(self.eligible) <= set(self.followed)
+        return self.census.left == 0
 
 
 class Run:
@@ -401,23 +445,23 @@ def _record_set_hop(
     returned: set[str], on_path: tuple[str, ...],
 ) -> None:
     """The catalog-level completeness check of one many-valued hop (see the module docstring)."""
-    usable = [r for r in world.of_subject(node, pred) if r.usable and r.object not in on_path]
-    eligible = tuple(dict.fromkeys(r.object for r in usable))
     followed = tuple(b.object for b in bridges)
-    missing = tuple(r.id for r in usable if r.object not in followed and r.unit_ref not in returned)
+    census = world.census(node, pred, on_path, followed, sorted(returned))
     note = SET_ASSUMPTION.format(pred=pred, subject=node)
     if note not in run.assumptions:
         run.assumptions.append(note)
-    run.set_hops.append(SetHop(k, branch, node, pred, followed, eligible, missing))
+    run.set_hops.append(SetHop(k, branch, node, pred, on_path, followed, census))
 
 
-def _some(ids: Sequence[str], shown: int = 10) -> str:
-    """The first ``shown`` ids and how many more: a reason stays a line however large the set left behind."""
-    more = len(ids) - shown
-    return ", ".join(ids[:shown]) + (f" and {more} more" if more > 0 else "")
+def _some(census: Census) -> str:
+    """The first ``SHOWN`` ids left behind and how many more: a reason stays a line however large the set left behind."""
+    more = census.n_missing - len(census.missing)
+    return ", ".join(census.missing) + (f" and {more} more" if more > 0 else "")
 
 
-def set_answer(run: Run, start_id: str, paths: Sequence[Sequence[Rel]], hops: int) -> tuple[list[SetAnswer], Completeness]:
+def set_answer(
+    run: Run, start_id: str, paths: Sequence[Sequence[Rel]], hops: int, world: HopWorld,
+) -> tuple[list[SetAnswer], Completeness]:
     """A set run's answers (one per end entity, first path found wins, in the order found) and whether they
     are all the readable catalog supports: ``eligible`` is exact when nothing but the last hop's sets left a
     value behind; the reasons say what stopped, the flags which budget would reach it."""
@@ -429,21 +473,25 @@ def set_answer(run: Run, start_id: str, paths: Sequence[Sequence[Rel]], hops: in
     reasons: list[str] = []
     flags: dict[str, None] = {}
     exact = True
-    eligible = set(answers)
+    last = [s for s in run.set_hops if s.hop == hops]
+    if len(last) == 1:  # every answer is one of its eligible values: the count is the union
+        n_eligible = max(last[0].census.eligible, len(answers))
+    else:  # several subjects' sets: their union, by value
+        union = set(answers)
+        for s in last:
+            union.update(world.eligible_objects(s.subject, s.predicate, s.on_path))
+        n_eligible = len(union)
     for s in run.set_hops:
-        if s.hop == hops:
-            eligible.update(s.eligible)
         if s.complete:
             continue
-        left = [o for o in s.eligible if o not in s.followed]
         exact = exact and s.hop == hops
-        if s.not_returned:
+        if s.census.n_missing:
             flags["--rows-per-hop"] = None
-            reasons.append(f"hop {s.hop}: {len(left)} more supported {s.predicate!r} relation(s) of {s.subject} were not "
-                           f"returned by its search ({_some(s.not_returned)}); raise --rows-per-hop "
+            reasons.append(f"hop {s.hop}: {s.census.left} more supported {s.predicate!r} relation(s) of {s.subject} were not "
+                           f"returned by its search ({_some(s.census)}); raise --rows-per-hop "
                            f"(now {run.budget.rows_per_hop}) to reach them")
         else:
-            reasons.append(f"hop {s.hop}: {len(left)} more {s.predicate!r} value(s) of {s.subject} were not followed")
+            reasons.append(f"hop {s.hop}: {s.census.left} more {s.predicate!r} value(s) of {s.subject} were not followed")
     for f in run.failures:
         if f.code == RefusalCode.BUDGET_EXHAUSTED:
             flags["--max-searches"] = flags["--max-rows"] = None
@@ -455,5 +503,5 @@ def set_answer(run: Run, start_id: str, paths: Sequence[Sequence[Rel]], hops: in
         reasons.append(f.message)
     complete = not reasons
     return list(answers.values()), Completeness.model_construct(
-        complete=complete, answered=len(answers), eligible=len(eligible) if exact else None, reasons=reasons, flags=list(flags),
+        complete=complete, answered=len(answers), eligible=n_eligible if exact else None, reasons=reasons, flags=list(flags),
     )

@@ -109,11 +109,128 @@ def stating_first(
     Why: a node that many units mention for other reasons (an org operating 10,000 projects) pushed the one unit
     that states the hop's relation past the row budget when the ID alone was ranked. The predicate word orders, it
     never adds a unit: every returned unit still contains the exact ID, and its score is the ID's score. The one
-    rule of every index (``LexicalIndex.hop_search``, ``StoreIndex.hop_search`` and the SQL stores' hop statements)."""
-    n = len(cands)
-    first = rank_term(n, [c for c in cands if c[0] in stating], size, avgdl, k, k1, b, delta)
-    rest = rank_term(n, [c for c in cands if c[0] not in stating], size, avgdl, k - len(first), k1, b, delta)
-    return [SearchHit(h.ref, rank + 1, h.score) for rank, h in enumerate([*first, *rest])]
+    rule of every index (``LexicalIndex.hop_search``, ``StoreIndex.hop_search`` and the SQL stores' hop statements):
+    each group's order is the ID's whole order with the other group taken out (``TermRanking``)."""
+    ranking = TermRanking.of(len(cands), cands, size, avgdl, k1, b, delta)
+    hits = ranking.stating_first(ranking.only(stating), k)
+    assert hits is not None  # (a whole ranking: always enough)
+    return hits
+
+
+# A term that more units than this contain is a hub: an index keeps its ranking (``HubRankings``).
+HUB_UNITS = 64
+# How many of a hub's best units a kept ranking holds: a hop asking for more rows ranks the hub again.
+KEEP_RANKED = 256
+
+
+class TermRanking:
+    """The units that contain one term (or a subset of them), best first by the term's BM25Plus score, ties by
+    unit ordinal: the first ``keep`` of them, ``complete`` when that is all. ``n`` is the term's unit count (its IDF).
+
+    Why a class: a hop's two groups (``stating_first``) are both this order with the other group taken out, so
+    one sort serves both, and a hub's sort can be kept (``HubRankings``) and answer later hops from its first
+    rows instead of ranking every unit that mentions the node again."""
+
+    __slots__ = ("n", "keyed", "complete", "ordinals")
+
+    def __init__(self, n: int, keyed: list[tuple[float, int, str, float]], complete: bool, ordinals: frozenset[int] = frozenset()) -> None:
+        self.n, self.keyed, self.complete = n, keyed, complete  # keyed: (-score, ordinal, ref, score), sorted
+        self.ordinals = ordinals  # a subset's (``only``): the units the rest of a hop's rows leave out
+
+    @classmethod
+    def of(
+        cls, n: int, cands: Sequence[tuple[int, str, int, int]], size: int, avgdl: float, k1: float, b: float, delta: float,
+    ) -> TermRanking:
+        """Rank all of ``cands`` (``(unit ordinal, ref, token count, term frequency)``) for a term ``n`` units
+        contain: ``bm25plus`` and ``top_hits`` inlined, the same operations in the same order, so the scores are
+        bit-identical to ``rank_bm25plus``'s."""
+        w = bm25plus_idf(size, n)
+        kp = k1 + 1
+        keyed: list[tuple[float, int, str, float]] = []
+        for pos, ref, ntok, f in cands:
+            norm = k1 * (1 - b + b * ntok / avgdl)
+            score = 0.0 + w * (delta + (f * kp) / (norm + f))
+            keyed.append((-score, pos, ref, score))  # (unit ordinals are distinct: ties never reach the ref)
+        keyed.sort()
+        return cls(n, keyed, True)
+
+    def kept(self, keep: int | None = None) -> TermRanking:
+        """The first ``keep`` units of this ranking (what ``HubRankings`` holds: ``KEEP_RANKED``)."""
+        keep = KEEP_RANKED if keep is None else keep
+        return self if len(self.keyed) <= keep else TermRanking(self.n, self.keyed[:keep], False, self.ordinals)
+
+    def only(self, ordinals: Container[int]) -> TermRanking:
+        """The units whose ordinal is in ``ordinals``, in this order (of a whole ranking: a cut one would lose
+        those of the subset past its cut)."""
+        if not self.complete:
+            raise ValueError("a subset of a ranking is taken before it is cut (TermRanking.kept)")
+        keyed = [key for key in self.keyed if key[1] in ordinals]
+        return TermRanking(self.n, keyed, True, frozenset(key[1] for key in keyed))
+
+    def top(self, k: int) -> list[SearchHit] | None:
+        """The ``k`` best units, or None when more are asked than this ranking kept."""
+        if k > len(self.keyed) and not self.complete:
+            return None
+        return [SearchHit(ref, rank + 1, score) for rank, (_, _, ref, score) in enumerate(self.keyed[: max(k, 0)])]
+
+    def stating_first(self, stating: TermRanking, k: int) -> list[SearchHit] | None:
+        """``stating_first``'s rows from this ranking and its ``stating`` subset (``only``): the subset's best
+        ``k``, then the best of the rest; None when the kept rows cannot tell them."""
+        first = stating.keyed[: max(k, 0)]
+        if len(first) < k and not stating.complete:
+            return None
+        rest: list[tuple[float, int, str, float]] = []
+        need = k - len(first)
+        if need > 0:
+            taken = stating.ordinals
+            for key in self.keyed:
+                if key[1] not in taken:
+                    rest.append(key)
+                    if len(rest) == need:
+                        break
+            else:
+                if not self.complete:
+                    return None
+        return [SearchHit(ref, rank + 1, score) for rank, (_, _, ref, score) in enumerate([*first, *rest])]
+
+
+class HubRankings:
+    """The kept rankings of one index's hub terms (more than ``HUB_UNITS`` units), and of the units of each that
+    hold a hop's predicate word: a hop from a node that thousands of units mention then costs what a hop from
+    any node costs, from that hub's second hop on (the first ranks it once).
+
+    Kept per index object, which is per (view, principal) and, for a compiled store, per store generation: the
+    same lifetime as the corpus figures the scores already depend on. Bounded (``max_terms``), dropped whole."""
+
+    def __init__(self, max_terms: int = 256) -> None:  # (at most 256 x 2 x KEEP_RANKED rows: about 13 MB an index)
+        self.max_terms = max_terms
+        self.terms: dict[str, TermRanking] = {}
+        self.stating: dict[tuple[str, str], TermRanking] = {}
+
+    def hits(self, term: str, word: str | None, k: int) -> list[SearchHit] | None:
+        """A kept hub's rows: ``stating_first`` with ``word``, else its top ``k``; None when not kept or not enough."""
+        ranking = self.terms.get(term)
+        if ranking is None:
+            return None
+        if word is None:
+            return ranking.top(k)
+        stating = self.stating.get((term, word))
+        return None if stating is None else ranking.stating_first(stating, k)
+
+    def rows(self, ranking: TermRanking, term: str, word: str | None, stating: Container[int], k: int) -> list[SearchHit]:
+        """A hop's rows from a term's whole ``ranking`` (``word``: ``stating_first`` with the units in ``stating``),
+        keeping its first rows when the term is a hub (more than ``HUB_UNITS`` units)."""
+        sub = ranking.only(stating) if word is not None else ranking
+        if ranking.n > HUB_UNITS:
+            if len(self.terms) >= self.max_terms:
+                self.terms.clear()
+                self.stating.clear()
+            if word is not None:
+                self.stating[term, word] = sub.kept()
+            self.terms[term] = ranking.kept()
+        hits = ranking.top(k) if word is None else ranking.stating_first(sub, k)
+        assert hits is not None  # (a whole ranking: always enough)
+        return hits
 
 
 def rank_bm25plus(
@@ -141,17 +258,10 @@ def rank_term(
     n: int, cands: Sequence[tuple[int, str, int, int]], size: int, avgdl: float, k: int, k1: float, b: float, delta: float,
 ) -> list[SearchHit]:
     """``rank_bm25plus`` for one term (a hop's search: one exact ID) that ``n`` units contain, over candidates
-    given as ``(unit ordinal, ref, token count, term frequency)`` in corpus order: ``bm25plus`` and ``top_hits``
-    inlined, the same operations in the same order, so the scores are bit-identical."""
-    w = bm25plus_idf(size, n)
-    kp = k1 + 1
-    keyed: list[tuple[float, int, str, float]] = []
-    for pos, ref, ntok, f in cands:
-        norm = k1 * (1 - b + b * ntok / avgdl)
-        score = 0.0 + w * (delta + (f * kp) / (norm + f))
-        keyed.append((-score, pos, ref, score))  # (unit ordinals are distinct: ties never reach the ref)
-    keyed.sort()
-    return [SearchHit(ref, rank + 1, score) for rank, (_, _, ref, score) in enumerate(keyed[:k])]
+    given as ``(unit ordinal, ref, token count, term frequency)`` in corpus order (``TermRanking``)."""
+    hits = TermRanking.of(n, cands, size, avgdl, k1, b, delta).top(k)
+    assert hits is not None  # (a whole ranking: always enough)
+    return hits
 
 
 class LexicalIndex:
@@ -183,6 +293,7 @@ class LexicalIndex:
         self._size = len(self._docs) or 1
         self._avgdl = sum(map(len, self._docs)) / self._size
         self._reference: Any = None
+        self._hubs = HubRankings()  # hub terms' rankings, kept: a hop from a hub ranks its units once
 
     def __len__(self) -> int:
         return len(self.refs)
@@ -203,6 +314,8 @@ class LexicalIndex:
         if k <= 0 or not self.refs:
             return []
         q = query_tokens(query)
+        if len(q) == 1:  # a hop's search: one exact ID, ranked as ``hop_search`` ranks a group
+            return self._term_hits(q[0], None, k)
         cand = sorted({i for t in q for i in self._postings.get(t, ())})
         if not cand:
             return []
@@ -212,13 +325,21 @@ class LexicalIndex:
         """The units that contain ``node``, those that also contain ``predicate`` first (``stating_first``)."""
         if k <= 0 or not self.refs:
             return []
-        term, word = node.lower(), predicate.lower()
+        return self._term_hits(node.lower(), predicate.lower(), k)
+
+    def _term_hits(self, term: str, word: str | None, k: int) -> list[SearchHit]:
+        """One term's units ranked (``word``: those holding it first), a hub's from its kept ranking."""
+        hits = self._hubs.hits(term, word, k)
+        if hits is not None:
+            return hits
         cand = self._postings.get(term, [])
         if not cand:
             return []
         docs = self._docs
         cands = [(i, self.refs[i], len(docs[i]), docs[i].count(term)) for i in cand]
-        return stating_first(cands, set(self._postings.get(word, ())), self._size, self._avgdl, k, self.k1, self.b, self.delta)
+        ranking = TermRanking.of(len(cands), cands, self._size, self._avgdl, self.k1, self.b, self.delta)
+        stating = set(self._postings.get(word, ())) if word is not None else ()
+        return self._hubs.rows(ranking, term, word, stating, k)
 
     def score_all(self, query: str | Sequence[str]) -> list[float]:
         """rank_bm25's own full scorer over the same corpus (the reference tests compare ``search`` to)."""

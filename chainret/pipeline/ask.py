@@ -318,7 +318,7 @@ def _run(
     else:  # the accepted path's relations: each already carries the unit that supports it in this view
         required = [r.id for r in path] if path else []
         units = {r.id: r.unit_ref for r in path} if path else {}
-    answers, completeness = set_answer(run, interp.start_id, paths, len(interp.predicates)) if many and path is not None else (None, None)
+    answers, completeness = set_answer(run, interp.start_id, paths, len(interp.predicates), world) if many and path is not None else (None, None)
     return Trace.model_construct(
         **base,
         interpretation=interp,

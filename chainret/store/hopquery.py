@@ -42,13 +42,18 @@ from chainret.store.rowdecode import _bounded, hop_postings, hop_status_rows
 from chainret.store.sqlrows import REL_COLS
 
 if TYPE_CHECKING:
-    from chainret.engine.hops import Rel
+    from collections.abc import Sequence
+
+    from chainret.engine.hops import Census, Rel
     from chainret.store.sqlindex import StoreIndex
     from chainret.store.sqlrows import RowSource
     from chainret.store.sqlview import SQLView
 
 _BY_ID = itemgetter(1)  # a relation row's id
 CAND_MAX = 64  # rows of the joined candidate read; a term with more is a hub, read the returned units only
+# relations of the hop's (subject, predicate) the statement reads; a pair with more (a group of 10,000 members) is
+# counted (``SQLView.census``) and its returned units' relations read (``SQLView.prefetch``), never read whole
+PAIR_MAX = 64
 
 # One row of two JSON arrays (``json_group_array``): the postings of the hop's term with their units' token count
 # and ref, each [unit_ord, tf, doc_ord, ntok, ref] (at most ``CAND_MAX + 1``), and the relations of the hop's
@@ -68,8 +73,8 @@ _POSTINGS_JOINED = (
     "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ? LIMIT ?"
 )
 _RELATIONS = (
-    f"SELECT json_group_array(json_array({REL_COLS}, q.doc_ord, q.quote)) FROM relations r "
-    "LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.subject = ? AND r.predicate = ?"
+    f"SELECT json_group_array(json_array({REL_COLS}, q.doc_ord, q.quote)) FROM "
+    "(SELECT * FROM relations WHERE subject = ? AND predicate = ? LIMIT ?) r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord"
 )
 _ARRAY = "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, ref)) FROM ({})"
 HOP_SQL = f"SELECT ({_ARRAY.format(_POSTINGS)}), ({_RELATIONS})"
@@ -146,9 +151,9 @@ class HopQuery:
         try:
             if stating:
                 ((postings, relations, holding),) = cast("list[tuple[str, str, str]]", db.rows(
-                    self.sql_stating, (term, CAND_MAX + 1, node, predicate, predicate.lower(), term, CAND_MAX + 1)))
+                    self.sql_stating, (term, CAND_MAX + 1, node, predicate, PAIR_MAX + 1, predicate.lower(), term, CAND_MAX + 1)))
             else:
-                ((postings, relations),) = cast("list[tuple[str, str]]", db.rows(self.sql, (term, CAND_MAX + 1, node, predicate)))
+                ((postings, relations),) = cast("list[tuple[str, str]]", db.rows(self.sql, (term, CAND_MAX + 1, node, predicate, PAIR_MAX + 1)))
         except sqlite3.OperationalError as exc:  # e.g. a BLOB where the compile writes text: JSON cannot hold one
             path = getattr(db, "path", "the store")
             raise StoreError(
@@ -158,27 +163,37 @@ class HopQuery:
             ) from None
         in_view, inside, visible = f.in_view, f.within, f.visible
         status = hop_status_rows(relations, in_view, f.same_document, f.readers, f.readable)
-        status.sort(key=_BY_ID)
-        of = [s for s in status if s[13] in in_view and (inside is None or s[13] in inside)]  # IN_VIEW (+ WITHIN)
-        flagged = _bounded(self.of, (node, predicate), v.flagged(of))
+        whole = len(status) <= PAIR_MAX  # else a pair too large to read: counted (``census``), its units' relations read
+        if whole:
+            status.sort(key=_BY_ID)
+            of = [s for s in status if s[13] in in_view and (inside is None or s[13] in inside)]  # IN_VIEW (+ WITHIN)
+            flagged = _bounded(self.of, (node, predicate), v.flagged(of))
+        else:
+            self.of.pop((node, predicate), None)
         units, n_postings = hop_postings(postings, visible)
-        if n_postings > CAND_MAX:  # a hub: read the returned units only, as the per-lookup path does
+        if n_postings > CAND_MAX or not whole:  # a hub: read the returned units only, as the per-lookup path does
             self.units.pop((node, predicate), None)
+        if n_postings > CAND_MAX:
             return ix.hop_search(node, predicate, k) if stating else ix.search([node], k)
-        # What ``SQLView.rels_in_unit`` would give a returned unit, less the relations of other pairs, which the hop
-        # skips: the pair's relations whose document the principal may read (and the narrower viewer), by id.
-        in_unit: dict[str, list[Rel]] = {}
-        for s, rel in zip(of, flagged, strict=True):
-            if s[13] in visible and s[14] is not None:
-                in_unit.setdefault(s[14], []).append(rel)
-        _bounded(self.units, (node, predicate), in_unit)
+        if whole:
+            # What ``SQLView.rels_in_unit`` would give a returned unit, less the relations of other pairs, which the hop
+            # skips: the pair's relations whose document the principal may read (and the narrower viewer), by id.
+            in_unit: dict[str, list[Rel]] = {}
+            for s, rel in zip(of, flagged, strict=True):
+                if s[13] in visible and s[14] is not None:
+                    in_unit.setdefault(s[14], []).append(rel)
+            _bounded(self.units, (node, predicate), in_unit)
         if not units:
             return []
         size = n_units or 1
         if not stating:
-            return rank_term(len(units), sorted(units.values()), size, total / size, k, ix.k1, ix.b, ix.delta)
-        has = set(cast("list[int]", json.loads(holding)))
-        return stating_first(sorted(units.values()), has, size, total / size, k, ix.k1, ix.b, ix.delta)
+            hits = rank_term(len(units), sorted(units.values()), size, total / size, k, ix.k1, ix.b, ix.delta)
+        else:
+            has = set(cast("list[int]", json.loads(holding)))
+            hits = stating_first(sorted(units.values()), has, size, total / size, k, ix.k1, ix.b, ix.delta)
+        if not whole:
+            v.prefetch([h.ref for h in hits])
+        return hits
 
     def hop_in_unit(self, ref: str, subject: str, predicate: str) -> list[Rel] | None:
         """The relations of (subject, predicate) supported in a unit this hop's statement returned, flagged as
@@ -190,3 +205,9 @@ class HopQuery:
         """``SQLView.rels_of``, from this hop's statement when it read that pair."""
         hit = self.of.get((subject, predicate))
         return hit if hit is not None else self.view.rels_of(subject, predicate)
+
+    def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census | None:
+        """``SQLView.census`` for a pair this hop's statement did not read whole (None: it did; the engine counts those)."""
+        if (subject, predicate) in self.of:
+            return None
+        return self.view.census(subject, predicate, on_path, followed, returned)

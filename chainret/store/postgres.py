@@ -53,12 +53,13 @@ from typing import TYPE_CHECKING, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from chainret.catalog.models import Catalog, functional_names
-from chainret.engine.hops import HopWorld, Rel
-from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus, stating_first
+from chainret.engine.hops import Census, HopWorld, Rel
+from chainret.engine.search import SearchHit, TermRanking
 from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore, SQLView, StoreIndex
+from chainret.store.hopquery import PAIR_MAX
 from chainret.store.rowdecode import RelRow, SQLRow, StatusRow, _bounded, _unit
 from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN
 
@@ -435,9 +436,9 @@ def hop_sql(status_cols: str, within: bool, of_subject: bool, stating: bool = Fa
     if stating:
         sql += (f" UNION ALL SELECT 1, s.unit_ord, {', '.join(f'NULL::{t}' for t in _UNIT_TYPES[1:])}, {no_rel} FROM postings s "
                 "WHERE s.term = ? AND s.unit_ord IN (SELECT uo FROM c)")
-    if of_subject:
-        sql += (f" UNION ALL SELECT 3, {no_unit}, {status_cols} FROM relations r WHERE r.subject = ? AND r.predicate = ? AND "
-                + IN_VIEW.format(col="r.doc_ord") + w("r.doc_ord"))
+    if of_subject:  # (at most ``PAIR_MAX`` + 1 rows: a larger pair is not kept)
+        sql += (f" UNION ALL (SELECT 3, {no_unit}, {status_cols} FROM relations r WHERE r.subject = ? AND r.predicate = ? AND "
+                + IN_VIEW.format(col="r.doc_ord") + w("r.doc_ord") + f" LIMIT {PAIR_MAX + 1})")
     return sql
 
 
@@ -458,22 +459,26 @@ class HopStatement:
         n_units, total = ix.store.corpus(ix.view, ix.principal, ix.within)
         if k <= 0 or not n_units:
             return []
-        q = query_tokens([node])
-        term = q[0]
+        term = node.lower()
+        word = predicate.lower() if stating else None
+        kept = ix.hubs.hits(term, word, k)
+        if kept is not None:  # a hub ranked before: its units' rows as the hub path below reads them, the pair's on demand
+            v.prefetch([h.ref for h in kept])
+            return kept
         vp: tuple[str, ...] = (v.view_name, v.principal)
         wp: tuple[str, ...] = (v.within,) if v.within is not None else ()
         # a 1.1 hop reads the pair's relations too: its completeness or contradiction check needs them
         functional = predicate in self.functional or stating
         params = (term, *vp, *wp, *self._cp, *vp, *wp, *((predicate.lower(),) if stating else ()),
                   *((*self._cp, node, predicate, v.view_name, *wp) if functional else ()))
-        units: dict[int, tuple[str, int, dict[str, int]]] = {}
+        units: dict[int, tuple[int, str, int, int]] = {}
         unit_rows: list[Row] = []
         in_units: list[Row] = []
         of: list[Row] = []
         has: set[int] = set()
         for r in v.store.db.rows(self.sql[functional, stating], params, v.view_name, v.principal):
             if r[0] == 0:
-                units[cast(int, r[1])] = (cast(str, r[4]), cast(int, r[3]), {term: cast(int, r[2])})
+                units[cast(int, r[1])] = (cast(int, r[1]), cast(str, r[4]), cast(int, r[3]), cast(int, r[2]))
                 unit_rows.append(r[4:_U])
             elif r[0] == 1:
                 has.add(cast(int, r[1]))
@@ -483,15 +488,12 @@ class HopStatement:
             hits: list[SearchHit] = []
         else:
             size = n_units or 1
-            cands = sorted(units.items())
-            if stating:
-                rank = [(uo, ref, ntok, tfs[term]) for uo, (ref, ntok, tfs) in cands]
-                hits = stating_first(rank, has, size, total / size, k, ix.k1, ix.b, ix.delta)
-            else:
-                hits = rank_bm25plus(q, cands, {term: len(units)}, size, total / size, k, ix.k1, ix.b, ix.delta)
+            rank = sorted(units.values())
+            ranking = TermRanking.of(len(rank), rank, size, total / size, ix.k1, ix.b, ix.delta)
+            hits = ix.hubs.rows(ranking, term, word, has, k)
         status_in, status_of = cast("list[StatusRow]", in_units), cast("list[StatusRow]", of)
         v.noted(status_in)
-        if functional:
+        if functional and len(status_of) <= PAIR_MAX:  # (a larger pair: read on demand, or counted: ``census``)
             v.noted(status_of)
             _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(status_of, key=lambda r: r[1])])
         if len(units) > HUB:  # a hub: the statement held back the units' rows; read the returned ones
@@ -514,6 +516,12 @@ class HopStatement:
         """``SQLView.rels_of``, from the hop statement when it read that pair."""
         hit = self.of.get((subject, predicate))
         return hit if hit is not None else self.view.rels_of(subject, predicate)
+
+    def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census | None:
+        """``SQLView.census`` for a pair the hop statement did not read whole (None: it did; the engine counts those)."""
+        if (subject, predicate) in self.of:
+            return None
+        return self.view.census(subject, predicate, on_path, followed, returned)
 
 
 class PostgresStore(SQLStore):
@@ -548,7 +556,7 @@ class PostgresStore(SQLStore):
             hop = HopStatement(view, index, functional, prime_rows=self.pg.as_app or not self.pg.app)
             hit = self._worlds[key] = HopWorld(
                 index, functional=functional, in_unit=view.rels_in_unit, of_subject=hop.rels_of,
-                readable=lambda ref: True, entity=self.entity, hop_search=hop.search,
+                readable=lambda ref: True, entity=self.entity, hop_search=hop.search, census=hop.census,
             )
         return hit
 

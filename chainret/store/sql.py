@@ -419,6 +419,7 @@ class SQLStore:
                 entity=self.entity,
                 hop_search=None if hq is None else hq.search,
                 hop_in_unit=None if hq is None else hq.hop_in_unit,
+                census=view.census if hq is None else hq.census,  # a set hop's completeness, counted
             )
             if not first:  # (a first ask's world is not kept: the pair's next ask reads the facts)
                 self._worlds[key] = hit

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import cast
 
-from chainret.engine.search import SearchHit, query_tokens, rank_bm25plus, stating_first
+from chainret.engine.search import HubRankings, SearchHit, TermRanking, query_tokens, rank_bm25plus
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
 
 
@@ -27,17 +27,35 @@ class StoreIndex:
     ) -> None:
         self.store, self.view, self.principal, self.prefetch, self.within = store, view, principal, prefetch, within
         self.k1, self.b, self.delta = k1, b, delta
+        self.hubs = HubRankings()  # hub terms' rankings, kept for this (view, principal) of this store generation
 
     def __len__(self) -> int:
         return self.store.corpus(self.view, self.principal, self.within)[0]
 
     def hop_search(self, node: str, predicate: str, k: int) -> list[SearchHit]:
         """``LexicalIndex.hop_search``: the units holding ``node``, those also holding ``predicate`` first
-        (``stating_first``). The predicate's postings are read only for the node's units (an index lookup each)."""
+        (``stating_first``). The predicate's postings are read only for the node's units (an index lookup each);
+        a hub's ranking is kept (``HubRankings``), so its later hops read none of its postings."""
         n_units, total = self.store.corpus(self.view, self.principal, self.within)
         if k <= 0 or not n_units:
             return []
         term, word = node.lower(), predicate.lower()
+        hits = self.hubs.hits(term, word, k)
+        if hits is None:
+            ranking = self._ranking(term, n_units, total)
+            if ranking is None:
+                return []
+            has = {uo for (uo,) in cast("list[tuple[int]]", self.store.db.rows(
+                "SELECT s.unit_ord FROM postings s WHERE s.term = ? AND s.unit_ord IN (SELECT p.unit_ord FROM postings p WHERE p.term = ?)",
+                (word, term), self.view, self.principal,
+            ))}
+            hits = self.hubs.rows(ranking, term, word, has, k)
+        if self.prefetch is not None:
+            self.prefetch([h.ref for h in hits])
+        return hits
+
+    def _ranking(self, term: str, n_units: int, total: int) -> TermRanking | None:
+        """Every readable unit holding ``term``, ranked (None: no such unit)."""
         wp = (self.within,) if self.within is not None else ()
         rows = cast("list[tuple[int, int, int, str]]", self.store.db.rows(
             "SELECT p.unit_ord, p.tf, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
@@ -45,23 +63,26 @@ class StoreIndex:
             (term, self.view, self.principal, *wp), self.view, self.principal,
         ))
         if not rows:
-            return []
-        has = {uo for (uo,) in cast("list[tuple[int]]", self.store.db.rows(
-            "SELECT s.unit_ord FROM postings s WHERE s.term = ? AND s.unit_ord IN (SELECT p.unit_ord FROM postings p WHERE p.term = ?)",
-            (word, term), self.view, self.principal,
-        ))}
+            return None
         size = n_units or 1
         cands = sorted((uo, ref, ntok, tf) for uo, tf, ntok, ref in rows)
-        hits = stating_first(cands, has, size, total / size, k, self.k1, self.b, self.delta)
-        if self.prefetch is not None:
-            self.prefetch([h.ref for h in hits])
-        return hits
+        return TermRanking.of(len(cands), cands, size, total / size, self.k1, self.b, self.delta)
 
     def search(self, query: str | Sequence[str], k: int) -> list[SearchHit]:
         n_units, total = self.store.corpus(self.view, self.principal, self.within)
         if k <= 0 or not n_units:
             return []
         q = query_tokens(query)
+        if len(q) == 1:  # a hop's search: one exact ID, ranked as ``hop_search`` ranks a group
+            hits = self.hubs.hits(q[0], None, k)
+            if hits is None:
+                ranking = self._ranking(q[0], n_units, total)
+                if ranking is None:
+                    return []
+                hits = self.hubs.rows(ranking, q[0], None, (), k)
+            if self.prefetch is not None:
+                self.prefetch([h.ref for h in hits])
+            return hits
         terms = sorted(set(q))
         if not terms:
             return []

@@ -88,6 +88,7 @@ class RowSource(ViewCatalog, Protocol):
     """What the view, the reader store and the index read of a SQL store (``SQLStore`` answers it)."""
 
     db: Backend
+    kind: str  # "sqlite" or "postgres": where a statement must name a collation (``SQLView.census``)
     _known_ids: set[str]
     _rows_cache: dict[str, RelRow | None]  # relation rows by id, read when asked for (PostgreSQL's hop statement primes it)
 

@@ -10,10 +10,11 @@ from chainret.core.codes import DefectCode
 from chainret.catalog.models import normalize_name
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
+from chainret.store.schema import as_int, as_str
 from chainret.store.rowdecode import CACHE_MAX, RelRow, SQLRow, StatusRow, _bounded, _entity, _reasons, _unit, anchor_of
 from chainret.store.sqlrows import IN_VIEW, KNOWN, READABLE, REL_COLS, WITHIN, RowSource, ViewCatalog, _marks
 
-from chainret.engine.hops import Rel
+from chainret.engine.hops import SHOWN, Census, Rel
 
 if TYPE_CHECKING:
     from chainret.catalog.models import Entity, Predicate, Relation, SourceDocument, Unit, View
@@ -251,6 +252,35 @@ class SQLView:
             "r.subject = ? AND r.predicate = ? AND " + IN_VIEW.format(col="r.doc_ord"), (subject, predicate, self._name)
         )
         return [self._flag(r) for r in sorted(rows, key=lambda r: r[1])]
+
+    def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census:
+        """``count_census`` of ``rels_of(subject, predicate)`` as one aggregate statement: the pair's usable
+        relations (no defect, a unit, in the view and readable by the principal, within the narrower viewer: a
+        relation with no status reason) are counted, and only the first ``SHOWN`` ids left behind are read, so a
+        set hop from a subject with 10,000 values reads no relation row. The quote is not re-derived here as
+        ``HopWorld`` does for the relations it reads (``chainret.engine.statement``): a compiled quote that does
+        not state its relation carries its defect (``clause_mismatch``, ``prose_mismatch``), and a count never
+        advances a hop."""
+        readable, rp = self._readable("r.doc_ord")
+
+        def not_in(col: str, values: Sequence[str]) -> tuple[str, tuple[str, ...]]:
+            return (f" AND {col} NOT IN ({_marks(values)})", tuple(values)) if values else ("", ())
+
+        path, pp = not_in("r.object", on_path)
+        left, lp = not_in("r.object", followed)
+        unseen, up = not_in("r.unit_ref", returned)
+        where = f"r.subject = ? AND r.predicate = ? AND r.defects = '' AND r.unit_ref IS NOT NULL AND r.unit_ref <> '' AND {readable}{path}"
+        wp = (subject, predicate, *rp, *pp)
+        binary = 'COLLATE "C"' if self.store.kind == "postgres" else "COLLATE BINARY"  # Python's order of ids
+        rows = self._rows(
+            f"SELECT count(DISTINCT r.object), count(DISTINCT CASE WHEN 1 = 1{left} THEN r.object END), "
+            f"count(CASE WHEN 1 = 1{left}{unseen} THEN 1 END), CAST(NULL AS TEXT) FROM relations r WHERE {where} "
+            f"UNION ALL SELECT * FROM (SELECT CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), r.id FROM relations r WHERE {where}{left}{unseen} "
+            f"ORDER BY r.id {binary} LIMIT {SHOWN}) m",
+            (*lp, *lp, *up, *wp, *wp, *lp, *up),
+        )
+        eligible, n_left, n_missing, _ = rows[0]
+        return Census(as_int(eligible), as_int(n_left), tuple(as_str(r[3]) for r in rows[1:]), as_int(n_missing))
 
     # -- entities -------------------------------------------------------------------------------------------
     def resolve(self, text: str, type: str | None = None) -> list[Entity]:  # noqa: A002 - API name

@@ -160,7 +160,7 @@ def test_a_set_answer_path_that_ends_elsewhere_fails(keys: tuple[Path, Path], tr
     assert trace.answers
     moved = [a.model_copy(update={"path_ids": a.path_ids[:-1] + ["contact:final:desk"]}) for a in trace.answers]
     st = statement_for(trace.model_copy(update={"answers": moved, "path_ids": trace.path_ids[:-1] + ["contact:final:desk"]}))
-    assert [c.name for c in statement_checks(st) if not c.ok] == ["trace.path_chain", "trace.set_answers"]
+    assert [c.name for c in statement_checks(st, load_public_key(keys[1])) if not c.ok] == ["trace.path_chain", "trace.set_answers"]
     from chainret.verify.signing import sign_payload
 
     env = sign_payload(canonical_json(st), load_private_key(keys[0]))

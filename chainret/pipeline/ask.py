@@ -35,6 +35,7 @@ from chainret.core.session import Session
 from chainret.store import catalog_location, resolve_catalog
 from chainret.store.base import CatalogReader, ViewReader, read_scope, reads_within
 from chainret.store.caches import relation_flags
+from chainret.store.log import with_log
 from chainret.trace.model import SCHEMA_VERSION, CHAIN_SCHEMA_VERSION, Budget, Hop, Interpretation, PacketItem, Refusal, Trace
 
 if TYPE_CHECKING:
@@ -148,12 +149,12 @@ def ask(
         # the identities this viewer was shown across compiles and updates; a catalog file's is always its first.
         revision = full.revision(viewer if project else None)
         if project:  # one copy of the trace: the projection, the timing and the revision together
-            return project_trace(trace, cat, viewer, meta={"ask_ms": ask_ms, "revision": revision})
+            return with_log(project_trace(trace, cat, viewer, meta={"ask_ms": ask_ms, "revision": revision}), full, viewer)
         extra: dict[str, object] = {"ask_ms": ask_ms}
         if holds_restricted(trace, cat):  # (the timing, a number, never names a document)
             extra["holds_restricted"] = True
         extra["revision"] = revision
-        return trace.model_copy(update={"meta": {**trace.meta, **extra}})
+        return with_log(trace.model_copy(update={"meta": {**trace.meta, **extra}}), full, None)
 
 
 DEFAULT_BUDGET = Budget()  # frozen: one value for every request that sets no limits

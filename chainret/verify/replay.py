@@ -54,7 +54,7 @@ from chainret.trace.model import SCHEMA_VERSION, Budget, Trace, write_trace
 if TYPE_CHECKING:
     from chainret.evaluate.cases import CaseResult
 
-VOLATILE_META = ("ask_ms", "revision")  # how long it took; which catalog write answered it
+VOLATILE_META = ("ask_ms", "revision", "log")  # how long it took; which catalog write answered it (and its log proofs)
 _MAX_SHOWN = 160  # characters of a value shown in a difference message
 
 

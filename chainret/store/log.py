@@ -1,0 +1,310 @@
+"""The per-viewer append-only log of a compiled SQLite store: leaves, tree, checkpoints, proofs (docs/proof.md).
+
+Every compile and ``--update`` appends, to the log of each viewer class, one leaf per unit and one per relation that
+class may read and that its log does not hold yet (units first, then relations, each in store order), and records
+a checkpoint (tree size and root) per class for that write. The viewer classes are the store's principal classes
+(``identities``): ``""`` the audit class (reads everything: an unprojected trace), ``*`` everyone no document names
+(the public), and each principal some restricted document names. A class's checkpoint therefore moves only when
+what that class may read grows: a restricted-only update leaves the public checkpoint as it was, so the checkpoint
+is a per-viewer revision that reveals nothing hidden.
+
+Tables (SQLite only: written by ``append_log`` from the rows the compile or update just wrote, in the same
+transaction; the log is an addition beside ``chainret.store.schema``'s tables, never read by a hop):
+
+* ``log_info`` (key, value): the log's format and origin prefix (a random id chosen when the log began);
+* ``log_leaves`` (principal, idx, kind, item_ord, hash): leaf ``idx`` of a class's log is unit or relation
+  ``item_ord`` (``kind`` ``u`` or ``r``); ``hash`` its RFC 9162 leaf hash in hex;
+* ``log_nodes`` (principal, level, idx, hash): every perfect subtree of 2**level leaves (level >= 1), so an
+  inclusion or consistency proof is O(log^2 n) reads, never a pass over the leaves;
+* ``log_checkpoints`` (seq, principal, size, root, unit_mark, relation_mark): each class's tree head after write
+  ``seq`` (the ``identities`` sequence), and how many units and relations that write had looked at.
+
+PostgreSQL stores keep no log yet (docs/proof.md says so): traces from them carry no proofs.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+import weakref
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import quote
+
+from chainret.core.tlog import (
+    LogError,
+    b64,
+    checkpoint_body,
+    consistency_proof,
+    inclusion_proof,
+    leaf_hash,
+    node_hash,
+    relation_leaf,
+    root_hash,
+    unit_leaf,
+)
+
+if TYPE_CHECKING:
+    from chainret.trace.model import Trace
+
+LOG_FORMAT = "rfc9162-sha256/1"
+AUDIT, PUBLIC = "", "*"
+
+_CREATE = (
+    "CREATE TABLE IF NOT EXISTS log_info (key TEXT PRIMARY KEY, value TEXT)",
+    "CREATE TABLE IF NOT EXISTS log_leaves (principal TEXT, idx INTEGER, kind TEXT, item_ord INTEGER, hash TEXT, "
+    "PRIMARY KEY (principal, idx)) WITHOUT ROWID",
+    "CREATE INDEX IF NOT EXISTS log_leaves_item ON log_leaves (principal, kind, item_ord)",
+    "CREATE TABLE IF NOT EXISTS log_nodes (principal TEXT, level INTEGER, idx INTEGER, hash TEXT, "
+    "PRIMARY KEY (principal, level, idx)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS log_checkpoints (seq INTEGER, principal TEXT, size INTEGER, root TEXT, "
+    "unit_mark INTEGER, relation_mark INTEGER, PRIMARY KEY (seq, principal))",
+)
+
+
+def class_label(principal: str) -> str:
+    """How a viewer class is named in a checkpoint's origin (no spaces, no ``+``: a signed note's key name)."""
+    if principal == AUDIT:
+        return "audit"
+    if principal == PUBLIC:
+        return "public"
+    return "principal/" + quote(principal, safe="")
+
+
+def viewer_class(principal_classes: Iterable[str], viewer: str | None) -> str:
+    """The log a trace for ``viewer`` is proven against (None: the unprojected audit trace). A viewer no document
+    names reads what the public reads (as ``SQLStore.identity_history`` counts them)."""
+    if viewer is None:
+        return AUDIT
+    return viewer if viewer in set(principal_classes) - {AUDIT, PUBLIC} else PUBLIC
+
+
+# -- writing ---------------------------------------------------------------------------------------------
+
+class _Nodes:
+    """Perfect-subtree hashes of one class's tree: those this write made, else the stored ones."""
+
+    def __init__(self, conn: sqlite3.Connection, principal: str) -> None:
+        self.conn, self.principal = conn, principal
+        self.fresh: dict[tuple[int, int], bytes] = {}
+
+    def get(self, level: int, idx: int) -> bytes:
+        hit = self.fresh.get((level, idx))
+        if hit is not None:
+            return hit
+        if level == 0:
+            row = self.conn.execute("SELECT hash FROM log_leaves WHERE principal = ? AND idx = ?", (self.principal, idx)).fetchone()
+        else:
+            row = self.conn.execute("SELECT hash FROM log_nodes WHERE principal = ? AND level = ? AND idx = ?",
+                                    (self.principal, level, idx)).fetchone()
+        if row is None:
+            raise LogError(f"the store's log for {class_label(self.principal)} lacks node {level}/{idx}")
+        return bytes.fromhex(row[0])
+
+
+def _append(conn: sqlite3.Connection, principal: str, old: int, leaves: list[tuple[str, int, bytes]]) -> tuple[int, bytes]:
+    """Append ``leaves`` (kind, item ord, leaf hash) to a class's tree of ``old`` leaves; (new size, new root)."""
+    nodes = _Nodes(conn, principal)
+    new = old + len(leaves)
+    conn.executemany("INSERT INTO log_leaves VALUES (?, ?, ?, ?, ?)",
+                     ((principal, old + i, kind, ordinal, h.hex()) for i, (kind, ordinal, h) in enumerate(leaves)))
+    nodes.fresh.update(((0, old + i), h) for i, (_, _, h) in enumerate(leaves))
+    level = 1
+    while new >> level:
+        made = [(j, node_hash(nodes.get(level - 1, 2 * j), nodes.get(level - 1, 2 * j + 1)))
+                for j in range(old >> level, new >> level)]
+        nodes.fresh.update(((level, j), h) for j, h in made)
+        conn.executemany("INSERT INTO log_nodes VALUES (?, ?, ?, ?)", ((principal, level, j, h.hex()) for j, h in made))
+        level += 1
+    return new, root_hash(nodes.get, new)
+
+
+def _readers(conn: sqlite3.Connection) -> dict[int, set[str]]:
+    out: dict[int, set[str]] = {}
+    for d, p in conn.execute("SELECT doc_ord, principal FROM readers"):
+        out.setdefault(d, set()).add(p)
+    return out
+
+
+def _reads(principal: str, who: set[str] | None) -> bool:
+    if principal == AUDIT:
+        return True
+    return who is not None and (PUBLIC in who or principal in who)
+
+
+def _units(conn: sqlite3.Connection, start: int) -> Iterator[tuple[int, int | None, bytes]]:
+    """(unit ord, document ord, leaf data) of every unit from ord ``start`` on."""
+    sql = ("SELECT u.ord, u.ref, u.doc_ord, d.source, d.document, d.version, d.representation, d.digest, u.start_, u.end_, u.text "
+           "FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE u.ord >= ? ORDER BY u.ord")
+    for o, ref, d, src, doc, ver, rep, dig, s, e, text in conn.execute(sql, (start,)):
+        yield o, d, unit_leaf(ref, src, doc, ver, rep or "", dig or "", s, e, text)
+
+
+def _relations(conn: sqlite3.Connection, start: int) -> Iterator[tuple[int, int | None, bytes]]:
+    """(relation ord, supporting document ord, leaf data) of every relation from ord ``start`` on."""
+    sql = ("SELECT r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, r.digest, "
+           "r.span_start, r.span_end, q.quote, r.kind, r.doc_ord FROM relations r JOIN relation_quotes q ON q.rel_ord = r.ord "
+           "WHERE r.ord >= ? ORDER BY r.ord")
+    for o, rid, s, p, ob, src, doc, ver, rep, dig, a, b, quote_, kind, d in conn.execute(sql, (start,)):
+        yield o, d, relation_leaf(rid, s, p, ob, src, doc, ver, rep or "", dig or "", a, b, quote_ or "", kind or "clause")
+
+
+def append_log(conn: sqlite3.Connection) -> dict[str, int]:
+    """Append this write's leaves to every viewer class's log and record its checkpoints (module docstring).
+
+    Runs inside the compile's or update's transaction, after its rows are written (``identities`` holds this
+    write's ``seq`` and classes). Returns each class's tree size."""
+    for stmt in _CREATE:
+        conn.execute(stmt)
+    if conn.execute("SELECT value FROM log_info WHERE key = 'origin'").fetchone() is None:
+        conn.execute("INSERT INTO log_info VALUES ('format', ?), ('origin', ?)", (LOG_FORMAT, uuid.uuid4().hex[:16]))
+    seq = conn.execute("SELECT max(seq) FROM identities").fetchone()[0]
+    classes = sorted(p for (p,) in conn.execute("SELECT principal FROM identities WHERE seq = ?", (seq,)))
+    last: dict[str, tuple[int, int, int]] = {}
+    for p, size, um, rm in conn.execute(
+            "SELECT principal, size, unit_mark, relation_mark FROM log_checkpoints c WHERE seq = (SELECT max(seq) FROM log_checkpoints "
+            "WHERE principal = c.principal)"):
+        last[p] = (size, um, rm)
+    readers = _readers(conn)
+    n_units = conn.execute("SELECT count(*) FROM units").fetchone()[0]
+    n_rels = conn.execute("SELECT count(*) FROM relations").fetchone()[0]
+    new: dict[str, list[tuple[str, int, bytes]]] = {p: [] for p in classes}
+    for kind, rows, mark in (("u", _units, 1), ("r", _relations, 2)):
+        marks = {p: last.get(p, (0, 0, 0))[mark] for p in classes}
+        for ordinal, doc, data in rows(conn, min(marks.values(), default=0)):
+            h: bytes | None = None
+            who = readers.get(doc) if doc is not None else None
+            for p in classes:
+                if ordinal >= marks[p] and _reads(p, who):
+                    h = h or leaf_hash(data)
+                    new[p].append((kind, ordinal, h))
+    sizes = {}
+    for p in classes:
+        old = last.get(p, (0, 0, 0))[0]
+        size, root = _append(conn, p, old, new[p])
+        conn.execute("INSERT INTO log_checkpoints VALUES (?, ?, ?, ?, ?, ?)", (seq, p, size, root.hex(), n_units, n_rels))
+        sizes[p] = size
+    conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('log', ?)", (LOG_FORMAT,))
+    return sizes
+
+
+# -- reading ---------------------------------------------------------------------------------------------
+
+class StoreLog:
+    """A compiled store's log as a reader sees it: checkpoints per class, inclusion and consistency proofs."""
+
+    def __init__(self, rows: Any, world: str) -> None:
+        self._rows = rows  # ``Backend.rows``: text and integers only
+        self.world = world
+        self._origin_id = str(self._one("SELECT value FROM log_info WHERE key = 'origin'") or "")
+        self._cache: dict[tuple[str, int, int], bytes] = {}
+
+    def _one(self, sql: str, params: Sequence[object] = ()) -> object:
+        found = self._rows(sql, params)
+        return found[0][0] if found else None
+
+    def origin(self, principal: str) -> str:
+        return f"chainret/{quote(self.world, safe='')}/{self._origin_id}/{class_label(principal)}"
+
+    @cached_property
+    def classes(self) -> list[str]:
+        return sorted({str(p) for (p,) in self._rows("SELECT DISTINCT principal FROM log_checkpoints")})
+
+    def checkpoints(self, principal: str) -> list[dict[str, Any]]:
+        """Every write's checkpoint of one class, oldest first: seq, size, root (base64) and its note text."""
+        out = []
+        for seq, size, root in self._rows("SELECT seq, size, root FROM log_checkpoints WHERE principal = ? ORDER BY seq", (principal,)):
+            raw = bytes.fromhex(cast(str, root))
+            out.append({"seq": seq, "size": size, "root": b64(raw),
+                        "checkpoint": checkpoint_body(self.origin(principal), cast(int, size), raw)})
+        return out
+
+    def latest(self, principal: str) -> tuple[int, bytes] | None:
+        found = self._rows("SELECT size, root FROM log_checkpoints WHERE principal = ? ORDER BY seq DESC LIMIT 1", (principal,))
+        return (cast(int, found[0][0]), bytes.fromhex(cast(str, found[0][1]))) if found else None
+
+    def _get(self, principal: str) -> Any:
+        def get(level: int, idx: int) -> bytes:
+            key = (principal, level, idx)
+            hit = self._cache.get(key)
+            if hit is None:
+                if level == 0:
+                    h = self._one("SELECT hash FROM log_leaves WHERE principal = ? AND idx = ?", (principal, idx))
+                else:
+                    h = self._one("SELECT hash FROM log_nodes WHERE principal = ? AND level = ? AND idx = ?", (principal, level, idx))
+                if h is None:
+                    raise LogError(f"the store's log for {class_label(principal)} lacks node {level}/{idx}")
+                hit = self._cache[key] = bytes.fromhex(cast(str, h))
+            return hit
+        return get
+
+    def consistency(self, principal: str, old: int, new: int) -> list[str]:
+        sizes = {cast(int, s) for (s,) in self._rows("SELECT size FROM log_checkpoints WHERE principal = ?", (principal,))}
+        for n in (old, new):
+            if n not in sizes:
+                raise LogError(f"no checkpoint of {class_label(principal)} has size {n} (sizes: {sorted(sizes)})")
+        return [b64(h) for h in consistency_proof(self._get(principal), old, new)]
+
+    def _index(self, principal: str, kind: str, ordinal: int, size: int) -> int | None:
+        idx = self._one("SELECT idx FROM log_leaves WHERE principal = ? AND kind = ? AND item_ord = ?", (principal, kind, ordinal))
+        return cast(int, idx) if idx is not None and cast(int, idx) < size else None
+
+    def proofs(self, trace: Trace, principal: str) -> dict[str, Any] | None:
+        """``meta.log`` of a trace for a viewer of class ``principal``: the checkpoint, and for each anchor its unit's
+        and relation's leaf index and inclusion proof, with the unit's span and text (docs/proof.md). An anchor whose
+        unit or relation is not in that class's log gets no entry (the offline verifier then fails it)."""
+        head = self.latest(principal)
+        if head is None:
+            return None
+        size, root = head
+        get = self._get(principal)
+        units: dict[str, Any] = {}
+        relations: dict[str, Any] = {}
+        for hop in trace.hops:
+            a = hop.anchor
+            if a is None:
+                continue
+            if a.unit_ref not in units:
+                found = self._rows("SELECT ord, start_, end_, text FROM units WHERE ref = ?", (a.unit_ref,))
+                if found:
+                    o, s, e, text = found[0]
+                    idx = self._index(principal, "u", cast(int, o), size)
+                    if idx is not None:
+                        units[a.unit_ref] = {"index": idx, "span": [s, e], "text": text,
+                                             "proof": [b64(h) for h in inclusion_proof(get, idx, size)]}
+            if a.relation_id not in relations:
+                found = self._rows("SELECT ord, subject, predicate, object FROM relations WHERE id = ?", (a.relation_id,))
+                if found:
+                    o, s, p, ob = found[0]
+                    idx = self._index(principal, "r", cast(int, o), size)
+                    if idx is not None:
+                        relations[a.relation_id] = {"index": idx, "subject": s, "predicate": p, "object": ob,
+                                                    "proof": [b64(h) for h in inclusion_proof(get, idx, size)]}
+        return {"origin": self.origin(principal), "size": size, "root": b64(root), "units": units, "relations": relations}
+
+
+_LOGS: weakref.WeakKeyDictionary[object, StoreLog] = weakref.WeakKeyDictionary()
+
+
+def store_log(reader: object) -> StoreLog | None:
+    """The log of a compiled SQLite store that has one (None for any other reader), read once per store object."""
+    from chainret.store.sql import SQLStore
+
+    if not isinstance(reader, SQLStore) or reader._meta.get("log") != LOG_FORMAT:  # (the meta row ``append_log`` writes)
+        return None
+    cached = _LOGS.get(reader)
+    if cached is None:  # one per store object: a store object reads one snapshot
+        cached = _LOGS[reader] = StoreLog(reader.db.rows, reader.world)
+    return cached
+
+
+def with_log(trace: Trace, reader: object, viewer: str | None) -> Trace:
+    """``trace`` with ``meta.log`` (its checkpoint and proofs) when ``reader`` is a store with a log; else unchanged."""
+    log = store_log(reader)
+    if log is None:
+        return trace
+    proven = log.proofs(trace, viewer_class(log.classes, viewer))
+    if proven is None:
+        return trace
+    return trace.model_copy(update={"meta": {**trace.meta, "log": proven}})

@@ -204,6 +204,16 @@ def unb64(text: object, what: str, size: int | None = None) -> bytes:
     return raw
 
 
+def viewer_log_classes(viewer: object, projected: object) -> list[str]:
+    """How the origin of a trace's log may end, given the trace's viewer: ``audit`` for an unprojected trace,
+    else ``public`` or ``principal/<the viewer, percent-encoded>`` (which of the two only the store knows)."""
+    from urllib.parse import quote
+
+    if projected is False:
+        return ["audit"]
+    return ["public"] + ([f"principal/{quote(viewer, safe='')}"] if isinstance(viewer, str) else [])
+
+
 # -- checkpoints (C2SP tlog-checkpoint in a C2SP signed note) -------------------------------------------
 
 def checkpoint_body(origin: str, size: int, root: bytes) -> str:

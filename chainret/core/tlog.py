@@ -99,21 +99,29 @@ def root_hash(get: NodeGetter, size: int) -> bytes:
     return hashlib.sha256(b"").digest() if size == 0 else subtree_hash(get, 0, size)
 
 
-def inclusion_proof(get: NodeGetter, index: int, size: int) -> list[bytes]:
-    """RFC 9162 PATH(index, D[0:size]): the audit path of leaf ``index`` in the tree of ``size`` leaves."""
+def audit_path(index: int, size: int) -> list[tuple[int, int]]:
+    """Where each hash of RFC 9162 PATH(index, D[0:size]) comes from, nearest the leaf first: ``(level, idx, 0)`` for
+    the perfect subtree ``(level, idx)``, or ``(-1, start)`` for MTH of leaves ``start`` up to ``size`` (the
+    tree's unfinished right edge). Level by level the sibling of the leaf's ancestor, where one exists: the
+    same list as the RFC's recursion (tests/test_store_log.py checks it against it), planned with no hashing."""
     if not 0 <= index < size:
         raise LogError(f"leaf {index} is not in a tree of {size} leaves")
-    path: list[bytes] = []
-    start, end, m = 0, size, index
-    while end - start > 1:
-        k = _split(end - start)
-        if m < k:
-            path.append(subtree_hash(get, start + k, end))
-            end = start + k
-        else:
-            path.append(subtree_hash(get, start, start + k))
-            start, m = start + k, m - k
-    return path[::-1]
+    out: list[tuple[int, int]] = []
+    level = 0
+    while (size - 1) >> level:  # until the ancestor is the root
+        sibling = (index >> level) ^ 1
+        first = sibling << level
+        if first < size:
+            out.append((level, sibling) if first + (1 << level) <= size else (-1, first))
+        level += 1
+    return out
+
+
+def inclusion_proof(get: NodeGetter, index: int, size: int, edge: Callable[[int], bytes] | None = None) -> list[bytes]:
+    """RFC 9162 PATH(index, D[0:size]): the audit path of leaf ``index`` in the tree of ``size`` leaves.
+    ``edge(start)``, when given, answers MTH of leaves ``start`` up to ``size`` (a caller that caches them)."""
+    right_edge = edge or (lambda start: subtree_hash(get, start, size))
+    return [right_edge(i) if level < 0 else get(level, i) for level, i in audit_path(index, size)]
 
 
 def consistency_proof(get: NodeGetter, old: int, new: int) -> list[bytes]:

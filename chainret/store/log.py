@@ -27,13 +27,15 @@ from __future__ import annotations
 import sqlite3
 import uuid
 import weakref
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import quote
 
 from chainret.core.tlog import (
     LogError,
+    NodeGetter,
+    audit_path,
     b64,
     checkpoint_body,
     consistency_proof,
@@ -42,6 +44,7 @@ from chainret.core.tlog import (
     node_hash,
     relation_leaf,
     root_hash,
+    subtree_hash,
     unit_leaf,
 )
 
@@ -49,6 +52,7 @@ if TYPE_CHECKING:
     from chainret.trace.model import Trace
 
 LOG_FORMAT = "rfc9162-sha256/1"
+KEEP_LEVEL = 6  # a store object keeps the subtree hashes of this level and above (one per 64 leaves) once read
 AUDIT, PUBLIC = "", "*"
 
 _CREATE = (
@@ -199,6 +203,7 @@ class StoreLog:
         self.world = world
         self._origin_id = str(self._one("SELECT value FROM log_info WHERE key = 'origin'") or "")
         self._cache: dict[tuple[str, int, int], bytes] = {}
+        self._edges: dict[tuple[str, int, int], bytes] = {}
 
     def _one(self, sql: str, params: Sequence[object] = ()) -> object:
         found = self._rows(sql, params)
@@ -224,10 +229,13 @@ class StoreLog:
         found = self._rows("SELECT size, root FROM log_checkpoints WHERE principal = ? ORDER BY seq DESC LIMIT 1", (principal,))
         return (cast(int, found[0][0]), bytes.fromhex(cast(str, found[0][1]))) if found else None
 
-    def _get(self, principal: str) -> Any:
+    def _get(self, principal: str, fetched: dict[tuple[int, int], bytes] | None = None) -> NodeGetter:
+        """Perfect-subtree hashes of one class's tree: this request's batch (``fetched``), the kept upper levels
+        (``KEEP_LEVEL`` and above: a few per 2**KEEP_LEVEL leaves), else one read."""
         def get(level: int, idx: int) -> bytes:
-            key = (principal, level, idx)
-            hit = self._cache.get(key)
+            hit = fetched.get((level, idx)) if fetched is not None else None
+            if hit is None:
+                hit = self._cache.get((principal, level, idx))
             if hit is None:
                 if level == 0:
                     h = self._one("SELECT hash FROM log_leaves WHERE principal = ? AND idx = ?", (principal, idx))
@@ -235,7 +243,9 @@ class StoreLog:
                     h = self._one("SELECT hash FROM log_nodes WHERE principal = ? AND level = ? AND idx = ?", (principal, level, idx))
                 if h is None:
                     raise LogError(f"the store's log for {class_label(principal)} lacks node {level}/{idx}")
-                hit = self._cache[key] = bytes.fromhex(cast(str, h))
+                hit = bytes.fromhex(cast(str, h))
+                if level >= KEEP_LEVEL:
+                    self._cache[(principal, level, idx)] = hit
             return hit
         return get
 
@@ -246,42 +256,74 @@ class StoreLog:
                 raise LogError(f"no checkpoint of {class_label(principal)} has size {n} (sizes: {sorted(sizes)})")
         return [b64(h) for h in consistency_proof(self._get(principal), old, new)]
 
-    def _index(self, principal: str, kind: str, ordinal: int, size: int) -> int | None:
-        idx = self._one("SELECT idx FROM log_leaves WHERE principal = ? AND kind = ? AND item_ord = ?", (principal, kind, ordinal))
-        return cast(int, idx) if idx is not None and cast(int, idx) < size else None
+    def _fetch(self, principal: str, indexes: Iterable[int], size: int) -> dict[tuple[int, int], bytes]:
+        """Every perfect-subtree hash the inclusion proofs of ``indexes`` need and the kept levels lack, in two reads."""
+        wanted = {(level, i) for index in indexes for level, i in audit_path(index, size)
+                  if level >= 0 and (principal, level, i) not in self._cache}
+        out: dict[tuple[int, int], bytes] = {}
+        leaves = sorted(i for lv, i in wanted if lv == 0)
+        if leaves:
+            marks = ", ".join("?" for _ in leaves)
+            for i, h in self._rows(f"SELECT idx, hash FROM log_leaves WHERE principal = ? AND idx IN ({marks})", (principal, *leaves)):
+                out[(0, cast(int, i))] = bytes.fromhex(cast(str, h))
+        nodes = sorted(k for k in wanted if k[0] > 0)
+        if nodes:
+            pairs = ", ".join("(?, ?)" for _ in nodes)
+            flat = [v for k in nodes for v in k]
+            # A join on the primary key: SQLite plans ``(level, idx) IN (VALUES ...)`` as a scan of the class's nodes.
+            for lv, i, h in self._rows(f"SELECT n.level, n.idx, n.hash FROM (VALUES {pairs}) v JOIN log_nodes n "
+                                       "ON n.principal = ? AND n.level = v.column1 AND n.idx = v.column2", (*flat, principal)):
+                out[(cast(int, lv), cast(int, i))] = bytes.fromhex(cast(str, h))
+        return out
+
+    def _edge(self, principal: str, size: int, get: NodeGetter) -> Callable[[int], bytes]:
+        """MTH of leaves ``start`` up to ``size``: the tree's unfinished right edge, the same for every proof at that
+        size (at most log2(size) of them), so kept once computed."""
+        def edge(start: int) -> bytes:
+            key = (principal, size, start)
+            hit = self._edges.get(key)
+            if hit is None:
+                hit = self._edges[key] = subtree_hash(get, start, size)
+            return hit
+        return edge
 
     def proofs(self, trace: Trace, principal: str) -> dict[str, Any] | None:
         """``meta.log`` of a trace for a viewer of class ``principal``: the checkpoint, and for each anchor its unit's
         and relation's leaf index and inclusion proof, with the unit's span and text (docs/proof.md). An anchor whose
-        unit or relation is not in that class's log gets no entry (the offline verifier then fails it)."""
+        unit or relation is not in that class's log gets no entry (the offline verifier then fails it).
+
+        Four reads whatever the number of anchors: the units with their leaf indexes, the relations with theirs, and
+        the proofs' subtree hashes (leaves, nodes) that the kept upper levels do not hold."""
         head = self.latest(principal)
         if head is None:
             return None
         size, root = head
-        get = self._get(principal)
+        anchors = [h.anchor for h in trace.hops if h.anchor is not None]
+        unit_refs = sorted({a.unit_ref for a in anchors})
+        rel_ids = sorted({a.relation_id for a in anchors})
         units: dict[str, Any] = {}
         relations: dict[str, Any] = {}
-        for hop in trace.hops:
-            a = hop.anchor
-            if a is None:
-                continue
-            if a.unit_ref not in units:
-                found = self._rows("SELECT ord, start_, end_, text FROM units WHERE ref = ?", (a.unit_ref,))
-                if found:
-                    o, s, e, text = found[0]
-                    idx = self._index(principal, "u", cast(int, o), size)
-                    if idx is not None:
-                        units[a.unit_ref] = {"index": idx, "span": [s, e], "text": text,
-                                             "proof": [b64(h) for h in inclusion_proof(get, idx, size)]}
-            if a.relation_id not in relations:
-                found = self._rows("SELECT ord, subject, predicate, object FROM relations WHERE id = ?", (a.relation_id,))
-                if found:
-                    o, s, p, ob = found[0]
-                    idx = self._index(principal, "r", cast(int, o), size)
-                    if idx is not None:
-                        relations[a.relation_id] = {"index": idx, "subject": s, "predicate": p, "object": ob,
-                                                    "proof": [b64(h) for h in inclusion_proof(get, idx, size)]}
-        return {"origin": self.origin(principal), "size": size, "root": b64(root), "units": units, "relations": relations}
+        if unit_refs:
+            marks = ", ".join("?" for _ in unit_refs)
+            for ref, idx, s, e, text in self._rows(
+                    "SELECT u.ref, l.idx, u.start_, u.end_, u.text FROM units u JOIN log_leaves l ON l.principal = ? "
+                    f"AND l.kind = 'u' AND l.item_ord = u.ord WHERE u.ref IN ({marks})", (principal, *unit_refs)):
+                if cast(int, idx) < size:
+                    units[cast(str, ref)] = {"index": idx, "span": [s, e], "text": text}
+        if rel_ids:
+            marks = ", ".join("?" for _ in rel_ids)
+            for rid, idx, s, p, ob in self._rows(
+                    "SELECT r.id, l.idx, r.subject, r.predicate, r.object FROM relations r JOIN log_leaves l ON l.principal = ? "
+                    f"AND l.kind = 'r' AND l.item_ord = r.ord WHERE r.id IN ({marks})", (principal, *rel_ids)):
+                if cast(int, idx) < size:
+                    relations[cast(str, rid)] = {"index": idx, "subject": s, "predicate": p, "object": ob}
+        entries = [*units.values(), *relations.values()]
+        get = self._get(principal, self._fetch(principal, (cast(int, e["index"]) for e in entries), size))
+        edge = self._edge(principal, size, get)
+        for e in entries:
+            e["proof"] = [b64(h) for h in inclusion_proof(get, cast(int, e["index"]), size, edge)]
+        return {"origin": self.origin(principal), "size": size, "root": b64(root),
+                "units": dict(sorted(units.items())), "relations": dict(sorted(relations.items()))}
 
 
 _LOGS: weakref.WeakKeyDictionary[object, StoreLog] = weakref.WeakKeyDictionary()

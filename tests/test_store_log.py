@@ -205,3 +205,27 @@ def test_catalog_log_cli(stores: dict[str, Path], tmp_path: Path, capsys: pytest
     proof = json.loads(capsys.readouterr().out)
     assert proof["consistency"]["checkpoint"].startswith(report["logs"][0]["origin"] + "\n")
     assert _main(["catalog", "log", str(stores["v3"]), "--consistency", "1", "2"]) == 2  # which viewer's log?
+
+
+def test_serve_signs_the_traces_it_returns_and_a_public_one_verifies_without_the_store(stores: dict[str, Path], tmp_path: Path):
+    """`serve --sign-key`: a public viewer's /ask answer carries its trace signed, with the log's proofs; it verifies
+    offline with the public key alone, in both verifiers. Without a key there is no envelope (never a fake one)."""
+    pytest.importorskip("fastapi")
+    import shutil
+
+    from support import independent_verifier
+
+    from chainret.server.auth import Identity
+    from chainret.server.service import AskIn, Service
+
+    priv, pub = generate_keys(tmp_path / "keys")
+    db = tmp_path / "served.db"
+    shutil.copyfile(stores["v3"], db)
+    served = Service(str(db), sign_key=str(priv)).ask(Identity("public"), AskIn(request=REQUEST, view="final"))
+    assert served.envelope is not None and served.trace.meta["log"]["units"]
+    envelope = json.dumps(served.envelope).encode()
+    db.unlink()  # the verifier has the envelope and the public key, not the store
+    assert verify_envelope(envelope, load_public_key(pub)).ok
+    assert independent_verifier.verify(envelope, pub.read_bytes()) == []
+    unsigned = Service(str(stores["v3"])).ask(Identity("public"), AskIn(request=REQUEST, view="final"))
+    assert unsigned.envelope is None

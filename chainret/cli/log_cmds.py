@@ -46,11 +46,11 @@ def log_cmd(
             proof = log.consistency(classes[0], old, new)
         except LogError as exc:
             raise UsageError(f"{store}: {exc}") from None
-        heads = {c["size"]: c for c in log.checkpoints(classes[0])}
-        out: dict[str, Any] = {"origin": log.origin(classes[0]), "old": {"size": old, "root": heads[old]["root"]},
-                               "new": {"size": new, "root": heads[new]["root"]}, "proof": proof}
+        by_size = {c["size"]: c for c in log.checkpoints(classes[0])}
+        out: dict[str, Any] = {"origin": log.origin(classes[0]), "old": {"size": old, "root": by_size[old]["root"]},
+                               "new": {"size": new, "root": by_size[new]["root"]}, "proof": proof}
         if sign is not None:  # what `trace sign --consistency FILE` puts in a statement
-            out["consistency"] = {"checkpoint": sign(heads[old]), "proof": proof}
+            out["consistency"] = {"checkpoint": sign(by_size[old]), "proof": proof}
         if as_json:
             print(json_out(json.dumps(out, indent=2)))
             return
@@ -58,7 +58,7 @@ def log_cmd(
         for h in proof:
             console.print(t(f"  {h}"))
         return
-    report = []
+    report: list[dict[str, Any]] = []
     for c in classes:
         heads = log.checkpoints(c)
         for head in heads:
@@ -70,9 +70,10 @@ def log_cmd(
         return
     for entry in report:
         console.print(t(f"{entry['class']} ({len(entry['checkpoints'])} checkpoints):"))
-        for head in entry["checkpoints"]:
-            console.print(t(f"-- write {head['seq']}"))
-            console.print(t(head["checkpoint"].rstrip("\n")))
+        for row in entry["checkpoints"]:
+            console.print(t(f"-- write {row['seq']}"))
+            for line in row["checkpoint"].rstrip("\n").split("\n"):  # (each line shown safe: t escapes a newline)
+                console.print(t(line))
 
 
 def _signer(key: Optional[Path]) -> Any:

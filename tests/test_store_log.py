@@ -7,8 +7,10 @@ does see a change), and a public update moves both, with a consistency proof bet
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -229,3 +231,33 @@ def test_serve_signs_the_traces_it_returns_and_a_public_one_verifies_without_the
     assert independent_verifier.verify(envelope, pub.read_bytes()) == []
     unsigned = Service(str(stores["v3"])).ask(Identity("public"), AskIn(request=REQUEST, view="final"))
     assert unsigned.envelope is None
+
+
+def test_online_verify_checks_the_log_claim_against_the_store(stores: dict[str, Path]):
+    """`trace verify` against the store: the trace's checkpoint must be one the store's log had for its viewer, and
+    its proofs must hold; a forged root, a foreign log or an edited unit text is a difference (the untouched trace,
+    the negative control, verifies)."""
+    from chainret.verify.replay import verify
+
+    store = open_store(stores["v3"])
+    trace = ask(REQUEST, store, view="final")
+    assert verify(trace, store).status == "verified"
+    older = ask(REQUEST, open_store(stores["v1"]), view="final")  # an earlier checkpoint of the same log
+    assert older.meta["log"]["size"] < trace.meta["log"]["size"]
+    assert not [d for d in verify(older, store).differences if d.field.startswith("meta.log")]
+
+    def edited(change: Any) -> Any:
+        data = json.loads(trace.to_json())
+        change(data["meta"]["log"])
+        return verify(type(trace).model_validate(data), store)
+
+    forged = edited(lambda lg: lg.update(root=base64.b64encode(bytes(32)).decode()))
+    assert forged.status == "mismatch" and forged.differences[-1].field == "meta.log.root"
+    foreign = edited(lambda lg: lg.update(origin=lg["origin"].rsplit("/", 1)[0] + "/audit"))
+    assert foreign.status == "mismatch" and foreign.differences[-1].field == "meta.log.origin"
+
+    def retext(lg: dict[str, Any]) -> None:
+        unit = next(iter(lg["units"].values()))
+        unit["text"] = unit["text"][:-1] + "?"
+
+    assert edited(retext).differences[-1].field == "meta.log"

@@ -436,7 +436,7 @@ def log_checks(t: Trace, predicate: dict[str, Any], public_key: Ed25519PublicKey
         checks = [Check("log.checkpoint", True)]
     except tlog.LogError as exc:  # nothing verified to check the proofs against: report this one alone
         return [Check("log.checkpoint", False, str(exc))]
-    inclusion, quotes = _proof_problems(t, log, head)
+    inclusion, quotes = proof_problems(t, log, head)
     return checks + [_check("log.inclusion", inclusion), _check("log.quote_at_span", quotes),
                      _check("log.consistency", _consistency_problems(since, head, public_key))]
 
@@ -448,7 +448,7 @@ def _path(entry: dict[str, Any]) -> list[bytes]:
     return [tlog.unb64(p, "a proof hash", tlog.HASH_SIZE) for p in proof]
 
 
-def _proof_problems(t: Trace, log: dict[str, Any], head: tuple[str, int, bytes]) -> tuple[list[str], list[str]]:
+def proof_problems(t: Trace, log: dict[str, Any], head: tuple[str, int, bytes]) -> tuple[list[str], list[str]]:
     _, size, root = head
     inclusion: list[str] = []
     quotes: list[str] = []

@@ -370,6 +370,9 @@ def verify(
         diffs.extend(identity_differences(trace, cat, viewer))
     if not any(d.kind == "catalog" for d in diffs):  # a refused identity makes its revision moot
         diffs.extend(revision_differences(trace, cat, viewer))
+    from chainret.verify.logcheck import log_differences  # (only a trace with meta.log has anything to check)
+
+    diffs.extend(Difference(kind="evidence", field=f, message=m) for f, m in log_differences(trace, cat, viewer))
     status: Literal["verified", "evidence_intact", "mismatch"] = "mismatch" if diffs else ("evidence_intact" if changed else "verified")
     return Verification(status=status, catalog_changed=changed, differences=diffs)
 

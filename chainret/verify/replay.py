@@ -28,6 +28,9 @@ projection) and the catalog identity it was computed over. ``verify`` checks it 
 4. **Revision.** A trace's ``meta.revision`` (``<n>.<hex>``, absent from golden traces) must be the
    revision the catalog showed that viewer at the trace's identity: a compiled store's n-th
    identity for the viewer; for a catalog file, always ``1.`` and the identity itself.
+5. **Log.** A trace asked of a store with a log carries ``meta.log`` (its viewer's checkpoint and the anchors'
+   inclusion proofs): it must name a checkpoint the store's log had for that viewer, and its proofs must hold
+   (``chainret.verify.logcheck``). It is left out of the replay comparison: a later write moves the checkpoint.
 
 Golden traces are the offline (unprojected) traces of every fixture case, one file per case at
 ``<root>/<world>/<case>.json``; ``chainret eval fixtures --update-golden traces`` rewrites them.

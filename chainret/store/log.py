@@ -287,6 +287,20 @@ class StoreLog:
             return hit
         return edge
 
+    _ITEMS = {"u": ("units", "ref", {"span_start": "start_", "span_end": "end_", "text": "text"}),
+              "r": ("relations", "id", {"subject": "subject", "predicate": "predicate", "object": "object"})}
+
+    def _entries(self, principal: str, size: int, kind: str, keys: list[str], fields: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+        """key -> {"index": its leaf in the class's tree of ``size`` leaves, and ``fields``} for the units (``u``, by ref)
+        or relations (``r``, by id) among ``keys`` that the class's log holds: one read."""
+        if not keys:
+            return {}
+        table, key, columns = self._ITEMS[kind]
+        cols = ", ".join(f"t.{columns[f]}" for f in fields)
+        found = self._rows(f"SELECT t.{key}, l.idx, {cols} FROM {table} t JOIN log_leaves l ON l.principal = ? AND l.kind = ? "
+                           f"AND l.item_ord = t.ord WHERE t.{key} IN ({', '.join('?' for _ in keys)})", (principal, kind, *keys))
+        return {cast(str, row[0]): {"index": row[1], **dict(zip(fields, row[2:]))} for row in found if cast(int, row[1]) < size}
+
     def proofs(self, trace: Trace, principal: str) -> dict[str, Any] | None:
         """``meta.log`` of a trace for a viewer of class ``principal``: the checkpoint, and for each anchor its unit's
         and relation's leaf index and inclusion proof, with the unit's span and text (docs/proof.md). An anchor whose
@@ -299,24 +313,10 @@ class StoreLog:
             return None
         size, root = head
         anchors = [h.anchor for h in trace.hops if h.anchor is not None]
-        unit_refs = sorted({a.unit_ref for a in anchors})
-        rel_ids = sorted({a.relation_id for a in anchors})
-        units: dict[str, Any] = {}
-        relations: dict[str, Any] = {}
-        if unit_refs:
-            marks = ", ".join("?" for _ in unit_refs)
-            for ref, idx, s, e, text in self._rows(
-                    "SELECT u.ref, l.idx, u.start_, u.end_, u.text FROM units u JOIN log_leaves l ON l.principal = ? "
-                    f"AND l.kind = 'u' AND l.item_ord = u.ord WHERE u.ref IN ({marks})", (principal, *unit_refs)):
-                if cast(int, idx) < size:
-                    units[cast(str, ref)] = {"index": idx, "span": [s, e], "text": text}
-        if rel_ids:
-            marks = ", ".join("?" for _ in rel_ids)
-            for rid, idx, s, p, ob in self._rows(
-                    "SELECT r.id, l.idx, r.subject, r.predicate, r.object FROM relations r JOIN log_leaves l ON l.principal = ? "
-                    f"AND l.kind = 'r' AND l.item_ord = r.ord WHERE r.id IN ({marks})", (principal, *rel_ids)):
-                if cast(int, idx) < size:
-                    relations[cast(str, rid)] = {"index": idx, "subject": s, "predicate": p, "object": ob}
+        units = self._entries(principal, size, "u", sorted({a.unit_ref for a in anchors}), ("span_start", "span_end", "text"))
+        relations = self._entries(principal, size, "r", sorted({a.relation_id for a in anchors}), ("subject", "predicate", "object"))
+        for unit in units.values():
+            unit["span"] = [unit.pop("span_start"), unit.pop("span_end")]
         entries = [*units.values(), *relations.values()]
         get = self._get(principal, self._fetch(principal, (cast(int, e["index"]) for e in entries), size))
         edge = self._edge(principal, size, get)

@@ -206,6 +206,14 @@ def test_catalog_log_cli(stores: dict[str, Path], tmp_path: Path, capsys: pytest
                  "--key", str(priv), "--json"]) == 0
     proof = json.loads(capsys.readouterr().out)
     assert proof["consistency"]["checkpoint"].startswith(report["logs"][0]["origin"] + "\n")
+    # trace sign --consistency: the earlier public checkpoint proven a prefix of the trace's, checked offline
+    (tmp_path / "proof.json").write_text(json.dumps(proof))
+    assert _main(["ask", REQUEST, "--catalog", str(stores["v3"]), "--view", "final", "--trace-out", str(tmp_path / "t.json")]) == 0
+    assert _main(["trace", "sign", str(tmp_path / "t.json"), "--key", str(priv), "--out", str(tmp_path / "t.env"),
+                  "--consistency", str(tmp_path / "proof.json")]) == 0
+    env = json.loads((tmp_path / "t.env").read_text())
+    assert json.loads(tlog.unb64(env["payload"], "payload"))["predicate"]["consistency"] == proof["consistency"]
+    assert _main(["trace", "verify", "--offline", "--key", str(tmp_path / "k" / "key.pub"), str(tmp_path / "t.env")]) == 0
     assert _main(["catalog", "log", str(stores["v3"]), "--consistency", "1", "2"]) == 2  # which viewer's log?
 
 

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from chainret.trace.model import Trace
 
 LOG_FORMAT = "rfc9162-sha256/1"
+APPEND_BATCH = 20_000  # leaves of one class appended at a time
 KEEP_LEVEL = 6  # a store object keeps the subtree hashes of this level and above (one per 64 leaves) once read
 AUDIT, PUBLIC = "", "*"
 
@@ -107,8 +108,9 @@ class _Nodes:
         return bytes.fromhex(row[0])
 
 
-def _append(conn: sqlite3.Connection, principal: str, old: int, leaves: list[tuple[str, int, bytes]]) -> tuple[int, bytes]:
-    """Append ``leaves`` (kind, item ord, leaf hash) to a class's tree of ``old`` leaves; (new size, new root)."""
+def _append(conn: sqlite3.Connection, principal: str, old: int, leaves: list[tuple[str, int, bytes]]) -> int:
+    """Append ``leaves`` (kind, item ord, leaf hash) to a class's tree of ``old`` leaves, with every perfect subtree
+    they complete; returns the new size."""
     nodes = _Nodes(conn, principal)
     new = old + len(leaves)
     conn.executemany("INSERT INTO log_leaves VALUES (?, ?, ?, ?, ?)",
@@ -121,7 +123,7 @@ def _append(conn: sqlite3.Connection, principal: str, old: int, leaves: list[tup
         nodes.fresh.update(((level, j), h) for j, h in made)
         conn.executemany("INSERT INTO log_nodes VALUES (?, ?, ?, ?)", ((principal, level, j, h.hex()) for j, h in made))
         level += 1
-    return new, root_hash(nodes.get, new)
+    return new
 
 
 def _readers(conn: sqlite3.Connection) -> dict[int, set[str]]:
@@ -173,6 +175,7 @@ def append_log(conn: sqlite3.Connection) -> dict[str, int]:
     readers = _readers(conn)
     n_units = conn.execute("SELECT count(*) FROM units").fetchone()[0]
     n_rels = conn.execute("SELECT count(*) FROM relations").fetchone()[0]
+    sizes = {p: last.get(p, (0, 0, 0))[0] for p in classes}
     new: dict[str, list[tuple[str, int, bytes]]] = {p: [] for p in classes}
     for kind, rows, mark in (("u", _units, 1), ("r", _relations, 2)):
         marks = {p: last.get(p, (0, 0, 0))[mark] for p in classes}
@@ -183,12 +186,13 @@ def append_log(conn: sqlite3.Connection) -> dict[str, int]:
                 if ordinal >= marks[p] and _reads(p, who):
                     h = h or leaf_hash(data)
                     new[p].append((kind, ordinal, h))
-    sizes = {}
+                    if len(new[p]) >= APPEND_BATCH:  # (a 1M-relation store's leaves are never all held at once)
+                        sizes[p] = _append(conn, p, sizes[p], new[p])
+                        new[p] = []
     for p in classes:
-        old = last.get(p, (0, 0, 0))[0]
-        size, root = _append(conn, p, old, new[p])
-        conn.execute("INSERT INTO log_checkpoints VALUES (?, ?, ?, ?, ?, ?)", (seq, p, size, root.hex(), n_units, n_rels))
-        sizes[p] = size
+        sizes[p] = _append(conn, p, sizes[p], new[p])
+        root = root_hash(_Nodes(conn, p).get, sizes[p])
+        conn.execute("INSERT INTO log_checkpoints VALUES (?, ?, ?, ?, ?, ?)", (seq, p, sizes[p], root.hex(), n_units, n_rels))
     conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('log', ?)", (LOG_FORMAT,))
     return sizes
 

@@ -30,6 +30,9 @@ ED25519_TYPE = b"\x01"  # the signature-type byte C2SP signed notes hash into an
 NodeGetter = Callable[[int, int], bytes]
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 class LogError(ValueError):
     """A proof, checkpoint or note that is malformed or does not verify; the message says which and why."""
 
@@ -56,9 +59,9 @@ def _canonical_array(items: Sequence[str | int]) -> bytes:
     store can write leaves without the ``sign`` extra's canonicaliser.
     """
     for x in items:
-        if isinstance(x, bool) or not isinstance(x, str | int) or (isinstance(x, int) and abs(x) > 2**53 - 1):
+        if type(x) is not str and (type(x) is not int or not -(2**53) < x < 2**53):  # (a bool is no int here)
             raise LogError(f"a leaf holds strings and integers only, not {x!r}")
-    return json.dumps(list(items), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return _COMPACT.encode(list(items)).encode("utf-8")
 
 
 def unit_leaf(unit_ref: str, source: str, document: str, version: str, representation: str, digest: str,

@@ -39,6 +39,7 @@ SECTIONS = (
     ("newcomer", "python benchmarks/newcomer_score.py"),
     ("peers", "python -m benchmarks.peers --sizes 10k --fanout 10,100,1000,10000 --write"),
     ("sets", "python -m benchmarks.peers sets --sizes 10k --members 10,100,1000,10000 --write"),
+    ("proof", "python benchmarks/proof_cost.py --write"),
 )
 DOCS = ROOT / "docs"
 

@@ -24,8 +24,6 @@ PostgreSQL stores keep no log yet (docs/proof.md says so): traces from them carr
 
 from __future__ import annotations
 
-import sqlite3
-import uuid
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
@@ -48,7 +46,9 @@ from chainret.core.tlog import (
     unit_leaf,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
+    import sqlite3
+
     from chainret.trace.model import Trace
 
 LOG_FORMAT = "rfc9162-sha256/1"
@@ -161,6 +161,8 @@ def append_log(conn: sqlite3.Connection) -> dict[str, int]:
 
     Runs inside the compile's or update's transaction, after its rows are written (``identities`` holds this
     write's ``seq`` and classes). Returns each class's tree size."""
+    import uuid
+
     for stmt in _CREATE:
         conn.execute(stmt)
     if conn.execute("SELECT value FROM log_info WHERE key = 'origin'").fetchone() is None:

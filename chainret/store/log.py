@@ -24,6 +24,7 @@ PostgreSQL stores keep no log yet (docs/proof.md says so): traces from them carr
 
 from __future__ import annotations
 
+import sys
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
@@ -337,9 +338,8 @@ _LOGS: weakref.WeakKeyDictionary[object, StoreLog] = weakref.WeakKeyDictionary()
 
 def store_log(reader: object) -> StoreLog | None:
     """The log of a compiled SQLite store that has one (None for any other reader), read once per store object."""
-    from chainret.store.sql import SQLStore
-
-    if not isinstance(reader, SQLStore) or reader._meta.get("log") != LOG_FORMAT:  # (the meta row ``append_log`` writes)
+    sql = sys.modules.get("chainret.store.sql")  # a compiled store's reader loaded it; an ask of a catalog file never does
+    if sql is None or not isinstance(reader, sql.SQLStore) or reader._meta.get("log") != LOG_FORMAT:  # (``append_log``'s row)
         return None
     cached = _LOGS.get(reader)
     if cached is None:  # one per store object: a store object reads one snapshot

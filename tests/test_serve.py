@@ -335,6 +335,8 @@ def test_serving_a_compiled_store(tmp_path: Path) -> None:
                     lib = ask(case.request, world.catalog, view=case.view, principal=principal, budget=case.budget)
                     got, want = _stable(data["trace"]), _stable(lib)
                     got["meta"].pop("catalog", None), want["meta"].pop("catalog", None)
+                    assert "log" in got["meta"] or not any(h["anchor"] for h in got["hops"])  # the store's log proofs
+                    got["meta"].pop("log", None)
                     assert got == want, (principal, case.id)
                     assert c.post("/trace/verify", json=data["trace"]).json()["ok"], (principal, case.id)
 

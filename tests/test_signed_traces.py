@@ -54,7 +54,12 @@ VERIFIERS = {"library": _library, "independent": _independent}
 def test_the_cases_cover_the_brief():
     """Each tamper the format must catch has a case, and a good envelope has one too (a negative control)."""
     needed = {"signed_trace", "other_bytes_fail", "relabelled_viewer_fail", "relabelled_catalog_digest_fail",
-              "dropped_set_member_fail", "changed_quote_fail", "wrong_key_fail", "payload_type_fail", "budget_overrun_fail"}
+              "dropped_set_member_fail", "changed_quote_fail", "wrong_key_fail", "payload_type_fail", "budget_overrun_fail",
+              # the log (checks 18-21): a good trace of a store, and each way its proofs can be forged
+              "log_signed_trace", "log_consistency", "log_tampered_proof_fail", "log_swapped_entry_fail",
+              "log_dropped_proof_fail", "log_wrong_root_fail", "log_other_tree_size_fail", "log_quote_not_at_span_fail",
+              "log_checkpoint_signature_fail", "log_checkpoint_other_key_fail", "log_unsigned_checkpoint_fail",
+              "log_foreign_checkpoint_fail", "log_inconsistent_checkpoints_fail"}
     assert needed <= set(CASE_NAMES)
     for name in CASE_NAMES:
         expected = json.loads((CASES / name / "expected.jsonl").read_text())
@@ -160,7 +165,7 @@ def test_a_set_answer_path_that_ends_elsewhere_fails(keys: tuple[Path, Path], tr
     assert trace.answers
     moved = [a.model_copy(update={"path_ids": a.path_ids[:-1] + ["contact:final:desk"]}) for a in trace.answers]
     st = statement_for(trace.model_copy(update={"answers": moved, "path_ids": trace.path_ids[:-1] + ["contact:final:desk"]}))
-    assert [c.name for c in statement_checks(st) if not c.ok] == ["trace.path_chain", "trace.set_answers"]
+    assert [c.name for c in statement_checks(st, load_public_key(keys[1])) if not c.ok] == ["trace.path_chain", "trace.set_answers"]
     from chainret.verify.signing import sign_payload
 
     env = sign_payload(canonical_json(st), load_private_key(keys[0]))

@@ -294,6 +294,7 @@ def trace_sign(
     file: Path = typer.Argument(..., help="A trace JSON file (`chainret ask --trace-out F`)."),
     key: Path = typer.Option(..., "--key", metavar="KEY.pem", help="Ed25519 private key (PEM, owner-only), e.g. from `trace keygen`."),
     out: Path = typer.Option(..., "--out", metavar="ENVELOPE.json", help="Where to write the signed envelope."),
+    consistency: Optional[Path] = typer.Option(None, "--consistency", metavar="PROOF.json", help="Also prove an earlier checkpoint consistent with the trace's: the JSON `chainret catalog log --consistency OLD NEW --key KEY --json` prints."),
 ) -> None:
     """Sign a trace: a DSSE envelope anyone can check with `trace verify --offline --key PUB` (docs/proof.md)."""
     from chainret.cli.render import console, t
@@ -302,9 +303,24 @@ def trace_sign(
     from chainret.verify.signing import load_private_key, sign_trace
 
     check_output_path(out)
-    envelope = sign_trace(read_trace(file), load_private_key(key))
+    envelope = sign_trace(read_trace(file), load_private_key(key), consistency=_consistency_file(consistency))
     atomic_write_text(out, json.dumps(envelope, indent=2) + "\n")
     console.print(t(f"wrote {out}: signed; check it with `chainret trace verify --offline --key PUB {out}`"))
+
+
+def _consistency_file(path: Optional[Path]) -> Optional[dict[str, object]]:
+    """The ``consistency`` object of a `catalog log --consistency ... --key ... --json` file (None: none given)."""
+    from chainret.core.errors import UsageError
+
+    if path is None:
+        return None
+    try:
+        found = json.loads(path.read_text(encoding="utf-8")).get("consistency")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise UsageError(f"{path}: not the JSON `chainret catalog log --consistency OLD NEW --key KEY --json` prints ({exc})") from None
+    if not isinstance(found, dict):
+        raise UsageError(f"{path}: holds no signed consistency (run `catalog log --consistency` with --key and --json)")
+    return found
 
 
 def register(app: typer.Typer) -> None:

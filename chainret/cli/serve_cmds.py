@@ -68,6 +68,7 @@ def serve_cmd(
     pin: bool = typer.Option(False, "--pin", help="Run each worker process (its event loop and engine threads) on a CPU of its own, one per worker while CPUs last: a request's hand-offs between threads then stay on one CPU (cheaper, markedly on virtual machines; see docs/serving.md). Best with --threads 1."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
     http: str = typer.Option("auto", "--http", help="HTTP parser: httptools (C, the serve extra installs it), h11 (pure Python), or auto (httptools where installed). Both bound a request head's time and size."),
+    sign_key: Optional[Path] = typer.Option(None, "--sign-key", metavar="KEY.pem", help="Sign every /ask trace with this Ed25519 private key (owner-only PEM, `chainret trace keygen`): answers carry `envelope`, checkable with `trace verify --offline --key PUB` (docs/proof.md). Needs the sign extra."),
     hash_token: bool = typer.Option(False, "--hash-token", help="Read a token on stdin, print its sha256 for the token file, and exit."),
     new_token: Optional[str] = typer.Option(None, "--new-token", metavar="PRINCIPAL", help="Print a new random token and its token-file entry for PRINCIPAL, and exit."),
 ) -> None:
@@ -112,7 +113,8 @@ def serve_cmd(
     protocol = protocol_factory(limits.header_timeout_s, http,
                                 ConnectionCaps(limits.connections, limits.connections_per_client, forwarded_allow_ips or ""))
     cfg = ServeConfig(catalog=catalog, tokens=str(tokens.resolve()) if tokens is not None else None,
-                      trust_header=trust_header, limits=limits, threads=threads)
+                      trust_header=trust_header, limits=limits, threads=threads,
+                      sign_key=str(sign_key.resolve()) if sign_key is not None else None)
     # --pin: this server's workers claim CPUs under one name (chainret.server.affinity). One worker: this process
     # serves, pinned here. Several: this process only checks the catalog and token file once up front (never pinned:
     # it would hold a CPU no worker runs on); each worker pins itself.

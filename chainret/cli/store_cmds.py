@@ -126,3 +126,6 @@ def register(app: typer.Typer, name: Optional[str] = "compile") -> None:
     group.command(name)(compile_cmd)
     group.command("grant")(grant_cmd)
     group.command("revoke")(revoke_cmd)
+    from chainret.cli.log_cmds import log_cmd
+
+    group.command("log")(log_cmd)

@@ -35,6 +35,7 @@ from chainret.core.session import Session
 from chainret.store import catalog_location, resolve_catalog
 from chainret.store.base import CatalogReader, ViewReader, read_scope, reads_within
 from chainret.store.caches import relation_flags
+from chainret.store.log import with_log
 from chainret.trace.model import SCHEMA_VERSION, CHAIN_SCHEMA_VERSION, Budget, Hop, Interpretation, PacketItem, Refusal, Trace
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ def ask(
     source: str | None = None,
     session: Session | None = None,
     sets: bool = True,
+    proofs: bool = True,
 ) -> Trace:
     """Answer a relationship request with a supported chain, or say exactly why not.
 
@@ -93,6 +95,9 @@ def ask(
         session: whose caches (views, indexes, digests) to use; None is ``default_session()``.
         sets: answer a chain with a many-valued hop with every value (``answers``, ``completeness``; a 1.1
             trace); False follows the 1.0 rule, one path (``trace verify`` replays a 1.0 trace so).
+        proofs: asked of a store that keeps a log (``chainret.store.log``), attach ``meta.log``: the viewer's
+            checkpoint and an inclusion proof of each anchor's unit and relation (docs/proof.md). False skips
+            them (their cost: ``benchmarks/proof_cost.py``).
 
     Returns:
         A ``Trace`` with outcome ``accepted_path``, ``partial_evidence``, ``no_pattern`` or ``refused``.
@@ -148,12 +153,14 @@ def ask(
         # the identities this viewer was shown across compiles and updates; a catalog file's is always its first.
         revision = full.revision(viewer if project else None)
         if project:  # one copy of the trace: the projection, the timing and the revision together
-            return project_trace(trace, cat, viewer, meta={"ask_ms": ask_ms, "revision": revision})
+            shown = project_trace(trace, cat, viewer, meta={"ask_ms": ask_ms, "revision": revision})
+            return with_log(shown, full, viewer) if proofs else shown
         extra: dict[str, object] = {"ask_ms": ask_ms}
         if holds_restricted(trace, cat):  # (the timing, a number, never names a document)
             extra["holds_restricted"] = True
         extra["revision"] = revision
-        return trace.model_copy(update={"meta": {**trace.meta, **extra}})
+        audit = trace.model_copy(update={"meta": {**trace.meta, **extra}})
+        return with_log(audit, full, None) if proofs else audit
 
 
 DEFAULT_BUDGET = Budget()  # frozen: one value for every request that sets no limits
@@ -181,6 +188,7 @@ class AskOptions(TypedDict, total=False):
     source: str | None
     session: Session | None
     sets: bool
+    proofs: bool
 
 
 class Answer(NamedTuple):

@@ -346,6 +346,7 @@ class ServeConfig(BaseModel):
     limits: Limits = Limits()
     threads: int = Field(DEFAULT_THREADS, ge=1, description="engine calls at once per process, where the store allows it")
     pin_group: str | None = Field(None, description="--pin: this server's name among CPU claims; this process takes one CPU (chainret.server.affinity)")
+    sign_key: str | None = Field(None, description="--sign-key: an Ed25519 private key file; /ask answers carry the trace signed")
 
 
 def build(cfg: ServeConfig) -> tuple[Service, Authenticator, FastAPI]:
@@ -357,7 +358,8 @@ def build(cfg: ServeConfig) -> tuple[Service, Authenticator, FastAPI]:
         log.info("--pin: %s", f"this worker's threads run on CPU {cpu}" if cpu is not None else "no CPU left to pin to; left to the scheduler")
     table = load_token_file(cfg.tokens) if cfg.tokens is not None else None
     auth = Authenticator(table, trust_header=cfg.trust_header)
-    service = Service(cfg.catalog, cfg.limits, auth, tokens_source=cfg.tokens or "tokens", threads=cfg.threads)
+    service = Service(cfg.catalog, cfg.limits, auth, tokens_source=cfg.tokens or "tokens", threads=cfg.threads,
+                      sign_key=cfg.sign_key)
     return service, auth, create_app(service, auth, cfg.limits)
 
 

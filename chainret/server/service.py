@@ -111,6 +111,9 @@ class AskOut(BaseModel):
     # The model itself, not its dump: the response is written in one pass of pydantic's serializer (the JSON
     # of a dict of Any is typed value by value: twice as long; issue 24).
     trace: Trace = Field(description="the trace projected for the viewer (chainret.trace.model.Trace as JSON)")
+    envelope: dict[str, Any] | None = Field(
+        None, description="the trace signed (a DSSE envelope, docs/proof.md) when the server was started with --sign-key; "
+        "`chainret trace verify --offline --key PUB` checks it with no store. None without a key: never a fake signature")
 
 
 class PatternOut(BaseModel):
@@ -174,9 +177,14 @@ class Service:
     """
 
     def __init__(self, catalog: Catalog | CatalogReader | str | None, limits: Limits | None = None, auth: Authenticator | None = None,
-                 *, tokens_source: str = "token file", threads: int = 1) -> None:
+                 *, tokens_source: str = "token file", threads: int = 1, sign_key: str | None = None) -> None:
         if threads < 1:
             raise UsageError("the number of engine threads must be at least 1")
+        self._sign_key: Any = None
+        if sign_key is not None:  # loaded (and refused) before the catalog: a bad key never starts a server
+            from chainret.verify.signing import load_private_key
+
+            self._sign_key = load_private_key(sign_key)
         self.limits = limits or Limits()
         self.session = Session()  # this process's caches (views, indexes, digests)
         self._tls = threading.local()  # per thread: engine-call depth, the catalog the call answers from
@@ -307,7 +315,16 @@ class Service:
             revision=str(trace.meta.get("revision") or self._revision(cat, viewer)),
             suggestions=[Suggestion(pattern=pattern, phrasing=phrasing) for pattern, phrasing in result.suggestions],
             trace=trace,
+            envelope=self._signed(trace),
         )
+
+    def _signed(self, trace: Trace) -> dict[str, Any] | None:
+        """The trace's DSSE envelope with the server's key (docs/proof.md), or None without one."""
+        if self._sign_key is None:
+            return None
+        from chainret.verify.signing import sign_trace
+
+        return sign_trace(trace, self._sign_key)
 
     @_in_engine
     def patterns(self, principal: str = "public", min_revision: str | None = None) -> PatternsOut:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chainret.core import tlog
 from chainret.core.errors import MissingExtra, UsageError
 
 if TYPE_CHECKING:
@@ -41,6 +42,7 @@ CHECKS = (
     "claims.catalog_digest", "claims.viewer", "claims.projected", "claims.revision",
     "trace.anchor_quote", "trace.anchor_span", "trace.accepted_path", "trace.path_chain", "trace.budget",
     "trace.set_answers", "trace.completeness",
+    "log.checkpoint", "log.inclusion", "log.quote_at_span", "log.consistency",
 )
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -170,7 +172,7 @@ def verify_envelope(data: bytes, public_key: Ed25519PublicKey) -> OfflineResult:
     except (UnicodeDecodeError, ValueError) as exc:
         checks.append(Check("statement", False, f"the payload is not UTF-8 JSON: {str(exc)[:160]}"))
         return OfflineResult(checks)
-    return OfflineResult(checks + statement_checks(statement))
+    return OfflineResult(checks + statement_checks(statement, public_key))
 
 
 def _envelope(data: bytes) -> tuple[tuple[str, bytes, list[bytes]] | None, str]:
@@ -212,13 +214,13 @@ def _valid(public_key: Ed25519PublicKey, sig: bytes, signed: bytes) -> bool:
     return True
 
 
-def statement_failures(statement: object) -> list[Check]:
+def statement_failures(statement: object, public_key: Ed25519PublicKey) -> list[Check]:
     """The checks from ``statement`` on that a statement fails (empty: a verifier would accept it once signed)."""
-    return [c for c in statement_checks(statement) if not c.ok]
+    return [c for c in statement_checks(statement, public_key) if not c.ok]
 
 
-def statement_checks(statement: object) -> list[Check]:
-    """Checks 4 onwards on a decoded statement (see the module docstring)."""
+def statement_checks(statement: object, public_key: Ed25519PublicKey) -> list[Check]:
+    """Checks 4 onwards on a decoded statement (see the module docstring); the key checks the signed checkpoints."""
     why = _statement_shape(statement)
     if why:
         return [Check("statement", False, why)]
@@ -243,6 +245,7 @@ def statement_checks(statement: object) -> list[Check]:
         checks.append(Check(f"claims.{key}", same, "" if same else
                             f"the statement claims {claims[key]!r}, the trace records {own[key]!r}"))
     checks.extend(trace_checks(trace))
+    checks.extend(log_checks(trace, statement["predicate"], public_key))
     return checks
 
 
@@ -368,3 +371,134 @@ def _budget_problems(t: Trace) -> list[str]:
     problems += [f"hop {h.index} returned {len(h.hits)} rows, rows_per_hop is {b.rows_per_hop}"
                  for h in t.hops if len(h.hits) > b.rows_per_hop]
     return problems
+
+
+# -- the log: checkpoint, inclusion proofs, quotes at their spans, consistency (docs/proof.md, checks 18-21) ------
+
+def raw_public_key(public_key: Ed25519PublicKey) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return public_key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def open_note(note: object, public_key: Ed25519PublicKey, what: str) -> tuple[str, int, bytes]:
+    """(origin, size, root) of a signed checkpoint that this key signed; ``LogError`` saying why not."""
+    if not isinstance(note, str):
+        raise tlog.LogError(f"{what} is not a string (a signed note)")
+    text, sigs = tlog.split_note(note)
+    raw = raw_public_key(public_key)
+    mine = [sig[4:] for name, sig in sigs if sig[:4] == tlog.note_key_id(name, raw)]
+    if not mine:
+        raise tlog.LogError(f"{what} has no signature line by this key")
+    if not all(_valid(public_key, sig, text.encode("utf-8")) for sig in mine):
+        raise tlog.LogError(f"{what}'s signature by this key does not verify over its text")
+    return tlog.parse_checkpoint(text)
+
+
+def _log_meta(t: Trace) -> tuple[dict[str, Any] | None, str]:
+    log = t.meta.get("log")
+    if log is None:
+        return None, ""
+    if not isinstance(log, dict) or not isinstance(log.get("origin"), str) or not _is_int(log.get("size")) \
+            or not isinstance(log.get("units"), dict) or not isinstance(log.get("relations"), dict):
+        return None, "meta.log is not an object with a string origin, an integer size, and units and relations objects"
+    try:
+        tlog.unb64(log.get("root"), "meta.log.root", tlog.HASH_SIZE)
+    except tlog.LogError as exc:
+        return None, str(exc)
+    return log, ""
+
+
+def log_checks(t: Trace, predicate: dict[str, Any], public_key: Ed25519PublicKey) -> list[Check]:
+    """Checks 18-21: a trace that names a log checkpoint carries it signed, proves each anchor's unit and relation
+    leaf against it, quotes each anchor at its span of the proven unit text, and proves any earlier checkpoint it
+    names consistent with it. A trace with no ``meta.log`` and no checkpoint passes them (it claims no log)."""
+    log, why = _log_meta(t)
+    note, since = predicate.get("checkpoint"), predicate.get("consistency")
+    if log is None and not why and note is None and since is None:
+        return [Check(n, True, "no log") for n in CHECKS[-4:]]
+    head: tuple[str, int, bytes] | None = None
+    try:
+        if why:
+            raise tlog.LogError(why)
+        if log is None:
+            raise tlog.LogError("the statement carries a checkpoint but the trace names no log (meta.log)")
+        head = open_note(note, public_key, "predicate.checkpoint") if note is not None else None
+        if head is None:
+            raise tlog.LogError("the trace names a log checkpoint (meta.log) but the statement carries no signed checkpoint")
+        if (head[0], head[1], tlog.b64(head[2])) != (log["origin"], log["size"], log["root"]):
+            raise tlog.LogError(f"the signed checkpoint is {head[0]!r} at size {head[1]}, the trace names "
+                                f"{log['origin']!r} at size {log['size']} (or another root)")
+        whose = tlog.viewer_log_classes(t.meta.get("viewer"), t.meta.get("projected"))
+        if not any(head[0].endswith("/" + c) for c in whose):
+            raise tlog.LogError(f"the checkpoint's log {head[0]!r} is not a log of this trace's viewer "
+                                f"(its origin must end in {' or '.join(repr('/' + c) for c in whose)})")
+        checks = [Check("log.checkpoint", True)]
+    except tlog.LogError as exc:  # nothing verified to check the proofs against: report this one alone
+        return [Check("log.checkpoint", False, str(exc))]
+    inclusion, quotes = proof_problems(t, log, head)
+    return checks + [_check("log.inclusion", inclusion), _check("log.quote_at_span", quotes),
+                     _check("log.consistency", _consistency_problems(since, head, public_key))]
+
+
+def _path(entry: dict[str, Any]) -> list[bytes]:
+    proof = entry.get("proof")
+    if not isinstance(proof, list):
+        raise tlog.LogError("its proof is not a list")
+    return [tlog.unb64(p, "a proof hash", tlog.HASH_SIZE) for p in proof]
+
+
+def proof_problems(t: Trace, log: dict[str, Any], head: tuple[str, int, bytes]) -> tuple[list[str], list[str]]:
+    _, size, root = head
+    inclusion: list[str] = []
+    quotes: list[str] = []
+    for h in t.hops:
+        a = h.anchor
+        if a is None:
+            continue
+        unit, rel = log["units"].get(a.unit_ref), log["relations"].get(a.relation_id)
+        where = f"hop {h.index}"
+        try:
+            if not isinstance(unit, dict) or not _is_int(unit.get("index")) or not isinstance(unit.get("text"), str) \
+                    or not (isinstance(unit.get("span"), list) and len(unit["span"]) == 2 and all(map(_is_int, unit["span"]))):
+                raise tlog.LogError(f"no proof of its unit {a.unit_ref!r} (index, span, text and proof)")
+            start, end = unit["span"]
+            leaf = tlog.unit_leaf(a.unit_ref, a.source, a.document, a.version, a.representation, a.digest, start, end, unit["text"])
+            if not tlog.verify_inclusion(unit["index"], size, tlog.leaf_hash(leaf), _path(unit), root):
+                raise tlog.LogError(f"its unit {a.unit_ref!r} (leaf {unit['index']}) does not hash to the checkpoint's root")
+            s, e = a.span
+            if len(unit["text"]) != end - start or not (start <= s <= e <= end) or unit["text"][s - start:e - start] != a.quote:
+                quotes.append(f"{where}: its quote is not the text of unit {a.unit_ref!r} at span {s}..{e}")
+        except tlog.LogError as exc:
+            inclusion.append(f"{where}: {exc}")
+        try:
+            if not isinstance(rel, dict) or not _is_int(rel.get("index")) \
+                    or not all(isinstance(rel.get(k), str) for k in ("subject", "predicate", "object")):
+                raise tlog.LogError(f"no proof of its relation {a.relation_id!r} (index, subject, predicate, object and proof)")
+            leaf = tlog.relation_leaf(a.relation_id, rel["subject"], rel["predicate"], rel["object"], a.source, a.document,
+                                      a.version, a.representation, a.digest, a.span[0], a.span[1], a.quote, a.support_kind)
+            if not tlog.verify_inclusion(rel["index"], size, tlog.leaf_hash(leaf), _path(rel), root):
+                raise tlog.LogError(f"its relation {a.relation_id!r} (leaf {rel['index']}) does not hash to the checkpoint's root")
+            if (h.from_id, h.predicate) != (rel["subject"], rel["predicate"]) or h.bridge not in (None, rel["object"]):
+                raise tlog.LogError(f"it steps {h.from_id} -{h.predicate}-> {h.bridge} on relation {a.relation_id!r}, "
+                                    f"which the log holds as {rel['subject']} -{rel['predicate']}-> {rel['object']}")
+        except tlog.LogError as exc:
+            inclusion.append(f"{where}: {exc}")
+    return inclusion, quotes
+
+
+def _consistency_problems(since: object, head: tuple[str, int, bytes], public_key: Ed25519PublicKey) -> list[str]:
+    if since is None:
+        return []
+    try:
+        if not isinstance(since, dict) or set(since) != {"checkpoint", "proof"}:
+            raise tlog.LogError("predicate.consistency is not an object with exactly checkpoint and proof")
+        origin, old, old_root = open_note(since["checkpoint"], public_key, "the earlier checkpoint")
+        if origin != head[0]:
+            raise tlog.LogError(f"the earlier checkpoint is of log {origin!r}, this trace's of {head[0]!r}")
+        if not tlog.verify_consistency(old, head[1], old_root, head[2], _path(since)):
+            raise tlog.LogError(f"the tree of {old} leaves is not proven a prefix of the tree of {head[1]}: "
+                                "the two checkpoints are inconsistent (or the proof is wrong)")
+    except tlog.LogError as exc:
+        return [str(exc)]
+    return []

@@ -28,6 +28,9 @@ projection) and the catalog identity it was computed over. ``verify`` checks it 
 4. **Revision.** A trace's ``meta.revision`` (``<n>.<hex>``, absent from golden traces) must be the
    revision the catalog showed that viewer at the trace's identity: a compiled store's n-th
    identity for the viewer; for a catalog file, always ``1.`` and the identity itself.
+5. **Log.** A trace asked of a store with a log carries ``meta.log`` (its viewer's checkpoint and the anchors'
+   inclusion proofs): it must name a checkpoint the store's log had for that viewer, and its proofs must hold
+   (``chainret.verify.logcheck``). It is left out of the replay comparison: a later write moves the checkpoint.
 
 Golden traces are the offline (unprojected) traces of every fixture case, one file per case at
 ``<root>/<world>/<case>.json``; ``chainret eval fixtures --update-golden traces`` rewrites them.
@@ -54,7 +57,7 @@ from chainret.trace.model import SCHEMA_VERSION, Budget, Trace, write_trace
 if TYPE_CHECKING:
     from chainret.evaluate.cases import CaseResult
 
-VOLATILE_META = ("ask_ms", "revision")  # how long it took; which catalog write answered it
+VOLATILE_META = ("ask_ms", "revision", "log")  # how long it took; which catalog write answered it (and its log proofs)
 _MAX_SHOWN = 160  # characters of a value shown in a difference message
 
 
@@ -370,6 +373,9 @@ def verify(
         diffs.extend(identity_differences(trace, cat, viewer))
     if not any(d.kind == "catalog" for d in diffs):  # a refused identity makes its revision moot
         diffs.extend(revision_differences(trace, cat, viewer))
+    from chainret.verify.logcheck import log_differences  # (only a trace with meta.log has anything to check)
+
+    diffs.extend(Difference(kind="evidence", field=f, message=m) for f, m in log_differences(trace, cat, viewer))
     status: Literal["verified", "evidence_intact", "mismatch"] = "mismatch" if diffs else ("evidence_intact" if changed else "verified")
     return Verification(status=status, catalog_changed=changed, differences=diffs)
 

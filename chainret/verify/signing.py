@@ -21,6 +21,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from chainret.core import tlog
 from chainret.core.errors import EXIT_NO, ChainretError, MissingExtra, OutputError, UsageError
 from chainret.core.files import atomic_write_text, check_output_path
 from chainret.verify.offline import (  # the format's primitives live with the verifier; signing builds on them
@@ -93,10 +94,38 @@ def sign_payload(payload: bytes, private_key: Ed25519PrivateKey, payload_type: s
     }
 
 
-def sign_trace(trace: Trace, private_key: Ed25519PrivateKey) -> dict[str, Any]:
-    """The envelope of a trace's statement; ``UnsignableTrace`` when the trace fails an offline check."""
+def sign_note(text: str, name: str, private_key: Ed25519PrivateKey) -> str:
+    """A C2SP signed note: ``text``, a blank line, and one Ed25519 signature line by ``name`` (docs/proof.md)."""
+    from chainret.verify.offline import raw_public_key
+
+    key_hash = tlog.note_key_id(name, raw_public_key(private_key.public_key()))
+    sig = private_key.sign(text.encode("utf-8"))
+    return f"{text}\n{tlog.NOTE_SIG_PREFIX}{name} {tlog.b64(key_hash + sig)}\n"
+
+
+def sign_checkpoint(origin: str, size: int, root_b64: str, private_key: Ed25519PrivateKey) -> str:
+    """A checkpoint (C2SP tlog-checkpoint) signed as a note whose key name is the log's origin."""
+    body = tlog.checkpoint_body(origin, size, tlog.unb64(root_b64, "the root hash", tlog.HASH_SIZE))
+    return sign_note(body, origin, private_key)
+
+
+def sign_trace(trace: Trace, private_key: Ed25519PrivateKey, *, consistency: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The envelope of a trace's statement; ``UnsignableTrace`` when the trace fails an offline check.
+
+    A trace with ``meta.log`` (asked of a store with a log) gets its checkpoint signed into the statement
+    (``predicate.checkpoint``); ``consistency`` (``{"checkpoint": an earlier signed checkpoint, "proof": [...]}``,
+    from ``chainret catalog log --consistency``) proves that checkpoint a prefix of the trace's."""
     statement = statement_for(trace)
-    failed = statement_failures(statement)
+    log = trace.meta.get("log")
+    if isinstance(log, dict):
+        try:
+            statement["predicate"]["checkpoint"] = sign_checkpoint(str(log.get("origin")), int(log.get("size", -1)),
+                                                                   str(log.get("root")), private_key)
+        except (tlog.LogError, TypeError, ValueError) as exc:
+            raise UnsignableTrace(f"this trace's log checkpoint (meta.log) cannot be signed: {exc}") from None
+    if consistency is not None:
+        statement["predicate"]["consistency"] = consistency
+    failed = statement_failures(statement, private_key.public_key())
     if failed:
         raise UnsignableTrace("this trace fails the offline checks a verifier would run, so it is not signed: "
                               + "; ".join(f"{c.name}: {c.message}" for c in failed))

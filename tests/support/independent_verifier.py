@@ -183,7 +183,7 @@ def _verify(envelope: bytes, public_key_pem: bytes) -> list[str]:
             pass
     if not ok:
         raise Stop("signature")
-    # 4 statement
+    # 4 statement (``key`` checks the signed checkpoints too: 18 and 21)
     try:
         st = json.loads(payload.decode("utf-8"), object_pairs_hook=_pairs, parse_constant=_constant)
         assert isinstance(st, dict)
@@ -241,6 +241,167 @@ def _verify(envelope: bytes, public_key_pem: bytes) -> list[str]:
     comp = trace.get("completeness")
     if comp is not None and comp.get("answered") != len(answers):
         failed.append("trace.completeness")
+    # 18-21 the log
+    return failed + _log(trace, meta, hops, pred, key)
+
+
+# -- the log (checks 18-21) ----------------------------------------------------------------------------
+
+def _h(*parts: bytes) -> bytes:
+    return hashlib.sha256(b"".join(parts)).digest()
+
+
+def _k(n: int) -> int:
+    """The largest power of two below n (n > 1)."""
+    k = 1
+    while k * 2 < n:
+        k *= 2
+    return k
+
+
+def _root_from_path(index: int, size: int, leaf: bytes, path: list[bytes]) -> bytes | None:
+    """The root PATH(index, D[0:size]) leads to, read as the RFC defines PATH (the last hash is the top sibling)."""
+    if size == 1:
+        return leaf if not path else None
+    if not path:
+        return None
+    k = _k(size)
+    if index < k:
+        below = _root_from_path(index, k, leaf, path[:-1])
+        return None if below is None else _h(b"\x01", below, path[-1])
+    below = _root_from_path(index - k, size - k, leaf, path[:-1])
+    return None if below is None else _h(b"\x01", path[-1], below)
+
+
+def _roots_from_subproof(m: int, n: int, proof: list[bytes], whole: bool, old_root: bytes) -> tuple[bytes, bytes] | None:
+    """(old root, new root) that SUBPROOF(m, D[0:n], whole) leads to, read as the RFC defines it."""
+    if m == n:
+        if whole:
+            return (old_root, old_root) if not proof else None
+        return (proof[0], proof[0]) if len(proof) == 1 else None
+    if not proof:
+        return None
+    k = _k(n)
+    if m <= k:
+        got = _roots_from_subproof(m, k, proof[:-1], whole, old_root)
+        return None if got is None else (got[0], _h(b"\x01", got[1], proof[-1]))
+    got = _roots_from_subproof(m - k, n - k, proof[:-1], False, old_root)
+    return None if got is None else (_h(b"\x01", proof[-1], got[0]), _h(b"\x01", proof[-1], got[1]))
+
+
+def _std_b64(text: Any, size: int | None = None) -> bytes:
+    if not isinstance(text, str):
+        raise ValueError("not a string")
+    raw = base64.b64decode(text, validate=True)
+    if size is not None and len(raw) != size:
+        raise ValueError("wrong length")
+    return raw
+
+
+def _note(note: Any, key: Any) -> tuple[str, int, bytes]:
+    """Open a signed checkpoint with the key: (origin, size, root); ValueError when it does not."""
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    if not isinstance(note, str) or not note.endswith("\n") or "\n\n" not in note:
+        raise ValueError("not a signed note")
+    cut = note.rindex("\n\n")
+    text, lines = note[:cut + 1], note[cut + 2:-1].split("\n")
+    raw_key = key.public_bytes(Encoding.Raw, PublicFormat.Raw)
+    good = 0
+    for line in lines:
+        if not line.startswith("\u2014 "):
+            raise ValueError("not a signature line")
+        name, _, sig_b64 = line[2:].partition(" ")
+        if not name or " " in sig_b64:
+            raise ValueError("not a signature line")
+        sig = _std_b64(sig_b64)
+        if sig[:4] == _h(name.encode(), b"\n\x01", raw_key)[:4]:
+            try:
+                key.verify(sig[4:], text.encode("utf-8"))
+            except InvalidSignature:
+                raise ValueError("bad signature") from None
+            good += 1
+    if not good:
+        raise ValueError("no signature by this key")
+    body = text.split("\n")
+    if len(body) < 4 or not re.fullmatch(r"0|[1-9][0-9]*", body[1]):
+        raise ValueError("not a checkpoint")
+    return body[0], int(body[1]), _std_b64(body[2], 32)
+
+
+def _pct(text: str) -> str:
+    keep = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+    return "".join(chr(b) if chr(b) in keep else "%%%02X" % b for b in text.encode("utf-8"))
+
+
+def _log(trace: dict[str, Any], meta: dict[str, Any], hops: list[dict[str, Any]], pred: dict[str, Any], key: Any) -> list[str]:
+    log = meta.get("log")
+    if log is None and "checkpoint" not in pred and "consistency" not in pred:
+        return []
+    try:
+        assert isinstance(log, dict) and isinstance(log.get("origin"), str) and is_int(log.get("size"))
+        assert isinstance(log.get("units"), dict) and isinstance(log.get("relations"), dict)
+        root = _std_b64(log.get("root"), 32)
+        origin, size, signed_root = _note(pred.get("checkpoint"), key)
+        assert (origin, size, signed_root) == (log["origin"], log["size"], root)
+        if meta.get("projected") is False:
+            endings = ["/audit"]
+        else:
+            endings = ["/public"] + (["/principal/" + _pct(meta["viewer"])] if isinstance(meta.get("viewer"), str) else [])
+        assert any(origin.endswith(e) for e in endings)
+    except (AssertionError, ValueError, TypeError):
+        return ["log.checkpoint"]
+    failed = []
+    proven, quoted = True, True
+    for hop in hops:
+        a = hop.get("anchor")
+        if a is None:
+            continue
+        doc = [a.get("source"), a.get("document"), a.get("version"), a.get("representation"), a.get("digest")]
+        try:
+            u = log["units"][a["unit_ref"]]
+            start, end = u["span"]
+            text = u["text"]
+            leaf = jcs(["chainret/unit/1", a["unit_ref"], *doc, start, end, hashlib.sha256(text.encode()).hexdigest()])
+            path = [_std_b64(p, 32) for p in u["proof"]]
+            assert is_int(u["index"]) and 0 <= u["index"] < size
+            assert _root_from_path(u["index"], size, _h(b"\x00", leaf), path) == root
+            s, e = a["span"]
+            if not (len(text) == end - start and start <= s <= e <= end and text[s - start:e - start] == a["quote"]):
+                quoted = False
+        except (AssertionError, ValueError, TypeError, KeyError):
+            proven = False
+        try:
+            r = log["relations"][a["relation_id"]]
+            leaf = jcs(["chainret/relation/1", a["relation_id"], r["subject"], r["predicate"], r["object"], *doc,
+                        a["span"][0], a["span"][1], hashlib.sha256(a["quote"].encode()).hexdigest(), a.get("support_kind", "clause")])
+            path = [_std_b64(p, 32) for p in r["proof"]]
+            assert is_int(r["index"]) and 0 <= r["index"] < size
+            assert _root_from_path(r["index"], size, _h(b"\x00", leaf), path) == root
+            assert hop.get("from_id") == r["subject"] and hop.get("predicate") == r["predicate"]
+            assert hop.get("bridge") in (None, r["object"])
+        except (AssertionError, ValueError, TypeError, KeyError):
+            proven = False
+    if not proven:
+        failed.append("log.inclusion")
+    if not quoted:
+        failed.append("log.quote_at_span")
+    since = pred.get("consistency")
+    if since is not None:
+        try:
+            assert isinstance(since, dict) and set(since) == {"checkpoint", "proof"}
+            old_origin, old, old_root = _note(since["checkpoint"], key)
+            proof = [_std_b64(p, 32) for p in since["proof"]]
+            assert old_origin == origin and 0 <= old <= size
+            if old == size:
+                assert not proof and old_root == root
+            elif old > 0:
+                assert _roots_from_subproof(old, size, proof, True, old_root) == (old_root, root)
+            else:
+                assert not proof
+        except (AssertionError, ValueError, TypeError, KeyError):
+            failed.append("log.consistency")
     return failed
 
 

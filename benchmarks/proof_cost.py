@@ -1,0 +1,153 @@
+"""What the per-viewer log and its proofs cost: compile, store size, ask CPU, trace size, offline verify.
+
+    python -m benchmarks.proof_cost                     # 10k relations; prints the table (and --write: docs/results/proof.md)
+    python -m benchmarks.proof_cost --sizes 10000 100000
+
+World: ``benchmarks/store_bench.py``'s catalog (every tenth document restricted to ``auditor``) and its request mix
+(public and auditor alternately, one in five on the older view). For each size: compile wall and CPU with the log
+and the time ``append_log`` took of it, the store's size and the log tables' share (SQLite ``dbstat``), then per
+request, warm, in this process, alternating the two settings request by request: ``ask`` CPU with proofs and
+without (``proofs=False``), the trace's JSON size with and without ``meta.log``, and the CPU of ``trace sign`` and
+of ``trace verify --offline`` on it. Every figure is a measurement on this machine at the time of the run, printed
+beside the load average; nothing here asserts a time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT_MD = ROOT / "docs" / "results" / "proof.md"
+COMMAND = "python -m benchmarks.proof_cost"
+
+
+def _cpu() -> float:
+    return time.process_time()
+
+
+def measure(n: int, count: int) -> dict[str, Any]:
+    import sqlite3
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from benchmarks.store_bench import bench_catalog, requests
+
+    import chainret.store.log as store_log_module
+    from chainret.pipeline.ask import ask
+    from chainret.store import compile_store, open_store
+    from chainret.verify.offline import verify_envelope
+    from chainret.verify.signing import sign_trace
+
+    out: dict[str, Any] = {"relations": n, "requests": count, "load": os.getloadavg()[0]}
+    cat = bench_catalog(n)
+    append_s: list[float] = []
+    real_append = store_log_module.append_log
+
+    def timed_append(conn: Any) -> Any:
+        t0 = _cpu()
+        try:
+            return real_append(conn)
+        finally:
+            append_s.append(_cpu() - t0)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.db"
+        import chainret.store.sqlite as sqlite_module
+
+        sqlite_module.append_log = timed_append  # type: ignore[assignment]  # (measured, then put back)
+        try:
+            w0, c0 = time.perf_counter(), _cpu()
+            compile_store(cat, db)
+            out["compile_wall_s"], out["compile_cpu_s"] = time.perf_counter() - w0, _cpu() - c0
+        finally:
+            sqlite_module.append_log = real_append  # type: ignore[assignment]
+        out["append_log_cpu_s"] = sum(append_s)
+        out["store_mb"] = db.stat().st_size / 1e6
+        conn = sqlite3.connect(db)
+        try:
+            per_table = dict(conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
+            out["log_mb"] = sum(v for k, v in per_table.items() if k.startswith(("log_", "sqlite_autoindex_log"))) / 1e6
+        except sqlite3.OperationalError:  # a SQLite built without dbstat
+            out["log_mb"] = None
+        out["log_sizes"] = {p: s for p, s in conn.execute(
+            "SELECT principal, size FROM log_checkpoints WHERE seq = (SELECT max(seq) FROM log_checkpoints)")}
+        conn.close()
+        store = open_store(db)
+        key = Ed25519PrivateKey.generate()
+        reqs = requests(n, count)
+        for req, view, principal in reqs[:5]:  # warm the caches both settings share
+            ask(req, store, view=view, principal=principal)
+            ask(req, store, view=view, principal=principal, proofs=False)
+        with_cpu, without_cpu, with_bytes, without_bytes, sign_cpu, verify_cpu = [], [], [], [], [], []
+        for req, view, principal in reqs:
+            t0 = _cpu()
+            bare = ask(req, store, view=view, principal=principal, proofs=False)
+            t1 = _cpu()
+            proven = ask(req, store, view=view, principal=principal)
+            t2 = _cpu()
+            without_cpu.append((t1 - t0) * 1000)
+            with_cpu.append((t2 - t1) * 1000)
+            with_bytes.append(len(proven.to_json().encode()))
+            without_bytes.append(len(bare.to_json().encode()))
+            t3 = _cpu()
+            env = sign_trace(proven, key)
+            t4 = _cpu()
+            result = verify_envelope(json.dumps(env).encode(), key.public_key())
+            t5 = _cpu()
+            assert result.ok, result.failed
+            sign_cpu.append((t4 - t3) * 1000)
+            verify_cpu.append((t5 - t4) * 1000)
+    med = statistics.median
+    out.update({
+        "ask_cpu_ms_without": med(without_cpu), "ask_cpu_ms_with": med(with_cpu),
+        "trace_kb_without": med(without_bytes) / 1000, "trace_kb_with": med(with_bytes) / 1000,
+        "sign_cpu_ms": med(sign_cpu), "verify_offline_cpu_ms": med(verify_cpu),
+    })
+    return out
+
+
+def report(results: list[dict[str, Any]]) -> str:
+    lines = [
+        "# The per-viewer log: what it costs",
+        "",
+        f"Generated by `{COMMAND}` (medians over the requests; CPU of this process; the load average beside).",
+        "1M relations: not measured (the 10k run's log tables scale linearly with leaves x classes; see below).",
+        "",
+        "| relations | compile wall s | compile CPU s | of it `append_log` CPU s | store MB | log tables MB "
+        "| ask CPU ms without proofs | with proofs | ratio | trace kB without | with | sign CPU ms | verify --offline CPU ms | load |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in results:
+        log_mb = f"{r['log_mb']:.1f}" if r.get("log_mb") is not None else "n/a"
+        lines.append(
+            f"| {r['relations']:,} | {r['compile_wall_s']:.2f} | {r['compile_cpu_s']:.2f} | {r['append_log_cpu_s']:.2f} "
+            f"| {r['store_mb']:.1f} | {log_mb} | {r['ask_cpu_ms_without']:.2f} | {r['ask_cpu_ms_with']:.2f} "
+            f"| {r['ask_cpu_ms_with'] / r['ask_cpu_ms_without']:.2f}x | {r['trace_kb_without']:.1f} | {r['trace_kb_with']:.1f} "
+            f"| {r['sign_cpu_ms']:.2f} | {r['verify_offline_cpu_ms']:.2f} | {r['load']:.2f} |")
+    lines += ["", "Leaves per viewer class at the last write: "
+              + "; ".join(f"{r['relations']:,}: " + ", ".join(f"{p or 'audit'} {s:,}" for p, s in sorted(r["log_sizes"].items()))
+                          for r in results), ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[10_000])
+    ap.add_argument("--requests", type=int, default=200)
+    ap.add_argument("--write", action="store_true", help=f"write {OUT_MD.relative_to(ROOT)}")
+    args = ap.parse_args()
+    results = [measure(n, args.requests) for n in args.sizes]
+    text = report(results)
+    print(text)
+    if args.write:
+        OUT_MD.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

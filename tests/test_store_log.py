@@ -1,0 +1,283 @@
+"""The per-viewer append-only log of a compiled store (docs/proof.md): tree, checkpoints, proofs in traces.
+
+A viewer's checkpoint is its revision: it moves only when what that viewer may read grows. So a restricted-only
+update leaves the public checkpoint as it was and moves the auditor's (the negative control: the same comparison
+does see a change), and a public update moves both, with a consistency proof between the old and new heads.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from chainret.catalog.load import load_world
+from chainret.catalog.models import Catalog
+from chainret.core import tlog
+from chainret.pipeline.ask import ask
+from chainret.store import compile_store, open_store, update_store
+from chainret.store.log import store_log
+from chainret.verify.offline import verify_envelope
+from chainret.verify.signing import generate_keys, load_private_key, load_public_key, sign_trace
+
+pytest.importorskip("cryptography")
+pytest.importorskip("rfc8785")
+
+SEED = Path(__file__).resolve().parents[1] / "fixtures" / "seed"
+REQUEST = "Which contact serves PR-84?"
+RESTRICTED = "audit/findings.md@v1"
+
+
+def _mth(hashes: list[bytes]) -> bytes:
+    """RFC 9162's MTH written as the recursion the RFC states (the reference the tree code is tested against)."""
+    if len(hashes) == 1:
+        return hashes[0]
+    k = 1 << ((len(hashes) - 1).bit_length() - 1)
+    return tlog.node_hash(_mth(hashes[:k]), _mth(hashes[k:]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 70), st.data())
+def test_proofs_verify_and_a_changed_leaf_or_root_does_not(n: int, data: st.DataObject):
+    leaves = [tlog.leaf_hash(i.to_bytes(4, "big")) for i in range(n)]
+
+    def get(level: int, idx: int) -> bytes:
+        return _mth(leaves[idx << level:(idx + 1) << level])
+
+    root = _mth(leaves)
+    assert tlog.root_hash(get, n) == root
+    m = data.draw(st.integers(0, n - 1))
+    path = tlog.inclusion_proof(get, m, n)
+    assert tlog.verify_inclusion(m, n, leaves[m], path, root)
+    other = tlog.leaf_hash(b"other")
+    assert not tlog.verify_inclusion(m, n, other, path, root)  # negative control: the check can fail
+    bigger = _mth([*leaves, other])  # a proof for another tree size does not reach that tree's root
+    assert not tlog.verify_inclusion(m, n + 1, leaves[m], path, bigger)
+    old = data.draw(st.integers(1, n))
+    proof = tlog.consistency_proof(get, old, n)
+    assert tlog.verify_consistency(old, n, _mth(leaves[:old]), root, proof)
+    if old < n:
+        assert not tlog.verify_consistency(old, n, _mth([other, *leaves[1:old]]), root, proof)
+
+
+def _versions() -> tuple[Catalog, Catalog, Catalog]:
+    """v1: the seed world without its restricted document; v2 adds only it (a restricted-only update, with a view
+    that holds it); v3 then adds a public document (a new version of a public document and a view)."""
+    full = load_world(SEED).catalog
+    restricted = full.documents_by_ref[RESTRICTED]
+    public_docs = [d for d in full.documents if d.ref != RESTRICTED]
+    views = [v.model_copy(update={"documents": [d for d in v.documents if d != RESTRICTED]}) for v in full.views]
+    v1 = full.model_copy(update={"documents": public_docs, "views": views})
+    audited = views[-1].model_copy(update={"name": "audited", "order": 3, "current": False,
+                                           "documents": [*views[-1].documents, RESTRICTED]})
+    v2 = full.model_copy(update={"documents": [*public_docs, restricted], "views": [*views, audited]})
+    extra = full.documents_by_ref["notes/newsletter.md@v1"].model_copy(update={"version": "v2"})
+    later = audited.model_copy(update={"name": "later", "order": 4, "documents": [*audited.documents, extra.ref]})
+    v3 = full.model_copy(update={"documents": [*public_docs, restricted, extra], "views": [*views, audited, later]})
+    return tuple(c.model_validate(c.model_dump()) for c in (v1, v2, v3))  # type: ignore[return-value]
+
+
+def _heads(db: Path) -> dict[str, tuple[int, str]]:
+    log = store_log(open_store(db))
+    assert log is not None
+    return {c: (log.checkpoints(c)[-1]["size"], log.checkpoints(c)[-1]["root"]) for c in log.classes}
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One store per write: v1 compiled, then updated to v2 (restricted only), then to v3 (public)."""
+    tmp = tmp_path_factory.mktemp("log")
+    v1, v2, v3 = _versions()
+    out = {"v1": tmp / "v1.db", "v2": tmp / "v2.db", "v3": tmp / "v3.db"}
+    compile_store(v1, out["v1"])
+    for before, name, cat in (("v1", "v2", v2), ("v2", "v3", v3)):
+        out[name].write_bytes(out[before].read_bytes())
+        update_store(cat, out[name])
+    return out
+
+
+def test_a_restricted_only_update_leaves_the_public_checkpoint_and_moves_the_auditors(stores: dict[str, Path]):
+    h1, h2 = _heads(stores["v1"]), _heads(stores["v2"])
+    assert h2["*"] == h1["*"]  # the public may read nothing new: its revision does not move
+    assert "auditor" in h2 and h2["auditor"][0] > h2["*"][0]  # (v1 named no auditor: its class begins at v2)
+    assert h2[""] != h1[""] and h2[""][0] > h1[""][0]  # negative control: the audit log did move
+    public_trace_1 = ask(REQUEST, str(stores["v1"]), view="final")
+    public_trace_2 = ask(REQUEST, str(stores["v2"]), view="final")
+    for key in ("origin", "size", "root"):
+        assert public_trace_1.meta["log"][key] == public_trace_2.meta["log"][key]
+
+
+def test_a_public_update_moves_every_checkpoint_consistently(stores: dict[str, Path]):
+    h2, h3 = _heads(stores["v2"]), _heads(stores["v3"])
+    assert all(h3[c][0] > h2[c][0] for c in ("", "*", "auditor"))
+    log = store_log(open_store(stores["v3"]))
+    assert log is not None
+    for c in ("", "*", "auditor"):
+        sizes = [h["size"] for h in log.checkpoints(c)]
+        assert sizes == sorted(sizes)
+        old, new = sizes[0], sizes[-1]
+        proof = [tlog.unb64(p, "proof") for p in log.consistency(c, old, new)]
+        roots = {h["size"]: tlog.unb64(h["root"], "root") for h in log.checkpoints(c)}
+        assert tlog.verify_consistency(old, new, roots[old], roots[new], proof)
+        assert not tlog.verify_consistency(old, new, roots[new], roots[new], proof)  # negative control
+
+
+def test_the_leaves_are_what_each_class_may_read(stores: dict[str, Path]):
+    """The public log holds no leaf of the restricted document; the auditor's and the audit log hold all of it."""
+    import sqlite3
+
+    conn = sqlite3.connect(stores["v3"])
+    restricted_units = {o for (o,) in conn.execute(
+        "SELECT u.ord FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
+    assert restricted_units
+    for cls, holds in (("*", False), ("auditor", True), ("", True)):
+        units = {o for (o,) in conn.execute("SELECT item_ord FROM log_leaves WHERE principal = ? AND kind = 'u'", (cls,))}
+        assert (restricted_units <= units) is holds
+        indexes = [i for (i,) in conn.execute("SELECT idx FROM log_leaves WHERE principal = ? ORDER BY idx", (cls,))]
+        assert indexes == list(range(len(indexes)))  # dense, in order
+    conn.close()
+
+
+def test_a_recompile_holds_the_same_leaves_in_history_order(stores: dict[str, Path], tmp_path: Path):
+    """A log's order is its history: compiling v3 afresh holds the same leaves as the three writes made (each
+    class, as a set), and two compiles of one catalog make the same trees, root for root (deterministic order)."""
+    import sqlite3
+
+    _, _, v3 = _versions()
+    for name in ("a.db", "b.db"):
+        compile_store(v3, tmp_path / name)
+    assert {c: h for c, h in _heads(tmp_path / "a.db").items()} == _heads(tmp_path / "b.db")
+
+    def leaves(db: Path) -> dict[str, set[str]]:
+        conn = sqlite3.connect(db)
+        out: dict[str, set[str]] = {}
+        for p, h in conn.execute("SELECT principal, hash FROM log_leaves"):
+            out.setdefault(p, set()).add(h)
+        conn.close()
+        return out
+
+    assert leaves(tmp_path / "a.db") == leaves(stores["v3"])
+
+
+def test_a_trace_from_a_store_with_a_log_verifies_offline_and_its_proofs_are_the_viewers(stores: dict[str, Path], tmp_path: Path):
+    priv, pub = generate_keys(tmp_path / "keys")
+    key, public_key = load_private_key(priv), load_public_key(pub)
+    for principal in ("public", "auditor"):
+        trace = ask(REQUEST, str(stores["v3"]), view="final", principal=principal)
+        assert trace.outcome == "accepted_path" and trace.meta["log"]["units"]
+        env = sign_trace(trace, key)
+        result = verify_envelope(json.dumps(env).encode(), public_key)
+        assert result.ok, result.failed
+        statement = json.loads(tlog.unb64(env["payload"], "payload"))
+        assert statement["predicate"]["checkpoint"].startswith(trace.meta["log"]["origin"] + "\n")
+    heads = _heads(stores["v3"])
+    public = ask(REQUEST, str(stores["v3"]), view="final")
+    assert (public.meta["log"]["size"], public.meta["log"]["root"]) == heads["*"]
+    audit = ask(REQUEST, str(stores["v3"]), view="final", project=False)
+    assert (audit.meta["log"]["size"], audit.meta["log"]["root"]) == heads[""]
+
+
+def test_a_store_without_a_log_and_a_catalog_file_give_traces_without_one(tmp_path: Path):
+    trace = ask(REQUEST, str(SEED), view="final")
+    assert "log" not in trace.meta
+
+
+def _main(args: list[str]) -> int:
+    from chainret.cli import main
+
+    with pytest.raises(SystemExit) as exit_:
+        main(args)
+    return int(exit_.value.code or 0)
+
+
+def test_catalog_log_cli(stores: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+
+    priv, _ = generate_keys(tmp_path / "k")
+    assert _main(["catalog", "log", str(stores["v3"]), "--principal", "public", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    heads = report["logs"][0]["checkpoints"]
+    assert report["logs"][0]["class"] == "public" and len(heads) == 3 and heads[0]["size"] == heads[1]["size"]
+    old, new = heads[0]["size"], heads[-1]["size"]
+    assert _main(["catalog", "log", str(stores["v3"]), "--principal", "public", "--consistency", str(old), str(new),
+                 "--key", str(priv), "--json"]) == 0
+    proof = json.loads(capsys.readouterr().out)
+    assert proof["consistency"]["checkpoint"].startswith(report["logs"][0]["origin"] + "\n")
+    # trace sign --consistency: the earlier public checkpoint proven a prefix of the trace's, checked offline
+    (tmp_path / "proof.json").write_text(json.dumps(proof))
+    assert _main(["ask", REQUEST, "--catalog", str(stores["v3"]), "--view", "final", "--trace-out", str(tmp_path / "t.json")]) == 0
+    assert _main(["trace", "sign", str(tmp_path / "t.json"), "--key", str(priv), "--out", str(tmp_path / "t.env"),
+                  "--consistency", str(tmp_path / "proof.json")]) == 0
+    env = json.loads((tmp_path / "t.env").read_text())
+    assert json.loads(tlog.unb64(env["payload"], "payload"))["predicate"]["consistency"] == proof["consistency"]
+    assert _main(["trace", "verify", "--offline", "--key", str(tmp_path / "k" / "key.pub"), str(tmp_path / "t.env")]) == 0
+    assert _main(["catalog", "log", str(stores["v3"]), "--consistency", "1", "2"]) == 2  # which viewer's log?
+
+
+def test_serve_signs_the_traces_it_returns_and_a_public_one_verifies_without_the_store(stores: dict[str, Path], tmp_path: Path):
+    """`serve --sign-key`: a public viewer's /ask answer carries its trace signed, with the log's proofs; it verifies
+    offline with the public key alone, in both verifiers. Without a key there is no envelope (never a fake one)."""
+    pytest.importorskip("fastapi")
+    import shutil
+
+    from support import independent_verifier
+
+    from chainret.server.auth import Identity
+    from chainret.server.service import AskIn, Service
+
+    priv, pub = generate_keys(tmp_path / "keys")
+    db = tmp_path / "served.db"
+    shutil.copyfile(stores["v3"], db)
+    served = Service(str(db), sign_key=str(priv)).ask(Identity("public"), AskIn(request=REQUEST, view="final"))
+    assert served.envelope is not None and served.trace.meta["log"]["units"]
+    envelope = json.dumps(served.envelope).encode()
+    db.unlink()  # the verifier has the envelope and the public key, not the store
+    assert verify_envelope(envelope, load_public_key(pub)).ok
+    assert independent_verifier.verify(envelope, pub.read_bytes()) == []
+    unsigned = Service(str(stores["v3"])).ask(Identity("public"), AskIn(request=REQUEST, view="final"))
+    assert unsigned.envelope is None
+
+
+def test_online_verify_checks_the_log_claim_against_the_store(stores: dict[str, Path]):
+    """`trace verify` against the store: the trace's checkpoint must be one the store's log had for its viewer, and
+    its proofs must hold; a forged root, a foreign log or an edited unit text is a difference (the untouched trace,
+    the negative control, verifies)."""
+    from chainret.verify.replay import verify
+
+    store = open_store(stores["v3"])
+    trace = ask(REQUEST, store, view="final")
+    assert verify(trace, store).status == "verified"
+    older = ask(REQUEST, open_store(stores["v1"]), view="final")  # an earlier checkpoint of the same log
+    assert older.meta["log"]["size"] < trace.meta["log"]["size"]
+    assert not [d for d in verify(older, store).differences if d.field.startswith("meta.log")]
+
+    def edited(change: Any) -> Any:
+        data = json.loads(trace.to_json())
+        change(data["meta"]["log"])
+        return verify(type(trace).model_validate(data), store)
+
+    forged = edited(lambda lg: lg.update(root=base64.b64encode(bytes(32)).decode()))
+    assert forged.status == "mismatch" and forged.differences[-1].field == "meta.log.root"
+    foreign = edited(lambda lg: lg.update(origin=lg["origin"].rsplit("/", 1)[0] + "/audit"))
+    assert foreign.status == "mismatch" and foreign.differences[-1].field == "meta.log.origin"
+
+    def retext(lg: dict[str, Any]) -> None:
+        unit = next(iter(lg["units"].values()))
+        unit["text"] = unit["text"][:-1] + "?"
+
+    assert edited(retext).differences[-1].field == "meta.log"
+
+
+def test_appending_in_batches_makes_the_same_tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A large write appends each class's leaves a batch at a time: batches of 3 (against one of 20,000 here)
+    give the same checkpoints, so the perfect subtrees a batch completes across its boundary are right."""
+    import chainret.store.log as log_module
+
+    _, _, v3 = _versions()
+    compile_store(v3, tmp_path / "whole.db")
+    monkeypatch.setattr(log_module, "APPEND_BATCH", 3)
+    compile_store(v3, tmp_path / "batched.db")
+    assert _heads(tmp_path / "batched.db") == _heads(tmp_path / "whole.db")

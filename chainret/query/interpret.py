@@ -126,8 +126,10 @@ def _read_again(request: str, specs: list[PatternSpec], cv: Any) -> tuple[Readin
         interp = again.interpretation
         record = [WordMatch(words=s.words, part="relation", how=s.how, target=s.owner, label=s.target,
                             distance=s.distance, similarity=s.similarity, table=s.table) for s in rw.substitutions]
-        return again._replace(interpretation=interp.model_copy(update={"match": [*record, *interp.match]})), near
-    return None, near
+        return again._replace(interpretation=interp.model_copy(update={"match": [*record, *interp.match]})), []
+    # a word near two relations is named in the refusal only where either reading of it would be understood
+    return None, [n for n in near if any((r := _tolerant(t, specs, [], cv)[0]) is not None and r.interpretation
+                                         is not None for t in n.texts)]
 
 
 # Words that make slot words a phrase about something ("PR-7's supplier", "the vendor of PR-7", "PR-7 and

@@ -143,6 +143,7 @@ class Near(NamedTuple):
 
     words: str
     options: tuple[tuple[str, str], ...]  # (the owner's closest relation word, the owner)
+    texts: tuple[str, ...] = ()  # the request with the words replaced by each option (the others' best forms kept)
 
     def say(self) -> str:
         return f"{self.words!r} reads as " + " or ".join(f"{w!r} ({o})" for w, o in self.options)
@@ -163,7 +164,7 @@ def rewrites(request: str, patterns: Sequence[PatternSpec], lex: Lexicon, is_nam
     owners = relation_words(lex, patterns)
     spellings = sorted({w for s in owners for w in s.split()} | {w for w in fixed if w.isalpha()})
     choices: list[tuple[int, int, list[Substitution]]] = []
-    ambiguous: list[Near] = []
+    ambiguous: list[tuple[int, int, Near]] = []
     for i, j in _spans(open_):
         pieces = [(i, j)] if j - i <= MAX_SPAN else []
         pieces += [(k, k + 1) for k in range(i, j)] if j - i > 1 else []
@@ -174,7 +175,7 @@ def rewrites(request: str, patterns: Sequence[PatternSpec], lex: Lexicon, is_nam
             said = " ".join(toks[a:b])
             found = _synonym(" ".join(low[a:b]), owners)
             if isinstance(found, Near):
-                ambiguous.append(found._replace(words=said))
+                ambiguous.append((a, b, found._replace(words=said)))
                 continue
             if isinstance(found, tuple):
                 owner, forms = found
@@ -187,15 +188,21 @@ def rewrites(request: str, patterns: Sequence[PatternSpec], lex: Lexicon, is_nam
                 owner = ",".join(sorted(owners.get(target, {"phrasing"})))
                 choices.append((a, b, [Substitution(said, target, owner, "typo", distance=d)]))
                 taken.add(a)
-    if not choices:
-        return [], ambiguous
+    best = {(a, b): forms[0].target for a, b, forms in choices}
+    near = [n._replace(texts=tuple(_replaced(toks, {**best, (a, b): w}) for w, _ in n.options)) for a, b, n in ambiguous]
     out: list[Rewrite] = []
-    for combo in _combos([c[2] for c in choices]):
-        text_toks = list(toks)
-        for (a, b, _), sub in sorted(zip(choices, combo), key=lambda x: -x[0][0]):
-            text_toks[a:b] = [sub.target]
-        out.append(Rewrite(" ".join(text_toks), tuple(combo)))
-    return out, ambiguous
+    for combo in (_combos([c[2] for c in choices]) if choices else ()):
+        text = _replaced(toks, {(a, b): sub.target for (a, b, _), sub in zip(choices, combo)})
+        out.append(Rewrite(text, tuple(combo)))
+    return out, near
+
+
+def _replaced(toks: Sequence[str], spans: dict[tuple[int, int], str]) -> str:
+    """The request's words with each span (start, end) replaced by one word, right to left."""
+    out = list(toks)
+    for (a, b), word in sorted(spans.items(), reverse=True):
+        out[a:b] = [word]
+    return " ".join(out)
 
 
 def _combos(options: list[list[Substitution]]) -> Iterator[list[Substitution]]:

@@ -134,7 +134,7 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
     sides = ["this checkout"] + ([other] if other else [])
     default = ROOT / "catalogs" / "default.yaml"
     env["CHAINRET_CATALOG"] = str(default)  # the default catalog, as no --catalog reads it
-    catalogs = [("default catalog", [], REQUEST, default, pairs(None))]
+    catalogs = [("default catalog", [], args.request, default, pairs(None))]
     if args.store:
         store = Path(args.store).resolve()
         catalogs.append(("store", ["--catalog", str(store)], args.store_request, store, pairs(str(store))))
@@ -177,7 +177,7 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
             for i in range(args.runs):
                 for k in sides:
                     fresh = {**env, "XDG_CACHE_HOME": str(Path(tmp) / f"fresh-{k[:4]}-{mode}-{i}")}
-                    runs[k].append(one(cmds[k] + ["ask", REQUEST, *extra], fresh))
+                    runs[k].append(one(cmds[k] + ["ask", args.request, *extra], fresh))
             rows.extend(_row("default catalog, first ask (no remembered parse)", k, mode, rs) for k, rs in runs.items())
         for label, code in FLOORS:
             rs = [one([sys.executable, "-c", code], env) for _ in range(args.runs)]
@@ -289,6 +289,8 @@ def main() -> None:
     ap.add_argument("--src-commit", help="the commit --src holds, when it is not a git checkout (a git archive)")
     ap.add_argument("--store", help="a compiled store (.db) to ask as well, e.g. bench/1m.db")
     ap.add_argument("--store-request", default=STORE_REQUEST)
+    ap.add_argument("--request", default=REQUEST, help="the default catalog's request (e.g. one read through the "
+                    "vector table of chainret.query.synonyms: 'the contcat for PR-84?')")
     ap.add_argument("--write", action="store_true", help=f"write {PAGE.relative_to(ROOT)}")
     args = ap.parse_args()
     lines, rows, breakdown, per = measure(args)

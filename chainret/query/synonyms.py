@@ -35,10 +35,13 @@ from chainret.query.lexicon import Lexicon, lexicon, type_words
 from chainret.query.understand import _FILLER_SINGLE, _NOT_KEYWORDS, osa_distance, typo_bound
 from chainret.query.vocabulary import known, similar, table_digest
 
-# Cosine similarity (table vectors) a request word needs to stand for a relation word, and by how much the
-# best predicate must beat the second. Calibrated on the development halves (docs/results/synonyms.md).
-SYNONYM_THRESHOLD = 0.55
-SYNONYM_MARGIN = 0.08
+# Cosine similarity (table vectors) a request word needs to stand for a relation word, and by how much it must
+# beat the closest word of any other relation. Chosen on development sets only (`python -m
+# benchmarks.synonym_calibration`, docs/results/synonyms.md): the grid's pair with no wrong answer and the
+# most correct ones. No pair of the grid gave a wrong answer; the lowest threshold tried read the most, so a
+# lower one might read more and was not tried (the margin is then what keeps two relations apart).
+SYNONYM_THRESHOLD = 0.40
+SYNONYM_MARGIN = 0.05
 MAX_SPAN = 3  # a run of unknown words read as one phrase ("business firm"), at most this many words
 MAX_REWRITES = 8  # rewritten requests tried per request (the forms of each chosen predicate, best first)
 FORMS_PER_WORD = 3  # of a chosen predicate's words, the closest this many are tried in the word's place

@@ -3,6 +3,7 @@
     python benchmarks/cold_cli.py --runs 20                                 # this checkout, default catalog
     python benchmarks/cold_cli.py --store bench/1m.db            # also a compiled SQLite store
     python benchmarks/cold_cli.py --src /tmp/before                         # also another checkout, interleaved
+    python benchmarks/cold_cli.py --request "the contcat for PR-84?"       # another request of the default catalog
     python benchmarks/cold_cli.py --runs 20 --store bench/1m.db --write   # docs/results/cold_cli.md
 
 With --src the two are run alternately, run by run, so a change in the machine's load hits both alike.

@@ -171,3 +171,11 @@ def test_the_build_is_deterministic_on_a_small_vocabulary():
     assert first[0] == ("\n".join(words) + "\n").encode()
     # negative control: another word list gives other vectors
     assert build_vocabulary.build([*words[1:], "lemon"], dims=8)[1] != first[1]
+
+
+def test_a_long_request_of_undeclared_words_costs_one_rewrite():
+    """Many replaceable words give one rewrite (each word's best form), never the product of their forms."""
+    forms = [[synonyms.Substitution(f"w{i}", f"f{i}{k}", "p", "synonym") for k in range(3)] for i in range(12)]
+    combos = list(synonyms._combos(forms))
+    assert len(combos) == 1 and [s.target for s in combos[0]] == [f"f{i}0" for i in range(12)]
+    assert len(list(synonyms._combos(forms[:2]))) == synonyms.MAX_REWRITES  # few spans: forms combined, up to the cap

@@ -209,7 +209,10 @@ def _replaced(toks: Sequence[str], spans: dict[tuple[int, int], str]) -> str:
 
 
 def _combos(options: list[list[Substitution]]) -> Iterator[list[Substitution]]:
-    """Combinations of each span's forms, best first (by the sum of the forms' ranks), at most ``MAX_REWRITES``."""
+    """Combinations of each span's forms, best first (by the sum of the forms' ranks), at most ``MAX_REWRITES``;
+    with many spans (a long request of undeclared words), only each span's best form, so the count never grows."""
+    if len(options) > 3:
+        options = [o[:1] for o in options]
     ranked = sorted(product(*[range(len(o)) for o in options]), key=lambda r: (sum(r), r))
     for r in ranked[:MAX_REWRITES]:
         yield [o[k] for o, k in zip(options, r)]

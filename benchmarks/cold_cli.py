@@ -3,6 +3,7 @@
     python -m benchmarks.cold_cli --runs 20                                 # this checkout, default catalog
     python -m benchmarks.cold_cli --store bench/1m.db            # also a compiled SQLite store
     python -m benchmarks.cold_cli --src ../before                          # also another checkout, interleaved
+    python -m benchmarks.cold_cli --request "the contcat for PR-84?"       # another request of the default catalog
     python -m benchmarks.cold_cli --runs 20 --store bench/1m.db --write   # docs/results/cold_cli.md
 
 With --src the two are run alternately, run by run, so a change in the machine's load hits both alike.
@@ -124,7 +125,7 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
     sides = ["this checkout"] + ([other] if other else [])
     default = ROOT / "catalogs" / "default.yaml"
     env["CHAINRET_CATALOG"] = str(default)  # the default catalog, as no --catalog reads it
-    catalogs = [("default catalog", [], REQUEST, default, pairs(None))]
+    catalogs = [("default catalog", [], args.request, default, pairs(None))]
     if args.store:
         store = Path(args.store).resolve()
         catalogs.append(("store", ["--catalog", str(store)], args.store_request, store, pairs(str(store))))
@@ -168,7 +169,7 @@ def measure(args: argparse.Namespace) -> tuple[list[str], list[dict[str, object]
             for i in range(args.runs):
                 for k in sides:
                     fresh = {**envs[k], "XDG_CACHE_HOME": str(Path(tmp) / f"fresh-{k[:4]}-{mode}-{i}")}
-                    runs[k].append(one(cmds[k] + ["ask", REQUEST, *extra], fresh))
+                    runs[k].append(one(cmds[k] + ["ask", args.request, *extra], fresh))
             rows.extend(_row("default catalog, first ask (no remembered parse)", k, mode, rs) for k, rs in runs.items())
         for label, code in FLOORS:
             rs = [one([sys.executable, "-c", code], env) for _ in range(args.runs)]
@@ -280,6 +281,8 @@ def main() -> None:
     ap.add_argument("--src-commit", help="the commit --src holds, when it is not a git checkout (a git archive)")
     ap.add_argument("--store", help="a compiled store (.db) to ask as well, e.g. bench/1m.db")
     ap.add_argument("--store-request", default=STORE_REQUEST)
+    ap.add_argument("--request", default=REQUEST, help="the default catalog's request (e.g. one read through the "
+                    "vector table of chainret.query.synonyms: 'the contcat for PR-84?')")
     ap.add_argument("--write", action="store_true", help=f"write {PAGE.relative_to(ROOT)}")
     args = ap.parse_args()
     lines, rows, breakdown, per = measure(args)

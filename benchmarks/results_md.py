@@ -31,6 +31,7 @@ SECTIONS = (
     ("serve_instructions", "python -m benchmarks.serve_instructions --store-1m bench/1m.db --write"),
     ("robustness", "python -m benchmarks.robustness"),
     ("requests", "python -m benchmarks.requests_score"),
+    ("synonyms", "python -m benchmarks.synonym_calibration"),
     ("trust", "python -m benchmarks.trust"),
     ("records", "python -m benchmarks.records_scale --write docs/results/records.md"),
     ("newcomer", "python -m benchmarks.newcomer_score"),

@@ -80,7 +80,8 @@ def test_the_float_plan_finds_every_float_of_a_trace() -> None:
     assert hop["refusal"] == ("model", {"details": ("dict", "any")}) == plan["reason"]
     assert plan["meta"] == ("dict", "any") and plan["packet"] == ("model", {"diagnostics": ("dict", "any")})
     assert plan["packets"] == ("dict", plan["packet"])
-    assert set(plan) == {"hops", "reason", "meta", "packet", "packets"}  # nothing else of a trace holds a float
+    assert plan["interpretation"] == ("model", {"match": ("list", ("model", {"similarity": "f"}))})  # a synonym's
+    assert set(plan) == {"hops", "reason", "meta", "packet", "packets", "interpretation"}  # nothing else holds a float
     assert float_plan(Budget) == {}
 
 

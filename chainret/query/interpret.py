@@ -90,6 +90,9 @@ def interpret(request: str, cv: ViewReader) -> Reading:
     tolerant, unresolved = _tolerant(request, specs, matches, cv)
     if tolerant is not None:
         return tolerant
+    again, near = _read_again(request, specs, cv)
+    if again is not None:
+        return again
     if not matches:
         # A tolerant reading matched a phrasing but its words name nothing ("who's the contact for
         # pr-48"): that is an unknown entity, not an unknown pattern, when the readings of the request as
@@ -99,12 +102,34 @@ def interpret(request: str, cv: ViewReader) -> Reading:
         if len(texts) != 1 or not _reads_as_a_name(texts[0]):
             return Reading(
                 outcome="no_pattern",
-                reason=Refusal(code=RefusalCode.NO_PATTERN, message="no relation pattern applies to this request"),
+                reason=Refusal(code=RefusalCode.NO_PATTERN, message="no relation pattern applies to this request"
+                               + "".join(f"; {n.say()}: ask with one of them" for n in near),
+                               details={"near": [n.say() for n in near]} if near else {}),
             )
         said = [(r, m) for r, m in unresolved if m.words == texts[0]]
         tolerant_unknown = [{"slot_text": m.words, "slot_type": r.pattern.start_type} for r, m in said]
         return _unknown_entity(tolerant_unknown, [r.pattern for r, _ in said], cv)
     return _unknown_entity(unknown, [m.pattern for m in matches], cv)
+
+
+def _read_again(request: str, specs: list[PatternSpec], cv: Any) -> tuple[Reading | None, list[Any]]:
+    """The request read again with the words the catalog never declared replaced by the relation words they
+    stand for (``chainret.query.synonyms``: the vector table is opened only here), the first rewrite that
+    resolves recorded word by word; and the words that stood for two relations at once."""
+    from chainret.query.synonyms import read_again
+
+    rewrites, near = read_again(request, specs, cv)
+    for rw in rewrites:
+        again, _ = _tolerant(rw.text, specs, [], cv)
+        if again is None or again.interpretation is None:
+            continue
+        interp = again.interpretation
+        record = [WordMatch(words=s.words, part="relation", how=s.how, target=s.owner, label=s.target,
+                            distance=s.distance, similarity=s.similarity, table=s.table) for s in rw.substitutions]
+        return again._replace(interpretation=interp.model_copy(update={"match": [*record, *interp.match]})), []
+    # a word near two relations is named in the refusal only where either reading of it would be understood
+    return None, [n for n in near if any((r := _tolerant(t, specs, [], cv)[0]) is not None and r.interpretation
+                                         is not None for t in n.texts)]
 
 
 # Words that make slot words a phrase about something ("PR-7's supplier", "the vendor of PR-7", "PR-7 and

@@ -146,12 +146,20 @@ def predicate_words(p: Any) -> PredicateWords:
     return w
 
 
-# Everyday words for a relation that catalogs seldom declare, from help-desk and issue-tracker wording and
-# WordNet 3.1 synonyms of the relation word (the 2026-12 request set, fixtures/requests-2026-12: its
-# development half only). Keyed by a word the predicate already has (a noun, or a verb derived from its
-# name or declared): a synonym is added to a predicate only when exactly one predicate of the catalog has
-# that key word and no predicate has the synonym already, so it never makes a request read two ways
-# (two predicates with the key word: no synonym, and such a request stays refused).
+# Everyday words for a relation that catalogs seldom declare, kept by hand because the vector table
+# (chainret.query.synonyms, chainret.query.vocabulary) cannot read them; a single undeclared word it can
+# read (``vendor``, ``firm``, ``squad``) is no longer listed here. Kept, each for its reason:
+# * ``point of contact``: a phrase around a joining word (``of``), which the table never reads as part of a
+#   relation word, and whose words apart (``point``, ``contact``) are not the relation;
+# * ``contact person``: the relation noun followed by a type word that is not the predicate's range;
+# * ``maintains``: MiniLM puts it nearer ``operates`` than ``owns`` (0.43 against 0.24 in the table), so the
+#   table would refuse it wherever both are relations, and read it as ``operates`` elsewhere;
+# * ``is/are responsible for``: an adjective between a verb of being and a preposition, no relation word.
+# Keyed by a word the predicate already has (a noun, or a verb derived from its name or declared): a synonym
+# is added to a predicate only when exactly one predicate of the catalog has that key word and no predicate
+# has the synonym already, so it never makes a request read two ways (two predicates with the key word: no
+# synonym, and such a request stays refused). From help-desk and issue-tracker wording (the 2026-12 request
+# set's development half only).
 NOUN_SYNONYMS: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {
     ("contact",): (("point", "of", "contact"), ("contact", "person")),
 }

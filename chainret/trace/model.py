@@ -145,6 +145,8 @@ class WordMatch(_Model):
     target: str | None = None  # the canonical ID (entity) or the phrasing / predicate matched
     label: str | None = None  # entity: the name, alias or ID the words were matched to
     distance: int | None = None  # typo: the edit distance (digits never differ)
+    similarity: float | None = None  # synonym: cosine similarity in the vector table (rounded to 3 places)
+    table: str | None = None  # synonym: the vector table's digest (chainret/data/vocabulary/PROVENANCE.md)
 
     @model_serializer(mode="wrap")
     def _omit_none(self, handler: SerializerFunctionWrapHandler) -> Any:

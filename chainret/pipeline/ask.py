@@ -33,6 +33,7 @@ from chainret.core.errors import UsageError
 from chainret.query.interpret import Reading, interpret, interpret_at, pattern_specs
 from chainret.query.when import TimeWords, read_time
 from chainret.pipeline.packet import coverage, pack_items
+from chainret.query.gaps import read_gap_request
 from chainret.pipeline.projection import project as project_trace
 from chainret.catalog.readable import reader_narrowed
 from chainret.core.session import Session
@@ -142,7 +143,15 @@ def ask(
             reading = interpret(request, cv) if when is None else interpret_at(when, cv)
         meta.update(reading.meta)
         base = _Base(schema_version=CHAIN_SCHEMA_VERSION if sets else SCHEMA_VERSION, request=request, catalog_digest=cat.digest())
-        if reading.interpretation is None:
+        gap = read_gap_request(when.rest if when is not None else request) if reading.outcome == "no_pattern" else None
+        gaps = None
+        if gap is not None and cv is not None:
+            from chainret.pipeline.ownership import gap_trace  # (the importers' records: only for a coverage ask)
+
+            gaps = gap_trace(gap, cat, cv, principal, base, budget, meta)
+        if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
+            trace = gaps
+        elif reading.interpretation is None:
             assert reading.outcome is not None
             trace = Trace.model_construct(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)
             if text_route and reading.outcome == "no_pattern":
@@ -262,12 +271,12 @@ def path_names(trace: Trace, catalog: CatalogReader | Catalog, session: Session 
 
     ``catalog`` is the reader the request ran on (``answer`` returns these with the trace).
     """
-    if trace.outcome != "accepted_path" or not trace.path_ids:
+    if trace.outcome != "accepted_path" or not (trace.path_ids or trace.answers):
         return {}
     reader = str(trace.meta.get("viewer") or trace.meta.get("principal", "public"))
     full = resolve_catalog(catalog, session)
     cv = (full.reader_store(reader) if reader_narrowed(full, reader) else full).view(trace.meta.get("view"), reader)
-    ids = list(dict.fromkeys([*trace.path_ids, *(i for a in trace.answers or () for i in a.path_ids)]))
+    ids = list(dict.fromkeys([*(trace.path_ids or ()), *(i for a in trace.answers or () for i in a.path_ids)]))
     named = cv.entities_of(ids)  # (a store reads those it has not yet read in one statement)
     return {i: named[i].name for i in ids if i in named}
 

@@ -13,7 +13,7 @@ import pytest
 
 from chainret.catalog.load import load_catalog
 from chainret.pipeline.ask import ask
-from chainret.query import interpret as interpret_mod
+from chainret.query import nested as nested_mod
 from chainret.query.nested import Inner, agreement_variants, inner_questions, steps_question
 from chainret.store import resolve_catalog
 from chainret.store.base import CatalogReader
@@ -68,7 +68,7 @@ def test_a_slot_whose_inner_request_does_not_fit_is_not_answered(newcomer: Catal
 
 
 def test_inner_readings_that_disagree_are_refused(newcomer: CatalogReader, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = interpret_mod.nested_readings
+    real = nested_mod.nested_readings
 
     def two(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - the real readings, and one more that differs
         found = real(*args, **kwargs)
@@ -78,10 +78,10 @@ def test_inner_readings_that_disagree_are_refused(newcomer: CatalogReader, monke
         return [*found, Inner(found[0].question, found[0].slot_words, found[0].outer_phrasing, found[0].outer_pattern, other)]
 
     words = "Who is in the teams under Engineering?"
-    monkeypatch.setattr(interpret_mod, "nested_readings", two)
+    monkeypatch.setattr(nested_mod, "nested_readings", two)
     trace = ask(words, newcomer)
     assert trace.outcome == "refused" and trace.reason is not None and trace.reason.code == "ambiguous_reading"
-    monkeypatch.setattr(interpret_mod, "nested_readings", real)  # the control: one reading answers
+    monkeypatch.setattr(nested_mod, "nested_readings", real)  # the control: one reading answers
     assert ask(words, newcomer).outcome == "accepted_path"
 
 
@@ -105,3 +105,11 @@ def test_a_chain_said_as_steps_reads_as_its_possessive_question() -> None:
     assert verify(trace, cat).ok
     for words in ("Find PR-84's operator, then delete the catalog", "Find PR-84's operator, then the weather's contact"):
         assert ask(words, cat).outcome != "accepted_path"  # a step that does not name the previous result
+
+
+def test_past_tense_variants_that_follow_one_chain_agree(newcomer: CatalogReader) -> None:
+    """"owned" read as "owns" (a declared two-hop pattern) and as "own" (the same hops composed) mean the same."""
+    trace = ask("Who was on the team that owned order-service on 2025-11-20?", newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None
+    assert trace.interpretation.predicates == ["owned_by", "has_member"] and trace.meta["view"].startswith("2025-11-03")
+    assert _answers(trace) == {U + "alice", U + "bob"}

@@ -33,7 +33,6 @@ from chainret.core.errors import UsageError
 from chainret.query.interpret import Reading, interpret, interpret_at, pattern_specs
 from chainret.query.when import TimeWords, read_time
 from chainret.pipeline.packet import coverage, pack_items
-from chainret.query.gaps import read_gap_request
 from chainret.pipeline.projection import project as project_trace
 from chainret.catalog.readable import reader_narrowed
 from chainret.core.session import Session
@@ -143,12 +142,15 @@ def ask(
             reading = interpret(request, cv) if when is None else interpret_at(when, cv)
         meta.update(reading.meta)
         base = _Base(schema_version=CHAIN_SCHEMA_VERSION if sets else SCHEMA_VERSION, request=request, catalog_digest=cat.digest())
-        gap = read_gap_request(when.rest if when is not None else request) if reading.outcome == "no_pattern" else None
         gaps = None
-        if gap is not None and cv is not None:
-            from chainret.pipeline.ownership import gap_trace  # (the importers' records: only for a coverage ask)
+        if reading.outcome == "no_pattern" and cv is not None:  # maybe a coverage ask ("which components have no owner")
+            from chainret.query.gaps import read_gap_request
 
-            gaps = gap_trace(gap, cat, cv, principal, base, budget, meta)
+            gap = read_gap_request(when.rest if when is not None else request)
+            if gap is not None:
+                from chainret.pipeline.ownership import gap_trace  # (the importers' records: only for a coverage ask)
+
+                gaps = gap_trace(gap, cat, cv, principal, base, budget, meta)
         if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
             trace = gaps
         elif reading.interpretation is None:

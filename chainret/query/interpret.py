@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from chainret.store.base import CatalogRecords, ViewReader
 from chainret.core.codes import RefusalCode
@@ -24,8 +24,12 @@ from chainret.catalog.patterns import PatternSpec, best_matches, match_request, 
 from chainret.trace.model import Interpretation, Refusal, WordMatch
 from chainret.query.understand import Mention, name_completions, resolve_mention, suggest_entities, tolerant_readings
 from chainret.query.understand import Reading as TolerantReading
-from chainret.query.nested import NESTED_MAX_DEPTH, Inner, nested_readings, steps_question
-from chainret.query.when import TimeWords, present_variants
+
+if TYPE_CHECKING:
+    from chainret.query.nested import Inner
+    from chainret.query.when import TimeWords
+
+NESTED_MAX_DEPTH = 2  # a slot inside a slot inside a request (chainret.query.nested); deeper wording is refused
 
 
 class Reading(NamedTuple):
@@ -64,6 +68,8 @@ def _steps(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """A chain said as steps, read as the one possessive question it stands for (``steps_question``); the
     interpretation records that question (``reading`` ``steps``). None when the words are no steps or the
     question reads as nothing (the request's own refusal then stands)."""
+    from chainret.query.nested import steps_question
+
     asked = steps_question(request)
     if asked is None:
         return None
@@ -79,6 +85,7 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """The one composed reading of a request whose slot is an inner request (``chainret.query.nested``), an
     ``ambiguous_reading`` refusal when its readings differ, or None when it has none."""
     from chainret.query.lexicon import lexicon
+    from chainret.query.nested import nested_readings  # (only for a request the flat readings did not read)
 
     specs = pattern_specs(cv.catalog)
     vocab = lexicon(cv.catalog).vocabulary(specs)
@@ -329,13 +336,17 @@ def interpret_at(when: TimeWords, cv: ViewReader) -> Reading:
     rewrites: list[tuple[str, str]] = []
     if reading.interpretation is None:
         from chainret.query.lexicon import lexicon
+        from chainret.query.when import present_variants
 
         specs = pattern_specs(cv.catalog)
         tries = [(r, interpret(text, cv)) for text, r in present_variants(when.rest, lexicon(cv.catalog).vocabulary(specs))]
         read = [(r, t) for r, t in tries if t.interpretation is not None]
-        options = list(dict.fromkeys((t.interpretation.pattern, t.interpretation.start_id) for _, t in read if t.interpretation))
-        if len(options) > 1:
-            return _ambiguous_reading(options)
+        # two variants mean the same when they follow the same chain from the same entity (a declared pattern
+        # and the same hops composed), whatever the patterns' names
+        chains = {(tuple(t.interpretation.predicates), t.interpretation.start_id): t.interpretation.pattern
+                  for _, t in reversed(read) if t.interpretation}
+        if len(chains) > 1:
+            return _ambiguous_reading([(p, start) for (_, start), p in chains.items()])
         if read:
             rewrites, reading = read[0]
         else:

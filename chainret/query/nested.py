@@ -29,7 +29,6 @@ from typing import Any, NamedTuple
 
 from chainret.catalog.patterns import PatternSpec, parsed_phrasings, words
 
-NESTED_MAX_DEPTH = 2  # a slot inside a slot inside a request; deeper wording is refused, not guessed
 INNER_MAX = 24  # inner questions tried for one slot (each is interpreted once)
 _DETERMINERS = ("the", "a", "an", "all", "any", "every", "each")
 _RELATIVE = ("that", "which", "who", "whom")

@@ -20,10 +20,8 @@ present of the catalog's phrasings, since the view, not the verb, carries the ti
 
 from __future__ import annotations
 
-import calendar
 import re
 from datetime import date, timedelta
-from itertools import product
 from typing import Literal, NamedTuple
 
 _MONTHS = {
@@ -87,13 +85,17 @@ def _period(first: date, last: date, edge: Edge, today: date) -> date:
     return first if edge == "start" else min(last, today) if first <= today else last
 
 
+def _month_days(year: int, month: int) -> int:
+    return ((date(year + month // 12, month % 12 + 1, 1)) - date(year, month, 1)).days
+
+
 def _month_period(year: int, month: int) -> tuple[date, date]:
-    return date(year, month, 1), date(year, month, calendar.monthrange(year, month)[1])
+    return date(year, month, 1), date(year, month, _month_days(year, month))
 
 
 def _shift_months(day: date, months: int) -> date:
     y, m = divmod(day.year * 12 + day.month - 1 - months, 12)
-    return date(y, m + 1, min(day.day, calendar.monthrange(y, m + 1)[1]))
+    return date(y, m + 1, min(day.day, _month_days(y, m + 1)))
 
 
 def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
@@ -188,6 +190,8 @@ VARIANTS_MAX = 8  # past-tense words are few in one request; each variant is int
 def present_variants(text: str, vocab: set[str]) -> list[tuple[str, list[tuple[str, str]]]]:
     """``text`` with its past-tense words put in the present, every way the vocabulary allows (at most
     ``VARIANTS_MAX``), each with its (past, present) rewrites; empty when no word is in the past."""
+    from itertools import product
+
     toks = re.split(r"(\s+)", text)
     slots = [(i, forms) for i, t in enumerate(toks) if (forms := _presents(t.strip("?.,!"), vocab))]
     if not slots:

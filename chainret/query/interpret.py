@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from chainret.query.nested import Inner
     from chainret.query.when import TimeWords
 
-NESTED_MAX_DEPTH = 2  # a slot inside a slot inside a request (chainret.query.nested); deeper wording is refused
+NESTED_MAX_DEPTH = 1  # a slot said as a request (chainret.query.nested), whose own slot is not: deeper wording is refused
 
 
 class Reading(NamedTuple):
@@ -85,7 +85,7 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """The one composed reading of a request whose slot is an inner request (``chainret.query.nested``), an
     ``ambiguous_reading`` refusal when its readings differ, or None when it has none."""
     from chainret.query.lexicon import lexicon
-    from chainret.query.nested import nested_readings  # (only for a request the flat readings did not read)
+    from chainret.query.nested import head_nouns, nested_readings  # (only for a request the flat readings did not read)
 
     specs = pattern_specs(cv.catalog)
     vocab = lexicon(cv.catalog).vocabulary(specs)
@@ -94,7 +94,9 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
         pred = cv.predicate(name)
         return pred.range_types if pred is not None else ()
 
-    found = nested_readings(request, specs, vocab, lambda text: interpret(text, cv, depth=depth + 1), range_of)
+    types = [t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)]
+    heads = head_nouns(specs, list(dict.fromkeys(types)))
+    found = nested_readings(request, specs, vocab, lambda text: interpret(text, cv, depth=depth + 1), range_of, heads)
     options: dict[tuple[tuple[str, ...], str], Inner] = {}
     for n in found:
         options.setdefault(((*n.interpretation.predicates, *n.outer_pattern.predicates), n.interpretation.start_id), n)
@@ -111,8 +113,10 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
     ]
     if not any(m.part == "entity" for m in record):
         record.append(WordMatch(words=inner.slot_text, part="entity", how="exact", target=start))
+    # a composed chain that is a declared pattern's (from the same start type) is that pattern, read another way
+    declared = next((p.name for p in specs if list(p.predicates) == list(chain) and p.start_type == inner.slot), None)
     interp = Interpretation.model_construct(
-        pattern=f"{inner.pattern}+{n.outer_pattern.name}",
+        pattern=declared or f"{inner.pattern}+{n.outer_pattern.name}",
         slot=inner.slot,
         slot_text=inner.slot_text,
         start_id=start,

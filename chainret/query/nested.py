@@ -32,6 +32,9 @@ from chainret.catalog.patterns import PatternSpec, parsed_phrasings, words
 INNER_MAX = 24  # inner questions tried for one slot (each is interpreted once)
 _DETERMINERS = ("the", "a", "an", "all", "any", "every", "each")
 _RELATIVE = ("that", "which", "who", "whom")
+# Words a modifier after a head noun begins with (a preposition, or an adjective that takes one).
+_MODIFIERS = frozenset({"under", "in", "of", "for", "on", "at", "from", "with", "within", "inside", "behind", "below",
+                        "above", "beneath", "responsible", "accountable", "owning", "using", "providing", "consuming"})
 # How a question frame's number is said in the phrasings: the verb after "do" / "are" / "have" in the singular.
 _AGREE = {"do": "does", "are": "is", "have": "has", "were": "was"}
 
@@ -94,8 +97,26 @@ def agreement_variants(text: str, vocab: set[str]) -> list[str]:
     return [" ".join(v) for v in dict.fromkeys(tuple(v) for v in out)]
 
 
-def inner_questions(slot: str) -> list[str]:
-    """The questions a slot's noun phrase may stand for, most literal first (none for a plain name)."""
+GENERIC_HEADS = frozenset({"thing", "things", "entity", "entities", "one", "ones", "item", "items"})
+
+
+def head_nouns(specs: Sequence[PatternSpec], types: Sequence[str]) -> frozenset[str]:
+    """The nouns that may head a slot's noun phrase: the catalog's entity types and the nouns its phrasings ask
+    with ("which team owns", "which apis does"), singular and plural, and a few generic ones ("things")."""
+    nouns = {t.lower() for t in types}
+    for _, _, lits, _, _ in parsed_phrasings(specs):
+        if len(lits) > 1 and lits[0] in ("which", "what") and lits[1] not in ("is", "are", "does", "do"):
+            nouns.add(lits[1])
+    return frozenset({*nouns, *(_singular(n) for n in nouns), *(n + "s" for n in nouns), *GENERIC_HEADS})
+
+
+def _heads(word: str, heads: frozenset[str] | None) -> bool:
+    return heads is None or word.lower() in heads or _singular(word).lower() in heads
+
+
+def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]:
+    """The questions a slot's noun phrase may stand for, most literal first (none for a plain name, nor for a
+    phrase whose head noun is none of ``heads``: ``head_nouns``; None accepts any)."""
     toks = words(slot)
     low = [t.lower() for t in toks]
     while low and low[0] in _DETERMINERS:
@@ -106,6 +127,8 @@ def inner_questions(slot: str) -> list[str]:
     # a possessive: "Alice's teams" -> the teams Alice is in / on / part of, Alice's teams
     pos = next((i for i, w in enumerate(low) if w.endswith("'s")), None)
     if pos is not None and pos < len(toks) - 1:
+        if not _heads(toks[-1], heads):
+            return []
         owner = " ".join([*toks[:pos], toks[pos][:-2]])
         head = " ".join(toks[pos + 1 :])
         out += [f"which {head} is {owner} in", f"which {head} is {owner} on", f"which {head} is {owner} part of",
@@ -113,16 +136,22 @@ def inner_questions(slot: str) -> list[str]:
         return out
     rel = next((i for i, w in enumerate(low) if w in _RELATIVE and i > 0), None)
     if rel is not None and rel < len(toks) - 1:
+        if not _heads(toks[rel - 1], heads):
+            return []
         head, clause = " ".join(toks[:rel]), toks[rel + 1 :]
         said = " ".join(clause)
         out += [f"which {head} {said}", f"what {said}", f"who {said}"]  # the head does it
-        if len(clause) >= 2:  # the head is done to: "the API that order-service provides"
+        be = next((i for i, w in enumerate(clause) if w.lower() in ("is", "are") and i > 0), None)
+        if be is not None:  # "the system that artist-lookup is part of": which system is artist-lookup part of
+            rest = " ".join([*clause[:be], *clause[be + 1 :]])
+            out.append(f"which {head} {clause[be].lower()} {rest}")
+        elif len(clause) >= 2:  # the head is done to: "the API that order-service provides"
             obj = " ".join([*clause[:-1], _base(clause[-1])])
             out += [f"which {head} does {obj}", f"which {head} do {obj}", f"what does {obj}"]
         return out
     # a modifier after the head noun: "team responsible for checkout-service", "teams under Engineering"
     for k in (1, 2):
-        if len(toks) - k >= 2:
+        if len(toks) - k >= 2 and low[k] in _MODIFIERS and _heads(toks[k - 1], heads):
             head, mod = " ".join(toks[:k]), " ".join(toks[k:])
             out += [f"which {head} are {mod}", f"which {head} is {mod}", f"who is {mod}", f"what is {mod}"]
     return out
@@ -156,6 +185,7 @@ def nested_readings(
     vocab: set[str],
     read: Callable[[str], Any],
     range_of: Callable[[str], tuple[str, ...]],
+    heads: frozenset[str] | None = None,
 ) -> list[Inner]:
     """Every (outer phrasing, inner question) reading of ``request`` whose inner answer may be of the outer
     slot's type. ``read(text)`` interprets an inner question (an ``interpret`` Reading); ``range_of(predicate)``
@@ -164,7 +194,7 @@ def nested_readings(
     asked: dict[str, Any] = {}  # an inner question read once, whatever outer phrasing it fills
     for text in [request, *agreement_variants(request, vocab)]:
         for m in outer_matches(text, specs):
-            questions = [a for q in inner_questions(m.slot_text) for a in [q, *agreement_variants(q, vocab)]]
+            questions = [a for q in inner_questions(m.slot_text, heads) for a in [q, *agreement_variants(q, vocab)]]
             for q in questions[:INNER_MAX]:
                 if q not in asked:
                     asked[q] = read(q).interpretation

@@ -3,6 +3,7 @@
     python -m benchmarks.newcomer_score            # print the table, write docs/results/newcomer.md
     python -m benchmarks.newcomer_score --check    # exit 1 if the page is stale
     python -m benchmarks.newcomer_score --show     # also print every question that is not right
+    python -m benchmarks.newcomer_score --pass-views  # also pass a dated question's date as the view
     python -m benchmarks.newcomer_score --example examples/newcomer2 [--check] [--show]
                                                    # the test half: docs/results/newcomer2.md
 
@@ -11,14 +12,15 @@ commits) and 80 questions about it in a newcomer's own words (``questions.yaml``
 records alone before chainret's phrasings were read. This script builds the repository in a temporary
 folder, imports its history as a user would (``chainret catalog history REPO --format backstage
 --format codeowners --world newcomer``), asks every question through ``chainret.pipeline.ask.answer``
-with the default budget as ``public`` (at the question's date where it has one, else the newest
-commit) and scores the whole answer set, not only the interpretation.
+with the default budget as ``public`` (a question whose words carry its date is asked in those words
+alone; one whose date is only in the file is asked at that date; else at the newest commit) and scores
+the whole answer set, not only the interpretation.
 
 examples/newcomer2 is the frozen test half, written blind the same way (90 questions, six commits; never
 tuned on). Its question file has ``asked_on`` (the day the questions are taken to be asked) and no
 question has a ``view``: a question's time is in its words only, and every question is asked at the
-newest commit (``chainret.pipeline.ask.answer`` takes no reference "today", so ``asked_on`` is stated on
-the page, not passed). Its ``header/`` folder (a ``--src`` header) makes a file restricted. The page
+newest commit, with ``asked_on`` passed as ``today`` (the reference day of relative words such as "last
+month"). Its ``header/`` folder (a ``--src`` header) makes a file restricted. The page
 is ``docs/results/<example folder>.md``. The verdicts:
 
 - right: accepted and the answer set equals the expected set (a must-refuse question: not accepted);
@@ -40,6 +42,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -190,12 +193,18 @@ def build_catalog(tmp: Path, example: Example = DEFAULT) -> Path:
     return import_history(build_repo(tmp / "repo", example), tmp / "catalog", world, example.header)
 
 
-def score(q: Question, catalog: CatalogReader) -> Result:
-    """Ask ``q`` and judge the whole answer set against what it expects."""
+def score(q: Question, catalog: CatalogReader, pass_views: bool = False, today: dt.date | None = None) -> Result:
+    """Ask ``q`` and judge the whole answer set against what it expects.
+
+    A question whose words carry its date ("on 2025-12-01") is asked with those words alone: chainret reads
+    the time from them. ``pass_views`` (``--pass-views``) also passes the question's date as the view.
+    ``today``: the reference day of relative time words (a question set's ``asked_on``)."""
     from chainret.pipeline.ask import answer
+    from chainret.query.when import read_time
 
     try:
-        reply = answer(q.question, catalog, view=q.view)
+        said = read_time(q.question, today or dt.date.today()) is not None
+        reply = answer(q.question, catalog, view=q.view if pass_views or not said else None, today=today)
     except ChainretError as exc:  # e.g. a date before the first commit: no view to answer in
         verdict: Verdict = "right" if q.refuse else "missed"
         return Result(question=q, verdict=verdict, why=f"error {type(exc).__name__}: {exc}", code=type(exc).__name__)
@@ -226,11 +235,11 @@ def score(q: Question, catalog: CatalogReader) -> Result:
     return Result(question=q, verdict="wrong", got=tuple(got), why=why)
 
 
-def run(catalog_file: Path, questions: Iterable[Question]) -> list[Result]:
+def run(catalog_file: Path, questions: Iterable[Question], pass_views: bool = False, today: dt.date | None = None) -> list[Result]:
     from chainret.store import resolve_catalog
 
     catalog = resolve_catalog(str(catalog_file))  # opened once, asked 80 times
-    return [score(q, catalog) for q in questions]
+    return [score(q, catalog, pass_views, today) for q in questions]
 
 
 def tally(results: list[Result]) -> dict[str, dict[str, int]]:
@@ -284,9 +293,8 @@ def _about_test_half(qs: QuestionSet, example: Example, n: int) -> list[str]:
         "`chainret.pipeline.ask.answer` as `public` with the default budget, **at the newest commit**: a",
         "question's time is in its words only (\"as of 1 October 2025\", \"back in December\", \"three months",
         "ago\"), and reading it is the engine's job, so no question passes a view. The relative phrases are",
-        f"meant against {qs.asked_on.isoformat() if qs.asked_on else 'today'} (`asked_on` in the question file); `answer` has no",
-        "reference-date (clock) parameter, so that day cannot be passed to it: an engine that reads a relative",
-        "phrase reads it against the machine's own today.",
+        f"read against {qs.asked_on.isoformat() if qs.asked_on else 'today'} (`asked_on` in the question file, passed to",
+        "`answer` as `today`).",
         "",
     ]
 
@@ -307,8 +315,9 @@ def page(results: list[Result], example: Example = DEFAULT, qs: QuestionSet | No
         "before chainret's phrasings, lexicon or request sets were read, and committed before this script first",
         "ran (no question was changed after). The script builds the repository, imports its history with",
         f"`chainret catalog history REPO --format backstage --format codeowners --world {WORLD}`, and asks each",
-        "question through `chainret.pipeline.ask.answer` as `public` with the default budget, at the question's",
-        "date where it has one (the last commit on or before it), else at the newest commit.",
+        "question through `chainret.pipeline.ask.answer` as `public` with the default budget. A question whose",
+        "words carry its date (\"on 2025-12-01\", \"back in November 2025\") is asked in those words alone: chainret",
+        "reads the time and answers at the last commit on or before it. Other questions are asked at the newest commit.",
         "",
         *_verdicts_and_table(results),
     ]
@@ -374,7 +383,7 @@ def main(argv: list[str]) -> int:
         wall, cpu = time.perf_counter(), time.process_time()
         catalog_file = build_catalog(Path(tmp), example)
         built = time.perf_counter() - wall
-        results = run(catalog_file, qs.questions)
+        results = run(catalog_file, qs.questions, "--pass-views" in argv, qs.asked_on)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     # Printed, not written to the page (timings vary by machine).
     print(f"{len(results)} questions: repository and import {built:.2f} s, all in {wall:.2f} s wall, "
@@ -382,7 +391,7 @@ def main(argv: list[str]) -> int:
     print("\n".join(table(tally(results))))
     if "--show" in argv:
         print("\n".join("  " + miss_line(r, qs.world) for r in results if r.verdict != "right"))
-    return sync_command({example.page: page(results, example, qs)}, ROOT, [a for a in argv if a != "--show"])
+    return sync_command({example.page: page(results, example, qs)}, ROOT, [a for a in argv if a not in ("--show", "--pass-views")])
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from chainret.evaluate.coverage import coverage
+from chainret.pipeline.ownership import coverage
 from chainret.pipeline.ask import ask
 from chainret.sources.records import read_snapshot
 from records_world import cli, imported
@@ -135,3 +135,43 @@ def test_the_coverage_command_exits_1_on_gaps_0_without_and_prints_json(acme: Pa
     ok = cli("catalog", "coverage", "--catalog", str(full), cwd=tmp_path)
     assert ok.returncode == 0, ok.stdout
     assert cli("catalog", "coverage", "--catalog", str(full), "--view", "nope", cwd=tmp_path).returncode == 2
+
+
+def test_a_coverage_ask_answers_from_the_report_over_what_the_principal_may_read(acme: Path) -> None:
+    from chainret.verify.replay import verify
+
+    public = ask("Which components have no owner?", acme)
+    assert public.outcome == "accepted_path" and public.route == "coverage"
+    assert [a.id for a in public.answers or []] == ["component:acme:default.orphan-svc"]  # not hidden-svc
+    assert [r["id"] for r in public.meta["coverage"]["rows"]] == [g.id for g in coverage(acme).no_owner]  # the same function
+    (item,) = public.packet.items  # type: ignore[union-attr]  # the row's proof: unit, document version, span, quote
+    assert item.ref.startswith("backstage/public.yaml@") and item.text.startswith("Entity Component component:default/orphan-svc")
+    assert item.span is not None and item.doc_id is not None
+    assert verify(public, acme).ok
+    auditor = ask("Which components have no owner?", acme, principal="auditor")
+    assert {a.id for a in auditor.answers or []} == {"component:acme:default.orphan-svc", "component:acme:default.hidden-svc"}
+    assert "hidden-svc" not in public.to_json()
+
+
+@pytest.mark.parametrize(("words", "section"), [
+    ("Which components have no owner?", "no_owner"), ("unowned components", "no_owner"),
+    ("Which APIs are unowned?", "no_owner"), ("unowned files", "rules_without_owners"),
+    ("owners that resolve to nothing", "undeclared_owners"), ("Which teams have no members?", "groups_without_members"),
+    ("groups with no members", "groups_without_members"),
+])
+def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
+    from chainret.query.gaps import read_gap_request
+
+    gap = read_gap_request(words)
+    assert gap is not None and gap.kind == section
+
+
+@pytest.mark.parametrize("words", [
+    "Which components have no owner and use the orders API?",  # says more than a coverage ask
+    "Which components have an owner?", "Who owns orphan-svc?", "Which users are not on any team?",
+])
+def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: str) -> None:
+    from chainret.query.gaps import read_gap_request
+
+    assert read_gap_request(words) is None
+    assert ask(words, acme).route != "coverage"

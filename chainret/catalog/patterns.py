@@ -32,7 +32,7 @@ caller's job (it needs the view).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -270,20 +270,27 @@ def best_matches(matches: Sequence[Match]) -> list[Match]:
     return list(seen.values())
 
 
+def parsed_phrasings(patterns: Iterable[PatternSpec]) -> Iterator[tuple[PatternSpec, str, list[str], int, str]]:
+    """Each usable phrasing of ``patterns`` as (pattern, phrasing, its words, where the slot is, the slot's type);
+    a phrasing that cannot be matched is left out (``chainret validate`` reports it)."""
+    for pat in patterns:
+        for phrasing in pat.phrasings:
+            try:
+                lits, at, _, slot_type = _parsed(phrasing, pat.start_type)
+            except PhrasingError:
+                continue
+            yield pat, phrasing, lits, at, slot_type
+
+
 def suggest_phrasings(request: str, patterns: Iterable[PatternSpec], n: int = 3) -> list[tuple[str, str]]:
     """The ``n`` usable phrasings closest to the request's words: (pattern name, phrasing)."""
     from difflib import SequenceMatcher  # only for a request that matched nothing: not imported on the ask path
 
     req = [w.lower() for w in words(request)]
     scored: list[tuple[float, str, str]] = []
-    for pat in patterns:
-        for phrasing in pat.phrasings:
-            try:
-                lits, at, _, _ = _parsed(phrasing, pat.start_type)
-            except PhrasingError:
-                continue
-            tmpl = [*lits[:at], "\x00slot", *lits[at:]]
-            sm = SequenceMatcher(None, req, tmpl, autojunk=False)
-            scored.append((sm.ratio(), pat.name, phrasing))
+    for pat, phrasing, lits, at, _ in parsed_phrasings(patterns):
+        tmpl = [*lits[:at], "\x00slot", *lits[at:]]
+        sm = SequenceMatcher(None, req, tmpl, autojunk=False)
+        scored.append((sm.ratio(), pat.name, phrasing))
     scored.sort(key=lambda s: (-s[0], s[1], s[2]))
     return [(name, phrasing) for _, name, phrasing in scored[:n]]

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from datetime import date
 from collections.abc import Iterable, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -214,19 +215,47 @@ class CatalogView:
 _DATE = r"^\d{4}-\d{2}-\d{2}$"
 _COMMIT_VIEW = r"^(\d{4}-\d{2}-\d{2})-([0-9a-f]{7,40})$"  # chainret catalog history: <date>-<short hash>
 _HASH = r"^[0-9a-f]{7,40}$"
+# A view whose name is its date: a history's <date>-<hash>, a day, a month or a year (its first day).
+_DATED_VIEW = r"^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?(?:-[0-9a-f]{7,40})?$"
+
+
+def view_day(view: View) -> date | None:
+    """The day a view's name says it begins: ``2025-12-15-66c6522`` (``chainret catalog history``) and
+    ``2025-12-15`` that day, ``2026-03`` the first of the month, ``2026`` the first of the year; None for a
+    name that carries no date (``v2``, ``final``)."""
+    m = re.match(_DATED_VIEW, view.name)
+    if m is None:
+        return None
+    try:
+        return date(int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1))
+    except ValueError:
+        return None
+
+
+def view_at(views: Iterable[View], day: date) -> View | None:
+    """The last view (by order) that began on or before ``day``: what a request about that day is answered in.
+
+    The one rule for "as of a date", whether the date came from ``--view YYYY-MM-DD`` or from a request's
+    words (``chainret.query.when``). None when every dated view begins after ``day`` or no view names a date.
+    """
+    before = [v for v in views if (d := view_day(v)) is not None and d <= day]
+    return max(before, key=lambda v: (v.order, view_day(v)), default=None)
 
 
 def as_of_view(views: Iterable[View], requested: str) -> View | None:
-    """A view named by a date or a commit, in a catalog built by ``chainret catalog history``.
+    """A view named by a date or a commit.
 
-    Such views are named ``<commit date>-<short hash>``. A date ``YYYY-MM-DD`` selects the latest
-    view (by order) whose commit date is on or before it; a commit hash (7 to 40 hex digits)
-    selects the view of that commit. None when nothing matches (or a hash prefix is ambiguous).
+    A date ``YYYY-MM-DD`` selects the latest view (by order) that began on or before it (``view_at``: views
+    named by their date, such as the ``<commit date>-<short hash>`` views of ``chainret catalog history``);
+    a commit hash (7 to 40 hex digits) selects the view of that commit. None when nothing matches (or a hash
+    prefix is ambiguous).
     """
-    dated = [(m, v) for v in views if (m := re.match(_COMMIT_VIEW, v.name))]
     if re.match(_DATE, requested):
-        before = [v for m, v in dated if m.group(1) <= requested]
-        return max(before, key=lambda v: v.order, default=None)
+        try:
+            return view_at(views, date.fromisoformat(requested))
+        except ValueError:
+            return None
+    dated = [(m, v) for v in views if (m := re.match(_COMMIT_VIEW, v.name))]
     if re.match(_HASH, requested):
         hits = [v for m, v in dated if m.group(2).startswith(requested) or requested.startswith(m.group(2))]
         return hits[0] if len(hits) == 1 else None
@@ -268,10 +297,18 @@ def _no_view(views: list[View], requested: str) -> str:
     from chainret.catalog.suggest import did_you_mean
 
     names = [v.name for v in views]
-    first = min((v for v in views if re.match(_COMMIT_VIEW, v.name)), key=lambda v: v.order, default=None)
+    first = first_dated_view(views)
+    if first is None and re.match(_DATE, requested):
+        return f"no view of this catalog is named by its date, so none is known to hold on {requested}; it has: {', '.join(names) or 'none'}"
     if first is not None and re.match(_DATE, requested):
-        return f"no commit on or before {requested}: the first view of this catalog is {first.name}"
+        what = "commit" if re.match(_COMMIT_VIEW, first.name) else "view"
+        return f"no {what} on or before {requested}: the first view of this catalog is {first.name}"
     return f"unknown view {requested!r}{did_you_mean(requested, names)}; this catalog has: {', '.join(names) or 'none'}"
+
+
+def first_dated_view(views: Iterable[View]) -> View | None:
+    """The earliest view whose name carries a date (``view_day``), or None when none does."""
+    return min((v for v in views if view_day(v) is not None), key=lambda v: (view_day(v), v.order), default=None)
 
 
 def check_view(catalog: Any, view: str | None) -> None:

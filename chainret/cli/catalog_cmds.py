@@ -304,7 +304,7 @@ def coverage_cmd(
 ) -> None:
     """List what has no owner in a view, with the unit that shows it: entities without spec.owner, CODEOWNERS
     rules without owners, owners no descriptor declares, groups without members. Exit 0 when none, 1 when some."""
-    from chainret.evaluate.coverage import coverage
+    from chainret.pipeline.ownership import coverage
     from chainret.store import catalog_path
 
     report = coverage(catalog_path(catalog), view, principal)

@@ -35,6 +35,7 @@ REASONS: dict[str, str] = {
     RefusalCode.AMBIGUOUS_ALIAS: "the words in the slot name several entities; ask again with one canonical ID",
     RefusalCode.AMBIGUOUS_READING: "the words read as more than one pattern or entity; ask again with one of the phrasings or IDs listed",
     RefusalCode.EXCEEDS_MAX_HOPS: "the pattern needs more hops than --max-hops allows",
+    RefusalCode.NO_VIEW_AT_TIME: "the request's time words name a day before every view, or disagree with --view",
     RefusalCode.BUDGET_EXHAUSTED: "the request ran out of searches or rows before the chain was complete",
     RefusalCode.NO_SUPPORTED_RELATION: "no usable relation of this hop is supported by a unit its search returned",
     RefusalCode.CONTRADICTION: "a functional relation has opposing current assignments, so the bridge is not settled",

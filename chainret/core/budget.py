@@ -41,3 +41,21 @@ def _fill(budget: Budget, n_hops: int, explicit: set[str]) -> Budget:
     searches = budget.max_searches if "max_searches" in explicit else n_hops
     rows = budget.max_rows if "max_rows" in explicit else budget.rows_per_hop * searches
     return budget.model_copy(update={"max_searches": searches, "max_rows": rows})
+
+
+FANOUT_MAX_SEARCHES = 40  # a composed chain over a set gets at most this many searches by default
+
+
+def fanout_budget(budget: Budget, many: list[bool]) -> Budget:
+    """Unset search and row limits for a chain that runs over a set: a many-valued hop may hand the next hop
+    up to ``rows_per_hop`` nodes, each searched once, so hop k gets the product of the fan-outs before it
+    (at most ``FANOUT_MAX_SEARCHES`` in all; a larger set is reported incomplete, never cut silently).
+    A budget with any limit set by the caller is the caller's (``effective_budget`` fills it as always)."""
+    if budget.model_fields_set:
+        return budget
+    nodes, searches = 1, 0
+    for is_many in many:
+        searches += nodes
+        nodes *= budget.rows_per_hop if is_many else 1
+    searches = min(searches, FANOUT_MAX_SEARCHES)
+    return budget.model_copy(update={"max_searches": searches, "max_rows": budget.rows_per_hop * searches})

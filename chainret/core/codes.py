@@ -25,6 +25,7 @@ class RefusalCode(StrEnum):
     AMBIGUOUS_ALIAS = "ambiguous_alias"
     AMBIGUOUS_READING = "ambiguous_reading"  # the words read as two patterns (or two entities by two routes)
     EXCEEDS_MAX_HOPS = "exceeds_max_hops"
+    NO_VIEW_AT_TIME = "no_view_at_time"  # the request's time words name no view (or another than --view)
     # a hop
     NO_SUPPORTED_RELATION = "no_supported_relation"
     CONTRADICTION = "contradiction"
@@ -50,6 +51,7 @@ INTERPRETATION_REFUSALS: Final[dict[RefusalCode, str]] = {
     RefusalCode.UNKNOWN_ENTITY: "the slot text resolves to no entity of the slot type",
     RefusalCode.UNRELATED_ENTITY: "the slot text names an entity a readable document declares, but it takes part in no relation",
     RefusalCode.EXCEEDS_MAX_HOPS: "the pattern needs more hops than the request's max_hops allows",
+    RefusalCode.NO_VIEW_AT_TIME: "the request's time words name a day no view covers, or another view than the one requested",
 }
 # The same sets as types, so a case file's JSON Schema lists the allowed values.
 HopFailureCode = Literal[
@@ -65,6 +67,7 @@ InterpretationCode = Literal[
     RefusalCode.UNKNOWN_ENTITY,
     RefusalCode.UNRELATED_ENTITY,
     RefusalCode.EXCEEDS_MAX_HOPS,
+    RefusalCode.NO_VIEW_AT_TIME,
 ]
 
 

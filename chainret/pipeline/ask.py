@@ -20,14 +20,18 @@ from __future__ import annotations
 import os
 import re
 import time
+from datetime import date
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TypedDict, Unpack
 
 from chainret.catalog.clause import doc_ref
 from chainret.catalog.models import Catalog
+from chainret.core.budget import fanout_budget
 from chainret.core.codes import RefusalCode
 from chainret.engine.hops import run_set, set_answer
-from chainret.query.interpret import interpret, pattern_specs
+from chainret.core.errors import UsageError
+from chainret.query.interpret import Reading, interpret, interpret_at, pattern_specs
+from chainret.query.when import TimeWords, read_time
 from chainret.pipeline.packet import coverage, pack_items
 from chainret.pipeline.projection import project as project_trace
 from chainret.catalog.readable import reader_narrowed
@@ -74,6 +78,7 @@ def ask(
     session: Session | None = None,
     sets: bool = True,
     proofs: bool = True,
+    today: date | str | None = None,
 ) -> Trace:
     """Answer a relationship request with a supported chain, or say exactly why not.
 
@@ -117,25 +122,49 @@ def ask(
         # importer's names carry the document that declares them: chainret.catalog.readable.narrowed).
         wider = project and (not reads_within(full, principal, viewer) or reader_narrowed(full, viewer))
         cat = full.reader_store(viewer) if wider else full
-        cv = cat.view(view, principal)
+        # The time the words carry is read first: it chooses the view the rest of the words are read in.
+        day = today if isinstance(today, date) else date.fromisoformat(today) if today else date.today()
+        when = read_time(request, day)
+        cv, refused = (cat.view(view, principal), None) if when is None else _view_at(cat, when, view, principal, day)
+        if refused is not None and "requested_view" in refused.details:
+            view = str(refused.details["requested_view"])  # the trace names the view asked for, resolved
         meta: dict[str, object] = {
             "catalog": source if source is not None else catalog_location(catalog),
             "world": cat.world,
-            "view": cv.view_name,
+            "view": cv.view_name if cv is not None else view,
             "principal": principal,
             "viewer": viewer if project else None,
             "backtrack": backtrack,
             "projected": project,
         }
-        reading = interpret(request, cv)
+        if when is not None:
+            said = cv.view_name if cv is not None else refused.details.get("view") if refused is not None else None
+            meta |= {"time": when.record(str(said) if said else None), "today": day.isoformat()}
+        if refused is not None:
+            reading = Reading(outcome="refused", reason=refused)
+        else:
+            assert cv is not None
+            reading = interpret(request, cv) if when is None else interpret_at(when, cv)
         meta.update(reading.meta)
         base = _Base(schema_version=CHAIN_SCHEMA_VERSION if sets else SCHEMA_VERSION, request=request, catalog_digest=cat.digest())
-        if reading.interpretation is None:
+        gaps = None
+        if reading.outcome == "no_pattern" and cv is not None:  # maybe a coverage ask ("which components have no owner")
+            from chainret.query.gaps import read_gap_request
+
+            gap = read_gap_request(when.rest if when is not None else request)
+            if gap is not None:
+                from chainret.pipeline.ownership import gap_trace  # (the importers' records: only for a coverage ask)
+
+                gaps = gap_trace(gap, cat, cv, principal, base, budget, meta)
+        if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
+            trace = gaps
+        elif reading.interpretation is None:
             assert reading.outcome is not None
             trace = Trace.model_construct(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)
             if text_route and reading.outcome == "no_pattern":
                 from chainret.pipeline.baselines import text_route_result  # not on the ask path: it pulls the case models
 
+                assert cv is not None
                 trace = text_route_result(trace, cv, cat.hop_world(cv), budget)
         else:
             interp = reading.interpretation
@@ -147,6 +176,7 @@ def ask(
                 )
                 trace = Trace.model_construct(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
             else:
+                assert cv is not None
                 trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta, sets)
         ask_ms = round((time.perf_counter() - t0) * 1000, 3)
         # The revision the answer was computed from (``chainret.store.base.revision_token``): a compiled store counts
@@ -161,6 +191,30 @@ def ask(
         extra["revision"] = revision
         audit = trace.model_copy(update={"meta": {**trace.meta, **extra}})
         return with_log(audit, full, None) if proofs else audit
+
+
+def _view_at(cat: CatalogReader, when: TimeWords, view: str | None, principal: str, today: date
+             ) -> tuple[ViewReader | None, Refusal | None]:
+    """The view a request's time words name (the last on or before their day, by the one view resolver,
+    ``chainret.catalog.views.pick_view``), or why none answers: a day after ``today``, a day before every
+    view (or a catalog whose views carry no date), or ``view`` naming another view than the words."""
+    said = f"the request asks about {when.day.isoformat()} ({when.words!r})"
+    if when.future:
+        return None, Refusal(code=RefusalCode.NO_VIEW_AT_TIME, message=f"{said}, after today ({today.isoformat()}): "
+                             "no record says what will hold then", details=when.record(None))
+    try:
+        cv = cat.view(when.day.isoformat(), principal)
+    except UsageError as exc:
+        return None, Refusal(code=RefusalCode.NO_VIEW_AT_TIME, message=f"{said}, and {exc}", details=when.record(None))
+    if view is not None:
+        asked = cat.view(view, principal)  # (an unknown --view is a usage error, as without time words)
+        if asked.view_name != cv.view_name:
+            return None, Refusal(
+                code=RefusalCode.NO_VIEW_AT_TIME,
+                message=f"{said}, which is view {cv.view_name}, but the view requested is {asked.view_name}: "
+                "drop the time words or the view",
+                details={**when.record(cv.view_name), "requested_view": asked.view_name})
+    return cv, None
 
 
 DEFAULT_BUDGET = Budget()  # frozen: one value for every request that sets no limits
@@ -189,6 +243,7 @@ class AskOptions(TypedDict, total=False):
     session: Session | None
     sets: bool
     proofs: bool
+    today: date | str | None
 
 
 class Answer(NamedTuple):
@@ -226,12 +281,12 @@ def path_names(trace: Trace, catalog: CatalogReader | Catalog, session: Session 
 
     ``catalog`` is the reader the request ran on (``answer`` returns these with the trace).
     """
-    if trace.outcome != "accepted_path" or not trace.path_ids:
+    if trace.outcome != "accepted_path" or not (trace.path_ids or trace.answers):
         return {}
     reader = str(trace.meta.get("viewer") or trace.meta.get("principal", "public"))
     full = resolve_catalog(catalog, session)
     cv = (full.reader_store(reader) if reader_narrowed(full, reader) else full).view(trace.meta.get("view"), reader)
-    ids = list(dict.fromkeys([*trace.path_ids, *(i for a in trace.answers or () for i in a.path_ids)]))
+    ids = list(dict.fromkeys([*(trace.path_ids or ()), *(i for a in trace.answers or () for i in a.path_ids)]))
     named = cv.entities_of(ids)  # (a store reads those it has not yet read in one statement)
     return {i: named[i].name for i in ids if i in named}
 
@@ -299,6 +354,8 @@ def _run(
 ) -> Trace:
     world = cat.hop_world(cv)
     many = sets and any(p not in world.functional for p in interp.predicates)
+    if many and interp.reading == "nested":  # a composed chain over a set: each member of a set is searched
+        budget = fanout_budget(budget, [p not in world.functional for p in interp.predicates])
     run, paths = run_set(world, interp.start_id, interp.predicates, budget, backtrack=backtrack, sets=many, stating_first=sets)
     path = paths[0] if paths else None
     eff = run.budget  # ``effective_budget``, computed once by the run

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from chainret.store.base import CatalogRecords, ViewReader
 from chainret.core.codes import RefusalCode
@@ -22,8 +22,14 @@ from chainret.query.declared import declared_unrelated
 from chainret.query.lexicon import relation_noun, type_words
 from chainret.catalog.patterns import PatternSpec, best_matches, match_request, words
 from chainret.trace.model import Interpretation, Refusal, WordMatch
-from chainret.query.understand import Mention, resolve_mention, suggest_entities, tolerant_readings
+from chainret.query.understand import Mention, name_completions, resolve_mention, suggest_entities, tolerant_readings
 from chainret.query.understand import Reading as TolerantReading
+
+if TYPE_CHECKING:
+    from chainret.query.nested import Inner
+    from chainret.query.when import TimeWords
+
+NESTED_MAX_DEPTH = 1  # a slot said as a request (chainret.query.nested), whose own slot is not: deeper wording is refused
 
 
 class Reading(NamedTuple):
@@ -39,13 +45,92 @@ def pattern_specs(catalog: CatalogRecords) -> list[PatternSpec]:
     return [PatternSpec(p.name, p.start_type, tuple(p.hops), tuple(p.phrasings)) for p in catalog.patterns]
 
 
-def interpret(request: str, cv: ViewReader) -> Reading:
+def interpret(request: str, cv: ViewReader, *, depth: int = 0) -> Reading:
     """Match the request to a pattern and resolve its slot to one canonical ID in the view.
 
     Literal readings first (``chainret.catalog.patterns``: a declared phrasing word for word, the slot an
     entity's ID, name or alias exactly), as before; only when none resolves, the tolerant readings
-    of ``chainret.query.understand``, accepted when they agree on one pattern and one entity.
+    of ``chainret.query.understand``, accepted when they agree on one pattern and one entity; only when
+    those find no pattern or no entity, a slot said as a request of its own (``chainret.query.nested``:
+    "who owns the APIs that web-shop consumes"), read at ``depth`` + 1.
     """
+    reading = _interpret_flat(request, cv)
+    if reading.interpretation is not None or depth >= NESTED_MAX_DEPTH:
+        return reading
+    if reading.outcome == "no_pattern" or (reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY):
+        nested = _nested(request, cv, depth) or _steps(request, cv, depth)
+        if nested is not None:
+            return nested
+    return reading
+
+
+def _steps(request: str, cv: ViewReader, depth: int) -> Reading | None:
+    """A chain said as steps, read as the one possessive question it stands for (``steps_question``); the
+    interpretation records that question (``reading`` ``steps``). None when the words are no steps or the
+    question reads as nothing (the request's own refusal then stands)."""
+    from chainret.query.nested import steps_question
+
+    asked = steps_question(request)
+    if asked is None:
+        return None
+    reading = interpret(asked, cv, depth=depth + 1)
+    interp = reading.interpretation
+    if interp is None:
+        return reading if reading.outcome == "refused" and reading.reason is not None and reading.reason.code != RefusalCode.UNKNOWN_ENTITY else None
+    record = [WordMatch(words=request, part="pattern", how="steps", target=asked), *interp.match]
+    return reading._replace(interpretation=interp.model_copy(update={"reading": "steps", "match": record}))
+
+
+def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
+    """The one composed reading of a request whose slot is an inner request (``chainret.query.nested``), an
+    ``ambiguous_reading`` refusal when its readings differ, or None when it has none."""
+    from chainret.query.lexicon import lexicon
+    from chainret.query.nested import head_nouns, nested_readings  # (only for a request the flat readings did not read)
+
+    specs = pattern_specs(cv.catalog)
+    vocab = lexicon(cv.catalog).vocabulary(specs)
+
+    def range_of(name: str) -> tuple[str, ...]:
+        pred = cv.predicate(name)
+        return pred.range_types if pred is not None else ()
+
+    types = [t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)]
+    heads = head_nouns(specs, list(dict.fromkeys(types)))
+    found = nested_readings(request, specs, vocab, lambda text: interpret(text, cv, depth=depth + 1), range_of, heads)
+    options: dict[tuple[tuple[str, ...], str], Inner] = {}
+    for n in found:
+        options.setdefault(((*n.interpretation.predicates, *n.outer_pattern.predicates), n.interpretation.start_id), n)
+    if not options:
+        return None
+    if len(options) > 1:
+        return _ambiguous_reading([(" → ".join(chain), start) for chain, start in options])
+    (chain, start), n = next(iter(options.items()))
+    inner = n.interpretation
+    record = [
+        WordMatch(words=n.slot_words, part="pattern", how="nested", target=n.outer_phrasing),
+        WordMatch(words=n.question, part="inner", how="nested", target=inner.pattern),
+        *(m for m in inner.match if m.part != "ignored"),
+    ]
+    if not any(m.part == "entity" for m in record):
+        record.append(WordMatch(words=inner.slot_text, part="entity", how="exact", target=start))
+    # a composed chain that is a declared pattern's (from the same start type) is that pattern, read another way
+    declared = next((p.name for p in specs if list(p.predicates) == list(chain) and p.start_type == inner.slot), None)
+    interp = Interpretation.model_construct(
+        pattern=declared or f"{inner.pattern}+{n.outer_pattern.name}",
+        slot=inner.slot,
+        slot_text=inner.slot_text,
+        start_id=start,
+        predicates=list(chain),
+        view=cv.view_name,
+        principal=cv.principal,
+        reading="nested",
+        match=record,
+    )
+    return Reading(interpretation=interp)
+
+
+def _interpret_flat(request: str, cv: ViewReader) -> Reading:
+    """``interpret`` without reading a slot as an inner request."""
     specs = pattern_specs(cv.catalog)
     matches = best_matches(match_request(request, specs))
     unknown: list[dict[str, Any]] = []
@@ -181,6 +266,9 @@ def _unknown_entity(unknown: list[dict[str, Any]], patterns: list[PatternSpec], 
                  if u["other_types"] else "")
         message = f"{u['slot_text']!r} is not a known {', '.join(wanted[:-1])} or {wanted[-1]} in this catalog{extra}"
     near = [] if u["other_types"] else suggest_entities(u["slot_text"], u["slot_type"], cv)
+    if not u["other_types"]:  # "Bob" where the catalog names "Bob Smith" and "Bob Jones": they come first
+        starts = name_completions(u["slot_text"], u["slot_type"], cv)
+        near = [*starts, *(e for e in near if e.id not in {s.id for s in starts})]
     if near:
         message += "; did you mean " + ", ".join(f"{e.id} ({e.name})" for e in near) + "?"
         u = {**u, "suggestions": [{"id": e.id, "name": e.name} for e in near]}
@@ -237,16 +325,7 @@ def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: An
     if len(resolved) > 1 or (resolved and ambiguous):
         options = sorted(resolved) + sorted((r.pattern.name, e.id) for r, m in ambiguous for e in m.entities)
         options = list(dict.fromkeys(options))
-        return Reading(
-            outcome="refused",
-            reason=Refusal(
-                code=RefusalCode.AMBIGUOUS_READING,
-                message=f"the request reads {len(options)} ways: "
-                + ", ".join(f"pattern {p} from {e}" for p, e in options)
-                + "; ask again with a phrasing of one pattern (`chainret patterns`) and one canonical ID",
-                details={"readings": [{"pattern": p, "start_id": e} for p, e in options]},
-            ),
-        ), []
+        return _ambiguous_reading(options), []
     if not resolved:
         return None, unresolved
     (r, mention), = resolved.values()
@@ -273,3 +352,56 @@ def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: An
     )
     meta = {"phrasing": r.phrasing} if r.phrasing else {}
     return Reading(interpretation=interp, meta=meta), []
+
+
+# -- a request that carries its time ------------------------------------------------------------------
+def interpret_at(when: TimeWords, cv: ViewReader) -> Reading:
+    """Interpret the words of a request that said when it asks about (``chainret.query.when``), in the view
+    those words resolved to (``cv``): the words without the time phrase, else the same words with the past
+    tense the time called for put in the present ("who owned X" reads as "who owns X"). Variants that
+    read two ways refuse as ``ambiguous_reading``. The interpretation records the time words (``part``
+    ``time``, the view they resolved to) and every verb it put in the present (``how`` ``tense``)."""
+    reading = interpret(when.rest, cv)
+    rewrites: list[tuple[str, str]] = []
+    if reading.interpretation is None:
+        from chainret.query.lexicon import lexicon
+        from chainret.query.when import present_variants
+
+        specs = pattern_specs(cv.catalog)
+        tries = [(r, interpret(text, cv)) for text, r in present_variants(when.rest, lexicon(cv.catalog).vocabulary(specs))]
+        read = [(r, t) for r, t in tries if t.interpretation is not None]
+        # two variants mean the same when they follow the same chain from the same entity (a declared pattern
+        # and the same hops composed), whatever the patterns' names
+        chains = {(tuple(t.interpretation.predicates), t.interpretation.start_id): t.interpretation.pattern
+                  for _, t in reversed(read) if t.interpretation}
+        if len(chains) > 1:
+            return _ambiguous_reading([(p, start) for (_, start), p in chains.items()])
+        if read:
+            rewrites, reading = read[0]
+        else:
+            refused = [t for _, t in tries if t.outcome == "refused"]
+            if reading.outcome == "no_pattern" and refused:
+                reading = refused[0]
+    if reading.interpretation is None:
+        return reading
+    interp = reading.interpretation
+    record = [*interp.match]
+    record += [WordMatch(words=past, part="pattern", how="tense", target=present) for past, present in rewrites]
+    record.append(WordMatch(words=when.words, part="time", how="relative" if when.relative else "date",
+                            target=cv.view_name, label=when.day.isoformat()))
+    route = f"{interp.reading}+time" if interp.reading else "time"
+    return reading._replace(interpretation=interp.model_copy(update={"reading": route, "match": record}))
+
+
+def _ambiguous_reading(options: list[tuple[str, str]]) -> Reading:
+    """The refusal for words that read as more than one (pattern, start entity)."""
+    return Reading(
+        outcome="refused",
+        reason=Refusal(
+            code=RefusalCode.AMBIGUOUS_READING,
+            message=f"the request reads {len(options)} ways: "
+            + ", ".join(f"pattern {p} from {e}" for p, e in options)
+            + "; ask again with a phrasing of one pattern (`chainret patterns`) and one canonical ID",
+            details={"readings": [{"pattern": p, "start_id": e} for p, e in options]},
+        ),
+    )

@@ -499,3 +499,17 @@ def suggest_entities(text: str, type_: str | None, cv: Any, n: int = 3) -> list[
             scored.append((best, e.id))
     scored.sort(key=lambda s: (-s[0], s[1]))
     return lookup.entities([i for _, i in scored if cv.knows(i)][:n])
+
+
+def name_completions(text: str, type_: str, cv: Any, n: int = 8) -> list[Any]:
+    """Entities of ``type_`` the principal may know whose display name begins with the words ``text`` and says more
+    ("Bob" for "Bob Smith" and "Bob Jones"): a first name alone names none of them, so the refusal lists them (did
+    you mean), never picks one. At most ``n``, by name; none for words that are a whole name or no name's start."""
+    mine = label_words(text)
+    if not mine or not all(w.isalpha() for w in mine):
+        return []
+    lookup = cv.name_lookup()
+    ids = [i for i in dict.fromkeys(lookup.word_owners(type_, mine[0])) if cv.knows(i)]
+    out = [e for e in lookup.entities(ids)
+           if e.type == type_ and len(words_ := label_words(e.name)) > len(mine) and words_[: len(mine)] == mine]
+    return sorted(out, key=lambda e: (e.name.casefold(), e.id))[:n]

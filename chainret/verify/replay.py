@@ -324,6 +324,7 @@ def _replay_request(trace: Trace, catalog: CatalogReader | str | os.PathLike[str
         text_route="text_route" in meta,
         project=projected,
         sets=trace.schema_version != SCHEMA_VERSION,  # a 1.0 trace replays by 1.0's single-path rule
+        today=str(meta["today"]) if meta.get("today") else None,  # relative time words read as when it was asked
     )
     # a replay records where it found the catalog; the trace records where it was written from
     new = new.model_copy(update={"meta": {**new.meta, "catalog": meta.get("catalog")}})

@@ -1,4 +1,4 @@
-"""Ownership coverage of an imported catalog, with proof: ``chainret catalog coverage``.
+"""Ownership coverage of an imported catalog, with proof: ``chainret catalog coverage``, and a coverage ask.
 
 What has no owner, in one view, as one principal may read it: Backstage Components, APIs,
 Resources, Systems and Domains whose descriptor names no owner; CODEOWNERS rules with no owner
@@ -10,11 +10,15 @@ The report is computed over the principal's reduced catalog (``CatalogReader.rea
 document they may not read removed first) and the view as they read it (``ViewReader``), so a gap
 in a document they may not read is never listed, nor an entity only such a document declares.
 A catalog held in memory is needed: a compiled store keeps no declarations (``Entity.declared_in``).
+
+``chainret ask "which components have no owner"`` answers from the same report (``gap_trace``): in the
+pipeline tier so that ``ask`` can reach it.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -25,7 +29,9 @@ from chainret.query.declared import Declarations
 from chainret.sources.backstage import OWNER_REQUIRED
 from chainret.sources.codeowners import NO_OWNERS_NOTE
 from chainret.store import resolve_catalog
-from chainret.store.base import CatalogReader
+from chainret.query.gaps import GapRequest
+from chainret.store.base import CatalogReader, ViewReader
+from chainret.trace.model import Budget, Completeness, Packet, PacketItem, SetAnswer, Trace
 
 
 class Gap(BaseModel):
@@ -104,3 +110,41 @@ def _relation_cite(unit: Any, doc_ref: str, clause: str) -> dict[str, str]:
     at = lines.index(clause) if clause in lines else len(lines)
     quoted = next((x for x in reversed(lines[:at]) if x.startswith("line ")), clause)
     return {"unit": unit.ref, "document": unit.doc_ref, "text": quoted}
+
+
+# -- a coverage ask as a trace ----------------------------------------------------------------------------
+_SECTIONS = ("no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members")
+
+
+def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str, base: Mapping[str, Any],
+              budget: Budget, meta: dict[str, object]) -> Trace | None:
+    """A coverage ask (``chainret.query.gaps``) answered from ``coverage`` over ``cat`` as ``principal`` reads it:
+    every row an answer (``answers``: the entity, or the CODEOWNERS rule's unit), every row's proof a packet
+    item (the unit, its document version, the span and the quoted line), ``meta.coverage`` the rows with their
+    cites. None over a compiled store (it keeps no declarations): the request then stays ``no_pattern``."""
+    try:
+        report = coverage(cat, cv.view_name, principal)
+    except UsageError:
+        return None
+    rows = [g for g in getattr(report, gap.kind) if not gap.types or g.type in gap.types]
+    items: list[PacketItem] = []
+    for g in rows:
+        for c in g.cites:
+            unit = cv.unit(c["unit"]) if "unit" in c else None
+            at = unit.text.find(c.get("text", "")) if unit is not None else -1
+            if unit is None or at < 0 or not c.get("text"):
+                continue
+            start = unit.start + at
+            items.append(PacketItem.model_construct(ref=unit.ref, text=c["text"], cost=len(c["text"]),
+                                                    doc_id=unit.doc_ref, span=(start, start + len(c["text"]))))
+    items = list({(i.ref, i.span): i for i in items}.values())
+    packet = Packet(packer="coverage", cost_unit="chars", budget=sum(i.cost for i in items) + len(items), items=items,
+                    cost=sum(i.cost for i in items) + max(len(items) - 1, 0), text="\n".join(i.text for i in items))
+    answers = [SetAnswer(id=g.id, path_ids=[g.id], relations=[]) for g in rows]
+    section = {"kind": gap.kind, "types": list(gap.types), "view": report.view,
+               "rows": [{"id": g.id, "name": g.name, "type": g.type, "cites": g.cites,
+                         **({"referenced_by": g.referenced_by} if g.referenced_by else {})} for g in rows]}
+    return Trace.model_construct(
+        **base, route="coverage", budget=budget, outcome="accepted_path", answers=answers,
+        completeness=Completeness(complete=True, answered=len(rows), eligible=len(rows)), packet=packet,
+        meta={**meta, "coverage": section})

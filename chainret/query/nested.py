@@ -1,0 +1,250 @@
+"""A slot filled by a request of its own: "who owns the APIs that web-shop consumes", "what do Alice's teams own".
+
+When the words of a phrasing's slot name no entity, they may describe one (or several) by a relation:
+a relative clause ("the components that use the orders API", "the API that order-service provides"), a
+modifier ("the team responsible for checkout-service", "the teams under Engineering") or a possessive
+("Alice's teams"). Such a noun phrase is turned into the inner question it stands for ("which
+components use the orders API", "which apis does order-service provide", "which teams are under
+Engineering", "which teams is Alice in"), and that question is read by the whole interpreter (its
+phrasings, its tolerant readings). An inner reading whose answer is of the slot's type feeds the
+outer pattern: the composed chain is the inner pattern's hops, then the outer pattern's, from the inner
+start entity; the engine runs it as any chain (a many-valued hop fans out to a set).
+
+Deterministic and refusing when unsure: every reading of every inner question is tried, and the
+composition is accepted only when all of them agree on one chain and one start entity; two that
+differ are ``ambiguous_reading``. The interpretation records the composition (``reading``
+``nested``; the outer phrasing and the inner question each as a ``WordMatch``), so the trace shows it.
+
+Why a grammar of question frames rather than a parser: the frames are few and closed (a relative
+pronoun, a possessive, a modifier after a head noun), every candidate must still be read by a declared
+phrasing or the relation words of the catalog, and a dependency parser would bring a model onto the
+ask path. Agreement and number ("which teams own", "what do ... own") are read as the phrasings' own
+("which team owns", "what does ... own"): a question frame's number carries no relation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
+
+from chainret.catalog.patterns import PatternSpec, parsed_phrasings, words
+
+INNER_MAX = 24  # inner questions tried for one slot (each is interpreted once)
+_DETERMINERS = ("the", "a", "an", "all", "any", "every", "each")
+_RELATIVE = ("that", "which", "who", "whom")
+# Words a modifier after a head noun begins with (a preposition, or an adjective that takes one).
+_MODIFIERS = frozenset({"under", "in", "of", "for", "on", "at", "from", "with", "within", "inside", "behind", "below",
+                        "above", "beneath", "responsible", "accountable", "owning", "using", "providing", "consuming"})
+# How a question frame's number is said in the phrasings: the verb after "do" / "are" / "have" in the singular.
+_AGREE = {"do": "does", "are": "is", "have": "has", "were": "was"}
+
+
+class Inner(NamedTuple):
+    """One reading of a slot as an inner question."""
+
+    question: str  # the inner question asked
+    slot_words: str  # the slot's words as the request has them
+    outer_phrasing: str
+    outer_pattern: PatternSpec
+    interpretation: Any  # the inner question's Interpretation
+
+
+def _singular(word: str) -> str:
+    low = word.lower()
+    if low.endswith("ies") and len(low) > 4:
+        return word[:-3] + "y"
+    if low.endswith("s") and not low.endswith("ss") and len(low) > 3:
+        return word[:-1]
+    return word
+
+
+def _base(verb: str) -> str:
+    """``uses`` -> ``use``, ``provides`` -> ``provide``, ``belongs`` -> ``belong``, ``applies`` -> ``apply``."""
+    low = verb.lower()
+    if low.endswith("ies") and len(low) > 4:
+        return verb[:-3] + "y"
+    if low.endswith(("shes", "ches", "sses", "xes")):
+        return verb[:-2]
+    if low.endswith("s") and not low.endswith("ss"):
+        return verb[:-1]
+    return verb
+
+
+def agreement_variants(text: str, vocab: set[str]) -> list[str]:
+    """``text`` with its question frame in the phrasings' number: "which teams own X" -> "which team owns X",
+    "what do X own" -> "what does X own", "what depend on X" -> "what depends on X" (only to words of ``vocab``)."""
+    ws = text.split()
+    if not ws:
+        return []
+    low = [w.lower().strip("?.!,") for w in ws]
+    out: list[list[str]] = []
+    new = list(ws)
+    for i, w in enumerate(low[:3]):
+        if w in _AGREE:
+            new[i] = ws[i].lower().replace(w, _AGREE[w])
+    if new != ws:
+        out.append(new)
+    if low[0] in ("which", "what", "who") and len(ws) > 2:
+        head = 1 if low[0] != "who" else 0
+        verb = head + 1
+        plural = head and _singular(low[head]) != low[head]
+        if (plural or not head) and low[verb] not in _AGREE and low[verb] + "s" in vocab:
+            cand = list(new)
+            if head:
+                cand[head] = _singular(ws[head])
+            cand[verb] = ws[verb] + "s"
+            out.append(cand)
+    return [" ".join(v) for v in dict.fromkeys(tuple(v) for v in out)]
+
+
+GENERIC_HEADS = frozenset({"thing", "things", "entity", "entities", "one", "ones", "item", "items"})
+
+
+def head_nouns(specs: Sequence[PatternSpec], types: Sequence[str]) -> frozenset[str]:
+    """The nouns that may head a slot's noun phrase: the catalog's entity types and the nouns its phrasings ask
+    with ("which team owns", "which apis does"), singular and plural, and a few generic ones ("things")."""
+    nouns = {t.lower() for t in types}
+    for _, _, lits, _, _ in parsed_phrasings(specs):
+        if len(lits) > 1 and lits[0] in ("which", "what") and lits[1] not in ("is", "are", "does", "do"):
+            nouns.add(lits[1])
+    return frozenset({*nouns, *(_singular(n) for n in nouns), *(n + "s" for n in nouns), *GENERIC_HEADS})
+
+
+def _heads(word: str, heads: frozenset[str] | None) -> bool:
+    return heads is None or word.lower() in heads or _singular(word).lower() in heads
+
+
+def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]:
+    """The questions a slot's noun phrase may stand for, most literal first (none for a plain name, nor for a
+    phrase whose head noun is none of ``heads``: ``head_nouns``; None accepts any)."""
+    toks = words(slot)
+    low = [t.lower() for t in toks]
+    while low and low[0] in _DETERMINERS:
+        toks, low = toks[1:], low[1:]
+    if len(toks) < 2:
+        return []
+    out: list[str] = []
+    # a possessive: "Alice's teams" -> the teams Alice is in / on / part of, Alice's teams
+    pos = next((i for i, w in enumerate(low) if w.endswith("'s")), None)
+    if pos is not None and pos < len(toks) - 1:
+        if not _heads(toks[-1], heads):
+            return []
+        owner = " ".join([*toks[:pos], toks[pos][:-2]])
+        head = " ".join(toks[pos + 1 :])
+        out += [f"which {head} is {owner} in", f"which {head} is {owner} on", f"which {head} is {owner} part of",
+                f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}"]
+        return out
+    rel = next((i for i, w in enumerate(low) if w in _RELATIVE and i > 0), None)
+    if rel is not None and rel < len(toks) - 1:
+        if not _heads(toks[rel - 1], heads):
+            return []
+        head, clause = " ".join(toks[:rel]), toks[rel + 1 :]
+        said = " ".join(clause)
+        out += [f"which {head} {said}", f"what {said}", f"who {said}"]  # the head does it
+        be = next((i for i, w in enumerate(clause) if w.lower() in ("is", "are") and i > 0), None)
+        if be is not None:  # "the system that artist-lookup is part of": which system is artist-lookup part of
+            rest = " ".join([*clause[:be], *clause[be + 1 :]])
+            out.append(f"which {head} {clause[be].lower()} {rest}")
+        elif len(clause) >= 2:  # the head is done to: "the API that order-service provides"
+            obj = " ".join([*clause[:-1], _base(clause[-1])])
+            out += [f"which {head} does {obj}", f"which {head} do {obj}", f"what does {obj}"]
+        return out
+    # a modifier after the head noun: "team responsible for checkout-service", "teams under Engineering"
+    for k in (1, 2):
+        if len(toks) - k >= 2 and low[k] in _MODIFIERS and _heads(toks[k - 1], heads):
+            head, mod = " ".join(toks[:k]), " ".join(toks[k:])
+            out += [f"which {head} are {mod}", f"which {head} is {mod}", f"who is {mod}", f"what is {mod}"]
+    return out
+
+
+class Outer(NamedTuple):
+    """A phrasing whose words stand around the slot words (the slot may hold any words, a possessive too)."""
+
+    pattern: PatternSpec
+    phrasing: str
+    slot_type: str
+    slot_text: str
+
+
+def outer_matches(text: str, specs: Sequence[PatternSpec]) -> list[Outer]:
+    """Every phrasing whose words are the request's, before and after a slot of at least two words."""
+    toks = words(text)
+    low = [t.lower() for t in toks]
+    out: list[Outer] = []
+    for pat, phrasing, lits, at, slot_type in parsed_phrasings(specs):
+        before, after = lits[:at], lits[at:]
+        n = len(low) - len(lits)
+        if n >= 2 and low[: len(before)] == before and low[len(before) + n :] == after:
+            out.append(Outer(pat, phrasing, slot_type, " ".join(toks[len(before) : len(before) + n])))
+    return out
+
+
+def nested_readings(
+    request: str,
+    specs: Sequence[PatternSpec],
+    vocab: set[str],
+    read: Callable[[str], Any],
+    range_of: Callable[[str], tuple[str, ...]],
+    heads: frozenset[str] | None = None,
+) -> list[Inner]:
+    """Every (outer phrasing, inner question) reading of ``request`` whose inner answer may be of the outer
+    slot's type. ``read(text)`` interprets an inner question (an ``interpret`` Reading); ``range_of(predicate)``
+    is a predicate's range types (a union: ``group|user``)."""
+    out: list[Inner] = []
+    asked: dict[str, Any] = {}  # an inner question read once, whatever outer phrasing it fills
+    for text in [request, *agreement_variants(request, vocab)]:
+        for m in outer_matches(text, specs):
+            questions = [a for q in inner_questions(m.slot_text, heads) for a in [q, *agreement_variants(q, vocab)]]
+            for q in questions[:INNER_MAX]:
+                if q not in asked:
+                    asked[q] = read(q).interpretation
+                inner = asked[q]
+                if inner is not None and m.slot_type in range_of(inner.predicates[-1]):
+                    out.append(Inner(q, m.slot_text, m.phrasing, m.pattern, inner))
+    return out
+
+
+# -- a chain said as steps -------------------------------------------------------------------------------
+_STEP_SPLIT = r"\s*(?:,|;|\.)?\s*\b(?:and\s+)?then\b\s*"
+_STEP_LEADS = ("find", "get", "look up", "tell me", "show me", "give me", "what is", "who is", "which is")
+_BACK = ("that", "this", "the", "its", "their", "his", "her")
+
+
+def steps_question(request: str) -> str | None:
+    """A chain said as steps ("find V-12's supplier, then that supplier's certifier, then its contact") as one
+    possessive question ("who is V-12's supplier's certifier's contact"); None when the words are not steps
+    that each name the previous step's result ("that supplier's", "its", "their") and one relation noun."""
+    import re
+
+    parts = [p.strip(" ?.!,") for p in re.split(_STEP_SPLIT, request.strip(), flags=re.IGNORECASE)]
+    if len(parts) < 2 or not all(parts):
+        return None
+    first = parts[0]
+    low = first.lower()
+    for lead in _STEP_LEADS:
+        if low.startswith(lead + " "):
+            first = first[len(lead) + 1 :]
+            break
+    chain = [first.removeprefix("the ").removeprefix("The ")]
+    for part in parts[1:]:
+        ws = part.split()
+        lw = [w.lower() for w in ws]
+        for lead in _STEP_LEADS:  # "then find its contact"
+            n = len(lead.split())
+            if lw[:n] == lead.split() and len(ws) > n:
+                ws, lw = ws[n:], lw[n:]
+                break
+        if len(ws) < 2 or lw[0] not in _BACK:
+            return None
+        if lw[0] in ("its", "their", "his", "her"):
+            noun = ws[1:]
+        else:  # "that supplier's certifier": the step names the previous result by its noun, then the new noun
+            at = next((i for i, w in enumerate(lw) if w.endswith("'s")), None)
+            if at is None or at == len(ws) - 1:
+                return None
+            previous = chain[-1].lower().rpartition("'s ")[2]
+            if " ".join([*lw[1:at], lw[at][:-2]]) != previous:  # "that operator's" after "PR-84's operator"
+                return None
+            noun = ws[at + 1 :]
+        chain.append(" ".join(noun))
+    return "who is " + "'s ".join(chain)

@@ -1,0 +1,210 @@
+"""The time a request carries in its words: "on 2025-12-01", "as of March 2026", "back in November", "last month".
+
+A request may say when it asks about. ``read_time(request, today)`` finds one such phrase, takes it out
+of the words (the rest is interpreted as any request is) and turns it into the day whose state the
+request asks about: the last view on or before that day answers it (``chainret.catalog.views.view_at``,
+the one resolver of a date). A period (a month, a year) asks about its end, or about its start when the
+words say so ("at the start of January 2026"); a period that is not over yet asks about ``today``.
+Relative words ("last month", "yesterday", "3 weeks ago", a month without a year) are read against
+``today``, which the caller passes in and the trace records, so a replay reads them the same way.
+
+Hand-written on purpose: the grammar is small and closed (a preposition, then a date, a month, a
+year or a relative phrase), and a date library's free-text parser would read words that are no time
+("may", "second", "march" in a name) as one. A phrase is taken only where it is led by a time
+preposition or is itself unmistakably relative, and only when it stands apart from other word
+characters (``PR-2025`` and ``db/2025-12-01.sql`` carry no time). "Before the ... change" is not read.
+
+``present_variants`` rewrites the past tense the time words call for ("who owned", "was on") into the
+present of the catalog's phrasings, since the view, not the verb, carries the time.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import Literal, NamedTuple
+
+_MONTHS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4, "may": 5,
+    "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9, "sep": 9, "sept": 9,
+    "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+}
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
+_MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+_ORD = r"(?:st|nd|rd|th)?"
+_DATE = (
+    rf"(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})"
+    rf"|(?P<d1>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<m1>{_MONTH}),?\s+(?P<y1>\d{{4}})"
+    rf"|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}}){_ORD},?\s+(?P<y2>\d{{4}})"
+    rf"|(?P<m3>{_MONTH}),?\s+(?P<y3>\d{{4}})"
+    rf"|(?P<m4>{_MONTH})"
+    rf"|(?P<y4>\d{{4}})"
+)
+_RELATIVE = (
+    r"(?P<yesterday>yesterday)"
+    r"|last\s+(?P<last>week|month|year)"
+    rf"|(?P<n>\d{{1,3}}|{'|'.join(_NUMBERS)})\s+(?P<unit>day|week|month|year)s?\s+ago"
+)
+# What may lead the time: a preposition, with "back" before it and a start or end of a period after it.
+_LEAD = r"(?:back\s+)?(?:on|as\s+of|as\s+at|at|in|during|by)"
+_EDGE = r"(?:the\s+)?(?P<edge>start|beginning|end)\s+of\s+"
+_PHRASE = (
+    rf"(?<![\w/.@-])(?P<phrase>(?:(?P<lead>{_LEAD})\s+(?:{_EDGE})?)?(?:{_DATE}|{_RELATIVE}))(?![\w/@]|-\w|\.\w)"
+)
+_COMPILED: list[re.Pattern[str]] = []
+_CUES = ("yesterday", "last ", " ago", *(m for m in _MONTHS if len(m) > 3), "jan", "feb", "mar", "apr", "jun", "jul",
+         "aug", "sep", "oct", "nov", "dec")
+
+
+def _pattern() -> re.Pattern[str]:
+    """The phrase pattern, compiled on first use (never on a request that a literal reading answers)."""
+    if not _COMPILED:
+        _COMPILED.append(re.compile(_PHRASE, re.IGNORECASE))
+    return _COMPILED[0]
+
+
+class TimeWords(NamedTuple):
+    """The time a request's words carry, and the request without them."""
+
+    words: str  # as written, e.g. "on 2025-12-01"
+    day: date  # the day whose state is asked about (the last view on or before it answers)
+    rest: str  # the request with the time words taken out
+    relative: bool  # read against ``today`` ("last month", a month without its year)
+    future: bool  # after ``today``: no record can say what holds then
+
+    def record(self, view: str | None) -> dict[str, str | None]:
+        """What a trace records of the time words (``meta.time``)."""
+        return {"words": self.words, "date": self.day.isoformat(), "view": view}
+
+
+Edge = Literal["start", "end"]
+
+
+def _period(first: date, last: date, edge: Edge, today: date) -> date:
+    return first if edge == "start" else min(last, today) if first <= today else last
+
+
+def _month_days(year: int, month: int) -> int:
+    return ((date(year + month // 12, month % 12 + 1, 1)) - date(year, month, 1)).days
+
+
+def _month_period(year: int, month: int) -> tuple[date, date]:
+    return date(year, month, 1), date(year, month, _month_days(year, month))
+
+
+def _shift_months(day: date, months: int) -> date:
+    y, m = divmod(day.year * 12 + day.month - 1 - months, 12)
+    return date(y, m + 1, min(day.day, _month_days(y, m + 1)))
+
+
+def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
+    """The day a matched phrase names, and whether it was read against ``today``; None for no real date."""
+    g = m.groupdict()
+    edge: Edge = "start" if (g["edge"] or "").lower() in ("start", "beginning") else "end"
+    if not g["lead"] and not (g["yesterday"] or g["last"] or g["unit"]):
+        return None  # a date, month or year is time only after a time preposition
+    month = next((_MONTHS[g[k].lower().rstrip(".")] for k in ("m1", "m2", "m3", "m4") if g[k]), None)
+    try:
+        if g["iso"]:
+            return date.fromisoformat(g["iso"]), False
+        if g["d1"] or g["d2"]:
+            assert month is not None
+            return date(int(g["y1"] or g["y2"]), month, int(g["d1"] or g["d2"])), False
+        if g["y3"]:
+            assert month is not None
+            return _period(*_month_period(int(g["y3"]), month), edge, today), False
+        if g["m4"]:  # a month without its year: the latest such month that has begun
+            assert month is not None
+            year = today.year if month <= today.month else today.year - 1
+            return _period(*_month_period(year, month), edge, today), True
+        if g["y4"]:
+            year = int(g["y4"])
+            return _period(date(year, 1, 1), date(year, 12, 31), edge, today), False
+    except ValueError:  # 2025-02-30: no such day
+        return None
+    if g["yesterday"]:
+        return today - timedelta(days=1), True
+    if g["last"]:
+        unit = g["last"].lower()
+        if unit == "week":
+            return today - timedelta(days=7), True
+        if unit == "month":
+            prev = _shift_months(today.replace(day=1), 1)
+            return _period(*_month_period(prev.year, prev.month), edge, today), True
+        return _period(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), edge, today), True
+    n = int(g["n"]) if g["n"].isdigit() else _NUMBERS[g["n"].lower()]
+    unit = g["unit"].lower()
+    if unit in ("day", "week"):
+        return today - timedelta(days=n * (7 if unit == "week" else 1)), True
+    return _shift_months(today, n * (12 if unit == "year" else 1)), True
+
+
+def read_time(request: str, today: date) -> TimeWords | None:
+    """The one time phrase of ``request`` and the day it names, or None when it carries none.
+
+    Two time phrases ("on 2025-12-01 and on 2026-01-10") are not read: the second stays in the words,
+    which then match no phrasing, so such a request is never answered as if it asked about one time.
+    """
+    low = request.lower()
+    if not any(c.isdigit() for c in low) and not any(w in low for w in _CUES):
+        return None  # (most requests: no pattern to compile or run)
+    hits = [(m, d) for m in _pattern().finditer(request) if (d := _day(m, today)) is not None]
+    if len(hits) != 1:
+        return None
+    m, (day, relative) = hits[0]
+    rest = f"{request[: m.start('phrase')]} {request[m.end('phrase') :]}"
+    rest = re.sub(r"\s+([,?.!])", r"\1", re.sub(r"\s+", " ", rest))
+    rest = re.sub(r",(?=[,?.!])", "", rest).strip(" ,")
+    return TimeWords(m.group("phrase"), day, rest, relative, day > today)
+
+
+# -- the past tense the time words call for ----------------------------------------------------------
+_PAST_BE = {"was": ("is",), "were": ("are",), "did": ("does", "do"), "had": ("has", "have")}
+
+
+def _presents(word: str, vocab: set[str]) -> tuple[str, ...]:
+    """Present forms in ``vocab`` of a regular past-tense word ("owned": owns, own; "used": uses, use)."""
+    low = word.lower()
+    if low in _PAST_BE:
+        return _PAST_BE[low]
+    head, sep, last = low.rpartition("-")
+    if not last.endswith("ed") or len(last) < 4:  # ("owned" of "owned by" too: the words as written are read first)
+        return ()
+    stems = [last[:-1], last[:-2]]  # used -> use, owned -> own
+    if len(last) > 4 and last[-3] == last[-4]:
+        stems.append(last[:-3])  # stopped -> stop
+    if last.endswith("ied"):
+        stems.append(last[:-3] + "y")  # applied -> apply
+    out: list[str] = []
+    for stem in stems:
+        third = stem[:-1] + "ies" if stem.endswith("y") else stem + ("es" if stem.endswith(("s", "sh", "ch", "x")) else "s")
+        out += [head + sep + f for f in (third, stem) if f in vocab or (sep and f"{head}{sep}{f}" in vocab)
+                or (sep and f in vocab)]
+    return tuple(dict.fromkeys(out))
+
+
+VARIANTS_MAX = 8  # past-tense words are few in one request; each variant is interpreted once
+
+
+def present_variants(text: str, vocab: set[str]) -> list[tuple[str, list[tuple[str, str]]]]:
+    """``text`` with its past-tense words put in the present, every way the vocabulary allows (at most
+    ``VARIANTS_MAX``), each with its (past, present) rewrites; empty when no word is in the past."""
+    from itertools import product
+
+    toks = re.split(r"(\s+)", text)
+    slots = [(i, forms) for i, t in enumerate(toks) if (forms := _presents(t.strip("?.,!"), vocab))]
+    if not slots:
+        return []
+    out: list[tuple[str, list[tuple[str, str]]]] = []
+    for choice in product(*(forms for _, forms in slots)):
+        new = list(toks)
+        rewrites: list[tuple[str, str]] = []
+        for (i, _), form in zip(slots, choice):
+            word = toks[i].strip("?.,!")
+            new[i] = toks[i].replace(word, form)
+            rewrites.append((word, form))
+        out.append(("".join(new), rewrites))
+        if len(out) == VARIANTS_MAX:
+            break
+    return out

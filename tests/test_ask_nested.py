@@ -1,0 +1,115 @@
+"""A slot said as a request of its own ("the teams under Engineering", "Alice's teams", "the APIs that web-shop
+consumes") composes the inner pattern's hops with the outer pattern's, and the engine answers the chain over
+the inner set; a chain said as steps reads as its possessive question. Negative controls: an inner answer of
+another type than the slot, a slot that is no request, readings that disagree, steps that are no steps."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from chainret.catalog.load import load_catalog
+from chainret.pipeline.ask import ask
+from chainret.query import nested as nested_mod
+from chainret.query.nested import Inner, agreement_variants, inner_questions, steps_question
+from chainret.store import resolve_catalog
+from chainret.store.base import CatalogReader
+from chainret.verify.replay import verify
+
+ROOT = Path(__file__).resolve().parents[1]
+U = "user:newcomer:default."
+
+
+@pytest.fixture(scope="module")
+def newcomer(tmp_path_factory: pytest.TempPathFactory) -> CatalogReader:
+    """The newcomer example's imported history (its newest view answers)."""
+    spec = importlib.util.spec_from_file_location("newcomer_score_nested", ROOT / "benchmarks" / "newcomer_score.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return resolve_catalog(str(module.build_catalog(tmp_path_factory.mktemp("nested"))))
+
+
+def _answers(trace) -> set[str]:  # noqa: ANN001
+    return {a.id for a in trace.answers or ()} or ({trace.path_ids[-1]} if trace.path_ids else set())
+
+
+@pytest.mark.parametrize(("words", "chain", "expected"), [
+    ("Who is in the teams under Engineering?", ["parent_of", "has_member"],
+     {U + n for n in ("alice", "bob", "carol", "dave", "erin", "frank")}),
+    ("What do Alice's teams own?", ["member_of", "owner_of"],
+     {"api:newcomer:default.payments-api", "component:newcomer:default.checkout-service", "component:newcomer:default.search",
+      "component:newcomer:default.web-shop", "system:newcomer:default.storefront"}),
+    ("Who owns the APIs that web-shop consumes?", ["consumes_api", "owned_by"],
+     {"group:newcomer:default.team-platform", "group:newcomer:default.team-payments"}),
+    ("Who is on the team responsible for checkout-service?", ["owned_by", "has_member"], {U + "alice", U + "carol"}),
+])
+def test_a_slot_said_as_a_request_composes_the_chain(newcomer: CatalogReader, words: str, chain: list[str], expected: set[str]) -> None:
+    trace = ask(words, newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None
+    assert trace.interpretation.reading == "nested" and trace.interpretation.predicates == chain
+    assert _answers(trace) == expected and trace.completeness is not None and trace.completeness.complete
+    parts = {m.part for m in trace.interpretation.match}
+    assert {"pattern", "inner", "entity"} <= parts  # the trace shows the outer phrasing and the inner question
+    assert verify(trace, newcomer).ok
+
+
+@pytest.mark.parametrize("words", [
+    "Who is on the APIs that web-shop consumes?",  # the inner answer (APIs) is no group: no member hop from it
+    "What do Alice's pets own?",  # "pets" names no relation of Alice
+    "Who owns the APIs that nobody-here consumes?",  # the inner entity is unknown
+])
+def test_a_slot_whose_inner_request_does_not_fit_is_not_answered(newcomer: CatalogReader, words: str) -> None:
+    assert ask(words, newcomer).outcome != "accepted_path"
+
+
+def test_inner_readings_that_disagree_are_refused(newcomer: CatalogReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = nested_mod.nested_readings
+
+    def two(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - the real readings, and one more that differs
+        found = real(*args, **kwargs)
+        if not found:  # (an inner question's own slot: nothing to add)
+            return found
+        other = found[0].interpretation.model_copy(update={"predicates": ["member_of"]})
+        return [*found, Inner(found[0].question, found[0].slot_words, found[0].outer_phrasing, found[0].outer_pattern, other)]
+
+    words = "Who is in the teams under Engineering?"
+    monkeypatch.setattr(nested_mod, "nested_readings", two)
+    trace = ask(words, newcomer)
+    assert trace.outcome == "refused" and trace.reason is not None and trace.reason.code == "ambiguous_reading"
+    monkeypatch.setattr(nested_mod, "nested_readings", real)  # the control: one reading answers
+    assert ask(words, newcomer).outcome == "accepted_path"
+
+
+def test_inner_questions_and_agreement() -> None:
+    assert inner_questions("the teams under Engineering")[0] == "which teams are under Engineering"
+    assert "which teams is Alice in" in inner_questions("Alice's teams")
+    assert "which API does order-service provide" in inner_questions("the API that order-service provides")
+    assert inner_questions("web-shop") == [] and inner_questions("the web-shop") == []  # a name is no request
+    vocab = {"owns", "own", "does", "depends"}
+    assert agreement_variants("Which teams own X?", vocab) == ["Which team owns X?"]
+    assert agreement_variants("What do X own?", vocab) == ["What does X own?"]
+    assert agreement_variants("Which team owns X?", vocab) == []  # already the phrasings' number
+
+
+def test_a_chain_said_as_steps_reads_as_its_possessive_question() -> None:
+    cat = load_catalog("catalogs/default.yaml")
+    assert steps_question("Find PR-84's operator, then its contact.") == "who is PR-84's operator's contact"
+    trace = ask("Find PR-84's operator, then that operator's contact", cat)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None and trace.interpretation.reading == "steps"
+    assert trace.path_ids == ["project:final:main", "org:final:south", "contact:final:field"]
+    assert verify(trace, cat).ok
+    for words in ("Find PR-84's operator, then delete the catalog", "Find PR-84's operator, then the weather's contact"):
+        assert ask(words, cat).outcome != "accepted_path"  # a step that does not name the previous result
+
+
+def test_past_tense_variants_that_follow_one_chain_agree(newcomer: CatalogReader) -> None:
+    """"owned" read as "owns" (a declared two-hop pattern) and as "own" (the same hops composed) mean the same."""
+    trace = ask("Who was on the team that owned order-service on 2025-11-20?", newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None
+    assert trace.interpretation.predicates == ["owned_by", "has_member"] and trace.meta["view"].startswith("2025-11-03")
+    assert _answers(trace) == {U + "alice", U + "bob"}

@@ -1,0 +1,129 @@
+"""A request that carries its time ("on 2025-12-01", "as of March 2026", "last month") is answered in the view
+those words name: the last view on or before the day, by the one view resolver; the trace records the words,
+the day, the view and the reference date, and replays the same. Negative controls beside each rule."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from chainret.catalog.load import load_catalog
+from chainret.catalog.models import Catalog
+from chainret.catalog.views import as_of_view, view_at, view_day
+from chainret.pipeline.ask import ask
+from chainret.query.when import present_variants, read_time
+from chainret.verify.replay import verify
+
+TODAY = date(2026, 12, 6)
+DESK, FIELD = "contact:final:desk", "contact:final:field"  # the default catalog's answer in its first and second view
+
+
+@pytest.fixture(scope="module")
+def dated() -> Catalog:
+    """The default catalog with its two views named by month and by day (not by a history's commits)."""
+    cat = load_catalog("catalogs/default.yaml")
+    first, second = sorted(cat.views, key=lambda v: v.order)
+    return cat.model_copy(update={"views": [first.model_copy(update={"name": "2025-11"}),
+                                            second.model_copy(update={"name": "2026-03-15"})]})
+
+
+@pytest.mark.parametrize(("words", "phrase", "day"), [
+    ("Which contact serves PR-84 on 2025-12-01?", "on 2025-12-01", date(2025, 12, 1)),
+    ("As of 3 November 2025, which contact serves PR-84?", "As of 3 November 2025", date(2025, 11, 3)),
+    ("Which contact served PR-84 back in November 2025?", "back in November 2025", date(2025, 11, 30)),
+    ("Which contact serves PR-84 at the start of January 2026?", "at the start of January 2026", date(2026, 1, 1)),
+    ("Which contact serves PR-84 in December?", "in December", TODAY),  # the month not over yet: today
+    ("Which contact serves PR-84 in May?", "in May", date(2026, 5, 31)),  # the latest May that has begun
+    ("Which contact serves PR-84 last month?", "last month", date(2026, 11, 30)),
+    ("Which contact serves PR-84 3 weeks ago?", "3 weeks ago", date(2026, 11, 15)),
+    ("Which contact serves PR-84 on March 2nd, 2026?", "on March 2nd, 2026", date(2026, 3, 2)),
+])
+def test_time_words_are_read_and_taken_out(words: str, phrase: str, day: date) -> None:
+    when = read_time(words, TODAY)
+    assert when is not None and (when.words, when.day) == (phrase, day)
+    assert "PR-84" in when.rest and phrase not in when.rest and not when.rest.startswith((",", " "))
+
+
+@pytest.mark.parametrize("words", [
+    "Which contact serves PR-2025?",  # digits inside a name
+    "Who owns db/2025-12-01.sql?",  # a date inside a path
+    "Who owns the may release?",  # a month word without a time preposition
+    "Which contact serves PR-84 on 2025-02-30?",  # no such day
+    "Which contact serves PR-84 on 2025-12-01 or on 2026-01-10?",  # two times: not read as one
+    "Which contact serves PR-84?",
+])
+def test_words_that_are_no_single_time_are_left_alone(words: str) -> None:
+    assert read_time(words, TODAY) is None
+
+
+def test_the_past_tense_is_put_in_the_present_only_as_the_vocabulary_allows() -> None:
+    vocab = {"owns", "own", "is", "uses", "use"}
+    assert [t for t, _ in present_variants("Who owned X, and was it used?", vocab)][0] == "Who owns X, and is it uses?"
+    assert present_variants("Who owns X?", vocab) == []  # nothing in the past
+    assert present_variants("Who jumped X?", vocab) == []  # a verb the catalog does not know stays as written
+
+
+def test_dated_views_of_every_naming_resolve_by_one_rule(dated: Catalog) -> None:
+    names = {v.name: view_day(v) for v in dated.views}
+    assert names == {"2025-11": date(2025, 11, 1), "2026-03-15": date(2026, 3, 15)}
+    assert view_at(dated.views, date(2026, 3, 14)).name == "2025-11"  # type: ignore[union-attr]
+    assert view_at(dated.views, date(2026, 3, 15)).name == "2026-03-15"  # type: ignore[union-attr]
+    assert view_at(dated.views, date(2025, 10, 31)) is None
+    assert as_of_view(dated.views, "2026-01-01").name == "2025-11"  # type: ignore[union-attr]  # --view DATE: the same rule
+    plain = load_catalog("catalogs/default.yaml")
+    assert [view_day(v) for v in plain.views] == [None, None]  # "final", "revised" carry no date
+
+
+@pytest.mark.parametrize(("words", "view", "end"), [
+    ("Which contact serves PR-84 on 2026-01-10?", "2025-11", DESK),
+    ("Which contact served PR-84 as of March 2026?", "2026-03-15", FIELD),
+    ("As of 2025-12-01, which contact serves PR-84?", "2025-11", DESK),
+    ("Which contact serves PR-84 last month?", "2026-03-15", FIELD),
+])
+def test_the_words_choose_the_view(dated: Catalog, words: str, view: str, end: str) -> None:
+    trace = ask(words, dated, today=TODAY)
+    assert trace.outcome == "accepted_path" and trace.path_ids is not None and trace.path_ids[-1] == end
+    assert trace.meta["view"] == view and trace.interpretation is not None and trace.interpretation.view == view
+    assert trace.meta["time"]["view"] == view and trace.meta["today"] == TODAY.isoformat()  # type: ignore[index]
+    assert any(m.part == "time" and m.target == view for m in trace.interpretation.match)
+    assert verify(trace, dated).ok  # replays the same (the reference date is in the trace)
+
+
+def test_a_request_without_time_words_is_unchanged(dated: Catalog) -> None:
+    trace = ask("Which contact serves PR-84?", dated, today=TODAY)
+    assert trace.meta["view"] == "2026-03-15" and "time" not in trace.meta and "today" not in trace.meta
+    # the negative control: the same words with a time that names the first view answer otherwise
+    assert ask("Which contact serves PR-84 on 2025-12-01?", dated, today=TODAY).path_ids[-1] == DESK  # type: ignore[index]
+
+
+def test_a_relative_time_replays_against_the_recorded_today(dated: Catalog) -> None:
+    trace = ask("Which contact serves PR-84 last month?", dated, today=date(2026, 1, 15))  # last month: December 2025
+    assert trace.meta["view"] == "2025-11" and trace.path_ids[-1] == DESK  # type: ignore[index]
+    assert verify(trace, dated).ok  # replayed with the recorded today, not the real one (which reads another view)
+    later = ask("Which contact serves PR-84 last month?", dated, today=TODAY)
+    assert later.meta["view"] == "2026-03-15"
+
+
+@pytest.mark.parametrize(("words", "view", "said"), [
+    ("Which contact serves PR-84 on 2025-10-01?", None, "the first view of this catalog is 2025-11"),
+    ("Which contact serves PR-84 in 2030?", None, "after today (2026-12-06)"),
+    ("Which contact serves PR-84 on 2025-12-01?", "2026-03-15", "which is view 2025-11, but the view requested is 2026-03-15"),
+])
+def test_a_time_no_view_answers_is_refused_with_its_reason(dated: Catalog, words: str, view: str | None, said: str) -> None:
+    trace = ask(words, dated, view=view, today=TODAY)
+    assert trace.outcome == "refused" and trace.reason is not None and trace.reason.code == "no_view_at_time"
+    assert said in trace.reason.message
+    assert verify(trace, dated).ok
+
+
+def test_an_agreeing_view_and_time_words_answer(dated: Catalog) -> None:
+    trace = ask("Which contact serves PR-84 on 2025-12-01?", dated, view="2025-11", today=TODAY)
+    assert trace.outcome == "accepted_path" and trace.path_ids[-1] == DESK  # type: ignore[index]
+
+
+def test_time_words_in_a_catalog_whose_views_carry_no_date_are_refused() -> None:
+    plain = load_catalog("catalogs/default.yaml")
+    trace = ask("Which contact serves PR-84 on 2025-12-01?", plain, today=TODAY)
+    assert trace.outcome == "refused" and trace.reason is not None and trace.reason.code == "no_view_at_time"
+    assert "final" in trace.reason.message  # names the views there are

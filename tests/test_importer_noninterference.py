@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from store_worlds import pg_url  # noqa: F401
 
 from chainret.pipeline.ask import answer, ask
 from chainret.catalog.load import load_catalog
@@ -198,3 +199,101 @@ def test_the_references_of_one_file_are_bounded(tmp_path: Path, monkeypatch: pyt
     shutil.rmtree(tmp_path / "t")
     _write(tmp_path / "t", {"org/groups.yaml": many.replace("[a, b, c, d]", "[a, b, c, a, b, c, a]")})
     assert read_snapshot(tmp_path / "t", ["backstage"], "acme").errors == []
+
+
+# -- the same differential over compiled stores (SQLite, PostgreSQL with row-level security) ---------------
+# A store keeps each label's declaring document (``chainret.store.schema.entity_rows``): a public reader of
+# the store of the full tree is shown what the store of the reduced tree shows, name for name.
+STORE_KINDS = ("sqlite", "postgres")
+
+
+def _compiled(catalog: Path, kind: str, tmp: Path, server: str) -> str:
+    """``catalog`` compiled into a new store of ``kind``; its location (a file, or a URL with a fresh schema)."""
+    from store_worlds import new_schema_url
+
+    from chainret.store import compile_store
+
+    out = str(tmp / f"{catalog.stem}.db") if kind == "sqlite" else new_schema_url(server)
+    compile_store(load_catalog(catalog), out)
+    return out
+
+
+@pytest.fixture
+def stored_worlds(worlds: tuple[Path, Path], tmp_path: Path, request: pytest.FixtureRequest) -> dict[str, tuple[str, str]]:
+    """{store kind: (store of the full tree, store of the reduced tree)}."""
+    pg = request.getfixturevalue("pg_url")
+    return {kind: (_compiled(worlds[0], kind, tmp_path, pg), _compiled(worlds[1], kind, tmp_path, pg)) for kind in STORE_KINDS}
+
+
+def _public_view_of(store: str, requests: list[str]) -> dict[str, object]:
+    """Everything public is shown of a store: each request's trace and served answer (suggestions, names),
+    the pattern and view lists with their descriptions, the digest and the revision token."""
+    service = Service(store)
+    shown: dict[str, object] = {"patterns": service.patterns("public").model_dump(mode="json")}
+    for words in requests:
+        trace = ask(words, store).model_dump(mode="json")
+        trace["meta"] = {k: v for k, v in trace["meta"].items() if k not in ("catalog", "ask_ms")}
+        got = service.ask(Identity("public"), AskIn(request=words)).model_dump(mode="json")
+        got["trace"] = None
+        shown[words] = {"trace": trace, "served": got}
+    return shown
+
+
+@pytest.mark.parametrize("kind", STORE_KINDS)
+def test_public_over_a_store_is_shown_what_the_reduced_trees_store_shows(stored_worlds, kind: str) -> None:
+    full, reduced = stored_worlds[kind]
+    assert _public_view_of(full, REQUESTS) == _public_view_of(reduced, REQUESTS)
+    # negative control: hr reads the users file over the same store, and is told its name and e-mail
+    assert ask("What does jane@example.com own?", full, principal="hr").path_ids == [JANE, "component:acme:default.svc"]
+    assert answer("Who owns svc?", full, principal="hr").names[JANE] == "Jane Secret"
+    assert answer("Who owns svc?", full).names[JANE] == "jane"
+
+
+@pytest.mark.parametrize("kind", STORE_KINDS)
+def test_stores_answer_as_the_catalog_in_memory(worlds: tuple[Path, Path], stored_worlds, kind: str) -> None:
+    """Store parity for names: public and hr over the store = over the catalog file."""
+    full = stored_worlds[kind][0]
+    for principal in ("public", "hr"):
+        for words in REQUESTS:
+            a, b = _shown(worlds[0], words, principal), ask(words, full, principal=principal).model_dump(mode="json")
+            b["meta"] = {k: v for k, v in b["meta"].items() if k not in ("catalog", "ask_ms")}
+            assert a == b, (principal, words)
+
+
+def test_the_store_guard_is_what_hides_the_names(stored_worlds, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Negative control: with the label condition switched off, public over the full tree's store resolves the
+    e-mail only the restricted users file holds, and the differential above fails."""
+    from chainret.store.sql import SQLStore
+
+    full, reduced = stored_worlds["sqlite"]
+    monkeypatch.setattr(SQLStore, "label_condition", lambda self, col, principal, within=None: ("", ()))
+    monkeypatch.setattr(SQLStore, "hides_names", lambda self, reader: False)
+    leaked = ask("What does jane@example.com own?", full)
+    assert leaked.outcome == "accepted_path"
+    assert _public_view_of(full, REQUESTS[2:3]) != _public_view_of(reduced, REQUESTS[2:3])
+
+
+def test_a_public_login_reads_no_restricted_label_from_postgres(worlds: tuple[Path, Path], stored_worlds, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch, pg_url: str) -> None:  # noqa: F811
+    """Row-level security, not Python: a login granted ``public`` selects every row of every table of the store
+    and finds neither the display name nor the e-mail only the restricted users file declares; a login granted
+    ``hr`` finds both (control); so does the public login of a store compiled without the label policy."""
+    import psycopg
+
+    from chainret.store import postgres
+    from chainret.store.postgres import grant_login, split_url
+
+    def found(url: str, principal: str, login: str) -> set[str]:
+        grant_login(url, principal, login, password="pw-" + login)
+        conninfo, schema = split_url(url)
+        with psycopg.connect(conninfo, user=login, password="pw-" + login, autocommit=True) as conn:
+            tables = [r[0] for r in conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s", (schema,))]
+            text = " ".join(str(row) for t in tables for row in conn.execute(f"SELECT * FROM {schema}.{t}"))
+        return {s for s in ("Jane Secret", "jane@example.com") if s in text}
+
+    full = stored_worlds["postgres"][0]
+    assert found(full, "public", "t_names_public") == set()
+    assert found(full, "hr", "t_names_hr") == {"Jane Secret", "jane@example.com"}
+    monkeypatch.setattr(postgres, "LABEL_TABLES", ())
+    unguarded = _compiled(worlds[0], "postgres", tmp_path, pg_url)
+    assert found(unguarded, "public", "t_names_unguarded") == {"Jane Secret", "jane@example.com"}

@@ -112,10 +112,13 @@ def narrowed(cat: Catalog, reader: str, *, session: Session | None = None) -> bo
 
 def reader_narrowed(reader: object, viewer: str) -> bool:
     """``narrowed`` of a catalog reader: held in memory (``MemoryStore``), its names and views; a compiled store
-    keeps no name sources, so its views only (``SQLStore.reader_views``)."""
+    answers the same two questions from its tables (``SQLStore.hides_names``, ``SQLStore.reader_views``)."""
     cat = getattr(reader, "catalog", None)
     if isinstance(cat, Catalog):
         return narrowed(cat, viewer, session=getattr(reader, "session", None))
+    hides = getattr(reader, "hides_names", None)
+    if hides is not None and hides(viewer):
+        return True
     views = getattr(reader, "reader_views", None)
     return views is not None and len(views(viewer)) != len(getattr(reader, "views", ()))
 

@@ -18,7 +18,7 @@ from typing import Protocol
 
 from chainret.catalog.models import Catalog
 from chainret.store.base import StoreError
-from chainret.store.schema import TABLES, Compiled, SQLValue, as_int, as_str, corpus_rows, text_pairs
+from chainret.store.schema import LABEL_READERS_SQL, TABLES, Compiled, SQLValue, as_int, as_str, corpus_rows, text_pairs
 
 BATCH = 20_000
 
@@ -69,7 +69,7 @@ class _Buffers:
 
 def _fill(w: Writer, comp: Compiled, doc_ords: dict[str, int]) -> dict[int, tuple[int, int]]:
     """Insert every record ``comp`` yields (all of a new catalog, or the new ones of an update)."""
-    for table in ("entities", "names", "predicates", "patterns", "documents", "readers", "document_meta", "views"):
+    for table in ("entities", "names", "name_sources", "predicates", "patterns", "documents", "readers", "document_meta", "views"):
         _batched(w, table, getattr(comp, table)())
     _batched(w, "view_docs", comp.view_docs(doc_ords))
     buf = _Buffers(w, "units", "postings")
@@ -84,6 +84,12 @@ def _fill(w: Writer, comp: Compiled, doc_ords: dict[str, int]) -> dict[int, tupl
         buf.flush(full_only=True)
     buf.flush()
     return stats
+
+
+def label_readers(w: Writer) -> None:
+    """Recompute ``label_readers`` (who may read a document that declares labels) from the written tables."""
+    w.execute("DELETE FROM label_readers")
+    w.execute(LABEL_READERS_SQL)
 
 
 def _corpus(w: Writer) -> None:
@@ -115,6 +121,7 @@ class WholeCatalog:
         _batched(w, "identities", comp.identities(1))
         _fill(w, comp, comp.doc_ords())
         _corpus(w)
+        label_readers(w)
         return counts(w)
 
 
@@ -189,6 +196,7 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     seq = as_int(w.rows("SELECT coalesce(max(seq), 0) FROM identities")[0][0]) + 1
     _batched(w, "identities", comp.identities(seq))
     _corpus(w)
+    label_readers(w)
     return {t: len(keys[t][1]) - len(stored[t]) for t in keys}
 
 

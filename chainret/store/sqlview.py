@@ -10,7 +10,7 @@ from chainret.core.codes import DefectCode
 from chainret.catalog.models import normalize_name
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
-from chainret.store.rowdecode import CACHE_MAX, RelRow, SQLRow, StatusRow, _bounded, _entity, _reasons, _unit, anchor_of
+from chainret.store.rowdecode import CACHE_MAX, RelRow, SQLRow, StatusRow, _bounded, _reasons, _unit, anchor_of
 from chainret.store.sqlrows import IN_VIEW, KNOWN, READABLE, REL_COLS, WITHIN, RowSource, ViewCatalog, _marks
 
 from chainret.engine.hops import Rel
@@ -254,22 +254,22 @@ class SQLView:
 
     # -- entities -------------------------------------------------------------------------------------------
     def resolve(self, text: str, type: str | None = None) -> list[Entity]:  # noqa: A002 - API name
-        """Entities named ``text`` that the principal may know (in a relation of a document they may read)."""
+        """Entities named ``text`` that the principal may know (in a relation of a document they may read),
+        by a label they may know (``SQLStore.label_condition``), with the labels they are shown."""
         known, kp = self._known()
-        # No DISTINCT: ``names``' primary key (key, entity_ord) gives an entity one row per key (a sort saved).
-        sql = (
-            "SELECT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
-            f"WHERE n.key = ? AND {known}"
-        )
-        params: list[str] = [normalize_name(text), *kp]
+        label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
+        sql = f"SELECT DISTINCT e.id FROM names n JOIN entities e ON e.ord = n.entity_ord WHERE n.key = ? AND {known}{label}"
+        params: list[str] = [normalize_name(text), *kp, *lp]
         if type is not None:
             sql += " AND n.type = ?"
             params.append(type)
-        return sorted((_entity(r) for r in self._rows(sql, params)), key=lambda e: e.id)
+        ids = sorted(str(r[0]) for r in self._rows(sql, params))
+        shown = self.store.labelled(ids, self.principal, self.within)
+        return [shown[i] for i in ids if i in shown]
 
     def name_lookup(self) -> NameLookup:
-        """The store's name index (catalog-wide candidates: check ``knows`` before use)."""
-        return self.store.name_lookup()
+        """The store's name index as this view's reader knows the names (candidates: check ``knows`` before use)."""
+        return self.store.label_lookup(self.principal, self.within)
 
     def knows(self, entity_id: str) -> bool:
         """True when the principal may know this entity (it occurs in a document they may read)."""
@@ -286,13 +286,17 @@ class SQLView:
         return sql, (who, self.within, who, self.within)
 
     def entity(self, entity_id: str) -> Entity | None:
-        return self._catalog.entity(entity_id)
+        """The entity with the labels the principal is shown (within the narrower viewer), if it exists
+        (and, in a reader's catalog, if the reader knows it)."""
+        if self._catalog.entity(entity_id) is None:
+            return None
+        return self.store.labelled([entity_id], self.principal, self.within).get(entity_id)
 
     def entities_of(self, ids: Sequence[str]) -> dict[str, Entity]:
         """``entity`` of each id that exists; over the whole store, one statement for those not yet read."""
-        if self._catalog is self.store:
-            return self.store.entities_of(ids)
-        return {i: e for i in ids if (e := self._catalog.entity(i)) is not None}
+        if self._catalog is not self.store:
+            ids = [i for i in ids if self._catalog.entity(i) is not None]
+        return self.store.labelled(ids, self.principal, self.within)
 
     def predicate(self, name: str) -> Predicate | None:
         return self.store.predicates_by_name.get(name)

@@ -48,11 +48,13 @@ from chainret.catalog.references import duplicate_message, wrong_world_message
 from chainret.catalog.models import (
     Catalog,
     Entity,
+    NameSource,
     Pattern,
     Predicate,
     Relation,
     SourceDocument,
     View,
+    merge_sources,
     sha256_digest,
     split_doc_ref,
     type_union,
@@ -60,8 +62,8 @@ from chainret.catalog.models import (
     unit_spans,
 )
 from chainret.core.progress import Progress, no_progress
-from chainret.store.compile import BATCH, Writer, _Buffers, _corpus, counts
-from chainret.store.schema import Row, as_int, as_str, name_rows
+from chainret.store.compile import BATCH, Writer, _Buffers, _corpus, counts, label_readers
+from chainret.store.schema import Row, as_int, as_str, entity_rows
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as in Compiled)
@@ -185,7 +187,7 @@ class StreamCompile:
         self._names: dict[int, tuple[str, list[str]]] = {}
         # ``relation_defects`` reads only the slice of a Catalog that ``_Index`` answers (its docstring).
         self.index = cast(Catalog, _Index(self))
-        self._buffers = _Buffers(w, "entities", "names", "predicates", "patterns", "documents", "readers", "document_meta",
+        self._buffers = _Buffers(w, "entities", "names", "name_sources", "predicates", "patterns", "documents", "readers", "document_meta",
                                  "views", "view_docs", "relations", "relation_quotes")
         self.rows = self._buffers.rows
         self._spill_dir = tempfile.mkdtemp(prefix="chainret-compile-", dir=spill_dir)
@@ -250,8 +252,10 @@ class StreamCompile:
         if e.world != self.head["world"]:
             self._err(self.world_issues, "wrong_world", f"entities[{i}] (id {e.id})", "id",
                       wrong_world_message(self.head["world"], e.world))
-        self.rows["entities"].append((i, e.id, e.type, e.name, json.dumps(e.aliases), e.description))
-        self.rows["names"].extend(name_rows(e.id, e.name, e.aliases, e.type, i))
+        entity, names, sources = entity_rows(e, i)
+        self.rows["entities"].append(entity)
+        self.rows["names"].extend(names)
+        self.rows["name_sources"].extend(sources)
         self._spill("entities", i, e)
         self._flush(full_only=True)
 
@@ -428,6 +432,10 @@ class StreamCompile:
         if hit is None:
             self._flush()
             name, aliases = self.w.rows("SELECT name, aliases FROM entities WHERE ord = ?", (ordinal,))[0]
+            sources = self.w.rows("SELECT name, aliases FROM name_sources WHERE entity_ord = ? ORDER BY seq", (ordinal,))
+            if sources:  # an importer's entity: its labels are all its sources' (``schema.entity_rows``)
+                name, merged, _ = merge_sources(NameSource(name=as_str(n), aliases=json.loads(as_str(a))) for n, a in sources)
+                aliases = json.dumps(merged)
             hit = self._names[ordinal] = (str(name), [str(a) for a in json.loads(as_str(aliases))])
         return hit
 
@@ -503,6 +511,7 @@ class StreamCompile:
         self.w.insert("meta", list(meta.items()))
         self.w.insert("identities", [(1, "", digest), *((1, p, d) for p, d in sorted(readers.items()))])
         _corpus(self.w)
+        label_readers(self.w)
         return counts(self.w)
 
     def _units(self) -> None:

@@ -228,8 +228,11 @@ def stored_worlds(worlds: tuple[Path, Path], tmp_path: Path, request: pytest.Fix
 def _public_view_of(store: str, requests: list[str]) -> dict[str, object]:
     """Everything public is shown of a store: each request's trace and served answer (suggestions, names),
     the pattern and view lists with their descriptions, the digest and the revision token."""
+    from chainret.evaluate.coverage import coverage
+
     service = Service(store)
-    shown: dict[str, object] = {"patterns": service.patterns("public").model_dump(mode="json")}
+    shown: dict[str, object] = {"patterns": service.patterns("public").model_dump(mode="json"),
+                                "coverage": coverage(store).model_dump(mode="json")}
     for words in requests:
         trace = ask(words, store).model_dump(mode="json")
         trace["meta"] = {k: v for k, v in trace["meta"].items() if k not in ("catalog", "ask_ms")}
@@ -258,6 +261,9 @@ def test_stores_answer_as_the_catalog_in_memory(worlds: tuple[Path, Path], store
             a, b = _shown(worlds[0], words, principal), ask(words, full, principal=principal).model_dump(mode="json")
             b["meta"] = {k: v for k, v in b["meta"].items() if k not in ("catalog", "ask_ms")}
             assert a == b, (principal, words)
+        from chainret.evaluate.coverage import coverage
+
+        assert coverage(full, principal=principal) == coverage(worlds[0], principal=principal)
 
 
 def test_the_store_guard_is_what_hides_the_names(stored_worlds, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -90,6 +90,7 @@ class RowSource(ViewCatalog, Protocol):
     """What the view, the reader store and the index read of a SQL store (``SQLStore`` answers it)."""
 
     db: Backend
+    name_sources: bool  # schema 6: each label's declaring document is kept (``chainret.store.schema.entity_rows``)
     _known_ids: set[str]
     _rows_cache: dict[str, RelRow | None]  # relation rows by id, read when asked for (PostgreSQL's hop statement primes it)
 

@@ -175,7 +175,11 @@ class SQLView:
         return [r for r in self.relations() if self.relation_status(r).eligible]
 
     def relations(self) -> list[Relation]:
-        rows = self.store.db.rows(f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord ORDER BY r.ord")
+        """Every relation of the view's catalog (of a narrower viewer's: those of documents they may read); read in
+        the view as its principal, so PostgreSQL's policy shows the quotes of the documents they may read there."""
+        w, wp = self._w("r.doc_ord")
+        rows = self._rows(
+            f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE 1 = 1{w} ORDER BY r.ord", wp)
         return [self.store._relation_model(r) for r in cast("list[RelRow]", rows)]
 
     def supporting_unit(self, relation: Relation | str) -> Unit | None:
@@ -270,6 +274,26 @@ class SQLView:
     def name_lookup(self) -> NameLookup:
         """The store's name index as this view's reader knows the names (candidates: check ``knows`` before use)."""
         return self.store.label_lookup(self.principal, self.within)
+
+    def declared_entities(self, text: str | None = None, type_: str | None = None) -> list[Entity]:
+        """Entities that a document the principal may read (within the narrower viewer) declares
+        (``name_sources``: ``chainret.catalog.readable.declared_entities``), in catalog order, with the labels
+        they are shown. With ``text``: only those named ``text`` (of ``type_``) by a label they may know
+        that take part in no relation they may read (``chainret.query.declared.declared_unrelated``)."""
+        if not self.store.name_sources:
+            return []
+        src, sp = self.store.label_condition("s.doc_id", self.principal, self.within)
+        sql = f"SELECT e.id FROM entities e WHERE EXISTS (SELECT 1 FROM name_sources s WHERE s.entity_ord = e.ord AND s.doc_id <> ''{src})"
+        params: list[str] = [*sp]
+        if text is not None:
+            known, kp = self._known()
+            label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
+            typed = " AND n.type = ?" if type_ is not None else ""
+            sql += f" AND NOT {known} AND EXISTS (SELECT 1 FROM names n WHERE n.entity_ord = e.ord AND n.key = ?{label}{typed})"
+            params += [*kp, normalize_name(text), *lp, *([type_] if type_ is not None else [])]
+        ids = [str(r[0]) for r in self._rows(sql + " ORDER BY e.ord", params)]
+        shown = self.store.labelled(ids, self.principal, self.within)
+        return [shown[i] for i in ids if i in shown]
 
     def knows(self, entity_id: str) -> bool:
         """True when the principal may know this entity (it occurs in a document they may read)."""

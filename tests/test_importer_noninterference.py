@@ -204,7 +204,7 @@ def test_the_references_of_one_file_are_bounded(tmp_path: Path, monkeypatch: pyt
 # -- the same differential over compiled stores (SQLite, PostgreSQL with row-level security) ---------------
 # A store keeps each label's declaring document (``chainret.store.schema.entity_rows``): a public reader of
 # the store of the full tree is shown what the store of the reduced tree shows, name for name.
-STORE_KINDS = ("sqlite", "postgres")
+STORE_KINDS = ("sqlite", "stream", "postgres")  # stream: a SQLite store compiled record by record from the file
 
 
 def _compiled(catalog: Path, kind: str, tmp: Path, server: str) -> str:
@@ -213,8 +213,11 @@ def _compiled(catalog: Path, kind: str, tmp: Path, server: str) -> str:
 
     from chainret.store import compile_store
 
-    out = str(tmp / f"{catalog.stem}.db") if kind == "sqlite" else new_schema_url(server)
-    compile_store(load_catalog(catalog), out)
+    from chainret.store.stream import catalog_file
+
+    out = new_schema_url(server) if kind == "postgres" else str(tmp / f"{catalog.stem}-{kind}.db")
+    source = catalog_file(catalog) if kind == "stream" else None
+    compile_store(source if source is not None else load_catalog(catalog), out)
     return out
 
 

@@ -61,6 +61,7 @@ from chainret.catalog.models import (
     unit_ref,
     unit_spans,
 )
+from chainret.catalog.readable import reader_views
 from chainret.core.progress import Progress, no_progress
 from chainret.store.compile import BATCH, Writer, _Buffers, _corpus, counts, label_readers
 from chainret.store.schema import Row, as_int, as_str, entity_rows
@@ -562,6 +563,11 @@ class StreamCompile:
                                                     and all(self.known[c]))]
         hashers = {c: hashlib.sha256(prefix) for c in filtered}
         readable = {c: {d.ref for d in self.docs.values() if self._reads(d, c)} for c in filtered}
+        # What ``reader_catalog`` changes besides dropping records: an importer's entity labels (``as_read_by``)
+        # and the views (``reader_views``: left out, renamed, recounted), each class's as the catalog in memory has them.
+        doc_ids = {c: frozenset(d.doc_id for d in self.docs.values() if self._reads(d, c)) for c in filtered}
+        views = {c: b",".join(v.__pydantic_serializer__.to_json(v) for v in reader_views(self.views, frozenset(readable[c])))
+                 for c in filtered}
         for section in SECTIONS:
             key = f'"{section}":['.encode()
             full.update(key if section == "entities" else b"]," + key)
@@ -569,12 +575,13 @@ class StreamCompile:
                 h.update(key if section == "entities" else b"]," + key)
             started = dict.fromkeys(filtered, False)
             any_full = False
-            for pos, (k, raw) in enumerate(self._read_spill(section)):
+            for k, raw in self._read_spill(section):
                 full.update(b"," + raw if any_full else raw)
                 any_full = True
                 for c, h in hashers.items():
-                    if section == "entities":
-                        keep = bool(self.known[c][k])
+                    if section == "entities":  # known, or declared by a document the class may read (``declared_entities``)
+                        keep = bool(self.known[c][k]) or (b'"declared_in"' in raw and any(
+                            src.document and src.document in doc_ids[c] for src in Entity.model_validate_json(raw).declared_in))
                     elif section == "documents":
                         keep = self._reads(docs_by_ord[k], c)
                     elif section == "relations":
@@ -584,15 +591,17 @@ class StreamCompile:
                     if not keep:
                         continue
                     if section == "views":
-                        v = self.views[pos]
-                        docs = readable[c]
-                        if not all(d in docs for d in v.documents):
-                            v = View.model_construct(**{**dict(v), "documents": [d for d in v.documents if d in docs]})
-                        raw_c = v.__pydantic_serializer__.to_json(v)
-                    else:
-                        raw_c = raw
+                        continue  # (written whole below)
+                    raw_c = raw
+                    if section == "entities" and b'"declared_in"' in raw:
+                        e = Entity.model_validate_json(raw)
+                        shown = e.as_read_by(doc_ids[c])
+                        raw_c = raw if shown is e else shown.__pydantic_serializer__.to_json(shown)
                     h.update(b"," + raw_c if started[c] else raw_c)
                     started[c] = True
+            if section == "views":
+                for c, h in hashers.items():
+                    h.update(views[c])
         full.update(b"]}")
         digest = "sha256:" + full.hexdigest()
         out: dict[str, str] = {}

@@ -306,3 +306,51 @@ def test_a_public_login_reads_no_restricted_label_from_postgres(worlds: tuple[Pa
     monkeypatch.setattr(postgres, "LABEL_TABLES", ())
     unguarded = _compiled(worlds[0], "postgres", tmp_path, pg_url)
     assert found(unguarded, "public", "t_names_unguarded") == {"Jane Secret", "jane@example.com"}
+
+
+# -- view names: a view only a restricted change made leaves no gap in the numbering public is shown ---------
+def _history(tmp_path: Path, with_restricted: bool) -> Path:
+    """Import v1, then (full tree only) a restricted-only edit, then a public edit: the catalog file."""
+    src = tmp_path / ("src" if with_restricted else "plain")
+    _write(src, {"chainret.yaml": HEADER if with_restricted else HEADER.partition("documents:")[0]})
+    tree = tmp_path / ("tree-full" if with_restricted else "tree-reduced")
+    _write(tree, {**PUBLIC_FILES, **({"org/users.yaml": USERS} if with_restricted else {})})
+    out = tmp_path / ("hist-full.yaml" if with_restricted else "hist-reduced.yaml")
+    _import(tree, src, out)
+    if with_restricted:
+        (tree / "org/users.yaml").write_text(USERS.replace("Jane Secret", "Jane Hidden"), encoding="utf-8")
+        _import(tree, src, out)
+    (tree / "org/groups.yaml").write_text(PUBLIC_FILES["org/groups.yaml"].replace("Team A", "Team Alpha"), encoding="utf-8")
+    return _import(tree, src, out)
+
+
+@pytest.mark.parametrize("kind", ["memory", *STORE_KINDS])
+def test_public_is_shown_the_view_names_of_the_reduced_tree(tmp_path: Path, kind: str, request: pytest.FixtureRequest) -> None:
+    files = _history(tmp_path, True), _history(tmp_path, False)
+    assert [v.name for v in load_catalog(files[0]).views] == ["v1", "v2", "v3"]  # v2: hr's edit only
+    assert [v.name for v in load_catalog(files[1]).views] == ["v1", "v2"]
+    full, reduced = str(files[0]), str(files[1])
+    if kind != "memory":
+        pg = request.getfixturevalue("pg_url") if kind == "postgres" else ""
+        full, reduced = _compiled(files[0], kind, tmp_path, pg), _compiled(files[1], kind, tmp_path, pg)
+    a, b = _public_view_of(full, REQUESTS[:2]), _public_view_of(reduced, REQUESTS[:2])
+    assert [v["name"] for v in a["patterns"]["views"]] == ["v1", "v2"]  # not v1, v3
+    assert a == b
+    trace = ask("Who owns svc?", full, view="v1")
+    assert trace.meta["view"] == "v1" and ask("Who owns svc?", full).meta["view"] == "v2"
+    from chainret.verify.replay import verify
+
+    assert verify(ask("Who owns svc?", full), full).ok  # the trace names the view as public was shown it
+    # negative control: hr was shown every view, by the catalog's names
+    assert [v.name for v in Service(full).patterns("hr").views] == ["v1", "v2", "v3"]
+    assert ask("Who owns svc?", full, principal="hr").meta["view"] == "v3"
+
+
+def test_the_view_numbering_guard_is_what_closes_the_gap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Negative control: named as the catalog names them (the renaming off), public is shown v1, v3."""
+    from chainret.catalog import readable
+
+    full, reduced = _history(tmp_path, True), _history(tmp_path, False)
+    monkeypatch.setattr(readable, "_built_names", lambda names: list(names) if names != ["v1", "v2", "v3"] else ["x"])
+    shown = [v.name for v in Service(str(full)).patterns("public").views]
+    assert shown == ["v1", "v3"] != [v.name for v in Service(str(reduced)).patterns("public").views]

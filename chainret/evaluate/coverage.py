@@ -66,7 +66,7 @@ def coverage(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, v
     owned = {r.subject for r in eligible if r.predicate == "owned_by"}
     with_members = {r.subject for r in eligible if r.predicate == "has_member"} | {
         r.object for r in eligible if r.predicate == "member_of"}
-    report = Coverage(view=cv.view_name, principal=principal)
+    report = Coverage(view=cv.shown_name, principal=principal)
     declared: dict[str, Entity] = {}
     for e in declared_of(cv):
         where = index.of(e) if e.declared_in else []

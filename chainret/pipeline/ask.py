@@ -116,7 +116,7 @@ def ask(
         meta: dict[str, object] = {
             "catalog": source if source is not None else catalog_location(catalog),
             "world": cat.world,
-            "view": cv.view_name,
+            "view": cv.shown_name,
             "principal": principal,
             "viewer": viewer if project else None,
             "backtrack": backtrack,

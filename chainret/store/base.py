@@ -107,7 +107,10 @@ class ViewReader(Protocol):
     principal: str
 
     @property
-    def view_name(self) -> str: ...
+    def view_name(self) -> str: ...  # the store's name of the view (what it reads by)
+
+    @property
+    def shown_name(self) -> str: ...  # the name the catalog's reader is shown (``readable.reader_view_names``)
 
     @property
     def catalog(self) -> CatalogRecords: ...

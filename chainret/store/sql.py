@@ -454,8 +454,16 @@ class SQLStore:
             from chainret.catalog.views import pick_view
 
             chosen = pick_view(views, name).name  # a name, a date or a commit, with find_view's messages
+        if reader is not None:  # the name the store reads by (a reader may be shown another: ``reader_view_names``)
+            chosen = self.reader_view_names(reader).get(chosen, chosen)
         self._view_names[key] = chosen
         return chosen
+
+    def reader_view_names(self, reader: str) -> dict[str, str]:
+        """The name each of ``reader``'s views is shown by -> its name in the store (``readable.reader_view_names``)."""
+        from chainret.catalog.readable import reader_view_names
+
+        return reader_view_names(list(self.views), self.readable_docs(reader))
 
     def reader_views(self, reader: str) -> list[View]:
         """The views of ``reader``'s reduced catalog (a view a change they may not read added is not among them)."""

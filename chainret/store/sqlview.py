@@ -29,9 +29,11 @@ class SQLView:
     is kept for the next request. Reopen the store to see an update written since.
     """
 
-    def __init__(self, store: RowSource, view: str, principal: str, within: str | None = None, catalog: ViewCatalog | None = None) -> None:
+    def __init__(self, store: RowSource, view: str, principal: str, within: str | None = None, catalog: ViewCatalog | None = None,
+                 shown: str | None = None) -> None:
         self.store = store
-        self._name = view
+        self._name = view  # the store's name of the view (what its queries read by)
+        self._shown = shown if shown is not None else view  # the name the reader is shown (``readable.reader_view_names``)
         self.principal = principal
         self.within = within  # a narrower viewer whose catalog this view reads (None: the whole catalog)
         self._catalog: ViewCatalog = catalog if catalog is not None else store
@@ -45,12 +47,17 @@ class SQLView:
         return self._name
 
     @property
+    def shown_name(self) -> str:
+        """The view's name as its catalog's reader is shown it (a trace, a refusal, a report name it so)."""
+        return self._shown
+
+    @property
     def catalog(self) -> ViewCatalog:
         return self._catalog
 
     @property
     def view(self) -> View:
-        return self._catalog.views_by_name[self._name]
+        return self._catalog.views_by_name[self._shown]
 
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[SQLRow]:
         return self.store.db.rows(sql, params, self._name, self.principal)

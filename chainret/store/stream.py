@@ -61,7 +61,7 @@ from chainret.catalog.models import (
     unit_ref,
     unit_spans,
 )
-from chainret.catalog.readable import reader_views
+from chainret.catalog.readable import reader_entity, reader_since, reader_views
 from chainret.core.progress import Progress, no_progress
 from chainret.store.compile import BATCH, Writer, _Buffers, _corpus, counts, label_readers
 from chainret.store.schema import Row, as_int, as_str, entity_rows
@@ -566,6 +566,7 @@ class StreamCompile:
         # What ``reader_catalog`` changes besides dropping records: an importer's entity labels (``as_read_by``)
         # and the views (``reader_views``: left out, renamed, recounted), each class's as the catalog in memory has them.
         doc_ids = {c: frozenset(d.doc_id for d in self.docs.values() if self._reads(d, c)) for c in filtered}
+        since = {c: reader_since(self.views, frozenset(readable[c])) for c in filtered}
         views = {c: b",".join(v.__pydantic_serializer__.to_json(v) for v in reader_views(self.views, frozenset(readable[c])))
                  for c in filtered}
         for section in SECTIONS:
@@ -595,7 +596,7 @@ class StreamCompile:
                     raw_c = raw
                     if section == "entities" and b'"declared_in"' in raw:
                         e = Entity.model_validate_json(raw)
-                        shown = e.as_read_by(doc_ids[c])
+                        shown = reader_entity(e, doc_ids[c], since[c])
                         raw_c = raw if shown is e else shown.__pydantic_serializer__.to_json(shown)
                     h.update(b"," + raw_c if started[c] else raw_c)
                     started[c] = True

@@ -354,3 +354,22 @@ def test_the_view_numbering_guard_is_what_closes_the_gap(tmp_path: Path, monkeyp
     monkeypatch.setattr(readable, "_built_names", lambda names: list(names) if names != ["v1", "v2", "v3"] else ["x"])
     shown = [v.name for v in Service(str(full)).patterns("public").views]
     assert shown == ["v1", "v3"] != [v.name for v in Service(str(reduced)).patterns("public").views]
+
+
+def test_a_store_of_schema_5_is_still_read(worlds: tuple[Path, Path], tmp_path: Path) -> None:
+    """A store compiled before name sources (schema 5: no ``names.doc_id``, ``name_sources``, ``label_readers``)
+    answers as before, every label everyone's (recompile it to hide them)."""
+    import sqlite3
+
+    db = _compiled(worlds[0], "sqlite", tmp_path, "")
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE names5 AS SELECT key, type, entity_ord, fold, digits, flen FROM names")
+        conn.execute("DROP TABLE names")
+        conn.execute("ALTER TABLE names5 RENAME TO names")
+        conn.execute("DROP TABLE name_sources")
+        conn.execute("DROP TABLE label_readers")
+        conn.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
+    conn.close()
+    assert ask("Who owns svc?", db).path_ids == ["component:acme:default.svc", JANE]
+    assert ask("What does jane@example.com own?", db, principal="hr").outcome == "accepted_path"
+    assert ask("Who is the boss of svc?", db).outcome == "no_pattern"

@@ -373,3 +373,26 @@ def test_a_store_of_schema_5_is_still_read(worlds: tuple[Path, Path], tmp_path: 
     assert ask("Who owns svc?", db).path_ids == ["component:acme:default.svc", JANE]
     assert ask("What does jane@example.com own?", db, principal="hr").outcome == "accepted_path"
     assert ask("Who is the boss of svc?", db).outcome == "no_pattern"
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_an_update_rewrites_the_labels_a_reimport_added(worlds: tuple[Path, Path], tmp_path: Path, kind: str,
+                                                        request: pytest.FixtureRequest) -> None:
+    """``compile --update`` after a re-import that adds a name source to a stored entity (hr's users file renames
+    Jane): the store answers as the catalog file, for public (who is told neither name) and hr (told both)."""
+    from chainret.store import update_store
+
+    full = worlds[0]
+    store = _compiled(full, kind, tmp_path, request.getfixturevalue("pg_url") if kind == "postgres" else "")
+    tree = tmp_path / "full"
+    (tree / "org/users.yaml").write_text(USERS.replace("Jane Secret", "Jane Hidden"), encoding="utf-8")
+    _import(tree, tmp_path / "src", full)
+    update_store(load_catalog(full), store)
+    for principal in ("public", "hr"):
+        for words in ("What does Jane Hidden own?", "What does Jane Secret own?", "Who owns svc?"):
+            a, b = _shown(full, words, principal), ask(words, store, principal=principal).model_dump(mode="json")
+            for t in (a, b):  # (a store's revision counts its writes: this one was compiled, then updated)
+                t["meta"] = {k: v for k, v in t["meta"].items() if k not in ("catalog", "ask_ms", "revision")}
+            assert a == b, (principal, words)
+    assert ask("What does Jane Hidden own?", store, principal="hr").outcome == "accepted_path"  # the new label, stored
+    assert ask("What does Jane Hidden own?", store).outcome != "accepted_path"

@@ -5,7 +5,7 @@ inside one transaction), so a failed compile or update leaves nothing half-writt
 
 An update is append-only: the new catalog must hold every stored record unchanged and in the same
 place (new entities, predicates, patterns, documents, relations and views come after them; only
-the views' ``current`` flag may move). Then only the new rows are written, plus the small tables
+the views' ``current`` flag and the entities' labels and name sources may change: ``_relabel``). Then only the new rows are written, plus the small tables
 that summarise all of them (``corpus``, ``meta``, the views' current flags). Anything else is
 refused with a message saying to recompile.
 """
@@ -18,7 +18,7 @@ from typing import Protocol
 
 from chainret.catalog.models import Catalog
 from chainret.store.base import StoreError
-from chainret.store.schema import LABEL_READERS_SQL, TABLES, Compiled, SQLValue, as_int, as_str, corpus_rows, text_pairs
+from chainret.store.schema import LABEL_READERS_SQL, TABLES, Compiled, SQLValue, as_int, as_str, corpus_rows, entity_rows, text_pairs
 
 BATCH = 20_000
 
@@ -149,6 +149,28 @@ def _prefix(kind: str, stored: list[str], new: list[str]) -> None:
         raise StoreError(f"not an append-only update: {what}; recompile the store with `chainret catalog compile`")
 
 
+def _relabel(w: Writer, catalog: Catalog, stored: int) -> None:
+    """Rewrite the label rows (``schema.entity_rows``) of the stored entities whose labels or name sources changed.
+
+    The one rewrite an update makes: a re-import keeps an entity and appends the sources its records add
+    (``NameSource.since``), so a stored entity's labels grow while its ID and place stay; its rows are
+    derived from the catalog, never edited by hand, and are written again whole."""
+    rows = {as_int(r[0]): tuple(r) for r in w.rows("SELECT ord, id, type, name, aliases, description FROM entities WHERE ord < ?", (stored,))}
+    sources: dict[int, list[tuple[object, ...]]] = {}
+    for r in w.rows("SELECT entity_ord, seq, doc_id, name, aliases, description, since FROM name_sources ORDER BY entity_ord, seq"):
+        sources.setdefault(as_int(r[0]), []).append(tuple(r))
+    for i, e in enumerate(catalog.entities[:stored]):
+        entity, names, declared = entity_rows(e, i)
+        if rows.get(i) == tuple(entity) and sources.get(i, []) == [tuple(d) for d in declared]:
+            continue
+        w.execute("DELETE FROM names WHERE entity_ord = ?", (i,))
+        w.execute("DELETE FROM name_sources WHERE entity_ord = ?", (i,))
+        w.execute("UPDATE entities SET name = ?, aliases = ?, description = ? WHERE ord = ?", (*entity[3:6], i))
+        w.insert("names", names)
+        if declared:
+            w.insert("name_sources", declared)
+
+
 def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     """Append ``catalog``'s new records to a store compiled from an earlier version of it.
 
@@ -184,6 +206,7 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
         hit = [r for r in w.rows("SELECT id, subject, object FROM relations") if r[1] in new_ids or r[2] in new_ids]
         if hit:
             raise StoreError(f"not an append-only update: stored relation {hit[0][0]!r} names a new entity; recompile the store")
+    _relabel(w, catalog, len(stored["entities"]))
     start = {t: len(stored[t]) for t in keys}
     start["units"] = as_int(w.rows("SELECT count(*) FROM units")[0][0])
     skip = {t: set(stored[t]) for t in keys}

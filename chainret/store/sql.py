@@ -309,9 +309,16 @@ class SQLStore:
             return " AND " + LABEL.format(col=col), (principal,)
         return " AND " + LABEL.format(col=col) + " AND " + LABEL.format(col=col), (principal, within)
 
+    @cached_property
+    def holds_sources(self) -> bool:
+        """Does any entity have name sources? (None: every entity is shown as stored, no statement per lookup.) Read from
+        tables every login sees whole: ``label_readers`` and the everyone's rows of ``name_sources``."""
+        return self.name_sources and bool(
+            self.db.rows("SELECT 1 FROM label_readers LIMIT 1") or self.db.rows("SELECT 1 FROM name_sources WHERE doc_id = '' LIMIT 1"))
+
     def label_lookup(self, principal: str, within: str | None = None) -> NameLookup:
         """The tolerant name lookups as ``principal`` (within a narrower viewer) knows the names."""
-        if not self.name_sources:
+        if not self.holds_sources:
             return self.name_lookup()
         key = (principal, within)
         hit = self._lookups.get(key)
@@ -336,7 +343,7 @@ class SQLStore:
         """``entities_of(ids)`` with the labels ``principal`` (within a narrower viewer) is shown: an importer's
         entity with ``merge_sources`` of the sources they may read (``Entity.as_read_by``), else as stored."""
         found = self.entities_of(ids)
-        if not self.name_sources or not found:
+        if not found or not self.holds_sources:
             return found
         cache = self._labelled.setdefault((principal, within), {})
         out: dict[str, Entity] = {}
@@ -447,6 +454,8 @@ class SQLStore:
         views = list(self.views) if reader is None else self.reader_views(reader)
         if name is None:
             current = next((v for v in views if v.current), None)
+            if current is None and reader is not None:  # the latest of the reader's views (``Catalog.current_view``)
+                current = max(views, key=lambda v: v.order, default=None)
             chosen = current.name if current is not None else self._meta.get("current_view")
             if not chosen:
                 raise UsageError(f"catalog world {self.world!r} declares no views")

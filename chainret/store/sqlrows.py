@@ -92,6 +92,7 @@ class RowSource(ViewCatalog, Protocol):
     db: Backend
     name_sources: bool  # schema 6: each label's declaring document is kept (``chainret.store.schema.entity_rows``)
     _known_ids: set[str]
+    _entities: dict[str, Entity | None]  # entity records by id (``SQLStore.entity``'s cache)
     _rows_cache: dict[str, RelRow | None]  # relation rows by id, read when asked for (PostgreSQL's hop statement primes it)
 
     def name_lookup(self) -> NameLookup: ...

@@ -10,7 +10,7 @@ from chainret.core.codes import DefectCode
 from chainret.catalog.models import normalize_name
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
-from chainret.store.rowdecode import CACHE_MAX, RelRow, SQLRow, StatusRow, _bounded, _reasons, _unit, anchor_of
+from chainret.store.rowdecode import CACHE_MAX, RelRow, SQLRow, StatusRow, _bounded, _entity, _reasons, _unit, anchor_of
 from chainret.store.sqlrows import IN_VIEW, KNOWN, READABLE, REL_COLS, WITHIN, RowSource, ViewCatalog, _marks
 
 from chainret.engine.hops import Rel
@@ -269,12 +269,17 @@ class SQLView:
         by a label they may know (``SQLStore.label_condition``), with the labels they are shown."""
         known, kp = self._known()
         label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
-        sql = f"SELECT DISTINCT e.id FROM names n JOIN entities e ON e.ord = n.entity_ord WHERE n.key = ? AND {known}{label}"
+        sql = ("SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
+               f"WHERE n.key = ? AND {known}{label}")
         params: list[str] = [normalize_name(text), *kp, *lp]
         if type is not None:
             sql += " AND n.type = ?"
             params.append(type)
-        ids = sorted(str(r[0]) for r in self._rows(sql, params))
+        rows = self._rows(sql, params)
+        entities = self.store._entities  # the rows read here are the records ``entities_of`` would read again
+        for r in rows:
+            _bounded(entities, str(r[0]), _entity(r))
+        ids = sorted(str(r[0]) for r in rows)
         shown = self.store.labelled(ids, self.principal, self.within)
         return [shown[i] for i in ids if i in shown]
 

@@ -127,6 +127,7 @@ class SQLStore:
         self._views: dict[tuple[str | None, str], SQLView] = {}
         self._view_names: dict[tuple[str | None, str | None], str] = {}  # (requested view, reader) -> the view it names
         self._reader_views: dict[str, list[View]] = {}  # reader -> the views of their reduced catalog
+        self._reader_view_names: dict[str, dict[str, str]] = {}  # reader -> {the name they are shown: the store's}
         self._worlds: dict[tuple[str, str, str | None], HopWorld] = {}
         self._asked_once: set[tuple[str, str, str | None]] = set()  # pairs whose first ask ran per lookup
         self._corpus: dict[tuple[str, ...], tuple[int, int]] = {}
@@ -470,9 +471,12 @@ class SQLStore:
 
     def reader_view_names(self, reader: str) -> dict[str, str]:
         """The name each of ``reader``'s views is shown by -> its name in the store (``readable.reader_view_names``)."""
-        from chainret.catalog.readable import reader_view_names
+        hit = self._reader_view_names.get(reader)
+        if hit is None:
+            from chainret.catalog.readable import reader_view_names
 
-        return reader_view_names(list(self.views), self.readable_docs(reader))
+            hit = self._reader_view_names[reader] = reader_view_names(list(self.views), self.readable_docs(reader))
+        return hit
 
     def reader_views(self, reader: str) -> list[View]:
         """The views of ``reader``'s reduced catalog (a view a change they may not read added is not among them)."""

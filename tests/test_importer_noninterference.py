@@ -267,6 +267,12 @@ def test_stores_answer_as_the_catalog_in_memory(worlds: tuple[Path, Path], store
         from chainret.evaluate.coverage import coverage
 
         assert coverage(full, principal=principal) == coverage(worlds[0], principal=principal)
+        from chainret.pipeline.ask import catalog_graph
+
+        def names(catalog: str | Path, who: str) -> list[tuple[str, object]]:
+            return sorted((n, d.get("name")) for n, d in catalog_graph(catalog, principal=who).nodes(data=True))
+
+        assert names(full, principal) == names(worlds[0], principal)
 
 
 def test_the_store_guard_is_what_hides_the_names(stored_worlds, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,8 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from store_worlds import new_schema_url, pg_url  # noqa: F401
 
 from chainret.pipeline.ownership import coverage
+from chainret.catalog.load import load_catalog
+from chainret.store import compile_store
 from chainret.pipeline.ask import ask
 from chainret.sources.records import read_snapshot
 from records_world import cli, imported
@@ -175,3 +178,45 @@ def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: s
 
     assert read_gap_request(words) is None
     assert ask(words, acme).route != "coverage"
+# -- the same refusals and reports over compiled stores (store parity: memory, SQLite, PostgreSQL) ------------
+STORE_REQUESTS = ["Who owns orphan-svc?", "Who owns hidden-svc?", "Who owns nowhere-svc?", "Who owns owned-svc?"]
+
+
+@pytest.fixture(scope="module")
+def acme_stores(acme: Path, pg_url: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:  # noqa: F811
+    """{store: location}: the catalog file, compiled to SQLite and into a fresh PostgreSQL schema."""
+    cat = load_catalog(acme)
+    db, url = str(tmp_path_factory.mktemp("coverage-stores") / "acme.db"), new_schema_url(pg_url)
+    compile_store(cat, db)
+    compile_store(cat, url)
+    return {"memory": str(acme), "sqlite": db, "postgres": url}
+
+
+def _seen(store: str, request: str, principal: str) -> dict[str, object]:
+    data = ask(request, store, principal=principal, proofs=False).model_dump(mode="json")  # (a SQLite store adds its log proofs)
+    data["meta"] = {k: v for k, v in data["meta"].items() if k not in ("catalog", "ask_ms")}
+    return data
+
+
+@pytest.mark.parametrize("principal", ["public", "auditor"])
+def test_no_owner_refusals_and_coverage_are_the_same_in_every_store(acme_stores: dict[str, str], principal: str) -> None:
+    for request in STORE_REQUESTS:
+        traces = {name: _seen(store, request, principal) for name, store in acme_stores.items()}
+        assert traces["sqlite"] == traces["memory"] == traces["postgres"], request
+    reports = {name: coverage(store, principal=principal).model_dump(mode="json") for name, store in acme_stores.items()}
+    assert reports["sqlite"] == reports["memory"] == reports["postgres"]
+    expected = ["component:acme:default.orphan-svc"] if principal == "public" else [
+        "component:acme:default.hidden-svc", "component:acme:default.orphan-svc"]
+    assert [g["id"] for g in reports["sqlite"]["no_owner"]] == expected
+
+
+def test_a_store_without_its_declarations_says_unknown_negative_control(acme_stores: dict[str, str],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Switch the store's declarations off: the refusal falls back to ``unknown_entity`` and the report loses the gap,
+    so the parity test above fails (the guard is what makes them agree)."""
+    from chainret.store.sqlview import SQLView
+
+    monkeypatch.setattr(SQLView, "declared_entities", lambda self, text=None, type_=None: [])
+    reason = ask("Who owns orphan-svc?", acme_stores["sqlite"]).reason
+    assert reason is not None and reason.code == "unknown_entity"
+    assert coverage(acme_stores["sqlite"]).no_owner == []

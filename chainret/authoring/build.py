@@ -63,6 +63,7 @@ from chainret.catalog.models import (
     View,
     mention_terms,
     mentions,
+    next_view_name,
     parse_clause,
     sha256_digest,
     unit_spans,
@@ -629,12 +630,7 @@ def _assemble(header: Header, files: list[SourceFile], drafts: dict[str, list[Dr
         taken = {v.name for v in views}
         if view_name is not None and view_name in taken:
             raise UsageError(f"view {view_name!r} already exists in {catalog_file}; views are never rewritten, choose a new name")
-        name = view_name
-        if name is None:
-            n = len(views) + 1
-            while f"v{n}" in taken:
-                n += 1
-            name = f"v{n}"
+        name = view_name if view_name is not None else next_view_name([v.name for v in views])
         marked = any(v.current for v in views)
         if marked:  # a hand-marked current view would outrank the new one: move the mark
             views = [v.model_copy(update={"current": False}) if v.current else v for v in views]

@@ -40,7 +40,7 @@ import bisect
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -438,6 +438,18 @@ class View(_Model):
         for ref in v:
             split_doc_ref(ref)
         return v
+
+
+def next_view_name(earlier: Sequence[str]) -> str:
+    """The name a build gives the view it adds after views named ``earlier`` (in order): ``v<n>``, n its
+    position, the next number whose name is free. The one home of the rule: ``chainret.authoring.build``
+    names views with it, and ``chainret.catalog.readable.reader_views`` names a reader's views with it, so
+    a viewer is shown the names the catalog without the documents they may not read would have."""
+    taken = set(earlier)
+    n = len(earlier) + 1
+    while f"v{n}" in taken:
+        n += 1
+    return f"v{n}"
 
 
 class Pattern(_Model):

@@ -37,7 +37,7 @@ import re
 from collections.abc import Callable
 from typing import TypeVar
 
-from chainret.catalog.models import Catalog, View
+from chainret.catalog.models import Catalog, Entity, View, next_view_name
 from chainret.core.session import Session, default_session
 
 _T = TypeVar("_T")
@@ -112,10 +112,13 @@ def narrowed(cat: Catalog, reader: str, *, session: Session | None = None) -> bo
 
 def reader_narrowed(reader: object, viewer: str) -> bool:
     """``narrowed`` of a catalog reader: held in memory (``MemoryStore``), its names and views; a compiled store
-    keeps no name sources, so its views only (``SQLStore.reader_views``)."""
+    answers the same two questions from its tables (``SQLStore.hides_names``, ``SQLStore.reader_views``)."""
     cat = getattr(reader, "catalog", None)
     if isinstance(cat, Catalog):
         return narrowed(cat, viewer, session=getattr(reader, "session", None))
+    hides = getattr(reader, "hides_names", None)
+    if hides is not None and hides(viewer):
+        return True
     views = getattr(reader, "reader_views", None)
     return views is not None and len(views(viewer)) != len(getattr(reader, "views", ()))
 
@@ -130,9 +133,30 @@ def reader_views(views: list[View], docs: frozenset[str]) -> list[View]:
     those of the view before it (by ``order``) is left out: it was added by a change the reader may
     not read, and the catalog with those documents deleted never had it (its ``current`` mark passes
     to the view kept in its place). A build's description (``built from N documents (M new
-    versions)``) is counted again over the readable documents: M is those in no earlier view."""
+    versions)``) is counted again over the readable documents: M is those in no earlier view. Where a
+    view is left out and the catalog's views are named as a build names them (``next_view_name``:
+    ``v1``, ``v2``, ...), the views kept are named so again: a reader is shown ``v1, v2``, never the
+    ``v1, v3`` that would tell them a view they may not see lies between."""
+    return [v for v, _ in reader_view_pairs(views, docs)]
+
+
+def reader_view_names(views: list[View], docs: frozenset[str]) -> dict[str, str]:
+    """The name each of ``reader_views`` is shown by -> its name in the catalog (a compiled store reads by the latter)."""
+    return {v.name: name for v, name in reader_view_pairs(views, docs)}
+
+
+def _built_names(names: list[str]) -> list[str]:
+    """``names`` with each ``v<n>`` name given again by ``next_view_name`` in this order (others as they are)."""
+    out: list[str] = []
+    for name in names:
+        out.append(next_view_name(out) if re.fullmatch(r"v\d+", name) else name)
+    return out
+
+
+def reader_view_pairs(views: list[View], docs: frozenset[str]) -> list[tuple[View, str]]:
+    """``reader_views`` with the catalog's name of each (the one home of the rule, for both)."""
     if all(d in docs for v in views for d in v.documents):
-        return views
+        return [(v, v.name) for v in views]
     kept: dict[str, View] = {}
     previous: tuple[str, ...] | None = None
     previous_all: set[str] = set()
@@ -154,7 +178,50 @@ def reader_views(views: list[View], docs: frozenset[str]) -> list[View]:
         kept[v.name] = View.model_construct(**{**dict(v), **update}) if update else v
         previous, last = tuple(mine), v.name
         before.update(mine)
-    return [kept[v.name] for v in views if v.name in kept]
+    out = [(kept[v.name], v.name) for v in views if v.name in kept]
+    if len(out) == len(views):
+        return out
+    names = [v.name for v in views]
+    shown = _built_names([name for _, name in out]) if _built_names(names) == names else [name for _, name in out]
+    orders = _kept_orders(views, [name for _, name in out])
+    return [(v if (v.name, v.order) == (new, orders.get(v.order, v.order)) else
+             v.model_copy(update={"name": new, "order": orders.get(v.order, v.order)}), name)
+            for (v, name), new in zip(out, shown, strict=True)]
+
+
+def _kept_orders(views: list[View], kept: list[str]) -> dict[int, int]:
+    """Each view's ``order`` -> the order a reader is shown, where the catalog's views are ordered as a build
+    orders them (1, 2, ... in the file's order): the kept views 1, 2, ... again, and a view left out the
+    order of the next view kept (what the catalog without it would have given its import). Else unchanged."""
+    if [v.order for v in views] != list(range(1, len(views) + 1)):
+        return {}
+    out: dict[int, int] = {}
+    n = 0
+    pending: list[int] = []
+    for v in views:
+        pending.append(v.order)
+        if v.name in kept:
+            n += 1
+            out.update(dict.fromkeys(pending, n))
+            pending = []
+    out.update(dict.fromkeys(pending, n + 1))
+    return out
+
+
+def reader_since(views: list[View], docs: frozenset[str]) -> dict[int, int]:
+    """``NameSource.since`` (a view's order) -> its value in the reader's catalog (``_kept_orders``; {} when unchanged)."""
+    pairs = reader_view_pairs(views, docs)
+    return {} if len(pairs) == len(views) else _kept_orders(views, [name for _, name in pairs])
+
+
+def reader_entity(entity: Entity, ids: frozenset[str], since: dict[int, int]) -> Entity:
+    """An entity as a reader of documents ``ids`` (IDs) knows it: ``Entity.as_read_by``, each source's ``since``
+    numbered as in their views (``reader_since``). The one home for ``reader_catalog`` and the stream compiler."""
+    shown = entity.as_read_by(ids)
+    if not since or not any(s.since is not None and since.get(s.since, s.since) != s.since for s in shown.declared_in):
+        return shown
+    sources = [s if s.since is None else s.model_copy(update={"since": since.get(s.since, s.since)}) for s in shown.declared_in]
+    return Entity.model_construct(**{**dict(shown), "declared_in": sources})
 
 
 def reader_catalog(cat: Catalog, reader: str, *, session: Session | None = None) -> Catalog:
@@ -172,9 +239,10 @@ def reader_catalog(cat: Catalog, reader: str, *, session: Session | None = None)
         if len(docs) == len(cat.documents) and len(known) == len(cat.entities) and not named:
             return cat
         ids = readable_doc_ids(cat, reader, session=session)
+        since = reader_since(cat.views, docs)
         fields = dict(cat)
         fields.update(
-            entities=[e.as_read_by(ids) for e in cat.entities if e.id in known],
+            entities=[reader_entity(e, ids, since) for e in cat.entities if e.id in known],
             documents=[d for d in cat.documents if d.ref in docs],
             relations=[r for r in cat.relations if r.support.doc_ref in docs],
             views=reader_views(cat.views, docs),

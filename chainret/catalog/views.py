@@ -100,6 +100,11 @@ class CatalogView:
     def view_name(self) -> str:
         return self.view.name
 
+    @property
+    def shown_name(self) -> str:
+        """The view's name as the reader of this catalog is shown it (its catalog's own name here)."""
+        return self.view.name
+
     # -- documents and units --------------------------------------------------------------------
     @cached_property
     def _in_view(self) -> set[str]:

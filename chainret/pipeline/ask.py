@@ -56,7 +56,8 @@ def catalog_graph(catalog: CatalogReader | Catalog | str | os.PathLike[str] | No
 
     reader = resolve_catalog(catalog).reader_store(principal)
     cv = reader.view(view, principal)
-    ents = {e.id: {"type": e.type, "name": e.name} for e in reader.entities if cv.knows(e.id)}
+    known = cv.entities_of([e.id for e in reader.entities if cv.knows(e.id)])  # with the labels the principal is shown
+    ents = {i: {"type": e.type, "name": e.name} for i, e in known.items()}
     held = cv.catalog.relations_by_id  # a compiled store read as the principal: only what they may read
     return build_graph([relation_flags(cv, r) for r in cv.relations() if r.id in held], ents)
 
@@ -131,7 +132,7 @@ def ask(
         meta: dict[str, object] = {
             "catalog": source if source is not None else catalog_location(catalog),
             "world": cat.world,
-            "view": cv.view_name if cv is not None else view,
+            "view": cv.shown_name if cv is not None else view,
             "principal": principal,
             "viewer": viewer if project else None,
             "backtrack": backtrack,

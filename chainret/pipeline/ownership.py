@@ -9,7 +9,8 @@ declares the entity, the CODEOWNERS rule's unit, or the units of the relations t
 The report is computed over the principal's reduced catalog (``CatalogReader.reader_store``: every
 document they may not read removed first) and the view as they read it (``ViewReader``), so a gap
 in a document they may not read is never listed, nor an entity only such a document declares.
-A catalog held in memory is needed: a compiled store keeps no declarations (``Entity.declared_in``).
+A catalog held in memory and a compiled store (schema 6: its ``name_sources``) give the same report; a
+store of an older schema keeps no declarations and is refused (recompile it).
 
 ``chainret ask "which components have no owner"`` answers from the same report (``gap_trace``): in the
 pipeline tier so that ``ask`` can reach it.
@@ -25,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from chainret.catalog.models import Catalog, Entity
 from chainret.core.errors import UsageError
-from chainret.query.declared import Declarations
+from chainret.query.declared import Declarations, declared_of
 from chainret.sources.backstage import OWNER_REQUIRED
 from chainret.sources.codeowners import NO_OWNERS_NOTE
 from chainret.store import resolve_catalog
@@ -62,18 +63,18 @@ def coverage(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, v
     """The coverage report of ``view`` (None: the current one) as ``principal`` may read the catalog."""
     reader = resolve_catalog(catalog).reader_store(principal)
     cat = getattr(reader, "catalog", None)
-    if not isinstance(cat, Catalog):
-        raise UsageError("chainret catalog coverage reads a catalog file (catalog.yaml): a compiled store keeps no "
-                         "record of which descriptor declares an entity")
+    if not isinstance(cat, Catalog) and getattr(getattr(reader, "store", reader), "name_sources", False) is not True:
+        raise UsageError("this store was compiled by an older chainret and keeps no record of which descriptor "
+                         "declares an entity: recompile it (chainret catalog compile CATALOG --out STORE)")
     cv = reader.view(view, principal)
     index = Declarations(cv)
     eligible = cv.eligible_relations()
     owned = {r.subject for r in eligible if r.predicate == "owned_by"}
     with_members = {r.subject for r in eligible if r.predicate == "has_member"} | {
         r.object for r in eligible if r.predicate == "member_of"}
-    report = Coverage(view=cv.view_name, principal=principal)
+    report = Coverage(view=cv.shown_name, principal=principal)
     declared: dict[str, Entity] = {}
-    for e in cat.entities:
+    for e in declared_of(cv):
         where = index.of(e) if e.declared_in else []
         if not where:
             continue
@@ -87,7 +88,7 @@ def coverage(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, v
     for r in eligible:
         if r.predicate != "owned_by" or r.object in declared:
             continue
-        ent = cat.entities_by_id.get(r.object)
+        ent = cv.entity(r.object)
         gap = undeclared.setdefault(r.object, Gap(id=r.object, name=ent.name if ent else r.object,
                                                   type=ent.type if ent else r.object.partition(":")[0]))
         gap.cites.append(_relation_cite(cv.supporting_unit(r), r.support.doc_ref, r.support.quote))

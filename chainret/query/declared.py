@@ -6,8 +6,9 @@ entity is in the reader's reduced catalog (``chainret.catalog.readable.declared_
 no start entity (it takes part in no relation the reader may read), so a request that names it is
 refused as having no relation, citing the declaration, rather than as naming nothing.
 
-Only a catalog held in memory keeps ``declared_in`` (a compiled store keeps no name sources): over
-a compiled store ``declared_unrelated`` finds nothing and such a request stays ``unknown_entity``.
+A compiled store (schema 6) keeps the same sources (``chainret.store.schema.entity_rows``) and answers
+the same two questions from its tables (``SQLView.declared_entities``), so a refusal and the coverage
+report are the same over every store; a store of an older schema keeps none (recompile it).
 """
 
 from __future__ import annotations
@@ -40,10 +41,11 @@ class Declarations:
         # (the importer's paragraph heads: imported here, so an ask that refuses nothing never loads the importers)
         from chainret.sources.backstage import declared_ref
 
-        self.docs: dict[str, tuple[str, dict[str, Unit]]] = {}
-        for d in cv.documents():
-            heads = {ref.casefold(): u for u in cv.catalog.units_of(d.ref) if (ref := declared_ref(u.text))}
-            self.docs[d.doc_id] = (d.ref, heads)
+        self.docs: dict[str, tuple[str, dict[str, Unit]]] = {d.doc_id: (d.ref, {}) for d in cv.documents()}
+        by_ref = {ref: heads for ref, heads in self.docs.values()}
+        for u in cv.units():  # (the units of the documents above: a catalog's ``units_of`` each, or a store's rows)
+            if (ref := declared_ref(u.text)) and u.doc_ref in by_ref:
+                by_ref[u.doc_ref][ref.casefold()] = u
 
     def of(self, entity: Entity) -> list[Declaration]:
         """The versions in the view of the documents that declare ``entity``, each with its paragraph.
@@ -69,19 +71,29 @@ def declarations(cv: Any, entity: Entity) -> list[Declaration]:
     return Declarations(cv).of(entity)
 
 
-def declared_unrelated(cv: Any, text: str, type_: str | None) -> list[tuple[Entity, list[Declaration]]]:
-    """Entities named ``text`` (of ``type_``) that a document the principal may read in this view
-    declares but that take part in no relation the principal may read, with their declarations."""
+def declared_of(cv: Any, text: str | None = None, type_: str | None = None) -> list[Entity]:
+    """Entities that a document the principal may read declares, as ``cv``'s reader knows them (catalog
+    order); with ``text``: those named ``text`` (of ``type_``) that take part in no relation the principal
+    may read. The one place that asks a catalog in memory or a compiled store (``SQLView.declared_entities``)."""
     cat = cv.catalog
     if not isinstance(cat, Catalog):
-        return []
+        find = getattr(cv, "declared_entities", None)
+        return list(find(text, type_)) if find is not None else []
     session = getattr(cv, "session", None)
     declared = declared_entities(cat, cv.principal, session=session)
     if not declared:
         return []
+    if text is None:
+        return [e for e in cat.entities if e.id in declared]
     known = known_entities(cat, cv.principal, session=session)
-    hits = [e for e in cat.names_index(type_).get(normalize_name(text), [])
+    return [e for e in cat.names_index(type_).get(normalize_name(text), [])
             if e.id in declared and e.id not in known and (type_ is None or e.type == type_)]
+
+
+def declared_unrelated(cv: Any, text: str, type_: str | None) -> list[tuple[Entity, list[Declaration]]]:
+    """Entities named ``text`` (of ``type_``) that a document the principal may read in this view
+    declares but that take part in no relation the principal may read, with their declarations."""
+    hits = declared_of(cv, text, type_)
     out: list[tuple[Entity, list[Declaration]]] = []
     index = Declarations(cv) if hits else None
     for e in sorted(hits, key=lambda e: e.id):

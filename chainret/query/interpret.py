@@ -166,7 +166,7 @@ def _interpret_flat(request: str, cv: ViewReader) -> Reading:
                 slot_text=text,
                 start_id=ents[0].id,
                 predicates=list(m.pattern.predicates),
-                view=cv.view_name,
+                view=cv.shown_name,
                 principal=cv.principal,
                 reading=None if m.reading == "plain" else m.reading,
                 match=record,
@@ -240,7 +240,7 @@ def _unrelated_entity(unknown: list[dict[str, Any]], patterns: list[PatternSpec]
         noun = relation_noun(pattern.predicates[0])
         cites = [w.cite() for w in where]
         said = "; ".join(f"{c['unit']} ({c['text']!r})" if "unit" in c else c["document"] for c in cites)
-        message = (f"{u['slot_text']!r} ({ent.id}, {ent.name}) has no {noun} in view {cv.view_name}: it is declared by {said}, "
+        message = (f"{u['slot_text']!r} ({ent.id}, {ent.name}) has no {noun} in view {cv.shown_name}: it is declared by {said}, "
                    "and no relation of it is stated in a document you may read")
         details = {"slot_text": u["slot_text"], "slot_type": u["slot_type"], "entity": ent.id, "declared_by": cites}
         return Reading(outcome="refused", reason=Refusal(code=RefusalCode.UNRELATED_ENTITY, message=message, details=details),
@@ -345,7 +345,7 @@ def _tolerant(request: str, specs: list[PatternSpec], matches: list[Any], cv: An
         slot_text=mention.words,
         start_id=ent.id,
         predicates=list(r.pattern.predicates),
-        view=cv.view_name,
+        view=cv.shown_name,
         principal=cv.principal,
         reading=r.route + (f"+{r.via}" if r.via else ""),
         match=record,

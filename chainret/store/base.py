@@ -39,11 +39,12 @@ if TYPE_CHECKING:  # the protocols name these; importing them here would load th
     from chainret.catalog.names import NameLookup
 
 #: Bumped whenever the tables change; a store written by another schema is refused with a message.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 #: Older schemas this chainret still reads (not updates): 3 has no name-lookup columns (``names.fold``, ...),
 #: so tolerant name lookups build their index in memory from the entity table (slow at 1M entities); 3 and 4
-#: have no unit columns on ``postings`` (``ntok``, ``ref``), so a hop joins each posting to its unit.
-READABLE_SCHEMAS = (3, 4, 5)
+#: have no unit columns on ``postings`` (``ntok``, ``ref``), so a hop joins each posting to its unit; 3 to 5 keep
+#: no name sources (``names.doc_id``, ``name_sources``): every label is everyone's there, as before (recompile).
+READABLE_SCHEMAS = (3, 4, 5, 6)
 STORE_FORMAT = "chainret-store"
 
 
@@ -106,7 +107,10 @@ class ViewReader(Protocol):
     principal: str
 
     @property
-    def view_name(self) -> str: ...
+    def view_name(self) -> str: ...  # the store's name of the view (what it reads by)
+
+    @property
+    def shown_name(self) -> str: ...  # the name the catalog's reader is shown (``readable.reader_view_names``)
 
     @property
     def catalog(self) -> CatalogRecords: ...

@@ -5,7 +5,7 @@ inside one transaction), so a failed compile or update leaves nothing half-writt
 
 An update is append-only: the new catalog must hold every stored record unchanged and in the same
 place (new entities, predicates, patterns, documents, relations and views come after them; only
-the views' ``current`` flag may move). Then only the new rows are written, plus the small tables
+the views' ``current`` flag and the entities' labels and name sources may change: ``_relabel``). Then only the new rows are written, plus the small tables
 that summarise all of them (``corpus``, ``meta``, the views' current flags). Anything else is
 refused with a message saying to recompile.
 """
@@ -18,7 +18,7 @@ from typing import Protocol
 
 from chainret.catalog.models import Catalog
 from chainret.store.base import StoreError
-from chainret.store.schema import TABLES, Compiled, SQLValue, as_int, as_str, corpus_rows, text_pairs
+from chainret.store.schema import LABEL_READERS_SQL, TABLES, Compiled, SQLValue, as_int, as_str, corpus_rows, entity_rows, text_pairs
 
 BATCH = 20_000
 
@@ -69,7 +69,7 @@ class _Buffers:
 
 def _fill(w: Writer, comp: Compiled, doc_ords: dict[str, int]) -> dict[int, tuple[int, int]]:
     """Insert every record ``comp`` yields (all of a new catalog, or the new ones of an update)."""
-    for table in ("entities", "names", "predicates", "patterns", "documents", "readers", "document_meta", "views"):
+    for table in ("entities", "names", "name_sources", "predicates", "patterns", "documents", "readers", "document_meta", "views"):
         _batched(w, table, getattr(comp, table)())
     _batched(w, "view_docs", comp.view_docs(doc_ords))
     buf = _Buffers(w, "units", "postings")
@@ -84,6 +84,12 @@ def _fill(w: Writer, comp: Compiled, doc_ords: dict[str, int]) -> dict[int, tupl
         buf.flush(full_only=True)
     buf.flush()
     return stats
+
+
+def label_readers(w: Writer) -> None:
+    """Recompute ``label_readers`` (who may read a document that declares labels) from the written tables."""
+    w.execute("DELETE FROM label_readers")
+    w.execute(LABEL_READERS_SQL)
 
 
 def _corpus(w: Writer) -> None:
@@ -115,6 +121,7 @@ class WholeCatalog:
         _batched(w, "identities", comp.identities(1))
         _fill(w, comp, comp.doc_ords())
         _corpus(w)
+        label_readers(w)
         return counts(w)
 
 
@@ -140,6 +147,28 @@ def _prefix(kind: str, stored: list[str], new: list[str]) -> None:
         gone = sorted(set(stored) - set(new))
         what = f"{kind} {gone[0]!r} is missing from the new catalog" if gone else f"the order of {kind}s changed"
         raise StoreError(f"not an append-only update: {what}; recompile the store with `chainret catalog compile`")
+
+
+def _relabel(w: Writer, catalog: Catalog, stored: int) -> None:
+    """Rewrite the label rows (``schema.entity_rows``) of the stored entities whose labels or name sources changed.
+
+    The one rewrite an update makes: a re-import keeps an entity and appends the sources its records add
+    (``NameSource.since``), so a stored entity's labels grow while its ID and place stay; its rows are
+    derived from the catalog, never edited by hand, and are written again whole."""
+    rows = {as_int(r[0]): tuple(r) for r in w.rows("SELECT ord, id, type, name, aliases, description FROM entities WHERE ord < ?", (stored,))}
+    sources: dict[int, list[tuple[object, ...]]] = {}
+    for r in w.rows("SELECT entity_ord, seq, doc_id, name, aliases, description, since FROM name_sources ORDER BY entity_ord, seq"):
+        sources.setdefault(as_int(r[0]), []).append(tuple(r))
+    for i, e in enumerate(catalog.entities[:stored]):
+        entity, names, declared = entity_rows(e, i)
+        if rows.get(i) == tuple(entity) and sources.get(i, []) == [tuple(d) for d in declared]:
+            continue
+        w.execute("DELETE FROM names WHERE entity_ord = ?", (i,))
+        w.execute("DELETE FROM name_sources WHERE entity_ord = ?", (i,))
+        w.execute("UPDATE entities SET name = ?, aliases = ?, description = ? WHERE ord = ?", (*entity[3:6], i))
+        w.insert("names", names)
+        if declared:
+            w.insert("name_sources", declared)
 
 
 def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
@@ -177,6 +206,7 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
         hit = [r for r in w.rows("SELECT id, subject, object FROM relations") if r[1] in new_ids or r[2] in new_ids]
         if hit:
             raise StoreError(f"not an append-only update: stored relation {hit[0][0]!r} names a new entity; recompile the store")
+    _relabel(w, catalog, len(stored["entities"]))
     start = {t: len(stored[t]) for t in keys}
     start["units"] = as_int(w.rows("SELECT count(*) FROM units")[0][0])
     skip = {t: set(stored[t]) for t in keys}
@@ -189,6 +219,7 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     seq = as_int(w.rows("SELECT coalesce(max(seq), 0) FROM identities")[0][0]) + 1
     _batched(w, "identities", comp.identities(seq))
     _corpus(w)
+    label_readers(w)
     return {t: len(keys[t][1]) - len(stored[t]) for t in keys}
 
 

@@ -18,6 +18,8 @@ chooses. For schema ``S`` the compile creates these NOLOGIN roles:
   (``SET LOCAL ROLE`` inside each ask's read transaction). **It is trusted like the server that
   holds it**: whoever logs in with it may read as any principal.
 
+``names`` and ``name_sources`` (an importer's labels: a display name, an e-mail) show a row only to a
+role that may read some version of the document that declares it (``LABEL_POLICY``).
 ``documents``, ``units``, ``postings`` and ``relation_quotes`` (everything that holds or reveals
 source text or its term statistics) have a policy: a row is visible when its document version is
 in the session's view (``chainret.view``: not a secret, any client may set it) and readable by a
@@ -27,7 +29,7 @@ reads as PRINCIPAL (``--app`` for a server's login); ``chainret catalog revoke U
 takes it back. chainret connects with the URL's user; a superuser URL (the README's throw-away
 server) is dropped to ``S_app`` for the whole session, so no ask runs with superuser rights.
 
-What a login can still see without any principal: the catalog metadata (entities, predicates,
+What a login can still see without any principal: the catalog metadata (entities with everyone's labels, predicates,
 patterns, views, which principal may read which document version, and the relation records'
 ids, endpoints and spans): the engine's contradiction check and the audit of withheld relations
 need relation records the principal may not read. A relation record's subject, predicate and
@@ -88,6 +90,14 @@ POLICY = (
     "WHERE vd.view_name = pg_catalog.current_setting('chainret.view', true) AND vd.doc_ord = {col} "
     "AND (rd.principal = '*' OR EXISTS (SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = rd.principal "
     "AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE'))) LIMIT 1) IS NOT NULL"
+)
+# ``names`` and ``name_sources`` (the labels an importer's documents declare: ``schema.entity_rows``): a row is
+# visible when it is everyone's (``doc_id = ''``) or some version of its document is readable by '*' or by a
+# principal whose role current_user holds, in any view (``sqlrows.LABEL``, ``Entity.as_read_by``).
+LABEL_TABLES = ("names", "name_sources")
+LABEL_POLICY = (
+    "{col} = '' OR EXISTS (SELECT 1 FROM {s}.label_readers lr WHERE lr.doc_id = {col} AND (lr.principal = '*' OR EXISTS "
+    "(SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = lr.principal AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE'))))"
 )
 # ``corpus`` (readable units and tokens per view and principal class): a role sees the public figures and those of
 # the principals whose roles it holds, not the size of text it may not read.
@@ -615,6 +625,7 @@ def _security(w: _Writer, schema: str) -> None:
         w.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
     policies = {table: POLICY.format(s=schema, col=f"{table}.{col}") for table, col in RLS_TABLES.items()}
     policies["corpus"] = CORPUS_POLICY.format(s=schema)
+    policies.update({table: LABEL_POLICY.format(s=schema, col=f"{table}.doc_id") for table in LABEL_TABLES})
     for table, policy in policies.items():
         w.execute(f"ALTER TABLE {schema}.{table} ENABLE ROW LEVEL SECURITY")
         w.execute(f"ALTER TABLE {schema}.{table} FORCE ROW LEVEL SECURITY")
@@ -638,7 +649,7 @@ def _analyze(w: _Writer, schema: str) -> None:
     ANALYZE made them (docs/scaling.md says what they reveal).
     """
     w.execute(f"ANALYZE {', '.join(f'{schema}.{t}' for t in TABLES)}")
-    tables = [*RLS_TABLES, "corpus"]
+    tables = [*RLS_TABLES, "corpus", *LABEL_TABLES]
     if int(cast(int, w.rows("SELECT current_setting('server_version_num')::int")[0][0])) >= 180000:
         kept = w.rows("SELECT tablename, attname, null_frac, avg_width, n_distinct, correlation FROM pg_catalog.pg_stats "
                       "WHERE schemaname = %s AND tablename = ANY(%s) AND NOT inherited", (schema, tables))

@@ -8,8 +8,14 @@ database collation).
 Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view and principal):
 
 * ``meta`` (key, value): store format, schema version, world, catalog digest, current view;
-* ``entities``, ``names`` (normalised ID / name / alias -> entity), ``predicates``, ``patterns``:
-  catalog-wide, as in the catalog file;
+* ``entities``, ``predicates``, ``patterns``: catalog-wide, as in the catalog file, except that an
+  importer's entity (``Entity.declared_in``) keeps only the labels everyone may know (its ID, its
+  header's labels: ``Entity.as_read_by`` of no document);
+* ``names``\\* (normalised ID / name / alias -> entity, with ``doc_id``: the document that declares the
+  label, ``''`` for everyone's), ``name_sources``\\* (an entity's ``declared_in``: each document's labels)
+  and ``label_readers`` (doc_id -> who may read some version of it): a label is shown and resolved
+  for a reader only when they may read a document that declares it (``chainret.catalog.readable``;
+  schema 6, ``entity_rows`` is the one home of the rule for both compilers);
 * ``documents``\\*: document versions with their text (readable when the document is in the view and
   the principal may read it);
 * ``readers``: who may read each document version (``*`` = anyone; none for a removed version);
@@ -38,7 +44,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from decimal import Decimal
 from typing import SupportsInt, TypeVar
 
-from chainret.catalog.models import Catalog, SourceDocument, normalize_name, unit_ref, unit_spans
+from chainret.catalog.models import Catalog, Entity, Predicate, SourceDocument, normalize_name, unit_ref, unit_spans
 from chainret.catalog.names import digits_of, name_key
 from chainret.engine.search import tokenize
 
@@ -72,8 +78,10 @@ def text_pairs(rows: Iterable[tuple[object, ...]]) -> dict[str, str]:
 TABLES: dict[str, list[str]] = {
     "meta": ["key", "value"],
     "entities": ["ord", "id", "type", "name", "aliases", "description"],
-    "names": ["key", "type", "entity_ord", "fold", "digits", "flen"],
-    "predicates": ["ord", "name", "domain", "range_", "cardinality", "description"],
+    "names": ["key", "type", "entity_ord", "fold", "digits", "flen", "doc_id"],  # doc_id: schema 6
+    "name_sources": ["entity_ord", "seq", "doc_id", "name", "aliases", "description", "since"],  # schema 6
+    "label_readers": ["doc_id", "principal"],  # schema 6
+    "predicates": ["ord", "name", "domain", "range_", "cardinality", "description", "words"],
     "patterns": ["ord", "name", "body"],
     "documents": ["ord", "ref", "source", "document", "version", "representation", "title", "digest",
                   "visibility", "principals", "text"],
@@ -91,10 +99,11 @@ TABLES: dict[str, list[str]] = {
 }
 
 INT_COLUMNS = {"ord", "entity_ord", "doc_ord", "order_", "current", "idx", "start_", "end_", "ntok",
-               "unit_ord", "tf", "size", "total_len", "span_start", "span_end", "rel_ord", "seq", "flen"}
+               "unit_ord", "tf", "size", "total_len", "span_start", "span_end", "rel_ord", "seq", "flen", "since"}
 
 PRIMARY = {
-    "meta": "key", "entities": "ord", "names": "key, entity_ord", "predicates": "ord", "patterns": "ord", "documents": "ord",
+    "meta": "key", "entities": "ord", "names": "key, entity_ord, doc_id", "name_sources": "entity_ord, seq",
+    "label_readers": "doc_id, principal", "predicates": "ord", "patterns": "ord", "documents": "ord",
     "readers": "doc_ord, principal", "document_meta": "ord", "views": "ord", "view_docs": "view_name, doc_ord", "units": "ord",
     "postings": "term, unit_ord", "corpus": "view_name, principal", "relations": "ord", "relation_quotes": "rel_ord",
     "identities": "seq, principal",
@@ -130,7 +139,7 @@ def create_statements(*, postgres: bool = False) -> list[str]:
         for c in cols:
             typ = ("BIGINT" if postgres else "INTEGER") if c in INT_COLUMNS else "TEXT"
             defs.append(f"{c} {typ}")
-        tail = " WITHOUT ROWID" if not postgres and table in ("postings", "readers", "view_docs", "names") else ""
+        tail = " WITHOUT ROWID" if not postgres and table in ("postings", "readers", "view_docs", "names", "label_readers") else ""
         out.append(f"CREATE TABLE {table} ({', '.join(defs)}, PRIMARY KEY ({PRIMARY[table]})){tail}")
     return out
 
@@ -143,20 +152,55 @@ def index_statements() -> list[str]:
 
 
 # -- catalog -> rows --------------------------------------------------------------------------------
-def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int) -> list[Row]:
-    """The ``names`` rows of one entity (both compile paths): each distinct normalised label, with the
-    keys tolerant name lookups search by (``chainret.catalog.names``: ``fold`` = ``name_key``, its
-    digits, its length). Labels with one normalised form share one ``name_key`` (case folding is per
-    character; spacing and punctuation are removed from both)."""
+def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int, doc_id: str = "") -> list[Row]:
+    """The ``names`` rows of one entity's labels as one document declares them (``doc_id``; ``""``: everyone's):
+    each distinct normalised label, with the keys tolerant name lookups search by
+    (``chainret.catalog.names``: ``fold`` = ``name_key``, its digits, its length). Labels with one
+    normalised form share one ``name_key`` (case folding is per character; spacing and punctuation
+    are removed from both)."""
     labels: dict[str, str] = {}
     for label in (eid, name, *aliases):
-        labels.setdefault(normalize_name(label), label)
+        if label:
+            labels.setdefault(normalize_name(label), label)
     out: list[Row] = []
     for key in sorted(labels):
         fold = name_key(labels[key])
-        out.append((key, type_, i, fold, digits_of(fold), len(fold)))
+        out.append((key, type_, i, fold, digits_of(fold), len(fold), doc_id))
     return out
 
+
+def entity_rows(e: Entity, i: int) -> tuple[Row, list[Row], list[Row]]:
+    """One entity's ``entities`` row, ``names`` rows and ``name_sources`` rows: the one home (both
+    compilers, ``Compiled`` and ``chainret.store.stream``) of which labels a store shows to whom.
+
+    An entity without sources (a hand-written catalog's) is everyone's, as in the file. An importer's
+    entity (``Entity.declared_in``) keeps in ``entities`` only what a reader of no document knows of
+    it (``as_read_by(frozenset())``: the header's labels, else its ID), so no login reads a restricted
+    document's labels from the catalog-wide table; each source's labels go to ``name_sources`` and
+    ``names`` with that source's document, and a reader is shown ``merge_sources`` of the sources
+    they may read (``Entity.as_read_by``; the importers write an entity's labels as ``merge_sources``
+    of all its sources, so a reader of every source is shown the entity as the file has it)."""
+    if not e.declared_in:
+        return ((i, e.id, e.type, e.name, json.dumps(e.aliases), e.description),
+                name_rows(e.id, e.name, e.aliases, e.type, i), [])
+    bare = e.as_read_by(frozenset())
+    names = {r[0:1] + r[6:]: r for r in name_rows(e.id, bare.name, bare.aliases, e.type, i)}
+    sources: list[Row] = []
+    for seq, s in enumerate(e.declared_in):
+        sources.append((i, seq, s.document, s.name, json.dumps(s.aliases), s.description, s.since))
+        if s.document:
+            for r in name_rows("", s.name, s.aliases, e.type, i, s.document):
+                names.setdefault(r[0:1] + r[6:], r)
+    return ((i, e.id, e.type, bare.name, json.dumps(bare.aliases), bare.description),
+            sorted(names.values(), key=lambda r: (str(r[0]), str(r[6]))), sources)
+
+
+LABEL_READERS_SQL = (
+    "INSERT INTO label_readers (doc_id, principal) SELECT DISTINCT s.doc_id, rd.principal FROM name_sources s "
+    "JOIN documents d ON d.source || '/' || d.document = s.doc_id JOIN readers rd ON rd.doc_ord = d.ord WHERE s.doc_id <> ''"
+)
+"""Who may read some version of each document that declares labels (``chainret.catalog.readable.readable_doc_ids``),
+from the written tables; recomputed whole after every compile and update (a new version may add readers)."""
 
 
 class Compiled:
@@ -215,17 +259,21 @@ class Compiled:
 
     def entities(self) -> Iterator[Row]:
         for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
-            yield (i, e.id, e.type, e.name, json.dumps(e.aliases), e.description)
+            yield entity_rows(e, i)[0]
 
     def names(self) -> Iterator[Row]:
         for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
-            yield from name_rows(e.id, e.name, e.aliases, e.type, i)
+            yield from entity_rows(e, i)[1]
+
+    def name_sources(self) -> Iterator[Row]:
+        for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
+            yield from entity_rows(e, i)[2]
 
     def predicates(self) -> Iterator[Row]:
         for i, p in self._new("predicates", self.cat.predicates, lambda p: p.name):
-            yield (i, p.name, p.domain, p.range, p.cardinality, p.description)
+            yield predicate_row(i, p)
 
-    def patterns(self) -> Iterator[Row]:
+    def patterns(self) -> Iterator[Row]:  # (predicate_row: below)
         for i, p in self._new("patterns", self.cat.patterns, lambda p: p.name):
             yield (i, p.name, p.model_dump_json())
 
@@ -310,3 +358,10 @@ def corpus_rows(view_docs: dict[str, list[int]], readers: dict[int, set[str]], d
                     size += n
                     total += t
             yield (view, principal, size, total)
+
+
+def predicate_row(i: int, p: Predicate) -> Row:
+    """A predicate's row, with its declared words (``nouns``, ``verbs``: how requests may name it, which the
+    interpretation reads) as JSON, ``""`` when it declares none; both compilers write it (schema 6)."""
+    words = {k: v for k, v in (("nouns", p.nouns), ("verbs", p.verbs)) if v}
+    return (i, p.name, p.domain, p.range, p.cardinality, p.description, json.dumps(words) if words else "")

@@ -27,7 +27,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from chainret.core.bulk import paused_gc
-from chainret.catalog.models import View, functional_names
+from chainret.catalog.models import Entity, NameSource, View, functional_names, merge_sources
 from chainret.core.errors import UsageError
 from chainret.engine.hops import HopWorld
 from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words
@@ -36,11 +36,11 @@ from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, relation_of
-from chainret.store.sqlrows import READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
+from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView
 
 if TYPE_CHECKING:
-    from chainret.catalog.models import Entity, Pattern, Predicate, Relation, Unit
+    from chainret.catalog.models import Pattern, Predicate, Relation, Unit
     from chainret.store.base import DocumentMeta
 
 __all__ = ["Backend", "EvidenceReader", "ReaderStore", "SQLStore", "SQLView", "StoreIndex"]
@@ -49,17 +49,28 @@ __all__ = ["Backend", "EvidenceReader", "ReaderStore", "SQLStore", "SQLView", "S
 class SQLNames:
     """``NameLookup`` as indexed queries on the ``names`` table's ``fold`` / ``digits`` / ``flen`` columns.
 
+    Per reader (``principal``, within a narrower viewer): only labels they may know match
+    (``SQLStore.label_condition``), and each entity comes with the labels they are shown
+    (``SQLStore.labelled``), so a suggestion never names a label of a document they may not read.
     ``word_owners`` (asked only when a typo has candidates) matches ``key LIKE '%word%'`` within the
     type, then keeps the entities where it is a whole word of a label."""
 
-    def __init__(self, store: SQLStore) -> None:
-        self.store = store
+    def __init__(self, store: SQLStore, principal: str | None = None, within: str | None = None) -> None:
+        self.store, self.principal, self.within = store, principal, within
 
     def _entries(self, where: str, params: tuple[object, ...]) -> list[NameEntry]:
+        if self.principal is None:  # (a schema 3-5 store, or a catalog-wide lookup: every label is everyone's)
+            rows = self.store.db.rows(
+                f"SELECT e.id, e.type, e.name, e.aliases FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}) "
+                "ORDER BY e.ord", params)
+            return entries_from_rows(cast("list[tuple[str, str, str, str]]", rows))
+        label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
         rows = self.store.db.rows(
-            f"SELECT e.id, e.type, e.name, e.aliases FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}) "
-            "ORDER BY e.ord", params)
-        return entries_from_rows(cast("list[tuple[str, str, str, str]]", rows))
+            f"SELECT e.id FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}{label}) ORDER BY e.ord",
+            (*params, *lp), None, self.principal)
+        ids = [str(r[0]) for r in rows]
+        shown = self.store.labelled(ids, self.principal, self.within)
+        return [NameEntry(e.id, e.type, (e.id, e.name, *e.aliases)) for i in ids if (e := shown.get(i)) is not None]
 
     def by_key(self, type_: str, key: str) -> list[NameEntry]:
         return self._entries("n.type = ? AND n.fold = ?", (type_, key))
@@ -74,6 +85,9 @@ class SQLNames:
                 if any(word in label_words(label) for label in e.labels)]
 
     def entities(self, ids: Sequence[str]) -> list[Named]:
+        if self.principal is not None:
+            shown = self.store.labelled(ids, self.principal, self.within)
+            return [shown[i] for i in ids if i in shown]
         out = [self.store.entity(i) for i in ids]
         return [e for e in out if e is not None]
 
@@ -105,9 +119,15 @@ class SQLStore:
         self.format: str = self._meta.get("catalog_format", "chainret-catalog/1")
         # Schema 5's postings carry their unit's token count and ref (``chainret.store.hopquery``); 3 and 4's do not.
         self.postings_hold_units: bool = self._meta.get("schema_version") not in ("3", "4")
+        # Schema 6 keeps each label's declaring document (``schema.entity_rows``); 3 to 5: every label is everyone's.
+        self.name_sources: bool = self._meta.get("schema_version") not in ("3", "4", "5")
+        self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
+        self._hides_names: dict[str, bool] = {}
+        self._lookups: dict[tuple[str, str | None], SQLNames] = {}
         self._views: dict[tuple[str | None, str], SQLView] = {}
         self._view_names: dict[tuple[str | None, str | None], str] = {}  # (requested view, reader) -> the view it names
         self._reader_views: dict[str, list[View]] = {}  # reader -> the views of their reduced catalog
+        self._reader_view_names: dict[str, dict[str, str]] = {}  # reader -> {the name they are shown: the store's}
         self._worlds: dict[tuple[str, str, str | None], HopWorld] = {}
         self._asked_once: set[tuple[str, str, str | None]] = set()  # pairs whose first ask ran per lookup
         self._corpus: dict[tuple[str, ...], tuple[int, int]] = {}
@@ -201,9 +221,11 @@ class SQLStore:
     def predicates(self) -> list[Predicate]:
         from chainret.catalog.models import Predicate
 
-        rows = cast("list[tuple[str, str, str, str, str]]",
-                    self.db.rows("SELECT name, domain, range_, cardinality, description FROM predicates ORDER BY ord"))
-        return [Predicate(name=n, domain=d, range=r, cardinality=c, description=s) for n, d, r, c, s in rows]
+        words = ", words" if self.name_sources else ", ''"  # (a store of schema 5 or older kept no declared words)
+        rows = cast("list[tuple[str, str, str, str, str, str]]",
+                    self.db.rows(f"SELECT name, domain, range_, cardinality, description{words} FROM predicates ORDER BY ord"))
+        return [Predicate(name=n, domain=d, range=r, cardinality=c, description=s, **(json.loads(w) if w else {}))
+                for n, d, r, c, s, w in rows]
 
     @cached_property
     def predicates_by_name(self) -> dict[str, Predicate]:
@@ -279,6 +301,83 @@ class SQLStore:
                 with paused_gc():
                     self._names = NameIndex(entries_from_rows(cast("list[tuple[str, str, str, str]]", rows)), self.entity)
             return self._names
+
+    # -- the labels a reader is shown (``schema.entity_rows``; ``Entity.as_read_by``) -----------------------
+    def label_condition(self, col: str, principal: str, within: str | None = None) -> tuple[str, tuple[str, ...]]:
+        """`` AND`` ``LABEL`` on ``col`` (a ``doc_id``) for the principal and the narrower viewer, with parameters
+        (nothing for a store that keeps no name sources)."""
+        if not self.name_sources:
+            return "", ()
+        if within is None or within == principal:
+            return " AND " + LABEL.format(col=col), (principal,)
+        return " AND " + LABEL.format(col=col) + " AND " + LABEL.format(col=col), (principal, within)
+
+    @cached_property
+    def holds_sources(self) -> bool:
+        """Does any entity have name sources? (None: every entity is shown as stored, no statement per lookup.) Read from
+        tables every login sees whole: ``label_readers`` and the everyone's rows of ``name_sources``."""
+        return self.name_sources and bool(
+            self.db.rows("SELECT 1 FROM label_readers LIMIT 1") or self.db.rows("SELECT 1 FROM name_sources WHERE doc_id = '' LIMIT 1"))
+
+    def label_lookup(self, principal: str, within: str | None = None) -> NameLookup:
+        """The tolerant name lookups as ``principal`` (within a narrower viewer) knows the names."""
+        if not self.holds_sources:
+            return self.name_lookup()
+        key = (principal, within)
+        hit = self._lookups.get(key)
+        if hit is None:
+            hit = self._lookups[key] = SQLNames(self, principal, within)
+        return hit
+
+    def hides_names(self, reader: str) -> bool:
+        """True when some label comes only from documents ``reader`` may not read (``readable.hides_names``):
+        their requests run over their reduced catalog (``ReaderStore``)."""
+        hit = self._hides_names.get(reader)
+        if hit is None:
+            hit = False
+            if self.name_sources:
+                hit = bool(self.db.rows(
+                    "SELECT 1 FROM label_readers lr WHERE NOT EXISTS (SELECT 1 FROM label_readers l2 WHERE l2.doc_id = lr.doc_id "
+                    "AND l2.principal IN ('*', ?)) LIMIT 1", (reader,)))
+            self._hides_names[reader] = hit
+        return hit
+
+    def labelled(self, ids: Sequence[str], principal: str, within: str | None = None) -> dict[str, Entity]:
+        """``entities_of(ids)`` with the labels ``principal`` (within a narrower viewer) is shown: an importer's
+        entity with ``merge_sources`` of the sources they may read (``Entity.as_read_by``), else as stored."""
+        found = self.entities_of(ids)
+        if not found or not self.holds_sources:
+            return found
+        cache = self._labelled.setdefault((principal, within), {})
+        out: dict[str, Entity] = {}
+        missing = []
+        for i in found:
+            try:
+                hit = cache[i]  # one lookup: another thread may clear the cache meanwhile
+            except KeyError:
+                missing.append(i)
+                continue
+            out[i] = hit if hit is not None else found[i]
+        if missing:
+            label, lp = self.label_condition("s.doc_id", principal, within)
+            rows = cast("list[tuple[str, str, str, str, str, int | None]]", self.db.rows(
+                "SELECT e.id, s.doc_id, s.name, s.aliases, s.description, s.since FROM name_sources s JOIN entities e ON e.ord = s.entity_ord "
+                f"WHERE e.id IN ({_marks(missing)}){label} ORDER BY s.entity_ord, s.seq", (*missing, *lp), None, principal))
+            sources: dict[str, list[NameSource]] = {}
+            for i, doc, name, aliases, description, since in rows:
+                sources.setdefault(i, []).append(NameSource.model_construct(
+                    document=doc, name=name, aliases=json.loads(aliases), description=description, since=since))
+            for i in missing:
+                seen = sources.get(i)
+                shown = None
+                if seen:
+                    base = found[i]
+                    name, merged, description = merge_sources(seen)
+                    shown = Entity.model_construct(id=base.id, type=base.type, name=name or base.id, aliases=merged,
+                                                   description=description, declared_in=seen)
+                _bounded(cache, i, shown)
+                out[i] = shown if shown is not None else found[i]
+        return {i: out[i] for i in found}
 
     # -- what a reader may read (chainret.catalog.readable asks a store these) ----------------------------
     def readable_docs(self, reader: str) -> frozenset[str]:
@@ -358,6 +457,8 @@ class SQLStore:
         views = list(self.views) if reader is None else self.reader_views(reader)
         if name is None:
             current = next((v for v in views if v.current), None)
+            if current is None and reader is not None:  # the latest of the reader's views (``Catalog.current_view``)
+                current = max(views, key=lambda v: v.order, default=None)
             chosen = current.name if current is not None else self._meta.get("current_view")
             if not chosen:
                 raise UsageError(f"catalog world {self.world!r} declares no views")
@@ -365,8 +466,19 @@ class SQLStore:
             from chainret.catalog.views import pick_view
 
             chosen = pick_view(views, name).name  # a name, a date or a commit, with find_view's messages
+        if reader is not None:  # the name the store reads by (a reader may be shown another: ``reader_view_names``)
+            chosen = self.reader_view_names(reader).get(chosen, chosen)
         self._view_names[key] = chosen
         return chosen
+
+    def reader_view_names(self, reader: str) -> dict[str, str]:
+        """The name each of ``reader``'s views is shown by -> its name in the store (``readable.reader_view_names``)."""
+        hit = self._reader_view_names.get(reader)
+        if hit is None:
+            from chainret.catalog.readable import reader_view_names
+
+            hit = self._reader_view_names[reader] = reader_view_names(list(self.views), self.readable_docs(reader))
+        return hit
 
     def reader_views(self, reader: str) -> list[View]:
         """The views of ``reader``'s reduced catalog (a view a change they may not read added is not among them)."""

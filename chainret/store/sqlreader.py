@@ -37,6 +37,8 @@ class ReaderSource(RowSource, CatalogReader, Protocol):
 
     def reader_views(self, reader: str) -> list[View]: ...
 
+    def reader_view_names(self, reader: str) -> dict[str, str]: ...
+
 
 class _Documents(Mapping[str, "SourceDocument"]):
     """``catalog.documents_by_ref`` as a lazy lookup (what trace verification reads)."""
@@ -176,7 +178,11 @@ class ReaderStore:
 
     @property
     def current_view(self) -> View | None:
-        return self.store.current_view
+        """The reader's current view (the one ``view(None)`` opens), by the name they are shown."""
+        if not self.views:
+            return None
+        real = self.store.view_name_for(None, self.reader)
+        return self.views_by_name.get(next((s for s, r in self.store.reader_view_names(self.reader).items() if r == real), real))
 
     def readable_docs(self, reader: str) -> frozenset[str]:
         return self.store.readable_docs(reader) & self.store.readable_docs(self.reader)
@@ -207,7 +213,9 @@ class ReaderStore:
         chosen = self.store.view_name_for(name, self.reader)  # among this reader's views, as the store resolves them
         hit = self._views.get((chosen, principal))
         if hit is None:
-            hit = self._views[(chosen, principal)] = SQLView(self.store, chosen, principal, within=self.reader, catalog=self)
+            shown = next((s for s, real in self.store.reader_view_names(self.reader).items() if real == chosen), chosen)
+            hit = self._views[(chosen, principal)] = SQLView(self.store, chosen, principal, within=self.reader, catalog=self,
+                                                             shown=shown)
         return hit
 
     def hop_world(self, view: ViewReader) -> HopWorld:

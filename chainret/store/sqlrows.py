@@ -41,6 +41,10 @@ KNOWN = (
 # adds it to every condition, so the store answers as the catalog with the viewer's unreadable
 # documents removed.
 WITHIN = " AND EXISTS (SELECT 1 FROM readers rw WHERE rw.doc_ord = {col} AND rw.principal IN ('*', ?))"
+# A label (a ``names`` or ``name_sources`` row, ``{col}`` its ``doc_id``) the principal may know: everyone's
+# (``''``) or declared by a document some version of which they may read, in any view (``?`` = principal):
+# ``chainret.catalog.models.Entity.as_read_by``. PostgreSQL's policy on both tables says the same (``LABEL_POLICY``).
+LABEL = "({col} = '' OR EXISTS (SELECT 1 FROM label_readers lr WHERE lr.doc_id = {col} AND lr.principal IN ('*', ?)))"
 IN_VIEW = "EXISTS (SELECT 1 FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = {col})"
 # A relation's status in a view (``?`` = view, view, principal, view, principal): the visibility of its
 # document if that version is in the view, whether another version of the document is, whether the
@@ -89,12 +93,20 @@ class RowSource(ViewCatalog, Protocol):
 
     db: Backend
     kind: str  # "sqlite" or "postgres": where a statement must name a collation (``SQLView.census``)
+    name_sources: bool  # schema 6: each label's declaring document is kept (``chainret.store.schema.entity_rows``)
     _known_ids: set[str]
+    _entities: dict[str, Entity | None]  # entity records by id (``SQLStore.entity``'s cache)
     _rows_cache: dict[str, RelRow | None]  # relation rows by id, read when asked for (PostgreSQL's hop statement primes it)
 
     def name_lookup(self) -> NameLookup: ...
 
+    def label_lookup(self, principal: str, within: str | None = None) -> NameLookup: ...
+
+    def label_condition(self, col: str, principal: str, within: str | None = None) -> tuple[str, tuple[str, ...]]: ...
+
     def entities_of(self, ids: Sequence[str]) -> dict[str, Entity]: ...
+
+    def labelled(self, ids: Sequence[str], principal: str, within: str | None = None) -> dict[str, Entity]: ...
 
     def corpus(self, view: str, principal: str, within: str | None = None) -> tuple[int, int]: ...
 

@@ -30,9 +30,11 @@ class SQLView:
     is kept for the next request. Reopen the store to see an update written since.
     """
 
-    def __init__(self, store: RowSource, view: str, principal: str, within: str | None = None, catalog: ViewCatalog | None = None) -> None:
+    def __init__(self, store: RowSource, view: str, principal: str, within: str | None = None, catalog: ViewCatalog | None = None,
+                 shown: str | None = None) -> None:
         self.store = store
-        self._name = view
+        self._name = view  # the store's name of the view (what its queries read by)
+        self._shown = shown if shown is not None else view  # the name the reader is shown (``readable.reader_view_names``)
         self.principal = principal
         self.within = within  # a narrower viewer whose catalog this view reads (None: the whole catalog)
         self._catalog: ViewCatalog = catalog if catalog is not None else store
@@ -46,12 +48,17 @@ class SQLView:
         return self._name
 
     @property
+    def shown_name(self) -> str:
+        """The view's name as its catalog's reader is shown it (a trace, a refusal, a report name it so)."""
+        return self._shown
+
+    @property
     def catalog(self) -> ViewCatalog:
         return self._catalog
 
     @property
     def view(self) -> View:
-        return self._catalog.views_by_name[self._name]
+        return self._catalog.views_by_name[self._shown]
 
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[SQLRow]:
         return self.store.db.rows(sql, params, self._name, self.principal)
@@ -176,7 +183,11 @@ class SQLView:
         return [r for r in self.relations() if self.relation_status(r).eligible]
 
     def relations(self) -> list[Relation]:
-        rows = self.store.db.rows(f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord ORDER BY r.ord")
+        """Every relation of the view's catalog (of a narrower viewer's: those of documents they may read); read in
+        the view as its principal, so PostgreSQL's policy shows the quotes of the documents they may read there."""
+        w, wp = self._w("r.doc_ord")
+        rows = self._rows(
+            f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE 1 = 1{w} ORDER BY r.ord", wp)
         return [self.store._relation_model(r) for r in cast("list[RelRow]", rows)]
 
     def supporting_unit(self, relation: Relation | str) -> Unit | None:
@@ -284,22 +295,47 @@ class SQLView:
 
     # -- entities -------------------------------------------------------------------------------------------
     def resolve(self, text: str, type: str | None = None) -> list[Entity]:  # noqa: A002 - API name
-        """Entities named ``text`` that the principal may know (in a relation of a document they may read)."""
+        """Entities named ``text`` that the principal may know (in a relation of a document they may read),
+        by a label they may know (``SQLStore.label_condition``), with the labels they are shown."""
         known, kp = self._known()
-        # No DISTINCT: ``names``' primary key (key, entity_ord) gives an entity one row per key (a sort saved).
-        sql = (
-            "SELECT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
-            f"WHERE n.key = ? AND {known}"
-        )
-        params: list[str] = [normalize_name(text), *kp]
+        label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
+        sql = ("SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
+               f"WHERE n.key = ? AND {known}{label}")
+        params: list[str] = [normalize_name(text), *kp, *lp]
         if type is not None:
             sql += " AND n.type = ?"
             params.append(type)
-        return sorted((_entity(r) for r in self._rows(sql, params)), key=lambda e: e.id)
+        rows = self._rows(sql, params)
+        entities = self.store._entities  # the rows read here are the records ``entities_of`` would read again
+        for r in rows:
+            _bounded(entities, str(r[0]), _entity(r))
+        ids = sorted(str(r[0]) for r in rows)
+        shown = self.store.labelled(ids, self.principal, self.within)
+        return [shown[i] for i in ids if i in shown]
 
     def name_lookup(self) -> NameLookup:
-        """The store's name index (catalog-wide candidates: check ``knows`` before use)."""
-        return self.store.name_lookup()
+        """The store's name index as this view's reader knows the names (candidates: check ``knows`` before use)."""
+        return self.store.label_lookup(self.principal, self.within)
+
+    def declared_entities(self, text: str | None = None, type_: str | None = None) -> list[Entity]:
+        """Entities that a document the principal may read (within the narrower viewer) declares
+        (``name_sources``: ``chainret.catalog.readable.declared_entities``), in catalog order, with the labels
+        they are shown. With ``text``: only those named ``text`` (of ``type_``) by a label they may know
+        that take part in no relation they may read (``chainret.query.declared.declared_unrelated``)."""
+        if not self.store.name_sources:
+            return []
+        src, sp = self.store.label_condition("s.doc_id", self.principal, self.within)
+        sql = f"SELECT e.id FROM entities e WHERE EXISTS (SELECT 1 FROM name_sources s WHERE s.entity_ord = e.ord AND s.doc_id <> ''{src})"
+        params: list[str] = [*sp]
+        if text is not None:
+            known, kp = self._known()
+            label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
+            typed = " AND n.type = ?" if type_ is not None else ""
+            sql += f" AND NOT {known} AND EXISTS (SELECT 1 FROM names n WHERE n.entity_ord = e.ord AND n.key = ?{label}{typed})"
+            params += [*kp, normalize_name(text), *lp, *([type_] if type_ is not None else [])]
+        ids = [str(r[0]) for r in self._rows(sql + " ORDER BY e.ord", params)]
+        shown = self.store.labelled(ids, self.principal, self.within)
+        return [shown[i] for i in ids if i in shown]
 
     def knows(self, entity_id: str) -> bool:
         """True when the principal may know this entity (it occurs in a document they may read)."""
@@ -316,13 +352,17 @@ class SQLView:
         return sql, (who, self.within, who, self.within)
 
     def entity(self, entity_id: str) -> Entity | None:
-        return self._catalog.entity(entity_id)
+        """The entity with the labels the principal is shown (within the narrower viewer), if it exists
+        (and, in a reader's catalog, if the reader knows it)."""
+        if self._catalog.entity(entity_id) is None:
+            return None
+        return self.store.labelled([entity_id], self.principal, self.within).get(entity_id)
 
     def entities_of(self, ids: Sequence[str]) -> dict[str, Entity]:
         """``entity`` of each id that exists; over the whole store, one statement for those not yet read."""
-        if self._catalog is self.store:
-            return self.store.entities_of(ids)
-        return {i: e for i in ids if (e := self._catalog.entity(i)) is not None}
+        if self._catalog is not self.store:
+            ids = [i for i in ids if self._catalog.entity(i) is not None]
+        return self.store.labelled(ids, self.principal, self.within)
 
     def predicate(self, name: str) -> Predicate | None:
         return self.store.predicates_by_name.get(name)

@@ -48,21 +48,24 @@ from chainret.catalog.references import duplicate_message, wrong_world_message
 from chainret.catalog.models import (
     Catalog,
     Entity,
+    NameSource,
     Pattern,
     Predicate,
     Relation,
     SourceDocument,
     View,
     document_readable,
+    merge_sources,
     sha256_digest,
     split_doc_ref,
     type_union,
     unit_ref,
     unit_spans,
 )
+from chainret.catalog.readable import reader_entity, reader_since, reader_views
 from chainret.core.progress import Progress, no_progress
-from chainret.store.compile import BATCH, Writer, _Buffers, _corpus, counts
-from chainret.store.schema import Row, as_int, as_str, name_rows
+from chainret.store.compile import BATCH, Writer, _Buffers, _corpus, counts, label_readers
+from chainret.store.schema import Row, predicate_row, as_int, as_str, entity_rows
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as in Compiled)
@@ -186,7 +189,7 @@ class StreamCompile:
         self._names: dict[int, tuple[str, list[str]]] = {}
         # ``relation_defects`` reads only the slice of a Catalog that ``_Index`` answers (its docstring).
         self.index = cast(Catalog, _Index(self))
-        self._buffers = _Buffers(w, "entities", "names", "predicates", "patterns", "documents", "readers", "document_meta",
+        self._buffers = _Buffers(w, "entities", "names", "name_sources", "predicates", "patterns", "documents", "readers", "document_meta",
                                  "views", "view_docs", "relations", "relation_quotes")
         self.rows = self._buffers.rows
         self._spill_dir = tempfile.mkdtemp(prefix="chainret-compile-", dir=spill_dir)
@@ -251,8 +254,10 @@ class StreamCompile:
         if e.world != self.head["world"]:
             self._err(self.world_issues, "wrong_world", f"entities[{i}] (id {e.id})", "id",
                       wrong_world_message(self.head["world"], e.world))
-        self.rows["entities"].append((i, e.id, e.type, e.name, json.dumps(e.aliases), e.description))
-        self.rows["names"].extend(name_rows(e.id, e.name, e.aliases, e.type, i))
+        entity, names, sources = entity_rows(e, i)
+        self.rows["entities"].append(entity)
+        self.rows["names"].extend(names)
+        self.rows["name_sources"].extend(sources)
         self._spill("entities", i, e)
         self._flush(full_only=True)
 
@@ -262,7 +267,7 @@ class StreamCompile:
         if p.name not in self.preds:
             self.preds[p.name] = p
         self.pred_list.append(p)
-        self.rows["predicates"].append((i, p.name, p.domain, p.range, p.cardinality, p.description))
+        self.rows["predicates"].append(predicate_row(i, p))
         self._spill("predicates", -1, p)
 
     def _keyed(self, section: str, key: str, label: str) -> int:
@@ -424,6 +429,10 @@ class StreamCompile:
         if hit is None:
             self._flush()
             name, aliases = self.w.rows("SELECT name, aliases FROM entities WHERE ord = ?", (ordinal,))[0]
+            sources = self.w.rows("SELECT name, aliases FROM name_sources WHERE entity_ord = ? ORDER BY seq", (ordinal,))
+            if sources:  # an importer's entity: its labels are all its sources' (``schema.entity_rows``)
+                name, merged, _ = merge_sources(NameSource(name=as_str(n), aliases=json.loads(as_str(a))) for n, a in sources)
+                aliases = json.dumps(merged)
             hit = self._names[ordinal] = (str(name), [str(a) for a in json.loads(as_str(aliases))])
         return hit
 
@@ -499,6 +508,7 @@ class StreamCompile:
         self.w.insert("meta", list(meta.items()))
         self.w.insert("identities", [(1, "", digest), *((1, p, d) for p, d in sorted(readers.items()))])
         _corpus(self.w)
+        label_readers(self.w)
         return counts(self.w)
 
     def _units(self) -> None:
@@ -549,6 +559,12 @@ class StreamCompile:
                                                     and all(self.known[c]))]
         hashers = {c: hashlib.sha256(prefix) for c in filtered}
         readable = {c: {d.ref for d in self.docs.values() if self._reads(d, c)} for c in filtered}
+        # What ``reader_catalog`` changes besides dropping records: an importer's entity labels (``as_read_by``)
+        # and the views (``reader_views``: left out, renamed, recounted), each class's as the catalog in memory has them.
+        doc_ids = {c: frozenset(d.doc_id for d in self.docs.values() if self._reads(d, c)) for c in filtered}
+        since = {c: reader_since(self.views, frozenset(readable[c])) for c in filtered}
+        views = {c: b",".join(v.__pydantic_serializer__.to_json(v) for v in reader_views(self.views, frozenset(readable[c])))
+                 for c in filtered}
         for section in SECTIONS:
             key = f'"{section}":['.encode()
             full.update(key if section == "entities" else b"]," + key)
@@ -556,12 +572,13 @@ class StreamCompile:
                 h.update(key if section == "entities" else b"]," + key)
             started = dict.fromkeys(filtered, False)
             any_full = False
-            for pos, (k, raw) in enumerate(self._read_spill(section)):
+            for k, raw in self._read_spill(section):
                 full.update(b"," + raw if any_full else raw)
                 any_full = True
                 for c, h in hashers.items():
-                    if section == "entities":
-                        keep = bool(self.known[c][k])
+                    if section == "entities":  # known, or declared by a document the class may read (``declared_entities``)
+                        keep = bool(self.known[c][k]) or (b'"declared_in"' in raw and any(
+                            src.document and src.document in doc_ids[c] for src in Entity.model_validate_json(raw).declared_in))
                     elif section == "documents":
                         keep = self._reads(docs_by_ord[k], c)
                     elif section == "relations":
@@ -571,15 +588,17 @@ class StreamCompile:
                     if not keep:
                         continue
                     if section == "views":
-                        v = self.views[pos]
-                        docs = readable[c]
-                        if not all(d in docs for d in v.documents):
-                            v = View.model_construct(**{**dict(v), "documents": [d for d in v.documents if d in docs]})
-                        raw_c = v.__pydantic_serializer__.to_json(v)
-                    else:
-                        raw_c = raw
+                        continue  # (written whole below)
+                    raw_c = raw
+                    if section == "entities" and b'"declared_in"' in raw:
+                        e = Entity.model_validate_json(raw)
+                        shown = reader_entity(e, doc_ids[c], since[c])
+                        raw_c = raw if shown is e else shown.__pydantic_serializer__.to_json(shown)
                     h.update(b"," + raw_c if started[c] else raw_c)
                     started[c] = True
+            if section == "views":
+                for c, h in hashers.items():
+                    h.update(views[c])
         full.update(b"]}")
         digest = "sha256:" + full.hexdigest()
         out: dict[str, str] = {}

@@ -479,6 +479,10 @@ def earlier_identities(cat: CatalogReader, viewer: str | None, since: object = N
     if not isinstance(catalog, Catalog):
         return  # not a catalog in memory: nothing to rebuild, so nothing matches
     session = Session(size=2)  # the rebuilt catalogs are not kept in the caller's caches
+    if isinstance(since, str) and viewer is not None:  # the viewer's name of the view -> the catalog's (``reader_view_names``)
+        from chainret.catalog.readable import readable_docs, reader_view_names
+
+        since = reader_view_names(catalog.views, readable_docs(catalog, viewer, session=session)).get(since, since)
     for earlier in earlier_catalogs(catalog, since if isinstance(since, str) else None):
         yield earlier.digest() if viewer is None else reader_digest(earlier, viewer, session=session)
 

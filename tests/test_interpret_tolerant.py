@@ -162,8 +162,9 @@ def test_the_request_sets_meet_the_aims():
         assert tab["paraphrase"]["correct"] >= 0.9 * tab["paraphrase"]["n"]
 
 
-def test_a_source_header_declares_nouns_and_verbs_that_the_build_keeps(tmp_path, capsys):
+def test_a_source_header_declares_nouns_and_verbs_that_the_build_keeps(tmp_path, capsys, monkeypatch):
     from chainret.cli import main
+    from chainret.query import synonyms
 
     def run(*argv):
         with pytest.raises(SystemExit) as exc:
@@ -181,6 +182,10 @@ def test_a_source_header_declares_nouns_and_verbs_that_the_build_keeps(tmp_path,
     for request_text in ("Who is on call for the steward of Atlas?", "Who is on call for the team that looks after Atlas?"):
         trace = ask(request_text, cat)
         assert trace.interpretation is not None and trace.interpretation.start_id.endswith(":atlas"), request_text
+    for trace in (ask("Who is on call for the steward of Atlas?", cat), ask("Who is on call for the team that looks after Atlas?", cat)):
+        assert not [m for m in trace.interpretation.match if m.how == "synonym"]  # the declared words, not the vector table
+    # the control: without the declared words, and the vector table (which reads "steward" as "owner") out of reach
+    monkeypatch.setattr(synonyms, "SYNONYM_THRESHOLD", 2.0)
     assert ask("Who is on call for the steward of Atlas?", load_catalog(tmp_path / "st" / "catalog.yaml").model_copy(
         update={"predicates": [p.model_copy(update={"nouns": [], "verbs": []}) for p in cat.predicates]})).interpretation is None
 

@@ -174,3 +174,20 @@ def test_a_long_request_of_undeclared_words_costs_one_rewrite():
     combos = list(synonyms._combos(forms))
     assert len(combos) == 1 and [s.target for s in combos[0]] == [f"f{i}0" for i in range(12)]
     assert len(list(synonyms._combos(forms[:2]))) == synonyms.MAX_REWRITES  # few spans: forms combined, up to the cap
+
+
+def _owned_parts():
+    """One relation named by a verb: an org that owns a part ("who owns G-7")."""
+    pred = Predicate(name="owned_by", domain="part", range="org", cardinality="functional", verbs=["owns"])
+    pat = Pattern(name="part_owner", start_type="part", hops=["owned_by"], phrasings=["who owns {part}"])
+    return changed(SUPPLY, predicates=[*SUPPLY.predicates, pred], patterns=[*SUPPLY.patterns, pat])
+
+
+def test_a_word_nearest_a_relation_verb_stands_for_nothing(monkeypatch):
+    """In the single-word table an action's nearest relation verb is often another action ("wrote" is near "owns",
+    0.64): a request word stands for a relation's nouns and types by meaning, never for its verbs (SYNONYM_VERBS)."""
+    assert _got("who wrote G-7", _owned_parts()) == "no_pattern"
+    # the control: with verbs allowed, "wrote" is read as "owns", which would answer who owns G-7 (no record says who wrote it)
+    monkeypatch.setattr(synonyms, "SYNONYM_VERBS", True)
+    trace = ask("who wrote G-7", _owned_parts(), project=False)
+    assert trace.interpretation is not None and trace.interpretation.pattern == "part_owner"

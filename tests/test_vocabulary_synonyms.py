@@ -191,3 +191,11 @@ def test_a_word_nearest_a_relation_verb_stands_for_nothing(monkeypatch):
     monkeypatch.setattr(synonyms, "SYNONYM_VERBS", True)
     trace = ask("who wrote G-7", _owned_parts(), project=False)
     assert trace.interpretation is not None and trace.interpretation.pattern == "part_owner"
+
+
+def test_a_word_nearest_a_type_that_is_also_a_relation_noun_stands_for_nothing(monkeypatch):
+    """"supplier" is nearest "company" (0.64), the org type's word and the noun of operated_by, which ends at org:
+    read as it, "PR-84's supplier" would be PR-84's operator, and the default catalog holds no supplier (SYNONYM_TYPES)."""
+    assert _got("Which contact serves PR-84's supplier?", SEED) == "no_pattern"
+    monkeypatch.setattr(synonyms, "SYNONYM_TYPES", True)  # the control: the wrong reading comes back
+    assert _got("Which contact serves PR-84's supplier?", SEED) != "no_pattern"

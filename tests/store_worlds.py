@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from chainret.catalog.models import Catalog
 from chainret.verify.replay import stable
-from chainret.store import compile_store, open_store
+from chainret.store import compile_store, open_store, update_store
 from benchmarks.harness.versions import seed_versions  # noqa: F401  (the tests import it from here)
 from benchmarks.harness.worldgen import ANSWERABLE_BUDGET, ANSWERABLE_SHARE, PRINCIPALS, answerable, random_world
 
@@ -72,6 +72,22 @@ def three_stores(cat: Catalog, tmp: Path, pg_url: str) -> dict[str, object]:
     url = new_schema_url(pg_url)
     compile_store(cat, url)
     return {"memory": cat, "sqlite": open_store(db), "postgres": open_store(url)}
+
+
+def grown_by_update(cat: Catalog, out: str | os.PathLike[str]) -> None:
+    """A store of ``cat`` written by the update's code (``compile.update_into``: rows from ``schema.Compiled``),
+    not the compiler of a new store: an empty catalog of ``cat``'s world compiled, then ``cat`` appended.
+
+    The reference the record-by-record compiler (every new store's) is held to. Its ``identities`` have
+    the empty catalog's at seq 1 and ``cat``'s at seq 2: ``last_identities`` compares the latter."""
+    compile_store(Catalog(world=cat.world, description=cat.description), out)
+    update_store(cat, out)
+
+
+def last_identities(rows: list[tuple[object, ...]]) -> list[tuple[object, ...]]:
+    """The ``identities`` rows of a store's last write, numbered as a first compile's (seq 1)."""
+    last = max((r[0] for r in rows), default=1)
+    return sorted(((1, *r[1:]) for r in rows if r[0] == last), key=repr)
 
 
 def trace_json(trace) -> str:

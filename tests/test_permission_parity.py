@@ -1,5 +1,5 @@
 """Who may read a document version is one rule (``chainret.catalog.models.document_readable``); the compiled
-stores render it three more times: the ``readers`` rows both compilers write, ``READABLE`` in SQL for the
+stores render it three more times: the ``readers`` rows that the compiler of a new store and an update write, ``READABLE`` in SQL for the
 reader stores, and PostgreSQL's row-level security ``POLICY``. Each rendering is held to the rule here,
 for every (view, principal, document version) of catalogs whose visibilities are drawn at random.
 """
@@ -12,14 +12,13 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_worlds import new_schema_url, pg_url  # noqa: F401
+from store_worlds import grown_by_update, new_schema_url, pg_url  # noqa: F401
 from benchmarks.harness.catalogs import changed
 
 from chainret.catalog.load import load_world
 from chainret.catalog.models import Catalog, document_readable, reader_rows
 from chainret.store import compile_store
 from chainret.store.sqlrows import READABLE
-from chainret.store.stream import RecordSource, catalog_records
 
 SEED = Path(__file__).resolve().parents[1] / "fixtures" / "seed"
 PRINCIPALS = ("public", "auditor", "ops", "nobody-named")  # the last is named by no document
@@ -77,11 +76,11 @@ def test_a_wrong_rendering_is_caught():
 def test_both_compilers_and_the_sql_hold_to_the_rule(draws, tmp_path_factory):
     cat = with_visibilities(_seed(), draws)
     tmp = tmp_path_factory.mktemp("perm")
-    whole, streamed = tmp / "whole.db", tmp / "streamed.db"
-    compile_store(cat, whole)
-    compile_store(RecordSource(lambda: catalog_records(cat)), streamed)
+    updated, streamed = tmp / "updated.db", tmp / "streamed.db"
+    grown_by_update(cat, updated)  # the rows an update writes (``schema.Compiled``)
+    compile_store(cat, streamed)  # a new store's: record by record
     want = expected(cat)
-    for db in (whole, streamed):
+    for db in (updated, streamed):
         with sqlite3.connect(db) as c:
             readers = sorted(c.execute("SELECT d.ref, r.principal FROM readers r JOIN documents d ON d.ord = r.doc_ord"))
         assert readers == sorted((d.ref, p) for d in cat.documents for p in d.reader_rows()), db.name

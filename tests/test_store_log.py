@@ -76,7 +76,8 @@ def _versions() -> tuple[Catalog, Catalog, Catalog]:
                                            "documents": [*views[-1].documents, RESTRICTED]})
     v2 = full.model_copy(update={"documents": [*public_docs, restricted], "views": [*views, audited]})
     extra = full.documents_by_ref["notes/newsletter.md@v1"].model_copy(update={"version": "v2"})
-    later = audited.model_copy(update={"name": "later", "order": 4, "documents": [*audited.documents, extra.ref]})
+    held = [d for d in audited.documents if d != "notes/newsletter.md@v1"]  # a view holds one version per document
+    later = audited.model_copy(update={"name": "later", "order": 4, "documents": [*held, extra.ref]})
     v3 = full.model_copy(update={"documents": [*public_docs, restricted, extra], "views": [*views, audited, later]})
     return tuple(c.model_validate(c.model_dump()) for c in (v1, v2, v3))  # type: ignore[return-value]
 

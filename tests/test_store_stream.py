@@ -1,7 +1,9 @@
-"""The streaming compile (chainret.store.stream, chainret.catalog.stream) against the in-memory one.
+"""The record-by-record compile (chainret.store.stream, chainret.catalog.stream), every new store's, against the update's rows.
 
-Every shipped catalog, written as JSON, compiles to a store with the same rows in every table
-(digests and per-reader identities included) as ``compile_store`` of the loaded catalog; broken
+Every shipped catalog, written as JSON and streamed from the file, or loaded and given to
+``compile_store`` (which feeds its records to the same compiler), compiles to a store with the same
+rows in every table (digests and per-reader identities included) as a store grown from empty by
+``update_store`` (``schema.Compiled``'s rows: the code an update still writes through); broken
 files are refused with the same issues as ``load_catalog`` and leave no store behind.
 """
 
@@ -12,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_worlds import new_schema_url, pg_url  # noqa: F401
+from store_worlds import grown_by_update, last_identities, new_schema_url, pg_url  # noqa: F401
 
 from chainret.catalog.issues import CatalogFileInvalid
 from chainret.catalog.load import load_catalog, load_world
@@ -26,12 +28,20 @@ SEED = ROOT / "fixtures" / "seed" / "catalog.yaml"
 
 
 def rows(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every table's rows, sorted (``meta.generation`` aside; ``identities``: the last write's, as seq 1)."""
     with sqlite3.connect(db) as c:
         out = {}
         for t in TABLES:
             got = c.execute(f"SELECT * FROM {t}").fetchall()
             out[t] = sorted((r for r in got if not (t == "meta" and r[0] == "generation")), key=repr)
+    out["identities"] = last_identities(out["identities"])
     return out
+
+
+def same_rows(a: dict[str, list[tuple[object, ...]]], b: dict[str, list[tuple[object, ...]]]) -> None:
+    assert a["relations"] and a["identities"]
+    for table in TABLES:
+        assert a[table] == b[table], table
 
 
 @pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.parent.name)
@@ -40,24 +50,44 @@ def test_streamed_store_has_the_same_rows(path, indent, tmp_path):
     cat = load_world(path).catalog
     src = tmp_path / "catalog.json"
     src.write_text(cat.model_dump_json(indent=indent), encoding="utf-8")
-    compile_store(cat, tmp_path / "whole.db")
+    grown_by_update(cat, tmp_path / "updated.db")
     world, counts, streamed = compile_file(src, tmp_path / "streamed.db")
     assert streamed and world == cat.world and counts["relations"] == len(cat.relations)
-    a, b = rows(tmp_path / "whole.db"), rows(tmp_path / "streamed.db")
-    assert a["relations"] and a["identities"]
-    for table in TABLES:
-        assert a[table] == b[table], table
+    same_rows(rows(tmp_path / "updated.db"), rows(tmp_path / "streamed.db"))
 
 
-def test_records_api_has_the_same_rows(tmp_path):
-    """``compile_records`` fed record by record (what an importer uses) equals compiling the Catalog."""
-    from chainret.store.stream import RecordSource
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.parent.name)
+def test_a_loaded_catalog_compiles_to_the_same_rows(path, tmp_path):
+    """``compile_store`` of a loaded ``Catalog`` (its records fed to ``compile_records``, what an importer
+    uses too) equals the update's rows."""
+    cat = load_world(path).catalog
+    grown_by_update(cat, tmp_path / "updated.db")
+    compile_store(cat, tmp_path / "loaded.db")
+    same_rows(rows(tmp_path / "updated.db"), rows(tmp_path / "loaded.db"))
 
+
+def test_a_loaded_catalog_goes_through_the_record_by_record_compiler(tmp_path, monkeypatch):
+    """One compiler of a new store: ``compile_store(Catalog)`` feeds ``catalog_records`` to ``StreamCompile``."""
+    from chainret.store import stream
+
+    fed: list[str] = []
+    real = stream.StreamCompile.feed
+    monkeypatch.setattr(stream.StreamCompile, "feed", lambda self, kind, value: (fed.append(kind), real(self, kind, value))[1])
     cat = load_world(ROOT / "fixtures" / "lab").catalog
     compile_store(cat, tmp_path / "a.db")
-    compile_store(RecordSource(lambda: catalog_records(cat)), tmp_path / "b.db")
-    assert rows(tmp_path / "a.db") == rows(tmp_path / "b.db")
-    assert compile_records  # the function behind RecordSource
+    assert fed == [kind for kind, _ in catalog_records(cat)]
+    assert compile_records  # the function behind it
+
+
+def test_the_comparison_sees_one_changed_row(tmp_path):
+    """Negative control: a store that differs from the update's in one relation row does not compare equal."""
+    cat = load_world(ROOT / "fixtures" / "lab").catalog
+    grown_by_update(cat, tmp_path / "updated.db")
+    compile_store(cat, tmp_path / "changed.db")
+    with sqlite3.connect(tmp_path / "changed.db") as c:
+        c.execute("UPDATE relations SET note = 'changed' WHERE ord = 0")
+    with pytest.raises(AssertionError, match="relations"):
+        same_rows(rows(tmp_path / "updated.db"), rows(tmp_path / "changed.db"))
 
 
 def _seed_json(indent: int | None = 1) -> str:
@@ -180,14 +210,15 @@ def test_out_of_order_sections_are_compiled_whole(tmp_path):
     data = {"relations": data.pop("relations"), **data}
     src = tmp_path / "catalog.json"
     src.write_text(json.dumps(data), encoding="utf-8")
-    compile_store(cat, tmp_path / "a.db")
+    grown_by_update(cat, tmp_path / "a.db")
     _, _, streamed = compile_file(src, tmp_path / "b.db")
-    assert not streamed and rows(tmp_path / "a.db") == rows(tmp_path / "b.db")
+    assert not streamed
+    same_rows(rows(tmp_path / "a.db"), rows(tmp_path / "b.db"))
 
 
 
 def test_streamed_postgres_store_has_the_same_rows(pg_url, tmp_path):  # noqa: F811
-    """The PostgreSQL writer (COPY in one transaction) takes the streamed records as well."""
+    """The PostgreSQL writer (COPY in one transaction) takes the streamed records as well (against the update's rows)."""
     psycopg = pytest.importorskip("psycopg")
     from chainret.store.postgres import split_url
 
@@ -195,27 +226,32 @@ def test_streamed_postgres_store_has_the_same_rows(pg_url, tmp_path):  # noqa: F
     cat = load_world(ROOT / "fixtures" / "lab").catalog
     src.write_text(cat.model_dump_json(), encoding="utf-8")
     a, b = new_schema_url(pg_url), new_schema_url(pg_url)
-    compile_store(cat, a)
+    grown_by_update(cat, a)
     _, _, streamed = compile_file(src, b)
     assert streamed
     (conninfo, sa), (_, sb) = split_url(a), split_url(b)
+
+    def select(schema: str, t: str) -> str:
+        if t == "identities":  # the last write's, numbered as a first compile's (``last_identities``)
+            return f"SELECT 1, principal, digest FROM {schema}.identities WHERE seq = (SELECT max(seq) FROM {schema}.identities)"
+        return f"SELECT * FROM {schema}.{t}" + (" WHERE key <> 'generation'" if t == "meta" else "")
+
     with psycopg.connect(conninfo, autocommit=True) as conn:
         for t in TABLES:
-            skip = " WHERE key <> 'generation'" if t == "meta" else ""
             total = conn.execute(f"SELECT count(*) FROM {sa}.{t}").fetchone()
             assert total is not None and (total[0] > 0 or t in ("patterns", "name_sources", "label_readers"))  # (this world has no importer labels)
             for x, y in ((sa, sb), (sb, sa)):
-                n = conn.execute(f"SELECT count(*) FROM (SELECT * FROM {x}.{t}{skip} EXCEPT ALL SELECT * FROM {y}.{t}{skip}) d").fetchone()
+                n = conn.execute(f"SELECT count(*) FROM ({select(x, t)} EXCEPT ALL {select(y, t)}) d").fetchone()
                 assert n is not None and n[0] == 0, (t, x)
 
 
 @pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.parent.name)
 def test_streamed_yaml_store_has_the_same_rows(path, tmp_path):
     cat = load_world(path).catalog
-    compile_store(cat, tmp_path / "whole.db")
+    grown_by_update(cat, tmp_path / "updated.db")
     world, _, streamed = compile_file(path, tmp_path / "streamed.db")
     assert streamed and world == cat.world
-    assert rows(tmp_path / "whole.db") == rows(tmp_path / "streamed.db")
+    same_rows(rows(tmp_path / "updated.db"), rows(tmp_path / "streamed.db"))
 
 
 def _root_value(text: str, key: str, value: str) -> str:
@@ -256,9 +292,22 @@ def test_union_types_and_dangling_union_member(tmp_path):
     data["predicates"][0]["domain"] = data["predicates"][0]["domain"] + "|org"
     src = tmp_path / "ok.json"
     src.write_text(json.dumps(data), encoding="utf-8")
-    compile_store(load_catalog(src), tmp_path / "a.db")
+    grown_by_update(load_catalog(src), tmp_path / "a.db")
     assert compile_file(src, tmp_path / "b.db")[2]
-    assert rows(tmp_path / "a.db") == rows(tmp_path / "b.db")
+    same_rows(rows(tmp_path / "a.db"), rows(tmp_path / "b.db"))
     data["predicates"][0]["range"] = data["predicates"][0]["range"] + "|nokind"
     (tmp_path / "bad").mkdir()
     same_refusal(tmp_path / "bad" / "catalog.json", json.dumps(data))
+
+
+def test_a_catalog_object_compiles_as_given_and_its_records_as_a_file_are_refused(tmp_path):
+    """``compile_store(Catalog)`` writes a catalog built in code as it is (``refuse_invalid=False``, as before the
+    one compiler); the same records from a file, or through ``compile_records``, are refused (the control)."""
+    from chainret.store.stream import RecordSource
+
+    cat = load_catalog(SEED)
+    moved = cat.model_copy(update={"world": "elsewhere"})  # every entity ID now names another world
+    assert compile_store(moved, tmp_path / "a.db")["relations"] == len(cat.relations)
+    with pytest.raises(CatalogFileInvalid, match="wrong_world"):
+        compile_store(RecordSource(lambda: catalog_records(moved)), tmp_path / "b.db")
+    assert not (tmp_path / "b.db").exists()

@@ -75,15 +75,18 @@ def store_location(spec: str | os.PathLike[str]) -> str:
 def compile_store(catalog: Catalog | CompileSource, out: str | os.PathLike[str], *, update: bool = False, replace: bool = False) -> dict[str, int]:
     """Write ``catalog`` to ``out`` (``.db`` path or PostgreSQL URL); ``update`` appends to an existing store.
 
-    ``catalog``: a ``Catalog``, or a record stream (``chainret.store.stream.RecordSource``) for a new
-    store: the one place a compile chooses between them.
+    ``catalog``: a ``Catalog``, or a record stream (``chainret.store.stream.RecordSource``). A new store
+    has one compiler, the record-by-record one (``chainret.store.stream``): a loaded ``Catalog`` is fed
+    to it as its records (``catalog_records``), so a store's rows never depend on how its catalog
+    came in. An update (``update_store``) still writes through ``chainret.store.compile.update_into``.
     """
-    from chainret.store.compile import WholeCatalog
-
     if isinstance(catalog, Catalog):
         if update:
             return update_store(catalog, out)
-        source: CompileSource = WholeCatalog(catalog)
+        from chainret.store.stream import RecordSource, catalog_records
+
+        loaded = catalog
+        source: CompileSource = RecordSource(lambda: catalog_records(loaded), refuse_invalid=False)  # (as given: RecordSource)
     elif update:
         raise StoreError("an update appends a loaded catalog to a store; a record stream compiles a new one")
     else:
@@ -99,7 +102,11 @@ def compile_store(catalog: Catalog | CompileSource, out: str | os.PathLike[str],
 
 
 def update_store(catalog: Catalog, out: str | os.PathLike[str]) -> dict[str, int]:
-    """Append ``catalog``'s new records to the store at ``out`` (compiled from an earlier version of it)."""
+    """Append ``catalog``'s new records to the store at ``out`` (compiled from an earlier version of it).
+
+    Not the record-by-record compiler of a new store: an update checks the stored records against the
+    catalog and writes only the new ones' rows from ``chainret.store.schema.Compiled``
+    (``chainret.store.compile.update_into``)."""
     if is_url(out):
         from chainret.store.postgres import update_postgres
 

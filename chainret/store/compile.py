@@ -1,5 +1,8 @@
-"""Fill a SQL store from a catalog (``compile_into``) or append a catalog's new records (``update_into``).
+"""Write a store: the ``Writer`` and ``CompileSource`` seams, and the append of an update (``update_into``).
 
+A new store has one compiler, ``chainret.store.stream`` (record by record; ``compile_store`` feeds a
+loaded ``Catalog`` to it as ``catalog_records``); ``compile_into`` hands it the writer. An update of
+an existing store is written here, from ``schema.Compiled`` (the rows of the catalog's new records).
 Both write through a ``Writer`` (SQLite: ``executemany`` inside one transaction; PostgreSQL: ``COPY``
 inside one transaction), so a failed compile or update leaves nothing half-written.
 
@@ -8,6 +11,15 @@ place (new entities, predicates, patterns, documents, relations and views come a
 the views' ``current`` flag and the entities' labels and name sources may change: ``_relabel``). Then only the new rows are written, plus the small tables
 that summarise all of them (``corpus``, ``meta``, the views' current flags). Anything else is
 refused with a message saying to recompile.
+
+Still written twice, once here (``schema.Compiled``, for an update) and once in ``stream.StreamCompile``
+(a new store), for a later step to merge: the rows of documents, readers, document_meta, views,
+view_docs, patterns, relations and relation_quotes; units and postings (``Compiled.units_and_postings``
+beside ``StreamCompile._units``); meta and identities, with the catalog and reader digests
+(``Catalog.digest`` / ``reader_catalog`` beside ``StreamCompile._digests``). Entities, names,
+name_sources and predicates already share ``schema.entity_rows`` / ``predicate_row``; corpus and
+label_readers share ``_corpus`` / ``label_readers``. ``tests/test_store_stream.py`` holds the two
+to the same rows (a store grown by an update from empty against one compiled at once).
 """
 
 from __future__ import annotations
@@ -34,8 +46,9 @@ class Writer(Protocol):
 
 
 class CompileSource(Protocol):
-    """What a compile takes in place of a ``Catalog``: records that write themselves through the writer
-    (``chainret.store.stream.RecordSource``: a catalog file streamed record by record, never held whole)."""
+    """What a compile of a new store takes: records that write themselves through the writer
+    (``chainret.store.stream.RecordSource``: a loaded catalog's records, or a catalog file streamed
+    record by record, never held whole)."""
 
     def compile_into(self, w: Writer) -> dict[str, int]: ...
 
@@ -108,28 +121,11 @@ def _corpus(w: Writer) -> None:
     _batched(w, "corpus", corpus_rows(view_docs, readers, stats))
 
 
-class WholeCatalog:
-    """A loaded ``Catalog`` as a ``CompileSource``: its rows from ``schema.Compiled``, table by table."""
-
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
-
-    def compile_into(self, w: Writer) -> dict[str, int]:
-        comp = Compiled(self.catalog)
-        meta = comp.meta()
-        w.insert("meta", list(meta.items()))
-        _batched(w, "identities", comp.identities(1))
-        _fill(w, comp, comp.doc_ords())
-        _corpus(w)
-        label_readers(w)
-        return counts(w)
-
-
 def compile_into(w: Writer, source: CompileSource) -> dict[str, int]:
     """Write ``source`` into empty tables (SQLite and PostgreSQL alike); returns row counts of the main tables.
 
-    ``chainret.store.compile_store`` chose the source: ``WholeCatalog`` for a loaded catalog, or a
-    record stream (``chainret.store.stream.RecordSource``) that writes itself.
+    ``source`` is a record stream (``chainret.store.stream.RecordSource``, a loaded catalog's records
+    or a file's) that writes itself; ``chainret.store.compile_store`` made it.
     """
     return source.compile_into(w)
 
@@ -223,4 +219,4 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     return {t: len(keys[t][1]) - len(stored[t]) for t in keys}
 
 
-__all__ = ["TABLES", "CompileSource", "WholeCatalog", "compile_into", "update_into"]
+__all__ = ["TABLES", "CompileSource", "compile_into", "update_into"]

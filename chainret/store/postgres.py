@@ -701,7 +701,7 @@ def _dba_transaction(url: str, doing: str, *, lock: bool = True, search_path: bo
 
 
 def compile_postgres(catalog: CompileSource, url: str, *, replace: bool = False) -> dict[str, int]:
-    """Write ``catalog`` (``compile.WholeCatalog`` or a record stream) into a new schema (one transaction); ``replace`` drops an existing store there."""
+    """Write ``catalog`` (a record stream: ``chainret.store.stream.RecordSource``) into a new schema (one transaction); ``replace`` drops an existing store there."""
     with _dba_transaction(url, "write the store", search_path=False) as (w, schema):
         exists = w.rows("SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = 'meta'", (schema,))
         if exists and not replace:

@@ -353,7 +353,7 @@ class SQLiteStore(SQLStore):
 
 
 def compile_sqlite(catalog: CompileSource, out: str | os.PathLike[str], *, replace: bool = True) -> dict[str, int]:
-    """Write ``catalog`` (``compile.WholeCatalog`` or a record stream) to a new SQLite store at ``out`` (atomically: a temporary file, then rename).
+    """Write ``catalog`` (a record stream: ``chainret.store.stream.RecordSource``) to a new SQLite store at ``out`` (atomically: a temporary file, then rename).
 
     ``replace=False`` refuses an existing ``out``, checked under the write lock (two first compiles
     racing: one writes, the other is refused, never both "succeed").

@@ -4,8 +4,10 @@
 ``document``, ``relation``, ``view``, ``pattern``; ``header`` for the top-level fields) and writes
 their rows through the same ``Writer`` as ``compile_into`` (SQLite ``executemany``, PostgreSQL
 ``COPY``, inside the caller's one transaction), then ``finish()`` runs the cross-record checks and
-writes what summarises all records. The store it leaves has the same rows as ``compile_into`` of the
-whole ``Catalog`` (tests/test_store_stream.py compares every table), and a bad catalog raises the
+writes what summarises all records. It is the one compiler of a new store: ``compile_store`` feeds a
+loaded ``Catalog`` to it too (``catalog_records``). The store it leaves has the same rows as one grown
+by an update (``chainret.store.compile.update_into``, rows from ``schema.Compiled``) from an empty store
+(tests/test_store_stream.py compares every table), and a bad catalog raises the
 same ``CatalogFileInvalid`` as ``catalog_from_data`` (load.reference_issues' issues, in its order).
 
 What it keeps in memory, and why each is enough:
@@ -163,8 +165,8 @@ class StreamCompile:
     """One compile, fed record by record (see the module docstring)."""
 
     def __init__(self, w: Writer, file: str = "<catalog>", spill_dir: str | None = None,
-                 progress: Progress = no_progress) -> None:
-        self.w, self.file, self.progress = w, file, progress
+                 progress: Progress = no_progress, *, refuse_invalid: bool = True) -> None:
+        self.w, self.file, self.progress, self.refuse_invalid = w, file, progress, refuse_invalid
         self.head: dict[str, str] | None = None
         self.started: set[str] = set()
         self.n = dict.fromkeys(SECTIONS, 0)
@@ -485,10 +487,11 @@ class StreamCompile:
                 yield as_int(i), str(rid)
 
     def finish(self) -> dict[str, int]:
-        """Check the whole catalog, then write units, postings, views' summaries, meta and identities."""
+        """Check the whole catalog (unless ``refuse_invalid`` is off: ``catalog_records``), then write units,
+        postings, views' summaries, meta and identities."""
         self._classes()
         problems = self.issues()
-        if problems:
+        if problems and self.refuse_invalid:
             raise CatalogFileInvalid(problems)
         self._units()
         self.progress("digests and summaries", 0, None, "")
@@ -641,16 +644,16 @@ _LATER_NEEDS: dict[str, tuple[str, ...]] = {
 
 def compile_records(w: Writer, records: Iterable[RecordItem], file: str = "<catalog>", *, spill_dir: str | None = None,
                     header: Callable[[dict[str, str]], None] | None = None,
-                    progress: Progress = no_progress) -> dict[str, int]:
+                    progress: Progress = no_progress, refuse_invalid: bool = True) -> dict[str, int]:
     """Feed ``records`` (an iterable of ``(kind, value)``: ``("header", (format, world, description))``
     or a section name and its validated record) through a ``StreamCompile`` into ``w``.
 
     The writer API for a source that builds records one at a time (an importer): pass a generator
     and no record is held after its rows are batched. ``header`` sees the final top-level values.
     ``progress`` hears of the stages after the records (units, digests); the records' own reader
-    reports how far it has read (``json_records(path, progress)``).
+    reports how far it has read (``json_records(path, progress)``). ``refuse_invalid=False``: see ``RecordSource``.
     """
-    sc = StreamCompile(w, file, spill_dir, progress)
+    sc = StreamCompile(w, file, spill_dir, progress, refuse_invalid=refuse_invalid)
     try:
         for kind, value in records:
             sc.feed(kind, value)
@@ -680,18 +683,26 @@ class RecordSource:
     ``compile_into`` hands its ``Writer`` to ``compile_into`` here (SQLite and PostgreSQL alike).
 
     ``records`` is called once per compile and returns the ``(kind, value)`` pairs of ``compile_records``.
+    ``refuse_invalid=False`` (``compile_store`` of a ``Catalog`` object) compiles records whose cross-record
+    rules (dangling references, wrong world, duplicates) were not checked as they are: such an object
+    was checked where it was made (``load_world`` checks), or was built in code on purpose (a benchmark's
+    generated world, a test's edited copy), and a compile of it wrote its rows unchecked before the
+    record-by-record compiler became the only one. A file's records are always checked.
     """
 
     def __init__(self, records: Callable[[], Iterable[RecordItem]], name: str = "<catalog>",
-                 annotate: Callable[[list[Issue]], list[Issue]] | None = None, progress: Progress = no_progress) -> None:
+                 annotate: Callable[[list[Issue]], list[Issue]] | None = None, progress: Progress = no_progress,
+                 *, refuse_invalid: bool = True) -> None:
         self.records, self.name, self.world, self.annotate, self.progress = records, name, "", annotate, progress
+        self.refuse_invalid = refuse_invalid
 
     def compile_into(self, w: Writer) -> dict[str, int]:
         def seen(head: dict[str, str]) -> None:
             self.world = str(head["world"])
 
         try:
-            return compile_records(w, self.records(), self.name, header=seen, progress=self.progress)
+            return compile_records(w, self.records(), self.name, header=seen, progress=self.progress,
+                                   refuse_invalid=self.refuse_invalid)
         except CatalogFileInvalid as exc:
             if self.annotate is None:
                 raise

@@ -273,7 +273,7 @@ class Compiled:
         for i, p in self._new("predicates", self.cat.predicates, lambda p: p.name):
             yield predicate_row(i, p)
 
-    def patterns(self) -> Iterator[Row]:  # (predicate_row: below)
+    def patterns(self) -> Iterator[Row]:
         for i, p in self._new("patterns", self.cat.patterns, lambda p: p.name):
             yield (i, p.name, p.model_dump_json())
 

@@ -182,3 +182,33 @@ def test_trace_verify_offline_cli_passes_on_a_postgres_trace(written, tmp_path: 
     assert "log" in json.loads(out.read_text())["meta"]
     assert run("trace", "sign", str(out), "--key", str(tmp_path / "k" / "key.pem"), "--out", str(tmp_path / "t.env")) == 0
     assert run("trace", "verify", "--offline", "--key", str(tmp_path / "k" / "key.pub"), str(tmp_path / "t.env")) == 0
+
+
+def test_an_audit_trace_over_a_store_knows_only_its_principals_labels(pg_url, tmp_path: Path):  # noqa: F811
+    """docs/proof.md: an unprojected (audit) trace asked of a compiled store, SQLite or PostgreSQL, resolves only the
+    labels its principal may know (the store reads names as that principal; PostgreSQL's policy says the same), and
+    is proven against the audit log. A catalog file's unprojected trace knows every label (the control: the same
+    request there resolves the restricted display name), and hr, who reads the users file, is told it everywhere."""
+    from test_importer_noninterference import HEADER, JANE, PUBLIC_FILES, USERS, _import, _write
+
+    from chainret.catalog.load import load_catalog
+
+    src, tree = tmp_path / "src", tmp_path / "full"
+    _write(src, {"chainret.yaml": HEADER})
+    _write(tree, {**PUBLIC_FILES, "org/users.yaml": USERS})
+    catalog = _import(tree, src, tmp_path / "full.yaml")
+    cat = load_catalog(catalog)
+    url = new_schema_url(pg_url)
+    compile_store(cat, tmp_path / "s.db")
+    compile_store(cat, url)
+    request = "What does Jane Secret own?"  # the display name only the restricted users file holds
+    assert ask(request, str(catalog), principal="public", project=False).path_ids[0] == JANE  # the file: every label
+    for where in (str(tmp_path / "s.db"), url):
+        store = open_store(where)
+        try:
+            public = ask(request, store, principal="public", project=False)
+            hr = ask(request, store, principal="hr", project=False)
+        finally:
+            store.close()
+        assert public.outcome != "accepted_path" and JANE not in (public.path_ids or []), where
+        assert hr.path_ids[0] == JANE and hr.meta["log"]["origin"].endswith("/audit"), where

@@ -212,3 +212,23 @@ def test_an_audit_trace_over_a_store_knows_only_its_principals_labels(pg_url, tm
             store.close()
         assert public.outcome != "accepted_path" and JANE not in (public.path_ids or []), where
         assert hr.path_ids[0] == JANE and hr.meta["log"]["origin"].endswith("/audit"), where
+
+
+def test_catalog_log_cli_over_postgres_shows_a_login_its_own_class(written, capsys: pytest.CaptureFixture[str]):
+    """`chainret catalog log URL`: through the app role, every class (as the SQLite file's); through a public login of
+    its own, the public class only, and its password in no output."""
+    from chainret.cli import main
+
+    def run(*args: str) -> dict:
+        with pytest.raises(SystemExit) as exit_:
+            main(list(args))
+        assert int(exit_.value.code or 0) == 0
+        return json.loads(capsys.readouterr().out)
+
+    every = run("catalog", "log", written["url"], "--json")
+    lite = run("catalog", "log", str(written["dbs"]["v3"]), "--json")
+    assert [(g["class"], [(c["size"], c["root"]) for c in g["checkpoints"]]) for g in every["logs"]] == \
+        [(g["class"], [(c["size"], c["root"]) for c in g["checkpoints"]]) for g in lite["logs"]]
+    login = _login_url(written["url"], "public", "t_log_cli")
+    own = run("catalog", "log", login, "--json")
+    assert [g["class"] for g in own["logs"]] == ["public"] and "pw-t_log_cli" not in json.dumps(own)

@@ -1,4 +1,4 @@
-"""The per-viewer append-only log of a compiled SQLite store: leaves, tree, checkpoints, proofs (docs/proof.md).
+"""The per-viewer append-only log of a compiled store (SQLite or PostgreSQL): leaves, tree, checkpoints, proofs (docs/proof.md).
 
 Every compile and ``--update`` appends, to the log of each viewer class, one leaf per unit and one per relation that
 class may read and that its log does not hold yet (units first, then relations, each in store order), and records

@@ -19,7 +19,8 @@ chooses. For schema ``S`` the compile creates these NOLOGIN roles:
   holds it**: whoever logs in with it may read as any principal.
 
 ``names`` and ``name_sources`` (an importer's labels: a display name, an e-mail) show a row only to a
-role that may read some version of the document that declares it (``LABEL_POLICY``).
+role that may read some version of the document that declares it (``LABEL_POLICY``). The per-viewer log's
+tables (``chainret.store.log``) show a role its own viewer class's leaves, subtrees and checkpoints only (``LOG_POLICY``).
 ``documents``, ``units``, ``postings`` and ``relation_quotes`` (everything that holds or reveals
 source text or its term statistics) have a policy: a row is visible when its document version is
 in the session's view (``chainret.view``: not a secret, any client may set it) and readable by a

@@ -15,6 +15,11 @@ to what chainret leaves behind:
   world's requests is asked over the tampered file, and the answers that advance over the tampered
   row are counted; then the trace an unguarded engine writes over it (the engine's quote check
   switched off) is verified against the tampered file with the check on;
+* **offline forgeries** (``benchmarks.harness.forgeries``): every signed trace of the seed world's stores (SQLite and
+  PostgreSQL) forged without the key and by the key holder (a relabelled viewer, a forged ``catalog_digest`` or
+  ``meta.revision``, a proof for another tree size, a swapped leaf, a foreign checkpoint, a signature over other
+  bytes) and checked offline with the public key alone; what the key holder can claim consistently is counted
+  apart, as the residual it is;
 * **relabelled traces**: every public and auditor trace of the requests, with ``meta.viewer`` set to
   each other principal, and with a forged ``catalog_digest``, verified against the store;
 * **lost updates**: ``--update`` racing ``--replace`` on one file, in both start orders; an update
@@ -69,7 +74,8 @@ def _requests() -> list[tuple[str, str, str]]:
 
 
 # -- direct SQL --------------------------------------------------------------------------------------------
-def direct_sql() -> dict[str, Any]:
+def direct_sql(tmp: Path) -> dict[str, Any]:
+    """The direct-SQL row, then (on the same embedded server and store) the offline forgeries over PostgreSQL."""
     import psycopg
     from benchmarks.harness.hostile_sql import attempts, leaks, restricted_strings, run
 
@@ -98,12 +104,80 @@ def direct_sql() -> dict[str, Any]:
                     conn.close()
                 out[principal] = len(leaks(seen, secrets))
             out["attempts"] = sum(len(reads) for _, _, reads in attempts(schema)) + 6
+            out["offline"] = offline_forgeries(url)
         finally:
             with contextlib.suppress(Exception):
                 with psycopg.connect(server.get_uri(), autocommit=True) as c:
                     c.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend'")
             server.cleanup()
     return out
+
+
+# -- forged identities, revisions and proofs, checked offline ---------------------------------------------------
+OFFLINE_REQUESTS = ["Which contact serves PR-84?", "Who is the contact for PR-84?", "Which contact serves PR-86?",
+                    "Which contact serves PR-85?"]
+
+
+def offline_forgeries(store: str) -> dict[str, dict[str, int]]:
+    """Each forgery of ``benchmarks.harness.forgeries`` made from every signed trace with an anchored hop that the
+    store at ``store`` answers (requests x views x principals), checked offline with the public key alone: how
+    many were made, how many verify, how many its guard check rejected; and the residual (the key holder's word)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from benchmarks.harness.forgeries import FORGERIES, RESIDUAL, genuine_traces, verifies
+
+    key = Ed25519PrivateKey.generate()
+    genuine = genuine_traces(store, key, [(r, v, p) for r in OFFLINE_REQUESTS for v in VIEWS for p in PRINCIPALS], PRINCIPALS)
+    public = key.public_key()
+    out: dict[str, dict[str, int]] = {"genuine": {"traces": len(genuine), "verified": sum(verifies(g.envelope, public)[0] for g in genuine)}}
+    for f in FORGERIES:
+        row = out[f.name] = {"forged": 0, "verified": 0, "guard": 0}
+        for g in genuine:
+            envelope = f.forge(g)
+            if envelope is None:
+                continue
+            ok, failed = verifies(envelope, public)
+            row["forged"] += 1
+            row["verified"] += ok
+            row["guard"] += f.guard in failed
+    for name, _, forge in RESIDUAL:
+        results = [verifies(forge(g), public)[0] for g in genuine]
+        out[name] = {"forged": len(results), "verified": sum(results), "guard": 0}
+    return out
+
+
+def offline_section(sqlite: dict[str, dict[str, int]], postgres: dict[str, dict[str, int]] | None) -> list[str]:
+    """The page's offline rows: SQLite and PostgreSQL counts side by side (the same forgeries of each store's traces)."""
+    from benchmarks.harness.forgeries import FORGERIES, RESIDUAL
+
+    pg = postgres or {}
+
+    def both(name: str, key: str) -> str:
+        return f"{sqlite[name][key]} + {pg[name][key]}" if name in pg else f"{sqlite[name][key]} + (not run)"
+
+    def total(name: str, key: str) -> int:
+        return sqlite[name][key] + (pg[name][key] if name in pg else 0)
+
+    lines = [
+        "## Forged identities, revisions and proofs, checked offline",
+        "",
+        f"Genuine signed traces: {both('genuine', 'traces')} (SQLite + PostgreSQL store of the seed world, every request x view x "
+        f"principal with an anchored hop), all verifying ({both('genuine', 'verified')}). Each is forged as below and checked by "
+        "`chainret trace verify --offline` with the public key alone. An attacker *without the key* edits a signed envelope; "
+        "*the key holder* re-signs an edited statement (its subject digest and checkpoint note made to match). The test "
+        "asserts each forgery fails its guard check and, with that check switched off, no longer does.",
+        "",
+        "| attacker | forgery | forged envelopes | verify offline | rejected by | test |",
+        "|---|---|---|---|---|---|",
+    ]
+    for f in FORGERIES:
+        lines.append(f"| {f.attacker} | {f.what} | {both(f.name, 'forged')} | **{total(f.name, 'verified')}** | `{f.guard}` "
+                     f"({total(f.name, 'guard')} of {total(f.name, 'forged')}) | `tests/test_trust_offline.py` (`-k {f.name}`) |")
+    for name, what, _ in RESIDUAL:
+        lines.append(f"| key holder | {what} | {both(name, 'forged')} | {total(name, 'verified')} (residual: the claims are the "
+                     f"key holder's word, [docs/proof.md](../proof.md#what-a-signature-proves-and-what-it-does-not)) | not "
+                     f"detectable offline | `tests/test_trust_offline.py` (`-k {name}`) |")
+    return [*lines, ""]
 
 
 # -- tampered store ----------------------------------------------------------------------------------------
@@ -160,6 +234,12 @@ def tampered_store(tmp: Path) -> dict[str, int]:
                 store.close()
             db.unlink()
     return counts
+
+
+def _seed_store(tmp: Path) -> Path:
+    db = tmp / "offline.db"
+    compile_store(load_world(SEED).catalog, db)
+    return db
 
 
 # -- relabelled traces -------------------------------------------------------------------------------------
@@ -287,6 +367,7 @@ def render(res: dict[str, Any], server: str, meta: dict[str, str]) -> str:
         "What the database enforces, against whom, and what metadata a login still sees: "
         "[docs/scaling.md](../scaling.md#permissions).",
         "",
+        *offline_section(res["offline"], sql.get("offline")),
         "## Servers",
         "",
         server.rstrip(),
@@ -304,7 +385,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="chainret-trust-") as tmp_s:
         tmp = Path(tmp_s)
         res = {
-            "sql": direct_sql(),
+            "sql": direct_sql(tmp),
+            "offline": offline_forgeries(str(_seed_store(tmp))),
             "tampered": tampered_store(tmp),
             "relabelled": relabelled(tmp),
             "lost": lost_updates(tmp, 4 if args.quick else 20),

@@ -13,7 +13,7 @@ import typer
 
 
 def log_cmd(
-    store: str = typer.Argument(..., help="A compiled SQLite store (.db)."),
+    store: str = typer.Argument(..., help="A compiled store: a .db file or a postgresql:// URL (a login reads its own class's log)."),
     principal: Optional[str] = typer.Option(None, "--principal", help="Show the log this viewer's traces are proven against (default: every viewer class)."),
     audit: bool = typer.Option(False, "--audit", help="Show the audit log (unprojected traces: everything the store holds)."),
     consistency: Optional[tuple[int, int]] = typer.Option(None, "--consistency", metavar="OLD NEW", help="Print the consistency proof from the checkpoint of size OLD to the one of size NEW (needs --principal or --audit)."),
@@ -24,17 +24,23 @@ def log_cmd(
     from chainret.cli.render import console, json_out, t
     from chainret.core.errors import UsageError
     from chainret.core.tlog import LogError
-    from chainret.store import is_store_spec, open_reader
+    from chainret.store import is_store_spec, is_url, open_reader
+    from chainret.store.base import StoreError
     from chainret.store.log import AUDIT, class_label, store_log, viewer_class
 
+    spec = store
+    if is_url(store):
+        from chainret.store.postgres import redact
+
+        store = redact(spec)  # what messages and --json show (the reader opens ``spec``)
     if principal is not None and audit:
         raise UsageError("--principal and --audit exclude each other")
-    if not is_store_spec(store) or not Path(store).is_file():
-        raise UsageError(f"{store}: not a compiled SQLite store file (`chainret catalog compile CATALOG --out FILE.db`)")
-    reader = open_reader(store)
+    if not is_store_spec(spec) or not (is_url(spec) or Path(spec).is_file()):
+        raise UsageError(f"{store}: not a compiled store (`chainret catalog compile CATALOG --out FILE.db` or a postgresql:// URL)")
+    reader = open_reader(spec)
     log = store_log(reader)
     if log is None:
-        raise UsageError(f"{store} keeps no log: it was compiled by an earlier chainret, or is not a SQLite store; "
+        raise UsageError(f"{store} keeps no log: it was compiled by an earlier chainret; "
                          f"recompile it with `chainret catalog compile CATALOG --out {store} --replace`")
     sign = _signer(key)
     classes = [AUDIT] if audit else [viewer_class(log.classes, principal)] if principal is not None else log.classes
@@ -60,7 +66,14 @@ def log_cmd(
         return
     report: list[dict[str, Any]] = []
     for c in classes:
-        heads = log.checkpoints(c)
+        try:
+            heads = log.checkpoints(c)
+        except StoreError:  # a PostgreSQL login of its own, listing every class: another class's log is not its to read
+            if len(classes) == 1:
+                raise
+            continue
+        if not heads and len(classes) > 1:  # (PostgreSQL: a class whose log the policy shows this login nothing of)
+            continue
         for head in heads:
             if sign is not None:
                 head["checkpoint"] = sign(head)

@@ -183,15 +183,16 @@ def ask(
         # The revision the answer was computed from (``chainret.store.base.revision_token``): a compiled store counts
         # the identities this viewer was shown across compiles and updates; a catalog file's is always its first.
         revision = full.revision(viewer if project else None)
+        scope = (getattr(cv, "view_name", None), principal)  # what a log's proofs read the anchors' units as (a store's view name)
         if project:  # one copy of the trace: the projection, the timing and the revision together
             shown = project_trace(trace, cat, viewer, meta={"ask_ms": ask_ms, "revision": revision})
-            return with_log(shown, full, viewer) if proofs else shown
+            return with_log(shown, full, viewer, scope) if proofs else shown
         extra: dict[str, object] = {"ask_ms": ask_ms}
         if holds_restricted(trace, cat):  # (the timing, a number, never names a document)
             extra["holds_restricted"] = True
         extra["revision"] = revision
         audit = trace.model_copy(update={"meta": {**trace.meta, **extra}})
-        return with_log(audit, full, None) if proofs else audit
+        return with_log(audit, full, None, scope) if proofs else audit
 
 
 def _view_at(cat: CatalogReader, when: TimeWords, view: str | None, principal: str, today: date

@@ -19,7 +19,8 @@ chooses. For schema ``S`` the compile creates these NOLOGIN roles:
   holds it**: whoever logs in with it may read as any principal.
 
 ``names`` and ``name_sources`` (an importer's labels: a display name, an e-mail) show a row only to a
-role that may read some version of the document that declares it (``LABEL_POLICY``).
+role that may read some version of the document that declares it (``LABEL_POLICY``). The per-viewer log's
+tables (``chainret.store.log``) show a role its own viewer class's leaves, subtrees and checkpoints only (``LOG_POLICY``).
 ``documents``, ``units``, ``postings`` and ``relation_quotes`` (everything that holds or reveals
 source text or its term statistics) have a policy: a row is visible when its document version is
 in the session's view (``chainret.view``: not a secret, any client may set it) and readable by a
@@ -714,7 +715,9 @@ def compile_postgres(catalog: CompileSource, url: str, *, replace: bool = False)
         counts = compile_into(w, catalog)
         for stmt in index_statements():
             w.execute(stmt)
+        _append_log(w)
         _security(w, schema)
+        _log_security(w, schema)
         _analyze(w, schema)  # inside: the commit is the last step
     return counts
 
@@ -726,9 +729,76 @@ def update_postgres(catalog: Catalog, url: str) -> dict[str, int]:
     with _dba_transaction(url, "update the store") as (w, schema):
         check_schema(w.rows, f"{redact(url)} (schema {schema})", write=True)
         added = update_into(w, catalog)
+        _append_log(w)
         _security(w, schema)  # a principal the new version names gets its role
+        _log_security(w, schema)
         _analyze(w, schema)
     return added
+
+
+# -- the per-viewer log (chainret.store.log): its tables, written in the write's transaction, and who reads them ------
+# A log row (leaf, subtree, checkpoint) of class ``principal`` is visible to a role of that class only: the audit
+# class ('') to the application role (which reads with no principal, ``StoreLog._read``), the public class ('*') to
+# a role that holds ``S_read`` and no principal's role, a principal's class to a role holding that principal's role.
+# So a public login cannot read, or count, the leaves or checkpoints of restricted text, and a principal's login
+# reads its own class's log (a viewer's traces are proven against it: ``chainret.store.log.viewer_class``).
+LOG_POLICY = (
+    "CASE WHEN {t}.principal = '' THEN pg_catalog.pg_has_role(current_user, '{app}', 'USAGE') "
+    "WHEN {t}.principal = '*' THEN pg_catalog.pg_has_role(current_user, '{read}', 'USAGE') AND NOT EXISTS "
+    "(SELECT 1 FROM {s}.principal_roles pr WHERE pg_catalog.pg_has_role(current_user, pr.role, 'USAGE')) "
+    "ELSE EXISTS (SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = {t}.principal "
+    "AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE')) END"
+)
+LOG_RLS_TABLES = ("log_leaves", "log_nodes", "log_checkpoints")  # (``log_info``, the log's format and origin, is everyone's)
+
+
+class _LogWriter:
+    """``chainret.store.log.LogWriter`` over the write transaction: leaves and subtrees go in with COPY, the units and
+    relations are read a batch at a time through a server-side cursor."""
+
+    def __init__(self, w: _Writer) -> None:
+        self.w = w
+        self.rows, self.execute = w.rows, w.execute
+
+    def stream(self, sql: str, params: Sequence[object] = ()) -> Iterator[Sequence[object]]:
+        with self.w.conn.cursor(name="chainret_log_items") as cur:
+            cur.itersize = 5000
+            cur.execute(_sql(sql), tuple(params))
+            yield from cur
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
+        with self.w.conn.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as cp:
+            for row in rows:
+                cp.write_row(row)
+
+
+def _append_log(w: _Writer) -> None:
+    """This write's leaves and checkpoints (``chainret.store.log.append_log``), in its transaction."""
+    from chainret.store.log import append_log
+
+    append_log(_LogWriter(w), postgres=True)
+
+
+def _log_security(w: _Writer, schema: str) -> None:
+    """The log tables' owner, grants and FORCEd policies (``LOG_POLICY``), after ``_security`` made the roles.
+
+    No value statistics are kept on them (autovacuum's ANALYZE never runs there; ``_analyze`` leaves them out): a
+    histogram of ``principal`` or ``hash`` would show any login the leaves of classes it may not read."""
+    from chainret.store.log import LOG_TABLES
+
+    roles = Roles(schema)
+    for table in LOG_TABLES:
+        w.execute(f"ALTER TABLE {schema}.{table} OWNER TO {roles.owner}")
+        w.execute(f"REVOKE ALL ON {schema}.{table} FROM PUBLIC")
+        for role in (roles.read, roles.app):
+            w.execute(f"GRANT SELECT ON {schema}.{table} TO {role}")
+    for table in LOG_RLS_TABLES:
+        policy = LOG_POLICY.format(s=schema, t=f"{table}", app=roles.app, read=roles.read)
+        w.execute(f"ALTER TABLE {schema}.{table} ENABLE ROW LEVEL SECURITY")
+        w.execute(f"ALTER TABLE {schema}.{table} FORCE ROW LEVEL SECURITY")
+        w.execute(f"DROP POLICY IF EXISTS chainret_read ON {schema}.{table}")
+        w.execute(f"CREATE POLICY chainret_read ON {schema}.{table} FOR SELECT USING ({policy})")
+        w.execute(f"ALTER TABLE {schema}.{table} SET (autovacuum_analyze_threshold = 2147483647)")
 
 
 # -- logins: who may read as which principal ---------------------------------------------------------------

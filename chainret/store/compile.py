@@ -1,4 +1,4 @@
-"""Write a store: the ``Writer`` and ``CompileSource`` seams, and the append of an update (``update_into``).
+"""Write a store: the ``CompileSource`` seam, and the append of an update (``update_into``).
 
 A store has one compiler, ``chainret.store.stream`` (record by record; ``compile_store`` feeds a
 loaded ``Catalog`` to it as ``catalog_records``); ``compile_into`` hands it the writer of a new store,

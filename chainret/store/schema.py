@@ -34,6 +34,12 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   give each viewer a revision that changes only when that viewer's answers can change;
 * ``relations``\\* (visible when the supporting document is in the view, any visibility: the audit
   of withheld relations needs them) and ``relation_quotes``\\* (the clause text, readable like units).
+
+The rows are made by one writer, the compiler (``chainret.store.stream.StreamCompile``), for a new store
+and an update alike; they stay there, not here, because most need what only the compiler holds (a
+relation's unit and defects over its compact indexes, a unit's prose mentions), so moving them here would
+add code, not remove it. Here are the few that need no such state: ``entity_rows`` (which labels a store
+shows to whom, mirrored by ``chainret.store.sql``'s label queries), ``predicate_row`` and ``corpus_rows``.
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ loaded ``Catalog`` to it too (``catalog_records``), and an update (``chainret.st
 feeds it the whole new catalog with the count of records the store holds (``stored``: their rows are
 not written again, but for what a stored record's change reaches: ``_relabel``, ``_index_again``). So
 each table's rows are made here, in the record's method (``entity``, ``document``, ``relation``,
-``view``, ``pattern``, ``_unit_rows``; the label rows by ``schema.entity_rows``), and nowhere else. A bad catalog raises the same
-``CatalogFileInvalid`` as ``catalog_from_data`` (load.reference_issues' issues, in its order).
+``view``, ``pattern``, ``_unit_rows``; the label rows by ``schema.entity_rows``), and nowhere else.
+A bad catalog raises the same ``CatalogFileInvalid`` as ``catalog_from_data`` (load.reference_issues'
+issues, in its order).
 
 What it keeps in memory, and why each is enough:
 

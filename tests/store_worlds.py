@@ -75,11 +75,11 @@ def three_stores(cat: Catalog, tmp: Path, pg_url: str) -> dict[str, object]:
 
 
 def grown_by_update(cat: Catalog, out: str | os.PathLike[str]) -> None:
-    """A store of ``cat`` written by the update's code (``compile.update_into``: rows from ``schema.Compiled``),
-    not the compiler of a new store: an empty catalog of ``cat``'s world compiled, then ``cat`` appended.
+    """A store of ``cat`` written by an update (``compile.update_into``): an empty catalog of ``cat``'s world
+    compiled, then ``cat`` appended (every record new to the store).
 
-    The reference the record-by-record compiler (every new store's) is held to. Its ``identities`` have
-    the empty catalog's at seq 1 and ``cat``'s at seq 2: ``last_identities`` compares the latter."""
+    What a store compiled at once is held to (a store's rows do not depend on how it was written). Its
+    ``identities`` have the empty catalog's at seq 1 and ``cat``'s at seq 2: ``last_identities`` compares the latter."""
     compile_store(Catalog(world=cat.world, description=cat.description), out)
     update_store(cat, out)
 

@@ -73,11 +73,11 @@ def test_a_wrong_rendering_is_caught():
 
 @SETTINGS
 @given(draws=st.lists(st.tuples(visibility, named), min_size=1, max_size=12))
-def test_both_compilers_and_the_sql_hold_to_the_rule(draws, tmp_path_factory):
+def test_a_compile_an_update_and_the_sql_hold_to_the_rule(draws, tmp_path_factory):
     cat = with_visibilities(_seed(), draws)
     tmp = tmp_path_factory.mktemp("perm")
     updated, streamed = tmp / "updated.db", tmp / "streamed.db"
-    grown_by_update(cat, updated)  # the rows an update writes (``schema.Compiled``)
+    grown_by_update(cat, updated)  # the rows an update writes
     compile_store(cat, streamed)  # a new store's: record by record
     want = expected(cat)
     for db in (updated, streamed):

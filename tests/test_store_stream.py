@@ -1,10 +1,12 @@
-"""The record-by-record compile (chainret.store.stream, chainret.catalog.stream), every new store's, against the update's rows.
+"""The record-by-record compile (chainret.store.stream, chainret.catalog.stream): every store's, new or updated.
 
 Every shipped catalog, written as JSON and streamed from the file, or loaded and given to
 ``compile_store`` (which feeds its records to the same compiler), compiles to a store with the same
 rows in every table (digests and per-reader identities included) as a store grown from empty by
-``update_store`` (``schema.Compiled``'s rows: the code an update still writes through); broken
-files are refused with the same issues as ``load_catalog`` and leave no store behind.
+``update_store``, and a catalog compiled at once equals an older version compiled and then updated
+to it (the update feeds the same compiler with the count of stored records). The digests are held
+to the catalog in memory (``Catalog.digest``, ``reader_catalog``), computed apart from the compiler.
+Broken files are refused with the same issues as ``load_catalog`` and leave no store behind.
 """
 
 from __future__ import annotations
@@ -14,13 +16,16 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_worlds import grown_by_update, last_identities, new_schema_url, pg_url  # noqa: F401
+from store_worlds import grown_by_update, last_identities, new_schema_url, pg_url, seed_versions  # noqa: F401
 
 from chainret.catalog.issues import CatalogFileInvalid
 from chainret.catalog.load import load_catalog, load_world
-from chainret.store import compile_store
+from chainret.catalog.models import Catalog
+from chainret.catalog.readable import reader_digest
+from chainret.store import compile_store, update_store
 from chainret.store.schema import TABLES
 from chainret.store.stream import catalog_records, compile_file, compile_records
+from benchmarks.harness.revocation import revoking_versions
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOGS = [ROOT / "catalogs" / "default.yaml", *sorted((ROOT / "fixtures").glob("*/catalog.yaml"))]
@@ -77,6 +82,22 @@ def test_a_loaded_catalog_goes_through_the_record_by_record_compiler(tmp_path, m
     compile_store(cat, tmp_path / "a.db")
     assert fed == [kind for kind, _ in catalog_records(cat)]
     assert compile_records  # the function behind it
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.parent.name)
+def test_the_stored_digests_are_the_catalogs_in_memory(path, tmp_path):
+    """``meta``'s digest and every principal class's reader digest (the compiler's, hashed from its spill files)
+    equal ``Catalog.digest`` and ``reader_digest`` of the loaded catalog: the reference made apart from the compiler."""
+    cat = load_world(path).catalog
+    compile_store(cat, tmp_path / "s.db")
+    with sqlite3.connect(tmp_path / "s.db") as c:
+        meta = dict(c.execute("SELECT key, value FROM meta").fetchall())
+    assert meta["digest"] == cat.digest()
+    readers = {k.removeprefix("reader_digest:"): v for k, v in meta.items() if k.startswith("reader_digest:")}
+    named = sorted({p for d in cat.documents if d.visibility == "restricted" for p in d.principals})
+    assert sorted(readers) == sorted(["*", *named])
+    for principal, digest in readers.items():
+        assert digest == reader_digest(cat, "\x00" if principal == "*" else principal), principal
 
 
 def test_the_comparison_sees_one_changed_row(tmp_path):
@@ -219,9 +240,6 @@ def test_out_of_order_sections_are_compiled_whole(tmp_path):
 
 def test_streamed_postgres_store_has_the_same_rows(pg_url, tmp_path):  # noqa: F811
     """The PostgreSQL writer (COPY in one transaction) takes the streamed records as well (against the update's rows)."""
-    psycopg = pytest.importorskip("psycopg")
-    from chainret.store.postgres import split_url
-
     src = tmp_path / "catalog.json"
     cat = load_world(ROOT / "fixtures" / "lab").catalog
     src.write_text(cat.model_dump_json(), encoding="utf-8")
@@ -229,6 +247,14 @@ def test_streamed_postgres_store_has_the_same_rows(pg_url, tmp_path):  # noqa: F
     grown_by_update(cat, a)
     _, _, streamed = compile_file(src, b)
     assert streamed
+    pg_same_rows(a, b)
+
+
+def pg_same_rows(a: str, b: str) -> None:
+    """Every table of two PostgreSQL stores holds the same rows (``identities``: the last write's; ``meta.generation`` aside)."""
+    psycopg = pytest.importorskip("psycopg")
+    from chainret.store.postgres import split_url
+
     (conninfo, sa), (_, sb) = split_url(a), split_url(b)
 
     def select(schema: str, t: str) -> str:
@@ -311,3 +337,124 @@ def test_a_catalog_object_compiles_as_given_and_its_records_as_a_file_are_refuse
     with pytest.raises(CatalogFileInvalid, match="wrong_world"):
         compile_store(RecordSource(lambda: catalog_records(moved)), tmp_path / "b.db")
     assert not (tmp_path / "b.db").exists()
+
+
+# -- an update writes the rows a compile writes ---------------------------------------------------------------
+def _prose_update() -> tuple[Catalog, Catalog]:
+    """The records world without its last prose relation, then with it: an update adds a prose relation
+    that a stored unit supports (so that unit is indexed with the IDs its quote names, as a compile indexes it)."""
+    full = load_world(ROOT / "fixtures" / "records").catalog
+    k = max(i for i, r in enumerate(full.relations) if r.support.kind == "prose")
+    v1 = full.model_copy(update={"relations": full.relations[:k] + full.relations[k + 1:]})
+    v2 = full.model_copy(update={"relations": [*v1.relations, full.relations[k]]})
+    return Catalog.model_validate(v1.model_dump()), Catalog.model_validate(v2.model_dump())
+
+
+def _relabel_update() -> tuple[Catalog, Catalog]:
+    """The records world, then with an alias added to an entity that a stored prose quote does not name yet
+    (a defective relation's): the update relabels the entity, and the stored unit is indexed with its ID."""
+    from chainret.catalog.models import mentions
+
+    v1 = load_world(ROOT / "fixtures" / "records").catalog
+    r, eid = next((r, e) for r in v1.relations if r.support.kind == "prose" for e in (r.subject, r.object)
+                  if not mentions(r.support.quote, v1.entities_by_id[e]))
+    word = r.support.quote.split()[1]
+    entities = [e.model_copy(update={"aliases": [*e.aliases, word]}) if e.id == eid else e for e in v1.entities]
+    v2 = v1.model_copy(update={"entities": entities})
+    return v1, Catalog.model_validate(v2.model_dump())
+
+
+def _bench_update() -> tuple[Catalog, Catalog]:
+    """The store benchmark's generated catalog (restricted documents, two principals): its ``older`` view, then all."""
+    from benchmarks.store_bench import bench_catalog
+
+    full = bench_catalog(300)
+    older = full.views[0]
+    kept = set(older.documents)
+    v1 = full.model_copy(update={"documents": [d for d in full.documents if d.ref in kept],
+                                 "relations": [r for r in full.relations if r.support.doc_ref in kept],
+                                 "views": [older.model_copy(update={"current": True})]})
+    return Catalog.model_validate(v1.model_dump()), full
+
+
+UPDATES = {"seed": seed_versions, "revoking": revoking_versions, "prose": _prose_update, "relabel": _relabel_update,
+           "bench": _bench_update}
+
+
+def _compiled_and_updated(v1: Catalog, v2: Catalog, tmp: Path, patch=lambda: None) -> tuple[Path, Path]:
+    """``v2`` compiled, and ``v1`` compiled then updated to ``v2`` (``patch`` runs just before the update)."""
+    compiled, updated = tmp / "compiled.db", tmp / "updated.db"
+    compile_store(v2, compiled)
+    compile_store(v1, updated)
+    patch()
+    update_store(v2, updated)
+    return compiled, updated
+
+
+@pytest.mark.parametrize("name", sorted(UPDATES))
+def test_an_update_writes_the_rows_a_compile_writes(name, tmp_path):
+    """``compile_store(v1)`` then ``update_store(v2)`` leaves every table a reader reads as ``compile_store(v2)`` does
+    (``identities``: the last write's; ``meta.generation`` aside)."""
+    compiled, updated = _compiled_and_updated(*UPDATES[name](), tmp_path)
+    same_rows(rows(compiled), rows(updated))
+
+
+def test_the_update_comparison_sees_one_changed_posting(tmp_path):
+    """Negative control: an updated store whose one new posting differs does not compare equal."""
+    compiled, updated = _compiled_and_updated(*seed_versions(), tmp_path)
+    with sqlite3.connect(updated) as c:
+        c.execute("UPDATE postings SET tf = tf + 1 WHERE (term, unit_ord) = (SELECT term, unit_ord FROM postings ORDER BY unit_ord DESC LIMIT 1)")
+    with pytest.raises(AssertionError, match="postings"):
+        same_rows(rows(compiled), rows(updated))
+
+
+def test_without_indexing_a_stored_unit_again_the_prose_update_differs(tmp_path, monkeypatch):
+    """Negative control of ``StreamCompile.reindex``: an update that never indexes a stored unit again (as updates did
+    before they fed the compiler) leaves that unit's token count and postings short of the IDs a new quote names."""
+    from chainret.store import stream
+
+    real = stream.StreamCompile._prose
+    compiled, updated = _compiled_and_updated(*_prose_update(), tmp_path, lambda: monkeypatch.setattr(
+        stream.StreamCompile, "_prose", lambda self, r, uref: real(self, r, uref) and False))
+    with pytest.raises(AssertionError, match="units"):
+        same_rows(rows(compiled), rows(updated))
+
+
+def test_an_update_refuses_a_stored_entity_of_another_type(tmp_path):
+    """A stored entity's type is in its rows and its relations' defects: an update that changes it is refused, and
+    the store is left as it was (a control: the same catalog with the type kept is appended)."""
+    from chainret.store.base import StoreError
+
+    v1, v2 = seed_versions()
+    compile_store(v1, tmp_path / "s.db")
+    before = (tmp_path / "s.db").read_bytes()
+    e = v2.entities[0]
+    changed = v2.model_copy(update={"entities": [e.model_copy(update={"type": "other"}), *v2.entities[1:]]})
+    with pytest.raises(StoreError, match=f"entity {e.id!r} changed type"):
+        update_store(changed, tmp_path / "s.db")
+    assert (tmp_path / "s.db").read_bytes() == before
+    assert update_store(v2, tmp_path / "s.db")["documents"] == 2
+
+
+def test_without_rewriting_the_defects_the_relabel_update_differs(tmp_path, monkeypatch):
+    """Negative control of the defects a relabelled entity's stored prose relation is given again: without it, the
+    relation keeps 'the quote does not mention' its new alias."""
+    from chainret.store import stream
+
+    real = stream.StreamCompile._relabel
+    compiled, updated = _compiled_and_updated(*_relabel_update(), tmp_path, lambda: monkeypatch.setattr(
+        stream.StreamCompile, "_relabel", lambda self, *a: (real(self, *a), self.relabelled.clear())[0]))
+    with pytest.raises(AssertionError, match="relations"):
+        same_rows(rows(compiled), rows(updated))
+
+
+@pytest.mark.parametrize("name", ["seed", "relabel"])
+def test_a_postgres_update_writes_the_rows_a_compile_writes(name, pg_url, tmp_path):  # noqa: F811
+    """As ``test_an_update_writes_the_rows_a_compile_writes``, through the PostgreSQL writer (its statements too:
+    a relabelled entity's rows, a stored prose relation's defects and a stored unit's postings written again)."""
+    v1, v2 = UPDATES[name]()
+    updated, compiled = new_schema_url(pg_url), new_schema_url(pg_url)
+    compile_store(v1, updated)
+    update_store(v2, updated)
+    compile_store(v2, compiled)
+    pg_same_rows(compiled, updated)

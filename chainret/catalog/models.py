@@ -246,8 +246,8 @@ def document_readable(visibility: str, principals: Iterable[str], principal: str
     """Who may read a document version: public is read by everyone, restricted by the principals it names,
     removed by nobody. The one home of the rule; every other form of it is a rendering held to this one:
 
-    - ``reader_rows`` (below): the rule as the ``readers`` rows both compilers write
-      (``chainret.store.schema.CatalogRows.readers`` and ``chainret.store.stream``);
+    - ``reader_rows`` (below): the rule as the ``readers`` rows the compiler writes
+      (``chainret.store.stream``);
     - ``READABLE`` (``chainret.store.sqlrows``): the rule as SQL over ``view_docs`` and ``readers``, used by the
       SQLite and PostgreSQL reader stores, and ``ViewFacts`` (``chainret.store.hopquery``), its answers read once;
     - ``POLICY`` (``chainret.store.postgres``): the rule as PostgreSQL row-level security, keyed on the login's roles.

@@ -78,7 +78,7 @@ def compile_store(catalog: Catalog | CompileSource, out: str | os.PathLike[str],
     ``catalog``: a ``Catalog``, or a record stream (``chainret.store.stream.RecordSource``). A new store
     has one compiler, the record-by-record one (``chainret.store.stream``): a loaded ``Catalog`` is fed
     to it as its records (``catalog_records``), so a store's rows never depend on how its catalog
-    came in. An update (``update_store``) still writes through ``chainret.store.compile.update_into``.
+    came in. An update (``update_store``) feeds the same compiler, which writes only the new records' rows.
     """
     if isinstance(catalog, Catalog):
         if update:
@@ -104,9 +104,8 @@ def compile_store(catalog: Catalog | CompileSource, out: str | os.PathLike[str],
 def update_store(catalog: Catalog, out: str | os.PathLike[str]) -> dict[str, int]:
     """Append ``catalog``'s new records to the store at ``out`` (compiled from an earlier version of it).
 
-    Not the record-by-record compiler of a new store: an update checks the stored records against the
-    catalog and writes only the new ones' rows from ``chainret.store.schema.Compiled``
-    (``chainret.store.compile.update_into``)."""
+    ``chainret.store.compile.update_into`` checks the stored records against the catalog, then feeds the
+    catalog to the compiler of a new store (``chainret.store.stream``), which writes the new records' rows."""
     if is_url(out):
         from chainret.store.postgres import update_postgres
 

@@ -15,7 +15,7 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   label, ``''`` for everyone's), ``name_sources``\\* (an entity's ``declared_in``: each document's labels)
   and ``label_readers`` (doc_id -> who may read some version of it): a label is shown and resolved
   for a reader only when they may read a document that declares it (``chainret.catalog.readable``;
-  schema 6, ``entity_rows`` is the one home of the rule for both compilers);
+  schema 6, ``entity_rows`` is the one home of the rule);
 * ``documents``\\*: document versions with their text (readable when the document is in the view and
   the principal may read it);
 * ``readers``: who may read each document version (``*`` = anyone; none for a removed version);
@@ -34,19 +34,23 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   give each viewer a revision that changes only when that viewer's answers can change;
 * ``relations``\\* (visible when the supporting document is in the view, any visibility: the audit
   of withheld relations needs them) and ``relation_quotes``\\* (the clause text, readable like units).
+
+The rows are made by one writer, the compiler (``chainret.store.stream.StreamCompile``), for a new store
+and an update alike; they stay there, not here, because most need what only the compiler holds (a
+relation's unit and defects over its compact indexes, a unit's prose mentions), so moving them here would
+add code, not remove it. Here are the few that need no such state: ``entity_rows`` (which labels a store
+shows to whom, mirrored by ``chainret.store.sql``'s label queries), ``predicate_row`` and ``corpus_rows``.
 """
 
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from decimal import Decimal
-from typing import SupportsInt, TypeVar
+from typing import Protocol, SupportsInt
 
-from chainret.catalog.models import Catalog, Entity, Predicate, SourceDocument, normalize_name, unit_ref, unit_spans
+from chainret.catalog.models import Entity, Predicate, normalize_name
 from chainret.catalog.names import digits_of, name_key
-from chainret.engine.search import tokenize
 
 #: What one column of a row holds, written or read (both schemas' columns are INTEGER/BIGINT or TEXT;
 #: PostgreSQL's ``sum()`` of a BIGINT column is a ``Decimal``).
@@ -54,11 +58,11 @@ SQLValue = str | int | float | bytes | Decimal | None
 #: One row, as a writer takes it and a query returns it.
 Row = tuple[SQLValue, ...]
 
-_T = TypeVar("_T")
-
 
 def as_int(value: object) -> int:
     """An integer column or aggregate (an ordinal, ``count(*)``, ``sum(ntok)``) as an ``int``."""
+    if type(value) is int:  # (the usual case, without ``SupportsInt``'s slow protocol check)
+        return value
     if isinstance(value, (str, SupportsInt)):
         return int(value)
     raise TypeError(f"expected a number from the store, found {value!r}")
@@ -74,6 +78,17 @@ def as_str(value: object) -> str:
 def text_pairs(rows: Iterable[tuple[object, ...]]) -> dict[str, str]:
     """Rows of two TEXT columns (``SELECT key, value FROM meta``) as a dict."""
     return {as_str(key): as_str(value) for key, value in rows}
+
+
+class Writer(Protocol):
+    """One write transaction on a store (SQLite ``executemany``, PostgreSQL ``COPY``); SQL uses ``?`` placeholders."""
+
+    def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None: ...
+
+    def insert(self, table: str, rows: Iterable[Sequence[SQLValue]]) -> None: ...
+
+    def rows(self, sql: str, params: Sequence[SQLValue] = ()) -> Sequence[tuple[object, ...]]: ...  # values narrowed by as_int/as_str
+
 
 TABLES: dict[str, list[str]] = {
     "meta": ["key", "value"],
@@ -151,7 +166,7 @@ def index_statements() -> list[str]:
     ]
 
 
-# -- catalog -> rows --------------------------------------------------------------------------------
+# -- catalog -> rows (the compiler, ``chainret.store.stream``, makes the others) ---------------------
 def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int, doc_id: str = "") -> list[Row]:
     """The ``names`` rows of one entity's labels as one document declares them (``doc_id``; ``""``: everyone's):
     each distinct normalised label, with the keys tolerant name lookups search by
@@ -170,8 +185,9 @@ def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int, d
 
 
 def entity_rows(e: Entity, i: int) -> tuple[Row, list[Row], list[Row]]:
-    """One entity's ``entities`` row, ``names`` rows and ``name_sources`` rows: the one home (both
-    compilers, ``Compiled`` and ``chainret.store.stream``) of which labels a store shows to whom.
+    """One entity's ``entities`` row, ``names`` rows and ``name_sources`` rows: the one home of which labels
+    a store shows to whom (written by ``chainret.store.stream``; kept beside the tables because ``sql.py``'s
+    label queries read what it writes).
 
     An entity without sources (a hand-written catalog's) is everyone's, as in the file. An importer's
     entity (``Entity.declared_in``) keeps in ``entities`` only what a reader of no document knows of
@@ -203,148 +219,6 @@ LABEL_READERS_SQL = (
 from the written tables; recomputed whole after every compile and update (a new version may add readers)."""
 
 
-class Compiled:
-    """The rows of one catalog, produced table by table (generators: a 1M-relation catalog streams)."""
-
-    def __init__(self, catalog: Catalog, *, start: dict[str, int] | None = None, skip: dict[str, set[str]] | None = None) -> None:
-        self.cat = catalog
-        self.start = start or {}
-        self.skip = skip or {}
-        self._reader_digests: dict[str, str] | None = None
-
-    def meta(self) -> dict[str, str]:
-        import uuid
-
-        from chainret.store.base import SCHEMA_VERSION, STORE_FORMAT
-
-        cat = self.cat
-        cur = cat.current_view
-        return {
-            "store_format": STORE_FORMAT,
-            "schema_version": str(SCHEMA_VERSION),
-            "catalog_format": cat.format,
-            "world": cat.world,
-            "description": cat.description,
-            "digest": cat.digest(),
-            "current_view": cur.name if cur is not None else "",
-            "generation": uuid.uuid4().hex,  # new on every write: what a long-running reader polls
-            **{f"reader_digest:{p}": d for p, d in self.reader_digests().items()},
-        }
-
-    def reader_digests(self) -> dict[str, str]:
-        """The catalog identity each principal class is shown: the digest of its reader catalog (computed once)."""
-        if self._reader_digests is None:
-            self._reader_digests = self._compute_reader_digests()
-        return self._reader_digests
-
-    def _compute_reader_digests(self) -> dict[str, str]:
-        from chainret.catalog.readable import reader_catalog
-
-        named = sorted({p for d in self.cat.documents if d.visibility == "restricted" for p in d.principals})
-        nobody = "\x00"  # a principal no document names: reads the public documents only
-        return {"*": reader_catalog(self.cat, nobody).digest(), **{p: reader_catalog(self.cat, p).digest() for p in named}}
-
-    def identities(self, seq: int) -> Iterator[Row]:
-        """This catalog's identity for every principal class (and ``""``: the audit identity) as write ``seq``."""
-        yield (seq, "", self.cat.digest())
-        for principal, digest in sorted(self.reader_digests().items()):
-            yield (seq, principal, digest)
-
-    def _new(self, table: str, items: Sequence[_T], key: Callable[[_T], str]) -> Iterator[tuple[int, _T]]:
-        """(ordinal, item) for items not already stored (``skip``); the ordinal is the catalog position."""
-        skip = self.skip.get(table, set())
-        for i, item in enumerate(items):
-            if key(item) not in skip:
-                yield i, item
-
-    def entities(self) -> Iterator[Row]:
-        for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
-            yield entity_rows(e, i)[0]
-
-    def names(self) -> Iterator[Row]:
-        for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
-            yield from entity_rows(e, i)[1]
-
-    def name_sources(self) -> Iterator[Row]:
-        for i, e in self._new("entities", self.cat.entities, lambda e: e.id):
-            yield from entity_rows(e, i)[2]
-
-    def predicates(self) -> Iterator[Row]:
-        for i, p in self._new("predicates", self.cat.predicates, lambda p: p.name):
-            yield predicate_row(i, p)
-
-    def patterns(self) -> Iterator[Row]:
-        for i, p in self._new("patterns", self.cat.patterns, lambda p: p.name):
-            yield (i, p.name, p.model_dump_json())
-
-    def _docs(self) -> Iterator[tuple[int, SourceDocument]]:
-        return self._new("documents", self.cat.documents, lambda d: d.ref)
-
-    def documents(self) -> Iterator[Row]:
-        for i, d in self._docs():
-            yield (i, d.ref, d.source, d.document, d.version, d.representation, d.title, d.digest,
-                   d.visibility, json.dumps(d.principals), d.text)
-
-    def readers(self) -> Iterator[Row]:
-        """``SourceDocument.reader_rows`` (the rule ``chainret.catalog.models.document_readable``) per version."""
-        for i, d in self._docs():
-            for p in d.reader_rows():
-                yield (i, p)
-
-    def document_meta(self) -> Iterator[Row]:
-        for i, d in self._docs():
-            yield (i, d.ref, d.visibility)
-
-    def doc_ords(self) -> dict[str, int]:
-        return {d.ref: i for i, d in enumerate(self.cat.documents)}
-
-    def views(self) -> Iterator[Row]:
-        for i, v in self._new("views", self.cat.views, lambda v: v.name):
-            yield (i, v.name, v.order, int(v.current), json.dumps(v.documents), v.description)
-
-    def view_docs(self, all_doc_ords: dict[str, int]) -> Iterator[Row]:
-        docs = self.cat.documents_by_ref
-        for _, v in self._new("views", self.cat.views, lambda v: v.name):
-            for ref in dict.fromkeys(v.documents):
-                d = docs.get(ref)
-                if d is not None:
-                    yield (v.name, all_doc_ords[ref], d.doc_id, d.visibility)
-
-    def units_and_postings(self, units: list[Sequence[SQLValue]], postings: list[Sequence[SQLValue]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[None]:
-        """Fill ``units`` / ``postings`` batches document by document (yields after each document)."""
-        ordinal = self.start.get("units", 0)
-        search_text = self.cat.search_texts  # prose-supported units are indexed with the IDs they name
-        for i, d in self._docs():
-            text, ref = d.text, d.ref
-            n = total = 0
-            for j, (s, e) in enumerate(unit_spans(text), 1):
-                body = text[s:e]
-                uref = unit_ref(ref, j)
-                toks = tokenize(search_text([(uref, body)])[0][1])
-                units.append((ordinal, uref, i, ref, j, s, e, len(toks), body))
-                for term, tf in Counter(toks).items():
-                    postings.append((term, ordinal, i, tf, len(toks), uref))
-                ordinal += 1
-                n += 1
-                total += len(toks)
-            doc_stats[i] = (n, total)
-            yield None
-        self.start["units"] = ordinal
-
-    def relations(self, doc_ords: dict[str, int]) -> Iterator[tuple[Row, Row]]:
-        from chainret.catalog.defects import relation_defects
-
-        cat = self.cat
-        for i, r in self._new("relations", cat.relations, lambda r: r.id):
-            sup = r.support
-            unit = cat.supporting_unit(r)
-            doc = doc_ords.get(sup.doc_ref)
-            row = (i, r.id, r.subject, r.predicate, r.object, sup.source, sup.document, sup.version,
-                   sup.representation, sup.digest, sup.span[0], sup.span[1], r.note, doc,
-                   unit.ref if unit is not None else None, ",".join(relation_defects(cat, r)), sup.kind)
-            yield row, (i, doc, sup.quote)
-
-
 def corpus_rows(view_docs: dict[str, list[int]], readers: dict[int, set[str]], doc_stats: dict[int, tuple[int, int]]) -> Iterator[Row]:
     """Per view and principal class: readable units and their total token count (BM25Plus's N, avgdl)."""
     named = sorted({p for ps in readers.values() for p in ps} - {"*"})
@@ -362,6 +236,6 @@ def corpus_rows(view_docs: dict[str, list[int]], readers: dict[int, set[str]], d
 
 def predicate_row(i: int, p: Predicate) -> Row:
     """A predicate's row, with its declared words (``nouns``, ``verbs``: how requests may name it, which the
-    interpretation reads) as JSON, ``""`` when it declares none; both compilers write it (schema 6)."""
+    interpretation reads) as JSON, ``""`` when it declares none (schema 6)."""
     words = {k: v for k, v in (("nouns", p.nouns), ("verbs", p.verbs)) if v}
     return (i, p.name, p.domain, p.range, p.cardinality, p.description, json.dumps(words) if words else "")

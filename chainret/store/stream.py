@@ -4,11 +4,14 @@
 ``document``, ``relation``, ``view``, ``pattern``; ``header`` for the top-level fields) and writes
 their rows through the same ``Writer`` as ``compile_into`` (SQLite ``executemany``, PostgreSQL
 ``COPY``, inside the caller's one transaction), then ``finish()`` runs the cross-record checks and
-writes what summarises all records. It is the one compiler of a new store: ``compile_store`` feeds a
-loaded ``Catalog`` to it too (``catalog_records``). The store it leaves has the same rows as one grown
-by an update (``chainret.store.compile.update_into``, rows from ``schema.Compiled``) from an empty store
-(tests/test_store_stream.py compares every table), and a bad catalog raises the
-same ``CatalogFileInvalid`` as ``catalog_from_data`` (load.reference_issues' issues, in its order).
+writes what summarises all records. It is the one compiler of a store: ``compile_store`` feeds a
+loaded ``Catalog`` to it too (``catalog_records``), and an update (``chainret.store.compile.update_into``)
+feeds it the whole new catalog with the count of records the store holds (``stored``: their rows are
+not written again, but for what a stored record's change reaches: ``_relabel``, ``_index_again``). So
+each table's rows are made here, in the record's method (``entity``, ``document``, ``relation``,
+``view``, ``pattern``, ``_unit_rows``; the label rows by ``schema.entity_rows``), and nowhere else.
+A bad catalog raises the same ``CatalogFileInvalid`` as ``catalog_from_data`` (load.reference_issues'
+issues, in its order).
 
 What it keeps in memory, and why each is enough:
 
@@ -40,7 +43,7 @@ import os
 import struct
 import tempfile
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, cast
 
@@ -66,11 +69,10 @@ from chainret.catalog.models import (
 )
 from chainret.catalog.readable import reader_entity, reader_since, reader_views
 from chainret.core.progress import Progress, no_progress
-from chainret.store.compile import BATCH, Writer, _Buffers, _corpus, counts, label_readers
-from chainret.store.schema import Row, predicate_row, as_int, as_str, entity_rows
+from chainret.store.schema import LABEL_READERS_SQL, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows, predicate_row
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
-_NOBODY = "\x00"  # the principal class of everyone no restricted document names (as in Compiled)
+_NOBODY = "\x00"  # the principal class of everyone no restricted document names (as ``reader_catalog`` is asked)
 _TEXTS_KEPT = 16
 _REC = struct.Struct("<iI")  # spill record: key (entity / document ordinal, -1 none), byte length
 
@@ -79,6 +81,50 @@ Record = Entity | Predicate | SourceDocument | Relation | View | Pattern
 #: What ``compile_records`` takes: ``("header", (format, world, description))`` or a section name and
 #: its record (a reader of catalog files yields them as it parses, so their values are checked here).
 RecordItem = tuple[str, object]
+
+BATCH = 20_000  # rows a writer is handed at a time
+
+
+class _Buffers:
+    """Rows of related tables, written together in batches (parents before children)."""
+
+    def __init__(self, w: Writer, *tables: str) -> None:
+        self.w = w
+        self.rows: dict[str, list[Sequence[SQLValue]]] = {t: [] for t in tables}
+
+    def flush(self, *, full_only: bool = False) -> None:
+        if full_only and all(len(r) < BATCH for r in self.rows.values()):
+            return
+        for table, rows in self.rows.items():
+            if rows:
+                self.w.insert(table, rows)
+                rows.clear()
+
+
+def label_readers(w: Writer) -> None:
+    """Recompute ``label_readers`` (who may read a document that declares labels) from the written tables."""
+    w.execute("DELETE FROM label_readers")
+    w.execute(LABEL_READERS_SQL)
+
+
+def _corpus(w: Writer) -> None:
+    """Recompute the per view / principal class unit counts from the stored units (a small table)."""
+    view_docs: dict[str, list[int]] = {}
+    for v, d in w.rows("SELECT view_name, doc_ord FROM view_docs ORDER BY view_name, doc_ord"):
+        view_docs.setdefault(as_str(v), []).append(as_int(d))
+    readers: dict[int, set[str]] = {}
+    for d, p in w.rows("SELECT doc_ord, principal FROM readers"):
+        readers.setdefault(as_int(d), set()).add(as_str(p))
+    stats = {as_int(d): (as_int(n), as_int(t)) for d, n, t in w.rows("SELECT doc_ord, count(*), sum(ntok) FROM units GROUP BY doc_ord")}
+    for docs in view_docs.values():
+        for d in docs:
+            stats.setdefault(d, (0, 0))
+    w.execute("DELETE FROM corpus")
+    w.insert("corpus", corpus_rows(view_docs, readers, stats))  # (both writers stream an iterable)
+
+
+def counts(w: Writer) -> dict[str, int]:
+    return {t: as_int(w.rows(f"SELECT count(*) FROM {t}")[0][0]) for t in ("entities", "documents", "units", "relations", "views", "postings")}
 
 
 class OutOfOrder(Exception):
@@ -165,8 +211,15 @@ class StreamCompile:
     """One compile, fed record by record (see the module docstring)."""
 
     def __init__(self, w: Writer, file: str = "<catalog>", spill_dir: str | None = None,
-                 progress: Progress = no_progress, *, refuse_invalid: bool = True) -> None:
+                 progress: Progress = no_progress, *, refuse_invalid: bool = True, stored: Mapping[str, int] | None = None) -> None:
         self.w, self.file, self.progress, self.refuse_invalid = w, file, progress, refuse_invalid
+        # An update (``compile.update_into``): how many records of each section the store holds already. They are
+        # fed like the others (the indexes, the prose mentions and the digests need every record) but their rows
+        # are not written again; a stored unit whose prose quotes now name more IDs is indexed again (``_units``).
+        self.stored = {**dict.fromkeys(SECTIONS, 0), **(stored or {})}
+        self.reindex: set[str] = set()
+        self.relabelled: set[str] = set()
+        self._stored_labels: tuple[dict[int, Row], dict[int, list[Row]]] | None = None
         self.head: dict[str, str] | None = None
         self.started: set[str] = set()
         self.n = dict.fromkeys(SECTIONS, 0)
@@ -257,11 +310,14 @@ class StreamCompile:
             self._err(self.world_issues, "wrong_world", f"entities[{i}] (id {e.id})", "id",
                       wrong_world_message(self.head["world"], e.world))
         entity, names, sources = entity_rows(e, i)
-        self.rows["entities"].append(entity)
-        self.rows["names"].extend(names)
-        self.rows["name_sources"].extend(sources)
+        if self._new("entities", i):
+            self.rows["entities"].append(entity)
+            self.rows["names"].extend(names)
+            self.rows["name_sources"].extend(sources)
+            self._flush(full_only=True)
+        else:
+            self._relabel(e.id, entity, names, sources)
         self._spill("entities", i, e)
-        self._flush(full_only=True)
 
     def predicate(self, p: Predicate) -> None:
         self._start("predicates")
@@ -269,8 +325,37 @@ class StreamCompile:
         if p.name not in self.preds:
             self.preds[p.name] = p
         self.pred_list.append(p)
-        self.rows["predicates"].append(predicate_row(i, p))
+        if self._new("predicates", i):
+            self.rows["predicates"].append(predicate_row(i, p))
         self._spill("predicates", -1, p)
+
+    def _relabel(self, eid: str, entity: Row, names: list[Row], sources: list[Row]) -> None:
+        """An update's stored entity whose labels or name sources changed: its label rows written again whole.
+
+        A re-import keeps an entity and appends the sources its records add (``NameSource.since``), so a stored
+        entity's labels grow while its ID, type and place stay (``update_into`` refuses anything else)."""
+        if self._stored_labels is None:
+            self._flush()
+            rows = {as_int(r[0]): tuple(r) for r in self.w.rows(
+                "SELECT ord, id, type, name, aliases, description FROM entities WHERE ord < ?", (self.stored["entities"],))}
+            declared: dict[int, list[Row]] = {}
+            for r in self.w.rows("SELECT entity_ord, seq, doc_id, name, aliases, description, since FROM name_sources ORDER BY entity_ord, seq"):
+                declared.setdefault(as_int(r[0]), []).append(cast(Row, tuple(r)))
+            self._stored_labels = (cast(dict[int, Row], rows), declared)
+        i = as_int(entity[0])
+        if self._stored_labels[0].get(i) == entity and self._stored_labels[1].get(i, []) == sources:
+            return
+        self.relabelled.add(eid)
+        self.w.execute("DELETE FROM names WHERE entity_ord = ?", (i,))
+        self.w.execute("DELETE FROM name_sources WHERE entity_ord = ?", (i,))
+        self.w.execute("UPDATE entities SET name = ?, aliases = ?, description = ? WHERE ord = ?", (*entity[3:6], i))
+        self.w.insert("names", names)
+        if sources:
+            self.w.insert("name_sources", sources)
+
+    def _new(self, section: str, i: int) -> bool:
+        """Whether record ``i`` of ``section`` has no rows in the store yet (every record, but an update's stored ones)."""
+        return i >= self.stored[section]
 
     def _keyed(self, section: str, key: str, label: str) -> int:
         i = self.n[section]
@@ -294,12 +379,13 @@ class StreamCompile:
             self.docs[ref] = _Doc(i, ref, d.doc_id, d.digest, d.representation, d.visibility, frozenset(d.principals),
                                   len(d.text), d.digest == sha256_digest(d.text))
             self._remember(i, d.text)
-        self.rows["documents"].append((i, ref, d.source, d.document, d.version, d.representation, d.title, d.digest,
-                                       d.visibility, json.dumps(d.principals), d.text))
-        self.rows["readers"].extend((i, p) for p in d.reader_rows())
-        self.rows["document_meta"].append((i, ref, d.visibility))
+        if self._new("documents", i):
+            self.rows["documents"].append((i, ref, d.source, d.document, d.version, d.representation, d.title, d.digest,
+                                           d.visibility, json.dumps(d.principals), d.text))
+            self.rows["readers"].extend((i, p) for p in d.reader_rows())
+            self.rows["document_meta"].append((i, ref, d.visibility))
+            self._flush(full_only=True)
         self._spill("documents", i, d)
-        self._flush(full_only=True)
 
     def _classes(self) -> None:
         if not self.classes:
@@ -339,7 +425,9 @@ class StreamCompile:
             if sup.span[1] > d.size:
                 self._err(self.rel_issues, "span_out_of_range", where, "support.span",
                           f"expected a span within the document's {d.size} characters, found {list(sup.span)}")
-            uref = self._unit(d, sup.span)
+            new = self._new("relations", i)
+            # (a stored relation's unit is in its row already; a prose one's is indexed with the IDs its quote names)
+            uref = self._unit(d, sup.span) if new or sup.kind == "prose" else None
             for cls in self.classes:
                 if self._reads(d, cls):
                     known = self.known[cls]
@@ -348,33 +436,48 @@ class StreamCompile:
                         if o is not None:
                             known[o] = 1
             if sup.kind == "prose" and uref is not None and self.text(d)[sup.span[0]:sup.span[1]] == sup.quote:
-                self._prose(r, uref)
+                if self._prose(r, uref) and not self._new("documents", d.ord):
+                    self.reindex.add(uref)  # a stored unit indexed with IDs: perhaps more than the store has (``_units``)
         doc = d.ord if d is not None else None
-        self.rows["relations"].append((i, r.id, r.subject, r.predicate, r.object, sup.source, sup.document, sup.version,
-                                       sup.representation, sup.digest, sup.span[0], sup.span[1], r.note, doc, uref,
-                                       ",".join(relation_defects(self.index, r)), sup.kind))
-        self.rows["relation_quotes"].append((i, doc, sup.quote))
+        if self._new("relations", i):
+            self.rows["relations"].append((i, r.id, r.subject, r.predicate, r.object, sup.source, sup.document, sup.version,
+                                           sup.representation, sup.digest, sup.span[0], sup.span[1], r.note, doc, uref,
+                                           self._defects(r), sup.kind))
+            self.rows["relation_quotes"].append((i, doc, sup.quote))
+            self._flush(full_only=True)
+        elif sup.kind == "prose" and {r.subject, r.object} & self.relabelled:  # (whether its quote names them: their labels)
+            self.w.execute("UPDATE relations SET defects = ? WHERE ord = ?", (self._defects(r), i))
         self._spill("relations", -1 if doc is None else doc, r)
-        self._flush(full_only=True)
 
-    def _prose(self, r: Relation, uref: str) -> None:
+    def _defects(self, r: Relation) -> str:
+        """The ``relations.defects`` column: ``relation_defects`` over the compact indexes."""
+        return ",".join(relation_defects(self.index, r))
+
+    def _prose(self, r: Relation, uref: str) -> bool:
+        """Add the IDs ``r``'s quote names to the unit's search text (``Catalog.search_texts``); whether any was new."""
         from chainret.catalog.models import mentions
 
+        added = False
         for eid in (r.subject, r.object):
             ent = self.index.entities_by_id.get(eid)
             ids = self.prose.setdefault(uref, [])
             if ent is not None and eid not in ids and mentions(r.support.quote, ent):
                 ids.append(eid)
+                added = True
+        return added
 
     def view(self, v: View) -> None:
         self._start("views")
         i = self._keyed("views", v.name, "name")
         self.views.append(v)
-        self.rows["views"].append((i, v.name, v.order, int(v.current), json.dumps(v.documents), v.description))
-        for ref in dict.fromkeys(v.documents):
-            d = self.docs.get(ref)
-            if d is not None:
-                self.rows["view_docs"].append((v.name, d.ord, d.doc_id, d.visibility))
+        if self._new("views", i):
+            self.rows["views"].append((i, v.name, v.order, int(v.current), json.dumps(v.documents), v.description))
+            for ref in dict.fromkeys(v.documents):
+                d = self.docs.get(ref)
+                if d is not None:
+                    self.rows["view_docs"].append((v.name, d.ord, d.doc_id, d.visibility))
+        else:  # an update's stored view: only which view is current may change
+            self.w.execute("UPDATE views SET current = ? WHERE ord = ?", (int(v.current), i))
         from chainret.catalog.suggest import did_you_mean
 
         seen: dict[str, str] = {}
@@ -395,7 +498,8 @@ class StreamCompile:
         self._start("patterns")
         i = self._keyed("patterns", p.name, "name")
         self.patterns.append(p)
-        self.rows["patterns"].append((i, p.name, p.model_dump_json()))
+        if self._new("patterns", i):
+            self.rows["patterns"].append((i, p.name, p.model_dump_json()))
         self._spill("patterns", -1, p)
 
     # -- documents' texts and units ---------------------------------------------------------------
@@ -490,8 +594,9 @@ class StreamCompile:
         """Check the whole catalog (unless ``refuse_invalid`` is off: ``catalog_records``), then write units,
         postings, views' summaries, meta and identities."""
         self._classes()
-        problems = self.issues()
-        if problems and self.refuse_invalid:
+        self._flush()
+        problems = self.issues() if self.refuse_invalid else []
+        if problems:
             raise CatalogFileInvalid(problems)
         self._units()
         self.progress("digests and summaries", 0, None, "")
@@ -508,34 +613,42 @@ class StreamCompile:
             "current_view": cur.name if cur is not None else "", "generation": uuid.uuid4().hex,
             **{f"reader_digest:{p}": d for p, d in readers.items()},
         }
+        self.w.execute("DELETE FROM meta")  # (an update's store: its earlier catalog's)
         self.w.insert("meta", list(meta.items()))
-        self.w.insert("identities", [(1, "", digest), *((1, p, d) for p, d in sorted(readers.items()))])
+        seq = as_int(self.w.rows("SELECT coalesce(max(seq), 0) FROM identities")[0][0]) + 1  # this write's: 1, 2, ...
+        self.w.insert("identities", [(seq, "", digest), *((seq, p, d) for p, d in sorted(readers.items()))])
         _corpus(self.w)
         label_readers(self.w)
         return counts(self.w)
 
-    def _units(self) -> None:
+    def _unit_rows(self, ordinal: int, doc_ord: int, doc_ref: str, j: int, start: int, end: int, body: str) -> tuple[Row, list[Row]]:
+        """A unit's ``units`` row and ``postings`` rows: its text tokenized with the IDs prose quotes name
+        (``Catalog.search_texts``)."""
         from collections import Counter
 
         from chainret.engine.search import tokenize
 
+        uref = unit_ref(doc_ref, j)
+        extra = self.prose.get(uref)
+        toks = tokenize(f"{body}\n{' '.join(extra)}" if extra else body)
+        return ((ordinal, uref, doc_ord, doc_ref, j, start, end, len(toks), body),
+                [(term, ordinal, doc_ord, tf, len(toks), uref) for term, tf in Counter(toks).items()])
+
+    def _units(self) -> None:
+        """The new documents' units and postings, after the units the store holds; then an update's stored units whose
+        search text grew are written again (``_index_again``)."""
         units: list[Row] = []
         postings: list[Row] = []
-        ordinal = 0
-        prose = self.prose
+        ordinal = as_int(self.w.rows("SELECT count(*) FROM units")[0][0])
         step = 256
-        for lo in range(0, self.n["documents"], step):
+        for lo in range(self.stored["documents"], self.n["documents"], step):
             self.progress("indexing units", lo, self.n["documents"], "documents")
             for row in self.w.rows("SELECT ord, ref, text FROM documents WHERE ord >= ? AND ord < ? ORDER BY ord", (lo, lo + step)):
-                i, ref, text = as_int(row[0]), as_str(row[1]), as_str(row[2])
-                for j, (s, e) in enumerate(unit_spans(text), 1):
-                    body = text[s:e]
-                    uref = unit_ref(ref, j)
-                    extra = prose.get(uref)
-                    toks = tokenize(f"{body}\n{' '.join(extra)}" if extra else body)
-                    units.append((ordinal, uref, i, ref, j, s, e, len(toks), body))
-                    for term, tf in Counter(toks).items():
-                        postings.append((term, ordinal, i, tf, len(toks), uref))
+                doc_ord, doc_ref, text = as_int(row[0]), as_str(row[1]), as_str(row[2])
+                for k, (start, end) in enumerate(unit_spans(text), 1):
+                    unit, posts = self._unit_rows(ordinal, doc_ord, doc_ref, k, start, end, text[start:end])
+                    units.append(unit)
+                    postings.extend(posts)
                     ordinal += 1
                 if len(units) >= BATCH or len(postings) >= BATCH:
                     self.w.insert("units", units)
@@ -545,6 +658,23 @@ class StreamCompile:
             self.w.insert("units", units)
         if postings:
             self.w.insert("postings", postings)
+        self._index_again(sorted(self.reindex))
+
+    def _index_again(self, refs: list[str]) -> None:
+        """An update's stored units that prose quotes name IDs in: each whose search text grew is written again (its
+        ``ntok`` and postings). A new prose relation, or a stored one whose entity's labels an update added to
+        (``_relabel``), can name more IDs in a stored unit; IDs are only ever added, so the token count tells."""
+        for k in range(0, len(refs), 500):
+            chunk = refs[k:k + 500]
+            marks = ", ".join("?" * len(chunk))
+            for o, i, ref, j, s, e, body, ntok in self.w.rows(
+                    f"SELECT ord, doc_ord, doc_ref, idx, start_, end_, text, ntok FROM units WHERE ref IN ({marks})", chunk):
+                unit, posts = self._unit_rows(as_int(o), as_int(i), as_str(ref), as_int(j), as_int(s), as_int(e), as_str(body))
+                if unit[7] == as_int(ntok):
+                    continue
+                self.w.execute("UPDATE units SET ntok = ? WHERE ord = ?", (unit[7], unit[0]))
+                self.w.execute("DELETE FROM postings WHERE doc_ord = ? AND unit_ord = ?", (unit[2], unit[0]))
+                self.w.insert("postings", posts)
 
     def _digests(self) -> tuple[str, dict[str, str]]:
         """The catalog digest and each principal class's reader digest, hashed from the spill files."""
@@ -644,7 +774,8 @@ _LATER_NEEDS: dict[str, tuple[str, ...]] = {
 
 def compile_records(w: Writer, records: Iterable[RecordItem], file: str = "<catalog>", *, spill_dir: str | None = None,
                     header: Callable[[dict[str, str]], None] | None = None,
-                    progress: Progress = no_progress, refuse_invalid: bool = True) -> dict[str, int]:
+                    progress: Progress = no_progress, refuse_invalid: bool = True,
+                    stored: Mapping[str, int] | None = None) -> dict[str, int]:
     """Feed ``records`` (an iterable of ``(kind, value)``: ``("header", (format, world, description))``
     or a section name and its validated record) through a ``StreamCompile`` into ``w``.
 
@@ -652,8 +783,9 @@ def compile_records(w: Writer, records: Iterable[RecordItem], file: str = "<cata
     and no record is held after its rows are batched. ``header`` sees the final top-level values.
     ``progress`` hears of the stages after the records (units, digests); the records' own reader
     reports how far it has read (``json_records(path, progress)``). ``refuse_invalid=False``: see ``RecordSource``.
+    ``stored``: an update's (``chainret.store.compile.update_into``), the records per section the store holds already.
     """
-    sc = StreamCompile(w, file, spill_dir, progress, refuse_invalid=refuse_invalid)
+    sc = StreamCompile(w, file, spill_dir, progress, refuse_invalid=refuse_invalid, stored=stored)
     try:
         for kind, value in records:
             sc.feed(kind, value)

@@ -1,10 +1,8 @@
-"""The word rules have one home (chainret.core.words): the token variants share one list of joiners, the
-phrasing matcher and the tolerant readings drop the same filler words, and no other module types them again."""
+"""The word rules have one home (chainret.core.words): the token variants share one list of joiners, and the
+phrasing matcher and the tolerant readings drop the same filler words (tests/test_one_home.py: no other module
+types them again)."""
 
 from __future__ import annotations
-
-import ast
-from pathlib import Path
 
 import pytest
 
@@ -14,8 +12,6 @@ from chainret.core import words as rules
 from chainret.engine.search import tokenize
 from chainret.query.understand import prepare
 
-PACKAGE = Path(__file__).resolve().parents[1] / "chainret"
-HOME = PACKAGE / "core" / "words.py"
 CONTACT = PatternSpec("contact", "project", ("operated_by", "contact"), ("which contact serves {project}",))
 VOCAB = {"which", "contact", "serves"}
 
@@ -66,31 +62,3 @@ def test_a_word_that_is_no_filler_stays():  # the negative control of the filler
     assert [m.slot_text for m in matches] == ["PR-84 tomorrow"]
     prepared = prepare("which contact serves PR-84 tomorrow", VOCAB)
     assert prepared is not None and prepared.low[-1] == "tomorrow" and prepared.ignored == []
-
-
-def _word_rules_typed_in(path: Path) -> list[str]:
-    """The word rules a module writes out itself: a joiner list or a word pattern as a string, a filler phrase
-    of two or more words as a tuple of strings."""
-    patterns = {rules.SEARCH_TOKEN.pattern, rules.REQUEST_WORD.pattern, rules.PLAIN_WORD.pattern,
-                rules.NOT_PLAIN_WORD.pattern, "[a-z0-9]+", "[^a-z0-9]+", "[0-9A-Za-z]+", "[A-Za-z0-9]+"}
-    phrases = {f for f in rules.FILLERS if len(f) > 1}
-    found: list[str] = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if node.value in patterns or rules.JOINERS in node.value:
-                found.append(f"{path.name}:{node.lineno}: {node.value!r}")
-        elif isinstance(node, ast.Tuple) and all(isinstance(e, ast.Constant) for e in node.elts):
-            if tuple(e.value for e in node.elts if isinstance(e, ast.Constant)) in phrases:
-                found.append(f"{path.name}:{node.lineno}: filler {ast.unparse(node)}")
-    return found
-
-
-def test_no_module_types_a_word_rule_again():
-    typed = [hit for path in sorted(PACKAGE.rglob("*.py")) if path != HOME for hit in _word_rules_typed_in(path)]
-    assert typed == [], "a word rule written outside chainret.core.words (import it from there):\n" + "\n".join(typed)
-
-
-def test_the_scan_sees_the_rules_where_they_are_written():  # the negative control of the scan above
-    typed = _word_rules_typed_in(HOME)
-    assert any("'-:_./@#'" in hit for hit in typed)
-    assert any("filler ('thank', 'you')" in hit for hit in typed)

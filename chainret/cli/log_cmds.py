@@ -25,6 +25,7 @@ def log_cmd(
     from chainret.core.errors import UsageError
     from chainret.core.tlog import LogError
     from chainret.store import is_store_spec, open_reader
+    from chainret.store.base import recompile_advice
     from chainret.store.log import AUDIT, class_label, store_log, viewer_class
 
     if principal is not None and audit:
@@ -35,7 +36,7 @@ def log_cmd(
     log = store_log(reader)
     if log is None:
         raise UsageError(f"{store} keeps no log: it was compiled by an earlier chainret, or is not a SQLite store; "
-                         f"recompile it with `chainret catalog compile CATALOG --out {store} --replace`")
+                         + recompile_advice(store))
     sign = _signer(key)
     classes = [AUDIT] if audit else [viewer_class(log.classes, principal)] if principal is not None else log.classes
     if consistency is not None:

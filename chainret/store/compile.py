@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from typing import Protocol
 
 from chainret.catalog.models import Catalog
-from chainret.store.base import StoreError
+from chainret.store.base import StoreError, recompile_advice
 from chainret.store.schema import LABEL_READERS_SQL, TABLES, Compiled, SQLValue, as_int, as_str, corpus_rows, entity_rows, text_pairs
 
 BATCH = 20_000
@@ -142,7 +142,7 @@ def _prefix(kind: str, stored: list[str], new: list[str]) -> None:
     if new[: len(stored)] != stored:
         gone = sorted(set(stored) - set(new))
         what = f"{kind} {gone[0]!r} is missing from the new catalog" if gone else f"the order of {kind}s changed"
-        raise StoreError(f"not an append-only update: {what}; recompile the store with `chainret catalog compile`")
+        raise StoreError(f"not an append-only update: {what}; " + recompile_advice())
 
 
 def _relabel(w: Writer, catalog: Catalog, stored: int) -> None:
@@ -192,16 +192,16 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     for i, (dig, vis, prin) in enumerate(w.rows("SELECT digest, visibility, principals FROM documents ORDER BY ord")):
         d = catalog.documents[i]
         if (d.digest, d.visibility, sorted(d.principals)) != (dig, vis, sorted(json.loads(as_str(prin)))):
-            raise StoreError(f"not an append-only update: document {d.ref!r} changed; recompile the store")
+            raise StoreError(f"not an append-only update: document {d.ref!r} changed; " + recompile_advice())
     for i, (docs,) in enumerate(w.rows("SELECT documents FROM views ORDER BY ord")):
         v = catalog.views[i]
         if v.documents != json.loads(as_str(docs)):
-            raise StoreError(f"not an append-only update: view {v.name!r} changed; recompile the store")
+            raise StoreError(f"not an append-only update: view {v.name!r} changed; " + recompile_advice())
     new_ids = set(keys["entities"][1][len(stored["entities"]) :])
     if new_ids:
         hit = [r for r in w.rows("SELECT id, subject, object FROM relations") if r[1] in new_ids or r[2] in new_ids]
         if hit:
-            raise StoreError(f"not an append-only update: stored relation {hit[0][0]!r} names a new entity; recompile the store")
+            raise StoreError(f"not an append-only update: stored relation {hit[0][0]!r} names a new entity; " + recompile_advice())
     _relabel(w, catalog, len(stored["entities"]))
     start = {t: len(stored[t]) for t in keys}
     start["units"] = as_int(w.rows("SELECT count(*) FROM units")[0][0])

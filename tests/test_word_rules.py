@@ -10,6 +10,7 @@ from chainret.catalog.names import label_words, name_key
 from chainret.catalog.patterns import PatternSpec, match_request, words
 from chainret.core import words as rules
 from chainret.engine.search import tokenize
+from chainret.query.gaps import read_gap_request
 from chainret.query.understand import prepare
 
 CONTACT = PatternSpec("contact", "project", ("operated_by", "contact"), ("which contact serves {project}",))
@@ -62,3 +63,14 @@ def test_a_word_that_is_no_filler_stays():  # the negative control of the filler
     assert [m.slot_text for m in matches] == ["PR-84 tomorrow"]
     prepared = prepare("which contact serves PR-84 tomorrow", VOCAB)
     assert prepared is not None and prepared.low[-1] == "tomorrow" and prepared.ignored == []
+
+
+@pytest.mark.parametrize("typed", ["owners that don\u2019t resolve", "owners that don't resolve", "owners that do not resolve"])
+def test_a_typographic_apostrophe_reads_as_ascii_before_contractions(typed):
+    gap = read_gap_request(typed)  # "don\u2019t" was left unexpanded when the mark was read after "n't"
+    assert gap is not None and gap.kind == "undeclared_owners"
+
+
+def test_typographic_marks_read_as_ascii_in_request_words():
+    assert words("Who serves PR\u201184? PR\u22127\u2019s contact") == ["Who", "serves", "PR-84", "PR-7's", "contact"]
+    assert rules.ascii_marks("plain ascii") == "plain ascii"

@@ -36,14 +36,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from chainret.core.words import FILLERS, REQUEST_WORD
+from chainret.core.words import FILLERS, REQUEST_WORD, ascii_marks
 
 _SLOT = re.compile(r"^\{(\w+)(?::(\w+))?\}$")
 _SLOT_ANYWHERE = re.compile(r"\{[^{}]*\}")
 _EDGE_PUNCT = ".,;:!?\"'()"
-# Typographic apostrophes and hyphens read as their ASCII forms.
-_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-",
-                              "\u2012": "-", "\u2013": "-", "\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
 _POSSESSIVE = re.compile(r"^(.+)'s$", re.IGNORECASE)
 _DETERMINERS = ("the", "a", "an")
 _GLUE = r"^([A-Za-z]+)[:/.]([0-9A-Za-z].*)$"  # (compiled by ``re`` when a request first matches no phrasing)
@@ -74,7 +71,7 @@ class Match(NamedTuple):
 def words(text: str) -> list[str]:
     """Word tokens with their original spelling (punctuation between words dropped; typographic
     apostrophes and hyphens as ASCII)."""
-    return REQUEST_WORD.findall(text if text.isascii() else text.translate(_TYPOGRAPHIC))  # (the marks are not ASCII)
+    return REQUEST_WORD.findall(ascii_marks(text))
 
 
 class PhrasingError(ValueError):

@@ -17,6 +17,9 @@ Every reader of words builds on one run of ASCII letters and digits and one list
   or case-folds. A name compared loosely must equal whatever punctuation the requester used (``PR 84``,
   ``pr84``, ``cart-api``), and benchmark prose is words, not IDs.
 
+``ascii_marks`` reads typographic apostrophes and hyphens (``PR\u201184``, ``PR-7\u2019s``: what a phone or a
+word processor types) as their ASCII forms, before any of the above reads a request.
+
 ``FILLERS`` is the one list of request words that add nothing a view or a pattern could use (``today`` is
 the current view anyway; ``--view`` picks another). The phrasing matcher drops them after the slot, the
 tolerant readings wherever they stand; both read this list, so a word is filler to both or to neither.
@@ -43,6 +46,16 @@ SEARCH_TOKEN = _joined("[0-9a-z]", JOINERS)
 REQUEST_WORD = _joined("[0-9A-Za-z]", JOINERS + APOSTROPHE)
 PLAIN_WORD = re.compile(r"[0-9a-z]+")
 NOT_PLAIN_WORD = re.compile(r"[^0-9a-z]+")
+
+# Typographic apostrophes and hyphens, each read as its ASCII form.
+_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-",
+                              "\u2012": "-", "\u2013": "-", "\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
+
+
+def ascii_marks(text: str) -> str:
+    """``text`` with typographic apostrophes and hyphens as ASCII ``'`` and ``-`` (unchanged when ASCII)."""
+    return text if text.isascii() else text.translate(_TYPOGRAPHIC)  # (the marks are not ASCII)
+
 
 # Longest first, so a matcher that tries them in order takes "right now" before "now".
 FILLERS: tuple[tuple[str, ...], ...] = tuple(sorted((

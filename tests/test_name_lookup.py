@@ -265,5 +265,5 @@ def test_a_schema_3_store_is_read_but_not_updated(tmp_path):
 
     compile_store(SUPPLY, tmp_path / "w.db")
     _as_schema_3(tmp_path / "w.db")
-    with pytest.raises(StoreError, match="schema 3.*Recompile"):
+    with pytest.raises(StoreError, match="schema 3.*recompile the store: chainret catalog compile CATALOG --out .* --replace"):
         compile_store(SUPPLY, tmp_path / "w.db", update=True)

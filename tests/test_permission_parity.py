@@ -1,7 +1,8 @@
 """Who may read a document version is one rule (``chainret.catalog.models.document_readable``); the compiled
-stores render it three more times: the ``readers`` rows that the compiler of a new store and an update write, ``READABLE`` in SQL for the
-reader stores, and PostgreSQL's row-level security ``POLICY``. Each rendering is held to the rule here,
-for every (view, principal, document version) of catalogs whose visibilities are drawn at random.
+stores render it four more times: the ``readers`` rows that the compiler of a new store and an update write,
+``READABLE`` in SQL for the reader stores, ``ViewFacts`` (the same answers read once for the hop statements),
+and PostgreSQL's row-level security ``POLICY``. Each rendering is held to the rule here, for every (view,
+principal, document version) of catalogs whose visibilities are drawn at random.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from benchmarks.harness.catalogs import changed
 
 from chainret.catalog.load import load_world
 from chainret.catalog.models import Catalog, document_readable, reader_rows
-from chainret.store import compile_store
+from chainret.store import compile_store, open_reader
 from chainret.store.sqlrows import READABLE
 
 SEED = Path(__file__).resolve().parents[1] / "fixtures" / "seed"
@@ -50,6 +51,13 @@ def sqlite_readable(db: Path, cat: Catalog) -> dict[tuple[str, str], set[str]]:
     with sqlite3.connect(db) as c:
         sql = "SELECT d.ref FROM documents d WHERE " + READABLE.format(col="d.ord")
         return {(v.name, p): {r for (r,) in c.execute(sql, (v.name, p))} for v in cat.views for p in PRINCIPALS}
+
+
+def viewfacts_readable(db: Path, cat: Catalog) -> dict[tuple[str, str], set[str]]:
+    store = open_reader(db)
+    with sqlite3.connect(db) as c:
+        ref_of = dict(c.execute("SELECT ord, ref FROM documents"))
+    return {(v.name, p): {ref_of[d] for d in store.view_facts(v.name, p).readable} for v in cat.views for p in PRINCIPALS}
 
 
 def agrees_with_the_rule(render) -> bool:
@@ -85,6 +93,7 @@ def test_a_compile_an_update_and_the_sql_hold_to_the_rule(draws, tmp_path_factor
             readers = sorted(c.execute("SELECT d.ref, r.principal FROM readers r JOIN documents d ON d.ord = r.doc_ord"))
         assert readers == sorted((d.ref, p) for d in cat.documents for p in d.reader_rows()), db.name
         assert sqlite_readable(db, cat) == want, db.name
+        assert viewfacts_readable(db, cat) == want, db.name
 
 
 def test_the_sql_check_catches_a_changed_readers_row(tmp_path):
@@ -95,6 +104,7 @@ def test_the_sql_check_catches_a_changed_readers_row(tmp_path):
     with sqlite3.connect(db) as c:
         c.execute("INSERT INTO readers (doc_ord, principal) VALUES (0, '*')")
     assert sqlite_readable(db, cat) != expected(cat)
+    assert viewfacts_readable(db, cat) != expected(cat)
 
 
 FIXED = [

@@ -85,7 +85,7 @@ def test_bad_stores_give_a_message_and_an_exit_code(tmp_path, seed_db, capsys):
     con.commit()
     con.close()
     code, err = _bad(capsys, old)
-    assert code == 2 and f"compiled with store schema 0; this chainret reads schema {SCHEMA_VERSION}" in err and "Recompile" in err
+    assert code == 2 and f"compiled with store schema 0; this chainret reads schema {SCHEMA_VERSION}" in err and "recompile the store" in err and "--replace" in err
 
     code, err = _bad(capsys, tmp_path / "missing.db")
     assert code == 2 and "does not exist" in err

@@ -18,7 +18,7 @@ from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_world
 from chainret.engine.hops import HopWorld
 from chainret.verify.replay import statement_differences, verify
-from chainret.engine.statement import states
+from chainret.catalog.statement import states
 from chainret.store import compile_store, open_store
 from chainret.trace.model import Trace
 

@@ -5,13 +5,15 @@ reported by ``chainret.catalog.checks``): the codes
 ``invalid_digest`` (support digest missing or different from the document's, or the document's own
 digest does not match its text), ``span_mismatch`` (quote differs from the text at the span),
 ``clause_mismatch`` (the quote is not exactly ``REL subject | predicate | object`` of the record),
-``prose_mismatch`` (a prose quote does not mention both subject and object by ID, name or alias),
+``prose_mismatch`` (a prose quote does not mention both subject and object by ID, name or alias): these
+two are ``chainret.catalog.statement.states``, the check every hop and ``trace verify`` apply,
 ``representation_mismatch``, ``domain_mismatch`` / ``range_mismatch`` (entity types vs predicate).
 """
 
 from __future__ import annotations
 
-from chainret.catalog.models import Catalog, Relation, mentions, parse_clause
+from chainret.catalog.models import Catalog, Relation
+from chainret.catalog.statement import named_term, states
 from chainret.core.codes import DefectCode
 
 
@@ -23,8 +25,7 @@ def prose_unmentioned(catalog: Catalog, rel: Relation) -> list[str]:
     """``subject`` / ``object``: the ends of a prose-supported relation its quote does not name."""
     out = []
     for role in ("subject", "object"):
-        ent = catalog.entities_by_id.get(getattr(rel, role))
-        if ent is None or not mentions(rel.support.quote, ent):
+        if named_term(rel.support.quote, catalog.entities_by_id.get(getattr(rel, role))) is None:
             out.append(role)
     return out
 
@@ -41,11 +42,9 @@ def relation_defects(catalog: Catalog, rel: Relation) -> tuple[DefectCode, ...]:
     start, end = sup.span
     if doc.text[start:end] != sup.quote:
         codes.append(DefectCode.SPAN_MISMATCH)
-    if sup.kind == "prose":
-        if prose_unmentioned(catalog, rel):
-            codes.append(DefectCode.PROSE_MISMATCH)
-    elif parse_clause(sup.quote) != (rel.subject, rel.predicate, rel.object):
-        codes.append(DefectCode.CLAUSE_MISMATCH)
+    stated = states(sup.kind, sup.quote, rel.subject, rel.predicate, rel.object, catalog.entities_by_id.get)
+    if stated.code is not None:  # clause_mismatch / prose_mismatch: the check every hop and trace verify apply
+        codes.append(stated.code)
     if sup.representation != doc.representation:
         codes.append(DefectCode.REPRESENTATION_MISMATCH)
     pred = catalog.predicates_by_name.get(rel.predicate)

@@ -249,10 +249,13 @@ def document_readable(visibility: str, principals: Iterable[str], principal: str
     - ``reader_rows`` (below): the rule as the ``readers`` rows the compiler writes
       (``chainret.store.stream``);
     - ``READABLE`` (``chainret.store.sqlrows``): the rule as SQL over ``view_docs`` and ``readers``, used by the
-      SQLite and PostgreSQL reader stores, and ``ViewFacts`` (``chainret.store.hopquery``), its answers read once;
+      SQLite and PostgreSQL reader stores;
+    - ``ViewFacts`` (``chainret.store.hopquery``): the same question answered in Python from one read of a view's
+      ``view_docs`` and the principal's ``readers`` rows, for the hop statements;
     - ``POLICY`` (``chainret.store.postgres``): the rule as PostgreSQL row-level security, keyed on the login's roles.
 
-    ``tests/test_permission_parity.py`` holds the SQL renderings (SQLite and the PostgreSQL policy) to this function.
+    ``tests/test_permission_parity.py`` holds every rendering (the rows, SQLite's ``READABLE``, ``ViewFacts`` and
+    the PostgreSQL policy) to this function.
     """
     if visibility == "public":
         return True
@@ -263,7 +266,9 @@ def document_readable(visibility: str, principals: Iterable[str], principal: str
 
 def reader_rows(visibility: str, principals: Iterable[str]) -> list[str]:
     """``document_readable`` as the ``readers`` rows of one version: ``"*"`` (everyone) for public, each named
-    principal for restricted, none for removed, so ``document_readable(v, ps, p)`` iff ``"*"`` or ``p`` is a row."""
+    principal for restricted, none for removed, so ``document_readable(v, ps, p)`` iff ``"*"`` or ``p`` is a row.
+    The compiled stores' other renderings read these rows: ``READABLE`` (``chainret.store.sqlrows``), ``ViewFacts``
+    (``chainret.store.hopquery``) and PostgreSQL's ``POLICY`` (``chainret.store.postgres``)."""
     if visibility == "public":
         return ["*"]
     if visibility == "restricted":

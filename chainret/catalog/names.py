@@ -23,14 +23,14 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple, Protocol
 
-_KEY = re.compile(r"[^0-9a-z]+")
+from chainret.core.words import NOT_PLAIN_WORD, PLAIN_WORD
+
 _NOT_DIGIT = re.compile(r"[^0-9]+")
-_NAME_WORD = re.compile(r"[0-9a-z]+")
 
 
 def name_key(text: str) -> str:
     """Case, spacing and punctuation removed: ``PR 84``, ``pr84`` and ``PR-84`` share ``pr84``."""
-    return _KEY.sub("", text.casefold())
+    return NOT_PLAIN_WORD.sub("", text.casefold())
 
 
 def digits_of(text: str) -> str:
@@ -40,7 +40,7 @@ def digits_of(text: str) -> str:
 
 def label_words(label: str) -> list[str]:
     """The words of a label as ``_all_name_words`` compares them."""
-    return _NAME_WORD.findall(label.casefold())
+    return PLAIN_WORD.findall(label.casefold())
 
 
 class Named(Protocol):

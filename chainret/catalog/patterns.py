@@ -3,9 +3,9 @@
 A catalog relation pattern (e.g. ``contact_for_project``: start type ``project``, hops
 ``[operated_by, contact]``) lists phrasings with one typed slot, such as
 ``"which contact serves {project}"`` or ``"who is the contact for project {project:project}"``.
-Matching is case- and punctuation-insensitive: both sides are split into word tokens (IDs and
-aliases such as ``PR-84`` stay whole) and compared token by token; the slot takes one or more
-request tokens. The words that filled the slot are kept exactly as the requester wrote them.
+Matching is case- and punctuation-insensitive: both sides are split into word tokens
+(``chainret.core.words.REQUEST_WORD``: IDs and aliases such as ``PR-84`` stay whole) and compared token
+by token; the slot takes one or more request tokens. The words that filled the slot are kept exactly as the requester wrote them.
 
 Tolerated, each as a reading tried after the plain one (the caller resolves readings in order):
 
@@ -16,7 +16,7 @@ Tolerated, each as a reading tried after the plain one (the caller resolves read
   match: the slot never swallows "X's <noun>", so such a request gets ``no_pattern`` (and phrasing
   suggestions), not an answer about X;
 * trailing filler words after the slot (``today``, ``now``, ``currently``, ``please``, ``right
-  now``, ...; ``FILLERS``): "Which contact serves PR-84 today?" also reads with slot ``PR-84``
+  now``, ...; ``chainret.core.words.FILLERS``, which the tolerant readings drop too): "Which contact serves PR-84 today?" also reads with slot ``PR-84``
   (``Match.ignored`` names the words dropped). Other trailing words stay in the slot, so a request
   that says more than a template is never answered as if it said less;
 * punctuation glued between a template word and the slot ("serves:PR-84") when no plain reading
@@ -36,23 +36,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-# Request words with their original spelling; same joining punctuation as the search tokenizer.
-_WORD = re.compile(r"[0-9A-Za-z]+(?:[-:_./@#'][0-9A-Za-z]+)*")
+from chainret.core.words import FILLERS, REQUEST_WORD, ascii_marks
+
 _SLOT = re.compile(r"^\{(\w+)(?::(\w+))?\}$")
 _SLOT_ANYWHERE = re.compile(r"\{[^{}]*\}")
 _EDGE_PUNCT = ".,;:!?\"'()"
-# Typographic apostrophes and hyphens read as their ASCII forms.
-_TYPOGRAPHIC = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-",
-                              "\u2012": "-", "\u2013": "-", "\u2212": "-", "\ufe63": "-", "\uff0d": "-"})
 _POSSESSIVE = re.compile(r"^(.+)'s$", re.IGNORECASE)
 _DETERMINERS = ("the", "a", "an")
-# Trailing words that add nothing a view or pattern could use ("today" is the current view anyway;
-# ``--view`` chooses another). Longest first.
-FILLERS: tuple[tuple[str, ...], ...] = tuple(sorted((
-    ("today",), ("now",), ("currently",), ("presently",), ("nowadays",), ("please",), ("again",),
-    ("thanks",), ("right", "now"), ("at", "the", "moment"), ("at", "present"), ("these", "days"),
-    ("as", "of", "today"), ("as", "of", "now"), ("thank", "you"), ("for", "me"),
-), key=len, reverse=True))
 _GLUE = r"^([A-Za-z]+)[:/.]([0-9A-Za-z].*)$"  # (compiled by ``re`` when a request first matches no phrasing)
 
 
@@ -81,7 +71,7 @@ class Match(NamedTuple):
 def words(text: str) -> list[str]:
     """Word tokens with their original spelling (punctuation between words dropped; typographic
     apostrophes and hyphens as ASCII)."""
-    return _WORD.findall(text if text.isascii() else text.translate(_TYPOGRAPHIC))  # (the marks are not ASCII)
+    return REQUEST_WORD.findall(ascii_marks(text))
 
 
 class PhrasingError(ValueError):

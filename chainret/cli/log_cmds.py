@@ -25,7 +25,7 @@ def log_cmd(
     from chainret.core.errors import UsageError
     from chainret.core.tlog import LogError
     from chainret.store import is_store_spec, is_url, open_reader
-    from chainret.store.base import StoreError
+    from chainret.store.base import StoreError, recompile_advice
     from chainret.store.log import AUDIT, class_label, store_log, viewer_class
 
     spec = store
@@ -40,8 +40,7 @@ def log_cmd(
     reader = open_reader(spec)
     log = store_log(reader)
     if log is None:
-        raise UsageError(f"{store} keeps no log: it was compiled by an earlier chainret; "
-                         f"recompile it with `chainret catalog compile CATALOG --out {store} --replace`")
+        raise UsageError(f"{store} keeps no log: it was compiled by an earlier chainret; " + recompile_advice(store))
     sign = _signer(key)
     classes = [AUDIT] if audit else [viewer_class(log.classes, principal)] if principal is not None else log.classes
     if consistency is not None:

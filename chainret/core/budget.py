@@ -1,8 +1,12 @@
-"""``Budget``: the request-level limits (a case file may override them, a trace records them).
+"""``Budget``: the request-level limits (a case file may override them, a trace records them), and
+``first_fit``, the one rule that packs within a limit.
 
 At the bottom of the package with ``chainret.core.codes``: the catalog's case files and the engine's
 traces both use it, and it imports nothing from chainret. ``chainret.trace.model`` re-exports it.
 """
+
+from collections.abc import Iterable
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -59,3 +63,23 @@ def fanout_budget(budget: Budget, many: list[bool]) -> Budget:
         nodes *= budget.rows_per_hop if is_many else 1
     searches = min(searches, FANOUT_MAX_SEARCHES)
     return budget.model_copy(update={"max_searches": searches, "max_rows": budget.rows_per_hop * searches})
+
+
+Item = TypeVar("Item")
+
+
+def first_fit(priced: Iterable[tuple[Item, int]], budget: int, cap: int) -> list[Item]:
+    """The ``naive`` packer's rule, its one home: take each item in the order given that still fits within
+    ``budget`` (skipping one that no longer does), at most ``cap`` items. ``chainret.pack.base.NaivePacker``
+    applies it in relevance order to candidates; the chain packet (``chainret.pipeline.packet.pack_items``)
+    applies it to its supporting clauses directly. It lives here, beside the limits, so that the ask path
+    packs without a ``Candidate`` per item and without importing the packer registry."""
+    chosen: list[Item] = []
+    used = 0
+    for item, cost in priced:
+        if len(chosen) >= cap:
+            break
+        if used + cost <= budget:
+            chosen.append(item)
+            used += cost
+    return chosen

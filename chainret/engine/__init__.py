@@ -1,2 +1,2 @@
-"""The hop engine: lexical search over readable units (``search``), the support check (``statement``) and the
-bounded hop search (``hops``). Stores implement its ``HopWorld``."""
+"""The hop engine: lexical search over readable units (``search``) and the bounded hop search (``hops``), which
+applies the catalog's support check (``chainret.catalog.statement``) at every hop. Stores implement its ``HopWorld``."""

@@ -2,9 +2,9 @@
 
 Why these choices:
 
-* The tokenizer keeps canonical IDs (``org:final:north``), aliases (``PR-84``) and unit refs
-  (``registry/projects.md@v2#u3``) as single lower-cased tokens, so a hop's derived subquery (an
-  exact canonical ID) matches exactly that ID and never its parts.
+* The tokenizer (``chainret.core.words.SEARCH_TOKEN``) keeps canonical IDs (``org:final:north``),
+  aliases (``PR-84``) and unit refs (``registry/projects.md@v2#u3``) as single lower-cased tokens, so
+  a hop's derived subquery (an exact canonical ID) matches exactly that ID and never its parts.
 * ``BM25Plus``, not ``BM25Okapi``: Okapi's IDF is ``log((N - n + 0.5) / (n + 0.5))``, which is zero
   for a term in exactly half the documents and negative above that (rank_bm25 issues #29, #39,
   #43); on a two-unit world an exact ID match would then score 0. BM25Plus's IDF
@@ -24,17 +24,13 @@ Why these choices:
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from itertools import filterfalse
 from typing import Any, NamedTuple, Protocol
 
 from chainret.core.bulk import paused_gc
-
-# A token: runs of letters/digits, joined by ID/alias/ref punctuation when a letter or digit
-# follows (so the trailing "." of a sentence or "?" of a question is not part of the token).
-_TOKEN = re.compile(r"[0-9a-z]+(?:[-:_./@#][0-9a-z]+)*")
+from chainret.core.words import SEARCH_TOKEN  # the token rule, and why it keeps IDs whole
 
 # Small English stop list: only for prose words; IDs and aliases never collide with it.
 STOPWORDS = frozenset(
@@ -62,7 +58,7 @@ def bm25plus(idf: Sequence[float], tfs: Sequence[int], ntok: int, avgdl: float, 
 
 def tokenize(text: str, *, stopwords: bool = True) -> list[str]:
     """Lower-case tokens; IDs like ``org:final:north`` and aliases like ``PR-84`` stay whole."""
-    tokens = _TOKEN.findall(text.lower())
+    tokens = SEARCH_TOKEN.findall(text.lower())
     if stopwords:
         return list(filterfalse(STOPWORDS.__contains__, tokens))
     return tokens
@@ -281,7 +277,7 @@ class LexicalIndex:
             if len(set(self.refs)) != len(self.refs):
                 dup = next(r for r in self.refs if self.refs.count(r) > 1)
                 raise ValueError(f"duplicate unit ref {dup!r} in search index")
-            find, stop = _TOKEN.findall, STOPWORDS.__contains__  # ``tokenize``, inlined for 100k units
+            find, stop = SEARCH_TOKEN.findall, STOPWORDS.__contains__  # ``tokenize``, inlined for 100k units
             self._docs: list[list[str]] = [list(filterfalse(stop, find(text.lower()))) for _, text in pairs]
             postings: defaultdict[str, list[int]] = defaultdict(list)
             for i, toks in enumerate(self._docs):

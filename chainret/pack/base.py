@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from chainret.core.budget import first_fit
 from chainret.core.errors import BudgetError
 
 
@@ -138,15 +139,7 @@ class NaivePacker(BasePacker):
     name = "naive"
 
     def select(self, candidates: Sequence[Candidate], budget: int, cap: int, context: PackContext | None) -> list[int]:
-        chosen: list[int] = []
-        used = 0
-        for i in relevance_order(candidates):
-            if len(chosen) >= cap:
-                break
-            if used + candidates[i].cost <= budget:
-                chosen.append(i)
-                used += candidates[i].cost
-        return chosen
+        return first_fit(((i, candidates[i].cost) for i in relevance_order(candidates)), budget, cap)
 
 
 register("naive")(NaivePacker)

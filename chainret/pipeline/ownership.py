@@ -31,7 +31,7 @@ from chainret.sources.backstage import OWNER_REQUIRED
 from chainret.sources.codeowners import NO_OWNERS_NOTE
 from chainret.store import resolve_catalog
 from chainret.query.gaps import GapRequest
-from chainret.store.base import CatalogReader, ViewReader
+from chainret.store.base import CatalogReader, ViewReader, recompile_advice
 from chainret.trace.model import Budget, Completeness, Packet, PacketItem, SetAnswer, Trace
 
 
@@ -65,7 +65,7 @@ def coverage(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, v
     cat = getattr(reader, "catalog", None)
     if not isinstance(cat, Catalog) and getattr(getattr(reader, "store", reader), "name_sources", False) is not True:
         raise UsageError("this store was compiled by an older chainret and keeps no record of which descriptor "
-                         "declares an entity: recompile it (chainret catalog compile CATALOG --out STORE)")
+                         "declares an entity: " + recompile_advice())
     cv = reader.view(view, principal)
     index = Declarations(cv)
     eligible = cv.eligible_relations()

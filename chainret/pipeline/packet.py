@@ -1,14 +1,15 @@
 """The evidence packet of a found path, and structural coverage.
 
-``pack_items`` packs supporting clauses in order with the shared packing interface (``naive``
-packer, cost in characters including separators); ``coverage`` says which required anchors a
-request observed and whether the packet holds the complete bundle.
+``pack_items`` packs supporting clauses in order with the ``naive`` packer's rule
+(``chainret.core.budget.first_fit``; cost in characters including separators); ``coverage`` says
+which required anchors a request observed and whether the packet holds the complete bundle.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from chainret.core.budget import first_fit
 from chainret.store.base import ViewReader
 from chainret.trace.model import Budget, Coverage, Packet, PacketItem
 
@@ -16,11 +17,12 @@ PACKET_SEPARATOR = "\n\n"  # a paragraph break between supporting clauses (2 cha
 
 
 def pack_items(items: Sequence[PacketItem], budget: Budget, separator: str = PACKET_SEPARATOR) -> Packet:
-    """Pack items in order with the shared packing interface; cost = characters incl. separators."""
+    """Pack items in order with the ``naive`` rule (``first_fit``, the items being of equal relevance);
+    cost = characters incl. separators."""
     sep = len(separator)
     # Each item after the first also pays one separator; charging every item one separator and
     # granting one extra separator of budget keeps the joined text within packet_chars.
-    kept = _first_fit(items, budget.packet_chars + sep, budget.packet_units, sep)
+    kept = first_fit(((item, len(item.text) + sep) for item in items), budget.packet_chars + sep, budget.packet_units)
     text = separator.join(i.text for i in kept)
     return Packet.model_construct(
         packer="naive",
@@ -32,23 +34,6 @@ def pack_items(items: Sequence[PacketItem], budget: Budget, separator: str = PAC
         cost=len(text),
         text=text,
     )
-
-
-def _first_fit(items: Sequence[PacketItem], limit: int, cap: int, sep: int) -> list[PacketItem]:
-    """The ``naive`` packer's choice (``chainret.pack.base.NaivePacker``) over items of equal relevance, in
-    order: first-fit within ``limit`` characters (each item costing its text and one separator), at most
-    ``cap`` items. Inlined for the ask path (no Candidate per item, no packer lookup); a test checks it
-    against ``get_packer("naive")``."""
-    kept: list[PacketItem] = []
-    used = 0
-    for item in items:
-        if len(kept) >= cap:
-            break
-        cost = len(item.text) + sep
-        if used + cost <= limit:
-            kept.append(item)
-            used += cost
-    return kept
 
 
 def coverage(cv: ViewReader, required: Sequence[str], seen_refs: Sequence[str], packet: Packet | None,

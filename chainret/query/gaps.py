@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
+from chainret.core.words import ascii_marks
+
 GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members"]
 
 # Type nouns of the entities whose descriptor must name an owner (Backstage's), singular and plural.
@@ -45,7 +47,6 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("groups_without_members", rf"{_LEAD}empty\s+{_GROUPS}"),
 )
 _COMPILED: list[tuple[GapKind, re.Pattern[str]]] = []
-_CONTRACTIONS = (("n't", " not"), ("\u2019", "'"))
 
 
 class GapRequest(NamedTuple):
@@ -57,9 +58,7 @@ class GapRequest(NamedTuple):
 
 def read_gap_request(request: str) -> GapRequest | None:
     """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
-    text = request.lower()
-    for a, b in _CONTRACTIONS:
-        text = text.replace(a, b)
+    text = ascii_marks(request).lower().replace("n't", " not")  # (marks first: "don\u2019t" is "do not" too)
     text = re.sub(r"\s+", " ", text).strip(" ?.!")
     if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling")):
         return None  # (most requests: nothing to compile or try)

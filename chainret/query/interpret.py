@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from chainret.store.base import CatalogRecords, ViewReader
 from chainret.core.codes import RefusalCode
+from chainret.core.words import ascii_marks
 from chainret.query.declared import declared_unrelated
 from chainret.query.lexicon import relation_noun, type_words
 from chainret.catalog.patterns import PatternSpec, best_matches, match_request, words
@@ -224,7 +225,7 @@ _PHRASE_WORDS = frozenset({"of", "for", "at", "by", "in", "on", "from", "to", "w
 
 def _reads_as_a_name(text: str) -> bool:
     """True when tolerant slot words could be one entity's name (no possessive, no joining word)."""
-    low = text.casefold().replace("\u2019", "'")
+    low = ascii_marks(text).casefold()
     return "'s" not in low and not _PHRASE_WORDS.intersection(words(low))
 
 

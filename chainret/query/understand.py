@@ -42,6 +42,7 @@ from typing import Any, NamedTuple
 from chainret.query.lexicon import Lexicon, lexicon
 from chainret.catalog.names import NameLookup, digits_of, label_words, name_key
 from chainret.catalog.patterns import PatternSpec, PhrasingError, _parsed, words
+from chainret.core.words import FILLERS
 
 # -- request words ---------------------------------------------------------------------------------
 # Leading politeness and question frames, longest first (dropped only at the start of the request).
@@ -55,12 +56,7 @@ IGNORED_LEADING: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("i", "am", "looking", "for"),
 ), key=len, reverse=True))
 # Words that add nothing a view or pattern could use, dropped wherever they stand as whole phrases.
-FILLER_WORDS: tuple[tuple[str, ...], ...] = tuple(sorted((
-    ("please",), ("thanks",), ("thank", "you"), ("today",), ("now",), ("currently",), ("presently",),
-    ("right", "now"), ("at", "the", "moment"), ("at", "present"), ("these", "days"), ("nowadays",),
-    ("as", "of", "today"), ("as", "of", "now"), ("for", "me"), ("again",), ("kindly",),
-    ("cheers",), ("thanks", "a", "lot"), ("many", "thanks"),
-), key=len, reverse=True))
+FILLER_WORDS = FILLERS  # the one list, shared with the phrasing matcher (chainret.core.words)
 _QWORDS = {"who", "what", "which", "where"}
 _FILLER_SINGLE = frozenset(w for ph in (*FILLER_WORDS, *IGNORED_LEADING) for w in ph)
 _CONTRACTIONS = {"who's": ("who", "is"), "what's": ("what", "is"), "where's": ("where", "is"), "which's": ("which", "is")}

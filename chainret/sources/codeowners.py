@@ -354,7 +354,7 @@ def _slug(text: str) -> str:
     a hash of ``text`` where that changed it.
 
     A run of joiners becomes one ``-``: the search index keeps an ID whole as one token only where
-    each joiner is followed by a letter or digit (``chainret.engine.search._TOKEN``), and a hop searches
+    each joiner is followed by a letter or digit (``chainret.core.words.SEARCH_TOKEN``), and a hop searches
     for its entity's ID as that one token. ``/lib/**/*.js`` used to give ``rule:…:lib-.js-…`` (and
     ``src/__init__.py`` ``path:…:src-__init__.py-…``), which the index splits in two: the hop
     found no unit and such a rule or file was never answerable."""

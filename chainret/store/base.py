@@ -52,9 +52,10 @@ class StoreError(ChainretError):
     """A store cannot be opened or written: not a chainret store, an older schema, not append-only (exit 2)."""
 
 
-def recompile_advice(path: object) -> str:
-    """The one wording of what to do about a store that must be rebuilt: the command, with its path."""
-    return f"recompile it with: chainret catalog compile CATALOG --out {path}"
+def recompile_advice(path: object = "STORE") -> str:
+    """The one wording of what to do about a store that must be rebuilt: the command, with its path where the
+    caller knows it. ``--replace``, because the store is there and compile refuses to overwrite one without it."""
+    return f"recompile the store: chainret catalog compile CATALOG --out {path} --replace"
 
 
 class StoreChanged(StoreError):

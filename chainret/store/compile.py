@@ -27,7 +27,7 @@ import json
 from typing import Protocol
 
 from chainret.catalog.models import Catalog
-from chainret.store.base import StoreError
+from chainret.store.base import StoreError, recompile_advice
 from chainret.store.schema import TABLES, Writer, as_str, text_pairs
 
 
@@ -56,7 +56,7 @@ def _prefix(kind: str, stored: list[str], new: list[str]) -> None:
     if new[: len(stored)] != stored:
         gone = sorted(set(stored) - set(new))
         what = f"{kind} {gone[0]!r} is missing from the new catalog" if gone else f"the order of {kind}s changed"
-        raise StoreError(f"not an append-only update: {what}; recompile the store with `chainret catalog compile`")
+        raise StoreError(f"not an append-only update: {what}; " + recompile_advice())
 
 
 def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
@@ -84,19 +84,19 @@ def update_into(w: Writer, catalog: Catalog) -> dict[str, int]:
     for i, (dig, vis, prin) in enumerate(w.rows("SELECT digest, visibility, principals FROM documents ORDER BY ord")):
         d = catalog.documents[i]
         if (d.digest, d.visibility, sorted(d.principals)) != (dig, vis, sorted(json.loads(as_str(prin)))):
-            raise StoreError(f"not an append-only update: document {d.ref!r} changed; recompile the store")
+            raise StoreError(f"not an append-only update: document {d.ref!r} changed; " + recompile_advice())
     for i, (kind,) in enumerate(w.rows("SELECT type FROM entities ORDER BY ord")):
         if catalog.entities[i].type != kind:
-            raise StoreError(f"not an append-only update: entity {catalog.entities[i].id!r} changed type; recompile the store")
+            raise StoreError(f"not an append-only update: entity {catalog.entities[i].id!r} changed type; " + recompile_advice())
     for i, (docs,) in enumerate(w.rows("SELECT documents FROM views ORDER BY ord")):
         v = catalog.views[i]
         if v.documents != json.loads(as_str(docs)):
-            raise StoreError(f"not an append-only update: view {v.name!r} changed; recompile the store")
+            raise StoreError(f"not an append-only update: view {v.name!r} changed; " + recompile_advice())
     new_ids = set(keys["entities"][1][len(stored["entities"]) :])
     if new_ids:
         hit = [r for r in w.rows("SELECT id, subject, object FROM relations") if r[1] in new_ids or r[2] in new_ids]
         if hit:
-            raise StoreError(f"not an append-only update: stored relation {hit[0][0]!r} names a new entity; recompile the store")
+            raise StoreError(f"not an append-only update: stored relation {hit[0][0]!r} names a new entity; " + recompile_advice())
     from chainret.store.stream import catalog_records, compile_records  # (which imports this module)
 
     compile_records(w, catalog_records(catalog), refuse_invalid=False, stored={t: len(stored[t]) for t in keys})

@@ -91,7 +91,9 @@ HOP_SQL_JOINED_STATING = f"{HOP_SQL_JOINED}, ({_STATING})"
 @dataclass(frozen=True)
 class ViewFacts:
     """What the permission and status sub-queries of one (view, principal, narrower viewer) answer, read once
-    (the rule is ``chainret.catalog.models.document_readable``; ``READABLE`` its SQL).
+    (the rule is ``chainret.catalog.models.document_readable``, read here from the ``readers`` rows ``reader_rows``
+    writes; ``READABLE`` in ``chainret.store.sqlrows`` is its SQL, ``POLICY`` in ``chainret.store.postgres`` its
+    PostgreSQL row-level security; ``tests/test_permission_parity.py`` holds this one to the rule too).
 
     ``visible``: document versions ``READABLE`` in the view by the principal (and ``WITHIN`` the viewer);
     ``readable``: ``READABLE`` alone (whether a quote may be shown); ``in_view``: visibility of each version

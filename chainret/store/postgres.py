@@ -78,9 +78,10 @@ Row = SQLRow  # a result row (psycopg decodes the store's BIGINT / TEXT columns 
 
 DEFAULT_SCHEMA = "chainret"
 RLS_TABLES = {"documents": "ord", "units": "doc_ord", "postings": "doc_ord", "relation_quotes": "doc_ord"}
-# The policy (the rule ``chainret.catalog.models.document_readable``, as ``READABLE`` in ``chainret.store.sqlrows``
-# renders it for the reader stores): the row's document version is in the session's view and readable by '*' or by a principal
-# whose role current_user holds. Written as a correlated scalar sub-query (``LIMIT 1``), PostgreSQL runs
+# The policy (the rule ``chainret.catalog.models.document_readable``, over the ``readers`` rows ``reader_rows``
+# writes, as ``READABLE`` in ``chainret.store.sqlrows`` renders it for the reader stores and ``ViewFacts`` in
+# ``chainret.store.hopquery`` for the hop statements): the row's document version is in the session's view and
+# readable by '*' or by a principal whose role current_user holds. Written as a correlated scalar sub-query (``LIMIT 1``), PostgreSQL runs
 # it per row as two primary-key probes; a PL/pgSQL function doing the same costs about four times as
 # much per row (executor start-up), and an ``EXISTS`` condition is planned as a hash of every (view
 # document, reader) pair of the view, rebuilt for every query. Every name in it is schema-qualified

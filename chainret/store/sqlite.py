@@ -316,8 +316,8 @@ def check_schema(rows: Callable[[str], Sequence[tuple[object, ...]]], where: str
     found = meta.get("schema_version")
     if found != str(SCHEMA_VERSION) and (write or found not in {str(v) for v in READABLE_SCHEMAS}):
         raise StoreError(
-            f"{where} was compiled with store schema {found}; this chainret reads schema {SCHEMA_VERSION}. "
-            "Recompile it: chainret catalog compile CATALOG --out " + where
+            f"{where} was compiled with store schema {found}; this chainret reads schema {SCHEMA_VERSION}: "
+            + recompile_advice(where)
         )
 
 

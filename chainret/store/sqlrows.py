@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # (the models load with the engine, not with this module)
 
 # A document ordinal readable by the principal in the view (``?`` = view name, principal): the rule
 # ``chainret.catalog.models.document_readable`` in SQL, over the ``readers`` rows it renders (``reader_rows``);
-# PostgreSQL's row-level ``POLICY`` (``chainret.store.postgres``) is the same rule keyed on the login's roles.
+# PostgreSQL's row-level ``POLICY`` (``chainret.store.postgres``) is the same rule keyed on the login's roles, and
+# ``ViewFacts`` (``chainret.store.hopquery``) the same answers computed once per view from the same rows.
 READABLE = (
     "EXISTS (SELECT 1 FROM view_docs vd JOIN readers rd ON rd.doc_ord = vd.doc_ord "
     "WHERE vd.view_name = ? AND vd.doc_ord = {col} AND rd.principal IN ('*', ?))"

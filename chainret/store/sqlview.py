@@ -269,7 +269,7 @@ class SQLView:
         relations (no defect, a unit, in the view and readable by the principal, within the narrower viewer: a
         relation with no status reason) are counted, and only the first ``SHOWN`` ids left behind are read, so a
         set hop from a subject with 10,000 values reads no relation row. The quote is not re-derived here as
-        ``HopWorld`` does for the relations it reads (``chainret.engine.statement``): a compiled quote that does
+        ``HopWorld`` does for the relations it reads (``chainret.catalog.statement``): a compiled quote that does
         not state its relation carries its defect (``clause_mismatch``, ``prose_mismatch``), and a count never
         advances a hop."""
         readable, rp = self._readable("r.doc_ord")

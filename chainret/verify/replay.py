@@ -235,7 +235,7 @@ def evidence_differences(trace: Trace, catalog: Catalog | CatalogReader, reader:
 
 
 def statement_differences(trace: Trace, catalog: Catalog | CatalogReader) -> list[Difference]:
-    """Each hop's quote must state that hop's step (``chainret.engine.statement``), from the cited text alone.
+    """Each hop's quote must state that hop's step (``chainret.catalog.statement``), from the cited text alone.
 
     The step is the hop's start node, its predicate and its bridge (for a hop refused on an opposing
     assignment, the bridge it proposed). A store's own flags are not consulted, so a store row edited
@@ -245,7 +245,7 @@ def statement_differences(trace: Trace, catalog: Catalog | CatalogReader) -> lis
 
 
 def _statements(trace: Trace, evidence: Evidence) -> list[Difference]:
-    from chainret.engine.statement import states
+    from chainret.catalog.statement import states
 
     lookup = evidence.entity
     out: list[Difference] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 # The stage packages, bottom first: a package may import its own modules and those of the tiers below, never
 # one beside or above it. This is the order README's map lists them in.
 LAYERS: list[set[str]] = [
-    {"core"},  # codes, errors, limits, atomic writes, safe display, stable JSON, session
+    {"core"},  # codes, errors, limits, atomic writes, safe display, stable JSON, word rules, session
     {"catalog", "trace", "pack"},  # the records and their rules; the trace model; the packing interface
     {"engine", "authoring"},  # search, support check, hops; source folders -> catalog
     {"store", "sources"},  # memory / SQLite / PostgreSQL readers (they implement the engine's HopWorld); importers

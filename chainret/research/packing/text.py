@@ -6,11 +6,8 @@ They feed the focused heuristic, QueryCov and the lexical half of snippet releva
 
 from __future__ import annotations
 
-import re
-
+from chainret.core.words import PLAIN_WORD
 from chainret.research.qa.signals import STOPWORDS as SIGNAL_STOPWORDS
-
-_WORD = re.compile(r"[a-z0-9]+")
 
 # The benchmark signals' stop list (which extends the engine's) plus the rest of a common English list
 # and the words benchmark questions use to name things; each word is written once.
@@ -27,4 +24,4 @@ STOPWORDS = SIGNAL_STOPWORDS | frozenset(
 
 def content_terms(text: str) -> frozenset[str]:
     """Distinct content words of ``text`` (lower-cased, stop words removed)."""
-    return frozenset(w for w in _WORD.findall(text.lower()) if w not in STOPWORDS)
+    return frozenset(w for w in PLAIN_WORD.findall(text.lower()) if w not in STOPWORDS)

@@ -13,7 +13,6 @@ set (``embedder``, ``nli_model``, ``batch_size``, ``progress``) can be handed to
 from __future__ import annotations
 
 import importlib
-import re
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -22,6 +21,7 @@ import numpy as np
 from chainret.research.qa.datasets import passage
 from chainret.research.qa.example import Example
 from chainret.core.errors import UsageError
+from chainret.core.words import PLAIN_WORD
 from chainret.engine.search import STOPWORDS as ENGINE_STOPWORDS
 
 SIGNALS: dict[str, str] = {
@@ -66,7 +66,6 @@ def get_signal(name: str, **options: Any) -> Signal:
 
 # ----------------------------------------------------------------------------- BM25
 
-_TOKEN = re.compile(r"[a-z0-9]+")
 # The engine's stop list (chainret.engine.search) plus the pronouns and question words benchmark questions add;
 # each word is written once: the packing layer's content terms extend this list in turn.
 STOPWORDS = ENGINE_STOPWORDS | frozenset("had he her his how she their them they when where why will".split())
@@ -74,7 +73,7 @@ STOPWORDS = ENGINE_STOPWORDS | frozenset("had he her his how she their them they
 
 def tokenize(text: str) -> list[str]:
     """Lower-case alphanumeric tokens without English function words."""
-    return [t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS]
+    return [t for t in PLAIN_WORD.findall(text.lower()) if t not in STOPWORDS]
 
 
 class BM25Signal:

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 from chainret.engine.search import HubRankings, SearchHit, TermRanking, query_tokens, rank_bm25plus
+from chainret.store.hubindex import ranked_hits
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
 
 
@@ -42,6 +43,8 @@ class StoreIndex:
         term, word = node.lower(), predicate.lower()
         hits = self.hubs.hits(term, word, k)
         if hits is None:
+            hits = self._kept(term, word, k, n_units, total)
+        if hits is None:
             ranking = self._ranking(term, n_units, total)
             if ranking is None:
                 return []
@@ -53,6 +56,11 @@ class StoreIndex:
         if self.prefetch is not None:
             self.prefetch([h.ref for h in hits])
         return hits
+
+    def _kept(self, term: str, word: str | None, k: int, n_units: int, total: int) -> list[SearchHit] | None:
+        """A hub's rows read in rank order from the lists a SQLite compile keeps (``chainret.store.hubindex``), or None."""
+        size = n_units or 1
+        return ranked_hits(self.store, self.view, self.principal, self.within, term, word, k, size, total / size, self.k1, self.b, self.delta)
 
     def _ranking(self, term: str, n_units: int, total: int) -> TermRanking | None:
         """Every readable unit holding ``term``, ranked (None: no such unit)."""
@@ -75,6 +83,8 @@ class StoreIndex:
         q = query_tokens(query)
         if len(q) == 1:  # a hop's search: one exact ID, ranked as ``hop_search`` ranks a group
             hits = self.hubs.hits(q[0], None, k)
+            if hits is None:
+                hits = self._kept(q[0], None, k, n_units, total)
             if hits is None:
                 ranking = self._ranking(q[0], n_units, total)
                 if ranking is None:

@@ -29,15 +29,13 @@ import sqlite3
 from typing import TYPE_CHECKING, cast
 
 from chainret.engine.search import HUB_UNITS, SearchHit, TermRanking
+from chainret.store.paircensus import CLASS_READS, of_class
 from chainret.store.sqlrows import READABLE
 
 if TYPE_CHECKING:
     from chainret.store.sqlrows import RowSource
 
-_CLASS_READS = (
-    "EXISTS (SELECT 1 FROM view_docs vd JOIN readers rd ON rd.doc_ord = vd.doc_ord "
-    "WHERE vd.view_name = c.view_name AND vd.doc_ord = h.doc_ord AND rd.principal IN ('*', c.principal))"
-)
+_CLASS_READS = CLASS_READS.format(col="h.doc_ord")
 
 # SQLite only: what a compile and an update write after the tables (``postings`` of schema 5 or later).
 HUB_INDEX_SQL = [
@@ -86,8 +84,7 @@ def ranked_hits(
         return None
     if not counts:
         return None
-    by = dict(counts)
-    n = by.get(principal, by["*"])  # (a principal no document names reads as everyone)
+    n = of_class(dict(counts), principal)
     if not n:
         return []
     walk = _Walk(store, vp, term, n, size, avgdl, k1, b, delta)

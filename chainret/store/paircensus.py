@@ -23,13 +23,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from chainret.engine.hops import SHOWN, Census
 from chainret.store.sqlrows import READABLE, _marks
 
 if TYPE_CHECKING:
     from chainret.store.sqlrows import RowSource
+
+_T = TypeVar("_T")
 
 # A pair with more usable relations than this has its counts kept (the hop statement's ``hopquery.PAIR_MAX``: a
 # larger pair is counted, not read whole). Any bound gives the same census: a smaller pair is counted by the aggregate.
@@ -38,10 +40,12 @@ KEPT_OVER = 64
 # A relation that could be usable (``SQLView.census``'s rule, less the reader's): no defect, a unit.
 _USABLE = "r.defects = '' AND r.unit_ref IS NOT NULL AND r.unit_ref <> ''"
 _PAIR = "r.subject = h.subject AND r.predicate = h.predicate AND " + _USABLE
-_CLASS_READS = (
+# ``READABLE`` for the reader class of a ``corpus`` row ``c`` (what a compile keeps per class), ``{col}`` a doc_ord.
+CLASS_READS = (
     "EXISTS (SELECT 1 FROM view_docs vd JOIN readers rd ON rd.doc_ord = vd.doc_ord "
-    "WHERE vd.view_name = c.view_name AND vd.doc_ord = r.doc_ord AND rd.principal IN ('*', c.principal))"
+    "WHERE vd.view_name = c.view_name AND vd.doc_ord = {col} AND rd.principal IN ('*', c.principal))"
 )
+_CLASS_READS = CLASS_READS.format(col="r.doc_ord")
 
 # SQLite only: what a compile and an update write after the tables (the indexes the census reads by, the counts).
 PAIR_COUNTS_SQL = [
@@ -57,6 +61,12 @@ PAIR_COUNTS_SQL = [
     "FROM corpus c CROSS JOIN (SELECT r.subject, r.predicate FROM relations r WHERE " + _USABLE
     + f" GROUP BY r.subject, r.predicate HAVING count(*) > {KEPT_OVER}) h",
 ]
+
+
+def of_class(rows: dict[str, _T], principal: str) -> _T:
+    """A kept figure's row for ``principal``'s reader class, of its rows for ``'*'`` and ``principal``: a principal
+    no document names has no row of its own and reads as everyone (``corpus``'s classes)."""
+    return rows[principal] if principal in rows else rows["*"]
 
 
 def write_pair_counts(conn: sqlite3.Connection) -> None:
@@ -83,8 +93,8 @@ def kept_census(
         return None
     if not kept:
         return None
-    by = {p: (n, o) for p, n, o in kept}  # (SQLite's integers and text as they are: ``as_int``'s Protocol check costs 1 ms)
-    rels, objects = by.get(principal) or by["*"]  # (a principal no document names reads as everyone)
+    # (SQLite's integers and text as they are: ``as_int``'s Protocol check costs 1 ms)
+    rels, objects = of_class({p: (n, o) for p, n, o in kept}, principal)
     readable = READABLE.format(col="r.doc_ord")
     pair = f"r.subject = ? AND r.predicate = ? AND {_USABLE} AND {readable}"
     near = list(dict.fromkeys([*on_path, *followed]))

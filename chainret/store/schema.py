@@ -34,6 +34,10 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   give each viewer a revision that changes only when that viewer's answers can change;
 * ``relations``\\* (visible when the supporting document is in the view, any visibility: the audit
   of withheld relations needs them) and ``relation_quotes``\\* (the clause text, readable like units).
+
+A SQLite compile (and update) also derives, after the load, what a hop from a hub reads instead of every row that
+names it: ``pair_counts`` (a hub pair's census counts: ``chainret.store.paircensus``) and ``hub_ranked``,
+``hub_classes``, ``hub_counts`` (a hub ID's postings in rank-ready lists: ``chainret.store.hubindex``).
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ byte-identical to the memory store's, on SQLite (one statement per hop and per-l
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from store_worlds import new_schema_url, pg_url, trace_json  # noqa: F401
 
 from chainret.engine.hops import count_census
 from chainret.pipeline.ask import ask
-from chainret.store import compile_store, hopquery, open_store, sqlview
+from chainret.store import compile_store, hopquery, open_store, paircensus, sqlview
 from chainret.store.sqlite import SQLiteStore
 from chainret.trace.model import Budget
 
@@ -30,6 +31,10 @@ BUDGETS = [None, Budget(rows_per_hop=5), Budget(rows_per_hop=20), Budget(rows_pe
 
 def _worlds():
     return [group_world(90, 300, 2), fan_world(90, 300, 2)]
+
+
+def _kept(view, *args):
+    return paircensus.kept_census(view.store, view.view_name, view.principal, view.within, *args)
 
 
 def _asks(store, cat, w) -> int:
@@ -91,12 +96,53 @@ def test_census_counts_what_the_engine_counts_and_the_readable_condition_matters
             for followed, returned, on_path in [((), (), ()), (tuple(members[:3]), tuple(units[:3]), ()),
                                                 (tuple(members[:50]), tuple(units[:10]), (members[60], hub))]:
                 want = count_census(rels, on_path, followed, returned)
-                assert view.census(hub, pred, on_path, followed, returned) == want, (principal, len(followed))
+                # the counts kept at compile (a hub pair) and the aggregate both say what the engine says
+                assert _kept(view, hub, pred, on_path, followed, returned) == want, (principal, len(followed))
+                with monkeypatch.context() as m:
+                    m.setattr(sqlview, "kept_census", lambda *a: None)
+                    assert view.census(hub, pred, on_path, followed, returned) == want, (principal, len(followed))
         public = store.view(None, "public")
         want = count_census(public.rels_of(hub, pred), (), (), ())
         assert want.eligible == 89  # the 90th member's document is the auditor's
         # negative control: without the readable condition the public would count the auditor's member
-        monkeypatch.setattr(sqlview, "READABLE", "({col} = {col} OR ? IS NULL OR ? IS NULL)")
-        assert store.view(None, "public").census(hub, pred, (), (), ()).eligible == 90
+        with monkeypatch.context() as m:
+            m.setattr(sqlview, "kept_census", lambda *a: None)
+            m.setattr(sqlview, "READABLE", "({col} = {col} OR ? IS NULL OR ? IS NULL)")
+            assert store.view(None, "public").census(hub, pred, (), (), ()).eligible == 90
+    finally:
+        store.close()
+
+
+def test_kept_counts_are_per_reader_class_and_a_store_without_them_is_counted(tmp_path, monkeypatch):
+    """``pair_counts`` (``chainret.store.paircensus``) keeps a hub pair's counts per view and reader class; a store
+    compiled without them (an older one) is counted by the aggregate, with the same census."""
+    w = group_world(90, 300, 2)
+    hub, pred = "group:set:hub", "has_member"
+    db = tmp_path / "g.db"
+    compile_store(w.catalog, db)
+    store = open_store(db)
+    try:
+        got = {p: _kept(store.view(None, p), hub, pred, (), (), ()) for p in ("public", "auditor", "someone")}
+        assert [got[p].eligible for p in ("public", "auditor", "someone")] == [89, 90, 89]  # an unnamed reader reads as everyone
+        assert _kept(store.view(None, "public"), "user:set:u1", "member_of", (), (), ()) is None  # not a hub
+    finally:
+        store.close()
+    # negative control: counts kept without the class's reader condition would give the public the auditor's member
+    bare = tmp_path / "bare.db"
+    monkeypatch.setattr(paircensus, "PAIR_COUNTS_SQL", [s.replace(paircensus._CLASS_READS, "1 = 1") for s in paircensus.PAIR_COUNTS_SQL])
+    compile_store(w.catalog, bare)
+    store = open_store(bare)
+    try:
+        assert _kept(store.view(None, "public"), hub, pred, (), (), ()).eligible == 90
+    finally:
+        store.close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP TABLE pair_counts")
+    conn.close()
+    store = open_store(db)
+    try:
+        view = store.view(None, "public")
+        assert _kept(view, hub, pred, (), (), ()) is None
+        assert view.census(hub, pred, (), (), ()) == got["public"]
     finally:
         store.close()

@@ -41,7 +41,7 @@ def run_world(world: World, *, peers: bool = True) -> dict[str, Any]:
             _, cpu, wall = timed(peer.load, rels, names)
             loads[peer.name] = (wall, cpu)
             engines.append(peer)
-    first_cpu: list[float] = []  # chainret's first ask a principal: it ranks a hub's units (then kept: HubRankings)
+    first_cpu: list[float] = []  # chainret's first ask a principal: a hub's rows read from its kept lists
     for principal in ("public", "auditor"):  # first asks (not in the percentiles): caches, prepared statements, pages
         first = next(r for r in world.requests if r.principal == principal)
         for e in engines:
@@ -172,13 +172,13 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float) -> 
         out += ["", f"chainret {'answered every request at every k (no refusal)' if answered else '**did not answer every request**: see outcomes'}; "
                 f"its CPU p50 at k={last['k']:,} is **{ratio:.2f}x** that at k={fans[0]['k']:,} "
                 f"({'within' if ratio <= 2 else 'above'} the 2x aim)."]
-        out += ["", "How: hop 2 starts at a hub (an org that more than 64 units name). Its first hop for a (view, "
-                "principal) reads every posting of the org's term and ranks them once (the *first ask* column: it "
-                "follows k); the index keeps the first 256 units of that order and of the units that also hold the "
-                "hop's predicate word (`chainret/engine/search.py`, `HubRankings`), and every later hop from that org "
-                "takes its rows from them, the scores and order identical to a fresh ranking (tests/test_hub_rankings.py). "
-                "The kept rankings live as long as the index: one (view, principal) of one store generation, like the "
-                "corpus figures the scores use; a hub first met by a process still pays the first-ask price."]
+        out += ["", "How: hop 2 starts at a hub (an org that more than 64 units name). A SQLite compile keeps each hub "
+                "ID's postings in rank-ready lists (`chainret/store/hubindex.py`: keyed by (ID, predicate word, term "
+                "frequency, token count, unit), with each reader class's count of them), so a hop scores the few "
+                "(term frequency, token count) groups and reads each group's readable units in unit order only as far "
+                "as the rows it returns, the first ask included (the *first ask* column); rows, ranks and scores are "
+                "those of ranking every unit (tests/test_hub_index.py). A ranking made the old way (a narrower viewer, "
+                "PostgreSQL) is kept per index (`chainret/engine/search.py`, `HubRankings`) for later hops."]
         if ratio > 2:
             out += ["", "Above the aim: a profile of the k=10,000 asks says where it goes."]
         out += ["", f"The fan worlds' org has {FAN_CONTACTS} contacts: the default budget returns {FAN_CONTACTS} rows a hop "

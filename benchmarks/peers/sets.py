@@ -285,11 +285,13 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, cpu
              if c["budget"] == "default" and c["ask"] == "set" and c["principal"] == "auditor"]
     if len(short) > 1:
         out += ["", "With the default budget the group ask reads 3 rows at every k: "
-                + ", ".join(f"k={k:,} {ms:.1f} ms" for k, ms in short) + ". The hop's search no longer follows k "
-                "(a hub's ranking is kept: `HubRankings`, `docs/results/peers.md`); what still does is the completeness "
-                "check, which counts the hub's usable relations in one aggregate statement (`SQLView.census`: no "
-                "relation row is read or flagged, only the first 10 ids left behind) but still visits each of the k "
-                "relations in SQLite, with a permission lookup each. The fan-k set (5 contacts) stays flat at every k."]
+                + ", ".join(f"k={k:,} {ms:.1f} ms" for k, ms in short) + ". Neither the hop's search nor the completeness check follows k: the search reads a hub's rows from its "
+                "rank-ready lists (`chainret/store/hubindex.py`, `docs/results/peers.md`), and the check takes the hub "
+                "pair's usable relations and distinct values from counts a SQLite compile keeps per view and reader class "
+                "(`chainret/store/paircensus.py`), reading by index only the few relations the counts must leave out (on "
+                "the path, followed, in a returned unit) and the first 10 ids left behind; PostgreSQL and a narrower "
+                "viewer count them in one aggregate statement (`SQLView.census`), which visits each of the k relations. "
+                "The fan-k set (5 contacts) stays flat at every k."]
     if skipped:
         out += ["", "Not asked in this run (the whole set, over `--full-limit` members; at the growth above one ask "
                 "would take tens of seconds, past this page's two-minute run): " + "; ".join(skipped) + "."]

@@ -40,6 +40,10 @@ and an update alike; they stay there, not here, because most need what only the 
 relation's unit and defects over its compact indexes, a unit's prose mentions), so moving them here would
 add code, not remove it. Here are the few that need no such state: ``entity_rows`` (which labels a store
 shows to whom, mirrored by ``chainret.store.sql``'s label queries), ``predicate_row`` and ``corpus_rows``.
+
+A SQLite compile (and update) also derives, after the load, what a hop from a hub reads instead of every row that
+names it: ``pair_counts`` (a hub pair's census counts: ``chainret.store.paircensus``) and ``hub_ranked``,
+``hub_classes``, ``hub_counts`` (a hub ID's postings in rank-ready lists: ``chainret.store.hubindex``).
 """
 
 from __future__ import annotations

@@ -12,7 +12,10 @@ from collections.abc import Callable, Sequence
 from typing import cast
 
 from chainret.engine.search import HubRankings, SearchHit, TermRanking, query_tokens, rank_bm25plus
+from chainret.store.hubindex import ranked_hits
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
+
+_NOT_READ: list[SearchHit] = []  # (a marker: ``StoreIndex.walked`` holds no entry for the key)
 
 
 class StoreIndex:
@@ -28,6 +31,7 @@ class StoreIndex:
         self.store, self.view, self.principal, self.prefetch, self.within = store, view, principal, prefetch, within
         self.k1, self.b, self.delta = k1, b, delta
         self.hubs = HubRankings()  # hub terms' rankings, kept for this (view, principal) of this store generation
+        self.walked: dict[tuple[str, str | None, int], list[SearchHit] | None] = {}  # a hub's rows read from its kept lists
 
     def __len__(self) -> int:
         return self.store.corpus(self.view, self.principal, self.within)[0]
@@ -42,6 +46,8 @@ class StoreIndex:
         term, word = node.lower(), predicate.lower()
         hits = self.hubs.hits(term, word, k)
         if hits is None:
+            hits = self._kept(term, word, k, n_units, total)
+        if hits is None:
             ranking = self._ranking(term, n_units, total)
             if ranking is None:
                 return []
@@ -53,6 +59,19 @@ class StoreIndex:
         if self.prefetch is not None:
             self.prefetch([h.ref for h in hits])
         return hits
+
+    def _kept(self, term: str, word: str | None, k: int, n_units: int, total: int) -> list[SearchHit] | None:
+        """A hub's rows read in rank order from the lists a SQLite compile keeps (``chainret.store.hubindex``), or None;
+        kept, like ``HubRankings``, for this index's later hops from that hub (bounded, dropped whole)."""
+        key = (term, word, k)
+        hits = self.walked.get(key, _NOT_READ)  # (one lookup: another thread may clear the dict meanwhile)
+        if hits is _NOT_READ:  # (None is kept too: a term that is no hub is looked up once)
+            size = n_units or 1
+            hits = ranked_hits(self.store, self.view, self.principal, self.within, term, word, k, size, total / size, self.k1, self.b, self.delta)
+            if len(self.walked) >= self.hubs.max_terms:
+                self.walked.clear()
+            self.walked[key] = hits
+        return None if hits is None else list(hits)
 
     def _ranking(self, term: str, n_units: int, total: int) -> TermRanking | None:
         """Every readable unit holding ``term``, ranked (None: no such unit)."""
@@ -75,6 +94,8 @@ class StoreIndex:
         q = query_tokens(query)
         if len(q) == 1:  # a hop's search: one exact ID, ranked as ``hop_search`` ranks a group
             hits = self.hubs.hits(q[0], None, k)
+            if hits is None:
+                hits = self._kept(q[0], None, k, n_units, total)
             if hits is None:
                 ranking = self._ranking(q[0], n_units, total)
                 if ranking is None:

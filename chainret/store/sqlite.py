@@ -61,7 +61,9 @@ from chainret.catalog.models import Catalog
 from chainret.core.errors import UsageError
 from chainret.store.base import READABLE_SCHEMAS, SCHEMA_VERSION, STORE_FORMAT, StoreChanged, StoreError, recompile_advice, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
+from chainret.store.hubindex import write_hub_index
 from chainret.store.log import SQLiteLogWriter, append_log
+from chainret.store.paircensus import write_pair_counts
 from chainret.store.schema import TABLES, Row, SQLValue, create_statements, index_statements, text_pairs
 from chainret.store.sql import Backend, SQLStore
 
@@ -382,6 +384,8 @@ def _compile_locked(catalog: CompileSource, out: Path) -> dict[str, int]:
             counts = compile_into(db, catalog)
             for stmt in index_statements():
                 c.execute(stmt)
+            write_pair_counts(c)  # a hub pair's set census, counted once (chainret.store.paircensus)
+            write_hub_index(c)  # a hub's hop rows in rank order (chainret.store.hubindex)
             append_log(SQLiteLogWriter(c))  # the per-viewer log (chainret.store.log), after the indexes its reads use
             c.execute("COMMIT")
             c.execute("ANALYZE")
@@ -456,6 +460,8 @@ def _update_locked(catalog: Catalog, p: Path) -> dict[str, int]:
             db.conn.execute("BEGIN IMMEDIATE")
             try:
                 added = update_into(db, catalog)
+                write_pair_counts(db.conn)
+                write_hub_index(db.conn)
                 append_log(SQLiteLogWriter(db.conn))
             except BaseException:
                 with contextlib.suppress(sqlite3.Error):  # (SQLite may have rolled back itself: a full disk does)

@@ -15,6 +15,7 @@ from chainret.store.rowdecode import CACHE_MAX, RelRow, SQLRow, StatusRow, _boun
 from chainret.store.sqlrows import IN_VIEW, KNOWN, READABLE, REL_COLS, WITHIN, RowSource, ViewCatalog, _marks
 
 from chainret.engine.hops import SHOWN, Census, Rel
+from chainret.store.paircensus import kept_census
 
 if TYPE_CHECKING:
     from chainret.catalog.models import Entity, Predicate, Relation, SourceDocument, Unit, View
@@ -271,7 +272,10 @@ class SQLView:
         set hop from a subject with 10,000 values reads no relation row. The quote is not re-derived here as
         ``HopWorld`` does for the relations it reads (``chainret.catalog.statement``): a compiled quote that does
         not state its relation carries its defect (``clause_mismatch``, ``prose_mismatch``), and a count never
-        advances a hop."""
+        advances a hop. A hub pair's counts kept at compile answer first (``chainret.store.paircensus``)."""
+        kept = kept_census(self.store, self._name, self.principal, self.within, subject, predicate, on_path, followed, returned)
+        if kept is not None:
+            return kept
         readable, rp = self._readable("r.doc_ord")
 
         def not_in(col: str, values: Sequence[str]) -> tuple[str, tuple[str, ...]]:

@@ -102,3 +102,42 @@ def test_the_reader_condition_matters_and_an_older_store_ranks_every_unit(tmp_pa
         assert ix.hop_search(HUB, PRED, 40) == want
     finally:
         store.close()
+
+
+def _two_versions(seed: int) -> tuple[Catalog, Catalog]:
+    """``_world(seed)`` less its last three documents (view ``first``), and the whole of it with a second view:
+    an append-only update that adds units naming the hub."""
+    from chainret.catalog.models import View
+
+    full = _world(seed)
+    kept = full.documents[:-3]
+    names = {d.document for d in kept}
+    v1 = full.model_copy(update={"documents": kept, "relations": [r for r in full.relations if r.support.document in names],
+                                 "views": [View(name="first", current=True, documents=[d.ref for d in kept])]})
+    v2 = full.model_copy(update={"views": [View(name="first", current=False, documents=[d.ref for d in kept]),
+                                           View(name="second", current=True, documents=[d.ref for d in full.documents])]})
+    return v1, v2
+
+
+def _derived(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    with sqlite3.connect(db) as c:
+        return {t: sorted(c.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
+                for t in ("hub_ranked", "hub_classes", "hub_counts", "pair_counts")}
+
+
+def test_an_update_keeps_the_hub_lists_a_compile_keeps(tmp_path):
+    """``compile_store(v1)`` then ``update_store(v2)`` leaves the hub lists and pair counts as ``compile_store(v2)``
+    does (an update rewrites them from the stored rows); negative control: one changed count is seen."""
+    from chainret.store import update_store
+
+    v1, v2 = _two_versions(1)
+    compile_store(v2, tmp_path / "compiled.db")
+    compile_store(v1, tmp_path / "updated.db")
+    update_store(v2, tmp_path / "updated.db")
+    compiled, updated = _derived(tmp_path / "compiled.db"), _derived(tmp_path / "updated.db")
+    assert compiled["hub_ranked"] and compiled["hub_counts"]
+    assert compiled == updated
+    with sqlite3.connect(tmp_path / "updated.db") as c:
+        c.execute("UPDATE hub_counts SET n = n + 1 WHERE (term, view_name, principal) = "
+                  "(SELECT term, view_name, principal FROM hub_counts ORDER BY 1, 2, 3 LIMIT 1)")
+    assert _derived(tmp_path / "updated.db") != compiled

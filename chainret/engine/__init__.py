@@ -1,2 +1,2 @@
-"""The hop engine: lexical search over readable units (``search``), the support check (``statement``) and the
-bounded hop search (``hops``). Stores implement its ``HopWorld``."""
+"""The hop engine: lexical search over readable units (``search``), the support check (``statement``), what the engine reads of a catalog (``reader``) and the
+bounded hop search (``hops``). Stores implement ``reader.HopReader``."""

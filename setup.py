@@ -13,8 +13,9 @@ Modules are chosen for the warm ask's time and for what mypyc's classes allow: n
 metaclass), no class that tests or benchmarks patch per instance (compiled classes have no ``__dict__``),
 no base class that other modules subclass, no package ``__init__`` (compiled beside an in-package shared
 library, ``chainret.store``'s failed to import its submodules). The store's row types
-(``chainret.store.rowdecode``) are unions of tuple shapes: mypyc turns a single fixed-length tuple type into a C struct, checking and converting
-every column on the way in and building a new tuple on the way out, which cost more than compiling saved.
+(``chainret.store.rowdecode``) are NamedTuples: mypyc keeps those boxed, as the tuples they are, where it turns a plain
+fixed-length tuple type into a C struct, checking and converting every column on the way in and building a new tuple
+on the way out, which cost more than compiling saved.
 """
 
 from __future__ import annotations

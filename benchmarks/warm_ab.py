@@ -9,7 +9,7 @@ Each run is a fresh process that imports chainret from one checkout (``--a``, ``
 ``chainret/``, e.g. ``git worktree add ../before HEAD~1``, or a compiled build's folder), opens the store,
 warms it with ``--warm`` distinct requests, then takes the store page's warm figure
 (``store_bench.warm``: every (view, principal) pair asked twice, then ``--asks`` distinct requests, the
-CPU time of each ``ask``, its ``to_json`` after it outside the timer, as a caller's would).
+CPU time of each ``ask`` (its wall time beside it), its ``to_json`` after it outside the timer, as a caller's would).
 Runs alternate A, B, A, B, ... so a machine that speeds up or slows down meets both alike; the verdict is
 the median over pairs of (B - A), beside each side's median p50. The noise between pairs on this 2-core
 machine is about 3 µs: read a median difference smaller than that as none.
@@ -46,7 +46,7 @@ def measure(store_path: str, relations: int, warm: int, asks: int) -> dict[str, 
     res = store_bench.warm(store, relations, asks, with_floor=False)
     store.close()
     return {"chainret": str(Path(chainret.__file__).parent), "asks": res["warm_samples"],
-            "cpu_p50_ms": res["warm_cpu_p50_ms"], "cpu_mean_ms": res["warm_cpu_mean_ms"]}
+            "cpu_p50_ms": res["warm_cpu_p50_ms"], "cpu_mean_ms": res["warm_cpu_mean_ms"], "wall_p50_ms": res["warm_p50_ms"]}
 
 
 def run(checkout: str, args: argparse.Namespace) -> dict[str, object]:
@@ -85,8 +85,11 @@ def main() -> None:
     b50 = [float(str(r["cpu_p50_ms"])) for r in b_runs]
     diff_us = [(b - a) * 1000 for a, b in zip(a50, b50, strict=True)]
     med_a, med_diff = statistics.median(a50), statistics.median(diff_us)
-    print(f"A {args.a}: median p50 {med_a:.4f} ms; B {args.b}: median p50 {statistics.median(b50):.4f} ms; "
-          f"median of (B - A) over {args.pairs} pairs {med_diff:+.1f} us ({100 * med_diff / 1000 / med_a:+.1f}%); "
+    a_wall = statistics.median(float(str(r["wall_p50_ms"])) for r in a_runs)
+    b_wall = statistics.median(float(str(r["wall_p50_ms"])) for r in b_runs)
+    print(f"A {args.a}: median CPU p50 {med_a:.4f} ms (wall {a_wall:.4f} ms); B {args.b}: median CPU p50 "
+          f"{statistics.median(b50):.4f} ms (wall {b_wall:.4f} ms); "
+          f"median of CPU (B - A) over {args.pairs} pairs {med_diff:+.1f} us ({100 * med_diff / 1000 / med_a:+.1f}%); "
           f"pairs: {' '.join(f'{d:+.0f}' for d in diff_us)}")
 
 

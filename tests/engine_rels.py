@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chainret.engine.hops import Rel
+from chainret.engine.reader import Rel
 from chainret.trace.model import Anchor
 
 

@@ -119,12 +119,13 @@ def test_no_backtrack_misses_a_path_behind_a_functional_dead_end():
     from engine_rels import rel
 
     from chainret.engine.hops import HopWorld, run_chain
+    from chainret.engine.reader import RelationList
     from chainret.engine.search import LexicalIndex
     from chainret.trace.model import Budget
 
     units = [("d@v1#u1", "REL a:w:x | p | b:w:1"), ("d@v1#u2", "REL a:w:x | p | b:w:2"), ("d@v1#u3", "REL b:w:2 | q | c:w:z")]
     rels = [rel("r1", "a:w:x", "p", "b:w:1", "d@v1#u1"), rel("r2", "a:w:x", "p", "b:w:2", "d@v1#u2"), rel("r3", "b:w:2", "q", "c:w:z", "d@v1#u3")]
-    world = HopWorld(LexicalIndex(units), rels)
+    world = HopWorld(RelationList(LexicalIndex(units), rels))
     room = Budget(max_searches=3, max_rows=9)  # the default scales with the hops: no search left to backtrack
     assert run_chain(world, "a:w:x", ["p", "q"], room, backtrack=False)[1] is None
     assert run_chain(world, "a:w:x", ["p", "q"], room, backtrack=True)[1] is not None

@@ -9,12 +9,13 @@ from hypothesis import strategies as st
 from chainret.core.budget import effective_budget
 from chainret.catalog.graph import build_graph, supported_paths
 from chainret.engine.hops import HopWorld, run_chain
+from chainret.engine.reader import RelationList
 from chainret.engine.search import LexicalIndex
 from chainret.trace.model import Budget
 
 
 def world(units, rels, functional=()):
-    return HopWorld(LexicalIndex(units), rels, frozenset(functional))
+    return HopWorld(RelationList(LexicalIndex(units), rels, frozenset(functional)))
 
 
 def simple(extra_units=(), extra_rels=(), functional=("operated_by",)):
@@ -41,8 +42,8 @@ def test_two_hop_chain_accepted_with_bridge_and_budget_accounting():
 
 def test_relation_elsewhere_never_advances():
     # r2's unit exists but is not readable/indexed: the relation is usable in the catalog but not returned
-    w = HopWorld(LexicalIndex([("d@v1#u1", "REL p:w:a | operated_by | o:w:n")]),
-              [rel("r1", "p:w:a", "operated_by", "o:w:n", "d@v1#u1"), rel("r2", "o:w:n", "contact", "c:w:desk", "x@v1#u9")])
+    w = HopWorld(RelationList(LexicalIndex([("d@v1#u1", "REL p:w:a | operated_by | o:w:n")]),
+              [rel("r1", "p:w:a", "operated_by", "o:w:n", "d@v1#u1"), rel("r2", "o:w:n", "contact", "c:w:desk", "x@v1#u9")]))
     run, path = run_chain(w, "p:w:a", ["operated_by", "contact"], Budget())
     assert path is None
     assert run.hops[-1].refusal.code == "no_supported_relation"
@@ -79,9 +80,9 @@ def test_contradiction_stops_after_first_hop_with_one_search():
 
 def test_contradiction_counts_unreturned_relations():
     # the opposing assignment's unit is never searched or returned: still stops (catalog-level assumption)
-    w = HopWorld(LexicalIndex([("d@v1#u1", "REL p:w:a | operated_by | o:w:n")]),
+    w = HopWorld(RelationList(LexicalIndex([("d@v1#u1", "REL p:w:a | operated_by | o:w:n")]),
               [rel("r1", "p:w:a", "operated_by", "o:w:n", "d@v1#u1"), rel("r3", "p:w:a", "operated_by", "o:w:s", "z@v1#u1")],
-              frozenset({"operated_by"}))
+              frozenset({"operated_by"})))
     run, _ = run_chain(w, "p:w:a", ["operated_by", "contact"], Budget())
     assert run.hops[0].refusal.details["opposing"] == ["r3"]
 
@@ -165,7 +166,7 @@ def test_never_over_budget(w, start, preds, rows, searches, max_rows, backtrack)
 def test_engine_paths_equal_graph_oracle(w, start, preds):
     # generous budget: every unit naming the node is returned, so only the catalog decides
     b = Budget(rows_per_hop=50, max_searches=200, max_rows=10_000)
-    oracle = supported_paths(build_graph(w.relations), f"e:w:{start}", preds, w.functional)
+    oracle = supported_paths(build_graph(w.reader.relations), f"e:w:{start}", preds, w.functional)
     run, path = run_chain(w, f"e:w:{start}", preds, b, backtrack=True)
     if path is None:
         assert oracle == [], (oracle, run.hops)

@@ -16,7 +16,7 @@ from pathlib import Path
 import chainret
 
 ROOT = Path(chainret.__file__).parent
-ZERO = ["pipeline/ask.py", "store/caches.py", "catalog/readable.py", "engine/hops.py", "pipeline/projection.py", "verify/replay.py", "core/session.py",
+ZERO = ["pipeline/ask.py", "store/caches.py", "catalog/readable.py", "engine/hops.py", "engine/reader.py", "pipeline/projection.py", "verify/replay.py", "core/session.py",
         "store/__init__.py", "store/base.py", "store/compile.py", "store/hopquery.py", "store/memory.py",
         "store/postgres.py", "store/schema.py", "store/sql.py", "store/sqlindex.py", "store/sqlite.py",
         "store/sqlreader.py", "store/sqlrows.py", "store/sqlview.py", "store/stream.py"]

@@ -16,6 +16,7 @@ from chainret.cli import app
 from chainret.core.codes import RefusalCode
 from chainret.evaluate.cases import check_case
 from chainret.engine.hops import HopWorld, run_chain
+from chainret.engine.reader import RelationList
 from chainret.engine.search import LexicalIndex
 from chainret.trace.model import Budget
 
@@ -27,7 +28,7 @@ REQUEST = "Which contact serves project PR-84?"  # two hops in the seed world, a
 def test_dead_end_when_every_bridge_of_a_hop_was_tried() -> None:
     units = [("d@v1#u1", "REL p:w:a | supplied_by | o:w:x"), ("d@v1#u2", "REL p:w:a | supplied_by | o:w:y")]
     rels = [rel("s1", "p:w:a", "supplied_by", "o:w:x", "d@v1#u1"), rel("s2", "p:w:a", "supplied_by", "o:w:y", "d@v1#u2")]
-    world = HopWorld(LexicalIndex(units), rels, frozenset())
+    world = HopWorld(RelationList(LexicalIndex(units), rels, frozenset()))
     run, path = run_chain(world, "p:w:a", ["supplied_by", "contact"], Budget(max_searches=3, max_rows=9), backtrack=True)
     assert path is None
     assert [f.code for f in run.failures] == ["no_supported_relation", "no_supported_relation"]
@@ -43,7 +44,7 @@ def test_dead_end_when_every_bridge_of_a_hop_was_tried() -> None:
 def test_a_budget_exhausted_branch_is_not_reported_as_a_dead_end() -> None:
     units = [("d@v1#u1", "REL p:w:a | supplied_by | o:w:x"), ("d@v1#u2", "REL p:w:a | supplied_by | o:w:y")]
     rels = [rel("s1", "p:w:a", "supplied_by", "o:w:x", "d@v1#u1"), rel("s2", "p:w:a", "supplied_by", "o:w:y", "d@v1#u2")]
-    world = HopWorld(LexicalIndex(units), rels, frozenset())
+    world = HopWorld(RelationList(LexicalIndex(units), rels, frozenset()))
     run, _ = run_chain(world, "p:w:a", ["supplied_by", "contact"], Budget(), backtrack=True)
     assert overall_reason(run.failures, run.hops).code == RefusalCode.BUDGET_EXHAUSTED
 

@@ -85,8 +85,8 @@ def test_a_set_said_complete_is_the_whole_supported_set(w, start, preds, rows, s
 
 def _oracle_ends(w, start, preds):
     """End entities of every supported path (relation ids -> objects)."""
-    by_id = {r.id: r for r in w.relations}
-    return [[by_id[i].object for i in path] for path in supported_paths(build_graph(w.relations), start, preds, w.functional)]
+    by_id = {r.id: r for r in w.reader.relations}
+    return [[by_id[i].object for i in path] for path in supported_paths(build_graph(w.reader.relations), start, preds, w.functional)]
 
 
 # --- the whole request: CLI/library traces and 1.0 traces ---

@@ -33,4 +33,4 @@ def test_each_side_runs_its_own_checkout(tmp_path: Path) -> None:
     assert pair["b"]["chainret"] == str(other / "chainret")
     assert pair["a"]["asks"] == pair["b"]["asks"] == 30
     assert pair["a"]["cpu_p50_ms"] > 0 and pair["b"]["cpu_p50_ms"] > 0
-    assert "median of (B - A) over 1 pairs" in lines[-1]
+    assert "median of CPU (B - A) over 1 pairs" in lines[-1] and "wall" in lines[-1]

@@ -2,7 +2,7 @@
 
 Three callers compose nothing of their own: ``chainret.catalog.defects.relation_defects`` (a record's
 ``clause_mismatch`` / ``prose_mismatch`` when a catalog is loaded or compiled), the hop engine at every
-hop (``chainret.engine.hops``, through ``chainret.engine.statement``) and ``trace verify``
+hop (``chainret.engine.hops``) and ``trace verify``
 (``chainret.verify.replay``). A store's compile-time defect flags say whether each relation record's
 quote states it; a store whose rows were edited after compiling (an object ID changed in a ``.db``
 file) still carries the old flags. So the engine and ``trace verify`` re-derive the statement from the

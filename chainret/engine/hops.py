@@ -6,7 +6,7 @@ rows. It may advance only over a relation that
 * has hop k's predicate and the current node as subject,
 * is current in the view, readable by the principal and valid (digest, span, clause), and
 * is supported by a unit that *this* hop's search returned, and
-* is stated by its own quote (``chainret.engine.statement``: re-derived from the cited text, whatever
+* is stated by its own quote (``chainret.catalog.statement``: re-derived from the cited text, whatever
   flags a store carries, so an edited store row cannot advance a hop).
 
 The relation's object becomes the bridge; hop k+1 searches that exact ID. A relation elsewhere in
@@ -31,22 +31,25 @@ answers it with one aggregate statement (``SQLView.census``), so a subject with 
 flagged relation by relation; a reason names the first ``SHOWN`` relations left behind and counts the rest.
 Functional hops keep the single-path rule.
 
-Inputs are plain values (``HopWorld``): the caller (``chainret.pipeline.ask``) builds them from a catalog view,
-and tests build random ones. Source text is data here: nothing in a unit's text is read except by
+The engine reads a catalog through a ``HopReader`` (``chainret.engine.reader``: named reads, each answering as
+the principal's projection would), wrapped in a ``HopWorld``: the caller (``chainret.pipeline.ask``) gets one from
+its catalog reader (``hop_world(view)``), and tests build random ones over a list of relations (``RelationList``). Source text is data here: nothing in a unit's text is read except by
 the search index, so prose cannot change the budget, the principal's allowance or a bridge.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from chainret.core.budget import effective_budget
 from chainret.core.codes import RefusalCode
 from chainret.catalog.functional import opposing
-from chainret.engine.search import LexicalIndex, SearchHit, SearchIndex
-from chainret.engine.statement import EntityLookup, states
-from chainret.trace.model import Anchor, Budget, Completeness, Hit, Hop, Refusal, SetAnswer
+from chainret.engine.reader import Census, HopReader, Rel
+from chainret.engine.search import SearchHit
+from chainret.catalog.statement import states
+from chainret.trace.model import Budget, Completeness, Hit, Hop, Refusal, SetAnswer
+
 
 SET_ASSUMPTION = (
     "catalog-level completeness check: after following every returned {pred!r} bridge from {subject!r}, all "
@@ -61,77 +64,15 @@ CONTRADICTION_ASSUMPTION = (
 )
 
 
-class Rel(NamedTuple):
-    """A relation record as seen in one view by one principal: its triple, its support, its flags.
-
-    ``support`` is the anchor a transition over this relation would record; its ``unit_ref`` is ""
-    when no unit of the view contains the supporting span.
-    """
-
-    id: str
-    subject: str
-    predicate: str
-    object: str
-    support: Anchor
-    current: bool = True  # its supporting document version is the one in the view
-    readable: bool = True  # the principal may read its support in the view
-    valid: bool = True  # digest, span and clause check out
-    why_not: str | None = None  # short reason when not usable (for the trace)
-
-    @property
-    def unit_ref(self) -> str | None:
-        """The unit whose offsets contain the supporting span (None: no such unit in the view)."""
-        return self.support.unit_ref or None
-
-    @property
-    def usable(self) -> bool:
-        return self.current and self.readable and self.valid and self.unit_ref is not None
-
-    def anchor(self) -> Anchor:
-        assert self.unit_ref is not None
-        return self.support
-
-
 class HopWorld:
-    """What the engine reads: the readable units (already indexed) and relations with their flags.
+    """What the engine reads, checked: a ``HopReader``'s lookups with every would-be usable relation's statement
+    re-derived from its quote (``_checked``), whatever flags the reader gave it, and a set hop's census counted
+    here where the reader declines to count it."""
 
-    Built either from a full list of ``Rel`` values (tests, small worlds) or from two lookups,
-    ``in_unit(ref)`` and ``of_subject(subject, predicate)``, so a large catalog computes flags only
-    for the relations a request actually touches. ``index`` is a ``LexicalIndex`` or any object with
-    its ``search(query, k)`` (a compiled store's index); ``readable(ref)`` says whether a unit is in it
-    (default: ``ref in index.refs``; a store whose ``in_unit`` already filters passes its own).
-    """
-
-    def __init__(
-        self,
-        index: LexicalIndex | SearchIndex,
-        relations: Sequence[Rel] = (),
-        functional: frozenset[str] = frozenset(),
-        *,
-        in_unit: Callable[[str], Sequence[Rel]] | None = None,
-        of_subject: Callable[[str, str], Sequence[Rel]] | None = None,
-        readable: Callable[[str], bool] | None = None,
-        entity: EntityLookup | None = None,
-        hop_search: Callable[[str, str, int, bool], list[SearchHit]] | None = None,
-        hop_in_unit: Callable[[str, str, str], Sequence[Rel] | None] | None = None,
-        census: Callable[[str, str, Sequence[str], Sequence[str], Sequence[str]], Census | None] | None = None,
-    ) -> None:
-        self.index = index
-        self._census = census
-        self._hop_search = hop_search
-        self._hop_in_unit = hop_in_unit
-        self.entity = entity  # prose quotes are checked against the entities' declared names
-        self.relations = relations
-        self.functional = functional
-        by_unit: dict[str, list[Rel]] = {}
-        by_subject: dict[tuple[str, str], list[Rel]] = {}
-        for r in sorted(relations, key=lambda r: r.id):
-            if r.unit_ref is not None:
-                by_unit.setdefault(r.unit_ref, []).append(r)
-            by_subject.setdefault((r.subject, r.predicate), []).append(r)
-        self._in_unit = in_unit or (lambda ref: by_unit.get(ref, ()))
-        self._of_subject = of_subject or (lambda s, p: by_subject.get((s, p), ()))
-        self._readable = readable
+    def __init__(self, reader: HopReader) -> None:
+        self.reader = reader
+        self.index = reader.index  # the text routes' search (``chainret.pipeline.baselines``)
+        self.functional = reader.functional
         self._stated: dict[str, Rel] = {}
 
     def _checked(self, rels: Sequence[Rel]) -> Sequence[Rel]:
@@ -143,11 +84,8 @@ class HopWorld:
             hit = self._stated.get(r.id)
             if hit is None or hit.support is not r.support:
                 sup = r.support
-                if sup.support_kind == "prose" and self.entity is None:
-                    hit = r  # no entity names to check a sentence against (a bare list of Rel values)
-                else:
-                    st = states(sup.support_kind, sup.quote, r.subject, r.predicate, r.object, self.entity or (lambda _: None))
-                    hit = r if st.ok else r._replace(valid=False, why_not=str(st.code))
+                st = states(sup.support_kind, sup.quote, r.subject, r.predicate, r.object, self.reader.entity)
+                hit = r if st.ok else r._replace(valid=False, why_not=str(st.code))
                 if len(self._stated) >= 65_536:
                     self._stated.clear()
                 self._stated[r.id] = hit
@@ -158,46 +96,29 @@ class HopWorld:
         return rels if out is None else out
 
     def search(self, node: str, predicate: str, k: int, *, stating_first: bool = False) -> list[SearchHit]:
-        """Hop search: the index's top ``k`` rows for ``node`` (a store may read the hop's other lookups
-        in the same statement, ``hop_search``; the hits are the same). ``stating_first`` (trace schema 1.1):
-        the units that also hold the predicate's word rank first (``chainret.engine.search.stating_first``)."""
-        if self._hop_search is not None:
-            return self._hop_search(node, predicate, k, stating_first)
-        if stating_first:
-            return list(self.index.hop_search(node, predicate, k))
-        return list(self.index.search([node], k=k))
+        """Hop search: the reader's top ``k`` units for ``node`` (``HopReader.search``)."""
+        return self.reader.search(node, predicate, k, stating_first)
 
     def in_unit(self, ref: str) -> Sequence[Rel]:
         """Relations supported inside a readable unit (none for a unit the principal may not read)."""
-        if self._readable is None:
-            if not isinstance(self.index, LexicalIndex):
-                raise TypeError("a HopWorld over another index needs its own readable(ref)")
-            refs = set(self.index.refs)
-            self._readable = refs.__contains__
-        return self._checked(self._in_unit(ref)) if self._readable(ref) else ()
+        reader = self.reader
+        return self._checked(reader.in_unit(ref)) if reader.readable(ref) else ()
 
     def hop_relations(self, ref: str, subject: str, predicate: str) -> Sequence[Rel]:
-        """The candidates of a hop in a unit its search returned: ``in_unit(ref)``, or only the relations of
-        (subject, predicate) there where the store's hop statement read just those (``hop_in_unit``; the hop
-        skips the others either way)."""
-        if self._hop_in_unit is not None:
-            rels = self._hop_in_unit(ref, subject, predicate)
-            if rels is not None:
-                return self._checked(rels)
-        return self.in_unit(ref)
+        """The candidates of a hop in a unit its search returned (``HopReader.hop_relations``)."""
+        return self._checked(self.reader.hop_relations(ref, subject, predicate))
 
     def of_subject(self, subject: str, predicate: str) -> Sequence[Rel]:
         """Every relation record of this subject and predicate, any status (catalog-level checks)."""
-        return self._checked(self._of_subject(subject, predicate))
+        return self._checked(self.reader.of_subject(subject, predicate))
 
     def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census:
         """A many-valued hop's completeness check (``Census``): a store that counts in one aggregate statement
         answers it (a hub's thousands of relations are counted, not read and flagged); otherwise, or where the
         store declines (None: a pair small enough to read), it is counted here over ``of_subject``."""
-        if self._census is not None:
-            hit = self._census(subject, predicate, on_path, followed, returned)
-            if hit is not None:
-                return hit
+        hit = self.reader.census(subject, predicate, on_path, followed, returned)
+        if hit is not None:
+            return hit
         return count_census(self.of_subject(subject, predicate), on_path, followed, returned)
 
     def eligible_objects(self, subject: str, predicate: str, on_path: Sequence[str]) -> tuple[str, ...]:
@@ -207,18 +128,6 @@ class HopWorld:
 
 
 SHOWN = 10  # relation ids a completeness reason names; the rest are counted
-
-
-class Census(NamedTuple):
-    """What a many-valued hop's completeness check found among the usable relations of (subject, predicate)
-    whose object is not on the path: ``eligible`` distinct objects, ``left`` of them not followed, and the relations
-    of those left whose unit this hop's search did not return (``missing``: the first ``SHOWN`` ids by id, of
-    ``n_missing``)."""
-
-    eligible: int
-    left: int
-    missing: tuple[str, ...]
-    n_missing: int
 
 
 def count_census(rels: Sequence[Rel], on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census:

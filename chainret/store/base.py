@@ -9,10 +9,11 @@ catalog through one (view, principal) at a time. A store answers exactly these q
   the principal may read in the view, the status of a relation in the view (``relation_status``,
   the codes of ``chainret.catalog.views``), entity resolution by canonical ID / name / alias
   (``resolve``), one entity, one unit, a relation's supporting unit;
-* **hop facts** (``hop_world(view)`` -> ``HopWorld``): BM25Plus search over exactly the units the
-  principal may read in the view (scores, ranks and tie order equal to ``LexicalIndex`` over the
-  same units), the relations supported in a returned unit and the relations of a (subject,
-  predicate), each with its view flags (``chainret.store.caches.relation_flags``).
+* **hop facts** (``hop_world(view)`` -> a ``HopWorld`` over the store's ``HopReader``,
+  ``chainret.engine.reader``): BM25Plus search over exactly the units the principal may read in the
+  view (scores, ranks and tie order equal to ``LexicalIndex`` over the same units), the relations
+  supported in a returned unit and the relations of a (subject, predicate), each with its view flags
+  (``chainret.store.caches.relation_flags``).
 
 Three implementations: ``MemoryStore`` (a loaded ``chainret.catalog.models.Catalog``, its views and
 hop worlds cached in a session by ``chainret.store.caches``), an embedded SQLite file (``SQLiteStore``) and

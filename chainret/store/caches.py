@@ -10,9 +10,10 @@ request does not climb to the store package and back for them.
 
 from __future__ import annotations
 
-from chainret.catalog.models import Catalog, Relation, functional_names
+from chainret.catalog.models import Catalog, Entity, Relation, functional_names
 from chainret.catalog.views import CatalogView, open_view
-from chainret.engine.hops import HopWorld, Rel
+from chainret.engine.hops import HopWorld
+from chainret.engine.reader import IndexedReader, Rel
 from chainret.engine.search import LexicalIndex
 from chainret.core.session import Session, default_session
 from chainret.store.base import ViewReader, view_codes
@@ -48,23 +49,34 @@ def hop_world(cv: CatalogView, session: Session | None = None) -> HopWorld:
 
 
 def _build_world(cv: CatalogView) -> HopWorld:
-    index = LexicalIndex(cv.catalog.search_texts(cv.unit_texts()))  # prose-supported units also carry the IDs they name
-    functional = functional_names(cv.catalog.predicates)
-    relations_of = cv.catalog.relations_of
-    flags: dict[str, Rel] = {}
+    return HopWorld(CatalogHopReader(cv))
 
-    def flag(rel: Relation) -> Rel:  # relation status is computed only for relations a request touches
-        if rel.id not in flags:
-            flags[rel.id] = relation_flags(cv, rel)
-        return flags[rel.id]
 
-    return HopWorld(
-        index,
-        functional=functional,
-        in_unit=lambda ref: [flag(r) for r in sorted(cv.relations_in_unit(ref), key=lambda r: r.id)],
-        of_subject=lambda s, p: [flag(r) for r in sorted(relations_of(s, p), key=lambda r: r.id)],
-        entity=cv.catalog.entities_by_id.get,
-    )
+class CatalogHopReader(IndexedReader):
+    """The ``HopReader`` of an in-memory catalog's view: the readable units indexed (BM25Plus; prose-supported
+    units also carry the IDs they name), and each relation's flags computed the first time a request touches it."""
+
+    def __init__(self, cv: CatalogView) -> None:
+        super().__init__(LexicalIndex(cv.catalog.search_texts(cv.unit_texts())), functional_names(cv.catalog.predicates))
+        self.cv = cv
+        self._flags: dict[str, Rel] = {}
+
+    def _flag(self, rel: Relation) -> Rel:
+        hit = self._flags.get(rel.id)
+        if hit is None:
+            hit = self._flags[rel.id] = relation_flags(self.cv, rel)
+        return hit
+
+    def in_unit(self, ref: str) -> list[Rel]:
+        if ref not in self._refs:
+            return []
+        return [self._flag(r) for r in sorted(self.cv.relations_in_unit(ref), key=lambda r: r.id)]
+
+    def of_subject(self, subject: str, predicate: str) -> list[Rel]:
+        return [self._flag(r) for r in sorted(self.cv.catalog.relations_of(subject, predicate), key=lambda r: r.id)]
+
+    def entity(self, entity_id: str) -> Entity | None:
+        return self.cv.catalog.entities_by_id.get(entity_id)
 
 
 def relation_flags(cv: ViewReader, rel: Relation) -> Rel:

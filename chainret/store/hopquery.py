@@ -33,7 +33,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from operator import itemgetter
+from operator import attrgetter
 from typing import TYPE_CHECKING, cast
 
 from chainret.engine.search import SearchHit, rank_term, stating_first
@@ -44,12 +44,13 @@ from chainret.store.sqlrows import REL_COLS
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from chainret.engine.hops import Census, Rel
+    from chainret.catalog.models import Entity
+    from chainret.engine.reader import Census, Rel
     from chainret.store.sqlindex import StoreIndex
-    from chainret.store.sqlrows import RowSource
+    from chainret.store.sqlrows import RowSource, ViewCatalog
     from chainret.store.sqlview import SQLView
 
-_BY_ID = itemgetter(1)  # a relation row's id
+_BY_ID = attrgetter("id")  # a relation row's id
 CAND_MAX = 64  # rows of the joined candidate read; a term with more is a hub, read the returned units only
 # relations of the hop's (subject, predicate) the statement reads; a pair with more (a group of 10,000 members) is
 # counted (``SQLView.census``) and its returned units' relations read (``SQLView.prefetch``), never read whole
@@ -132,14 +133,18 @@ def view_facts(store: RowSource, view: str, principal: str, within: str | None) 
 
 
 class HopQuery:
-    """``search(node, predicate, k)`` for the engine: one statement; the pair's flagged relations kept for the hop's other lookups."""
+    """The ``HopReader`` of one SQLite (view, principal) from its second ask on: each hop's ``search`` one statement,
+    the pair's flagged relations kept for the hop's other lookups (``hop_relations``, ``of_subject``, ``census``);
+    a unit's relations otherwise as ``SQLView.rels_in_unit`` reads them."""
 
-    def __init__(self, view: SQLView, index: StoreIndex, facts: ViewFacts, *, postings_hold_units: bool = True) -> None:
+    def __init__(self, view: SQLView, index: StoreIndex, facts: ViewFacts, functional: frozenset[str], catalog: ViewCatalog,
+                 *, postings_hold_units: bool = True) -> None:
         self.view, self.index, self.facts = view, index, facts
+        self.functional, self.catalog = functional, catalog
         self.sql = HOP_SQL if postings_hold_units else HOP_SQL_JOINED  # (schema 5; 3 and 4 join postings to units)
         self.sql_stating = HOP_SQL_STATING if postings_hold_units else HOP_SQL_JOINED_STATING
-        self.of: dict[tuple[str, str], list[Rel]] = {}  # (subject, predicate) -> flagged relations, for rels_of
-        # (subject, predicate) -> unit ref -> the flagged relations of that pair supported in that unit, for hop_in_unit
+        self.of: dict[tuple[str, str], list[Rel]] = {}  # (subject, predicate) -> flagged relations, for of_subject
+        # (subject, predicate) -> unit ref -> the flagged relations of that pair supported in that unit, for hop_relations
         self.units: dict[tuple[str, str], dict[str, list[Rel]]] = {}
 
     def search(self, node: str, predicate: str, k: int, stating: bool = False) -> list[SearchHit]:
@@ -168,7 +173,7 @@ class HopQuery:
         whole = len(status) <= PAIR_MAX  # else a pair too large to read: counted (``census``), its units' relations read
         if whole:
             status.sort(key=_BY_ID)
-            of = [s for s in status if s[13] in in_view and (inside is None or s[13] in inside)]  # IN_VIEW (+ WITHIN)
+            of = [s for s in status if s.doc_ord in in_view and (inside is None or s.doc_ord in inside)]  # IN_VIEW (+ WITHIN)
             flagged = _bounded(self.of, (node, predicate), v.flagged(of))
         else:
             self.of.pop((node, predicate), None)
@@ -182,8 +187,8 @@ class HopQuery:
             # skips: the pair's relations whose document the principal may read (and the narrower viewer), by id.
             in_unit: dict[str, list[Rel]] = {}
             for s, rel in zip(of, flagged, strict=True):
-                if s[13] in visible and s[14] is not None:
-                    in_unit.setdefault(s[14], []).append(rel)
+                if s.doc_ord in visible and s.unit_ref is not None:
+                    in_unit.setdefault(s.unit_ref, []).append(rel)
             _bounded(self.units, (node, predicate), in_unit)
         if not units:
             return []
@@ -197,16 +202,26 @@ class HopQuery:
             v.prefetch([h.ref for h in hits])
         return hits
 
-    def hop_in_unit(self, ref: str, subject: str, predicate: str) -> list[Rel] | None:
-        """The relations of (subject, predicate) supported in a unit this hop's statement returned, flagged as
-        ``SQLView.rels_in_unit`` flags them; None when the statement did not read them (a hub's hop)."""
-        hit = self.units.get((subject, predicate))
-        return None if hit is None else hit.get(ref, [])
+    def readable(self, ref: str) -> bool:
+        return True  # ``SQLView.rels_in_unit`` returns nothing for a unit the principal may not read
 
-    def rels_of(self, subject: str, predicate: str) -> list[Rel]:
+    def in_unit(self, ref: str) -> list[Rel]:
+        return self.view.rels_in_unit(ref)
+
+    def hop_relations(self, ref: str, subject: str, predicate: str) -> list[Rel]:
+        """The relations of (subject, predicate) supported in a unit this hop's statement returned, flagged as
+        ``SQLView.rels_in_unit`` flags them; the unit's relations (``rels_in_unit``) where the statement did not read
+        them (a hub's hop)."""
+        hit = self.units.get((subject, predicate))
+        return self.view.rels_in_unit(ref) if hit is None else hit.get(ref, [])
+
+    def of_subject(self, subject: str, predicate: str) -> list[Rel]:
         """``SQLView.rels_of``, from this hop's statement when it read that pair."""
         hit = self.of.get((subject, predicate))
         return hit if hit is not None else self.view.rels_of(subject, predicate)
+
+    def entity(self, entity_id: str) -> Entity | None:
+        return self.catalog.entity(entity_id)
 
     def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census | None:
         """``SQLView.census`` for a pair this hop's statement did not read whole (None: it did; the engine counts those)."""

@@ -25,7 +25,8 @@ import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, TypeVar, cast
 
-from chainret.engine.hops import SHOWN, Census
+from chainret.engine.hops import SHOWN
+from chainret.engine.reader import Census
 from chainret.store.sqlrows import READABLE, _marks
 
 if TYPE_CHECKING:

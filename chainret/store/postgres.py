@@ -51,20 +51,21 @@ import functools
 import hashlib
 import re
 import threading
-from collections.abc import Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, NamedTuple, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from chainret.catalog.models import Catalog, functional_names
-from chainret.engine.hops import Census, HopWorld, Rel
+from chainret.catalog.models import Catalog, Entity, functional_names
+from chainret.engine.hops import HopWorld
+from chainret.engine.reader import Census, Rel
 from chainret.engine.search import SearchHit, TermRanking
 from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore, SQLView, StoreIndex
 from chainret.store.hopquery import PAIR_MAX
-from chainret.store.rowdecode import RelRow, SQLRow, StatusRow, _bounded, _unit
-from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN
+from chainret.store.rowdecode import SQLRow, _bounded, _unit, rel_row_of, status_rows
+from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, ViewCatalog
 
 if TYPE_CHECKING:  # psycopg is an extra, imported where a store is opened
     from psycopg import Connection
@@ -419,7 +420,25 @@ HUB = 64  # above this many candidate units, the hop statement returns the posti
 # (``REL_COLS`` and the four status columns of ``SQLView.status_columns``); each row fills one part.
 _UNIT_TYPES = ("bigint", "bigint", "bigint", "text", "text", "bigint", "bigint", "bigint", "text")
 _REL_TYPES = ("bigint", *("text",) * 9, "bigint", "bigint", "text", "bigint", "text", "text", "text", "text", "bigint", "bigint", "text")
-_U = 1 + len(_UNIT_TYPES)  # where a relation row's columns start
+_U = 1 + len(_UNIT_TYPES)  # where a relation row's columns start (``StatusRow``)
+
+
+class HopUnitRow(NamedTuple):
+    """The unit part of a hop statement's row (after the tag; ``_UNIT_TYPES``): a posting of the node's term and its
+    unit (tag 0; ``text`` is None for a hub's), or (tag 1) a candidate unit that holds the predicate's word."""
+
+    unit_ord: int
+    tf: int
+    ntok: int
+    ref: str
+    doc_ref: str
+    idx: int
+    start: int
+    end: int
+    text: str | None
+
+
+_hop_unit = cast("Callable[[Iterable[object]], HopUnitRow]", functools.partial(tuple.__new__, HopUnitRow))
 
 
 def hop_sql(status_cols: str, within: bool, of_subject: bool, stating: bool = False) -> str:
@@ -455,13 +474,15 @@ def hop_sql(status_cols: str, within: bool, of_subject: bool, stating: bool = Fa
 
 
 class HopStatement:
-    """The engine's hop search for one (view, principal) in one round trip (``hop_sql``), ranked in Python
-    exactly as ``StoreIndex.search`` ranks (same hits, scores bit-identical), with the view's caches primed
-    with what the per-lookup reads would have read: the candidate units, the relations they support and,
-    over a functional predicate, the (subject, predicate) relations (``rels_of``)."""
+    """The ``HopReader`` of one PostgreSQL (view, principal): each hop's search in one round trip (``hop_sql``),
+    ranked in Python exactly as ``StoreIndex.search`` ranks (same hits, scores bit-identical), with the view's caches
+    primed with what the per-lookup reads would have read: the candidate units, the relations they support and,
+    over a functional predicate, the (subject, predicate) relations (``of_subject``). Its other reads are the
+    view's (``SQLView.rels_in_unit``, ``rels_of``, ``census``), under row-level security as the principal's role."""
 
-    def __init__(self, view: SQLView, index: StoreIndex, functional: frozenset[str], prime_rows: bool) -> None:
+    def __init__(self, view: SQLView, index: StoreIndex, functional: frozenset[str], catalog: ViewCatalog, prime_rows: bool) -> None:
         self.view, self.index, self.functional, self.prime_rows = view, index, functional, prime_rows
+        self.catalog = catalog
         cols, self._cp = view.status_columns()
         self.sql = {(f, s): hop_sql(cols, view.within is not None, f, s) for f in (False, True) for s in (False, True)}
         self.of: dict[tuple[str, str], list[Rel]] = {}
@@ -484,18 +505,20 @@ class HopStatement:
         params = (term, *vp, *wp, *self._cp, *vp, *wp, *((predicate.lower(),) if stating else ()),
                   *((*self._cp, node, predicate, v.view_name, *wp) if functional else ()))
         units: dict[int, tuple[int, str, int, int]] = {}
-        unit_rows: list[Row] = []
+        unit_rows: list[HopUnitRow] = []
         in_units: list[Row] = []
         of: list[Row] = []
         has: set[int] = set()
         for r in v.store.db.rows(self.sql[functional, stating], params, v.view_name, v.principal):
-            if r[0] == 0:
-                units[cast(int, r[1])] = (cast(int, r[1]), cast(str, r[4]), cast(int, r[3]), cast(int, r[2]))
-                unit_rows.append(r[4:_U])
-            elif r[0] == 1:
-                has.add(cast(int, r[1]))
+            tag = r[0]
+            if tag == 0:
+                u = _hop_unit(r[1:_U])
+                units[u.unit_ord] = (u.unit_ord, u.ref, u.ntok, u.tf)
+                unit_rows.append(u)
+            elif tag == 1:
+                has.add(_hop_unit(r[1:_U]).unit_ord)
             else:
-                (in_units if r[0] == 2 else of).append(r[_U:])
+                (in_units if tag == 2 else of).append(r[_U:])
         if not units:
             hits: list[SearchHit] = []
         else:
@@ -503,31 +526,42 @@ class HopStatement:
             rank = sorted(units.values())
             ranking = TermRanking.of(len(rank), rank, size, total / size, ix.k1, ix.b, ix.delta)
             hits = ix.hubs.rows(ranking, term, word, has, k)
-        status_in, status_of = cast("list[StatusRow]", in_units), cast("list[StatusRow]", of)
+        status_in, status_of = status_rows(in_units), status_rows(of)
         v.noted(status_in)
         if functional and len(status_of) <= PAIR_MAX:  # (a larger pair: read on demand, or counted: ``census``)
             v.noted(status_of)
-            _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(status_of, key=lambda r: r[1])])
+            _bounded(self.of, (node, predicate), [v._flag(r) for r in sorted(status_of, key=lambda r: r.id)])
         if len(units) > HUB:  # a hub: the statement held back the units' rows; read the returned ones
             v.prefetch([h.ref for h in hits])
             return hits
         if self.prime_rows:  # what ``_relation_row`` reads here: the record, no quote (no view is set for it)
             cache = v.store._rows_cache
             for r in (*status_in, *status_of):
-                _bounded(cache, r[1], cast(RelRow, (*r[:17], None)))
-        grouped: dict[str, list[Rel]] = {str(u[0]): [] for u in unit_rows}
-        for r in sorted(status_in, key=lambda r: r[1]):
-            grouped[str(r[14])].append(v._flag(r))
+                _bounded(cache, r.id, rel_row_of(r, None))
+        grouped: dict[str, list[Rel]] = {u.ref: [] for u in unit_rows}
+        for r in sorted(status_in, key=lambda r: r.id):
+            grouped[str(r.unit_ref)].append(v._flag(r))
         for u in unit_rows:
-            ref = cast(str, u[0])
-            _bounded(v._units, ref, _unit(u))
-            _bounded(v._in_unit, ref, grouped[ref])
+            _bounded(v._units, u.ref, _unit((u.ref, u.doc_ref, u.idx, u.start, u.end, cast(str, u.text))))
+            _bounded(v._in_unit, u.ref, grouped[u.ref])
         return hits
 
-    def rels_of(self, subject: str, predicate: str) -> list[Rel]:
+    def readable(self, ref: str) -> bool:
+        return True  # ``SQLView.rels_in_unit`` returns nothing for a unit the principal may not read
+
+    def in_unit(self, ref: str) -> list[Rel]:
+        return self.view.rels_in_unit(ref)
+
+    def hop_relations(self, ref: str, subject: str, predicate: str) -> list[Rel]:
+        return self.view.rels_in_unit(ref)  # (the statement primed the returned units' relations)
+
+    def of_subject(self, subject: str, predicate: str) -> list[Rel]:
         """``SQLView.rels_of``, from the hop statement when it read that pair."""
         hit = self.of.get((subject, predicate))
         return hit if hit is not None else self.view.rels_of(subject, predicate)
+
+    def entity(self, entity_id: str) -> Entity | None:
+        return self.catalog.entity(entity_id)
 
     def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census | None:
         """``SQLView.census`` for a pair the hop statement did not read whole (None: it did; the engine counts those)."""
@@ -565,11 +599,8 @@ class PostgresStore(SQLStore):
             index = StoreIndex(self, view.view_name, view.principal, prefetch=view.prefetch, within=view.within)
             # A catalog-metadata read sees no quote where it runs under row-level security (always but for a
             # superuser that was not dropped to the app role): then the hop statement may prime those rows.
-            hop = HopStatement(view, index, functional, prime_rows=self.pg.as_app or not self.pg.app)
-            hit = self._worlds[key] = HopWorld(
-                index, functional=functional, in_unit=view.rels_in_unit, of_subject=hop.rels_of,
-                readable=lambda ref: True, entity=self.entity, hop_search=hop.search, census=hop.census,
-            )
+            hop = HopStatement(view, index, functional, self, prime_rows=self.pg.as_app or not self.pg.app)
+            hit = self._worlds[key] = HopWorld(hop)
         return hit
 
 

@@ -12,9 +12,10 @@ module (about 8,000 instructions each, 4% of a warm ask's instructions across th
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from json.scanner import make_scanner
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, NamedTuple, TypeVar, cast
 
 from chainret.catalog.models import Entity, Relation, Support, Unit
 from chainret.core.codes import ViewCode
@@ -30,14 +31,85 @@ V = TypeVar("V")
 EntityRow = tuple[str, str, str, str, str]
 # ref, doc_ref, idx, start_, end_, text.
 UnitRow = tuple[str, str, int, int, int, str]
-# A relation row of ``REL_COLS``.
-RelCols = tuple[int, str, str, str, str, str, str, str, str, str | None, int, int, str | None, int | None, str | None, str, Literal["clause", "prose"]]
-# A relation row of ``REL_COLS`` and its quote (what ``SQLStore._relation_row`` reads): the quote, or None where
-# no quote row joins. Two shapes: a compiled build then passes each row on as the tuple it is (setup.py).
-RelRow = tuple[*RelCols, str] | tuple[*RelCols, None]
-# A relation row of ``REL_COLS`` and ``STATUS_COLS``: visibility in the view, view rows of the same document,
-# the principal's readers rows, the quote where readable (None where not).
-StatusRow = tuple[*RelCols, str | None, int, int, str] | tuple[*RelCols, str | None, int, int, None]
+
+
+# The relation rows are read by name (a statement's tuple becomes one with ``_relation_row`` / ``_status_row``, a
+# C call: ``tuple.__new__``, no Python ``__new__``); a NamedTuple is a tuple, so building, sorting and caching them
+# costs what a tuple costs, and a field is read by a C descriptor. ``StatusRow`` writes ``RelRow``'s first fields out
+# again: a type checker reads a NamedTuple's fields only as written in its class.
+class RelRow(NamedTuple):
+    """A relation row of ``REL_COLS`` and its quote (what ``SQLStore._relation_row`` reads): the quote, or None where
+    no quote row joins (or where it was not read: PostgreSQL's hop statement primes rows without it)."""
+
+    ord: int
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    source: str
+    document: str
+    version: str
+    representation: str
+    digest: str | None
+    span_start: int
+    span_end: int
+    note: str | None
+    doc_ord: int | None
+    unit_ref: str | None
+    defects: str
+    kind: Literal["clause", "prose"]
+    quote: str | None
+
+
+class StatusRow(NamedTuple):
+    """A relation row of ``REL_COLS`` and ``STATUS_COLS``: visibility of its document version in the view (None: not
+    in it), view rows of the same document, the principal's ``readers`` rows of the version, the quote where the
+    principal may read it (None where not)."""
+
+    ord: int
+    id: str
+    subject: str
+    predicate: str
+    object: str
+    source: str
+    document: str
+    version: str
+    representation: str
+    digest: str | None
+    span_start: int
+    span_end: int
+    note: str | None
+    doc_ord: int | None
+    unit_ref: str | None
+    defects: str
+    kind: Literal["clause", "prose"]
+    in_view: str | None
+    same_document: int
+    readers: int
+    quote: str | None
+
+
+N_REL_COLS = len(RelRow._fields) - 1  # the columns of ``REL_COLS``: both row types start with them, in this order
+# Positions in a ``chainret.store.hopquery`` relations array (``REL_COLS``, then the quote's doc_ord and text), by name.
+_DOC_ORD, _SOURCE, _DOCUMENT = (RelRow._fields.index(f) for f in ("doc_ord", "source", "document"))
+_QUOTE_DOC, _QUOTE = N_REL_COLS, N_REL_COLS + 1
+_rel_row = cast("Callable[[Iterable[object]], RelRow]", partial(tuple.__new__, RelRow))
+_status_row = cast("Callable[[Iterable[object]], StatusRow]", partial(tuple.__new__, StatusRow))
+
+
+def rel_rows(rows: Iterable[Sequence[object]]) -> list[RelRow]:
+    """A statement's rows of ``REL_COLS`` and the quote, as ``RelRow`` values."""
+    return list(map(_rel_row, rows))
+
+
+def status_rows(rows: Iterable[Sequence[object]]) -> list[StatusRow]:
+    """A statement's rows of ``REL_COLS`` and ``STATUS_COLS`` (``SQLView.status_columns``), as ``StatusRow`` values."""
+    return list(map(_status_row, rows))
+
+
+def rel_row_of(row: StatusRow, quote: str | None) -> RelRow:
+    """The ``RelRow`` of a status row's relation, with ``quote``."""
+    return _rel_row((*row[:N_REL_COLS], quote))
 
 
 CACHE_MAX = 200_000
@@ -67,14 +139,14 @@ def _unit(row: SQLRow | UnitRow) -> Unit:
 
 def _reasons(row: StatusRow) -> list[str]:
     """``Eligibility.reasons`` of a relation row carrying ``STATUS_COLS`` (the codes of ``CatalogView.relation_status``)."""
-    defects = row[15]
+    defects = row.defects
     reasons = [c for c in defects.split(",") if c] if defects else []
-    in_view, same_document, readable = row[17], row[18], row[19]
+    in_view = row.in_view
     if in_view is None:
-        reasons.append(ViewCode.SUPERSEDED if same_document else ViewCode.NOT_CURRENT)
+        reasons.append(ViewCode.SUPERSEDED if row.same_document else ViewCode.NOT_CURRENT)
     elif in_view == "removed":
         reasons.append(ViewCode.REMOVED)
-    elif not readable:
+    elif not row.readers:
         reasons.append(ViewCode.RESTRICTED)
     return reasons
 
@@ -101,23 +173,23 @@ def hop_status_rows(text: str, in_view: dict[int, str], same_document: dict[str,
     items: list[list[Any]] = _scan_json(text, 0)[0]
     status: list[StatusRow] = []
     for r in items:
-        doc, quote_doc = r[13], r[17]
-        status.append((
-            *r[:17], in_view.get(doc) if doc is not None else None, same_document.get(f"{r[5]}/{r[6]}", 0),
-            readers.get(doc, 0) if doc is not None else 0, r[18] if quote_doc is not None and quote_doc in readable else None,
-        ))
+        doc, quote_doc = r[_DOC_ORD], r[_QUOTE_DOC]
+        status.append(_status_row((
+            *r[:N_REL_COLS], in_view.get(doc) if doc is not None else None, same_document.get(f"{r[_SOURCE]}/{r[_DOCUMENT]}", 0),
+            readers.get(doc, 0) if doc is not None else 0, r[_QUOTE] if quote_doc is not None and quote_doc in readable else None,
+        )))
     return status
 
 
 def anchor_of(row: StatusRow) -> Anchor:
     """The ``Anchor`` of a relation row carrying ``status_columns`` (quote where readable)."""
-    return Anchor.model_construct(unit_ref=row[14] or "", relation_id=row[1], source=row[5], document=row[6], version=row[7],
-                                  representation=row[8], digest=row[9] or "", span=(row[10], row[11]), quote=row[20] or "",
-                                  support_kind=row[16])
+    return Anchor.model_construct(unit_ref=row.unit_ref or "", relation_id=row.id, source=row.source, document=row.document,
+                                  version=row.version, representation=row.representation, digest=row.digest or "",
+                                  span=(row.span_start, row.span_end), quote=row.quote or "", support_kind=row.kind)
 
 
 def relation_of(row: RelRow | StatusRow) -> Relation:
     """The catalog ``Relation`` of a row of ``REL_COLS`` and its quote."""
-    (_, rid, s, p, obj, src, doc, ver, rep, dig, a, b, note, _, _, _, kind, quote) = row[:18]
-    sup = Support(source=src, document=doc, version=ver, representation=rep, digest=dig, span=(a, b), quote=quote or "", kind=kind)
-    return Relation(id=rid, subject=s, predicate=p, object=obj, support=sup, note=note)
+    sup = Support(source=row.source, document=row.document, version=row.version, representation=row.representation,
+                  digest=row.digest, span=(row.span_start, row.span_end), quote=row.quote or "", kind=row.kind)
+    return Relation(id=row.id, subject=row.subject, predicate=row.predicate, object=row.object, support=sup, note=row.note)

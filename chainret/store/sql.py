@@ -35,12 +35,13 @@ from chainret.store.base import CatalogReader, ViewReader, revision_token
 from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
-from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, relation_of
+from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
-from chainret.store.sqlview import SQLView
+from chainret.store.sqlview import SQLView, ViewHopReader
 
 if TYPE_CHECKING:
     from chainret.catalog.models import Pattern, Predicate, Relation, Unit
+    from chainret.engine.reader import HopReader
     from chainret.store.base import DocumentMeta
 
 __all__ = ["Backend", "EvidenceReader", "ReaderStore", "SQLStore", "SQLView", "StoreIndex"]
@@ -521,18 +522,11 @@ class SQLStore:
             first = one and self.hop_query is None and key not in self._asked_once and key not in self._facts
             if first:
                 self._asked_once.add(key)
-            hq = HopQuery(view, index, self.view_facts(*key), postings_hold_units=self.postings_hold_units) if one and not first else None  # one statement per hop
-            hit = HopWorld(
-                index,
-                functional=functional,
-                in_unit=view.rels_in_unit,
-                of_subject=view.rels_of if hq is None else hq.rels_of,
-                readable=lambda ref: True,  # ``rels_in_unit`` returns nothing for an unreadable unit
-                entity=self.entity,
-                hop_search=None if hq is None else hq.search,
-                hop_in_unit=None if hq is None else hq.hop_in_unit,
-                census=view.census if hq is None else hq.census,  # a set hop's completeness, counted
+            reader: HopReader = (  # one statement per hop, or one lookup per read
+                HopQuery(view, index, self.view_facts(*key), functional, self, postings_hold_units=self.postings_hold_units)
+                if one and not first else ViewHopReader(view, index, functional, self)
             )
+            hit = HopWorld(reader)
             if not first:  # (a first ask's world is not kept: the pair's next ask reads the facts)
                 self._worlds[key] = hit
         return hit
@@ -553,7 +547,7 @@ class SQLStore:
             return self._rows_cache[rid]  # one lookup: another thread may clear the cache meanwhile
         except KeyError:
             pass
-        rows = cast("list[RelRow]", self.db.rows(
+        rows = rel_rows(self.db.rows(
             f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.id = ?", (rid,)
         ))
         return _bounded(self._rows_cache, rid, rows[0] if rows else None)

@@ -120,7 +120,7 @@ class _ReaderRelations(_Relations):
         self.reader = reader
 
     def _ok(self, row: RelRow | None) -> bool:
-        return row is not None and row[13] is not None and self.store.doc_ref_of(row[13]) in self.store.readable_docs(self.reader)
+        return row is not None and row.doc_ord is not None and self.store.doc_ref_of(row.doc_ord) in self.store.readable_docs(self.reader)
 
     def get(self, rid: str, default: Relation | None = None) -> Relation | None:  # type: ignore[override]
         row = self.store._relation_row(rid)

@@ -11,15 +11,20 @@ from chainret.catalog.models import normalize_name
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
 from chainret.store.schema import as_int, as_str
-from chainret.store.rowdecode import CACHE_MAX, RelRow, SQLRow, StatusRow, _bounded, _entity, _reasons, _unit, anchor_of
+from chainret.store.rowdecode import (
+    CACHE_MAX, SQLRow, StatusRow, _bounded, _entity, _reasons, _unit, anchor_of, rel_row_of, rel_rows, status_rows,
+)
 from chainret.store.sqlrows import IN_VIEW, KNOWN, READABLE, REL_COLS, WITHIN, RowSource, ViewCatalog, _marks
 
-from chainret.engine.hops import SHOWN, Census, Rel
+from chainret.engine.hops import SHOWN
+from chainret.engine.reader import Census, Rel
 from chainret.store.paircensus import kept_census
 
 if TYPE_CHECKING:
     from chainret.catalog.models import Entity, Predicate, Relation, SourceDocument, Unit, View
     from chainret.catalog.views import Eligibility
+    from chainret.engine.search import SearchHit
+    from chainret.store.sqlindex import StoreIndex
 
 _DEFECTS = frozenset(DefectCode)
 
@@ -144,7 +149,7 @@ class SQLView:
         """Relation rows with what their status in this view needs (``STATUS_COLS``), quote where readable."""
         w_r, wp = self._w("r.doc_ord")
         cols, cp = self.status_columns()
-        return self.noted(cast("list[StatusRow]", self._rows(f"SELECT {cols} FROM relations r WHERE ({where}){w_r}", (*cp, *params, *wp))))
+        return self.noted(status_rows(self._rows(f"SELECT {cols} FROM relations r WHERE ({where}){w_r}", (*cp, *params, *wp))))
 
     def flagged(self, rows: list[StatusRow]) -> list[Rel]:
         """``noted`` and ``_flag`` of each row in one pass (each row's reasons computed once)."""
@@ -153,8 +158,8 @@ class SQLView:
             known.clear()
         out = []
         for r in rows:
-            reasons = _bounded(self._status, r[1], _reasons(r))
-            known.add(r[1])
+            reasons = _bounded(self._status, r.id, _reasons(r))
+            known.add(r.id)
             out.append(self._flag(r, reasons))
         return out
 
@@ -164,8 +169,8 @@ class SQLView:
         if len(known) >= CACHE_MAX:
             known.clear()
         for r in rows:
-            _bounded(self._status, r[1], _reasons(r))
-            known.add(r[1])
+            _bounded(self._status, r.id, _reasons(r))
+            known.add(r.id)
         return rows
 
     def relation_status(self, relation: Relation | str) -> Eligibility:
@@ -189,33 +194,33 @@ class SQLView:
         w, wp = self._w("r.doc_ord")
         rows = self._rows(
             f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE 1 = 1{w} ORDER BY r.ord", wp)
-        return [self.store._relation_model(r) for r in cast("list[RelRow]", rows)]
+        return [self.store._relation_model(r) for r in rel_rows(rows)]
 
     def supporting_unit(self, relation: Relation | str) -> Unit | None:
         """The unit holding the relation's clause (None where this store may not show it to the principal)."""
         rid = relation if isinstance(relation, str) else relation.id
         row = self.store._relation_row(rid)
-        if row is None or row[14] is None or (self.within is not None and rid not in self._catalog.relations_by_id):
+        if row is None or row.unit_ref is None or (self.within is not None and rid not in self._catalog.relations_by_id):
             return None
-        cached = self._units.get(row[14])
+        cached = self._units.get(row.unit_ref)
         if cached is not None:
             return cached
-        rows = self._rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (row[14],))
+        rows = self._rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (row.unit_ref,))
         return _unit(rows[0]) if rows else None
 
     def relations_in_unit(self, unit_ref: str) -> list[Relation]:
-        rows = cast("list[RelRow]", self.store.db.rows(
+        rows = rel_rows(self.store.db.rows(
             f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.unit_ref = ?", (unit_ref,)
         ))
-        return [self.store._relation_model(r) for r in sorted(rows, key=lambda r: (r[10], r[1]))]
+        return [self.store._relation_model(r) for r in sorted(rows, key=lambda r: (r.span_start, r.id))]
 
     def current_relations(self, subject: str, predicate: str) -> list[Relation]:
         rows = self._status_rows("r.subject = ? AND r.predicate = ?", (subject, predicate))
-        return [self.store._relation_model(cast(RelRow, (*r[:17], r[20]))) for r in sorted(rows, key=lambda r: r[0]) if not _reasons(r)]
+        return [self.store._relation_model(rel_row_of(r, r.quote)) for r in sorted(rows, key=lambda r: r.ord) if not _reasons(r)]
 
     # -- the hop engine's two lookups ---------------------------------------------------------------------------
     def _flag(self, row: StatusRow, reasons: list[str] | None = None) -> Rel:
-        rid = row[1]
+        rid = row.id
         hit = self._flags.get(rid)
         if hit is not None:
             return hit
@@ -223,10 +228,10 @@ class SQLView:
             reasons = _reasons(row)
         if reasons:
             current, readable = view_codes(reasons)
-            rel = Rel(rid, row[2], row[3], row[4], anchor_of(row), current, readable,
+            rel = Rel(rid, row.subject, row.predicate, row.object, anchor_of(row), current, readable,
                       not any(r in _DEFECTS for r in reasons), ",".join(reasons))
         else:  # the common case: current, readable and valid, nothing to explain
-            rel = Rel(rid, row[2], row[3], row[4], anchor_of(row))
+            rel = Rel(rid, row.subject, row.predicate, row.object, anchor_of(row))
         return _bounded(self._flags, rid, rel)
 
     def prefetch(self, refs: Sequence[str]) -> None:
@@ -242,8 +247,8 @@ class SQLView:
         rows = self._status_rows(f"r.unit_ref IN ({_marks(want)}) AND " + READABLE.format(col="r.doc_ord"), (*want, *self._vp()))
         # (``_status_rows`` adds the ``within`` condition)
         grouped: dict[str, list[Rel]] = {ref: [] for ref in want}
-        for r in sorted(rows, key=lambda r: r[1]):
-            grouped[r[14] or ""].append(self._flag(r))
+        for r in sorted(rows, key=lambda r: r.id):
+            grouped[r.unit_ref or ""].append(self._flag(r))
         for ref, rels in grouped.items():
             _bounded(self._in_unit, ref, rels)
         return grouped
@@ -263,7 +268,7 @@ class SQLView:
         rows = self._status_rows(
             "r.subject = ? AND r.predicate = ? AND " + IN_VIEW.format(col="r.doc_ord"), (subject, predicate, self._name)
         )
-        return [self._flag(r) for r in sorted(rows, key=lambda r: r[1])]
+        return [self._flag(r) for r in sorted(rows, key=lambda r: r.id)]
 
     def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census:
         """``count_census`` of ``rels_of(subject, predicate)`` as one aggregate statement: the pair's usable
@@ -371,3 +376,36 @@ class SQLView:
     def predicate(self, name: str) -> Predicate | None:
         return self.store.predicates_by_name.get(name)
 
+
+
+class ViewHopReader:
+    """The ``HopReader`` of one ``SQLView``, one lookup per read: the index's search, ``SQLView.rels_in_unit``,
+    ``rels_of`` and ``census`` (the statements of each hold the principal's conditions: ``READABLE``, ``WITHIN``).
+    A SQLite pair's first ask reads so (``SQLStore.hop_world``); later ones read each hop in one statement
+    (``chainret.store.hopquery.HopQuery``)."""
+
+    def __init__(self, view: SQLView, index: StoreIndex, functional: frozenset[str], catalog: ViewCatalog) -> None:
+        self.view, self.index, self.functional, self.catalog = view, index, functional, catalog
+
+    def search(self, node: str, predicate: str, k: int, stating_first: bool) -> list[SearchHit]:
+        if stating_first:
+            return list(self.index.hop_search(node, predicate, k))
+        return list(self.index.search([node], k=k))
+
+    def readable(self, ref: str) -> bool:
+        return True  # ``rels_in_unit`` returns nothing for a unit the principal may not read
+
+    def in_unit(self, ref: str) -> list[Rel]:
+        return self.view.rels_in_unit(ref)
+
+    def hop_relations(self, ref: str, subject: str, predicate: str) -> list[Rel]:
+        return self.view.rels_in_unit(ref)
+
+    def of_subject(self, subject: str, predicate: str) -> list[Rel]:
+        return self.view.rels_of(subject, predicate)
+
+    def entity(self, entity_id: str) -> Entity | None:
+        return self.catalog.entity(entity_id)
+
+    def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census:
+        return self.view.census(subject, predicate, on_path, followed, returned)

@@ -8,7 +8,7 @@ LAYERS: list[set[str]] = [
     {"core"},  # codes, errors, limits, atomic writes, safe display, stable JSON, word rules, session
     {"catalog", "trace", "pack"},  # the records and their rules; the trace model; the packing interface
     {"engine", "authoring"},  # search, support check, hops; source folders -> catalog
-    {"store", "sources"},  # memory / SQLite / PostgreSQL readers (they implement the engine's HopWorld); importers
+    {"store", "sources"},  # memory / SQLite / PostgreSQL readers (they implement the engine's HopReader); importers
     {"query"},  # words -> pattern and start entity (reads entity names through a store)
     {"pipeline"},  # ask: interpret, hop, pack, project; the text routes
     {"evaluate", "research"},  # fixture cases, request sets, validate; the research layers

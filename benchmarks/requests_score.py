@@ -94,9 +94,14 @@ def page(parts: list[tuple[str, str, dict[str, dict[str, dict[str, int]]], list[
                 "`tests/test_relation_synonyms.py`); relation words the catalog never declared, read through a",
                 "word-vector table distilled from MiniLM, with a threshold and margin chosen on the development",
                 "half (`chainret.query.synonyms`, docs/results/synonyms.md), and misspelt relation words",
-                "(*contcat*). Today's rules score much lower on this set than on the",
-                "sets above: most other everyday relation words (*pager*, *runs*), imperative chains, dated",
-                "requests and first-name suggestions are not read yet, and are refused rather than guessed (0 wrong).",
+                "(*contcat*); everyday sentence frames, reworded into the question they stand for and answered only",
+                "when every rewording agrees (`chainret.query.frames`, `tests/test_ask_frames.py`): *who do I page",
+                "about X*, *someone to call about X*, *who carries the pager for X*, *whoever*, *whichever team owns X*,",
+                "steps that point back (*find the team that owns X, then who is on call for that team*), everyday",
+                "verbs put as the catalog's one listed verb (*runs*, *keeps*, *uses*, *provides*) and head nouns the",
+                "phrasings ask the same answers with. Still not read, and refused rather than guessed (0 wrong): words",
+                "the vector table does not reach (*link*, *fine-tunes*, *renders*, *house of*), a hop the words leave",
+                "out (*the calibrating group for E-9*), relation typos of short words and first-name suggestions.",
                 "",
             ]
         n = sum(c["n"] for c in tab["all"].values())

@@ -181,3 +181,35 @@ def test_graph_mermaid_and_graphml(tmp_path):
     assert run("graph", "--catalog", str(ROOT / "fixtures" / "seed"), "--format", "graphml", "--out", str(out)).exit_code == 0
     g = nx.read_graphml(out, force_multigraph=True)
     assert ("project:final:main", "org:final:north", "rel-1") in g.edges(keys=True)
+
+
+def _dated_catalog(tmp_path: Path) -> Path:
+    """The default catalog with its two views named by day (as a history's views are), written to a file."""
+    text = (ROOT / "catalogs" / "default.yaml").read_text(encoding="utf-8")
+    text = text.replace("\n- name: final\n", "\n- name: '2025-11-01'\n").replace("\n- name: revised\n", "\n- name: '2026-03-15'\n")
+    path = tmp_path / "dated.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("today", "view", "answer"), [
+    ("2026-01-15", "2025-11-01", "contact:final:desk"),  # last month: December 2025, the first view
+    ("2026-12-06", "2026-03-15", "contact:final:field"),  # the negative control: another today reads another view
+])
+def test_ask_today_flag_is_the_day_relative_words_count_from(tmp_path, capsys, today, view, answer):
+    cat = _dated_catalog(tmp_path)
+    with pytest.raises(SystemExit) as exc:
+        main(["ask", "Which contact serves PR-84 last month?", "--catalog", str(cat), "--today", today, "--json", "--no-trace"])
+    assert exc.value.code == 0
+    t = json.loads(capsys.readouterr().out)
+    assert t["meta"]["today"] == today and t["meta"]["view"] == view and t["path_ids"][-1] == answer
+    r = run("ask", "Which contact serves PR-84 last month?", "--catalog", str(cat), f"--today={today}", "--json", "--no-trace")
+    assert r.exit_code == 0 and json.loads(r.output)["meta"]["today"] == today  # typer reads it the same
+
+
+@pytest.mark.parametrize("day", ["2026-02-30", "06/12/2026", "20261206", "yesterday"])
+def test_a_mistyped_today_is_a_usage_error_naming_the_flag(capsys, day):
+    with pytest.raises(SystemExit) as exc:
+        main(["ask", "Which contact serves PR-84?", "--today", day, "--no-trace"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--today" in err and day in err and "Traceback" not in err

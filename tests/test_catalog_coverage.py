@@ -171,15 +171,62 @@ def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
 
 @pytest.mark.parametrize("words", [
     "Which components have no owner and use the orders API?",  # says more than a coverage ask
-    "Which components have an owner?", "Who owns orphan-svc?", "Which users are not on any team?",
+    "Which components have an owner?", "Who owns orphan-svc?", "Which users are on a team?",
 ])
 def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: str) -> None:
     from chainret.query.gaps import read_gap_request
 
     assert read_gap_request(words) is None
     assert ask(words, acme).route != "coverage"
+@pytest.mark.parametrize(("words", "public", "predicate"), [
+    ("Which users aren't on any team?", [], "member_of"),  # ann is on team-a
+    ("Which groups are not under any group?", ["group:acme:default.team-a"], "child_of"),
+    ("Which components don't depend on any component?", ["component:acme:default.orphan-svc",
+                                                          "component:acme:default.owned-svc"], "depends_on"),
+])
+def test_a_coverage_ask_about_any_relation_reads_it_by_the_catalogs_phrasings(acme: Path, words: str, public: list[str],
+                                                                               predicate: str) -> None:
+    from chainret.verify.replay import verify
+
+    trace = ask(words, acme)
+    assert trace.outcome == "accepted_path" and trace.route == "coverage"
+    assert [a.id for a in trace.answers or []] == public and trace.meta["coverage"]["predicate"] == predicate
+    assert verify(trace, acme).ok
+    auditor = ask(words, acme, principal="auditor")  # hidden-svc's descriptor is readable by the auditor only
+    assert ("component:acme:default.hidden-svc" in {a.id for a in auditor.answers or []}) == (predicate == "depends_on")
+    assert "hidden-svc" not in trace.to_json()
+
+
+def test_an_entity_related_only_by_the_inverse_relation_is_not_listed(tmp_path: Path) -> None:
+    """A Group's spec.members says who is on it (has_member, and member_of inverted): the user is on a team."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "org.yaml").write_text("\n---\n".join([_doc("Group", "team-b", "  members: [bo]\n"), _doc("User", "bo"),
+                                                    _doc("User", "cy")]), encoding="utf-8")
+    cat = imported(root, tmp_path / "cat.yaml", ["backstage"])
+    one_way = cat.model_copy(update={"relations": [r for r in cat.relations if r.predicate != "member_of"]})
+    trace = ask("Which users are not on any team?", one_way)
+    assert [a.id for a in trace.answers or []] == ["user:acme:default.cy"]
+    # the negative control: has_member no longer described as member_of's inverse, bo is listed too
+    plain = one_way.model_copy(update={"predicates": [p.model_copy(update={"description": ""}) if p.name == "has_member" else p
+                                                      for p in one_way.predicates]})
+    assert [a.id for a in ask("Which users are not on any team?", plain).answers or []] == [
+        "user:acme:default.bo", "user:acme:default.cy"]
+
+
+@pytest.mark.parametrize("words", [
+    "Which users aren't on any team or group?",  # says more than one relation
+    "Which frobs are not on any team?",  # no such type
+    "Which users aren't on any planet?",  # the positive question reads as nothing
+])
+def test_words_that_are_no_relation_coverage_ask_stay_unanswered(acme: Path, words: str) -> None:
+    assert ask(words, acme).route != "coverage"
+
+
 # -- the same refusals and reports over compiled stores (store parity: memory, SQLite, PostgreSQL) ------------
-STORE_REQUESTS = ["Who owns orphan-svc?", "Who owns hidden-svc?", "Who owns nowhere-svc?", "Who owns owned-svc?"]
+STORE_REQUESTS = ["Who owns orphan-svc?", "Who owns hidden-svc?", "Who owns nowhere-svc?", "Who owns owned-svc?",
+                  "Which components have no owner?", "Which groups are not under any group?",
+                  "Which components don't depend on any component?"]
 
 
 @pytest.fixture(scope="module")

@@ -66,6 +66,8 @@ FAST = [
     (["Which contact serves PR-84\u202e\x1b[31m?", "--no-trace"], {}),
     (["Which contact serves プロジェクト?", "--no-trace"], {}),
     ([REQ, "--no-trace"], {"FORCE_COLOR": "1"}),
+    ([REQ, "--today", "2026-12-06", "--no-trace", "--json"], {}),
+    ([REQ, "--today=2026-02-30", "--no-trace"], {}),
 ]
 TYPER = [
     (["--help"], {}),

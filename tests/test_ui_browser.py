@@ -297,7 +297,7 @@ def test_ui_views_patterns_and_a_tampered_trace(browser: Any, servers: Any) -> N
         assert PLAIN_REASONS["unknown_entity"] in page.inner_text("#reason-code")
         assert "before its first search" in page.inner_text("#stopped-at")
         # A request that matches no phrasing: the closest ones as buttons that fill the request box.
-        missed = ui.ask("who do I ring about PR-84")
+        missed = ui.ask("who do I blame for PR-84")  # (no frame: "who do I ring about" now reads as the contact)
         closest = [s["phrasing"] for s in missed["response"]["suggestions"]]
         assert missed["response"]["outcome"] == "no_pattern" and len(closest) == 3
         assert page.eval_on_selector_all("#suggestions button.phrasing", "bs => bs.map(b => b.dataset.phrasing)") == closest

@@ -53,6 +53,7 @@ def ask_cmd(
     packet_units: Optional[int] = typer.Option(None, "--packet-units", help="Units in the final packet [4]."),
     packet_chars: Optional[int] = typer.Option(None, "--packet-chars", help="Characters in the final packet [900]."),
     no_proofs: bool = typer.Option(False, "--no-proofs", help="Leave out the log's inclusion proofs (meta.log) a compiled store with a log attaches to the trace: a smaller trace and a cheaper ask, checkable only against the store."),
+    today: Optional[str] = typer.Option(None, "--today", help="The day the request is asked on, YYYY-MM-DD: what \"last month\" or \"yesterday\" count from, and the latest day a dated request may name (default: this machine's date; the trace records it as meta.today)."),
 ) -> None:
     """Answer a relationship request with a supported chain, or say why not.
 
@@ -61,7 +62,7 @@ def ask_cmd(
     code = run_ask(request, catalog=catalog, view=view, viewer=viewer, principal=principal, as_json=as_json,
                    trace_out=trace_out, no_trace=no_trace, quiet=quiet, text_route=text_route, no_backtrack=no_backtrack,
                    rows_per_hop=rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
-                   packet_units=packet_units, packet_chars=packet_chars, no_proofs=no_proofs, echo=typer.echo)
+                   packet_units=packet_units, packet_chars=packet_chars, no_proofs=no_proofs, today=today, echo=typer.echo)
     if code:
         raise typer.Exit(code)
 

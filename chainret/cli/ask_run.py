@@ -19,6 +19,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -189,13 +190,14 @@ def run_ask(
     quiet: bool = False, text_route: bool = False, no_backtrack: bool = False, rows_per_hop: int | None = None,
     max_searches: int | None = None, max_rows: int | None = None, max_hops: int | None = None,
     packet_units: int | None = None, packet_chars: int | None = None, no_proofs: bool = False,
-    echo: Callable[[str], Any] = echo,
+    today: str | None = None, echo: Callable[[str], Any] = echo,
 ) -> int:
     """``chainret ask``: the answer (or why not) on stdout, then the trace file; the exit code (0 or ``EXIT_NO``)."""
     from chainret.pipeline.ask import answer
 
     if not request.strip():  # not a request: nothing to interpret, no trace to write
         raise UsageError('the request is empty: give the words to answer, e.g. chainret ask "Which contact serves PR-84?"')
+    day = today_flag(today)
     budget = budget_from_flags(
         rows_per_hop=rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
         packet_units=packet_units, packet_chars=packet_chars,
@@ -210,7 +212,7 @@ def run_ask(
     check_names(opened, principal=principal, viewer=viewer, view=view)
     result = answer(request, opened, view=view, principal=principal, budget=budget, viewer=viewer,
                     backtrack=not no_backtrack, text_route=text_route, source=catalog_location(catalog), session=session,
-                    proofs=not no_proofs)
+                    proofs=not no_proofs, today=day)
     trace = result.trace
     # The answer first; then the trace file (a failed write cannot lose the answer).
     from chainret.trace.model import write_trace
@@ -232,12 +234,24 @@ def run_ask(
     return EXIT_NO if trace.outcome != "accepted_path" else 0
 
 
+def today_flag(value: str | None) -> date | None:
+    """``--today``'s day, or a usage error naming the flag (checked before any catalog is opened)."""
+    if value is None:
+        return None
+    if re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", value):  # (fromisoformat alone also takes 20261206, 2026-W49)
+        try:
+            return date.fromisoformat(value)
+        except ValueError:  # 2026-02-30
+            pass
+    raise UsageError(f"--today: {value!r} is not a day written YYYY-MM-DD (e.g. --today 2026-12-06)")
+
+
 # -- the argv fast path ---------------------------------------------------------------------------
 # ask_cmd's options (tests/test_cli_fast.py holds this table equal to the typer command's).
 VALUE_OPTIONS = {
     "--catalog": "catalog", "--view": "view", "--as": "viewer", "--principal": "principal", "--trace-out": "trace_out",
     "--rows-per-hop": "rows_per_hop", "--max-searches": "max_searches", "--max-rows": "max_rows",
-    "--max-hops": "max_hops", "--packet-units": "packet_units", "--packet-chars": "packet_chars",
+    "--max-hops": "max_hops", "--packet-units": "packet_units", "--packet-chars": "packet_chars", "--today": "today",
 }
 INT_OPTIONS = frozenset({"rows_per_hop", "max_searches", "max_rows", "max_hops", "packet_units", "packet_chars"})
 FLAGS = {"--json": "as_json", "--no-trace": "no_trace", "--quiet": "quiet", "-q": "quiet", "--text-route": "text_route",

@@ -149,14 +149,21 @@ def ask(
         meta.update(reading.meta)
         base = _Base(schema_version=CHAIN_SCHEMA_VERSION if sets else SCHEMA_VERSION, request=request, catalog_digest=cat.digest())
         gaps = None
-        if reading.outcome == "no_pattern" and cv is not None:  # maybe a coverage ask ("which components have no owner")
-            from chainret.query.gaps import read_gap_request
+        # maybe a coverage ask ("which components have no owner", "which APIs does nobody consume": "nobody" names nothing)
+        unknown = reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY
+        if (reading.outcome == "no_pattern" or unknown) and cv is not None:
+            from chainret.query.gaps import read_absence_request, read_gap_request
 
-            gap = read_gap_request(when.rest if when is not None else request)
+            words_ = when.rest if when is not None else request
+            gap = read_gap_request(words_) if reading.outcome == "no_pattern" else None
             if gap is not None:
                 from chainret.pipeline.ownership import gap_trace  # (the importers' records: only for a coverage ask)
 
                 gaps = gap_trace(gap, cat, cv, principal, base, budget, meta)
+            elif (absence := read_absence_request(words_)) is not None:  # "which users are not on any team"
+                from chainret.pipeline.ownership import absence_trace
+
+                gaps = absence_trace(absence, cat, cv, principal, base, budget, meta)
         if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
             trace = gaps
         elif reading.interpretation is None:
@@ -356,7 +363,8 @@ def _run(
 ) -> Trace:
     world = cat.hop_world(cv)
     many = sets and any(p not in world.functional for p in interp.predicates)
-    if many and interp.reading == "nested":  # a composed chain over a set: each member of a set is searched
+    # a composed chain over a set (read as one, reworded or dated too: "nested+reworded"): each member of a set is searched
+    if many and (interp.reading or "").split("+")[0] == "nested":
         budget = fanout_budget(budget, [p not in world.functional for p in interp.predicates])
     run, paths = run_set(world, interp.start_id, interp.predicates, budget, backtrack=backtrack, sets=many, stating_first=sets)
     path = paths[0] if paths else None

@@ -30,7 +30,7 @@ from chainret.query.declared import Declarations, declared_of
 from chainret.sources.backstage import OWNER_REQUIRED
 from chainret.sources.codeowners import NO_OWNERS_NOTE
 from chainret.store import resolve_catalog
-from chainret.query.gaps import GapRequest
+from chainret.query.gaps import AbsenceRequest, GapRequest
 from chainret.store.base import CatalogReader, ViewReader, recompile_advice
 from chainret.trace.model import Budget, Completeness, Packet, PacketItem, SetAnswer, Trace
 
@@ -128,6 +128,13 @@ def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: st
     except UsageError:
         return None
     rows = [g for g in getattr(report, gap.kind) if not gap.types or g.type in gap.types]
+    section = {"kind": gap.kind, "types": list(gap.types), "view": report.view}
+    return _rows_trace(rows, section, cv, base, budget, meta)
+
+
+def _rows_trace(rows: list[Gap], section: dict[str, Any], cv: ViewReader, base: Mapping[str, Any], budget: Budget,
+                meta: dict[str, object]) -> Trace:
+    """A coverage ask's trace: every row an answer, every row's cited unit a packet item, the rows in ``meta.coverage``."""
     items: list[PacketItem] = []
     for g in rows:
         for c in g.cites:
@@ -142,10 +149,63 @@ def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: st
     packet = Packet(packer="coverage", cost_unit="chars", budget=sum(i.cost for i in items) + len(items), items=items,
                     cost=sum(i.cost for i in items) + max(len(items) - 1, 0), text="\n".join(i.text for i in items))
     answers = [SetAnswer(id=g.id, path_ids=[g.id], relations=[]) for g in rows]
-    section = {"kind": gap.kind, "types": list(gap.types), "view": report.view,
-               "rows": [{"id": g.id, "name": g.name, "type": g.type, "cites": g.cites,
-                         **({"referenced_by": g.referenced_by} if g.referenced_by else {})} for g in rows]}
+    section = {**section, "rows": [{"id": g.id, "name": g.name, "type": g.type, "cites": g.cites,
+                                    **({"referenced_by": g.referenced_by} if g.referenced_by else {})} for g in rows]}
     return Trace.model_construct(
         **base, route="coverage", budget=budget, outcome="accepted_path", answers=answers,
         completeness=Completeness(complete=True, answered=len(rows), eligible=len(rows)), packet=packet,
         meta={**meta, "coverage": section})
+
+
+# -- "which T has no <relation>" -----------------------------------------------------------------------------
+def absence_trace(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, principal: str, base: Mapping[str, Any],
+                  budget: Budget, meta: dict[str, object]) -> Trace | None:
+    """A coverage ask about any relation (``chainret.query.gaps.read_absence_request``): the entities of the type
+    the words name, declared in a document the principal may read, that are the subject of no relation the
+    view holds of the one predicate the positive question reads as ("which team is {x} on": ``member_of``),
+    nor the object of its declared inverse (a predicate described "inverse of member_of"). The positive
+    questions are asked about one such entity through the interpreter, so the relation is read by the
+    catalog's own phrasings and words; they must all read as the same one-hop chain from that entity, else
+    None (the request stays ``no_pattern``), as over a store that keeps no declarations."""
+    from chainret.query.interpret import interpret
+    from chainret.query.lexicon import type_words
+    from chainret.query.nested import _singular
+
+    try:
+        coverage(cat, cv.view_name, principal)  # (refuses a store that keeps no declarations)
+    except UsageError:
+        return None
+    declared = declared_of(cv)
+    said = {absence.noun, _singular(absence.noun)}
+    types = sorted({e.type for e in declared if said & type_words(e.type)})
+    if len(types) != 1:
+        return None
+    of_type = [e for e in declared if e.type == types[0]]
+    eligible = cv.eligible_relations()
+    # the entity the positive questions are asked about: one that takes part in a relation (one that takes part in
+    # none is refused as such, whatever the question), the first by ID
+    taking_part = {r.subject for r in eligible} | {r.object for r in eligible}
+    sample = min((e for e in of_type if e.id in taking_part), key=lambda e: e.id, default=None)
+    if sample is None:
+        return None
+    chains = set()
+    for question in absence.positives:
+        interp = interpret(question.replace("{x}", sample.id), cv).interpretation
+        if interp is not None:
+            chains.add((tuple(interp.predicates), interp.start_id))
+    if len(chains) != 1:
+        return None
+    (chain, start), = chains
+    if len(chain) != 1 or start != sample.id:
+        return None
+    predicate = chain[0]
+    said_of = getattr(cv.predicate(predicate), "description", "") or ""
+    inverse = {p.name for p in cv.catalog.predicates
+               if (p.description or "").startswith(f"inverse of {predicate}") or said_of.startswith(f"inverse of {p.name}")}
+    related = {r.subject for r in eligible if r.predicate == predicate} | {r.object for r in eligible if r.predicate in inverse}
+    index = Declarations(cv)
+    rows = [Gap(id=e.id, name=e.name, type=e.type, cites=[w.cite() for w in index.of(e)])
+            for e in of_type if e.id not in related and index.of(e)]
+    section = {"kind": "without_relation", "types": types, "predicate": predicate, "inverse": sorted(inverse),
+               "view": cv.shown_name}
+    return _rows_trace(rows, section, cv, base, budget, meta)

@@ -56,10 +56,16 @@ class GapRequest(NamedTuple):
     types: tuple[str, ...] = ()
 
 
+def _plain(request: str) -> str:
+    """A request as the coverage rules read it: ASCII marks, lower case, "n't" as " not", single spaces, no end
+    punctuation (marks first: "don\u2019t" is "do not" too)."""
+    text = ascii_marks(request).lower().replace("n't", " not")
+    return re.sub(r"\s+", " ", text).strip(" ?.!")
+
+
 def read_gap_request(request: str) -> GapRequest | None:
     """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
-    text = ascii_marks(request).lower().replace("n't", " not")  # (marks first: "don\u2019t" is "do not" too)
-    text = re.sub(r"\s+", " ", text).strip(" ?.!")
+    text = _plain(request)
     if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling")):
         return None  # (most requests: nothing to compile or try)
     if not _COMPILED:
@@ -71,4 +77,58 @@ def read_gap_request(request: str) -> GapRequest | None:
         noun = (m.groupdict().get("t") or "").removesuffix("s") or ""
         noun = "entity" if noun == "entitie" else noun
         return GapRequest(kind, _OWNED_TYPES.get(noun, ()))
+    return None
+
+
+# -- "which T has no <relation>": any relation the catalog's phrasings name -------------------------------
+class AbsenceRequest(NamedTuple):
+    """A coverage ask about any relation: the type noun as said ("users"), and positive questions about one
+    entity (``{x}``) that name the relation ("which team is {x} on"), read by the catalog's own phrasings."""
+
+    noun: str
+    positives: tuple[str, ...]
+
+
+_ANY = r"(?:any|an?|some)"
+_NOBODY = r"(?:nobody|no\s+one|nothing|no\s+(?P<u>[a-z]+))"
+_PREP = r"(?P<prep>in|on|under|part\s+of|a\s+member\s+of|members\s+of|a\s+part\s+of)"
+_N = r"(?P<t>[a-z]+)"
+_ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
+    # "which users aren't on any team" -> which team is {x} on
+    (rf"{_LEAD}{_N}\s+(?:are|is)\s+not\s+{_PREP}\s+{_ANY}\s+(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
+    # "which apis does nobody consume" -> who consumes {x}
+    (rf"{_LEAD}{_N}\s+(?:do|does)\s+{_NOBODY}\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?",
+     ("who {vs}{p} {x}", "what {vs}{p} {x}", "which {u} {vs}{p} {x}")),
+    # "which components don't provide any API" -> which api does {x} provide
+    (rf"{_LEAD}{_N}\s+(?:do|does)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_ANY}\s+(?P<u>[a-z]+)",
+     ("which {u} does {x} {v}{p}", "what {u} does {x} {v}{p}", "what does {x} {v}{p}")),
+    # "which components have no dependencies", "systems without a domain" -> what is the domain of {x}
+    (rf"{_LEAD}{_N}\s+(?:have|has|with)\s+no\s+(?P<u>[a-z]+(?:\s+[a-z]+)?)", ("what is the {u} of {x}", "who is the {u} of {x}",
+                                                                              "which {u} does {x} have")),
+    (rf"{_LEAD}{_N}\s+without\s+(?:an?\s+|any\s+)?(?P<u>[a-z]+(?:\s+[a-z]+)?)", ("what is the {u} of {x}", "who is the {u} of {x}",
+                                                                                "which {u} does {x} have")),
+)
+_ABSENCE_COMPILED: list[tuple[re.Pattern[str], tuple[str, ...]]] = []
+
+
+def _third_person(verb: str) -> str:
+    return verb + "es" if verb.endswith(("s", "sh", "ch", "x", "o")) else verb[:-1] + "ies" if verb.endswith("y") else verb + "s"
+
+
+def read_absence_request(request: str) -> AbsenceRequest | None:
+    """"Which T <has no relation>" as the type noun and positive questions about one T, or None. Read only when
+    ``read_gap_request`` reads nothing: the ownership report's own sections keep their rules."""
+    text = _plain(request)
+    if not _ABSENCE_COMPILED:
+        _ABSENCE_COMPILED.extend((re.compile(rf"^{rule}$"), qs) for rule, qs in _ABSENCE)
+    for rule, questions in _ABSENCE_COMPILED:
+        m = rule.match(text)
+        if m is None:
+            continue
+        g = {k: (v or "") for k, v in m.groupdict().items()}
+        verb = g.get("v", "")
+        fill = {**g, "vs": _third_person(verb) if verb else "", "x": "{x}"}
+        out = tuple(dict.fromkeys(q.format(**fill) for q in questions if all(g.get(k) for k in re.findall(r"{(\w+)}", q)
+                                                                               if k not in ("x", "vs", "p"))))
+        return AbsenceRequest(g["t"], out) if out else None
     return None

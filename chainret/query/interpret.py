@@ -46,14 +46,16 @@ def pattern_specs(catalog: CatalogRecords) -> list[PatternSpec]:
     return [PatternSpec(p.name, p.start_type, tuple(p.hops), tuple(p.phrasings)) for p in catalog.patterns]
 
 
-def interpret(request: str, cv: ViewReader, *, depth: int = 0) -> Reading:
+def interpret(request: str, cv: ViewReader, *, depth: int = 0, reworded: bool = False) -> Reading:
     """Match the request to a pattern and resolve its slot to one canonical ID in the view.
 
     Literal readings first (``chainret.catalog.patterns``: a declared phrasing word for word, the slot an
     entity's ID, name or alias exactly), as before; only when none resolves, the tolerant readings
     of ``chainret.query.understand``, accepted when they agree on one pattern and one entity; only when
     those find no pattern or no entity, a slot said as a request of its own (``chainret.query.nested``:
-    "who owns the APIs that web-shop consumes"), read at ``depth`` + 1.
+    "who owns the APIs that web-shop consumes"), read at ``depth`` + 1; only when that finds nothing either,
+    the request said in an everyday frame (``chainret.query.frames``: "who do I page about X", "which team
+    runs X"), each question it stands for read at the same depth (``reworded``: not reworded again).
     """
     reading = _interpret_flat(request, cv)
     if reading.interpretation is not None or depth >= NESTED_MAX_DEPTH:
@@ -62,7 +64,39 @@ def interpret(request: str, cv: ViewReader, *, depth: int = 0) -> Reading:
         nested = _nested(request, cv, depth) or _steps(request, cv, depth)
         if nested is not None:
             return nested
+        if not reworded:
+            again = _reworded(request, cv, depth)
+            if again is not None:
+                return again
     return reading
+
+
+def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
+    """The one reading the everyday rewordings of a request agree on (``chainret.query.frames``), recorded as
+    ``reading`` ``<route>+reworded`` with the question asked; an ``ambiguous_reading`` refusal when two
+    rewordings read differently; None when none reads (the request's own refusal then stands)."""
+    from chainret.query.frames import reworded
+    from chainret.query.lexicon import lexicon
+
+    lex = lexicon(cv.catalog)
+    specs = pattern_specs(cv.catalog)
+    vocab = lex.vocabulary(specs)
+    read: dict[tuple[tuple[str, ...], str], tuple[str, Reading]] = {}
+    for text in reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)):
+        again = interpret(text, cv, depth=depth, reworded=True)
+        interp = again.interpretation
+        if interp is not None:
+            read.setdefault((tuple(interp.predicates), interp.start_id), (text, again))
+    if not read:
+        return None
+    if len(read) > 1:
+        return _ambiguous_reading([(" → ".join(chain), start) for chain, start in read])
+    text, again = next(iter(read.values()))
+    interp = again.interpretation
+    assert interp is not None
+    record = [WordMatch(words=request, part="pattern", how="reworded", target=text), *interp.match]
+    route = f"{interp.reading}+reworded" if interp.reading else "reworded"
+    return again._replace(interpretation=interp.model_copy(update={"reading": route, "match": record}))
 
 
 def _steps(request: str, cv: ViewReader, depth: int) -> Reading | None:
@@ -80,6 +114,20 @@ def _steps(request: str, cv: ViewReader, depth: int) -> Reading | None:
         return reading if reading.outcome == "refused" and reading.reason is not None and reading.reason.code != RefusalCode.UNKNOWN_ENTITY else None
     record = [WordMatch(words=request, part="pattern", how="steps", target=asked), *interp.match]
     return reading._replace(interpretation=interp.model_copy(update={"reading": "steps", "match": record}))
+
+
+def _answer_heads(specs: list[PatternSpec], cv: ViewReader) -> dict[str, set[frozenset[str]]]:
+    """The nouns the phrasings ask with ("which team owns {component}": ``team``) -> the answer types of each pattern
+    they ask with (the range of its last predicate)."""
+    from chainret.catalog.patterns import parsed_phrasings
+
+    out: dict[str, set[frozenset[str]]] = {}
+    for pat, _, lits, _, _ in parsed_phrasings(specs):
+        if len(lits) > 1 and lits[0] in ("which", "what") and lits[1] not in ("is", "are", "does", "do"):
+            pred = cv.predicate(pat.predicates[-1])
+            if pred is not None:
+                out.setdefault(lits[1], set()).add(frozenset(pred.range_types))
+    return out
 
 
 def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
@@ -365,11 +413,15 @@ def interpret_at(when: TimeWords, cv: ViewReader) -> Reading:
     reading = interpret(when.rest, cv)
     rewrites: list[tuple[str, str]] = []
     if reading.interpretation is None:
+        from chainret.query.frames import everyday_words
         from chainret.query.lexicon import lexicon
         from chainret.query.when import present_variants
 
-        specs = pattern_specs(cv.catalog)
-        tries = [(r, interpret(text, cv)) for text, r in present_variants(when.rest, lexicon(cv.catalog).vocabulary(specs))]
+        lex = lexicon(cv.catalog)
+        vocab = lex.vocabulary(pattern_specs(cv.catalog))
+        # the words as said, and with their everyday verbs in the catalog's ("used" -> "consumed" -> "consume")
+        said = dict.fromkeys((when.rest, everyday_words(when.rest, vocab, lex.verb_owners())))
+        tries = [(r, interpret(text, cv)) for rest in said for text, r in present_variants(rest, vocab)]
         read = [(r, t) for r, t in tries if t.interpretation is not None]
         # two variants mean the same when they follow the same chain from the same entity (a declared pattern
         # and the same hops composed), whatever the patterns' names

@@ -194,6 +194,14 @@ class Lexicon:
                 self._nouns.setdefault(n, []).append(pw)
         self._max_noun = max((len(n) for n in self._nouns), default=1)
 
+    def verb_owners(self) -> dict[str, set[str]]:
+        """Each verb (one word or several) -> the predicates it is a verb of."""
+        out: dict[str, set[str]] = {}
+        for pw in self.preds:
+            for v in pw.verbs:
+                out.setdefault(v, set()).add(pw.name)
+        return out
+
     def vocabulary(self, patterns: Sequence[Any]) -> set[str]:
         vocab = {w for n in self._nouns for w in n}
         for pw in self.preds:

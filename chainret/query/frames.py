@@ -1,0 +1,327 @@
+"""A request said in everyday sentence frames, reworded into the question it stands for.
+
+People ask "who do I page about X?", "someone to call about X?", "I need whoever is on call for X",
+"who is on call for whichever team owns X", "find the team that owns X, then who is on call for that team",
+"which team runs X", "which components use X". None of these is a phrasing, but each stands for one: "who is
+on call for X", "who is the contact for X", "who is on call for the team that owns X", "which team owns X",
+"which components consume X". ``reworded(request, vocab)`` returns those questions; ``chainret.query.interpret``
+reads each with the whole interpreter and answers only when every question that reads agrees on one chain and
+one start entity (two that differ: ``ambiguous_reading``), so a rewording never picks between meanings.
+
+Closed lists, each rule for one frame, and every rewrite still has to be read word for word by the
+catalog's phrasings and relation words: a frame whose relation the catalog does not have (no contact, no
+on-call) reads as nothing and the request stays refused. Everyday verbs and nouns (``run``, ``use``,
+``squad``) stand for a catalog word only where the catalog has exactly one of the words listed for them and
+not the everyday word itself: "runs" is "operates" where a catalog has operators and no owners, "owns"
+where it has owners and no operators, and nothing where it has both (the request stays refused). A
+grammar of frames rather than a parser, for the reason ``chainret.query.nested`` gives: no model on the
+ask path, and nothing read that the lists do not name.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# -- sentence frames ---------------------------------------------------------------------------------------
+# Verbs of getting in touch: "who do I <verb> about X" asks for X's contact.
+_REACH = (
+    "get in touch with", "get hold of", "get through to", "get through", "reach out to", "talk to", "talk with",
+    "speak to", "speak with", "call up", "ring up", "contact", "reach", "call", "phone", "telephone", "ring",
+    "email", "e-mail", "message", "ask",
+)
+# Verbs of paging: "who do I page about X" asks who is on call for X.
+_PAGE = ("page",)
+_ABOUT = r"(?:about|regarding|concerning|re|for|on|with)"
+_ASKER = r"(?:who|whom)\s+(?:do|should|can|could|must|would|shall)\s+(?:i|we)"
+_WANTED = r"(?:someone|somebody|anyone|anybody|who|whom|the\s+person|the\s+one)\s+to"
+
+
+def _alts(phrases: Iterable[str]) -> str:
+    return "(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in sorted(phrases, key=len, reverse=True)) + ")"
+
+
+# (pattern over the whole lower-cased request, the question it stands for with {x} for the rest)
+_FRAMES: tuple[tuple[str, str], ...] = (
+    (rf"{_ASKER}\s+{_alts(_REACH)}\s+{_ABOUT}\s+(?P<x>.+)", "who is the contact for {x}"),
+    (rf"{_WANTED}\s+{_alts(_REACH)}\s+{_ABOUT}\s+(?P<x>.+)", "who is the contact for {x}"),
+    (rf"{_ASKER}\s+{_alts(_PAGE)}\s+{_ABOUT}\s+(?P<x>.+)", "who is on call for {x}"),
+    (rf"{_WANTED}\s+{_alts(_PAGE)}\s+{_ABOUT}\s+(?P<x>.+)", "who is on call for {x}"),
+    (rf"who\s+(?:gets|is|would\s+be|will\s+be)\s+paged\s+{_ABOUT}\s+(?P<x>.+)", "who is on call for {x}"),
+    (rf"who\s+(?:has|carries|holds|is\s+carrying|is\s+holding)\s+the\s+pager\s+{_ABOUT}\s+(?P<x>.+)",
+     "who is on call for {x}"),
+    (rf"how\s+(?:do|can|should|would)\s+(?:i|we)\s+{_alts(_REACH)}\s+(?P<x>the\s+.+)", "who is {x}"),
+    (r"whose\s+(?:is|are)\s+(?P<x>.+)", "who owns {x}"),
+    # "which teams does alice belong to": a membership (a system's parts have their own phrasing, read before this)
+    (r"(?P<x>(?:which|what)\s+[a-z]+\s+(?:does|do)\s+.+?)\s+belong\s+to", "{x} is in"),
+    (r"who\s+(?:works|is\s+working)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
+)
+_COMPILED: list[tuple[re.Pattern[str], str]] = []
+
+# Words standing for a clause that names its noun: "whoever is on call" is "who is on call", "whichever team
+# owns X" is "the team that owns X".
+_WHOEVER = re.compile(r"\bwhoever\b", re.IGNORECASE)
+_WHICHEVER = re.compile(r"\b(?:whichever|whatever)\s+(\S+)", re.IGNORECASE)
+_WHO_ARE = re.compile(r"^(who|what|which\s+\S+|what\s+\S+)\s+are\s+the\s+(\S+)(\s+.+)$", re.IGNORECASE)
+
+
+def _singular(word: str) -> str:
+    from chainret.query.nested import _singular as singular
+
+    return singular(word)
+
+
+def _tidy(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace("\u2019", "'")).strip(" ?.!")
+
+
+def clause_words(text: str) -> str:
+    """``whoever`` as ``who``, ``whichever N`` as ``the N that``, "who are the Ns" as "who is the N"."""
+    out = _WHOEVER.sub("who", text)
+    out = _WHICHEVER.sub(lambda m: f"the {m.group(1)} that", out)
+    m = _WHO_ARE.match(out)
+    if m and _singular(m.group(2)) != m.group(2):
+        out = f"{m.group(1)} is the {_singular(m.group(2))}{m.group(3)}"
+    return out
+
+
+def frame_question(text: str) -> str | None:
+    """The question a sentence frame stands for ("who do I page about X" -> "who is on call for X")."""
+    if not _COMPILED:
+        _COMPILED.extend((re.compile(rf"^{p}$", re.IGNORECASE | re.DOTALL), q) for p, q in _FRAMES)
+    low = _tidy(text)
+    for rule, question in _COMPILED:
+        m = rule.match(low)
+        if m is not None:  # the words as written (names keep their case)
+            said = _tidy(text)[m.start("x") : m.end("x")]
+            if question == "{x} is in":  # "which teams does X" -> "which teams is X"
+                said = re.sub(r"^(\S+\s+\S+)\s+(?:does|do)\s", r"\1 is ", said, flags=re.IGNORECASE)
+                return f"{said} in"
+            return question.format(x=said)
+    return None
+
+
+# -- everyday words --------------------------------------------------------------------------------------
+# An everyday verb (its forms: 3rd person, base, past, -ing) and the catalog verbs it may stand for, in the
+# same forms. From help-desk wording (the 2026-12 request set's development half, examples/newcomer).
+_VERB_FORMS: dict[str, tuple[str, str, str, str]] = {
+    "run": ("runs", "run", "ran", "running"),
+    "operate": ("operates", "operate", "operated", "operating"),
+    "own": ("owns", "own", "owned", "owning"),
+    "keep": ("keeps", "keep", "kept", "keeping"),
+    "possess": ("possesses", "possess", "possessed", "possessing"),
+    "use": ("uses", "use", "used", "using"),
+    "consume": ("consumes", "consume", "consumed", "consuming"),
+    "maintain": ("maintains", "maintain", "maintained", "maintaining"),
+    "have": ("has", "have", "had", "having"),
+    "provide": ("provides", "provide", "provided", "providing"),
+    "furnish": ("furnishes", "furnish", "furnished", "furnishing"),
+    "supply": ("supplies", "supply", "supplied", "supplying"),
+    "endorse": ("endorses", "endorse", "endorsed", "endorsing"),
+    "certify": ("certifies", "certify", "certified", "certifying"),
+}
+EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
+    "run": ("operate", "own"),
+    "operate": ("own",),
+    "keep": ("own",),
+    "possess": ("own",),
+    "use": ("consume",),
+    "maintain": ("own",),
+    "have": ("own",),
+    "provide": ("supply",),
+    "furnish": ("supply",),
+    "endorse": ("certify",),
+}
+# Everyday phrases for a verb: (the phrase, said of one / of several) -> the catalog verbs it may stand for.
+EVERYDAY_PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
+    ("is behind", "are behind"): ("own",),
+    ("is responsible for", "are responsible for"): ("own",),
+}
+# An everyday noun and the catalog words it may stand for (the same rule: exactly one of them in the catalog).
+EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
+    "squad": ("team",),
+    "squads": ("teams",),
+    "possessor": ("owner",),
+    "service": ("component",),
+    "services": ("components",),
+}
+
+
+def everyday_substitutions(vocab: set[str], verb_owners: dict[str, set[str]] | None = None) -> dict[str, str]:
+    """Request word (or phrase) -> catalog word, for each everyday word whose listed catalog words are in the
+    catalog's words (``vocab``) for exactly one of them, and which the catalog uses for nothing else: not at
+    all, or only as a verb of the same relations as that catalog word (``verb_owners``: verb -> predicates;
+    "maintains", declared beside "owns", is put as "owns" so that the phrasings read it)."""
+    owners = verb_owners or {}
+
+    def free(word: str, target: str) -> bool:
+        return word not in vocab or (bool(owners.get(word)) and owners.get(word) == owners.get(target))
+
+    out: dict[str, str] = {}
+    for every, targets in EVERYDAY_VERBS.items():
+        held = [t for t in targets if any(f in vocab for f in _VERB_FORMS[t])]
+        if len(held) != 1:
+            continue
+        pairs = list(zip(_VERB_FORMS[every], _VERB_FORMS[held[0]], strict=True))
+        if all(free(f, _VERB_FORMS[held[0]][0]) for f, _ in pairs):
+            out.update(pairs)
+    for (one, several), targets in EVERYDAY_PHRASES.items():
+        held = [t for t in targets if any(f in vocab for f in _VERB_FORMS[t])]
+        if len(held) == 1 and all(free(p, _VERB_FORMS[held[0]][0]) for p in (one, several)):
+            out.update({one: _VERB_FORMS[held[0]][0], several: _VERB_FORMS[held[0]][1]})
+    for every, targets in EVERYDAY_NOUNS.items():
+        held = [t for t in targets if t in vocab]
+        if every not in vocab and len(held) == 1:
+            out[every] = held[0]
+    return out
+
+
+def _substituted(text: str, subs: dict[str, str]) -> str:
+    """Each whole word of ``subs`` written in lower case replaced (a word of a name, "checkout-service" or
+    "the Schedule Service", is left alone: it is hyphenated or capitalised)."""
+    if not subs:
+        return text
+    phrases = sorted((k for k in subs if " " in k), key=len, reverse=True)
+    words_ = "|".join([*(re.escape(p).replace(r"\ ", r"\s+") for p in phrases), "[a-z]+"])
+
+    def one_or_phrase(m: re.Match[str]) -> str:
+        return subs.get(re.sub(r"\s+", " ", m.group(0)), m.group(0))
+
+    return re.sub(rf"(?<![\w'-])(?:{words_})(?![\w'-])", one_or_phrase, text)
+
+
+def everyday_words(text: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None) -> str:
+    """``text`` with its everyday words in the catalog's (``everyday_substitutions``): "which components used X"
+    -> "which components consumed X", for a reading that puts the past in the present afterwards."""
+    return _substituted(text, everyday_substitutions(vocab, verb_owners))
+
+
+def head_variants(text: str, heads: dict[str, set[frozenset[str]]]) -> list[str]:
+    """"which team is X under" as "which group is X under" where the catalog's phrasings ask with both nouns for
+    the same answer types (``heads``: a head noun of a "which <noun>" phrasing -> the answer types of each pattern it
+    asks with): the noun only says what kind of answer is wanted, and the two say the same."""
+    m = re.match(r"^(which|what)\s+([A-Za-z]+)(\s.+)$", text, re.IGNORECASE)
+    if m is None or m.group(2).lower() not in heads:
+        return []
+    noun = m.group(2).lower()
+    mine = heads[noun]
+    plural = _singular(noun) != noun
+    out = []
+    for other, theirs in heads.items():
+        if other != noun and (_singular(other) != other) == plural and mine & theirs:
+            out.append(f"{m.group(1)} {other}{m.group(3)}")
+    return out
+
+
+def head_number_variant(text: str, vocab: set[str]) -> str | None:
+    """"which API does X provide" in the phrasings' number ("which apis does X provide"), and the other way round:
+    the head noun after the question word in the number the catalog's words have it in."""
+    m = re.match(r"^(which|what)\s+([A-Za-z]+)(\s+(?:does|do|is|are)\s.+)$", text, re.IGNORECASE)
+    if m is None:
+        return None
+    noun = m.group(2).lower()
+    other = _singular(noun) if _singular(noun) != noun else noun + "s"
+    if other not in vocab:
+        return None
+    return f"{m.group(1)} {other}{m.group(3)}"
+
+
+# Misspellings of a question's own small words (too short for the typo rule of ``chainret.query.synonyms``).
+_SPELLING = {"teh": "the", "hte": "the", "waht": "what", "whcih": "which", "wich": "which"}
+
+
+def _spelt(text: str) -> str:
+    return re.sub(r"(?<![\w'-])[a-z]+(?![\w'-])", lambda m: _SPELLING.get(m.group(0), m.group(0)), text)
+
+
+# -- steps with back references --------------------------------------------------------------------------
+_STEP_SPLIT = r"\s*(?:,|;|\.)?\s*\b(?:and\s+)?then\b\s*"
+_STEP_LEADS = ("find me", "find", "get", "look up", "tell me", "show me", "give me")
+_QUESTION = ("who", "which", "what", "where")
+
+
+def _lead_off(text: str) -> str:
+    low = text.lower()
+    for lead in _STEP_LEADS:
+        if low.startswith(lead + " "):
+            return text[len(lead) + 1 :]
+    return text
+
+
+def _head(phrase: str) -> str:
+    """The noun a phrase names its result by: "team" of "the team that owns X", "group" of "the calibrating group of
+    X's instrument", "instrument" of "X's instrument"."""
+    low = phrase.lower().split()
+    for i, w in enumerate(low):
+        if i > 0 and w in ("of", "that", "which", "who", "for", "under", "responsible"):
+            low = low[:i]
+            break
+    return low[-1].removesuffix("'s") if low else ""
+
+
+def _names(noun: str, previous: str) -> bool:
+    """``that team`` names the previous result when its noun is the previous phrase's (in either number)."""
+    head = _head(previous)
+    return noun in (head, _singular(head)) or _singular(noun) == head
+
+
+def _refer(step: str, previous: str) -> str | None:
+    """The step with its one reference to the previous result put in its place, or None (none, or several, or a
+    noun that is not the previous result's: "then the weather's contact")."""
+    toks = step.split()
+    low = [t.lower() for t in toks]
+    spots: list[tuple[int, int, str]] = []  # (from, to, replacement)
+    for i, w in enumerate(low):
+        if w in ("it", "them"):
+            spots.append((i, i + 1, previous))
+        elif w in ("its", "their") and i + 1 < len(toks):
+            j = next((k for k in range(i + 1, len(toks)) if low[k] in ("of", "for", "that", "which", "who")), len(toks))
+            spots.append((i, j, f"the {' '.join(toks[i + 1 : j])} of {previous}"))
+        elif w in ("that", "this", "the") and i + 1 < len(toks) and low[i + 1].endswith("'s"):
+            j = next((k for k in range(i + 2, len(toks)) if low[k] in ("of", "for", "that", "which", "who")), len(toks))
+            if j > i + 2 and _names(low[i + 1][:-2], previous):
+                spots.append((i, j, f"the {' '.join(toks[i + 2 : j])} of {previous}"))
+        elif (w in ("that", "this") and i + 1 < len(toks) and i > 0 and low[i - 1] in ("for", "of", "on", "in", "by", "to")
+              and _names(low[i + 1], previous)):
+            spots.append((i, i + 2, previous))
+    if len(spots) != 1:
+        return None
+    a, b, put = spots[0]
+    return " ".join([*toks[:a], put, *toks[b:]])
+
+
+def steps_rewording(request: str) -> str | None:
+    """A chain said as steps whose later steps point back ("find the team that owns X, then who is on call for
+    that team"; "find X's instrument, then the group that calibrates it") as one question ("who is on call for
+    the team that owns X"; "who is the group that calibrates X's instrument")."""
+    parts = [p.strip(" ?.!,") for p in re.split(_STEP_SPLIT, _tidy(request), flags=re.IGNORECASE)]
+    if len(parts) < 2 or not all(parts):
+        return None
+    phrase = _lead_off(parts[0])
+    if phrase.split()[0].lower() in _QUESTION:
+        return None
+    for part in parts[1:]:
+        step = _refer(_lead_off(part), phrase)
+        if step is None:
+            return None
+        phrase = step
+    return phrase if phrase.split()[0].lower() in _QUESTION else f"who is {phrase}"
+
+
+def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None,
+             heads: dict[str, set[frozenset[str]]] | None = None) -> list[str]:
+    """The questions ``request`` may stand for (none when no frame, clause word or everyday word applies)."""
+    said = clause_words(_spelt(request))
+    base = clause_words(everyday_words(_spelt(request), vocab, verb_owners))
+    out = [base]
+    for text in dict.fromkeys((said, base)):  # a frame's own verbs ("who has the pager") before any everyday word's
+        framed = frame_question(text)
+        if framed is not None:
+            out.append(everyday_words(framed, vocab, verb_owners))
+        steps = steps_rewording(text)
+        if steps is not None:
+            out.append(steps)
+    out += [v for t in list(out) if (v := head_number_variant(t, vocab)) is not None]
+    out += [v for t in list(out) for v in head_variants(t, heads or {})]
+    tidy = _tidy(request).lower()
+    return [t for t in dict.fromkeys(out) if _tidy(t).lower() != tidy]

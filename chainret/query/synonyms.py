@@ -72,9 +72,9 @@ _FRAME_WORDS = frozenset({
     "would", "will", "shall", "may", "might", "must", "has", "have", "had", "the", "a", "an", "of", "for", "to", "in",
     "on", "at", "by", "from", "with", "about", "as", "and", "or", "not", "no", "nor", "but", "then", "than", "there",
     "here", "some", "someone", "somebody", "anyone", "anybody", "one", "all", "any", "each", "every", "other",
-    "find", "tell", "show", "give", "get", "need", "want", "know", "like", "please", "up", "out", "right", "now",
-    "today", "currently", "again", "also", "just", "only", "still", "yet", "very", "so",
-})
+    "find", "tell", "show", "give", "get", "need", "want", "know", "like", "up", "out", "also", "just", "only",
+    "still", "yet", "very", "so",
+})  # (the filler words, "please", "today", "right now" ..., are read as such: ``core.words.FILLERS``, added by the caller)
 
 
 class Substitution(NamedTuple):

@@ -42,7 +42,7 @@ from typing import Any, NamedTuple
 from chainret.query.lexicon import Lexicon, lexicon
 from chainret.catalog.names import NameLookup, digits_of, label_words, name_key
 from chainret.catalog.patterns import PatternSpec, PhrasingError, _parsed, words
-from chainret.core.words import FILLERS
+from chainret.core.words import FILLERS, ascii_marks
 
 # -- request words ---------------------------------------------------------------------------------
 # Leading politeness and question frames, longest first (dropped only at the start of the request).
@@ -139,7 +139,7 @@ def prepare(text: str, vocab: set[str]) -> Prepared | None:
 
 def topic_variants(text: str) -> list[tuple[str, str]]:
     """A fronted topic rewritten into the request: (rewritten request, topic words)."""
-    m = re.match(_TOPIC, text.replace("\u2019", "'"), re.IGNORECASE | re.DOTALL)
+    m = re.match(_TOPIC, ascii_marks(text), re.IGNORECASE | re.DOTALL)
     if not m:
         return []
     topic, rest = m.group("topic").strip(), m.group("rest").strip()

@@ -36,7 +36,7 @@ COMPILED = [
     "chainret/catalog/patterns.py",
     "chainret/pipeline/projection.py",
     "chainret/engine/search.py",
-    "chainret/engine/statement.py",
+    "chainret/catalog/statement.py",
     "chainret/store/hopquery.py",
     "chainret/store/rowdecode.py",
     "chainret/store/sqlview.py",

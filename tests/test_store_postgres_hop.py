@@ -67,7 +67,7 @@ def test_a_two_hop_ask_is_one_round_trip_per_hop(pg_url, monkeypatch):  # noqa: 
     store = PostgresStore(url)
     try:
         request = "Which contact serves PR-84?"
-        first = ask(request, store, view="final", principal="public")
+        first = ask(request, store, view="final", principal="public", proofs=False)
         assert first.outcome == "accepted_path" and len(first.hops) == 2
         sent: list[str] = []
         orig = psycopg.Cursor.execute
@@ -77,10 +77,21 @@ def test_a_two_hop_ask_is_one_round_trip_per_hop(pg_url, monkeypatch):  # noqa: 
             return orig(self, query, *a, **kw)
 
         monkeypatch.setattr(psycopg.Cursor, "execute", counting)
-        again = ask(request, store, view="final", principal="public")
+        again = ask(request, store, view="final", principal="public", proofs=False)
         assert trace_json(again) == trace_json(first)
         # BEGIN with the role and view, the entity's name, one statement per hop, COMMIT
         assert len(sent) == 2 + len(first.hops) + 1, sent
         assert sum(s.startswith("WITH c AS MATERIALIZED") for s in sent) == len(first.hops)
+        # The trace's log proofs (chainret.store.log) add statements of their own, a fixed number whatever the
+        # anchors, each reading the log's tables or the cited units and relations; the hops' statements stay as many.
+        bare = list(sent)
+        sent.clear()
+        proven = ask(request, store, view="final", principal="public")
+        assert "log" in proven.meta and proven.hops == first.hops
+        assert sum(s.startswith("WITH c AS MATERIALIZED") for s in sent) == len(first.hops)
+        proof_reads = [s for s in sent if s not in bare]
+        assert proof_reads and all("log_" in s or s.startswith(("SET LOCAL ROLE", "SELECT set_config", "SELECT 'u', ref, ord",
+                                                                  "SELECT DISTINCT principal FROM identities"))
+                                   for s in proof_reads), proof_reads
     finally:
         store.close()

@@ -161,6 +161,12 @@ def test_a_coverage_ask_answers_from_the_report_over_what_the_principal_may_read
     ("Which APIs are unowned?", "no_owner"), ("unowned files", "rules_without_owners"),
     ("owners that resolve to nothing", "undeclared_owners"), ("Which teams have no members?", "groups_without_members"),
     ("groups with no members", "groups_without_members"),
+    # relative clauses, "lack"/"missing"/"don't have", "ownerless"/"orphaned", wider leads
+    ("components that have no owner", "no_owner"), ("Which components lack an owner?", "no_owner"),
+    ("Which components are missing an owner?", "no_owner"), ("Is there any component with no owner?", "no_owner"),
+    ("Do we have any APIs that don't have an owner?", "no_owner"), ("List every component that is unowned", "no_owner"),
+    ("ownerless components", "no_owner"), ("orphaned systems", "no_owner"), ("Which of our components have no owner?", "no_owner"),
+    ("Which teams lack members?", "groups_without_members"), ("files that don't have a code owner", "rules_without_owners"),
 ])
 def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -172,6 +178,7 @@ def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
 @pytest.mark.parametrize("words", [
     "Which components have no owner and use the orders API?",  # says more than a coverage ask
     "Which components have an owner?", "Who owns orphan-svc?", "Which users are on a team?",
+    "Which components are missing docs?", "Which components lack an owner and a system?",  # another lack; says more
 ])
 def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: str) -> None:
     from chainret.query.gaps import read_gap_request

@@ -26,23 +26,32 @@ _OWNED_TYPES: dict[str, tuple[str, ...]] = {
 _CODE = r"(?:paths?|files?|rules?|codeowners\s+rules?|code\s+paths?)"
 _GROUPS = r"(?:groups?|teams?)"
 _T = r"(?P<t>components?|apis?|resources?|systems?|domains?|entities|entity|things?)"
-_LEAD = r"(?:(?:which|what|list|show(?:\s+me)?|find|are\s+there\s+any)\s+)?(?:all\s+)?(?:the\s+|any\s+)?"
+_LEAD = (r"(?:(?:which|what|list|show(?:\s+me)?|find|(?:are|is)\s+there(?:\s+any)?|do\s+we\s+have(?:\s+any)?)\s+)?"
+         r"(?:all\s+|every\s+|each\s+)?(?:the\s+|any\s+|of\s+the\s+|of\s+our\s+|our\s+)?")
+# A relative clause between the type noun and what it lacks: "components that have no owner".
+_REL = r"(?:\s+(?:that|which|who))?"
+# Words for "has none": "lack", "are missing", "do not have".
+_LACK = r"(?:lacks?|lacking|(?:are|is)\s+missing|missing|(?:do|does)\s+not\s+have|(?:have|has)\s+not\s+got)"
 _NO_OWNER = r"(?:no\s+owners?|no\s+one\s+owning\s+(?:it|them)|nobody\s+owning\s+(?:it|them))"
 _RULES: tuple[tuple[GapKind, str], ...] = (
-    ("no_owner", rf"{_LEAD}{_T}\s+(?:have|has|had|with)\s+{_NO_OWNER}"),
+    ("no_owner", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+{_NO_OWNER}"),
     ("no_owner", rf"{_LEAD}{_T}\s+without\s+(?:an?\s+|any\s+)?owners?"),
-    ("no_owner", rf"{_LEAD}{_T}\s+(?:are|is|were|was)\s+(?:unowned|not\s+owned(?:\s+by\s+(?:anyone|anybody|any\s+team))?)"),
+    ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_LACK}\s+(?:an?\s+|any\s+)?owners?"),
+    ("no_owner", rf"{_LEAD}{_T}{_REL}\s+(?:are|is|were|was)\s+(?:unowned|ownerless|orphaned|orphans|"
+                 r"not\s+owned(?:\s+by\s+(?:anyone|anybody|any\s+team))?)"),
     ("no_owner", rf"{_LEAD}{_T}\s+(?:do|does)\s+(?:nobody|no\s+one|no\s+team)\s+own"),
-    ("no_owner", rf"{_LEAD}unowned\s+{_T}"),
+    ("no_owner", rf"{_LEAD}(?:unowned|ownerless|orphaned|orphan)\s+{_T}"),
     ("rules_without_owners", rf"{_LEAD}unowned\s+{_CODE}"),
-    ("rules_without_owners", rf"{_LEAD}{_CODE}\s+(?:have|has|had|with)\s+no\s+(?:code\s*)?owners?"),
+    ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:have|has|had|with)\s+no\s+(?:code\s*)?owners?"),
+    ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+{_LACK}\s+(?:an?\s+|any\s+)?(?:code\s*)?owners?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+without\s+(?:an?\s+|any\s+)?(?:code\s*)?owners?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+(?:are|is|were|was)\s+(?:unowned|not\s+owned(?:\s+by\s+(?:anyone|anybody))?)"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that|which)\s+(?:resolve|resolves|point|points|refer|refers)\s+to\s+nothing"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that|which)\s+(?:do|does)\s+not\s+(?:resolve|exist)"),
     ("undeclared_owners", rf"{_LEAD}(?:undeclared|dangling|unresolved)\s+owners?"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that\s+are\s+|which\s+are\s+)?not\s+declared(?:\s+anywhere)?"),
-    ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+(?:have|has|had|with)\s+no\s+members?"),
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:have|has|had|with)\s+no\s+members?"),
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}empty\s+{_GROUPS}"),
 )
@@ -66,7 +75,7 @@ def _plain(request: str) -> str:
 def read_gap_request(request: str) -> GapRequest | None:
     """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
     text = _plain(request)
-    if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling")):
+    if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan")):
         return None  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)

@@ -38,6 +38,7 @@ SECTIONS = (
     ("newcomer2", "python -m benchmarks.newcomer_score --example examples/newcomer2"),
     ("peers", "python -m benchmarks.peers --sizes 10k --fanout 10,100,1000,10000 --write"),
     ("sets", "python -m benchmarks.peers sets --sizes 10k --members 10,100,1000,10000 --write"),
+    ("sets-1m", "python -m benchmarks.peers sets --sizes 1m --members 10,10000 --write"),
     ("proof", "python -m benchmarks.proof_cost --sizes 10000 1000000 --write"),
 )
 DOCS = ROOT / "docs"

@@ -23,6 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from chainret.core.words import ascii_marks
+from chainret.query.nested import _singular
+
 # -- sentence frames ---------------------------------------------------------------------------------------
 # Verbs of getting in touch: "who do I <verb> about X" asks for X's contact.
 _REACH = (
@@ -65,14 +68,8 @@ _WHICHEVER = re.compile(r"\b(?:whichever|whatever)\s+(\S+)", re.IGNORECASE)
 _WHO_ARE = re.compile(r"^(who|what|which\s+\S+|what\s+\S+)\s+are\s+the\s+(\S+)(\s+.+)$", re.IGNORECASE)
 
 
-def _singular(word: str) -> str:
-    from chainret.query.nested import _singular as singular
-
-    return singular(word)
-
-
 def _tidy(text: str) -> str:
-    return re.sub(r"\s+", " ", text.replace("\u2019", "'")).strip(" ?.!")
+    return re.sub(r"\s+", " ", ascii_marks(text)).strip(" ?.!")
 
 
 def clause_words(text: str) -> str:

@@ -408,8 +408,9 @@ class _Writer:
     def rows(self, sql: str, params: Sequence[object] = ()) -> list[Row]:
         return list(self.conn.execute(_sql(sql), tuple(params)).fetchall())
 
-    def insert(self, table: str, rows: Iterable[Sequence[object]]) -> None:
-        with self.conn.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(TABLES[table])}) FROM STDIN") as cp:
+    def insert(self, table: str, rows: Iterable[Sequence[object]], columns: Sequence[str] | None = None) -> None:
+        """COPY ``rows`` into ``table``: its ``chainret.store.schema.TABLES`` columns, or ``columns`` (the log's tables)."""
+        with self.conn.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(columns or TABLES[table])}) FROM STDIN") as cp:
             for row in rows:
                 cp.write_row(row)
 
@@ -799,9 +800,7 @@ class _LogWriter:
             yield from cur
 
     def insert_rows(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[object]]) -> None:
-        with self.w.conn.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as cp:
-            for row in rows:
-                cp.write_row(row)
+        self.w.insert(table, rows, columns)
 
 
 def _append_log(w: _Writer) -> None:

@@ -34,6 +34,7 @@ Plan = str | tuple[str, Any]
 _plans: dict[type[BaseModel], dict[str, Plan]] = {}
 _written = 0  # documents this process has written (see the module docstring)
 _INF = float("inf")
+_SCALARS = frozenset({str, int, bool, type(None)})  # what a dump holds that has no float inside
 
 
 def float_plan(model: type[BaseModel]) -> dict[str, Plan]:
@@ -98,13 +99,40 @@ class _Rounding:
             return [self.walk(v) for v in value]
         return value
 
+    def walk_dumped(self, value: Any) -> Any:
+        """:meth:`walk` over a fresh ``model_dump`` (plain dicts, lists and scalars that nobody else holds):
+        floats are rounded in place, so a free-form field (a trace's ``meta``, mostly strings: the log's
+        proofs) is visited without being copied. Any other container type goes to :meth:`walk`."""
+        kind = type(value)
+        if kind is dict:
+            for key, item in value.items():
+                inner = type(item)
+                if inner is float:
+                    value[key] = self.number(item)
+                elif inner is dict or inner is list:
+                    self.walk_dumped(item)
+                elif inner not in _SCALARS:
+                    value[key] = self.walk(item)
+            return value
+        if kind is list:
+            for i, item in enumerate(value):
+                inner = type(item)
+                if inner is float:
+                    value[i] = self.number(item)
+                elif inner is dict or inner is list:
+                    self.walk_dumped(item)
+                elif inner not in _SCALARS:
+                    value[i] = self.walk(item)
+            return value
+        return self.walk(value)
+
     def apply(self, plan: Plan, value: Any) -> Any:
         if value is None:
             return None
         if plan == "f":
             return self.number(value)
         if isinstance(plan, str) or not isinstance(value, (list, dict)):  # "any"
-            return self.walk(value)
+            return self.walk_dumped(value)
         kind, inner = plan
         if kind == "list" and isinstance(value, list):
             return [self.apply(inner, v) for v in value]

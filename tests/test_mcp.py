@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from chainret.pipeline.ask import ask
+from chainret.server.limits import DEFAULT_CEILING
 from chainret.catalog.load import load_world
 
 pytest.importorskip("mcp")
@@ -66,7 +67,7 @@ def test_mcp_tools_answer_as_the_configured_principal(principal: str) -> None:
     assert "principal" not in ask_schema["properties"] and "viewer" not in ask_schema["properties"]
     assert "trace" in by_name["verify_trace"].input_schema["required"]
 
-    lib = ask(REQUEST, cat, principal=principal)
+    lib = ask(REQUEST, cat, principal=principal, ceiling=DEFAULT_CEILING)  # the server runs under its ceiling
     out = asked.structured_content
     assert not asked.is_error and out["principal"] == principal and out["outcome"] == lib.outcome
     assert _without_timing(out["trace"]) == _without_timing(lib.model_dump(mode="json"))

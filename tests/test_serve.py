@@ -21,6 +21,7 @@ from chainret.pipeline.ask import answer, ask
 from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.readable import reader_digest
 from chainret.server.auth import hash_token
+from chainret.server.limits import DEFAULT_CEILING
 from benchmarks.harness.local_server import LocalServer, hidden_strings
 from chainret.trace.model import Budget, Trace
 
@@ -125,7 +126,8 @@ def test_public_token_never_gets_what_the_auditor_token_gets(servers: Any, world
         assert r.status_code == 200, r.text
         data = r.json()
         assert data["principal"] == principal and data["viewer"] == principal
-        lib = ask(case.request, cat, view=case.view, principal=principal, budget=case.budget, viewer=principal)
+        lib = ask(case.request, cat, view=case.view, principal=principal, budget=case.budget, viewer=principal,
+                  ceiling=DEFAULT_CEILING)
         assert _stable(data["trace"]) == _stable(lib), f"{principal} response differs from the library's projection"
         assert data["outcome"] == lib.outcome
         if lib.outcome == "accepted_path":
@@ -150,7 +152,7 @@ def test_auditor_token_may_ask_for_the_narrower_public_view(servers: Any) -> Non
     srv, cat = servers["supply"]
     with _client(srv.url, AUDITOR) as c:
         data = c.post("/ask", json={"request": "Which lab certifies the supplier of V-12?", "viewer": "public"}).json()
-    lib = ask("Which lab certifies the supplier of V-12?", cat, principal="auditor", viewer="public")
+    lib = ask("Which lab certifies the supplier of V-12?", cat, principal="auditor", viewer="public", ceiling=DEFAULT_CEILING)
     assert data["principal"] == "auditor" and data["viewer"] == "public"
     assert _stable(data["trace"]) == _stable(lib)
     assert not any(x in json.dumps(data) for x in hidden_strings(cat, "public"))  # what public may see, no more
@@ -177,7 +179,7 @@ def test_trusted_header_only_when_configured(servers: Any) -> None:
     with _client(srv.url, **{"X-Forwarded-User": "alice@example.org"}) as c:
         data = c.post("/ask", json=req).json()
     assert data["principal"] == "auditor"
-    assert _stable(data["trace"]) == _stable(ask(req["request"], cat, view="final", principal="auditor"))
+    assert _stable(data["trace"]) == _stable(ask(req["request"], cat, view="final", principal="auditor", ceiling=DEFAULT_CEILING))
     with _client(srv.url, **{"X-Forwarded-User": "mallory"}) as c:
         r = c.post("/ask", json=req)
     assert r.status_code == 401 and r.json()["error"]["code"] == "unknown_user"
@@ -316,7 +318,7 @@ def test_worker_processes_answer_like_one(tmp_path: Path) -> None:
                      log=tmp_path / "server.log") as srv, _client(srv.url, AUDITOR) as c:
         for view in ("final", "revised", "final", "revised"):
             data = c.post("/ask", json={"request": "Which contact serves PR-84?", "view": view}).json()
-            assert _stable(data["trace"]) == _stable(ask("Which contact serves PR-84?", cat, view=view, principal="auditor"))
+            assert _stable(data["trace"]) == _stable(ask("Which contact serves PR-84?", cat, view=view, principal="auditor", ceiling=DEFAULT_CEILING))
         assert c.post("/ask", headers={"Authorization": "Bearer nope"}, json={"request": "x"}).status_code == 401
 
 
@@ -332,7 +334,8 @@ def test_serving_a_compiled_store(tmp_path: Path) -> None:
             with _client(srv.url, token) as c:
                 for case in [c_ for c_ in world.cases if c_.overlay is None]:
                     data = c.post("/ask", json=_ask_body(case)).json()
-                    lib = ask(case.request, world.catalog, view=case.view, principal=principal, budget=case.budget)
+                    lib = ask(case.request, world.catalog, view=case.view, principal=principal, budget=case.budget,
+                              ceiling=DEFAULT_CEILING)
                     got, want = _stable(data["trace"]), _stable(lib)
                     got["meta"].pop("catalog", None), want["meta"].pop("catalog", None)
                     assert "log" in got["meta"] or not any(h["anchor"] for h in got["hops"])  # the store's log proofs

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from test_engine_hops import ENT, PREDS, random_world, world
 
 from chainret.catalog.graph import build_graph, supported_paths
+from chainret.core.budget import SET_ROWS_PER_HOP, fanout_budget
 from chainret.engine.hops import run_chain, run_set, set_answer
+from chainret.server.limits import DEFAULT_CEILING
 from chainret.trace.model import Budget, read_trace
 
 TEAM = "group:w:team"
@@ -59,6 +61,50 @@ def test_a_budget_cut_set_says_k_of_n_and_the_flag_that_reaches_the_rest():
     assert set_answer(run, TEAM, paths, 1, w)[1].complete
 
 
+def test_a_set_larger_than_the_row_limit_is_answered_whole_by_its_default_limits():
+    """``fanout_budget``: a many-valued hop reads on past ``rows_per_hop`` while the catalog holds more of its set."""
+    w = team(7, noise=2)
+    b = fanout_budget(Budget(), [True])
+    assert b.set_rows_per_hop == SET_ROWS_PER_HOP and b.rows_per_hop == 3
+    run, paths = run_set(w, TEAM, ["has_member"], b)
+    answers, done = set_answer(run, TEAM, paths, 1, w)
+    assert len(answers) == 7 and done.complete and done.eligible == 7
+    # it keeps its rows through the last unit that states a member, not the budget's 25 rows
+    assert len(run.hops[0].hits) == 9 and run.budget.max_rows - run.rows_left == 9
+    # negative control: the single-valued row limit (a budget the caller wrote) cuts the set to a part
+    run, paths = run_set(w, TEAM, ["has_member"], Budget(rows_per_hop=3))
+    answers, done = set_answer(run, TEAM, paths, 1, w)
+    assert len(answers) == 1 and not done.complete and done.eligible == 7
+
+
+def test_a_set_within_its_first_rows_reads_no_further():
+    """A set's cost follows the set: two members, mentioned by 40 other units, take the first three rows only."""
+    units = [(f"n@v1#u{i}", f"{TEAM} is mentioned here") for i in range(40)]
+    units += [(f"m@v1#u{i}", f"REL {TEAM} | has_member | user:w:m{i}") for i in range(2)]
+    rels = [rel(f"r{i}", TEAM, "has_member", f"user:w:m{i}", f"m@v1#u{i}") for i in range(2)]
+    w = world(units, rels)
+    run, paths = run_set(w, TEAM, ["has_member"], fanout_budget(Budget(), [True]), stating_first=True)
+    answers, done = set_answer(run, TEAM, paths, 1, w)
+    assert len(answers) == 2 and done.complete and len(run.hops[0].hits) == 3
+
+
+def test_a_sets_default_limits_stay_within_a_servers_ceiling():
+    for many in ([True], [True, True], [False, True], [True, False, True]):
+        b = fanout_budget(Budget(), many, DEFAULT_CEILING)
+        assert b.set_rows_per_hop <= DEFAULT_CEILING.set_rows_per_hop and b.max_searches <= DEFAULT_CEILING.max_searches
+        assert b.max_rows <= DEFAULT_CEILING.max_rows
+    # negative control: without the ceiling the same chain is given more than it allows
+    assert fanout_budget(Budget(), [True, True]).max_searches > DEFAULT_CEILING.max_searches
+    # a chain with no many-valued hop, or a budget the caller wrote, is left as it is
+    assert fanout_budget(Budget(), [False, False]) == Budget()
+    assert fanout_budget(Budget(rows_per_hop=5), [True]) == Budget(rows_per_hop=5)
+
+
+def test_a_budget_without_set_rows_writes_the_json_it_always_did():
+    assert "set_rows_per_hop" not in Budget().model_dump(mode="json")
+    assert fanout_budget(Budget(), [True]).model_dump(mode="json")["set_rows_per_hop"] == SET_ROWS_PER_HOP
+
+
 @settings(max_examples=200, deadline=None)
 @given(random_world(), st.sampled_from(ENT), st.lists(st.sampled_from(PREDS), min_size=1, max_size=3),
        st.integers(1, 4), st.integers(1, 6), st.integers(1, 12))
@@ -67,6 +113,8 @@ def test_a_set_said_complete_is_the_whole_supported_set(w, start, preds, rows, s
     s = f"e:w:{start}"
     oracle = {p[-1] for p in _oracle_ends(w, s, preds)}
     for b in (Budget(rows_per_hop=rows, max_searches=searches, max_rows=max_rows),
+              Budget(rows_per_hop=rows, max_searches=searches, max_rows=max_rows, set_rows_per_hop=rows + max_rows),
+              fanout_budget(Budget(), [p not in w.functional for p in preds]),
               Budget(rows_per_hop=50, max_searches=500, max_rows=10_000)):
         run, paths = run_set(w, s, preds, b)
         if not paths:

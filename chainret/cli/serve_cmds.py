@@ -47,6 +47,7 @@ def serve_cmd(
     port: int = typer.Option(8000, "--port", help="Port to bind."),
     trust_header: Optional[str] = typer.Option(None, "--trust-header", help="Read the caller's identity from this header (e.g. X-Forwarded-User), set by an authenticating proxy; its values must be `users` in the token file. Off by default."),
     max_rows_per_hop: int = typer.Option(10, "--max-rows-per-hop", help="Ceiling for a request's rows_per_hop."),
+    max_set_rows_per_hop: int = typer.Option(25, "--max-set-rows-per-hop", help="Ceiling for the rows a many-valued hop reads on to (a set's default limits; the library's default is 25)."),
     max_searches: int = typer.Option(8, "--max-searches", help="Ceiling for max_searches."),
     max_rows: int = typer.Option(40, "--max-rows", help="Ceiling for max_rows."),
     max_hops: int = typer.Option(4, "--max-hops", help="Ceiling for max_hops."),
@@ -100,7 +101,7 @@ def serve_cmd(
         raise UsageError("--workers and --threads must be at least 1")
     try:
         ceiling = Budget(rows_per_hop=max_rows_per_hop, max_searches=max_searches, max_rows=max_rows, max_hops=max_hops,
-                         packet_units=max_packet_units, packet_chars=max_packet_chars)
+                         packet_units=max_packet_units, packet_chars=max_packet_chars, set_rows_per_hop=max_set_rows_per_hop)
         limits = Limits(ceiling=ceiling, body_bytes=max_body_bytes, request_chars=max_request_chars, rate=rate,
                         burst=burst, timeout_s=timeout, header_timeout_s=header_timeout, body_timeout_s=body_timeout,
                         reload_interval_s=reload_interval, connections=max_connections,
@@ -192,6 +193,7 @@ def mcp_cmd(
     port: int = typer.Option(8001, "--port", help="With --http: port to bind."),
     tokens: Optional[Path] = typer.Option(None, "--tokens", help="With --http: the token file of `chainret serve` (sha256 hashes only). Without it every request runs as public and any bearer token is refused."),
     max_rows_per_hop: int = typer.Option(10, "--max-rows-per-hop", help="Ceiling for a tool call's rows_per_hop."),
+    max_set_rows_per_hop: int = typer.Option(25, "--max-set-rows-per-hop", help="Ceiling for the rows a many-valued hop reads on to (a set's default limits; the library's default is 25)."),
     max_searches: int = typer.Option(8, "--max-searches", help="Ceiling for max_searches."),
     max_rows: int = typer.Option(40, "--max-rows", help="Ceiling for max_rows."),
     max_hops: int = typer.Option(4, "--max-hops", help="Ceiling for max_hops."),
@@ -214,7 +216,7 @@ def mcp_cmd(
 
     try:
         ceiling = Budget(**{**DEFAULT_CEILING.model_dump(), "rows_per_hop": max_rows_per_hop, "max_searches": max_searches,
-                            "max_rows": max_rows, "max_hops": max_hops})
+                            "max_rows": max_rows, "max_hops": max_hops, "set_rows_per_hop": max_set_rows_per_hop})
     except ValueError:
         raise UsageError("every budget ceiling must be at least 1") from None
     if http:

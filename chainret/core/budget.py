@@ -6,13 +6,18 @@ traces both use it, and it imports nothing from chainret. ``chainret.trace.model
 """
 
 from collections.abc import Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 class Budget(BaseModel):
-    """Request-level limits. Values come from request parameters, never from source text."""
+    """Request-level limits. Values come from request parameters, never from source text.
+
+    ``set_rows_per_hop`` is the rows a many-valued hop may read on to while every row it returned states its
+    relation (``chainret.engine.hops``); a set's default limits set it (``fanout_budget``), and None (every budget
+    a caller writes) means a hop reads ``rows_per_hop`` rows. Unset, it is not written, so a budget's JSON is
+    what it was before the field existed."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -22,6 +27,14 @@ class Budget(BaseModel):
     max_hops: int = Field(3, ge=1)
     packet_units: int = Field(4, ge=1)
     packet_chars: int = Field(900, ge=1)
+    set_rows_per_hop: int | None = Field(None, ge=1)
+
+    @model_serializer(mode="wrap")
+    def _omit_unset_set_rows(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("set_rows_per_hop") is None:
+            data.pop("set_rows_per_hop", None)
+        return data
 
 
 def effective_budget(budget: Budget, n_hops: int) -> Budget:
@@ -47,22 +60,35 @@ def _fill(budget: Budget, n_hops: int, explicit: set[str]) -> Budget:
     return budget.model_copy(update={"max_searches": searches, "max_rows": rows})
 
 
-FANOUT_MAX_SEARCHES = 40  # a composed chain over a set gets at most this many searches by default
+FANOUT_MAX_SEARCHES = 40  # a chain over a set gets at most this many searches by default
+SET_ROWS_PER_HOP = 25  # ... and a many-valued hop reads on to this many rows while each states its relation
 
 
-def fanout_budget(budget: Budget, many: list[bool]) -> Budget:
-    """Unset search and row limits for a chain that runs over a set: a many-valued hop may hand the next hop
-    up to ``rows_per_hop`` nodes, each searched once, so hop k gets the product of the fan-outs before it
-    (at most ``FANOUT_MAX_SEARCHES`` in all; a larger set is reported incomplete, never cut silently).
-    A budget with any limit set by the caller is the caller's (``effective_budget`` fills it as always)."""
-    if budget.model_fields_set:
+def fanout_budget(budget: Budget, many: list[bool], ceiling: Budget | None = None) -> Budget:
+    """The default limits of a chain with a many-valued hop (``many``: which hops are), when the caller set none.
+
+    A set is the answer, so the seed's three rows a search would cut every set of more than three values to a
+    subset that can only be reported incomplete. So a many-valued hop may read on to ``SET_ROWS_PER_HOP`` rows
+    while every row states its relation (``set_rows_per_hop``; its cost follows the set, not the units that
+    mention its subject), and may hand the next hop as many nodes, each searched once: hop k gets the product of
+    the fan-outs before it (at most ``FANOUT_MAX_SEARCHES`` searches in all). A larger set is reported incomplete,
+    never cut silently. ``ceiling`` (a server's) bounds each limit, so a request still runs within it. A budget
+    with any limit set by the caller is the caller's (``effective_budget`` fills it as always); the trace records
+    the limits the chain ran under, so a replay runs under the same."""
+    if budget.model_fields_set or not any(many):
         return budget
+    set_rows = max(budget.rows_per_hop, SET_ROWS_PER_HOP)
+    most_searches = FANOUT_MAX_SEARCHES
+    if ceiling is not None:
+        set_rows = min(set_rows, ceiling.set_rows_per_hop or ceiling.rows_per_hop)
+        most_searches = min(most_searches, ceiling.max_searches)
     nodes, searches = 1, 0
     for is_many in many:
         searches += nodes
-        nodes *= budget.rows_per_hop if is_many else 1
-    searches = min(searches, FANOUT_MAX_SEARCHES)
-    return budget.model_copy(update={"max_searches": searches, "max_rows": budget.rows_per_hop * searches})
+        nodes *= set_rows if is_many else 1
+    searches = min(searches, most_searches)
+    most_rows = set_rows * searches if ceiling is None else min(set_rows * searches, ceiling.max_rows)
+    return budget.model_copy(update={"set_rows_per_hop": set_rows, "max_searches": searches, "max_rows": most_rows})
 
 
 Item = TypeVar("Item")

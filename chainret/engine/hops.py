@@ -212,6 +212,39 @@ def run_set(
     return run, paths
 
 
+def _left_behind(
+    world: HopWorld, node: str, pred: str, on_path: Sequence[str], found: Sequence[SearchHit], stated: Sequence[Sequence[Rel]],
+) -> bool:
+    """Whether a many-valued hop's rows leave a usable relation of its set unread: one whose object they do not
+    reach, stated only in a unit they did not return (the completeness check's count, ``HopWorld.census``)."""
+    followed = tuple(dict.fromkeys(r.object for rels in stated for r in rels
+                                   if r.subject == node and r.predicate == pred and r.usable and r.object not in on_path))
+    return world.census(node, pred, on_path, followed, [h.ref for h in found]).n_missing > 0
+
+
+def _read_on(
+    world: HopWorld, node: str, pred: str, most: int, stating_first: bool, first: int,
+) -> tuple[list[SearchHit], list[Sequence[Rel]]]:
+    """A many-valued hop whose ``first`` rows leave part of its set unread reads on, up to ``most`` rows (the
+    budget's ``set_rows_per_hop``), and keeps them through the last row that states its relation (at least
+    ``first``): the same search with a larger ``k``, so its first rows are the ones already read.
+
+    Why: the set is the answer, so the single-valued row limit would cut every set larger than it; reading on only
+    where the catalog holds more of the set, and only through its last stating row, keeps a set's cost in
+    proportion to the set, not to how many units mention its subject for other reasons. Replay reads the same
+    rows (the rule, the catalog and the budget are the trace's)."""
+    found = world.search(node, pred, most, stating_first=stating_first)
+    stated = [world.hop_relations(h.ref, node, pred) for h in found]
+    keep = max((i + 1 for i, rels in enumerate(stated) if _states(rels, node, pred)), default=0)
+    keep = max(keep, min(first, len(found)))
+    return found[:keep], stated[:keep]
+
+
+def _states(rels: Sequence[Rel], node: str, pred: str) -> bool:
+    """Whether a unit's hop relations hold one of ``pred`` from ``node`` (of any status)."""
+    return any(r.subject == node and r.predicate == pred for r in rels)
+
+
 def _refuse(run: Run, hop: Hop, code: RefusalCode, message: str, **details: object) -> Hop:
     ref = Refusal(code=code, message=message, details={"hop": hop.index, "branch": hop.branch, **details})
     run.failures.append(ref)
@@ -235,8 +268,13 @@ def _hop(
             )
         )
         return []
+    many = run.sets and pred not in world.functional
     rows = min(run.budget.rows_per_hop, run.rows_left)
     found = world.search(node, pred, rows, stating_first=run.stating_first)
+    stated = [world.hop_relations(h.ref, node, pred) for h in found]
+    set_rows = min(run.budget.set_rows_per_hop or 0, run.rows_left)
+    if many and set_rows > rows == len(found) and _left_behind(world, node, pred, on_path, found, stated):
+        found, stated = _read_on(world, node, pred, set_rows, run.stating_first, rows)
     run.searches_left -= 1
     run.rows_left -= len(found)
     run.seen_refs.extend(h.ref for h in found)
@@ -250,8 +288,8 @@ def _hop(
     bridges: list[Rel] = []
     cand_ids: set[str] = set()
     objects: set[str] = set()
-    for h in found:
-        for r in world.hop_relations(h.ref, node, pred):
+    for h, in_unit in zip(found, stated):
+        for r in in_unit:
             if r.subject != node or r.predicate != pred:
                 continue
             if not r.usable:
@@ -300,7 +338,6 @@ def _hop(
         )
         return []
 
-    many = run.sets and pred not in world.functional
     found_paths: list[list[Rel]] = []
     searches_left, rows_left = run.searches_left, run.rows_left  # after this hop's search (its first branch's record)
     for j, rel in enumerate(bridges):
@@ -398,7 +435,7 @@ def set_answer(
             flags["--rows-per-hop"] = None
             reasons.append(f"hop {s.hop}: {s.census.left} more supported {s.predicate!r} relation(s) of {s.subject} were not "
                            f"returned by its search ({_some(s.census)}); raise --rows-per-hop "
-                           f"(now {run.budget.rows_per_hop}) to reach them")
+                           f"(now {run.budget.set_rows_per_hop or run.budget.rows_per_hop}) to reach them")
         else:
             reasons.append(f"hop {s.hop}: {s.census.left} more {s.predicate!r} value(s) of {s.subject} were not followed")
     for f in run.failures:

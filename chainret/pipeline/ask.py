@@ -80,6 +80,7 @@ def ask(
     sets: bool = True,
     proofs: bool = True,
     today: date | str | None = None,
+    ceiling: Budget | None = None,
 ) -> Trace:
     """Answer a relationship request with a supported chain, or say exactly why not.
 
@@ -104,6 +105,8 @@ def ask(
         proofs: asked of a store that keeps a log (``chainret.store.log``), attach ``meta.log``: the viewer's
             checkpoint and an inclusion proof of each anchor's unit and relation (docs/proof.md). False skips
             them (their cost: ``benchmarks/proof_cost.py``).
+        ceiling: the most any limit may be (a server's ``Limits.ceiling``): a set's default limits
+            (``chainret.core.budget.fanout_budget``) stay within it.
 
     Returns:
         A ``Trace`` with outcome ``accepted_path``, ``partial_evidence``, ``no_pattern`` or ``refused``.
@@ -185,7 +188,7 @@ def ask(
                 trace = Trace.model_construct(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
             else:
                 assert cv is not None
-                trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta, sets)
+                trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta, sets, ceiling)
         ask_ms = round((time.perf_counter() - t0) * 1000, 3)
         # The revision the answer was computed from (``chainret.store.base.revision_token``): a compiled store counts
         # the identities this viewer was shown across compiles and updates; a catalog file's is always its first.
@@ -253,6 +256,7 @@ class AskOptions(TypedDict, total=False):
     sets: bool
     proofs: bool
     today: date | str | None
+    ceiling: Budget | None
 
 
 class Answer(NamedTuple):
@@ -360,12 +364,12 @@ def _run(
     base: _Base,
     meta: dict[str, object],
     sets: bool = True,
+    ceiling: Budget | None = None,
 ) -> Trace:
     world = cat.hop_world(cv)
     many = sets and any(p not in world.functional for p in interp.predicates)
-    # a composed chain over a set (read as one, reworded or dated too: "nested+reworded"): each member of a set is searched
-    if many and (interp.reading or "").split("+")[0] == "nested":
-        budget = fanout_budget(budget, [p not in world.functional for p in interp.predicates])
+    if many:  # a chain over a set: the set is the answer, and each of its members may be searched (``fanout_budget``)
+        budget = fanout_budget(budget, [p not in world.functional for p in interp.predicates], ceiling)
     run, paths = run_set(world, interp.start_id, interp.predicates, budget, backtrack=backtrack, sets=many, stating_first=sets)
     path = paths[0] if paths else None
     eff = run.budget  # ``effective_budget``, computed once by the run

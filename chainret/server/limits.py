@@ -20,7 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from chainret.server.errors import ApiError
 from chainret.trace.model import Budget
 
-DEFAULT_CEILING = Budget(rows_per_hop=10, max_searches=8, max_rows=40, max_hops=4, packet_units=8, packet_chars=4000)
+# A set's rows a search may read on to (``Budget.set_rows_per_hop``): the library's default, so a set of up to 25
+# values is answered whole here as by the CLI, within the same 40 rows a request.
+DEFAULT_CEILING = Budget(rows_per_hop=10, max_searches=8, max_rows=40, max_hops=4, packet_units=8, packet_chars=4000,
+                         set_rows_per_hop=25)
 
 
 class BudgetIn(BaseModel):
@@ -59,8 +62,8 @@ class Limits(BaseModel):
 
 def clamp_budget(asked: BudgetIn | dict[str, Any] | None, ceiling: Budget) -> Budget:
     """The budget a request runs under (see the module docstring); 400 when a value passes a ceiling."""
-    given = asked.model_dump(exclude_none=True) if isinstance(asked, BudgetIn) else dict(asked or {})
-    over = [f"{k}={v} (maximum {getattr(ceiling, k)})" for k, v in given.items() if v > getattr(ceiling, k)]
+    given = asked.model_dump(exclude_none=True) if isinstance(asked, BudgetIn) else {k: v for k, v in (asked or {}).items() if v is not None}
+    over = [f"{k}={v} (maximum {_most(ceiling, k)})" for k, v in given.items() if v > _most(ceiling, k)]
     if over:
         raise ApiError(400, "budget_exceeds_limit", "budget above this server's ceiling: " + ", ".join(over))
     defaults = Budget()
@@ -74,6 +77,13 @@ def clamp_budget(asked: BudgetIn | dict[str, Any] | None, ceiling: Budget) -> Bu
     if "max_rows" not in given and given.get("rows_per_hop", defaults.rows_per_hop) * searches > ceiling.max_rows:
         given["max_rows"] = ceiling.max_rows
     return Budget(**given)
+
+
+def _most(ceiling: Budget, limit: str) -> int:
+    """A ceiling's value for ``limit``; a set's row limit is the row ceiling where the ceiling sets none."""
+    if limit == "set_rows_per_hop":
+        return ceiling.set_rows_per_hop or ceiling.rows_per_hop
+    return int(getattr(ceiling, limit))
 
 
 def check_budget(budget: Budget, ceiling: Budget) -> None:

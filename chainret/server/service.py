@@ -286,7 +286,7 @@ class Service:
         cat = self._fresh(viewer, body.min_revision)  # this request keeps this object, even if a later one swaps
         result: Answer = self._engine(
             answer, body.request, cat, view=body.view, principal=identity.principal, budget=budget, viewer=viewer,
-            session=self.session,
+            session=self.session, ceiling=self.limits.ceiling,
         )
         trace, names = result.trace, result.names  # read in the request's own scope: no second trip
         view = trace.meta.get("view")

@@ -368,8 +368,10 @@ def _budget_problems(t: Trace) -> list[str]:
         problems.append(f"{t.searches_used} searches used, max_searches is {b.max_searches}")
     if t.rows_used > b.max_rows:
         problems.append(f"{t.rows_used} rows used, max_rows is {b.max_rows}")
+    most = max(b.rows_per_hop, b.set_rows_per_hop or 0)  # a many-valued hop may read on (``Budget.set_rows_per_hop``)
     problems += [f"hop {h.index} returned {len(h.hits)} rows, rows_per_hop is {b.rows_per_hop}"
-                 for h in t.hops if len(h.hits) > b.rows_per_hop]
+                 + (f" (set_rows_per_hop {b.set_rows_per_hop})" if b.set_rows_per_hop else "")
+                 for h in t.hops if len(h.hits) > most]
     return problems
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import chainret
 from chainret.pipeline.ask import answer, ask, path_names
-from chainret.core.budget import effective_budget
+from chainret.core.budget import effective_budget, fanout_budget
 from chainret.catalog.load import default_catalog_path, load_world
 from chainret.query.interpret import pattern_specs
 from chainret.catalog.patterns import suggest_phrasings
@@ -45,8 +45,10 @@ def test_answer_carries_the_closest_phrasings_of_an_unmatched_request() -> None:
 
 def test_the_trace_records_the_budget_the_run_used() -> None:
     cat = load_world(default_catalog_path()).catalog
-    trace = ask("Which contact serves PR-84?", cat)
-    assert trace.budget == effective_budget(Budget(), len(trace.interpretation.predicates))
+    trace = ask("Which contact serves PR-84?", cat)  # operated_by (one value), then contact (a set)
+    assert trace.budget == effective_budget(fanout_budget(Budget(), [False, True]), 2)
+    single = ask("Which contact serves PR-84?", cat, sets=False)  # control: the one-path rule runs under the plain defaults
+    assert single.answers is None and single.budget == effective_budget(Budget(), 2)
 
 
 def test_the_cli_and_the_server_do_not_go_back_for_names_or_suggestions() -> None:

@@ -17,12 +17,15 @@ from typing import Any
 
 import pytest
 from store_worlds import new_schema_url, pg_url  # noqa: F401
+from test_store_cli import REQUESTS, versions
 from test_store_postgres import SEED, login_connection
+from store_worlds import trace_json
 
 from benchmarks.harness.guards import N_SECRET
 from chainret.authoring.lock import lock
 from chainret.catalog.load import load_world
-from chainret.store import compile_store
+from chainret.pipeline.ask import ask
+from chainret.store import compile_store, open_store, update_store
 from chainret.store import postgres as pg
 from chainret.store.postgres import PostgresStore, split_url
 
@@ -124,8 +127,8 @@ def test_explain_estimates_a_restricted_only_word_as_an_absent_one(url, public):
     assert estimate(public, SECRET) > estimate(public, ABSENT)
 
 
-def test_every_postings_row_carries_the_class_of_its_documents_readers(url):
-    """The class column is the policy's whole reader test: it must say what ``readers`` says, row by row."""
+def misclassed(url: str) -> tuple[int, dict[int, list[str]]]:
+    """(postings rows whose class's principals are not their document's ``readers``, each class's principals)."""
     conninfo, schema = split_url(url)
     with psycopg.connect(conninfo, autocommit=True) as dba:
         dba.execute(f"SET search_path TO {schema}")
@@ -134,8 +137,12 @@ def test_every_postings_row_carries_the_class_of_its_documents_readers(url):
             "WHERE r.doc_ord = p.doc_ord), '{}') IS DISTINCT FROM coalesce((SELECT array_agg(c.principal ORDER BY c.principal) "
             "FROM reader_classes c WHERE c.cls = p.cls), '{}')").fetchone()[0]
         classes = dict(dba.execute("SELECT cls, array_agg(principal ORDER BY principal) FROM reader_classes GROUP BY cls").fetchall())
-    assert wrong == 0
-    assert classes == {pg.PUBLIC_CLASS: ["*"], pg.PUBLIC_CLASS + 1: ["auditor"]}
+    return wrong, classes
+
+
+def test_every_postings_row_carries_the_class_of_its_documents_readers(url):
+    """The class column is the policy's whole reader test: it must say what ``readers`` says, row by row."""
+    assert misclassed(url) == (0, {pg.PUBLIC_CLASS: ["*"], pg.PUBLIC_CLASS + 1: ["auditor"]})
 
 
 @pytest.mark.parametrize("word", [SECRET, ABSENT])
@@ -188,3 +195,39 @@ def test_negative_control_the_old_policy_lets_explain_analyze_count_the_restrict
     got = analyze(old_shape, POSTINGS_READ, (SECRET,))
     assert (got["removed"], got["fetched"], got["returned"]) == (N_SECRET, N_SECRET, 0)
     assert analyze(old_shape, POSTINGS_READ, (ABSENT,)) == NOTHING
+
+
+def _unclassed(url: str) -> None:
+    """Turn a compiled store back into one written before reader classes (the per-row policy on ``postings``)."""
+    conninfo, schema = split_url(url)
+    with psycopg.connect(conninfo, autocommit=False) as dba:
+        dba.execute(f"SET LOCAL search_path TO {schema}")
+        dba.execute("DROP POLICY chainret_read ON postings")
+        dba.execute("DROP INDEX postings_doc")
+        dba.execute("ALTER TABLE postings DROP CONSTRAINT postings_pkey, DROP COLUMN cls, ADD PRIMARY KEY (term, unit_ord)")
+        dba.execute("CREATE INDEX postings_doc ON postings (doc_ord)")
+        dba.execute(f"DROP FUNCTION {schema}.chainret_classes()")
+        dba.execute("DROP TABLE reader_classes")
+        dba.execute(f"CREATE POLICY chainret_read ON postings FOR SELECT USING ({pg.POLICY.format(s=schema, col='postings.doc_ord')})")
+
+
+def test_an_update_classes_a_store_written_before_reader_classes(pg_url):  # noqa: F811
+    v1, v2 = versions()
+    url = new_schema_url(pg_url)
+    compile_store(v1, url)
+    _unclassed(url)
+    update_store(v2, url)
+    wrong, classes = misclassed(url)
+    assert wrong == 0 and classes[pg.PUBLIC_CLASS] == ["*"]
+    conninfo, schema = split_url(url)
+    with psycopg.connect(conninfo, autocommit=True) as dba:
+        key = dba.execute("SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = %s::regclass AND indisprimary",
+                          (f"{schema}.postings",)).fetchone()[0]
+        policy = dba.execute("SELECT qual FROM pg_policies WHERE schemaname = %s AND tablename = 'postings'", (schema,)).fetchone()[0]
+    assert key.endswith(f"({pg.CLASSED_KEY})") and "chainret_classes()" in policy
+    live = open_store(url)
+    try:
+        for request, view, principal in REQUESTS:
+            assert trace_json(ask(request, live, view=view, principal=principal)) == trace_json(ask(request, v2, view=view, principal=principal))
+    finally:
+        live.close()

@@ -24,7 +24,8 @@ tables (``chainret.store.log``) show a role its own viewer class's leaves, subtr
 ``documents``, ``units``, ``postings`` and ``relation_quotes`` (everything that holds or reveals
 source text or its term statistics) have a policy: a row is visible when its document version is
 in the session's view (``chainret.view``: not a secret, any client may set it) and readable by a
-principal whose role ``current_user`` holds (``pg_has_role(current_user, role, 'USAGE')``).
+principal whose role ``current_user`` holds (``pg_has_role(current_user, role, 'USAGE')``); for
+``postings`` the second test is its reader class (``cls``, ``reader_classes``: ``CLASSED_POLICY``).
 ``chainret catalog grant URL PRINCIPAL --login NAME`` gives a person or a tool its own login that
 reads as PRINCIPAL (``--app`` for a server's login); ``chainret catalog revoke URL --login NAME``
 takes it back. chainret connects with the URL's user; a superuser URL (the README's throw-away
@@ -39,9 +40,12 @@ relation exists and what it relates; keep such records out of a shared store if 
 Statistics views (``pg_stats``) hide the columns of tables whose policies apply to the reader, and ``corpus``
 (units and tokens per principal class) shows a login the figures of its own class only. The planner's
 estimates come from statistics over every row, so the writer keeps no value statistics on the protected
-tables (``_analyze``): ``EXPLAIN`` cannot tell a word only restricted text holds from an absent one. Row counts
-(``pg_class.reltuples``) and ``EXPLAIN ANALYZE``'s count of the rows a policy removed stay visible to any
-login: docs/scaling.md says what they reveal and how to keep a class's text in a schema of its own.
+tables (``_analyze``): ``EXPLAIN`` cannot tell a word only restricted text holds from an absent one. ``postings``
+carries each row's reader class, tested in the index condition (``CLASSED_POLICY``), so ``EXPLAIN ANALYZE`` of a
+scan by term fetches and removes no hidden row either. Row counts (``pg_class.reltuples``, a sequential scan's
+removed rows) and, on the other protected tables, the count of rows a policy removed (a restricted version's
+units and quotes) stay visible to any login: docs/scaling.md says what they reveal and how to keep a class's
+text in a schema of its own.
 """
 
 from __future__ import annotations

@@ -97,8 +97,9 @@ TRUST = (
 
 # Units of a word only restricted text holds, planted by the planner guard's test; the trust page quotes the count.
 N_SECRET = 60
-PLANNER = Guard("planner statistics", "a public login reads corpus figures of another class, or tells from `EXPLAIN` "
-                "estimates whether a word occurs only in restricted text", ("tests/test_store_postgres_stats.py",))
+PLANNER = Guard("planner statistics", "a public login reads corpus figures of another class, tells from `EXPLAIN` "
+                "estimates whether a word occurs only in restricted text, or counts its rows with `EXPLAIN ANALYZE` over "
+                "an index scan of `postings` (a plain read, the engine's hop statement)", ("tests/test_store_postgres_stats.py",))
 
 ROBUSTNESS = (
     Guard("dropped commits", "a submodule named like a descriptor (with or without a commit message that looks like git's "

@@ -51,6 +51,14 @@ def attempts(schema: str) -> list[tuple[list[str], str, list[str]]]:
         ["CREATE OR REPLACE FUNCTION chainret_readable(d bigint) RETURNS boolean LANGUAGE sql AS 'SELECT true'"],
         ["CREATE TABLE pg_temp.view_docs AS SELECT * FROM view_docs", "SET search_path TO pg_temp, " + schema],
         ["UPDATE readers SET principal = '*'"],
+        # the reader classes of ``postings`` (``chainret.store.postgres.CLASSED_POLICY``): the function, its tables, the column
+        ["CREATE OR REPLACE FUNCTION chainret_classes() RETURNS bigint[] LANGUAGE sql AS 'SELECT ARRAY[-1, 0, 1, 2, 3]::bigint[]'"],
+        ["CREATE FUNCTION pg_temp.chainret_classes() RETURNS bigint[] LANGUAGE sql AS 'SELECT ARRAY[-1, 0, 1, 2, 3]::bigint[]'",
+         "SET search_path TO pg_temp, " + schema],
+        ["CREATE TABLE pg_temp.reader_classes AS SELECT cls, '*'::text AS principal FROM reader_classes",
+         "SET search_path TO pg_temp, " + schema],
+        ["UPDATE reader_classes SET principal = '*'"],
+        ["UPDATE postings SET cls = 0"],
         ["INSERT INTO principal_roles VALUES ('auditor2', current_user)"],
     ]
     out = []

@@ -24,7 +24,8 @@ tables (``chainret.store.log``) show a role its own viewer class's leaves, subtr
 ``documents``, ``units``, ``postings`` and ``relation_quotes`` (everything that holds or reveals
 source text or its term statistics) have a policy: a row is visible when its document version is
 in the session's view (``chainret.view``: not a secret, any client may set it) and readable by a
-principal whose role ``current_user`` holds (``pg_has_role(current_user, role, 'USAGE')``).
+principal whose role ``current_user`` holds (``pg_has_role(current_user, role, 'USAGE')``); for
+``postings`` the second test is its reader class (``cls``, ``reader_classes``: ``CLASSED_POLICY``).
 ``chainret catalog grant URL PRINCIPAL --login NAME`` gives a person or a tool its own login that
 reads as PRINCIPAL (``--app`` for a server's login); ``chainret catalog revoke URL --login NAME``
 takes it back. chainret connects with the URL's user; a superuser URL (the README's throw-away
@@ -39,9 +40,12 @@ relation exists and what it relates; keep such records out of a shared store if 
 Statistics views (``pg_stats``) hide the columns of tables whose policies apply to the reader, and ``corpus``
 (units and tokens per principal class) shows a login the figures of its own class only. The planner's
 estimates come from statistics over every row, so the writer keeps no value statistics on the protected
-tables (``_analyze``): ``EXPLAIN`` cannot tell a word only restricted text holds from an absent one. Row counts
-(``pg_class.reltuples``) and ``EXPLAIN ANALYZE``'s count of the rows a policy removed stay visible to any
-login: docs/scaling.md says what they reveal and how to keep a class's text in a schema of its own.
+tables (``_analyze``): ``EXPLAIN`` cannot tell a word only restricted text holds from an absent one. ``postings``
+carries each row's reader class, tested in the index condition (``CLASSED_POLICY``), so ``EXPLAIN ANALYZE`` of a
+scan by term fetches and removes no hidden row either. Row counts (``pg_class.reltuples``, a sequential scan's
+removed rows) and, on the other protected tables, the count of rows a policy removed (a restricted version's
+units and quotes) stay visible to any login: docs/scaling.md says what they reveal and how to keep a class's
+text in a schema of its own.
 """
 
 from __future__ import annotations
@@ -61,7 +65,7 @@ from chainret.engine.reader import Census, Rel
 from chainret.engine.search import SearchHit, TermRanking
 from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
-from chainret.store.schema import TABLES, create_statements, index_statements
+from chainret.store.schema import TABLES, as_int, as_str, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore, SQLView, StoreIndex
 from chainret.store.hopquery import PAIR_MAX
 from chainret.store.rowdecode import SQLRow, _bounded, _unit, rel_row_of, status_rows
@@ -93,6 +97,32 @@ POLICY = (
     "WHERE vd.view_name = pg_catalog.current_setting('chainret.view', true) AND vd.doc_ord = {col} "
     "AND (rd.principal = '*' OR EXISTS (SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = rd.principal "
     "AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE'))) LIMIT 1) IS NOT NULL"
+)
+# ``postings`` (the one table a login can probe by a word of the text: its ``term`` key) carries each row's reader
+# class (``cls``: ``reader_classes``) and is keyed (term, cls, unit_ord), its other index (doc_ord, cls); its policy
+# tests the class first, ``cls = ANY(S.chainret_classes())`` (the classes whose principals' roles current_user
+# holds, and the public one), which the planner makes part of any index scan's condition: a scan of a word only
+# restricted text holds fetches no row, so ``EXPLAIN ANALYZE`` has no removed row to count (``POLICY``'s test of
+# the readers per row would come after the index condition, as a filter). The view test stays a filter.
+CLASSED_POLICY = (
+    "{t}.cls = ANY({s}.chainret_classes()) AND (SELECT true FROM {s}.view_docs vd "
+    "WHERE vd.view_name = pg_catalog.current_setting('chainret.view', true) AND vd.doc_ord = {t}.doc_ord LIMIT 1) IS NOT NULL"
+)
+CLASSED_TABLES = ("postings",)
+CLASSED_KEY = "term, cls, unit_ord"  # postings' primary key in PostgreSQL (SQLite's: term, unit_ord)
+CLASSED_INDEXES = {"postings_doc": "doc_ord, cls"}  # (the writer's lookups by document lead; a reader's add the class)
+# A reader class: one number per distinct set of ``readers`` rows of a document version, in ``reader_classes``
+# (cls, principal): the public class ('*') is 0, a restricted set gets the next number when a write first meets it
+# (numbers never change: stored rows keep theirs), a version nobody reads (removed: no readers row) is -1, no role's.
+PUBLIC_CLASS, NOBODY_CLASS = 0, -1
+# Every name schema-qualified and a search_path of its own, so no client's schema or pg_temp object can stand in;
+# SECURITY INVOKER (the default), because current_user inside a SECURITY DEFINER function is its owner. STABLE:
+# evaluated once per scan, where the index scan's condition takes its array.
+CLASSES_FUNCTION = (
+    "CREATE OR REPLACE FUNCTION {s}.chainret_classes() RETURNS bigint[] LANGUAGE sql STABLE PARALLEL SAFE "
+    "SET search_path = pg_catalog, pg_temp AS $$ SELECT pg_catalog.array_agg(DISTINCT rc.cls) FROM {s}.reader_classes rc "
+    "WHERE rc.principal = '*' OR EXISTS (SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = rc.principal "
+    "AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE')) $$"
 )
 # ``names`` and ``name_sources`` (the labels an importer's documents declare: ``schema.entity_rows``): a row is
 # visible when it is everyone's (``doc_id = ''``) or some version of its document is readable by '*' or by a
@@ -401,6 +431,7 @@ class _Writer:
 
     def __init__(self, conn: Conn) -> None:
         self.conn = conn
+        self._classes: dict[int, int] = {}  # document ordinal -> reader class (``doc_class``)
 
     def execute(self, sql: str, params: Sequence[object] = ()) -> None:
         self.conn.execute(_sql(sql), tuple(params))
@@ -409,10 +440,23 @@ class _Writer:
         return list(self.conn.execute(_sql(sql), tuple(params)).fetchall())
 
     def insert(self, table: str, rows: Iterable[Sequence[object]], columns: Sequence[str] | None = None) -> None:
-        """COPY ``rows`` into ``table``: its ``chainret.store.schema.TABLES`` columns, or ``columns`` (the log's tables)."""
+        """COPY ``rows`` into ``table``: its ``chainret.store.schema.TABLES`` columns, or ``columns`` (the log's tables).
+        A ``CLASSED_TABLES`` row gets its document's reader class (``cls``) added here, as it goes in."""
+        if columns is None and table in CLASSED_TABLES:  # (classed before the COPY: no query may run during one)
+            at = TABLES[table].index("doc_ord")
+            columns = [*TABLES[table], "cls"]
+            rows = [(*row, self.doc_class(as_int(row[at]))) for row in rows]
         with self.conn.cursor() as cur, cur.copy(f"COPY {table} ({', '.join(columns or TABLES[table])}) FROM STDIN") as cp:
             for row in rows:
                 cp.write_row(row)
+
+    def doc_class(self, doc_ord: int) -> int:
+        """The reader class of a written document version (``reader_classes``), read again when one is new."""
+        hit = self._classes.get(doc_ord)
+        if hit is None:
+            self._classes = _doc_classes(self)
+            hit = self._classes[doc_ord]
+        return hit
 
 
 # -- one statement per hop ----------------------------------------------------------------------------------
@@ -633,6 +677,47 @@ def _principals(w: _Writer) -> list[str]:
     return [str(p) for (p,) in w.rows("SELECT DISTINCT principal FROM readers WHERE principal <> '*' ORDER BY principal")]
 
 
+def _doc_classes(w: _Writer) -> dict[int, int]:
+    """Every written document version's reader class, numbering a reader set not met before (``reader_classes``)."""
+    readers: dict[int, set[str]] = {}
+    for doc_ord, principal in w.rows("SELECT m.ord, r.principal FROM document_meta m LEFT JOIN readers r ON r.doc_ord = m.ord"):
+        got = readers.setdefault(as_int(doc_ord), set())
+        if principal is not None:
+            got.add(as_str(principal))
+    members: dict[int, set[str]] = {}
+    for cls, principal in w.rows("SELECT cls, principal FROM reader_classes"):
+        members.setdefault(as_int(cls), set()).add(as_str(principal))
+    number = {frozenset(m): cls for cls, m in members.items()}
+    number[frozenset()] = NOBODY_CLASS
+    out: dict[int, int] = {}
+    for doc_ord, principals in readers.items():
+        key = frozenset(principals)
+        if key not in number:
+            cls = number[key] = max(PUBLIC_CLASS, *number.values()) + 1
+            w.insert("reader_classes", [(cls, p) for p in sorted(key)], ["cls", "principal"])
+        out[doc_ord] = number[key]
+    return out
+
+
+def _classify(w: _Writer) -> None:
+    """Give ``postings`` its reader class column, key and index (``CLASSED_POLICY``): on a new schema's empty
+    table, or on a store written before them (its rows classed here, in the update's transaction)."""
+    if w.rows("SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() "
+              "AND table_name = 'postings' AND column_name = 'cls'"):
+        return
+    w.execute("CREATE TABLE IF NOT EXISTS reader_classes (cls BIGINT, principal TEXT, PRIMARY KEY (cls, principal))")
+    w.execute("INSERT INTO reader_classes VALUES (%s, '*') ON CONFLICT DO NOTHING", (PUBLIC_CLASS,))
+    w.execute("ALTER TABLE postings ADD COLUMN cls BIGINT")
+    if w.rows("SELECT 1 FROM postings LIMIT 1"):
+        w.execute("CREATE TEMPORARY TABLE doc_classes (doc_ord BIGINT PRIMARY KEY, cls BIGINT) ON COMMIT DROP")
+        w.insert("doc_classes", sorted(_doc_classes(w).items()), ["doc_ord", "cls"])
+        w.execute("UPDATE postings p SET cls = d.cls FROM doc_classes d WHERE d.doc_ord = p.doc_ord")
+        w.execute("DROP INDEX IF EXISTS postings_doc")
+        for stmt in index_statements(CLASSED_INDEXES):
+            w.execute(stmt)
+    w.execute(f"ALTER TABLE postings ALTER COLUMN cls SET NOT NULL, DROP CONSTRAINT postings_pkey, ADD PRIMARY KEY ({CLASSED_KEY})")
+
+
 def _security(w: _Writer, schema: str) -> None:
     """Roles, ownership, grants and the FORCEd policies of a freshly written schema (also after an update)."""
     roles = Roles(schema)
@@ -651,13 +736,16 @@ def _security(w: _Writer, schema: str) -> None:
     w.execute(f"DROP FUNCTION IF EXISTS {schema}.chainret_readable(bigint) CASCADE")  # the policy function of older stores
     w.execute(f"ALTER SCHEMA {schema} OWNER TO {roles.owner}")
     w.execute(f"REVOKE ALL ON SCHEMA {schema} FROM PUBLIC")
-    for table in (*TABLES, "principal_roles"):
+    w.execute(CLASSES_FUNCTION.format(s=schema))
+    w.execute(f"ALTER FUNCTION {schema}.chainret_classes() OWNER TO {roles.owner}")
+    for table in (*TABLES, "principal_roles", "reader_classes"):
         w.execute(f"ALTER TABLE {schema}.{table} OWNER TO {roles.owner}")
         w.execute(f"REVOKE ALL ON {schema}.{table} FROM PUBLIC")
     for role in (roles.read, roles.app):  # S_app is NOINHERIT: it gets its own grants
         w.execute(f"GRANT USAGE ON SCHEMA {schema} TO {role}")
         w.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
     policies = {table: POLICY.format(s=schema, col=f"{table}.{col}") for table, col in RLS_TABLES.items()}
+    policies.update({table: CLASSED_POLICY.format(s=schema, t=table) for table in CLASSED_TABLES})
     policies["corpus"] = CORPUS_POLICY.format(s=schema)
     policies.update({table: LABEL_POLICY.format(s=schema, col=f"{table}.doc_id") for table in LABEL_TABLES})
     for table, policy in policies.items():
@@ -745,8 +833,9 @@ def compile_postgres(catalog: CompileSource, url: str, *, replace: bool = False)
         w.execute(f"SET LOCAL search_path TO {schema}")
         for stmt in create_statements(postgres=True):
             w.execute(stmt)
+        _classify(w)
         counts = compile_into(w, catalog)
-        for stmt in index_statements():
+        for stmt in index_statements(CLASSED_INDEXES):
             w.execute(stmt)
         _append_log(w)
         _security(w, schema)
@@ -761,6 +850,7 @@ def update_postgres(catalog: Catalog, url: str) -> dict[str, int]:
 
     with _dba_transaction(url, "update the store") as (w, schema):
         check_schema(w.rows, f"{redact(url)} (schema {schema})", write=True)
+        _classify(w)  # (a store written before reader classes gets them)
         added = update_into(w, catalog)
         _append_log(w)
         _security(w, schema)  # a principal the new version names gets its role

@@ -49,7 +49,7 @@ names it: ``pair_counts`` (a hub pair's census counts: ``chainret.store.paircens
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Protocol, SupportsInt
 
@@ -163,9 +163,12 @@ def create_statements(*, postgres: bool = False) -> list[str]:
     return out
 
 
-def index_statements() -> list[str]:
+def index_statements(columns: Mapping[str, str] | None = None) -> list[str]:
+    """``CREATE INDEX`` statements; ``columns`` (index name -> its columns) is a store's own choice for some
+    (PostgreSQL keys ``postings`` by reader class too: ``chainret.store.postgres.CLASSED_INDEXES``)."""
+    own = columns or {}
     return [
-        f"CREATE {'UNIQUE ' if name in UNIQUE else ''}INDEX IF NOT EXISTS {name} ON {table} ({cols})"
+        f"CREATE {'UNIQUE ' if name in UNIQUE else ''}INDEX IF NOT EXISTS {name} ON {table} ({own.get(name, cols)})"
         for name, table, cols in INDEXES
     ]
 

@@ -274,6 +274,15 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, com
             "caches added, not the export it was handed. SpiceDB's in-memory datastore is in its figure; a file "
             "engine's pages read through the OS cache are not (its disk column). `-`: not measured (a chainret row "
             "that shares a store, or a run with `--no-rss`)."]
+    spice = [r for r in results if r["kind"] == "fan" and "spicedb" in r["engines"]]
+    if len(spice) > 1:
+        a, z = spice[0], spice[-1]
+        x, y = a["engines"]["spicedb"]["cpu_p50_ms"], z["engines"]["spicedb"]["cpu_p50_ms"]
+        how = (f"grows {y / x:.1f}x with the world where the question and its answer do not" if y > 1.5 * x
+               else f"moves {y / x:.1f}x with the world (the question and its answer do not change)")
+        out += ["", f"SpiceDB's CPU per ask {how}: {x:.1f} ms at {a['world']} ({a['relations']:,} relations), "
+                f"{y:.1f} ms at {z['world']} ({z['relations']:,}), the same two hops to the same contacts; not profiled "
+                "here (its Go runtime's threads run in this process, so their CPU is in the figure)."]
     sizes = sorted({r["relations"] for r in results if r["kind"] == "standard"})
     std = [r for r in results if r["kind"] == "standard"]
     if len(std) > 1:

@@ -156,4 +156,4 @@ def test_peak_rss_is_measured_in_a_fresh_process_an_engine():
     r = run_world(standard(200, 4), rss=True)
     assert set(r["rss"]) == ENGINES
     for name, got in r["rss"].items():
-        assert got is not None and got[0] > 0 and got[1] >= 0, name
+        assert got is not None and got[0] > 0 and isinstance(got[1], int), name  # (the asks' peak may sit below the load's)

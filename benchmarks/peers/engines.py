@@ -18,7 +18,7 @@ import re
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -324,7 +324,7 @@ def _word(name: str) -> str:
 
 
 @contextlib.contextmanager
-def _csv(folder: Path, table: str, rows: list[tuple[str, ...]]) -> Iterator[Path]:
+def _csv(folder: Path, table: str, rows: Sequence[Sequence[str]]) -> Iterator[Path]:
     """``rows`` written to a CSV file for a peer's bulk load, removed after it."""
     path = folder / f"{table}.csv"
     with open(path, "w", newline="", encoding="utf-8") as f:

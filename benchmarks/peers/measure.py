@@ -46,7 +46,7 @@ def _child(engine: str, payload: Path, chain: Any, asks: list[tuple[str, str]], 
         data = pickle.load(f)
     folder = engines.scratch()
     peers = {c.name: c for c in (engines.SQLiteFloor, engines.DuckDBPeer, engines.LadybugPeer, engines.SpiceDBPeer)}
-    e = engines.Chainret(folder, budget) if engine == "chainret" else peers[engine](folder)
+    e: Any = engines.Chainret(folder, budget) if engine == "chainret" else peers[engine](folder)
     before = _status()["VmRSS"]
     if engine == "chainret":
         e.load(data)
@@ -169,7 +169,6 @@ def ask_split(store_path: Path, requests: list[Any], budget: Any = None) -> dict
     """Mean CPU ms per ask of each phase (``SQL``, ``PHASES``, ``other``, ``total``) and the instrumented ask's p50, over
     ``requests`` asked on a store opened on timed connections (after one untimed ask a principal)."""
     import chainret.pipeline.ask as ask_mod
-    import chainret.store.sqlite as sqlite_mod
     from chainret.store import open_store
     from chainret.trace.model import Trace
 
@@ -178,9 +177,9 @@ def ask_split(store_path: Path, requests: list[Any], budget: Any = None) -> dict
     def connect(*args: Any, **kwargs: Any) -> Any:
         return real_connect(*args, factory=_TimedConnection, **kwargs)
 
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(_patched(sqlite_mod.sqlite3, "connect", connect))
+    with _patched(sqlite3, "connect", connect):  # (the store opens its connection here; one thread, one connection)
         store = open_store(str(store_path))
+    with contextlib.ExitStack() as stack:
         stack.callback(store.close)
         for attr, name in (("interpret", "interpretation"), ("_run", "hop engine"), ("project_trace", "projection"),
                            ("with_log", "log proofs")):

@@ -157,3 +157,17 @@ def test_peak_rss_is_measured_in_a_fresh_process_an_engine():
     assert set(r["rss"]) == ENGINES
     for name, got in r["rss"].items():
         assert got is not None and got[0] > 0 and isinstance(got[1], int), name  # (the asks' peak may sit below the load's)
+
+
+def test_the_deep_worlds_export_holds_every_hop_and_marks_the_auditors_contacts():
+    from benchmarks.peers.engines import export
+
+    w = deep(600, 1)
+    ex = export(w.catalog)
+    assert len(ex.rels) == len(w.catalog.relations)  # one current view, every relation readable by someone
+    by_reader: dict[str, set[str]] = {}
+    for s, p, o, r in ex.rels:
+        by_reader.setdefault(r, set()).add(p)
+        assert ex.types[s] == DEEP_TYPES[DEEP_HOPS.index(p)] and ex.types[o] == DEEP_TYPES[DEEP_HOPS.index(p) + 1]
+    assert by_reader == {"*": set(DEEP_HOPS), "auditor": {"contact"}}
+    assert ("SVC-0", "service:deep:s0") in ex.names

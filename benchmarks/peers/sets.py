@@ -25,7 +25,7 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.peers.engines import Chainret, SQLiteFloor, answer_set, export, scratch, timed
+from benchmarks.peers.engines import Chain, Chainret, SQLiteFloor, answer_set, check, export, path_sql, scratch, timed
 from benchmarks.peers.run import finish, machine, pct
 from benchmarks.peers.worlds import PER_DOC, ROOT, _short, catalog, parse_size
 from benchmarks.harness.machine import load_average
@@ -102,15 +102,16 @@ def group_world(k: int, size: int, singles: int) -> SetWorld:
                     [Ask("single", f"Which group is USR-{i} on?", f"USR-{i}", ("member_of",)) for i in range(0, k, step)][:singles], k)
 
 
-def fan_world(k: int, size: int, singles: int) -> SetWorld:
-    """``org:set:hub`` operating ``k`` projects with ``CONTACTS`` contacts; filler orgs (10 projects, 2 contacts)."""
+def fan_world(k: int, size: int, singles: int, contacts: int = CONTACTS) -> SetWorld:
+    """``org:set:hub`` operating ``k`` projects with ``contacts`` contacts (the last auditor-only); filler orgs
+    (10 projects, 2 contacts)."""
     hub = [(f"project:set:p{i}", "operated_by", "org:set:hub") for i in range(k)]
-    hub += [("org:set:hub", "contact", f"contact:set:c{j}") for j in range(CONTACTS - 1)]
-    hidden = ("org:set:hub", "contact", f"contact:set:c{CONTACTS - 1}")
-    n_fill = max(0, (size - k - CONTACTS) // 12)
+    hub += [("org:set:hub", "contact", f"contact:set:c{j}") for j in range(contacts - 1)]
+    hidden = ("org:set:hub", "contact", f"contact:set:c{contacts - 1}")
+    n_fill = max(0, (size - k - contacts) // 12)
     filler = [(f"project:set:o{o}p{i}", "operated_by", f"org:set:o{o}") for o in range(n_fill) for i in range(10)]
     filler += [(f"org:set:o{o}", "contact", f"contact:set:o{o}c{j}") for o in range(n_fill) for j in range(2)]
-    ents = [("org", "org:set:hub", "Hub", []), *(("contact", f"contact:set:c{j}", f"Contact {j}", []) for j in range(CONTACTS))]
+    ents = [("org", "org:set:hub", "Hub", []), *(("contact", f"contact:set:c{j}", f"Contact {j}", []) for j in range(contacts))]
     ents += [("project", f"project:set:p{i}", f"Fan project {i}", [f"FP-{i}"]) for i in range(k)]
     ents += [("org", f"org:set:o{o}", f"Org {o}", []) for o in range(n_fill)]
     ents += [("project", f"project:set:o{o}p{i}", f"Filler project {o}.{i}", []) for o in range(n_fill) for i in range(10)]
@@ -119,36 +120,14 @@ def fan_world(k: int, size: int, singles: int) -> SetWorld:
     step = max(1, k // singles)
     return SetWorld(name, k, _build("fan", name, k, hub, hidden, filler, ents),
                     Ask("set", "Which contact serves FP-0?", "FP-0", ("operated_by", "contact")),
-                    [Ask("single", f"Which org operates FP-{i}?", f"FP-{i}", ("operated_by",)) for i in range(0, k, step)][:singles], CONTACTS)
+                    [Ask("single", f"Which org operates FP-{i}?", f"FP-{i}", ("operated_by",)) for i in range(0, k, step)][:singles], contacts)
 
 
 class PathFloor(SQLiteFloor):
     """The floor's tables, one bare join a hop of the asked predicates, each relation readable by the asker."""
 
     def answer_path(self, alias: str, principal: str, hops: tuple[str, ...]) -> set[str]:
-        sql, args, prev = "SELECT DISTINCT h{last}.object FROM names n", [], "n.id"
-        for i, pred in enumerate(hops):
-            sql += f" JOIN rel h{i} ON h{i}.subject = {prev} AND h{i}.predicate = ? AND h{i}.reader IN ('*', ?)"
-            args += [pred, principal]
-            prev = f"h{i}.object"
-        sql = sql.format(last=len(hops) - 1) + " WHERE n.key = ?"
-        return {row[0] for row in self.conn.execute(sql, (*args, alias))}
-
-
-def check(trace: Any, floor: set[str]) -> str | None:
-    """Why chainret's answer disagrees with the floor's, or None: a complete set must equal the floor's, a
-    "K of N" must count N = the floor's size with K members all in it, and every answer must be the floor's."""
-    got = answer_set(trace)
-    c = trace.completeness
-    if trace.outcome != "accepted_path":
-        return f"outcome {trace.outcome}"
-    if c is None or c.complete:
-        return None if got == floor else f"complete but {len(got)} != floor {len(floor)}"
-    if c.eligible != len(floor):
-        return f"says {c.answered} of {c.eligible}, floor has {len(floor)}"
-    if not got <= floor or len(got) != c.answered:
-        return f"answered {len(got)} (claims {c.answered}), {len(got - floor)} not in the floor's set"
-    return None
+        return {row[0] for row in self.conn.execute(path_sql(hops, "?", "?"), (*[principal] * len(hops), alias))}
 
 
 def run_world(w: SetWorld, repeats: dict[str, int], full_limit: int | None = None) -> dict[str, Any]:
@@ -160,10 +139,10 @@ def run_world(w: SetWorld, repeats: dict[str, int], full_limit: int | None = Non
     from chainret.trace.model import Budget
 
     folder = scratch()
-    (rels, names), _, _ = timed(export, w.catalog)
+    ex, _, _ = timed(export, w.catalog)
     chain, floor = Chainret(folder), PathFloor(folder)
     _, load_cpu, load_wall = timed(chain.load, w.catalog)
-    floor.load(rels, names)
+    floor.load(ex, Chain.of(w.catalog, w.set_ask.hops))
     res: dict[str, Any] = {"world": w.name, "k": w.k, "relations": len(w.catalog.relations),
                            "load_cpu_s": load_cpu, "load_wall_s": load_wall, "cells": [], "disagreements": []}
     budgets = {"default": None, f"rows_per_hop {w.k + 2}": Budget(rows_per_hop=w.k + 2)}

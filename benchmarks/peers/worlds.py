@@ -5,6 +5,14 @@
 * ``fan-k``: one org operating ``k`` projects, with ``FAN_CONTACTS`` contacts (the last one in a document
   only the auditor may read), so the answer is a set and differs by principal; asked for its projects.
   Hop 2 starts at an org that ``k`` units mention: the fan-out a search-based engine must not pay for.
+* ``deep``: five hops, service -> team -> department -> division -> executive -> contact, each executive with
+  two contacts (the second in a document only ``auditor`` may read); asked "Who is the executive contact for
+  SVC-i?", with ``max_hops`` 5 (the default budget allows 3 hops, and refuses the request, saying so).
+* ``contacts-m``: one org with ``m`` contacts (the last auditor-only) operating ``CONTACT_PROJECTS`` projects,
+  padded with filler orgs; asked for its projects' contacts. The answer is a set of ``m``; at the default budget
+  (3 rows a hop) chainret answers 3 of them and says so (``completeness``), which the harness checks against the
+  floor (the count must be the floor's) and reports as chainret's incompleteness, not a disagreement. The same
+  store is asked again with ``rows_per_hop`` m+2 (the whole set).
 """
 
 from __future__ import annotations
@@ -15,6 +23,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
+DEEP_HOPS = ("owned_by", "part_of", "within", "led_by", "contact")
+DEEP_TYPES = ("service", "team", "department", "division", "executive", "contact")
+DEEP_BRANCH = 4  # services a team, teams a department, departments a division
+CONTACT_PROJECTS = 20  # projects the many-contacts org operates (the requests cycle over them)
 FAN_CONTACTS = 3  # the default budget reads 3 rows a hop (rows_per_hop): more contacts answer an incomplete set, flagged
 PER_DOC = 50  # one-clause units a document, as the standard world
 
@@ -32,6 +44,10 @@ class World:
     catalog: Any  # chainret.catalog.models.Catalog
     requests: list[Request]
     k: int | None = None  # fan-out worlds: projects the org operates
+    hops: tuple[str, ...] = ("operated_by", "contact")  # the path every request follows
+    budget: Any = None  # chainret's budget (None: the default)
+    whole_budget: Any = None  # a second chainret engine on the same store, with a budget for the whole set
+    kind: str = "standard"  # standard, fan, deep, contacts
 
 
 def standard(n: int, count: int) -> World:
@@ -68,7 +84,58 @@ def fan(k: int, count: int) -> World:
     while len(reqs) < count:  # a small k: ask its projects again, each principal in turn
         j = len(reqs)
         reqs.append(Request(f"Which contact serves FP-{j % k}?", f"FP-{j % k}", "public" if (j // k) % 2 else "auditor"))
-    return World(f"fan-{_short(k)}", cat, reqs, k=k)
+    return World(f"fan-{_short(k)}", cat, reqs, k=k, kind="fan")
+
+
+def deep(n: int, count: int) -> World:
+    """About ``n`` relations on five hops (``DEEP_HOPS``): services, a team each (``DEEP_BRANCH`` services a team),
+    a department a team, a division a department, an executive a division, two contacts an executive (the second
+    auditor-only); ``count`` requests over distinct services, public and auditor alternately."""
+    from chainret.catalog.models import Pattern, Predicate
+
+    b = DEEP_BRANCH
+    services = max(b**3, int(n / (1 + 1 / b + 1 / b**2 + 4 / b**3)))  # a division has b**3 services and 4 relations
+    counts = [services, services // b, services // b**2, max(1, services // b**3)]  # services, teams, departments, divisions
+    ids = [[f"{t}:deep:{t[0]}{i}" for i in range(c)] for t, c in zip(DEEP_TYPES, counts)]
+    chain = [(ids[h][i], DEEP_HOPS[h], ids[h + 1][min(i // b, counts[h + 1] - 1)]) for h in range(3) for i in range(counts[h])]
+    execs = [f"executive:deep:x{i}" for i in range(counts[3])]
+    chain += [(ids[3][i], "led_by", execs[i]) for i in range(counts[3])]
+    public = [(x, "contact", f"contact:deep:c{i}a") for i, x in enumerate(execs)]
+    hidden = [(x, "contact", f"contact:deep:c{i}b") for i, x in enumerate(execs)]
+    docs = [*_chunks(chain + public), *_chunks(hidden)]
+    restricted = set(range(len(_chunks(chain + public)), len(docs)))
+    ents = [("service", s, f"Service {i}", [f"SVC-{i}"]) for i, s in enumerate(ids[0])]
+    ents += [(t, e, f"{t.title()} {i}", []) for t, group in zip(DEEP_TYPES[1:4], ids[1:]) for i, e in enumerate(group)]
+    ents += [("executive", x, f"Executive {i}", []) for i, x in enumerate(execs)]
+    ents += [("contact", c, f"Contact {c.rsplit(':', 1)[1]}", []) for _, _, c in public + hidden]
+    cat = catalog("deep", docs, ents, restricted).model_copy(update={
+        "predicates": [Predicate(name=p, domain=d, range=r, cardinality="many" if p == "contact" else "functional")
+                       for p, d, r in zip(DEEP_HOPS, DEEP_TYPES, DEEP_TYPES[1:])],
+        "patterns": [Pattern(name="executive_contact", start_type="service", hops=list(DEEP_HOPS),
+                             phrasings=["who is the executive contact for {service}"])]})
+    reqs = [Request(f"Who is the executive contact for SVC-{s}?", f"SVC-{s}", "auditor" if j % 2 else "public")
+            for j, s in enumerate((j * 104_729) % services for j in range(count))]
+    return World(f"deep-{_short(n)}", cat, reqs, hops=DEEP_HOPS, budget=DEEP_BUDGET(), kind="deep")
+
+
+def DEEP_BUDGET() -> Any:  # noqa: N802 (a constant, built late: chainret is imported only when a world is)
+    """The deep world's budget: five hops, and a packet of a unit a hop and both contacts (the default budget allows
+    3 hops; with ``max_hops`` 5 alone the accepted path does not fit its 4-unit, 900-character packet)."""
+    from chainret.trace.model import Budget
+
+    return Budget(max_hops=len(DEEP_HOPS), packet_units=len(DEEP_HOPS) + 2, packet_chars=2000)
+
+
+def contacts(m: int, n: int, count: int) -> World:
+    """One org with ``m`` contacts operating ``CONTACT_PROJECTS`` projects, padded to about ``n`` relations
+    (``sets.fan_world``: filler orgs of 10 projects and 2 contacts); asked for each project's contacts."""
+    from benchmarks.peers.sets import fan_world
+    from chainret.trace.model import Budget
+
+    cat = fan_world(CONTACT_PROJECTS, n, 1, contacts=m).catalog
+    reqs = [Request(f"Which contact serves FP-{j % CONTACT_PROJECTS}?", f"FP-{j % CONTACT_PROJECTS}",
+                    "auditor" if j % 2 else "public") for j in range(count)]
+    return World(f"contacts-{_short(m)}", cat, reqs, k=m, whole_budget=Budget(rows_per_hop=m + 2), kind="contacts")
 
 
 def catalog(world: str, docs: list[list[tuple[str, str, str]]], ents: list[tuple[str, str, str, list[str]]],

@@ -10,6 +10,8 @@ pytest.importorskip("ladybug", reason="the peers benchmark needs Ladybug (pip in
 
 import re  # noqa: E402
 
+from chainret.core.budget import SET_ROWS_PER_HOP  # noqa: E402
+
 from benchmarks.peers.engines import (  # noqa: E402
     Chain, DuckDBPeer, LadybugPeer, SQLiteFloor, SpiceDBPeer, spicedb_id, spicedb_missing, spicedb_schema, spicedb_text,
 )
@@ -55,14 +57,14 @@ def test_set_worlds_agree_with_the_floor_and_the_default_budget_says_k_of_n():
     from benchmarks.peers.sets import fan_world, group_world
     from benchmarks.peers.sets import run_world as run_sets
 
-    for w in (group_world(6, 60, 2), fan_world(6, 60, 2)):
+    for w in (group_world(30, 120, 2), fan_world(30, 120, 2)):  # sets of 30: more than a set's default 25 rows
         r = run_sets(w, {"set": 1, "single": 2})
         assert r["disagreements"] == [], r["disagreements"][:3]
         cells = {(c["principal"], c["budget"], c["ask"]): c for c in r["cells"]}
-        short, whole = cells[("auditor", "default", "set")], cells[("auditor", "rows_per_hop 8", "set")]
-        assert (short["answered"], short["eligible"], short["complete"]) == (3, w.set_size, False)
+        short, whole = cells[("auditor", "default", "set")], cells[("auditor", "rows_per_hop 32", "set")]
+        assert (short["answered"], short["eligible"], short["complete"]) == (SET_ROWS_PER_HOP, w.set_size, False)
         assert (whole["answered"], whole["complete"]) == (w.set_size, True)
-        assert cells[("public", "rows_per_hop 8", "set")]["answered"] == w.set_size - 1
+        assert cells[("public", "rows_per_hop 32", "set")]["answered"] == w.set_size - 1
 
 
 def test_control_a_floor_with_one_member_more_is_caught(monkeypatch):
@@ -71,9 +73,9 @@ def test_control_a_floor_with_one_member_more_is_caught(monkeypatch):
 
     real = PathFloor.answer_path
     monkeypatch.setattr(PathFloor, "answer_path", lambda self, a, p, h: real(self, a, p, h) | {"user:set:extra"})
-    r = run_sets(group_world(6, 60, 2), {"set": 1, "single": 1})
+    r = run_sets(group_world(30, 120, 2), {"set": 1, "single": 1})
     whys = {(d["budget"], d["why"].split(" ")[0]) for d in r["disagreements"]}
-    assert ("default", "says") in whys and ("rows_per_hop 8", "complete") in whys
+    assert ("default", "says") in whys and ("rows_per_hop 32", "complete") in whys
 
 
 def test_the_deep_world_is_asked_over_five_hops_and_every_engine_agrees():
@@ -98,22 +100,22 @@ def test_control_a_peer_with_a_forged_member_is_caught_in_the_deep_world(monkeyp
 
 
 def test_many_contacts_an_incomplete_set_that_says_so_is_not_a_disagreement():
-    r = run_world(contacts(8, 200, 6))
+    r = run_world(contacts(30, 300, 6))  # 30 contacts: more than a set's default 25 rows
     assert r["disagreements"] == [], r["disagreements"][:3]
-    whole = "chainret, rows_per_hop 10"
+    whole = "chainret, rows_per_hop 32"
     assert r["incomplete"] == {"chainret": 6, whole: 0}
-    assert {(p, a, n) for p, a, n in r["answered"]["chainret"]} == {("public", 3, 7), ("auditor", 3, 8)}
-    assert {(p, a) for p, a, _ in r["answered"][whole]} == {("public", 7), ("auditor", 8)}
+    assert {(p, a, n) for p, a, n in r["answered"]["chainret"]} == {("public", 25, 29), ("auditor", 25, 30)}
+    assert {(p, a) for p, a, _ in r["answered"][whole]} == {("public", 29), ("auditor", 30)}
 
 
 def test_control_an_incomplete_set_whose_count_is_not_the_floors_is_caught(monkeypatch):
-    """The floor returns one contact more: chainret's "3 of 8" no longer counts the floor's set, and its complete
+    """The floor returns one contact more: chainret's "25 of 30" no longer counts the floor's set, and its complete
     whole set no longer equals the peers' (each reported as chainret's or the peers' disagreement)."""
     real = SQLiteFloor.answer
     monkeypatch.setattr(SQLiteFloor, "answer", lambda self, alias, principal: real(self, alias, principal) | {"contact:set:extra"})
-    r = run_world(contacts(8, 200, 4))
+    r = run_world(contacts(30, 300, 4))
     whys = {d["engine"]: d.get("why", "") for d in r["disagreements"]}
-    assert whys["chainret"].startswith("says 3 of") and "sqlite-join" in whys
+    assert whys["chainret"].startswith("says 25 of") and "sqlite-join" in whys
 
 
 def test_spicedb_schema_is_a_relation_a_hop_with_the_reader_caveat():

@@ -32,7 +32,7 @@ from benchmarks.harness.machine import load_average
 
 OUT_MD = ROOT / "docs" / "results" / "sets.md"
 COMMAND = "python -m benchmarks.peers sets --sizes 10k --members 10,100,1000,10000 --write"
-CONTACTS = 5  # the fan world's contact set: more than the default rows_per_hop (3), so the default budget is short
+CONTACTS = 30  # the fan world's contact set: more than a set's default rows (25, ``core.budget.SET_ROWS_PER_HOP``), so the default budget is short
 FILLER_MEMBERS = 4  # members of each filler group; a filler org operates 10 projects and has 2 contacts
 
 

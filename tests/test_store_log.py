@@ -136,11 +136,18 @@ def test_the_leaves_are_what_each_class_may_read(stores: dict[str, Path]):
         "SELECT u.ord FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
     assert restricted_units
     for cls, holds in (("*", False), ("auditor", True), ("", True)):
-        units = {o for (o,) in conn.execute("SELECT item_ord FROM log_leaves WHERE principal = ? AND kind = 'u'", (cls,))}
+        leaves = _leaves(conn, cls)
+        units = {o for _, kind, o in leaves if kind == "u"}
         assert (restricted_units <= units) is holds
-        indexes = [i for (i,) in conn.execute("SELECT idx FROM log_leaves WHERE principal = ? ORDER BY idx", (cls,))]
-        assert indexes == list(range(len(indexes)))  # dense, in order
+        assert [i for i, _, _ in leaves] == list(range(len(leaves)))  # dense, in order
+        assert len(leaves) == _heads(stores["v3"])[cls][0]
     conn.close()
+
+
+def _leaves(conn: Any, cls: str) -> list[tuple[int, str, int]]:
+    """(index, kind, item ord) of every leaf of a class's log, from its runs."""
+    return sorted((idx + k, kind, o + k) for kind, o, idx, n in conn.execute(
+        "SELECT kind, item_ord, idx, length FROM log_runs WHERE principal = ?", (cls,)) for k in range(n))
 
 
 def test_a_recompile_holds_the_same_leaves_in_history_order(stores: dict[str, Path], tmp_path: Path):
@@ -153,11 +160,11 @@ def test_a_recompile_holds_the_same_leaves_in_history_order(stores: dict[str, Pa
         compile_store(v3, tmp_path / name)
     assert {c: h for c, h in _heads(tmp_path / "a.db").items()} == _heads(tmp_path / "b.db")
 
-    def leaves(db: Path) -> dict[str, set[str]]:
+    def leaves(db: Path) -> dict[str, set[bytes]]:
         conn = sqlite3.connect(db)
-        out: dict[str, set[str]] = {}
-        for p, h in conn.execute("SELECT principal, hash FROM log_leaves"):
-            out.setdefault(p, set()).add(h)
+        out: dict[str, set[bytes]] = {}
+        for p, hashes in conn.execute("SELECT principal, hashes FROM log_tiles WHERE level = 0"):
+            out.setdefault(p, set()).update(hashes[i:i + tlog.HASH_SIZE] for i in range(0, len(hashes), tlog.HASH_SIZE))
         conn.close()
         return out
 
@@ -291,3 +298,50 @@ def test_appending_in_batches_makes_the_same_tree(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(log_module, "APPEND_BATCH", 3)
     compile_store(v3, tmp_path / "batched.db")
     assert _heads(tmp_path / "batched.db") == _heads(tmp_path / "whole.db")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 700), min_size=1, max_size=4))
+def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appended(batches: list[int]):
+    """``log_tiles`` keeps the foot and three inner levels of each tile and hashes the rest again: every perfect subtree
+    read back equals RFC 9162's MTH of its leaves, with the tree grown in batches (each rewriting the right edge's
+    tiles; up to 2,800 leaves: three tile levels), and a subtree the tree has not completed yet is not there (a
+    partial tile's next level does not answer for it: the negative control)."""
+    import sqlite3
+
+    from chainret.store import log as log_module
+
+    conn = sqlite3.connect(":memory:")
+    db = log_module.SQLiteLogWriter(conn)
+    for stmt in log_module.log_create_statements():
+        db.execute(stmt)
+    leaves: list[bytes] = []
+    for count in batches:
+        new = [tlog.leaf_hash(len(leaves).to_bytes(4, "big") + bytes([i % 251])) for i in range(count)]
+        log_module._append(db, "*", len(leaves), [("r", len(leaves) + i, h) for i, h in enumerate(new)])
+        leaves += new
+    nodes = log_module._Nodes(db, "*")
+    size, level = len(leaves), 0
+    while size >> level:
+        for idx in range(size >> level):
+            assert nodes.get(level, idx) == _mth(leaves[idx << level:(idx + 1) << level]), (level, idx)
+        assert log_module.tile_node(nodes._tile, level, size >> level) is None  # not complete: not there
+        level += 1
+    assert tlog.root_hash(nodes.get, size) == _mth(leaves)
+    for i in range(size & -log_module.TILE_WIDTH):  # a whole tile's leaves: the first hashes of their paths, read at once
+        tile = nodes._tile(0, i >> log_module.TILE_HEIGHT)
+        assert tile is not None
+        assert log_module.foot_path(tile, i % log_module.TILE_WIDTH) == [
+            _mth(leaves[((i >> lv) ^ 1) << lv:(((i >> lv) ^ 1) + 1) << lv]) for lv in range(log_module.TILE_HEIGHT)], i
+    runs = conn.execute("SELECT kind, item_ord, idx, length FROM log_runs").fetchall()
+    assert sorted(runs) == [("r", o, o, n) for o, n in _batch_starts(batches)]  # one run a batch: consecutive ordinals
+    stored = sum(len(h) + len(i) for h, i in conn.execute("SELECT hashes, inner FROM log_tiles"))
+    assert stored <= 1.5 * tlog.HASH_SIZE * size  # the foot, three inner levels of five, and the tiles above
+
+
+def _batch_starts(batches: list[int]) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for n in batches:
+        out.append((start, n))
+        start += n
+    return out

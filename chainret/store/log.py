@@ -17,10 +17,10 @@ read by a hop):
   units or relations (``kind`` ``u`` or ``r``) ``item_ord`` up to ``item_ord + length``. A class's leaves of one
   kind follow store order, so a run covers every readable stretch: a class that reads everything has a few
   runs per write, a class that may not read some documents a few per such document, never more than one a leaf;
-* ``log_tiles`` (principal, level, idx, hashes, inner): the tree's hashes in tiles (``TILE_HEIGHT`` levels each,
+* ``log_tiles`` (principal, level, idx, hashes, above): the tree's hashes in tiles (``TILE_HEIGHT`` levels each,
   as C2SP tlog-tiles cut a tree, in binary): tile ``(level, idx)`` holds, in ``hashes``, the perfect subtrees
   of ``2**(level * TILE_HEIGHT)`` leaves numbered ``idx * TILE_WIDTH`` onwards (up to ``TILE_WIDTH`` of them,
-  fewer at the tree's right edge), and in ``inner`` the tile's complete subtrees ``INNER_LEVELS`` levels above
+  fewer at the tree's right edge), and in ``above`` the tile's complete subtrees ``INNER_LEVELS`` levels above
   those. The level between is hashed again when read (one hash), so the tiles hold about 1.5 hashes a leaf
   (every level would be 2), and an inclusion proof reads one tile per ``TILE_HEIGHT`` levels: one for the leaf's own
   tile, the upper tiles being kept by the reader once read;
@@ -76,13 +76,13 @@ _CREATE = (
     "CREATE TABLE IF NOT EXISTS log_info (key TEXT PRIMARY KEY, value TEXT)",
     "CREATE TABLE IF NOT EXISTS log_runs (principal TEXT, kind TEXT, item_ord INTEGER, idx INTEGER, length INTEGER, "
     "PRIMARY KEY (principal, kind, item_ord)) WITHOUT ROWID",
-    "CREATE TABLE IF NOT EXISTS log_tiles (principal TEXT, level INTEGER, idx INTEGER, hashes BLOB, inner BLOB, "
+    "CREATE TABLE IF NOT EXISTS log_tiles (principal TEXT, level INTEGER, idx INTEGER, hashes BLOB, above BLOB, "
     "PRIMARY KEY (principal, level, idx)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS log_checkpoints (seq INTEGER, principal TEXT, size INTEGER, root TEXT, "
     "unit_mark INTEGER, relation_mark INTEGER, PRIMARY KEY (seq, principal))",
 )
 _COLUMNS = {"log_runs": ("principal", "kind", "item_ord", "idx", "length"),
-            "log_tiles": ("principal", "level", "idx", "hashes", "inner")}
+            "log_tiles": ("principal", "level", "idx", "hashes", "above")}
 
 
 def log_create_statements(postgres: bool = False) -> list[str]:
@@ -219,7 +219,7 @@ class _Nodes:
     def _tile(self, t_level: int, t_idx: int) -> Tile | None:
         key = (t_level, t_idx)
         if key not in self._tiles:
-            found = self.db.rows("SELECT hashes, inner FROM log_tiles WHERE principal = ? AND level = ? AND idx = ?",
+            found = self.db.rows("SELECT hashes, above FROM log_tiles WHERE principal = ? AND level = ? AND idx = ?",
                                  (self.principal, t_level, t_idx))
             self._tiles[key] = (bytes(found[0][0]), bytes(found[0][1])) if found else None
         return self._tiles[key]
@@ -413,7 +413,7 @@ class StoreLog:
         def tile(t_level: int, t_idx: int) -> Tile | None:
             hit = fetched.get((t_level, t_idx)) or self._tiles.get((principal, t_level, t_idx))
             if hit is None:
-                found = self._read(principal, "SELECT hashes, inner FROM log_tiles WHERE principal = ? AND level = ? AND idx = ?",
+                found = self._read(principal, "SELECT hashes, above FROM log_tiles WHERE principal = ? AND level = ? AND idx = ?",
                                    (principal, t_level, t_idx))
                 if not found:
                     return None
@@ -456,7 +456,7 @@ class StoreLog:
         """Columns and joins that find the leaf of the item whose ordinal is ``ord_sql``: the run that would hold it
         (the class's last run of that kind starting at or before it) and the foot tile its leaf would be in.
         Parameters: the class, the kind, the class, the kind (and the ordinal twice where ``ord_sql`` is ``?``)."""
-        return ("r.item_ord, r.idx, r.length, t.hashes, t.inner FROM "
+        return ("r.item_ord, r.idx, r.length, t.hashes, t.above FROM "
                 f"{{items}} LEFT JOIN log_runs r ON r.principal = ? AND r.kind = ? AND r.item_ord = (SELECT item_ord FROM "
                 f"log_runs WHERE principal = ? AND kind = ? AND item_ord <= {ord_sql} ORDER BY item_ord DESC LIMIT 1) "
                 "LEFT JOIN log_tiles t ON t.principal = r.principal AND t.level = 0 "

@@ -362,6 +362,7 @@ class StoreLog:
         self._shown: dict[tuple[str, int, int, int], str] = {}  # base64 of upper subtrees and right edges
         self._tops: dict[tuple[str, int, int], list[str]] = {}  # audit paths above level 2 * TILE_HEIGHT (``proofs``)
         self._origin_id = str(self._one(None, "SELECT value FROM log_info WHERE key = 'origin'") or "")
+        self._origins: dict[str, str] = {}
         self._tiles: dict[tuple[str, int, int], Tile] = {}  # whole tiles above the leaves' (they never change)
         self._cache: dict[tuple[str, int, int], bytes] = {}  # subtrees of TILE_HEIGHT levels and more, once computed
         self._edges: dict[tuple[str, int, int], bytes] = {}
@@ -379,7 +380,10 @@ class StoreLog:
         return found[0][0] if found else None
 
     def origin(self, principal: str) -> str:
-        return f"chainret/{quote(self.world, safe='')}/{self._origin_id}/{class_label(principal)}"
+        found = self._origins.get(principal)
+        if found is None:
+            found = self._origins[principal] = f"chainret/{quote(self.world, safe='')}/{self._origin_id}/{class_label(principal)}"
+        return found
 
     @cached_property
     def classes(self) -> list[str]:

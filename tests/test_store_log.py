@@ -144,10 +144,16 @@ def test_the_leaves_are_what_each_class_may_read(stores: dict[str, Path]):
     conn.close()
 
 
+def _tree(conn: Any, cls: str) -> str:
+    """The class whose runs and tiles hold a class's log: its own, or the audit log it shares (SQLite)."""
+    found = conn.execute("SELECT value FROM log_info WHERE key = ?", ("tree:" + cls,)).fetchone()
+    return str(found[0]) if found else cls
+
+
 def _leaves(conn: Any, cls: str) -> list[tuple[int, str, int]]:
     """(index, kind, item ord) of every leaf of a class's log, from its runs."""
     return sorted((idx + k, kind, o + k) for kind, o, idx, n in conn.execute(
-        "SELECT kind, item_ord, idx, length FROM log_runs WHERE principal = ?", (cls,)) for k in range(n))
+        "SELECT kind, item_ord, idx, length FROM log_runs WHERE principal = ?", (_tree(conn, cls),)) for k in range(n))
 
 
 def test_a_recompile_holds_the_same_leaves_in_history_order(stores: dict[str, Path], tmp_path: Path):
@@ -163,8 +169,9 @@ def test_a_recompile_holds_the_same_leaves_in_history_order(stores: dict[str, Pa
     def leaves(db: Path) -> dict[str, set[bytes]]:
         conn = sqlite3.connect(db)
         out: dict[str, set[bytes]] = {}
-        for p, hashes in conn.execute("SELECT principal, hashes FROM log_tiles WHERE level = 0"):
-            out.setdefault(p, set()).update(hashes[i:i + tlog.HASH_SIZE] for i in range(0, len(hashes), tlog.HASH_SIZE))
+        for (p,) in conn.execute("SELECT DISTINCT principal FROM log_checkpoints"):
+            for (hashes,) in conn.execute("SELECT hashes FROM log_tiles WHERE level = 0 AND principal = ?", (_tree(conn, p),)):
+                out.setdefault(p, set()).update(hashes[i:i + tlog.HASH_SIZE] for i in range(0, len(hashes), tlog.HASH_SIZE))
         conn.close()
         return out
 
@@ -370,3 +377,38 @@ def test_a_store_of_the_earlier_log_format_proves_nothing_and_is_not_appended_to
     fresh.write_bytes(stores["v1"].read_bytes())
     update_store(v2, fresh)
     assert "log" in ask(REQUEST, str(fresh), view="final").meta
+
+
+def test_a_class_that_reads_what_the_audit_log_holds_shares_its_tree_until_it_may_not(stores: dict[str, Path], tmp_path: Path):
+    """SQLite keeps a log that is the audit log leaf for leaf once: v1 holds no restricted document, so the public log
+    is the audit log (no runs or tiles of its own) and its traces verify offline; v2 adds what the public may not
+    read, so the public log parts with a copy of its tree as it was (its checkpoint unchanged, the same proofs). The
+    auditor's log, begun at v2 with another order, is its own (the control: the test can see a log that is not
+    shared); compiled afresh from v2, where the auditor reads everything, it is shared."""
+    import sqlite3
+
+    def owners(db: Path) -> dict[str, str]:
+        conn = sqlite3.connect(db)
+        try:
+            rows = {c: {p for (p,) in conn.execute(f"SELECT DISTINCT principal FROM {t}")} for c, t in (("runs", "log_runs"), ("tiles", "log_tiles"))}
+            assert rows["runs"] == rows["tiles"]
+            return {c: _tree(conn, c) for (c,) in conn.execute("SELECT DISTINCT principal FROM log_checkpoints")} | {
+                "stored": ",".join(sorted(rows["runs"]))}
+        finally:
+            conn.close()
+
+    assert owners(stores["v1"]) == {"": "", "*": "", "stored": ""}
+    assert owners(stores["v2"]) == {"": "", "*": "*", "auditor": "auditor", "stored": ",*,auditor"}
+    priv, pub = generate_keys(tmp_path / "keys")
+    key, public_key = load_private_key(priv), load_public_key(pub)
+    traces = [ask(REQUEST, str(stores[v]), view="final") for v in ("v1", "v2")]
+    for trace in traces:
+        assert verify_envelope(json.dumps(sign_trace(trace, key)).encode(), public_key).ok
+    assert traces[0].meta["log"]["units"] == traces[1].meta["log"]["units"]
+    _, v2, _ = _versions()
+    compile_store(v2, tmp_path / "v2.db")
+    assert owners(tmp_path / "v2.db") == {"": "", "*": "*", "auditor": "", "stored": ",*"}
+    assert _heads(tmp_path / "v2.db")["auditor"] == _heads(tmp_path / "v2.db")[""]
+    auditor = ask(REQUEST, str(tmp_path / "v2.db"), view="final", principal="auditor")
+    assert auditor.meta["log"]["origin"].endswith("/principal/auditor")
+    assert verify_envelope(json.dumps(sign_trace(auditor, key)).encode(), public_key).ok

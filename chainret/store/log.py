@@ -27,7 +27,11 @@ read by a hop):
 * ``log_checkpoints`` (seq, principal, size, root, unit_mark, relation_mark): each class's tree head after write
   ``seq`` (the ``identities`` sequence), and how many units and relations that write had looked at.
 
-A PostgreSQL store keeps the same tables, and row-level security shows a login only its own class's runs, tiles
+In a SQLite file a class whose log is the audit log leaf for leaf (it may read everything the store holds, as the
+public may where no document is restricted) keeps no runs or tiles: ``log_info``'s ``tree:<class>`` names the audit
+log as the tree it reads, until a write appends something it may not read (``_sharing``).
+
+A PostgreSQL store keeps the same tables (every class its own runs and tiles), and row-level security shows a login only its own class's runs, tiles
 and checkpoints (``chainret.store.postgres.LOG_POLICY``); so every read here names the class it reads
 (``StoreLog._read``), and a proof's units and relations are read as the request read them, in its view.
 """
@@ -297,6 +301,42 @@ def _relations(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, byt
         yield o, d, relation_leaf(rid, s, p, ob, src, doc, ver, rep or "", dig or "", a, b, quote_ or "", kind or "clause")
 
 
+SHARED_TREE = "tree:"  # a ``log_info`` key: ``tree:<class>`` = the class whose runs and tiles it reads (``_sharing``)
+
+
+def _sharing(db: LogWriter, classes: list[str], info: dict[str, str], last: dict[str, tuple[int, int, int]],
+             readers: dict[int, set[str]]) -> set[str]:
+    """The classes whose log stays, after this write, the audit log leaf for leaf (a SQLite store keeps it once).
+
+    A class whose log has been the audit log's so far (it shared it, or both are empty) and that may read every
+    unit and relation this write appends to the audit log holds the same leaves in the same order: it keeps no
+    runs or tiles of its own, ``log_info`` names the tree it reads (``SHARED_TREE``), and its checkpoint is the
+    audit log's. A class that shared it and may not read something new gets, before anything is appended, a
+    copy of the audit log's runs and tiles as they are (its tree until now), and goes on with its own. A
+    PostgreSQL store shares nothing: row-level security shows each class its own rows only."""
+    if AUDIT not in classes:
+        return set()
+    empty = (0, 0, 0)
+    audit = last.get(AUDIT, empty)
+    docs = {d for (d,) in db.rows("SELECT DISTINCT doc_ord FROM units WHERE ord >= ? UNION "
+                                  "SELECT DISTINCT doc_ord FROM relations WHERE ord >= ?", (audit[1], audit[2]))}
+    out: set[str] = set()
+    for p in classes:
+        if p == AUDIT:
+            continue
+        before = info.get(SHARED_TREE + p) == AUDIT or (last.get(p, empty) == audit and audit[0] == 0)
+        if before and all(d is not None and _reads(p, readers.get(d)) for d in docs):
+            out.add(p)
+            if SHARED_TREE + p not in info:
+                db.execute("INSERT INTO log_info (key, value) VALUES (?, ?)", (SHARED_TREE + p, AUDIT))
+        elif info.get(SHARED_TREE + p) == AUDIT:  # (it parts from the audit log here: its tree until now, its own)
+            for table, cols in _COLUMNS.items():
+                rest = ", ".join(cols[1:])
+                db.execute(f"INSERT INTO {table} (principal, {rest}) SELECT ?, {rest} FROM {table} WHERE principal = ?", (p, AUDIT))
+            db.execute("DELETE FROM log_info WHERE key = ?", (SHARED_TREE + p,))
+    return out
+
+
 def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
     """Append this write's leaves to every viewer class's log and record its checkpoints (module docstring).
 
@@ -324,6 +364,7 @@ def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
     n_units = db.rows("SELECT count(*) FROM units")[0][0]
     n_rels = db.rows("SELECT count(*) FROM relations")[0][0]
     sizes = {p: last.get(p, (0, 0, 0))[0] for p in classes}
+    shared = set() if postgres else _sharing(db, classes, info, last, readers)
     new: dict[str, list[tuple[str, int, bytes]]] = {p: [] for p in classes}
     for kind, rows, mark in (("u", _units, 1), ("r", _relations, 2)):
         marks = {p: last.get(p, (0, 0, 0))[mark] for p in classes}
@@ -331,15 +372,19 @@ def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
             h: bytes | None = None
             who = readers.get(doc) if doc is not None else None
             for p in classes:
-                if ordinal >= marks[p] and _reads(p, who):
+                if ordinal >= marks[p] and p not in shared and _reads(p, who):
                     h = h or leaf_hash(data)
                     new[p].append((kind, ordinal, h))
                     if len(new[p]) >= APPEND_BATCH:  # (a 1M-relation store's leaves are never all held at once)
                         sizes[p] = _append(db, p, sizes[p], new[p])
                         new[p] = []
-    for p in classes:
-        sizes[p] = _append(db, p, sizes[p], new[p])
-        root = root_hash(_Nodes(db, p).get, sizes[p])
+    roots: dict[str, bytes] = {}
+    for p in classes:  # (the audit class first: a class that shares its tree takes its size and root)
+        if p in shared:
+            sizes[p], root = sizes[AUDIT], roots[AUDIT]
+        else:
+            sizes[p] = _append(db, p, sizes[p], new[p])
+            root = roots[p] = root_hash(_Nodes(db, p).get, sizes[p])
         db.execute("INSERT INTO log_checkpoints (seq, principal, size, root, unit_mark, relation_mark) VALUES (?, ?, ?, ?, ?, ?)",
                    (seq, p, sizes[p], root.hex(), n_units, n_rels))
     db.execute("INSERT INTO meta (key, value) VALUES ('log', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (LOG_FORMAT,))
@@ -363,6 +408,9 @@ class StoreLog:
         self._tops: dict[tuple[str, int, int], list[str]] = {}  # audit paths above level 2 * TILE_HEIGHT (``proofs``)
         self._origin_id = str(self._one(None, "SELECT value FROM log_info WHERE key = 'origin'") or "")
         self._origins: dict[str, str] = {}
+        # A class whose log is the audit log leaf for leaf reads the audit log's runs and tiles (``_sharing``: SQLite).
+        self._trees = {str(k)[len(SHARED_TREE):]: str(v) for k, v in self._read(None, "SELECT key, value FROM log_info WHERE key LIKE ?",
+                                                                              (SHARED_TREE + "%",))}
         self._tiles: dict[tuple[str, int, int], Tile] = {}  # whole tiles above the leaves' (they never change)
         self._cache: dict[tuple[str, int, int], bytes] = {}  # subtrees of TILE_HEIGHT levels and more, once computed
         self._edges: dict[tuple[str, int, int], bytes] = {}
@@ -443,7 +491,7 @@ class StoreLog:
         for n in (old, new):
             if n not in sizes:
                 raise LogError(f"no checkpoint of {class_label(principal)} has size {n} (sizes: {sorted(sizes)})")
-        return [b64(h) for h in consistency_proof(self._get(principal, {}), old, new)]
+        return [b64(h) for h in consistency_proof(self._get(self._trees.get(principal, principal), {}), old, new)]
 
     def _edge(self, principal: str, size: int, get: NodeGetter) -> Callable[[int], bytes]:
         """MTH of leaves ``start`` up to ``size``: the tree's unfinished right edge, the same for every proof at that
@@ -530,6 +578,8 @@ class StoreLog:
         if head is None:
             return None
         size, root = head
+        origin = self.origin(principal)
+        principal = self._trees.get(principal, principal)  # the runs and tiles it reads (a SQLite store's shared tree)
         anchors = [h.anchor for h in trace.hops if h.anchor is not None]
         fetched: dict[tuple[int, int], Tile] = {}
         units, relations = self._entries(principal, size, sorted({a.unit_ref for a in anchors}),
@@ -563,7 +613,7 @@ class StoreLog:
             if above is None:
                 above = tops[key] = [proof_hash(level, idx) for level, idx in audit_path(index, size, top)]
             e["proof"] = proof + above
-        return {"origin": self.origin(principal), "size": size, "root": b64(root),
+        return {"origin": origin, "size": size, "root": b64(root),
                 "units": dict(sorted(units.items())), "relations": dict(sorted(relations.items()))}
 
 

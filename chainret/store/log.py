@@ -607,7 +607,8 @@ class StoreLog:
                 proof = [b64(h) for h in foot_path(tile, index & (TILE_WIDTH - 1))]
             else:
                 proof = [proof_hash(level, idx) for level, idx in audit_path(index, size, 0, TILE_HEIGHT)]
-            proof += [proof_hash(level, idx) for level, idx in audit_path(index, size, TILE_HEIGHT, top)]
+            for level, idx in audit_path(index, size, TILE_HEIGHT, top):
+                proof.append(shown.get((principal, 0, level, idx)) or proof_hash(level, idx))  # (an edge's key holds the size)
             key = (principal, size, index >> top)  # the path above level ``top``: the same for the 2**top leaves under it
             above = tops.get(key)
             if above is None:

@@ -528,17 +528,18 @@ class StoreLog:
         if not units and not relations:
             return found
         parts, params = [], []
-        for kind, keys, cols, table, key in (("u", units, "x.start_, x.end_, x.text, NULL, NULL", "units", "ref"),
-                                             ("r", relations, "NULL, NULL, x.subject, x.predicate, x.object", "relations", "id")):
+        x = "x." if self._snapshot else ""  # (SQLite's statement joins the log's tables to the items, named x)
+        for kind, keys, cols, table, key in (("u", units, f"{x}start_, {x}end_, {x}text, NULL, NULL", "units", "ref"),
+                                             ("r", relations, f"NULL, NULL, {x}subject, {x}predicate, {x}object", "relations", "id")):
             if not keys:
                 continue
-            item = f"'{kind}', x.{key}, x.ord, {cols}"
-            listed = f"WHERE x.{key} IN ({', '.join('?' for _ in keys)})"
+            item = f"'{kind}', {x}{key}, {x}ord, {cols}"
+            listed = f"WHERE {x}{key} IN ({', '.join('?' for _ in keys)})"
             if self._snapshot:  # (SQLite reads every row alike: the class's runs and tiles joined to each item)
                 parts.append(f"SELECT {item}, " + self._lookup("x.ord").format(items=f"{table} x") + f" {listed}")
                 params += [principal, kind, principal, kind, *keys]
             else:
-                parts.append(f"SELECT {item} FROM {table} x {listed}")
+                parts.append(f"SELECT {item} FROM {table} {listed}")
                 params += keys
         view, asker = scope
         if self._snapshot:

@@ -136,11 +136,24 @@ def test_the_leaves_are_what_each_class_may_read(stores: dict[str, Path]):
         "SELECT u.ord FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
     assert restricted_units
     for cls, holds in (("*", False), ("auditor", True), ("", True)):
-        units = {o for (o,) in conn.execute("SELECT item_ord FROM log_leaves WHERE principal = ? AND kind = 'u'", (cls,))}
+        leaves = _leaves(conn, cls)
+        units = {o for _, kind, o in leaves if kind == "u"}
         assert (restricted_units <= units) is holds
-        indexes = [i for (i,) in conn.execute("SELECT idx FROM log_leaves WHERE principal = ? ORDER BY idx", (cls,))]
-        assert indexes == list(range(len(indexes)))  # dense, in order
+        assert [i for i, _, _ in leaves] == list(range(len(leaves)))  # dense, in order
+        assert len(leaves) == _heads(stores["v3"])[cls][0]
     conn.close()
+
+
+def _tree(conn: Any, cls: str) -> str:
+    """The class whose runs and tiles hold a class's log: its own, or the audit log it shares (SQLite)."""
+    found = conn.execute("SELECT value FROM log_info WHERE key = ?", ("tree:" + cls,)).fetchone()
+    return str(found[0]) if found else cls
+
+
+def _leaves(conn: Any, cls: str) -> list[tuple[int, str, int]]:
+    """(index, kind, item ord) of every leaf of a class's log, from its runs."""
+    return sorted((idx + k, kind, o + k) for kind, o, idx, n in conn.execute(
+        "SELECT kind, item_ord, idx, length FROM log_runs WHERE principal = ?", (_tree(conn, cls),)) for k in range(n))
 
 
 def test_a_recompile_holds_the_same_leaves_in_history_order(stores: dict[str, Path], tmp_path: Path):
@@ -153,11 +166,12 @@ def test_a_recompile_holds_the_same_leaves_in_history_order(stores: dict[str, Pa
         compile_store(v3, tmp_path / name)
     assert {c: h for c, h in _heads(tmp_path / "a.db").items()} == _heads(tmp_path / "b.db")
 
-    def leaves(db: Path) -> dict[str, set[str]]:
+    def leaves(db: Path) -> dict[str, set[bytes]]:
         conn = sqlite3.connect(db)
-        out: dict[str, set[str]] = {}
-        for p, h in conn.execute("SELECT principal, hash FROM log_leaves"):
-            out.setdefault(p, set()).add(h)
+        out: dict[str, set[bytes]] = {}
+        for (p,) in conn.execute("SELECT DISTINCT principal FROM log_checkpoints"):
+            for (hashes,) in conn.execute("SELECT hashes FROM log_tiles WHERE level = 0 AND principal = ?", (_tree(conn, p),)):
+                out.setdefault(p, set()).update(hashes[i:i + tlog.HASH_SIZE] for i in range(0, len(hashes), tlog.HASH_SIZE))
         conn.close()
         return out
 
@@ -291,3 +305,110 @@ def test_appending_in_batches_makes_the_same_tree(tmp_path: Path, monkeypatch: p
     monkeypatch.setattr(log_module, "APPEND_BATCH", 3)
     compile_store(v3, tmp_path / "batched.db")
     assert _heads(tmp_path / "batched.db") == _heads(tmp_path / "whole.db")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 700), min_size=1, max_size=4))
+def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appended(batches: list[int]):
+    """``log_tiles`` keeps the foot and three inner levels of each tile and hashes the rest again: every perfect subtree
+    read back equals RFC 9162's MTH of its leaves, with the tree grown in batches (each rewriting the right edge's
+    tiles; up to 2,800 leaves: three tile levels), and a subtree the tree has not completed yet is not there (a
+    partial tile's next level does not answer for it: the negative control)."""
+    import sqlite3
+
+    from chainret.store import log as log_module
+
+    conn = sqlite3.connect(":memory:")
+    db = log_module.SQLiteLogWriter(conn)
+    for stmt in log_module.log_create_statements():
+        db.execute(stmt)
+    leaves: list[bytes] = []
+    for count in batches:
+        new = [tlog.leaf_hash(len(leaves).to_bytes(4, "big") + bytes([i % 251])) for i in range(count)]
+        log_module._append(db, "*", len(leaves), [("r", len(leaves) + i, h) for i, h in enumerate(new)])
+        leaves += new
+    nodes = log_module._Nodes(db, "*")
+    size, level = len(leaves), 0
+    while size >> level:
+        for idx in range(size >> level):
+            assert nodes.get(level, idx) == _mth(leaves[idx << level:(idx + 1) << level]), (level, idx)
+        assert log_module.tile_node(nodes._tile, level, size >> level) is None  # not complete: not there
+        level += 1
+    assert tlog.root_hash(nodes.get, size) == _mth(leaves)
+    for i in range(size & -log_module.TILE_WIDTH):  # a whole tile's leaves: the first hashes of their paths, read at once
+        tile = nodes._tile(0, i >> log_module.TILE_HEIGHT)
+        assert tile is not None
+        assert log_module.foot_path(tile, i % log_module.TILE_WIDTH) == [
+            _mth(leaves[((i >> lv) ^ 1) << lv:(((i >> lv) ^ 1) + 1) << lv]) for lv in range(log_module.TILE_HEIGHT)], i
+    runs = conn.execute("SELECT kind, item_ord, idx, length FROM log_runs").fetchall()
+    assert sorted(runs) == [("r", o, o, n) for o, n in _batch_starts(batches)]  # one run a batch: consecutive ordinals
+    stored = sum(len(h) + len(i) for h, i in conn.execute("SELECT hashes, above FROM log_tiles"))
+    assert stored <= 1.5 * tlog.HASH_SIZE * size  # the foot, three inner levels of five, and the tiles above
+
+
+def _batch_starts(batches: list[int]) -> list[tuple[int, int]]:
+    out, start = [], 0
+    for n in batches:
+        out.append((start, n))
+        start += n
+    return out
+
+
+def test_a_store_of_the_earlier_log_format_proves_nothing_and_is_not_appended_to(stores: dict[str, Path], tmp_path: Path):
+    """A store whose log is format 1 (a row a leaf and a subtree: its tables are not this format's) gives traces
+    without ``meta.log`` rather than proofs read from the wrong tables, and an ``--update`` of it is refused with
+    the advice to compile it again; the same update of the store as written (the control) goes through."""
+    import sqlite3
+
+    from chainret.store.base import StoreError
+
+    _, v2, _ = _versions()
+    old = tmp_path / "old.db"
+    old.write_bytes(stores["v1"].read_bytes())
+    conn = sqlite3.connect(old)
+    with conn:
+        conn.execute("UPDATE log_info SET value = 'rfc9162-sha256/1' WHERE key = 'format'")
+        conn.execute("UPDATE meta SET value = 'rfc9162-sha256/1' WHERE key = 'log'")
+    conn.close()
+    assert "log" not in ask(REQUEST, str(old), view="final").meta
+    with pytest.raises(StoreError, match="log is of format 'rfc9162-sha256/1'.*compile"):
+        update_store(v2, old)
+    fresh = tmp_path / "fresh.db"
+    fresh.write_bytes(stores["v1"].read_bytes())
+    update_store(v2, fresh)
+    assert "log" in ask(REQUEST, str(fresh), view="final").meta
+
+
+def test_a_class_that_reads_what_the_audit_log_holds_shares_its_tree_until_it_may_not(stores: dict[str, Path], tmp_path: Path):
+    """SQLite keeps a log that is the audit log leaf for leaf once: v1 holds no restricted document, so the public log
+    is the audit log (no runs or tiles of its own) and its traces verify offline; v2 adds what the public may not
+    read, so the public log parts with a copy of its tree as it was (its checkpoint unchanged, the same proofs). The
+    auditor's log, begun at v2 with another order, is its own (the control: the test can see a log that is not
+    shared); compiled afresh from v2, where the auditor reads everything, it is shared."""
+    import sqlite3
+
+    def owners(db: Path) -> dict[str, str]:
+        conn = sqlite3.connect(db)
+        try:
+            rows = {c: {p for (p,) in conn.execute(f"SELECT DISTINCT principal FROM {t}")} for c, t in (("runs", "log_runs"), ("tiles", "log_tiles"))}
+            assert rows["runs"] == rows["tiles"]
+            return {c: _tree(conn, c) for (c,) in conn.execute("SELECT DISTINCT principal FROM log_checkpoints")} | {
+                "stored": ",".join(sorted(rows["runs"]))}
+        finally:
+            conn.close()
+
+    assert owners(stores["v1"]) == {"": "", "*": "", "stored": ""}
+    assert owners(stores["v2"]) == {"": "", "*": "*", "auditor": "auditor", "stored": ",*,auditor"}
+    priv, pub = generate_keys(tmp_path / "keys")
+    key, public_key = load_private_key(priv), load_public_key(pub)
+    traces = [ask(REQUEST, str(stores[v]), view="final") for v in ("v1", "v2")]
+    for trace in traces:
+        assert verify_envelope(json.dumps(sign_trace(trace, key)).encode(), public_key).ok
+    assert traces[0].meta["log"]["units"] == traces[1].meta["log"]["units"]
+    _, v2, _ = _versions()
+    compile_store(v2, tmp_path / "v2.db")
+    assert owners(tmp_path / "v2.db") == {"": "", "*": "*", "auditor": "", "stored": ",*"}
+    assert _heads(tmp_path / "v2.db")["auditor"] == _heads(tmp_path / "v2.db")[""]
+    auditor = ask(REQUEST, str(tmp_path / "v2.db"), view="final", principal="auditor")
+    assert auditor.meta["log"]["origin"].endswith("/principal/auditor")
+    assert verify_envelope(json.dumps(sign_trace(auditor, key)).encode(), public_key).ok

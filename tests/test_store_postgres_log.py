@@ -29,7 +29,7 @@ psycopg = pytest.importorskip("psycopg")  # the test extra installs it; CI runs 
 pytest.importorskip("cryptography")
 pytest.importorskip("rfc8785")
 
-LOG_TABLES = ("log_leaves", "log_nodes", "log_checkpoints")
+LOG_TABLES = ("log_runs", "log_tiles", "log_checkpoints")
 
 
 def _login_url(url: str, principal: str, login: str) -> str:

@@ -15,6 +15,7 @@ Ed25519 itself is ``cryptography``'s, imported only by the functions that sign o
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
 import json
 from collections.abc import Callable, Sequence
@@ -102,16 +103,18 @@ def root_hash(get: NodeGetter, size: int) -> bytes:
     return hashlib.sha256(b"").digest() if size == 0 else subtree_hash(get, 0, size)
 
 
-def audit_path(index: int, size: int) -> list[tuple[int, int]]:
+def audit_path(index: int, size: int, start: int = 0, stop: int = 64) -> list[tuple[int, int]]:
     """Where each hash of RFC 9162 PATH(index, D[0:size]) comes from, nearest the leaf first: ``(level, idx, 0)`` for
     the perfect subtree ``(level, idx)``, or ``(-1, start)`` for MTH of leaves ``start`` up to ``size`` (the
     tree's unfinished right edge). Level by level the sibling of the leaf's ancestor, where one exists: the
-    same list as the RFC's recursion (tests/test_store_log.py checks it against it), planned with no hashing."""
+    same list as the RFC's recursion (tests/test_store_log.py checks it against it), planned with no hashing.
+    ``start`` and ``stop``: the part of the path from level ``start`` up to ``stop`` (the part above a level
+    depends on the leaf's ancestor at that level only, so a caller can keep it for every leaf under it)."""
     if not 0 <= index < size:
         raise LogError(f"leaf {index} is not in a tree of {size} leaves")
     out: list[tuple[int, int]] = []
-    level = 0
-    while (size - 1) >> level:  # until the ancestor is the root
+    level = start
+    while (size - 1) >> level and level < stop:  # until the ancestor is the root
         sibling = (index >> level) ^ 1
         first = sibling << level
         if first < size:
@@ -199,7 +202,8 @@ def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, pro
 
 
 def b64(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
+    """Standard base64 with padding (``base64.b64encode``'s bytes, without its wrapper: a proof writes a dozen a hop)."""
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
 
 
 def unb64(text: object, what: str, size: int | None = None) -> bytes:

@@ -13,15 +13,26 @@ SQLite file or a PostgreSQL schema alike; the log is an addition beside ``chainr
 read by a hop):
 
 * ``log_info`` (key, value): the log's format and origin prefix (a random id chosen when the log began);
-* ``log_leaves`` (principal, idx, kind, item_ord, hash): leaf ``idx`` of a class's log is unit or relation
-  ``item_ord`` (``kind`` ``u`` or ``r``); ``hash`` its RFC 9162 leaf hash in hex;
-* ``log_nodes`` (principal, level, idx, hash): every perfect subtree of 2**level leaves (level >= 1), so an
-  inclusion or consistency proof is O(log^2 n) reads, never a pass over the leaves;
+* ``log_runs`` (principal, kind, item_ord, idx, length): leaves ``idx`` up to ``idx + length`` of a class's log are
+  units or relations (``kind`` ``u`` or ``r``) ``item_ord`` up to ``item_ord + length``. A class's leaves of one
+  kind follow store order, so a run covers every readable stretch: a class that reads everything has a few
+  runs per write, a class that may not read some documents a few per such document, never more than one a leaf;
+* ``log_tiles`` (principal, level, idx, hashes, above): the tree's hashes in tiles (``TILE_HEIGHT`` levels each,
+  as C2SP tlog-tiles cut a tree, in binary): tile ``(level, idx)`` holds, in ``hashes``, the perfect subtrees
+  of ``2**(level * TILE_HEIGHT)`` leaves numbered ``idx * TILE_WIDTH`` onwards (up to ``TILE_WIDTH`` of them,
+  fewer at the tree's right edge), and in ``above`` the tile's complete subtrees ``INNER_LEVELS`` levels above
+  those. The level between is hashed again when read (one hash), so the tiles hold about 1.5 hashes a leaf
+  (every level would be 2), and an inclusion proof reads one tile per ``TILE_HEIGHT`` levels: one for the leaf's own
+  tile, the upper tiles being kept by the reader once read;
 * ``log_checkpoints`` (seq, principal, size, root, unit_mark, relation_mark): each class's tree head after write
   ``seq`` (the ``identities`` sequence), and how many units and relations that write had looked at.
 
-A PostgreSQL store keeps the same tables, and row-level security shows a login only its own class's leaves,
-subtrees and checkpoints (``chainret.store.postgres.LOG_POLICY``); so every read here names the class it reads
+In a SQLite file a class whose log is the audit log leaf for leaf (it may read everything the store holds, as the
+public may where no document is restricted) keeps no runs or tiles: ``log_info``'s ``tree:<class>`` names the audit
+log as the tree it reads, until a write appends something it may not read (``_sharing``).
+
+A PostgreSQL store keeps the same tables (every class its own runs and tiles), and row-level security shows a login only its own class's runs, tiles
+and checkpoints (``chainret.store.postgres.LOG_POLICY``); so every read here names the class it reads
 (``StoreLog._read``), and a proof's units and relations are read as the request read them, in its view.
 """
 
@@ -35,13 +46,13 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import quote
 
 from chainret.core.tlog import (
+    HASH_SIZE,
     LogError,
     NodeGetter,
     audit_path,
     b64,
     checkpoint_body,
     consistency_proof,
-    inclusion_proof,
     leaf_hash,
     node_hash,
     relation_leaf,
@@ -49,36 +60,40 @@ from chainret.core.tlog import (
     subtree_hash,
     unit_leaf,
 )
+from chainret.store.base import StoreError, recompile_advice
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
 
     from chainret.trace.model import Trace
 
-LOG_FORMAT = "rfc9162-sha256/1"
+LOG_FORMAT = "rfc9162-sha256/2"  # (1: a row per leaf and per subtree, hex; 2: runs and tiles. A store of 1 proves nothing: recompile it)
 APPEND_BATCH = 20_000  # leaves of one class appended at a time
-KEEP_LEVEL = 6  # a store object keeps the subtree hashes of this level and above (one per 64 leaves) once read
+TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_path`` is written for five, with INNER_LEVELS 2 to 4)
+TILE_WIDTH = 1 << TILE_HEIGHT  # subtrees at a tile's foot
+INNER_LEVELS = (2, 3, 4)  # the levels above its foot a tile keeps; level 1 is hashed again from the foot
 AUDIT, PUBLIC = "", "*"
 
-LOG_TABLES = ("log_info", "log_leaves", "log_nodes", "log_checkpoints")
+LOG_TABLES = ("log_info", "log_runs", "log_tiles", "log_checkpoints")
+# (A tile is about 1.5 kB: a WITHOUT ROWID row holds it in the page, whose size the compile sets to 8 kB.)
 _CREATE = (
     "CREATE TABLE IF NOT EXISTS log_info (key TEXT PRIMARY KEY, value TEXT)",
-    "CREATE TABLE IF NOT EXISTS log_leaves (principal TEXT, idx INTEGER, kind TEXT, item_ord INTEGER, hash TEXT, "
-    "PRIMARY KEY (principal, idx)) WITHOUT ROWID",
-    "CREATE INDEX IF NOT EXISTS log_leaves_item ON log_leaves (principal, kind, item_ord)",
-    "CREATE TABLE IF NOT EXISTS log_nodes (principal TEXT, level INTEGER, idx INTEGER, hash TEXT, "
+    "CREATE TABLE IF NOT EXISTS log_runs (principal TEXT, kind TEXT, item_ord INTEGER, idx INTEGER, length INTEGER, "
+    "PRIMARY KEY (principal, kind, item_ord)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS log_tiles (principal TEXT, level INTEGER, idx INTEGER, hashes BLOB, above BLOB, "
     "PRIMARY KEY (principal, level, idx)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS log_checkpoints (seq INTEGER, principal TEXT, size INTEGER, root TEXT, "
     "unit_mark INTEGER, relation_mark INTEGER, PRIMARY KEY (seq, principal))",
 )
-_COLUMNS = {"log_leaves": ("principal", "idx", "kind", "item_ord", "hash"), "log_nodes": ("principal", "level", "idx", "hash")}
+_COLUMNS = {"log_runs": ("principal", "kind", "item_ord", "idx", "length"),
+            "log_tiles": ("principal", "level", "idx", "hashes", "above")}
 
 
 def log_create_statements(postgres: bool = False) -> list[str]:
-    """The log's tables: SQLite's, or PostgreSQL's (BIGINT integers, no ``WITHOUT ROWID``)."""
+    """The log's tables: SQLite's, or PostgreSQL's (BIGINT integers, BYTEA, no ``WITHOUT ROWID``)."""
     if not postgres:
         return list(_CREATE)
-    return [s.replace(" WITHOUT ROWID", "").replace("INTEGER", "BIGINT") for s in _CREATE]
+    return [s.replace(" WITHOUT ROWID", "").replace("INTEGER", "BIGINT").replace("BLOB", "BYTEA") for s in _CREATE]
 
 
 class LogWriter(Protocol):
@@ -131,44 +146,128 @@ def viewer_class(principal_classes: Iterable[str], viewer: str | None) -> str:
     return viewer if viewer in set(principal_classes) - {AUDIT, PUBLIC} else PUBLIC
 
 
+# -- tiles ---------------------------------------------------------------------------------------------
+
+#: A stored tile: its foot's hashes and its inner levels' (``log_tiles``' two BLOB columns).
+Tile = tuple[bytes, bytes]
+
+
+def tile_node(tile: Callable[[int, int], Tile | None], level: int, idx: int) -> bytes | None:
+    """The hash of the perfect subtree ``(level, idx)`` read from the tiles ``tile(tile level, tile index)`` gives
+    (None where a tile, or the subtree in it, is not there). A level a tile does not keep is hashed again from
+    the one below it (``INNER_LEVELS``: one hash)."""
+    t_level, above = divmod(level, TILE_HEIGHT)
+    if above and above not in INNER_LEVELS:
+        left, right = tile_node(tile, level - 1, 2 * idx), tile_node(tile, level - 1, 2 * idx + 1)
+        return None if left is None or right is None else node_hash(left, right)
+    shift = TILE_HEIGHT - above
+    found = tile(t_level, idx >> shift)
+    if found is None:
+        return None
+    hashes, inner = found
+    pos = idx & ((1 << shift) - 1)
+    if above:
+        width = len(hashes) // HASH_SIZE  # the tile's foot: its complete subtrees at ``above`` are width >> above
+        if pos >= width >> above:
+            return None
+        pos += sum(width >> v for v in INNER_LEVELS if v < above)
+        hashes = inner
+    found_hash = hashes[pos * HASH_SIZE:(pos + 1) * HASH_SIZE]
+    return found_hash if len(found_hash) == HASH_SIZE else None
+
+
+def foot_path(tile: Tile, pos: int) -> list[bytes]:
+    """The first ``TILE_HEIGHT`` hashes of a leaf's audit path, from its own tile when that tile is whole (each
+    sibling then a complete subtree in it): what ``tile_node`` reads for them, with no lookups and one hash.
+    ``pos``: the leaf's place in the tile."""
+    hashes, inner = tile
+    n = HASH_SIZE
+    pair = ((pos >> 1) ^ 1) * 2 * n
+    at2, at3, at4 = (pos >> 2) ^ 1, 8 + ((pos >> 3) ^ 1), 12 + ((pos >> 4) ^ 1)  # (INNER_LEVELS 2, 3, 4: 8, 4, 2 of them)
+    return [hashes[(pos ^ 1) * n:((pos ^ 1) + 1) * n], node_hash(hashes[pair:pair + n], hashes[pair + n:pair + 2 * n]),
+            inner[at2 * n:(at2 + 1) * n], inner[at3 * n:(at3 + 1) * n], inner[at4 * n:(at4 + 1) * n]]
+
+
+def _tile_rows(principal: str, get: NodeGetter, old: int, new: int) -> tuple[list[tuple[object, ...]], list[tuple[int, int]]]:
+    """The tiles a tree grown from ``old`` to ``new`` leaves has new subtrees in, whole (the ``log_tiles`` rows), and
+    those of them the tree of ``old`` leaves already had a row for (one a tile level at most: its right edge)."""
+    rows: list[tuple[object, ...]] = []
+    replaced: list[tuple[int, int]] = []
+    t_level = 0
+    while new >> (t_level * TILE_HEIGHT):
+        foot = t_level * TILE_HEIGHT
+        before, after = old >> foot, new >> foot  # complete subtrees at the foot level
+        if after > before:
+            first = before >> TILE_HEIGHT
+            if before & (TILE_WIDTH - 1):
+                replaced.append((t_level, first))
+            for t in range(first, ((after - 1) >> TILE_HEIGHT) + 1):
+                width = min(TILE_WIDTH, after - (t << TILE_HEIGHT))
+                hashes = b"".join(get(foot, (t << TILE_HEIGHT) + k) for k in range(width))
+                inner = b"".join(get(foot + v, (t << (TILE_HEIGHT - v)) + k) for v in INNER_LEVELS for k in range(width >> v))
+                rows.append((principal, t_level, t, hashes, inner))
+        t_level += 1
+    return rows, replaced
+
+
 # -- writing ---------------------------------------------------------------------------------------------
 
 class _Nodes:
-    """Perfect-subtree hashes of one class's tree: those this write made, else the stored ones."""
+    """Perfect-subtree hashes of one class's tree: those this write made, else the stored tiles' (each read once)."""
 
     def __init__(self, db: LogWriter, principal: str) -> None:
         self.db, self.principal = db, principal
         self.fresh: dict[tuple[int, int], bytes] = {}
+        self._tiles: dict[tuple[int, int], Tile | None] = {}
+
+    def _tile(self, t_level: int, t_idx: int) -> Tile | None:
+        key = (t_level, t_idx)
+        if key not in self._tiles:
+            found = self.db.rows("SELECT hashes, above FROM log_tiles WHERE principal = ? AND level = ? AND idx = ?",
+                                 (self.principal, t_level, t_idx))
+            self._tiles[key] = (bytes(found[0][0]), bytes(found[0][1])) if found else None
+        return self._tiles[key]
 
     def get(self, level: int, idx: int) -> bytes:
         hit = self.fresh.get((level, idx))
-        if hit is not None:
-            return hit
-        if level == 0:
-            found = self.db.rows("SELECT hash FROM log_leaves WHERE principal = ? AND idx = ?", (self.principal, idx))
+        if hit is None:
+            hit = tile_node(self._tile, level, idx)
+            if hit is None:
+                raise LogError(f"the store's log for {class_label(self.principal)} lacks node {level}/{idx}")
+        return hit
+
+
+def _runs(principal: str, old: int, leaves: list[tuple[str, int, bytes]]) -> list[tuple[object, ...]]:
+    """The ``log_runs`` rows of leaves ``old`` onwards: each stretch of one kind's consecutive ordinals, one row."""
+    out: list[list[Any]] = []
+    for i, (kind, ordinal, _) in enumerate(leaves):
+        last = out[-1] if out else None
+        if last is not None and last[1] == kind and last[2] + last[4] == ordinal:
+            last[4] += 1
         else:
-            found = self.db.rows("SELECT hash FROM log_nodes WHERE principal = ? AND level = ? AND idx = ?",
-                                 (self.principal, level, idx))
-        if not found:
-            raise LogError(f"the store's log for {class_label(self.principal)} lacks node {level}/{idx}")
-        return bytes.fromhex(found[0][0])
+            out.append([principal, kind, ordinal, old + i, 1])
+    return [tuple(r) for r in out]
 
 
 def _append(db: LogWriter, principal: str, old: int, leaves: list[tuple[str, int, bytes]]) -> int:
-    """Append ``leaves`` (kind, item ord, leaf hash) to a class's tree of ``old`` leaves, with every perfect subtree
-    they complete; returns the new size."""
+    """Append ``leaves`` (kind, item ord, leaf hash) to a class's tree of ``old`` leaves: their runs, and the tiles
+    that hold every perfect subtree they complete (the tile that was the right edge written again); returns the
+    new size."""
+    if not leaves:
+        return old
     nodes = _Nodes(db, principal)
     new = old + len(leaves)
-    db.insert_rows("log_leaves", _COLUMNS["log_leaves"],
-                   [(principal, old + i, kind, ordinal, h.hex()) for i, (kind, ordinal, h) in enumerate(leaves)])
+    db.insert_rows("log_runs", _COLUMNS["log_runs"], _runs(principal, old, leaves))
     nodes.fresh.update(((0, old + i), h) for i, (_, _, h) in enumerate(leaves))
     level = 1
     while new >> level:
-        made = [(j, node_hash(nodes.get(level - 1, 2 * j), nodes.get(level - 1, 2 * j + 1)))
-                for j in range(old >> level, new >> level)]
-        nodes.fresh.update(((level, j), h) for j, h in made)
-        db.insert_rows("log_nodes", _COLUMNS["log_nodes"], [(principal, level, j, h.hex()) for j, h in made])
+        for j in range(old >> level, new >> level):
+            nodes.fresh[(level, j)] = node_hash(nodes.get(level - 1, 2 * j), nodes.get(level - 1, 2 * j + 1))
         level += 1
+    rows, replaced = _tile_rows(principal, nodes.get, old, new)  # (read before the edge tiles are deleted)
+    for t_level, t_idx in replaced:
+        db.execute("DELETE FROM log_tiles WHERE principal = ? AND level = ? AND idx = ?", (principal, t_level, t_idx))
+    db.insert_rows("log_tiles", _COLUMNS["log_tiles"], rows)
     return new
 
 
@@ -202,6 +301,42 @@ def _relations(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, byt
         yield o, d, relation_leaf(rid, s, p, ob, src, doc, ver, rep or "", dig or "", a, b, quote_ or "", kind or "clause")
 
 
+SHARED_TREE = "tree:"  # a ``log_info`` key: ``tree:<class>`` = the class whose runs and tiles it reads (``_sharing``)
+
+
+def _sharing(db: LogWriter, classes: list[str], info: dict[str, str], last: dict[str, tuple[int, int, int]],
+             readers: dict[int, set[str]]) -> set[str]:
+    """The classes whose log stays, after this write, the audit log leaf for leaf (a SQLite store keeps it once).
+
+    A class whose log has been the audit log's so far (it shared it, or both are empty) and that may read every
+    unit and relation this write appends to the audit log holds the same leaves in the same order: it keeps no
+    runs or tiles of its own, ``log_info`` names the tree it reads (``SHARED_TREE``), and its checkpoint is the
+    audit log's. A class that shared it and may not read something new gets, before anything is appended, a
+    copy of the audit log's runs and tiles as they are (its tree until now), and goes on with its own. A
+    PostgreSQL store shares nothing: row-level security shows each class its own rows only."""
+    if AUDIT not in classes:
+        return set()
+    empty = (0, 0, 0)
+    audit = last.get(AUDIT, empty)
+    docs = {d for (d,) in db.rows("SELECT DISTINCT doc_ord FROM units WHERE ord >= ? UNION "
+                                  "SELECT DISTINCT doc_ord FROM relations WHERE ord >= ?", (audit[1], audit[2]))}
+    out: set[str] = set()
+    for p in classes:
+        if p == AUDIT:
+            continue
+        before = info.get(SHARED_TREE + p) == AUDIT or (last.get(p, empty) == audit and audit[0] == 0)
+        if before and all(d is not None and _reads(p, readers.get(d)) for d in docs):
+            out.add(p)
+            if SHARED_TREE + p not in info:
+                db.execute("INSERT INTO log_info (key, value) VALUES (?, ?)", (SHARED_TREE + p, AUDIT))
+        elif info.get(SHARED_TREE + p) == AUDIT:  # (it parts from the audit log here: its tree until now, its own)
+            for table, cols in _COLUMNS.items():
+                rest = ", ".join(cols[1:])
+                db.execute(f"INSERT INTO {table} (principal, {rest}) SELECT ?, {rest} FROM {table} WHERE principal = ?", (p, AUDIT))
+            db.execute("DELETE FROM log_info WHERE key = ?", (SHARED_TREE + p,))
+    return out
+
+
 def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
     """Append this write's leaves to every viewer class's log and record its checkpoints (module docstring).
 
@@ -212,7 +347,11 @@ def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
 
     for stmt in log_create_statements(postgres):
         db.execute(stmt)
-    if not db.rows("SELECT value FROM log_info WHERE key = 'origin'"):
+    info = {str(k): str(v) for k, v in db.rows("SELECT key, value FROM log_info")}
+    if info.get("format", LOG_FORMAT) != LOG_FORMAT:  # (its tables are not this format's: appending would break its trees)
+        raise StoreError(f"the store's log is of format {info['format']!r}, which this chainret does not append to "
+                         f"(it writes {LOG_FORMAT!r}); " + recompile_advice())
+    if "origin" not in info:
         db.execute("INSERT INTO log_info (key, value) VALUES ('format', ?), ('origin', ?)", (LOG_FORMAT, uuid.uuid4().hex[:16]))
     seq = db.rows("SELECT max(seq) FROM identities")[0][0]
     classes = sorted(str(p) for (p,) in db.rows("SELECT principal FROM identities WHERE seq = ?", (seq,)))
@@ -225,6 +364,7 @@ def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
     n_units = db.rows("SELECT count(*) FROM units")[0][0]
     n_rels = db.rows("SELECT count(*) FROM relations")[0][0]
     sizes = {p: last.get(p, (0, 0, 0))[0] for p in classes}
+    shared = set() if postgres else _sharing(db, classes, info, last, readers)
     new: dict[str, list[tuple[str, int, bytes]]] = {p: [] for p in classes}
     for kind, rows, mark in (("u", _units, 1), ("r", _relations, 2)):
         marks = {p: last.get(p, (0, 0, 0))[mark] for p in classes}
@@ -232,15 +372,19 @@ def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
             h: bytes | None = None
             who = readers.get(doc) if doc is not None else None
             for p in classes:
-                if ordinal >= marks[p] and _reads(p, who):
+                if ordinal >= marks[p] and p not in shared and _reads(p, who):
                     h = h or leaf_hash(data)
                     new[p].append((kind, ordinal, h))
                     if len(new[p]) >= APPEND_BATCH:  # (a 1M-relation store's leaves are never all held at once)
                         sizes[p] = _append(db, p, sizes[p], new[p])
                         new[p] = []
-    for p in classes:
-        sizes[p] = _append(db, p, sizes[p], new[p])
-        root = root_hash(_Nodes(db, p).get, sizes[p])
+    roots: dict[str, bytes] = {}
+    for p in classes:  # (the audit class first: a class that shares its tree takes its size and root)
+        if p in shared:
+            sizes[p], root = sizes[AUDIT], roots[AUDIT]
+        else:
+            sizes[p] = _append(db, p, sizes[p], new[p])
+            root = roots[p] = root_hash(_Nodes(db, p).get, sizes[p])
         db.execute("INSERT INTO log_checkpoints (seq, principal, size, root, unit_mark, relation_mark) VALUES (?, ?, ?, ?, ?, ?)",
                    (seq, p, sizes[p], root.hex(), n_units, n_rels))
     db.execute("INSERT INTO meta (key, value) VALUES ('log', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", (LOG_FORMAT,))
@@ -252,11 +396,23 @@ def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
 class StoreLog:
     """A compiled store's log as a reader sees it: checkpoints per class, inclusion and consistency proofs."""
 
-    def __init__(self, rows: Any, world: str) -> None:
-        self._rows = rows  # ``Backend.rows``: text and integers only
+    def __init__(self, rows: Any, world: str, kind: str = "sqlite") -> None:
+        self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
         self.world = world
+        # A SQLite file is never written in place (a write replaces it whole), so a store object reads one state of it:
+        # the checkpoints are read once, and a proof's units, relations, runs and tiles are one statement. A
+        # PostgreSQL store reads the units as the request and the log as the viewer's class: two statements.
+        self._snapshot = kind == "sqlite"
+        self._heads: dict[str, tuple[int, bytes] | None] = {}
+        self._shown: dict[tuple[str, int, int, int], str] = {}  # base64 of upper subtrees and right edges
+        self._tops: dict[tuple[str, int, int], list[str]] = {}  # audit paths above level 2 * TILE_HEIGHT (``proofs``)
         self._origin_id = str(self._one(None, "SELECT value FROM log_info WHERE key = 'origin'") or "")
-        self._cache: dict[tuple[str, int, int], bytes] = {}
+        self._origins: dict[str, str] = {}
+        # A class whose log is the audit log leaf for leaf reads the audit log's runs and tiles (``_sharing``: SQLite).
+        self._trees = {str(k)[len(SHARED_TREE):]: str(v) for k, v in self._read(None, "SELECT key, value FROM log_info WHERE key LIKE ?",
+                                                                              (SHARED_TREE + "%",))}
+        self._tiles: dict[tuple[str, int, int], Tile] = {}  # whole tiles above the leaves' (they never change)
+        self._cache: dict[tuple[str, int, int], bytes] = {}  # subtrees of TILE_HEIGHT levels and more, once computed
         self._edges: dict[tuple[str, int, int], bytes] = {}
 
     def _read(self, principal: str | None, sql: str, params: Sequence[object] = ()) -> list[Any]:
@@ -272,7 +428,10 @@ class StoreLog:
         return found[0][0] if found else None
 
     def origin(self, principal: str) -> str:
-        return f"chainret/{quote(self.world, safe='')}/{self._origin_id}/{class_label(principal)}"
+        found = self._origins.get(principal)
+        if found is None:
+            found = self._origins[principal] = f"chainret/{quote(self.world, safe='')}/{self._origin_id}/{class_label(principal)}"
+        return found
 
     @cached_property
     def classes(self) -> list[str]:
@@ -291,26 +450,38 @@ class StoreLog:
         return out
 
     def latest(self, principal: str) -> tuple[int, bytes] | None:
+        if principal in self._heads:
+            return self._heads[principal]
         found = self._read(principal, "SELECT size, root FROM log_checkpoints WHERE principal = ? ORDER BY seq DESC LIMIT 1", (principal,))
-        return (cast(int, found[0][0]), bytes.fromhex(cast(str, found[0][1]))) if found else None
+        head = (cast(int, found[0][0]), bytes.fromhex(cast(str, found[0][1]))) if found else None
+        if self._snapshot:
+            self._heads[principal] = head
+        return head
 
-    def _get(self, principal: str, fetched: dict[tuple[int, int], bytes] | None = None) -> NodeGetter:
-        """Perfect-subtree hashes of one class's tree: this request's batch (``fetched``), the kept upper levels
-        (``KEEP_LEVEL`` and above: a few per 2**KEEP_LEVEL leaves), else one read."""
+    def _get(self, principal: str, fetched: dict[tuple[int, int], Tile]) -> NodeGetter:
+        """Perfect-subtree hashes of one class's tree, from its tiles: this request's (``fetched``: the leaves' own,
+        read with their indexes, and any other tile read here), the whole upper tiles kept once read, else one read
+        a tile. (Only whole tiles are kept past the request: the right edge's grows with the next write.)"""
+        def tile(t_level: int, t_idx: int) -> Tile | None:
+            hit = fetched.get((t_level, t_idx)) or self._tiles.get((principal, t_level, t_idx))
+            if hit is None:
+                found = self._read(principal, "SELECT hashes, above FROM log_tiles WHERE principal = ? AND level = ? AND idx = ?",
+                                   (principal, t_level, t_idx))
+                if not found:
+                    return None
+                hit = fetched[(t_level, t_idx)] = (bytes(found[0][0]), bytes(found[0][1]))
+                if t_level and len(hit[0]) == TILE_WIDTH * HASH_SIZE:
+                    self._tiles[(principal, t_level, t_idx)] = hit
+            return hit
+
         def get(level: int, idx: int) -> bytes:
-            hit = fetched.get((level, idx)) if fetched is not None else None
+            upper = level >= TILE_HEIGHT
+            hit = self._cache.get((principal, level, idx)) if upper else None
             if hit is None:
-                hit = self._cache.get((principal, level, idx))
-            if hit is None:
-                if level == 0:
-                    h = self._one(principal, "SELECT hash FROM log_leaves WHERE principal = ? AND idx = ?", (principal, idx))
-                else:
-                    h = self._one(principal, "SELECT hash FROM log_nodes WHERE principal = ? AND level = ? AND idx = ?",
-                                  (principal, level, idx))
-                if h is None:
+                hit = tile_node(tile, level, idx)
+                if hit is None:
                     raise LogError(f"the store's log for {class_label(principal)} lacks node {level}/{idx}")
-                hit = bytes.fromhex(cast(str, h))
-                if level >= KEEP_LEVEL:
+                if upper:
                     self._cache[(principal, level, idx)] = hit
             return hit
         return get
@@ -320,28 +491,7 @@ class StoreLog:
         for n in (old, new):
             if n not in sizes:
                 raise LogError(f"no checkpoint of {class_label(principal)} has size {n} (sizes: {sorted(sizes)})")
-        return [b64(h) for h in consistency_proof(self._get(principal), old, new)]
-
-    def _fetch(self, principal: str, indexes: Iterable[int], size: int) -> dict[tuple[int, int], bytes]:
-        """Every perfect-subtree hash the inclusion proofs of ``indexes`` need and the kept levels lack, in two reads."""
-        wanted = {(level, i) for index in indexes for level, i in audit_path(index, size)
-                  if level >= 0 and (principal, level, i) not in self._cache}
-        out: dict[tuple[int, int], bytes] = {}
-        leaves = sorted(i for lv, i in wanted if lv == 0)
-        if leaves:
-            marks = ", ".join("?" for _ in leaves)
-            for i, h in self._read(principal, f"SELECT idx, hash FROM log_leaves WHERE principal = ? AND idx IN ({marks})",
-                                   (principal, *leaves)):
-                out[(0, cast(int, i))] = bytes.fromhex(cast(str, h))
-        nodes = sorted(k for k in wanted if k[0] > 0)
-        if nodes:
-            pairs = ", ".join("(?, ?)" for _ in nodes)
-            flat = [v for k in nodes for v in k]
-            # A join on the primary key: SQLite plans ``(level, idx) IN (VALUES ...)`` as a scan of the class's nodes.
-            for lv, i, h in self._read(principal, f"SELECT n.level, n.idx, n.hash FROM (VALUES {pairs}) v JOIN log_nodes n "
-                                       "ON n.principal = ? AND n.level = v.column1 AND n.idx = v.column2", (*flat, principal)):
-                out[(cast(int, lv), cast(int, i))] = bytes.fromhex(cast(str, h))
-        return out
+        return [b64(h) for h in consistency_proof(self._get(self._trees.get(principal, principal), {}), old, new)]
 
     def _edge(self, principal: str, size: int, get: NodeGetter) -> Callable[[int], bytes]:
         """MTH of leaves ``start`` up to ``size``: the tree's unfinished right edge, the same for every proof at that
@@ -354,42 +504,67 @@ class StoreLog:
             return hit
         return edge
 
-    def _entries(self, principal: str, size: int, units: list[str], relations: list[str],
-                 scope: tuple[str | None, str | None]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
-        """(units by ref, relations by id) among the given that the class's tree of ``size`` leaves holds, each with its
-        leaf ``index``: a unit with its ``span`` and ``text``, a relation with its subject, predicate and object.
+    def _lookup(self, ord_sql: str) -> str:
+        """Columns and joins that find the leaf of the item whose ordinal is ``ord_sql``: the run that would hold it
+        (the class's last run of that kind starting at or before it) and the foot tile its leaf would be in.
+        Parameters: the class, the kind, the class, the kind (and the ordinal twice where ``ord_sql`` is ``?``)."""
+        return ("r.item_ord, r.idx, r.length, t.hashes, t.above FROM "
+                f"{{items}} LEFT JOIN log_runs r ON r.principal = ? AND r.kind = ? AND r.item_ord = (SELECT item_ord FROM "
+                f"log_runs WHERE principal = ? AND kind = ? AND item_ord <= {ord_sql} ORDER BY item_ord DESC LIMIT 1) "
+                "LEFT JOIN log_tiles t ON t.principal = r.principal AND t.level = 0 "
+                f"AND t.idx = (r.idx + {ord_sql} - r.item_ord) / {TILE_WIDTH}")
 
-        Two reads: the units and relations as the request read them (``scope``: its view and principal, which a
-        PostgreSQL store's policies on unit text need), then their leaf indexes in the class's log."""
-        if not units and not relations:
-            return {}, {}
-        parts, params = [], []
-        if units:
-            parts.append(f"SELECT 'u', ref, ord, start_, end_, text, NULL, NULL FROM units WHERE ref IN ({', '.join('?' for _ in units)})")
-            params += units
-        if relations:
-            parts.append(f"SELECT 'r', id, ord, NULL, NULL, subject, predicate, object FROM relations WHERE id IN "
-                         f"({', '.join('?' for _ in relations)})")
-            params += relations
-        view, asker = scope
-        items = self._rows(" UNION ALL ".join(parts), params, *((view, asker) if view is not None or asker is not None else ()))
-        by_ord = {(str(kind), cast(int, o)): (str(key), rest) for kind, key, o, *rest in items}
-        if not by_ord:
-            return {}, {}
-        conds, keys = [], []
-        for kind in ("u", "r"):
-            ords = sorted(o for k, o in by_ord if k == kind)
-            if ords:
-                conds.append(f"(kind = ? AND item_ord IN ({', '.join('?' for _ in ords)}))")
-                keys += [kind, *ords]
+    def _entries(self, principal: str, size: int, units: list[str], relations: list[str], scope: tuple[str | None, str | None],
+                 fetched: dict[tuple[int, int], Tile]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+        """(units by ref, relations by id) among the given that the class's tree of ``size`` leaves holds, each with its
+        leaf ``index``: a unit with its ``span`` and ``text``, a relation with its subject, predicate and object; the
+        tiles of their leaves go into ``fetched``.
+
+        The units and relations are read as the request read them (``scope``: its view and principal, which a
+        PostgreSQL store's policies on unit text need), each with the run that holds it and its tile (``_lookup``)
+        in the class's log: in SQLite one statement; in PostgreSQL, where the class's log rows are its own role's,
+        the items first and then, in a second statement, their runs and tiles."""
         found: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]] = ({}, {})
-        for kind, o, idx in self._read(principal, f"SELECT kind, item_ord, idx FROM log_leaves WHERE principal = ? AND idx < ? AND "
-                                       f"({' OR '.join(conds)})", (principal, size, *keys)):
-            key, (start, end, a, b, c) = by_ord[(str(kind), cast(int, o))]
-            if kind == "u":
-                found[0][key] = {"index": idx, "span": [start, end], "text": a}
+        if not units and not relations:
+            return found
+        parts, params = [], []
+        x = "x." if self._snapshot else ""  # (SQLite's statement joins the log's tables to the items, named x)
+        for kind, keys, cols, table, key in (("u", units, f"{x}start_, {x}end_, {x}text, NULL, NULL", "units", "ref"),
+                                             ("r", relations, f"NULL, NULL, {x}subject, {x}predicate, {x}object", "relations", "id")):
+            if not keys:
+                continue
+            item = f"'{kind}', {x}{key}, {x}ord, {cols}"
+            listed = f"WHERE {x}{key} IN ({', '.join('?' for _ in keys)})"
+            if self._snapshot:  # (SQLite reads every row alike: the class's runs and tiles joined to each item)
+                parts.append(f"SELECT {item}, " + self._lookup("x.ord").format(items=f"{table} x") + f" {listed}")
+                params += [principal, kind, principal, kind, *keys]
             else:
-                found[1][key] = {"index": idx, "subject": a, "predicate": b, "object": c}
+                parts.append(f"SELECT {item} FROM {table} {listed}")
+                params += keys
+        view, asker = scope
+        if self._snapshot:
+            rows = self._rows(" UNION ALL ".join(parts), params)
+        else:
+            items = self._rows(" UNION ALL ".join(parts), params, *((view, asker) if view is not None or asker is not None else ()))
+            runs = " UNION ALL ".join(f"SELECT {n}, " + self._lookup("?").format(items="(SELECT 1) AS one") for n in range(len(items)))
+            looked: dict[int, tuple[Any, ...]] = {}
+            if items:
+                for n, *rest in self._read(principal, runs, [v for kind, _, o, *_ in items for v in (principal, kind, principal, kind, o, o)]):
+                    looked[n] = tuple(rest)
+            rows = [(*item, *looked.get(n, (None,) * 5)) for n, item in enumerate(items)]
+        for kind, key, o, start, end, a, b, c, first, idx, length, hashes, inner in rows:
+            if bytes in map(type, (key, o, start, end, a, b, c, first, idx, length)):  # (``store_log``: past the store's guard)
+                raise StoreError("a unit, relation or log run read for a trace's proofs holds a BLOB, which no compile writes "
+                                 "(the store was edited); " + recompile_advice())
+            if first is None or o >= first + length or idx + o - first >= size:
+                continue  # not in this class's log (at this size)
+            index = idx + o - first
+            if hashes is not None:
+                fetched[(0, index >> TILE_HEIGHT)] = (bytes(hashes), bytes(inner))
+            if kind == "u":
+                found[0][str(key)] = {"index": index, "span": [start, end], "text": a}
+            else:
+                found[1][str(key)] = {"index": index, "subject": a, "predicate": b, "object": c}
         return found
 
     def proofs(self, trace: Trace, principal: str, scope: tuple[str | None, str | None] = (None, None)) -> dict[str, Any] | None:
@@ -398,21 +573,49 @@ class StoreLog:
         unit or relation is not in that class's log gets no entry (the offline verifier then fails it). ``scope``:
         the (view, principal) the trace was read in (``_entries``).
 
-        Five reads whatever the number of anchors: the checkpoint, the units and relations, their leaf indexes, and
-        the proofs' subtree hashes (leaves, nodes) that the kept upper levels do not hold."""
+        Three reads whatever the number of anchors (the checkpoint; the units and relations; their leaf indexes with
+        the leaves' tiles), and one a tile above those the first time a store object needs it."""
         head = self.latest(principal)
         if head is None:
             return None
         size, root = head
+        origin = self.origin(principal)
+        principal = self._trees.get(principal, principal)  # the runs and tiles it reads (a SQLite store's shared tree)
         anchors = [h.anchor for h in trace.hops if h.anchor is not None]
+        fetched: dict[tuple[int, int], Tile] = {}
         units, relations = self._entries(principal, size, sorted({a.unit_ref for a in anchors}),
-                                         sorted({a.relation_id for a in anchors}), scope)
-        entries = [*units.values(), *relations.values()]
-        get = self._get(principal, self._fetch(principal, (cast(int, e["index"]) for e in entries), size))
+                                         sorted({a.relation_id for a in anchors}), scope, fetched)
+        get = self._get(principal, fetched)
         edge = self._edge(principal, size, get)
-        for e in entries:
-            e["proof"] = [b64(h) for h in inclusion_proof(get, cast(int, e["index"]), size, edge)]
-        return {"origin": self.origin(principal), "size": size, "root": b64(root),
+        shown = self._shown
+
+        def proof_hash(level: int, idx: int) -> str:
+            """One hash of an audit path in base64: an upper subtree's or the right edge's kept once computed."""
+            if 0 <= level < TILE_HEIGHT:
+                return b64(get(level, idx))
+            key = (principal, size if level < 0 else 0, level, idx)
+            hit = shown.get(key)
+            if hit is None:
+                hit = shown[key] = b64(edge(idx) if level < 0 else get(level, idx))
+            return hit
+
+        whole, top = TILE_WIDTH * HASH_SIZE, 2 * TILE_HEIGHT
+        tops = self._tops
+        for e in (*units.values(), *relations.values()):
+            index = cast(int, e["index"])
+            tile = fetched.get((0, index >> TILE_HEIGHT))
+            if tile is not None and len(tile[0]) == whole:  # (the leaf's tile whole: its first five hashes are in it)
+                proof = [b64(h) for h in foot_path(tile, index & (TILE_WIDTH - 1))]
+            else:
+                proof = [proof_hash(level, idx) for level, idx in audit_path(index, size, 0, TILE_HEIGHT)]
+            for level, idx in audit_path(index, size, TILE_HEIGHT, top):
+                proof.append(shown.get((principal, 0, level, idx)) or proof_hash(level, idx))  # (an edge's key holds the size)
+            key = (principal, size, index >> top)  # the path above level ``top``: the same for the 2**top leaves under it
+            above = tops.get(key)
+            if above is None:
+                above = tops[key] = [proof_hash(level, idx) for level, idx in audit_path(index, size, top)]
+            e["proof"] = proof + above
+        return {"origin": origin, "size": size, "root": b64(root),
                 "units": dict(sorted(units.items())), "relations": dict(sorted(relations.items()))}
 
 
@@ -427,7 +630,13 @@ def store_log(reader: object) -> StoreLog | None:
         return None
     cached = _LOGS.get(reader)
     if cached is None:  # one per store object: a store object reads one snapshot
-        cached = _LOGS[reader] = StoreLog(reader.db.rows, reader.world)
+        rows = reader.db.rows
+        if reader.kind == "sqlite":  # (``SQLiteBackend.rows`` refuses BLOBs, which only the log's tiles hold: read here)
+            backend = reader.db
+
+            def rows(sql: str, params: Sequence[object] = (), *scope: object) -> list[Any]:
+                return cast("list[Any]", backend.conn.execute(sql, tuple(params)).fetchall())
+        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind)
     return cached
 
 

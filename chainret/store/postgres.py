@@ -860,7 +860,7 @@ def update_postgres(catalog: Catalog, url: str) -> dict[str, int]:
 
 
 # -- the per-viewer log (chainret.store.log): its tables, written in the write's transaction, and who reads them ------
-# A log row (leaf, subtree, checkpoint) of class ``principal`` is visible to a role of that class only: the audit
+# A log row (leaf run, tile of subtrees, checkpoint) of class ``principal`` is visible to a role of that class only: the audit
 # class ('') to the application role (which reads with no principal, ``StoreLog._read``), the public class ('*') to
 # a role that holds ``S_read`` and no principal's role, a principal's class to a role holding that principal's role.
 # So a public login cannot read, or count, the leaves or checkpoints of restricted text, and a principal's login
@@ -872,7 +872,7 @@ LOG_POLICY = (
     "ELSE EXISTS (SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = {t}.principal "
     "AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE')) END"
 )
-LOG_RLS_TABLES = ("log_leaves", "log_nodes", "log_checkpoints")  # (``log_info``, the log's format and origin, is everyone's)
+LOG_RLS_TABLES = ("log_runs", "log_tiles", "log_checkpoints")  # (``log_info``, the log's format and origin, is everyone's)
 
 
 class _LogWriter:

@@ -148,6 +148,14 @@ INDEXES = [
     ("relation_quotes_doc", "relation_quotes", "doc_ord"),
 ]
 UNIQUE = {"entities_id", "documents_ref", "views_name", "units_ref", "relations_id"}
+#: Indexes of ``INDEXES`` a SQLite store does without (issue 47: a store's size; 14% of a 100k-relation store's
+#: tables and indexes, the log's aside). In a ``WITHOUT ROWID`` table the primary key is the table's own B-tree, so
+#: ``names_key`` (key, type) repeated what names' key (key, entity_ord, doc_id) already orders by; ``relations_sp``
+#: is the prefix of ``relations_spo`` (``chainret.store.paircensus``: a SQLite store's); no read looks up postings,
+#: relations or quotes by their document alone (a hop's permission test reads a row's ``doc_ord``, it does not search
+#: by it; an update deletes a unit's postings by their key: ``StreamCompile._index_again``). PostgreSQL keeps them
+#: (its row-level security and planner are another matter, measured by its own pages).
+SQLITE_WITHOUT = frozenset({"names_key", "relations_sp", "postings_doc", "relations_doc", "relation_quotes_doc"})
 
 
 def create_statements(*, postgres: bool = False) -> list[str]:
@@ -163,10 +171,11 @@ def create_statements(*, postgres: bool = False) -> list[str]:
     return out
 
 
-def index_statements() -> list[str]:
+def index_statements(*, sqlite: bool = False) -> list[str]:
+    """``CREATE INDEX`` statements, run after the bulk load (a SQLite store's without ``SQLITE_WITHOUT``)."""
     return [
         f"CREATE {'UNIQUE ' if name in UNIQUE else ''}INDEX IF NOT EXISTS {name} ON {table} ({cols})"
-        for name, table, cols in INDEXES
+        for name, table, cols in INDEXES if not (sqlite and name in SQLITE_WITHOUT)
     ]
 
 

@@ -97,6 +97,30 @@ def test_bad_stores_give_a_message_and_an_exit_code(tmp_path, seed_db, capsys):
     assert code == 3 and "cannot connect to PostgreSQL at postgresql://nobody@127.0.0.1:1/none" in err
 
 
+def test_a_store_of_the_previous_schema_is_read_and_its_update_refused(tmp_path, seed_db, capsys):
+    """A SQLite store of schema 6 (``names`` keyed by its label, with ``names_key`` and ``names_fold``: schema 7 keys it
+    by the fold and keeps neither, issue 47) answers as the store of this schema does, by its own indexes; an update
+    of it is refused with the recompile advice, not a traceback."""
+    old = tmp_path / "six.db"
+    old.write_bytes(seed_db.read_bytes())
+    con = sqlite3.connect(old)
+    con.execute("CREATE TABLE names6 (key TEXT, type TEXT, entity_ord INTEGER, fold TEXT, digits TEXT, flen INTEGER, doc_id TEXT, "
+                "PRIMARY KEY (key, entity_ord, doc_id)) WITHOUT ROWID")
+    con.execute("INSERT INTO names6 SELECT key, type, entity_ord, fold, digits, flen, doc_id FROM names")
+    con.execute("DROP TABLE names")
+    con.execute("ALTER TABLE names6 RENAME TO names")
+    for stmt in ("CREATE INDEX names_key ON names (key, type)", "CREATE INDEX names_fold ON names (type, fold)",
+                 "CREATE INDEX names_near ON names (type, digits, flen)", "UPDATE meta SET value = '6' WHERE key = 'schema_version'"):
+        con.execute(stmt)
+    con.commit()
+    con.close()
+    for request in ("Which contact serves PR-84?", "Who serves pr 84?", "Which contact serves PR-48?"):
+        assert trace_json(ask(request, old)).replace(str(old), str(seed_db)) == trace_json(ask(request, seed_db))  # (the path aside)
+    code, _, err = cli(capsys, "catalog", "compile", str(SEED), "--out", str(old), "--update")
+    err = " ".join(err.split())
+    assert code == 2 and "compiled with store schema 6" in err and "recompile the store" in err and "Traceback" not in err
+
+
 def test_traces_name_the_store_without_a_password():
     from chainret.store import store_location
 

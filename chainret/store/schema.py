@@ -148,6 +148,18 @@ INDEXES = [
     ("relation_quotes_doc", "relation_quotes", "doc_ord"),
 ]
 UNIQUE = {"entities_id", "documents_ref", "views_name", "units_ref", "relations_id"}
+#: Indexes of ``INDEXES`` a SQLite store does without (issue 47: a store's size). In a ``WITHOUT ROWID`` table the
+#: primary key is the table's own B-tree, so ``names_key`` (key, type) and ``names_fold`` (type, fold) repeated what
+#: names' key (``SQLITE_PRIMARY``: fold, key, entity_ord, doc_id) already orders by; ``relations_sp``
+#: is the prefix of ``relations_spo`` (``chainret.store.paircensus``: a SQLite store's); no read looks up postings,
+#: relations or quotes by their document alone (a hop's permission test reads a row's ``doc_ord``, it does not search
+#: by it; an update deletes a unit's postings by their key: ``StreamCompile._index_again``). PostgreSQL keeps them
+#: (its row-level security and planner are another matter, measured by its own pages).
+SQLITE_WITHOUT = frozenset({"names_key", "names_fold", "relations_sp", "postings_doc", "relations_doc", "relation_quotes_doc"})
+#: Primary keys a SQLite store orders differently (schema 7): ``names`` by its ``fold`` first, so a tolerant lookup by
+#: (type, fold) reads the table's own B-tree (rows of one fold are few) and ``names_fold`` (a second copy of every row's
+#: key columns) is not kept; a lookup by the normalised label asks for its fold too (``SQLStore.label_key``).
+SQLITE_PRIMARY = {"names": "fold, key, entity_ord, doc_id"}
 
 
 def create_statements(*, postgres: bool = False) -> list[str]:
@@ -159,17 +171,19 @@ def create_statements(*, postgres: bool = False) -> list[str]:
             typ = ("BIGINT" if postgres else "INTEGER") if c in INT_COLUMNS else "TEXT"
             defs.append(f"{c} {typ}")
         tail = " WITHOUT ROWID" if not postgres and table in ("postings", "readers", "view_docs", "names", "label_readers") else ""
-        out.append(f"CREATE TABLE {table} ({', '.join(defs)}, PRIMARY KEY ({PRIMARY[table]})){tail}")
+        key = PRIMARY[table] if postgres else SQLITE_PRIMARY.get(table, PRIMARY[table])
+        out.append(f"CREATE TABLE {table} ({', '.join(defs)}, PRIMARY KEY ({key})){tail}")
     return out
 
 
-def index_statements(columns: Mapping[str, str] | None = None) -> list[str]:
-    """``CREATE INDEX`` statements; ``columns`` (index name -> its columns) is a store's own choice for some
-    (PostgreSQL keys ``postings`` by reader class too: ``chainret.store.postgres.CLASSED_INDEXES``)."""
+def index_statements(columns: Mapping[str, str] | None = None, *, sqlite: bool = False) -> list[str]:
+    """``CREATE INDEX`` statements, run after the bulk load. ``columns`` (index name -> its columns) is a store's
+    own choice for some (PostgreSQL keys ``postings`` by reader class too: ``chainret.store.postgres.CLASSED_INDEXES``);
+    a SQLite store's are built without ``SQLITE_WITHOUT`` (no read needs them)."""
     own = columns or {}
     return [
         f"CREATE {'UNIQUE ' if name in UNIQUE else ''}INDEX IF NOT EXISTS {name} ON {table} ({own.get(name, cols)})"
-        for name, table, cols in INDEXES
+        for name, table, cols in INDEXES if not (sqlite and name in SQLITE_WITHOUT)
     ]
 
 

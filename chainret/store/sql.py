@@ -27,10 +27,10 @@ from functools import cached_property
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from chainret.core.bulk import paused_gc
-from chainret.catalog.models import Entity, NameSource, View, functional_names, merge_sources
+from chainret.catalog.models import Entity, NameSource, View, functional_names, merge_sources, normalize_name
 from chainret.core.errors import UsageError
 from chainret.engine.hops import HopWorld
-from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words
+from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words, name_key
 from chainret.store.base import CatalogReader, ViewReader, revision_token
 from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
@@ -122,6 +122,8 @@ class SQLStore:
         self.postings_hold_units: bool = self._meta.get("schema_version") not in ("3", "4")
         # Schema 6 keeps each label's declaring document (``schema.entity_rows``); 3 to 5: every label is everyone's.
         self.name_sources: bool = self._meta.get("schema_version") not in ("3", "4", "5")
+        # Schema 4 on: every label row has its ``fold``, which a SQLite store of schema 7 keys its ``names`` by.
+        self._names_fold: bool = self._meta.get("schema_version") != "3"
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
         self._lookups: dict[tuple[str, str | None], SQLNames] = {}
@@ -288,6 +290,16 @@ class SQLStore:
                 if e is not None:
                     found[i] = e
         return found
+
+    def label_key(self, text: str, col: str = "n") -> tuple[str, list[str]]:
+        """The condition on a ``names`` row (alias ``col``) that ``text`` is one of its labels, and its parameters: its
+        normalised form (``key``), behind the ``fold`` that form has (``schema.name_rows``): a SQLite store of schema
+        7 keys ``names`` by (fold, key, ...) and keeps no index by ``key`` alone (``schema.SQLITE_PRIMARY``). Labels
+        with one normalised form share one fold (``name_key`` removes what ``normalize_name`` collapses, and case folding
+        is per character), so the fold narrows nothing the key would match. A schema-3 store has no ``fold``."""
+        if not self._names_fold:
+            return f"{col}.key = ?", [normalize_name(text)]
+        return f"{col}.fold = ? AND {col}.key = ?", [name_key(text), normalize_name(text)]
 
     def name_lookup(self) -> NameLookup:
         """The tolerant name lookups (``chainret.catalog.names``): indexed queries on ``names`` (schema 4).

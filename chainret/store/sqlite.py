@@ -382,7 +382,7 @@ def _compile_locked(catalog: CompileSource, out: Path) -> dict[str, int]:
             for stmt in create_statements():
                 c.execute(stmt)
             counts = compile_into(db, catalog)
-            for stmt in index_statements():
+            for stmt in index_statements(sqlite=True):
                 c.execute(stmt)
             write_pair_counts(c)  # a hub pair's set census, counted once (chainret.store.paircensus)
             write_hub_index(c)  # a hub's hop rows in rank order (chainret.store.hubindex)

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, cast
 
 from chainret.core.codes import DefectCode
-from chainret.catalog.models import normalize_name
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
 from chainret.store.schema import as_int, as_str
@@ -308,9 +307,10 @@ class SQLView:
         by a label they may know (``SQLStore.label_condition``), with the labels they are shown."""
         known, kp = self._known()
         label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
+        named, np = self.store.label_key(text)
         sql = ("SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
-               f"WHERE n.key = ? AND {known}{label}")
-        params: list[str] = [normalize_name(text), *kp, *lp]
+               f"WHERE {named} AND {known}{label}")
+        params: list[str] = [*np, *kp, *lp]
         if type is not None:
             sql += " AND n.type = ?"
             params.append(type)
@@ -340,8 +340,9 @@ class SQLView:
             known, kp = self._known()
             label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
             typed = " AND n.type = ?" if type_ is not None else ""
-            sql += f" AND NOT {known} AND EXISTS (SELECT 1 FROM names n WHERE n.entity_ord = e.ord AND n.key = ?{label}{typed})"
-            params += [*kp, normalize_name(text), *lp, *([type_] if type_ is not None else [])]
+            named, np = self.store.label_key(text)
+            sql += f" AND NOT {known} AND EXISTS (SELECT 1 FROM names n WHERE n.entity_ord = e.ord AND {named}{label}{typed})"
+            params += [*kp, *np, *lp, *([type_] if type_ is not None else [])]
         ids = [str(r[0]) for r in self._rows(sql + " ORDER BY e.ord", params)]
         shown = self.store.labelled(ids, self.principal, self.within)
         return [shown[i] for i in ids if i in shown]

@@ -673,7 +673,9 @@ class StreamCompile:
                 if unit[7] == as_int(ntok):
                     continue
                 self.w.execute("UPDATE units SET ntok = ? WHERE ord = ?", (unit[7], unit[0]))
-                self.w.execute("DELETE FROM postings WHERE doc_ord = ? AND unit_ord = ?", (unit[2], unit[0]))
+                # by the postings' key (term, unit_ord): the unit's new terms hold every old one (IDs are only added)
+                terms = [p[0] for p in posts]
+                self.w.execute(f"DELETE FROM postings WHERE unit_ord = ? AND term IN ({', '.join('?' * len(terms))})", (unit[0], *terms))
                 self.w.insert("postings", posts)
 
     def _digests(self) -> tuple[str, dict[str, str]]:

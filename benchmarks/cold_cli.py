@@ -238,9 +238,12 @@ def floor_cpu(rows: Rows) -> float | None:
     return next((float(r["cpu_p50"]) for r in rows if r["catalog"] == "floor" and r["code"] == FLOORS[0][0]), None)  # type: ignore[arg-type]
 
 
-def aims(rows: Rows) -> list[str]:
+def aims(rows: Rows, store_relations: int | None = None) -> list[str]:
+    """The verdicts; a store smaller than the aim's 1M is named as such beside its verdict."""
     out = []
     floor = floor_cpu(rows)
+    small = (f" (a {store_relations:,}-relation store: a reduced run, the aim is for {STORE_AIM_RELATIONS:,})"
+             if store_relations is not None and store_relations < STORE_AIM_RELATIONS else "")
     for r in rows:
         aim = AIMS.get(str(r["catalog"]))
         if aim is None or r["code"] != "this checkout":
@@ -248,7 +251,7 @@ def aims(rows: Rows) -> list[str]:
         cpu = float(r["cpu_p50"])  # type: ignore[arg-type]
         verdict = "met" if cpu <= aim else "**missed**"
         out.append(f"- {r['catalog']}, {r['mode']} output: CPU p50 {cpu:.3f} s over {r['runs']} runs against the aim of "
-                   f"<= {aim} s: {verdict}")
+                   f"<= {aim} s: {verdict}" + (small if r["catalog"] == "store" else ""))
         if floor and r["catalog"] == "default catalog":
             times = cpu / floor
             out.append(f"- {r['catalog']}, {r['mode']} output: {times:.1f}x `python -c pass` ({floor:.3f} s) against the aim of "
@@ -287,7 +290,7 @@ def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object
         "",
         *lines[1:], "",
         "Aims:",
-        *aims(rows),
+        *aims(rows, relations if args.store else None),
         "",
         "This checkout, per view and principal:",
         "",
@@ -318,16 +321,17 @@ def main() -> None:
     ap.add_argument("--write", action="store_true", help=f"write {PAGE.relative_to(ROOT)}")
     args = ap.parse_args()
     lines, rows, breakdown, per, machine = measure(args)
+    relations = store_relations(args.store) if args.store else None
     print(lines[0])
     print("\n".join(table(rows)))
     print("\n".join(lines[1:]))
-    print("\n".join(aims(rows)))
+    print("\n".join(aims(rows, relations)))
     print("\n".join(table(per, "catalog", "view / principal")))
     print("\n".join(breakdown_table(breakdown)))
     if args.write:
         write_page(PAGE, page(args, lines, rows, breakdown, per), results={
             "rows": rows, "aims": AIMS, "floor_times": FLOOR_TIMES, **machine,
-            "store_relations": store_relations(args.store) if args.store else None})
+            "store_relations": relations})
         print(f"wrote {PAGE.relative_to(ROOT)}")
 
 

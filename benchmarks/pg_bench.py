@@ -616,7 +616,8 @@ def write_report(results: list[dict[str, Any]], cmd: str) -> str:
     sizes = {r["relations"] for r in results}
     missing = [f"{n:,}" for n in (10_000, 100_000, 1_000_000) if n not in sizes]
     if missing:
-        lines += ["", f"**Not run:** {', '.join(missing)} relations (no saved result for that size)."]
+        lines += ["", f"**A reduced run. Not run:** {', '.join(missing)} relations (no saved result for that size; "
+                  "the manifest's commands name 10,000, 100,000 and 1,000,000)."]
     return "\n".join(lines) + "\n"
 
 

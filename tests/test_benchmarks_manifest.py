@@ -57,6 +57,10 @@ def test_aims_are_judged_from_figures_and_only_read_them() -> None:
     assert judge(aim, [{"other": 1}])[0] == "cannot check"
     at_1m = Aim(aim="at 1M", source="test", met="one(select(results, relations=1000000))['x'] <= 1")
     assert judge(at_1m, [{"relations": 10000, "x": 0}])[0] == "cannot check"  # no 1M figures is not a pass
+    # results read inside a generator's body (its own scope): judged, not a NameError
+    both = Aim(aim="each store at 1M", source="test", met="all(one(select(results, relations=1))[s] <= 1 for s in ['a', 'b'])")
+    assert judge(both, [{"relations": 1, "a": 1, "b": 2}]) == ("not met", "")
+    assert judge(both, [{"relations": 1, "a": 1}])[0] == "cannot check"  # a store not measured is not a pass
     manual = Aim(aim="read the page", source="test", check="manual", why_manual="no JSON yet")
     assert judge(manual, {"anything": 1}) == ("manual", "no JSON yet")
     for bad in ("results.__class__", "__import__('os')", "open('x')", "(lambda: 1)()"):

@@ -132,8 +132,9 @@ def judge(aim: Aim, results: Any) -> tuple[Verdict, str]:
     assert aim.met is not None
     code = compile(_allowed(aim.met), "<aim>", "eval")
     try:
-        ok = eval(code, {"__builtins__": {}, **HELPERS}, {"results": results})  # noqa: S307 - checked nodes only
-    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as exc:
+        # ``results`` among the globals: a generator's body is its own scope, which sees eval's globals but not its locals
+        ok = eval(code, {"__builtins__": {}, **HELPERS, "results": results})  # noqa: S307 - checked nodes only
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, NameError) as exc:
         return "cannot check", f"{type(exc).__name__}: {exc} (the figures lack what `met` reads)"
     return ("met" if ok else "not met"), ""
 

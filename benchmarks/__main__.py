@@ -19,7 +19,7 @@ import shlex
 import subprocess
 import sys
 
-from benchmarks.harness.manifest import REPO, Manifest, judge, load, saved_results
+from benchmarks.harness.manifest import REPO, Manifest, judge, load, machine_text, saved_results
 
 
 def argv_of(command: str) -> tuple[list[str], dict[str, str]]:
@@ -72,7 +72,8 @@ def check(manifest: Manifest, names: list[str]) -> int:
         if not page.aims:
             print(f"{name} ({page.page}): no aim stated")
             continue
-        where = page.results if results is not None else "no saved figures: " + (
+        machine = machine_text(results) if results is not None else ""
+        where = (page.results + (f"; {machine}" if machine else "")) if results is not None else "no saved figures: " + (
             f"{page.results} is written by `{page.commands[-1]}`" if page.results else "the command saves none yet")
         print(f"{name} ({page.page}; {where})")
         for aim in page.aims:

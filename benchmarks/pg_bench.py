@@ -56,7 +56,7 @@ from typing import Any
 
 from benchmarks.harness.checkout import child_env, python
 from benchmarks.store_bench import pct
-from benchmarks.harness.machine import load_average
+from benchmarks.harness.machine import load_average, pace_ns
 from benchmarks.harness.page import write_page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -426,7 +426,7 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
     pid = int(server.get_pid())
     res: dict[str, Any] = {"relations": n, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
                            "command": "python -m benchmarks.pg_bench " + " ".join(sys.argv[1:]),
-                           "loadavg_start": load_average(), "commit": git_head(ROOT), "runs": {}}
+                           "loadavg_start": load_average(), "pace_ns": pace_ns(), "commit": git_head(ROOT), "runs": {}}
     srcs = [("this", ROOT)] + ([("before", Path(args.src).resolve())] if args.src else [])
     try:
         from chainret.store import open_store
@@ -497,7 +497,8 @@ def write_report(results: list[dict[str, Any]], cmd: str) -> str:
         "through chainret's app role taking the principal's role per ask (`SET LOCAL ROLE`). Client CPU = user +",
         "system time of the asking processes; server CPU = user + system time of every PostgreSQL process from",
         "`/proc` before and after. Figures from a loaded machine are slower than on an idle one: the load average",
-        "(1 min) at the start and end of each size is shown; at a load above the 2 cores, CPU time per ask is",
+        "(1 min) at the start and end of each size is shown, with the machine's pace (`benchmarks/harness/machine.py`:",
+        "CPU ns per step of a fixed Python loop) when the size ran; at a load above the 2 cores, CPU time per ask is",
         "inflated too (the cores' caches and time slices are shared), so compare the rows of one size with each",
         "other (the checkouts alternate round by round), not with figures from an idle machine.",
         "",
@@ -523,11 +524,11 @@ def write_report(results: list[dict[str, Any]], cmd: str) -> str:
         "both alike. Round trips/ask: psycopg `execute` calls (each waits for its answer); statements/ask: the SQL",
         "statements in them; both counted in a separate pass.",
         "",
-        "| relations | load avg | code | asks | kind | client CPU ms/ask | server CPU ms/ask | total CPU ms/ask | transactions/ask | statements/ask | round trips/ask | p50 ms | p99 ms |",
+        "| relations | load avg, pace | code | asks | kind | client CPU ms/ask | server CPU ms/ask | total CPU ms/ask | transactions/ask | statements/ask | round trips/ask | p50 ms | p99 ms |",
         "|---:|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
-        load = f"{r['loadavg_start'][0]:.2f} → {r['loadavg_end'][0]:.2f}"
+        load = f"{r['loadavg_start'][0]:.2f} → {r['loadavg_end'][0]:.2f}" + (f", pace {r['pace_ns']:.0f} ns" if r.get("pace_ns") else "")
         if r.get("other_clients"):
             load += f" ({r['other_clients']} other sessions on the server)"
         for label, runs in r["runs"].items():
@@ -615,7 +616,8 @@ def write_report(results: list[dict[str, Any]], cmd: str) -> str:
     sizes = {r["relations"] for r in results}
     missing = [f"{n:,}" for n in (10_000, 100_000, 1_000_000) if n not in sizes]
     if missing:
-        lines += ["", f"**Not run:** {', '.join(missing)} relations (no saved result for that size)."]
+        lines += ["", f"**A reduced run. Not run:** {', '.join(missing)} relations (no saved result for that size; "
+                  "the manifest's commands name 10,000, 100,000 and 1,000,000)."]
     return "\n".join(lines) + "\n"
 
 

@@ -29,14 +29,14 @@ import time
 from pathlib import Path
 
 from benchmarks.harness.timing import peak_rss_mb, self_cpu_s
-from benchmarks.harness.machine import load_average
+from benchmarks.harness.machine import load_average, pace_ns
 from benchmarks.harness.page import write_page as write_results_page
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 LINES: list[str] = []
-FIGURES: dict[str, float] = {}
+FIGURES: dict[str, float] = {}  # saved beside the page, with the load and pace they were taken at
 
 
 def say(text: str) -> None:
@@ -164,13 +164,16 @@ def main() -> None:
     ap.add_argument("--skip-tree", action="store_true")
     ap.add_argument("--skip-history", action="store_true")
     args = ap.parse_args()
-    say(f"load average {load_average()[0]:.1f} on {os.cpu_count()} cores; python {sys.version.split()[0]}")
+    FIGURES["load_start"], FIGURES["pace_ns"] = load_average()[0], pace_ns()
+    say(f"load average {FIGURES['load_start']:.1f} on {os.cpu_count()} cores; python {sys.version.split()[0]}; "
+        f"pace {FIGURES['pace_ns']:.0f} ns CPU per step of benchmarks/harness/machine.py's loop")
     with tempfile.TemporaryDirectory(prefix="chainret-records-scale-") as tmp:
         if not args.skip_tree:
             tree(args, Path(tmp))
         if not args.skip_history:
             history(args, Path(tmp))
-    say(f"load average {load_average()[0]:.1f} at the end")
+    FIGURES["load_end"] = load_average()[0]
+    say(f"load average {FIGURES['load_end']:.1f} at the end")
     if args.write is not None:
         write_page(args, args.write)
 

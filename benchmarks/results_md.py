@@ -2,9 +2,10 @@
 
     python -m benchmarks.results_md
 
-Sections, in order: retrieval (issue 4, `python -m benchmarks.bench_results`), verification
-and its speed (issue 6) and packing (issue 7), each written by its owner's command. A missing section is
-named as missing, never filled in by hand. Relative links (figures) are rewritten to
+Sections, in order (``SECTIONS``): retrieval (issue 4), verification and its speed (issue 6), packing
+(issue 7), then the speed, robustness and scoring pages, each written by the command
+``benchmarks/manifest.yaml`` names for it. A missing section is named as missing, with that command,
+never filled in by hand. Relative links (figures) are rewritten to
 ``results/…`` so they resolve from docs/.
 """
 
@@ -15,32 +16,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+from benchmarks.harness.manifest import load  # noqa: E402
 from chainret.core.files import atomic_write_text  # noqa: E402
 
-SECTIONS = (
-    ("retrieval", "python -m benchmarks.bench_results"),
-    ("verification", "the issue-6 results command (see docs/verification.md)"),
-    ("verification-speed", "python -m benchmarks.verify_speed --sweep"),
-    ("packing", "the issue-7 results command (see docs/packing.md)"),
-    ("decomposition", "nice -n 10 python -m benchmarks.decompose_results --with-anchored"),
-    ("store", "python -m benchmarks.store_bench"),
-    ("store_postgres", "python -m benchmarks.pg_bench"),
-    ("cold_cli", "python -m benchmarks.cold_cli --runs 20 --store bench/1m.db --write"),
-    ("instructions", "python -m benchmarks.ask_instructions --store bench/1m.db --write"),
-    ("serve", "python -m benchmarks.serve_load"),
-    ("serve_instructions", "python -m benchmarks.serve_instructions --store-1m bench/1m.db --write"),
-    ("robustness", "python -m benchmarks.robustness"),
-    ("requests", "python -m benchmarks.requests_score"),
-    ("synonyms", "python -m benchmarks.synonym_calibration"),
-    ("trust", "python -m benchmarks.trust"),
-    ("records", "python -m benchmarks.records_scale --write docs/results/records.md"),
-    ("newcomer", "python -m benchmarks.newcomer_score"),
-    ("newcomer2", "python -m benchmarks.newcomer_score --example examples/newcomer2"),
-    ("peers", "python -m benchmarks.peers --sizes 10k --fanout 10,100,1000,10000 --write"),
-    ("sets", "python -m benchmarks.peers sets --sizes 10k --members 10,100,1000,10000 --write"),
-    ("sets-1m", "python -m benchmarks.peers sets --sizes 1m --members 10,10000 --write"),
-    ("proof", "python -m benchmarks.proof_cost --sizes 10000 1000000 --write"),
-)
+# The sections, in order: docs/results/NAME.md each. The command that writes a section is the manifest's
+# (benchmarks/manifest.yaml), named where a section is missing; it is not typed here a second time.
+SECTIONS = ("retrieval", "verification", "verification-speed", "packing", "decomposition", "store", "store_postgres",
+            "cold_cli", "instructions", "serve", "serve_instructions", "robustness", "requests", "synonyms", "trust",
+            "records", "newcomer", "newcomer2", "peers", "sets", "sets-1m", "proof")
 DOCS = ROOT / "docs"
 
 _LINK = re.compile(r"(!?\[[^\]]*\]\()(?!https?://|/|#|results/)([^)]+\))")
@@ -117,6 +100,14 @@ def how_we_compare(docs: Path = DOCS) -> list[str]:
     ]
 
 
+def command_of(name: str) -> str:
+    """The manifest's command(s) for the section ``docs/results/NAME.md``, as a page's reader would type them."""
+    pages = [p for p in load().pages.values() if p.page == f"docs/results/{name}.md"]
+    if not pages:
+        raise KeyError(f"docs/results/{name}.md is not in benchmarks/manifest.yaml")
+    return ", then ".join(f"`{c}`" for c in pages[0].commands)
+
+
 def assemble(docs: Path = DOCS) -> str:
     parts = [
         "# chainret results",
@@ -125,13 +116,13 @@ def assemble(docs: Path = DOCS) -> str:
         "named in it. Do not edit by hand._",
         *how_we_compare(docs),
     ]
-    for name, command in SECTIONS:
+    for name in SECTIONS:
         path = docs / "results" / f"{name}.md"
         parts.append("")
         if path.is_file():
             parts.append(demote(_LINK.sub(r"\1results/\2", path.read_text(encoding="utf-8").strip())))
         else:
-            parts += [f"## {name.capitalize()}", "", f"_Not generated yet: run {command} (writes docs/results/{name}.md)._"]
+            parts += [f"## {name.capitalize()}", "", f"_Not generated yet: run {command_of(name)} (writes docs/results/{name}.md)._"]
     return "\n".join(parts) + "\n"
 
 

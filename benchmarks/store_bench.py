@@ -646,7 +646,8 @@ def write_report(results: list[dict[str, Any]]) -> str:
     sizes = {r["relations"] for r in results}
     missing = [f"{n:,}" for n in (10_000, 100_000, 1_000_000) if n not in sizes]
     if missing:
-        lines += ["", f"**Not run:** {', '.join(missing)} relations (no saved result for that size)."]
+        lines += ["", f"**A reduced run. Not run:** {', '.join(missing)} relations (no saved result for that size; "
+                  "the manifest's commands name 10,000, 100,000 and 1,000,000)."]
     lines += ["", "Regenerate (one size at a time or together; the report joins every saved size):", ""]
     for r in results:
         opts = f"--store {r['prebuilt']} " if r.get("prebuilt") else ""

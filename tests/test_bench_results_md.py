@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from benchmarks import results_md
 
 
@@ -15,7 +17,14 @@ def test_sections_in_order_missing_named_links_rewritten(tmp_path: Path) -> None
     assert text.index("## Retrieval") < text.index("## Verification") < text.index("## Packing")
     assert "### Table I" in text
     assert "](results/hops.png)" in text and "](results/pack.png)" in text and "(https://e.org)" in text
-    assert "Not generated yet" in text.split("## Verification")[1].split("## Packing")[0]
+    missing = text.split("## Verification")[1].split("## Packing")[0]
+    assert "Not generated yet: run `python -m benchmarks.verify_results --batch-size 8" in missing  # the manifest's command
+
+
+def test_every_section_has_its_command_in_the_manifest() -> None:
+    assert {name: results_md.command_of(name).startswith("`") for name in results_md.SECTIONS} == dict.fromkeys(results_md.SECTIONS, True)
+    with pytest.raises(KeyError, match="not in benchmarks/manifest.yaml"):  # negative control
+        results_md.command_of("no-such-page")
 
 
 def test_sections_of_any_top_level_nest_at_level_two() -> None:

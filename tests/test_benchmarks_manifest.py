@@ -14,7 +14,7 @@ import pytest
 from pydantic import ValidationError
 
 from benchmarks.harness.checkout import child_env, python
-from benchmarks.harness.manifest import Aim, judge, load, module_of
+from benchmarks.harness.manifest import Aim, judge, load, machine_figures, machine_text, module_of, saved_results
 from benchmarks.harness.page import generated_by, machine_line, results_path, write_page
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,6 +57,10 @@ def test_aims_are_judged_from_figures_and_only_read_them() -> None:
     assert judge(aim, [{"other": 1}])[0] == "cannot check"
     at_1m = Aim(aim="at 1M", source="test", met="one(select(results, relations=1000000))['x'] <= 1")
     assert judge(at_1m, [{"relations": 10000, "x": 0}])[0] == "cannot check"  # no 1M figures is not a pass
+    # results read inside a generator's body (its own scope): judged, not a NameError
+    both = Aim(aim="each store at 1M", source="test", met="all(one(select(results, relations=1))[s] <= 1 for s in ['a', 'b'])")
+    assert judge(both, [{"relations": 1, "a": 1, "b": 2}]) == ("not met", "")
+    assert judge(both, [{"relations": 1, "a": 1}])[0] == "cannot check"  # a store not measured is not a pass
     manual = Aim(aim="read the page", source="test", check="manual", why_manual="no JSON yet")
     assert judge(manual, {"anything": 1}) == ("manual", "no JSON yet")
     for bad in ("results.__class__", "__import__('os')", "open('x')", "(lambda: 1)()"):
@@ -116,3 +120,64 @@ def test_a_child_imports_chainret_from_the_checkout_named_and_the_harness_from_h
     done = subprocess.run([sys.executable, "-c", probe], env=child_env(other), cwd=ROOT,
                           capture_output=True, text=True, check=True)
     assert Path(done.stdout.split()[0]) == ROOT / "chainret" / "__init__.py"
+
+
+# The speed pages whose aims `python -m benchmarks check` reads from the JSON their command saves (issue 48).
+SPEED_PAGES = ("store", "store_postgres", "records", "cold_cli")
+
+
+def _writes_figures(source: str) -> bool:
+    """Whether a module calls the harness's ``write_page`` (under any name) with ``results=``: the page and
+    its JSON written by one call, so neither is ever written without the other."""
+    tree = ast.parse(source)
+    names = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module == "benchmarks.harness.page"
+             for a in n.names if a.name == "write_page"}
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in names
+               and any(k.arg == "results" for k in n.keywords) for n in ast.walk(tree))
+
+
+def test_the_speed_pages_commands_save_their_figures_with_the_page() -> None:
+    manifest = load()
+    for name in SPEED_PAGES:
+        page = manifest.pages[name]
+        assert page.results == str(results_path(page.page)), name  # beside the page, where write_page puts it
+        spec = importlib.util.find_spec(module_of(page.commands[-1]))
+        assert spec is not None and spec.origin is not None
+        assert _writes_figures(Path(spec.origin).read_text(encoding="utf-8")), name
+    # negative controls: a page written without its figures, or by another writer, is not counted
+    assert not _writes_figures("from benchmarks.harness.page import write_page\nwrite_page(p, text)\n")
+    assert not _writes_figures("def write_page(p, t, results=None): ...\nwrite_page(p, t, results={})\n")
+    assert _writes_figures("from benchmarks.harness.page import write_page as w\nw(p, t, results={})\n")
+
+
+def _pace_shown(text: str, pace: float) -> bool:
+    return f"{pace:.0f} ns" in text or f"| {pace:,.0f} |" in text
+
+
+def test_each_page_shows_the_pace_its_saved_figures_were_taken_at() -> None:
+    """A page and its JSON come from one run: each pace the JSON records is printed on the page (a JSON from
+    another run, or a page edited by hand, would show another); the speed pages' figures carry pace and load."""
+    manifest = load()
+    unpaired = {}
+    for name, page in manifest.pages.items():
+        results = saved_results(page)
+        if results is None:
+            assert name not in SPEED_PAGES, f"{name}: no {page.results}"
+            continue
+        figures = machine_figures(results)
+        if name in SPEED_PAGES:
+            assert figures["pace_ns"] and figures["load"], f"{page.results} carries no pace or load"
+        text = (ROOT / page.page).read_text(encoding="utf-8")
+        if missing := [p for p in figures["pace_ns"] if not _pace_shown(text, p)]:
+            unpaired[name] = missing
+    assert unpaired == {}
+    # negative control: another run's pace is not on the page
+    store = manifest.pages["store"]
+    assert not _pace_shown((ROOT / store.page).read_text(encoding="utf-8"), 123_456.0)
+
+
+def test_the_machine_figures_are_read_from_a_page_or_each_of_its_sizes() -> None:
+    assert machine_text([{"pace_ns": 884.2, "loadavg_start": 1.31}, {"pace_ns": 901.0, "loadavg_start": 2.0}]) == \
+        "pace 884-901 ns, load 1.3-2.0"
+    assert machine_text({"pace_ns": 272.0, "load_start": [0.5, 0.7, 0.9]}) == "pace 272 ns, load 0.5"
+    assert machine_text({"tally": 1}) == ""  # a page that times nothing

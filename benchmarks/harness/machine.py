@@ -67,9 +67,9 @@ class Load:
         return f"load average before {load_text(self.before)}{after} ({os.cpu_count()} shared cores)"
 
 
-def pace_line() -> str:
-    """One sentence for a page: the pace and what it is for."""
-    return (f"Machine pace {pace_ns():.0f} ns CPU per step of `benchmarks/harness/machine.py`'s reference loop "
+def pace_line(pace: float | None = None) -> str:
+    """One sentence for a page: the pace (measured now, when None) and what it is for."""
+    return (f"Machine pace {pace_ns() if pace is None else pace:.0f} ns CPU per step of `benchmarks/harness/machine.py`'s reference loop "
             "(lower is faster; compare a page's times across days by it)")
 
 

@@ -132,10 +132,44 @@ def judge(aim: Aim, results: Any) -> tuple[Verdict, str]:
     assert aim.met is not None
     code = compile(_allowed(aim.met), "<aim>", "eval")
     try:
-        ok = eval(code, {"__builtins__": {}, **HELPERS}, {"results": results})  # noqa: S307 - checked nodes only
-    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as exc:
+        # ``results`` among the globals: a generator's body is its own scope, which sees eval's globals but not its locals
+        ok = eval(code, {"__builtins__": {}, **HELPERS, "results": results})  # noqa: S307 - checked nodes only
+    except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError, NameError) as exc:
         return "cannot check", f"{type(exc).__name__}: {exc} (the figures lack what `met` reads)"
     return ("met" if ok else "not met"), ""
+
+
+PACE_KEYS = ("pace_ns",)  # CPU ns per step of benchmarks/harness/machine.py's loop, when the figures were taken
+LOAD_KEYS = ("load_start", "loadavg_start", "load")  # the 1-minute load average at the start (a number or the 3 of them)
+
+
+def machine_figures(results: Any) -> dict[str, list[float]]:
+    """The pace and start load a page's saved figures carry: at their top or in each item of a list (one per
+    size), so ``check`` prints them beside the verdicts, since a time means little without them."""
+    items = results if isinstance(results, list) else [results]
+    out: dict[str, list[float]] = {"pace_ns": [], "load": []}
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        for want, keys in (("pace_ns", PACE_KEYS), ("load", LOAD_KEYS)):
+            value = next((item[k] for k in keys if item.get(k) is not None), None)
+            value = value[0] if isinstance(value, list) and value else value
+            if isinstance(value, (int, float)):
+                out[want].append(float(value))
+    return out
+
+
+def machine_text(results: Any) -> str:
+    """``pace 884 ns, load 1.3`` (ranges where the figures hold several runs), or '' when they carry neither."""
+    figures = machine_figures(results)
+
+    def span(xs: list[float], fmt: str) -> str:
+        lo, hi = format(min(xs), fmt), format(max(xs), fmt)
+        return lo if lo == hi else f"{lo}-{hi}"
+
+    parts = ([f"pace {span(figures['pace_ns'], '.0f')} ns"] if figures["pace_ns"] else []) + (
+        [f"load {span(figures['load'], '.1f')}"] if figures["load"] else [])
+    return ", ".join(parts)
 
 
 def saved_results(page: Page, root: Path = REPO) -> Any:

@@ -229,7 +229,8 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, cpu
         "\"Which contact serves FP-0?\" (two hops; the set is the contacts, hop 2 starts at an org k units name). "
         "Single-valued: \"Which org operates FP-i?\".",
         "",
-        "Each set ask runs with the **default budget** (`rows_per_hop` 3) and with `--rows-per-hop` k+2 (enough rows "
+        "Each set ask runs with the **default budget** (`rows_per_hop` 3; a many-valued hop reads on to `set_rows_per_hop` 25 "
+        "while the catalog holds more of its set, `chainret.core.budget.fanout_budget`) and with `--rows-per-hop` k+2 (enough rows "
         "for the whole set in both worlds; for fan-k that is more than its set of "
         f"{CONTACTS} needs, so the row also shows what a large budget costs when the set is small), as `public` and "
         "as `auditor`. chainret runs on a compiled SQLite store, warm, each ask's trace JSON written. **The SQLite "
@@ -275,17 +276,18 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, cpu
                 "The group world's whole-set ask (auditor, `rows_per_hop` k+2), CPU p50: "
                 + ", ".join(f"k={k:,} {ms:.1f} ms" for k, ms in full) + ". A whole set of k returns k rows and "
                 "writes k hop records, anchors and answers into the trace; not profiled in this run."]
-    short = [(r["k"], c["cpu_p50_ms"]) for r in results if r["world"].startswith("group-") for c in r["cells"]
+    short = [(r["k"], c["cpu_p50_ms"], c["rows"]) for r in results if r["world"].startswith("group-") for c in r["cells"]
              if c["budget"] == "default" and c["ask"] == "set" and c["principal"] == "auditor"]
     if len(short) > 1:
-        out += ["", "With the default budget the group ask reads 3 rows at every k: "
-                + ", ".join(f"k={k:,} {ms:.1f} ms" for k, ms in short) + ". Neither the hop's search nor the completeness check follows k: the search reads a hub's rows from its "
+        out += ["", "With the default budget the group ask reads at most a set's default rows at every k (the rows it "
+                "returns, in proportion to the members it shows): "
+                + ", ".join(f"k={k:,} {rows:,} rows {ms:.1f} ms" for k, ms, rows in short) + ". Neither the hop's search nor the completeness check follows k: the search reads a hub's rows from its "
                 "rank-ready lists (`chainret/store/hubindex.py`, `docs/results/peers.md`), and the check takes the hub "
                 "pair's usable relations and distinct values from counts a SQLite compile keeps per view and reader class "
                 "(`chainret/store/paircensus.py`), reading by index only the few relations the counts must leave out (on "
                 "the path, followed, in a returned unit) and the first 10 ids left behind; PostgreSQL and a narrower "
                 "viewer count them in one aggregate statement (`SQLView.census`), which visits each of the k relations. "
-                "The fan-k set (5 contacts) stays flat at every k."]
+                f"The fan-k set ({CONTACTS} contacts) stays flat at every k."]
     if skipped:
         out += ["", "Not asked in this run (the whole set, over `--full-limit` members; at the growth above one ask "
                 "would take tens of seconds, past this page's two-minute run): " + "; ".join(skipped) + "."]

@@ -356,7 +356,7 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, com
                        f"{r['incomplete'][name]} of {r['requests']} answers incomplete and saying so "
                        f"(answered / eligible: {', '.join(f'{p} {a} / {n}' for p, a, n in said)}); CPU p50 "
                        f"{e['cpu_p50_ms']:.3f} ms, p99 {e['cpu_p99_ms']:.3f} ms.")
-        out += ["", "An incomplete answer is chainret's budget (3 rows a hop by default; the trace's `completeness` "
+        out += ["", "An incomplete answer is chainret's budget (a set's default limits read up to 25 rows a hop; the trace's `completeness` "
                 "names `--rows-per-hop`), checked, not counted as a disagreement: its eligible count must be the floor's "
                 "set size and its answers in the floor's set (`engines.check`); a complete one must equal every peer's. "
                 "`docs/results/sets.md` has the cost of the whole set as it grows."]

@@ -212,14 +212,16 @@ def run_set(
     return run, paths
 
 
-def _left_behind(
+def _first_census(
     world: HopWorld, node: str, pred: str, on_path: Sequence[str], found: Sequence[SearchHit], stated: Sequence[Sequence[Rel]],
-) -> bool:
-    """Whether a many-valued hop's rows leave a usable relation of its set unread: one whose object they do not
-    reach, stated only in a unit they did not return (the completeness check's count, ``HopWorld.census``)."""
+) -> Census:
+    """The completeness check's count (``HopWorld.census``) over a many-valued hop's first rows: ``n_missing`` says
+    whether they leave a usable relation of its set unread (one whose object they do not reach, stated only in a
+    unit they did not return). Where the hop reads no further, it is the hop's own census (the same objects, the
+    same units), so ``_record_set_hop`` takes it instead of counting again."""
     followed = tuple(dict.fromkeys(r.object for rels in stated for r in rels
                                    if r.subject == node and r.predicate == pred and r.usable and r.object not in on_path))
-    return world.census(node, pred, on_path, followed, [h.ref for h in found]).n_missing > 0
+    return world.census(node, pred, on_path, followed, sorted({h.ref for h in found}))
 
 
 def _read_on(
@@ -273,8 +275,12 @@ def _hop(
     found = world.search(node, pred, rows, stating_first=run.stating_first)
     stated = [world.hop_relations(h.ref, node, pred) for h in found]
     set_rows = min(run.budget.set_rows_per_hop or 0, run.rows_left)
-    if many and set_rows > rows == len(found) and _left_behind(world, node, pred, on_path, found, stated):
-        found, stated = _read_on(world, node, pred, set_rows, run.stating_first, rows)
+    census = None
+    if many and set_rows > rows == len(found):
+        census = _first_census(world, node, pred, on_path, found, stated)
+        if census.n_missing:
+            found, stated = _read_on(world, node, pred, set_rows, run.stating_first, rows)
+            census = None
     run.searches_left -= 1
     run.rows_left -= len(found)
     run.seen_refs.extend(h.ref for h in found)
@@ -382,17 +388,19 @@ def _hop(
         if found_paths and not many:
             return found_paths
     if many:
-        _record_set_hop(world, run, k, branch, node, pred, bridges, {h.ref for h in found}, on_path)
+        _record_set_hop(world, run, k, branch, node, pred, bridges, {h.ref for h in found}, on_path, census)
     return found_paths
 
 
 def _record_set_hop(
     world: HopWorld, run: Run, k: int, branch: str, node: str, pred: str, bridges: Sequence[Rel],
-    returned: set[str], on_path: tuple[str, ...],
+    returned: set[str], on_path: tuple[str, ...], census: Census | None = None,
 ) -> None:
-    """The catalog-level completeness check of one many-valued hop (see the module docstring)."""
+    """The catalog-level completeness check of one many-valued hop (see the module docstring); ``census``: the
+    count ``_first_census`` already made over the same rows, where the hop read no further."""
     followed = tuple(b.object for b in bridges)
-    census = world.census(node, pred, on_path, followed, sorted(returned))
+    if census is None:
+        census = world.census(node, pred, on_path, followed, sorted(returned))
     note = SET_ASSUMPTION.format(pred=pred, subject=node)
     if note not in run.assumptions:
         run.assumptions.append(note)

@@ -123,6 +123,25 @@ def test_coverage_lists_a_codeowners_rule_without_owners(tmp_path: Path) -> None
     assert [g.cites[0]["text"] for g in rules] == ["line 2: `/docs/`"]  # not line 1, which has an owner
 
 
+def test_a_rule_without_owners_is_answered_with_the_rules_entity_not_its_unit(tmp_path: Path) -> None:
+    # A coverage row names its entity, as every other row does: an ask's answer is the rule's ID (the one the
+    # importer gave it), never the paragraph's unit ref; a rule in a section keeps its section in the ID.
+    root = tmp_path / "tree"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("a\n", encoding="utf-8")
+    (root / "CODEOWNERS").write_text("* @acme/core\n/docs/\n[Vendored]\n/vendor/\n/lib/ @acme/core\n", encoding="utf-8")
+    out = tmp_path / "cat.yaml"
+    imported(root, out, ["codeowners"])
+    catalog = load_catalog(out)
+    rules = {e.id: e.name for e in catalog.entities if e.type == "rule"}
+    rows = coverage(out).rules_without_owners
+    assert [(g.id, g.name) for g in rows] == [(i, n) for i, n in rules.items() if n in ("/docs/", "[Vendored] /vendor/")]
+    trace = ask("Which CODEOWNERS rules have no owners?", out)
+    assert sorted(a.id for a in trace.answers or []) == sorted(g.id for g in rows)
+    # negative control: the rules with owners (`*`, `[Vendored] /lib/`) are no row
+    assert not {g.id for g in rows} & {i for i, n in rules.items() if n in ("*", "[Vendored] /lib/")}
+
+
 def test_the_coverage_command_exits_1_on_gaps_0_without_and_prints_json(acme: Path, tmp_path: Path) -> None:
     proc = cli("catalog", "coverage", "--catalog", str(acme), "--json", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr

@@ -28,7 +28,7 @@ from chainret.catalog.models import Catalog, Entity
 from chainret.core.errors import UsageError
 from chainret.query.declared import Declarations, declared_of
 from chainret.sources.backstage import OWNER_REQUIRED
-from chainret.sources.codeowners import NO_OWNERS_NOTE
+from chainret.sources.codeowners import NO_OWNERS_NOTE, rule_of_unit
 from chainret.store import resolve_catalog
 from chainret.query.gaps import AbsenceRequest, GapRequest
 from chainret.store.base import CatalogReader, ViewReader, recompile_advice
@@ -98,7 +98,9 @@ def coverage(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, v
         lines = u.text.split("\n")
         if NO_OWNERS_NOTE in lines:
             quoted = next((x for x in lines if x.startswith("line ")), lines[0])
-            report.rules_without_owners.append(Gap(id=u.ref, name=lines[0], type="rule",
+            # the row names the rule's entity, as every other row names its entity (the unit where its head is odd)
+            rid, name = rule_of_unit(reader.world, u.text) or (u.ref, lines[0])
+            report.rules_without_owners.append(Gap(id=rid, name=name, type="rule",
                                                    cites=[{"unit": u.ref, "document": u.doc_ref, "text": quoted}]))
     return report
 

@@ -186,6 +186,7 @@ def test_a_coverage_ask_answers_from_the_report_over_what_the_principal_may_read
     ("Do we have any APIs that don't have an owner?", "no_owner"), ("List every component that is unowned", "no_owner"),
     ("ownerless components", "no_owner"), ("orphaned systems", "no_owner"), ("Which of our components have no owner?", "no_owner"),
     ("Which teams lack members?", "groups_without_members"), ("files that don't have a code owner", "rules_without_owners"),
+    ("which teams nobody is on?", "groups_without_members"), ("Are there any groups that no one is in?", "groups_without_members"),
 ])
 def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -198,6 +199,8 @@ def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     "Which components have no owner and use the orders API?",  # says more than a coverage ask
     "Which components have an owner?", "Who owns orphan-svc?", "Which users are on a team?",
     "Which components are missing docs?", "Which components lack an owner and a system?",  # another lack; says more
+    "which sub-teams nobody is on?",  # a sub-team is a team with a parent: the report's section says less
+    "which teams nobody is on or owns?",
 ])
 def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -209,6 +212,13 @@ def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: s
     ("Which groups are not under any group?", ["group:acme:default.team-a"], "child_of"),
     ("Which components don't depend on any component?", ["component:acme:default.orphan-svc",
                                                           "component:acme:default.owned-svc"], "depends_on"),
+    # everyday wordings: "is anyone" for the people, a relative clause, "anything", "listed", "at all"
+    ("Is anyone not on a team?", [], "member_of"),
+    ("components that don't depend on any component?", ["component:acme:default.orphan-svc",
+                                                        "component:acme:default.owned-svc"], "depends_on"),
+    ("Which components have no dependencies listed?", ["component:acme:default.orphan-svc",
+                                                       "component:acme:default.owned-svc"], "depends_on"),
+    ("which teams don't own anything at all?", [], "owner_of"),
 ])
 def test_a_coverage_ask_about_any_relation_reads_it_by_the_catalogs_phrasings(acme: Path, words: str, public: list[str],
                                                                                predicate: str) -> None:
@@ -244,6 +254,8 @@ def test_an_entity_related_only_by_the_inverse_relation_is_not_listed(tmp_path: 
     "Which users aren't on any team or group?",  # says more than one relation
     "Which frobs are not on any team?",  # no such type
     "Which users aren't on any planet?",  # the positive question reads as nothing
+    "Is anyone on a team?", "which teams own anything at all?",  # no absence said
+    "Is anyone not on a team or a group?",
 ])
 def test_words_that_are_no_relation_coverage_ask_stay_unanswered(acme: Path, words: str) -> None:
     assert ask(words, acme).route != "coverage"

@@ -123,6 +123,25 @@ def test_coverage_lists_a_codeowners_rule_without_owners(tmp_path: Path) -> None
     assert [g.cites[0]["text"] for g in rules] == ["line 2: `/docs/`"]  # not line 1, which has an owner
 
 
+def test_a_rule_without_owners_is_answered_with_the_rules_entity_not_its_unit(tmp_path: Path) -> None:
+    # A coverage row names its entity, as every other row does: an ask's answer is the rule's ID (the one the
+    # importer gave it), never the paragraph's unit ref; a rule in a section keeps its section in the ID.
+    root = tmp_path / "tree"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("a\n", encoding="utf-8")
+    (root / "CODEOWNERS").write_text("* @acme/core\n/docs/\n[Vendored]\n/vendor/\n/lib/ @acme/core\n", encoding="utf-8")
+    out = tmp_path / "cat.yaml"
+    imported(root, out, ["codeowners"])
+    catalog = load_catalog(out)
+    rules = {e.id: e.name for e in catalog.entities if e.type == "rule"}
+    rows = coverage(out).rules_without_owners
+    assert [(g.id, g.name) for g in rows] == [(i, n) for i, n in rules.items() if n in ("/docs/", "[Vendored] /vendor/")]
+    trace = ask("Which CODEOWNERS rules have no owners?", out)
+    assert sorted(a.id for a in trace.answers or []) == sorted(g.id for g in rows)
+    # negative control: the rules with owners (`*`, `[Vendored] /lib/`) are no row
+    assert not {g.id for g in rows} & {i for i, n in rules.items() if n in ("*", "[Vendored] /lib/")}
+
+
 def test_the_coverage_command_exits_1_on_gaps_0_without_and_prints_json(acme: Path, tmp_path: Path) -> None:
     proc = cli("catalog", "coverage", "--catalog", str(acme), "--json", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
@@ -167,6 +186,7 @@ def test_a_coverage_ask_answers_from_the_report_over_what_the_principal_may_read
     ("Do we have any APIs that don't have an owner?", "no_owner"), ("List every component that is unowned", "no_owner"),
     ("ownerless components", "no_owner"), ("orphaned systems", "no_owner"), ("Which of our components have no owner?", "no_owner"),
     ("Which teams lack members?", "groups_without_members"), ("files that don't have a code owner", "rules_without_owners"),
+    ("which teams nobody is on?", "groups_without_members"), ("Are there any groups that no one is in?", "groups_without_members"),
 ])
 def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -179,6 +199,8 @@ def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     "Which components have no owner and use the orders API?",  # says more than a coverage ask
     "Which components have an owner?", "Who owns orphan-svc?", "Which users are on a team?",
     "Which components are missing docs?", "Which components lack an owner and a system?",  # another lack; says more
+    "which sub-teams nobody is on?",  # a sub-team is a team with a parent: the report's section says less
+    "which teams nobody is on or owns?",
 ])
 def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -190,6 +212,13 @@ def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: s
     ("Which groups are not under any group?", ["group:acme:default.team-a"], "child_of"),
     ("Which components don't depend on any component?", ["component:acme:default.orphan-svc",
                                                           "component:acme:default.owned-svc"], "depends_on"),
+    # everyday wordings: "is anyone" for the people, a relative clause, "anything", "listed", "at all"
+    ("Is anyone not on a team?", [], "member_of"),
+    ("components that don't depend on any component?", ["component:acme:default.orphan-svc",
+                                                        "component:acme:default.owned-svc"], "depends_on"),
+    ("Which components have no dependencies listed?", ["component:acme:default.orphan-svc",
+                                                       "component:acme:default.owned-svc"], "depends_on"),
+    ("which teams don't own anything at all?", [], "owner_of"),
 ])
 def test_a_coverage_ask_about_any_relation_reads_it_by_the_catalogs_phrasings(acme: Path, words: str, public: list[str],
                                                                                predicate: str) -> None:
@@ -225,6 +254,8 @@ def test_an_entity_related_only_by_the_inverse_relation_is_not_listed(tmp_path: 
     "Which users aren't on any team or group?",  # says more than one relation
     "Which frobs are not on any team?",  # no such type
     "Which users aren't on any planet?",  # the positive question reads as nothing
+    "Is anyone on a team?", "which teams own anything at all?",  # no absence said
+    "Is anyone not on a team or a group?",
 ])
 def test_words_that_are_no_relation_coverage_ask_stay_unanswered(acme: Path, words: str) -> None:
     assert ask(words, acme).route != "coverage"

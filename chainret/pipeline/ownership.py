@@ -28,9 +28,9 @@ from chainret.catalog.models import Catalog, Entity
 from chainret.core.errors import UsageError
 from chainret.query.declared import Declarations, declared_of
 from chainret.sources.backstage import OWNER_REQUIRED
-from chainret.sources.codeowners import NO_OWNERS_NOTE
+from chainret.sources.codeowners import NO_OWNERS_NOTE, rule_of_unit
 from chainret.store import resolve_catalog
-from chainret.query.gaps import AbsenceRequest, GapRequest
+from chainret.query.gaps import PEOPLE_TYPE_WORDS, AbsenceRequest, GapRequest
 from chainret.store.base import CatalogReader, ViewReader, recompile_advice
 from chainret.trace.model import Budget, Completeness, Packet, PacketItem, SetAnswer, Trace
 
@@ -38,7 +38,7 @@ from chainret.trace.model import Budget, Completeness, Packet, PacketItem, SetAn
 class Gap(BaseModel):
     """One row of the report: what lacks an owner (or members), and the units that show it."""
 
-    id: str  # an entity ID, or a CODEOWNERS rule's unit ref
+    id: str  # an entity ID (a CODEOWNERS rule's: ``rule_of_unit``; its unit ref only where the paragraph's head is odd)
     name: str
     type: str
     cites: list[dict[str, str]] = Field(default_factory=list)  # {"unit"/"document", "text"}: the proof
@@ -98,7 +98,9 @@ def coverage(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, v
         lines = u.text.split("\n")
         if NO_OWNERS_NOTE in lines:
             quoted = next((x for x in lines if x.startswith("line ")), lines[0])
-            report.rules_without_owners.append(Gap(id=u.ref, name=lines[0], type="rule",
+            # the row names the rule's entity, as every other row names its entity (the unit where its head is odd)
+            rid, name = rule_of_unit(reader.world, u.text) or (u.ref, lines[0])
+            report.rules_without_owners.append(Gap(id=rid, name=name, type="rule",
                                                    cites=[{"unit": u.ref, "document": u.doc_ref, "text": quoted}]))
     return report
 
@@ -120,7 +122,7 @@ _SECTIONS = ("no_owner", "rules_without_owners", "undeclared_owners", "groups_wi
 def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str, base: Mapping[str, Any],
               budget: Budget, meta: dict[str, object]) -> Trace | None:
     """A coverage ask (``chainret.query.gaps``) answered from ``coverage`` over ``cat`` as ``principal`` reads it:
-    every row an answer (``answers``: the entity, or the CODEOWNERS rule's unit), every row's proof a packet
+    every row an answer (``answers``: the entity, a CODEOWNERS rule's too), every row's proof a packet
     item (the unit, its document version, the span and the quoted line), ``meta.coverage`` the rows with their
     cites. None over a compiled store (it keeps no declarations): the request then stays ``no_pattern``."""
     try:
@@ -176,7 +178,7 @@ def absence_trace(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, p
     except UsageError:
         return None
     declared = declared_of(cv)
-    said = {absence.noun, _singular(absence.noun)}
+    said = {absence.noun, _singular(absence.noun), *PEOPLE_TYPE_WORDS.get(absence.noun, ())}
     types = sorted({e.type for e in declared if said & type_words(e.type)})
     if len(types) != 1:
         return None

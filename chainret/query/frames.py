@@ -38,6 +38,7 @@ _PAGE = ("page",)
 _ABOUT = r"(?:about|regarding|concerning|re|for|on|with)"
 _ASKER = r"(?:who|whom)\s+(?:do|should|can|could|must|would|shall)\s+(?:i|we)"
 _WANTED = r"(?:someone|somebody|anyone|anybody|who|whom|the\s+person|the\s+one)\s+to"
+_MODAL = r"(?:should|must|will|would|can|could|shall)"
 
 
 def _alts(phrases: Iterable[str]) -> str:
@@ -58,13 +59,42 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # "which teams does alice belong to": a membership (a system's parts have their own phrasing, read before this)
     (r"(?P<x>(?:which|what)\s+[a-z]+\s+(?:does|do)\s+.+?)\s+belong\s+to", "{x} is in"),
     (r"who\s+(?:works|is\s+working)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
+    (r"who\s+(?:are|is)\s+the\s+(?:people|persons|folks|users)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
+    # a bare noun phrase of a person: "the person on call for X" asks who is on call for X
+    (r"(?:the\s+)?(?:person|people|one|folks)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
+    # reviewing a change: "who needs to review a change to X", "who reviews changes to X" ask for X's code owners
+    (rf"who\s+(?:(?:needs?|has|have|ought)\s+to\s+|{_MODAL}\s+)?(?:reviews?|approves?)\s+(?:a\s+|any\s+|the\s+)?"
+     r"(?:changes?|edits?|prs?|pull\s+requests?)\s+(?:to|in|for|on|of|touching)\s+(?P<x>.+)", "who are the code owners of {x}"),
+    # a bare noun phrase of a relation noun: "code owners for X", "members of X"
+    (r"(?:the\s+)?code\s*owners?\s+(?:for|of)\s+(?P<x>.+)", "who are the code owners of {x}"),
+    (r"(?:the\s+|all\s+(?:the\s+)?)?members\s+(?:of|in)\s+(?P<x>.+)", "who are the members of {x}"),
+    # "what is X in charge of / responsible for": ownership asked from the owner's side
+    (r"what(?:\s+is|\s+are|'s)\s+(?P<x>.+?)\s+(?:in\s+charge\s+of|responsible\s+for)", "what does {x} own"),
+    # "list the teams under X": an instruction to list, as the question it stands for
+    (r"(?:list|show|name)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?the\s+(?P<n>[a-z]+s)\s+(?P<x>(?:under|in|within|below)\s+.+)",
+     "which {n} are {x}"),
+    # where a thing sits: "which teams sit under X" as "which teams are under X"
+    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:sits?|falls?|comes?|lives?)\s+(?P<x>(?:under|within|in)\s+.+)", "{n} are {x}"),
+    # "the parent team of X": the parent of X, whatever the head noun says the parent is
+    (r"(?:what\s+is\s+|who\s+is\s+)?(?:the\s+)?parent\s+(?:team|group|department|unit|org|organi[sz]ation)\s+(?:of|for)\s+"
+     r"(?P<x>.+)", "what is the parent of {x}"),
+)
+# Asked only when none of the questions above reads: "who do I ask / talk to about X" asks for X's contact, and
+# where the catalog has no contact for X, for X's owner (who answers for it).
+_FALLBACK_FRAMES: tuple[tuple[str, str], ...] = (
+    (rf"{_ASKER}\s+{_alts(_REACH)}\s+{_ABOUT}\s+(?P<x>.+)", "who owns {x}"),
+    # "which team does X belong to": a membership first (above), and where X is no member of anything, its owner
+    (r"(?:which|what)\s+(?:team|group)\s+(?:does|do)\s+(?P<x>.+?)\s+belong\s+to", "which team owns {x}"),
 )
 _COMPILED: list[tuple[re.Pattern[str], str]] = []
+_FALLBACKS: list[tuple[re.Pattern[str], str]] = []
 
 # Words standing for a clause that names its noun: "whoever is on call" is "who is on call", "whichever team
 # owns X" is "the team that owns X".
 _WHOEVER = re.compile(r"\bwhoever\b", re.IGNORECASE)
 _WHICHEVER = re.compile(r"\b(?:whichever|whatever)\s+(\S+)", re.IGNORECASE)
+# A relative clause without its "that": "the APIs the X consumes" is "the APIs that the X consumes".
+_REDUCED = re.compile(r"\b(the|by|of|for|on|to)\s+([a-z]+s)\s+(the|a|an)\s+", re.IGNORECASE)
 _WHO_ARE = re.compile(r"^(who|what|which\s+\S+|what\s+\S+)\s+are\s+the\s+(\S+)(\s+.+)$", re.IGNORECASE)
 
 
@@ -73,28 +103,32 @@ def _tidy(text: str) -> str:
 
 
 def clause_words(text: str) -> str:
-    """``whoever`` as ``who``, ``whichever N`` as ``the N that``, "who are the Ns" as "who is the N"."""
+    """``whoever`` as ``who``, ``whichever N`` as ``the N that``, "who are the Ns" as "who is the N", "the Ns the X
+    consumes" as "the Ns that the X consumes"."""
     out = _WHOEVER.sub("who", text)
     out = _WHICHEVER.sub(lambda m: f"the {m.group(1)} that", out)
+    out = _REDUCED.sub(lambda m: f"{m.group(1)} {m.group(2)} that {m.group(3)} ", out)
     m = _WHO_ARE.match(out)
     if m and _singular(m.group(2)) != m.group(2):
         out = f"{m.group(1)} is the {_singular(m.group(2))}{m.group(3)}"
     return out
 
 
-def frame_question(text: str) -> str | None:
-    """The question a sentence frame stands for ("who do I page about X" -> "who is on call for X")."""
+def frame_question(text: str, fallback: bool = False) -> str | None:
+    """The question a sentence frame stands for ("who do I page about X" -> "who is on call for X"); ``fallback``:
+    the question of the frames asked only when none of the first reads."""
     if not _COMPILED:
         _COMPILED.extend((re.compile(rf"^{p}$", re.IGNORECASE | re.DOTALL), q) for p, q in _FRAMES)
+        _FALLBACKS.extend((re.compile(rf"^{p}$", re.IGNORECASE | re.DOTALL), q) for p, q in _FALLBACK_FRAMES)
     low = _tidy(text)
-    for rule, question in _COMPILED:
+    for rule, question in _FALLBACKS if fallback else _COMPILED:
         m = rule.match(low)
         if m is not None:  # the words as written (names keep their case)
-            said = _tidy(text)[m.start("x") : m.end("x")]
+            said = {k: _tidy(text)[m.start(k) : m.end(k)] for k in m.groupdict()}
             if question == "{x} is in":  # "which teams does X" -> "which teams is X"
-                said = re.sub(r"^(\S+\s+\S+)\s+(?:does|do)\s", r"\1 is ", said, flags=re.IGNORECASE)
-                return f"{said} in"
-            return question.format(x=said)
+                x = re.sub(r"^(\S+\s+\S+)\s+(?:does|do)\s", r"\1 is ", said["x"], flags=re.IGNORECASE)
+                return f"{x} in"
+            return question.format(**said)
     return None
 
 
@@ -116,6 +150,7 @@ _VERB_FORMS: dict[str, tuple[str, str, str, str]] = {
     "supply": ("supplies", "supply", "supplied", "supplying"),
     "endorse": ("endorses", "endorse", "endorsed", "endorsing"),
     "certify": ("certifies", "certify", "certified", "certifying"),
+    "call": ("calls", "call", "called", "calling"),
 }
 EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "run": ("operate", "own"),
@@ -128,11 +163,15 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "provide": ("supply",),
     "furnish": ("supply",),
     "endorse": ("certify",),
+    "call": ("consume",),  # "what APIs does X call"
 }
 # Everyday phrases for a verb: (the phrase, said of one / of several) -> the catalog verbs it may stand for.
 EVERYDAY_PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
     ("is behind", "are behind"): ("own",),
     ("is responsible for", "are responsible for"): ("own",),
+    ("looks after", "look after"): ("own",),
+    ("takes care of", "take care of"): ("own",),
+    ("is in charge of", "are in charge of"): ("own",),
 }
 # An everyday noun and the catalog words it may stand for (the same rule: exactly one of them in the catalog).
 EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
@@ -174,8 +213,8 @@ def everyday_substitutions(vocab: set[str], verb_owners: dict[str, set[str]] | N
 
 
 def _substituted(text: str, subs: dict[str, str]) -> str:
-    """Each whole word of ``subs`` written in lower case replaced (a word of a name, "checkout-service" or
-    "the Schedule Service", is left alone: it is hyphenated or capitalised)."""
+    """Each whole word of ``subs`` written in lower case replaced (a word of a name, "checkout-service", "the
+    Schedule Service" or "src/service.py", is left alone: it is hyphenated, capitalised or part of a path)."""
     if not subs:
         return text
     phrases = sorted((k for k in subs if " " in k), key=len, reverse=True)
@@ -184,7 +223,7 @@ def _substituted(text: str, subs: dict[str, str]) -> str:
     def one_or_phrase(m: re.Match[str]) -> str:
         return subs.get(re.sub(r"\s+", " ", m.group(0)), m.group(0))
 
-    return re.sub(rf"(?<![\w'-])(?:{words_})(?![\w'-])", one_or_phrase, text)
+    return re.sub(rf"(?<![\w'/.@-])(?:{words_})(?![\w'/@-]|\.\w)", one_or_phrase, text)
 
 
 def everyday_words(text: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None) -> str:
@@ -322,3 +361,12 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
     out += [v for t in list(out) for v in head_variants(t, heads or {})]
     tidy = _tidy(request).lower()
     return [t for t in dict.fromkeys(out) if _tidy(t).lower() != tidy]
+
+
+def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None) -> list[str]:
+    """The questions of the frames asked only when none of ``reworded``'s reads ("who do I ask about X" as "who owns
+    X" where the catalog has no contact for X)."""
+    said = clause_words(_spelt(request))
+    out = [everyday_words(q, vocab, verb_owners) for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners)))
+           if (q := frame_question(t, fallback=True)) is not None]
+    return list(dict.fromkeys(out))

@@ -54,6 +54,7 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}empty\s+{_GROUPS}"),
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:nobody|no\s+one)\s+(?:is|was|are|were)\s+(?:on|in)"),
 )
 _COMPILED: list[tuple[GapKind, re.Pattern[str]]] = []
 
@@ -69,13 +70,13 @@ def _plain(request: str) -> str:
     """A request as the coverage rules read it: ASCII marks, lower case, "n't" as " not", single spaces, no end
     punctuation (marks first: "don\u2019t" is "do not" too)."""
     text = ascii_marks(request).lower().replace("n't", " not")
-    return re.sub(r"\s+", " ", text).strip(" ?.!")
+    return re.sub(r"\s+at\s+all$", "", re.sub(r"\s+", " ", text).strip(" ?.!"))
 
 
 def read_gap_request(request: str) -> GapRequest | None:
     """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
     text = _plain(request)
-    if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan")):
+    if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody", "no one")):
         return None  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)
@@ -102,17 +103,30 @@ _ANY = r"(?:any|an?|some)"
 _NOBODY = r"(?:nobody|no\s+one|nothing|no\s+(?P<u>[a-z]+))"
 _PREP = r"(?P<prep>in|on|under|part\s+of|a\s+member\s+of|members\s+of|a\s+part\s+of)"
 _N = r"(?P<t>[a-z]+)"
+# "which components have no dependencies listed": the catalog lists what it holds, so the word adds nothing
+_LISTED_WORDS = r"(?:listed|recorded|declared|given|stated)"
+_LISTED = rf"(?:\s+{_LISTED_WORDS})?"
+# The people a catalog holds, said without a type noun ("is anyone not on a team"): the noun they stand for, and
+# the type words a catalog names its people by. Only here: as a type word everywhere, "person" read "manager of
+# X" as "person of X" (a member).
+_PEOPLE = {"anyone": "people", "anybody": "people", "someone": "people", "somebody": "people"}
+PEOPLE_TYPE_WORDS = {"people": ("user", "person")}
 _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "which users aren't on any team" -> which team is {x} on
     (rf"{_LEAD}{_N}\s+(?:are|is)\s+not\s+{_PREP}\s+{_ANY}\s+(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
+    # "is anyone not on a team" -> which team is {x} on, of the people
+    (rf"(?:is|are)\s+(?:there\s+)?(?P<t>anyone|anybody|someone|somebody)\s+(?:who\s+is\s+)?not\s+{_PREP}\s+{_ANY}\s+"
+     r"(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
     # "which apis does nobody consume" -> who consumes {x}
-    (rf"{_LEAD}{_N}\s+(?:do|does)\s+{_NOBODY}\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?",
+    (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+{_NOBODY}\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?",
      ("who {vs}{p} {x}", "what {vs}{p} {x}", "which {u} {vs}{p} {x}")),
     # "which components don't provide any API" -> which api does {x} provide
-    (rf"{_LEAD}{_N}\s+(?:do|does)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_ANY}\s+(?P<u>[a-z]+)",
+    (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_ANY}\s+(?P<u>[a-z]+)",
      ("which {u} does {x} {v}{p}", "what {u} does {x} {v}{p}", "what does {x} {v}{p}")),
+    # "which teams don't own anything (at all)" -> what does {x} own
+    (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+anything", ("what does {x} {v}{p}",)),
     # "which components have no dependencies", "systems without a domain" -> what is the domain of {x}
-    (rf"{_LEAD}{_N}\s+(?:have|has|with)\s+no\s+(?P<u>[a-z]+(?:\s+[a-z]+)?)", ("what is the {u} of {x}", "who is the {u} of {x}",
+    (rf"{_LEAD}{_N}{_REL}\s+(?:have|has|with)\s+no\s+(?P<u>[a-z]+(?:\s+(?!{_LISTED_WORDS}$)[a-z]+)?){_LISTED}", ("what is the {u} of {x}", "who is the {u} of {x}",
                                                                               "which {u} does {x} have")),
     (rf"{_LEAD}{_N}\s+without\s+(?:an?\s+|any\s+)?(?P<u>[a-z]+(?:\s+[a-z]+)?)", ("what is the {u} of {x}", "who is the {u} of {x}",
                                                                                 "which {u} does {x} have")),
@@ -139,5 +153,5 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
         fill = {**g, "vs": _third_person(verb) if verb else "", "x": "{x}"}
         out = tuple(dict.fromkeys(q.format(**fill) for q in questions if all(g.get(k) for k in re.findall(r"{(\w+)}", q)
                                                                                if k not in ("x", "vs", "p"))))
-        return AbsenceRequest(g["t"], out) if out else None
+        return AbsenceRequest(_PEOPLE.get(g["t"], g["t"]), out) if out else None
     return None

@@ -20,7 +20,7 @@ from chainret.store.base import CatalogRecords, ViewReader
 from chainret.core.codes import RefusalCode
 from chainret.core.words import ascii_marks
 from chainret.query.declared import declared_unrelated
-from chainret.query.lexicon import relation_noun, type_words
+from chainret.query.lexicon import KIND_WORDS, TYPE_WORDS, relation_noun, type_words
 from chainret.catalog.patterns import PatternSpec, best_matches, match_request, words
 from chainret.trace.model import Interpretation, Refusal, WordMatch
 from chainret.query.understand import Mention, name_completions, resolve_mention, suggest_entities, tolerant_readings
@@ -75,18 +75,23 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """The one reading the everyday rewordings of a request agree on (``chainret.query.frames``), recorded as
     ``reading`` ``<route>+reworded`` with the question asked; an ``ambiguous_reading`` refusal when two
     rewordings read differently; None when none reads (the request's own refusal then stands)."""
-    from chainret.query.frames import reworded
+    from chainret.query.frames import fallback_reworded, reworded
     from chainret.query.lexicon import lexicon
 
     lex = lexicon(cv.catalog)
     specs = pattern_specs(cv.catalog)
     vocab = lex.vocabulary(specs)
     read: dict[tuple[tuple[str, ...], str], tuple[str, Reading]] = {}
-    for text in reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)):
-        again = interpret(text, cv, depth=depth, reworded=True)
-        interp = again.interpretation
-        if interp is not None:
-            read.setdefault((tuple(interp.predicates), interp.start_id), (text, again))
+    for fallback in (False, True):  # the frames asked only when none of the first reads, after them
+        texts = (fallback_reworded(request, vocab, lex.verb_owners()) if fallback
+                 else reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)))
+        for text in texts:
+            again = interpret(text, cv, depth=depth, reworded=True)
+            interp = again.interpretation
+            if interp is not None:
+                read.setdefault((tuple(interp.predicates), interp.start_id), (text, again))
+        if read:
+            break
     if not read:
         return None
     if len(read) > 1:
@@ -120,6 +125,7 @@ def _answer_heads(specs: list[PatternSpec], cv: ViewReader) -> dict[str, set[fro
     """The nouns the phrasings ask with ("which team owns {component}": ``team``) -> the answer types of each pattern
     they ask with (the range of its last predicate)."""
     from chainret.catalog.patterns import parsed_phrasings
+    from chainret.query.nested import _singular
 
     out: dict[str, set[frozenset[str]]] = {}
     for pat, _, lits, _, _ in parsed_phrasings(specs):
@@ -127,6 +133,14 @@ def _answer_heads(specs: list[PatternSpec], cv: ViewReader) -> dict[str, set[fro
             pred = cv.predicate(pat.predicates[-1])
             if pred is not None:
                 out.setdefault(lits[1], set()).add(frozenset(pred.range_types))
+    # a type's own words ask for it too ("which department is X under": a group), in the number the phrasing has
+    for noun, answers in list(out.items()):
+        plural = _singular(noun) != noun
+        for types in list(answers):
+            if noun in types or _singular(noun) in types:
+                for t in types:
+                    for w in (*TYPE_WORDS.get(t, ()), *KIND_WORDS.get(t, ())):
+                        out.setdefault(w + "s" if plural else w, set()).add(types)
     return out
 
 

@@ -29,6 +29,12 @@ TYPE_WORDS: dict[str, tuple[str, ...]] = {
     "org": ("organisation", "organization", "company", "org"),
     "person": ("person",),
 }
+# Backstage's Group kinds (its spec.type: team, department, …): words people name a group by ("the integrations
+# team", "which department is X under"), type words like those above, but never what a word stands for by meaning
+# (``chainret.query.synonyms``): "manager" is near "department", and "Sofia's manager" is no group of hers.
+KIND_WORDS: dict[str, tuple[str, ...]] = {
+    "group": ("team", "department"),
+}
 _REL = ("that", "which", "who")
 _DET = ("the", "a", "an")
 
@@ -68,7 +74,7 @@ def type_words(type_: str) -> set[str]:
     """How a request may name a type (a union ``group|user``: any of its types)."""
     if "|" in type_:
         return {w for t in type_.split("|") for w in type_words(t)}
-    return {type_, *TYPE_WORDS.get(type_, ())}
+    return {type_, *TYPE_WORDS.get(type_, ()), *KIND_WORDS.get(type_, ())}
 
 
 class PredicateWords:

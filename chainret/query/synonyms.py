@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 
 from chainret.catalog.names import label_words
 from chainret.catalog.patterns import PatternSpec, words
-from chainret.query.lexicon import Lexicon, lexicon, type_words
+from chainret.query.lexicon import KIND_WORDS, Lexicon, lexicon, type_words
 from chainret.query.understand import _FILLER_SINGLE, _NOT_KEYWORDS, osa_distance, typo_bound
 from chainret.query.vocabulary import known, similar, table_digest
 
@@ -108,6 +108,9 @@ def relation_words(lex: Lexicon, patterns: Sequence[PatternSpec], *, verbs: bool
     for t in kinds:
         for w in type_words(t):
             owners.setdefault(w, set()).add(f"type:{t}")
+    # a kind's word ("department" of a group) is no word a synonym by meaning may stand for, unless a type is named so
+    for w in {w for t in kinds for w in KIND_WORDS.get(t, ())} - kinds:
+        owners.pop(w, None)
     if not types:  # a type's word that is also a relation's noun names the type, not the relation's role
         owners = {w: o for w, o in owners.items() if not (any(x.startswith("type:") for x in o) and any(not x.startswith("type:") for x in o))}
     return owners

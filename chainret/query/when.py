@@ -1,10 +1,12 @@
-"""The time a request carries in its words: "on 2025-12-01", "as of March 2026", "back in November", "last month".
+"""The time a request carries in its words: "on 2025-12-01", "as of March 2026", "back in November", "last month",
+"last September", "last quarter", "in late June 2025".
 
 A request may say when it asks about. ``read_time(request, today)`` finds one such phrase, takes it out
 of the words (the rest is interpreted as any request is) and turns it into the day whose state the
 request asks about: the last view on or before that day answers it (``chainret.catalog.views.view_at``,
 the one resolver of a date). A period (a month, a year) asks about its end, or about its start when the
-words say so ("at the start of January 2026"); a period that is not over yet asks about ``today``.
+words say so ("at the start of January 2026", "in early June"; "mid June" its middle day, "late June" its end); a
+period that is not over yet asks about ``today``.
 Relative words ("last month", "yesterday", "3 weeks ago", a month without a year) are read against
 ``today``, which the caller passes in and the trace records, so a replay reads them the same way.
 
@@ -43,12 +45,13 @@ _DATE = (
 )
 _RELATIVE = (
     r"(?P<yesterday>yesterday)"
-    r"|last\s+(?P<last>week|month|year)"
+    r"|last\s+(?P<last>week|month|quarter|year)"
+    rf"|(?<!the\s)(?<!this\s)last\s+(?P<lastm>{_MONTH})"  # ("the last may release": no time)
     rf"|(?P<n>\d{{1,3}}|{'|'.join(_NUMBERS)})\s+(?P<unit>day|week|month|year)s?\s+ago"
 )
 # What may lead the time: a preposition, with "back" before it and a start or end of a period after it.
 _LEAD = r"(?:back\s+)?(?:on|as\s+of|as\s+at|at|in|during|by)"
-_EDGE = r"(?:the\s+)?(?P<edge>start|beginning|end)\s+of\s+"
+_EDGE = r"(?:(?:the\s+)?(?P<edge>start|beginning|end)\s+of\s+|(?P<part>early|mid|late)(?:\s+|-))"
 _PHRASE = (
     rf"(?<![\w/.@-])(?P<phrase>(?:(?P<lead>{_LEAD})\s+(?:{_EDGE})?)?(?:{_DATE}|{_RELATIVE}))(?![\w/@]|-\w|\.\w)"
 )
@@ -78,10 +81,13 @@ class TimeWords(NamedTuple):
         return {"words": self.words, "date": self.day.isoformat(), "view": view}
 
 
-Edge = Literal["start", "end"]
+Edge = Literal["start", "middle", "end"]
+_PARTS: dict[str, Edge] = {"early": "start", "mid": "middle", "late": "end", "start": "start", "beginning": "start"}
 
 
 def _period(first: date, last: date, edge: Edge, today: date) -> date:
+    if edge == "middle":  # "mid June": the middle day of the period
+        last = first + (last - first) / 2
     return first if edge == "start" else min(last, today) if first <= today else last
 
 
@@ -101,8 +107,8 @@ def _shift_months(day: date, months: int) -> date:
 def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
     """The day a matched phrase names, and whether it was read against ``today``; None for no real date."""
     g = m.groupdict()
-    edge: Edge = "start" if (g["edge"] or "").lower() in ("start", "beginning") else "end"
-    if not g["lead"] and not (g["yesterday"] or g["last"] or g["unit"]):
+    edge: Edge = _PARTS.get((g["edge"] or g["part"] or "").lower(), "end")
+    if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["unit"]):
         return None  # a date, month or year is time only after a time preposition
     month = next((_MONTHS[g[k].lower().rstrip(".")] for k in ("m1", "m2", "m3", "m4") if g[k]), None)
     try:
@@ -125,6 +131,10 @@ def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
         return None
     if g["yesterday"]:
         return today - timedelta(days=1), True
+    if g["lastm"]:  # "last September": the latest such month that is over
+        month = _MONTHS[g["lastm"].lower().rstrip(".")]
+        year = today.year if month < today.month else today.year - 1
+        return _period(*_month_period(year, month), edge, today), True
     if g["last"]:
         unit = g["last"].lower()
         if unit == "week":
@@ -132,6 +142,9 @@ def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
         if unit == "month":
             prev = _shift_months(today.replace(day=1), 1)
             return _period(*_month_period(prev.year, prev.month), edge, today), True
+        if unit == "quarter":  # the calendar quarter before this one
+            first = _shift_months(date(today.year, (today.month - 1) // 3 * 3 + 1, 1), 3)
+            return _period(first, _shift_months(first, -3) - timedelta(days=1), edge, today), True
         return _period(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), edge, today), True
     n = int(g["n"]) if g["n"].isdigit() else _NUMBERS[g["n"].lower()]
     unit = g["unit"].lower()
@@ -153,10 +166,14 @@ def read_time(request: str, today: date) -> TimeWords | None:
     if len(hits) != 1:
         return None
     m, (day, relative) = hits[0]
-    rest = f"{request[: m.start('phrase')]} {request[m.end('phrase') :]}"
+    start = m.start("phrase")
+    if (m.group("lead") or "").split()[-1:] in (["on"], ["in"]) and not (m.group("edge") or m.group("part")) and (
+            m.group("yesterday") or m.group("last") or m.group("lastm") or m.group("unit")):
+        start = m.end("lead") + 1  # "was X on last quarter": "on" is the request's ("on X"), no time preposition
+    rest = f"{request[:start]} {request[m.end('phrase') :]}"
     rest = re.sub(r"\s+([,?.!])", r"\1", re.sub(r"\s+", " ", rest))
     rest = re.sub(r",(?=[,?.!])", "", rest).strip(" ,")
-    return TimeWords(m.group("phrase"), day, rest, relative, day > today)
+    return TimeWords(request[start : m.end("phrase")].strip(), day, rest, relative, day > today)
 
 
 # -- the past tense the time words call for ----------------------------------------------------------

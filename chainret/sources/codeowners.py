@@ -364,6 +364,22 @@ def _slug(text: str) -> str:
     return s
 
 
+RULE_HEAD = re.compile(r"Rule (?P<name>.+): \S.* line (?P<line>\d+)(?:, section (?P<section>.*))?\.$")
+
+
+def rule_of_unit(world: str, unit_text: str) -> tuple[str, str] | None:
+    """The ID and name of the rule whose paragraph (``render``) this unit is, else None: how a coverage row
+    about a rule without owners names the rule's entity, which no clause of its paragraph names (it has none),
+    and which takes part in no relation, so a reader's reduced catalog does not hold it. The ID is ``rule_id``
+    of the rule the head line states, the one the importer gave it."""
+    m = RULE_HEAD.match(unit_text.split("\n", 1)[0])
+    if m is None:
+        return None
+    name, section = m.group("name"), m.group("section") or ""
+    pattern = name.removeprefix(f"[{section}] ") if section else name
+    return rule_id(world, Rule(int(m.group("line")), section, pattern, [], pattern)), name
+
+
 def rule_id(world: str, r: Rule) -> str:
     return f"{RULE_TYPE}:{world}:{_slug((r.section + ' ' if r.section else '') + r.pattern)}"
 

@@ -1,0 +1,156 @@
+"""Requests worded the way people word them (issue 44/45): a group named by its kind (*the integrations team*, *which
+department*), everyday frames (*who needs to review a change to P*, *code owners for P*, *members of X*, *list the
+teams under X*, *which teams sit under X*, *the parent team of X*, *what is X in charge of*, *who do I ask about X*),
+everyday verbs (*looks after*, *call*), *the people on X*, a relative clause without *that*, and time words (*last September*, *late June 2025*, *last quarter*). Each rule
+has its negative control beside it: a near wording that stays unread, or a request that must stay refused."""
+
+from __future__ import annotations
+
+from datetime import date
+from pathlib import Path
+
+import pytest
+from records_world import imported
+
+from chainret.pipeline.ask import ask
+from chainret.query.frames import everyday_substitutions, frame_question, reworded
+from chainret.query.when import read_time
+from chainret.verify.replay import verify
+
+
+def _doc(kind: str, name: str, spec: str = "", title: str = "") -> str:
+    meta = f"  name: {name}\n" + (f"  title: {title}\n" if title else "")
+    return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n{meta}spec:\n  type: x\n{spec}"
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A department with two teams (one titled otherwise than its name), their members and what they own, and
+    a CODEOWNERS file whose paths have everyday words in them (``service.py``)."""
+    root = tmp_path_factory.mktemp("everyday") / "tree"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "service.py").write_text("x\n", encoding="utf-8")
+    (root / "CODEOWNERS").write_text("* @acme/core\n/src/ @acme/integrations @ann\n", encoding="utf-8")
+    (root / "catalog-info.yaml").write_text("\n---\n".join([
+        _doc("Group", "clinical", "  children: [integrations, core]\n", title="Clinical Systems"),
+        _doc("Group", "integrations", "  members: [ann, bo]\n", title="Interfaces & Integrations"),
+        _doc("Group", "core", "  members: [cy]\n"),
+        _doc("User", "ann"), _doc("User", "bo"), _doc("User", "cy"),
+        _doc("API", "orders-api", "  owner: integrations\n"),
+        _doc("Component", "gateway", "  owner: integrations\n  consumesApis: [orders-api]\n"),
+        _doc("Component", "portal", "  owner: core\n"),
+    ]), encoding="utf-8")
+    out = root.parent / "cat.yaml"
+    imported(root, out, ["backstage", "codeowners"])
+    return out
+
+
+def _ids(words: str, catalog: Path) -> list[str]:
+    trace = ask(words, catalog)
+    assert trace.outcome == "accepted_path", (words, trace.outcome, trace.reason)
+    return sorted({a.id for a in trace.answers} if trace.answers else {(trace.path_ids or [""])[-1]})
+
+
+G = "group:acme:default."
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    # a group named with its kind's word ("team", "department"), as a slot and as the answer's head noun
+    ("Who is on the integrations team?", ["user:acme:default.ann", "user:acme:default.bo"]),
+    ("Which department is Interfaces & Integrations under?", [G + "clinical"]),
+    # everyday frames
+    ("members of the integrations team", ["user:acme:default.ann", "user:acme:default.bo"]),
+    ("list the teams under Clinical Systems", [G + "core", G + "integrations"]),
+    ("Which teams sit under Clinical Systems?", [G + "core", G + "integrations"]),
+    ("What's the parent team of core?", [G + "clinical"]),
+    ("What is the integrations team in charge of?", ["api:acme:default.orders-api", "component:acme:default.gateway"]),
+    ("which team looks after the gateway", [G + "integrations"]),
+    ("what APIs does the gateway call?", ["api:acme:default.orders-api"]),
+    # code owners: a path's everyday word ("service") is part of the path, never reworded
+    ("code owners for src/service.py", ["codeowner:acme:team.acme.integrations", "codeowner:acme:user.ann"]),
+    ("Who needs to review a change to src/service.py?", ["codeowner:acme:team.acme.integrations", "codeowner:acme:user.ann"]),
+    ("who are the people on the integrations team", ["user:acme:default.ann", "user:acme:default.bo"]),
+    ("which team does the portal belong to", [G + "core"]),  # no membership of the portal: its owner
+    ("which team does ann belong to", [G + "integrations"]),  # a membership, as before
+    # a relative clause without its "that"
+    ("Who owns the APIs the gateway consumes?", [G + "integrations"]),
+    # "who do I ask about X": a contact where the catalog has one; here it has none, so the owner
+    ("Who do I talk to about the portal?", [G + "core"]),
+])
+def test_everyday_wordings_answer_as_the_question_they_stand_for(world: Path, words: str, expected: list[str]) -> None:
+    assert _ids(words, world) == expected
+
+
+def test_the_person_on_call_is_who_is_on_call() -> None:
+    assert frame_question("the person on call for the team responsible for cart-api") == (
+        "who is on call for the team responsible for cart-api")
+    assert frame_question("the person who owns cart-api") is None
+
+
+def test_a_reworded_everyday_request_replays(world: Path) -> None:
+    trace = ask("Who do I talk to about the portal?", world)
+    assert trace.interpretation is not None and (trace.interpretation.reading or "").endswith("reworded")
+    assert verify(trace, world).ok
+
+
+@pytest.mark.parametrize("words", [
+    "Who is on the integrations planet?",  # no type's word: the slot names nothing
+    "who reviews src/service.py",  # no change said: no frame
+    "list the team under Clinical Systems",  # "list the <noun>s": one noun is no list
+    "What is the integrations team in charge?",  # no "of": no ownership asked
+    "which team looks after the gateway and the portal",  # says more than one question
+    "code owners for src/service.py and src",
+    "Which departments sit beside Clinical Systems?",  # "beside" is no place under
+    "Who is the manager of the integrations team?",  # no manager relation: "manager" is no people's type word
+    "Who is ann's manager?",  # nor a group's kind word ("department"), which a synonym by meaning never reaches
+    "who are the people near the integrations team",
+    "which team does the portal belong to and why",
+])
+def test_near_wordings_stay_unanswered(world: Path, words: str) -> None:
+    assert ask(words, world).outcome != "accepted_path"
+
+
+def test_who_do_i_ask_is_a_contact_first_then_an_owner() -> None:
+    """The owner is asked only when no contact question reads: in a catalog with contacts the frame's answer is the
+    contact, as before (negative control of the fallback order)."""
+    assert frame_question("who do I ask about PR-84") == "who is the contact for PR-84"
+    assert frame_question("who do I ask about PR-84", fallback=True) == "who owns PR-84"
+    literal = ask("Which contact serves PR-84?", "catalogs/default.yaml")
+    assert ask("who do I ask about PR-84", "catalogs/default.yaml").path_ids == literal.path_ids
+
+
+def test_everyday_verb_phrases_stand_for_owns_only_where_the_catalog_owns() -> None:
+    assert everyday_substitutions({"owns"})["looks after"] == "owns"
+    assert everyday_substitutions({"consumes"})["calls"] == "consumes"
+    # negative controls: no owning verb, or "calls" the catalog's own word
+    assert "looks after" not in everyday_substitutions({"operates"})
+    assert "calls" not in everyday_substitutions({"consumes", "calls"}, {"calls": {"called_by"}, "consumes": {"consumed_by"}})
+    assert reworded("who owns src/service.py", {"component", "owns"}) == []  # a path's word: never the type noun
+
+
+TODAY = date(2026, 5, 18)
+
+
+@pytest.mark.parametrize(("words", "phrase", "day", "rest"), [
+    ("Who owned the portal last September?", "last September", date(2025, 9, 30), "Who owned the portal?"),
+    ("Who owned the portal last may?", "last may", date(2025, 5, 31), "Who owned the portal?"),
+    ("what teams was ann on in late June 2025", "in late June 2025", date(2025, 6, 30), "what teams was ann on"),
+    ("what teams was ann on in early June 2025", "in early June 2025", date(2025, 6, 1), "what teams was ann on"),
+    ("who owned X in mid-March 2026", "in mid-March 2026", date(2026, 3, 16), "who owned X"),
+    # the quarter before this one; "on" before relative words is the request's ("on X"), no time preposition
+    ("Which team was ann on last quarter?", "last quarter", date(2026, 3, 31), "Which team was ann on?"),
+    ("Which team was ann on last month?", "last month", date(2026, 4, 30), "Which team was ann on?"),
+    ("Who owned X as of last month?", "as of last month", date(2026, 4, 30), "Who owned X?"),
+])
+def test_time_words_people_use(words: str, phrase: str, day: date, rest: str) -> None:
+    when = read_time(words, TODAY)
+    assert when is not None and (when.words, when.day, when.rest) == (phrase, day, rest)
+
+
+@pytest.mark.parametrize("words", [
+    "Who owns the late-night job?",  # "late" inside a name
+    "Who owns the last may release?",  # "the last": an adjective, no time
+    "Who owns the late June report?",  # a part of a month without a time preposition
+])
+def test_words_that_look_like_time_but_are_none(words: str) -> None:
+    assert read_time(words, TODAY) is None

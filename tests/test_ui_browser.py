@@ -28,6 +28,7 @@ from chainret.catalog.load import apply_overlay, load_world
 from chainret.catalog.models import Catalog, sha256_digest
 from chainret.render.html import PLAIN_REASONS, extras_for, standalone_page
 from chainret.server.auth import hash_token
+from chainret.server.limits import DEFAULT_CEILING
 from chainret.trace.model import Trace
 from benchmarks.harness.local_server import LocalServer, hidden_strings
 
@@ -230,7 +231,7 @@ def test_ui_answers_as_the_token_and_shows_only_what_the_projection_allows(brows
         api = _api_ask(srv.url, token, {"request": REQUEST, "view": "final", **({"viewer": viewer} if viewer else {})})
         assert _stable(got["response"]["trace"]) == _stable(api["trace"])
         assert got["response"]["principal"] == principal and got["response"]["viewer"] == seen_as
-        lib = ask(REQUEST, cat, view="final", principal=principal, viewer=seen_as)
+        lib = ask(REQUEST, cat, view="final", principal=principal, viewer=seen_as, ceiling=DEFAULT_CEILING)  # the server's
         assert _stable(api["trace"]) == _stable(lib.model_dump(mode="json"))
         page = ui.page
         answer = page.inner_text("#answer")

@@ -104,27 +104,17 @@ class _Rounding:
         floats are rounded in place, so a free-form field (a trace's ``meta``, mostly strings: the log's
         proofs) is visited without being copied. Any other container type goes to :meth:`walk`."""
         kind = type(value)
-        if kind is dict:
-            for key, item in value.items():
-                inner = type(item)
-                if inner is float:
-                    value[key] = self.number(item)
-                elif inner is dict or inner is list:
-                    self.walk_dumped(item)
-                elif inner not in _SCALARS:
-                    value[key] = self.walk(item)
-            return value
-        if kind is list:
-            for i, item in enumerate(value):
-                inner = type(item)
-                if inner is float:
-                    value[i] = self.number(item)
-                elif inner is dict or inner is list:
-                    self.walk_dumped(item)
-                elif inner not in _SCALARS:
-                    value[i] = self.walk(item)
-            return value
-        return self.walk(value)
+        if kind is not dict and kind is not list:
+            return self.walk(value)
+        for key, item in value.items() if kind is dict else enumerate(value):  # (a value replaced, no key added)
+            inner = type(item)
+            if inner is float:
+                value[key] = self.number(item)
+            elif inner is dict or inner is list:
+                self.walk_dumped(item)
+            elif inner not in _SCALARS:
+                value[key] = self.walk(item)
+        return value
 
     def apply(self, plan: Plan, value: Any) -> Any:
         if value is None:

@@ -14,8 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 class Budget(BaseModel):
     """Request-level limits. Values come from request parameters, never from source text.
 
-    ``set_rows_per_hop`` is the rows a many-valued hop may read on to while every row it returned states its
-    relation (``chainret.engine.hops``); a set's default limits set it (``fanout_budget``), and None (every budget
+    ``set_rows_per_hop`` is the rows a many-valued hop may read on to where its first ``rows_per_hop`` rows leave
+    part of its set unread (``chainret.engine.hops._read_on``); a set's default limits set it (``fanout_budget``), and None (every budget
     a caller writes) means a hop reads ``rows_per_hop`` rows. Unset, it is not written, so a budget's JSON is
     what it was before the field existed."""
 
@@ -61,7 +61,7 @@ def _fill(budget: Budget, n_hops: int, explicit: set[str]) -> Budget:
 
 
 FANOUT_MAX_SEARCHES = 40  # a chain over a set gets at most this many searches by default
-SET_ROWS_PER_HOP = 25  # ... and a many-valued hop reads on to this many rows while each states its relation
+SET_ROWS_PER_HOP = 25  # ... and a many-valued hop reads on to this many rows where the catalog holds more of its set
 
 
 def fanout_budget(budget: Budget, many: list[bool], ceiling: Budget | None = None) -> Budget:
@@ -69,8 +69,8 @@ def fanout_budget(budget: Budget, many: list[bool], ceiling: Budget | None = Non
 
     A set is the answer, so the seed's three rows a search would cut every set of more than three values to a
     subset that can only be reported incomplete. So a many-valued hop may read on to ``SET_ROWS_PER_HOP`` rows
-    while every row states its relation (``set_rows_per_hop``; its cost follows the set, not the units that
-    mention its subject), and may hand the next hop as many nodes, each searched once: hop k gets the product of
+    where its first rows leave part of its set unread (``set_rows_per_hop``; its cost follows the set, not the
+    units that mention its subject), and may hand the next hop as many nodes, each searched once: hop k gets the product of
     the fan-outs before it (at most ``FANOUT_MAX_SEARCHES`` searches in all). A larger set is reported incomplete,
     never cut silently. ``ceiling`` (a server's) bounds each limit, so a request still runs within it. A budget
     with any limit set by the caller is the caller's (``effective_budget`` fills it as always); the trace records

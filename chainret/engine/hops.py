@@ -225,20 +225,21 @@ def _first_census(
 
 
 def _read_on(
-    world: HopWorld, node: str, pred: str, most: int, stating_first: bool, first: int,
+    world: HopWorld, node: str, pred: str, most: int, stating_first: bool, first: Sequence[Sequence[Rel]],
 ) -> tuple[list[SearchHit], list[Sequence[Rel]]]:
-    """A many-valued hop whose ``first`` rows leave part of its set unread reads on, up to ``most`` rows (the
-    budget's ``set_rows_per_hop``), and keeps them through the last row that states its relation (at least
-    ``first``): the same search with a larger ``k``, so its first rows are the ones already read.
+    """A many-valued hop whose first rows (``first``: their hop relations) leave part of its set unread reads on,
+    up to ``most`` rows (the budget's ``set_rows_per_hop``), and keeps them through the last row that states its
+    relation (at least the first rows): the same search with a larger ``k``, so its first rows are the ones
+    already read, and only the rows after them are read for their relations.
 
     Why: the set is the answer, so the single-valued row limit would cut every set larger than it; reading on only
     where the catalog holds more of the set, and only through its last stating row, keeps a set's cost in
     proportion to the set, not to how many units mention its subject for other reasons. Replay reads the same
     rows (the rule, the catalog and the budget are the trace's)."""
     found = world.search(node, pred, most, stating_first=stating_first)
-    stated = [world.hop_relations(h.ref, node, pred) for h in found]
+    stated = [*first, *(world.hop_relations(h.ref, node, pred) for h in found[len(first):])]
     keep = max((i + 1 for i, rels in enumerate(stated) if _states(rels, node, pred)), default=0)
-    keep = max(keep, min(first, len(found)))
+    keep = max(keep, len(first))
     return found[:keep], stated[:keep]
 
 
@@ -279,7 +280,7 @@ def _hop(
     if many and set_rows > rows == len(found):
         census = _first_census(world, node, pred, on_path, found, stated)
         if census.n_missing:
-            found, stated = _read_on(world, node, pred, set_rows, run.stating_first, rows)
+            found, stated = _read_on(world, node, pred, set_rows, run.stating_first, stated)
             census = None
     run.searches_left -= 1
     run.rows_left -= len(found)

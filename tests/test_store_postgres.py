@@ -79,12 +79,7 @@ def test_update_in_postgres_equals_a_rebuild(pg_url):  # noqa: F811
     old = ask("Which contact serves PR-84?", url, view="final")
     added = update_store(v2, url)
     assert added["documents"] == 2 and added["views"] == 1
-    live = open_store(url)
-    try:
-        for request, view, principal in REQUESTS:
-            assert trace_json(ask(request, live, view=view, principal=principal)) == trace_json(ask(request, v2, view=view, principal=principal))
-    finally:
-        live.close()
+    assert_answers_as(url, v2)
     # The trace verifies against the PostgreSQL store itself: cited text is read as the trace's
     # principal in a view holding it, and v1's identity is in the store's history (an update since).
     assert verify(old, url).status == "evidence_intact"
@@ -92,6 +87,16 @@ def test_update_in_postgres_equals_a_rebuild(pg_url):  # noqa: F811
     assert verify(old).status == "evidence_intact"
     # A rebuilt file never had v1's identity: a difference, not a false "intact".
     assert verify(old, str(_v2_db(v2))).status == "mismatch"
+
+
+def assert_answers_as(url: str, cat) -> None:
+    """Every store request (``test_store_cli.REQUESTS``) asked of the store at ``url`` traces as of ``cat``."""
+    live = open_store(url)
+    try:
+        for request, view, principal in REQUESTS:
+            assert trace_json(ask(request, live, view=view, principal=principal)) == trace_json(ask(request, cat, view=view, principal=principal))
+    finally:
+        live.close()
 
 
 def _v2_db(cat):

@@ -42,7 +42,6 @@ from benchmarks.harness.page import write_page
 
 ROOT = Path(__file__).resolve().parents[1]
 CACHE = ROOT / ".cache" / "store-bench"
-COMPILED_ENV = "CHAINRET_BENCH_COMPILED"  # --measure: import chainret from this folder (the compiled build)
 OUT_MD = ROOT / "docs" / "results" / "store.md"
 OUT_PNG = ROOT / "docs" / "results" / "store.png"
 AIMS = {
@@ -343,32 +342,22 @@ def throughput(url: str, n: int, clients: int, seconds: float) -> dict[str, floa
             "p50_ms": statistics.median(times) * 1000, "p99_ms": pct(times, 0.99) * 1000}
 
 
-def measure_elsewhere(spec: str, n: int, args: argparse.Namespace, clients: tuple[int, ...], per_lookup: bool = False,
-                      compiled: str | None = None) -> dict[str, Any]:
+def measure_elsewhere(spec: str, n: int, args: argparse.Namespace, clients: tuple[int, ...], per_lookup: bool = False) -> dict[str, Any]:
     """Warm latency (and throughput) of a compiled store, measured in a fresh process.
 
     Not in this one: it holds the generated catalog (millions of objects), whose garbage-collector
-    passes and copy-on-write pages would be charged to the store. ``compiled``: a folder holding the
-    compiled build (``benchmarks/compiled_build.py``), which that process imports instead of the sources.
+    passes and copy-on-write pages would be charged to the store.
     """
     cmd = [*python("-m", "benchmarks.store_bench"), "--measure", spec, "--relations", str(n), "--warm", str(args.warm),
-           "--seconds", str(args.seconds), "--unknown", str(0 if per_lookup or compiled else args.unknown), "--clients", *map(str, clients)]
+           "--seconds", str(args.seconds), "--unknown", str(0 if per_lookup else args.unknown), "--clients", *map(str, clients)]
     if per_lookup:
         cmd.append("--per-lookup")
-    env = child_env(compiled, benchmarks=True)
-    if compiled:
-        env[COMPILED_ENV] = str(Path(compiled).resolve())
-    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(cmd, cwd=ROOT, env=child_env(benchmarks=True), capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[int], unknown: int = 0, per_lookup: bool = False) -> None:
-    compiled = os.environ.get(COMPILED_ENV)  # (measure_elsewhere put the build first on PYTHONPATH)
-    import chainret
     from chainret.store import open_store
-
-    if compiled and not chainret.compiled_build():
-        sys.exit(f"{compiled} holds no compiled build: chainret imports from {chainret.__file__}")
 
     warnings.simplefilter("ignore")
     if per_lookup:  # the per-lookup reads (no chainret.store.hopquery), what PostgreSQL runs
@@ -377,7 +366,6 @@ def measure_main(spec: str, n: int, count: int, seconds: float, clients: list[in
         SQLiteStore.hop_query = False
     store = open_store(spec)
     res: dict[str, Any] = warm(store, n, count)
-    res["engine"] = "compiled" if chainret.compiled_build() else "sources"
     if unknown:
         res.update(unknown_to_viewer(store, n, unknown))
     store.close()
@@ -417,8 +405,6 @@ def run_store(path: str, n: int, args: argparse.Namespace) -> dict[str, Any]:
     res["sqlite"].update(cold_cli(path, n, args.runs, evicted_runs=args.evicted_runs))
     res["sqlite"].update(measure_elsewhere(path, n, args, clients=()))
     res["sqlite"]["per_lookup"] = measure_elsewhere(path, n, args, clients=(), per_lookup=True)
-    if args.compiled:
-        res["sqlite"]["compiled"] = measure_elsewhere(path, n, args, clients=(), compiled=args.compiled)
     print(f"[{n}] sqlite: {res['sqlite']}", flush=True)
     res["loadavg_end"] = load_average()[0]
     return res
@@ -450,8 +436,6 @@ def run_size(n: int, args: argparse.Namespace) -> dict[str, Any]:
         res["sqlite"].update(cold_cli(str(db), n, args.runs, evicted_runs=args.evicted_runs))
         res["sqlite"].update(measure_elsewhere(str(db), n, args, clients=()))
         res["sqlite"]["per_lookup"] = measure_elsewhere(str(db), n, args, clients=(), per_lookup=True)
-        if args.compiled:
-            res["sqlite"]["compiled"] = measure_elsewhere(str(db), n, args, clients=(), compiled=args.compiled)
         print(f"[{n}] sqlite: {res['sqlite']}", flush=True)
         # -- PostgreSQL --
         if not args.no_pg:
@@ -572,16 +556,11 @@ def write_report(results: list[dict[str, Any]]) -> str:
                   "did (every warm request is a new project, so its pages are new to the connection); in situ = the",
                   "engine's own statements timed where they run, over 1,000 more new requests (SQL: CPU of each ask's",
                   "`rows` calls, p50; rest: the ask's other CPU, p50), each statement meeting its pages and the processor's",
-                  "caches as a request finds them. compiled build = the default path with the optional mypyc build",
-                  "(`setup.py`, `python -m benchmarks.compiled_build --out .compiled`; run with `--compiled .compiled`), same",
-                  "requests, its own process:", "",
+                  "caches as a request finds them:", "",
                   "| relations | path | stmts | warm CPU p50 / p99 ms | floor CPU ms | first pass CPU ms | x floor | in situ SQL / rest CPU ms |",
                   "|---:|---|---:|---:|---:|---:|---:|---:|"]
         for r, s_ in hq:
-            paths = [("one statement per hop (default)", s_), ("per lookup", s_["per_lookup"])]
-            if s_.get("compiled"):
-                paths.append(("one statement per hop, compiled build", s_["compiled"]))
-            for label, m in paths:
+            for label, m in (("one statement per hop (default)", s_), ("per lookup", s_["per_lookup"])):
                 ratio = m["warm_cpu_p50_ms"] / m["floor_cpu_p50_ms"] if m.get("floor_cpu_p50_ms") else None
                 lines.append(f"| {r['relations']:,} | {label} | {_f(m.get('statements_per_ask'), 1)} | "
                              f"{_f(m.get('warm_cpu_p50_ms'), 3)} / {_f(m.get('warm_cpu_p99_ms'), 3)} | {_f(m.get('floor_cpu_p50_ms'), 3)} | "
@@ -615,7 +594,6 @@ def write_report(results: list[dict[str, Any]]) -> str:
             ("cold CLI RSS (SQLite)", s.get("cold_rss_mb"), AIMS["cold_rss_mb"], "MB"),
             ("warm p50 (SQLite)", s.get("warm_p50_ms"), AIMS["warm_sqlite_p50_ms"], "ms"),
             ("warm CPU p50 (SQLite, issue 24)", s.get("warm_cpu_p50_ms"), AIMS["warm_sqlite_cpu_ms"], "ms"),
-            ("warm CPU p50 (SQLite, compiled build)", (s.get("compiled") or {}).get("warm_cpu_p50_ms"), AIMS["warm_sqlite_cpu_ms"], "ms"),
             ("warm p50 (PostgreSQL)", p.get("warm_p50_ms"), AIMS["warm_pg_p50_ms"], "ms"),
         ]
         if r["relations"] >= 1_000_000:
@@ -651,8 +629,6 @@ def write_report(results: list[dict[str, Any]]) -> str:
     lines += ["", "Regenerate (one size at a time or together; the report joins every saved size):", ""]
     for r in results:
         opts = f"--store {r['prebuilt']} " if r.get("prebuilt") else ""
-        if (r.get("sqlite") or {}).get("compiled"):
-            opts += "--compiled .compiled "
         cmd = " ".join(["python -m benchmarks.store_bench", f"--sizes {r['relations']}", opts.strip(), "" if r.get("postgres") else "--no-pg"])
         lines.append(f"* `{cmd.strip()}` ({r['date']}, load {r['loadavg_start']:.1f} -> "
                      f"{r.get('loadavg_end', 0):.1f})")
@@ -699,8 +675,6 @@ def main() -> None:
     ap.add_argument("--memory-cold-max", type=int, default=100_000, help="largest size for the memory path's cold CLI (JSON load)")
     ap.add_argument("--no-pg", action="store_true")
     ap.add_argument("--tmp", default=None, help="folder for the temporary stores")
-    ap.add_argument("--compiled", help="also measure the SQLite store's warm asks with the compiled build in this folder "
-                    "(python -m benchmarks.compiled_build --out DIR)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--measure", help=argparse.SUPPRESS)  # internal: warm/throughput of one store in a fresh process
     ap.add_argument("--relations", type=int, help=argparse.SUPPRESS)

@@ -13,13 +13,6 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 
-def compiled_build() -> bool:
-    """True when the optional mypyc build answers: its shared library sits in the package (``setup.py``'s
-    ``group_name="chainret.compiled"``). Looked up, not imported."""
-    from importlib.util import find_spec
-
-    return find_spec("chainret.compiled__mypyc") is not None
-
 # public name -> the module that defines it
 _LAZY = {
     "CatalogInvalid": "chainret.core.errors",
@@ -64,7 +57,6 @@ __all__ = [
     "Trace",
     "__version__",
     "ask",
-    "compiled_build",
     "read_trace",
     "write_trace",
 ]

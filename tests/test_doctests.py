@@ -25,7 +25,6 @@ def test_every_module_with_an_example_is_run() -> None:
     assert with_examples == set(MODULES)
 
 
-@pytest.mark.sources
 @pytest.mark.parametrize("name", MODULES)
 def test_docstring_examples(name: str) -> None:
     if name in NEEDS_MODELS:

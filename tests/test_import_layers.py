@@ -15,7 +15,6 @@ import functools
 from pathlib import Path
 
 import networkx as nx
-import pytest
 
 import chainret
 from support.layers import LAYERS
@@ -133,7 +132,6 @@ def test_the_bottom_imports_nothing_from_chainret() -> None:
         assert list(g.successors(m)) == [], m
 
 
-@pytest.mark.sources
 def test_chainret_ask_is_the_function_and_the_module_stays_importable() -> None:
     import importlib
     import inspect

@@ -9,12 +9,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 from chainret.core import words as rules
 from chainret.store.base import recompile_advice
 
-pytestmark = pytest.mark.sources
 PACKAGE = Path(__file__).resolve().parents[1] / "chainret"
 WORDS_HOME = PACKAGE / "core" / "words.py"
 ADVICE_HOME = PACKAGE / "store" / "base.py"

@@ -64,7 +64,6 @@ def test_a_tampered_store_row_never_advances_a_hop(stores):
     )
 
 
-@pytest.mark.sources
 def test_without_the_engine_guard_the_tampered_store_answers_the_forged_contact(stores, monkeypatch):
     _unguarded(monkeypatch)
     bad = _ask(stores[1])
@@ -72,7 +71,6 @@ def test_without_the_engine_guard_the_tampered_store_answers_the_forged_contact(
     assert "contact:final:desk" in bad.hops[-1].anchor.quote  # the quote says otherwise
 
 
-@pytest.mark.sources
 def test_verify_flags_the_forged_trace_even_against_the_tampered_store(stores, monkeypatch, tmp_path):
     good, forged = stores
     _unguarded(monkeypatch)  # the trace an unguarded engine wrote over the tampered store

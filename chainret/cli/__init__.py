@@ -97,10 +97,9 @@ def _version(value: bool) -> None:
     if value:
         import typer
 
-        from chainret import __version__, compiled_build
+        from chainret import __version__
 
-        # Which build answers: the same behaviour either way, so a user timing an ask can tell which one ran.
-        typer.echo(f"chainret {__version__}" + (" (compiled build)" if compiled_build() else ""))
+        typer.echo(f"chainret {__version__}")
         raise typer.Exit()
 
 

@@ -156,7 +156,7 @@ def _m(x: object) -> str:
 def page(args: argparse.Namespace, started: str, floor: int | None, rows: list[dict[str, object]]) -> str:
     import shlex
 
-    # The default catalog's location, where it was set: a --src that is an installed folder (the compiled build) has no
+    # The default catalog's location, where it was set: a --src that is an installed folder (not a checkout) has no
     # catalogs/ of its own, so its cold columns need it.
     env = f"CHAINRET_CATALOG={shlex.quote(os.environ['CHAINRET_CATALOG'])} " if os.environ.get("CHAINRET_CATALOG") else ""
     cmd = env + "python -m benchmarks.ask_instructions " + shlex.join(a for a in sys.argv[1:] if a != "--write")

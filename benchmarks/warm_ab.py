@@ -6,7 +6,7 @@ A change to the warm ask is judged here, not in a loop over the changed function
 piece of code meets the processor's caches as SQLite, the rest of the engine and the serialiser left
 them, so a cut worth 1 µs in a loop may be worth nothing or several (issue 24; ``chainret.core.trusted``).
 Each run is a fresh process that imports chainret from one checkout (``--a``, ``--b``: a folder holding
-``chainret/``, e.g. ``git worktree add ../before HEAD~1``, or a compiled build's folder), opens the store,
+``chainret/``, e.g. ``git worktree add ../before HEAD~1``), opens the store,
 warms it with ``--warm`` distinct requests, then takes the store page's warm figure
 (``store_bench.warm``: every (view, principal) pair asked twice, then ``--asks`` distinct requests, the
 CPU time of each ``ask`` (its wall time beside it), its ``to_json`` after it outside the timer, as a caller's would).

@@ -1,4 +1,4 @@
-"""Child processes that import chainret from a checkout other than this one (``--src``, a compiled build).
+"""Child processes that import chainret from a checkout other than this one (``--src``).
 
 A measuring process never edits ``sys.path``: the checkout measured goes on the child's ``PYTHONPATH``,
 and the child runs with ``-P`` so its working folder (or script folder) is not put before it. An editable

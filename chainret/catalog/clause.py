@@ -1,7 +1,7 @@
 """The catalog's plain-text forms: the clause that supports a relation and the refs of documents and units.
 
-Kept apart from the models (``chainret.catalog.models`` re-exports them) because the engine calls them
-on every hop: the optional compiled build (``setup.py``) compiles this module, not the pydantic models.
+Kept apart from the models (``chainret.catalog.models`` re-exports them): the clause's text form has one
+home, plain functions on strings that the engine calls on every hop and that need nothing of pydantic.
 """
 
 from __future__ import annotations

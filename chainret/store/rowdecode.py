@@ -2,11 +2,10 @@
 
 Every SQL-store read of an ask ends here: a few relation rows become the engine's ``Anchor`` and
 ``Relation``, the start entity an ``Entity``, and rows are remembered in the store's bounded caches.
-This sits apart from ``chainret.store.sqlrows`` (the permission SQL and the backend interface) so that
-the optional compiled build (``setup.py``) can compile it: ``sqlrows``' ``Backend`` is subclassed by
-backends that stay interpreted, which a compiled class refuses. The models are imported at the top, not
-inside the decoders: an import statement runs the import machinery on every call even for a loaded
-module (about 8,000 instructions each, 4% of a warm ask's instructions across the ask path's decoders).
+This sits apart from ``chainret.store.sqlrows`` (the permission SQL and the backend interface): turning
+rows into models is one job, saying which rows a principal may read another. The models are imported at
+the top, not inside the decoders: an import statement runs the import machinery on every call even for a
+loaded module (about 8,000 instructions each, 4% of a warm ask's instructions across the ask path's decoders).
 """
 
 from __future__ import annotations

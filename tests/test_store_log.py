@@ -307,13 +307,8 @@ def test_appending_in_batches_makes_the_same_tree(tmp_path: Path, monkeypatch: p
     assert _heads(tmp_path / "batched.db") == _heads(tmp_path / "whole.db")
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.lists(st.integers(1, 700), min_size=1, max_size=4))
-def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appended(batches: list[int]):
-    """``log_tiles`` keeps the foot and three inner levels of each tile and hashes the rest again: every perfect subtree
-    read back equals RFC 9162's MTH of its leaves, with the tree grown in batches (each rewriting the right edge's
-    tiles; up to 2,800 leaves: three tile levels), and a subtree the tree has not completed yet is not there (a
-    partial tile's next level does not answer for it: the negative control)."""
+def _grown_log(batches: list[int]) -> tuple[Any, Any, list[bytes]]:
+    """A public class's log in an in-memory SQLite database, appended a batch at a time: (connection, writer, leaves)."""
     import sqlite3
 
     from chainret.store import log as log_module
@@ -327,6 +322,19 @@ def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appende
         new = [tlog.leaf_hash(len(leaves).to_bytes(4, "big") + bytes([i % 251])) for i in range(count)]
         log_module._append(db, "*", len(leaves), [("r", len(leaves) + i, h) for i, h in enumerate(new)])
         leaves += new
+    return conn, db, leaves
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.integers(1, 700), min_size=1, max_size=4))
+def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appended(batches: list[int]):
+    """``log_tiles`` keeps the foot and three inner levels of each tile and hashes the rest again: every perfect subtree
+    read back equals RFC 9162's MTH of its leaves, with the tree grown in batches (each rewriting the right edge's
+    tiles; up to 2,800 leaves: three tile levels), and a subtree the tree has not completed yet is not there (a
+    partial tile's next level does not answer for it: the negative control)."""
+    from chainret.store import log as log_module
+
+    conn, db, leaves = _grown_log(batches)
     nodes = log_module._Nodes(db, "*")
     size, level = len(leaves), 0
     while size >> level:
@@ -344,6 +352,39 @@ def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appende
     assert sorted(runs) == [("r", o, o, n) for o, n in _batch_starts(batches)]  # one run a batch: consecutive ordinals
     stored = sum(len(h) + len(i) for h, i in conn.execute("SELECT hashes, above FROM log_tiles"))
     assert stored <= 1.5 * tlog.HASH_SIZE * size  # the foot, three inner levels of five, and the tiles above
+
+
+def _rfc_path(leaves: list[bytes], m: int) -> list[bytes]:
+    """RFC 9162 PATH(m, D[n]) written as the RFC's recursion (the reference the reader's paths are held to)."""
+    if len(leaves) == 1:
+        return []
+    k = 1 << ((len(leaves) - 1).bit_length() - 1)
+    if m < k:
+        return [*_rfc_path(leaves[:k], m), _mth(leaves[k:])]
+    return [*_rfc_path(leaves[k:], m - k), _mth(leaves[:k])]
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.integers(1, 1400), min_size=1, max_size=3), st.data())
+def test_a_readers_audit_paths_are_the_rfcs_for_every_leaf(batches: list[int], data: st.DataObject):
+    """``StoreLog.audit_paths`` reads a path from whole tiles at every tile level and the right edge above them, and
+    keeps the part above a leaf's tile for the tile's other leaves: every leaf's path, asked in any order and
+    again from the kept parts, is RFC 9162's PATH (up to 4,200 leaves: whole tiles at two levels, a partial one
+    above). The negative control: with one hash of a leaf tile changed in the store, a fresh reader's path differs."""
+    from chainret.store import log as log_module
+
+    conn, db, leaves = _grown_log(batches)
+    size = len(leaves)
+    reader = log_module.StoreLog(lambda sql, params=(), *scope: conn.execute(sql, tuple(params)).fetchall(), "w")
+    order = data.draw(st.permutations(range(size)))
+    for index in [*order, *order[: size // 3]]:  # (the second pass reads the kept parts)
+        assert reader.audit_paths("*", size, [index])[index] == [tlog.b64(h) for h in _rfc_path(leaves, index)], index
+    if size >= log_module.TILE_WIDTH:  # the negative control: a leaf tile's sibling hash changed in the store
+        hashes, = conn.execute("SELECT hashes FROM log_tiles WHERE principal = '*' AND level = 0 AND idx = 0").fetchone()
+        conn.execute("UPDATE log_tiles SET hashes = ? WHERE principal = '*' AND level = 0 AND idx = 0",
+                     (bytes([hashes[0] ^ 1]) + hashes[1:],))
+        fresh = log_module.StoreLog(reader._rows, "w")
+        assert fresh.audit_paths("*", size, [1])[1] != [tlog.b64(h) for h in _rfc_path(leaves, 1)]
 
 
 def _batch_starts(batches: list[int]) -> list[tuple[int, int]]:

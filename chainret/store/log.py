@@ -72,6 +72,7 @@ APPEND_BATCH = 20_000  # leaves of one class appended at a time
 TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_path`` is written for five, with INNER_LEVELS 2 to 4)
 TILE_WIDTH = 1 << TILE_HEIGHT  # subtrees at a tile's foot
 INNER_LEVELS = (2, 3, 4)  # the levels above its foot a tile keeps; level 1 is hashed again from the foot
+ABOVE_KEPT = 16_384  # parts of audit paths a reader keeps (``StoreLog.audit_paths``: about 0.5 kB each), then starts again
 AUDIT, PUBLIC = "", "*"
 
 LOG_TABLES = ("log_info", "log_runs", "log_tiles", "log_checkpoints")
@@ -405,15 +406,18 @@ class StoreLog:
         self._snapshot = kind == "sqlite"
         self._heads: dict[str, tuple[int, bytes] | None] = {}
         self._shown: dict[tuple[str, int, int, int], str] = {}  # base64 of upper subtrees and right edges
-        self._tops: dict[tuple[str, int, int], list[str]] = {}  # audit paths above level 2 * TILE_HEIGHT (``proofs``)
+        # Parts of audit paths above a leaf's tile, per (class, size or 0, level, ancestor) (``audit_paths``)
+        self._above: dict[tuple[str, int, int, int], list[str]] = {}
         self._origin_id = str(self._one(None, "SELECT value FROM log_info WHERE key = 'origin'") or "")
         self._origins: dict[str, str] = {}
         # A class whose log is the audit log leaf for leaf reads the audit log's runs and tiles (``_sharing``: SQLite).
         self._trees = {str(k)[len(SHARED_TREE):]: str(v) for k, v in self._read(None, "SELECT key, value FROM log_info WHERE key LIKE ?",
                                                                               (SHARED_TREE + "%",))}
-        self._tiles: dict[tuple[str, int, int], Tile] = {}  # whole tiles above the leaves' (they never change)
+        self._tiles: dict[tuple[str, int, int], Tile] = {}  # tiles above the leaves' (``_keep``)
         self._cache: dict[tuple[str, int, int], bytes] = {}  # subtrees of TILE_HEIGHT levels and more, once computed
         self._edges: dict[tuple[str, int, int], bytes] = {}
+        self._statements: dict[tuple[int, int], str] = {}
+        self._upper_read: set[str] = set()  # classes whose tiles above the leaves' are kept (``_read_upper``)  # ``_entries``' statement per count of units and relations
 
     def _read(self, principal: str | None, sql: str, params: Sequence[object] = ()) -> list[Any]:
         """``sql`` read as a login of class ``principal`` reads (None: the store's metadata). A SQLite file reads every
@@ -458,10 +462,10 @@ class StoreLog:
             self._heads[principal] = head
         return head
 
-    def _get(self, principal: str, fetched: dict[tuple[int, int], Tile]) -> NodeGetter:
-        """Perfect-subtree hashes of one class's tree, from its tiles: this request's (``fetched``: the leaves' own,
-        read with their indexes, and any other tile read here), the whole upper tiles kept once read, else one read
-        a tile. (Only whole tiles are kept past the request: the right edge's grows with the next write.)"""
+    def _tile_reader(self, principal: str, fetched: dict[tuple[int, int], Tile]) -> Callable[[int, int], Tile | None]:
+        """One class's tiles: this request's (``fetched``: the leaves' own, read with their indexes, and any other
+        tile read here), the whole upper tiles kept once read, else one read a tile. (Only whole tiles are kept past
+        the request: the right edge's grows with the next write.)"""
         def tile(t_level: int, t_idx: int) -> Tile | None:
             hit = fetched.get((t_level, t_idx)) or self._tiles.get((principal, t_level, t_idx))
             if hit is None:
@@ -470,10 +474,30 @@ class StoreLog:
                 if not found:
                     return None
                 hit = fetched[(t_level, t_idx)] = (bytes(found[0][0]), bytes(found[0][1]))
-                if t_level and len(hit[0]) == TILE_WIDTH * HASH_SIZE:
-                    self._tiles[(principal, t_level, t_idx)] = hit
+                self._keep(principal, t_level, t_idx, hit)
             return hit
+        return tile
 
+    def _keep(self, principal: str, t_level: int, t_idx: int, tile: Tile) -> None:
+        """Keep a tile above the leaves' for later requests (a leaf tile is read with its leaf, every time): a whole
+        one always; one at the tree's right edge only from a SQLite file, which a store object reads one state of
+        (in PostgreSQL the next write grows it)."""
+        if t_level and (self._snapshot or len(tile[0]) == TILE_WIDTH * HASH_SIZE):
+            self._tiles[(principal, t_level, t_idx)] = tile
+
+    def _read_upper(self, principal: str) -> None:
+        """Keep every tile above the leaves' of one class, read in one statement the first time a proof needs them.
+        They are about one hash in a thousand of the tree (1,954 tiles, 3 MB, for 2M leaves), and at that size a
+        leaf's tile one level up is seldom one an earlier proof read: read one at a time, they were most of a proof's
+        statements (two of every three in the first 300 requests at 1M relations)."""
+        for level, idx, hashes, above in self._read(principal, "SELECT level, idx, hashes, above FROM log_tiles WHERE principal = ? "
+                                                               "AND level > 0", (principal,)):
+            self._keep(principal, cast(int, level), cast(int, idx), (bytes(hashes), bytes(above)))
+        self._upper_read.add(principal)
+
+    def _get(self, principal: str, tile: Callable[[int, int], Tile | None]) -> NodeGetter:
+        """Perfect-subtree hashes of one class's tree, from its tiles (``_tile_reader``); those of TILE_HEIGHT levels
+        and more kept once computed."""
         def get(level: int, idx: int) -> bytes:
             upper = level >= TILE_HEIGHT
             hit = self._cache.get((principal, level, idx)) if upper else None
@@ -491,7 +515,8 @@ class StoreLog:
         for n in (old, new):
             if n not in sizes:
                 raise LogError(f"no checkpoint of {class_label(principal)} has size {n} (sizes: {sorted(sizes)})")
-        return [b64(h) for h in consistency_proof(self._get(self._trees.get(principal, principal), {}), old, new)]
+        tree = self._trees.get(principal, principal)
+        return [b64(h) for h in consistency_proof(self._get(tree, self._tile_reader(tree, {})), old, new)]
 
     def _edge(self, principal: str, size: int, get: NodeGetter) -> Callable[[int], bytes]:
         """MTH of leaves ``start`` up to ``size``: the tree's unfinished right edge, the same for every proof at that
@@ -514,6 +539,22 @@ class StoreLog:
                 "LEFT JOIN log_tiles t ON t.principal = r.principal AND t.level = 0 "
                 f"AND t.idx = (r.idx + {ord_sql} - r.item_ord) / {TILE_WIDTH}")
 
+    def _entries_sql(self, units: int, relations: int) -> str:
+        """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
+        parts = []
+        x = "x." if self._snapshot else ""  # (SQLite's statement joins the log's tables to the items, named x)
+        for kind, count, cols, table, key in (("u", units, f"{x}start_, {x}end_, {x}text, NULL, NULL", "units", "ref"),
+                                              ("r", relations, f"NULL, NULL, {x}subject, {x}predicate, {x}object", "relations", "id")):
+            if not count:
+                continue
+            item = f"'{kind}', {x}{key}, {x}ord, {cols}"
+            listed = f"WHERE {x}{key} IN ({', '.join('?' for _ in range(count))})"
+            if self._snapshot:  # (SQLite reads every row alike: the class's runs and tiles joined to each item)
+                parts.append(f"SELECT {item}, " + self._lookup("x.ord").format(items=f"{table} x") + f" {listed}")
+            else:
+                parts.append(f"SELECT {item} FROM {table} {listed}")
+        return " UNION ALL ".join(parts)
+
     def _entries(self, principal: str, size: int, units: list[str], relations: list[str], scope: tuple[str | None, str | None],
                  fetched: dict[tuple[int, int], Tile]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
         """(units by ref, relations by id) among the given that the class's tree of ``size`` leaves holds, each with its
@@ -527,25 +568,18 @@ class StoreLog:
         found: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]] = ({}, {})
         if not units and not relations:
             return found
-        parts, params = [], []
-        x = "x." if self._snapshot else ""  # (SQLite's statement joins the log's tables to the items, named x)
-        for kind, keys, cols, table, key in (("u", units, f"{x}start_, {x}end_, {x}text, NULL, NULL", "units", "ref"),
-                                             ("r", relations, f"NULL, NULL, {x}subject, {x}predicate, {x}object", "relations", "id")):
-            if not keys:
-                continue
-            item = f"'{kind}', {x}{key}, {x}ord, {cols}"
-            listed = f"WHERE {x}{key} IN ({', '.join('?' for _ in keys)})"
-            if self._snapshot:  # (SQLite reads every row alike: the class's runs and tiles joined to each item)
-                parts.append(f"SELECT {item}, " + self._lookup("x.ord").format(items=f"{table} x") + f" {listed}")
-                params += [principal, kind, principal, kind, *keys]
-            else:
-                parts.append(f"SELECT {item} FROM {table} {listed}")
-                params += keys
+        params: list[object] = []
+        for kind, keys in (("u", units), ("r", relations)):
+            if keys:
+                params += [principal, kind, principal, kind, *keys] if self._snapshot else keys
+        statement = self._statements.get((len(units), len(relations)))
+        if statement is None:
+            statement = self._statements[(len(units), len(relations))] = self._entries_sql(len(units), len(relations))
         view, asker = scope
         if self._snapshot:
-            rows = self._rows(" UNION ALL ".join(parts), params)
+            rows = self._rows(statement, params)
         else:
-            items = self._rows(" UNION ALL ".join(parts), params, *((view, asker) if view is not None or asker is not None else ()))
+            items = self._rows(statement, params, *((view, asker) if view is not None or asker is not None else ()))
             runs = " UNION ALL ".join(f"SELECT {n}, " + self._lookup("?").format(items="(SELECT 1) AS one") for n in range(len(items)))
             looked: dict[int, tuple[Any, ...]] = {}
             if items:
@@ -567,6 +601,76 @@ class StoreLog:
                 found[1][str(key)] = {"index": index, "subject": a, "predicate": b, "object": c}
         return found
 
+    def audit_paths(self, principal: str, size: int, indexes: Iterable[int],
+                    fetched: dict[tuple[int, int], Tile] | None = None) -> dict[int, list[str]]:
+        """RFC 9162 PATH(index, D[0:size]) of each leaf in ``indexes``, hashes in base64, from the tiles of the
+        tree ``principal`` reads (``fetched``: tiles this request already read, its leaves' own among them).
+
+        A leaf's tile, when whole, gives the first TILE_HEIGHT hashes of its path (``foot_path``: one hash); so does
+        every whole tile above it, which the reader keeps once read; the levels over the last whole tile (the
+        tree's right edge) come from ``audit_path`` and are kept once computed."""
+        fetched = {} if fetched is None else fetched
+        if principal not in self._upper_read:
+            self._read_upper(principal)
+        tile = self._tile_reader(principal, fetched)
+        get = self._get(principal, tile)
+        edge = self._edge(principal, size, get)
+        shown = self._shown
+
+        def proof_hash(level: int, idx: int) -> str:
+            """One hash of an audit path in base64: an upper subtree's or the right edge's kept once computed."""
+            if 0 <= level < TILE_HEIGHT:
+                return b64(get(level, idx))
+            key = (principal, size if level < 0 else 0, level, idx)
+            hit = shown.get(key)
+            if hit is None:
+                hit = shown[key] = b64(edge(idx) if level < 0 else get(level, idx))
+            return hit
+
+        def above_foot(index: int) -> list[str]:
+            """The audit path above the leaf's own tile: each whole tile on the way gives its TILE_HEIGHT hashes as
+            the leaf's own tile does (``foot_path``), then the levels over the last whole one (the right edge). Each
+            part is the same for every leaf under the ancestor it starts from: kept (``ABOVE_KEPT`` parts)."""
+            path: list[str] = []
+            level = TILE_HEIGHT
+            while ((index >> (level + TILE_HEIGHT)) + 1) << (level + TILE_HEIGHT) <= size:  # (while its tile is whole)
+                key = (principal, 0, level, index >> level)  # (a whole tile's part holds in every tree that has it)
+                part = kept.get(key)
+                if part is None:
+                    found = tile(level // TILE_HEIGHT, index >> (level + TILE_HEIGHT))
+                    if found is None or len(found[0]) != whole:
+                        raise LogError(f"the store's log for {class_label(principal)} lacks a tile at level {level}")
+                    part = keep(key, [b64(h) for h in foot_path(found, (index >> level) & (TILE_WIDTH - 1))])
+                path += part
+                level += TILE_HEIGHT
+            key = (principal, size, level, index >> level)
+            part = kept.get(key)
+            if part is None:
+                part = keep(key, [proof_hash(at, idx) for at, idx in audit_path(index, size, level)])
+            return path + part
+
+        def keep(key: tuple[str, int, int, int], part: list[str]) -> list[str]:
+            if len(kept) >= ABOVE_KEPT:
+                kept.clear()
+            kept[key] = part
+            return part
+
+        whole = TILE_WIDTH * HASH_SIZE
+        kept = self._above
+        out: dict[int, list[str]] = {}
+        for index in indexes:
+            foot = tile(0, index >> TILE_HEIGHT) if (index | (TILE_WIDTH - 1)) < size else None
+            if foot is not None and len(foot[0]) == whole:  # (the leaf's tile whole: its first five hashes are in it)
+                proof = [b64(h) for h in foot_path(foot, index & (TILE_WIDTH - 1))]
+            else:
+                proof = [proof_hash(level, idx) for level, idx in audit_path(index, size, 0, TILE_HEIGHT)]
+            key = (principal, size, -1, index >> TILE_HEIGHT)  # (the whole path above the leaf's tile)
+            above = kept.get(key)
+            if above is None:
+                above = keep(key, above_foot(index))
+            out[index] = proof + above
+        return out
+
     def proofs(self, trace: Trace, principal: str, scope: tuple[str | None, str | None] = (None, None)) -> dict[str, Any] | None:
         """``meta.log`` of a trace for a viewer of class ``principal``: the checkpoint, and for each anchor its unit's
         and relation's leaf index and inclusion proof, with the unit's span and text (docs/proof.md). An anchor whose
@@ -585,36 +689,9 @@ class StoreLog:
         fetched: dict[tuple[int, int], Tile] = {}
         units, relations = self._entries(principal, size, sorted({a.unit_ref for a in anchors}),
                                          sorted({a.relation_id for a in anchors}), scope, fetched)
-        get = self._get(principal, fetched)
-        edge = self._edge(principal, size, get)
-        shown = self._shown
-
-        def proof_hash(level: int, idx: int) -> str:
-            """One hash of an audit path in base64: an upper subtree's or the right edge's kept once computed."""
-            if 0 <= level < TILE_HEIGHT:
-                return b64(get(level, idx))
-            key = (principal, size if level < 0 else 0, level, idx)
-            hit = shown.get(key)
-            if hit is None:
-                hit = shown[key] = b64(edge(idx) if level < 0 else get(level, idx))
-            return hit
-
-        whole, top = TILE_WIDTH * HASH_SIZE, 2 * TILE_HEIGHT
-        tops = self._tops
+        paths = self.audit_paths(principal, size, [cast(int, e["index"]) for e in (*units.values(), *relations.values())], fetched)
         for e in (*units.values(), *relations.values()):
-            index = cast(int, e["index"])
-            tile = fetched.get((0, index >> TILE_HEIGHT))
-            if tile is not None and len(tile[0]) == whole:  # (the leaf's tile whole: its first five hashes are in it)
-                proof = [b64(h) for h in foot_path(tile, index & (TILE_WIDTH - 1))]
-            else:
-                proof = [proof_hash(level, idx) for level, idx in audit_path(index, size, 0, TILE_HEIGHT)]
-            for level, idx in audit_path(index, size, TILE_HEIGHT, top):
-                proof.append(shown.get((principal, 0, level, idx)) or proof_hash(level, idx))  # (an edge's key holds the size)
-            key = (principal, size, index >> top)  # the path above level ``top``: the same for the 2**top leaves under it
-            above = tops.get(key)
-            if above is None:
-                above = tops[key] = [proof_hash(level, idx) for level, idx in audit_path(index, size, top)]
-            e["proof"] = proof + above
+            e["proof"] = paths[cast(int, e["index"])]
         return {"origin": origin, "size": size, "root": b64(root),
                 "units": dict(sorted(units.items())), "relations": dict(sorted(relations.items()))}
 

@@ -59,12 +59,25 @@ def test_the_cases_cover_the_brief():
               "log_signed_trace", "log_consistency", "log_tampered_proof_fail", "log_swapped_entry_fail",
               "log_dropped_proof_fail", "log_wrong_root_fail", "log_other_tree_size_fail", "log_quote_not_at_span_fail",
               "log_checkpoint_signature_fail", "log_checkpoint_other_key_fail", "log_unsigned_checkpoint_fail",
-              "log_foreign_checkpoint_fail", "log_inconsistent_checkpoints_fail"}
+              "log_foreign_checkpoint_fail", "log_stale_checkpoint_fail", "log_inconsistent_checkpoints_fail"}
     assert needed <= set(CASE_NAMES)
     for name in CASE_NAMES:
         expected = json.loads((CASES / name / "expected.jsonl").read_text())
         assert expected["verifies"] is (not name.endswith("_fail")) is (expected["failed"] == [])
         assert all(c in CHECKS for c in expected["failed"])
+
+
+def test_the_committed_cases_are_the_ones_make_cases_writes():
+    """fixtures/verify/make_cases.py is the cases' one source: every directory is a case it writes and every case it
+    writes is there (a case renamed on one side only was once both: the committed directory under one name, the
+    generator and docs/proof.md under another). The negative control: a name the generator does not write."""
+    import ast
+
+    tree = ast.parse((CASES / "make_cases.py").read_text(encoding="utf-8"))
+    written = {node.args[0].value for node in ast.walk(tree) if isinstance(node, ast.Call)
+               and getattr(node.func, "id", None) == "_write" and isinstance(node.args[0], ast.Constant)}
+    assert set(CASE_NAMES) == written
+    assert set(CASE_NAMES) | {"log_renamed_fail"} != written
 
 
 @pytest.mark.parametrize("verifier", sorted(VERIFIERS))

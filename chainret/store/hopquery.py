@@ -132,7 +132,37 @@ def view_facts(store: RowSource, view: str, principal: str, within: str | None) 
     )
 
 
-class HopQuery:
+class ViewHopReader:
+    """What the two SQL hop readers (``HopQuery`` here, ``postgres.HopStatement``) read alike: a unit's relations
+    and a pair's census as the view reads them, a pair's flagged relations from the hop statement when it read that
+    pair (``of``), an entity from the view's catalog. Each adds its own ``search`` and ``hop_relations``."""
+
+    view: SQLView
+    catalog: ViewCatalog
+    of: dict[tuple[str, str], list[Rel]]  # (subject, predicate) -> flagged relations, for of_subject
+
+    def readable(self, ref: str) -> bool:
+        return True  # ``SQLView.rels_in_unit`` returns nothing for a unit the principal may not read
+
+    def in_unit(self, ref: str) -> list[Rel]:
+        return self.view.rels_in_unit(ref)
+
+    def of_subject(self, subject: str, predicate: str) -> list[Rel]:
+        """``SQLView.rels_of``, from this hop's statement when it read that pair."""
+        hit = self.of.get((subject, predicate))
+        return hit if hit is not None else self.view.rels_of(subject, predicate)
+
+    def entity(self, entity_id: str) -> Entity | None:
+        return self.catalog.entity(entity_id)
+
+    def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census | None:
+        """``SQLView.census`` for a pair this hop's statement did not read whole (None: it did; the engine counts those)."""
+        if (subject, predicate) in self.of:
+            return None
+        return self.view.census(subject, predicate, on_path, followed, returned)
+
+
+class HopQuery(ViewHopReader):
     """The ``HopReader`` of one SQLite (view, principal) from its second ask on: each hop's ``search`` one statement,
     the pair's flagged relations kept for the hop's other lookups (``hop_relations``, ``of_subject``, ``census``);
     a unit's relations otherwise as ``SQLView.rels_in_unit`` reads them."""
@@ -202,29 +232,9 @@ class HopQuery:
             v.prefetch([h.ref for h in hits])
         return hits
 
-    def readable(self, ref: str) -> bool:
-        return True  # ``SQLView.rels_in_unit`` returns nothing for a unit the principal may not read
-
-    def in_unit(self, ref: str) -> list[Rel]:
-        return self.view.rels_in_unit(ref)
-
     def hop_relations(self, ref: str, subject: str, predicate: str) -> list[Rel]:
         """The relations of (subject, predicate) supported in a unit this hop's statement returned, flagged as
         ``SQLView.rels_in_unit`` flags them; the unit's relations (``rels_in_unit``) where the statement did not read
         them (a hub's hop)."""
         hit = self.units.get((subject, predicate))
         return self.view.rels_in_unit(ref) if hit is None else hit.get(ref, [])
-
-    def of_subject(self, subject: str, predicate: str) -> list[Rel]:
-        """``SQLView.rels_of``, from this hop's statement when it read that pair."""
-        hit = self.of.get((subject, predicate))
-        return hit if hit is not None else self.view.rels_of(subject, predicate)
-
-    def entity(self, entity_id: str) -> Entity | None:
-        return self.catalog.entity(entity_id)
-
-    def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census | None:
-        """``SQLView.census`` for a pair this hop's statement did not read whole (None: it did; the engine counts those)."""
-        if (subject, predicate) in self.of:
-            return None
-        return self.view.census(subject, predicate, on_path, followed, returned)

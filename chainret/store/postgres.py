@@ -59,15 +59,15 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, NamedTuple, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from chainret.catalog.models import Catalog, Entity, functional_names
+from chainret.catalog.models import Catalog, functional_names
 from chainret.engine.hops import HopWorld
-from chainret.engine.reader import Census, Rel
+from chainret.engine.reader import Rel
 from chainret.engine.search import SearchHit, TermRanking
 from chainret.store.base import StoreError, StoreUnavailable, ViewReader, wait_for_lock
 from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, as_int, as_str, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore, SQLView, StoreIndex
-from chainret.store.hopquery import PAIR_MAX
+from chainret.store.hopquery import PAIR_MAX, ViewHopReader
 from chainret.store.rowdecode import SQLRow, _bounded, _unit, rel_row_of, status_rows
 from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, ViewCatalog
 
@@ -518,7 +518,7 @@ def hop_sql(status_cols: str, within: bool, of_subject: bool, stating: bool = Fa
     return sql
 
 
-class HopStatement:
+class HopStatement(ViewHopReader):
     """The ``HopReader`` of one PostgreSQL (view, principal): each hop's search in one round trip (``hop_sql``),
     ranked in Python exactly as ``StoreIndex.search`` ranks (same hits, scores bit-identical), with the view's caches
     primed with what the per-lookup reads would have read: the candidate units, the relations they support and,
@@ -591,28 +591,8 @@ class HopStatement:
             _bounded(v._in_unit, u.ref, grouped[u.ref])
         return hits
 
-    def readable(self, ref: str) -> bool:
-        return True  # ``SQLView.rels_in_unit`` returns nothing for a unit the principal may not read
-
-    def in_unit(self, ref: str) -> list[Rel]:
-        return self.view.rels_in_unit(ref)
-
     def hop_relations(self, ref: str, subject: str, predicate: str) -> list[Rel]:
         return self.view.rels_in_unit(ref)  # (the statement primed the returned units' relations)
-
-    def of_subject(self, subject: str, predicate: str) -> list[Rel]:
-        """``SQLView.rels_of``, from the hop statement when it read that pair."""
-        hit = self.of.get((subject, predicate))
-        return hit if hit is not None else self.view.rels_of(subject, predicate)
-
-    def entity(self, entity_id: str) -> Entity | None:
-        return self.catalog.entity(entity_id)
-
-    def census(self, subject: str, predicate: str, on_path: Sequence[str], followed: Sequence[str], returned: Sequence[str]) -> Census | None:
-        """``SQLView.census`` for a pair the hop statement did not read whole (None: it did; the engine counts those)."""
-        if (subject, predicate) in self.of:
-            return None
-        return self.view.census(subject, predicate, on_path, followed, returned)
 
 
 class PostgresStore(SQLStore):

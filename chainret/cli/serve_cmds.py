@@ -24,6 +24,11 @@ if TYPE_CHECKING:
 
 CATALOG_HELP = "Catalog file or world dir, or any catalog the library accepts (default: $CHAINRET_CATALOG or catalogs/default.yaml)."
 # The slow-client and connection bounds both servers take (chainret.server.limits.Limits has their defaults' reasons).
+# The budget ceilings ``serve`` and ``mcp`` share (``chainret.server.limits``: a request's budget is kept within them).
+MAX_SET_ROWS_PER_HOP = typer.Option(25, "--max-set-rows-per-hop", help="Ceiling for the rows a many-valued hop reads on to (a set's default limits; the library's default is 25).")
+MAX_SEARCHES = typer.Option(8, "--max-searches", help="Ceiling for max_searches.")
+MAX_ROWS = typer.Option(40, "--max-rows", help="Ceiling for max_rows.")
+MAX_HOPS = typer.Option(4, "--max-hops", help="Ceiling for max_hops.")
 HEADER_TIMEOUT = typer.Option(10.0, "--header-timeout", help="Seconds a client has to send a request's line and headers (408 and closed after).")
 BODY_TIMEOUT = typer.Option(10.0, "--body-timeout", help="Seconds a client has to send a request's body, from its headers (408 and closed after).")
 MAX_CONNECTIONS = typer.Option(500, "--max-connections", help="Connections a server process holds open at once; past it a connection is answered 503 server_busy (Retry-After) and closed.")
@@ -47,10 +52,10 @@ def serve_cmd(
     port: int = typer.Option(8000, "--port", help="Port to bind."),
     trust_header: Optional[str] = typer.Option(None, "--trust-header", help="Read the caller's identity from this header (e.g. X-Forwarded-User), set by an authenticating proxy; its values must be `users` in the token file. Off by default."),
     max_rows_per_hop: int = typer.Option(10, "--max-rows-per-hop", help="Ceiling for a request's rows_per_hop."),
-    max_set_rows_per_hop: int = typer.Option(25, "--max-set-rows-per-hop", help="Ceiling for the rows a many-valued hop reads on to (a set's default limits; the library's default is 25)."),
-    max_searches: int = typer.Option(8, "--max-searches", help="Ceiling for max_searches."),
-    max_rows: int = typer.Option(40, "--max-rows", help="Ceiling for max_rows."),
-    max_hops: int = typer.Option(4, "--max-hops", help="Ceiling for max_hops."),
+    max_set_rows_per_hop: int = MAX_SET_ROWS_PER_HOP,
+    max_searches: int = MAX_SEARCHES,
+    max_rows: int = MAX_ROWS,
+    max_hops: int = MAX_HOPS,
     max_packet_units: int = typer.Option(8, "--max-packet-units", help="Ceiling for packet_units."),
     max_packet_chars: int = typer.Option(4000, "--max-packet-chars", help="Ceiling for packet_chars."),
     max_body_bytes: int = typer.Option(65536, "--max-body-bytes", help="Largest request body (413 above)."),
@@ -193,10 +198,10 @@ def mcp_cmd(
     port: int = typer.Option(8001, "--port", help="With --http: port to bind."),
     tokens: Optional[Path] = typer.Option(None, "--tokens", help="With --http: the token file of `chainret serve` (sha256 hashes only). Without it every request runs as public and any bearer token is refused."),
     max_rows_per_hop: int = typer.Option(10, "--max-rows-per-hop", help="Ceiling for a tool call's rows_per_hop."),
-    max_set_rows_per_hop: int = typer.Option(25, "--max-set-rows-per-hop", help="Ceiling for the rows a many-valued hop reads on to (a set's default limits; the library's default is 25)."),
-    max_searches: int = typer.Option(8, "--max-searches", help="Ceiling for max_searches."),
-    max_rows: int = typer.Option(40, "--max-rows", help="Ceiling for max_rows."),
-    max_hops: int = typer.Option(4, "--max-hops", help="Ceiling for max_hops."),
+    max_set_rows_per_hop: int = MAX_SET_ROWS_PER_HOP,
+    max_searches: int = MAX_SEARCHES,
+    max_rows: int = MAX_ROWS,
+    max_hops: int = MAX_HOPS,
     header_timeout: float = HEADER_TIMEOUT,
     body_timeout: float = BODY_TIMEOUT,
     max_connections: int = MAX_CONNECTIONS,

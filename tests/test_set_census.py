@@ -129,7 +129,8 @@ def test_kept_counts_are_per_reader_class_and_a_store_without_them_is_counted(tm
         store.close()
     # negative control: counts kept without the class's reader condition would give the public the auditor's member
     bare = tmp_path / "bare.db"
-    monkeypatch.setattr(paircensus, "PAIR_COUNTS_SQL", [s.replace(paircensus._CLASS_READS, "1 = 1") for s in paircensus.PAIR_COUNTS_SQL])
+    real = paircensus.pair_counts_statements
+    monkeypatch.setattr(paircensus, "pair_counts_statements", lambda postgres=False: [s.replace(paircensus._CLASS_READS, "1 = 1") for s in real(postgres)])
     compile_store(w.catalog, bare)
     store = open_store(bare)
     try:
@@ -144,5 +145,41 @@ def test_kept_counts_are_per_reader_class_and_a_store_without_them_is_counted(tm
         view = store.view(None, "public")
         assert _kept(view, hub, pred, (), (), ()) is None
         assert view.census(hub, pred, (), (), ()) == got["public"]
+    finally:
+        store.close()
+
+
+def test_postgres_keeps_a_hub_pairs_counts_per_reader_class_under_row_level_security(pg_url, monkeypatch):  # noqa: F811
+    """A PostgreSQL store keeps ``pair_counts`` as SQLite does, so a set of thousands is counted, not aggregated row by
+    row under the policies (a group of 10,000 members: about 0.6-0.8 s an ask on a loaded machine before): the
+    public's census counts 89 members and the auditor's 90, and the trace is the aggregate's. Each role reads the
+    public class's row and its own principals' (``CORPUS_POLICY``): the public login never reads the auditor's count,
+    which the auditor's role does read (the negative control); and a census with the kept counts switched off
+    says the same as with them."""
+    from chainret.store import postgres as pg
+
+    w = group_world(90, 300, 2)
+    hub, pred = "group:set:hub", "has_member"
+    url = new_schema_url(pg_url)
+    compile_store(w.catalog, url)
+    store = pg.PostgresStore(url)
+    try:
+        got = {p: _kept(store.view(None, p), hub, pred, (), (), ()) for p in ("public", "auditor")}
+        assert got["public"] is not None and got["auditor"] is not None
+        assert (got["public"].eligible, got["auditor"].eligible) == (89, 90)
+        classes = {p: sorted(r[0] for r in store.db.rows("SELECT principal FROM pair_counts WHERE subject = ?", (hub,), None, p))
+                   for p in ("public", "auditor")}
+        assert classes == {"public": ["*"], "auditor": ["*", "auditor"]}
+        for principal in ("public", "auditor"):
+            view = store.view(None, principal)
+            rels = view.rels_of(hub, pred)
+            members = sorted({r.object for r in rels})
+            units = sorted({r.unit_ref for r in rels if r.unit_ref})
+            for followed, returned in [((), ()), (tuple(members[:3]), tuple(units[:3]))]:
+                want = count_census(rels, (), followed, returned)
+                assert view.census(hub, pred, (), followed, returned) == want
+                with monkeypatch.context() as m:
+                    m.setattr(sqlview, "kept_census", lambda *a: None)
+                    assert view.census(hub, pred, (), followed, returned) == want
     finally:
         store.close()

@@ -8,21 +8,22 @@ costs even when the budget returns 3 rows. This module answers the same ``Census
 * ``pair_counts``: per view, principal class (``corpus``'s classes: a principal some restricted document names,
   or ``*`` for everyone else) and hub pair (a (subject, predicate) with more than ``KEPT_OVER`` relations that
   could be usable: no defect, a unit), the relations the class may read in the view and their distinct objects,
-  written by the compile and every update (``PAIR_COUNTS_SQL``) from the stored rows;
+  written by the compile and every update (``pair_counts_statements``) from the stored rows;
 * the few relations the counts must leave out, read by index: those whose object is on the path or was
   followed (``relations_spo``), those in a unit the hop's search returned (``relations_unit``);
 * the first ``SHOWN`` ids left behind, walked in id order (``relations_spi``), stopping at the tenth.
 
 The usable rule is ``SQLView.census``'s (no defect, a unit, readable in the view by the principal), restated over
 the kept counts; the store parity and set property tests hold both to the engine's ``count_census``. A narrower
-viewer (``within``), PostgreSQL (row-level security decides what a role reads: it keeps the aggregate), a small
-pair and a store compiled before this table (no ``pair_counts``) answer None: ``SQLView.census`` counts them.
+viewer (``within``), a small pair and a store compiled before this table (no ``pair_counts``) answer None:
+``SQLView.census`` counts them. A PostgreSQL store keeps the same table under a policy: a role reads the public
+class's rows and its own principals' (``chainret.store.postgres.CORPUS_POLICY``), and no value statistics.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
+import weakref
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from chainret.engine.hops import SHOWN
@@ -48,20 +49,25 @@ CLASS_READS = (
 )
 _CLASS_READS = CLASS_READS.format(col="r.doc_ord")
 
-# SQLite only: what a compile and an update write after the tables (the indexes the census reads by, the counts).
-PAIR_COUNTS_SQL = [
-    "CREATE INDEX IF NOT EXISTS relations_spo ON relations (subject, predicate, object)",
-    "CREATE INDEX IF NOT EXISTS relations_spi ON relations (subject, predicate, id)",
-    "CREATE TABLE IF NOT EXISTS pair_counts (view_name TEXT, principal TEXT, subject TEXT, predicate TEXT, rels INTEGER, "
-    "objects INTEGER, PRIMARY KEY (subject, predicate, view_name, principal)) WITHOUT ROWID",
-    "DELETE FROM pair_counts",
-    # every (view, class) x hub pair, a zero where the class reads none: a missing row means "not a hub"
-    "INSERT INTO pair_counts SELECT c.view_name, c.principal, h.subject, h.predicate, "
-    f"(SELECT count(*) FROM relations r WHERE {_PAIR} AND {_CLASS_READS}), "
-    f"(SELECT count(DISTINCT r.object) FROM relations r WHERE {_PAIR} AND {_CLASS_READS}) "
-    "FROM corpus c CROSS JOIN (SELECT r.subject, r.predicate FROM relations r WHERE " + _USABLE
-    + f" GROUP BY r.subject, r.predicate HAVING count(*) > {KEPT_OVER}) h",
-]
+def pair_counts_statements(postgres: bool = False) -> list[str]:
+    """What a compile and an update write after the tables: the indexes the census reads by and the counts. In
+    PostgreSQL the id index is in byte order (``COLLATE "C"``: Python's order of ids, which the first ``SHOWN`` ids
+    follow), and ``chainret.store.postgres`` gives the table a policy (a role reads the public class's rows and its
+    own principals') and no value statistics."""
+    spi = 'subject, predicate, id COLLATE "C"' if postgres else "subject, predicate, id"
+    return [
+        "CREATE INDEX IF NOT EXISTS relations_spo ON relations (subject, predicate, object)",
+        f"CREATE INDEX IF NOT EXISTS relations_spi ON relations ({spi})",
+        "CREATE TABLE IF NOT EXISTS pair_counts (view_name TEXT, principal TEXT, subject TEXT, predicate TEXT, rels INTEGER, "
+        "objects INTEGER, PRIMARY KEY (subject, predicate, view_name, principal))" + ("" if postgres else " WITHOUT ROWID"),
+        "DELETE FROM pair_counts",
+        # every (view, class) x hub pair, a zero where the class reads none: a missing row means "not a hub"
+        "INSERT INTO pair_counts SELECT c.view_name, c.principal, h.subject, h.predicate, "
+        f"(SELECT count(*) FROM relations r WHERE {_PAIR} AND {_CLASS_READS}), "
+        f"(SELECT count(DISTINCT r.object) FROM relations r WHERE {_PAIR} AND {_CLASS_READS}) "
+        "FROM corpus c CROSS JOIN (SELECT r.subject, r.predicate FROM relations r WHERE " + _USABLE
+        + f" GROUP BY r.subject, r.predicate HAVING count(*) > {KEPT_OVER}) h",
+    ]
 
 
 def of_class(rows: dict[str, _T], principal: str) -> _T:
@@ -70,10 +76,30 @@ def of_class(rows: dict[str, _T], principal: str) -> _T:
     return rows[principal] if principal in rows else rows["*"]
 
 
-def write_pair_counts(conn: sqlite3.Connection) -> None:
-    """(Re)write ``pair_counts`` and its indexes from the stored relations, corpus classes and readers."""
-    for stmt in PAIR_COUNTS_SQL:
-        conn.execute(stmt)
+def write_pair_counts(execute: Callable[[str], object], postgres: bool = False) -> None:
+    """(Re)write ``pair_counts`` and its indexes from the stored relations, corpus classes and readers, through the
+    write's ``execute`` (a SQLite connection's, or ``chainret.store.postgres``'s writer's: it reads every row)."""
+    for stmt in pair_counts_statements(postgres):
+        execute(stmt)
+
+
+_KEEPS: weakref.WeakKeyDictionary[object, bool] = weakref.WeakKeyDictionary()
+
+
+def _keeps_counts(store: RowSource) -> bool:
+    """Whether ``store`` holds ``pair_counts`` (a store compiled before it does not: the aggregate counts), asked
+    once per store object. Asked of the catalog, not by trying the table: in PostgreSQL a failed statement would
+    end the ask's read transaction."""
+    found = _KEEPS.get(store)
+    if found is None:
+        if store.kind == "sqlite":
+            sql = "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'pair_counts'"
+        elif store.kind == "postgres":
+            sql = "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'pair_counts'"
+        else:
+            return False
+        found = _KEEPS[store] = bool(store.db.rows(sql))
+    return found
 
 
 def kept_census(
@@ -82,16 +108,14 @@ def kept_census(
 ) -> Census | None:
     """``SQLView.census`` of (``view``, ``principal``, ``within``) from ``pair_counts`` (module docstring); None where
     the counts are not kept."""
-    if within is not None or store.kind != "sqlite":
+    if within is not None or not _keeps_counts(store):
         return None
     vp = (view, principal)
-    try:
-        kept = cast("list[tuple[str, int, int]]", store.db.rows(
-            "SELECT principal, rels, objects FROM pair_counts WHERE subject = ? AND predicate = ? AND view_name = ? "
-            "AND principal IN ('*', ?)", (subject, predicate, *vp), *vp,
-        ))
-    except sqlite3.OperationalError:  # a store compiled before pair_counts: the aggregate counts it
-        return None
+    postgres = store.kind == "postgres"
+    kept = cast("list[tuple[str, int, int]]", store.db.rows(
+        "SELECT principal, rels, objects FROM pair_counts WHERE subject = ? AND predicate = ? AND view_name = ? "
+        "AND principal IN ('*', ?)", (subject, predicate, *vp), *vp,
+    ))
     if not kept:
         return None
     # (SQLite's integers and text as they are: ``as_int``'s Protocol check costs 1 ms)
@@ -100,11 +124,15 @@ def kept_census(
     pair = f"r.subject = ? AND r.predicate = ? AND {_USABLE} AND {readable}"
     near = list(dict.fromkeys([*on_path, *followed]))
     out: dict[int, tuple[str, str]] = {}  # the kept relations the counts must leave out: ord -> (object, unit)
-    # each read by its own index (SQLite's planner would walk the pair's thousands of rows by (subject, predicate))
+    # Each read by its own index: SQLite's planner would walk the pair's thousands of rows by (subject, predicate), so
+    # it is told; PostgreSQL takes no hint, and a generic plan (its sessions' ``plan_cache_mode``) estimates any pair
+    # at a row or two and walks the same thousands, so these reads are planned for their values (``rows_custom_plan``:
+    # ``relations`` is catalog metadata, whose statistics any login may read).
     for col, index, values in (("r.object", "relations_spo", near), ("r.unit_ref", "relations_unit", list(dict.fromkeys(returned)))):
         if values:
-            for o, obj, unit in cast("list[tuple[int, str, str]]", store.db.rows(
-                f"SELECT r.ord, r.object, r.unit_ref FROM relations r INDEXED BY {index} WHERE {pair} AND {col} IN ({_marks(values)})",
+            hint = "" if postgres else f" INDEXED BY {index}"
+            for o, obj, unit in cast("list[tuple[int, str, str]]", store.db.rows_custom_plan(
+                f"SELECT r.ord, r.object, r.unit_ref FROM relations r{hint} WHERE {pair} AND {col} IN ({_marks(values)})",
                 (subject, predicate, *vp, *values), *vp,
             )):
                 out[o] = (obj, unit)
@@ -114,10 +142,12 @@ def kept_census(
     n_missing = rels - sum(1 for obj, unit in out.values() if obj in path or obj in done or unit in seen)
     missing: list[str] = []
     if n_missing:
+        by_id = ' COLLATE "C"' if postgres else ""  # (Python's order of ids; PostgreSQL's index is in it)
         obj_not = f" AND r.object NOT IN ({_marks(near)})" if near else ""
         unit_not = f" AND r.unit_ref NOT IN ({_marks(returned)})" if returned else ""
         missing = [i for (i,) in cast("list[tuple[str]]", store.db.rows(
-            f"SELECT r.id FROM relations r INDEXED BY relations_spi WHERE {pair}{obj_not}{unit_not} ORDER BY r.id LIMIT {SHOWN}",
+            f"SELECT r.id FROM relations r{'' if postgres else ' INDEXED BY relations_spi'} WHERE {pair}{obj_not}{unit_not} "
+            f"ORDER BY r.id{by_id} LIMIT {SHOWN}",
             (subject, predicate, *vp, *near, *returned), *vp,
         ))]
     return Census(eligible, left, tuple(missing), n_missing)

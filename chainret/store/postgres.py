@@ -68,6 +68,7 @@ from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.schema import TABLES, as_int, as_str, create_statements, index_statements
 from chainret.store.sql import Backend, SQLStore, SQLView, StoreIndex
 from chainret.store.hopquery import PAIR_MAX, ViewHopReader
+from chainret.store.paircensus import write_pair_counts
 from chainret.store.rowdecode import SQLRow, _bounded, _unit, rel_row_of, status_rows
 from chainret.store.sqlrows import IN_VIEW, READABLE, WITHIN, ViewCatalog
 
@@ -135,9 +136,12 @@ LABEL_POLICY = (
 # ``corpus`` (readable units and tokens per view and principal class): a role sees the public figures and those of
 # the principals whose roles it holds, not the size of text it may not read.
 CORPUS_POLICY = (
-    "corpus.principal = '*' OR EXISTS (SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = corpus.principal "
+    "{t}.principal = '*' OR EXISTS (SELECT 1 FROM {s}.principal_roles pr WHERE pr.principal = {t}.principal "
     "AND pg_catalog.pg_has_role(current_user, pr.role, 'USAGE'))"
 )
+# The tables of figures per principal class that ``CORPUS_POLICY`` guards: ``corpus``, and ``pair_counts`` (a hub
+# pair's set census per view and class: ``chainret.store.paircensus``).
+CLASS_FIGURE_TABLES = ("corpus", "pair_counts")
 _IDENT = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")  # schema and login names
 LOCK_WAIT_S = 30.0
 
@@ -333,6 +337,21 @@ class PostgresBackend(Backend):
             scope: _ReadTransaction = self._local.tx
             return scope.rows(sql, params, view, principal)
 
+    def rows_custom_plan(self, sql: str, params: Sequence[object] = (), view: str | None = None,
+                         principal: str | None = None) -> list[Row]:
+        """``rows`` with ``plan_cache_mode`` set to ``force_custom_plan`` for this statement (``SET LOCAL`` in the
+        read transaction, set back at its next statement): only for statements on catalog metadata, whose value
+        statistics any login may read anyway; a read of protected text keeps the generic plan (``_analyze``). A
+        metadata read outside a principal's scope runs as ``rows`` does."""
+        tx: _ReadTransaction | None = getattr(self._local, "tx", None)
+        if tx is not None:
+            return tx.rows(sql, params, view, principal, custom_plan=True)
+        if view is None and principal is None:
+            return self.rows(sql, params)
+        with self.read_scope(principal):
+            scope: _ReadTransaction = self._local.tx
+            return scope.rows(sql, params, view, principal, custom_plan=True)
+
     def close(self) -> None:
         with self._pools_lock:
             pools, self._pools = list(self._pools.values()), {}
@@ -362,8 +381,10 @@ class _ReadTransaction:
         self.open = False
         self.role: object = _UNSET
         self.view: object = _UNSET
+        self.custom_plan = False  # ``SET LOCAL plan_cache_mode TO force_custom_plan`` in force (``rows_custom_plan``)
 
-    def rows(self, sql: str, params: Sequence[object], view: str | None, principal: str | None) -> list[Row]:
+    def rows(self, sql: str, params: Sequence[object], view: str | None, principal: str | None, *,
+             custom_plan: bool = False) -> list[Row]:
         db = self.db
         if view is None and principal is None:
             role, gview = db.base_role, ""
@@ -378,11 +399,13 @@ class _ReadTransaction:
             setup.append(f"SET LOCAL ROLE {role}")
         if gview != self.view:
             setup.append(f"SELECT set_config('chainret.view', {_literal(gview, self.conn)}, true)")
+        if custom_plan != (self.custom_plan and self.open):  # (a new transaction starts with the session's generic plans)
+            setup.append(f"SET LOCAL plan_cache_mode TO {'force_custom_plan' if custom_plan else 'force_generic_plan'}")
         cur = self.cur
         try:
             if setup:  # one simple-protocol message: cheaper for the client than a pipeline of three
                 cur.execute("; ".join(setup), prepare=False)
-                self.open, self.role, self.view = True, role, gview
+                self.open, self.role, self.view, self.custom_plan = True, role, gview, custom_plan
             cur.execute(_sql(sql), tuple(params))
             return cur.fetchall()
         except BaseException:
@@ -396,7 +419,7 @@ class _ReadTransaction:
         prepared statement of a connection on which it sees a ``ROLLBACK``.
         """
         was_open = self.open or self.conn.info.transaction_status != _idle()
-        self.open, self.role, self.view = False, _UNSET, _UNSET
+        self.open, self.role, self.view, self.custom_plan = False, _UNSET, _UNSET, False
         if was_open and not self.conn.closed:
             with contextlib.suppress(Exception):  # a broken connection: the pool discards it
                 self.cur.execute("COMMIT")
@@ -726,7 +749,7 @@ def _security(w: _Writer, schema: str) -> None:
         w.execute(f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO {role}")
     policies = {table: POLICY.format(s=schema, col=f"{table}.{col}") for table, col in RLS_TABLES.items()}
     policies.update({table: CLASSED_POLICY.format(s=schema, t=table) for table in CLASSED_TABLES})
-    policies["corpus"] = CORPUS_POLICY.format(s=schema)
+    policies.update({table: CORPUS_POLICY.format(s=schema, t=table) for table in CLASS_FIGURE_TABLES})
     policies.update({table: LABEL_POLICY.format(s=schema, col=f"{table}.doc_id") for table in LABEL_TABLES})
     for table, policy in policies.items():
         w.execute(f"ALTER TABLE {schema}.{table} ENABLE ROW LEVEL SECURITY")
@@ -751,7 +774,7 @@ def _analyze(w: _Writer, schema: str) -> None:
     ANALYZE made them (docs/scaling.md says what they reveal).
     """
     w.execute(f"ANALYZE {', '.join(f'{schema}.{t}' for t in TABLES)}")
-    tables = [*RLS_TABLES, "corpus", *LABEL_TABLES]
+    tables = [*RLS_TABLES, *CLASS_FIGURE_TABLES, *LABEL_TABLES]
     if int(cast(int, w.rows("SELECT current_setting('server_version_num')::int")[0][0])) >= 180000:
         kept = w.rows("SELECT tablename, attname, null_frac, avg_width, n_distinct, correlation FROM pg_catalog.pg_stats "
                       "WHERE schemaname = %s AND tablename = ANY(%s) AND NOT inherited", (schema, tables))
@@ -817,6 +840,7 @@ def compile_postgres(catalog: CompileSource, url: str, *, replace: bool = False)
         counts = compile_into(w, catalog)
         for stmt in index_statements(CLASSED_INDEXES):
             w.execute(stmt)
+        write_pair_counts(w.execute, postgres=True)
         _append_log(w)
         _security(w, schema)
         _log_security(w, schema)
@@ -832,6 +856,7 @@ def update_postgres(catalog: Catalog, url: str) -> dict[str, int]:
         check_schema(w.rows, f"{redact(url)} (schema {schema})", write=True)
         _classify(w)  # (a store written before reader classes gets them)
         added = update_into(w, catalog)
+        write_pair_counts(w.execute, postgres=True)
         _append_log(w)
         _security(w, schema)  # a principal the new version names gets its role
         _log_security(w, schema)

@@ -384,7 +384,7 @@ def _compile_locked(catalog: CompileSource, out: Path) -> dict[str, int]:
             counts = compile_into(db, catalog)
             for stmt in index_statements(sqlite=True):
                 c.execute(stmt)
-            write_pair_counts(c)  # a hub pair's set census, counted once (chainret.store.paircensus)
+            write_pair_counts(c.execute)  # a hub pair's set census, counted once (chainret.store.paircensus)
             write_hub_index(c)  # a hub's hop rows in rank order (chainret.store.hubindex)
             append_log(SQLiteLogWriter(c))  # the per-viewer log (chainret.store.log), after the indexes its reads use
             c.execute("COMMIT")
@@ -460,7 +460,7 @@ def _update_locked(catalog: Catalog, p: Path) -> dict[str, int]:
             db.conn.execute("BEGIN IMMEDIATE")
             try:
                 added = update_into(db, catalog)
-                write_pair_counts(db.conn)
+                write_pair_counts(db.conn.execute)
                 write_hub_index(db.conn)
                 append_log(SQLiteLogWriter(db.conn))
             except BaseException:

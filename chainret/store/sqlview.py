@@ -291,8 +291,9 @@ class SQLView:
         where = f"r.subject = ? AND r.predicate = ? AND r.defects = '' AND r.unit_ref IS NOT NULL AND r.unit_ref <> '' AND {readable}{path}"
         wp = (subject, predicate, *rp, *pp)
         binary = 'COLLATE "C"' if self.store.kind == "postgres" else "COLLATE BINARY"  # Python's order of ids
+        # (count(DISTINCT) sorts its values: byte order, the same equality, at a fraction of a locale's comparisons)
         rows = self._rows(
-            f"SELECT count(DISTINCT r.object), count(DISTINCT CASE WHEN 1 = 1{left} THEN r.object END), "
+            f"SELECT count(DISTINCT r.object {binary}), count(DISTINCT CASE WHEN 1 = 1{left} THEN r.object {binary} END), "
             f"count(CASE WHEN 1 = 1{left}{unseen} THEN 1 END), CAST(NULL AS TEXT) FROM relations r WHERE {where} "
             f"UNION ALL SELECT * FROM (SELECT CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), CAST(NULL AS BIGINT), r.id FROM relations r WHERE {where}{left}{unseen} "
             f"ORDER BY r.id {binary} LIMIT {SHOWN}) m",

@@ -224,3 +224,19 @@ def test_an_update_classes_a_store_written_before_reader_classes(pg_url):  # noq
         policy = dba.execute("SELECT qual FROM pg_policies WHERE schemaname = %s AND tablename = 'postings'", (schema,)).fetchone()[0]
     assert key.endswith(f"({pg.CLASSED_KEY})") and "chainret_classes()" in policy
     assert_answers_as(url, v2)
+
+
+def test_a_custom_plan_is_asked_for_one_metadata_read_and_the_generic_plan_comes_back(url):
+    """``rows_custom_plan`` (a hub pair's census reads on ``relations``, whose statistics any login reads) sets
+    ``force_custom_plan`` for its statement only: the next read in the same transaction, which may be of protected
+    text, runs with the sessions' generic plans again (the negative control: the custom read itself does not)."""
+    store = PostgresStore(url)
+    try:
+        with store.db.read_scope("public"):
+            shown = [store.db.rows("SHOW plan_cache_mode", (), VIEW, "public")[0][0],
+                     store.db.rows_custom_plan("SHOW plan_cache_mode", (), VIEW, "public")[0][0],
+                     store.db.rows("SHOW plan_cache_mode", (), VIEW, "public")[0][0]]
+        assert shown == ["force_generic_plan", "force_custom_plan", "force_generic_plan"]
+        assert store.db.rows("SHOW plan_cache_mode", (), VIEW, "public")[0][0] == "force_generic_plan"  # a new transaction
+    finally:
+        store.close()

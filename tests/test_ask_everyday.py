@@ -87,8 +87,10 @@ CODE_OWNERS = ["codeowner:acme:team.acme.integrations", "codeowner:acme:user.ann
     ("who reviews src/service.py", CODE_OWNERS),
     ("who are the code owners for src/service.py", CODE_OWNERS),
     ("who code-owns src/service.py", CODE_OWNERS),
+    ("who needs to sign off on changes to src/service.py", CODE_OWNERS),
     # "list everything X owns", "which teams does X have under it", the progressive, "serves" as "provides"
     ("list everything the integrations team owns", ["api:acme:default.orders-api", "component:acme:default.gateway"]),
+    ("show me all the stuff owned by the integrations team", ["api:acme:default.orders-api", "component:acme:default.gateway"]),
     ("which teams does Clinical Systems have under it", [G + "core", G + "integrations"]),
     ("who is using orders-api", ["component:acme:default.gateway"]),
     ("which service serves orders-api", ["component:acme:default.portal"]),

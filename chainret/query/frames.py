@@ -43,14 +43,14 @@ _WANTED = r"(?:someone|somebody|anyone|anybody|who|whom|the\s+person|the\s+one)\
 _MODAL = r"(?:should|must|will|would|can|could|shall)"
 # Who reviews a change: "who reviews", "who needs to review", "who can approve"; the change itself, and a clause
 # that says what it changes ("a PR that touches P").
-_REVIEWER = rf"who\s+(?:(?:needs?|has|have|ought)\s+to\s+|{_MODAL}\s+)?(?:reviews?|approves?)"
+_REVIEWER = rf"who\s+(?:(?:needs?|has|have|ought)\s+to\s+|{_MODAL}\s+)?(?:reviews?|approves?|signs?\s+off(?:\s+on)?)"
 _CHANGE = r"(?:changes?|edits?|prs?|pull\s+requests?|commits?|diffs?)"
 _TOUCHING = r"(?:that|which)\s+(?:touch(?:es)?|changes?|modif(?:y|ies)|edits?|affects?)"
 # One word written as a path: a slash in it, or a file's extension ("README.md"), never a name of words.
 _PATH = r"[\w.-]*/[\w./*-]*|[\w-]+\.[a-z0-9]+"
 # The verbs the frames above read, in their forms: a past tense the time words call for ("who reviewed P in
 # August") is put in the present when these are (``chainret.query.interpret.interpret_at``).
-FRAME_VERBS = frozenset({"review", "reviews", "approve", "approves"})
+FRAME_VERBS = frozenset({"review", "reviews", "approve", "approves", "sign", "signs"})
 
 
 def _alts(phrases: Iterable[str]) -> str:
@@ -96,6 +96,8 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # "list everything X owns": what X owns (the verb said once, in the third person)
     (r"(?:list|show|name|give)\s+(?:me\s+)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:things|stuff|entities))\s+"
      r"(?:that\s+)?(?P<x>.+?)\s+(?P<v>owns|runs|consumes|provides|uses|calls|maintains)", "what does {x} {v}"),
+    (r"(?:list|show|name|give)\s+(?:me\s+)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:things|stuff|entities))\s+"
+     r"(?:that\s+(?:is|are)\s+)?owned\s+by\s+(?P<x>.+)", "what is owned by {x}"),
     # "which teams does X have under it": the groups under X
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+have\s+(?:under|below|beneath)\s+(?:it|them)",
      "{n} are under {x}"),

@@ -48,6 +48,8 @@ _CHANGE = r"(?:changes?|edits?|prs?|pull\s+requests?|commits?|diffs?)"
 _TOUCHING = r"(?:that|which)\s+(?:touch(?:es)?|changes?|modif(?:y|ies)|edits?|affects?)"
 # One word written as a path: a slash in it, or a file's extension ("README.md"), never a name of words.
 _PATH = r"[\w.-]*/[\w./*-]*|[\w-]+\.[a-z0-9]+"
+# An instruction to list all of a thing's: "list everything", "show me all the stuff".
+_EVERYTHING = r"(?:list|show|name|give)\s+(?:me\s+)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:things|stuff|entities))"
 # The verbs the frames above read, in their forms: a past tense the time words call for ("who reviewed P in
 # August") is put in the present when these are (``chainret.query.interpret.interpret_at``).
 FRAME_VERBS = frozenset({"review", "reviews", "approve", "approves", "sign", "signs"})
@@ -94,10 +96,9 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     (r"(?:list|show|name)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?the\s+(?P<n>[a-z]+s)\s+(?P<x>(?:under|in|within|below)\s+.+)",
      "which {n} are {x}"),
     # "list everything X owns": what X owns (the verb said once, in the third person)
-    (r"(?:list|show|name|give)\s+(?:me\s+)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:things|stuff|entities))\s+"
-     r"(?:that\s+)?(?P<x>.+?)\s+(?P<v>owns|runs|consumes|provides|uses|calls|maintains)", "what does {x} {v}"),
-    (r"(?:list|show|name|give)\s+(?:me\s+)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:things|stuff|entities))\s+"
-     r"(?:that\s+(?:is|are)\s+)?owned\s+by\s+(?P<x>.+)", "what is owned by {x}"),
+    (rf"{_EVERYTHING}\s+(?:that\s+)?(?P<x>.+?)\s+(?P<v>owns|runs|consumes|provides|uses|calls|maintains)",
+     "what does {x} {v}"),
+    (rf"{_EVERYTHING}\s+(?:that\s+(?:is|are)\s+)?owned\s+by\s+(?P<x>.+)", "what is owned by {x}"),
     # "which teams does X have under it": the groups under X
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+have\s+(?:under|below|beneath)\s+(?:it|them)",
      "{n} are under {x}"),

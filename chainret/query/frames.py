@@ -2,9 +2,9 @@
 
 People ask "who do I page about X?", "someone to call about X?", "I need whoever is on call for X",
 "who is on call for whichever team owns X", "find the team that owns X, then who is on call for that team",
-"which team runs X", "which components use X". None of these is a phrasing, but each stands for one: "who is
-on call for X", "who is the contact for X", "who is on call for the team that owns X", "which team owns X",
-"which components consume X". ``reworded(request, vocab)`` returns those questions; ``chainret.query.interpret``
+"which team runs X", "which components use X", "who can approve a PR that touches P". None of these is a phrasing,
+but each stands for one: "who is on call for X", "who is the contact for X", "who is on call for the team that owns
+X", "which team owns X", "which components consume X", "who are the code owners of P". ``reworded(request, vocab)`` returns those questions; ``chainret.query.interpret``
 reads each with the whole interpreter and answers only when every question that reads agrees on one chain and
 one start entity (two that differ: ``ambiguous_reading``), so a rewording never picks between meanings.
 

@@ -13,7 +13,7 @@ import pytest
 from records_world import imported
 
 from chainret.pipeline.ask import ask
-from chainret.query.frames import everyday_substitutions, frame_question, reworded
+from chainret.query.frames import everyday_substitutions, frame_question, progressive, reworded
 from chainret.query.when import read_time
 from chainret.verify.replay import verify
 
@@ -38,7 +38,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
         _doc("User", "ann"), _doc("User", "bo"), _doc("User", "cy"),
         _doc("API", "orders-api", "  owner: integrations\n"),
         _doc("Component", "gateway", "  owner: integrations\n  consumesApis: [orders-api]\n"),
-        _doc("Component", "portal", "  owner: core\n"),
+        _doc("Component", "portal", "  owner: core\n  providesApis: [orders-api]\n"),
     ]), encoding="utf-8")
     out = root.parent / "cat.yaml"
     imported(root, out, ["backstage", "codeowners"])
@@ -52,6 +52,7 @@ def _ids(words: str, catalog: Path) -> list[str]:
 
 
 G = "group:acme:default."
+CODE_OWNERS = ["codeowner:acme:team.acme.integrations", "codeowner:acme:user.ann"]  # of src/service.py
 
 
 @pytest.mark.parametrize(("words", "expected"), [
@@ -76,6 +77,23 @@ G = "group:acme:default."
     ("Who owns the APIs the gateway consumes?", [G + "integrations"]),
     # "who do I ask about X": a contact where the catalog has one; here it has none, so the owner
     ("Who do I talk to about the portal?", [G + "core"]),
+    ("who do I bug about the portal?", [G + "core"]),  # workplace slang for getting in touch
+    # contractions typed without the apostrophe, and "'s" as "is" after a question's head noun
+    ("whos the owner of the gateway these days?", [G + "integrations"]),
+    ("what team's cy on now?", [G + "core"]),
+    # a change to a path, said as the change's clause or named after the path; a path reviewed; "code owners for"
+    ("who can approve a PR that touches src/service.py?", CODE_OWNERS),
+    ("who has to review src/service.py changes?", CODE_OWNERS),
+    ("who reviews src/service.py", CODE_OWNERS),
+    ("who are the code owners for src/service.py", CODE_OWNERS),
+    ("who code-owns src/service.py", CODE_OWNERS),
+    ("who needs to sign off on changes to src/service.py", CODE_OWNERS),
+    # "list everything X owns", "which teams does X have under it", the progressive, "serves" as "provides"
+    ("list everything the integrations team owns", ["api:acme:default.orders-api", "component:acme:default.gateway"]),
+    ("show me all the stuff owned by the integrations team", ["api:acme:default.orders-api", "component:acme:default.gateway"]),
+    ("which teams does Clinical Systems have under it", [G + "core", G + "integrations"]),
+    ("who is using orders-api", ["component:acme:default.gateway"]),
+    ("which service serves orders-api", ["component:acme:default.portal"]),
 ])
 def test_everyday_wordings_answer_as_the_question_they_stand_for(world: Path, words: str, expected: list[str]) -> None:
     assert _ids(words, world) == expected
@@ -95,7 +113,13 @@ def test_a_reworded_everyday_request_replays(world: Path) -> None:
 
 @pytest.mark.parametrize("words", [
     "Who is on the integrations planet?",  # no type's word: the slot names nothing
-    "who reviews src/service.py",  # no change said: no frame
+    "who reviewed src/service.py",  # the past without time words: not read as the present
+    "who reviews the portal",  # no path: a component has no code owners
+    "who can approve a PR that touches src/service.py and src",
+    "list everything the integrations team owns and the portal",
+    "which teams does Clinical Systems have",  # no "under it": members? what it owns?
+    "who is leading orders-api",  # a verb the catalog has no word for
+    "who do I bug",
     "list the team under Clinical Systems",  # "list the <noun>s": one noun is no list
     "What is the integrations team in charge?",  # no "of": no ownership asked
     "which team looks after the gateway and the portal",  # says more than one question
@@ -154,3 +178,35 @@ def test_time_words_people_use(words: str, phrase: str, day: date, rest: str) ->
 ])
 def test_words_that_look_like_time_but_are_none(words: str) -> None:
     assert read_time(words, TODAY) is None
+
+
+def test_a_rule_that_covers_a_path_is_the_rule_that_governs_it(world: Path) -> None:
+    rule = _ids("which codeowners rule governs src/service.py", world)
+    assert _ids("which CODEOWNERS rule covers src/service.py?", world) == rule
+    assert _ids("which rule applies to src/service.py", world) == rule
+    assert everyday_substitutions({"governs"})["covers"] == "governs"
+    # negative controls: no rule relation in the catalog, or "covers" the catalog's own word
+    assert "covers" not in everyday_substitutions({"owns"})
+    assert "covers" not in everyday_substitutions({"governs", "covers"}, {"covers": {"covers"}, "governs": {"governs"}})
+
+
+def test_serves_stands_for_provides_only_where_the_catalog_has_no_serves() -> None:
+    assert everyday_substitutions({"provides"})["serves"] == "provides"
+    # negative control: the default catalog's own "serves" (a contact serves a project) stays as said
+    assert "serves" not in everyday_substitutions({"provides", "serves"}, {"serves": {"served_by"}, "provides": {"provides"}})
+    literal = ask("Which contact serves PR-84?", "catalogs/default.yaml")
+    assert literal.interpretation is not None and literal.interpretation.reading is None
+
+
+@pytest.mark.parametrize(("words", "question"), [
+    ("who is using orders-api", "who uses orders-api"),
+    ("which components are calling orders-api", "which components call orders-api"),
+    ("who's running the portal", "who runs the portal"),
+])
+def test_the_present_progressive_is_the_simple_present(words: str, question: str) -> None:
+    assert progressive(words, {"uses", "call", "runs"}) == question
+
+
+def test_a_progressive_verb_the_catalog_has_no_word_for_stays_as_said() -> None:
+    assert progressive("who is leading orders-api", {"uses", "leads"} - {"leads"}) is None
+    assert progressive("who is ann's manager", {"uses"}) is None  # no -ing: no progressive

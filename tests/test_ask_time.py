@@ -12,6 +12,8 @@ from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Catalog
 from chainret.catalog.views import as_of_view, view_at, view_day
 from chainret.pipeline.ask import ask
+from chainret.store import resolve_catalog
+from chainret.store.base import CatalogReader
 from chainret.query.when import present_variants, read_time
 from chainret.verify.replay import verify
 
@@ -127,3 +129,49 @@ def test_time_words_in_a_catalog_whose_views_carry_no_date_are_refused() -> None
     trace = ask("Which contact serves PR-84 on 2025-12-01?", plain, today=TODAY)
     assert trace.outcome == "refused" and trace.reason is not None and trace.reason.code == "no_view_at_time"
     assert "final" in trace.reason.message  # names the views there are
+
+
+# -- everyday wordings of a past state, over a real history (examples/newcomer: five dated commits) --------
+N = "newcomer:"
+PAYMENTS, CAROL = f"codeowner:{N}team.northwind.payments", f"codeowner:{N}user.carol"  # carol co-owns from 2026-02-10
+ASKED = date(2026, 3, 1)
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> CatalogReader:
+    from support.newcomer import load_scorer
+
+    return resolve_catalog(str(load_scorer().build_catalog(tmp_path_factory.mktemp("history"))))
+
+
+def _set(words: str, catalog: CatalogReader) -> set[str]:
+    trace = ask(words, catalog, today=ASKED)
+    assert trace.outcome == "accepted_path", (words, trace.outcome, trace.reason)
+    assert trace.completeness is None or trace.completeness.complete
+    return {a.id for a in trace.answers or ()} or {(trace.path_ids or [""])[-1]}
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    # a frame's verb in the past the time words call for ("reviewed": "reviews", a frame's question)
+    ("who reviewed services/checkout/main.py in January 2026?", {PAYMENTS}),
+    ("who reviews services/checkout/main.py?", {PAYMENTS, CAROL}),
+    # "who were the code owners for P", "who code-owned P"
+    ("who were the code owners for db/migrations/001_init.sql in November 2025?", {f"codeowner:{N}team.northwind.platform"}),
+    ("Who code-owned db/migrations/001_init.sql on 2025-11-20?", {f"codeowner:{N}team.northwind.platform"}),
+    # the past progressive ("was using"), and "did X have under it"
+    ("which components were using orders-api in January 2026?",
+     {f"component:{N}default.web-shop", f"component:{N}default.legacy-reports"}),
+    ("which teams did Engineering have under it in December 2025?",
+     {f"group:{N}default.team-{t}" for t in ("payments", "platform", "web")}),
+])
+def test_everyday_wordings_of_a_past_state(history: CatalogReader, words: str, expected: set[str]) -> None:
+    assert _set(words, history) == expected
+
+
+@pytest.mark.parametrize("words", [
+    "who reviewed services/checkout/main.py?",  # a past without time words is not read as the present
+    "which components were using orders-api?",
+    "who reviewed services/checkout/main.py and docs in January 2026?",
+])
+def test_a_past_wording_without_its_time_stays_unread(history: CatalogReader, words: str) -> None:
+    assert ask(words, history, today=ASKED).outcome != "accepted_path"

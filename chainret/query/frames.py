@@ -2,9 +2,9 @@
 
 People ask "who do I page about X?", "someone to call about X?", "I need whoever is on call for X",
 "who is on call for whichever team owns X", "find the team that owns X, then who is on call for that team",
-"which team runs X", "which components use X". None of these is a phrasing, but each stands for one: "who is
-on call for X", "who is the contact for X", "who is on call for the team that owns X", "which team owns X",
-"which components consume X". ``reworded(request, vocab)`` returns those questions; ``chainret.query.interpret``
+"which team runs X", "which components use X", "who can approve a PR that touches P". None of these is a phrasing,
+but each stands for one: "who is on call for X", "who is the contact for X", "who is on call for the team that owns
+X", "which team owns X", "which components consume X", "who are the code owners of P". ``reworded(request, vocab)`` returns those questions; ``chainret.query.interpret``
 reads each with the whole interpreter and answers only when every question that reads agrees on one chain and
 one start entity (two that differ: ``ambiguous_reading``), so a rewording never picks between meanings.
 
@@ -32,6 +32,8 @@ _REACH = (
     "get in touch with", "get hold of", "get through to", "get through", "reach out to", "talk to", "talk with",
     "speak to", "speak with", "call up", "ring up", "contact", "reach", "call", "phone", "telephone", "ring",
     "email", "e-mail", "message", "ask",
+    # workplace slang for getting someone's attention about a thing: "who do I bug / ping about X"
+    "bug", "ping", "pester", "nag",
 )
 # Verbs of paging: "who do I page about X" asks who is on call for X.
 _PAGE = ("page",)
@@ -39,6 +41,18 @@ _ABOUT = r"(?:about|regarding|concerning|re|for|on|with)"
 _ASKER = r"(?:who|whom)\s+(?:do|should|can|could|must|would|shall)\s+(?:i|we)"
 _WANTED = r"(?:someone|somebody|anyone|anybody|who|whom|the\s+person|the\s+one)\s+to"
 _MODAL = r"(?:should|must|will|would|can|could|shall)"
+# Who reviews a change: "who reviews", "who needs to review", "who can approve"; the change itself, and a clause
+# that says what it changes ("a PR that touches P").
+_REVIEWER = rf"who\s+(?:(?:needs?|has|have|ought)\s+to\s+|{_MODAL}\s+)?(?:reviews?|approves?|signs?\s+off(?:\s+on)?)"
+_CHANGE = r"(?:changes?|edits?|prs?|pull\s+requests?|commits?|diffs?)"
+_TOUCHING = r"(?:that|which)\s+(?:touch(?:es)?|changes?|modif(?:y|ies)|edits?|affects?)"
+# One word written as a path: a slash in it, or a file's extension ("README.md"), never a name of words.
+_PATH = r"[\w.-]*/[\w./*-]*|[\w-]+\.[a-z0-9]+"
+# An instruction to list all of a thing's: "list everything", "show me all the stuff".
+_EVERYTHING = r"(?:list|show|name|give)\s+(?:me\s+)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:things|stuff|entities))"
+# The verbs the frames above read, in their forms: a past tense the time words call for ("who reviewed P in
+# August") is put in the present when these are (``chainret.query.interpret.interpret_at``).
+FRAME_VERBS = frozenset({"review", "reviews", "approve", "approves", "sign", "signs"})
 
 
 def _alts(phrases: Iterable[str]) -> str:
@@ -63,16 +77,31 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # a bare noun phrase of a person: "the person on call for X" asks who is on call for X
     (r"(?:the\s+)?(?:person|people|one|folks)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
     # reviewing a change: "who needs to review a change to X", "who reviews changes to X" ask for X's code owners
-    (rf"who\s+(?:(?:needs?|has|have|ought)\s+to\s+|{_MODAL}\s+)?(?:reviews?|approves?)\s+(?:a\s+|any\s+|the\s+)?"
-     r"(?:changes?|edits?|prs?|pull\s+requests?)\s+(?:to|in|for|on|of|touching)\s+(?P<x>.+)", "who are the code owners of {x}"),
+    (rf"{_REVIEWER}\s+(?:a\s+|any\s+|the\s+)?{_CHANGE}\s+(?:to|in|for|on|of|touching|{_TOUCHING})\s+(?P<x>.+)",
+     "who are the code owners of {x}"),
+    # the change named after its path: "who has to review P changes"
+    (rf"{_REVIEWER}\s+(?:a\s+|any\s+|the\s+)?(?P<x>{_PATH})\s+{_CHANGE}", "who are the code owners of {x}"),
+    # a path reviewed: CODEOWNERS' owners are the people a change to the path asks for review, so "who reviews P"
+    # asks for P's code owners, where P is written as a path (a slash or a file's extension in one word)
+    (rf"{_REVIEWER}\s+(?P<x>{_PATH})", "who are the code owners of {x}"),
+    # "who code-owns P": the verb of a rule's owners said of a path, which reaches them through its rule
+    (rf"who\s+code[\s-]?owns\s+(?P<x>{_PATH})", "who are the code owners of {x}"),
     # a bare noun phrase of a relation noun: "code owners for X", "members of X"
-    (r"(?:the\s+)?code\s*owners?\s+(?:for|of)\s+(?P<x>.+)", "who are the code owners of {x}"),
-    (r"(?:the\s+|all\s+(?:the\s+)?)?members\s+(?:of|in)\s+(?P<x>.+)", "who are the members of {x}"),
+    (r"(?:who\s+(?:is|are)\s+)?(?:the\s+)?code\s*owners?\s+(?:for|of)\s+(?P<x>.+)", "who are the code owners of {x}"),
+    (r"(?:who\s+(?:is|are)\s+)?(?:the\s+|all\s+(?:the\s+)?)?members\s+(?:of|in)\s+(?P<x>.+)",
+     "who are the members of {x}"),
     # "what is X in charge of / responsible for": ownership asked from the owner's side
     (r"what(?:\s+is|\s+are|'s)\s+(?P<x>.+?)\s+(?:in\s+charge\s+of|responsible\s+for)", "what does {x} own"),
     # "list the teams under X": an instruction to list, as the question it stands for
     (r"(?:list|show|name)\s+(?:me\s+)?(?:all\s+)?(?:of\s+)?the\s+(?P<n>[a-z]+s)\s+(?P<x>(?:under|in|within|below)\s+.+)",
      "which {n} are {x}"),
+    # "list everything X owns": what X owns (the verb said once, in the third person)
+    (rf"{_EVERYTHING}\s+(?:that\s+)?(?P<x>.+?)\s+(?P<v>owns|runs|consumes|provides|uses|calls|maintains)",
+     "what does {x} {v}"),
+    (rf"{_EVERYTHING}\s+(?:that\s+(?:is|are)\s+)?owned\s+by\s+(?P<x>.+)", "what is owned by {x}"),
+    # "which teams does X have under it": the groups under X
+    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+have\s+(?:under|below|beneath)\s+(?:it|them)",
+     "{n} are under {x}"),
     # where a thing sits: "which teams sit under X" as "which teams are under X"
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:sits?|falls?|comes?|lives?)\s+(?P<x>(?:under|within|in)\s+.+)", "{n} are {x}"),
     # "the parent team of X": the parent of X, whatever the head noun says the parent is
@@ -125,6 +154,8 @@ def frame_question(text: str, fallback: bool = False) -> str | None:
         m = rule.match(low)
         if m is not None:  # the words as written (names keep their case)
             said = {k: _tidy(text)[m.start(k) : m.end(k)] for k in m.groupdict()}
+            if "v" in said:  # "what does X owns": the verb in its base form
+                said["v"] = said["v"].removesuffix("s")
             if question == "{x} is in":  # "which teams does X" -> "which teams is X"
                 x = re.sub(r"^(\S+\s+\S+)\s+(?:does|do)\s", r"\1 is ", said["x"], flags=re.IGNORECASE)
                 return f"{x} in"
@@ -151,6 +182,10 @@ _VERB_FORMS: dict[str, tuple[str, str, str, str]] = {
     "endorse": ("endorses", "endorse", "endorsed", "endorsing"),
     "certify": ("certifies", "certify", "certified", "certifying"),
     "call": ("calls", "call", "called", "calling"),
+    "serve": ("serves", "serve", "served", "serving"),
+    "cover": ("covers", "cover", "covered", "covering"),
+    "match": ("matches", "match", "matched", "matching"),
+    "govern": ("governs", "govern", "governed", "governing"),
 }
 EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "run": ("operate", "own"),
@@ -164,6 +199,9 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "furnish": ("supply",),
     "endorse": ("certify",),
     "call": ("consume",),  # "what APIs does X call"
+    "serve": ("provide",),  # "which service serves the X API": its provider (where "serves" is no catalog verb)
+    "cover": ("govern",),  # "which CODEOWNERS rule covers P"
+    "match": ("govern",),  # "which rule matches P"
 }
 # Everyday phrases for a verb: (the phrase, said of one / of several) -> the catalog verbs it may stand for.
 EVERYDAY_PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
@@ -172,6 +210,7 @@ EVERYDAY_PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
     ("looks after", "look after"): ("own",),
     ("takes care of", "take care of"): ("own",),
     ("is in charge of", "are in charge of"): ("own",),
+    ("applies to", "apply to"): ("govern",),  # "which rule applies to P"
 }
 # An everyday noun and the catalog words it may stand for (the same rule: exactly one of them in the catalog).
 EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
@@ -262,12 +301,40 @@ def head_number_variant(text: str, vocab: set[str]) -> str | None:
     return f"{m.group(1)} {other}{m.group(3)}"
 
 
-# Misspellings of a question's own small words (too short for the typo rule of ``chainret.query.synonyms``).
-_SPELLING = {"teh": "the", "hte": "the", "waht": "what", "whcih": "which", "wich": "which"}
+# Misspellings of a question's own small words (too short for the typo rule of ``chainret.query.synonyms``), and
+# its contractions typed without the apostrophe ("whos the owner of X").
+_SPELLING = {"teh": "the", "hte": "the", "waht": "what", "whcih": "which", "wich": "which",
+             "whos": "who's", "whats": "what's", "wheres": "where's"}
+# "what team's X on": after a question word and its head noun, "'s" is "is" (the head noun owns nothing yet).
+_NOUN_IS = re.compile(r"^((?:which|what)\s+[a-z]+)'s\s+", re.IGNORECASE)
 
 
 def _spelt(text: str) -> str:
-    return re.sub(r"(?<![\w'-])[a-z]+(?![\w'-])", lambda m: _SPELLING.get(m.group(0), m.group(0)), text)
+    text = re.sub(r"(?<![\w'-])[a-z]+(?![\w'-])", lambda m: _SPELLING.get(m.group(0), m.group(0)), text)
+    return _NOUN_IS.sub(r"\1 is ", ascii_marks(text))
+
+
+# "who is using X", "which components are calling X": the present progressive said as the simple present ("who
+# uses X", "which components call X"), where that verb is a catalog word or an everyday word for one.
+_PROGRESSIVE = re.compile(r"^(who|what|(?:which|what)\s+[a-z]+)(?:\s+(is|are)|'s)\s+([a-z]+?)ing\s+(.+)$",
+                          re.IGNORECASE)
+
+
+def progressive(text: str, verbs: set[str]) -> str | None:
+    """``text`` with "is/are <verb>ing" put as "<verb>s" / "<verb>" (``verbs``: the forms that may stand), or None."""
+    m = _PROGRESSIVE.match(_tidy(text))
+    if m is None:
+        return None
+    stem = m.group(3).lower()
+    bases = [stem + "e", stem]  # using -> use, owning -> own
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        bases.insert(0, stem[:-1])  # running -> run
+    several = (m.group(2) or "").lower() == "are"
+    for base in bases:
+        form = base if several else base + ("es" if base.endswith(("s", "sh", "ch", "x")) else "s")
+        if form in verbs:
+            return f"{m.group(1)} {form} {m.group(4)}"
+    return None
 
 
 # -- steps with back references --------------------------------------------------------------------------
@@ -350,6 +417,9 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
     said = clause_words(_spelt(request))
     base = clause_words(everyday_words(_spelt(request), vocab, verb_owners))
     out = [base]
+    doing = progressive(said, vocab | set(everyday_substitutions(vocab, verb_owners)))
+    if doing is not None:
+        out.append(everyday_words(doing, vocab, verb_owners))
     for text in dict.fromkeys((said, base)):  # a frame's own verbs ("who has the pager") before any everyday word's
         framed = frame_question(text)
         if framed is not None:

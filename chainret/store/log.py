@@ -417,7 +417,8 @@ class StoreLog:
         self._cache: dict[tuple[str, int, int], bytes] = {}  # subtrees of TILE_HEIGHT levels and more, once computed
         self._edges: dict[tuple[str, int, int], bytes] = {}
         self._statements: dict[tuple[int, int], str] = {}
-        self._upper_read: set[str] = set()  # classes whose tiles above the leaves' are kept (``_read_upper``)  # ``_entries``' statement per count of units and relations
+        self._upper_read: set[str] = set()  # classes whose tiles above the leaves' are kept (``_read_upper``)
+        self._asked: set[str] = set()  # classes proven for at least once  # ``_entries``' statement per count of units and relations
 
     def _read(self, principal: str | None, sql: str, params: Sequence[object] = ()) -> list[Any]:
         """``sql`` read as a login of class ``principal`` reads (None: the store's metadata). A SQLite file reads every
@@ -486,10 +487,11 @@ class StoreLog:
             self._tiles[(principal, t_level, t_idx)] = tile
 
     def _read_upper(self, principal: str) -> None:
-        """Keep every tile above the leaves' of one class, read in one statement the first time a proof needs them.
-        They are about one hash in a thousand of the tree (1,954 tiles, 3 MB, for 2M leaves), and at that size a
-        leaf's tile one level up is seldom one an earlier proof read: read one at a time, they were most of a proof's
-        statements (two of every three in the first 300 requests at 1M relations)."""
+        """Keep every tile above the leaves' of one class, read in one statement the second time a store object
+        proves for it. They are about one hash in a thousand of the tree (1,954 tiles, 3 MB, for 2M leaves), and at
+        that size a leaf's tile one level up is seldom one an earlier proof read: read one at a time, they were most
+        of a proof's statements (two of every three in the first 300 requests at 1M relations). Not the first time:
+        a one-ask process (``chainret ask``) reads the few its proofs need, where the whole read cost it 10-60 ms."""
         for level, idx, hashes, above in self._read(principal, "SELECT level, idx, hashes, above FROM log_tiles WHERE principal = ? "
                                                                "AND level > 0", (principal,)):
             self._keep(principal, cast(int, level), cast(int, idx), (bytes(hashes), bytes(above)))
@@ -611,7 +613,9 @@ class StoreLog:
         tree's right edge) come from ``audit_path`` and are kept once computed."""
         fetched = {} if fetched is None else fetched
         if principal not in self._upper_read:
-            self._read_upper(principal)
+            if principal in self._asked:  # (a process that asks again: see ``_read_upper``)
+                self._read_upper(principal)
+            self._asked.add(principal)
         tile = self._tile_reader(principal, fetched)
         get = self._get(principal, tile)
         edge = self._edge(principal, size, get)

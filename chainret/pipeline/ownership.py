@@ -129,8 +129,22 @@ def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: st
         report = coverage(cat, cv.view_name, principal)
     except UsageError:
         return None
-    rows = [g for g in getattr(report, gap.kind) if not gap.types or g.type in gap.types]
-    section = {"kind": gap.kind, "types": list(gap.types), "view": report.view}
+    if gap.kind == "owned_by_undeclared":  # the entities that name an undeclared owner, each with its owner's clause
+        named = [(s, c) for g in report.undeclared_owners for s, c in zip(g.referenced_by, g.cites, strict=True)]
+        ents = cv.entities_of(sorted({s for s, _ in named}))
+        by_id: dict[str, Gap] = {}
+        for s, c in named:
+            if s in ents:
+                by_id.setdefault(s, Gap(id=s, name=ents[s].name, type=ents[s].type)).cites.append(c)
+        rows = list(by_id.values())
+    else:
+        rows = getattr(report, gap.kind)
+    rows = [g for g in rows if not gap.types or g.type in gap.types]
+    if gap.under:  # "sub-teams": the groups with a parent in the view
+        parented = {r.subject for r in cv.eligible_relations() if r.predicate == "child_of"} | {
+            r.object for r in cv.eligible_relations() if r.predicate == "parent_of"}
+        rows = [g for g in rows if g.id in parented]
+    section = {"kind": gap.kind, "types": list(gap.types), "view": report.view, **({"under": True} if gap.under else {})}
     return _rows_trace(rows, section, cv, base, budget, meta)
 
 

@@ -180,6 +180,9 @@ EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
     "possessor": ("owner",),
     "service": ("component",),
     "services": ("components",),
+    # a group under another group, however it is spelt: "the sub-teams of X" are its subgroups
+    "sub-teams": ("subgroups",), "sub-team": ("subgroup",), "subteams": ("subgroups",), "subteam": ("subgroup",),
+    "sub-groups": ("subgroups",), "sub-group": ("subgroup",),
 }
 
 
@@ -217,7 +220,7 @@ def _substituted(text: str, subs: dict[str, str]) -> str:
     Schedule Service" or "src/service.py", is left alone: it is hyphenated, capitalised or part of a path)."""
     if not subs:
         return text
-    phrases = sorted((k for k in subs if " " in k), key=len, reverse=True)
+    phrases = sorted((k for k in subs if " " in k or "-" in k), key=len, reverse=True)
     words_ = "|".join([*(re.escape(p).replace(r"\ ", r"\s+") for p in phrases), "[a-z]+"])
 
     def one_or_phrase(m: re.Match[str]) -> str:
@@ -260,6 +263,31 @@ def head_number_variant(text: str, vocab: set[str]) -> str | None:
     if other not in vocab:
         return None
     return f"{m.group(1)} {other}{m.group(3)}"
+
+
+# "which APIs are consumed by X": the passive of "which APIs does X consume"
+_PASSIVE = re.compile(r"^(?P<n>(?:which|what)\s+[a-z]+)\s+(?:is|are|was|were)\s+(?P<v>[a-z]+ed)\s+by\s+(?P<x>.+)$",
+                      re.IGNORECASE)
+
+
+def passive_question(text: str, vocab: set[str]) -> str | None:
+    """"which APIs are consumed by X" as "which APIs does X consume": the participle's verb is the one whose present
+    (``consumes``) is a word of the catalog (``vocab``); None when the words are no such passive or no verb is."""
+    m = _PASSIVE.match(_tidy(text))
+    if m is None:
+        return None
+    part = m.group("v").lower()
+    forms = (part[:-3] + "y",) if part.endswith("ied") else (part[:-2], part[:-1])  # supplied; owned, consumed
+    bases = [b for b in forms if _third_person(b) in vocab]
+    if len(bases) != 1:
+        return None
+    return f"{m.group('n')} does {m.group('x')} {bases[0]}"
+
+
+def _third_person(verb: str) -> str:
+    if verb.endswith(("s", "sh", "ch", "x")):
+        return verb + "es"
+    return verb[:-1] + "ies" if verb.endswith("y") and verb[-2:-1] not in "aeiou" else verb + "s"
 
 
 # Misspellings of a question's own small words (too short for the typo rule of ``chainret.query.synonyms``).
@@ -357,6 +385,9 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
         steps = steps_rewording(text)
         if steps is not None:
             out.append(steps)
+        passive = passive_question(text, vocab)
+        if passive is not None:
+            out.append(passive)
     out += [v for t in list(out) if (v := head_number_variant(t, vocab)) is not None]
     out += [v for t in list(out) for v in head_variants(t, heads or {})]
     tidy = _tidy(request).lower()

@@ -32,12 +32,16 @@ LITERAL = "Which contact serves PR-84?"
     ("who carries the pager for the Ledger service", "who is on call for the Ledger service"),
     ("whose is cart-api", "who owns cart-api"),
     ("Who works in the Platform Team?", "who is in the Platform Team"),
+    ("Who code-owned db/init.sql on 2025-11-20", "who are the code owners of db/init.sql on 2025-11-20"),
+    ("Which teams are part of Engineering?", "Which teams are under Engineering"),
 ])
 def test_sentence_frames_stand_for_one_question(words: str, question: str) -> None:
     assert frame_question(words) == question
 
 
-@pytest.mark.parametrize("words", ["who do I contact", "who is the contact for PR-84", "who do I page"])
+@pytest.mark.parametrize("words", ["who do I contact", "who is the contact for PR-84", "who do I page",
+                                   "Which components are part of Storefront?",  # a system's parts: no group under it
+                                   "who owned db/init.sql"])  # ownership, not code ownership
 def test_words_that_are_no_frame_are_left_alone(words: str) -> None:
     assert frame_question(words) is None
 

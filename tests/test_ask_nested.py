@@ -173,3 +173,16 @@ def test_slot_heads_and_headless_questions() -> None:
     assert "what are the subgroups of X" in inner_questions("the subgroups of X")
     assert nested_mod.headless("which components depend on X") == ("components", ["what depend on X", "what depends on X"])
     assert nested_mod.headless("which is X") is None and nested_mod.headless("what does X own") is None
+
+
+@pytest.mark.parametrize(("words", "chain"), [
+    ("Which teams are part of Engineering?", ["parent_of"]),
+    ("Who code-owned db/migrations/001_init.sql?", ["governed_by", "code_owned_by"]),
+    ("who ownes checkout-service?", ["owned_by"]),  # a verb's -s misspelt
+])
+def test_everyday_frames_read_over_the_newcomers_records(newcomer: CatalogReader, words: str, chain: list[str]) -> None:
+    trace = ask(words, newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None, trace.reason
+    assert trace.interpretation.predicates == chain and verify(trace, newcomer).ok
+    # negative control: the same frame over a system, which has no groups under it, is not read
+    assert ask("Which teams are part of Storefront?", newcomer).outcome != "accepted_path"

@@ -65,6 +65,9 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # reviewing a change: "who needs to review a change to X", "who reviews changes to X" ask for X's code owners
     (rf"who\s+(?:(?:needs?|has|have|ought)\s+to\s+|{_MODAL}\s+)?(?:reviews?|approves?)\s+(?:a\s+|any\s+|the\s+)?"
      r"(?:changes?|edits?|prs?|pull\s+requests?)\s+(?:to|in|for|on|of|touching)\s+(?P<x>.+)", "who are the code owners of {x}"),
+    # code ownership said as a verb: "who code-owned X", "who code owns X"
+    (r"who\s+(?:code[-\s]?owns|code[-\s]?owned|is\s+code[-\s]?owning|was\s+code[-\s]?owning)\s+(?P<x>.+)",
+     "who are the code owners of {x}"),
     # a bare noun phrase of a relation noun: "code owners for X", "members of X"
     (r"(?:the\s+)?code\s*owners?\s+(?:for|of)\s+(?P<x>.+)", "who are the code owners of {x}"),
     (r"(?:the\s+|all\s+(?:the\s+)?)?members\s+(?:of|in)\s+(?P<x>.+)", "who are the members of {x}"),
@@ -75,6 +78,9 @@ _FRAMES: tuple[tuple[str, str], ...] = (
      "which {n} are {x}"),
     # where a thing sits: "which teams sit under X" as "which teams are under X"
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:sits?|falls?|comes?|lives?)\s+(?P<x>(?:under|within|in)\s+.+)", "{n} are {x}"),
+    # "which teams are part of X": the groups under X (read only where the catalog asks "which teams are under")
+    (r"(?P<n>(?:which|what)\s+(?:teams|groups|departments|squads))\s+(?:are|were)\s+(?:a\s+)?part\s+of\s+(?P<x>.+)",
+     "{n} are under {x}"),
     # "the parent team of X": the parent of X, whatever the head noun says the parent is
     (r"(?:what\s+is\s+|who\s+is\s+)?(?:the\s+)?parent\s+(?:team|group|department|unit|org|organi[sz]ation)\s+(?:of|for)\s+"
      r"(?P<x>.+)", "what is the parent of {x}"),

@@ -308,12 +308,14 @@ def test_a_store_without_its_declarations_says_unknown_negative_control(acme_sto
 
 
 def _tree(tmp_path: Path) -> Path:
-    """A top group and a sub-team, both without members; a component owned by an undeclared team, one by a declared."""
+    """A top group and a sub-team, both without members; a component owned by an undeclared team, one by a declared;
+    a system holding a component of no owner, and one holding an owned component."""
     root = tmp_path / "tree"
     root.mkdir()
     (root / "catalog-info.yaml").write_text("\n---\n".join([
         _doc("Group", "top"), _doc("Group", "sub", "  parent: top\n"), _doc("Component", "a", "  owner: ghost-team\n"),
-        _doc("Component", "b", "  owner: top\n"), _doc("Resource", "r", "  owner: sub\n"),
+        _doc("Component", "b", "  owner: top\n  system: sys2\n"), _doc("Resource", "r", "  owner: sub\n"),
+        _doc("Component", "c", "  system: sys1\n"), _doc("System", "sys1", "  owner: top\n"), _doc("System", "sys2", "  owner: top\n"),
     ]), encoding="utf-8")
     out = tmp_path / "cat.yaml"
     imported(root, out, ["backstage"])
@@ -348,3 +350,17 @@ def test_entities_owned_by_an_undeclared_owner(tmp_path: Path, words: str, expec
     trace = ask(words, cat)
     assert trace.route == "coverage" and [a.id for a in trace.answers or []] == expected
     assert verify(trace, cat).ok
+
+
+def test_what_holds_an_entity_of_no_owner(tmp_path: Path) -> None:
+    from chainret.query.gaps import read_gap_request
+    from chainret.verify.replay import verify
+
+    cat = _tree(tmp_path)
+    trace = ask("Which systems have a component with no owner?", cat)
+    assert trace.route == "coverage" and [a.id for a in trace.answers or []] == ["system:acme:default.sys1"]
+    assert verify(trace, cat).ok
+    assert read_gap_request("systems that contain an unowned component") == ("no_owner", ("component",), False, ("system",))
+    # negative controls: no predicate goes from a component to a domain (unread, not guessed); an owned component
+    assert ask("Which domains have a component with no owner?", cat).route != "coverage"
+    assert read_gap_request("Which systems have a component with an owner?") is None

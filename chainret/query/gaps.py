@@ -40,7 +40,14 @@ _NOT_THERE_BARE = (r"(?:(?:is|are)\s+not\s+(?:in\s+the\s+catalog|declared(?:\s+a
                    r"(?:do|does)\s+not\s+exist)")
 _NOT_THERE = rf"(?:that|which|who)\s+{_NOT_THERE_BARE}"
 _NO_OWNER = r"(?:no\s+owners?|no\s+one\s+owning\s+(?:it|them)|nobody\s+owning\s+(?:it|them))"
+# "which systems have a component with no owner": the things that hold an entity of no owner
+_U = _T.replace("?P<t>", "?P<u>")
+_HOLD = r"(?:have|has|contain|contains|include|includes)\s+(?:an?\s+|any\s+|some\s+)?"
+_OWNERLESS = (r"(?:with\s+no\s+owners?|without\s+(?:an?\s+|any\s+)?owners?|(?:that|which)\s+(?:has|have)\s+no\s+owners?|"
+              r"(?:that|which)\s+(?:is|are)\s+(?:unowned|ownerless|not\s+owned))")
 _RULES: tuple[tuple[GapKind, str], ...] = (
+    ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_HOLD}{_U}\s+{_OWNERLESS}"),
+    ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_HOLD}(?:unowned|ownerless)\s+{_U}"),
     ("no_owner", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+{_NO_OWNER}"),
     ("no_owner", rf"{_LEAD}{_T}\s+without\s+(?:an?\s+|any\s+)?owners?"),
     ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_LACK}\s+(?:an?\s+|any\s+)?owners?"),
@@ -76,6 +83,7 @@ class GapRequest(NamedTuple):
     kind: GapKind
     types: tuple[str, ...] = ()
     under: bool = False  # groups only: those under another group ("sub-teams")
+    holders: tuple[str, ...] = ()  # the types of what holds such an entity ("which systems have a component with no owner")
 
 
 def _plain(request: str) -> str:
@@ -96,10 +104,11 @@ def read_gap_request(request: str) -> GapRequest | None:
         m = rule.match(text)
         if m is None:
             continue
-        noun = (m.groupdict().get("t") or "").removesuffix("s") or ""
-        noun = "entity" if noun == "entitie" else noun
+        nouns = [("entity" if n == "entitie" else n) for n in ((m.groupdict().get(k) or "").removesuffix("s") for k in ("t", "u"))]
         under = (m.groupdict().get("g") or "").startswith(("sub", "child"))
-        return GapRequest(kind, _OWNED_TYPES.get(noun, ()), under)
+        if m.groupdict().get("u"):  # "systems" hold "a component" of no owner
+            return GapRequest(kind, _OWNED_TYPES.get(nouns[1], ()), under, _OWNED_TYPES.get(nouns[0], ()))
+        return GapRequest(kind, _OWNED_TYPES.get(nouns[0], ()), under)
     return None
 
 

@@ -215,3 +215,10 @@ def test_a_verbs_s_written_es_reads_as_the_verb():
     assert synonyms._typo("ownes", ["owner", "owns"]) == [("owns", 1)]
     assert synonyms._typo("lines", ["links", "owns"]) == []
     assert synonyms._typo("ownes", ["owner"]) == []
+
+
+def test_provider_is_the_supplier_where_one_relation_has_that_noun():
+    assert _got("which lab certifies the provider of G-7", SUPPLY)[0] == "certifier_of_supplier"
+    assert _got("which lab indorses the supplier of G-7", SUPPLY)[0] == "certifier_of_supplier"  # endorse's older spelling
+    # negative control: a catalog with no supplier noun reads no provider
+    assert _got("who is the provider of PR-84", SEED) == "no_pattern"

@@ -155,6 +155,7 @@ _VERB_FORMS: dict[str, tuple[str, str, str, str]] = {
     "furnish": ("furnishes", "furnish", "furnished", "furnishing"),
     "supply": ("supplies", "supply", "supplied", "supplying"),
     "endorse": ("endorses", "endorse", "endorsed", "endorsing"),
+    "indorse": ("indorses", "indorse", "indorsed", "indorsing"),
     "certify": ("certifies", "certify", "certified", "certifying"),
     "call": ("calls", "call", "called", "calling"),
 }
@@ -169,6 +170,7 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "provide": ("supply",),
     "furnish": ("supply",),
     "endorse": ("certify",),
+    "indorse": ("certify",),  # the older spelling of "endorse"
     "call": ("consume",),  # "what APIs does X call"
 }
 # Everyday phrases for a verb: (the phrase, said of one / of several) -> the catalog verbs it may stand for.

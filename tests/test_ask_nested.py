@@ -186,3 +186,23 @@ def test_everyday_frames_read_over_the_newcomers_records(newcomer: CatalogReader
     assert trace.interpretation.predicates == chain and verify(trace, newcomer).ok
     # negative control: the same frame over a system, which has no groups under it, is not read
     assert ask("Which teams are part of Storefront?", newcomer).outcome != "accepted_path"
+
+
+@pytest.mark.parametrize(("words", "chain", "expected"), [
+    ("Alice's teams?", ["member_of"], None),
+    ("the APIs that web-shop consumes", ["consumes_api"], {"api:newcomer:default.orders-api", "api:newcomer:default.payments-api"}),
+])
+def test_a_bare_noun_phrase_reads_as_the_question_it_stands_for(newcomer: CatalogReader, words: str, chain: list[str],
+                                                               expected: set[str] | None) -> None:
+    trace = ask(words, newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None, trace.reason
+    assert trace.interpretation.predicates == chain and verify(trace, newcomer).ok
+    if expected is not None:
+        assert _answers(trace) == expected
+
+
+def test_a_bare_noun_phrase_keeps_its_head_noun(newcomer: CatalogReader) -> None:
+    """Negative control: team-platform owns a component, an API and a resource, so "the components that team-platform
+    owns" is not answered with all three (nor with a subset shown as complete)."""
+    assert ask("the components that team-platform owns", newcomer).outcome != "accepted_path"
+    assert ask("what does team-platform own", newcomer).outcome == "accepted_path"  # the question without the noun reads

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 
 from chainret.core.words import ascii_marks
-from chainret.query.nested import _singular
+from chainret.query.nested import INNER_MAX, _singular, inner_questions
 
 # -- sentence frames ---------------------------------------------------------------------------------------
 # Verbs of getting in touch: "who do I <verb> about X" asks for X's contact.
@@ -380,6 +380,22 @@ def steps_rewording(request: str) -> str | None:
     return phrase if phrase.split()[0].lower() in _QUESTION else f"who is {phrase}"
 
 
+_NOT_A_NOUN_PHRASE = frozenset({*_QUESTION, "how", "whose", "when", "why", "is", "are", "was", "were", "do", "does", "did",
+                                "can", "could", "should", "will", "would", "has", "have", "list", "show", "find", "get",
+                                "tell", "give", "name", "i", "we"})
+
+
+def noun_phrase_questions(text: str, heads: Iterable[str] | None) -> list[str]:
+    """A request said as a bare noun phrase ("Priti Shah's teams?", "the teams under Engineering") as the questions
+    it may stand for (``chainret.query.nested.inner_questions``), where its head noun is one the catalog's phrasings
+    ask with or a type's word (``heads``); none for a request that begins as a question or an instruction (their own
+    frames read those). A question that drops the head ("what does X own") is checked against it by the caller."""
+    said = _tidy(text)
+    if heads is None or not said or said.split()[0].lower() in _NOT_A_NOUN_PHRASE:
+        return []
+    return inner_questions(said, frozenset(heads))[:INNER_MAX]
+
+
 def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None,
              heads: dict[str, set[frozenset[str]]] | None = None) -> list[str]:
     """The questions ``request`` may stand for (none when no frame, clause word or everyday word applies)."""
@@ -396,6 +412,7 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
         passive = passive_question(text, vocab)
         if passive is not None:
             out.append(passive)
+    out += noun_phrase_questions(said, heads)
     out += [v for t in list(out) if (v := head_number_variant(t, vocab)) is not None]
     out += [v for t in list(out) for v in head_variants(t, heads or {})]
     tidy = _tidy(request).lower()

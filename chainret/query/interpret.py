@@ -75,21 +75,23 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """The one reading the everyday rewordings of a request agree on (``chainret.query.frames``), recorded as
     ``reading`` ``<route>+reworded`` with the question asked; an ``ambiguous_reading`` refusal when two
     rewordings read differently; None when none reads (the request's own refusal then stands)."""
-    from chainret.query.frames import fallback_reworded, reworded
+    from chainret.query.frames import fallback_reworded, noun_phrase_questions, reworded
     from chainret.query.lexicon import lexicon
-    from chainret.query.nested import headless
+    from chainret.query.nested import headless, slot_head
 
     lex = lexicon(cv.catalog)
     specs = pattern_specs(cv.catalog)
     vocab = lex.vocabulary(specs)
     read: dict[tuple[tuple[str, ...], str], tuple[str, Reading]] = {}
+    # a bare noun phrase ("the components that X owns") is read only as far as its head noun allows
+    phrase_head = slot_head(request) if noun_phrase_questions(request, _answer_heads(specs, cv)) else None
     for fallback in (False, True):  # the frames asked only when none of the first reads, after them
         texts = (fallback_reworded(request, vocab, lex.verb_owners()) if fallback
                  else reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)))
         for text in texts:
             again = interpret(text, cv, depth=depth, reworded=True)
             interp = again.interpretation
-            if interp is not None:
+            if interp is not None and _head_holds(phrase_head, interp, cv):
                 read.setdefault((tuple(interp.predicates), interp.start_id), (text, again))
         if read:
             break

@@ -146,6 +146,8 @@ def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: st
             return None
         rows = held
     if gap.under:  # "sub-teams": the groups with a parent in the view
+        if not {"child_of", "parent_of"} & {p.name for p in cv.catalog.predicates}:
+            return None  # a catalog that says no group's parent: no sub-team can be told from a top group
         parented = {r.subject for r in cv.eligible_relations() if r.predicate == "child_of"} | {
             r.object for r in cv.eligible_relations() if r.predicate == "parent_of"}
         rows = [g for g in rows if g.id in parented]

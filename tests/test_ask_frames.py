@@ -32,12 +32,16 @@ LITERAL = "Which contact serves PR-84?"
     ("who carries the pager for the Ledger service", "who is on call for the Ledger service"),
     ("whose is cart-api", "who owns cart-api"),
     ("Who works in the Platform Team?", "who is in the Platform Team"),
+    ("Who code-owned db/init.sql on 2025-11-20", "who are the code owners of db/init.sql on 2025-11-20"),
+    ("Which teams are part of Engineering?", "Which teams are under Engineering"),
 ])
 def test_sentence_frames_stand_for_one_question(words: str, question: str) -> None:
     assert frame_question(words) == question
 
 
-@pytest.mark.parametrize("words", ["who do I contact", "who is the contact for PR-84", "who do I page"])
+@pytest.mark.parametrize("words", ["who do I contact", "who is the contact for PR-84", "who do I page",
+                                   "Which components are part of Storefront?",  # a system's parts: no group under it
+                                   "who owned db/init.sql"])  # ownership, not code ownership
 def test_words_that_are_no_frame_are_left_alone(words: str) -> None:
     assert frame_question(words) is None
 
@@ -137,3 +141,20 @@ def test_a_reworded_chain_over_a_set_gets_the_searches_its_fan_out_needs(tmp_pat
     assert reworded_.completeness is not None and reworded_.completeness.complete
     assert {a.id for a in reworded_.answers or []} == {a.id for a in said.answers or []} == {
         "group:acme:default.team-a", "group:acme:default.team-b"}
+
+
+def test_a_passive_question_is_its_active_one_where_the_catalog_has_the_verb() -> None:
+    from chainret.query.frames import passive_question
+
+    vocab = {"consumes", "owns", "supplies"}
+    assert passive_question("Which APIs are consumed by web-shop?", vocab) == "Which APIs does web-shop consume"
+    assert passive_question("which parts were supplied by Acme", vocab) == "which parts does Acme supply"
+    assert passive_question("which components are owned by team-a", vocab) == "which components does team-a own"
+    # negative controls: a verb the catalog has no present of, and no passive at all
+    assert passive_question("which APIs are deprecated by web-shop", vocab) is None
+    assert passive_question("which APIs does web-shop consume", vocab) is None
+
+
+def test_sub_teams_are_subgroups_only_where_the_catalog_says_subgroups() -> None:
+    assert everyday_substitutions({"subgroups"})["sub-teams"] == "subgroups"
+    assert "sub-teams" not in everyday_substitutions({"teams"})  # negative control: no subgroups word to stand for

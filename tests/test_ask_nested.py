@@ -120,3 +120,89 @@ def test_past_tense_variants_that_follow_one_chain_agree(newcomer: CatalogReader
     assert trace.outcome == "accepted_path" and trace.interpretation is not None
     assert trace.interpretation.predicates == ["owned_by", "has_member"] and trace.meta["view"].startswith("2025-11-03")
     assert _answers(trace) == {U + "alice", U + "bob"}
+
+
+C = "component:newcomer:default."
+
+
+@pytest.mark.parametrize(("words", "chain", "expected"), [
+    # a relative clause that leaves its preposition at the end, without its "that"
+    ("Who owns the resources that order-service depends on?", ["depends_on", "owned_by"], {"group:newcomer:default.team-platform"}),
+    # a passive question over a slot said as a request
+    ("Which APIs are consumed by components that team-web owns?", ["owner_of", "consumes_api"],
+     {"api:newcomer:default.orders-api", "api:newcomer:default.payments-api"}),
+    # a relation noun of its own after "of", in another spelling ("sub-teams": subgroups), as a bare noun phrase
+    ("members of the sub-teams of Engineering", ["parent_of", "has_member"],
+     {U + n for n in ("alice", "bob", "carol", "dave", "erin", "frank")}),
+    # a head noun the chain's answers may be more than: read only where every answer is of the noun's type
+    ("Which components depend on shop-db?", ["dependency_of"], {C + "order-service", C + "checkout-service"}),
+])
+def test_everyday_two_hop_and_set_wordings(newcomer: CatalogReader, words: str, chain: list[str], expected: set[str]) -> None:
+    trace = ask(words, newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None, trace.reason
+    assert trace.interpretation.predicates == chain
+    assert _answers(trace) == expected and trace.completeness is not None and trace.completeness.complete
+    assert verify(trace, newcomer).ok
+
+
+@pytest.mark.parametrize("words", [
+    "Who owns the components that order-service depends on?",  # order-service depends on a resource only: no component's owner
+    "Which resources depend on shop-db?",  # the things that depend on shop-db are components
+    "Which components are owned by team-platform?",  # team-platform owns an API and a resource too: never all it owns
+    "Which weather depends on shop-db?",  # a head noun that names no type is no head to drop
+])
+def test_a_head_noun_narrower_than_the_answers_is_refused_not_a_subset(newcomer: CatalogReader, words: str) -> None:
+    """Negative controls: a reading that drops its head noun is taken only where the view's answers are all of its
+    type; where they are not (or none is), the request is refused rather than answered with other things."""
+    assert ask(words, newcomer).outcome != "accepted_path"
+
+
+def test_the_head_check_is_what_refuses_a_mixed_answer(newcomer: CatalogReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the check switched off, the narrower head noun would be answered with everything the chain gives."""
+    from chainret.query import interpret as interpret_mod
+
+    monkeypatch.setattr(interpret_mod, "_head_holds", lambda *a, **k: True)
+    trace = ask("Who owns the components that order-service depends on?", newcomer)
+    assert trace.outcome == "accepted_path"  # (the resource's owner, shown as if it owned a component)
+
+
+def test_slot_heads_and_headless_questions() -> None:
+    assert nested_mod.slot_head("the resources that X depends on") == "resources"
+    assert nested_mod.slot_head("Alice's teams") == "teams" and nested_mod.slot_head("web-shop") is None
+    assert "what does X depend on" in inner_questions("the resources that X depends on")
+    assert "what are the subgroups of X" in inner_questions("the subgroups of X")
+    assert nested_mod.headless("which components depend on X") == ("components", ["what depend on X", "what depends on X"])
+    assert nested_mod.headless("which is X") is None and nested_mod.headless("what does X own") is None
+
+
+@pytest.mark.parametrize(("words", "chain"), [
+    ("Which teams are part of Engineering?", ["parent_of"]),
+    ("Who code-owned db/migrations/001_init.sql?", ["governed_by", "code_owned_by"]),
+    ("who ownes checkout-service?", ["owned_by"]),  # a verb's -s misspelt
+])
+def test_everyday_frames_read_over_the_newcomers_records(newcomer: CatalogReader, words: str, chain: list[str]) -> None:
+    trace = ask(words, newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None, trace.reason
+    assert trace.interpretation.predicates == chain and verify(trace, newcomer).ok
+    # negative control: the same frame over a system, which has no groups under it, is not read
+    assert ask("Which teams are part of Storefront?", newcomer).outcome != "accepted_path"
+
+
+@pytest.mark.parametrize(("words", "chain", "expected"), [
+    ("Alice's teams?", ["member_of"], None),
+    ("the APIs that web-shop consumes", ["consumes_api"], {"api:newcomer:default.orders-api", "api:newcomer:default.payments-api"}),
+])
+def test_a_bare_noun_phrase_reads_as_the_question_it_stands_for(newcomer: CatalogReader, words: str, chain: list[str],
+                                                               expected: set[str] | None) -> None:
+    trace = ask(words, newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None, trace.reason
+    assert trace.interpretation.predicates == chain and verify(trace, newcomer).ok
+    if expected is not None:
+        assert _answers(trace) == expected
+
+
+def test_a_bare_noun_phrase_keeps_its_head_noun(newcomer: CatalogReader) -> None:
+    """Negative control: team-platform owns a component, an API and a resource, so "the components that team-platform
+    owns" is not answered with all three (nor with a subset shown as complete)."""
+    assert ask("the components that team-platform owns", newcomer).outcome != "accepted_path"
+    assert ask("what does team-platform own", newcomer).outcome == "accepted_path"  # the question without the noun reads

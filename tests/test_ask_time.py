@@ -40,6 +40,14 @@ def dated() -> Catalog:
     ("Which contact serves PR-84 last month?", "last month", date(2026, 11, 30)),
     ("Which contact serves PR-84 3 weeks ago?", "3 weeks ago", date(2026, 11, 15)),
     ("Which contact serves PR-84 on March 2nd, 2026?", "on March 2nd, 2026", date(2026, 3, 2)),
+    # a day without its year (the latest such day on or before today), a quarter, "a couple of", "the year"'s edge
+    ("Which contact served PR-84 on March 3rd?", "on March 3rd", date(2026, 3, 3)),
+    ("Which contact served PR-84 on the 3rd of March?", "on the 3rd of March", date(2026, 3, 3)),
+    ("Which contact served PR-84 on December 25?", "on December 25", date(2025, 12, 25)),
+    ("Which contact served PR-84 back in Q1?", "back in Q1", date(2026, 3, 31)),
+    ("Which contact served PR-84 in Q4 2025?", "in Q4 2025", date(2025, 12, 31)),
+    ("Which contact served PR-84 a couple of months ago?", "a couple of months ago", date(2026, 10, 6)),
+    ("Which contact served PR-84 at the start of the year?", "at the start of the year", date(2026, 1, 1)),
 ])
 def test_time_words_are_read_and_taken_out(words: str, phrase: str, day: date) -> None:
     when = read_time(words, TODAY)
@@ -54,6 +62,9 @@ def test_time_words_are_read_and_taken_out(words: str, phrase: str, day: date) -
     "Which contact serves PR-84 on 2025-02-30?",  # no such day
     "Which contact serves PR-84 on 2025-12-01 or on 2026-01-10?",  # two times: not read as one
     "Which contact serves PR-84?",
+    "Which contact serves PR-84 on March 3rd or on March 5th?",  # two days: not read as one
+    "Who owns the year planner?", "Who owns this month's report?", "Who owns Q1-report?",  # "year", "month", "Q1" in names
+    "Which contact serves PR-84 on February 30?",  # no such day
 ])
 def test_words_that_are_no_single_time_are_left_alone(words: str) -> None:
     assert read_time(words, TODAY) is None

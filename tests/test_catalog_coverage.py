@@ -199,8 +199,8 @@ def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     "Which components have no owner and use the orders API?",  # says more than a coverage ask
     "Which components have an owner?", "Who owns orphan-svc?", "Which users are on a team?",
     "Which components are missing docs?", "Which components lack an owner and a system?",  # another lack; says more
-    "which sub-teams nobody is on?",  # a sub-team is a team with a parent: the report's section says less
     "which teams nobody is on or owns?",
+    "Which components are owned by a team that is in the catalog?",  # an owner that is declared: no gap
 ])
 def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -305,3 +305,62 @@ def test_a_store_without_its_declarations_says_unknown_negative_control(acme_sto
     reason = ask("Who owns orphan-svc?", acme_stores["sqlite"]).reason
     assert reason is not None and reason.code == "unknown_entity"
     assert coverage(acme_stores["sqlite"]).no_owner == []
+
+
+def _tree(tmp_path: Path) -> Path:
+    """A top group and a sub-team, both without members; a component owned by an undeclared team, one by a declared;
+    a system holding a component of no owner, and one holding an owned component."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "catalog-info.yaml").write_text("\n---\n".join([
+        _doc("Group", "top"), _doc("Group", "sub", "  parent: top\n"), _doc("Component", "a", "  owner: ghost-team\n"),
+        _doc("Component", "b", "  owner: top\n  system: sys2\n"), _doc("Resource", "r", "  owner: sub\n"),
+        _doc("Component", "c", "  system: sys1\n"), _doc("System", "sys1", "  owner: top\n"), _doc("System", "sys2", "  owner: top\n"),
+    ]), encoding="utf-8")
+    out = tmp_path / "cat.yaml"
+    imported(root, out, ["backstage"])
+    return out
+
+
+def test_sub_teams_nobody_is_on_are_the_groups_without_members_under_another_group(tmp_path: Path) -> None:
+    from chainret.verify.replay import verify
+
+    cat = _tree(tmp_path)
+    trace = ask("are there any sub-teams nobody is on?", cat)
+    assert trace.route == "coverage" and [a.id for a in trace.answers or []] == ["group:acme:default.sub"]
+    assert verify(trace, cat).ok
+    # negative control: the same ask of every team lists the top group too (the filter is what leaves it out)
+    assert {a.id for a in ask("are there any teams nobody is on?", cat).answers or []} == {
+        "group:acme:default.sub", "group:acme:default.top"}
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("Which components are owned by a team that isn't in the catalog?", ["component:acme:default.a"]),
+    ("components whose owner does not exist", ["component:acme:default.a"]),
+    ("Which entities have an owner that is not declared?", ["component:acme:default.a"]),
+    ("Which resources are owned by a team that isn't in the catalog?", []),  # the type noun is kept: r's owner is declared
+])
+def test_entities_owned_by_an_undeclared_owner(tmp_path: Path, words: str, expected: list[str]) -> None:
+    from chainret.query.gaps import read_gap_request
+    from chainret.verify.replay import verify
+
+    gap = read_gap_request(words)
+    assert gap is not None and gap.kind == "owned_by_undeclared"
+    cat = _tree(tmp_path)
+    trace = ask(words, cat)
+    assert trace.route == "coverage" and [a.id for a in trace.answers or []] == expected
+    assert verify(trace, cat).ok
+
+
+def test_what_holds_an_entity_of_no_owner(tmp_path: Path) -> None:
+    from chainret.query.gaps import read_gap_request
+    from chainret.verify.replay import verify
+
+    cat = _tree(tmp_path)
+    trace = ask("Which systems have a component with no owner?", cat)
+    assert trace.route == "coverage" and [a.id for a in trace.answers or []] == ["system:acme:default.sys1"]
+    assert verify(trace, cat).ok
+    assert read_gap_request("systems that contain an unowned component") == ("no_owner", ("component",), False, ("system",))
+    # negative controls: no predicate goes from a component to a domain (unread, not guessed); an owned component
+    assert ask("Which domains have a component with no owner?", cat).route != "coverage"
+    assert read_gap_request("Which systems have a component with an owner?") is None

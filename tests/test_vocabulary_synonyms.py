@@ -199,3 +199,26 @@ def test_a_word_nearest_a_type_that_is_also_a_relation_noun_stands_for_nothing(m
     assert _got("Which contact serves PR-84's supplier?", SEED) == "no_pattern"
     monkeypatch.setattr(synonyms, "SYNONYM_TYPES", True)  # the control: the wrong reading comes back
     assert _got("Which contact serves PR-84's supplier?", SEED) != "no_pattern"
+
+
+def test_typos_equally_near_two_words_of_one_relation_are_both_tried():
+    """"ownr" is one edit from "owner" and from "owns": both owned_by's words, so both are tried (the request reads with
+    the one that fits); negative control: equally near words of two relations are neither."""
+    same = {"owns": {"owned_by"}, "owner": {"owned_by"}}
+    assert sorted(synonyms._typo("ownr", ["owner", "owns"], same)) == [("owner", 1), ("owns", 1)]
+    assert synonyms._typo("ownr", ["owner", "owns"], {"owns": {"owned_by"}, "owner": {"owner_of"}}) == []
+
+
+def test_a_verbs_s_written_es_reads_as_the_verb():
+    """"ownes" is in the table (a common misspelling), so the edit-distance rule leaves it alone; the -es rule reads it
+    as "owns" where "owns" is a catalog word. Negative controls: an English word whose -s form is no catalog word."""
+    assert synonyms._typo("ownes", ["owner", "owns"]) == [("owns", 1)]
+    assert synonyms._typo("lines", ["links", "owns"]) == []
+    assert synonyms._typo("ownes", ["owner"]) == []
+
+
+def test_provider_is_the_supplier_where_one_relation_has_that_noun():
+    assert _got("which lab certifies the provider of G-7", SUPPLY)[0] == "certifier_of_supplier"
+    assert _got("which lab indorses the supplier of G-7", SUPPLY)[0] == "certifier_of_supplier"  # endorse's older spelling
+    # negative control: a catalog with no supplier noun reads no provider
+    assert _got("who is the provider of PR-84", SEED) == "no_pattern"

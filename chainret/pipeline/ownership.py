@@ -129,9 +129,50 @@ def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: st
         report = coverage(cat, cv.view_name, principal)
     except UsageError:
         return None
-    rows = [g for g in getattr(report, gap.kind) if not gap.types or g.type in gap.types]
-    section = {"kind": gap.kind, "types": list(gap.types), "view": report.view}
+    if gap.kind == "owned_by_undeclared":  # the entities that name an undeclared owner, each with its owner's clause
+        named = [(s, c) for g in report.undeclared_owners for s, c in zip(g.referenced_by, g.cites, strict=True)]
+        ents = cv.entities_of(sorted({s for s, _ in named}))
+        by_id: dict[str, Gap] = {}
+        for s, c in named:
+            if s in ents:
+                by_id.setdefault(s, Gap(id=s, name=ents[s].name, type=ents[s].type)).cites.append(c)
+        rows = list(by_id.values())
+    else:
+        rows = getattr(report, gap.kind)
+    rows = [g for g in rows if not gap.types or g.type in gap.types]
+    if gap.holders:  # what holds such a row: over the one predicate from the rows' types to the holders'
+        held = _held_by(rows, gap, cv)
+        if held is None:
+            return None
+        rows = held
+    if gap.under:  # "sub-teams": the groups with a parent in the view
+        if not {"child_of", "parent_of"} & {p.name for p in cv.catalog.predicates}:
+            return None  # a catalog that says no group's parent: no sub-team can be told from a top group
+        parented = {r.subject for r in cv.eligible_relations() if r.predicate == "child_of"} | {
+            r.object for r in cv.eligible_relations() if r.predicate == "parent_of"}
+        rows = [g for g in rows if g.id in parented]
+    section = {"kind": gap.kind, "types": list(gap.types), "view": report.view, **({"under": True} if gap.under else {}),
+               **({"holders": list(gap.holders)} if gap.holders else {})}
     return _rows_trace(rows, section, cv, base, budget, meta)
+
+
+def _held_by(rows: list[Gap], gap: GapRequest, cv: ViewReader) -> list[Gap] | None:
+    """The entities of ``gap.holders``' types that a row is related to by the one predicate of the catalog from every
+    type asked about to those types (``part_of``: a component to its system), each citing the row's proof and the
+    relation's clause; None where no predicate, or more than one, goes so (the words then stay unread)."""
+    preds = [p for p in cv.catalog.predicates
+             if set(gap.types) <= set(p.domain_types) and p.range_types and set(p.range_types) <= set(gap.holders)]
+    if len(preds) != 1:
+        return None
+    out: dict[str, Gap] = {}
+    for g in rows:
+        for r in cv.current_relations(g.id, preds[0].name):
+            ent = cv.entity(r.object)
+            if ent is None or ent.type not in gap.holders:
+                continue
+            holder = out.setdefault(ent.id, Gap(id=ent.id, name=ent.name, type=ent.type))
+            holder.cites += [*g.cites, _relation_cite(cv.supporting_unit(r), r.support.doc_ref, r.support.quote)]
+    return [out[k] for k in sorted(out)]
 
 
 def _rows_trace(rows: list[Gap], section: dict[str, Any], cv: ViewReader, base: Mapping[str, Any], budget: Budget,

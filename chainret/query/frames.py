@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 
 from chainret.core.words import ascii_marks
-from chainret.query.nested import _singular
+from chainret.query.nested import INNER_MAX, _singular, inner_questions
 
 # -- sentence frames ---------------------------------------------------------------------------------------
 # Verbs of getting in touch: "who do I <verb> about X" asks for X's contact.
@@ -86,6 +86,9 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     (rf"{_REVIEWER}\s+(?P<x>{_PATH})", "who are the code owners of {x}"),
     # "who code-owns P": the verb of a rule's owners said of a path, which reaches them through its rule
     (rf"who\s+code[\s-]?owns\s+(?P<x>{_PATH})", "who are the code owners of {x}"),
+    # code ownership said as a verb: "who code-owned X", "who code owns X"
+    (r"who\s+(?:code[-\s]?owns|code[-\s]?owned|is\s+code[-\s]?owning|was\s+code[-\s]?owning)\s+(?P<x>.+)",
+     "who are the code owners of {x}"),
     # a bare noun phrase of a relation noun: "code owners for X", "members of X"
     (r"(?:who\s+(?:is|are)\s+)?(?:the\s+)?code\s*owners?\s+(?:for|of)\s+(?P<x>.+)", "who are the code owners of {x}"),
     (r"(?:who\s+(?:is|are)\s+)?(?:the\s+|all\s+(?:the\s+)?)?members\s+(?:of|in)\s+(?P<x>.+)",
@@ -104,6 +107,9 @@ _FRAMES: tuple[tuple[str, str], ...] = (
      "{n} are under {x}"),
     # where a thing sits: "which teams sit under X" as "which teams are under X"
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:sits?|falls?|comes?|lives?)\s+(?P<x>(?:under|within|in)\s+.+)", "{n} are {x}"),
+    # "which teams are part of X": the groups under X (read only where the catalog asks "which teams are under")
+    (r"(?P<n>(?:which|what)\s+(?:teams|groups|departments|squads))\s+(?:are|were)\s+(?:a\s+)?part\s+of\s+(?P<x>.+)",
+     "{n} are under {x}"),
     # "the parent team of X": the parent of X, whatever the head noun says the parent is
     (r"(?:what\s+is\s+|who\s+is\s+)?(?:the\s+)?parent\s+(?:team|group|department|unit|org|organi[sz]ation)\s+(?:of|for)\s+"
      r"(?P<x>.+)", "what is the parent of {x}"),
@@ -180,6 +186,7 @@ _VERB_FORMS: dict[str, tuple[str, str, str, str]] = {
     "furnish": ("furnishes", "furnish", "furnished", "furnishing"),
     "supply": ("supplies", "supply", "supplied", "supplying"),
     "endorse": ("endorses", "endorse", "endorsed", "endorsing"),
+    "indorse": ("indorses", "indorse", "indorsed", "indorsing"),
     "certify": ("certifies", "certify", "certified", "certifying"),
     "call": ("calls", "call", "called", "calling"),
     "serve": ("serves", "serve", "served", "serving"),
@@ -198,6 +205,7 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "provide": ("supply",),
     "furnish": ("supply",),
     "endorse": ("certify",),
+    "indorse": ("certify",),  # the older spelling of "endorse"
     "call": ("consume",),  # "what APIs does X call"
     "serve": ("provide",),  # "which service serves the X API": its provider (where "serves" is no catalog verb)
     "cover": ("govern",),  # "which CODEOWNERS rule covers P"
@@ -219,6 +227,9 @@ EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
     "possessor": ("owner",),
     "service": ("component",),
     "services": ("components",),
+    # a group under another group, however it is spelt: "the sub-teams of X" are its subgroups
+    "sub-teams": ("subgroups",), "sub-team": ("subgroup",), "subteams": ("subgroups",), "subteam": ("subgroup",),
+    "sub-groups": ("subgroups",), "sub-group": ("subgroup",),
 }
 
 
@@ -256,7 +267,7 @@ def _substituted(text: str, subs: dict[str, str]) -> str:
     Schedule Service" or "src/service.py", is left alone: it is hyphenated, capitalised or part of a path)."""
     if not subs:
         return text
-    phrases = sorted((k for k in subs if " " in k), key=len, reverse=True)
+    phrases = sorted((k for k in subs if " " in k or "-" in k), key=len, reverse=True)
     words_ = "|".join([*(re.escape(p).replace(r"\ ", r"\s+") for p in phrases), "[a-z]+"])
 
     def one_or_phrase(m: re.Match[str]) -> str:
@@ -299,6 +310,31 @@ def head_number_variant(text: str, vocab: set[str]) -> str | None:
     if other not in vocab:
         return None
     return f"{m.group(1)} {other}{m.group(3)}"
+
+
+# "which APIs are consumed by X": the passive of "which APIs does X consume"
+_PASSIVE = re.compile(r"^(?P<n>(?:which|what)\s+[a-z]+)\s+(?:is|are|was|were)\s+(?P<v>[a-z]+ed)\s+by\s+(?P<x>.+)$",
+                      re.IGNORECASE)
+
+
+def passive_question(text: str, vocab: set[str]) -> str | None:
+    """"which APIs are consumed by X" as "which APIs does X consume": the participle's verb is the one whose present
+    (``consumes``) is a word of the catalog (``vocab``); None when the words are no such passive or no verb is."""
+    m = _PASSIVE.match(_tidy(text))
+    if m is None:
+        return None
+    part = m.group("v").lower()
+    forms = (part[:-3] + "y",) if part.endswith("ied") else (part[:-2], part[:-1])  # supplied; owned, consumed
+    bases = [b for b in forms if _third_person(b) in vocab]
+    if len(bases) != 1:
+        return None
+    return f"{m.group('n')} does {m.group('x')} {bases[0]}"
+
+
+def _third_person(verb: str) -> str:
+    if verb.endswith(("s", "sh", "ch", "x")):
+        return verb + "es"
+    return verb[:-1] + "ies" if verb.endswith("y") and verb[-2:-1] not in "aeiou" else verb + "s"
 
 
 # Misspellings of a question's own small words (too short for the typo rule of ``chainret.query.synonyms``), and
@@ -411,6 +447,22 @@ def steps_rewording(request: str) -> str | None:
     return phrase if phrase.split()[0].lower() in _QUESTION else f"who is {phrase}"
 
 
+_NOT_A_NOUN_PHRASE = frozenset({*_QUESTION, "how", "whose", "when", "why", "is", "are", "was", "were", "do", "does", "did",
+                                "can", "could", "should", "will", "would", "has", "have", "list", "show", "find", "get",
+                                "tell", "give", "name", "i", "we"})
+
+
+def noun_phrase_questions(text: str, heads: Iterable[str] | None) -> list[str]:
+    """A request said as a bare noun phrase ("Priti Shah's teams?", "the teams under Engineering") as the questions
+    it may stand for (``chainret.query.nested.inner_questions``), where its head noun is one the catalog's phrasings
+    ask with or a type's word (``heads``); none for a request that begins as a question or an instruction (their own
+    frames read those). A question that drops the head ("what does X own") is checked against it by the caller."""
+    said = _tidy(text)
+    if heads is None or not said or said.split()[0].lower() in _NOT_A_NOUN_PHRASE:
+        return []
+    return inner_questions(said, frozenset(heads))[:INNER_MAX]
+
+
 def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None,
              heads: dict[str, set[frozenset[str]]] | None = None) -> list[str]:
     """The questions ``request`` may stand for (none when no frame, clause word or everyday word applies)."""
@@ -427,6 +479,10 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
         steps = steps_rewording(text)
         if steps is not None:
             out.append(steps)
+        passive = passive_question(text, vocab)
+        if passive is not None:
+            out.append(passive)
+    out += noun_phrase_questions(said, heads)
     out += [v for t in list(out) if (v := head_number_variant(t, vocab)) is not None]
     out += [v for t in list(out) for v in head_variants(t, heads or {})]
     tidy = _tidy(request).lower()

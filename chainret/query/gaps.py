@@ -15,7 +15,7 @@ from typing import Literal, NamedTuple
 
 from chainret.core.words import ascii_marks
 
-GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members"]
+GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members", "owned_by_undeclared"]
 
 # Type nouns of the entities whose descriptor must name an owner (Backstage's), singular and plural.
 _OWNED_TYPES: dict[str, tuple[str, ...]] = {
@@ -24,7 +24,8 @@ _OWNED_TYPES: dict[str, tuple[str, ...]] = {
     "thing": ("component", "api", "resource", "system", "domain"),
 }
 _CODE = r"(?:paths?|files?|rules?|codeowners\s+rules?|code\s+paths?)"
-_GROUPS = r"(?:groups?|teams?)"
+# "sub-teams", "subgroups", "child teams": only groups under another group
+_GROUPS = r"(?P<g>(?:sub-?|child\s+)?(?:groups?|teams?))"
 _T = r"(?P<t>components?|apis?|resources?|systems?|domains?|entities|entity|things?)"
 _LEAD = (r"(?:(?:which|what|list|show(?:\s+me)?|find|(?:are|is)\s+there(?:\s+any)?|do\s+we\s+have(?:\s+any)?)\s+)?"
          r"(?:all\s+|every\s+|each\s+)?(?:the\s+|any\s+|of\s+the\s+|of\s+our\s+|our\s+)?")
@@ -32,8 +33,21 @@ _LEAD = (r"(?:(?:which|what|list|show(?:\s+me)?|find|(?:are|is)\s+there(?:\s+any
 _REL = r"(?:\s+(?:that|which|who))?"
 # Words for "has none": "lack", "are missing", "do not have".
 _LACK = r"(?:lacks?|lacking|(?:are|is)\s+missing|missing|(?:do|does)\s+not\s+have|(?:have|has)\s+not\s+got)"
+# An owner the catalog does not declare, said of the owner: "a team that isn't in the catalog", "a group that
+# does not exist", "an owner that is not declared".
+_SOMEONE = r"(?:an?\s+|some\s+)?(?:team|group|owner|user|someone|somebody)"
+_NOT_THERE_BARE = (r"(?:(?:is|are)\s+not\s+(?:in\s+the\s+catalog|declared(?:\s+anywhere)?|defined|known)|"
+                   r"(?:do|does)\s+not\s+exist)")
+_NOT_THERE = rf"(?:that|which|who)\s+{_NOT_THERE_BARE}"
 _NO_OWNER = r"(?:no\s+owners?|no\s+one\s+owning\s+(?:it|them)|nobody\s+owning\s+(?:it|them))"
+# "which systems have a component with no owner": the things that hold an entity of no owner
+_U = _T.replace("?P<t>", "?P<u>")
+_HOLD = r"(?:have|has|contain|contains|include|includes)\s+(?:an?\s+|any\s+|some\s+)?"
+_OWNERLESS = (r"(?:with\s+no\s+owners?|without\s+(?:an?\s+|any\s+)?owners?|(?:that|which)\s+(?:has|have)\s+no\s+owners?|"
+              r"(?:that|which)\s+(?:is|are)\s+(?:unowned|ownerless|not\s+owned))")
 _RULES: tuple[tuple[GapKind, str], ...] = (
+    ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_HOLD}{_U}\s+{_OWNERLESS}"),
+    ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_HOLD}(?:unowned|ownerless)\s+{_U}"),
     ("no_owner", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+{_NO_OWNER}"),
     ("no_owner", rf"{_LEAD}{_T}\s+without\s+(?:an?\s+|any\s+)?owners?"),
     ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_LACK}\s+(?:an?\s+|any\s+)?owners?"),
@@ -55,6 +69,10 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}empty\s+{_GROUPS}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:nobody|no\s+one)\s+(?:is|was|are|were)\s+(?:on|in)"),
+    # the entities that name such an owner: "which resources are owned by a team that isn't in the catalog"
+    ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:are|is|were|was)\s+owned\s+by\s+{_SOMEONE}\s+{_NOT_THERE}"),
+    ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?owners?\s+{_NOT_THERE}"),
+    ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+owners?\s+(?:(?:is|are)\s+(?:undeclared|unresolved)|{_NOT_THERE_BARE})"),
 )
 _COMPILED: list[tuple[GapKind, re.Pattern[str]]] = []
 
@@ -64,6 +82,8 @@ class GapRequest(NamedTuple):
 
     kind: GapKind
     types: tuple[str, ...] = ()
+    under: bool = False  # groups only: those under another group ("sub-teams")
+    holders: tuple[str, ...] = ()  # the types of what holds such an entity ("which systems have a component with no owner")
 
 
 def _plain(request: str) -> str:
@@ -84,9 +104,11 @@ def read_gap_request(request: str) -> GapRequest | None:
         m = rule.match(text)
         if m is None:
             continue
-        noun = (m.groupdict().get("t") or "").removesuffix("s") or ""
-        noun = "entity" if noun == "entitie" else noun
-        return GapRequest(kind, _OWNED_TYPES.get(noun, ()))
+        nouns = [("entity" if n == "entitie" else n) for n in ((m.groupdict().get(k) or "").removesuffix("s") for k in ("t", "u"))]
+        under = (m.groupdict().get("g") or "").startswith(("sub", "child"))
+        if m.groupdict().get("u"):  # "systems" hold "a component" of no owner
+            return GapRequest(kind, _OWNED_TYPES.get(nouns[1], ()), under, _OWNED_TYPES.get(nouns[0], ()))
+        return GapRequest(kind, _OWNED_TYPES.get(nouns[0], ()), under)
     return None
 
 

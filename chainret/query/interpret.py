@@ -75,23 +75,35 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """The one reading the everyday rewordings of a request agree on (``chainret.query.frames``), recorded as
     ``reading`` ``<route>+reworded`` with the question asked; an ``ambiguous_reading`` refusal when two
     rewordings read differently; None when none reads (the request's own refusal then stands)."""
-    from chainret.query.frames import fallback_reworded, reworded
+    from chainret.query.frames import fallback_reworded, noun_phrase_questions, reworded
     from chainret.query.lexicon import lexicon
+    from chainret.query.nested import headless, slot_head
 
     lex = lexicon(cv.catalog)
     specs = pattern_specs(cv.catalog)
     vocab = lex.vocabulary(specs)
     read: dict[tuple[tuple[str, ...], str], tuple[str, Reading]] = {}
+    # a bare noun phrase ("the components that X owns") is read only as far as its head noun allows
+    phrase_head = slot_head(request) if noun_phrase_questions(request, _answer_heads(specs, cv)) else None
     for fallback in (False, True):  # the frames asked only when none of the first reads, after them
         texts = (fallback_reworded(request, vocab, lex.verb_owners()) if fallback
                  else reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)))
         for text in texts:
             again = interpret(text, cv, depth=depth, reworded=True)
             interp = again.interpretation
-            if interp is not None:
+            if interp is not None and _head_holds(phrase_head, interp, cv):
                 read.setdefault((tuple(interp.predicates), interp.start_id), (text, again))
         if read:
             break
+    if not read:  # last, the questions without their head noun, where every answer is of the noun's type
+        for text in dict.fromkeys((request, *reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)))):
+            cut = headless(text)
+            if cut is None or not _head_types(cut[0], cv):
+                continue
+            for question in cut[1]:
+                interp = (again := interpret(question, cv, depth=depth, reworded=True)).interpretation
+                if interp is not None and _head_holds(cut[0], interp, cv):
+                    read.setdefault((tuple(interp.predicates), interp.start_id), (question, again))
     if not read:
         return None
     if len(read) > 1:
@@ -148,7 +160,7 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """The one composed reading of a request whose slot is an inner request (``chainret.query.nested``), an
     ``ambiguous_reading`` refusal when its readings differ, or None when it has none."""
     from chainret.query.lexicon import lexicon
-    from chainret.query.nested import head_nouns, nested_readings  # (only for a request the flat readings did not read)
+    from chainret.query.nested import head_nouns, nested_readings, slot_head  # (only for a request the flat readings did not read)
 
     specs = pattern_specs(cv.catalog)
     vocab = lexicon(cv.catalog).vocabulary(specs)
@@ -162,6 +174,10 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
     found = nested_readings(request, specs, vocab, lambda text: interpret(text, cv, depth=depth + 1), range_of, heads)
     options: dict[tuple[tuple[str, ...], str], Inner] = {}
     for n in found:
+        # "the resources that X depends on" read as "what does X depend on": where the outer chain goes on from
+        # what is not a resource, every answer of the inner chain must be one
+        if not _head_holds(slot_head(n.slot_words), n.interpretation, cv, n.outer_pattern.predicates[0]):
+            continue
         options.setdefault(((*n.interpretation.predicates, *n.outer_pattern.predicates), n.interpretation.start_id), n)
     if not options:
         return None
@@ -190,6 +206,43 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
         match=record,
     )
     return Reading(interpretation=interp)
+
+
+HEAD_CHECK_MAX = 256  # entities a head noun's check walks to at one hop; more, and the reading is not taken
+
+
+def _head_holds(noun: str | None, interp: Interpretation, cv: ViewReader, then: str | None = None) -> bool:
+    """Whether a reading that dropped its head noun ("which components depend on X" read as "what depends on X";
+    "the resources X depends on" as "what does X depend on") still answers only things the noun names: True when
+    the noun names no type, or when every type the chain may end at (and, with ``then``, that the predicate
+    ``then`` goes on from) is the noun's; else only when every answer the view holds from the start entity is of
+    the noun's type (walked over the relations the principal may read, as the engine advances). A walk that
+    reaches more than ``HEAD_CHECK_MAX`` entities at a hop is not taken: the reading is refused, not guessed."""
+    if noun is None:
+        return True
+    pred = cv.predicate(interp.predicates[-1])
+    ends = set(pred.range_types if pred is not None else ())
+    if then is not None:
+        nxt = cv.predicate(then)
+        ends &= set(nxt.domain_types if nxt is not None else ())
+    named = _head_types(noun, cv)
+    if not named or ends <= named:
+        return True
+    frontier = {interp.start_id}
+    for name in interp.predicates:
+        frontier = {r.object for s in frontier for r in cv.current_relations(s, name)}
+        if len(frontier) > HEAD_CHECK_MAX:
+            return False
+    found = cv.entities_of(sorted(frontier))
+    return len(found) == len(frontier) and all(e.type in named for e in found.values())
+
+
+def _head_types(noun: str, cv: ViewReader) -> set[str]:
+    """The entity types a head noun names ("components": component; "teams": group), of the catalog's types."""
+    from chainret.query.nested import _singular
+
+    types = {t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)}
+    return {t for t in types if noun in type_words(t) or _singular(noun) in type_words(t)}
 
 
 def _interpret_flat(request: str, cv: ViewReader) -> Reading:

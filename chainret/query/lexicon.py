@@ -168,6 +168,7 @@ def predicate_words(p: Any) -> PredicateWords:
 # set's development half only).
 NOUN_SYNONYMS: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {
     ("contact",): (("point", "of", "contact"), ("contact", "person")),
+    ("supplier",): (("provider",),),
 }
 VERB_SYNONYMS: dict[str, tuple[str, ...]] = {
     "owns": ("maintains", "is responsible for", "are responsible for", "responsible for"),

@@ -35,6 +35,8 @@ _RELATIVE = ("that", "which", "who", "whom")
 # Words a modifier after a head noun begins with (a preposition, or an adjective that takes one).
 _MODIFIERS = frozenset({"under", "in", "of", "for", "on", "at", "from", "with", "within", "inside", "behind", "below",
                         "above", "beneath", "responsible", "accountable", "owning", "using", "providing", "consuming"})
+# Prepositions a relative clause may leave after its verb: "the resources that X depends on".
+_STRANDED = frozenset({"on", "to", "from", "with", "of", "for", "in", "under", "by"})
 # How a question frame's number is said in the phrasings: the verb after "do" / "are" / "have" in the singular.
 _AGREE = {"do": "does", "are": "is", "have": "has", "were": "was"}
 
@@ -107,6 +109,8 @@ def head_nouns(specs: Sequence[PatternSpec], types: Sequence[str]) -> frozenset[
     for _, _, lits, _, _ in parsed_phrasings(specs):
         if len(lits) > 1 and lits[0] in ("which", "what") and lits[1] not in ("is", "are", "does", "do"):
             nouns.add(lits[1])
+        elif len(lits) > 4 and lits[1] in ("is", "are") and lits[2] == "the" and lits[4] == "of":
+            nouns.add(lits[3])  # a relation noun a phrasing asks with: "what are the subgroups of {group}"
     return frozenset({*nouns, *(_singular(n) for n in nouns), *(n + "s" for n in nouns), *GENERIC_HEADS})
 
 
@@ -146,7 +150,9 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
             rest = " ".join([*clause[:be], *clause[be + 1 :]])
             out.append(f"which {head} {clause[be].lower()} {rest}")
         elif len(clause) >= 2:  # the head is done to: "the API that order-service provides"
-            obj = " ".join([*clause[:-1], _base(clause[-1])])
+            # a verb with its preposition left at the end: "the resources that X depends on" (X depend on them)
+            verb = len(clause) - 2 if len(clause) >= 3 and clause[-1].lower() in _STRANDED else len(clause) - 1
+            obj = " ".join([*clause[:verb], _base(clause[verb]), *clause[verb + 1 :]])
             out += [f"which {head} does {obj}", f"which {head} do {obj}", f"what does {obj}"]
         return out
     # a modifier after the head noun: "team responsible for checkout-service", "teams under Engineering"
@@ -154,7 +160,40 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
         if len(toks) - k >= 2 and low[k] in _MODIFIERS and _heads(toks[k - 1], heads):
             head, mod = " ".join(toks[:k]), " ".join(toks[k:])
             out += [f"which {head} are {mod}", f"which {head} is {mod}", f"who is {mod}", f"what is {mod}"]
+            if low[k] == "of":  # a relation noun of its own: "the subgroups of X" -> what are the subgroups of X
+                out += [f"what are the {head} {mod}", f"what is the {head} {mod}", f"who are the {head} {mod}"]
     return out
+
+
+def slot_head(slot: str) -> str | None:
+    """The head noun of a slot's noun phrase as ``inner_questions`` reads it ("resources" of "the resources that X
+    depends on", "teams" of "Alice's teams"), or None for a phrase of one word."""
+    toks = words(slot)
+    low = [t.lower() for t in toks]
+    while low and low[0] in _DETERMINERS:
+        toks, low = toks[1:], low[1:]
+    if len(toks) < 2:
+        return None
+    if any(w.endswith("'s") for w in low[:-1]):
+        return low[-1]
+    rel = next((i for i, w in enumerate(low) if w in _RELATIVE and i > 0), None)
+    if rel is not None:
+        return low[rel - 1]
+    return next((low[k - 1] for k in (1, 2) if len(low) - k >= 2 and low[k] in _MODIFIERS), None)
+
+
+def headless(text: str) -> tuple[str, list[str]] | None:
+    """"which components depend on X" as ("components", ["what depend on X", "what depends on X"]): the question
+    without its head noun, its verb in either number, to be read only where the noun's type is checked against
+    every answer (``chainret.query.interpret``)."""
+    ws = text.split()
+    low = [w.lower() for w in ws]
+    if len(ws) < 4 or low[0] not in ("which", "what") or low[1] in _AGREE or low[1] in _AGREE.values():
+        return None
+    verb = low[2]
+    agreed = _AGREE.get(verb) or (verb if verb.endswith("s") or verb.endswith("ed") else
+                                  verb[:-1] + "ies" if verb.endswith("y") else verb + "es" if verb.endswith(("sh", "ch", "x")) else verb + "s")
+    return low[1], list(dict.fromkeys((" ".join(["what", *ws[2:]]), " ".join(["what", agreed, *ws[3:]]))))
 
 
 class Outer(NamedTuple):

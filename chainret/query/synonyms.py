@@ -158,15 +158,26 @@ def _synonym(phrase: str, owners: dict[str, set[str]], roles: dict[str, set[str]
     return ",".join(sorted(mine)), [(w, sim) for w, sim in scored if owners[w] & mine][:FORMS_PER_WORD]
 
 
-def _typo(word: str, spellings: Sequence[str]) -> tuple[str, int] | None:
-    """The one catalog word within the typo bound of a word that is no English word."""
-    if len(word) < TYPO_MIN_LETTERS or not word.isalpha() or known(word):
-        return None
+def _typo(word: str, spellings: Sequence[str], owners: dict[str, set[str]] | None = None) -> list[tuple[str, int]]:
+    """The catalog words within the typo bound of a word that is no English word: the one nearest, or several
+    equally near where every one is a word of the same relations (``owners``: "ownr" is as near "owner" as "owns",
+    both ``owned_by``'s, and the request reads with whichever fits); none where the nearest stand for different
+    relations. Also a verb's ``-s`` written ``-es`` ("ownes" for "owns"), a word the table knows from misspellings:
+    only where the ``-s`` form is a catalog word and the ``-es`` form is not."""
+    if len(word) < TYPO_MIN_LETTERS or not word.isalpha():
+        return []
+    if known(word):
+        plain = word[:-2] + "s"
+        return [(plain, 1)] if word.endswith("es") and plain in spellings and word not in spellings else []
     bound = max(1, typo_bound(word))
     hits = sorted((d, s) for s in spellings if len(s) >= TYPO_MIN_LETTERS and (d := osa_distance(word, s, bound)) <= bound)
-    if not hits or (len(hits) > 1 and hits[1][0] == hits[0][0]):
-        return None
-    return hits[0][1], hits[0][0]
+    if not hits:
+        return []
+    nearest = [(s, d) for d, s in hits if d == hits[0][0]]
+    if len(nearest) > 1 and (owners is None or len({frozenset(owners.get(s, {"phrasing"})) for s, _ in nearest}) != 1
+                             or not owners.get(nearest[0][0])):
+        return []
+    return nearest
 
 
 class Near(NamedTuple):
@@ -216,10 +227,9 @@ def rewrites(request: str, patterns: Sequence[PatternSpec], lex: Lexicon, is_nam
                                        for w, s in forms]))
                 taken |= set(range(a, b))
                 continue
-            if b - a == 1 and (t := _typo(low[a], spellings)) is not None:
-                target, d = t
-                owner = ",".join(sorted(owners.get(target, {"phrasing"})))
-                choices.append((a, b, [Substitution(said, target, owner, "typo", distance=d)]))
+            if b - a == 1 and (typos := _typo(low[a], spellings, owners)):
+                choices.append((a, b, [Substitution(said, target, ",".join(sorted(owners.get(target, {"phrasing"}))), "typo",
+                                                    distance=d) for target, d in typos]))
                 taken.add(a)
     best = {(a, b): forms[0].target for a, b, forms in choices}
     near = [n._replace(texts=tuple(_replaced(toks, {**best, (a, b): w}) for w, _ in n.options)) for a, b, n in ambiguous]

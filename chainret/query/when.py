@@ -40,6 +40,12 @@ _DATE = (
     rf"|(?P<d1>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<m1>{_MONTH}),?\s+(?P<y1>\d{{4}})"
     rf"|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}}){_ORD},?\s+(?P<y2>\d{{4}})"
     rf"|(?P<m3>{_MONTH}),?\s+(?P<y3>\d{{4}})"
+    # a day of a month without its year: "the 3rd of March", "3 March", "March 3rd" (before a month alone: "on March
+    # 3rd" is the 3rd, not March's end with "3rd" left over)
+    rf"|(?:the\s+)?(?P<d5>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<m5>{_MONTH})"
+    rf"|(?P<m6>{_MONTH})\s+(?:the\s+)?(?P<d6>\d{{1,2}}){_ORD}(?!\s*\d)"
+    # a calendar quarter: "Q1 2026", "Q3" (the latest such quarter that has begun)
+    rf"|(?P<q>q[1-4])(?:\s+(?P<qy>\d{{4}}))?"
     rf"|(?P<m4>{_MONTH})"
     rf"|(?P<y4>\d{{4}})"
 )
@@ -47,7 +53,9 @@ _RELATIVE = (
     r"(?P<yesterday>yesterday)"
     r"|last\s+(?P<last>week|month|quarter|year)"
     rf"|(?<!the\s)(?<!this\s)last\s+(?P<lastm>{_MONTH})"  # ("the last may release": no time)
-    rf"|(?P<n>\d{{1,3}}|{'|'.join(_NUMBERS)})\s+(?P<unit>day|week|month|year)s?\s+ago"
+    rf"|(?P<n>\d{{1,3}}|{'|'.join(_NUMBERS)}|a\s+couple\s+of)\s+(?P<unit>day|week|month|year)s?\s+ago"
+    # the period a request is asked in, or its edge: "this year", "at the start of the year" (an edge only: "the year")
+    r"|this\s+(?P<this>month|quarter|year)(?!')|the\s+(?P<the>month|quarter|year)(?!\s+(?:of|in|before|after|that|when)\b)"
 )
 # What may lead the time: a preposition, with "back" before it and a start or end of a period after it.
 _LEAD = r"(?:back\s+)?(?:on|as\s+of|as\s+at|at|in|during|by)"
@@ -56,7 +64,7 @@ _PHRASE = (
     rf"(?<![\w/.@-])(?P<phrase>(?:(?P<lead>{_LEAD})\s+(?:{_EDGE})?)?(?:{_DATE}|{_RELATIVE}))(?![\w/@]|-\w|\.\w)"
 )
 _COMPILED: list[re.Pattern[str]] = []
-_CUES = ("yesterday", "last ", " ago", *(m for m in _MONTHS if len(m) > 3), "jan", "feb", "mar", "apr", "jun", "jul",
+_CUES = ("yesterday", "last ", " ago", "this ", " the month", " the quarter", " the year", "q1", "q2", "q3", "q4", *(m for m in _MONTHS if len(m) > 3), "jan", "feb", "mar", "apr", "jun", "jul",
          "aug", "sep", "oct", "nov", "dec")
 
 
@@ -108,10 +116,22 @@ def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
     """The day a matched phrase names, and whether it was read against ``today``; None for no real date."""
     g = m.groupdict()
     edge: Edge = _PARTS.get((g["edge"] or g["part"] or "").lower(), "end")
-    if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["unit"]):
+    if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["unit"] or g["this"]):
         return None  # a date, month or year is time only after a time preposition
-    month = next((_MONTHS[g[k].lower().rstrip(".")] for k in ("m1", "m2", "m3", "m4") if g[k]), None)
+    if g["the"] and not (g["edge"] or g["part"]):
+        return None  # "the year" is a period only at its start, middle or end ("at the start of the year")
+    month = next((_MONTHS[g[k].lower().rstrip(".")] for k in ("m1", "m2", "m3", "m4", "m5", "m6") if g[k]), None)
     try:
+        if g["d5"] or g["d6"]:  # a day without its year: the latest such day on or before today
+            assert month is not None
+            day = int(g["d5"] or g["d6"])
+            this_year = date(today.year, month, day) if day <= _month_days(today.year, month) else None
+            return (this_year if this_year is not None and this_year <= today else date(today.year - 1, month, day)), True
+        if g["q"]:
+            quarter = int(g["q"][1])
+            year = int(g["qy"]) if g["qy"] else today.year if (quarter - 1) * 3 + 1 <= today.month else today.year - 1
+            first = date(year, (quarter - 1) * 3 + 1, 1)
+            return _period(first, _shift_months(first, -3) - timedelta(days=1), edge, today), not g["qy"]
         if g["iso"]:
             return date.fromisoformat(g["iso"]), False
         if g["d1"] or g["d2"]:
@@ -131,6 +151,14 @@ def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
         return None
     if g["yesterday"]:
         return today - timedelta(days=1), True
+    if g["this"] or g["the"]:  # the period today is in
+        unit = (g["this"] or g["the"]).lower()
+        if unit == "month":
+            return _period(*_month_period(today.year, today.month), edge, today), True
+        if unit == "quarter":
+            first = date(today.year, (today.month - 1) // 3 * 3 + 1, 1)
+            return _period(first, _shift_months(first, -3) - timedelta(days=1), edge, today), True
+        return _period(date(today.year, 1, 1), date(today.year, 12, 31), edge, today), True
     if g["lastm"]:  # "last September": the latest such month that is over
         month = _MONTHS[g["lastm"].lower().rstrip(".")]
         year = today.year if month < today.month else today.year - 1
@@ -146,7 +174,8 @@ def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
             first = _shift_months(date(today.year, (today.month - 1) // 3 * 3 + 1, 1), 3)
             return _period(first, _shift_months(first, -3) - timedelta(days=1), edge, today), True
         return _period(date(today.year - 1, 1, 1), date(today.year - 1, 12, 31), edge, today), True
-    n = int(g["n"]) if g["n"].isdigit() else _NUMBERS[g["n"].lower()]
+    said = re.sub(r"\s+", " ", g["n"].lower())
+    n = int(said) if said.isdigit() else 2 if said == "a couple of" else _NUMBERS[said]
     unit = g["unit"].lower()
     if unit in ("day", "week"):
         return today - timedelta(days=n * (7 if unit == "week" else 1)), True
@@ -168,7 +197,7 @@ def read_time(request: str, today: date) -> TimeWords | None:
     m, (day, relative) = hits[0]
     start = m.start("phrase")
     if (m.group("lead") or "").split()[-1:] in (["on"], ["in"]) and not (m.group("edge") or m.group("part")) and (
-            m.group("yesterday") or m.group("last") or m.group("lastm") or m.group("unit")):
+            m.group("yesterday") or m.group("last") or m.group("lastm") or m.group("unit") or m.group("this")):
         start = m.end("lead") + 1  # "was X on last quarter": "on" is the request's ("on X"), no time preposition
     rest = f"{request[:start]} {request[m.end('phrase') :]}"
     rest = re.sub(r"\s+([,?.!])", r"\1", re.sub(r"\s+", " ", rest))

@@ -93,7 +93,6 @@ CODE_OWNERS = ["codeowner:acme:team.acme.integrations", "codeowner:acme:user.ann
     ("show me all the stuff owned by the integrations team", ["api:acme:default.orders-api", "component:acme:default.gateway"]),
     ("which teams does Clinical Systems have under it", [G + "core", G + "integrations"]),
     ("who is using orders-api", ["component:acme:default.gateway"]),
-    ("which service serves orders-api", ["component:acme:default.portal"]),
 ])
 def test_everyday_wordings_answer_as_the_question_they_stand_for(world: Path, words: str, expected: list[str]) -> None:
     assert _ids(words, world) == expected
@@ -190,10 +189,11 @@ def test_a_rule_that_covers_a_path_is_the_rule_that_governs_it(world: Path) -> N
     assert "covers" not in everyday_substitutions({"governs", "covers"}, {"covers": {"covers"}, "governs": {"governs"}})
 
 
-def test_serves_stands_for_provides_only_where_the_catalog_has_no_serves() -> None:
-    assert everyday_substitutions({"provides"})["serves"] == "provides"
-    # negative control: the default catalog's own "serves" (a contact serves a project) stays as said
-    assert "serves" not in everyday_substitutions({"provides", "serves"}, {"serves": {"served_by"}, "provides": {"provides"}})
+def test_serves_is_no_everyday_word_for_provides() -> None:
+    """"serves" is left as said: a service serves teams, routes and regions as well as an API's callers, so it is not
+    read as "provides" (the negative control: "supplies", an everyday word of one catalog verb, still is)."""
+    assert "serves" not in everyday_substitutions({"provides"})
+    assert everyday_substitutions({"supplies"}).get("provides") == "supplies"
     literal = ask("Which contact serves PR-84?", "catalogs/default.yaml")
     assert literal.interpretation is not None and literal.interpretation.reading is None
 

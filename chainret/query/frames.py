@@ -189,7 +189,6 @@ _VERB_FORMS: dict[str, tuple[str, str, str, str]] = {
     "indorse": ("indorses", "indorse", "indorsed", "indorsing"),
     "certify": ("certifies", "certify", "certified", "certifying"),
     "call": ("calls", "call", "called", "calling"),
-    "serve": ("serves", "serve", "served", "serving"),
     "cover": ("covers", "cover", "covered", "covering"),
     "match": ("matches", "match", "matched", "matching"),
     "govern": ("governs", "govern", "governed", "governing"),
@@ -207,7 +206,8 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "endorse": ("certify",),
     "indorse": ("certify",),  # the older spelling of "endorse"
     "call": ("consume",),  # "what APIs does X call"
-    "serve": ("provide",),  # "which service serves the X API": its provider (where "serves" is no catalog verb)
+    # (not "serve": "which service serves the X API" asks for its provider, but a catalog's services serve teams,
+    # routes and regions too; one question of a development half is not enough to say which a word means)
     "cover": ("govern",),  # "which CODEOWNERS rule covers P"
     "match": ("govern",),  # "which rule matches P"
 }

@@ -85,7 +85,6 @@ CODE_OWNERS = ["codeowner:acme:team.acme.integrations", "codeowner:acme:user.ann
     ("who can approve a PR that touches src/service.py?", CODE_OWNERS),
     ("who has to review src/service.py changes?", CODE_OWNERS),
     ("who reviews src/service.py", CODE_OWNERS),
-    ("who are the code owners for src/service.py", CODE_OWNERS),
     ("who code-owns src/service.py", CODE_OWNERS),
     ("who needs to sign off on changes to src/service.py", CODE_OWNERS),
     # "list everything X owns", "which teams does X have under it", the progressive, "serves" as "provides"

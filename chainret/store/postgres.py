@@ -326,16 +326,17 @@ class PostgresBackend(Backend):
                 self._local.tx = None
                 tx.end()
 
-    def rows(self, sql: str, params: Sequence[object] = (), view: str | None = None, principal: str | None = None) -> list[Row]:
+    def rows(self, sql: str, params: Sequence[object] = (), view: str | None = None, principal: str | None = None, *,
+             custom_plan: bool = False) -> list[Row]:
         tx: _ReadTransaction | None = getattr(self._local, "tx", None)
         if tx is not None:
-            return tx.rows(sql, params, view, principal)
+            return tx.rows(sql, params, view, principal, custom_plan=custom_plan)
         if view is None and principal is None:  # catalog metadata: one autocommit statement in the session's role
             with self._pool(None).connection() as conn:
                 return list(conn.execute(_sql(sql), tuple(params)).fetchall())
         with self.read_scope(principal):
             scope: _ReadTransaction = self._local.tx
-            return scope.rows(sql, params, view, principal)
+            return scope.rows(sql, params, view, principal, custom_plan=custom_plan)
 
     def rows_custom_plan(self, sql: str, params: Sequence[object] = (), view: str | None = None,
                          principal: str | None = None) -> list[Row]:
@@ -343,14 +344,7 @@ class PostgresBackend(Backend):
         read transaction, set back at its next statement): only for statements on catalog metadata, whose value
         statistics any login may read anyway; a read of protected text keeps the generic plan (``_analyze``). A
         metadata read outside a principal's scope runs as ``rows`` does."""
-        tx: _ReadTransaction | None = getattr(self._local, "tx", None)
-        if tx is not None:
-            return tx.rows(sql, params, view, principal, custom_plan=True)
-        if view is None and principal is None:
-            return self.rows(sql, params)
-        with self.read_scope(principal):
-            scope: _ReadTransaction = self._local.tx
-            return scope.rows(sql, params, view, principal, custom_plan=True)
+        return self.rows(sql, params, view, principal, custom_plan=True)
 
     def close(self) -> None:
         with self._pools_lock:

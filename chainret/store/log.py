@@ -534,12 +534,22 @@ class StoreLog:
     def _lookup(self, ord_sql: str) -> str:
         """Columns and joins that find the leaf of the item whose ordinal is ``ord_sql``: the run that would hold it
         (the class's last run of that kind starting at or before it) and the foot tile its leaf would be in.
-        Parameters: the class, the kind, the class, the kind (and the ordinal twice where ``ord_sql`` is ``?``)."""
+        Parameters: the class, the kind, the class, the kind (and the ordinal twice where ``ord_sql`` is ``?``).
+
+        In PostgreSQL the tile is a ``LATERAL`` sub-query (``LIMIT 1`` keeps the planner from flattening it; the key is
+        unique anyway). ``log_tiles`` is under row-level security, and the planner may not evaluate, before the policy,
+        a join condition that applies a function that is not leakproof (``+``, ``-`` and ``/`` may raise an error) to
+        another table's columns: in the join's ``ON``, ``t.idx = (r.idx + ...) / w`` was a join filter over every leaf
+        tile of the class, a whole index range read per item, growing with the store (at 100k relations three quarters
+        of a warm ask's server CPU). Inside the sub-query ``r``'s columns are parameters, and the condition is part of
+        the index scan's key (``tests/test_store_postgres_proof_plan.py``)."""
+        tile = f"(r.idx + {ord_sql} - r.item_ord) / {TILE_WIDTH}"
+        tiles = (f"LEFT JOIN log_tiles t ON t.principal = r.principal AND t.level = 0 AND t.idx = {tile}" if self._snapshot else
+                 f"LEFT JOIN LATERAL (SELECT hashes, above FROM log_tiles WHERE principal = r.principal AND level = 0 AND idx = {tile} "
+                 "LIMIT 1) t ON true")
         return ("r.item_ord, r.idx, r.length, t.hashes, t.above FROM "
                 f"{{items}} LEFT JOIN log_runs r ON r.principal = ? AND r.kind = ? AND r.item_ord = (SELECT item_ord FROM "
-                f"log_runs WHERE principal = ? AND kind = ? AND item_ord <= {ord_sql} ORDER BY item_ord DESC LIMIT 1) "
-                "LEFT JOIN log_tiles t ON t.principal = r.principal AND t.level = 0 "
-                f"AND t.idx = (r.idx + {ord_sql} - r.item_ord) / {TILE_WIDTH}")
+                f"log_runs WHERE principal = ? AND kind = ? AND item_ord <= {ord_sql} ORDER BY item_ord DESC LIMIT 1) " + tiles)
 
     def _entries_sql(self, units: int, relations: int) -> str:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""

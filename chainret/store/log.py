@@ -51,6 +51,7 @@ from chainret.core.tlog import (
     NodeGetter,
     audit_path,
     b64,
+    b64_all,
     checkpoint_body,
     consistency_proof,
     leaf_hash,
@@ -72,7 +73,7 @@ APPEND_BATCH = 20_000  # leaves of one class appended at a time
 TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_path`` is written for five, with INNER_LEVELS 2 to 4)
 TILE_WIDTH = 1 << TILE_HEIGHT  # subtrees at a tile's foot
 INNER_LEVELS = (2, 3, 4)  # the levels above its foot a tile keeps; level 1 is hashed again from the foot
-ABOVE_KEPT = 16_384  # parts of audit paths a reader keeps (``StoreLog.audit_paths``: about 0.5 kB each), then starts again
+ABOVE_KEPT = 16_384  # audit paths from a tile level up a reader keeps of each kind (``StoreLog.audit_paths``: about 0.6 kB each), then starts again
 AUDIT, PUBLIC = "", "*"
 
 LOG_TABLES = ("log_info", "log_runs", "log_tiles", "log_checkpoints")
@@ -406,8 +407,9 @@ class StoreLog:
         self._snapshot = kind == "sqlite"
         self._heads: dict[str, tuple[int, bytes] | None] = {}
         self._shown: dict[tuple[str, int, int, int], str] = {}  # base64 of upper subtrees and right edges
-        # Parts of audit paths above a leaf's tile, per (class, size or 0, level, ancestor) (``audit_paths``)
-        self._above: dict[tuple[str, int, int, int], list[str]] = {}
+        # Audit paths from a tile level up, per (class, size, level, ancestor) (``audit_paths``): from the first tile
+        # level (one a leaf tile: many) and from those above (one a tile above the leaves': few), kept apart
+        self._above: tuple[dict[tuple[str, int, int, int], list[str]], ...] = ({}, {})
         self._origin_id = str(self._one(None, "SELECT value FROM log_info WHERE key = 'origin'") or "")
         self._origins: dict[str, str] = {}
         # A class whose log is the audit log leaf for leaf reads the audit log's runs and tiles (``_sharing``: SQLite).
@@ -610,7 +612,10 @@ class StoreLog:
 
         A leaf's tile, when whole, gives the first TILE_HEIGHT hashes of its path (``foot_path``: one hash); so does
         every whole tile above it, which the reader keeps once read; the levels over the last whole tile (the
-        tree's right edge) come from ``audit_path`` and are kept once computed."""
+        tree's right edge) come from ``audit_path`` and are kept once computed. The path above a tile level is the
+        same for every leaf under the ancestor it starts from, so it is kept per ancestor (``ABOVE_KEPT`` of
+        them): a leaf's path is its own tile's five hashes and the kept path above, or its tile's parent's five and the
+        kept path above that (at 1M relations about 2,000 of those, which nearly every leaf finds kept)."""
         fetched = {} if fetched is None else fetched
         if principal not in self._upper_read:
             if principal in self._asked:  # (a process that asks again: see ``_read_upper``)
@@ -631,48 +636,45 @@ class StoreLog:
                 hit = shown[key] = b64(edge(idx) if level < 0 else get(level, idx))
             return hit
 
-        def above_foot(index: int) -> list[str]:
-            """The audit path above the leaf's own tile: each whole tile on the way gives its TILE_HEIGHT hashes as
-            the leaf's own tile does (``foot_path``), then the levels over the last whole one (the right edge). Each
-            part is the same for every leaf under the ancestor it starts from: kept (``ABOVE_KEPT`` parts)."""
-            path: list[str] = []
-            level = TILE_HEIGHT
-            while ((index >> (level + TILE_HEIGHT)) + 1) << (level + TILE_HEIGHT) <= size:  # (while its tile is whole)
-                key = (principal, 0, level, index >> level)  # (a whole tile's part holds in every tree that has it)
-                part = kept.get(key)
-                if part is None:
-                    found = tile(level // TILE_HEIGHT, index >> (level + TILE_HEIGHT))
-                    if found is None or len(found[0]) != whole:
-                        raise LogError(f"the store's log for {class_label(principal)} lacks a tile at level {level}")
-                    part = keep(key, [b64(h) for h in foot_path(found, (index >> level) & (TILE_WIDTH - 1))])
-                path += part
-                level += TILE_HEIGHT
+        def above(index: int, level: int) -> list[str]:
+            """The audit path from ``level`` (a tile level's foot) up: a whole tile's TILE_HEIGHT hashes (as the leaf's
+            own tile gives them, ``foot_path``) and the path above it, or over the last whole tile the right edge's.
+            Kept per ancestor (``ABOVE_KEPT`` of each kind); those from a tile above the first level (at 1M relations
+            about 2,000, where a request's leaves seldom share a leaf tile) are all made the first time their tile is
+            read: 32 ancestors' for one more hash each."""
             key = (principal, size, level, index >> level)
+            kept = parts[level > TILE_HEIGHT]
             part = kept.get(key)
             if part is None:
-                part = keep(key, [proof_hash(at, idx) for at, idx in audit_path(index, size, level)])
-            return path + part
-
-        def keep(key: tuple[str, int, int, int], part: list[str]) -> list[str]:
-            if len(kept) >= ABOVE_KEPT:
-                kept.clear()
-            kept[key] = part
+                span = level + TILE_HEIGHT
+                if len(kept) + TILE_WIDTH > ABOVE_KEPT:
+                    kept.clear()
+                if ((index >> span) + 1) << span <= size:  # (its tile whole)
+                    found = tile(level // TILE_HEIGHT, index >> span)
+                    if found is None or len(found[0]) != whole:
+                        raise LogError(f"the store's log for {class_label(principal)} lacks a tile at level {level}")
+                    rest = above(index, span)
+                    if level == TILE_HEIGHT:  # (one a leaf tile: its own)
+                        part = kept[key] = [*b64_all(foot_path(found, (index >> level) & (TILE_WIDTH - 1))), *rest]
+                    else:  # (one a tile above: few, so the tile's every one at once, sharing the rest)
+                        first = (index >> span) << TILE_HEIGHT
+                        for pos in range(TILE_WIDTH):
+                            kept[(principal, size, level, first + pos)] = [*b64_all(foot_path(found, pos)), *rest]
+                        part = kept[key]
+                else:
+                    part = kept[key] = [proof_hash(at, idx) for at, idx in audit_path(index, size, level)]
             return part
 
         whole = TILE_WIDTH * HASH_SIZE
-        kept = self._above
+        parts = self._above
         out: dict[int, list[str]] = {}
         for index in indexes:
             foot = tile(0, index >> TILE_HEIGHT) if (index | (TILE_WIDTH - 1)) < size else None
             if foot is not None and len(foot[0]) == whole:  # (the leaf's tile whole: its first five hashes are in it)
-                proof = [b64(h) for h in foot_path(foot, index & (TILE_WIDTH - 1))]
+                proof = b64_all(foot_path(foot, index & (TILE_WIDTH - 1)))
             else:
                 proof = [proof_hash(level, idx) for level, idx in audit_path(index, size, 0, TILE_HEIGHT)]
-            key = (principal, size, -1, index >> TILE_HEIGHT)  # (the whole path above the leaf's tile)
-            above = kept.get(key)
-            if above is None:
-                above = keep(key, above_foot(index))
-            out[index] = proof + above
+            out[index] = [*proof, *above(index, TILE_HEIGHT)]
         return out
 
     def proofs(self, trace: Trace, principal: str, scope: tuple[str | None, str | None] = (None, None)) -> dict[str, Any] | None:

@@ -347,7 +347,7 @@ def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appende
         tile = nodes._tile(0, i >> log_module.TILE_HEIGHT)
         assert tile is not None
         assert log_module.foot_path(tile, i % log_module.TILE_WIDTH) == [
-            _mth(leaves[((i >> lv) ^ 1) << lv:(((i >> lv) ^ 1) + 1) << lv]) for lv in range(log_module.TILE_HEIGHT)], i
+            tlog.b64(_mth(leaves[((i >> lv) ^ 1) << lv:(((i >> lv) ^ 1) + 1) << lv])) for lv in range(log_module.TILE_HEIGHT)], i
     runs = conn.execute("SELECT kind, item_ord, idx, length FROM log_runs").fetchall()
     assert sorted(runs) == [("r", o, o, n) for o, n in _batch_starts(batches)]  # one run a batch: consecutive ordinals
     stored = sum(len(h) + len(i) for h, i in conn.execute("SELECT hashes, above FROM log_tiles"))

@@ -18,7 +18,7 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 HASH_SIZE = 32
 LEAF_PREFIX, NODE_PREFIX = b"\x00", b"\x01"
@@ -46,6 +46,11 @@ def leaf_hash(data: bytes) -> bytes:
 
 def node_hash(left: bytes, right: bytes) -> bytes:
     return hashlib.sha256(NODE_PREFIX + left + right).digest()
+
+
+def pair_hash(pair: bytes) -> bytes:
+    """``node_hash`` of two siblings held side by side in one string (as a tile holds them: no copy of each)."""
+    return hashlib.sha256(NODE_PREFIX + pair).digest()
 
 
 def text_digest(text: str) -> str:
@@ -204,11 +209,6 @@ def verify_consistency(old: int, new: int, old_root: bytes, new_root: bytes, pro
 def b64(data: bytes) -> str:
     """Standard base64 with padding (``base64.b64encode``'s bytes, without its wrapper: a proof writes a dozen a hop)."""
     return binascii.b2a_base64(data, newline=False).decode("ascii")
-
-
-def b64_all(hashes: Iterable[bytes]) -> list[str]:
-    """``b64`` of each of ``hashes`` (one call for a path's hashes, not one a hash)."""
-    return [binascii.b2a_base64(h, newline=False).decode("ascii") for h in hashes]
 
 
 def unb64(text: object, what: str, size: int | None = None) -> bytes:

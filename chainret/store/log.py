@@ -619,12 +619,17 @@ class StoreLog:
         every whole tile above it, which the reader keeps once read; the levels over the last whole tile (the
         tree's right edge) come from ``audit_path`` and are kept once computed. The path above a tile level is the
         same for every leaf under the ancestor it starts from, so it is kept per ancestor (``ABOVE_KEPT`` of
-        them): a leaf's path is its own tile's five hashes and the kept path above, or its tile's parent's five and the
-        kept path above that (at 1M relations about 2,000 of those, which nearly every leaf finds kept)."""
+        them): a leaf's path is its own tile's five hashes, its tile's parent's five and the kept path above that.
+        Those from the tiles two levels up and higher are made when the upper tiles are read (``_read_upper``),
+        where they are few enough (at 1M relations 1,952 a class, about 15 ms once): at that size a request's leaves
+        seldom share one that an earlier request made, and making them as they were met was a fifth of a proof's
+        time over the first hundreds of requests."""
         fetched = {} if fetched is None else fetched
+        warm = False
         if principal not in self._upper_read:
             if principal in self._asked:  # (a process that asks again: see ``_read_upper``)
                 self._read_upper(principal)
+                warm = True
             self._asked.add(principal)
         tile = self._tile_reader(principal, fetched)
         get = self._get(principal, tile)
@@ -672,6 +677,13 @@ class StoreLog:
 
         whole = TILE_WIDTH * HASH_SIZE
         parts = self._above
+        if warm:
+            uppers = [(t_level, t_idx) for (p, t_level, t_idx), (hashes, _) in self._tiles.items()
+                      if p == principal and t_level >= 2 and len(hashes) == whole]
+            if len(uppers) * TILE_WIDTH <= ABOVE_KEPT // 2:
+                for t_level, t_idx in uppers:  # (``above`` makes a whole tile's 32 at once: one call a tile)
+                    if ((t_idx + 1) << (TILE_HEIGHT * (t_level + 1))) <= size:
+                        above(t_idx << (TILE_HEIGHT * (t_level + 1)), TILE_HEIGHT * t_level)
         out: dict[int, list[str]] = {}
         for index in indexes:
             foot = tile(0, index >> TILE_HEIGHT) if (index | (TILE_WIDTH - 1)) < size else None

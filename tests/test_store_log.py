@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+from unittest import mock
 from pathlib import Path
 from typing import Any
 
@@ -413,8 +414,8 @@ def _rfc_paths(leaves: list[bytes]) -> Any:
 def test_a_readers_audit_paths_are_the_rfcs_under_whole_tiles_two_levels_up():
     """Above the leaves' tiles' parents, a reader makes the paths of a whole tile's 32 ancestors at once (they share
     the path above it): in a tree of 40,000 leaves (a whole tile two levels up: 32,768 leaves, then a partial one),
-    a leaf under each of those ancestors, and leaves past them, read in any order, have RFC 9162's PATH. The
-    negative control: with one hash of that tile changed in the store, a fresh reader's path differs."""
+    a leaf under each of those ancestors, and leaves past them, read in any order, have RFC 9162's PATH, made when
+    the upper tiles are read or, where too many to keep, as they are met. The negative control: with one hash of that tile changed in the store, a fresh reader's path differs."""
     import random
 
     from chainret.store import log as log_module
@@ -428,6 +429,11 @@ def test_a_readers_audit_paths_are_the_rfcs_under_whole_tiles_two_levels_up():
     reader = log_module.StoreLog(lambda sql, params=(), *scope: conn.execute(sql, tuple(params)).fetchall(), "w")
     for index in [*indexes, *indexes[:10]]:  # (the second pass reads the kept parts)
         assert reader.audit_paths("*", size, [index])[index] == [tlog.b64(h) for h in rfc(index)], index
+    with mock.patch.object(log_module, "ABOVE_KEPT", 40):  # (too few to make them at once: as met, the maps emptied often)
+        small = log_module.StoreLog(reader._rows, "w")
+        for index in [*indexes, *indexes[:10]]:
+            assert small.audit_paths("*", size, [index])[index] == [tlog.b64(h) for h in rfc(index)], index
+        assert max(map(len, small._above)) <= 40 + 2 * log_module.TILE_WIDTH
     hashes, = conn.execute("SELECT hashes FROM log_tiles WHERE principal = '*' AND level = 2 AND idx = 0").fetchone()
     conn.execute("UPDATE log_tiles SET hashes = ? WHERE principal = '*' AND level = 2 AND idx = 0",
                  (hashes[:tlog.HASH_SIZE] + bytes([hashes[tlog.HASH_SIZE] ^ 1]) + hashes[tlog.HASH_SIZE + 1:],))

@@ -74,7 +74,7 @@ APPEND_BATCH = 20_000  # leaves of one class appended at a time
 TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_path`` is written for five, with INNER_LEVELS 2 to 4)
 TILE_WIDTH = 1 << TILE_HEIGHT  # subtrees at a tile's foot
 INNER_LEVELS = (2, 3, 4)  # the levels above its foot a tile keeps; level 1 is hashed again from the foot
-ABOVE_KEPT = 16_384  # audit paths from a tile level up a reader keeps of each kind (``StoreLog.audit_paths``: about 0.6 kB each), then starts again
+ABOVE_KEPT = 8_192  # audit paths from a tile level up a reader keeps of each kind (``StoreLog.audit_paths``: about 0.9 kB each), then starts again
 AUDIT, PUBLIC = "", "*"
 
 LOG_TABLES = ("log_info", "log_runs", "log_tiles", "log_checkpoints")
@@ -401,7 +401,13 @@ def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
 # -- reading ---------------------------------------------------------------------------------------------
 
 class StoreLog:
-    """A compiled store's log as a reader sees it: checkpoints per class, inclusion and consistency proofs."""
+    """A compiled store's log as a reader sees it: checkpoints per class, inclusion and consistency proofs.
+
+    What it keeps, per store object (one per store object: ``store_log``): each proven class's tiles above the
+    leaves' (about 1.5 kB per 1,024 leaves: 3 MB for a 2M-leaf class), the subtrees over them and at the right edge
+    it hashed (a few per upper tile), and base64 audit paths from a tile level up, at most ``ABOVE_KEPT`` of each
+    of two kinds (``audit_paths``; about 0.9 kB each with its key: at most about 15 MB; at 1M relations those from
+    two tile levels up and higher, made at once, are about 1.8 MB a class). A leaf tile is not kept past its request."""
 
     def __init__(self, rows: Any, world: str, kind: str = "sqlite") -> None:
         self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
@@ -619,7 +625,7 @@ class StoreLog:
         every whole tile above it, which the reader keeps once read; the levels over the last whole tile (the
         tree's right edge) come from ``audit_path`` and are kept once computed. The path above a tile level is the
         same for every leaf under the ancestor it starts from, so it is kept per ancestor (``ABOVE_KEPT`` of
-        them): a leaf's path is its own tile's five hashes, its tile's parent's five and the kept path above that.
+        them each): a leaf's path is its own tile's five hashes, its tile's parent's five and the kept path above that.
         Those from the tiles two levels up and higher are made when the upper tiles are read (``_read_upper``),
         where they are few enough (at 1M relations 1,952 a class, about 15 ms once): at that size a request's leaves
         seldom share one that an earlier request made, and making them as they were met was a fifth of a proof's

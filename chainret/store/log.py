@@ -74,6 +74,7 @@ APPEND_BATCH = 20_000  # leaves of one class appended at a time
 TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_path`` is written for five, with INNER_LEVELS 2 to 4)
 TILE_WIDTH = 1 << TILE_HEIGHT  # subtrees at a tile's foot
 INNER_LEVELS = (2, 3, 4)  # the levels above its foot a tile keeps; level 1 is hashed again from the foot
+WHOLE_TILE = TILE_WIDTH * HASH_SIZE  # bytes of a whole tile's foot
 ABOVE_KEPT = 8_192  # audit paths from a tile level up a reader keeps of each kind (``StoreLog.audit_paths``: about 0.9 kB each), then starts again
 AUDIT, PUBLIC = "", "*"
 
@@ -627,77 +628,86 @@ class StoreLog:
         same for every leaf under the ancestor it starts from, so it is kept per ancestor (``ABOVE_KEPT`` of
         them each): a leaf's path is its own tile's five hashes, its tile's parent's five and the kept path above that.
         Those from the tiles two levels up and higher are made when the upper tiles are read (``_read_upper``),
-        where they are few enough (at 1M relations 1,952 a class, about 15 ms once): at that size a request's leaves
+        where they are few enough (at 1M relations about 2,000 a class, about 15 ms once): at that size a request's leaves
         seldom share one that an earlier request made, and making them as they were met was a fifth of a proof's
         time over the first hundreds of requests."""
         fetched = {} if fetched is None else fetched
-        warm = False
         if principal not in self._upper_read:
             if principal in self._asked:  # (a process that asks again: see ``_read_upper``)
                 self._read_upper(principal)
-                warm = True
+                self._make_upper_paths(principal, size, fetched)
             self._asked.add(principal)
-        tile = self._tile_reader(principal, fetched)
-        get = self._get(principal, tile)
+        firsts = self._above[0]
+        out: dict[int, list[str]] = {}
+        for index in indexes:
+            t_idx = index >> TILE_HEIGHT
+            above = firsts.get((principal, size, TILE_HEIGHT, t_idx)) or self._path_above(principal, size, index, TILE_HEIGHT, fetched)
+            foot = None
+            if (index | (TILE_WIDTH - 1)) < size:
+                foot = fetched.get((0, t_idx)) or self._tile_reader(principal, fetched)(0, t_idx)
+            if foot is not None and len(foot[0]) == WHOLE_TILE:  # (the leaf's tile whole: its first five hashes are in it)
+                out[index] = [*foot_path(foot, index & (TILE_WIDTH - 1)), *above]
+            else:
+                out[index] = [*self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched), *above]
+        return out
+
+    def _path_above(self, principal: str, size: int, index: int, level: int, fetched: dict[tuple[int, int], Tile]) -> list[str]:
+        """The audit path of leaf ``index`` from ``level`` (a tile level's foot) up: a whole tile's TILE_HEIGHT hashes
+        (as the leaf's own tile gives them, ``foot_path``) and the path above it, or over the last whole tile the
+        right edge's. Kept per ancestor (``ABOVE_KEPT`` of each kind); those from a tile above the first level are
+        all made the first time their tile is read: the tile's 32 ancestors' for one more hash each."""
+        key = (principal, size, level, index >> level)
+        kept = self._above[level > TILE_HEIGHT]
+        part = kept.get(key)
+        if part is not None:
+            return part
+        span = level + TILE_HEIGHT
+        if len(kept) + TILE_WIDTH > ABOVE_KEPT:
+            kept.clear()
+        if ((index >> span) + 1) << span > size:  # (its tile not whole: the right edge above it)
+            part = kept[key] = self._hashed_path(principal, size, index, level, 64, fetched)
+            return part
+        t_level, t_idx = level // TILE_HEIGHT, index >> span
+        found = self._tiles.get((principal, t_level, t_idx)) or self._tile_reader(principal, fetched)(t_level, t_idx)
+        if found is None or len(found[0]) != WHOLE_TILE:
+            raise LogError(f"the store's log for {class_label(principal)} lacks a tile at level {level}")
+        rest = self._path_above(principal, size, index, span, fetched)
+        if level == TILE_HEIGHT:  # (one a leaf tile: its own)
+            part = kept[key] = [*foot_path(found, (index >> level) & (TILE_WIDTH - 1)), *rest]
+            return part
+        first = t_idx << TILE_HEIGHT  # (one a tile above: few, so the tile's every one at once, sharing the rest)
+        for pos in range(TILE_WIDTH):
+            kept[(principal, size, level, first + pos)] = [*foot_path(found, pos), *rest]
+        return kept[key]
+
+    def _make_upper_paths(self, principal: str, size: int, fetched: dict[tuple[int, int], Tile]) -> None:
+        """The paths from every whole tile two levels up and higher of one class (``audit_paths``), where they fit in
+        half of ``ABOVE_KEPT`` (at 1M relations about 2,000 a class): made once, as its upper tiles are read."""
+        uppers = [(t_level, t_idx) for (p, t_level, t_idx), (hashes, _) in self._tiles.items()
+                  if p == principal and t_level >= 2 and len(hashes) == WHOLE_TILE]
+        if len(uppers) * TILE_WIDTH <= ABOVE_KEPT // 2:
+            for t_level, t_idx in uppers:  # (``_path_above`` makes a whole tile's 32 at once: one call a tile)
+                if ((t_idx + 1) << (TILE_HEIGHT * (t_level + 1))) <= size:
+                    self._path_above(principal, size, t_idx << (TILE_HEIGHT * (t_level + 1)), TILE_HEIGHT * t_level, fetched)
+
+    def _hashed_path(self, principal: str, size: int, index: int, start: int, stop: int,
+                     fetched: dict[tuple[int, int], Tile]) -> list[str]:
+        """The audit path of leaf ``index`` from level ``start`` up to ``stop`` hash by hash (``audit_path``), where
+        its tiles are not whole (the tree's right edge): the subtrees over the leaves' tiles and the right edge's
+        hashes kept once computed, in base64 too."""
+        get = self._get(principal, self._tile_reader(principal, fetched))
         edge = self._edge(principal, size, get)
         shown = self._shown
-
-        def proof_hash(level: int, idx: int) -> str:
-            """One hash of an audit path in base64: an upper subtree's or the right edge's kept once computed."""
+        out = []
+        for level, idx in audit_path(index, size, start, stop):
             if 0 <= level < TILE_HEIGHT:
-                return b64(get(level, idx))
+                out.append(b64(get(level, idx)))
+                continue
             key = (principal, size if level < 0 else 0, level, idx)
             hit = shown.get(key)
             if hit is None:
                 hit = shown[key] = b64(edge(idx) if level < 0 else get(level, idx))
-            return hit
-
-        def above(index: int, level: int) -> list[str]:
-            """The audit path from ``level`` (a tile level's foot) up: a whole tile's TILE_HEIGHT hashes (as the leaf's
-            own tile gives them, ``foot_path``) and the path above it, or over the last whole tile the right edge's.
-            Kept per ancestor (``ABOVE_KEPT`` of each kind); those from a tile above the first level (at 1M relations
-            about 2,000, where a request's leaves seldom share a leaf tile) are all made the first time their tile is
-            read: 32 ancestors' for one more hash each."""
-            key = (principal, size, level, index >> level)
-            kept = parts[level > TILE_HEIGHT]
-            part = kept.get(key)
-            if part is None:
-                span = level + TILE_HEIGHT
-                if len(kept) + TILE_WIDTH > ABOVE_KEPT:
-                    kept.clear()
-                if ((index >> span) + 1) << span <= size:  # (its tile whole)
-                    found = tile(level // TILE_HEIGHT, index >> span)
-                    if found is None or len(found[0]) != whole:
-                        raise LogError(f"the store's log for {class_label(principal)} lacks a tile at level {level}")
-                    rest = above(index, span)
-                    if level == TILE_HEIGHT:  # (one a leaf tile: its own)
-                        part = kept[key] = [*foot_path(found, (index >> level) & (TILE_WIDTH - 1)), *rest]
-                    else:  # (one a tile above: few, so the tile's every one at once, sharing the rest)
-                        first = (index >> span) << TILE_HEIGHT
-                        for pos in range(TILE_WIDTH):
-                            kept[(principal, size, level, first + pos)] = [*foot_path(found, pos), *rest]
-                        part = kept[key]
-                else:
-                    part = kept[key] = [proof_hash(at, idx) for at, idx in audit_path(index, size, level)]
-            return part
-
-        whole = TILE_WIDTH * HASH_SIZE
-        parts = self._above
-        if warm:
-            uppers = [(t_level, t_idx) for (p, t_level, t_idx), (hashes, _) in self._tiles.items()
-                      if p == principal and t_level >= 2 and len(hashes) == whole]
-            if len(uppers) * TILE_WIDTH <= ABOVE_KEPT // 2:
-                for t_level, t_idx in uppers:  # (``above`` makes a whole tile's 32 at once: one call a tile)
-                    if ((t_idx + 1) << (TILE_HEIGHT * (t_level + 1))) <= size:
-                        above(t_idx << (TILE_HEIGHT * (t_level + 1)), TILE_HEIGHT * t_level)
-        out: dict[int, list[str]] = {}
-        for index in indexes:
-            foot = tile(0, index >> TILE_HEIGHT) if (index | (TILE_WIDTH - 1)) < size else None
-            if foot is not None and len(foot[0]) == whole:  # (the leaf's tile whole: its first five hashes are in it)
-                proof = foot_path(foot, index & (TILE_WIDTH - 1))
-            else:
-                proof = [proof_hash(level, idx) for level, idx in audit_path(index, size, 0, TILE_HEIGHT)]
-            out[index] = [*proof, *above(index, TILE_HEIGHT)]
+            out.append(hit)
         return out
 
     def proofs(self, trace: Trace, principal: str, scope: tuple[str | None, str | None] = (None, None)) -> dict[str, Any] | None:

@@ -34,6 +34,8 @@ LITERAL = "Which contact serves PR-84?"
     ("Who works in the Platform Team?", "who is in the Platform Team"),
     ("Who code-owned db/init.sql on 2025-11-20", "who are the code owners of db/init.sql on 2025-11-20"),
     ("Which teams are part of Engineering?", "Which teams are under Engineering"),
+    ("which people are on the teams under Engineering?", "who is on the teams under Engineering"),
+    ("What users are in team-web", "who is in team-web"),
 ])
 def test_sentence_frames_stand_for_one_question(words: str, question: str) -> None:
     assert frame_question(words) == question
@@ -41,7 +43,8 @@ def test_sentence_frames_stand_for_one_question(words: str, question: str) -> No
 
 @pytest.mark.parametrize("words", ["who do I contact", "who is the contact for PR-84", "who do I page",
                                    "Which components are part of Storefront?",  # a system's parts: no group under it
-                                   "who owned db/init.sql"])  # ownership, not code ownership
+                                   "who owned db/init.sql",  # ownership, not code ownership
+                                   "which people are responsible for PR-84"])  # "which people" asks "who" only before in / on
 def test_words_that_are_no_frame_are_left_alone(words: str) -> None:
     assert frame_question(words) is None
 

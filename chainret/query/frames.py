@@ -74,6 +74,8 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     (r"(?P<x>(?:which|what)\s+[a-z]+\s+(?:does|do)\s+.+?)\s+belong\s+to", "{x} is in"),
     (r"who\s+(?:works|is\s+working)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
     (r"who\s+(?:are|is)\s+the\s+(?:people|persons|folks|users)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
+    # the people asked for with "which": "which people are on X", "what users are in X"
+    (r"(?:which|what)\s+(?:people|persons|folks|users)\s+(?:are|is)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
     # a bare noun phrase of a person: "the person on call for X" asks who is on call for X
     (r"(?:the\s+)?(?:person|people|one|folks)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
     # reviewing a change: "who needs to review a change to X", "who reviews changes to X" ask for X's code owners

@@ -36,7 +36,9 @@ _LACK = r"(?:lacks?|lacking|(?:are|is)\s+missing|missing|(?:do|does)\s+not\s+hav
 # An owner the catalog does not declare, said of the owner: "a team that isn't in the catalog", "a group that
 # does not exist", "an owner that is not declared".
 _SOMEONE = r"(?:an?\s+|some\s+)?(?:team|group|owner|user|someone|somebody)"
-_NOT_THERE_BARE = (r"(?:(?:is|are)\s+not\s+(?:in\s+the\s+catalog|declared(?:\s+anywhere)?|defined|known)|"
+# "in the catalog", "in Backstage", "in the records": the place the catalog's records are kept, by any of its names
+_RECORDS = r"(?:in|on)\s+(?:the\s+)?(?:catalog|backstage|records|directory|org\s+chart)"
+_NOT_THERE_BARE = (rf"(?:(?:is|are)\s+not\s+(?:{_RECORDS}|declared(?:\s+anywhere)?|defined|known)|"
                    r"(?:do|does)\s+not\s+exist)")
 _NOT_THERE = rf"(?:that|which|who)\s+{_NOT_THERE_BARE}"
 _NO_OWNER = r"(?:no\s+owners?|no\s+one\s+owning\s+(?:it|them)|nobody\s+owning\s+(?:it|them))"
@@ -69,10 +71,14 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}empty\s+{_GROUPS}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:nobody|no\s+one)\s+(?:is|was|are|were)\s+(?:on|in)"),
+    # "teams with nobody on them", "groups with no one in it"
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+with\s+(?:nobody|no\s+one|no\s+people|no\s+users)\s+(?:on|in)\s+(?:it|them)"),
     # the entities that name such an owner: "which resources are owned by a team that isn't in the catalog"
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:are|is|were|was)\s+owned\s+by\s+{_SOMEONE}\s+{_NOT_THERE}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?owners?\s+{_NOT_THERE}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+owners?\s+(?:(?:is|are)\s+(?:undeclared|unresolved)|{_NOT_THERE_BARE})"),
+    # without a type noun: "what's owned by a team that isn't in Backstage" (every type that names an owner)
+    ("owned_by_undeclared", rf"(?:what(?:'s|\s+is|\s+are)|which\s+things\s+are|anything)\s+owned\s+by\s+{_SOMEONE}\s+{_NOT_THERE}"),
 )
 _COMPILED: list[tuple[GapKind, re.Pattern[str]]] = []
 
@@ -119,6 +125,9 @@ class AbsenceRequest(NamedTuple):
 
     noun: str
     positives: tuple[str, ...]
+    # the type noun of what the entity lacks, as said ("components" of "which teams own no components"): only a
+    # relation to an entity of the types it names counts (empty, or a noun that names no type: any relation does)
+    objects: str = ""
 
 
 _ANY = r"(?:any|an?|some)"
@@ -142,9 +151,15 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "which apis does nobody consume" -> who consumes {x}
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+{_NOBODY}\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?",
      ("who {vs}{p} {x}", "what {vs}{p} {x}", "which {u} {vs}{p} {x}")),
+    # the same without "does": "(any) APIs nobody uses", "components nothing depends on" (the verb said as it is)
+    (rf"{_LEAD}{_N}{_REL}\s+{_NOBODY}\s+(?P<w>(?!is$|was$|has$)[a-z]+s)(?P<p>\s+(?:on|to|from|with))?",
+     ("who {vs}{p} {x}", "what {vs}{p} {x}", "which {u} {vs}{p} {x}")),
     # "which components don't provide any API" -> which api does {x} provide
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_ANY}\s+(?P<u>[a-z]+)",
      ("which {u} does {x} {v}{p}", "what {u} does {x} {v}{p}", "what does {x} {v}{p}")),
+    # "which teams own no components" -> which components does {x} own, of the components
+    (rf"{_LEAD}{_N}{_REL}\s+(?P<v>(?!(?:have|has|had|are|is|were|was|with|do|does|did)\s)[a-z]+)\s+no\s+(?P<u>[a-z]+)",
+     ("which {u} does {x} {vb}", "what {u} does {x} {vb}", "what does {x} {vb}")),
     # "which teams don't own anything (at all)" -> what does {x} own
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+anything", ("what does {x} {v}{p}",)),
     # "which components have no dependencies", "systems without a domain" -> what is the domain of {x}
@@ -154,6 +169,13 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
                                                                                 "which {u} does {x} have")),
 )
 _ABSENCE_COMPILED: list[tuple[re.Pattern[str], tuple[str, ...]]] = []
+
+
+def _base_form(verb: str) -> str:
+    """"own" of "owns" or "own" (a type noun's number decides the verb's: "which team owns", "which teams own")."""
+    from chainret.query.nested import _base
+
+    return _base(verb) if verb else ""
 
 
 def _third_person(verb: str) -> str:
@@ -172,8 +194,10 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
             continue
         g = {k: (v or "") for k, v in m.groupdict().items()}
         verb = g.get("v", "")
-        fill = {**g, "vs": _third_person(verb) if verb else "", "x": "{x}"}
+        # the verb in the third person ("consume" -> "consumes", or as said: "uses") and in its base form
+        fill = {**g, "vs": g.get("w") or (_third_person(verb) if verb else ""), "vb": _base_form(verb), "x": "{x}"}
         out = tuple(dict.fromkeys(q.format(**fill) for q in questions if all(g.get(k) for k in re.findall(r"{(\w+)}", q)
-                                                                               if k not in ("x", "vs", "p"))))
-        return AbsenceRequest(_PEOPLE.get(g["t"], g["t"]), out) if out else None
+                                                                               if k not in ("x", "vs", "vb", "p"))))
+        objects = g.get("u", "") if "{vs}" not in questions[0] else ""  # (what does it, not what it lacks)
+        return AbsenceRequest(_PEOPLE.get(g["t"], g["t"]), out, objects) if out else None
     return None

@@ -216,8 +216,9 @@ def _head_holds(noun: str | None, interp: Interpretation, cv: ViewReader, then: 
     "the resources X depends on" as "what does X depend on") still answers only things the noun names: True when
     the noun names no type, or when every type the chain may end at (and, with ``then``, that the predicate
     ``then`` goes on from) is the noun's; else only when every answer the view holds from the start entity is of
-    the noun's type (walked over the relations the principal may read, as the engine advances). A walk that
-    reaches more than ``HEAD_CHECK_MAX`` entities at a hop is not taken: the reading is refused, not guessed."""
+    the noun's type (walked over the relations the principal may read, as the engine advances), and never where the
+    chain cannot end at the noun's type at all. A walk that reaches more than ``HEAD_CHECK_MAX`` entities at a hop is
+    not taken: the reading is refused, not guessed."""
     if noun is None:
         return True
     pred = cv.predicate(interp.predicates[-1])
@@ -228,6 +229,8 @@ def _head_holds(noun: str | None, interp: Interpretation, cv: ViewReader, then: 
     named = _head_types(noun, cv)
     if not named or ends <= named:
         return True
+    if not ends & named:  # the chain never ends at the noun's type: an empty walk must not hold it ("Alice's teams" as
+        return False  # "what does Alice own", where Alice owns nothing)
     frontier = {interp.start_id}
     for name in interp.predicates:
         frontier = {r.object for s in frontier for r in cv.current_relations(s, name)}

@@ -146,6 +146,8 @@ C = "component:newcomer:default."
     # a possessive of what its owner owns: "team-web's components"
     ("What APIs do team-web's components consume?", ["owner_of", "consumes_api"],
      {"api:newcomer:default.orders-api", "api:newcomer:default.payments-api"}),
+    ("Which APIs do the components of team-web consume?", ["owner_of", "consumes_api"],
+     {"api:newcomer:default.orders-api", "api:newcomer:default.payments-api"}),
     # "stuff" as a head noun of no type, and "which people" as "who"
     ("Who owns the stuff that depends on shop-db?", ["dependency_of", "owned_by"],
      {"group:newcomer:default.team-payments", "group:newcomer:default.team-platform"}),
@@ -228,6 +230,7 @@ def test_a_bare_noun_phrase_keeps_its_head_noun(newcomer: CatalogReader) -> None
     "Who consumes components owned by team-platform?",  # team-platform owns an API and a resource too: no components only
     "Which APIs are consumed by the systems team-web owns?",  # what team-web owns is not all systems
     "What APIs do team-web's systems consume?",  # the same, said as a possessive
+    "Which APIs do the systems of team-web consume?",  # and with "of"
     "Who is on the stuff that web-shop consumes?",  # the inner answers are APIs: no members
     "Which people are on the weather?",  # the frame reads, the words name nothing
 ])
@@ -259,3 +262,29 @@ def test_participles_reduced_relatives_and_possessives_as_inner_questions() -> N
     assert inner_questions("the teams Data Services", heads) == [] and nested_mod.slot_head("the teams Data Services") is None
     assert inner_questions("APIs owned by", heads) == []
     assert inner_questions("the components HPC Ops owns") == []  # a clause without "that" only after a known head noun
+
+
+def test_a_question_that_drops_a_relation_noun_is_not_read_for_it(newcomer: CatalogReader) -> None:
+    """A possessive may say what its owner owns ("team-web's components": what does team-web own), but a relation noun
+    dropped is never read so ("engineering's subgroups" is not "what does engineering own"); a type noun dropped is
+    checked by the head check, a generic one ("stuff") stands for anything. Negative control beside each."""
+    from chainret.query.interpret import _head_said
+
+    cv = newcomer.view(None)
+    assert not _head_said("subgroups", "what does engineering own", cv)
+    assert _head_said("subgroups", "what are the subgroups of engineering", cv)  # the noun kept
+    assert _head_said("components", "what does team-web own", cv)  # a type: the head check decides
+    assert _head_said("stuff", "what calls orders-api", cv)
+    assert ask("What APIs do engineering's subgroups consume?", newcomer).outcome != "accepted_path"
+
+
+def test_a_relative_clause_inside_a_modifier_belongs_to_its_own_noun(newcomer: CatalogReader) -> None:
+    """"members of the team that owns X": the clause is the team's, the phrase's head is "members" (it was read as
+    "who owns X", the team shown as if its members)."""
+    assert nested_mod.slot_head("members of the team that owns web-shop") == "members"
+    assert "who owns web-shop" not in inner_questions("members of the team that owns web-shop")
+    trace = ask("members of the team that owns web-shop", newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None
+    assert trace.interpretation.predicates == ["owned_by", "has_member"] and _answers(trace) == {U + "alice", U + "bob"}
+    # negative control: a clause right after its head noun is still the head's
+    assert nested_mod.slot_head("the team that owns web-shop") == "team"

@@ -188,6 +188,12 @@ def test_a_coverage_ask_answers_from_the_report_over_what_the_principal_may_read
     ("Which teams lack members?", "groups_without_members"), ("files that don't have a code owner", "rules_without_owners"),
     ("which teams nobody is on?", "groups_without_members"), ("Are there any groups that no one is in?", "groups_without_members"),
     ("are there teams with nobody on them?", "groups_without_members"), ("groups with no one in it", "groups_without_members"),
+    # no type noun; zero; CODEOWNERS entries and lines; owners that do not exist in the catalog
+    ("what has no owner?", "no_owner"), ("is there anything without an owner?", "no_owner"),
+    ("teams with zero members", "groups_without_members"), ("teams that have nobody in them", "groups_without_members"),
+    ("which CODEOWNERS entries have no owners?", "rules_without_owners"), ("CODEOWNERS lines without owners", "rules_without_owners"),
+    ("which codeowners rules don't list anyone?", "rules_without_owners"),
+    ("which owners don't exist in the catalog?", "undeclared_owners"),
 ])
 def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -203,6 +209,7 @@ def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     "which teams nobody is on or owns?",
     "Which components are owned by a team that is in the catalog?",  # an owner that is declared: no gap
     "are there teams with somebody on them?", "what's owned by a team that is in Backstage?",
+    "what has an owner?", "which codeowners rules list anyone?", "which owners exist in the catalog?",
 ])
 def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -225,6 +232,9 @@ def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: s
     ("any components nothing depends on?", ["component:acme:default.orphan-svc", "component:acme:default.owned-svc"],
      "dependency_of"),
     ("Which teams own no components?", [], "owner_of"),
+    # "who" and a bare noun for the people; a verb and "nothing"
+    ("who isn't on any team?", [], "member_of"), ("people not on any team", [], "member_of"),
+    ("components that depend on nothing", ["component:acme:default.orphan-svc", "component:acme:default.owned-svc"], "depends_on"),
 ])
 def test_a_coverage_ask_about_any_relation_reads_it_by_the_catalogs_phrasings(acme: Path, words: str, public: list[str],
                                                                                predicate: str) -> None:
@@ -263,6 +273,7 @@ def test_an_entity_related_only_by_the_inverse_relation_is_not_listed(tmp_path: 
     "Is anyone on a team?", "which teams own anything at all?",  # no absence said
     "Is anyone not on a team or a group?",
     "any components everything depends on?", "which teams own no users?",  # no absence; a type "own" never reaches
+    "who is on any team?", "components that depend on something",
 ])
 def test_words_that_are_no_relation_coverage_ask_stay_unanswered(acme: Path, words: str) -> None:
     assert ask(words, acme).route != "coverage"
@@ -347,6 +358,8 @@ def test_sub_teams_nobody_is_on_are_the_groups_without_members_under_another_gro
     ("Which entities have an owner that is not declared?", ["component:acme:default.a"]),
     ("Which resources are owned by a team that isn't in the catalog?", []),  # the type noun is kept: r's owner is declared
     ("what's owned by a team that isn't in Backstage?", ["component:acme:default.a"]),  # no type noun: every type
+    ("components owned by a team that doesn't exist", ["component:acme:default.a"]),
+    ("Which resources are owned by teams that aren't defined anywhere?", []),
 ])
 def test_entities_owned_by_an_undeclared_owner(tmp_path: Path, words: str, expected: list[str]) -> None:
     from chainret.query.gaps import read_gap_request

@@ -23,10 +23,13 @@ _OWNED_TYPES: dict[str, tuple[str, ...]] = {
     "domain": ("domain",), "entity": ("component", "api", "resource", "system", "domain"),
     "thing": ("component", "api", "resource", "system", "domain"),
 }
-_CODE = r"(?:paths?|files?|rules?|codeowners\s+rules?|code\s+paths?)"
+# A subject said without a type noun ("what has no owner", "is there anything without an owner"): every owned type.
+for _word in ("what", "anything", "something", "stuff"):
+    _OWNED_TYPES[_word] = _OWNED_TYPES["thing"]
+_CODE = r"(?:(?:codeowners\s+)?(?:paths?|files?|rules?|entry|entries|lines?|patterns?|globs?)|code\s+paths?)"
 # "sub-teams", "subgroups", "child teams": only groups under another group
 _GROUPS = r"(?P<g>(?:sub-?|child\s+)?(?:groups?|teams?))"
-_T = r"(?P<t>components?|apis?|resources?|systems?|domains?|entities|entity|things?)"
+_T = r"(?P<t>components?|apis?|resources?|systems?|domains?|entities|entity|things?|what|anything|something|stuff)"
 _LEAD = (r"(?:(?:which|what|list|show(?:\s+me)?|find|(?:are|is)\s+there(?:\s+any)?|do\s+we\s+have(?:\s+any)?)\s+)?"
          r"(?:all\s+|every\s+|each\s+)?(?:the\s+|any\s+|of\s+the\s+|of\s+our\s+|our\s+)?")
 # A relative clause between the type noun and what it lacks: "components that have no owner".
@@ -35,12 +38,16 @@ _REL = r"(?:\s+(?:that|which|who))?"
 _LACK = r"(?:lacks?|lacking|(?:are|is)\s+missing|missing|(?:do|does)\s+not\s+have|(?:have|has)\s+not\s+got)"
 # An owner the catalog does not declare, said of the owner: "a team that isn't in the catalog", "a group that
 # does not exist", "an owner that is not declared".
-_SOMEONE = r"(?:an?\s+|some\s+)?(?:team|group|owner|user|someone|somebody)"
+_SOMEONE = r"(?:an?\s+|some\s+)?(?:teams?|groups?|owners?|users?|someone|somebody)"
 # "in the catalog", "in Backstage", "in the records": the place the catalog's records are kept, by any of its names
 _RECORDS = r"(?:in|on)\s+(?:the\s+)?(?:catalog|backstage|records|directory|org\s+chart)"
-_NOT_THERE_BARE = (rf"(?:(?:is|are)\s+not\s+(?:{_RECORDS}|declared(?:\s+anywhere)?|defined|known)|"
-                   r"(?:do|does)\s+not\s+exist)")
+_NOT_THERE_BARE = (rf"(?:(?:is|are)\s+not\s+(?:{_RECORDS}|declared(?:\s+anywhere)?|defined(?:\s+anywhere)?|known)|"
+                   rf"(?:do|does)\s+not\s+exist(?:\s+{_RECORDS}|\s+anywhere)?|(?:is|are)\s+(?:missing|absent)\s+from\s+"
+                   r"(?:the\s+)?(?:catalog|backstage|records))")
 _NOT_THERE = rf"(?:that|which|who)\s+{_NOT_THERE_BARE}"
+# an owner the catalog does not declare, said either way: "a team that isn't in the catalog", "a nonexistent team"
+_GHOST = (rf"(?:{_SOMEONE}\s+{_NOT_THERE}|(?:an?\s+|some\s+)?(?:nonexistent|non-existent|missing|unknown|undeclared|"
+          r"undefined|unresolved)\s+(?:teams?|groups?|owners?))")
 _NO_OWNER = r"(?:no\s+owners?|no\s+one\s+owning\s+(?:it|them)|nobody\s+owning\s+(?:it|them))"
 # "which systems have a component with no owner": the things that hold an entity of no owner
 _U = _T.replace("?P<t>", "?P<u>")
@@ -61,24 +68,27 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:have|has|had|with)\s+no\s+(?:code\s*)?owners?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+{_LACK}\s+(?:an?\s+|any\s+)?(?:code\s*)?owners?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+without\s+(?:an?\s+|any\s+)?(?:code\s*)?owners?"),
+    ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:do|does)\s+not\s+(?:list|name)\s+(?:anyone|anybody|an?\s+owner|any\s+owners?)"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+(?:are|is|were|was)\s+(?:unowned|not\s+owned(?:\s+by\s+(?:anyone|anybody))?)"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that|which)\s+(?:resolve|resolves|point|points|refer|refers)\s+to\s+nothing"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that|which)\s+(?:do|does)\s+not\s+(?:resolve|exist)"),
     ("undeclared_owners", rf"{_LEAD}(?:undeclared|dangling|unresolved)\s+owners?"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that\s+are\s+|which\s+are\s+)?not\s+declared(?:\s+anywhere)?"),
-    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:have|has|had|with)\s+no\s+members?"),
+    ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+{_NOT_THERE_BARE}"),
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:have|has|had|with)\s+(?:no|zero|0)\s+members?"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}empty\s+{_GROUPS}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:nobody|no\s+one)\s+(?:is|was|are|were)\s+(?:on|in)"),
     # "teams with nobody on them", "groups with no one in it"
-    ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+with\s+(?:nobody|no\s+one|no\s+people|no\s+users)\s+(?:on|in)\s+(?:it|them)"),
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}(?:{_REL}\s+(?:have|has)|\s+with)\s+(?:nobody|no\s+one|no\s+people|no\s+users)\s+"
+                               r"(?:on|in)\s+(?:it|them)"),
     # the entities that name such an owner: "which resources are owned by a team that isn't in the catalog"
-    ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:are|is|were|was)\s+owned\s+by\s+{_SOMEONE}\s+{_NOT_THERE}"),
+    ("owned_by_undeclared", rf"{_LEAD}{_T}(?:{_REL}\s+(?:are|is|were|was))?\s+owned\s+by\s+{_GHOST}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?owners?\s+{_NOT_THERE}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+owners?\s+(?:(?:is|are)\s+(?:undeclared|unresolved)|{_NOT_THERE_BARE})"),
     # without a type noun: "what's owned by a team that isn't in Backstage" (every type that names an owner)
-    ("owned_by_undeclared", rf"(?:what(?:'s|\s+is|\s+are)|which\s+things\s+are|anything)\s+owned\s+by\s+{_SOMEONE}\s+{_NOT_THERE}"),
+    ("owned_by_undeclared", rf"(?:what(?:'s|\s+is|\s+are)|which\s+things\s+are|anything)\s+owned\s+by\s+{_GHOST}"),
 )
 _COMPILED: list[tuple[GapKind, re.Pattern[str]]] = []
 
@@ -140,7 +150,7 @@ _LISTED = rf"(?:\s+{_LISTED_WORDS})?"
 # The people a catalog holds, said without a type noun ("is anyone not on a team"): the noun they stand for, and
 # the type words a catalog names its people by. Only here: as a type word everywhere, "person" read "manager of
 # X" as "person of X" (a member).
-_PEOPLE = {"anyone": "people", "anybody": "people", "someone": "people", "somebody": "people"}
+_PEOPLE = {"anyone": "people", "anybody": "people", "someone": "people", "somebody": "people", "who": "people"}
 PEOPLE_TYPE_WORDS = {"people": ("user", "person")}
 _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "which users aren't on any team" -> which team is {x} on
@@ -148,6 +158,9 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "is anyone not on a team" -> which team is {x} on, of the people
     (rf"(?:is|are)\s+(?:there\s+)?(?P<t>anyone|anybody|someone|somebody)\s+(?:who\s+is\s+)?not\s+{_PREP}\s+{_ANY}\s+"
      r"(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
+    # "who isn't on any team", "people not on a team" (no verb) -> which team is {x} on
+    (rf"(?P<t>who)\s+(?:is|are)\s+not\s+{_PREP}\s+{_ANY}\s+(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
+    (rf"{_LEAD}{_N}\s+(?:(?:who|that|which)\s+(?:are|is)\s+)?not\s+{_PREP}\s+{_ANY}\s+(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
     # "which apis does nobody consume" -> who consumes {x}
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+{_NOBODY}\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?",
      ("who {vs}{p} {x}", "what {vs}{p} {x}", "which {u} {vs}{p} {x}")),
@@ -157,6 +170,14 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "which components don't provide any API" -> which api does {x} provide
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_ANY}\s+(?P<u>[a-z]+)",
      ("which {u} does {x} {v}{p}", "what {u} does {x} {v}{p}", "what does {x} {v}{p}")),
+    # the passive: "which APIs aren't used by anything", "APIs not consumed by any component" -> who uses {x}
+    (rf"{_LEAD}{_N}(?:{_REL}\s+(?:are|is|were|was))?\s+not\s+(?P<pp>[a-z]+ed)\s+by\s+(?:anything|anyone|anybody|any\s+[a-z]+|"
+     r"an?\s+[a-z]+)", ("who {pvs} {x}", "what {pvs} {x}", "who {pvs2} {x}", "what {pvs2} {x}")),
+    # "unused APIs" -> who uses {x}
+    (rf"{_LEAD}unused\s+{_N}", ("who uses {x}", "what uses {x}")),
+    # "which teams own nothing", "components that depend on nothing" -> what does {x} own / depend on
+    (rf"{_LEAD}{_N}{_REL}\s+(?P<v>(?!(?:have|has|had|are|is|were|was|do|does|did)\s)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+nothing",
+     ("what does {x} {vb}{p}",)),
     # "which teams own no components" -> which components does {x} own, of the components
     (rf"{_LEAD}{_N}{_REL}\s+(?P<v>(?!(?:have|has|had|are|is|were|was|with|do|does|did)\s)[a-z]+)\s+no\s+(?P<u>[a-z]+)",
      ("which {u} does {x} {vb}", "what {u} does {x} {vb}", "what does {x} {vb}")),
@@ -196,8 +217,12 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
         verb = g.get("v", "")
         # the verb in the third person ("consume" -> "consumes", or as said: "uses") and in its base form
         fill = {**g, "vs": g.get("w") or (_third_person(verb) if verb else ""), "vb": _base_form(verb), "x": "{x}"}
+        if g.get("pp"):  # a participle's verb in the third person, of either base form ("used": uses; "owned": owns)
+            part = g["pp"]
+            bases = (part[:-3] + "y", part[:-3] + "y") if part.endswith("ied") else (part[:-2], part[:-1])
+            fill |= {"pvs": _third_person(bases[0]), "pvs2": _third_person(bases[1])}
         out = tuple(dict.fromkeys(q.format(**fill) for q in questions if all(g.get(k) for k in re.findall(r"{(\w+)}", q)
-                                                                               if k not in ("x", "vs", "vb", "p"))))
+                                                                               if k not in ("x", "vs", "vb", "p", "pvs", "pvs2"))))
         objects = g.get("u", "") if "{vs}" not in questions[0] else ""  # (what does it, not what it lacks)
         return AbsenceRequest(_PEOPLE.get(g["t"], g["t"]), out, objects) if out else None
     return None

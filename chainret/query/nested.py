@@ -142,7 +142,7 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
                 f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}",
                 f"which {head} does {owner} {_POSSESSING}", f"what does {owner} {_POSSESSING}"]
         return out
-    rel = next((i for i, w in enumerate(low) if w in _RELATIVE and i > 0), None)
+    rel = _relative_at(low)
     if rel is not None and rel < len(toks) - 1:
         if not _heads(toks[rel - 1], heads):
             return []
@@ -170,9 +170,18 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
             out += [f"which {head} are {mod}", f"which {head} is {mod}", f"who is {mod}", f"what is {mod}"]
             if low[k] == "of":  # a relation noun of its own: "the subgroups of X" -> what are the subgroups of X
                 out += [f"what are the {head} {mod}", f"what is the {head} {mod}", f"who are the {head} {mod}"]
+                # or what X owns, as a possessive says it ("the components of team-web": team-web's components)
+                out.append(f"what does {' '.join(toks[k + 1 :])} {_POSSESSING}")
     if not out and _reduced_relative(toks, heads):  # "the components HPC Ops owns": the clause without its "that"
         out += _done_to(toks[0], toks[1:])
     return out
+
+
+def _relative_at(low: Sequence[str]) -> int | None:
+    """Where the relative clause that the phrase's head noun takes begins, or None: in "members of the team that owns X"
+    the clause is the team's, inside a modifier of "members" (read as a modifier: who are the members of ...)."""
+    rel = next((i for i, w in enumerate(low) if w in _RELATIVE and i > 0), None)
+    return None if rel is None or any(w in _MODIFIERS for w in low[1:rel]) else rel
 
 
 def _done_to(head: str, clause: Sequence[str]) -> list[str]:
@@ -216,7 +225,7 @@ def slot_head(slot: str) -> str | None:
         return None
     if any(w.endswith("'s") for w in low[:-1]):
         return low[-1]
-    rel = next((i for i, w in enumerate(low) if w in _RELATIVE and i > 0), None)
+    rel = _relative_at(low)
     if rel is not None:
         return low[rel - 1]
     if _participle(low) is not None:

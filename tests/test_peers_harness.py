@@ -173,3 +173,35 @@ def test_the_deep_worlds_export_holds_every_hop_and_marks_the_auditors_contacts(
         assert ex.types[s] == DEEP_TYPES[DEEP_HOPS.index(p)] and ex.types[o] == DEEP_TYPES[DEEP_HOPS.index(p) + 1]
     assert by_reader == {"*": set(DEEP_HOPS), "auditor": {"contact"}}
     assert ("SVC-0", "service:deep:s0") in ex.names
+
+
+def test_the_sets_page_states_growth_from_its_figures():
+    """The page's growth sentence is computed: figures in proportion to k say so; figures growing as k squared
+    (the negative control) do not."""
+    from benchmarks.peers.sets import growth
+
+    linear = growth([(10, 2.7), (1000, 170.0), (4000, 690.0)])
+    assert "k^1.01" in linear and "about in proportion" in linear and "0.170 ms a member" in linear
+    square = growth([(1000, 170.0), (4000, 2720.0)])
+    assert "k^2.00" in square and "faster than the set" in square
+    assert "grows" not in growth([(10, 2.7)])  # one size: figures only, no claim
+
+
+def test_keep_merges_the_saved_worlds_of_other_set_sizes(tmp_path):
+    """``--keep`` keeps the saved worlds whose k this run does not measure, each with the load it was measured at
+    (the page's machine line for figures saved before worlds recorded it), and drops those it measures again."""
+    import json
+
+    from benchmarks.peers.sets import kept
+
+    page_md = tmp_path / "sets-1m.md"
+    page_md.write_text("# x\n\nMachine: AMD (2 CPUs); machine pace 907 ns. Load average 0.93 / 0.98 / 1.50 (1 / 5 / 15 min)\n")
+    saved = [{"world": "group-10", "k": 10}, {"world": "fan-10", "k": 10},
+             {"world": "group-100", "k": 100, "measured": {"load": 4.2, "pace_ns": 911.0, "date": "2026-12-06"}}]
+    page_md.with_suffix(".json").write_text(json.dumps(saved))
+    out = kept(page_md, [100])
+    assert [r["world"] for r in out] == ["group-10", "fan-10"]
+    assert out[0]["measured"] == {"load": 0.93, "pace_ns": 907.0, "date": "an earlier run"}
+    out = kept(page_md, [10])
+    assert [r["world"] for r in out] == ["group-100"] and out[0]["measured"]["load"] == 4.2
+    assert kept(tmp_path / "none.md", [10]) == []

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+from unittest import mock
 from pathlib import Path
 from typing import Any
 
@@ -347,7 +348,7 @@ def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appende
         tile = nodes._tile(0, i >> log_module.TILE_HEIGHT)
         assert tile is not None
         assert log_module.foot_path(tile, i % log_module.TILE_WIDTH) == [
-            _mth(leaves[((i >> lv) ^ 1) << lv:(((i >> lv) ^ 1) + 1) << lv]) for lv in range(log_module.TILE_HEIGHT)], i
+            tlog.b64(_mth(leaves[((i >> lv) ^ 1) << lv:(((i >> lv) ^ 1) + 1) << lv])) for lv in range(log_module.TILE_HEIGHT)], i
     runs = conn.execute("SELECT kind, item_ord, idx, length FROM log_runs").fetchall()
     assert sorted(runs) == [("r", o, o, n) for o, n in _batch_starts(batches)]  # one run a batch: consecutive ordinals
     stored = sum(len(h) + len(i) for h, i in conn.execute("SELECT hashes, above FROM log_tiles"))
@@ -385,6 +386,59 @@ def test_a_readers_audit_paths_are_the_rfcs_for_every_leaf(batches: list[int], d
                      (bytes([hashes[0] ^ 1]) + hashes[1:],))
         fresh = log_module.StoreLog(reader._rows, "w")
         assert fresh.audit_paths("*", size, [1])[1] != [tlog.b64(h) for h in _rfc_path(leaves, 1)]
+
+
+def _rfc_paths(leaves: list[bytes]) -> Any:
+    """RFC 9162 PATH(m, D[n]) as ``_rfc_path`` states it, with each range's MTH kept: for trees too big to hash
+    whole again for every path."""
+    from functools import cache
+
+    @cache
+    def mth(lo: int, hi: int) -> bytes:
+        if hi - lo == 1:
+            return leaves[lo]
+        k = 1 << ((hi - lo - 1).bit_length() - 1)
+        return tlog.node_hash(mth(lo, lo + k), mth(lo + k, hi))
+
+    def path(m: int, lo: int, hi: int) -> list[bytes]:
+        if hi - lo == 1:
+            return []
+        k = 1 << ((hi - lo - 1).bit_length() - 1)
+        if m < lo + k:
+            return [*path(m, lo, lo + k), mth(lo + k, hi)]
+        return [*path(m, lo + k, hi), mth(lo, lo + k)]
+
+    return lambda m: path(m, 0, len(leaves))
+
+
+def test_a_readers_audit_paths_are_the_rfcs_under_whole_tiles_two_levels_up():
+    """Above the leaves' tiles' parents, a reader makes the paths of a whole tile's 32 ancestors at once (they share
+    the path above it): in a tree of 40,000 leaves (a whole tile two levels up: 32,768 leaves, then a partial one),
+    a leaf under each of those ancestors, and leaves past them, read in any order, have RFC 9162's PATH, made when
+    the upper tiles are read or, where too many to keep, as they are met. The negative control: with one hash of that tile changed in the store, a fresh reader's path differs."""
+    import random
+
+    from chainret.store import log as log_module
+
+    conn, _, leaves = _grown_log([40_000])
+    size, rfc = len(leaves), _rfc_paths(leaves)
+    span = 1 << (2 * log_module.TILE_HEIGHT)  # (leaves under one hash of the tile two levels up)
+    pick = random.Random(7)
+    indexes = [k * span + pick.randrange(span) for k in range(size // span)] + [pick.randrange(size) for _ in range(40)]
+    pick.shuffle(indexes)
+    reader = log_module.StoreLog(lambda sql, params=(), *scope: conn.execute(sql, tuple(params)).fetchall(), "w")
+    for index in [*indexes, *indexes[:10]]:  # (the second pass reads the kept parts)
+        assert reader.audit_paths("*", size, [index])[index] == [tlog.b64(h) for h in rfc(index)], index
+    with mock.patch.object(log_module, "ABOVE_KEPT", 40):  # (too few to make them at once: as met, the maps emptied often)
+        small = log_module.StoreLog(reader._rows, "w")
+        for index in [*indexes, *indexes[:10]]:
+            assert small.audit_paths("*", size, [index])[index] == [tlog.b64(h) for h in rfc(index)], index
+        assert max(map(len, small._above)) <= 40 + 2 * log_module.TILE_WIDTH
+    hashes, = conn.execute("SELECT hashes FROM log_tiles WHERE principal = '*' AND level = 2 AND idx = 0").fetchone()
+    conn.execute("UPDATE log_tiles SET hashes = ? WHERE principal = '*' AND level = 2 AND idx = 0",
+                 (hashes[:tlog.HASH_SIZE] + bytes([hashes[tlog.HASH_SIZE] ^ 1]) + hashes[tlog.HASH_SIZE + 1:],))
+    fresh = log_module.StoreLog(reader._rows, "w")
+    assert fresh.audit_paths("*", size, [0])[0] != [tlog.b64(h) for h in rfc(0)]  # (leaf 0's sibling two tiles up: hash 1)
 
 
 def _batch_starts(batches: list[int]) -> list[tuple[int, int]]:

@@ -19,6 +19,9 @@ floor's set size, or answers fewer than it claims.
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import re
 import statistics
 import time
 from pathlib import Path
@@ -134,7 +137,8 @@ def run_world(w: SetWorld, repeats: dict[str, int], full_limit: int | None = Non
     """Compile chainret's store and the floor, then ask each cell ``repeats`` times (after one untimed ask).
 
     The ``rows_per_hop`` k+2 cell is skipped (and listed) when the set it returns would exceed ``full_limit``
-    members: a returned set of n costs about n squared (see the page), too slow for this run's time."""
+    members: a whole set costs in proportion to its size (the page says how much a member), and at 10,000 members
+    its repeated asks would take most of a run."""
     from chainret.pipeline.ask import ask
     from chainret.trace.model import Budget
 
@@ -208,8 +212,30 @@ def _size_label(n: int) -> str:
     return f"{n // 1_000_000}m" if n % 1_000_000 == 0 else f"{n // 1_000}k" if n % 1_000 == 0 else str(n)
 
 
+def members_measured(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
+    """The set sizes of this run's worlds (those measured at this run's pace and date), for a ``--keep`` page."""
+    today = time.strftime("%Y-%m-%d")
+    return ", ".join(f"{k:,}" for k in sorted({r["k"] for r in results if r.get("measured", {}).get("date") == today
+                                                 and r["measured"].get("pace_ns") == info["pace_ns"]}))
+
+
+def growth(full: list[tuple[int, float]]) -> str:
+    """What the whole-set asks measured say about cost against set size: CPU a returned member at each k and,
+    with two sizes or more, the exponent between the two largest (1: in proportion to the set; 2: its square),
+    computed from the figures, not asserted."""
+    text = ("The group world's whole-set ask (auditor, `rows_per_hop` k+2), CPU p50: "
+            + ", ".join(f"k={k:,} {ms:.1f} ms ({ms / k:.3f} ms a member)" for k, ms in full) + ". A whole set of k "
+            "returns k rows and writes k hop records, anchors, answers and (from a store with a log) proofs into the trace.")
+    if len(full) > 1:
+        (k1, ms1), (k2, ms2) = sorted(full)[-2:]
+        exp = math.log(ms2 / ms1) / math.log(k2 / k1)
+        text += (f" From k={k1:,} to k={k2:,} the cost grows as k^{exp:.2f} "
+                 + ("(about in proportion to the set)." if exp < 1.25 else "(faster than the set: not in proportion)."))
+    return text
+
+
 def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, cpu_s: float, size: int,
-         members: str = "10,100,1000,10000") -> str:
+         members: str = "10,100,1000,10000", keep: bool = False) -> str:
     lb, la = info["load_before"], info["load_after"]
     bad = [d for r in results for d in r["disagreements"]]
     out = [
@@ -242,7 +268,13 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, cpu
         f"machine pace {info['pace_ns']:.0f} ns. Load average {lb[0]:.2f} / {lb[1]:.2f} / {lb[2]:.2f} (1 / 5 / 15 min) "
         f"before, {la[0]:.2f} / {la[1]:.2f} / {la[2]:.2f} after: the machine is shared, so CPU time "
         "(`time.process_time`) is the figure to compare, wall beside it. The run took "
-        f"{wall_s:.0f} s wall, {cpu_s:.0f} s CPU.",
+        f"{wall_s:.0f} s wall, {cpu_s:.0f} s CPU."
+        + ("" if not keep else " This run measured set sizes " + members_measured(results, info) + "; the others are kept from "
+           "the page's earlier runs (`--keep`)."),
+        "",
+        "Load average (1 min) at the start of each world, and its machine pace: " + "; ".join(
+            f"{r['world']} {r['measured']['load']:.2f}, {r['measured']['pace_ns']:.0f} ns ({r['measured']['date']})"
+            for r in results if "measured" in r) + ".",
         "",
         "Agreement with the floor: " + ("**every ask agreed (complete sets equal, every \"K of N\" has the floor's N).**"
                                         if not bad else f"**{len(bad)} DISAGREEMENTS** (listed below)."),
@@ -272,10 +304,7 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, cpu
             if c["budget"] != "default" and c["ask"] == "set" and c["principal"] == "auditor"]
     skipped = [x for r in results for x in r["skipped"]]
     if full:
-        out += ["", "## Whole sets grow with the square of the set", "",
-                "The group world's whole-set ask (auditor, `rows_per_hop` k+2), CPU p50: "
-                + ", ".join(f"k={k:,} {ms:.1f} ms" for k, ms in full) + ". A whole set of k returns k rows and "
-                "writes k hop records, anchors and answers into the trace; not profiled in this run."]
+        out += ["", "## What a whole set costs", "", growth(full)]
     short = [(r["k"], c["cpu_p50_ms"], c["rows"]) for r in results if r["world"].startswith("group-") for c in r["cells"]
              if c["budget"] == "default" and c["ask"] == "set" and c["principal"] == "auditor"]
     if len(short) > 1:
@@ -289,8 +318,8 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, cpu
                 "viewer count them in one aggregate statement (`SQLView.census`), which visits each of the k relations. "
                 f"The fan-k set ({CONTACTS} contacts) stays flat at every k."]
     if skipped:
-        out += ["", "Not asked in this run (the whole set, over `--full-limit` members; at the growth above one ask "
-                "would take tens of seconds, past this page's two-minute run): " + "; ".join(skipped) + "."]
+        out += ["", "Not asked in this run (the whole set, over `--full-limit` members, whose repeated asks would take "
+                "most of a run at the cost a member above): " + "; ".join(skipped) + "."]
     reasons = [(r["world"], c["principal"], c["reason"]) for r in results for c in r["cells"] if c["reason"]]
     if reasons:
         world, who, first = reasons[0]
@@ -301,12 +330,12 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, cpu
     if bad:
         out += ["", "## Disagreements", ""] + [f"- {d['world']} {d['principal']} {d['budget']}: `{d['request']}`: {d['why']}"
                                                for d in bad[:50]]
-    out += ["", "## Not measured here", "",
-            "- 1M relations: not measured. The point of this page is the set size k at a fixed world size, and a 1M "
-            "world's compile alone (`docs/results/store.md`) takes longer than this page's whole two-minute run on two "
-            "shared cores. Whether a set of k costs the same at 1M as here is expected (searches and rows are "
-            "counted per hop, not per world) but not measured.",
-            "- Peers other than the SQLite floor (DuckDB: `docs/results/peers.md`), PostgreSQL, cold processes.", ""]
+    out += ["", "## Not measured here", ""]
+    if size < 1_000_000:
+        out += ["- 1M relations: on their own page (`python -m benchmarks.peers sets --sizes 1m ...`: "
+                "`docs/results/sets-1m.md`), whose worlds take minutes each to compile. The point of this page is "
+                "the set size k at a fixed world size."]
+    out += ["- Peers other than the SQLite floor (DuckDB: `docs/results/peers.md`), PostgreSQL, cold processes.", ""]
     return "\n".join(out)
 
 
@@ -318,16 +347,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--asks", type=int, default=20, help="timed asks a cell (fewer for k+2 budgets at large k)")
     ap.add_argument("--full-limit", type=int, default=1000,
                     help="skip the rows_per_hop k+2 ask where the whole set would exceed this many members")
+    ap.add_argument("--keep", action="store_true",
+                    help="keep the page's saved worlds of set sizes this run does not measure (each with its own load)")
     ap.add_argument("--write", action="store_true", help=f"write {OUT_MD.relative_to(ROOT)} (another size: sets-SIZE.md)")
     args = ap.parse_args(argv)
     t0, c0 = time.perf_counter(), time.process_time()
     info = machine()
     size = parse_size(args.sizes.split(",")[0])
     results = []
-    for k in (parse_size(x) for x in args.members.split(",") if x):
+    ks = [parse_size(x) for x in args.members.split(",") if x]
+    for k in ks:
         for build in (group_world, fan_world):
             w = build(k, size, args.asks)
+            started = {"load": load_average()[0], "pace_ns": info["pace_ns"], "date": time.strftime("%Y-%m-%d")}
             r = run_world(w, {"set": max(3, min(args.asks, 2_000 // k)), "single": args.asks}, args.full_limit)
+            r["measured"] = started
             results.append(r)
             for c in r["cells"]:
                 print(f"{w.name} {c['principal']:7} {c['budget']:18} {c['ask']:6} CPU p50 {c['cpu_p50_ms']:8.2f} ms "
@@ -336,8 +370,27 @@ def main(argv: list[str] | None = None) -> int:
             for d in r["disagreements"][:10]:
                 print(f"  DISAGREE {d}", flush=True)
     info["load_after"] = load_average()
-    return finish(page(results, info, time.perf_counter() - t0, time.process_time() - c0, size, args.members),
-                  out_page(size, args.members)[0] if args.write else None, results, "set answer(s) disagree with the SQLite floor")
+    if args.keep:
+        results = kept(out_page(size)[0], ks) + results
+        results.sort(key=lambda r: (r["k"], not r["world"].startswith("group-")))
+    members = ",".join(str(k) for k in sorted({r["k"] for r in results}))
+    return finish(page(results, info, time.perf_counter() - t0, time.process_time() - c0, size, members, keep=args.keep),
+                  out_page(size, members)[0] if args.write else None, results, "set answer(s) disagree with the SQLite floor")
+
+
+def kept(page_md: Path, measuring: list[int]) -> list[dict[str, Any]]:
+    """``--keep``: the worlds of the page's saved figures whose set size this run does not measure, each with the
+    load and pace it was measured at (``measured``; for figures saved before worlds recorded it, the page's own
+    machine line: the one run they all came from)."""
+    saved_json = page_md.with_suffix(".json")
+    if not saved_json.exists():
+        return []
+    saved = [r for r in json.loads(saved_json.read_text()) if r["k"] not in measuring]
+    line = re.search(r"machine pace (\d+) ns\. Load average ([\d.]+) /", page_md.read_text()) if page_md.exists() else None
+    for r in saved:
+        if "measured" not in r and line:
+            r["measured"] = {"load": float(line.group(2)), "pace_ns": float(line.group(1)), "date": "an earlier run"}
+    return saved
 
 
 if __name__ == "__main__":

@@ -48,6 +48,11 @@ def node_hash(left: bytes, right: bytes) -> bytes:
     return hashlib.sha256(NODE_PREFIX + left + right).digest()
 
 
+def pair_hash(pair: bytes) -> bytes:
+    """``node_hash`` of two siblings held side by side in one string (as a tile holds them: no copy of each)."""
+    return hashlib.sha256(NODE_PREFIX + pair).digest()
+
+
 def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

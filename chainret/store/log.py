@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import sys
 import weakref
+from binascii import b2a_base64
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -55,6 +56,7 @@ from chainret.core.tlog import (
     consistency_proof,
     leaf_hash,
     node_hash,
+    pair_hash,
     relation_leaf,
     root_hash,
     subtree_hash,
@@ -72,7 +74,8 @@ APPEND_BATCH = 20_000  # leaves of one class appended at a time
 TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_path`` is written for five, with INNER_LEVELS 2 to 4)
 TILE_WIDTH = 1 << TILE_HEIGHT  # subtrees at a tile's foot
 INNER_LEVELS = (2, 3, 4)  # the levels above its foot a tile keeps; level 1 is hashed again from the foot
-ABOVE_KEPT = 16_384  # parts of audit paths a reader keeps (``StoreLog.audit_paths``: about 0.5 kB each), then starts again
+WHOLE_TILE = TILE_WIDTH * HASH_SIZE  # bytes of a whole tile's foot
+ABOVE_KEPT = 8_192  # audit paths from a tile level up a reader keeps of each kind (``StoreLog.audit_paths``: about 0.9 kB each), then starts again
 AUDIT, PUBLIC = "", "*"
 
 LOG_TABLES = ("log_info", "log_runs", "log_tiles", "log_checkpoints")
@@ -177,16 +180,20 @@ def tile_node(tile: Callable[[int, int], Tile | None], level: int, idx: int) -> 
     return found_hash if len(found_hash) == HASH_SIZE else None
 
 
-def foot_path(tile: Tile, pos: int) -> list[bytes]:
-    """The first ``TILE_HEIGHT`` hashes of a leaf's audit path, from its own tile when that tile is whole (each
-    sibling then a complete subtree in it): what ``tile_node`` reads for them, with no lookups and one hash.
-    ``pos``: the leaf's place in the tile."""
+def foot_path(tile: Tile, pos: int) -> list[str]:
+    """The first ``TILE_HEIGHT`` hashes of a leaf's audit path in base64, from its own tile when that tile is whole
+    (each sibling then a complete subtree in it): what ``tile_node`` reads for them, with no lookups and one hash.
+    ``pos``: the leaf's place in the tile. (A proof makes two of these a leaf, its hottest lines: ``b64`` is
+    written out here, which took a quarter off them against a call a hash.)"""
     hashes, inner = tile
     n = HASH_SIZE
-    pair = ((pos >> 1) ^ 1) * 2 * n
-    at2, at3, at4 = (pos >> 2) ^ 1, 8 + ((pos >> 3) ^ 1), 12 + ((pos >> 4) ^ 1)  # (INNER_LEVELS 2, 3, 4: 8, 4, 2 of them)
-    return [hashes[(pos ^ 1) * n:((pos ^ 1) + 1) * n], node_hash(hashes[pair:pair + n], hashes[pair + n:pair + 2 * n]),
-            inner[at2 * n:(at2 + 1) * n], inner[at3 * n:(at3 + 1) * n], inner[at4 * n:(at4 + 1) * n]]
+    sibling, pair = (pos ^ 1) * n, ((pos >> 1) ^ 1) * 2 * n
+    at2, at3, at4 = ((pos >> 2) ^ 1) * n, (8 + ((pos >> 3) ^ 1)) * n, (12 + ((pos >> 4) ^ 1)) * n  # (INNER_LEVELS 2, 3, 4: 8, 4, 2)
+    return [b2a_base64(hashes[sibling:sibling + n], newline=False).decode("ascii"),
+            b2a_base64(pair_hash(hashes[pair:pair + 2 * n]), newline=False).decode("ascii"),
+            b2a_base64(inner[at2:at2 + n], newline=False).decode("ascii"),
+            b2a_base64(inner[at3:at3 + n], newline=False).decode("ascii"),
+            b2a_base64(inner[at4:at4 + n], newline=False).decode("ascii")]
 
 
 def _tile_rows(principal: str, get: NodeGetter, old: int, new: int) -> tuple[list[tuple[object, ...]], list[tuple[int, int]]]:
@@ -395,7 +402,13 @@ def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
 # -- reading ---------------------------------------------------------------------------------------------
 
 class StoreLog:
-    """A compiled store's log as a reader sees it: checkpoints per class, inclusion and consistency proofs."""
+    """A compiled store's log as a reader sees it: checkpoints per class, inclusion and consistency proofs.
+
+    What it keeps, per store object (one per store object: ``store_log``): each proven class's tiles above the
+    leaves' (about 1.5 kB per 1,024 leaves: 3 MB for a 2M-leaf class), the subtrees over them and at the right edge
+    it hashed (a few per upper tile), and base64 audit paths from a tile level up, at most ``ABOVE_KEPT`` of each
+    of two kinds (``audit_paths``; about 0.9 kB each with its key: at most about 15 MB; at 1M relations those from
+    two tile levels up and higher, made at once, are about 1.8 MB a class). A leaf tile is not kept past its request."""
 
     def __init__(self, rows: Any, world: str, kind: str = "sqlite") -> None:
         self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
@@ -406,8 +419,9 @@ class StoreLog:
         self._snapshot = kind == "sqlite"
         self._heads: dict[str, tuple[int, bytes] | None] = {}
         self._shown: dict[tuple[str, int, int, int], str] = {}  # base64 of upper subtrees and right edges
-        # Parts of audit paths above a leaf's tile, per (class, size or 0, level, ancestor) (``audit_paths``)
-        self._above: dict[tuple[str, int, int, int], list[str]] = {}
+        # Audit paths from a tile level up, per (class, size, level, ancestor) (``audit_paths``): from the first tile
+        # level (one a leaf tile: many) and from those above (one a tile above the leaves': few), kept apart
+        self._above: tuple[dict[tuple[str, int, int, int], list[str]], ...] = ({}, {})
         self._origin_id = str(self._one(None, "SELECT value FROM log_info WHERE key = 'origin'") or "")
         self._origins: dict[str, str] = {}
         # A class whose log is the audit log leaf for leaf reads the audit log's runs and tiles (``_sharing``: SQLite).
@@ -534,12 +548,22 @@ class StoreLog:
     def _lookup(self, ord_sql: str) -> str:
         """Columns and joins that find the leaf of the item whose ordinal is ``ord_sql``: the run that would hold it
         (the class's last run of that kind starting at or before it) and the foot tile its leaf would be in.
-        Parameters: the class, the kind, the class, the kind (and the ordinal twice where ``ord_sql`` is ``?``)."""
+        Parameters: the class, the kind, the class, the kind (and the ordinal twice where ``ord_sql`` is ``?``).
+
+        In PostgreSQL the tile is a ``LATERAL`` sub-query (``LIMIT 1`` keeps the planner from flattening it; the key is
+        unique anyway). ``log_tiles`` is under row-level security, and the planner may not evaluate, before the policy,
+        a join condition that applies a function that is not leakproof (``+``, ``-`` and ``/`` may raise an error) to
+        another table's columns: in the join's ``ON``, ``t.idx = (r.idx + ...) / w`` was a join filter over every leaf
+        tile of the class, a whole index range read per item, growing with the store (at 100k relations three quarters
+        of a warm ask's server CPU). Inside the sub-query ``r``'s columns are parameters, and the condition is part of
+        the index scan's key (``tests/test_store_postgres_proof_plan.py``)."""
+        tile = f"(r.idx + {ord_sql} - r.item_ord) / {TILE_WIDTH}"
+        tiles = (f"LEFT JOIN log_tiles t ON t.principal = r.principal AND t.level = 0 AND t.idx = {tile}" if self._snapshot else
+                 f"LEFT JOIN LATERAL (SELECT hashes, above FROM log_tiles WHERE principal = r.principal AND level = 0 AND idx = {tile} "
+                 "LIMIT 1) t ON true")
         return ("r.item_ord, r.idx, r.length, t.hashes, t.above FROM "
                 f"{{items}} LEFT JOIN log_runs r ON r.principal = ? AND r.kind = ? AND r.item_ord = (SELECT item_ord FROM "
-                f"log_runs WHERE principal = ? AND kind = ? AND item_ord <= {ord_sql} ORDER BY item_ord DESC LIMIT 1) "
-                "LEFT JOIN log_tiles t ON t.principal = r.principal AND t.level = 0 "
-                f"AND t.idx = (r.idx + {ord_sql} - r.item_ord) / {TILE_WIDTH}")
+                f"log_runs WHERE principal = ? AND kind = ? AND item_ord <= {ord_sql} ORDER BY item_ord DESC LIMIT 1) " + tiles)
 
     def _entries_sql(self, units: int, relations: int) -> str:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
@@ -610,69 +634,90 @@ class StoreLog:
 
         A leaf's tile, when whole, gives the first TILE_HEIGHT hashes of its path (``foot_path``: one hash); so does
         every whole tile above it, which the reader keeps once read; the levels over the last whole tile (the
-        tree's right edge) come from ``audit_path`` and are kept once computed."""
+        tree's right edge) come from ``audit_path`` and are kept once computed. The path above a tile level is the
+        same for every leaf under the ancestor it starts from, so it is kept per ancestor (``ABOVE_KEPT`` of
+        them each): a leaf's path is its own tile's five hashes, its tile's parent's five and the kept path above that.
+        Those from the tiles two levels up and higher are made when the upper tiles are read (``_read_upper``),
+        where they are few enough (at 1M relations about 2,000 a class, about 15 ms once): at that size a request's leaves
+        seldom share one that an earlier request made, and making them as they were met was a fifth of a proof's
+        time over the first hundreds of requests."""
         fetched = {} if fetched is None else fetched
         if principal not in self._upper_read:
             if principal in self._asked:  # (a process that asks again: see ``_read_upper``)
                 self._read_upper(principal)
+                self._make_upper_paths(principal, size, fetched)
             self._asked.add(principal)
-        tile = self._tile_reader(principal, fetched)
-        get = self._get(principal, tile)
+        firsts = self._above[0]
+        out: dict[int, list[str]] = {}
+        for index in indexes:
+            t_idx = index >> TILE_HEIGHT
+            above = firsts.get((principal, size, TILE_HEIGHT, t_idx)) or self._path_above(principal, size, index, TILE_HEIGHT, fetched)
+            foot = None
+            if (index | (TILE_WIDTH - 1)) < size:
+                foot = fetched.get((0, t_idx)) or self._tile_reader(principal, fetched)(0, t_idx)
+            if foot is not None and len(foot[0]) == WHOLE_TILE:  # (the leaf's tile whole: its first five hashes are in it)
+                out[index] = [*foot_path(foot, index & (TILE_WIDTH - 1)), *above]
+            else:
+                out[index] = [*self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched), *above]
+        return out
+
+    def _path_above(self, principal: str, size: int, index: int, level: int, fetched: dict[tuple[int, int], Tile]) -> list[str]:
+        """The audit path of leaf ``index`` from ``level`` (a tile level's foot) up: a whole tile's TILE_HEIGHT hashes
+        (as the leaf's own tile gives them, ``foot_path``) and the path above it, or over the last whole tile the
+        right edge's. Kept per ancestor (``ABOVE_KEPT`` of each kind); those from a tile above the first level are
+        all made the first time their tile is read: the tile's 32 ancestors' for one more hash each."""
+        key = (principal, size, level, index >> level)
+        kept = self._above[level > TILE_HEIGHT]
+        part = kept.get(key)
+        if part is not None:
+            return part
+        span = level + TILE_HEIGHT
+        if len(kept) + TILE_WIDTH > ABOVE_KEPT:
+            kept.clear()
+        if ((index >> span) + 1) << span > size:  # (its tile not whole: the right edge above it)
+            part = kept[key] = self._hashed_path(principal, size, index, level, 64, fetched)
+            return part
+        t_level, t_idx = level // TILE_HEIGHT, index >> span
+        found = self._tiles.get((principal, t_level, t_idx)) or self._tile_reader(principal, fetched)(t_level, t_idx)
+        if found is None or len(found[0]) != WHOLE_TILE:
+            raise LogError(f"the store's log for {class_label(principal)} lacks a tile at level {level}")
+        rest = self._path_above(principal, size, index, span, fetched)
+        if level == TILE_HEIGHT:  # (one a leaf tile: its own)
+            part = kept[key] = [*foot_path(found, (index >> level) & (TILE_WIDTH - 1)), *rest]
+            return part
+        first = t_idx << TILE_HEIGHT  # (one a tile above: few, so the tile's every one at once, sharing the rest)
+        for pos in range(TILE_WIDTH):
+            kept[(principal, size, level, first + pos)] = [*foot_path(found, pos), *rest]
+        return kept[key]
+
+    def _make_upper_paths(self, principal: str, size: int, fetched: dict[tuple[int, int], Tile]) -> None:
+        """The paths from every whole tile two levels up and higher of one class (``audit_paths``), where they fit in
+        half of ``ABOVE_KEPT`` (at 1M relations about 2,000 a class): made once, as its upper tiles are read."""
+        uppers = [(t_level, t_idx) for (p, t_level, t_idx), (hashes, _) in self._tiles.items()
+                  if p == principal and t_level >= 2 and len(hashes) == WHOLE_TILE]
+        if len(uppers) * TILE_WIDTH <= ABOVE_KEPT // 2:
+            for t_level, t_idx in uppers:  # (``_path_above`` makes a whole tile's 32 at once: one call a tile)
+                if ((t_idx + 1) << (TILE_HEIGHT * (t_level + 1))) <= size:
+                    self._path_above(principal, size, t_idx << (TILE_HEIGHT * (t_level + 1)), TILE_HEIGHT * t_level, fetched)
+
+    def _hashed_path(self, principal: str, size: int, index: int, start: int, stop: int,
+                     fetched: dict[tuple[int, int], Tile]) -> list[str]:
+        """The audit path of leaf ``index`` from level ``start`` up to ``stop`` hash by hash (``audit_path``), where
+        its tiles are not whole (the tree's right edge): the subtrees over the leaves' tiles and the right edge's
+        hashes kept once computed, in base64 too."""
+        get = self._get(principal, self._tile_reader(principal, fetched))
         edge = self._edge(principal, size, get)
         shown = self._shown
-
-        def proof_hash(level: int, idx: int) -> str:
-            """One hash of an audit path in base64: an upper subtree's or the right edge's kept once computed."""
+        out = []
+        for level, idx in audit_path(index, size, start, stop):
             if 0 <= level < TILE_HEIGHT:
-                return b64(get(level, idx))
+                out.append(b64(get(level, idx)))
+                continue
             key = (principal, size if level < 0 else 0, level, idx)
             hit = shown.get(key)
             if hit is None:
                 hit = shown[key] = b64(edge(idx) if level < 0 else get(level, idx))
-            return hit
-
-        def above_foot(index: int) -> list[str]:
-            """The audit path above the leaf's own tile: each whole tile on the way gives its TILE_HEIGHT hashes as
-            the leaf's own tile does (``foot_path``), then the levels over the last whole one (the right edge). Each
-            part is the same for every leaf under the ancestor it starts from: kept (``ABOVE_KEPT`` parts)."""
-            path: list[str] = []
-            level = TILE_HEIGHT
-            while ((index >> (level + TILE_HEIGHT)) + 1) << (level + TILE_HEIGHT) <= size:  # (while its tile is whole)
-                key = (principal, 0, level, index >> level)  # (a whole tile's part holds in every tree that has it)
-                part = kept.get(key)
-                if part is None:
-                    found = tile(level // TILE_HEIGHT, index >> (level + TILE_HEIGHT))
-                    if found is None or len(found[0]) != whole:
-                        raise LogError(f"the store's log for {class_label(principal)} lacks a tile at level {level}")
-                    part = keep(key, [b64(h) for h in foot_path(found, (index >> level) & (TILE_WIDTH - 1))])
-                path += part
-                level += TILE_HEIGHT
-            key = (principal, size, level, index >> level)
-            part = kept.get(key)
-            if part is None:
-                part = keep(key, [proof_hash(at, idx) for at, idx in audit_path(index, size, level)])
-            return path + part
-
-        def keep(key: tuple[str, int, int, int], part: list[str]) -> list[str]:
-            if len(kept) >= ABOVE_KEPT:
-                kept.clear()
-            kept[key] = part
-            return part
-
-        whole = TILE_WIDTH * HASH_SIZE
-        kept = self._above
-        out: dict[int, list[str]] = {}
-        for index in indexes:
-            foot = tile(0, index >> TILE_HEIGHT) if (index | (TILE_WIDTH - 1)) < size else None
-            if foot is not None and len(foot[0]) == whole:  # (the leaf's tile whole: its first five hashes are in it)
-                proof = [b64(h) for h in foot_path(foot, index & (TILE_WIDTH - 1))]
-            else:
-                proof = [proof_hash(level, idx) for level, idx in audit_path(index, size, 0, TILE_HEIGHT)]
-            key = (principal, size, -1, index >> TILE_HEIGHT)  # (the whole path above the leaf's tile)
-            above = kept.get(key)
-            if above is None:
-                above = keep(key, above_foot(index))
-            out[index] = proof + above
+            out.append(hit)
         return out
 
     def proofs(self, trace: Trace, principal: str, scope: tuple[str | None, str | None] = (None, None)) -> dict[str, Any] | None:

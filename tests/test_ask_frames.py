@@ -80,6 +80,17 @@ def test_an_everyday_verb_stands_for_the_one_catalog_verb_listed_for_it() -> Non
     assert everyday_substitutions({"owns", "maintains"}, {"owns": {"owned_by"}, "maintains": {"owned_by"}})["maintains"] == "owns"
 
 
+def test_contractions_typed_without_apostrophes_and_everyday_verbs_of_providing() -> None:
+    from chainret.core.words import apostrophes
+
+    assert apostrophes("which teams dont own anything, whos on X") == "which teams don't own anything, who's on X"
+    assert apostrophes("the dont-panic service, Cant, wont, its") == "the dont-panic service, Cant, wont, its"  # names, words
+    subs = everyday_substitutions({"provides", "provide", "provided", "providing"})
+    assert subs["exposes"] == "provides" and subs["offer"] == "provide" and subs["implements"] == "provides"
+    # negative control: a catalog with both "provides" and "supplies" has no one word for "offers"
+    assert "offers" not in everyday_substitutions({"provides", "provide", "supplies", "supply"})
+
+
 def test_words_of_a_name_are_never_reworded() -> None:
     vocab = {"owns", "component", "consumes"}
     assert reworded("Who uses checkout-service?", vocab) == ["Who consumes checkout-service?"]

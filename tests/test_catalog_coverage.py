@@ -194,6 +194,11 @@ def test_a_coverage_ask_answers_from_the_report_over_what_the_principal_may_read
     ("which CODEOWNERS entries have no owners?", "rules_without_owners"), ("CODEOWNERS lines without owners", "rules_without_owners"),
     ("which codeowners rules don't list anyone?", "rules_without_owners"),
     ("which owners don't exist in the catalog?", "undeclared_owners"),
+    # typed without apostrophes, fillers ("rn", "actually"), where the things are kept said after the subject
+    ("which components dont have an owner", "no_owner"), ("anything in the catalog with no owner?", "no_owner"),
+    ("teams with no people in them rn", "groups_without_members"), ("codeowners entries with nobody on them", "rules_without_owners"),
+    ("owners in backstage that point at a team that doesnt exist", "undeclared_owners"),
+    ("what's owned by a team that isn't set up in backstage", "owned_by_undeclared"),
 ])
 def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -210,6 +215,7 @@ def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     "Which components are owned by a team that is in the catalog?",  # an owner that is declared: no gap
     "are there teams with somebody on them?", "what's owned by a team that is in Backstage?",
     "what has an owner?", "which codeowners rules list anyone?", "which owners exist in the catalog?",
+    "which components do have an owner", "owners in backstage that point at a team that exists",
 ])
 def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -235,6 +241,10 @@ def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: s
     # "who" and a bare noun for the people; a verb and "nothing"
     ("who isn't on any team?", [], "member_of"), ("people not on any team", [], "member_of"),
     ("components that depend on nothing", ["component:acme:default.orphan-svc", "component:acme:default.owned-svc"], "depends_on"),
+    # the progressive, the past (a time said is read before), "a single", typed without apostrophes
+    ("components nothing is depending on", ["component:acme:default.orphan-svc", "component:acme:default.owned-svc"],
+     "dependency_of"),
+    ("who wasnt on a team", [], "member_of"), ("teams that don't own a single component", [], "owner_of"),
 ])
 def test_a_coverage_ask_about_any_relation_reads_it_by_the_catalogs_phrasings(acme: Path, words: str, public: list[str],
                                                                                predicate: str) -> None:
@@ -273,7 +283,7 @@ def test_an_entity_related_only_by_the_inverse_relation_is_not_listed(tmp_path: 
     "Is anyone on a team?", "which teams own anything at all?",  # no absence said
     "Is anyone not on a team or a group?",
     "any components everything depends on?", "which teams own no users?",  # no absence; a type "own" never reaches
-    "who is on any team?", "components that depend on something",
+    "who is on any team?", "components that depend on something", "components everything is depending on",
 ])
 def test_words_that_are_no_relation_coverage_ask_stay_unanswered(acme: Path, words: str) -> None:
     assert ask(words, acme).route != "coverage"

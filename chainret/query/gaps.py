@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
-from chainret.core.words import ascii_marks
+from chainret.core.words import apostrophes, ascii_marks
 
 GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members", "owned_by_undeclared"]
 
@@ -31,7 +31,7 @@ _CODE = r"(?:(?:codeowners\s+)?(?:paths?|files?|rules?|entry|entries|lines?|patt
 _GROUPS = r"(?P<g>(?:sub-?|child\s+)?(?:groups?|teams?))"
 _T = r"(?P<t>components?|apis?|resources?|systems?|domains?|entities|entity|things?|what|anything|something|stuff)"
 _LEAD = (r"(?:(?:which|what|list|show(?:\s+me)?|find|(?:are|is)\s+there(?:\s+any)?|do\s+we\s+have(?:\s+any)?)\s+)?"
-         r"(?:all\s+|every\s+|each\s+)?(?:the\s+|any\s+|of\s+the\s+|of\s+our\s+|our\s+)?")
+         r"(?:all\s+|every\s+|each\s+)?(?:the\s+|any\s+|an?\s+|of\s+the\s+|of\s+our\s+|our\s+)?")
 # A relative clause between the type noun and what it lacks: "components that have no owner".
 _REL = r"(?:\s+(?:that|which|who))?"
 # Words for "has none": "lack", "are missing", "do not have".
@@ -41,7 +41,7 @@ _LACK = r"(?:lacks?|lacking|(?:are|is)\s+missing|missing|(?:do|does)\s+not\s+hav
 _SOMEONE = r"(?:an?\s+|some\s+)?(?:teams?|groups?|owners?|users?|someone|somebody)"
 # "in the catalog", "in Backstage", "in the records": the place the catalog's records are kept, by any of its names
 _RECORDS = r"(?:in|on)\s+(?:the\s+)?(?:catalog|backstage|records|directory|org\s+chart)"
-_NOT_THERE_BARE = (rf"(?:(?:is|are)\s+not\s+(?:{_RECORDS}|declared(?:\s+anywhere)?|defined(?:\s+anywhere)?|known)|"
+_NOT_THERE_BARE = (rf"(?:(?:is|are)\s+not\s+(?:(?:(?:set\s+up|registered|listed|defined|declared)\s+)?{_RECORDS}|declared(?:\s+anywhere)?|defined(?:\s+anywhere)?|known)|"
                    rf"(?:do|does)\s+not\s+exist(?:\s+{_RECORDS}|\s+anywhere)?|(?:is|are)\s+(?:missing|absent)\s+from\s+"
                    r"(?:the\s+)?(?:catalog|backstage|records))")
 _NOT_THERE = rf"(?:that|which|who)\s+{_NOT_THERE_BARE}"
@@ -69,12 +69,14 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+{_LACK}\s+(?:an?\s+|any\s+)?(?:code\s*)?owners?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+without\s+(?:an?\s+|any\s+)?(?:code\s*)?owners?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:do|does)\s+not\s+(?:list|name)\s+(?:anyone|anybody|an?\s+owner|any\s+owners?)"),
+    ("rules_without_owners", rf"{_LEAD}{_CODE}\s+with\s+(?:nobody|no\s+one)(?:\s+(?:on|in)\s+(?:it|them)|\s+(?:listed|assigned|named))?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+(?:are|is|were|was)\s+(?:unowned|not\s+owned(?:\s+by\s+(?:anyone|anybody))?)"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that|which)\s+(?:resolve|resolves|point|points|refer|refers)\s+to\s+nothing"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that|which)\s+(?:do|does)\s+not\s+(?:resolve|exist)"),
     ("undeclared_owners", rf"{_LEAD}(?:undeclared|dangling|unresolved)\s+owners?"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that\s+are\s+|which\s+are\s+)?not\s+declared(?:\s+anywhere)?"),
     ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+{_NOT_THERE_BARE}"),
+    ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+(?:point|points|refer|refers)\s+(?:at|to)\s+{_GHOST}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:have|has|had|with)\s+(?:no|zero|0)\s+members?"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
@@ -105,14 +107,24 @@ class GapRequest(NamedTuple):
 def _plain(request: str) -> str:
     """A request as the coverage rules read it: ASCII marks, lower case, "n't" as " not", single spaces, no end
     punctuation (marks first: "don\u2019t" is "do not" too)."""
-    text = ascii_marks(request).lower().replace("n't", " not")
-    return re.sub(r"\s+at\s+all$", "", re.sub(r"\s+", " ", text).strip(" ?.!"))
+    text = apostrophes(ascii_marks(request)).lower().replace("n't", " not")
+    text = re.sub(r"\s+", " ", text).strip(" ?.!")
+    text = _FILLER.sub("", text)
+    return re.sub(r"\s+at\s+all$", "", text)
+
+
+# Words that add nothing to a coverage ask: "actually", "currently", "rn" (right now), and where the things are kept
+# said after the subject ("anything in the catalog with no owner").
+_FILLER = re.compile(r"\s+(?:actually|really|currently|right\s+now|rn|at\s+the\s+moment|atm|even)\b(?!-)|"
+                     r"(?<=[a-z])\s+(?:in|on)\s+(?:the\s+)?(?:catalog|backstage)(?=\s+(?:with|without|that|which|who|have|has|had|"
+                     r"lack|lacks|lacking|missing|nobody|no\s+one|nothing)\b)")
 
 
 def read_gap_request(request: str) -> GapRequest | None:
     """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
     text = _plain(request)
-    if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody", "no one")):
+    if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody", "no one",
+                                   "no people", "no users", "exist")):
         return None  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)
@@ -140,7 +152,7 @@ class AbsenceRequest(NamedTuple):
     objects: str = ""
 
 
-_ANY = r"(?:any|an?|some)"
+_ANY = r"(?:any|an?|some|a\s+single|one\s+single|even\s+one)"
 _NOBODY = r"(?:nobody|no\s+one|nothing|no\s+(?P<u>[a-z]+))"
 _PREP = r"(?P<prep>in|on|under|part\s+of|a\s+member\s+of|members\s+of|a\s+part\s+of)"
 _N = r"(?P<t>[a-z]+)"
@@ -159,7 +171,7 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     (rf"(?:is|are)\s+(?:there\s+)?(?P<t>anyone|anybody|someone|somebody)\s+(?:who\s+is\s+)?not\s+{_PREP}\s+{_ANY}\s+"
      r"(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
     # "who isn't on any team", "people not on a team" (no verb) -> which team is {x} on
-    (rf"(?P<t>who)\s+(?:is|are)\s+not\s+{_PREP}\s+{_ANY}\s+(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
+    (rf"(?P<t>who)\s+(?:is|are|was|were)\s+not\s+{_PREP}\s+{_ANY}\s+(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
     (rf"{_LEAD}{_N}\s+(?:(?:who|that|which)\s+(?:are|is)\s+)?not\s+{_PREP}\s+{_ANY}\s+(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
     # "which apis does nobody consume" -> who consumes {x}
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+{_NOBODY}\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?",
@@ -170,6 +182,13 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "which components don't provide any API" -> which api does {x} provide
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_ANY}\s+(?P<u>[a-z]+)",
      ("which {u} does {x} {v}{p}", "what {u} does {x} {v}{p}", "what does {x} {v}{p}")),
+    # the progressive and the past: "APIs nobody is calling", "APIs no one used" -> who calls / uses {x}
+    (rf"{_LEAD}{_N}{_REL}\s+{_NOBODY}\s+(?:is|are|was|were)\s+(?P<ing>[a-z]+ing)(?P<p>\s+(?:on|to|from|with))?",
+     ("who {ivs}{p} {x}", "what {ivs}{p} {x}", "who {ivs2}{p} {x}", "what {ivs2}{p} {x}")),
+    (rf"{_LEAD}{_N}{_REL}\s+{_NOBODY}\s+(?P<pp>[a-z]+ed)(?P<p>\s+(?:on|to|from|with))?",
+     ("who {pvs}{p} {x}", "what {pvs}{p} {x}", "who {pvs2}{p} {x}", "what {pvs2}{p} {x}")),
+    # "a system with nothing in it" -> what is in {x}
+    (rf"{_LEAD}{_N}(?:{_REL}\s+(?:have|has)|\s+with)\s+nothing\s+(?P<prep>in|on|under)\s+(?:it|them)", ("what is {prep} {x}",)),
     # the passive: "which APIs aren't used by anything", "APIs not consumed by any component" -> who uses {x}
     (rf"{_LEAD}{_N}(?:{_REL}\s+(?:are|is|were|was))?\s+not\s+(?P<pp>[a-z]+ed)\s+by\s+(?:anything|anyone|anybody|any\s+[a-z]+|"
      r"an?\s+[a-z]+)", ("who {pvs} {x}", "what {pvs} {x}", "who {pvs2} {x}", "what {pvs2} {x}")),
@@ -221,8 +240,11 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
             part = g["pp"]
             bases = (part[:-3] + "y", part[:-3] + "y") if part.endswith("ied") else (part[:-2], part[:-1])
             fill |= {"pvs": _third_person(bases[0]), "pvs2": _third_person(bases[1])}
+        if g.get("ing"):  # "calling": calls; "using": uses (the stem, or the stem with its "e")
+            stem = g["ing"][:-3]
+            fill |= {"ivs": _third_person(stem), "ivs2": _third_person(stem + "e")}
         out = tuple(dict.fromkeys(q.format(**fill) for q in questions if all(g.get(k) for k in re.findall(r"{(\w+)}", q)
-                                                                               if k not in ("x", "vs", "vb", "p", "pvs", "pvs2"))))
+                                                                               if k not in ("x", "vs", "vb", "p", "pvs", "pvs2", "ivs", "ivs2"))))
         objects = g.get("u", "") if "{vs}" not in questions[0] else ""  # (what does it, not what it lacks)
         return AbsenceRequest(_PEOPLE.get(g["t"], g["t"]), out, objects) if out else None
     return None

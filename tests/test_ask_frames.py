@@ -34,6 +34,8 @@ LITERAL = "Which contact serves PR-84?"
     ("Who works in the Platform Team?", "who is in the Platform Team"),
     ("Who code-owned db/init.sql on 2025-11-20", "who are the code owners of db/init.sql on 2025-11-20"),
     ("Which teams are part of Engineering?", "Which teams are under Engineering"),
+    ("which people are on the teams under Engineering?", "who is on the teams under Engineering"),
+    ("What users are in team-web", "who is in team-web"),
 ])
 def test_sentence_frames_stand_for_one_question(words: str, question: str) -> None:
     assert frame_question(words) == question
@@ -41,7 +43,8 @@ def test_sentence_frames_stand_for_one_question(words: str, question: str) -> No
 
 @pytest.mark.parametrize("words", ["who do I contact", "who is the contact for PR-84", "who do I page",
                                    "Which components are part of Storefront?",  # a system's parts: no group under it
-                                   "who owned db/init.sql"])  # ownership, not code ownership
+                                   "who owned db/init.sql",  # ownership, not code ownership
+                                   "which people are responsible for PR-84"])  # "which people" asks "who" only before in / on
 def test_words_that_are_no_frame_are_left_alone(words: str) -> None:
     assert frame_question(words) is None
 
@@ -75,6 +78,17 @@ def test_an_everyday_verb_stands_for_the_one_catalog_verb_listed_for_it() -> Non
     assert "uses" not in everyday_substitutions({"consumes", "uses"}, {"consumes": {"api_consumed_by"}, "uses": {"uses"}})
     # a word the catalog declares beside the same relation's verb is put as that verb (the phrasings read it)
     assert everyday_substitutions({"owns", "maintains"}, {"owns": {"owned_by"}, "maintains": {"owned_by"}})["maintains"] == "owns"
+
+
+def test_contractions_typed_without_apostrophes_and_everyday_verbs_of_providing() -> None:
+    from chainret.core.words import apostrophes
+
+    assert apostrophes("which teams dont own anything, whos on X") == "which teams don't own anything, who's on X"
+    assert apostrophes("the dont-panic service, Cant, wont, its") == "the dont-panic service, Cant, wont, its"  # names, words
+    subs = everyday_substitutions({"provides", "provide", "provided", "providing"})
+    assert subs["exposes"] == "provides" and subs["offer"] == "provide" and subs["implements"] == "provides"
+    # negative control: a catalog with both "provides" and "supplies" has no one word for "offers"
+    assert "offers" not in everyday_substitutions({"provides", "provide", "supplies", "supply"})
 
 
 def test_words_of_a_name_are_never_reworded() -> None:

@@ -136,6 +136,23 @@ C = "component:newcomer:default."
      {U + n for n in ("alice", "bob", "carol", "dave", "erin", "frank")}),
     # a head noun the chain's answers may be more than: read only where every answer is of the noun's type
     ("Which components depend on shop-db?", ["dependency_of"], {C + "order-service", C + "checkout-service"}),
+    # a past participle and its agent after the head noun: "APIs owned by X" (the APIs X owns)
+    ("Which components consume APIs owned by team-payments?", ["owner_of", "api_consumed_by"], {C + "web-shop"}),
+    ("Who consumes APIs owned by team-platform?", ["owner_of", "api_consumed_by"],
+     {C + "web-shop", C + "checkout-service", C + "legacy-reports"}),
+    # a relative clause without its "that": "the components team-web owns"
+    ("Which APIs are consumed by the components team-web owns?", ["owner_of", "consumes_api"],
+     {"api:newcomer:default.orders-api", "api:newcomer:default.payments-api"}),
+    # a possessive of what its owner owns: "team-web's components"
+    ("What APIs do team-web's components consume?", ["owner_of", "consumes_api"],
+     {"api:newcomer:default.orders-api", "api:newcomer:default.payments-api"}),
+    ("Which APIs do the components of team-web consume?", ["owner_of", "consumes_api"],
+     {"api:newcomer:default.orders-api", "api:newcomer:default.payments-api"}),
+    # "stuff" as a head noun of no type, and "which people" as "who"
+    ("Who owns the stuff that depends on shop-db?", ["dependency_of", "owned_by"],
+     {"group:newcomer:default.team-payments", "group:newcomer:default.team-platform"}),
+    ("Which people are on the teams under Engineering?", ["parent_of", "has_member"],
+     {U + n for n in ("alice", "bob", "carol", "dave", "erin", "frank")}),
 ])
 def test_everyday_two_hop_and_set_wordings(newcomer: CatalogReader, words: str, chain: list[str], expected: set[str]) -> None:
     trace = ask(words, newcomer)
@@ -206,3 +223,68 @@ def test_a_bare_noun_phrase_keeps_its_head_noun(newcomer: CatalogReader) -> None
     owns" is not answered with all three (nor with a subset shown as complete)."""
     assert ask("the components that team-platform owns", newcomer).outcome != "accepted_path"
     assert ask("what does team-platform own", newcomer).outcome == "accepted_path"  # the question without the noun reads
+
+
+# -- reduced clauses and possessives of ownership (issue 44) ------------------------------------------------
+@pytest.mark.parametrize("words", [
+    "Who consumes components owned by team-platform?",  # team-platform owns an API and a resource too: no components only
+    "Which APIs are consumed by the systems team-web owns?",  # what team-web owns is not all systems
+    "What APIs do team-web's systems consume?",  # the same, said as a possessive
+    "Which APIs do the systems of team-web consume?",  # and with "of"
+    "Who is on the stuff that web-shop consumes?",  # the inner answers are APIs: no members
+    "Which people are on the weather?",  # the frame reads, the words name nothing
+])
+def test_a_reduced_clause_or_possessive_that_does_not_fit_is_not_answered(newcomer: CatalogReader, words: str) -> None:
+    """Negative controls: the new noun phrases keep the head-noun check and the slot's type."""
+    assert ask(words, newcomer).outcome != "accepted_path"
+
+
+def test_the_head_check_is_what_refuses_a_participle_of_the_wrong_noun(newcomer: CatalogReader,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the check switched off, "components owned by team-platform" would stand for all it owns (its API's
+    consumers answered as if a component's)."""
+    from chainret.query import interpret as interpret_mod
+
+    monkeypatch.setattr(interpret_mod, "_head_holds", lambda *a, **k: True)
+    assert ask("Who consumes components owned by team-platform?", newcomer).outcome == "accepted_path"
+
+
+def test_participles_reduced_relatives_and_possessives_as_inner_questions() -> None:
+    heads = frozenset({"apis", "components", "teams"})
+    assert "which APIs does data services own" in inner_questions("APIs owned by data services", heads)
+    assert "what does data services own" in inner_questions("APIs owned by data services", heads)
+    assert nested_mod.slot_head("APIs owned by data services") == "apis"
+    assert inner_questions("the components HPC Ops owns", heads)[0] == "which components does HPC Ops own"
+    assert nested_mod.slot_head("the components HPC Ops owns") == "components"
+    assert "what does team-web own" in inner_questions("team-web's components", heads)
+    # negative controls: a head noun the catalog does not ask with, a name of several words, no agent after "by"
+    assert inner_questions("the weather HPC Ops owns", heads) == []
+    assert inner_questions("the teams Data Services", heads) == [] and nested_mod.slot_head("the teams Data Services") is None
+    assert inner_questions("APIs owned by", heads) == []
+    assert inner_questions("the components HPC Ops owns") == []  # a clause without "that" only after a known head noun
+
+
+def test_a_question_that_drops_a_relation_noun_is_not_read_for_it(newcomer: CatalogReader) -> None:
+    """A possessive may say what its owner owns ("team-web's components": what does team-web own), but a relation noun
+    dropped is never read so ("engineering's subgroups" is not "what does engineering own"); a type noun dropped is
+    checked by the head check, a generic one ("stuff") stands for anything. Negative control beside each."""
+    from chainret.query.interpret import _head_said
+
+    cv = newcomer.view(None)
+    assert not _head_said("subgroups", "what does engineering own", cv)
+    assert _head_said("subgroups", "what are the subgroups of engineering", cv)  # the noun kept
+    assert _head_said("components", "what does team-web own", cv)  # a type: the head check decides
+    assert _head_said("stuff", "what calls orders-api", cv)
+    assert ask("What APIs do engineering's subgroups consume?", newcomer).outcome != "accepted_path"
+
+
+def test_a_relative_clause_inside_a_modifier_belongs_to_its_own_noun(newcomer: CatalogReader) -> None:
+    """"members of the team that owns X": the clause is the team's, the phrase's head is "members" (it was read as
+    "who owns X", the team shown as if its members)."""
+    assert nested_mod.slot_head("members of the team that owns web-shop") == "members"
+    assert "who owns web-shop" not in inner_questions("members of the team that owns web-shop")
+    trace = ask("members of the team that owns web-shop", newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None
+    assert trace.interpretation.predicates == ["owned_by", "has_member"] and _answers(trace) == {U + "alice", U + "bob"}
+    # negative control: a clause right after its head noun is still the head's
+    assert nested_mod.slot_head("the team that owns web-shop") == "team"

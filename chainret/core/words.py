@@ -64,3 +64,17 @@ FILLERS: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("please",), ("kindly",), ("for", "me"), ("thanks",), ("thank", "you"), ("thanks", "a", "lot"),
     ("many", "thanks"), ("cheers",),
 ), key=len, reverse=True))
+
+
+# Contractions typed without their apostrophe ("dont", "isnt", "whos"): none of them is an English word of its own
+# ("cant", "wont" and "its" are, and are left alone).
+_UNMARKED = {"dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "isnt": "isn't", "arent": "aren't",
+             "wasnt": "wasn't", "werent": "weren't", "hasnt": "hasn't", "havent": "haven't", "hadnt": "hadn't",
+             "whos": "who's", "whats": "what's", "wheres": "where's"}
+_UNMARKED_WORD = re.compile(r"(?<![\w'-])(" + "|".join(_UNMARKED) + r")(?![\w'-])", re.IGNORECASE)
+
+
+def apostrophes(text: str) -> str:
+    """``text`` with its contractions typed without the apostrophe written with it ("which teams dont own" ->
+    "which teams don't own"); a word of a name (hyphenated, or inside a longer word) is left alone."""
+    return _UNMARKED_WORD.sub(lambda m: _UNMARKED[m.group(1).lower()], text)

@@ -201,6 +201,26 @@ def _rows_trace(rows: list[Gap], section: dict[str, Any], cv: ViewReader, base: 
 
 
 # -- "which T has no <relation>" -----------------------------------------------------------------------------
+def _object_types(noun: str, predicate: str, cv: ViewReader) -> set[str] | None:
+    """The types of what an absence ask says is lacking ("components" of "which teams own no components") among the
+    predicate's range: empty where the noun names no type or every type of the range (any relation counts), None where
+    it names types the predicate never reaches ("which teams own no users": the ask is not read)."""
+    from chainret.query.lexicon import type_words
+    from chainret.query.nested import _singular
+
+    pred = cv.predicate(predicate)
+    if not noun or pred is None:
+        return set()
+    said = {noun, _singular(noun)}
+    named = {t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types) if said & type_words(t)}
+    if not named:
+        return set()
+    reached = named & set(pred.range_types)
+    if not reached:
+        return None
+    return set() if reached >= set(pred.range_types) else reached
+
+
 def absence_trace(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, principal: str, base: Mapping[str, Any],
                   budget: Budget, meta: dict[str, object]) -> Trace | None:
     """A coverage ask about any relation (``chainret.query.gaps.read_absence_request``): the entities of the type
@@ -245,10 +265,18 @@ def absence_trace(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, p
     said_of = getattr(cv.predicate(predicate), "description", "") or ""
     inverse = {p.name for p in cv.catalog.predicates
                if (p.description or "").startswith(f"inverse of {predicate}") or said_of.startswith(f"inverse of {p.name}")}
-    related = {r.subject for r in eligible if r.predicate == predicate} | {r.object for r in eligible if r.predicate in inverse}
+    pairs = [(r.subject, r.object) for r in eligible if r.predicate == predicate]
+    pairs += [(r.object, r.subject) for r in eligible if r.predicate in inverse]
+    objects = _object_types(absence.objects, predicate, cv)
+    if objects is None:
+        return None
+    if objects:  # "which teams own no components": only a relation to a component counts
+        typed = cv.entities_of(sorted({o for _, o in pairs}))
+        pairs = [(s, o) for s, o in pairs if o in typed and typed[o].type in objects]
+    related = {s for s, _ in pairs}
     index = Declarations(cv)
     rows = [Gap(id=e.id, name=e.name, type=e.type, cites=[w.cite() for w in index.of(e)])
             for e in of_type if e.id not in related and index.of(e)]
     section = {"kind": "without_relation", "types": types, "predicate": predicate, "inverse": sorted(inverse),
-               "view": cv.shown_name}
+               "view": cv.shown_name, **({"objects": sorted(objects)} if objects else {})}
     return _rows_trace(rows, section, cv, base, budget, meta)

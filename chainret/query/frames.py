@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from chainret.core.words import ascii_marks
+from chainret.core.words import apostrophes, ascii_marks
 from chainret.query.nested import INNER_MAX, _singular, inner_questions
 
 # -- sentence frames ---------------------------------------------------------------------------------------
@@ -49,7 +49,8 @@ _TOUCHING = r"(?:that|which)\s+(?:touch(?:es)?|changes?|modif(?:y|ies)|edits?|af
 # One word written as a path: a slash in it, or a file's extension ("README.md"), never a name of words.
 _PATH = r"[\w.-]*/[\w./*-]*|[\w-]+\.[a-z0-9]+"
 # An instruction to list all of a thing's: "list everything", "show me all the stuff".
-_EVERYTHING = r"(?:list|show|name|give)\s+(?:me\s+)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:things|stuff|entities))"
+_EVERYTHING = (r"(?:(?:list|show|name|give)\s+(?:me\s+)?)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:things|stuff|"
+               r"entities))")
 # The verbs the frames above read, in their forms: a past tense the time words call for ("who reviewed P in
 # August") is put in the present when these are (``chainret.query.interpret.interpret_at``).
 FRAME_VERBS = frozenset({"review", "reviews", "approve", "approves", "sign", "signs"})
@@ -74,6 +75,8 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     (r"(?P<x>(?:which|what)\s+[a-z]+\s+(?:does|do)\s+.+?)\s+belong\s+to", "{x} is in"),
     (r"who\s+(?:works|is\s+working)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
     (r"who\s+(?:are|is)\s+the\s+(?:people|persons|folks|users)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
+    # the people asked for with "which": "which people are on X", "what users are in X"
+    (r"(?:which|what)\s+(?:people|persons|folks|users)\s+(?:are|is)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
     # a bare noun phrase of a person: "the person on call for X" asks who is on call for X
     (r"(?:the\s+)?(?:person|people|one|folks)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
     # reviewing a change: "who needs to review a change to X", "who reviews changes to X" ask for X's code owners
@@ -190,6 +193,9 @@ _VERB_FORMS: dict[str, tuple[str, str, str, str]] = {
     "indorse": ("indorses", "indorse", "indorsed", "indorsing"),
     "certify": ("certifies", "certify", "certified", "certifying"),
     "call": ("calls", "call", "called", "calling"),
+    "offer": ("offers", "offer", "offered", "offering"),
+    "expose": ("exposes", "expose", "exposed", "exposing"),
+    "implement": ("implements", "implement", "implemented", "implementing"),
     "cover": ("covers", "cover", "covered", "covering"),
     "match": ("matches", "match", "matched", "matching"),
     "govern": ("governs", "govern", "governed", "governing"),
@@ -207,6 +213,8 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "endorse": ("certify",),
     "indorse": ("certify",),  # the older spelling of "endorse"
     "call": ("consume",),  # "what APIs does X call"
+    # a component offers / exposes / implements the API it provides
+    "offer": ("provide", "supply"), "expose": ("provide", "supply"), "implement": ("provide", "supply"),
     # (not "serve": "which service serves the X API" asks for its provider, but a catalog's services serve teams,
     # routes and regions too; one question of a development half is not enough to say which a word means)
     "cover": ("govern",),  # "which CODEOWNERS rule covers P"
@@ -340,14 +348,13 @@ def _third_person(verb: str) -> str:
 
 # Misspellings of a question's own small words (too short for the typo rule of ``chainret.query.synonyms``), and
 # its contractions typed without the apostrophe ("whos the owner of X").
-_SPELLING = {"teh": "the", "hte": "the", "waht": "what", "whcih": "which", "wich": "which",
-             "whos": "who's", "whats": "what's", "wheres": "where's"}
+_SPELLING = {"teh": "the", "hte": "the", "waht": "what", "whcih": "which", "wich": "which", "wht": "what"}
 # "what team's X on": after a question word and its head noun, "'s" is "is" (the head noun owns nothing yet).
 _NOUN_IS = re.compile(r"^((?:which|what)\s+[a-z]+)'s\s+", re.IGNORECASE)
 
 
 def _spelt(text: str) -> str:
-    text = re.sub(r"(?<![\w'-])[a-z]+(?![\w'-])", lambda m: _SPELLING.get(m.group(0), m.group(0)), text)
+    text = re.sub(r"(?<![\w'-])[a-z]+(?![\w'-])", lambda m: _SPELLING.get(m.group(0), m.group(0)), apostrophes(text))
     return _NOUN_IS.sub(r"\1 is ", ascii_marks(text))
 
 
@@ -469,7 +476,7 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
     """The questions ``request`` may stand for (none when no frame, clause word or everyday word applies)."""
     said = clause_words(_spelt(request))
     base = clause_words(everyday_words(_spelt(request), vocab, verb_owners))
-    out = [base]
+    out = [base, said]  # (the spelt words as they are too: a name in lower case may hold an everyday word)
     doing = progressive(said, vocab | set(everyday_substitutions(vocab, verb_owners)))
     if doing is not None:
         out.append(everyday_words(doing, vocab, verb_owners))

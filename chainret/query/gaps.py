@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
-from chainret.core.words import ascii_marks
+from chainret.core.words import apostrophes, ascii_marks
 
 GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members", "owned_by_undeclared"]
 
@@ -23,22 +23,31 @@ _OWNED_TYPES: dict[str, tuple[str, ...]] = {
     "domain": ("domain",), "entity": ("component", "api", "resource", "system", "domain"),
     "thing": ("component", "api", "resource", "system", "domain"),
 }
-_CODE = r"(?:paths?|files?|rules?|codeowners\s+rules?|code\s+paths?)"
+# A subject said without a type noun ("what has no owner", "is there anything without an owner"): every owned type.
+for _word in ("what", "anything", "something", "stuff"):
+    _OWNED_TYPES[_word] = _OWNED_TYPES["thing"]
+_CODE = r"(?:(?:codeowners\s+)?(?:paths?|files?|rules?|entry|entries|lines?|patterns?|globs?)|code\s+paths?)"
 # "sub-teams", "subgroups", "child teams": only groups under another group
 _GROUPS = r"(?P<g>(?:sub-?|child\s+)?(?:groups?|teams?))"
-_T = r"(?P<t>components?|apis?|resources?|systems?|domains?|entities|entity|things?)"
+_T = r"(?P<t>components?|apis?|resources?|systems?|domains?|entities|entity|things?|what|anything|something|stuff)"
 _LEAD = (r"(?:(?:which|what|list|show(?:\s+me)?|find|(?:are|is)\s+there(?:\s+any)?|do\s+we\s+have(?:\s+any)?)\s+)?"
-         r"(?:all\s+|every\s+|each\s+)?(?:the\s+|any\s+|of\s+the\s+|of\s+our\s+|our\s+)?")
+         r"(?:all\s+|every\s+|each\s+)?(?:the\s+|any\s+|an?\s+|of\s+the\s+|of\s+our\s+|our\s+)?")
 # A relative clause between the type noun and what it lacks: "components that have no owner".
 _REL = r"(?:\s+(?:that|which|who))?"
 # Words for "has none": "lack", "are missing", "do not have".
 _LACK = r"(?:lacks?|lacking|(?:are|is)\s+missing|missing|(?:do|does)\s+not\s+have|(?:have|has)\s+not\s+got)"
 # An owner the catalog does not declare, said of the owner: "a team that isn't in the catalog", "a group that
 # does not exist", "an owner that is not declared".
-_SOMEONE = r"(?:an?\s+|some\s+)?(?:team|group|owner|user|someone|somebody)"
-_NOT_THERE_BARE = (r"(?:(?:is|are)\s+not\s+(?:in\s+the\s+catalog|declared(?:\s+anywhere)?|defined|known)|"
-                   r"(?:do|does)\s+not\s+exist)")
+_SOMEONE = r"(?:an?\s+|some\s+)?(?:teams?|groups?|owners?|users?|someone|somebody)"
+# "in the catalog", "in Backstage", "in the records": the place the catalog's records are kept, by any of its names
+_RECORDS = r"(?:in|on)\s+(?:the\s+)?(?:catalog|backstage|records|directory|org\s+chart)"
+_NOT_THERE_BARE = (rf"(?:(?:is|are)\s+not\s+(?:(?:(?:set\s+up|registered|listed|defined|declared)\s+)?{_RECORDS}|declared(?:\s+anywhere)?|defined(?:\s+anywhere)?|known)|"
+                   rf"(?:do|does)\s+not\s+exist(?:\s+{_RECORDS}|\s+anywhere)?|(?:is|are)\s+(?:missing|absent)\s+from\s+"
+                   r"(?:the\s+)?(?:catalog|backstage|records))")
 _NOT_THERE = rf"(?:that|which|who)\s+{_NOT_THERE_BARE}"
+# an owner the catalog does not declare, said either way: "a team that isn't in the catalog", "a nonexistent team"
+_GHOST = (rf"(?:{_SOMEONE}\s+{_NOT_THERE}|(?:an?\s+|some\s+)?(?:nonexistent|non-existent|missing|unknown|undeclared|"
+          r"undefined|unresolved)\s+(?:teams?|groups?|owners?))")
 _NO_OWNER = r"(?:no\s+owners?|no\s+one\s+owning\s+(?:it|them)|nobody\s+owning\s+(?:it|them))"
 # "which systems have a component with no owner": the things that hold an entity of no owner
 _U = _T.replace("?P<t>", "?P<u>")
@@ -59,20 +68,29 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:have|has|had|with)\s+no\s+(?:code\s*)?owners?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+{_LACK}\s+(?:an?\s+|any\s+)?(?:code\s*)?owners?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+without\s+(?:an?\s+|any\s+)?(?:code\s*)?owners?"),
+    ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:do|does)\s+not\s+(?:list|name)\s+(?:anyone|anybody|an?\s+owner|any\s+owners?)"),
+    ("rules_without_owners", rf"{_LEAD}{_CODE}\s+with\s+(?:nobody|no\s+one)(?:\s+(?:on|in)\s+(?:it|them)|\s+(?:listed|assigned|named))?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+(?:are|is|were|was)\s+(?:unowned|not\s+owned(?:\s+by\s+(?:anyone|anybody))?)"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that|which)\s+(?:resolve|resolves|point|points|refer|refers)\s+to\s+nothing"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that|which)\s+(?:do|does)\s+not\s+(?:resolve|exist)"),
     ("undeclared_owners", rf"{_LEAD}(?:undeclared|dangling|unresolved)\s+owners?"),
     ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that\s+are\s+|which\s+are\s+)?not\s+declared(?:\s+anywhere)?"),
-    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:have|has|had|with)\s+no\s+members?"),
+    ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+{_NOT_THERE_BARE}"),
+    ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+(?:point|points|refer|refers)\s+(?:at|to)\s+{_GHOST}"),
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:have|has|had|with)\s+(?:no|zero|0)\s+members?"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}empty\s+{_GROUPS}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:nobody|no\s+one)\s+(?:is|was|are|were)\s+(?:on|in)"),
+    # "teams with nobody on them", "groups with no one in it"
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}(?:{_REL}\s+(?:have|has)|\s+with)\s+(?:nobody|no\s+one|no\s+people|no\s+users)\s+"
+                               r"(?:on|in)\s+(?:it|them)"),
     # the entities that name such an owner: "which resources are owned by a team that isn't in the catalog"
-    ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:are|is|were|was)\s+owned\s+by\s+{_SOMEONE}\s+{_NOT_THERE}"),
+    ("owned_by_undeclared", rf"{_LEAD}{_T}(?:{_REL}\s+(?:are|is|were|was))?\s+owned\s+by\s+{_GHOST}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?owners?\s+{_NOT_THERE}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+owners?\s+(?:(?:is|are)\s+(?:undeclared|unresolved)|{_NOT_THERE_BARE})"),
+    # without a type noun: "what's owned by a team that isn't in Backstage" (every type that names an owner)
+    ("owned_by_undeclared", rf"(?:what(?:'s|\s+is|\s+are)|which\s+things\s+are|anything)\s+owned\s+by\s+{_GHOST}"),
 )
 _COMPILED: list[tuple[GapKind, re.Pattern[str]]] = []
 
@@ -89,14 +107,24 @@ class GapRequest(NamedTuple):
 def _plain(request: str) -> str:
     """A request as the coverage rules read it: ASCII marks, lower case, "n't" as " not", single spaces, no end
     punctuation (marks first: "don\u2019t" is "do not" too)."""
-    text = ascii_marks(request).lower().replace("n't", " not")
-    return re.sub(r"\s+at\s+all$", "", re.sub(r"\s+", " ", text).strip(" ?.!"))
+    text = apostrophes(ascii_marks(request)).lower().replace("n't", " not")
+    text = re.sub(r"\s+", " ", text).strip(" ?.!")
+    text = _FILLER.sub("", text)
+    return re.sub(r"\s+at\s+all$", "", text)
+
+
+# Words that add nothing to a coverage ask: "actually", "currently", "rn" (right now), and where the things are kept
+# said after the subject ("anything in the catalog with no owner").
+_FILLER = re.compile(r"\s+(?:actually|really|currently|right\s+now|rn|at\s+the\s+moment|atm|even)\b(?!-)|"
+                     r"(?<=[a-z])\s+(?:in|on)\s+(?:the\s+)?(?:catalog|backstage)(?=\s+(?:with|without|that|which|who|have|has|had|"
+                     r"lack|lacks|lacking|missing|nobody|no\s+one|nothing)\b)")
 
 
 def read_gap_request(request: str) -> GapRequest | None:
     """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
     text = _plain(request)
-    if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody", "no one")):
+    if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody", "no one",
+                                   "no people", "no users", "exist")):
         return None  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)
@@ -119,9 +147,12 @@ class AbsenceRequest(NamedTuple):
 
     noun: str
     positives: tuple[str, ...]
+    # the type noun of what the entity lacks, as said ("components" of "which teams own no components"): only a
+    # relation to an entity of the types it names counts (empty, or a noun that names no type: any relation does)
+    objects: str = ""
 
 
-_ANY = r"(?:any|an?|some)"
+_ANY = r"(?:any|an?|some|a\s+single|one\s+single|even\s+one)"
 _NOBODY = r"(?:nobody|no\s+one|nothing|no\s+(?P<u>[a-z]+))"
 _PREP = r"(?P<prep>in|on|under|part\s+of|a\s+member\s+of|members\s+of|a\s+part\s+of)"
 _N = r"(?P<t>[a-z]+)"
@@ -131,7 +162,7 @@ _LISTED = rf"(?:\s+{_LISTED_WORDS})?"
 # The people a catalog holds, said without a type noun ("is anyone not on a team"): the noun they stand for, and
 # the type words a catalog names its people by. Only here: as a type word everywhere, "person" read "manager of
 # X" as "person of X" (a member).
-_PEOPLE = {"anyone": "people", "anybody": "people", "someone": "people", "somebody": "people"}
+_PEOPLE = {"anyone": "people", "anybody": "people", "someone": "people", "somebody": "people", "who": "people"}
 PEOPLE_TYPE_WORDS = {"people": ("user", "person")}
 _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "which users aren't on any team" -> which team is {x} on
@@ -139,12 +170,36 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "is anyone not on a team" -> which team is {x} on, of the people
     (rf"(?:is|are)\s+(?:there\s+)?(?P<t>anyone|anybody|someone|somebody)\s+(?:who\s+is\s+)?not\s+{_PREP}\s+{_ANY}\s+"
      r"(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
+    # "who isn't on any team", "people not on a team" (no verb) -> which team is {x} on
+    (rf"(?P<t>who)\s+(?:is|are|was|were)\s+not\s+{_PREP}\s+{_ANY}\s+(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
+    (rf"{_LEAD}{_N}\s+(?:(?:who|that|which)\s+(?:are|is)\s+)?not\s+{_PREP}\s+{_ANY}\s+(?P<u>[a-z]+)", ("which {u} is {x} {prep}",)),
     # "which apis does nobody consume" -> who consumes {x}
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+{_NOBODY}\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?",
+     ("who {vs}{p} {x}", "what {vs}{p} {x}", "which {u} {vs}{p} {x}")),
+    # the same without "does": "(any) APIs nobody uses", "components nothing depends on" (the verb said as it is)
+    (rf"{_LEAD}{_N}{_REL}\s+{_NOBODY}\s+(?P<w>(?!is$|was$|has$)[a-z]+s)(?P<p>\s+(?:on|to|from|with))?",
      ("who {vs}{p} {x}", "what {vs}{p} {x}", "which {u} {vs}{p} {x}")),
     # "which components don't provide any API" -> which api does {x} provide
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_ANY}\s+(?P<u>[a-z]+)",
      ("which {u} does {x} {v}{p}", "what {u} does {x} {v}{p}", "what does {x} {v}{p}")),
+    # the progressive and the past: "APIs nobody is calling", "APIs no one used" -> who calls / uses {x}
+    (rf"{_LEAD}{_N}{_REL}\s+{_NOBODY}\s+(?:is|are|was|were)\s+(?P<ing>[a-z]+ing)(?P<p>\s+(?:on|to|from|with))?",
+     ("who {ivs}{p} {x}", "what {ivs}{p} {x}", "who {ivs2}{p} {x}", "what {ivs2}{p} {x}")),
+    (rf"{_LEAD}{_N}{_REL}\s+{_NOBODY}\s+(?P<pp>[a-z]+ed)(?P<p>\s+(?:on|to|from|with))?",
+     ("who {pvs}{p} {x}", "what {pvs}{p} {x}", "who {pvs2}{p} {x}", "what {pvs2}{p} {x}")),
+    # "a system with nothing in it" -> what is in {x}
+    (rf"{_LEAD}{_N}(?:{_REL}\s+(?:have|has)|\s+with)\s+nothing\s+(?P<prep>in|on|under)\s+(?:it|them)", ("what is {prep} {x}",)),
+    # the passive: "which APIs aren't used by anything", "APIs not consumed by any component" -> who uses {x}
+    (rf"{_LEAD}{_N}(?:{_REL}\s+(?:are|is|were|was))?\s+not\s+(?P<pp>[a-z]+ed)\s+by\s+(?:anything|anyone|anybody|any\s+[a-z]+|"
+     r"an?\s+[a-z]+)", ("who {pvs} {x}", "what {pvs} {x}", "who {pvs2} {x}", "what {pvs2} {x}")),
+    # "unused APIs" -> who uses {x}
+    (rf"{_LEAD}unused\s+{_N}", ("who uses {x}", "what uses {x}")),
+    # "which teams own nothing", "components that depend on nothing" -> what does {x} own / depend on
+    (rf"{_LEAD}{_N}{_REL}\s+(?P<v>(?!(?:have|has|had|are|is|were|was|do|does|did)\s)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+nothing",
+     ("what does {x} {vb}{p}",)),
+    # "which teams own no components" -> which components does {x} own, of the components
+    (rf"{_LEAD}{_N}{_REL}\s+(?P<v>(?!(?:have|has|had|are|is|were|was|with|do|does|did)\s)[a-z]+)\s+no\s+(?P<u>[a-z]+)",
+     ("which {u} does {x} {vb}", "what {u} does {x} {vb}", "what does {x} {vb}")),
     # "which teams don't own anything (at all)" -> what does {x} own
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+anything", ("what does {x} {v}{p}",)),
     # "which components have no dependencies", "systems without a domain" -> what is the domain of {x}
@@ -154,6 +209,13 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
                                                                                 "which {u} does {x} have")),
 )
 _ABSENCE_COMPILED: list[tuple[re.Pattern[str], tuple[str, ...]]] = []
+
+
+def _base_form(verb: str) -> str:
+    """"own" of "owns" or "own" (a type noun's number decides the verb's: "which team owns", "which teams own")."""
+    from chainret.query.nested import _base
+
+    return _base(verb) if verb else ""
 
 
 def _third_person(verb: str) -> str:
@@ -172,8 +234,17 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
             continue
         g = {k: (v or "") for k, v in m.groupdict().items()}
         verb = g.get("v", "")
-        fill = {**g, "vs": _third_person(verb) if verb else "", "x": "{x}"}
+        # the verb in the third person ("consume" -> "consumes", or as said: "uses") and in its base form
+        fill = {**g, "vs": g.get("w") or (_third_person(verb) if verb else ""), "vb": _base_form(verb), "x": "{x}"}
+        if g.get("pp"):  # a participle's verb in the third person, of either base form ("used": uses; "owned": owns)
+            part = g["pp"]
+            bases = (part[:-3] + "y", part[:-3] + "y") if part.endswith("ied") else (part[:-2], part[:-1])
+            fill |= {"pvs": _third_person(bases[0]), "pvs2": _third_person(bases[1])}
+        if g.get("ing"):  # "calling": calls; "using": uses (the stem, or the stem with its "e")
+            stem = g["ing"][:-3]
+            fill |= {"ivs": _third_person(stem), "ivs2": _third_person(stem + "e")}
         out = tuple(dict.fromkeys(q.format(**fill) for q in questions if all(g.get(k) for k in re.findall(r"{(\w+)}", q)
-                                                                               if k not in ("x", "vs", "p"))))
-        return AbsenceRequest(_PEOPLE.get(g["t"], g["t"]), out) if out else None
+                                                                               if k not in ("x", "vs", "vb", "p", "pvs", "pvs2", "ivs", "ivs2"))))
+        objects = g.get("u", "") if "{vs}" not in questions[0] else ""  # (what does it, not what it lacks)
+        return AbsenceRequest(_PEOPLE.get(g["t"], g["t"]), out, objects) if out else None
     return None

@@ -91,7 +91,7 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
         for text in texts:
             again = interpret(text, cv, depth=depth, reworded=True)
             interp = again.interpretation
-            if interp is not None and _head_holds(phrase_head, interp, cv):
+            if interp is not None and _head_holds(phrase_head, interp, cv) and _head_said(phrase_head, text, cv):
                 read.setdefault((tuple(interp.predicates), interp.start_id), (text, again))
         if read:
             break
@@ -176,7 +176,8 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
     for n in found:
         # "the resources that X depends on" read as "what does X depend on": where the outer chain goes on from
         # what is not a resource, every answer of the inner chain must be one
-        if not _head_holds(slot_head(n.slot_words), n.interpretation, cv, n.outer_pattern.predicates[0]):
+        head = slot_head(n.slot_words)
+        if not _head_holds(head, n.interpretation, cv, n.outer_pattern.predicates[0]) or not _head_said(head, n.question, cv):
             continue
         options.setdefault(((*n.interpretation.predicates, *n.outer_pattern.predicates), n.interpretation.start_id), n)
     if not options:
@@ -216,8 +217,9 @@ def _head_holds(noun: str | None, interp: Interpretation, cv: ViewReader, then: 
     "the resources X depends on" as "what does X depend on") still answers only things the noun names: True when
     the noun names no type, or when every type the chain may end at (and, with ``then``, that the predicate
     ``then`` goes on from) is the noun's; else only when every answer the view holds from the start entity is of
-    the noun's type (walked over the relations the principal may read, as the engine advances). A walk that
-    reaches more than ``HEAD_CHECK_MAX`` entities at a hop is not taken: the reading is refused, not guessed."""
+    the noun's type (walked over the relations the principal may read, as the engine advances), and never where the
+    chain cannot end at the noun's type at all. A walk that reaches more than ``HEAD_CHECK_MAX`` entities at a hop is
+    not taken: the reading is refused, not guessed."""
     if noun is None:
         return True
     pred = cv.predicate(interp.predicates[-1])
@@ -228,6 +230,8 @@ def _head_holds(noun: str | None, interp: Interpretation, cv: ViewReader, then: 
     named = _head_types(noun, cv)
     if not named or ends <= named:
         return True
+    if not ends & named:  # the chain never ends at the noun's type: an empty walk must not hold it ("Alice's teams" as
+        return False  # "what does Alice own", where Alice owns nothing)
     frontier = {interp.start_id}
     for name in interp.predicates:
         frontier = {r.object for s in frontier for r in cv.current_relations(s, name)}
@@ -235,6 +239,18 @@ def _head_holds(noun: str | None, interp: Interpretation, cv: ViewReader, then: 
             return False
     found = cv.entities_of(sorted(frontier))
     return len(found) == len(frontier) and all(e.type in named for e in found.values())
+
+
+def _head_said(noun: str | None, question: str, cv: ViewReader) -> bool:
+    """Whether a question read for a noun phrase keeps what its head noun says: the noun is in the question ("which
+    teams is Alice in"), or it is a generic head ("the stuff that calls X": "what calls X"), or it names a type, which
+    ``_head_holds`` checks. A relation noun dropped is not ("hpc-ops's subgroups" is never "what does hpc-ops own")."""
+    from chainret.query.nested import GENERIC_HEADS, _singular
+
+    if noun is None or noun in GENERIC_HEADS:
+        return True
+    said = {w.lower() for w in words(question)}
+    return noun in said or _singular(noun) in {_singular(w) for w in said} or bool(_head_types(noun, cv))
 
 
 def _head_types(noun: str, cv: ViewReader) -> set[str]:

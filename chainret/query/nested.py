@@ -39,6 +39,9 @@ _MODIFIERS = frozenset({"under", "in", "of", "for", "on", "at", "from", "with", 
 _STRANDED = frozenset({"on", "to", "from", "with", "of", "for", "in", "under", "by"})
 # How a question frame's number is said in the phrasings: the verb after "do" / "are" / "have" in the singular.
 _AGREE = {"do": "does", "are": "is", "have": "has", "were": "was"}
+# The verb a possessive stands for where its owner holds things: "data services' APIs" are the APIs it owns (as
+# "Alice's teams" are the teams she is on; every reading is tried, and two that both read are refused).
+_POSSESSING = "own"
 
 
 class Inner(NamedTuple):
@@ -99,7 +102,7 @@ def agreement_variants(text: str, vocab: set[str]) -> list[str]:
     return [" ".join(v) for v in dict.fromkeys(tuple(v) for v in out)]
 
 
-GENERIC_HEADS = frozenset({"thing", "things", "entity", "entities", "one", "ones", "item", "items"})
+GENERIC_HEADS = frozenset({"thing", "things", "entity", "entities", "one", "ones", "item", "items", "stuff"})
 
 
 def head_nouns(specs: Sequence[PatternSpec], types: Sequence[str]) -> frozenset[str]:
@@ -136,9 +139,10 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
         owner = " ".join([*toks[:pos], toks[pos][:-2]])
         head = " ".join(toks[pos + 1 :])
         out += [f"which {head} is {owner} in", f"which {head} is {owner} on", f"which {head} is {owner} part of",
-                f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}"]
+                f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}",
+                f"which {head} does {owner} {_POSSESSING}", f"what does {owner} {_POSSESSING}"]
         return out
-    rel = next((i for i, w in enumerate(low) if w in _RELATIVE and i > 0), None)
+    rel = _relative_at(low)
     if rel is not None and rel < len(toks) - 1:
         if not _heads(toks[rel - 1], heads):
             return []
@@ -150,10 +154,14 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
             rest = " ".join([*clause[:be], *clause[be + 1 :]])
             out.append(f"which {head} {clause[be].lower()} {rest}")
         elif len(clause) >= 2:  # the head is done to: "the API that order-service provides"
-            # a verb with its preposition left at the end: "the resources that X depends on" (X depend on them)
-            verb = len(clause) - 2 if len(clause) >= 3 and clause[-1].lower() in _STRANDED else len(clause) - 1
-            obj = " ".join([*clause[:verb], _base(clause[verb]), *clause[verb + 1 :]])
-            out += [f"which {head} does {obj}", f"which {head} do {obj}", f"what does {obj}"]
+            out += _done_to(head, clause)
+        return out
+    # a past participle with its agent after the head noun: "APIs owned by data services" (which are owned by it)
+    part = _participle(low)
+    if part is not None and _heads(toks[0], heads):
+        head, agent = toks[0], " ".join(toks[3:])
+        out += [f"which {head} are {toks[1]} by {agent}", f"what is {toks[1]} by {agent}"]
+        out += [q for base in part for q in (f"which {head} does {agent} {base}", f"what does {agent} {base}")]
         return out
     # a modifier after the head noun: "team responsible for checkout-service", "teams under Engineering"
     for k in (1, 2):
@@ -162,7 +170,48 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
             out += [f"which {head} are {mod}", f"which {head} is {mod}", f"who is {mod}", f"what is {mod}"]
             if low[k] == "of":  # a relation noun of its own: "the subgroups of X" -> what are the subgroups of X
                 out += [f"what are the {head} {mod}", f"what is the {head} {mod}", f"who are the {head} {mod}"]
+                # or what X owns, as a possessive says it ("the components of team-web": team-web's components)
+                out.append(f"what does {' '.join(toks[k + 1 :])} {_POSSESSING}")
+    if not out and _reduced_relative(toks, heads):  # "the components HPC Ops owns": the clause without its "that"
+        out += _done_to(toks[0], toks[1:])
     return out
+
+
+def _relative_at(low: Sequence[str]) -> int | None:
+    """Where the relative clause that the phrase's head noun takes begins, or None: in "members of the team that owns X"
+    the clause is the team's, inside a modifier of "members" (read as a modifier: who are the members of ...)."""
+    rel = next((i for i, w in enumerate(low) if w in _RELATIVE and i > 0), None)
+    return None if rel is None or any(w in _MODIFIERS for w in low[1:rel]) else rel
+
+
+def _done_to(head: str, clause: Sequence[str]) -> list[str]:
+    """The questions of a relative clause whose head is done to ("the API that order-service provides": which API does
+    order-service provide), its verb last or before a preposition it leaves at the end ("the resources that X depends
+    on": X depend on them)."""
+    verb = len(clause) - 2 if len(clause) >= 3 and clause[-1].lower() in _STRANDED else len(clause) - 1
+    obj = " ".join([*clause[:verb], _base(clause[verb]), *clause[verb + 1 :]])
+    return [f"which {head} does {obj}", f"which {head} do {obj}", f"what does {obj}"]
+
+
+def _participle(low: Sequence[str]) -> tuple[str, ...] | None:
+    """The base forms a past participle after the head noun may have ("owned": own, owne; "supplied": supply), where the
+    phrase is head, participle, ``by``, an agent of at least one word; else None. Both forms are tried: the one that
+    is no verb of the catalog reads as nothing."""
+    if len(low) < 4 or low[2] != "by" or not low[1].endswith("ed") or len(low[1]) < 5:
+        return None
+    word = low[1]
+    return (word[:-3] + "y",) if word.endswith("ied") else (word[:-2], word[:-1])
+
+
+def _reduced_relative(toks: Sequence[str], heads: frozenset[str] | None) -> bool:
+    """Whether a phrase is a head noun and a relative clause said without its "that": a catalog head noun (never any
+    word: ``heads`` must be given), then at least two words ending in a verb of the third person ("the components HPC
+    Ops owns") or in a preposition the verb leaves there ("the resources X depends on")."""
+    if heads is None or len(toks) < 3 or not _heads(toks[0], heads):
+        return False
+    last = toks[-1].lower()
+    verb = toks[-2].lower() if last in _STRANDED and len(toks) >= 4 else last
+    return verb.endswith("s") and not verb.endswith("ss") and verb.isalpha() and not toks[-1][0].isupper()
 
 
 def slot_head(slot: str) -> str | None:
@@ -176,10 +225,15 @@ def slot_head(slot: str) -> str | None:
         return None
     if any(w.endswith("'s") for w in low[:-1]):
         return low[-1]
-    rel = next((i for i, w in enumerate(low) if w in _RELATIVE and i > 0), None)
+    rel = _relative_at(low)
     if rel is not None:
         return low[rel - 1]
-    return next((low[k - 1] for k in (1, 2) if len(low) - k >= 2 and low[k] in _MODIFIERS), None)
+    if _participle(low) is not None:
+        return low[0]
+    modified = next((low[k - 1] for k in (1, 2) if len(low) - k >= 2 and low[k] in _MODIFIERS), None)
+    if modified is None and _reduced_relative(toks, frozenset({low[0]})):  # "the components HPC Ops owns"
+        return low[0]
+    return modified
 
 
 def headless(text: str) -> tuple[str, list[str]] | None:

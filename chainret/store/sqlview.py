@@ -335,15 +335,20 @@ class SQLView:
         if not self.store.name_sources:
             return []
         src, sp = self.store.label_condition("s.doc_id", self.principal, self.within)
-        sql = f"SELECT e.id FROM entities e WHERE EXISTS (SELECT 1 FROM name_sources s WHERE s.entity_ord = e.ord AND s.doc_id <> ''{src})"
-        params: list[str] = [*sp]
-        if text is not None:
+        declared = f"EXISTS (SELECT 1 FROM name_sources s WHERE s.entity_ord = e.ord AND s.doc_id <> ''{src})"
+        if text is None:
+            sql, params = f"SELECT e.id, e.ord FROM entities e WHERE {declared}", [*sp]
+        else:
+            # Driven by the name index (the few rows named ``text``), then each checked: declared, and known by no
+            # relation. Driven by ``entities`` with the name as one more EXISTS, the statement visited every
+            # entity of the store: 0.65 s at 1M relations, on every request naming something the viewer may not know.
             known, kp = self._known()
             label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
             typed = " AND n.type = ?" if type_ is not None else ""
             named, np = self.store.label_key(text)
-            sql += f" AND NOT {known} AND EXISTS (SELECT 1 FROM names n WHERE n.entity_ord = e.ord AND {named}{label}{typed})"
-            params += [*kp, *np, *lp, *([type_] if type_ is not None else [])]
+            sql = (f"SELECT DISTINCT e.id, e.ord FROM names n JOIN entities e ON e.ord = n.entity_ord "
+                   f"WHERE {named}{label}{typed} AND {declared} AND NOT {known}")
+            params = [*np, *lp, *([type_] if type_ is not None else []), *sp, *kp]
         ids = [str(r[0]) for r in self._rows(sql + " ORDER BY e.ord", params)]
         shown = self.store.labelled(ids, self.principal, self.within)
         return [shown[i] for i in ids if i in shown]

@@ -212,13 +212,6 @@ def _size_label(n: int) -> str:
     return f"{n // 1_000_000}m" if n % 1_000_000 == 0 else f"{n // 1_000}k" if n % 1_000 == 0 else str(n)
 
 
-def members_measured(results: list[dict[str, Any]], info: dict[str, Any]) -> str:
-    """The set sizes of this run's worlds (those measured at this run's pace and date), for a ``--keep`` page."""
-    today = time.strftime("%Y-%m-%d")
-    return ", ".join(f"{k:,}" for k in sorted({r["k"] for r in results if r.get("measured", {}).get("date") == today
-                                                 and r["measured"].get("pace_ns") == info["pace_ns"]}))
-
-
 def growth(full: list[tuple[int, float]]) -> str:
     """What the whole-set asks measured say about cost against set size: CPU a returned member at each k and,
     with two sizes or more, the exponent between the two largest (1: in proportion to the set; 2: its square),
@@ -235,7 +228,7 @@ def growth(full: list[tuple[int, float]]) -> str:
 
 
 def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, cpu_s: float, size: int,
-         members: str = "10,100,1000,10000", keep: bool = False) -> str:
+         members: str = "10,100,1000,10000", measured: list[int] | None = None) -> str:
     lb, la = info["load_before"], info["load_after"]
     bad = [d for r in results for d in r["disagreements"]]
     out = [
@@ -269,8 +262,8 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, cpu
         f"before, {la[0]:.2f} / {la[1]:.2f} / {la[2]:.2f} after: the machine is shared, so CPU time "
         "(`time.process_time`) is the figure to compare, wall beside it. The run took "
         f"{wall_s:.0f} s wall, {cpu_s:.0f} s CPU."
-        + ("" if not keep else " This run measured set sizes " + members_measured(results, info) + "; the others are kept from "
-           "the page's earlier runs (`--keep`)."),
+        + ("" if measured is None else " This run measured set sizes " + ", ".join(f"{k:,}" for k in sorted(measured))
+           + "; the others are kept from the page's earlier runs (`--keep`)."),
         "",
         "Load average (1 min) at the start of each world, and its machine pace: " + "; ".join(
             f"{r['world']} {r['measured']['load']:.2f}, {r['measured']['pace_ns']:.0f} ns ({r['measured']['date']})"
@@ -374,7 +367,8 @@ def main(argv: list[str] | None = None) -> int:
         results = kept(out_page(size)[0], ks) + results
         results.sort(key=lambda r: (r["k"], not r["world"].startswith("group-")))
     members = ",".join(str(k) for k in sorted({r["k"] for r in results}))
-    return finish(page(results, info, time.perf_counter() - t0, time.process_time() - c0, size, members, keep=args.keep),
+    return finish(page(results, info, time.perf_counter() - t0, time.process_time() - c0, size, members,
+                       measured=ks if args.keep else None),
                   out_page(size, members)[0] if args.write else None, results, "set answer(s) disagree with the SQLite floor")
 
 

@@ -1,0 +1,113 @@
+"""The blind development halves written after the first (examples/newcomer3, newcomer4, newcomer5): well-formed,
+and never quoted by a rule.
+
+No score is asserted (docs/results/newcomerN.md reports it). A development half may be tuned on, but a rule that
+quoted one of its questions (case and spacing aside) would answer that question by rote and tell nothing about the
+next newcomer's wording, so no string under chainret/ may quote one. These tests also check that each question file
+parses with its times in words only, that its repository's history is the same on every machine, that every
+expected ID names an entity the import of its history really has (a typo in an expected set is caught), and that
+its one restricted file stays restricted. Each guard has a negative control beside it. (examples/newcomer, the first
+half, and examples/newcomer2, the frozen test half, have files of their own.)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from chainret.catalog.load import load_catalog
+from support.newcomer import commit_log, load_scorer
+from support.quotes import chainret_strings, norm, quoted
+
+ROOT = Path(__file__).resolve().parents[1]
+ns = load_scorer()
+
+
+@dataclass(frozen=True)
+class Half:
+    folder: str
+    head: str  # ``<date> <short hash>`` of the newest commit: fixed dates and authors, the same on every machine
+    restricted: str  # the one file its header restricts
+    misspelt: str  # an ID one letter off a real one (the negative control of the expected-ID check)
+    at_least: dict[str, int]  # questions of each kind it was written with at least
+
+    @property
+    def example(self):  # type: ignore[no-untyped-def]
+        return ns.Example(ROOT / "examples" / self.folder)
+
+
+HALVES = [
+    Half("newcomer3", "2026-04-27 661a756", "org/locums.yaml", "group:newcomer3:default.integrationz", {"must_refuse": 13}),
+    Half("newcomer4", "2026-05-04 87facd3", "org/contractors.yaml", "group:newcomer4:default.hpc-opps", {"must_refuse": 14}),
+    # the two kinds the earlier sets are weakest on are the most numerous in newcomer5
+    Half("newcomer5", "2026-06-08 c46b384", "org/vendors.yaml", "group:newcomer5:default.live-opps",
+         {"coverage": 20, "two_hop_set": 18, "must_refuse": 14}),
+]
+IDS = [h.folder for h in HALVES]
+
+
+@pytest.fixture(scope="module", params=HALVES, ids=IDS)
+def half(request: pytest.FixtureRequest) -> Half:
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def questions(half: Half):  # type: ignore[no-untyped-def]
+    return ns.load_questions(half.example.questions)
+
+
+@pytest.fixture(scope="module")
+def built(half: Half, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(the repository, its imported catalog file), built once for each half."""
+    tmp = tmp_path_factory.mktemp(half.folder)
+    catalog_file = ns.build_catalog(tmp, half.example)
+    return tmp / "repo", catalog_file
+
+
+def test_no_string_in_chainret_quotes_a_question(questions) -> None:  # type: ignore[no-untyped-def]
+    assert quoted([q.question for q in questions.questions], chainret_strings(ROOT / "chainret")) == []
+
+
+def test_the_quote_check_finds_a_quoted_question(questions) -> None:  # type: ignore[no-untyped-def]
+    # negative control: a rule string quoting a question (other case and spacing) is found; a phrasing is not
+    q = questions.questions[0].question
+    assert quoted([q], [norm(f"PHRASES = ['{q.upper()}  ']")]) == [q]
+    assert quoted([q], ["who owns {component}"]) == []
+
+
+def test_question_file_is_well_formed(half: Half, questions) -> None:  # type: ignore[no-untyped-def]
+    kinds = Counter(q.kind for q in questions.questions)
+    assert questions.world == half.folder
+    assert len(questions.questions) >= 88
+    assert set(kinds) == set(ns.KINDS)
+    assert all(kinds[k] >= n for k, n in half.at_least.items()), kinds
+    assert questions.asked_on is not None  # relative phrases have a stated reference day
+    assert all(q.view is None for q in questions.questions)  # times are in the words, never passed as a view
+    assert half.example.page == ROOT / "docs" / "results" / f"{half.folder}.md"
+    assert half.example.command.endswith(f"--example examples/{half.folder}")
+
+
+def test_repository_has_a_dated_history(half: Half, built: tuple[Path, Path]) -> None:
+    repo, _ = built
+    lines = commit_log(repo)
+    assert len(lines) == 6 and len({line.split()[0] for line in lines}) == 6
+    assert lines[0] == half.head
+
+
+def test_every_expected_id_is_an_imported_entity(half: Half, built: tuple[Path, Path], questions) -> None:  # type: ignore[no-untyped-def]
+    _, catalog_file = built
+    catalog = load_catalog(catalog_file)
+    ids = {e.id for e in catalog.entities}
+    assert len(catalog.views) == 6
+    missing = [(q.id, i) for q in questions.questions for i in q.expected or () if i not in ids]
+    assert missing == []
+    assert half.misspelt not in ids  # negative control: a misspelt expected ID would be caught
+
+
+def test_the_restricted_file_stays_restricted(half: Half, built: tuple[Path, Path]) -> None:
+    _, catalog_file = built
+    catalog = load_catalog(catalog_file)
+    assert {d.document for d in catalog.documents if d.visibility == "restricted"} == {half.restricted}

@@ -176,8 +176,12 @@ main(sys.argv[1:])
 
 @pytest.mark.parametrize("how", [[ASK], ["--", ASK]], ids=["fast", "typer"])
 def test_ctrl_c_says_interrupted_and_exits_130(tmp_path: Path, how: list[str]) -> None:
+    # The child gets SIGINT's default action, as a command typed at a terminal does: a suite started in the
+    # background (``cmd &``, nohup) has SIGINT ignored, children inherit that, and Python then installs no
+    # KeyboardInterrupt handler, so Ctrl-C would never reach the code under test.
     proc = subprocess.Popen([sys.executable, "-c", _BLOCKING_ASK, "ask", *how], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=_env(tmp_path))
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=_env(tmp_path),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         assert proc.stderr is not None and proc.stderr.readline() == "ready\n"  # inside the request
         proc.send_signal(signal.SIGINT)

@@ -151,3 +151,34 @@ def test_alone_root_reads_like_the_whole_app(name, args):
     alone = runner.invoke(cli._app_for(name), [name, *args], prog_name="chainret")
     assert whole.exit_code != 0 or args == ["--help"]
     assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
+
+
+def _collections_in_ask(setup: str = "") -> tuple[int, int]:
+    """(cyclic collections during one ``chainret ask`` through ``main``, objects frozen after it), in a fresh interpreter."""
+    probe = (
+        "import gc, sys\n"
+        "from chainret.cli import main\n"
+        f"{setup}\n"
+        "seen = []\n"
+        "gc.callbacks.append(lambda phase, info: seen.append(info['generation']) if phase == 'stop' else None)\n"
+        f"try:\n    main(['ask', {REQUEST!r}, '--no-trace'])\n"
+        "except SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+        "sys.stderr.write(f'\\n@@{len(seen)} {gc.get_freeze_count()}')"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    runs, frozen = out.stderr.rsplit("@@", 1)[1].split()
+    return int(runs), int(frozen)
+
+
+def test_ask_runs_no_cyclic_collection_and_leaves_its_objects_frozen():
+    """``main`` runs an ask with the cyclic collector paused and freezes what it built (``chainret.cli._ask_fast``): the
+    collections during the imports and the interpreter's last collection at exit walked tens of thousands of new
+    objects and freed next to nothing. Negative control: with the pause and the freeze switched off the same ask
+    runs dozens of collections and freezes nothing."""
+    runs, frozen = _collections_in_ask()
+    assert runs <= 3 and frozen > 10_000, (runs, frozen)  # (a few while main reads the arguments, before the pause)
+    off = ("import contextlib, chainret.core.bulk\n"
+           "chainret.core.bulk.paused_gc = contextlib.nullcontext\n"
+           "gc.freeze = lambda: None")
+    runs_off, frozen_off = _collections_in_ask(off)
+    assert runs_off > 20 and frozen_off == 0, (runs_off, frozen_off)

@@ -430,7 +430,12 @@ class Relation(_Model):
         return clause_text(self.subject, self.predicate, self.object)
 
 
-class View(_Model):
+class View(_Model, TrustedModel):
+    """One as-of view of the catalog. A ``TrustedModel``: a compiled store builds its views with
+    ``model_construct`` from rows the catalog's validation checked at compile (at 1M relations a view
+    lists about 19,000 document refs, and checking each ref again cost a cold ask on such a store about
+    a third of its CPU)."""
+
     name: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     order: int = 0
     current: bool = False

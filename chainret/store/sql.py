@@ -240,7 +240,9 @@ class SQLStore:
 
         rows = cast("list[tuple[str, int, int, str, str]]",
                     self.db.rows("SELECT name, order_, current, documents, description FROM views ORDER BY ord"))
-        return [View(name=n, order=o, current=bool(c), documents=json.loads(d), description=s) for n, o, c, d, s in rows]
+        # Built unchecked (``TrustedModel``): the rows are views the catalog's validation checked at compile.
+        return [View.model_construct(name=n, order=o, current=bool(c), documents=json.loads(d), description=s)
+                for n, o, c, d, s in rows]
 
     @cached_property
     def view_names(self) -> list[str]:

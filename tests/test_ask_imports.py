@@ -23,6 +23,8 @@ NOT_ON_ASK_PATH = ("chainret.pipeline.baselines", "chainret.catalog.cases", "cha
 # What the ask path used to import and no longer does (the CLI framework, the renderer, the plugin scan).
 NOT_ON_FAST_PATH = ("typer", "click", "rich", "chainret.cli.render", "chainret.cli.ask_cmds", "importlib.metadata",
                     "email", "pydantic.plugin._loader")
+# What only a store's writer needs (``chainret.store.sqlite`` loads them with its first write).
+STORE_WRITERS = ("chainret.store.compile", "fcntl", "shutil", "tempfile")
 OTHER_COMMANDS = ("chainret.cli.catalog_cmds", "chainret.cli.bench_cmds", "chainret.cli.bench_pack_cmds",
                   "chainret.cli.bench_verify_cmds", "chainret.cli.nli_cmds", "chainret.cli.serve_cmds",
                   "chainret.cli.store_cmds", "chainret.cli.import_cmds")
@@ -121,7 +123,13 @@ def test_ask_on_a_compiled_store_reads_no_yaml(tmp_path):
     for args in (("--json",), ()):
         mods = _cli_ask(*args, "--catalog", str(db))
         assert "chainret.store.sqlite" in mods
-        assert _loaded(mods, ("yaml", "chainret.catalog.load", *NOT_ON_FAST_PATH, *NOT_ON_ASK_PATH, *OTHER_COMMANDS)) == []
+        assert _loaded(mods, ("yaml", "chainret.catalog.load", *NOT_ON_FAST_PATH, *NOT_ON_ASK_PATH, *OTHER_COMMANDS,
+                              *STORE_WRITERS)) == []
+    # Negative control: a write loads the writers' modules, and the probe sees them.
+    wrote = _modules_after("from chainret.catalog.load import default_catalog_path, load_world\n"
+                           "from chainret.store import compile_store\n"
+                           f"compile_store(load_world(default_catalog_path()).catalog, {str(tmp_path / 'again.db')!r})")
+    assert _loaded(wrote, STORE_WRITERS) == list(STORE_WRITERS)
 
 
 def test_cases_still_load_on_demand():

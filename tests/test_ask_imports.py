@@ -7,6 +7,7 @@ Checked in a fresh interpreter, the way ``chainret ask`` starts: the CLI module,
 single-command root ``main`` runs a top-level command through must read exactly like the whole app.
 """
 
+import os
 import subprocess
 import sys
 
@@ -190,3 +191,30 @@ def test_ask_runs_no_cyclic_collection_and_leaves_its_objects_frozen():
            "gc.freeze = lambda: None")
     runs_off, frozen_off = _collections_in_ask(off)
     assert runs_off > 20 and frozen_off == 0, (runs_off, frozen_off)
+
+
+def _trace_serializer_built(tmp_path, setup: str = "") -> tuple[bool, bool]:
+    """(``Trace``'s pydantic serializer built, orjson loaded) after a ``chainret ask --json`` that writes its trace."""
+    probe = (
+        "import os, sys\n"
+        f"os.environ['CHAINRET_TRACE_DIR'] = {str(tmp_path)!r}\n"
+        f"{setup}\n"
+        "from chainret.cli import main\n"
+        f"try:\n    main(['ask', {REQUEST!r}, '--json'])\n"
+        "except SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+        "from chainret.trace.model import Trace\n"
+        "sys.stderr.write(f\"\\n@@{Trace.__pydantic_complete__} {'orjson' in sys.modules}\")"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "CHAINRET_CHECK_TRUSTED"}  # (the suite's check builds every model)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    built, orjson = out.stderr.rsplit("@@", 1)[1].split()
+    return built == "True", orjson == "True"
+
+
+def test_ask_json_builds_no_trace_serializer_and_loads_no_orjson(tmp_path):
+    """A CLI ask writes at most two documents (``--json``'s answer, the trace file): ``chainret.core.stablejson``
+    dumps them without building ``Trace``'s serializer (``plain_dump``) and encodes them without orjson.
+    Negative control: with those first documents counted as later ones, both are built and loaded."""
+    assert _trace_serializer_built(tmp_path / "a") == (False, False)
+    assert list((tmp_path / "a").glob("*.json")), "the ask wrote no trace file"
+    assert _trace_serializer_built(tmp_path / "b", "import chainret.core.stablejson as s\ns._FIRST = 0") == (True, True)

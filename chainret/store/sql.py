@@ -24,7 +24,7 @@ import threading
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple, cast
+from typing import TYPE_CHECKING, Literal, NamedTuple, cast
 
 from chainret.core.bulk import paused_gc
 from chainret.catalog.models import Entity, NameSource, View, functional_names, merge_sources, normalize_name
@@ -218,17 +218,18 @@ class SQLStore:
     def patterns(self) -> list[Pattern]:
         from chainret.catalog.models import Pattern
 
-        return [Pattern.model_validate_json(cast(str, b)) for (b,) in self.db.rows("SELECT body FROM patterns ORDER BY ord")]
+        # Built unchecked (``TrustedModel``), as the views are: records the catalog's validation checked at compile.
+        return [Pattern.model_construct(**json.loads(cast(str, b))) for (b,) in self.db.rows("SELECT body FROM patterns ORDER BY ord")]
 
     @cached_property
     def predicates(self) -> list[Predicate]:
         from chainret.catalog.models import Predicate
 
         words = ", words" if self.name_sources else ", ''"  # (a store of schema 5 or older kept no declared words)
-        rows = cast("list[tuple[str, str, str, str, str, str]]",
+        rows = cast("list[tuple[str, str, str, Literal['functional', 'many'], str, str]]",
                     self.db.rows(f"SELECT name, domain, range_, cardinality, description{words} FROM predicates ORDER BY ord"))
-        return [Predicate(name=n, domain=d, range=r, cardinality=c, description=s, **(json.loads(w) if w else {}))
-                for n, d, r, c, s, w in rows]
+        return [Predicate.model_construct(name=n, domain=d, range=r, cardinality=c, description=s, **(json.loads(w) if w else {}))
+                for n, d, r, c, s, w in rows]  # (unchecked, as the patterns)
 
     @cached_property
     def predicates_by_name(self) -> dict[str, Predicate]:

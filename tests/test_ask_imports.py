@@ -7,6 +7,7 @@ Checked in a fresh interpreter, the way ``chainret ask`` starts: the CLI module,
 single-command root ``main`` runs a top-level command through must read exactly like the whole app.
 """
 
+import os
 import subprocess
 import sys
 
@@ -23,6 +24,8 @@ NOT_ON_ASK_PATH = ("chainret.pipeline.baselines", "chainret.catalog.cases", "cha
 # What the ask path used to import and no longer does (the CLI framework, the renderer, the plugin scan).
 NOT_ON_FAST_PATH = ("typer", "click", "rich", "chainret.cli.render", "chainret.cli.ask_cmds", "importlib.metadata",
                     "email", "pydantic.plugin._loader")
+# What only a store's writer needs (``chainret.store.sqlite`` loads them with its first write).
+STORE_WRITERS = ("chainret.store.compile", "fcntl", "shutil", "tempfile")
 OTHER_COMMANDS = ("chainret.cli.catalog_cmds", "chainret.cli.bench_cmds", "chainret.cli.bench_pack_cmds",
                   "chainret.cli.bench_verify_cmds", "chainret.cli.nli_cmds", "chainret.cli.serve_cmds",
                   "chainret.cli.store_cmds", "chainret.cli.import_cmds")
@@ -121,7 +124,13 @@ def test_ask_on_a_compiled_store_reads_no_yaml(tmp_path):
     for args in (("--json",), ()):
         mods = _cli_ask(*args, "--catalog", str(db))
         assert "chainret.store.sqlite" in mods
-        assert _loaded(mods, ("yaml", "chainret.catalog.load", *NOT_ON_FAST_PATH, *NOT_ON_ASK_PATH, *OTHER_COMMANDS)) == []
+        assert _loaded(mods, ("yaml", "chainret.catalog.load", *NOT_ON_FAST_PATH, *NOT_ON_ASK_PATH, *OTHER_COMMANDS,
+                              *STORE_WRITERS)) == []
+    # Negative control: a write loads the writers' modules, and the probe sees them.
+    wrote = _modules_after("from chainret.catalog.load import default_catalog_path, load_world\n"
+                           "from chainret.store import compile_store\n"
+                           f"compile_store(load_world(default_catalog_path()).catalog, {str(tmp_path / 'again.db')!r})")
+    assert _loaded(wrote, STORE_WRITERS) == list(STORE_WRITERS)
 
 
 def test_cases_still_load_on_demand():
@@ -151,3 +160,61 @@ def test_alone_root_reads_like_the_whole_app(name, args):
     alone = runner.invoke(cli._app_for(name), [name, *args], prog_name="chainret")
     assert whole.exit_code != 0 or args == ["--help"]
     assert (alone.exit_code, alone.output) == (whole.exit_code, whole.output)
+
+
+def _collections_in_ask(setup: str = "") -> tuple[int, int]:
+    """(cyclic collections during one ``chainret ask`` through ``main``, objects frozen after it), in a fresh interpreter."""
+    probe = (
+        "import gc, sys\n"
+        "from chainret.cli import main\n"
+        f"{setup}\n"
+        "seen = []\n"
+        "gc.callbacks.append(lambda phase, info: seen.append(info['generation']) if phase == 'stop' else None)\n"
+        f"try:\n    main(['ask', {REQUEST!r}, '--no-trace'])\n"
+        "except SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+        "sys.stderr.write(f'\\n@@{len(seen)} {gc.get_freeze_count()}')"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    runs, frozen = out.stderr.rsplit("@@", 1)[1].split()
+    return int(runs), int(frozen)
+
+
+def test_ask_runs_no_cyclic_collection_and_leaves_its_objects_frozen():
+    """``main`` runs an ask with the cyclic collector paused and freezes what it built (``chainret.cli._ask_fast``): the
+    collections during the imports and the interpreter's last collection at exit walked tens of thousands of new
+    objects and freed next to nothing. Negative control: with the pause and the freeze switched off the same ask
+    runs dozens of collections and freezes nothing."""
+    runs, frozen = _collections_in_ask()
+    assert runs <= 3 and frozen > 10_000, (runs, frozen)  # (a few while main reads the arguments, before the pause)
+    off = ("import contextlib, chainret.core.bulk\n"
+           "chainret.core.bulk.paused_gc = contextlib.nullcontext\n"
+           "gc.freeze = lambda: None")
+    runs_off, frozen_off = _collections_in_ask(off)
+    assert runs_off > 20 and frozen_off == 0, (runs_off, frozen_off)
+
+
+def _trace_serializer_built(tmp_path, setup: str = "") -> tuple[bool, bool]:
+    """(``Trace``'s pydantic serializer built, orjson loaded) after a ``chainret ask --json`` that writes its trace."""
+    probe = (
+        "import os, sys\n"
+        f"os.environ['CHAINRET_TRACE_DIR'] = {str(tmp_path)!r}\n"
+        f"{setup}\n"
+        "from chainret.cli import main\n"
+        f"try:\n    main(['ask', {REQUEST!r}, '--json'])\n"
+        "except SystemExit as exc:\n    assert exc.code in (0, None), exc.code\n"
+        "from chainret.trace.model import Trace\n"
+        "sys.stderr.write(f\"\\n@@{Trace.__pydantic_complete__} {'orjson' in sys.modules}\")"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "CHAINRET_CHECK_TRUSTED"}  # (the suite's check builds every model)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+    built, orjson = out.stderr.rsplit("@@", 1)[1].split()
+    return built == "True", orjson == "True"
+
+
+def test_ask_json_builds_no_trace_serializer_and_loads_no_orjson(tmp_path):
+    """A CLI ask writes at most two documents (``--json``'s answer, the trace file): ``chainret.core.stablejson``
+    dumps them without building ``Trace``'s serializer (``plain_dump``) and encodes them without orjson.
+    Negative control: with those first documents counted as later ones, both are built and loaded."""
+    assert _trace_serializer_built(tmp_path / "a") == (False, False)
+    assert list((tmp_path / "a").glob("*.json")), "the ask wrote no trace file"
+    assert _trace_serializer_built(tmp_path / "b", "import chainret.core.stablejson as s\ns._FIRST = 0") == (True, True)

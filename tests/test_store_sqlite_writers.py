@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,6 +19,7 @@ import pytest
 from store_worlds import seed_versions as versions
 
 from chainret.store import compile_store, open_store, update_store
+from chainret.store import compile as writes
 from chainret.store import sqlite as sq
 from chainret.store.base import StoreError
 
@@ -108,13 +110,14 @@ CRASH = """
 import os, signal, sys
 sys.path.insert(0, sys.argv[2])
 from store_worlds import seed_versions
+import chainret.store.compile as writes
 import chainret.store.sqlite as sq
-real = sq.update_into
+real = writes.update_into
 def crash(db, catalog):
     added = real(db, catalog)  # the copy is written and its journal open: killed before the commit
     os.kill(os.getpid(), signal.SIGKILL)
     return added
-sq.update_into = crash
+writes.update_into = crash  # (the writer's module, which sqlite.py loads with its first write)
 sq.update_sqlite(seed_versions()[1], sys.argv[1])
 """
 
@@ -143,13 +146,13 @@ def test_an_update_that_fails_midway_leaves_no_file_beside_the_store(tmp_path, m
     v1, v2 = versions()
     out = tmp_path / "s.db"
     compile_store(v1, out)
-    real = sq.update_into
+    real = writes.update_into
 
     def fail(db, catalog):
         real(db, catalog)  # rows written into the copy (and its journal), then a failure
         raise RuntimeError("midway")
 
-    monkeypatch.setattr(sq, "update_into", fail)
+    monkeypatch.setattr(writes, "update_into", fail)
     with pytest.raises(RuntimeError, match="midway"):
         update_store(v2, out)
     assert names(tmp_path) == ["s.db"] and digest(out) == v1.digest()
@@ -160,7 +163,7 @@ def _disk_fills(monkeypatch, name: str) -> None:
     """The writing connection may not grow its file (SQLite's own ``SQLITE_FULL``, as on a full disk), and the
     write needs it to grow: the seed world's rows fit in the pages the file has, a larger catalog's would not,
     so a 1 MB row stands for them."""
-    real = getattr(sq, name)
+    real = getattr(writes, name)
 
     def full(db, catalog):
         pages = db.conn.execute("PRAGMA page_count").fetchone()[0]
@@ -168,7 +171,7 @@ def _disk_fills(monkeypatch, name: str) -> None:
         db.conn.execute("INSERT INTO meta (key, value) VALUES ('pad', zeroblob(1000000))")
         return real(db, catalog)
 
-    monkeypatch.setattr(sq, name, full)
+    monkeypatch.setattr(writes, name, full)
 
 
 def test_a_full_disk_during_an_update_says_so_and_leaves_the_store_unchanged(tmp_path, monkeypatch):
@@ -193,7 +196,7 @@ def test_a_full_disk_while_copying_the_store_says_so(tmp_path, monkeypatch):
     def no_space(src, dst):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(sq.shutil, "copyfile", no_space)
+    monkeypatch.setattr(shutil, "copyfile", no_space)
     with pytest.raises(StoreError, match=r"the disk is full .*s\.db is unchanged"):
         update_store(v2, out)
     assert names(tmp_path) == ["s.db"]

@@ -101,3 +101,29 @@ def test_an_entity_row_decodes_its_aliases() -> None:
 
     assert _entity(("project:w:a", "project", "A", "[]", "")).aliases == []
     assert _entity(("project:w:a", "project", "A", '["PA", "Alpha"]', "")).aliases == ["PA", "Alpha"]
+
+
+# The models a cold ask now builds unchecked (issue 47: a store's records, the memory catalog's units, the default
+# budget) are deferred-build models that still refuse bad input where it comes in: a catalog file, a flag.
+_GOOD_AND_BAD = [
+    ("View", {"name": "v1", "documents": ["reg/a.md@v1"]}, {"documents": ["not a ref"]}),
+    ("Pattern", {"name": "serves", "start_type": "project", "hops": ["owned_by"], "phrasings": ["who serves {project}"]},
+     {"hops": []}),
+    ("Predicate", {"name": "owned_by", "domain": "project", "range": "org"}, {"cardinality": "sometimes"}),
+    ("Unit", {"ref": "reg/a.md@v1#u1", "doc_ref": "reg/a.md@v1", "index": 1, "start": 0, "end": 3, "text": "abc"},
+     {"index": 0}),
+    ("Budget", {}, {"rows_per_hop": 0}),
+]
+
+
+@pytest.mark.parametrize(("name", "good", "bad"), _GOOD_AND_BAD, ids=[g[0] for g in _GOOD_AND_BAD])
+def test_the_models_built_unchecked_still_validate_bad_input(name, good, bad) -> None:
+    """Each validates in a fresh interpreter, where its schema is built on first use (``defer_build``): the good
+    values pass (the negative control: it is the bad value that fails), the bad one is refused."""
+    module = "chainret.core.budget" if name == "Budget" else "chainret.catalog.models"
+    probe = (f"from pydantic import ValidationError\nfrom {module} import {name} as M\n"
+             f"assert not M.__pydantic_complete__\nM(**{good!r})\n"
+             f"try:\n    M(**{{**{good!r}, **{bad!r}}})\nexcept ValidationError:\n    print('refused')\n")
+    env = {k: v for k, v in os.environ.items() if k != "CHAINRET_CHECK_TRUSTED"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env)
+    assert done.returncode == 0 and done.stdout.split() == ["refused"], done.stderr[-600:]

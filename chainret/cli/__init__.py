@@ -16,6 +16,7 @@ cold ask); this module imports typer only when it builds an app.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import sys
@@ -268,10 +269,15 @@ def _ask_fast(parsed: dict[str, Any]) -> None:
     (as ``_App.invoke``), Ctrl-C and a closed pipe as ``_App.invoke`` too, end of input "Aborted!" and 1;
     always ``sys.exit``."""
     from chainret.cli.ask_run import run_ask
+    from chainret.core.bulk import paused_gc
 
     try:
         try:
-            code = run_ask(**parsed)
+            with paused_gc():
+                try:
+                    code = run_ask(**parsed)
+                finally:
+                    gc.freeze()
         except ChainretError as exc:
             print_error(exc)
             code = exc.exit_code

@@ -71,8 +71,13 @@ def budget_from_flags(**values: int | None) -> Budget:
 
     from chainret.trace.model import Budget
 
+    given = {k: v for k, v in values.items() if v is not None}
+    if not given:
+        from chainret.core.budget import DEFAULT_BUDGET
+
+        return DEFAULT_BUDGET  # (``Budget()``, built without a validator: chainret.core.budget)
     try:
-        return Budget(**{k: v for k, v in values.items() if v is not None})
+        return Budget(**given)
     except ValidationError as exc:
         msgs = "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')} ({e['loc'][0]}): {e['msg']}" for e in exc.errors())
         raise UsageError(f"bad budget flag: {msgs}") from None

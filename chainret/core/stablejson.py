@@ -13,16 +13,27 @@ the ask itself (issue 24). So:
 orjson writes every value as ``json.dumps`` does except a float below 1e-4 (``0.00005`` where ``json``
 writes ``5e-05``), a non-finite float (``null``, not ``NaN``), an integer beyond 64 bits, a non-string
 key and a lone surrogate. The rounding notes the first two and orjson refuses the others; such a
-document is written by ``stable_json``, this module's own encoder of ``json.dumps``' rules. So is a
-process's first document (``_written``): loading orjson costs 7.2M instructions (valgrind), more than
-encoding one trace, and a CLI ask writes one. ``tests/test_trace_json.py`` holds every path to
-``json.dumps``' bytes.
+document is written by ``stable_json``, this module's own encoder of ``json.dumps``' rules. So are a
+process's first two documents (``_written``): loading orjson costs 7.2M instructions (valgrind), more than
+encoding one trace, and a CLI ask writes one, or two with ``--json`` (the answer, then the trace file).
+``tests/test_trace_json.py`` holds every path to ``json.dumps``' bytes.
+
+Those first documents are also dumped without pydantic's serializer where the model's is not built yet
+(``plain_dump``): the trace models are built with ``defer_build``, and building ``Trace``'s serializer (with
+every model it holds) cost a cold ``chainret ask`` about 8 ms, where walking one trace's fields takes a few
+hundredths of that. A later document, or a model whose serializer is built, goes through ``model_dump``,
+which is faster per document. The walk knows only what the trace models use (plain values, lists, tuples,
+string-keyed dicts, enums, nested models whose one serializer wraps the field dump); anything else (a
+date, a set, a non-finite float, an alias, a field serializer) is left to ``model_dump``.
 """
 
 from __future__ import annotations
 
+import inspect
 import types
 import typing
+from collections.abc import Callable
+from enum import Enum
 from json.encoder import encode_basestring as _encode_str
 from typing import Any
 
@@ -33,6 +44,7 @@ from pydantic import BaseModel
 Plan = str | tuple[str, Any]
 _plans: dict[type[BaseModel], dict[str, Plan]] = {}
 _written = 0  # documents this process has written (see the module docstring)
+_FIRST = 2  # ... of which the first ones are written by ``stable_json`` and dumped by ``plain_dump``
 _INF = float("inf")
 _SCALARS = frozenset({str, int, bool, type(None)})  # what a dump holds that has no float inside
 
@@ -139,9 +151,11 @@ class _Rounding:
 def dumps(model: BaseModel) -> str:
     """``model``'s stable JSON (see the module docstring)."""
     global _written
-    data = model.model_dump(mode="json")
     _written += 1
-    if _written > 1:
+    data = plain_dump(model) if _written <= _FIRST and not type(model).__pydantic_complete__ else None
+    if data is None:
+        data = model.model_dump(mode="json")
+    if _written > _FIRST:
         rounding = _Rounding()
         data = rounding.apply(("model", float_plan(type(model))), data)
         if not rounding.plain:
@@ -152,6 +166,80 @@ def dumps(model: BaseModel) -> str:
             except TypeError:  # orjson.JSONEncodeError: a big integer, a non-string key, a lone surrogate
                 pass
     return stable_json(data)
+
+
+class _NotPlain(Exception):
+    """A value ``plain_dump`` leaves to pydantic's serializer."""
+
+
+# Per model class: its field names and the wrap serializer to apply to their dump (None: no serializer), or
+# None where the class dumps otherwise than its fields' values (``plain_dump`` then declines it).
+_Spec = tuple[tuple[str, ...], Callable[[Any, Callable[[Any], Any]], Any] | None] | None
+_specs: dict[type[BaseModel], _Spec] = {}
+
+
+def plain_dump(model: BaseModel) -> dict[str, Any] | None:
+    """``model.model_dump(mode="json")`` without building the model's serializer, or None where this walk
+    does not know how pydantic would write a value (the module docstring says which; the caller then asks
+    pydantic). ``tests/test_trace_json.py`` holds it equal to ``model_dump`` over the golden traces and
+    generated ones."""
+    try:
+        return _plain_model(model)
+    except _NotPlain:
+        return None
+
+
+def _spec(cls: type[BaseModel]) -> _Spec:
+    hit = _specs.get(cls, False)
+    if hit is not False:
+        return hit  # type: ignore[return-value]
+    decorators = cls.__pydantic_decorators__
+    fields = cls.model_fields
+    spec: _Spec = None
+    plain_fields = all(f.exclude is None and f.alias is None and f.serialization_alias is None for f in fields.values())
+    if plain_fields and not decorators.field_serializers and not decorators.computed_fields \
+            and cls.model_config.get("extra") != "allow" and len(decorators.model_serializers) <= 1:
+        wrap = None
+        for d in decorators.model_serializers.values():
+            if d.info.mode == "wrap" and d.info.when_used == "always" and len(inspect.signature(d.func).parameters) == 2:
+                wrap = d.func
+            else:
+                break
+        else:
+            spec = (tuple(fields), wrap)
+    _specs[cls] = spec
+    return spec
+
+
+def _plain_model(model: BaseModel) -> Any:
+    spec = _spec(type(model))
+    if spec is None:
+        raise _NotPlain
+    names, wrap = spec
+    values = model.__dict__
+    data = {name: _plain(values[name]) for name in names}
+    return wrap(model, lambda _: data) if wrap is not None else data
+
+
+def _plain(value: Any) -> Any:
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return value
+    if kind is float:
+        if not -_INF < value < _INF:  # (NaN too) pydantic's rules for those
+            raise _NotPlain
+        return value
+    if kind is list or kind is tuple:
+        return [_plain(v) for v in value]
+    if kind is dict:
+        if not all(type(k) is str for k in value):
+            raise _NotPlain
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, BaseModel):
+        return _plain_model(value)
+    if isinstance(value, Enum):
+        return _plain(value.value)
+    raise _NotPlain
 
 
 def round_floats(value: Any) -> Any:

@@ -25,7 +25,7 @@ import os
 from collections.abc import Callable
 from typing import Any, Self
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 from pydantic_core import PydanticUndefined
 
 CHECK = os.environ.get("CHAINRET_CHECK_TRUSTED", "") not in ("", "0")
@@ -45,6 +45,8 @@ _TEMPLATES: dict[type[Any], Template] = {}
 
 class TrustedModel(BaseModel):
     """A model whose ``model_construct`` is short, and checked against validation under ``CHAINRET_CHECK_TRUSTED``."""
+
+    model_config = ConfigDict(defer_build=True)  # (no fields of its own: nothing to build until a subclass validates)
 
     @classmethod
     def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> Self:  # type: ignore[override]  # (pydantic's mypy plugin types it per model)

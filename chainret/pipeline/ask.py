@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypedDict, Unpack
 
 from chainret.catalog.clause import doc_ref
 from chainret.catalog.models import Catalog
+from chainret.core.budget import DEFAULT_BUDGET as DEFAULT_BUDGET
 from chainret.core.budget import fanout_budget
 from chainret.core.codes import RefusalCode
 from chainret.engine.hops import run_set, set_answer
@@ -228,8 +229,6 @@ def _view_at(cat: CatalogReader, when: TimeWords, view: str | None, principal: s
                 details={**when.record(cv.view_name), "requested_view": asked.view_name})
     return cv, None
 
-
-DEFAULT_BUDGET = Budget()  # frozen: one value for every request that sets no limits
 
 
 class _Base(TypedDict):

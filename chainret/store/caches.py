@@ -90,7 +90,7 @@ def relation_flags(cv: ViewReader, rel: Relation) -> Rel:
         subject=rel.subject,
         predicate=rel.predicate,
         object=rel.object,
-        support=Anchor(
+        support=Anchor.model_construct(  # (a TrustedModel: the catalog's validated support, as it is)
             unit_ref=unit.ref if unit is not None else "",
             relation_id=rel.id,
             source=sup.source,

@@ -133,7 +133,7 @@ def _entity(row: SQLRow | EntityRow) -> Entity:
 
 def _unit(row: SQLRow | UnitRow) -> Unit:
     ref, doc_ref, idx, s, e, text = cast(UnitRow, row)
-    return Unit(ref=ref, doc_ref=doc_ref, index=idx, start=s, end=e, text=text)
+    return Unit.model_construct(ref=ref, doc_ref=doc_ref, index=idx, start=s, end=e, text=text)  # (a row the compile wrote)
 
 
 def _reasons(row: StatusRow) -> list[str]:

@@ -44,28 +44,30 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import re
-import shutil
 import sqlite3
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from chainret.catalog.models import Catalog
 from chainret.core.errors import UsageError
 from chainret.store.base import READABLE_SCHEMAS, SCHEMA_VERSION, STORE_FORMAT, StoreChanged, StoreError, recompile_advice, wait_for_lock
-from chainret.store.compile import CompileSource, compile_into, update_into
 from chainret.store.hubindex import write_hub_index
 from chainret.store.log import SQLiteLogWriter, append_log
 from chainret.store.paircensus import write_pair_counts
 from chainret.store.schema import TABLES, Row, SQLValue, create_statements, index_statements, text_pairs
 from chainret.store.sql import Backend, SQLStore
+
+if TYPE_CHECKING:
+    from chainret.store.compile import CompileSource
+# The writers' modules (``chainret.store.compile``, ``shutil``, ``tempfile``, ``fcntl``) load with the first write, not
+# with every reader: a cold ``chainret ask`` of a store imported them for nothing (about 5 ms, issue 47).
 
 
 READ_PRAGMAS = ("PRAGMA mmap_size = 2147418112",)  # what every reading connection runs once (module docstring)
@@ -234,6 +236,8 @@ def _take_lock_file(path: Path) -> int | None:
     when the descriptor's inode is the one the path names after ``flock`` returned: at any moment, only the writer
     holding the path's file, which alone removes it, can take that away.
     """
+    import fcntl
+
     for _ in range(100):  # each pass: a holder removed the file between our open and our flock
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -368,6 +372,8 @@ def compile_sqlite(catalog: CompileSource, out: str | os.PathLike[str], *, repla
 
 
 def _compile_locked(catalog: CompileSource, out: Path) -> dict[str, int]:
+    from chainret.store.compile import compile_into
+
     with _new_file_for(out) as tmp_path:
         tmp_path.unlink()
         conn = sqlite3.connect(tmp_path)
@@ -417,6 +423,8 @@ def _write_error(exc: sqlite3.DatabaseError | OSError, out: Path, doing: str) ->
 def _new_file_for(out: Path) -> Iterator[Path]:
     """A temporary path beside ``out``, renamed over ``out`` when the block ends and removed when it fails: the
     one way a store file comes into place (the module docstring: a file in place is never written)."""
+    import tempfile
+
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
         os.close(fd)
@@ -446,6 +454,10 @@ def update_sqlite(catalog: Catalog, path: str | os.PathLike[str]) -> dict[str, i
 
 
 def _update_locked(catalog: Catalog, p: Path) -> dict[str, int]:
+    import shutil
+
+    from chainret.store.compile import update_into
+
     with _new_file_for(p) as tmp_path:
         try:
             shutil.copyfile(p, tmp_path)

@@ -145,6 +145,36 @@ def test_the_leaves_are_what_each_class_may_read(stores: dict[str, Path]):
     conn.close()
 
 
+def test_a_readers_entries_find_each_items_leaf_from_the_class_runs(stores: dict[str, Path]):
+    """``StoreLog._entries`` finds each unit's and relation's leaf in one statement (the run that would hold it, one
+    probe): for every class, over every unit and relation of the store, exactly the leaves the class's runs list,
+    with the tile of each; none past a smaller tree size. The negative control: the public class's log lacks the
+    restricted document, whose units then get no entry (the auditor's has them)."""
+    import sqlite3
+
+    from chainret.store import log as log_module
+
+    conn = sqlite3.connect(stores["v3"])
+    refs = {str(r): int(o) for r, o in conn.execute("SELECT ref, ord FROM units")}
+    ids = {str(r): int(o) for r, o in conn.execute("SELECT id, ord FROM relations")}
+    restricted = {str(r) for (r,) in conn.execute(
+        "SELECT u.ref FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
+    log = store_log(open_store(stores["v3"]))
+    assert log is not None and restricted
+    for cls in ("*", "auditor", ""):
+        tree, size = _tree(conn, cls), _heads(stores["v3"])[cls][0]
+        want = {(kind, o): i for i, kind, o in _leaves(conn, cls)}
+        fetched: dict[tuple[int, int], Any] = {}
+        units, relations = log._entries(tree, size, sorted(refs), sorted(ids), (None, None), fetched)
+        got = {**{("u", refs[r]): e["index"] for r, e in units.items()}, **{("r", ids[r]): e["index"] for r, e in relations.items()}}
+        assert got == want, cls
+        assert {i >> log_module.TILE_HEIGHT for i in got.values()} == {t for _, t in fetched}
+        assert (restricted <= set(units)) is (cls != "*")
+        half, _ = log._entries(tree, size // 2, sorted(refs), [], (None, None), {})
+        assert {e["index"] for e in half.values()} == {i for (kind, _), i in want.items() if kind == "u" and i < size // 2}
+    conn.close()
+
+
 def _tree(conn: Any, cls: str) -> str:
     """The class whose runs and tiles hold a class's log: its own, or the audit log it shares (SQLite)."""
     found = conn.execute("SELECT value FROM log_info WHERE key = ?", ("tree:" + cls,)).fetchone()

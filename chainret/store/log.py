@@ -646,9 +646,9 @@ class StoreLog:
         tiles of their leaves go into ``fetched``.
 
         The units and relations are read as the request read them (``scope``: its view and principal, which a
-        PostgreSQL store's policies on unit text need), each with the run that holds it and its tile (``_lookup``)
-        in the class's log: in SQLite one statement; in PostgreSQL, where the class's log rows are its own role's,
-        the items first and then, in a second statement, their runs and tiles."""
+        PostgreSQL store's policies on unit text need), each with its leaf in the class's log (from the run that holds
+        it) and that leaf's tile: in SQLite one statement (``_entries_sql``); in PostgreSQL, where the class's log rows
+        are its own role's, the items first and then, in a second statement, their runs and tiles (``_lookup``)."""
         found: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]] = ({}, {})
         if not units and not relations:
             return found

@@ -145,6 +145,36 @@ def test_the_leaves_are_what_each_class_may_read(stores: dict[str, Path]):
     conn.close()
 
 
+def test_a_readers_entries_find_each_items_leaf_from_the_class_runs(stores: dict[str, Path]):
+    """``StoreLog._entries`` finds each unit's and relation's leaf in one statement (the run that would hold it, one
+    probe): for every class, over every unit and relation of the store, exactly the leaves the class's runs list,
+    with the tile of each; none past a smaller tree size. The negative control: the public class's log lacks the
+    restricted document, whose units then get no entry (the auditor's has them)."""
+    import sqlite3
+
+    from chainret.store import log as log_module
+
+    conn = sqlite3.connect(stores["v3"])
+    refs = {str(r): int(o) for r, o in conn.execute("SELECT ref, ord FROM units")}
+    ids = {str(r): int(o) for r, o in conn.execute("SELECT id, ord FROM relations")}
+    restricted = {str(r) for (r,) in conn.execute(
+        "SELECT u.ref FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
+    log = store_log(open_store(stores["v3"]))
+    assert log is not None and restricted
+    for cls in ("*", "auditor", ""):
+        tree, size = _tree(conn, cls), _heads(stores["v3"])[cls][0]
+        want = {(kind, o): i for i, kind, o in _leaves(conn, cls)}
+        fetched: dict[tuple[int, int], Any] = {}
+        units, relations = log._entries(tree, size, sorted(refs), sorted(ids), (None, None), fetched)
+        got = {**{("u", refs[r]): e["index"] for r, e in units.items()}, **{("r", ids[r]): e["index"] for r, e in relations.items()}}
+        assert got == want, cls
+        assert {i >> log_module.TILE_HEIGHT for i in got.values()} == {t for _, t in fetched}
+        assert (restricted <= set(units)) is (cls != "*")
+        half, _ = log._entries(tree, size // 2, sorted(refs), [], (None, None), {})
+        assert {e["index"] for e in half.values()} == {i for (kind, _), i in want.items() if kind == "u" and i < size // 2}
+    conn.close()
+
+
 def _tree(conn: Any, cls: str) -> str:
     """The class whose runs and tiles hold a class's log: its own, or the audit log it shares (SQLite)."""
     found = conn.execute("SELECT value FROM log_info WHERE key = ?", ("tree:" + cls,)).fetchone()
@@ -355,6 +385,31 @@ def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appende
     assert stored <= 1.5 * tlog.HASH_SIZE * size  # the foot, three inner levels of five, and the tiles above
 
 
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.binary(min_size=tlog.HASH_SIZE * 46, max_size=tlog.HASH_SIZE * 46), min_size=1, max_size=6))
+def test_the_tiles_base64_text_holds_each_hash_and_gives_the_paths_foot_path_gives(raws: list[bytes]):
+    """``tiles_text`` encodes whole tiles at once (a zero byte after each hash, the ``A`` it leaves turned to ``=``):
+    each stored hash's 44 characters there are its own base64, and ``text_foot_path`` at a tile's offset gives, for
+    every leaf position, the five hashes ``foot_path`` reads from the tile's bytes. The negative control: read at
+    another tile's offset (an offset off by one tile), the paths differ."""
+    from chainret.store import log as log_module
+
+    width = log_module.WHOLE_TILE
+    tiles = [(raw[:width], raw[width:]) for raw in raws]
+    text = log_module.tiles_text(tiles)
+    step, n = log_module.TEXT_HASHES * log_module.B64_HASH, log_module.B64_HASH
+    assert len(text) == len(tiles) * step
+    for k, (hashes, inner) in enumerate(tiles):
+        stored = hashes + inner
+        for j in range(log_module.TEXT_HASHES):
+            assert text[k * step + j * n:k * step + (j + 1) * n] == tlog.b64(stored[j * tlog.HASH_SIZE:(j + 1) * tlog.HASH_SIZE])
+        for pos in range(log_module.TILE_WIDTH):
+            assert log_module.text_foot_path(text, k * step, hashes, pos) == log_module.foot_path((hashes, inner), pos), (k, pos)
+    if len(tiles) > 1 and tiles[0] != tiles[1]:  # the negative control: another tile's offset
+        assert any(log_module.text_foot_path(text, step, tiles[0][0], pos) != log_module.foot_path(tiles[0], pos)
+                   for pos in range(log_module.TILE_WIDTH))
+
+
 def _rfc_path(leaves: list[bytes], m: int) -> list[bytes]:
     """RFC 9162 PATH(m, D[n]) written as the RFC's recursion (the reference the reader's paths are held to)."""
     if len(leaves) == 1:
@@ -432,11 +487,14 @@ def test_a_readers_audit_paths_are_the_rfcs_under_whole_tiles_two_levels_up():
     reader = log_module.StoreLog(lambda sql, params=(), *scope: conn.execute(sql, tuple(params)).fetchall(), "w")
     for index in [*indexes, *indexes[:10]]:  # (the second pass reads the kept parts)
         assert reader.audit_paths("*", size, [index])[index] == [tlog.b64(h) for h in rfc(index)], index
-    with mock.patch.object(log_module, "ABOVE_KEPT", 40):  # (too few to make them at once: as met, the maps emptied often)
+    # (Too few to make them at once: as met, the maps emptied often; and the tree too large for every leaf tile's
+    # part above it to be kept, so a leaf tile's parent's five hashes are sliced from that tile's base64.)
+    with mock.patch.object(log_module, "ABOVE_KEPT", 40):
         small = log_module.StoreLog(reader._rows, "w")
         for index in [*indexes, *indexes[:10]]:
             assert small.audit_paths("*", size, [index])[index] == [tlog.b64(h) for h in rfc(index)], index
         assert max(map(len, small._above)) <= 40 + 2 * log_module.TILE_WIDTH
+        assert any(level == 1 for _, level, _ in small._texts)
     hashes, = conn.execute("SELECT hashes FROM log_tiles WHERE principal = '*' AND level = 2 AND idx = 0").fetchone()
     conn.execute("UPDATE log_tiles SET hashes = ? WHERE principal = '*' AND level = 2 AND idx = 0",
                  (hashes[:tlog.HASH_SIZE] + bytes([hashes[tlog.HASH_SIZE] ^ 1]) + hashes[tlog.HASH_SIZE + 1:],))

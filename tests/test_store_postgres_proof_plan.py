@@ -86,15 +86,13 @@ def tile_scan_problems(store: Any, sql: str, params: list[object], principal: st
 
 
 def plain_join(store: Any, sql: str) -> str:
-    """``sql`` with its leaf tiles joined as the SQLite branch joins them (no sub-query): the statement before the fix."""
+    """``sql`` with its leaf tiles joined in the join's ``ON`` (no sub-query): the statement before the fix."""
     log = store_log(store)
     assert log is not None
     lateral = log._lookup("?")
-    log._snapshot = True
-    try:
-        plain = log._lookup("?")
-    finally:
-        log._snapshot = False
+    tile = f"(r.idx + ? - r.item_ord) / {TILE_WIDTH}"
+    sub_query = f"LEFT JOIN LATERAL (SELECT hashes, above FROM log_tiles WHERE principal = r.principal AND level = 0 AND idx = {tile} LIMIT 1) t ON true"
+    plain = lateral.replace(sub_query, f"LEFT JOIN log_tiles t ON t.principal = r.principal AND t.level = 0 AND t.idx = {tile}")
     assert lateral != plain and lateral in sql.replace("(SELECT 1) AS one", "{items}")
     return sql.replace("(SELECT 1) AS one", "{items}").replace(lateral, plain).replace("{items}", "(SELECT 1) AS one")
 

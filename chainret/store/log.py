@@ -196,6 +196,41 @@ def foot_path(tile: Tile, pos: int) -> list[str]:
             b2a_base64(inner[at4:at4 + n], newline=False).decode("ascii")]
 
 
+B64_HASH = 44  # base64 characters of one hash (with its padding)
+TEXT_HASHES = TILE_WIDTH + sum(TILE_WIDTH >> v for v in INNER_LEVELS)  # hashes a whole tile stores: its foot's 32, its inner levels' 14
+
+
+def tiles_text(tiles: Sequence[Tile]) -> str:
+    """Every hash whole ``tiles`` store (each tile's foot, then its inner levels) in base64, one after another,
+    ``B64_HASH`` characters each: tile ``k``'s start at ``k * TEXT_HASHES * B64_HASH`` (``text_foot_path``).
+
+    Made in a few whole-buffer steps, not a ``b2a_base64`` call a hash: each hash is followed by a zero byte (33
+    bytes, eleven base64 groups, so no group spans two hashes; one strided copy per byte position), the whole
+    buffer encoded at once, and the last character of each hash's 44, which the zero byte makes ``A`` where the
+    hash's own base64 ends in ``=``, set to ``=`` in one strided write. (A reader makes it once for the tiles
+    above the leaves': at 1M relations about 2,000 tiles, 4 MB, a few ms, where encoding the part of a path
+    from the tile above a leaf's a hash at a time was most of that part's cost.)"""
+    raw = b"".join([hashes + inner for hashes, inner in tiles])
+    count, step = len(raw) // HASH_SIZE, HASH_SIZE + 1
+    padded = bytearray(count * step)
+    for k in range(HASH_SIZE):
+        padded[k::step] = raw[k::HASH_SIZE]
+    text = bytearray(b2a_base64(padded, newline=False))
+    text[B64_HASH - 1::B64_HASH] = b"=" * count
+    return text.decode("ascii")
+
+
+def text_foot_path(text: str, at: int, hashes: bytes, pos: int) -> list[str]:
+    """``foot_path`` of a whole tile whose stored hashes are ``tiles_text``'s ``text`` from ``at`` (its foot
+    ``hashes`` for level 1, hashed again): four slices and one hash."""
+    n = B64_HASH
+    sibling, pair = at + (pos ^ 1) * n, ((pos >> 1) ^ 1) * 2 * HASH_SIZE
+    at2, at3, at4 = (at + (32 + ((pos >> 2) ^ 1)) * n, at + (40 + ((pos >> 3) ^ 1)) * n,
+                     at + (44 + ((pos >> 4) ^ 1)) * n)  # (INNER_LEVELS 2, 3, 4: 8, 4, 2 after the foot's 32)
+    return [text[sibling:sibling + n], b2a_base64(pair_hash(hashes[pair:pair + 2 * HASH_SIZE]), newline=False).decode("ascii"),
+            text[at2:at2 + n], text[at3:at3 + n], text[at4:at4 + n]]
+
+
 def _tile_rows(principal: str, get: NodeGetter, old: int, new: int) -> tuple[list[tuple[object, ...]], list[tuple[int, int]]]:
     """The tiles a tree grown from ``old`` to ``new`` leaves has new subtrees in, whole (the ``log_tiles`` rows), and
     those of them the tree of ``old`` leaves already had a row for (one a tile level at most: its right edge)."""
@@ -405,10 +440,13 @@ class StoreLog:
     """A compiled store's log as a reader sees it: checkpoints per class, inclusion and consistency proofs.
 
     What it keeps, per store object (one per store object: ``store_log``): each proven class's tiles above the
-    leaves' (about 1.5 kB per 1,024 leaves: 3 MB for a 2M-leaf class), the subtrees over them and at the right edge
-    it hashed (a few per upper tile), and base64 audit paths from a tile level up, at most ``ABOVE_KEPT`` of each
-    of two kinds (``audit_paths``; about 0.9 kB each with its key: at most about 15 MB; at 1M relations those from
-    two tile levels up and higher, made at once, are about 1.8 MB a class). A leaf tile is not kept past its request."""
+    leaves' (about 1.5 kB per 1,024 leaves: 3 MB for a 2M-leaf class) and, from the second proof for that class on,
+    the whole ones' hashes in base64 too (``tiles_text``: about 2 kB per 1,024 leaves, 4 MB for 2M leaves), the
+    subtrees over them and at the right edge it hashed (a few per upper tile), and base64 audit paths from a tile
+    level up, at most ``ABOVE_KEPT`` of each of two kinds (``audit_paths``; about 0.9 kB each with its key: at most
+    about 15 MB; at 1M relations those from two tile levels up and higher, made at once, are about 1.8 MB a class,
+    and those from the leaves' tiles' parents are not kept once the base64 is there). A leaf tile is not kept
+    past its request."""
 
     def __init__(self, rows: Any, world: str, kind: str = "sqlite") -> None:
         self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
@@ -428,6 +466,8 @@ class StoreLog:
         self._trees = {str(k)[len(SHARED_TREE):]: str(v) for k, v in self._read(None, "SELECT key, value FROM log_info WHERE key LIKE ?",
                                                                               (SHARED_TREE + "%",))}
         self._tiles: dict[tuple[str, int, int], Tile] = {}  # tiles above the leaves' (``_keep``)
+        # The whole ones of those in base64 (``_read_upper``): one text a class, and where each tile's hashes start in it
+        self._texts: dict[tuple[str, int, int], tuple[str, int, bytes]] = {}  # (with the tile's foot: ``text_foot_path``)
         self._cache: dict[tuple[str, int, int], bytes] = {}  # subtrees of TILE_HEIGHT levels and more, once computed
         self._edges: dict[tuple[str, int, int], bytes] = {}
         self._statements: dict[tuple[int, int], str] = {}
@@ -505,10 +545,19 @@ class StoreLog:
         proves for it. They are about one hash in a thousand of the tree (1,954 tiles, 3 MB, for 2M leaves), and at
         that size a leaf's tile one level up is seldom one an earlier proof read: read one at a time, they were most
         of a proof's statements (two of every three in the first 300 requests at 1M relations). Not the first time:
-        a one-ask process (``chainret ask``) reads the few its proofs need, where the whole read cost it 10-60 ms."""
+        a one-ask process (``chainret ask``) reads the few its proofs need, where the whole read cost it 10-60 ms.
+        The whole ones' hashes are put in base64 here too, all in one text (``tiles_text``: at 1M relations about
+        20 ms a class, once), from which a leaf's path takes its parent tile's part by slicing (``audit_paths``)."""
+        whole: list[tuple[int, int, Tile]] = []
         for level, idx, hashes, above in self._read(principal, "SELECT level, idx, hashes, above FROM log_tiles WHERE principal = ? "
                                                                "AND level > 0", (principal,)):
-            self._keep(principal, cast(int, level), cast(int, idx), (bytes(hashes), bytes(above)))
+            tile = (bytes(hashes), bytes(above))
+            self._keep(principal, cast(int, level), cast(int, idx), tile)
+            if len(tile[0]) == WHOLE_TILE:
+                whole.append((cast(int, level), cast(int, idx), tile))
+        text = tiles_text([tile for _, _, tile in whole])
+        for k, (level, idx, tile) in enumerate(whole):
+            self._texts[(principal, level, idx)] = (text, k * TEXT_HASHES * B64_HASH, tile[0])
         self._upper_read.add(principal)
 
     def _get(self, principal: str, tile: Callable[[int, int], Tile | None]) -> NodeGetter:
@@ -546,11 +595,11 @@ class StoreLog:
         return edge
 
     def _lookup(self, ord_sql: str) -> str:
-        """Columns and joins that find the leaf of the item whose ordinal is ``ord_sql``: the run that would hold it
-        (the class's last run of that kind starting at or before it) and the foot tile its leaf would be in.
-        Parameters: the class, the kind, the class, the kind (and the ordinal twice where ``ord_sql`` is ``?``).
+        """Columns and joins that find, in PostgreSQL, the leaf of the item whose ordinal is ``ord_sql``: the run that
+        would hold it (the class's last run of that kind starting at or before it) and the foot tile its leaf would be
+        in. Parameters: the class, the kind, the class, the kind (and the ordinal twice where ``ord_sql`` is ``?``).
 
-        In PostgreSQL the tile is a ``LATERAL`` sub-query (``LIMIT 1`` keeps the planner from flattening it; the key is
+        The tile is a ``LATERAL`` sub-query (``LIMIT 1`` keeps the planner from flattening it; the key is
         unique anyway). ``log_tiles`` is under row-level security, and the planner may not evaluate, before the policy,
         a join condition that applies a function that is not leakproof (``+``, ``-`` and ``/`` may raise an error) to
         another table's columns: in the join's ``ON``, ``t.idx = (r.idx + ...) / w`` was a join filter over every leaf
@@ -558,8 +607,7 @@ class StoreLog:
         of a warm ask's server CPU). Inside the sub-query ``r``'s columns are parameters, and the condition is part of
         the index scan's key (``tests/test_store_postgres_proof_plan.py``)."""
         tile = f"(r.idx + {ord_sql} - r.item_ord) / {TILE_WIDTH}"
-        tiles = (f"LEFT JOIN log_tiles t ON t.principal = r.principal AND t.level = 0 AND t.idx = {tile}" if self._snapshot else
-                 f"LEFT JOIN LATERAL (SELECT hashes, above FROM log_tiles WHERE principal = r.principal AND level = 0 AND idx = {tile} "
+        tiles = (f"LEFT JOIN LATERAL (SELECT hashes, above FROM log_tiles WHERE principal = r.principal AND level = 0 AND idx = {tile} "
                  "LIMIT 1) t ON true")
         return ("r.item_ord, r.idx, r.length, t.hashes, t.above FROM "
                 f"{{items}} LEFT JOIN log_runs r ON r.principal = ? AND r.kind = ? AND r.item_ord = (SELECT item_ord FROM "
@@ -568,17 +616,27 @@ class StoreLog:
     def _entries_sql(self, units: int, relations: int) -> str:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
         parts = []
-        x = "x." if self._snapshot else ""  # (SQLite's statement joins the log's tables to the items, named x)
-        for kind, count, cols, table, key in (("u", units, f"{x}start_, {x}end_, {x}text, NULL, NULL", "units", "ref"),
-                                              ("r", relations, f"NULL, NULL, {x}subject, {x}predicate, {x}object", "relations", "id")):
+        for kind, count, cols, table, key in (("u", units, ("start_", "end_", "text"), "units", "ref"),
+                                              ("r", relations, ("subject", "predicate", "object"), "relations", "id")):
             if not count:
                 continue
-            item = f"'{kind}', {x}{key}, {x}ord, {cols}"
-            listed = f"WHERE {x}{key} IN ({', '.join('?' for _ in range(count))})"
-            if self._snapshot:  # (SQLite reads every row alike: the class's runs and tiles joined to each item)
-                parts.append(f"SELECT {item}, " + self._lookup("x.ord").format(items=f"{table} x") + f" {listed}")
-            else:
-                parts.append(f"SELECT {item} FROM {table} {listed}")
+            listed = f"{key} IN ({', '.join('?' for _ in range(count))})"
+            if not self._snapshot:
+                values = ", ".join((*cols, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *cols))
+                parts.append(f"SELECT '{kind}', {key}, ord, {values} FROM {table} WHERE {listed}")
+                continue
+            # SQLite reads every row alike: each item's leaf index from the one run of the class that would hold it (its
+            # last run of that kind starting at or before the item: one probe, the length checked in the same row), and
+            # the foot tile of that leaf. The items with their leaves are a sub-query ``LIMIT -1`` keeps from being
+            # flattened into the tile's join, which would probe the runs a second time for the tile's index (as the
+            # join of a run's row to its ordinal did): about a tenth less of the statement at 1M relations.
+            named = [f"x.{c}" for c in cols]
+            values = ", ".join((*named, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *named))
+            leaf = ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
+                    f"r.principal = ? AND r.kind = '{kind}' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
+            parts.append(f"SELECT '{kind}', x.{key}, x.ord, {values}, x.leaf, t.hashes, t.above FROM (SELECT i.ord, i.{key}, "
+                         f"{', '.join('i.' + c for c in cols)}, {leaf} AS leaf FROM {table} i WHERE i.{listed} LIMIT -1) x "
+                         f"LEFT JOIN log_tiles t ON t.principal = ? AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
         return " UNION ALL ".join(parts)
 
     def _entries(self, principal: str, size: int, units: list[str], relations: list[str], scope: tuple[str | None, str | None],
@@ -588,16 +646,16 @@ class StoreLog:
         tiles of their leaves go into ``fetched``.
 
         The units and relations are read as the request read them (``scope``: its view and principal, which a
-        PostgreSQL store's policies on unit text need), each with the run that holds it and its tile (``_lookup``)
-        in the class's log: in SQLite one statement; in PostgreSQL, where the class's log rows are its own role's,
-        the items first and then, in a second statement, their runs and tiles."""
+        PostgreSQL store's policies on unit text need), each with its leaf in the class's log (from the run that holds
+        it) and that leaf's tile: in SQLite one statement (``_entries_sql``); in PostgreSQL, where the class's log rows
+        are its own role's, the items first and then, in a second statement, their runs and tiles (``_lookup``)."""
         found: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]] = ({}, {})
         if not units and not relations:
             return found
         params: list[object] = []
-        for kind, keys in (("u", units), ("r", relations)):
+        for keys in (units, relations):
             if keys:
-                params += [principal, kind, principal, kind, *keys] if self._snapshot else keys
+                params += [principal, *keys, principal] if self._snapshot else keys
         statement = self._statements.get((len(units), len(relations)))
         if statement is None:
             statement = self._statements[(len(units), len(relations))] = self._entries_sql(len(units), len(relations))
@@ -611,14 +669,19 @@ class StoreLog:
             if items:
                 for n, *rest in self._read(principal, runs, [v for kind, _, o, *_ in items for v in (principal, kind, principal, kind, o, o)]):
                     looked[n] = tuple(rest)
-            rows = [(*item, *looked.get(n, (None,) * 5)) for n, item in enumerate(items)]
-        for kind, key, o, start, end, a, b, c, first, idx, length, hashes, inner in rows:
-            if bytes in map(type, (key, o, start, end, a, b, c, first, idx, length)):  # (``store_log``: past the store's guard)
-                raise StoreError("a unit, relation or log run read for a trace's proofs holds a BLOB, which no compile writes "
-                                 "(the store was edited); " + recompile_advice())
-            if first is None or o >= first + length or idx + o - first >= size:
+            rows = []
+            for n, item in enumerate(items):
+                first, idx, length, hashes, inner = looked.get(n, (None,) * 5)
+                if bytes in map(type, (item[2], first, idx, length)):
+                    raise _edited()
+                rows.append((*item, None if first is None or item[2] >= first + length else idx + item[2] - first, hashes, inner))
+        for kind, key, o, start, end, a, b, c, index, hashes, inner in rows:
+            # (``store_log``: past the store's guard. In SQLite a log run's values are the statement's arithmetic, where a
+            # BLOB would read as a number: a wrong leaf, whose proof then fails to verify.)
+            if bytes in map(type, (key, o, start, end, a, b, c, index)):
+                raise _edited()
+            if index is None or index >= size:
                 continue  # not in this class's log (at this size)
-            index = idx + o - first
             if hashes is not None:
                 fetched[(0, index >> TILE_HEIGHT)] = (bytes(hashes), bytes(inner))
             if kind == "u":
@@ -637,6 +700,11 @@ class StoreLog:
         tree's right edge) come from ``audit_path`` and are kept once computed. The path above a tile level is the
         same for every leaf under the ancestor it starts from, so it is kept per ancestor (``ABOVE_KEPT`` of
         them each): a leaf's path is its own tile's five hashes, its tile's parent's five and the kept path above that.
+        In a tree too large for every such part to be kept (more than ``ABOVE_KEPT // 2`` leaf tiles), once the
+        class's upper tiles are read, the parent's five are sliced from their base64 (``text_foot_path``) and the
+        part is not kept: at 1M relations a request's leaves' parents are seldom an earlier request's, and their five
+        hashes encoded one by one were most of that part's cost (kept as they were met, the map was emptied every
+        few hundred requests).
         Those from the tiles two levels up and higher are made when the upper tiles are read (``_read_upper``),
         where they are few enough (at 1M relations about 2,000 a class, about 15 ms once): at that size a request's leaves
         seldom share one that an earlier request made, and making them as they were met was a fifth of a proof's
@@ -647,11 +715,17 @@ class StoreLog:
                 self._read_upper(principal)
                 self._make_upper_paths(principal, size, fetched)
             self._asked.add(principal)
-        firsts = self._above[0]
         out: dict[int, list[str]] = {}
+        texts, firsts, uppers, span = self._texts, self._above[0], self._above[1], 2 * TILE_HEIGHT
+        small = (size >> TILE_HEIGHT) <= ABOVE_KEPT // 2  # (every leaf tile's part above it fits in half the map)
         for index in indexes:
             t_idx = index >> TILE_HEIGHT
-            above = firsts.get((principal, size, TILE_HEIGHT, t_idx)) or self._path_above(principal, size, index, TILE_HEIGHT, fetched)
+            parent = None if small else texts.get((principal, 1, index >> span)) if ((index >> span) + 1) << span <= size else None
+            if parent is None:
+                above = firsts.get((principal, size, TILE_HEIGHT, t_idx)) or self._path_above(principal, size, index, TILE_HEIGHT, fetched)
+            else:  # (a large tree's: its leaf tile's parent in base64, four slices and a hash, not kept: most are met once)
+                rest = uppers.get((principal, size, span, index >> span)) or self._path_above(principal, size, index, span, fetched)
+                above = [*text_foot_path(*parent, t_idx & (TILE_WIDTH - 1)), *rest]
             foot = None
             if (index | (TILE_WIDTH - 1)) < size:
                 foot = fetched.get((0, t_idx)) or self._tile_reader(principal, fetched)(0, t_idx)
@@ -686,8 +760,10 @@ class StoreLog:
             part = kept[key] = [*foot_path(found, (index >> level) & (TILE_WIDTH - 1)), *rest]
             return part
         first = t_idx << TILE_HEIGHT  # (one a tile above: few, so the tile's every one at once, sharing the rest)
+        found_text = self._texts.get((principal, t_level, t_idx))
         for pos in range(TILE_WIDTH):
-            kept[(principal, size, level, first + pos)] = [*foot_path(found, pos), *rest]
+            own = foot_path(found, pos) if found_text is None else text_foot_path(*found_text, pos)
+            kept[(principal, size, level, first + pos)] = [*own, *rest]
         return kept[key]
 
     def _make_upper_paths(self, principal: str, size: int, fetched: dict[tuple[int, int], Tile]) -> None:
@@ -743,6 +819,11 @@ class StoreLog:
             e["proof"] = paths[cast(int, e["index"])]
         return {"origin": origin, "size": size, "root": b64(root),
                 "units": dict(sorted(units.items())), "relations": dict(sorted(relations.items()))}
+
+
+def _edited() -> StoreError:
+    return StoreError("a unit, relation or log run read for a trace's proofs holds a BLOB, which no compile writes "
+                      "(the store was edited); " + recompile_advice())
 
 
 _LOGS: weakref.WeakKeyDictionary[object, StoreLog] = weakref.WeakKeyDictionary()

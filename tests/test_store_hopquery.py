@@ -142,8 +142,10 @@ def test_answer_reads_its_path_names_in_one_statement(seed):
 
 
 @pytest.mark.parametrize("one_statement", [False, True], ids=["per-lookup", "one-statement"])
-@pytest.mark.parametrize(("table", "column"), [("relations", "note"), ("relations", "digest"), ("relation_quotes", "quote")])
-def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_path, one_statement, table, column):
+# (a relation's digest and quote are read from its document version's and its unit's rows: store schema 8)
+@pytest.mark.parametrize(("table", "column", "key", "of"), [("relations", "note", "ord", "ord"), ("documents", "digest", "ord", "doc_ord"),
+                                                            ("units", "text", "ref", "unit_ref")])
+def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_path, one_statement, table, column, key, of):
     """No compile writes a BLOB (every column is text or an integer): a store edited to hold one is refused with a
     ``StoreError`` that names the file, never answered from bytes or failed with a traceback. The per-lookup reads
     check every value ``SQLiteBackend.rows`` returns; the hop statement hands its rows over as JSON
@@ -155,10 +157,9 @@ def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_pa
 
     db = tmp_path / "edited.db"
     compile_store(load_catalog(ROOT / "catalogs" / "default.yaml"), db)
-    key = "ord" if table == "relations" else "rel_ord"
     with sqlite3.connect(db) as conn:
         conn.execute(f"UPDATE {table} SET {column} = x'00ff' WHERE {key} IN "
-                     "(SELECT ord FROM relations WHERE subject = 'project:final:main')")
+                     f"(SELECT {of} FROM relations WHERE subject = 'project:final:main')")
     conn.close()
     store = open_store(db)
     store.hop_query = one_statement  # the hop statement from a pair's first ask, or never

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, cast
 from chainret.engine.search import SearchHit, rank_term, stating_first
 from chainret.store.base import StoreError, recompile_advice
 from chainret.store.rowdecode import _bounded, hop_postings, hop_status_rows
+from chainret.store.schema import QUOTE
 from chainret.store.sqlrows import REL_COLS
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ PAIR_MAX = 64
 
 # One row of two JSON arrays (``json_group_array``): the postings of the hop's term with their units' token count
 # and ref, each [unit_ord, tf, doc_ord, ntok, ref] (at most ``CAND_MAX + 1``), and the relations of the hop's
-# (subject, predicate), each ``REL_COLS`` then its quote's doc_ord and text. One row of two values instead of a row
+# (subject, predicate), each ``REL_COLS`` then its quote's doc_ord (its relation's) and text (``QUOTE``). One row of two values instead of a row
 # per posting and per relation: Python's ``sqlite3`` releases and takes back the GIL, and SQLite takes its connection
 # mutex, for every column it hands over, and a posting's row was padded to a relation's width (4% fewer instructions
 # per warm ask at 1M relations: benchmarks/ask_instructions.py). SQLite writes the arrays (integers as integers, text
@@ -74,8 +75,8 @@ _POSTINGS_JOINED = (
     "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ? LIMIT ?"
 )
 _RELATIONS = (
-    f"SELECT json_group_array(json_array({REL_COLS}, q.doc_ord, q.quote)) FROM "
-    "(SELECT * FROM relations WHERE subject = ? AND predicate = ? LIMIT ?) r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord"
+    f"SELECT json_group_array(json_array({REL_COLS}, r.doc_ord, {QUOTE})) FROM "
+    "(SELECT * FROM relations WHERE subject = ? AND predicate = ? LIMIT ?) r"
 )
 _ARRAY = "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, ref)) FROM ({})"
 HOP_SQL = f"SELECT ({_ARRAY.format(_POSTINGS)}), ({_RELATIONS})"

@@ -63,6 +63,7 @@ from chainret.core.tlog import (
     unit_leaf,
 )
 from chainret.store.base import StoreError, recompile_advice
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, support_column
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
@@ -302,9 +303,9 @@ def _units(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, bytes]]
 
 def _relations(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, bytes]]:
     """(relation ord, supporting document ord, leaf data) of every relation from ord ``start`` on."""
-    sql = ("SELECT r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, r.digest, "
-           "r.span_start, r.span_end, q.quote, r.kind, r.doc_ord FROM relations r JOIN relation_quotes q ON q.rel_ord = r.ord "
-           "WHERE r.ord >= ? ORDER BY r.ord")
+    support = ", ".join(support_column("{t}." + c) for c in SUPPORT_COLUMNS)  # (schema 8: as the catalog has them)
+    sql = (f"SELECT r.ord, r.id, r.subject, r.predicate, r.object, {support}, "
+           f"r.span_start, r.span_end, {QUOTE}, r.kind, r.doc_ord FROM relations r WHERE r.ord >= ? ORDER BY r.ord")
     for o, rid, s, p, ob, src, doc, ver, rep, dig, a, b, quote_, kind, d in db.stream(sql, (start,)):
         yield o, d, relation_leaf(rid, s, p, ob, src, doc, ver, rep or "", dig or "", a, b, quote_ or "", kind or "clause")
 

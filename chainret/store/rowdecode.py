@@ -61,7 +61,7 @@ class RelRow(NamedTuple):
 
 
 class StatusRow(NamedTuple):
-    """A relation row of ``REL_COLS`` and ``STATUS_COLS``: visibility of its document version in the view (None: not
+    """A relation row of ``REL_COLS`` and ``SQLView.status_columns``: visibility of its document version in the view (None: not
     in it), view rows of the same document, the principal's ``readers`` rows of the version, the quote where the
     principal may read it (None where not)."""
 
@@ -102,7 +102,7 @@ def rel_rows(rows: Iterable[Sequence[object]]) -> list[RelRow]:
 
 
 def status_rows(rows: Iterable[Sequence[object]]) -> list[StatusRow]:
-    """A statement's rows of ``REL_COLS`` and ``STATUS_COLS`` (``SQLView.status_columns``), as ``StatusRow`` values."""
+    """A statement's rows of ``REL_COLS`` and ``SQLView.status_columns``, as ``StatusRow`` values."""
     return list(map(_status_row, rows))
 
 
@@ -137,7 +137,7 @@ def _unit(row: SQLRow | UnitRow) -> Unit:
 
 
 def _reasons(row: StatusRow) -> list[str]:
-    """``Eligibility.reasons`` of a relation row carrying ``STATUS_COLS`` (the codes of ``CatalogView.relation_status``)."""
+    """``Eligibility.reasons`` of a relation row carrying ``SQLView.status_columns`` (the codes of ``CatalogView.relation_status``)."""
     defects = row.defects
     reasons = [c for c in defects.split(",") if c] if defects else []
     in_view = row.in_view

@@ -34,6 +34,15 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   give each viewer a revision that changes only when that viewer's answers can change;
 * ``relations``\\* (visible when the supporting document is in the view, any visibility: the audit
   of withheld relations needs them) and ``relation_quotes``\\* (the clause text, readable like units).
+  A SQLite store of schema 8 (``Writer.derives_evidence``; issue 47: a store's size) writes neither what a relation's
+  document version holds already: a relation whose support names its version exactly as the ``documents`` row does
+  (source, document, version, representation, digest) keeps those five columns NULL (``relations.source`` is never
+  NULL otherwise: ``Support.source`` is required), and a quote that is the text of its span in its unit gets no
+  ``relation_quotes`` row. The readers put both back from those rows (``support_column``, ``QUOTE``), so every relation reads back as the catalog has it; a relation whose support differs in any field
+  (a stale digest, another representation, a quote that is not its span's text, a span across units) keeps its own
+  (``support_column``, ``QUOTE``).
+  PostgreSQL keeps them all: its row-level security hides a withheld document's row, whose relation the audit
+  still shows.
 
 The rows are made by one writer, the compiler (``chainret.store.stream.StreamCompile``), for a new store
 and an update alike; they stay there, not here, because most need what only the compiler holds (a
@@ -92,6 +101,9 @@ class Writer(Protocol):
     def insert(self, table: str, rows: Iterable[Sequence[SQLValue]]) -> None: ...
 
     def rows(self, sql: str, params: Sequence[SQLValue] = ()) -> Sequence[tuple[object, ...]]: ...  # values narrowed by as_int/as_str
+
+    #: Whether a relation's row leaves out what its document version's rows hold (the module docstring: schema 8).
+    derives_evidence: bool
 
 
 TABLES: dict[str, list[str]] = {
@@ -160,6 +172,30 @@ SQLITE_WITHOUT = frozenset({"names_key", "names_fold", "relations_sp", "postings
 #: (type, fold) reads the table's own B-tree (rows of one fold are few) and ``names_fold`` (a second copy of every row's
 #: key columns) is not kept; a lookup by the normalised label asks for its fold too (``SQLStore.label_key``).
 SQLITE_PRIMARY = {"names": "fold, key, entity_ord, doc_id"}
+
+
+#: A relation's support columns that a row of schema 8 leaves NULL where its document version's row holds the same.
+SUPPORT_COLUMNS = ("source", "document", "version", "representation", "digest")
+
+
+def support_column(expr: str) -> str:
+    """A relation ``r``'s support column(s) ``expr`` (``{t}.`` stands for its row, ``r``, or its document version's,
+    ``d``) as the catalog has it: a row of schema 8 that names its version exactly as the ``documents`` row does holds
+    NULL in ``SUPPORT_COLUMNS`` (``r.source`` is NULL only then) and reads the version's. The version's row is read
+    only for such a row: SQLite and PostgreSQL evaluate a ``CASE`` branch only when it is taken (PostgreSQL's rows
+    hold their support whole, so its row-level security on ``documents`` is never asked)."""
+    return f"CASE WHEN r.source IS NULL THEN (SELECT {expr.format(t='d')} FROM documents d WHERE d.ord = r.doc_ord) ELSE {expr.format(t='r')} END"
+
+
+#: A relation ``r``'s quote, where the store may show it: its ``relation_quotes`` row, or where a row of schema 8 has
+#: none (the quote is the text of its span in its unit), that text read from its unit's. Both rows are of the
+#: relation's document version, so a permission rule (``READABLE``, PostgreSQL's row-level security) says the same of
+#: either. (PostgreSQL's ``substr`` takes ``integer`` positions.)
+QUOTE = (
+    "coalesce((SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord), "
+    "(SELECT substr(u.text, CAST(r.span_start - u.start_ + 1 AS INTEGER), CAST(r.span_end - r.span_start AS INTEGER)) "
+    "FROM units u WHERE u.ref = r.unit_ref))"
+)
 
 
 def create_statements(*, postgres: bool = False) -> list[str]:

@@ -36,6 +36,7 @@ from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
+from chainret.store.schema import QUOTE
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
@@ -560,7 +561,7 @@ class SQLStore:
         except KeyError:
             pass
         rows = rel_rows(self.db.rows(
-            f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.id = ?", (rid,)
+            f"SELECT {REL_COLS}, {QUOTE} FROM relations r WHERE r.id = ?", (rid,)
         ))
         return _bounded(self._rows_cache, rid, rows[0] if rows else None)
 

@@ -63,7 +63,7 @@ from chainret.core.tlog import (
     unit_leaf,
 )
 from chainret.store.base import StoreError, recompile_advice
-from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, support_column
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_TEXT, support_column
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
@@ -295,7 +295,8 @@ def _reads(principal: str, who: set[str] | None) -> bool:
 
 def _units(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, bytes]]:
     """(unit ord, document ord, leaf data) of every unit from ord ``start`` on."""
-    sql = ("SELECT u.ord, u.ref, u.doc_ord, d.source, d.document, d.version, d.representation, d.digest, u.start_, u.end_, u.text "
+    sql = ("SELECT u.ord, u.ref, u.doc_ord, d.source, d.document, d.version, d.representation, d.digest, u.start_, u.end_, "
+           f"{UNIT_TEXT} "
            "FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE u.ord >= ? ORDER BY u.ord")
     for o, ref, d, src, doc, ver, rep, dig, s, e, text in db.stream(sql, (start,)):
         yield o, d, unit_leaf(ref, src, doc, ver, rep or "", dig or "", s, e, text)

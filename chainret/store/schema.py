@@ -23,9 +23,12 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   may read, for projection and replay);
 * ``views``, ``view_docs`` (view name -> document ordinals, with the document id for the
   ``superseded`` check and its visibility);
-* ``units``\\*: every unit (paragraph) with its text and token count; ``postings``\\*: term -> unit with
-  the term frequency, and the unit's token count and ref (what BM25Plus and a hop need, per unit, read
-  from the posting itself: schema 5; a hop of an older store joins each posting to ``units``); ``corpus``: per view and principal class
+* ``units``\\*: every unit (paragraph) with its text and token count (a SQLite store of schema 8 keeps neither its
+  text nor its document version's ref, both in that version's ``documents`` row: ``UNIT_COLS``); ``postings``\\*: term -> unit with
+  the term frequency, and the unit's token count and index in its document version (what BM25Plus and a hop need,
+  per unit, read from the posting itself: schema 5; a hop of an older store joins each posting to ``units``; the
+  unit's ref is its document version's and that index, ``unit_ref``: schema 8 keeps the index, a small integer,
+  where 5 to 7 kept the ref, some 20 bytes a posting); ``corpus``: per view and principal class
   (a principal named by some restricted document, or ``*`` for everyone else), the number of
   readable units and their total token count, so a hop needs no scan of the view;
 * ``identities`` (seq, principal, digest): the catalog identity each principal class was shown after
@@ -37,10 +40,10 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   A SQLite store of schema 8 (``Writer.derives_evidence``; issue 47: a store's size) writes neither what a relation's
   document version holds already: a relation whose support names its version exactly as the ``documents`` row does
   (source, document, version, representation, digest) keeps those five columns NULL (``relations.source`` is never
-  NULL otherwise: ``Support.source`` is required), and a quote that is the text of its span in its unit gets no
-  ``relation_quotes`` row. The readers put both back from those rows (``support_column``, ``QUOTE``), so every relation reads back as the catalog has it; a relation whose support differs in any field
-  (a stale digest, another representation, a quote that is not its span's text, a span across units) keeps its own
-  (``support_column``, ``QUOTE``).
+  NULL otherwise: ``Support.source`` is required), and a quote that is the text of its span gets no
+  ``relation_quotes`` row. The readers put both back from those rows (``support_column``, ``quote_column``), so every relation reads back as the catalog has it; a relation whose support differs in any field
+  (a stale digest, another representation, a quote that is not its span's text) keeps its own
+  (``support_column``, ``quote_column``).
   PostgreSQL keeps them all: its row-level security hides a withheld document's row, whose relation the audit
   still shows.
 
@@ -121,7 +124,7 @@ TABLES: dict[str, list[str]] = {
     "views": ["ord", "name", "order_", "current", "documents", "description"],
     "view_docs": ["view_name", "doc_ord", "doc_id", "visibility"],
     "units": ["ord", "ref", "doc_ord", "doc_ref", "idx", "start_", "end_", "ntok", "text"],
-    "postings": ["term", "unit_ord", "doc_ord", "tf", "ntok", "ref"],  # ntok, ref: the unit's (schema 5)
+    "postings": ["term", "unit_ord", "doc_ord", "tf", "ntok", "idx"],  # ntok: the unit's (schema 5); idx: its index (8; 5 to 7: its ref)
     "corpus": ["view_name", "principal", "size", "total_len"],
     "relations": ["ord", "id", "subject", "predicate", "object", "source", "document", "version",
                   "representation", "digest", "span_start", "span_end", "note", "doc_ord", "unit_ref", "defects", "kind"],
@@ -178,24 +181,41 @@ SQLITE_PRIMARY = {"names": "fold, key, entity_ord, doc_id"}
 SUPPORT_COLUMNS = ("source", "document", "version", "representation", "digest")
 
 
-def support_column(expr: str) -> str:
+def _of_document(expr: str, joined: bool) -> str:
+    """``expr`` over a relation ``r``'s document version ``d``: that row joined to the statement (``joined``: one
+    lookup for every column, where a statement reads them all: ``chainret.store.hopquery``), or read where needed."""
+    return expr if joined else f"(SELECT {expr} FROM documents d WHERE d.ord = r.doc_ord)"
+
+
+def support_column(expr: str, *, joined: bool = False) -> str:
     """A relation ``r``'s support column(s) ``expr`` (``{t}.`` stands for its row, ``r``, or its document version's,
     ``d``) as the catalog has it: a row of schema 8 that names its version exactly as the ``documents`` row does holds
     NULL in ``SUPPORT_COLUMNS`` (``r.source`` is NULL only then) and reads the version's. The version's row is read
     only for such a row: SQLite and PostgreSQL evaluate a ``CASE`` branch only when it is taken (PostgreSQL's rows
     hold their support whole, so its row-level security on ``documents`` is never asked)."""
-    return f"CASE WHEN r.source IS NULL THEN (SELECT {expr.format(t='d')} FROM documents d WHERE d.ord = r.doc_ord) ELSE {expr.format(t='r')} END"
+    return f"CASE WHEN r.source IS NULL THEN {_of_document(expr.format(t='d'), joined)} ELSE {expr.format(t='r')} END"
 
 
-#: A relation ``r``'s quote, where the store may show it: its ``relation_quotes`` row, or where a row of schema 8 has
-#: none (the quote is the text of its span in its unit), that text read from its unit's. Both rows are of the
-#: relation's document version, so a permission rule (``READABLE``, PostgreSQL's row-level security) says the same of
-#: either. (PostgreSQL's ``substr`` takes ``integer`` positions.)
-QUOTE = (
-    "coalesce((SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord), "
-    "(SELECT substr(u.text, CAST(r.span_start - u.start_ + 1 AS INTEGER), CAST(r.span_end - r.span_start AS INTEGER)) "
-    "FROM units u WHERE u.ref = r.unit_ref))"
-)
+def quote_column(*, joined: bool = False) -> str:
+    """A relation ``r``'s quote, where the store may show it: its ``relation_quotes`` row, or where a row of schema 8
+    has none (the quote is the text of its span), that text read from its document version's (``coalesce`` reads its
+    second value only where the first is NULL, in SQLite and PostgreSQL alike). Both rows are of the relation's
+    document version, so a permission rule (``READABLE``, PostgreSQL's row-level security) says the same of either.
+    (PostgreSQL's ``substr`` takes ``integer`` positions.)"""
+    span = "substr(d.text, CAST(r.span_start + 1 AS INTEGER), CAST(r.span_end - r.span_start AS INTEGER))"
+    return f"coalesce((SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord), {_of_document(span, joined)})"
+
+
+QUOTE = quote_column()
+
+
+#: A unit ``u``'s columns as ``chainret.store.rowdecode.UnitRow`` reads them: a SQLite unit row of schema 8 leaves its
+#: document version's ref and its own text (that version's text from ``start_`` to ``end_``) NULL, read from the
+#: version's row (``coalesce`` reads its second value only where the first is NULL, in SQLite and PostgreSQL alike).
+UNIT_DOC_REF = "coalesce(u.doc_ref, (SELECT d.ref FROM documents d WHERE d.ord = u.doc_ord))"
+UNIT_TEXT = ("coalesce(u.text, (SELECT substr(d.text, CAST(u.start_ + 1 AS INTEGER), CAST(u.end_ - u.start_ AS INTEGER)) "
+             "FROM documents d WHERE d.ord = u.doc_ord))")
+UNIT_COLS = f"u.ref, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}"
 
 
 def create_statements(*, postgres: bool = False) -> list[str]:

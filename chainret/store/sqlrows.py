@@ -54,11 +54,17 @@ IN_VIEW = "EXISTS (SELECT 1 FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_
 # principal): a quote's document version is its relation's (``relation_quotes.doc_ord`` is ``relations.doc_ord``).
 REL_DOC_ID = support_column("{t}.source || '/' || {t}.document")
 SHOWN_QUOTE = "CASE WHEN " + READABLE.format(col="r.doc_ord") + f" THEN {QUOTE} END"
-REL_COLS = (
-    "r.ord, r.id, r.subject, r.predicate, r.object, "
-    + ", ".join(support_column("{t}." + c) for c in SUPPORT_COLUMNS)
-    + ", r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects, r.kind"
-)
+
+
+def rel_cols(*, joined: bool = False) -> str:
+    """A relation ``r``'s columns as ``RelRow`` reads them (``joined``: its document version's row is joined as ``d``:
+    ``schema.support_column``)."""
+    return ("r.ord, r.id, r.subject, r.predicate, r.object, "
+            + ", ".join(support_column("{t}." + c, joined=joined) for c in SUPPORT_COLUMNS)
+            + ", r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects, r.kind")
+
+
+REL_COLS = rel_cols()
 
 
 def _marks(items: Sequence[object]) -> str:

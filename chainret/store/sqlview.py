@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 from chainret.core.codes import DefectCode
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
-from chainret.store.schema import QUOTE, as_int, as_str
+from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str
 from chainret.store.rowdecode import (
     CACHE_MAX, SQLRow, StatusRow, _bounded, _entity, _reasons, _unit, anchor_of, rel_row_of, rel_rows, status_rows,
 )
@@ -103,7 +103,7 @@ class SQLView:
     def _read_units(self, want: Sequence[str]) -> dict[str, Unit]:
         """The readable units among ``want``, read now (and cached)."""
         rows = self._rows(
-            f"SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref IN ({_marks(want)}) AND "
+            f"SELECT {UNIT_COLS} FROM units u WHERE u.ref IN ({_marks(want)}) AND "
             + self._readable("u.doc_ord")[0],
             (*want, *self._readable("u.doc_ord")[1]),
         )
@@ -121,7 +121,7 @@ class SQLView:
 
     def units(self) -> list[Unit]:
         rows = self._rows(
-            "SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE "
+            f"SELECT {UNIT_COLS} FROM units u WHERE "
             + self._readable("u.doc_ord")[0] + " ORDER BY u.ord",
             self._readable("u.doc_ord")[1],
         )
@@ -203,7 +203,7 @@ class SQLView:
         cached = self._units.get(row.unit_ref)
         if cached is not None:
             return cached
-        rows = self._rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (row.unit_ref,))
+        rows = self._rows(f"SELECT {UNIT_COLS} FROM units u WHERE u.ref = ?", (row.unit_ref,))
         return _unit(rows[0]) if rows else None
 
     def relations_in_unit(self, unit_ref: str) -> list[Relation]:

@@ -63,7 +63,7 @@ from chainret.core.tlog import (
     unit_leaf,
 )
 from chainret.store.base import StoreError, recompile_advice
-from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_TEXT, support_column
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_TEXT, support_column, unit_text
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
@@ -571,7 +571,8 @@ class StoreLog:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
         parts = []
         x = "x." if self._snapshot else ""  # (SQLite's statement joins the log's tables to the items, named x)
-        for kind, count, cols, table, key in (("u", units, f"{x}start_, {x}end_, {x}text, NULL, NULL", "units", "ref"),
+        text = unit_text(x[:-1] or "units")  # (schema 8: a SQLite unit's text is its document version's)
+        for kind, count, cols, table, key in (("u", units, f"{x}start_, {x}end_, {text}, NULL, NULL", "units", "ref"),
                                               ("r", relations, f"NULL, NULL, {x}subject, {x}predicate, {x}object", "relations", "id")):
             if not count:
                 continue

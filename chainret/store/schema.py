@@ -213,8 +213,15 @@ QUOTE = quote_column()
 #: document version's ref and its own text (that version's text from ``start_`` to ``end_``) NULL, read from the
 #: version's row (``coalesce`` reads its second value only where the first is NULL, in SQLite and PostgreSQL alike).
 UNIT_DOC_REF = "coalesce(u.doc_ref, (SELECT d.ref FROM documents d WHERE d.ord = u.doc_ord))"
-UNIT_TEXT = ("coalesce(u.text, (SELECT substr(d.text, CAST(u.start_ + 1 AS INTEGER), CAST(u.end_ - u.start_ AS INTEGER)) "
-             "FROM documents d WHERE d.ord = u.doc_ord))")
+
+
+def unit_text(u: str = "u") -> str:
+    """The text of the unit named ``u`` in a statement (``UNIT_COLS``)."""
+    return (f"coalesce({u}.text, (SELECT substr(d.text, CAST({u}.start_ + 1 AS INTEGER), CAST({u}.end_ - {u}.start_ AS INTEGER)) "
+            f"FROM documents d WHERE d.ord = {u}.doc_ord))")
+
+
+UNIT_TEXT = unit_text()
 UNIT_COLS = f"u.ref, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}"
 
 

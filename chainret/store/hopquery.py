@@ -68,23 +68,27 @@ PAIR_MAX = 64
 # A posting carries its unit's token count and ref (store schema 5), so the postings of a term are read from one
 # range of one index, not each joined to its unit's row elsewhere in the file: about 11 µs less CPU per warm ask at
 # 1M relations (5.6%, benchmarks/warm_ab.py), the pages of those units being cold for a request's new terms. A
-# store of schema 3 or 4 joins (``HOP_SQL_JOINED``). The unit's own text is not read: a hop needs its ref and length
+# store of schema 3 or 4 joins (``HOP_SQL['joined']``). The unit's own text is not read: a hop needs its ref and length
 # only (``SQLView.unit`` reads a unit when something shows one); nor the units' other relations, which the hop skips.
 # Schema 8's posting holds its unit's index in its document version (``idx``) where 5 to 7's held its ref (a store's
-# size: some 20 bytes a posting); ``rowdecode.hop_postings`` writes the ref of each readable one (``unit_ref``).
-_POSTINGS = {
-    "idx": "SELECT unit_ord, tf, doc_ord, ntok, idx AS unit FROM postings WHERE term = ? LIMIT ?",
-    "ref": "SELECT unit_ord, tf, doc_ord, ntok, ref AS unit FROM postings WHERE term = ? LIMIT ?",
-    "joined": "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref AS unit FROM postings p JOIN units u ON u.ord = p.unit_ord "
-              "WHERE p.term = ? LIMIT ?",
+# size: some 20 bytes a posting); the statement hands over [the version's ref, the index] (``document_meta``, a small
+# table: one lookup in SQLite's C, where a lookup of each new document from Python was one more statement, tens of
+# µs a hop at 1M relations) and ``rowdecode.hop_postings`` writes the ref of each readable one (``unit_ref``).
+# (The pair is made in the outer ``json_array``: a JSON value read through a subquery's column is text again.)
+_POSTINGS = {  # kind -> (the unit's value in the array, the postings read)
+    "idx": ("json_array((SELECT m.ref FROM document_meta m WHERE m.ord = doc_ord), idx)",
+            "SELECT unit_ord, tf, doc_ord, ntok, idx FROM postings WHERE term = ? LIMIT ?"),
+    "ref": ("ref", "SELECT unit_ord, tf, doc_ord, ntok, ref FROM postings WHERE term = ? LIMIT ?"),
+    "joined": ("ref", "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
+                      "WHERE p.term = ? LIMIT ?"),
 }
 _RELATIONS = (
     f"SELECT json_group_array(json_array({rel_cols(joined=True)}, r.doc_ord, {quote_column(joined=True)})) FROM "
     "(SELECT * FROM relations WHERE subject = ? AND predicate = ? LIMIT ?) r LEFT JOIN documents d ON d.ord = r.doc_ord"
 )
-_ARRAY = "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, unit)) FROM ({})"
+_ARRAY = "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, {})) FROM ({})"
 #: The hop statement by what a store's postings hold of their unit (``SQLStore.postings_unit``).
-HOP_SQL = {kind: f"SELECT ({_ARRAY.format(postings)}), ({_RELATIONS})" for kind, postings in _POSTINGS.items()}
+HOP_SQL = {kind: f"SELECT ({_ARRAY.format(*postings)}), ({_RELATIONS})" for kind, postings in _POSTINGS.items()}
 # A 1.1 hop (``stating_first``) also reads which of the term's units hold the predicate's word: a third array, the
 # predicate's postings looked up for those units only (the (term, unit_ord) key), never the predicate's whole list.
 _STATING = "SELECT json_group_array(unit_ord) FROM postings WHERE term = ? AND unit_ord IN (SELECT unit_ord FROM postings WHERE term = ? LIMIT ?)"
@@ -211,7 +215,7 @@ class HopQuery(ViewHopReader):
             flagged = _bounded(self.of, (node, predicate), v.flagged(of))
         else:
             self.of.pop((node, predicate), None)
-        units, n_postings = hop_postings(postings, visible, v.store.doc_ref_of)
+        units, n_postings = hop_postings(postings, visible)
         if n_postings > CAND_MAX or not whole:  # a hub: read the returned units only, as the per-lookup path does
             self.units.pop((node, predicate), None)
         if n_postings > CAND_MAX:

@@ -152,16 +152,15 @@ def _reasons(row: StatusRow) -> list[str]:
 
 # ``chainret.store.hopquery``'s statement hands a hop's rows over as two JSON arrays, which the compile's values
 # round-trip through exactly (integers and text; a BLOB fails the statement). Read here, as every row shape is.
-def hop_postings(text: str, visible: frozenset[int], doc_ref: Callable[[int], str | None]) -> tuple[dict[int, tuple[int, str, int, int]], int]:
-    """The postings array ([unit ordinal, term frequency, document, token count, unit] each; the unit's index in its
-    document version, or its ref in a store of schema 5 to 7): unit ordinal -> (ordinal, ref, token count, term
-    frequency) of each posting whose document is ``visible`` (a ref is ``unit_ref`` of the version's, ``doc_ref``),
-    and how many postings the array held."""
+def hop_postings(text: str, visible: frozenset[int]) -> tuple[dict[int, tuple[int, str, int, int]], int]:
+    """The postings array ([unit ordinal, term frequency, document, token count, unit] each; the unit is [its document
+    version's ref, its index there], or its ref in a store of schema 5 to 7): unit ordinal -> (ordinal, ref, token
+    count, term frequency) of each posting whose document is ``visible``, and how many postings the array held."""
     items: list[list[Any]] = _scan_json(text, 0)[0]
     units: dict[int, tuple[int, str, int, int]] = {}
     for uo, tf, doc, ntok, unit in items:
         if doc in visible and uo not in units:
-            units[uo] = (uo, unit if type(unit) is str else unit_ref(doc_ref(doc) or "", unit), ntok, tf)
+            units[uo] = (uo, unit if type(unit) is str else unit_ref(*unit), ntok, tf)
     return units, len(items)
 
 

@@ -152,13 +152,26 @@ def random_requests(cat: Catalog) -> st.SearchStrategy:
     return st.integers(0, 99).flatmap(lambda k: answered if k < cut else uniform)
 
 
+def as_schema_7(path: Path) -> None:
+    """Make a compiled SQLite store's postings look like those of a store compiled before they held their unit's
+    index instead of its ref (store schemas 5 to 7)."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("ALTER TABLE postings ADD COLUMN ref TEXT")
+        conn.execute("UPDATE postings SET ref = (SELECT u.ref FROM units u WHERE u.ord = postings.unit_ord)")
+        conn.execute("ALTER TABLE postings DROP COLUMN idx")
+        conn.execute("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
+    conn.close()
+
+
 def as_schema_4(path: Path) -> None:
     """Make a compiled SQLite store look like one compiled before its postings carried their units' token count
     and ref (store schema 4)."""
     import sqlite3
 
     with sqlite3.connect(path) as conn:
-        for col in ("ntok", "ref"):
+        for col in ("ntok", "idx"):
             conn.execute(f"ALTER TABLE postings DROP COLUMN {col}")
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
     conn.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_worlds import as_schema_4, random_catalog, random_requests, trace_json
+from store_worlds import as_schema_4, as_schema_7, random_catalog, random_requests, trace_json
 
 from chainret.engine import search
 from chainret.pipeline.ask import answer, ask
@@ -142,8 +142,10 @@ def test_answer_reads_its_path_names_in_one_statement(seed):
 
 
 @pytest.mark.parametrize("one_statement", [False, True], ids=["per-lookup", "one-statement"])
-@pytest.mark.parametrize(("table", "column"), [("relations", "note"), ("relations", "digest"), ("relation_quotes", "quote")])
-def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_path, one_statement, table, column):
+# (a relation's digest and quote are read from its document version's and its unit's rows: store schema 8)
+@pytest.mark.parametrize(("table", "column", "key", "of"), [("relations", "note", "ord", "ord"), ("documents", "digest", "ord", "doc_ord"),
+                                                            ("documents", "text", "ord", "doc_ord")])
+def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_path, one_statement, table, column, key, of):
     """No compile writes a BLOB (every column is text or an integer): a store edited to hold one is refused with a
     ``StoreError`` that names the file, never answered from bytes or failed with a traceback. The per-lookup reads
     check every value ``SQLiteBackend.rows`` returns; the hop statement hands its rows over as JSON
@@ -155,10 +157,9 @@ def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_pa
 
     db = tmp_path / "edited.db"
     compile_store(load_catalog(ROOT / "catalogs" / "default.yaml"), db)
-    key = "ord" if table == "relations" else "rel_ord"
     with sqlite3.connect(db) as conn:
         conn.execute(f"UPDATE {table} SET {column} = x'00ff' WHERE {key} IN "
-                     "(SELECT ord FROM relations WHERE subject = 'project:final:main')")
+                     f"(SELECT {of} FROM relations WHERE subject = 'project:final:main')")
     conn.close()
     store = open_store(db)
     store.hop_query = one_statement  # the hop statement from a pair's first ask, or never
@@ -172,19 +173,22 @@ def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_pa
 
 
 def test_a_schema_4_store_joins_each_posting_to_its_unit_and_answers_the_same(tmp_path):
-    """Store schema 5's postings carry their unit's token count and ref, which the hop statement reads instead of
-    joining ``units``; a store compiled before (schema 4, still read) has neither column: its hops join, and every
-    fixture request answers as the in-memory engine, as on a current store."""
+    """Store schema 5's postings carry their unit's token count and ref (schema 8: its index, whose ref the hop writes),
+    which the hop statement reads instead of joining ``units``; a store compiled before (schema 4, still read) has
+    neither column: its hops join, and every fixture request answers as the in-memory engine, as on a current store,
+    and as on a store whose postings hold the ref (schemas 5 to 7)."""
     w = load_world(ROOT / "fixtures" / "seed")
     stores = {}
-    for schema in (5, 4):
+    for schema in (5, 4, 7):
         db = tmp_path / f"seed-{schema}.db"
         compile_store(w.catalog, db)
         if schema == 4:
             as_schema_4(db)
+        if schema == 7:
+            as_schema_7(db)
         stores[schema] = open_store(db)
     try:
-        assert stores[5].postings_hold_units and not stores[4].postings_hold_units
+        assert (stores[5].postings_unit, stores[4].postings_unit, stores[7].postings_unit) == ("idx", "joined", "ref")
         n = 0
         for case in w.cases:
             for principal in ("public", "auditor"):

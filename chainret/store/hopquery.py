@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, cast
 from chainret.engine.search import SearchHit, rank_term, stating_first
 from chainret.store.base import StoreError, recompile_advice
 from chainret.store.rowdecode import _bounded, hop_postings, hop_status_rows
-from chainret.store.sqlrows import REL_COLS
+from chainret.store.schema import quote_column
+from chainret.store.sqlrows import rel_cols
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -58,7 +59,7 @@ PAIR_MAX = 64
 
 # One row of two JSON arrays (``json_group_array``): the postings of the hop's term with their units' token count
 # and ref, each [unit_ord, tf, doc_ord, ntok, ref] (at most ``CAND_MAX + 1``), and the relations of the hop's
-# (subject, predicate), each ``REL_COLS`` then its quote's doc_ord and text. One row of two values instead of a row
+# (subject, predicate), each ``REL_COLS`` then its quote's doc_ord (its relation's) and text (its document version's row joined: ``schema.quote_column``). One row of two values instead of a row
 # per posting and per relation: Python's ``sqlite3`` releases and takes back the GIL, and SQLite takes its connection
 # mutex, for every column it hands over, and a posting's row was padded to a relation's width (4% fewer instructions
 # per warm ask at 1M relations: benchmarks/ask_instructions.py). SQLite writes the arrays (integers as integers, text
@@ -67,24 +68,31 @@ PAIR_MAX = 64
 # A posting carries its unit's token count and ref (store schema 5), so the postings of a term are read from one
 # range of one index, not each joined to its unit's row elsewhere in the file: about 11 µs less CPU per warm ask at
 # 1M relations (5.6%, benchmarks/warm_ab.py), the pages of those units being cold for a request's new terms. A
-# store of schema 3 or 4 joins (``HOP_SQL_JOINED``). The unit's own text is not read: a hop needs its ref and length
+# store of schema 3 or 4 joins (``HOP_SQL['joined']``). The unit's own text is not read: a hop needs its ref and length
 # only (``SQLView.unit`` reads a unit when something shows one); nor the units' other relations, which the hop skips.
-_POSTINGS = "SELECT unit_ord, tf, doc_ord, ntok, ref FROM postings WHERE term = ? LIMIT ?"
-_POSTINGS_JOINED = (
-    "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = ? LIMIT ?"
-)
+# Schema 8's posting holds its unit's index in its document version (``idx``) where 5 to 7's held its ref (a store's
+# size: some 20 bytes a posting); the statement hands over [the version's ref, the index] (``document_meta``, a small
+# table: one lookup in SQLite's C, where a lookup of each new document from Python was one more statement, tens of
+# µs a hop at 1M relations) and ``rowdecode.hop_postings`` writes the ref of each readable one (``unit_ref``).
+# (The pair is made in the outer ``json_array``: a JSON value read through a subquery's column is text again.)
+_POSTINGS = {  # kind -> (the unit's value in the array, the postings read)
+    "idx": ("json_array((SELECT m.ref FROM document_meta m WHERE m.ord = doc_ord), idx)",
+            "SELECT unit_ord, tf, doc_ord, ntok, idx FROM postings WHERE term = ? LIMIT ?"),
+    "ref": ("ref", "SELECT unit_ord, tf, doc_ord, ntok, ref FROM postings WHERE term = ? LIMIT ?"),
+    "joined": ("ref", "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
+                      "WHERE p.term = ? LIMIT ?"),
+}
 _RELATIONS = (
-    f"SELECT json_group_array(json_array({REL_COLS}, q.doc_ord, q.quote)) FROM "
-    "(SELECT * FROM relations WHERE subject = ? AND predicate = ? LIMIT ?) r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord"
+    f"SELECT json_group_array(json_array({rel_cols(joined=True)}, r.doc_ord, {quote_column(joined=True)})) FROM "
+    "(SELECT * FROM relations WHERE subject = ? AND predicate = ? LIMIT ?) r LEFT JOIN documents d ON d.ord = r.doc_ord"
 )
-_ARRAY = "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, ref)) FROM ({})"
-HOP_SQL = f"SELECT ({_ARRAY.format(_POSTINGS)}), ({_RELATIONS})"
-HOP_SQL_JOINED = f"SELECT ({_ARRAY.format(_POSTINGS_JOINED)}), ({_RELATIONS})"
+_ARRAY = "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, {})) FROM ({})"
+#: The hop statement by what a store's postings hold of their unit (``SQLStore.postings_unit``).
+HOP_SQL = {kind: f"SELECT ({_ARRAY.format(*postings)}), ({_RELATIONS})" for kind, postings in _POSTINGS.items()}
 # A 1.1 hop (``stating_first``) also reads which of the term's units hold the predicate's word: a third array, the
 # predicate's postings looked up for those units only (the (term, unit_ord) key), never the predicate's whole list.
 _STATING = "SELECT json_group_array(unit_ord) FROM postings WHERE term = ? AND unit_ord IN (SELECT unit_ord FROM postings WHERE term = ? LIMIT ?)"
-HOP_SQL_STATING = f"{HOP_SQL}, ({_STATING})"
-HOP_SQL_JOINED_STATING = f"{HOP_SQL_JOINED}, ({_STATING})"
+HOP_SQL_STATING = {kind: f"{sql}, ({_STATING})" for kind, sql in HOP_SQL.items()}
 
 # (``rowdecode.hop_postings`` and ``rowdecode.hop_status_rows`` read the two arrays.)
 
@@ -168,11 +176,11 @@ class HopQuery(ViewHopReader):
     a unit's relations otherwise as ``SQLView.rels_in_unit`` reads them."""
 
     def __init__(self, view: SQLView, index: StoreIndex, facts: ViewFacts, functional: frozenset[str], catalog: ViewCatalog,
-                 *, postings_hold_units: bool = True) -> None:
+                 *, postings: str = "idx") -> None:
         self.view, self.index, self.facts = view, index, facts
         self.functional, self.catalog = functional, catalog
-        self.sql = HOP_SQL if postings_hold_units else HOP_SQL_JOINED  # (schema 5; 3 and 4 join postings to units)
-        self.sql_stating = HOP_SQL_STATING if postings_hold_units else HOP_SQL_JOINED_STATING
+        # (``postings``: what they hold of their unit: its index, 8; its ref, 5 to 7; nothing, 3 and 4: joined to units)
+        self.sql, self.sql_stating = HOP_SQL[postings], HOP_SQL_STATING[postings]
         self.of: dict[tuple[str, str], list[Rel]] = {}  # (subject, predicate) -> flagged relations, for of_subject
         # (subject, predicate) -> unit ref -> the flagged relations of that pair supported in that unit, for hop_relations
         self.units: dict[tuple[str, str], dict[str, list[Rel]]] = {}

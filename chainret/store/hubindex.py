@@ -48,7 +48,8 @@ HUB_INDEX_SQL = [
     "DELETE FROM hub_ranked",
     "DELETE FROM hub_classes",
     "DELETE FROM hub_counts",
-    "INSERT INTO hub_ranked SELECT p.term, '', p.tf, p.ntok, p.unit_ord, p.doc_ord, p.ref FROM postings p "
+    "INSERT INTO hub_ranked SELECT p.term, '', p.tf, p.ntok, p.unit_ord, p.doc_ord, (SELECT u.ref FROM units u WHERE u.ord = p.unit_ord) "
+    "FROM postings p "
     "WHERE p.term IN (SELECT q.term FROM postings q WHERE q.term IN (SELECT lower(e.id) FROM entities e) "
     f"GROUP BY q.term HAVING count(*) > {HUB_UNITS})",
     "INSERT INTO hub_ranked SELECT h.term, w.term, h.tf, h.ntok, h.unit_ord, h.doc_ord, h.ref FROM hub_ranked h "

@@ -63,6 +63,7 @@ from chainret.core.tlog import (
     unit_leaf,
 )
 from chainret.store.base import StoreError, recompile_advice
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_TEXT, support_column, unit_text
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
@@ -329,7 +330,8 @@ def _reads(principal: str, who: set[str] | None) -> bool:
 
 def _units(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, bytes]]:
     """(unit ord, document ord, leaf data) of every unit from ord ``start`` on."""
-    sql = ("SELECT u.ord, u.ref, u.doc_ord, d.source, d.document, d.version, d.representation, d.digest, u.start_, u.end_, u.text "
+    sql = ("SELECT u.ord, u.ref, u.doc_ord, d.source, d.document, d.version, d.representation, d.digest, u.start_, u.end_, "
+           f"{UNIT_TEXT} "
            "FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE u.ord >= ? ORDER BY u.ord")
     for o, ref, d, src, doc, ver, rep, dig, s, e, text in db.stream(sql, (start,)):
         yield o, d, unit_leaf(ref, src, doc, ver, rep or "", dig or "", s, e, text)
@@ -337,9 +339,9 @@ def _units(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, bytes]]
 
 def _relations(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, bytes]]:
     """(relation ord, supporting document ord, leaf data) of every relation from ord ``start`` on."""
-    sql = ("SELECT r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, r.digest, "
-           "r.span_start, r.span_end, q.quote, r.kind, r.doc_ord FROM relations r JOIN relation_quotes q ON q.rel_ord = r.ord "
-           "WHERE r.ord >= ? ORDER BY r.ord")
+    support = ", ".join(support_column("{t}." + c) for c in SUPPORT_COLUMNS)  # (schema 8: as the catalog has them)
+    sql = (f"SELECT r.ord, r.id, r.subject, r.predicate, r.object, {support}, "
+           f"r.span_start, r.span_end, {QUOTE}, r.kind, r.doc_ord FROM relations r WHERE r.ord >= ? ORDER BY r.ord")
     for o, rid, s, p, ob, src, doc, ver, rep, dig, a, b, quote_, kind, d in db.stream(sql, (start,)):
         yield o, d, relation_leaf(rid, s, p, ob, src, doc, ver, rep or "", dig or "", a, b, quote_ or "", kind or "clause")
 
@@ -622,7 +624,8 @@ class StoreLog:
                 continue
             listed = f"{key} IN ({', '.join('?' for _ in range(count))})"
             if not self._snapshot:
-                values = ", ".join((*cols, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *cols))
+                own = [unit_text(table) if c == "text" else c for c in cols]  # (schema 8: a SQLite unit's text is its version's)
+                values = ", ".join((*own, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *own))
                 parts.append(f"SELECT '{kind}', {key}, ord, {values} FROM {table} WHERE {listed}")
                 continue
             # SQLite reads every row alike: each item's leaf index from the one run of the class that would hold it (its
@@ -635,7 +638,8 @@ class StoreLog:
             leaf = ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
                     f"r.principal = ? AND r.kind = '{kind}' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
             parts.append(f"SELECT '{kind}', x.{key}, x.ord, {values}, x.leaf, t.hashes, t.above FROM (SELECT i.ord, i.{key}, "
-                         f"{', '.join('i.' + c for c in cols)}, {leaf} AS leaf FROM {table} i WHERE i.{listed} LIMIT -1) x "
+                         f"{', '.join(unit_text('i') + ' AS text' if c == 'text' else 'i.' + c for c in cols)}, {leaf} AS leaf "
+                         f"FROM {table} i WHERE i.{listed} LIMIT -1) x "
                          f"LEFT JOIN log_tiles t ON t.principal = ? AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
         return " UNION ALL ".join(parts)
 

@@ -446,6 +446,9 @@ def _idle() -> TransactionStatus:
 class _Writer:
     """The compile/update side: the owner's connection inside one transaction; rows go in with COPY."""
 
+    # Relations keep their support whole: row-level security hides a withheld document's row (``chainret.store.schema``).
+    derives_evidence = False
+
     def __init__(self, conn: Conn) -> None:
         self.conn = conn
         self._classes: dict[int, int] = {}  # document ordinal -> reader class (``doc_class``)

@@ -16,7 +16,7 @@ from functools import partial
 from json.scanner import make_scanner
 from typing import Any, Literal, NamedTuple, TypeVar, cast
 
-from chainret.catalog.models import Entity, Relation, Support, Unit
+from chainret.catalog.models import Entity, Relation, Support, Unit, unit_ref
 from chainret.core.codes import ViewCode
 from chainret.store.schema import SQLValue
 from chainret.trace.model import Anchor
@@ -61,7 +61,7 @@ class RelRow(NamedTuple):
 
 
 class StatusRow(NamedTuple):
-    """A relation row of ``REL_COLS`` and ``STATUS_COLS``: visibility of its document version in the view (None: not
+    """A relation row of ``REL_COLS`` and ``SQLView.status_columns``: visibility of its document version in the view (None: not
     in it), view rows of the same document, the principal's ``readers`` rows of the version, the quote where the
     principal may read it (None where not)."""
 
@@ -102,7 +102,7 @@ def rel_rows(rows: Iterable[Sequence[object]]) -> list[RelRow]:
 
 
 def status_rows(rows: Iterable[Sequence[object]]) -> list[StatusRow]:
-    """A statement's rows of ``REL_COLS`` and ``STATUS_COLS`` (``SQLView.status_columns``), as ``StatusRow`` values."""
+    """A statement's rows of ``REL_COLS`` and ``SQLView.status_columns``, as ``StatusRow`` values."""
     return list(map(_status_row, rows))
 
 
@@ -137,7 +137,7 @@ def _unit(row: SQLRow | UnitRow) -> Unit:
 
 
 def _reasons(row: StatusRow) -> list[str]:
-    """``Eligibility.reasons`` of a relation row carrying ``STATUS_COLS`` (the codes of ``CatalogView.relation_status``)."""
+    """``Eligibility.reasons`` of a relation row carrying ``SQLView.status_columns`` (the codes of ``CatalogView.relation_status``)."""
     defects = row.defects
     reasons = [c for c in defects.split(",") if c] if defects else []
     in_view = row.in_view
@@ -153,14 +153,14 @@ def _reasons(row: StatusRow) -> list[str]:
 # ``chainret.store.hopquery``'s statement hands a hop's rows over as two JSON arrays, which the compile's values
 # round-trip through exactly (integers and text; a BLOB fails the statement). Read here, as every row shape is.
 def hop_postings(text: str, visible: frozenset[int]) -> tuple[dict[int, tuple[int, str, int, int]], int]:
-    """The postings array ([unit ordinal, term frequency, document, token count, unit ref] each): unit ordinal ->
-    (ordinal, ref, token count, term frequency) of each posting whose document is ``visible``, and how many
-    postings the array held."""
+    """The postings array ([unit ordinal, term frequency, document, token count, unit] each; the unit is [its document
+    version's ref, its index there], or its ref in a store of schema 5 to 7): unit ordinal -> (ordinal, ref, token
+    count, term frequency) of each posting whose document is ``visible``, and how many postings the array held."""
     items: list[list[Any]] = _scan_json(text, 0)[0]
     units: dict[int, tuple[int, str, int, int]] = {}
-    for uo, tf, doc, ntok, ref in items:
+    for uo, tf, doc, ntok, unit in items:
         if doc in visible and uo not in units:
-            units[uo] = (uo, ref, ntok, tf)
+            units[uo] = (uo, unit if type(unit) is str else unit_ref(*unit), ntok, tf)
     return units, len(items)
 
 

@@ -23,9 +23,12 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   may read, for projection and replay);
 * ``views``, ``view_docs`` (view name -> document ordinals, with the document id for the
   ``superseded`` check and its visibility);
-* ``units``\\*: every unit (paragraph) with its text and token count; ``postings``\\*: term -> unit with
-  the term frequency, and the unit's token count and ref (what BM25Plus and a hop need, per unit, read
-  from the posting itself: schema 5; a hop of an older store joins each posting to ``units``); ``corpus``: per view and principal class
+* ``units``\\*: every unit (paragraph) with its text and token count (a SQLite store of schema 8 keeps neither its
+  text nor its document version's ref, both in that version's ``documents`` row: ``UNIT_COLS``); ``postings``\\*: term -> unit with
+  the term frequency, and the unit's token count and index in its document version (what BM25Plus and a hop need,
+  per unit, read from the posting itself: schema 5; a hop of an older store joins each posting to ``units``; the
+  unit's ref is its document version's and that index, ``unit_ref``: schema 8 keeps the index, a small integer,
+  where 5 to 7 kept the ref, some 20 bytes a posting); ``corpus``: per view and principal class
   (a principal named by some restricted document, or ``*`` for everyone else), the number of
   readable units and their total token count, so a hop needs no scan of the view;
 * ``identities`` (seq, principal, digest): the catalog identity each principal class was shown after
@@ -34,6 +37,15 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   give each viewer a revision that changes only when that viewer's answers can change;
 * ``relations``\\* (visible when the supporting document is in the view, any visibility: the audit
   of withheld relations needs them) and ``relation_quotes``\\* (the clause text, readable like units).
+  A SQLite store of schema 8 (``Writer.derives_evidence``; issue 47: a store's size) writes neither what a relation's
+  document version holds already: a relation whose support names its version exactly as the ``documents`` row does
+  (source, document, version, representation, digest) keeps those five columns NULL (``relations.source`` is never
+  NULL otherwise: ``Support.source`` is required), and a quote that is the text of its span gets no
+  ``relation_quotes`` row. The readers put both back from those rows (``support_column``, ``quote_column``), so every relation reads back as the catalog has it; a relation whose support differs in any field
+  (a stale digest, another representation, a quote that is not its span's text) keeps its own
+  (``support_column``, ``quote_column``).
+  PostgreSQL keeps them all: its row-level security hides a withheld document's row, whose relation the audit
+  still shows.
 
 The rows are made by one writer, the compiler (``chainret.store.stream.StreamCompile``), for a new store
 and an update alike; they stay there, not here, because most need what only the compiler holds (a
@@ -93,6 +105,9 @@ class Writer(Protocol):
 
     def rows(self, sql: str, params: Sequence[SQLValue] = ()) -> Sequence[tuple[object, ...]]: ...  # values narrowed by as_int/as_str
 
+    #: Whether a relation's row leaves out what its document version's rows hold (the module docstring: schema 8).
+    derives_evidence: bool
+
 
 TABLES: dict[str, list[str]] = {
     "meta": ["key", "value"],
@@ -109,7 +124,7 @@ TABLES: dict[str, list[str]] = {
     "views": ["ord", "name", "order_", "current", "documents", "description"],
     "view_docs": ["view_name", "doc_ord", "doc_id", "visibility"],
     "units": ["ord", "ref", "doc_ord", "doc_ref", "idx", "start_", "end_", "ntok", "text"],
-    "postings": ["term", "unit_ord", "doc_ord", "tf", "ntok", "ref"],  # ntok, ref: the unit's (schema 5)
+    "postings": ["term", "unit_ord", "doc_ord", "tf", "ntok", "idx"],  # ntok: the unit's (schema 5); idx: its index (8; 5 to 7: its ref)
     "corpus": ["view_name", "principal", "size", "total_len"],
     "relations": ["ord", "id", "subject", "predicate", "object", "source", "document", "version",
                   "representation", "digest", "span_start", "span_end", "note", "doc_ord", "unit_ref", "defects", "kind"],
@@ -160,6 +175,54 @@ SQLITE_WITHOUT = frozenset({"names_key", "names_fold", "relations_sp", "postings
 #: (type, fold) reads the table's own B-tree (rows of one fold are few) and ``names_fold`` (a second copy of every row's
 #: key columns) is not kept; a lookup by the normalised label asks for its fold too (``SQLStore.label_key``).
 SQLITE_PRIMARY = {"names": "fold, key, entity_ord, doc_id"}
+
+
+#: A relation's support columns that a row of schema 8 leaves NULL where its document version's row holds the same.
+SUPPORT_COLUMNS = ("source", "document", "version", "representation", "digest")
+
+
+def _of_document(expr: str, joined: bool) -> str:
+    """``expr`` over a relation ``r``'s document version ``d``: that row joined to the statement (``joined``: one
+    lookup for every column, where a statement reads them all: ``chainret.store.hopquery``), or read where needed."""
+    return expr if joined else f"(SELECT {expr} FROM documents d WHERE d.ord = r.doc_ord)"
+
+
+def support_column(expr: str, *, joined: bool = False) -> str:
+    """A relation ``r``'s support column(s) ``expr`` (``{t}.`` stands for its row, ``r``, or its document version's,
+    ``d``) as the catalog has it: a row of schema 8 that names its version exactly as the ``documents`` row does holds
+    NULL in ``SUPPORT_COLUMNS`` (``r.source`` is NULL only then) and reads the version's. The version's row is read
+    only for such a row: SQLite and PostgreSQL evaluate a ``CASE`` branch only when it is taken (PostgreSQL's rows
+    hold their support whole, so its row-level security on ``documents`` is never asked)."""
+    return f"CASE WHEN r.source IS NULL THEN {_of_document(expr.format(t='d'), joined)} ELSE {expr.format(t='r')} END"
+
+
+def quote_column(*, joined: bool = False) -> str:
+    """A relation ``r``'s quote, where the store may show it: its ``relation_quotes`` row, or where a row of schema 8
+    has none (the quote is the text of its span), that text read from its document version's (``coalesce`` reads its
+    second value only where the first is NULL, in SQLite and PostgreSQL alike). Both rows are of the relation's
+    document version, so a permission rule (``READABLE``, PostgreSQL's row-level security) says the same of either.
+    (PostgreSQL's ``substr`` takes ``integer`` positions.)"""
+    span = "substr(d.text, CAST(r.span_start + 1 AS INTEGER), CAST(r.span_end - r.span_start AS INTEGER))"
+    return f"coalesce((SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord), {_of_document(span, joined)})"
+
+
+QUOTE = quote_column()
+
+
+#: A unit ``u``'s columns as ``chainret.store.rowdecode.UnitRow`` reads them: a SQLite unit row of schema 8 leaves its
+#: document version's ref and its own text (that version's text from ``start_`` to ``end_``) NULL, read from the
+#: version's row (``coalesce`` reads its second value only where the first is NULL, in SQLite and PostgreSQL alike).
+UNIT_DOC_REF = "coalesce(u.doc_ref, (SELECT d.ref FROM documents d WHERE d.ord = u.doc_ord))"
+
+
+def unit_text(u: str = "u") -> str:
+    """The text of the unit named ``u`` in a statement (``UNIT_COLS``)."""
+    return (f"coalesce({u}.text, (SELECT substr(d.text, CAST({u}.start_ + 1 AS INTEGER), CAST({u}.end_ - {u}.start_ AS INTEGER)) "
+            f"FROM documents d WHERE d.ord = {u}.doc_ord))")
+
+
+UNIT_TEXT = unit_text()
+UNIT_COLS = f"u.ref, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}"
 
 
 def create_statements(*, postgres: bool = False) -> list[str]:

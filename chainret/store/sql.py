@@ -36,6 +36,7 @@ from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
+from chainret.store.schema import QUOTE, UNIT_COLS
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
@@ -118,8 +119,6 @@ class SQLStore:
         self.world: str = self._meta["world"]
         self.description: str = self._meta.get("description", "")
         self.format: str = self._meta.get("catalog_format", "chainret-catalog/1")
-        # Schema 5's postings carry their unit's token count and ref (``chainret.store.hopquery``); 3 and 4's do not.
-        self.postings_hold_units: bool = self._meta.get("schema_version") not in ("3", "4")
         # Schema 6 keeps each label's declaring document (``schema.entity_rows``); 3 to 5: every label is everyone's.
         self.name_sources: bool = self._meta.get("schema_version") not in ("3", "4", "5")
         # Schema 4 on: every label row has its ``fold``, which a SQLite store of schema 7 keys its ``names`` by.
@@ -454,7 +453,7 @@ class SQLStore:
 
     def unit(self, ref: str) -> Unit | None:
         """A unit by ref, readable or not (where the database lets this connection read it)."""
-        rows = self.db.rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (ref,))
+        rows = self.db.rows(f"SELECT {UNIT_COLS} FROM units u WHERE u.ref = ?", (ref,))
         return _unit(rows[0]) if rows else None
 
     # -- views ------------------------------------------------------------------------------------------
@@ -542,13 +541,21 @@ class SQLStore:
             if first:
                 self._asked_once.add(key)
             reader: HopReader = (  # one statement per hop, or one lookup per read
-                HopQuery(view, index, self.view_facts(*key), functional, self, postings_hold_units=self.postings_hold_units)
+                HopQuery(view, index, self.view_facts(*key), functional, self, postings=self.postings_unit)
                 if one and not first else ViewHopReader(view, index, functional, self)
             )
             hit = HopWorld(reader)
             if not first:  # (a first ask's world is not kept: the pair's next ask reads the facts)
                 self._worlds[key] = hit
         return hit
+
+    @cached_property
+    def postings_unit(self) -> str:
+        """What a SQLite store's postings hold of their unit, for the hop statement (``chainret.store.hopquery``): its
+        index in its document version (``idx``, schema 8), its ref (``ref``, 5 to 7), or neither (``joined``, 3 and 4:
+        each posting is joined to its unit). Read from the table, as the hop statement reads it."""
+        columns = {str(r[1]) for r in self.db.rows("PRAGMA table_info(postings)")}
+        return "idx" if "idx" in columns else "ref" if "ref" in columns else "joined"
 
     def view_facts(self, view: str, principal: str, within: str | None = None) -> ViewFacts:
         """The permission and status facts of (view, principal, narrower viewer), read once per store object
@@ -567,7 +574,7 @@ class SQLStore:
         except KeyError:
             pass
         rows = rel_rows(self.db.rows(
-            f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.id = ?", (rid,)
+            f"SELECT {REL_COLS}, {QUOTE} FROM relations r WHERE r.id = ?", (rid,)
         ))
         return _bounded(self._rows_cache, rid, rows[0] if rows else None)
 

@@ -203,6 +203,8 @@ class SQLiteBackend(Backend):
         return _NO_SCOPE
 
     # Writer interface (compile / update)
+    derives_evidence = True  # a relation's row leaves out what its document version holds (``chainret.store.schema``)
+
     def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None:
         self.conn.execute(sql, tuple(params))
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 from chainret.catalog.models import Entity, View
 from chainret.core.errors import UsageError
 from chainret.store.rowdecode import RelRow, SQLRow, _unit
+from chainret.store.schema import UNIT_COLS
 from chainret.store.sqlrows import RowSource, _Relations
 from chainret.engine.hops import HopWorld
 from chainret.store.base import CatalogReader, DocumentMeta, ViewReader
@@ -104,7 +105,7 @@ class EvidenceReader:
     def unit(self, ref: str) -> Unit | None:
         from chainret.catalog.models import unit_doc
 
-        rows = self.rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (ref,), unit_doc(ref))
+        rows = self.rows(f"SELECT {UNIT_COLS} FROM units u WHERE u.ref = ?", (ref,), unit_doc(ref))
         return _unit(rows[0]) if rows else None
 
     def __getattr__(self, name: str) -> object:

@@ -18,6 +18,7 @@ from chainret.catalog.names import NameLookup
 
 from chainret.store.base import CatalogRecords
 from chainret.store.rowdecode import RelRow, SQLRow
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, support_column
 
 if TYPE_CHECKING:  # (the models load with the engine, not with this module)
     from chainret.catalog.models import Entity, Relation
@@ -47,19 +48,23 @@ WITHIN = " AND EXISTS (SELECT 1 FROM readers rw WHERE rw.doc_ord = {col} AND rw.
 # ``chainret.catalog.models.Entity.as_read_by``. PostgreSQL's policy on both tables says the same (``LABEL_POLICY``).
 LABEL = "({col} = '' OR EXISTS (SELECT 1 FROM label_readers lr WHERE lr.doc_id = {col} AND lr.principal IN ('*', ?)))"
 IN_VIEW = "EXISTS (SELECT 1 FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = {col})"
-# A relation's status in a view (``?`` = view, view, principal, view, principal): the visibility of its
-# document if that version is in the view, whether another version of the document is, whether the
-# principal may read it, and the clause text where the principal may read it.
-STATUS_COLS = (
-    "(SELECT vd.visibility FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = r.doc_ord), "
-    "(SELECT count(*) FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_id = r.source || '/' || r.document), "
-    "(SELECT count(*) FROM readers rd WHERE rd.doc_ord = r.doc_ord AND rd.principal IN ('*', ?)), "
-    "(SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord AND " + READABLE.format(col="q.doc_ord") + ")"
-)
-REL_COLS = (
-    "r.ord, r.id, r.subject, r.predicate, r.object, r.source, r.document, r.version, r.representation, "
-    "r.digest, r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects, r.kind"
-)
+
+# A relation's status in a view (``SQLView.status_columns``) compares its document ID with ``view_docs.doc_id``
+# (another version of the document in the view) and shows its quote where the principal may read it (``?`` = view,
+# principal): a quote's document version is its relation's (``relation_quotes.doc_ord`` is ``relations.doc_ord``).
+REL_DOC_ID = support_column("{t}.source || '/' || {t}.document")
+SHOWN_QUOTE = "CASE WHEN " + READABLE.format(col="r.doc_ord") + f" THEN {QUOTE} END"
+
+
+def rel_cols(*, joined: bool = False) -> str:
+    """A relation ``r``'s columns as ``RelRow`` reads them (``joined``: its document version's row is joined as ``d``:
+    ``schema.support_column``)."""
+    return ("r.ord, r.id, r.subject, r.predicate, r.object, "
+            + ", ".join(support_column("{t}." + c, joined=joined) for c in SUPPORT_COLUMNS)
+            + ", r.span_start, r.span_end, r.note, r.doc_ord, r.unit_ref, r.defects, r.kind")
+
+
+REL_COLS = rel_cols()
 
 
 def _marks(items: Sequence[object]) -> str:

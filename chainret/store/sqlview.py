@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, cast
 from chainret.core.codes import DefectCode
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
-from chainret.store.schema import as_int, as_str
+from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str
 from chainret.store.rowdecode import (
     CACHE_MAX, SQLRow, StatusRow, _bounded, _entity, _reasons, _unit, anchor_of, rel_row_of, rel_rows, status_rows,
 )
-from chainret.store.sqlrows import IN_VIEW, KNOWN, READABLE, REL_COLS, WITHIN, RowSource, ViewCatalog, _marks
+from chainret.store.sqlrows import IN_VIEW, KNOWN, READABLE, REL_COLS, REL_DOC_ID, SHOWN_QUOTE, WITHIN, RowSource, ViewCatalog, _marks
 
 from chainret.engine.hops import SHOWN
 from chainret.engine.reader import Census, Rel
@@ -103,7 +103,7 @@ class SQLView:
     def _read_units(self, want: Sequence[str]) -> dict[str, Unit]:
         """The readable units among ``want``, read now (and cached)."""
         rows = self._rows(
-            f"SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref IN ({_marks(want)}) AND "
+            f"SELECT {UNIT_COLS} FROM units u WHERE u.ref IN ({_marks(want)}) AND "
             + self._readable("u.doc_ord")[0],
             (*want, *self._readable("u.doc_ord")[1]),
         )
@@ -121,7 +121,7 @@ class SQLView:
 
     def units(self) -> list[Unit]:
         rows = self._rows(
-            "SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE "
+            f"SELECT {UNIT_COLS} FROM units u WHERE "
             + self._readable("u.doc_ord")[0] + " ORDER BY u.ord",
             self._readable("u.doc_ord")[1],
         )
@@ -132,20 +132,19 @@ class SQLView:
 
     # -- relations ---------------------------------------------------------------------------------------
     def status_columns(self) -> tuple[str, tuple[str | None, ...]]:
-        """``REL_COLS`` and what a relation's status in this view needs (``STATUS_COLS``, quote where
+        """``REL_COLS`` and what a relation's status in this view needs (four columns, quote where
         readable) on relation alias ``r``, with their parameters (``chainret.store.hopquery`` computes the
         same four columns in Python from ``ViewFacts``)."""
         w_vd, wp = self._w("vd.doc_ord")
         status = (
             "(SELECT vd.visibility FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_ord = r.doc_ord), "
-            f"(SELECT count(*) FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_id = r.source || '/' || r.document{w_vd}), "
-            "(SELECT count(*) FROM readers rd WHERE rd.doc_ord = r.doc_ord AND rd.principal IN ('*', ?)), "
-            "(SELECT q.quote FROM relation_quotes q WHERE q.rel_ord = r.ord AND " + READABLE.format(col="q.doc_ord") + ")"
+            f"(SELECT count(*) FROM view_docs vd WHERE vd.view_name = ? AND vd.doc_id = {REL_DOC_ID}{w_vd}), "
+            f"(SELECT count(*) FROM readers rd WHERE rd.doc_ord = r.doc_ord AND rd.principal IN ('*', ?)), {SHOWN_QUOTE}"
         )
         return f"{REL_COLS}, {status}", (self._name, self._name, *wp, self.principal, *self._vp())
 
     def _status_rows(self, where: str, params: Sequence[object]) -> list[StatusRow]:
-        """Relation rows with what their status in this view needs (``STATUS_COLS``), quote where readable."""
+        """Relation rows with what their status in this view needs (``status_columns``), quote where readable."""
         w_r, wp = self._w("r.doc_ord")
         cols, cp = self.status_columns()
         return self.noted(status_rows(self._rows(f"SELECT {cols} FROM relations r WHERE ({where}){w_r}", (*cp, *params, *wp))))
@@ -192,7 +191,7 @@ class SQLView:
         the view as its principal, so PostgreSQL's policy shows the quotes of the documents they may read there."""
         w, wp = self._w("r.doc_ord")
         rows = self._rows(
-            f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE 1 = 1{w} ORDER BY r.ord", wp)
+            f"SELECT {REL_COLS}, {QUOTE} FROM relations r WHERE 1 = 1{w} ORDER BY r.ord", wp)
         return [self.store._relation_model(r) for r in rel_rows(rows)]
 
     def supporting_unit(self, relation: Relation | str) -> Unit | None:
@@ -204,12 +203,12 @@ class SQLView:
         cached = self._units.get(row.unit_ref)
         if cached is not None:
             return cached
-        rows = self._rows("SELECT u.ref, u.doc_ref, u.idx, u.start_, u.end_, u.text FROM units u WHERE u.ref = ?", (row.unit_ref,))
+        rows = self._rows(f"SELECT {UNIT_COLS} FROM units u WHERE u.ref = ?", (row.unit_ref,))
         return _unit(rows[0]) if rows else None
 
     def relations_in_unit(self, unit_ref: str) -> list[Relation]:
         rows = rel_rows(self.store.db.rows(
-            f"SELECT {REL_COLS}, q.quote FROM relations r LEFT JOIN relation_quotes q ON q.rel_ord = r.ord WHERE r.unit_ref = ?", (unit_ref,)
+            f"SELECT {REL_COLS}, {QUOTE} FROM relations r WHERE r.unit_ref = ?", (unit_ref,)
         ))
         return [self.store._relation_model(r) for r in sorted(rows, key=lambda r: (r.span_start, r.id))]
 

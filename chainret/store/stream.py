@@ -58,6 +58,7 @@ from chainret.catalog.models import (
     Predicate,
     Relation,
     SourceDocument,
+    Support,
     View,
     document_readable,
     merge_sources,
@@ -69,7 +70,7 @@ from chainret.catalog.models import (
 )
 from chainret.catalog.readable import reader_entity, reader_since, reader_views
 from chainret.core.progress import Progress, no_progress
-from chainret.store.schema import LABEL_READERS_SQL, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows, predicate_row
+from chainret.store.schema import LABEL_READERS_SQL, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows, predicate_row
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as ``reader_catalog`` is asked)
@@ -138,10 +139,23 @@ class _Doc:
     doc_id: str
     digest: str
     representation: str
+    support: tuple[str, str, str, str, str | None]  # source, document, version, representation, digest (``_own_support``)
     visibility: str
     principals: frozenset[str]
     size: int
     digest_ok: bool
+
+
+def _own_support(sup: Support, document: tuple[str, str, str, str, str | None]) -> bool:
+    """Whether a relation's row must keep its support's five columns: they differ from its document version's
+    (``chainret.store.schema``, schema 8; a reader puts back the version's where the row holds NULL)."""
+    return (sup.source, sup.document, sup.version, sup.representation, sup.digest) != document
+
+
+def _own_quote(quote: str, text: str, span: tuple[int, int]) -> bool:
+    """Whether a relation's quote needs its ``relation_quotes`` row: it is not the text of its span (read back from
+    its document version's text where it is: ``chainret.store.schema.QUOTE``)."""
+    return text[span[0]:span[1]] != quote
 
 
 class _DocView:
@@ -213,6 +227,7 @@ class StreamCompile:
     def __init__(self, w: Writer, file: str = "<catalog>", spill_dir: str | None = None,
                  progress: Progress = no_progress, *, refuse_invalid: bool = True, stored: Mapping[str, int] | None = None) -> None:
         self.w, self.file, self.progress, self.refuse_invalid = w, file, progress, refuse_invalid
+        self.derives = w.derives_evidence  # (schema 8: ``relation`` leaves out what the document version holds)
         # An update (``compile.update_into``): how many records of each section the store holds already. They are
         # fed like the others (the indexes, the prose mentions and the digests need every record) but their rows
         # are not written again; a stored unit whose prose quotes now name more IDs is indexed again (``_units``).
@@ -376,8 +391,9 @@ class StreamCompile:
         if old is not None:
             self._dupe("documents", i, ref, old.ord, "ref")
         else:
-            self.docs[ref] = _Doc(i, ref, d.doc_id, d.digest, d.representation, d.visibility, frozenset(d.principals),
-                                  len(d.text), d.digest == sha256_digest(d.text))
+            self.docs[ref] = _Doc(i, ref, d.doc_id, d.digest, d.representation,
+                                  (d.source, d.document, d.version, d.representation, d.digest), d.visibility,
+                                  frozenset(d.principals), len(d.text), d.digest == sha256_digest(d.text))
             self._remember(i, d.text)
         if self._new("documents", i):
             self.rows["documents"].append((i, ref, d.source, d.document, d.version, d.representation, d.title, d.digest,
@@ -440,10 +456,12 @@ class StreamCompile:
                     self.reindex.add(uref)  # a stored unit indexed with IDs: perhaps more than the store has (``_units``)
         doc = d.ord if d is not None else None
         if self._new("relations", i):
-            self.rows["relations"].append((i, r.id, r.subject, r.predicate, r.object, sup.source, sup.document, sup.version,
-                                           sup.representation, sup.digest, sup.span[0], sup.span[1], r.note, doc, uref,
-                                           self._defects(r), sup.kind))
-            self.rows["relation_quotes"].append((i, doc, sup.quote))
+            own = d is None or not self.derives or _own_support(sup, d.support)
+            support = (sup.source, sup.document, sup.version, sup.representation, sup.digest) if own else (None,) * 5
+            self.rows["relations"].append((i, r.id, r.subject, r.predicate, r.object, *support, sup.span[0], sup.span[1],
+                                           r.note, doc, uref, self._defects(r), sup.kind))
+            if d is None or not self.derives or _own_quote(sup.quote, self.text(d), sup.span):
+                self.rows["relation_quotes"].append((i, doc, sup.quote))
             self._flush(full_only=True)
         elif sup.kind == "prose" and {r.subject, r.object} & self.relabelled:  # (whether its quote names them: their labels)
             self.w.execute("UPDATE relations SET defects = ? WHERE ord = ?", (self._defects(r), i))
@@ -631,8 +649,9 @@ class StreamCompile:
         uref = unit_ref(doc_ref, j)
         extra = self.prose.get(uref)
         toks = tokenize(f"{body}\n{' '.join(extra)}" if extra else body)
-        return ((ordinal, uref, doc_ord, doc_ref, j, start, end, len(toks), body),
-                [(term, ordinal, doc_ord, tf, len(toks), uref) for term, tf in Counter(toks).items()])
+        kept = (None, None) if self.derives else (doc_ref, body)  # (schema 8: the document version's row holds both)
+        return ((ordinal, uref, doc_ord, kept[0], j, start, end, len(toks), kept[1]),
+                [(term, ordinal, doc_ord, tf, len(toks), j) for term, tf in Counter(toks).items()])
 
     def _units(self) -> None:
         """The new documents' units and postings, after the units the store holds; then an update's stored units whose
@@ -668,7 +687,8 @@ class StreamCompile:
             chunk = refs[k:k + 500]
             marks = ", ".join("?" * len(chunk))
             for o, i, ref, j, s, e, body, ntok in self.w.rows(
-                    f"SELECT ord, doc_ord, doc_ref, idx, start_, end_, text, ntok FROM units WHERE ref IN ({marks})", chunk):
+                    f"SELECT u.ord, u.doc_ord, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}, u.ntok FROM units u WHERE u.ref IN ({marks})",
+                    chunk):
                 unit, posts = self._unit_rows(as_int(o), as_int(i), as_str(ref), as_int(j), as_int(s), as_int(e), as_str(body))
                 if unit[7] == as_int(ntok):
                     continue

@@ -61,7 +61,13 @@ _QWORDS = {"who", "what", "which", "where"}
 _FILLER_SINGLE = frozenset(w for ph in (*FILLER_WORDS, *IGNORED_LEADING) for w in ph)
 _CONTRACTIONS = {"who's": ("who", "is"), "what's": ("what", "is"), "where's": ("where", "is"), "which's": ("which", "is")}
 _PRONOUNS = {"it", "this", "that", "them", "its"}
+# Verbs a question word's contraction may be followed by when typed in haste ("whos was on X", "whats does X own"):
+# the verb said is the question's, and the contraction's "is" is dropped rather than read twice.
+_SAID_VERB = frozenset({"is", "was", "were", "are", "does", "did", "do"})
 _DETERMINERS = ("the", "a", "an")
+# A noun that says only that a name names something ("the telemetry ingest thing"): dropped behind a name as the slot's
+# type word is (a name that ends in it is matched whole first).
+_GENERIC_TAIL = frozenset({"thing", "thingy", "thingie"})
 # (a pattern, compiled by ``re`` when a tolerant reading first needs it: not on a literal ask's path)
 _TOPIC = r"^\s*(?:(?:for|about|regarding|re)\s+)?(?P<topic>[^:,]+?)\s*(?::|,|\s[-\u2013\u2014]\s)\s*(?P<rest>.+)$"
 
@@ -113,9 +119,11 @@ def prepare(text: str, vocab: set[str]) -> Prepared | None:
     """Words with contractions expanded, template words unhyphenated or unglued, politeness and filler dropped."""
     raw = words(text)
     toks: list[str] = []
-    for w in raw:
+    for k, w in enumerate(raw):
         lw = w.lower()
-        if lw in _CONTRACTIONS:
+        if lw in _CONTRACTIONS and k + 1 < len(raw) and raw[k + 1].lower() in _SAID_VERB:
+            toks.append(_CONTRACTIONS[lw][0])  # "whos was on X": the verb is said after it, so the "'s" is none
+        elif lw in _CONTRACTIONS:
             toks.extend(_CONTRACTIONS[lw])
         elif "-" in w and all(p.isalpha() and p.lower() in vocab for p in lw.split("-")):
             toks.extend(w.split("-"))
@@ -395,7 +403,7 @@ def _variants(text: str, type_words: set[str]) -> list[str]:
     out = [" ".join(ws)]
     if len(low) > 1 and low[0] in type_words:
         out.append(" ".join(ws[1:]))
-    if len(low) > 1 and low[-1] in type_words:
+    if len(low) > 1 and (low[-1] in type_words or low[-1] in _GENERIC_TAIL):
         out.append(" ".join(ws[:-1]))
     return [v for v in dict.fromkeys(out) if v]
 
@@ -430,6 +438,9 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
     # A typo only when the words name nothing else exactly (of another type: say so instead).
     if any(cv.resolve(v) for v in variants):
         return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
+    person = first_name(variants, type_, cv)
+    if person is not None:
+        return Mention(text, [person], "first_name", person.name, cleaned=variants[0])
     for v in variants:
         key = name_key(v)
         bound = typo_bound(key)
@@ -454,6 +465,27 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
         if known_hits:
             return Mention(text, lookup.entities([x[1] for x in known_hits]), "typo", cleaned=v)
     return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
+
+
+# The types whose entities are people, named by a first name and more ("Sasha Ivanova"): a first name alone may name one.
+PERSON_TYPES = frozenset({"user", "person"})
+
+
+def first_name(variants: Sequence[str], type_: str, cv: Any) -> Any | None:
+    """The one person a first name alone names ("sasha" for Sasha Ivanova), or None.
+
+    People say a colleague's first name; a wrong person is worse than no answer, so only where the words are one
+    word, of a person type (``PERSON_TYPES``), that begins the display name of exactly one person the viewer may know
+    (``name_completions``: a name that is more than that word) and names nothing exactly. Two people of that first name
+    are never picked between: the refusal lists the names. Counted over the people the viewer may know only, as every
+    reading is (one they may not know must change nothing they are told)."""
+    if type_ not in PERSON_TYPES or not variants:
+        return None
+    said = variants[0]
+    if len(label_words(said)) != 1 or not said.isalpha():
+        return None
+    found = name_completions(said, type_, cv, n=2)
+    return found[0] if len(found) == 1 else None
 
 
 def _all_name_words(text: str, type_: str, lookup: NameLookup, cv: Any) -> bool:

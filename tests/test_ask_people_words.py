@@ -1,8 +1,9 @@
 """More requests worded the way people word them (issue 44): a colleague named by first name, a plural possessive
 (*online services' components*) and a name said before its head noun without the mark (*online services components*),
 a name in lower case that holds an everyday noun, a *what* question with no head noun (*what is X part of*), *the X
-thing*, *whos was*, *who do I ask to review P*, *talks to*, *relies on*, trailing filler after a possessive, and days
-named by their fixed date (*last christmas*) or a month that is also a verb (*in may*). Each rule has a negative
+thing*, *whos was*, *who do I ask to review P*, *talks to*, *relies on*, trailing filler after a possessive, two absences
+joined (*components that neither use nor offer any API*), and days named by their fixed date (*last christmas*) or a
+month that is also a verb (*in may*). Each rule has a negative
 control beside it: a near wording that stays unread or refused, or the rule switched off."""
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def _user(name: str, display: str) -> str:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two teams (one titled "Online Services", holding the everyday noun "services"), people with first and last
-    names (two Kenjis), components that provide, consume and depend, a system, and a CODEOWNERS file."""
+    names (two Kenjis), components that provide, consume and depend (one only consumes, one does neither), a system, and
+    a CODEOWNERS file."""
     root = tmp_path_factory.mktemp("people") / "tree"
     (root / "src").mkdir(parents=True)
     (root / "src" / "queue.go").write_text("x\n", encoding="utf-8")
@@ -53,6 +55,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
         _doc("Component", "matchmaker", "  owner: platform\n  system: online\n  providesApis: [match-api]\n"
              "  consumesApis: [profile-api]\n  dependsOn: [resource:match-db]\n"),
         _doc("Component", "launcher", "  owner: tools\n  consumesApis: [match-api]\n  providesApis: [profile-api]\n"),
+        _doc("Component", "relay", "  owner: tools\n  consumesApis: [match-api]\n"),
+        _doc("Component", "uploader", "  owner: tools\n"),
     ]), encoding="utf-8")
     out = root.parent / "cat.yaml"
     imported(root, out, ["backstage", "codeowners"])
@@ -172,3 +176,17 @@ def test_days_named_by_their_date_and_may(words: str, phrase: str, day: date) ->
 ])
 def test_holiday_and_may_words_that_are_no_time(words: str) -> None:
     assert read_time(words, TODAY) is None
+
+
+# -- two absences joined --------------------------------------------------------------------------------------------
+def test_neither_nor_is_both_absences(world: Path) -> None:
+    assert _ids("components that neither use nor offer any api", world) == {D + "uploader"}
+    assert _ids("components that don't offer any api", world) == {D + "relay", D + "uploader"}  # one of the two alone
+
+
+@pytest.mark.parametrize("words", [
+    "components that neither use nor use any api",  # one relation said twice: no second absence
+    "components that neither use nor frobnicate any api",  # a verb the catalog has no word for
+])
+def test_neither_nor_that_is_not_two_absences_stays_unread(world: Path, words: str) -> None:
+    assert _unread(words, world)

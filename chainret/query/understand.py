@@ -438,9 +438,6 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
     # A typo only when the words name nothing else exactly (of another type: say so instead).
     if any(cv.resolve(v) for v in variants):
         return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
-    person = first_name(variants, type_, cv)
-    if person is not None:
-        return Mention(text, [person], "first_name", person.name, cleaned=variants[0])
     for v in variants:
         key = name_key(v)
         bound = typo_bound(key)
@@ -465,27 +462,6 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
         if known_hits:
             return Mention(text, lookup.entities([x[1] for x in known_hits]), "typo", cleaned=v)
     return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
-
-
-# The types whose entities are people, named by a first name and more ("Sasha Ivanova"): a first name alone may name one.
-PERSON_TYPES = frozenset({"user", "person"})
-
-
-def first_name(variants: Sequence[str], type_: str, cv: Any) -> Any | None:
-    """The one person a first name alone names ("sasha" for Sasha Ivanova), or None.
-
-    People say a colleague's first name; a wrong person is worse than no answer, so only where the words are one
-    word, of a person type (``PERSON_TYPES``), that begins the display name of exactly one person the viewer may know
-    (``name_completions``: a name that is more than that word) and names nothing exactly. Two people of that first name
-    are never picked between: the refusal lists the names. Counted over the people the viewer may know only, as every
-    reading is (one they may not know must change nothing they are told)."""
-    if type_ not in PERSON_TYPES or not variants:
-        return None
-    said = variants[0]
-    if len(label_words(said)) != 1 or not said.isalpha():
-        return None
-    found = name_completions(said, type_, cv, n=2)
-    return found[0] if len(found) == 1 else None
 
 
 def _all_name_words(text: str, type_: str, lookup: NameLookup, cv: Any) -> bool:

@@ -215,10 +215,11 @@ def _possessed(owner: str, head: str) -> list[str]:
 
 def _compound(toks: Sequence[str], heads: frozenset[str] | None) -> bool:
     """Whether a phrase is a name and then a plural head noun of the catalog ("online services components", "kenji
-    teams"): the possessive English also says without its mark. Only where ``heads`` is given, the head is plural, and
-    the words before it are plain words of a name (no clause, modifier or preposition: those are read as such)."""
-    if heads is None or len(toks) < 2 or not _heads(toks[-1], heads) or _singular(toks[-1]) == toks[-1]:
-        return False
+    teams"): the possessive English also says without its mark. Only where ``heads`` is given, the head is plural and in
+    lower case, and the words before it are plain words of a name (no clause, modifier or preposition: those are read as
+    such)."""
+    if heads is None or len(toks) < 2 or not toks[-1].islower() or not _heads(toks[-1], heads) or _singular(toks[-1]) == toks[-1]:
+        return False  # (a head noun in capitals is a name's word: "Data Services")
     low = [t.lower() for t in toks[:-1]]
     return not any(w in _MODIFIERS or w in _RELATIVE or w in _STRANDED or w in _DETERMINERS or w.endswith("'s")
                    or w in heads for w in low)

@@ -167,7 +167,7 @@ def ask(
                 from chainret.pipeline.ownership import absence_trace
 
                 gaps = absence_trace(absence, cat, cv, principal, base, budget, meta)
-            elif (neither := read_neither_request(words_)) is not None:  # "components that neither use nor offer any API"
+            elif (neither := read_neither_request(words_)) is not None:  # "Ts that neither V1 nor V2 any N"
                 from chainret.pipeline.ownership import neither_trace
 
                 gaps = neither_trace(neither, cat, cv, principal, base, budget, meta)

@@ -230,7 +230,7 @@ def absence_trace(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, p
 
 def neither_trace(asks: tuple[AbsenceRequest, AbsenceRequest], cat: CatalogReader, cv: ViewReader, principal: str,
                   base: Mapping[str, Any], budget: Budget, meta: dict[str, object]) -> Trace | None:
-    """Two absences that must both hold ("components that neither use nor offer any API",
+    """Two absences that must both hold ("Ts that neither V1 nor V2 any N",
     ``chainret.query.gaps.read_neither_request``): the rows of the first that are rows of the second, each section in
     ``meta.coverage`` (``kind: without_relations``); None where either is not read or both read as one predicate."""
     first, second = (absence_rows(a, cat, cv, principal) for a in asks)

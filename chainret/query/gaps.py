@@ -250,13 +250,13 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
     return None
 
 
-# "components that neither use nor offer any API": two absences of one type noun, both to hold
+# "Ts that neither V1 nor V2 any N" (components, consume, provide, API): two absences of one type noun, both to hold
 _NEITHER = re.compile(r"^(?P<lead>.+?)\s+(?P<rel>that|which|who)\s+neither\s+(?P<a>[a-z]+)\s+nor\s+(?P<b>[a-z]+)\s+(?P<rest>.+)$")
 
 
 def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] | None:
-    """"Which components neither use nor offer any API" as the two absence asks it joins ("... that do not use any API",
-    "... that do not offer any API"), each read by ``read_absence_request`` and of the same type noun; else None.
+    """"Ts that neither V1 nor V2 any N" as the two absence asks it joins ("... that do not V1 any N",
+    "... that do not V2 any N"), each read by ``read_absence_request`` and of the same type noun; else None.
     The rows are those of both (``chainret.pipeline.ownership.neither_trace``)."""
     text = _plain(request)
     if " neither " not in f" {text} ":

@@ -156,7 +156,7 @@ def ask(
         # maybe a coverage ask ("which components have no owner", "which APIs does nobody consume": "nobody" names nothing)
         unknown = reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY
         if (reading.outcome == "no_pattern" or unknown) and cv is not None:
-            from chainret.query.gaps import read_absence_request, read_gap_request
+            from chainret.query.gaps import read_absence_request, read_gap_request, read_neither_request
 
             words_ = when.rest if when is not None else request
             gap = read_gap_request(words_) if reading.outcome == "no_pattern" else None
@@ -168,6 +168,10 @@ def ask(
                 from chainret.pipeline.ownership import absence_trace
 
                 gaps = absence_trace(absence, cat, cv, principal, base, budget, meta)
+            elif (neither := read_neither_request(words_)) is not None:  # "Ts that neither V1 nor V2 any N"
+                from chainret.pipeline.ownership import neither_trace
+
+                gaps = neither_trace(neither, cat, cv, principal, base, budget, meta)
         if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
             trace = gaps
         elif reading.interpretation is None:

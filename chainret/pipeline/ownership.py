@@ -223,6 +223,27 @@ def _object_types(noun: str, predicate: str, cv: ViewReader) -> set[str] | None:
 
 def absence_trace(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, principal: str, base: Mapping[str, Any],
                   budget: Budget, meta: dict[str, object]) -> Trace | None:
+    """A coverage ask about any relation (``absence_rows``), as a trace of its rows; None where it is not read."""
+    found = absence_rows(absence, cat, cv, principal)
+    return None if found is None else _rows_trace(*found, cv, base, budget, meta)
+
+
+def neither_trace(asks: tuple[AbsenceRequest, AbsenceRequest], cat: CatalogReader, cv: ViewReader, principal: str,
+                  base: Mapping[str, Any], budget: Budget, meta: dict[str, object]) -> Trace | None:
+    """Two absences that must both hold ("Ts that neither V1 nor V2 any N",
+    ``chainret.query.gaps.read_neither_request``): the rows of the first that are rows of the second, each section in
+    ``meta.coverage`` (``kind: without_relations``); None where either is not read or both read as one predicate."""
+    first, second = (absence_rows(a, cat, cv, principal) for a in asks)
+    if first is None or second is None or first[1].get("predicate") == second[1].get("predicate"):
+        return None
+    both = {g.id for g in second[0]}
+    rows = [g for g in first[0] if g.id in both]
+    section = {"kind": "without_relations", "types": first[1]["types"], "all_of": [first[1], second[1]], "view": cv.shown_name}
+    return _rows_trace(rows, section, cv, base, budget, meta)
+
+
+def absence_rows(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, principal: str
+                 ) -> tuple[list[Gap], dict[str, Any]] | None:
     """A coverage ask about any relation (``chainret.query.gaps.read_absence_request``): the entities of the type
     the words name, declared in a document the principal may read, that are the subject of no relation the
     view holds of the one predicate the positive question reads as ("which team is {x} on": ``member_of``),
@@ -279,4 +300,4 @@ def absence_trace(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, p
             for e in of_type if e.id not in related and index.of(e)]
     section = {"kind": "without_relation", "types": types, "predicate": predicate, "inverse": sorted(inverse),
                "view": cv.shown_name, **({"objects": sorted(objects)} if objects else {})}
-    return _rows_trace(rows, section, cv, base, budget, meta)
+    return rows, section

@@ -43,7 +43,8 @@ _WANTED = r"(?:someone|somebody|anyone|anybody|who|whom|the\s+person|the\s+one)\
 _MODAL = r"(?:should|must|will|would|can|could|shall)"
 # Who reviews a change: "who reviews", "who needs to review", "who can approve"; the change itself, and a clause
 # that says what it changes ("a PR that touches P").
-_REVIEWER = rf"who\s+(?:(?:needs?|has|have|ought)\s+to\s+|{_MODAL}\s+)?(?:reviews?|approves?|signs?\s+off(?:\s+on)?)"
+_REVIEWER = (rf"(?:who\s+(?:(?:needs?|has|have|ought)\s+to\s+|{_MODAL}\s+)?|{_ASKER}\s+(?:ask|get|need)\s+to\s+)"
+             r"(?:reviews?|approves?|signs?\s+off(?:\s+on)?)")  # "who do I ask to review P": the reviewer asked for
 _CHANGE = r"(?:changes?|edits?|prs?|pull\s+requests?|commits?|diffs?)"
 _TOUCHING = r"(?:that|which)\s+(?:touch(?:es)?|changes?|modif(?:y|ies)|edits?|affects?)"
 # One word written as a path: a slash in it, or a file's extension ("README.md"), never a name of words.
@@ -141,6 +142,7 @@ def _tidy(text: str) -> str:
     return re.sub(r"\s+", " ", ascii_marks(text)).strip(" ?.!")
 
 
+
 def clause_words(text: str) -> str:
     """``whoever`` as ``who``, ``whichever N`` as ``the N that``, "who are the Ns" as "who is the N", "the Ns the X
     consumes" as "the Ns that the X consumes"."""
@@ -199,6 +201,8 @@ _VERB_FORMS: dict[str, tuple[str, str, str, str]] = {
     "cover": ("covers", "cover", "covered", "covering"),
     "match": ("matches", "match", "matched", "matching"),
     "govern": ("governs", "govern", "governed", "governing"),
+    "rely": ("relies", "rely", "relied", "relying"),
+    "depend": ("depends", "depend", "depended", "depending"),
 }
 EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "run": ("operate", "own"),
@@ -219,6 +223,7 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     # routes and regions too; one question of a development half is not enough to say which a word means)
     "cover": ("govern",),  # "which CODEOWNERS rule covers P"
     "match": ("govern",),  # "which rule matches P"
+    "rely": ("depend",),  # "what does X rely on" (the preposition is the same)
 }
 # Everyday phrases for a verb: (the phrase, said of one / of several) -> the catalog verbs it may stand for.
 EVERYDAY_PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
@@ -228,6 +233,7 @@ EVERYDAY_PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
     ("takes care of", "take care of"): ("own",),
     ("is in charge of", "are in charge of"): ("own",),
     ("applies to", "apply to"): ("govern",),  # "which rule applies to P"
+    ("talks to", "talk to"): ("consume",),  # "the APIs the launcher talks to": a caller talks to what it calls
 }
 # An everyday noun and the catalog words it may stand for (the same rule: exactly one of them in the catalog).
 EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
@@ -242,7 +248,8 @@ EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
 }
 
 
-def everyday_substitutions(vocab: set[str], verb_owners: dict[str, set[str]] | None = None) -> dict[str, str]:
+def everyday_substitutions(vocab: set[str], verb_owners: dict[str, set[str]] | None = None, nouns: bool = True
+                           ) -> dict[str, str]:
     """Request word (or phrase) -> catalog word, for each everyday word whose listed catalog words are in the
     catalog's words (``vocab``) for exactly one of them, and which the catalog uses for nothing else: not at
     all, or only as a verb of the same relations as that catalog word (``verb_owners``: verb -> predicates;
@@ -264,7 +271,7 @@ def everyday_substitutions(vocab: set[str], verb_owners: dict[str, set[str]] | N
         held = [t for t in targets if any(f in vocab for f in _VERB_FORMS[t])]
         if len(held) == 1 and all(free(p, _VERB_FORMS[held[0]][0]) for p in (one, several)):
             out.update({one: _VERB_FORMS[held[0]][0], several: _VERB_FORMS[held[0]][1]})
-    for every, targets in EVERYDAY_NOUNS.items():
+    for every, targets in EVERYDAY_NOUNS.items() if nouns else ():
         held = [t for t in targets if t in vocab]
         if every not in vocab and len(held) == 1:
             out[every] = held[0]
@@ -285,10 +292,11 @@ def _substituted(text: str, subs: dict[str, str]) -> str:
     return re.sub(rf"(?<![\w'/.@-])(?:{words_})(?![\w'/@-]|\.\w)", one_or_phrase, text)
 
 
-def everyday_words(text: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None) -> str:
+def everyday_words(text: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None, nouns: bool = True) -> str:
     """``text`` with its everyday words in the catalog's (``everyday_substitutions``): "which components used X"
-    -> "which components consumed X", for a reading that puts the past in the present afterwards."""
-    return _substituted(text, everyday_substitutions(vocab, verb_owners))
+    -> "which components consumed X", for a reading that puts the past in the present afterwards. ``nouns`` False:
+    the verbs only (a name in lower case may hold an everyday noun: "online services components")."""
+    return _substituted(text, everyday_substitutions(vocab, verb_owners, nouns))
 
 
 def head_variants(text: str, heads: dict[str, set[frozenset[str]]]) -> list[str]:
@@ -476,7 +484,9 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
     """The questions ``request`` may stand for (none when no frame, clause word or everyday word applies)."""
     said = clause_words(_spelt(request))
     base = clause_words(everyday_words(_spelt(request), vocab, verb_owners))
-    out = [base, said]  # (the spelt words as they are too: a name in lower case may hold an everyday word)
+    # (the spelt words as they are too, and with only their verbs put as the catalog's: a name in lower case may hold
+    # an everyday noun, "online services": "which APIs do online services components call")
+    out = [base, said, clause_words(everyday_words(_spelt(request), vocab, verb_owners, nouns=False))]
     doing = progressive(said, vocab | set(everyday_substitutions(vocab, verb_owners)))
     if doing is not None:
         out.append(everyday_words(doing, vocab, verb_owners))
@@ -497,10 +507,28 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
     return [t for t in dict.fromkeys(out) if _tidy(t).lower() != tidy]
 
 
-def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None) -> list[str]:
+def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None,
+                      heads: dict[str, set[frozenset[str]]] | None = None) -> list[str]:
     """The questions of the frames asked only when none of ``reworded``'s reads ("who do I ask about X" as "who owns
-    X" where the catalog has no contact for X)."""
+    X" where the catalog has no contact for X; "what is X part of" as "which system is X part of")."""
     said = clause_words(_spelt(request))
     out = [everyday_words(q, vocab, verb_owners) for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners)))
            if (q := frame_question(t, fallback=True)) is not None]
+    out += [v for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners))) for v in what_variants(t, heads or {})]
     return list(dict.fromkeys(out))
+
+
+_WHAT = re.compile(r"^what(?:\s+|')(is|are|was|were|does|do|did|s)\s+(\S.*)$", re.IGNORECASE)
+
+
+def what_variants(text: str, heads: dict[str, set[frozenset[str]]]) -> list[str]:
+    """"what is X part of" as "which system is X part of": a "what" question that says no head noun, as each "which
+    <noun>" question the phrasings ask with a noun of the verb's number (``heads``). The noun said is the phrasing's
+    own, so it adds nothing the relation does not say; the caller answers only when every one that reads agrees."""
+    m = _WHAT.match(_tidy(text))
+    if m is None or not heads:
+        return []
+    verb = "is" if m.group(1).lower() == "s" else m.group(1)  # "what's"
+    several = verb.lower() in ("are", "were", "do")
+    return [f"which {noun} {verb} {m.group(2)}" for noun in sorted(heads)
+            if noun.isalpha() and (_singular(noun) != noun) == several]

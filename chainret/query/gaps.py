@@ -248,3 +248,24 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
         objects = g.get("u", "") if "{vs}" not in questions[0] else ""  # (what does it, not what it lacks)
         return AbsenceRequest(_PEOPLE.get(g["t"], g["t"]), out, objects) if out else None
     return None
+
+
+# "Ts that neither V1 nor V2 any N" (components, consume, provide, API): two absences of one type noun, both to hold
+_NEITHER = re.compile(r"^(?P<lead>.+?)\s+(?P<rel>that|which|who)\s+neither\s+(?P<a>[a-z]+)\s+nor\s+(?P<b>[a-z]+)\s+(?P<rest>.+)$")
+
+
+def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] | None:
+    """"Ts that neither V1 nor V2 any N" as the two absence asks it joins ("... that do not V1 any N",
+    "... that do not V2 any N"), each read by ``read_absence_request`` and of the same type noun; else None.
+    The rows are those of both (``chainret.pipeline.ownership.neither_trace``)."""
+    text = _plain(request)
+    if " neither " not in f" {text} ":
+        return None
+    m = _NEITHER.match(text)
+    if m is None:
+        return None
+    asks = [read_absence_request(f"{m.group('lead')} {m.group('rel')} do not {m.group(v)} {m.group('rest')}") for v in "ab"]
+    first, second = asks
+    if first is None or second is None or first.noun != second.noun or first == second:
+        return None
+    return first, second

@@ -86,7 +86,7 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
     # a bare noun phrase ("the components that X owns") is read only as far as its head noun allows
     phrase_head = slot_head(request) if noun_phrase_questions(request, _answer_heads(specs, cv)) else None
     for fallback in (False, True):  # the frames asked only when none of the first reads, after them
-        texts = (fallback_reworded(request, vocab, lex.verb_owners()) if fallback
+        texts = (fallback_reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)) if fallback
                  else reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)))
         for text in texts:
             again = interpret(text, cv, depth=depth, reworded=True)
@@ -179,6 +179,8 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
         head = slot_head(n.slot_words)
         if not _head_holds(head, n.interpretation, cv, n.outer_pattern.predicates[0]) or not _head_said(head, n.question, cv):
             continue
+        if _returns((*n.interpretation.predicates, *n.outer_pattern.predicates), cv):
+            continue
         options.setdefault(((*n.interpretation.predicates, *n.outer_pattern.predicates), n.interpretation.start_id), n)
     if not options:
         return None
@@ -207,6 +209,16 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
         match=record,
     )
     return Reading(interpretation=interp)
+
+
+def _returns(chain: tuple[str, ...], cv: ViewReader) -> bool:
+    """Whether a composed chain goes over a relation and then back over its inverse ("the teams Kenji is on", then
+    "who is on them": ``member_of`` then ``has_member``), so that the start entity is among the answers. The engine
+    never enters an entity twice on one path, so the set it gives would lack the start: such a reading is not taken
+    (refused), never answered with one member short and called complete."""
+    said = {p.name: (p.description or "") for p in cv.catalog.predicates}
+    return any(said.get(q, "").startswith(f"inverse of {p}") or said.get(p, "").startswith(f"inverse of {q}")
+               for p, q in zip(chain, chain[1:]))
 
 
 HEAD_CHECK_MAX = 256  # entities a head noun's check walks to at one hop; more, and the reading is not taken

@@ -24,8 +24,11 @@ ask path. Agreement and number ("which teams own", "what do ... own") are read a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
+
+from chainret.core.words import FILLERS, ascii_marks
 
 from chainret.catalog.patterns import PatternSpec, parsed_phrasings, words
 
@@ -121,10 +124,39 @@ def _heads(word: str, heads: frozenset[str] | None) -> bool:
     return heads is None or word.lower() in heads or _singular(word).lower() in heads
 
 
+# A plural possessive ("online services' components"): the words keep no apostrophe at a word's end, so it is written
+# as the possessive every other rule reads ("online services's components"); only after a word in "s" and before a word.
+_PLURAL_POSSESSIVE = re.compile(r"(?<=[A-Za-z]s)'(?=\s+[A-Za-z])")
+
+
+def plural_possessives(text: str) -> str:
+    """``text`` with each plural possessive written as ``'s`` ("the teams' members" -> "the teams's members")."""
+    return _PLURAL_POSSESSIVE.sub("'s", ascii_marks(text)) if "'" in text or "\u2019" in text else text
+
+
+# A question word's contraction at the start ("who's on Alice's teams"), said in full for the outer phrasing to match.
+_LEAD_CONTRACTION = re.compile(r"^\s*(who|what|where|which)'s(?=\s)", re.IGNORECASE)
+
+
+def _trailing_fillers_off(text: str) -> str:
+    """``text`` without the filler words it ends with ("what do X's teams own now", "... these days": ``FILLERS``, the
+    one list), which the outer phrasing's words would otherwise have to match."""
+    toks = text.rstrip(" ?.!").split()
+    low = [t.lower() for t in toks]
+    cut = True
+    while cut:
+        cut = False
+        for ph in FILLERS:
+            if len(low) > len(ph) and tuple(low[-len(ph):]) == ph:
+                toks, low, cut = toks[: -len(ph)], low[: -len(ph)], True
+                break
+    return " ".join(toks) if len(toks) < len(text.split()) else text
+
+
 def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]:
     """The questions a slot's noun phrase may stand for, most literal first (none for a plain name, nor for a
     phrase whose head noun is none of ``heads``: ``head_nouns``; None accepts any)."""
-    toks = words(slot)
+    toks = words(plural_possessives(slot))
     low = [t.lower() for t in toks]
     while low and low[0] in _DETERMINERS:
         toks, low = toks[1:], low[1:]
@@ -136,12 +168,9 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
     if pos is not None and pos < len(toks) - 1:
         if not _heads(toks[-1], heads):
             return []
-        owner = " ".join([*toks[:pos], toks[pos][:-2]])
-        head = " ".join(toks[pos + 1 :])
-        out += [f"which {head} is {owner} in", f"which {head} is {owner} on", f"which {head} is {owner} part of",
-                f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}",
-                f"which {head} does {owner} {_POSSESSING}", f"what does {owner} {_POSSESSING}"]
-        return out
+        return _possessed(" ".join([*toks[:pos], toks[pos][:-2]]), " ".join(toks[pos + 1 :]))
+    if _compound(toks, heads):  # "online services components": the possessive said without its mark
+        return _possessed(" ".join(toks[:-1]), toks[-1])
     rel = _relative_at(low)
     if rel is not None and rel < len(toks) - 1:
         if not _heads(toks[rel - 1], heads):
@@ -175,6 +204,25 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
     if not out and _reduced_relative(toks, heads):  # "the components HPC Ops owns": the clause without its "that"
         out += _done_to(toks[0], toks[1:])
     return out
+
+
+def _possessed(owner: str, head: str) -> list[str]:
+    """The questions "<owner>'s <head>" may stand for: the heads the owner is in, on or part of, or owns."""
+    return [f"which {head} is {owner} in", f"which {head} is {owner} on", f"which {head} is {owner} part of",
+            f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}",
+            f"which {head} does {owner} {_POSSESSING}", f"what does {owner} {_POSSESSING}"]
+
+
+def _compound(toks: Sequence[str], heads: frozenset[str] | None) -> bool:
+    """Whether a phrase is a name and then a plural head noun of the catalog ("online services components", "kenji
+    teams"): the possessive English also says without its mark. Only where ``heads`` is given, the head is plural and in
+    lower case, and the words before it are plain words of a name (no clause, modifier or preposition: those are read as
+    such)."""
+    if heads is None or len(toks) < 2 or not toks[-1].islower() or not _heads(toks[-1], heads) or _singular(toks[-1]) == toks[-1]:
+        return False  # (a head noun in capitals is a name's word: "Data Services")
+    low = [t.lower() for t in toks[:-1]]
+    return not any(w in _MODIFIERS or w in _RELATIVE or w in _STRANDED or w in _DETERMINERS or w.endswith("'s")
+                   or w in heads for w in low)
 
 
 def _relative_at(low: Sequence[str]) -> int | None:
@@ -217,7 +265,7 @@ def _reduced_relative(toks: Sequence[str], heads: frozenset[str] | None) -> bool
 def slot_head(slot: str) -> str | None:
     """The head noun of a slot's noun phrase as ``inner_questions`` reads it ("resources" of "the resources that X
     depends on", "teams" of "Alice's teams"), or None for a phrase of one word."""
-    toks = words(slot)
+    toks = words(plural_possessives(slot))
     low = [t.lower() for t in toks]
     while low and low[0] in _DETERMINERS:
         toks, low = toks[1:], low[1:]
@@ -233,6 +281,8 @@ def slot_head(slot: str) -> str | None:
     modified = next((low[k - 1] for k in (1, 2) if len(low) - k >= 2 and low[k] in _MODIFIERS), None)
     if modified is None and _reduced_relative(toks, frozenset({low[0]})):  # "the components HPC Ops owns"
         return low[0]
+    if modified is None and _compound(toks, frozenset({low[-1]})):  # "online services components"
+        return low[-1]
     return modified
 
 
@@ -285,6 +335,7 @@ def nested_readings(
     is a predicate's range types (a union: ``group|user``)."""
     out: list[Inner] = []
     asked: dict[str, Any] = {}  # an inner question read once, whatever outer phrasing it fills
+    request = _LEAD_CONTRACTION.sub(r"\1 is", _trailing_fillers_off(plural_possessives(request)))
     for text in [request, *agreement_variants(request, vocab)]:
         for m in outer_matches(text, specs):
             questions = [a for q in inner_questions(m.slot_text, heads) for a in [q, *agreement_variants(q, vocab)]]

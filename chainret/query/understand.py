@@ -61,7 +61,13 @@ _QWORDS = {"who", "what", "which", "where"}
 _FILLER_SINGLE = frozenset(w for ph in (*FILLER_WORDS, *IGNORED_LEADING) for w in ph)
 _CONTRACTIONS = {"who's": ("who", "is"), "what's": ("what", "is"), "where's": ("where", "is"), "which's": ("which", "is")}
 _PRONOUNS = {"it", "this", "that", "them", "its"}
+# Verbs a question word's contraction may be followed by when typed in haste ("whos was on X", "whats does X own"):
+# the verb said is the question's, and the contraction's "is" is dropped rather than read twice.
+_SAID_VERB = frozenset({"is", "was", "were", "are", "does", "did", "do"})
 _DETERMINERS = ("the", "a", "an")
+# A noun that says only that a name names something ("the telemetry ingest thing"): dropped behind a name as the slot's
+# type word is (a name that ends in it is matched whole first).
+_GENERIC_TAIL = frozenset({"thing", "thingy", "thingie"})
 # (a pattern, compiled by ``re`` when a tolerant reading first needs it: not on a literal ask's path)
 _TOPIC = r"^\s*(?:(?:for|about|regarding|re)\s+)?(?P<topic>[^:,]+?)\s*(?::|,|\s[-\u2013\u2014]\s)\s*(?P<rest>.+)$"
 
@@ -113,9 +119,11 @@ def prepare(text: str, vocab: set[str]) -> Prepared | None:
     """Words with contractions expanded, template words unhyphenated or unglued, politeness and filler dropped."""
     raw = words(text)
     toks: list[str] = []
-    for w in raw:
+    for k, w in enumerate(raw):
         lw = w.lower()
-        if lw in _CONTRACTIONS:
+        if lw in _CONTRACTIONS and k + 1 < len(raw) and raw[k + 1].lower() in _SAID_VERB:
+            toks.append(_CONTRACTIONS[lw][0])  # "whos was on X": the verb is said after it, so the "'s" is none
+        elif lw in _CONTRACTIONS:
             toks.extend(_CONTRACTIONS[lw])
         elif "-" in w and all(p.isalpha() and p.lower() in vocab for p in lw.split("-")):
             toks.extend(w.split("-"))
@@ -395,7 +403,7 @@ def _variants(text: str, type_words: set[str]) -> list[str]:
     out = [" ".join(ws)]
     if len(low) > 1 and low[0] in type_words:
         out.append(" ".join(ws[1:]))
-    if len(low) > 1 and low[-1] in type_words:
+    if len(low) > 1 and (low[-1] in type_words or low[-1] in _GENERIC_TAIL):
         out.append(" ".join(ws[:-1]))
     return [v for v in dict.fromkeys(out) if v]
 

@@ -34,6 +34,14 @@ _MONTHS = {
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 _MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+# Days named by a fixed date every year ("last christmas", "at christmas 2025", "on new year's eve"): the day, as
+# (month, day). Only days whose date never moves: Easter and Thanksgiving do, and are not read.
+_HOLIDAYS = {
+    "christmas eve": (12, 24), "christmas day": (12, 25), "christmas": (12, 25), "xmas": (12, 25),
+    "boxing day": (12, 26), "new year's eve": (12, 31), "new years eve": (12, 31), "new year's day": (1, 1),
+    "new years day": (1, 1), "halloween": (10, 31), "valentine's day": (2, 14), "valentines day": (2, 14),
+}
+_HOLIDAY = r"(?:" + "|".join(re.escape(h).replace(r"\ ", r"\s+") for h in sorted(_HOLIDAYS, key=len, reverse=True)) + r")"
 _ORD = r"(?:st|nd|rd|th)?"
 _DATE = (
     rf"(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})"
@@ -46,6 +54,8 @@ _DATE = (
     rf"|(?P<m6>{_MONTH})\s+(?:the\s+)?(?P<d6>\d{{1,2}}){_ORD}(?!\s*\d)"
     # a calendar quarter: "Q1 2026", "Q3" (the latest such quarter that has begun)
     rf"|(?P<q>q[1-4])(?:\s+(?P<qy>\d{{4}}))?"
+    # a day named by its fixed date: "at christmas 2025", "at christmas" (the latest such day on or before today)
+    rf"|(?P<h>{_HOLIDAY})(?:,?\s+(?P<hy>\d{{4}}))?"
     rf"|(?P<m4>{_MONTH})"
     rf"|(?P<y4>\d{{4}})"
 )
@@ -53,6 +63,7 @@ _RELATIVE = (
     r"(?P<yesterday>yesterday)"
     r"|last\s+(?P<last>week|month|quarter|year)"
     rf"|(?<!the\s)(?<!this\s)last\s+(?P<lastm>{_MONTH})"  # ("the last may release": no time)
+    rf"|(?<!the\s)(?<!this\s)last\s+(?P<lasth>{_HOLIDAY})"  # "last christmas": the latest one before today
     rf"|(?P<n>\d{{1,3}}|{'|'.join(_NUMBERS)}|a\s+couple\s+of)\s+(?P<unit>day|week|month|year)s?\s+ago"
     # the period a request is asked in, or its edge: "this year", "at the start of the year" (an edge only: "the year")
     r"|this\s+(?P<this>month|quarter|year)(?!')|the\s+(?P<the>month|quarter|year)(?!\s+(?:of|in|before|after|that|when)\b)"
@@ -64,7 +75,7 @@ _PHRASE = (
     rf"(?<![\w/.@-])(?P<phrase>(?:(?P<lead>{_LEAD})\s+(?:{_EDGE})?)?(?:{_DATE}|{_RELATIVE}))(?![\w/@]|-\w|\.\w)"
 )
 _COMPILED: list[re.Pattern[str]] = []
-_CUES = ("yesterday", "last ", " ago", "this ", " the month", " the quarter", " the year", "q1", "q2", "q3", "q4", *(m for m in _MONTHS if len(m) > 3), "jan", "feb", "mar", "apr", "jun", "jul",
+_CUES = ("yesterday", "last ", " ago", "christmas", "xmas", "boxing", "new year", "halloween", "valentine", "this ", " the month", " the quarter", " the year", "q1", "q2", "q3", "q4", *(m for m in _MONTHS if len(m) > 3), "jan", "feb", "mar", "apr", "may", "jun", "jul",
          "aug", "sep", "oct", "nov", "dec")
 
 
@@ -116,7 +127,7 @@ def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
     """The day a matched phrase names, and whether it was read against ``today``; None for no real date."""
     g = m.groupdict()
     edge: Edge = _PARTS.get((g["edge"] or g["part"] or "").lower(), "end")
-    if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["unit"] or g["this"]):
+    if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["lasth"] or g["unit"] or g["this"]):
         return None  # a date, month or year is time only after a time preposition
     if g["the"] and not (g["edge"] or g["part"]):
         return None  # "the year" is a period only at its start, middle or end ("at the start of the year")
@@ -132,6 +143,13 @@ def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
             year = int(g["qy"]) if g["qy"] else today.year if (quarter - 1) * 3 + 1 <= today.month else today.year - 1
             first = date(year, (quarter - 1) * 3 + 1, 1)
             return _period(first, _shift_months(first, -3) - timedelta(days=1), edge, today), not g["qy"]
+        if g["h"] or g["lasth"]:  # a day named by its fixed date: of the year said, else the latest on or before today
+            month, day = _HOLIDAYS[re.sub(r"\s+", " ", (g["h"] or g["lasth"]).lower())]
+            if g["hy"]:
+                return date(int(g["hy"]), month, day), False
+            this_year = date(today.year, month, day)
+            latest = this_year if this_year < today or (this_year == today and not g["lasth"]) else date(today.year - 1, month, day)
+            return latest, True
         if g["iso"]:
             return date.fromisoformat(g["iso"]), False
         if g["d1"] or g["d2"]:
@@ -197,7 +215,7 @@ def read_time(request: str, today: date) -> TimeWords | None:
     m, (day, relative) = hits[0]
     start = m.start("phrase")
     if (m.group("lead") or "").split()[-1:] in (["on"], ["in"]) and not (m.group("edge") or m.group("part")) and (
-            m.group("yesterday") or m.group("last") or m.group("lastm") or m.group("unit") or m.group("this")):
+            m.group("yesterday") or m.group("last") or m.group("lastm") or m.group("lasth") or m.group("unit") or m.group("this")):
         start = m.end("lead") + 1  # "was X on last quarter": "on" is the request's ("on X"), no time preposition
     rest = f"{request[:start]} {request[m.end('phrase') :]}"
     rest = re.sub(r"\s+([,?.!])", r"\1", re.sub(r"\s+", " ", rest))

@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Catalog
@@ -185,3 +187,31 @@ def test_everyday_wordings_of_a_past_state(history: CatalogReader, words: str, e
 ])
 def test_a_past_wording_without_its_time_stays_unread(history: CatalogReader, words: str) -> None:
     assert ask(words, history, today=ASKED).outcome != "accepted_path"
+
+
+# -- the quick check before the time pattern -------------------------------------------------------------------
+_TIME_TOKENS = ["on", "in", "as of", "at", "back", "by", "during", "last", "the", "start", "end", "of", "early", "mid",
+                "late", "this", "year", "month", "quarter", "week", "ago", "days", "weeks", "months", "2", "3", "12", "84",
+                "2025", "2026", "2025-12-01", "1999", "PR-84", "GP-7", "q1", "Q3", "march", "May", "may", "3rd", "the 3rd",
+                "dec.", "sept", "christmas", "xmas", "new year's eve", "yesterday", "a couple of", "two", "who", "owns",
+                "owned", "team-web", "?", ","]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_TIME_TOKENS), min_size=1, max_size=9))
+def test_the_quick_check_never_skips_a_request_the_pattern_reads(tokens: list[str]) -> None:
+    from chainret.query.when import _read_time, may_hold_time
+
+    request = " ".join(tokens)
+    today = date(2026, 3, 15)
+    assert may_hold_time(request) or _read_time(request, today) is None, request
+
+
+def test_the_quick_check_skips_an_id_with_digits_and_a_check_without_years_would_miss_dates() -> None:
+    from chainret.query import when
+
+    assert not when.may_hold_time("Which contact serves PR-84?")  # an ID's digits compile no pattern
+    assert when.may_hold_time("Who owned PR-84 on 2025-12-01?") and when.read_time("Who owned PR-84 on 2025-12-01?", date(2026, 3, 15))
+    # negative control: cue words alone (no four-digit run) would skip a request that names its day by digits only
+    request = "Who owned PR-84 on 2025-12-01?"
+    assert not any(w in request.lower() for w in when._CUES) and when._read_time(request, date(2026, 3, 15)) is not None

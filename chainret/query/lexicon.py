@@ -200,6 +200,15 @@ class Lexicon:
             for n in pw.nouns:
                 self._nouns.setdefault(n, []).append(pw)
         self._max_noun = max((len(n) for n in self._nouns), default=1)
+        # per predicate: the words a head naming what it points at may start with, and its range's type words (the
+        # noun-phrase grammar asks ``_heads`` of every predicate at every position it tries: hundreds of thousands of
+        # times for one request read every way; most positions start with no such word)
+        self._head_words = {id(pw): (frozenset({n[0] for n in pw.nouns} | type_words(pw.range)), frozenset(type_words(pw.range)))
+                            for pw in self.preds}
+        self._by_start: dict[str, list[PredicateWords]] = {}  # a head's first word -> the predicates, in their order
+        for pw in self.preds:
+            for w in self._head_words[id(pw)][0]:
+                self._by_start.setdefault(w, []).append(pw)
 
     def verb_owners(self) -> dict[str, set[str]]:
         """Each verb (one word or several) -> the predicates it is a verb of."""
@@ -226,10 +235,13 @@ class Lexicon:
     # -- noun phrases ---------------------------------------------------------------------------
     def _heads(self, low: Sequence[str], pw: PredicateWords) -> list[int]:
         """Lengths k such that low[:k] is a head naming what ``pw`` points at (a noun of it or its range type)."""
+        starts, ranges = self._head_words[id(pw)]
+        if not low or low[0] not in starts:
+            return []
         out = []
         for k in range(1, min(self._max_noun, len(low)) + 1):
             head = tuple(low[:k])
-            if head in pw.nouns or (k == 1 and head[0] in type_words(pw.range)):
+            if head in pw.nouns or (k == 1 and head[0] in ranges):
                 out.append(k)
         return out
 
@@ -250,7 +262,7 @@ class Lexicon:
                 for chain, m, rels in self.noun_phrase(toks[k + 1 :], low[k + 1 :], depth + 1):
                     if chain or m:
                         out.append(([*chain, pw.name], m, [*rels, (" ".join(toks[: k + 1]), pw.name)]))
-        for pw in self.preds:
+        for pw in self._by_start.get(low[0], ()):  # (the predicates in order whose heads may start here: ``_heads``)
             for k in self._heads(low, pw):
                 rest_t, rest_l = toks[k:], low[k:]
                 head = " ".join(toks[:k])

@@ -20,6 +20,12 @@ ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "backstage"
 
 
+def descriptor(kind: str, name: str, spec: str = "", title: str = "") -> str:
+    """One Backstage descriptor (``spec.type: x``, then ``spec``'s lines as given), for a test's own small tree."""
+    meta = f"  name: {name}\n" + (f"  title: {title}\n" if title else "")
+    return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n{meta}spec:\n  type: x\n{spec}"
+
+
 def imported(tree: Path, out: Path, formats: list[str], world: str = "acme", **kw: object) -> Catalog:
     """Import ``tree`` into ``out`` through the library (as ``catalog import --format`` does) and load it back."""
     snap = read_snapshot(tree, formats, world)

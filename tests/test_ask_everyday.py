@@ -10,17 +10,12 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from records_world import imported
+from records_world import descriptor, imported
 
 from chainret.pipeline.ask import ask
 from chainret.query.frames import everyday_substitutions, frame_question, progressive, reworded
 from chainret.query.when import read_time
 from chainret.verify.replay import verify
-
-
-def _doc(kind: str, name: str, spec: str = "", title: str = "") -> str:
-    meta = f"  name: {name}\n" + (f"  title: {title}\n" if title else "")
-    return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n{meta}spec:\n  type: x\n{spec}"
 
 
 @pytest.fixture(scope="module")
@@ -32,13 +27,13 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "src" / "service.py").write_text("x\n", encoding="utf-8")
     (root / "CODEOWNERS").write_text("* @acme/core\n/src/ @acme/integrations @ann\n", encoding="utf-8")
     (root / "catalog-info.yaml").write_text("\n---\n".join([
-        _doc("Group", "clinical", "  children: [integrations, core]\n", title="Clinical Systems"),
-        _doc("Group", "integrations", "  members: [ann, bo]\n", title="Interfaces & Integrations"),
-        _doc("Group", "core", "  members: [cy]\n"),
-        _doc("User", "ann"), _doc("User", "bo"), _doc("User", "cy"),
-        _doc("API", "orders-api", "  owner: integrations\n"),
-        _doc("Component", "gateway", "  owner: integrations\n  consumesApis: [orders-api]\n"),
-        _doc("Component", "portal", "  owner: core\n  providesApis: [orders-api]\n"),
+        descriptor("Group", "clinical", "  children: [integrations, core]\n", title="Clinical Systems"),
+        descriptor("Group", "integrations", "  members: [ann, bo]\n", title="Interfaces & Integrations"),
+        descriptor("Group", "core", "  members: [cy]\n"),
+        descriptor("User", "ann"), descriptor("User", "bo"), descriptor("User", "cy"),
+        descriptor("API", "orders-api", "  owner: integrations\n"),
+        descriptor("Component", "gateway", "  owner: integrations\n  consumesApis: [orders-api]\n"),
+        descriptor("Component", "portal", "  owner: core\n  providesApis: [orders-api]\n"),
     ]), encoding="utf-8")
     out = root.parent / "cat.yaml"
     imported(root, out, ["backstage", "codeowners"])

@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from records_world import imported
+from records_world import descriptor, imported
 
 from chainret.pipeline.ask import ask
 from chainret.query import interpret as interpret_mod
@@ -22,11 +22,6 @@ from chainret.query.when import read_time
 from chainret.verify.replay import verify
 
 D = "default."
-
-
-def _doc(kind: str, name: str, spec: str = "", title: str = "") -> str:
-    meta = f"  name: {name}\n" + (f"  title: {title}\n" if title else "")
-    return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n{meta}spec:\n  type: x\n{spec}"
 
 
 def _user(name: str, display: str) -> str:
@@ -44,19 +39,19 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "src" / "queue.go").write_text("x\n", encoding="utf-8")
     (root / "CODEOWNERS").write_text("* @acme/platform\n/src/ @acme/platform @sasha-ivanova\n", encoding="utf-8")
     (root / "catalog-info.yaml").write_text("\n---\n".join([
-        _doc("Group", "platform", "  members: [sasha-ivanova, kenji-watanabe]\n", title="Online Services"),
-        _doc("Group", "tools", "  members: [kenji-sato]\n", title="Build Tools"),
+        descriptor("Group", "platform", "  members: [sasha-ivanova, kenji-watanabe]\n", title="Online Services"),
+        descriptor("Group", "tools", "  members: [kenji-sato]\n", title="Build Tools"),
         _user("sasha-ivanova", "Sasha Ivanova"), _user("kenji-watanabe", "Kenji Watanabe"),
         _user("kenji-sato", "Kenji Sato"),
-        _doc("System", "online", "  owner: platform\n"),
-        _doc("API", "match-api", "  owner: platform\n"),
-        _doc("API", "profile-api", "  owner: tools\n"),
-        _doc("Resource", "match-db", "  owner: platform\n"),
-        _doc("Component", "matchmaker", "  owner: platform\n  system: online\n  providesApis: [match-api]\n"
+        descriptor("System", "online", "  owner: platform\n"),
+        descriptor("API", "match-api", "  owner: platform\n"),
+        descriptor("API", "profile-api", "  owner: tools\n"),
+        descriptor("Resource", "match-db", "  owner: platform\n"),
+        descriptor("Component", "matchmaker", "  owner: platform\n  system: online\n  providesApis: [match-api]\n"
              "  consumesApis: [profile-api]\n  dependsOn: [resource:match-db]\n"),
-        _doc("Component", "launcher", "  owner: tools\n  consumesApis: [match-api]\n  providesApis: [profile-api]\n"),
-        _doc("Component", "relay", "  owner: tools\n  consumesApis: [match-api]\n"),
-        _doc("Component", "uploader", "  owner: tools\n"),
+        descriptor("Component", "launcher", "  owner: tools\n  consumesApis: [match-api]\n  providesApis: [profile-api]\n"),
+        descriptor("Component", "relay", "  owner: tools\n  consumesApis: [match-api]\n"),
+        descriptor("Component", "uploader", "  owner: tools\n"),
     ]), encoding="utf-8")
     out = root.parent / "cat.yaml"
     imported(root, out, ["backstage", "codeowners"])

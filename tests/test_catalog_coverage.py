@@ -14,22 +14,18 @@ from chainret.catalog.load import load_catalog
 from chainret.store import compile_store
 from chainret.pipeline.ask import ask
 from chainret.sources.records import read_snapshot
-from records_world import cli, imported
-
-
-def _doc(kind: str, name: str, spec: str = "") -> str:
-    return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n  name: {name}\nspec:\n  type: x\n{spec}"
+from records_world import cli, descriptor, imported
 
 
 # public.yaml: an owned component, its group (with a member), the user, and an ownerless component;
 # secret.yaml (readable by the auditor only): an ownerless component of its own.
 PUBLIC = "\n---\n".join([
-    _doc("Group", "team-a", "  members: [ann]\n"),
-    _doc("User", "ann"),
-    _doc("Component", "owned-svc", "  owner: team-a\n"),
-    _doc("Component", "orphan-svc"),
+    descriptor("Group", "team-a", "  members: [ann]\n"),
+    descriptor("User", "ann"),
+    descriptor("Component", "owned-svc", "  owner: team-a\n"),
+    descriptor("Component", "orphan-svc"),
 ])
-SECRET = _doc("Component", "hidden-svc")
+SECRET = descriptor("Component", "hidden-svc")
 HEADER = """format: chainret-source/1
 world: acme
 documents:
@@ -100,7 +96,7 @@ def test_coverage_reports_an_undeclared_owner_and_a_group_without_members(tmp_pa
     root = tmp_path / "tree"
     root.mkdir()
     (root / "catalog-info.yaml").write_text("\n---\n".join([
-        _doc("Group", "lonely"), _doc("Component", "a", "  owner: ghost-team\n"), _doc("Component", "b", "  owner: lonely\n"),
+        descriptor("Group", "lonely"), descriptor("Component", "a", "  owner: ghost-team\n"), descriptor("Component", "b", "  owner: lonely\n"),
     ]), encoding="utf-8")
     out = tmp_path / "cat.yaml"
     imported(root, out, ["backstage"])
@@ -263,8 +259,8 @@ def test_an_entity_related_only_by_the_inverse_relation_is_not_listed(tmp_path: 
     """A Group's spec.members says who is on it (has_member, and member_of inverted): the user is on a team."""
     root = tmp_path / "tree"
     root.mkdir()
-    (root / "org.yaml").write_text("\n---\n".join([_doc("Group", "team-b", "  members: [bo]\n"), _doc("User", "bo"),
-                                                    _doc("User", "cy")]), encoding="utf-8")
+    (root / "org.yaml").write_text("\n---\n".join([descriptor("Group", "team-b", "  members: [bo]\n"), descriptor("User", "bo"),
+                                                    descriptor("User", "cy")]), encoding="utf-8")
     cat = imported(root, tmp_path / "cat.yaml", ["backstage"])
     one_way = cat.model_copy(update={"relations": [r for r in cat.relations if r.predicate != "member_of"]})
     trace = ask("Which users are not on any team?", one_way)
@@ -341,9 +337,9 @@ def _tree(tmp_path: Path) -> Path:
     root = tmp_path / "tree"
     root.mkdir()
     (root / "catalog-info.yaml").write_text("\n---\n".join([
-        _doc("Group", "top"), _doc("Group", "sub", "  parent: top\n"), _doc("Component", "a", "  owner: ghost-team\n"),
-        _doc("Component", "b", "  owner: top\n  system: sys2\n"), _doc("Resource", "r", "  owner: sub\n"),
-        _doc("Component", "c", "  system: sys1\n"), _doc("System", "sys1", "  owner: top\n"), _doc("System", "sys2", "  owner: top\n"),
+        descriptor("Group", "top"), descriptor("Group", "sub", "  parent: top\n"), descriptor("Component", "a", "  owner: ghost-team\n"),
+        descriptor("Component", "b", "  owner: top\n  system: sys2\n"), descriptor("Resource", "r", "  owner: sub\n"),
+        descriptor("Component", "c", "  system: sys1\n"), descriptor("System", "sys1", "  owner: top\n"), descriptor("System", "sys2", "  owner: top\n"),
     ]), encoding="utf-8")
     out = tmp_path / "cat.yaml"
     imported(root, out, ["backstage"])

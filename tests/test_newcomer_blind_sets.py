@@ -1,13 +1,14 @@
-"""The blind development halves written after the first (examples/newcomer3, newcomer4, newcomer5): well-formed,
-and never quoted by a rule.
+"""The blind halves written after the first: examples/newcomer2 (the frozen test half) and the development halves
+newcomer3, newcomer4, newcomer5: well-formed, and never quoted by a rule.
 
-No score is asserted (docs/results/newcomerN.md reports it). A development half may be tuned on, but a rule that
-quoted one of its questions (case and spacing aside) would answer that question by rote and tell nothing about the
-next newcomer's wording, so no string under chainret/ may quote one. These tests also check that each question file
+No score is asserted (docs/results/newcomerN.md reports it). A rule that quoted one of the test half's questions
+(case and spacing aside) would be tuning on it; a development half may be tuned on, but a rule that quoted one of its
+questions would answer that question by rote and tell nothing about the next newcomer's wording, so no string under
+chainret/ may quote a question of any of them. These tests also check that each question file
 parses with its times in words only, that its repository's history is the same on every machine, that every
 expected ID names an entity the import of its history really has (a typo in an expected set is caught), and that
 its one restricted file stays restricted. Each guard has a negative control beside it. (examples/newcomer, the first
-half, and examples/newcomer2, the frozen test half, have files of their own.)
+half, has a file of its own.)
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from chainret.catalog.load import load_catalog
 from support.newcomer import commit_log, load_scorer
@@ -33,6 +35,7 @@ class Half:
     restricted: str  # the one file its header restricts
     misspelt: str  # an ID one letter off a real one (the negative control of the expected-ID check)
     at_least: dict[str, int]  # questions of each kind it was written with at least
+    questions: int = 88  # questions it was written with at least
 
     @property
     def example(self):  # type: ignore[no-untyped-def]
@@ -40,6 +43,8 @@ class Half:
 
 
 HALVES = [
+    Half("newcomer2", "2026-03-30 46ee479", "org/contractors.yaml", "group:newcomer2:default.bookings",
+         {"must_refuse": 16, "as_of": 14}, questions=90),
     Half("newcomer3", "2026-04-27 661a756", "org/locums.yaml", "group:newcomer3:default.integrationz", {"must_refuse": 13}),
     Half("newcomer4", "2026-05-04 87facd3", "org/contractors.yaml", "group:newcomer4:default.hpc-opps", {"must_refuse": 14}),
     # the two kinds the earlier sets are weakest on are the most numerous in newcomer5
@@ -76,12 +81,13 @@ def test_the_quote_check_finds_a_quoted_question(questions) -> None:  # type: ig
     q = questions.questions[0].question
     assert quoted([q], [norm(f"PHRASES = ['{q.upper()}  ']")]) == [q]
     assert quoted([q], ["who owns {component}"]) == []
+    assert quoted(["who owns x"], ["who owns", "x"]) == []  # the strings are searched apart, never across two
 
 
 def test_question_file_is_well_formed(half: Half, questions) -> None:  # type: ignore[no-untyped-def]
     kinds = Counter(q.kind for q in questions.questions)
     assert questions.world == half.folder
-    assert len(questions.questions) >= 88
+    assert len(questions.questions) >= half.questions
     assert set(kinds) == set(ns.KINDS)
     assert all(kinds[k] >= n for k, n in half.at_least.items()), kinds
     assert questions.asked_on is not None  # relative phrases have a stated reference day
@@ -111,3 +117,21 @@ def test_the_restricted_file_stays_restricted(half: Half, built: tuple[Path, Pat
     _, catalog_file = built
     catalog = load_catalog(catalog_file)
     assert {d.document for d in catalog.documents if d.visibility == "restricted"} == {half.restricted}
+
+
+def test_a_set_with_asked_on_rejects_a_view() -> None:
+    q = {"id": "a", "kind": "as_of", "question": "Who owned X in May?", "expected": ["x"]}
+    with pytest.raises(ValidationError, match="no view"):
+        ns.QuestionSet.model_validate({"world": "w", "asked_on": "2026-04-20", "questions": [{**q, "view": "2026-05-01"}]})
+    # negative controls: the same question without a view loads, and a set without asked_on may keep views
+    assert ns.QuestionSet.model_validate({"world": "w", "asked_on": "2026-04-20", "questions": [q]}).asked_on is not None
+    assert ns.QuestionSet.model_validate({"world": "w", "questions": [{**q, "view": "2026-05-01"}]}).questions[0].view
+
+
+def test_example_flag_names_the_folder_and_its_page() -> None:
+    example, rest = ns.parse_example(["--example", "examples/newcomer2", "--check"])
+    assert (example, rest) == (HALVES[0].example, ["--check"])
+    assert ns.parse_example(["--check"]) == (ns.DEFAULT, ["--check"])  # the default stays examples/newcomer
+    assert ns.DEFAULT.page == ROOT / "docs" / "results" / "newcomer.md" and ns.DEFAULT.command == ns.COMMAND
+    with pytest.raises(SystemExit, match="make_repo.py and questions.yaml"):
+        ns.parse_example(["--example", "examples/backstage"])

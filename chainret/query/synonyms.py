@@ -262,7 +262,7 @@ def name_words(cv: Any, types: set[str]) -> Callable[[str], bool]:
     """Whether a word is a word of a name the view knows of one of ``types`` (such a word is never replaced:
     "drive" in "the drive gear" is a name's word, not a verb)."""
     lookup = cv.name_lookup()
-    return lambda w: any(lookup.word_owners(t, w) for t in types)
+    return lambda w: any(lookup.has_word(t, w) for t in types)
 
 
 def read_again(request: str, patterns: Sequence[PatternSpec], cv: Any) -> tuple[list[Rewrite], list[Near]]:

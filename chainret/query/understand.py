@@ -473,7 +473,7 @@ def _all_name_words(text: str, type_: str, lookup: NameLookup, cv: Any) -> bool:
     mine = set(label_words(text))
     if not mine:
         return False
-    return all(any(cv.knows(i) for i in lookup.word_owners(type_, w)) for w in mine)
+    return all(lookup.has_word(type_, w, cv.knows) for w in mine)
 
 
 def suggest_entities(text: str, type_: str | None, cv: Any, n: int = 3) -> list[Any]:
@@ -505,15 +505,25 @@ def suggest_entities(text: str, type_: str | None, cv: Any, n: int = 3) -> list[
     return lookup.entities([i for _, i in scored if cv.knows(i)][:n])
 
 
+# The completions a refusal chooses its few from: the first ones by key ("Bob" of a million Bobs reads these, not
+# every Bob). In the catalog's order of keys, after every reader condition: a viewer's choice is the reduced
+# catalog's choice.
+COMPLETIONS_READ = 200
+
+
 def name_completions(text: str, type_: str, cv: Any, n: int = 8) -> list[Any]:
     """Entities of ``type_`` the principal may know whose display name begins with the words ``text`` and says more
     ("Bob" for "Bob Smith" and "Bob Jones"): a first name alone names none of them, so the refusal lists them (did
-    you mean), never picks one. At most ``n``, by name; none for words that are a whole name or no name's start."""
+    you mean), never picks one. At most ``n``, by name, of the first ``COMPLETIONS_READ`` by key; none for words
+    that are a whole name or no name's start."""
     mine = label_words(text)
     if not mine or not all(w.isalpha() for w in mine):
         return []
-    lookup = cv.name_lookup()
-    ids = [i for i in dict.fromkeys(lookup.word_owners(type_, mine[0])) if cv.knows(i)]
-    out = [e for e in lookup.entities(ids)
-           if e.type == type_ and len(words_ := label_words(e.name)) > len(mine) and words_[: len(mine)] == mine]
+    out: list[Any] = []
+    # (a name whose words begin with ``mine`` has a key that begins with them joined: ``name_starts``' candidates)
+    for e in cv.name_lookup().name_starts(type_, "".join(mine)):
+        if e.type == type_ and len(words_ := label_words(e.name)) > len(mine) and words_[: len(mine)] == mine and cv.knows(e.id):
+            out.append(e)
+            if len(out) == COMPLETIONS_READ:
+                break
     return sorted(out, key=lambda e: (e.name.casefold(), e.id))[:n]

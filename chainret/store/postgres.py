@@ -448,6 +448,8 @@ class _Writer:
 
     # Relations keep their support whole: row-level security hides a withheld document's row (``chainret.store.schema``).
     derives_evidence = False
+    # No table of name words: a login could read every row of it, words of labels it may not be shown included.
+    keeps_name_words = False
 
     def __init__(self, conn: Conn) -> None:
         self.conn = conn

@@ -107,6 +107,8 @@ class Writer(Protocol):
 
     #: Whether a relation's row leaves out what its document version's rows hold (the module docstring: schema 8).
     derives_evidence: bool
+    #: Whether the store keeps the words of its names (``chainret.store.namewords``: SQLite's only).
+    keeps_name_words: bool
 
 
 TABLES: dict[str, list[str]] = {

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, NamedTuple, cast
@@ -33,14 +33,17 @@ from chainret.engine.hops import HopWorld
 from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words, name_key
 from chainret.store.base import CatalogReader, ViewReader, revision_token
 from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
+from chainret.store.namewords import kept_word
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
-from chainret.store.schema import QUOTE, UNIT_COLS
+from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from chainret.catalog.models import Pattern, Predicate, Relation, Unit
     from chainret.engine.reader import HopReader
     from chainret.store.base import DocumentMeta
@@ -54,11 +57,14 @@ class SQLNames:
     Per reader (``principal``, within a narrower viewer): only labels they may know match
     (``SQLStore.label_condition``), and each entity comes with the labels they are shown
     (``SQLStore.labelled``), so a suggestion never names a label of a document they may not read.
-    ``word_owners`` (asked only when a typo has candidates) matches ``key LIKE '%word%'`` within the
-    type, then keeps the entities where it is a whole word of a label."""
+    ``word_owners`` (a first name's completions) matches ``key LIKE '%word%'`` within the type, then keeps the
+    entities where it is a whole word of a label; ``has_word`` (a synonym's and a typo's check) reads the word's
+    ``name_words`` row first (``chainret.store.namewords``)."""
 
     def __init__(self, store: SQLStore, principal: str | None = None, within: str | None = None) -> None:
         self.store, self.principal, self.within = store, principal, within
+        # (type, word, knows) -> ``has_word``: a request's readings ask the same words again (a store is immutable)
+        self._has_word: dict[tuple[str, str, Callable[[str], bool] | None], bool] = {}
 
     def _entries(self, where: str, params: tuple[object, ...]) -> list[NameEntry]:
         if self.principal is None:  # (a schema 3-5 store, or a catalog-wide lookup: every label is everyone's)
@@ -85,6 +91,64 @@ class SQLNames:
     def word_owners(self, type_: str, word: str) -> list[str]:
         return [e.id for e in self._entries("n.type = ? AND n.key LIKE ?", (type_, f"%{word}%"))
                 if any(word in label_words(label) for label in e.labels)]
+
+    def has_word(self, type_: str, word: str, knows: Callable[[str], bool] | None = None) -> bool:
+        """Whether ``word`` is a word of a label this reader is shown of a ``type_`` entity (that ``knows`` accepts).
+
+        A word the store's ``name_words`` holds is checked on the entities its row lists, and on those alone where
+        it lists every owner; an absent word is no label's. Else (a store without the table, a word with a digit,
+        a common word whose listed owners this reader may not be shown) the owners the label scan finds are checked
+        a chunk at a time, up to the first that passes."""
+        key = (type_, word, knows)
+        hit = self._has_word.get(key)
+        if hit is None:
+            if len(self._has_word) >= 4096:
+                self._has_word.clear()
+            hit = self._has_word[key] = self._owns_word(type_, word, knows)
+        return hit
+
+    def _owns_word(self, type_: str, word: str, knows: Callable[[str], bool] | None) -> bool:
+        def owned(ords: Sequence[int]) -> bool:  # (each entity with the labels this reader is shown: ``entities``)
+            ids = [str(r[0]) for r in self.store.db.rows(
+                f"SELECT id FROM entities WHERE ord IN ({_marks(ords)}) AND type = ? ORDER BY ord", (*ords, type_), None, self.principal)]
+            return any(any(word in label_words(label) for label in (e.id, e.name, *e.aliases)) and (knows is None or knows(e.id))
+                       for e in self.entities(ids))
+
+        row = self.store.name_words(type_, word) if kept_word(word) else None
+        if row is not None:
+            n, listed = row
+            if not n:
+                return False
+            if owned(listed):
+                return True
+            if n <= len(listed):
+                return False
+        # (every label's row: ``owned`` reads what this reader is shown; in the index's order, each entity once)
+        ords = list(dict.fromkeys(as_int(r[0]) for r in self.store.db.rows(
+            "SELECT n.entity_ord FROM names n WHERE n.type = ? AND n.key LIKE ?", (type_, f"%{word}%"), None, self.principal)))
+        return any(owned(ords[k:k + 64]) for k in range(0, len(ords), 64))
+
+    def name_starts(self, type_: str, prefix: str) -> Iterator[Named]:
+        """``NameIndex.name_starts`` by ranges of the ``names`` key (its ``fold``), 128 label rows at a time, over the
+        labels this reader may know: a common first word ("project" of a million projects) reads no more than is taken."""
+        label, lp = self.store.label_condition("n.doc_id", self.principal, self.within) if self.principal is not None else ("", ())
+        fold = 'n.fold COLLATE "C"' if self.store.kind == "postgres" else "n.fold"  # (byte order: Python's, and SQLite's)
+        after: tuple[str, int] = (prefix, -1)
+        seen: set[int] = set()
+        while True:
+            rows = self.store.db.rows(
+                f"SELECT n.fold, n.entity_ord FROM names n WHERE {fold} >= ? AND {fold} < ? AND n.type = ?{label} "
+                f"AND ({fold} > ? OR (n.fold = ? AND n.entity_ord > ?)) ORDER BY {fold}, n.entity_ord LIMIT 128",
+                (prefix, prefix + "\x7f", type_, *lp, after[0], after[0], after[1]), None, self.principal)
+            if not rows:
+                return
+            after = (as_str(rows[-1][0]), as_int(rows[-1][1]))
+            ords = [o for o in dict.fromkeys(as_int(r[1]) for r in rows) if o not in seen]
+            seen.update(ords)
+            if ords:
+                id_of = {as_int(o): str(i) for o, i in self.store.db.rows(
+                    f"SELECT ord, id FROM entities WHERE ord IN ({_marks(ords)})", ords, None, self.principal)}
+                yield from self.entities([id_of[o] for o in ords if o in id_of])
 
     def entities(self, ids: Sequence[str]) -> list[Named]:
         if self.principal is not None:
@@ -125,7 +189,7 @@ class SQLStore:
         self._names_fold: bool = self._meta.get("schema_version") != "3"
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
-        self._lookups: dict[tuple[str, str | None], SQLNames] = {}
+        self._lookups: dict[tuple[str | None, str | None], SQLNames] = {}
         self._views: dict[tuple[str | None, str], SQLView] = {}
         self._view_names: dict[tuple[str | None, str | None], str] = {}  # (requested view, reader) -> the view it names
         self._reader_views: dict[str, list[View]] = {}  # reader -> the views of their reduced catalog
@@ -309,7 +373,10 @@ class SQLStore:
         A schema-3 store has no lookup columns: the index is built once per store object from the entity
         table's labels (no entity models; slow at 1M entities: recompile the store)."""
         if self._meta.get("schema_version") != "3":
-            return SQLNames(self)
+            hit = self._lookups.get((None, None))  # (one object: it remembers the words it was asked, ``has_word``)
+            if hit is None:
+                hit = self._lookups[(None, None)] = SQLNames(self)
+            return hit
         with self._names_lock:
             if self._names is None:
                 rows = self.db.rows("SELECT id, type, name, aliases FROM entities ORDER BY ord")
@@ -318,6 +385,10 @@ class SQLStore:
             return self._names
 
     # -- the labels a reader is shown (``schema.entity_rows``; ``Entity.as_read_by``) -----------------------
+    def name_words(self, type_: str, word: str) -> tuple[int, list[int]] | None:
+        """The ``name_words`` row of a word (``chainret.store.namewords``): None where the store keeps none (PostgreSQL)."""
+        return None
+
     def label_condition(self, col: str, principal: str, within: str | None = None) -> tuple[str, tuple[str, ...]]:
         """`` AND`` ``LABEL`` on ``col`` (a ``doc_id``) for the principal and the narrower viewer, with parameters
         (nothing for a store that keeps no name sources)."""

@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import re
 import sqlite3
@@ -51,6 +52,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -61,7 +63,8 @@ from chainret.store.base import READABLE_SCHEMAS, SCHEMA_VERSION, STORE_FORMAT, 
 from chainret.store.hubindex import write_hub_index
 from chainret.store.log import SQLiteLogWriter, append_log
 from chainret.store.paircensus import write_pair_counts
-from chainret.store.schema import TABLES, Row, SQLValue, create_statements, index_statements, text_pairs
+from chainret.store.namewords import TABLE as NAME_WORDS
+from chainret.store.schema import TABLES, Row, SQLValue, as_int, as_str, create_statements, index_statements, text_pairs
 from chainret.store.sql import Backend, SQLStore
 
 if TYPE_CHECKING:
@@ -204,6 +207,7 @@ class SQLiteBackend(Backend):
 
     # Writer interface (compile / update)
     derives_evidence = True  # a relation's row leaves out what its document version holds (``chainret.store.schema``)
+    keeps_name_words = True  # ``chainret.store.namewords``
 
     def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None:
         self.conn.execute(sql, tuple(params))
@@ -350,6 +354,21 @@ class SQLiteStore(SQLStore):
             raise
         super().__init__(db)
         self.path = p
+
+    @cached_property
+    def _name_words(self) -> bool:
+        """Whether this store keeps ``name_words`` (``chainret.store.namewords``: stores compiled before it do not)."""
+        return bool(self.db.rows(f"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '{NAME_WORDS}'"))
+
+    def name_words(self, type_: str, word: str) -> tuple[int, list[int]] | None:
+        """``name_words``' row for a kept word: (entities with it, the first of them), (0, []) for none; None without the table."""
+        if not self._name_words:
+            return None
+        rows = self.db.rows(f"SELECT n, owners FROM {NAME_WORDS} WHERE type = ? AND word = ?", (type_, word))
+        if not rows:
+            return 0, []
+        n, owners = rows[0]
+        return as_int(n), [int(o) for o in json.loads(as_str(owners))]
 
     def generation(self) -> str:
         """Changes when the file is replaced (another inode) or written (mtime, size, the meta generation)."""

@@ -70,6 +70,7 @@ from chainret.catalog.models import (
 )
 from chainret.catalog.readable import reader_entity, reader_since, reader_views
 from chainret.core.progress import Progress, no_progress
+from chainret.store.namewords import NameWords
 from chainret.store.schema import LABEL_READERS_SQL, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows, predicate_row
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
@@ -228,6 +229,8 @@ class StreamCompile:
                  progress: Progress = no_progress, *, refuse_invalid: bool = True, stored: Mapping[str, int] | None = None) -> None:
         self.w, self.file, self.progress, self.refuse_invalid = w, file, progress, refuse_invalid
         self.derives = w.derives_evidence  # (schema 8: ``relation`` leaves out what the document version holds)
+        # the words of the names this write adds (``chainret.store.namewords``; a SQLite store's only)
+        self.words: NameWords | None = NameWords() if w.keeps_name_words else None
         # An update (``compile.update_into``): how many records of each section the store holds already. They are
         # fed like the others (the indexes, the prose mentions and the digests need every record) but their rows
         # are not written again; a stored unit whose prose quotes now name more IDs is indexed again (``_units``).
@@ -330,8 +333,11 @@ class StreamCompile:
             self.rows["names"].extend(names)
             self.rows["name_sources"].extend(sources)
             self._flush(full_only=True)
+            written = True
         else:
-            self._relabel(e.id, entity, names, sources)
+            written = self._relabel(e.id, entity, names, sources)
+        if written and self.words is not None:  # every source's labels: a reader's check narrows them
+            self.words.add(e.type, i, (e.id, e.name, *e.aliases, *(x for s in e.declared_in for x in (s.name, *s.aliases))))
         self._spill("entities", i, e)
 
     def predicate(self, p: Predicate) -> None:
@@ -344,8 +350,9 @@ class StreamCompile:
             self.rows["predicates"].append(predicate_row(i, p))
         self._spill("predicates", -1, p)
 
-    def _relabel(self, eid: str, entity: Row, names: list[Row], sources: list[Row]) -> None:
-        """An update's stored entity whose labels or name sources changed: its label rows written again whole.
+    def _relabel(self, eid: str, entity: Row, names: list[Row], sources: list[Row]) -> bool:
+        """An update's stored entity whose labels or name sources changed: its label rows written again whole
+        (True; False where nothing changed).
 
         A re-import keeps an entity and appends the sources its records add (``NameSource.since``), so a stored
         entity's labels grow while its ID, type and place stay (``update_into`` refuses anything else)."""
@@ -359,7 +366,7 @@ class StreamCompile:
             self._stored_labels = (cast(dict[int, Row], rows), declared)
         i = as_int(entity[0])
         if self._stored_labels[0].get(i) == entity and self._stored_labels[1].get(i, []) == sources:
-            return
+            return False
         self.relabelled.add(eid)
         self.w.execute("DELETE FROM names WHERE entity_ord = ?", (i,))
         self.w.execute("DELETE FROM name_sources WHERE entity_ord = ?", (i,))
@@ -367,6 +374,7 @@ class StreamCompile:
         self.w.insert("names", names)
         if sources:
             self.w.insert("name_sources", sources)
+        return True
 
     def _new(self, section: str, i: int) -> bool:
         """Whether record ``i`` of ``section`` has no rows in the store yet (every record, but an update's stored ones)."""
@@ -637,6 +645,8 @@ class StreamCompile:
         self.w.insert("identities", [(seq, "", digest), *((seq, p, d) for p, d in sorted(readers.items()))])
         _corpus(self.w)
         label_readers(self.w)
+        if self.words is not None:
+            self.words.write(self.w)
         return counts(self.w)
 
     def _unit_rows(self, ordinal: int, doc_ord: int, doc_ref: str, j: int, start: int, end: int, body: str) -> tuple[Row, list[Row]]:

@@ -41,6 +41,7 @@ from __future__ import annotations
 import sys
 import weakref
 from binascii import b2a_base64
+from hashlib import sha256
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -48,6 +49,7 @@ from urllib.parse import quote
 
 from chainret.core.tlog import (
     HASH_SIZE,
+    NODE_PREFIX,
     LogError,
     NodeGetter,
     audit_path,
@@ -181,15 +183,27 @@ def tile_node(tile: Callable[[int, int], Tile | None], level: int, idx: int) -> 
     return found_hash if len(found_hash) == HASH_SIZE else None
 
 
+B64_HASH = 44  # base64 characters of one hash (with its padding)
+# Where the first ``TILE_HEIGHT`` hashes of a leaf's audit path lie in its whole tile, by the leaf's place there: its
+# sibling's in the foot, its pair's (two siblings in the foot, hashed again: level 1), and the three inner levels'
+# (``INNER_LEVELS`` 2, 3, 4: 8, 4 and 2 hashes), as byte offsets in the foot and the inner levels (``foot_path``) and as
+# character offsets in the tile's base64 (``tiles_text``: the foot's 32 hashes, then the inner levels'), the pair's
+# then in bytes still (``text_foot_path``). One table of the layout for the three readers of it (``audit_paths``).
+FOOT_BYTES = tuple((((pos ^ 1) * HASH_SIZE, ((pos >> 1) ^ 1) * 2 * HASH_SIZE, ((pos >> 2) ^ 1) * HASH_SIZE,
+                     (8 + ((pos >> 3) ^ 1)) * HASH_SIZE, (12 + ((pos >> 4) ^ 1)) * HASH_SIZE)) for pos in range(TILE_WIDTH))
+FOOT_TEXT = tuple(((s // HASH_SIZE) * B64_HASH, pair, (TILE_WIDTH + a2 // HASH_SIZE) * B64_HASH,
+                   (TILE_WIDTH + a3 // HASH_SIZE) * B64_HASH, (TILE_WIDTH + a4 // HASH_SIZE) * B64_HASH)
+                  for s, pair, a2, a3, a4 in FOOT_BYTES)
+
+
 def foot_path(tile: Tile, pos: int) -> list[str]:
     """The first ``TILE_HEIGHT`` hashes of a leaf's audit path in base64, from its own tile when that tile is whole
     (each sibling then a complete subtree in it): what ``tile_node`` reads for them, with no lookups and one hash.
-    ``pos``: the leaf's place in the tile. (A proof makes two of these a leaf, its hottest lines: ``b64`` is
-    written out here, which took a quarter off them against a call a hash.)"""
+    ``pos``: the leaf's place in the tile (``FOOT_BYTES``). (``b64`` is written out here and in ``audit_paths``,
+    which took a quarter off these lines against a call a hash.)"""
     hashes, inner = tile
     n = HASH_SIZE
-    sibling, pair = (pos ^ 1) * n, ((pos >> 1) ^ 1) * 2 * n
-    at2, at3, at4 = ((pos >> 2) ^ 1) * n, (8 + ((pos >> 3) ^ 1)) * n, (12 + ((pos >> 4) ^ 1)) * n  # (INNER_LEVELS 2, 3, 4: 8, 4, 2)
+    sibling, pair, at2, at3, at4 = FOOT_BYTES[pos]
     return [b2a_base64(hashes[sibling:sibling + n], newline=False).decode("ascii"),
             b2a_base64(pair_hash(hashes[pair:pair + 2 * n]), newline=False).decode("ascii"),
             b2a_base64(inner[at2:at2 + n], newline=False).decode("ascii"),
@@ -197,7 +211,6 @@ def foot_path(tile: Tile, pos: int) -> list[str]:
             b2a_base64(inner[at4:at4 + n], newline=False).decode("ascii")]
 
 
-B64_HASH = 44  # base64 characters of one hash (with its padding)
 TEXT_HASHES = TILE_WIDTH + sum(TILE_WIDTH >> v for v in INNER_LEVELS)  # hashes a whole tile stores: its foot's 32, its inner levels' 14
 
 
@@ -223,13 +236,11 @@ def tiles_text(tiles: Sequence[Tile]) -> str:
 
 def text_foot_path(text: str, at: int, hashes: bytes, pos: int) -> list[str]:
     """``foot_path`` of a whole tile whose stored hashes are ``tiles_text``'s ``text`` from ``at`` (its foot
-    ``hashes`` for level 1, hashed again): four slices and one hash."""
+    ``hashes`` for level 1, hashed again): four slices and one hash (``FOOT_TEXT``)."""
     n = B64_HASH
-    sibling, pair = at + (pos ^ 1) * n, ((pos >> 1) ^ 1) * 2 * HASH_SIZE
-    at2, at3, at4 = (at + (32 + ((pos >> 2) ^ 1)) * n, at + (40 + ((pos >> 3) ^ 1)) * n,
-                     at + (44 + ((pos >> 4) ^ 1)) * n)  # (INNER_LEVELS 2, 3, 4: 8, 4, 2 after the foot's 32)
-    return [text[sibling:sibling + n], b2a_base64(pair_hash(hashes[pair:pair + 2 * HASH_SIZE]), newline=False).decode("ascii"),
-            text[at2:at2 + n], text[at3:at3 + n], text[at4:at4 + n]]
+    sibling, pair, at2, at3, at4 = FOOT_TEXT[pos]
+    return [text[at + sibling:at + sibling + n], b2a_base64(pair_hash(hashes[pair:pair + 2 * HASH_SIZE]), newline=False).decode("ascii"),
+            text[at + at2:at + at2 + n], text[at + at3:at + at3 + n], text[at + at4:at + at4 + n]]
 
 
 def _tile_rows(principal: str, get: NodeGetter, old: int, new: int) -> tuple[list[tuple[object, ...]], list[tuple[int, int]]]:
@@ -722,21 +733,40 @@ class StoreLog:
         out: dict[int, list[str]] = {}
         texts, firsts, uppers, span = self._texts, self._above[0], self._above[1], 2 * TILE_HEIGHT
         small = (size >> TILE_HEIGHT) <= ABOVE_KEPT // 2  # (every leaf tile's part above it fits in half the map)
+        n, m, foot_bytes, foot_text = HASH_SIZE, B64_HASH, FOOT_BYTES, FOOT_TEXT
         for index in indexes:
             t_idx = index >> TILE_HEIGHT
             parent = None if small else texts.get((principal, 1, index >> span)) if ((index >> span) + 1) << span <= size else None
-            if parent is None:
-                above = firsts.get((principal, size, TILE_HEIGHT, t_idx)) or self._path_above(principal, size, index, TILE_HEIGHT, fetched)
-            else:  # (a large tree's: its leaf tile's parent in base64, four slices and a hash, not kept: most are met once)
-                rest = uppers.get((principal, size, span, index >> span)) or self._path_above(principal, size, index, span, fetched)
-                above = [*text_foot_path(*parent, t_idx & (TILE_WIDTH - 1)), *rest]
             foot = None
             if (index | (TILE_WIDTH - 1)) < size:
                 foot = fetched.get((0, t_idx)) or self._tile_reader(principal, fetched)(0, t_idx)
-            if foot is not None and len(foot[0]) == WHOLE_TILE:  # (the leaf's tile whole: its first five hashes are in it)
-                out[index] = [*foot_path(foot, index & (TILE_WIDTH - 1)), *above]
-            else:
-                out[index] = [*self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched), *above]
+            if parent is None or foot is None or len(foot[0]) != WHOLE_TILE:
+                if parent is None:
+                    above = firsts.get((principal, size, TILE_HEIGHT, t_idx)) or self._path_above(principal, size, index, TILE_HEIGHT, fetched)
+                else:
+                    rest = uppers.get((principal, size, span, index >> span)) or self._path_above(principal, size, index, span, fetched)
+                    above = [*text_foot_path(*parent, t_idx & (TILE_WIDTH - 1)), *rest]
+                if foot is not None and len(foot[0]) == WHOLE_TILE:  # (the leaf's tile whole: its first five hashes are in it)
+                    out[index] = [*foot_path(foot, index & (TILE_WIDTH - 1)), *above]
+                else:
+                    out[index] = [*self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched), *above]
+                continue
+            # A large tree's leaf under whole tiles (at 1M relations, nearly every one): ``foot_path`` of its own tile and
+            # ``text_foot_path`` of its tile's parent (from that tile's base64: four slices and a hash, not kept: most
+            # are met once), written out in one list (the two calls and their three lists were a sixth of a path's cost)
+            rest = uppers.get((principal, size, span, index >> span)) or self._path_above(principal, size, index, span, fetched)
+            hashes, inner = foot
+            text, at, up = parent
+            s1, p1, a2, a3, a4 = foot_bytes[index & (TILE_WIDTH - 1)]
+            s2, p2, b2, b3, b4 = foot_text[t_idx & (TILE_WIDTH - 1)]
+            s2, b2, b3, b4 = at + s2, at + b2, at + b3, at + b4
+            out[index] = [b2a_base64(hashes[s1:s1 + n], newline=False).decode("ascii"),
+                          b2a_base64(sha256(NODE_PREFIX + hashes[p1:p1 + 2 * n]).digest(), newline=False).decode("ascii"),
+                          b2a_base64(inner[a2:a2 + n], newline=False).decode("ascii"),
+                          b2a_base64(inner[a3:a3 + n], newline=False).decode("ascii"),
+                          b2a_base64(inner[a4:a4 + n], newline=False).decode("ascii"),
+                          text[s2:s2 + m], b2a_base64(sha256(NODE_PREFIX + up[p2:p2 + 2 * n]).digest(), newline=False).decode("ascii"),
+                          text[b2:b2 + m], text[b3:b3 + m], text[b4:b4 + m], *rest]
         return out
 
     def _path_above(self, principal: str, size: int, index: int, level: int, fetched: dict[tuple[int, int], Tile]) -> list[str]:

@@ -737,36 +737,31 @@ class StoreLog:
         for index in indexes:
             t_idx = index >> TILE_HEIGHT
             parent = None if small else texts.get((principal, 1, index >> span)) if ((index >> span) + 1) << span <= size else None
+            if parent is None:
+                above = firsts.get((principal, size, TILE_HEIGHT, t_idx)) or self._path_above(principal, size, index, TILE_HEIGHT, fetched)
+            else:  # (a large tree's: its leaf tile's parent in base64, four slices and a hash, not kept: most are met once)
+                above = uppers.get((principal, size, span, index >> span)) or self._path_above(principal, size, index, span, fetched)
             foot = None
             if (index | (TILE_WIDTH - 1)) < size:
                 foot = fetched.get((0, t_idx)) or self._tile_reader(principal, fetched)(0, t_idx)
-            if parent is None or foot is None or len(foot[0]) != WHOLE_TILE:
-                if parent is None:
-                    above = firsts.get((principal, size, TILE_HEIGHT, t_idx)) or self._path_above(principal, size, index, TILE_HEIGHT, fetched)
-                else:
-                    rest = uppers.get((principal, size, span, index >> span)) or self._path_above(principal, size, index, span, fetched)
-                    above = [*text_foot_path(*parent, t_idx & (TILE_WIDTH - 1)), *rest]
-                if foot is not None and len(foot[0]) == WHOLE_TILE:  # (the leaf's tile whole: its first five hashes are in it)
-                    out[index] = [*foot_path(foot, index & (TILE_WIDTH - 1)), *above]
-                else:
-                    out[index] = [*self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched), *above]
-                continue
-            # A large tree's leaf under whole tiles (at 1M relations, nearly every one): ``foot_path`` of its own tile and
-            # ``text_foot_path`` of its tile's parent (from that tile's base64: four slices and a hash, not kept: most
-            # are met once), written out in one list (the two calls and their three lists were a sixth of a path's cost)
-            rest = uppers.get((principal, size, span, index >> span)) or self._path_above(principal, size, index, span, fetched)
-            hashes, inner = foot
-            text, at, up = parent
-            s1, p1, a2, a3, a4 = foot_bytes[index & (TILE_WIDTH - 1)]
-            s2, p2, b2, b3, b4 = foot_text[t_idx & (TILE_WIDTH - 1)]
-            s2, b2, b3, b4 = at + s2, at + b2, at + b3, at + b4
-            out[index] = [b2a_base64(hashes[s1:s1 + n], newline=False).decode("ascii"),
-                          b2a_base64(sha256(NODE_PREFIX + hashes[p1:p1 + 2 * n]).digest(), newline=False).decode("ascii"),
-                          b2a_base64(inner[a2:a2 + n], newline=False).decode("ascii"),
-                          b2a_base64(inner[a3:a3 + n], newline=False).decode("ascii"),
-                          b2a_base64(inner[a4:a4 + n], newline=False).decode("ascii"),
-                          text[s2:s2 + m], b2a_base64(sha256(NODE_PREFIX + up[p2:p2 + 2 * n]).digest(), newline=False).decode("ascii"),
-                          text[b2:b2 + m], text[b3:b3 + m], text[b4:b4 + m], *rest]
+            if foot is None or len(foot[0]) != WHOLE_TILE:  # (the leaf's tile not whole: the tree's right edge)
+                own = self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched)
+            else:  # ``foot_path`` written out (a call a leaf and its list were a sixth of a path's cost)
+                hashes, inner = foot
+                s1, p1, a2, a3, a4 = foot_bytes[index & (TILE_WIDTH - 1)]
+                own = [b2a_base64(hashes[s1:s1 + n], newline=False).decode("ascii"),
+                       b2a_base64(sha256(NODE_PREFIX + hashes[p1:p1 + 2 * n]).digest(), newline=False).decode("ascii"),
+                       b2a_base64(inner[a2:a2 + n], newline=False).decode("ascii"),
+                       b2a_base64(inner[a3:a3 + n], newline=False).decode("ascii"),
+                       b2a_base64(inner[a4:a4 + n], newline=False).decode("ascii")]
+            if parent is not None:  # ``text_foot_path`` of the leaf tile's parent, written out likewise
+                text, at, up = parent
+                s2, p2, b2, b3, b4 = foot_text[t_idx & (TILE_WIDTH - 1)]
+                s2, b2, b3, b4 = at + s2, at + b2, at + b3, at + b4
+                own += (text[s2:s2 + m], b2a_base64(sha256(NODE_PREFIX + up[p2:p2 + 2 * n]).digest(), newline=False).decode("ascii"),
+                        text[b2:b2 + m], text[b3:b3 + m], text[b4:b4 + m])
+            own += above
+            out[index] = own
         return out
 
     def _path_above(self, principal: str, size: int, index: int, level: int, fetched: dict[tuple[int, int], Tile]) -> list[str]:

@@ -629,12 +629,13 @@ class StoreLog:
     def _entries_sql(self, units: int, relations: int) -> str:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
         parts = []
+        first = 2  # (SQLite: the class is parameter 1, the items 2 onwards: ``_entries``)
         for kind, count, cols, table, key in (("u", units, ("start_", "end_", "text"), "units", "ref"),
                                               ("r", relations, ("subject", "predicate", "object"), "relations", "id")):
             if not count:
                 continue
-            listed = f"{key} IN ({', '.join('?' for _ in range(count))})"
             if not self._snapshot:
+                listed = f"{key} IN ({', '.join('?' for _ in range(count))})"
                 own = [unit_text(table) if c == "text" else c for c in cols]  # (schema 8: a SQLite unit's text is its version's)
                 values = ", ".join((*own, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *own))
                 parts.append(f"SELECT '{kind}', {key}, ord, {values} FROM {table} WHERE {listed}")
@@ -644,14 +645,16 @@ class StoreLog:
             # the foot tile of that leaf. The items with their leaves are a sub-query ``LIMIT -1`` keeps from being
             # flattened into the tile's join, which would probe the runs a second time for the tile's index (as the
             # join of a run's row to its ordinal did): about a tenth less of the statement at 1M relations.
+            listed = f"{key} IN ({', '.join(f'?{k}' for k in range(first, first + count))})"
+            first += count
             named = [f"x.{c}" for c in cols]
             values = ", ".join((*named, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *named))
             leaf = ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
-                    f"r.principal = ? AND r.kind = '{kind}' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
+                    f"r.principal = ?1 AND r.kind = '{kind}' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
             parts.append(f"SELECT '{kind}', x.{key}, x.ord, {values}, x.leaf, t.hashes, t.above FROM (SELECT i.ord, i.{key}, "
                          f"{', '.join(unit_text('i') + ' AS text' if c == 'text' else 'i.' + c for c in cols)}, {leaf} AS leaf "
                          f"FROM {table} i WHERE i.{listed} LIMIT -1) x "
-                         f"LEFT JOIN log_tiles t ON t.principal = ? AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
+                         f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
         return " UNION ALL ".join(parts)
 
     def _entries(self, principal: str, size: int, units: list[str], relations: list[str], scope: tuple[str | None, str | None],
@@ -667,10 +670,7 @@ class StoreLog:
         found: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]] = ({}, {})
         if not units and not relations:
             return found
-        params: list[object] = []
-        for keys in (units, relations):
-            if keys:
-                params += [principal, *keys, principal] if self._snapshot else keys
+        params: list[object] = [principal, *units, *relations] if self._snapshot else [*units, *relations]
         statement = self._statements.get((len(units), len(relations)))
         if statement is None:
             statement = self._statements[(len(units), len(relations))] = self._entries_sql(len(units), len(relations))
@@ -690,11 +690,12 @@ class StoreLog:
                 if bytes in map(type, (item[2], first, idx, length)):
                     raise _edited()
                 rows.append((*item, None if first is None or item[2] >= first + length else idx + item[2] - first, hashes, inner))
-        for kind, key, o, start, end, a, b, c, index, hashes, inner in rows:
+        for row in rows:
             # (``store_log``: past the store's guard. In SQLite a log run's values are the statement's arithmetic, where a
             # BLOB would read as a number: a wrong leaf, whose proof then fails to verify.)
-            if bytes in map(type, (key, o, start, end, a, b, c, index)):
+            if bytes in map(type, row[1:9]):
                 raise _edited()
+            kind, key, _, start, end, a, b, c, index, hashes, inner = row
             if index is None or index >= size:
                 continue  # not in this class's log (at this size)
             if hashes is not None:

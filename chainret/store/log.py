@@ -844,9 +844,10 @@ class StoreLog:
         fetched: dict[tuple[int, int], Tile] = {}
         units, relations = self._entries(principal, size, sorted({a.unit_ref for a in anchors}),
                                          sorted({a.relation_id for a in anchors}), scope, fetched)
-        paths = self.audit_paths(principal, size, [cast(int, e["index"]) for e in (*units.values(), *relations.values())], fetched)
-        for e in (*units.values(), *relations.values()):
-            e["proof"] = paths[cast(int, e["index"])]
+        entries = [*units.values(), *relations.values()]
+        paths = self.audit_paths(principal, size, [e["index"] for e in entries], fetched)
+        for e in entries:
+            e["proof"] = paths[e["index"]]
         return {"origin": origin, "size": size, "root": b64(root),
                 "units": dict(sorted(units.items())), "relations": dict(sorted(relations.items()))}
 

@@ -724,7 +724,10 @@ class StoreLog:
         Those from the tiles two levels up and higher are made when the upper tiles are read (``_read_upper``),
         where they are few enough (at 1M relations about 2,000 a class, about 15 ms once): at that size a request's leaves
         seldom share one that an earlier request made, and making them as they were met was a fifth of a proof's
-        time over the first hundreds of requests."""
+        time over the first hundreds of requests.
+        Each leaf's path is a list of its own (a caller puts it in a trace), the kept parts copied into it; under a
+        whole tile its own five and its parent's are written out here from the tile layout (``FOOT_BYTES``,
+        ``FOOT_TEXT``), which ``foot_path`` and ``text_foot_path`` read for the parts kept."""
         fetched = {} if fetched is None else fetched
         if principal not in self._upper_read:
             if principal in self._asked:  # (a process that asks again: see ``_read_upper``)

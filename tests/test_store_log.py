@@ -502,6 +502,33 @@ def test_a_readers_audit_paths_are_the_rfcs_under_whole_tiles_two_levels_up():
     assert fresh.audit_paths("*", size, [0])[0] != [tlog.b64(h) for h in rfc(0)]  # (leaf 0's sibling two tiles up: hash 1)
 
 
+@pytest.mark.parametrize("kept", [None, 40])
+def test_a_requests_leaves_read_at_once_have_the_rfcs_paths_and_a_callers_edit_changes_no_later_one(kept: int | None):
+    """A proof asks ``StoreLog.audit_paths`` for all its leaves at once, and each leaf's path is written out in a list of
+    its own around the parts kept for later leaves (the part above its tile, in a large tree its tile's parent's
+    base64): leaves under one tile, under one parent, under different ones and at the right edge, read together
+    (before and after the upper tiles are read, and again from the kept parts), have RFC 9162's PATH, and a caller
+    that edits the lists it got (``proofs`` puts them in a trace) changes no later path. ``kept``: ``ABOVE_KEPT``
+    as it is (a small tree: every leaf tile's part above it kept) or 40 (a large one's: the parent's five sliced
+    from its base64). The negative control: an edit of a kept part itself shows in the next read."""
+    from chainret.store import log as log_module
+
+    conn, _, leaves = _grown_log([40_000])
+    size, rfc = len(leaves), _rfc_paths(leaves)
+    wanted = sorted({0, 1, 2, 31, 32, 33, 1023, 1024, 5000, 5001, 32_767, 32_768, 39_990, size - 33, size - 1})
+    with mock.patch.object(log_module, "ABOVE_KEPT", kept or log_module.ABOVE_KEPT):
+        reader = log_module.StoreLog(lambda sql, params=(), *scope: conn.execute(sql, tuple(params)).fetchall(), "w")
+        for _ in range(3):  # (the second read keeps the upper tiles: the large tree's parents then come from their base64)
+            got = reader.audit_paths("*", size, wanted)
+            assert got == {i: [tlog.b64(h) for h in rfc(i)] for i in wanted}
+            for path in got.values():
+                path[-1:] = ["edited"]
+        assert kept is None or any(level == 1 for _, level, _ in reader._texts)
+        part = next(p for p in reader._above[kept is not None].values() if p)  # the negative control
+        part[-1] = "edited"
+        assert any(p[-1] == "edited" for p in reader.audit_paths("*", size, wanted).values())
+
+
 def _batch_starts(batches: list[int]) -> list[tuple[int, int]]:
     out, start = [], 0
     for n in batches:

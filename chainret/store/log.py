@@ -41,6 +41,7 @@ from __future__ import annotations
 import sys
 import weakref
 from binascii import b2a_base64
+from hashlib import sha256
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -48,6 +49,7 @@ from urllib.parse import quote
 
 from chainret.core.tlog import (
     HASH_SIZE,
+    NODE_PREFIX,
     LogError,
     NodeGetter,
     audit_path,
@@ -181,15 +183,27 @@ def tile_node(tile: Callable[[int, int], Tile | None], level: int, idx: int) -> 
     return found_hash if len(found_hash) == HASH_SIZE else None
 
 
+B64_HASH = 44  # base64 characters of one hash (with its padding)
+# Where the first ``TILE_HEIGHT`` hashes of a leaf's audit path lie in its whole tile, by the leaf's place there: its
+# sibling's in the foot, its pair's (two siblings in the foot, hashed again: level 1), and the three inner levels'
+# (``INNER_LEVELS`` 2, 3, 4: 8, 4 and 2 hashes), as byte offsets in the foot and the inner levels (``foot_path``) and as
+# character offsets in the tile's base64 (``tiles_text``: the foot's 32 hashes, then the inner levels'), the pair's
+# then in bytes still (``text_foot_path``). One table of the layout for the three readers of it (``audit_paths``).
+FOOT_BYTES = tuple((((pos ^ 1) * HASH_SIZE, ((pos >> 1) ^ 1) * 2 * HASH_SIZE, ((pos >> 2) ^ 1) * HASH_SIZE,
+                     (8 + ((pos >> 3) ^ 1)) * HASH_SIZE, (12 + ((pos >> 4) ^ 1)) * HASH_SIZE)) for pos in range(TILE_WIDTH))
+FOOT_TEXT = tuple(((s // HASH_SIZE) * B64_HASH, pair, (TILE_WIDTH + a2 // HASH_SIZE) * B64_HASH,
+                   (TILE_WIDTH + a3 // HASH_SIZE) * B64_HASH, (TILE_WIDTH + a4 // HASH_SIZE) * B64_HASH)
+                  for s, pair, a2, a3, a4 in FOOT_BYTES)
+
+
 def foot_path(tile: Tile, pos: int) -> list[str]:
     """The first ``TILE_HEIGHT`` hashes of a leaf's audit path in base64, from its own tile when that tile is whole
     (each sibling then a complete subtree in it): what ``tile_node`` reads for them, with no lookups and one hash.
-    ``pos``: the leaf's place in the tile. (A proof makes two of these a leaf, its hottest lines: ``b64`` is
-    written out here, which took a quarter off them against a call a hash.)"""
+    ``pos``: the leaf's place in the tile (``FOOT_BYTES``). (``b64`` is written out here and in ``audit_paths``,
+    which took a quarter off these lines against a call a hash.)"""
     hashes, inner = tile
     n = HASH_SIZE
-    sibling, pair = (pos ^ 1) * n, ((pos >> 1) ^ 1) * 2 * n
-    at2, at3, at4 = ((pos >> 2) ^ 1) * n, (8 + ((pos >> 3) ^ 1)) * n, (12 + ((pos >> 4) ^ 1)) * n  # (INNER_LEVELS 2, 3, 4: 8, 4, 2)
+    sibling, pair, at2, at3, at4 = FOOT_BYTES[pos]
     return [b2a_base64(hashes[sibling:sibling + n], newline=False).decode("ascii"),
             b2a_base64(pair_hash(hashes[pair:pair + 2 * n]), newline=False).decode("ascii"),
             b2a_base64(inner[at2:at2 + n], newline=False).decode("ascii"),
@@ -197,7 +211,6 @@ def foot_path(tile: Tile, pos: int) -> list[str]:
             b2a_base64(inner[at4:at4 + n], newline=False).decode("ascii")]
 
 
-B64_HASH = 44  # base64 characters of one hash (with its padding)
 TEXT_HASHES = TILE_WIDTH + sum(TILE_WIDTH >> v for v in INNER_LEVELS)  # hashes a whole tile stores: its foot's 32, its inner levels' 14
 
 
@@ -223,13 +236,11 @@ def tiles_text(tiles: Sequence[Tile]) -> str:
 
 def text_foot_path(text: str, at: int, hashes: bytes, pos: int) -> list[str]:
     """``foot_path`` of a whole tile whose stored hashes are ``tiles_text``'s ``text`` from ``at`` (its foot
-    ``hashes`` for level 1, hashed again): four slices and one hash."""
+    ``hashes`` for level 1, hashed again): four slices and one hash (``FOOT_TEXT``)."""
     n = B64_HASH
-    sibling, pair = at + (pos ^ 1) * n, ((pos >> 1) ^ 1) * 2 * HASH_SIZE
-    at2, at3, at4 = (at + (32 + ((pos >> 2) ^ 1)) * n, at + (40 + ((pos >> 3) ^ 1)) * n,
-                     at + (44 + ((pos >> 4) ^ 1)) * n)  # (INNER_LEVELS 2, 3, 4: 8, 4, 2 after the foot's 32)
-    return [text[sibling:sibling + n], b2a_base64(pair_hash(hashes[pair:pair + 2 * HASH_SIZE]), newline=False).decode("ascii"),
-            text[at2:at2 + n], text[at3:at3 + n], text[at4:at4 + n]]
+    sibling, pair, at2, at3, at4 = FOOT_TEXT[pos]
+    return [text[at + sibling:at + sibling + n], b2a_base64(pair_hash(hashes[pair:pair + 2 * HASH_SIZE]), newline=False).decode("ascii"),
+            text[at + at2:at + at2 + n], text[at + at3:at + at3 + n], text[at + at4:at + at4 + n]]
 
 
 def _tile_rows(principal: str, get: NodeGetter, old: int, new: int) -> tuple[list[tuple[object, ...]], list[tuple[int, int]]]:
@@ -618,12 +629,13 @@ class StoreLog:
     def _entries_sql(self, units: int, relations: int) -> str:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
         parts = []
+        first = 2  # (SQLite: the class is parameter 1, the items 2 onwards: ``_entries``)
         for kind, count, cols, table, key in (("u", units, ("start_", "end_", "text"), "units", "ref"),
                                               ("r", relations, ("subject", "predicate", "object"), "relations", "id")):
             if not count:
                 continue
-            listed = f"{key} IN ({', '.join('?' for _ in range(count))})"
             if not self._snapshot:
+                listed = f"{key} IN ({', '.join('?' for _ in range(count))})"
                 own = [unit_text(table) if c == "text" else c for c in cols]  # (schema 8: a SQLite unit's text is its version's)
                 values = ", ".join((*own, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *own))
                 parts.append(f"SELECT '{kind}', {key}, ord, {values} FROM {table} WHERE {listed}")
@@ -633,14 +645,16 @@ class StoreLog:
             # the foot tile of that leaf. The items with their leaves are a sub-query ``LIMIT -1`` keeps from being
             # flattened into the tile's join, which would probe the runs a second time for the tile's index (as the
             # join of a run's row to its ordinal did): about a tenth less of the statement at 1M relations.
+            listed = f"{key} IN ({', '.join(f'?{k}' for k in range(first, first + count))})"
+            first += count
             named = [f"x.{c}" for c in cols]
             values = ", ".join((*named, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *named))
             leaf = ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
-                    f"r.principal = ? AND r.kind = '{kind}' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
+                    f"r.principal = ?1 AND r.kind = '{kind}' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
             parts.append(f"SELECT '{kind}', x.{key}, x.ord, {values}, x.leaf, t.hashes, t.above FROM (SELECT i.ord, i.{key}, "
                          f"{', '.join(unit_text('i') + ' AS text' if c == 'text' else 'i.' + c for c in cols)}, {leaf} AS leaf "
                          f"FROM {table} i WHERE i.{listed} LIMIT -1) x "
-                         f"LEFT JOIN log_tiles t ON t.principal = ? AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
+                         f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
         return " UNION ALL ".join(parts)
 
     def _entries(self, principal: str, size: int, units: list[str], relations: list[str], scope: tuple[str | None, str | None],
@@ -656,10 +670,7 @@ class StoreLog:
         found: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]] = ({}, {})
         if not units and not relations:
             return found
-        params: list[object] = []
-        for keys in (units, relations):
-            if keys:
-                params += [principal, *keys, principal] if self._snapshot else keys
+        params: list[object] = [principal, *units, *relations] if self._snapshot else [*units, *relations]
         statement = self._statements.get((len(units), len(relations)))
         if statement is None:
             statement = self._statements[(len(units), len(relations))] = self._entries_sql(len(units), len(relations))
@@ -679,11 +690,12 @@ class StoreLog:
                 if bytes in map(type, (item[2], first, idx, length)):
                     raise _edited()
                 rows.append((*item, None if first is None or item[2] >= first + length else idx + item[2] - first, hashes, inner))
-        for kind, key, o, start, end, a, b, c, index, hashes, inner in rows:
+        for row in rows:
             # (``store_log``: past the store's guard. In SQLite a log run's values are the statement's arithmetic, where a
             # BLOB would read as a number: a wrong leaf, whose proof then fails to verify.)
-            if bytes in map(type, (key, o, start, end, a, b, c, index)):
+            if bytes in map(type, row[1:9]):
                 raise _edited()
+            kind, key, _, start, end, a, b, c, index, hashes, inner = row
             if index is None or index >= size:
                 continue  # not in this class's log (at this size)
             if hashes is not None:
@@ -712,7 +724,10 @@ class StoreLog:
         Those from the tiles two levels up and higher are made when the upper tiles are read (``_read_upper``),
         where they are few enough (at 1M relations about 2,000 a class, about 15 ms once): at that size a request's leaves
         seldom share one that an earlier request made, and making them as they were met was a fifth of a proof's
-        time over the first hundreds of requests."""
+        time over the first hundreds of requests.
+        Each leaf's path is a list of its own (a caller puts it in a trace), the kept parts copied into it; under a
+        whole tile its own five and its parent's are written out here from the tile layout (``FOOT_BYTES``,
+        ``FOOT_TEXT``), which ``foot_path`` and ``text_foot_path`` read for the parts kept."""
         fetched = {} if fetched is None else fetched
         if principal not in self._upper_read:
             if principal in self._asked:  # (a process that asks again: see ``_read_upper``)
@@ -722,21 +737,35 @@ class StoreLog:
         out: dict[int, list[str]] = {}
         texts, firsts, uppers, span = self._texts, self._above[0], self._above[1], 2 * TILE_HEIGHT
         small = (size >> TILE_HEIGHT) <= ABOVE_KEPT // 2  # (every leaf tile's part above it fits in half the map)
+        n, m, foot_bytes, foot_text = HASH_SIZE, B64_HASH, FOOT_BYTES, FOOT_TEXT
         for index in indexes:
             t_idx = index >> TILE_HEIGHT
             parent = None if small else texts.get((principal, 1, index >> span)) if ((index >> span) + 1) << span <= size else None
             if parent is None:
                 above = firsts.get((principal, size, TILE_HEIGHT, t_idx)) or self._path_above(principal, size, index, TILE_HEIGHT, fetched)
             else:  # (a large tree's: its leaf tile's parent in base64, four slices and a hash, not kept: most are met once)
-                rest = uppers.get((principal, size, span, index >> span)) or self._path_above(principal, size, index, span, fetched)
-                above = [*text_foot_path(*parent, t_idx & (TILE_WIDTH - 1)), *rest]
+                above = uppers.get((principal, size, span, index >> span)) or self._path_above(principal, size, index, span, fetched)
             foot = None
             if (index | (TILE_WIDTH - 1)) < size:
                 foot = fetched.get((0, t_idx)) or self._tile_reader(principal, fetched)(0, t_idx)
-            if foot is not None and len(foot[0]) == WHOLE_TILE:  # (the leaf's tile whole: its first five hashes are in it)
-                out[index] = [*foot_path(foot, index & (TILE_WIDTH - 1)), *above]
-            else:
-                out[index] = [*self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched), *above]
+            if foot is None or len(foot[0]) != WHOLE_TILE:  # (the leaf's tile not whole: the tree's right edge)
+                own = self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched)
+            else:  # ``foot_path`` written out (a call a leaf and its list were a sixth of a path's cost)
+                hashes, inner = foot
+                s1, p1, a2, a3, a4 = foot_bytes[index & (TILE_WIDTH - 1)]
+                own = [b2a_base64(hashes[s1:s1 + n], newline=False).decode("ascii"),
+                       b2a_base64(sha256(NODE_PREFIX + hashes[p1:p1 + 2 * n]).digest(), newline=False).decode("ascii"),
+                       b2a_base64(inner[a2:a2 + n], newline=False).decode("ascii"),
+                       b2a_base64(inner[a3:a3 + n], newline=False).decode("ascii"),
+                       b2a_base64(inner[a4:a4 + n], newline=False).decode("ascii")]
+            if parent is not None:  # ``text_foot_path`` of the leaf tile's parent, written out likewise
+                text, at, up = parent
+                s2, p2, b2, b3, b4 = foot_text[t_idx & (TILE_WIDTH - 1)]
+                s2, b2, b3, b4 = at + s2, at + b2, at + b3, at + b4
+                own += (text[s2:s2 + m], b2a_base64(sha256(NODE_PREFIX + up[p2:p2 + 2 * n]).digest(), newline=False).decode("ascii"),
+                        text[b2:b2 + m], text[b3:b3 + m], text[b4:b4 + m])
+            own += above
+            out[index] = own
         return out
 
     def _path_above(self, principal: str, size: int, index: int, level: int, fetched: dict[tuple[int, int], Tile]) -> list[str]:
@@ -818,9 +847,10 @@ class StoreLog:
         fetched: dict[tuple[int, int], Tile] = {}
         units, relations = self._entries(principal, size, sorted({a.unit_ref for a in anchors}),
                                          sorted({a.relation_id for a in anchors}), scope, fetched)
-        paths = self.audit_paths(principal, size, [cast(int, e["index"]) for e in (*units.values(), *relations.values())], fetched)
-        for e in (*units.values(), *relations.values()):
-            e["proof"] = paths[cast(int, e["index"])]
+        entries = [*units.values(), *relations.values()]
+        paths = self.audit_paths(principal, size, [e["index"] for e in entries], fetched)
+        for e in entries:
+            e["proof"] = paths[e["index"]]
         return {"origin": origin, "size": size, "root": b64(root),
                 "units": dict(sorted(units.items())), "relations": dict(sorted(relations.items()))}
 

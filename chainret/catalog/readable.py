@@ -119,6 +119,9 @@ def reader_narrowed(reader: object, viewer: str) -> bool:
     hides = getattr(reader, "hides_names", None)
     if hides is not None and hides(viewer):
         return True
+    narrows = getattr(reader, "narrows_views", None)  # (a compiled store: from the rows its compile kept)
+    if narrows is not None:
+        return bool(narrows(viewer))
     views = getattr(reader, "reader_views", None)
     return views is not None and len(views(viewer)) != len(getattr(reader, "views", ()))
 

@@ -543,7 +543,8 @@ class SQLStore:
         hit = self._view_names.get(key)
         if hit is not None:
             return hit
-        views = list(self.views) if reader is None else self.reader_views(reader)
+        kept = None if reader is None else self._kept_reader_views(reader)
+        views = list(self.views) if reader is None else self.reader_views(reader) if kept is None else [v for v, _ in kept]
         if name is None:
             current = next((v for v in views if v.current), None)
             if current is None and reader is not None:  # the latest of the reader's views (``Catalog.current_view``)
@@ -556,7 +557,7 @@ class SQLStore:
 
             chosen = pick_view(views, name).name  # a name, a date or a commit, with find_view's messages
         if reader is not None:  # the name the store reads by (a reader may be shown another: ``reader_view_names``)
-            chosen = self.reader_view_names(reader).get(chosen, chosen)
+            chosen = (self.reader_view_names(reader) if kept is None else {v.name: n for v, n in kept}).get(chosen, chosen)
         self._view_names[key] = chosen
         return chosen
 
@@ -567,6 +568,21 @@ class SQLStore:
     def reader_views(self, reader: str) -> list[View]:
         """The views of ``reader``'s reduced catalog (a view a change they may not read added is not among them)."""
         return [v for v, _ in self._reader_view_pairs(reader)]
+
+    def narrows_views(self, reader: str) -> bool:
+        """Whether ``reader``'s reduced catalog leaves a view out (``readable.reader_narrowed``)."""
+        kept = self._kept_reader_views(reader)
+        return (len(kept) if kept is not None else len(self.reader_views(reader))) != len(self.view_names)
+
+    def _kept_reader_views(self, reader: str) -> list[tuple[View, str]] | None:
+        """``reader``'s views as the compile kept them for resolving one (``meta`` ``reader_views:CLASS``: name, order
+        and current mark only; a principal no restricted document names reads as ``*``), None in a store compiled
+        before it kept them (then ``_reader_view_pairs`` works them out)."""
+        raw = self._meta.get(f"reader_views:{reader}") or self._meta.get("reader_views:*")
+        if raw is None:
+            return None
+        return [(View.model_construct(name=shown, order=order, current=current, documents=[], description=""), name)
+                for shown, name, order, current in json.loads(raw)]
 
     def _reader_view_pairs(self, reader: str) -> list[tuple[View, str]]:
         """``readable.reader_view_pairs`` once per reader (both of the above: a pass over every view's documents,

@@ -68,7 +68,7 @@ from chainret.catalog.models import (
     unit_ref,
     unit_spans,
 )
-from chainret.catalog.readable import reader_entity, reader_since, reader_views
+from chainret.catalog.readable import reader_entity, reader_since, reader_view_pairs, reader_views
 from chainret.core.progress import Progress, no_progress
 from chainret.store.namewords import NameWords
 from chainret.store.schema import LABEL_READERS_SQL, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows, predicate_row
@@ -638,6 +638,7 @@ class StreamCompile:
             "world": head["world"], "description": head["description"], "digest": digest,
             "current_view": cur.name if cur is not None else "", "generation": uuid.uuid4().hex,
             **{f"reader_digest:{p}": d for p, d in readers.items()},
+            **{f"reader_views:{c}": json.dumps(self._reader_views(c)) for c in self.classes},
         }
         self.w.execute("DELETE FROM meta")  # (an update's store: its earlier catalog's)
         self.w.insert("meta", list(meta.items()))
@@ -648,6 +649,13 @@ class StreamCompile:
         if self.words is not None:
             self.words.write(self.w)
         return counts(self.w)
+
+    def _reader_views(self, cls: str) -> list[tuple[str, str, int, bool]]:
+        """What a reader of ``cls`` needs to resolve a view (``SQLStore.view_name_for``): each view of their reduced
+        catalog (``reader_view_pairs``) as (the name they are shown, its name here, its order, current). Kept in
+        ``meta`` so that a cold ask does not read every view's documents and every readable version to learn it."""
+        docs = frozenset(d.ref for d in self.docs.values() if self._reads(d, cls))
+        return [(v.name, name, v.order, v.current) for v, name in reader_view_pairs(self.views, docs)]
 
     def _unit_rows(self, ordinal: int, doc_ord: int, doc_ref: str, j: int, start: int, end: int, body: str) -> tuple[Row, list[Row]]:
         """A unit's ``units`` row and ``postings`` rows: its text tokenized with the IDs prose quotes name

@@ -43,6 +43,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 import yaml
 
@@ -128,8 +129,10 @@ NAMESPACE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 KIND_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
-@dataclass(frozen=True)
-class Ref:
+class Ref(NamedTuple):
+    """An entity reference, read (``parse_ref``). A named tuple, not a frozen dataclass: a large tree's
+    references are dict keys hundreds of thousands of times, and a tuple hashes and compares in C."""
+
     kind: str  # lowercase
     namespace: str
     name: str  # lowercase

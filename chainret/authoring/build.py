@@ -261,8 +261,12 @@ class _Types:
     def __init__(self, entities: list[Entity], predicates: list[Predicate]) -> None:
         self.entities = {e.id: e for e in entities}
         self.predicates = {p.name: p for p in predicates}
+        self._types = {p.name: (p.domain_types, p.range_types) for p in predicates}
 
     def problems(self, subject: str, predicate: str, obj: str) -> list[str]:
+        subj, ob, types = self.entities.get(subject), self.entities.get(obj), self._types.get(predicate)
+        if subj is not None and ob is not None and types is not None and subj.type in types[0] and ob.type in types[1]:
+            return []  # (a relation of a large import: the words below are for the few that are wrong)
         out = []
         for role, value in (("subject", subject), ("object", obj)):
             if value not in self.entities:
@@ -434,17 +438,18 @@ def relation_id(d: Draft, doc: SourceDocument) -> str:
 
 # Every field is set, so every record shares one fields-set (pydantic gives each validated instance
 # its own set: 728 bytes twice per relation, a third of a 245k-relation import's memory).
-_SUPPORT_FIELDS = frozenset(Support.model_fields)
-_RELATION_FIELDS = frozenset(Relation.model_fields)
+# (A set, not a frozenset: ``model_copy(update=...)`` adds to the copy's, ``TrustedModel.__copy__``.)
+_SUPPORT_FIELDS = set(Support.model_fields)
+_RELATION_FIELDS = set(Relation.model_fields)
 
 
 def _relation(d: Draft, doc: SourceDocument) -> Relation:
     """The record of a draft in a document version, built without re-validation: every value comes
     from a validated document and a parsed clause or checked quote, and the span is ordered."""
-    support = Support.model_construct(_SUPPORT_FIELDS, source=doc.source, document=doc.document, version=doc.version,  # type: ignore[arg-type]
+    support = Support.model_construct(_SUPPORT_FIELDS, source=doc.source, document=doc.document, version=doc.version,
                                       representation=doc.representation, digest=doc.digest, span=d.span, quote=d.quote,
                                       kind=d.kind)  # type: ignore[arg-type]
-    return Relation.model_construct(_RELATION_FIELDS, id=relation_id(d, doc), subject=d.subject,  # type: ignore[arg-type]
+    return Relation.model_construct(_RELATION_FIELDS, id=relation_id(d, doc), subject=d.subject,
                                     predicate=d.predicate, object=d.object, support=support, note=d.note,
                                     expect_invalid=list(d.expect_invalid))
 
@@ -510,6 +515,7 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
         raise UsageError(f"{src_dir}: not a folder (expected a source folder with {HEADER_NAME})")
     header_file = src_dir / HEADER_NAME
     header = parsed if parsed is not None else read_header(header_file)
+    parsed = None  # (``header`` holds it; its entities are let go once they are the catalog's: see below)
     catalog_file, cases_file = output_paths(out)
     if previous is None and catalog_file.exists() and not fresh:
         try:
@@ -543,7 +549,11 @@ def build(src: str | os.PathLike[str], out: str | os.PathLike[str], *, view: str
         raise SourceInvalid(with_lines(issues, header_file))
 
     del types  # its lookups: a large import's entities are held once, by the catalog
+    # The header's own records of its entities go too (what is left of it is read for its cases): a
+    # 50,000-component import held each of its 72,500 entities twice while it made its relations.
+    header = header.model_copy(update={"entities": []})
     result = _assemble(header, files, drafts, previous, view, catalog_file, cases_file, entities)
+    del drafts, prose, files, entities  # (consumed: the relation records hold what the checks need)
     result.skipped = skipped
     result.notes[:0] = [str(i) for i in findings]
     result.findings = findings
@@ -583,6 +593,8 @@ def _stale_cases(header: Header, files: list[SourceFile], drafts: dict[str, list
 
 def _assemble(header: Header, files: list[SourceFile], drafts: dict[str, list[Draft]], previous: Catalog | None,
               view_name: str | None, catalog_file: Path, cases_file: Path, entities: list[Entity] | None = None) -> BuildResult:
+    """The catalog of these files' drafts added to ``previous``. ``drafts`` is consumed (each file's
+    entry is removed once its records are made: a large import held them all until the end)."""
     from chainret.core.errors import UsageError
 
     prev_docs = list(previous.documents) if previous else []
@@ -599,10 +611,11 @@ def _assemble(header: Header, files: list[SourceFile], drafts: dict[str, list[Dr
     snapshot: list[str] = []
     new_versions: list[str] = []
     kept: list[str] = []
-    for sf in files:
-        mine = sorted(drafts[sf.path], key=lambda d: (d.span, d.kind, d.subject, d.predicate, d.object))
-        want = sorted(d.signature() for d in mine)
-        match = next((d for d in versions.get(sf.doc_id, [])
+    for sf in files:  # (each file's drafts are let go once its records are made)
+        mine = sorted(drafts.pop(sf.path), key=lambda d: (d.span, d.kind, d.subject, d.predicate, d.object))
+        earlier = versions.get(sf.doc_id, [])
+        want = sorted(d.signature() for d in mine) if earlier else []  # (what an earlier version's records must equal)
+        match = next((d for d in earlier
                       if d.text == sf.text and d.title == sf.title and d.representation == sf.representation
                       and d.visibility == sf.visibility and list(d.principals) == sf.principals
                       and _existing_signature(rels_by_ref.get(d.ref, [])) == want), None)

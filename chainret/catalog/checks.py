@@ -86,9 +86,11 @@ def defect_detail(catalog: Catalog, rel: Relation, code: str) -> str:
     return detail
 
 
-def relation_issues(catalog: Catalog, rel: Relation, where: str, file: str) -> list[Issue]:
-    """A relation's support defects as issues: errors, unless ``expect_invalid`` names exactly these (info)."""
-    defects = relation_defects(catalog, rel)
+def relation_issues(catalog: Catalog, rel: Relation, where: str, file: str,
+                    defects: tuple[DefectCode, ...] | None = None) -> list[Issue]:
+    """A relation's support defects as issues: errors, unless ``expect_invalid`` names exactly these (info).
+    ``defects``: its ``relation_defects``, when the caller has them already."""
+    defects = relation_defects(catalog, rel) if defects is None else defects
     expected = set(rel.expect_invalid)
     if expected and set(defects) == expected:
         return [Issue("expected_invalid", "info", file, where, "expect_invalid",
@@ -108,8 +110,12 @@ def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
         if doc.digest != sha256_digest(doc.text):
             issues.append(Issue("document_digest_mismatch", "warning", file, f"documents[{i}] (ref {doc.ref})", "digest",
                                 f"expected {sha256_digest(doc.text)} (sha256 of the text), found {doc.digest}"))
-    for i, rel in enumerate(catalog.relations):
-        issues.extend(relation_issues(catalog, rel, f"relations[{i}] (id {rel.id})", file))
+    # Each record's defects, once: they are the same in every view and for every principal (a view adds
+    # its own reasons, ``CatalogView.view_reasons``). Checked per view through ``relation_status``, a
+    # 245,000-relation import computed them twice and cached a status per relation at its peak of memory.
+    defects = [relation_defects(catalog, rel) for rel in catalog.relations]
+    for i, (rel, found) in enumerate(zip(catalog.relations, defects, strict=True)):
+        issues.extend(relation_issues(catalog, rel, f"relations[{i}] (id {rel.id})", file, found))
     preds = catalog.predicates_by_name
     for i, pat in enumerate(catalog.patterns):
         where = f"patterns[{i}] (name {pat.name})"
@@ -131,21 +137,25 @@ def check_catalog(catalog: Catalog, file: str) -> list[Issue]:
     principals = sorted({"public", *(p for d in catalog.documents for p in d.principals)})
     for view in catalog.views:
         public = open_view(catalog, view.name, "public")
-        for i, rel in enumerate(catalog.relations):
-            status = public.relation_status(rel)
-            shown = [r for r in status.reasons if r in VIEW_CODES and r != "not_current"]
-            if shown and status.valid:
+        public_reasons = [public.view_reasons(rel) for rel in catalog.relations]  # (mostly the one empty tuple)
+        for i, (rel, found, reasons) in enumerate(zip(catalog.relations, defects, public_reasons, strict=True)):
+            shown = [r for r in reasons if r in VIEW_CODES and r != "not_current"]
+            if shown and not found:  # (a valid record: ``Eligibility.valid``)
                 issues.append(Issue("ineligible", "info", file, f"relations[{i}] (id {rel.id})", "",
                                     f"ineligible in view {view.name!r} for public: {', '.join(shown)}"))
         for principal in principals:
             cv = public if principal == "public" else open_view(catalog, view.name, principal)
-            issues.extend(_contradictions(catalog, cv, file))
+            reasons_of = public_reasons if cv is public else (cv.view_reasons(rel) for rel in catalog.relations)
+            eligible = [rel for rel, found, reasons in zip(catalog.relations, defects, reasons_of, strict=True)
+                        if not found and not reasons]  # (``cv.eligible_relations()``)
+            issues.extend(_contradictions(catalog, cv, file, eligible))
     return issues
 
 
-def _contradictions(catalog: Catalog, cv: CatalogView, file: str) -> list[Issue]:
+def _contradictions(catalog: Catalog, cv: CatalogView, file: str, eligible: list[Relation]) -> list[Issue]:
+    """``eligible``: ``cv.eligible_relations()``, from the defects already found."""
     out: list[Issue] = []
-    for (subject, predicate), rels in contradictions(cv.eligible_relations(), functional_names(catalog.predicates)).items():
+    for (subject, predicate), rels in contradictions(eligible, functional_names(catalog.predicates)).items():
         ids = ", ".join(f"{r.id} -> {r.object}" for r in rels)
         out.append(Issue("contradiction", "warning", file, f"view {cv.view_name} (principal {cv.principal})", "",
                          f"functional predicate {predicate!r} has {len(rels)} current objects for {subject}: {ids}"))

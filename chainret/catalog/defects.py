@@ -33,11 +33,12 @@ def prose_unmentioned(catalog: Catalog, rel: Relation) -> list[str]:
 def relation_defects(catalog: Catalog, rel: Relation) -> tuple[DefectCode, ...]:
     """Why a relation record is invalid in every view (empty tuple = valid)."""
     sup = rel.support
-    doc = catalog.documents_by_ref.get(sup.doc_ref)
+    ref = sup.doc_ref
+    doc = catalog.documents_by_ref.get(ref)
     if doc is None:  # the loader rejects this; keep the function total
         return (DefectCode.INVALID_DIGEST,)
     codes: list[DefectCode] = []
-    if sup.digest is None or sup.digest != doc.digest or not document_digest_ok(catalog, sup.doc_ref):
+    if sup.digest is None or sup.digest != doc.digest or not document_digest_ok(catalog, ref):
         codes.append(DefectCode.INVALID_DIGEST)
     start, end = sup.span
     if doc.text[start:end] != sup.quote:

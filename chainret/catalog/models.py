@@ -385,7 +385,7 @@ def mentions(text: str, entity: Entity) -> bool:
     return any(mentions_term(text, t) for t in mention_terms(entity))
 
 
-class Support(_Model):
+class Support(_Model, TrustedModel):  # (TrustedModel: an import builds its records from a parsed clause in a validated document)
     source: str
     document: str
     version: str
@@ -409,7 +409,7 @@ class Support(_Model):
         return self
 
 
-class Relation(_Model):
+class Relation(_Model, TrustedModel):  # (TrustedModel: as Support)
     id: str = Field(pattern=r"^[A-Za-z0-9_.:-]+$")
     subject: str
     predicate: str

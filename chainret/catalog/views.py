@@ -157,19 +157,25 @@ class CatalogView:
         cached = self._status_cache.get(rel.id)
         if cached is not None and self.catalog.relations_by_id.get(rel.id) is rel:
             return cached
-        reasons: list[str] = list(relation_defects(self.catalog, rel))
-        ref = rel.support.doc_ref
-        doc = self.catalog.documents_by_ref.get(ref)
-        if ref not in self._in_view:
-            doc_id = f"{rel.support.source}/{rel.support.document}"
-            reasons.append(ViewCode.SUPERSEDED if doc_id in self._docs_in_view else ViewCode.NOT_CURRENT)
-        elif doc is not None and doc.visibility == "removed":
-            reasons.append(ViewCode.REMOVED)
-        elif doc is not None and not doc.readable_by(self.principal):
-            reasons.append(ViewCode.RESTRICTED)
+        reasons: list[str] = [*relation_defects(self.catalog, rel), *self.view_reasons(rel)]
         status = Eligibility(eligible=not reasons, reasons=reasons)
         self._status_cache[rel.id] = status
         return status
+
+    def view_reasons(self, rel: Relation) -> tuple[str, ...]:
+        """What this view and principal add to a record's own defects (``relation_status``): ``superseded``
+        or ``not_current``, else ``removed`` or ``restricted``; empty when the view shows it to the principal.
+        (``chainret.catalog.checks`` asks it of every record, with each record's defects found once.)"""
+        ref = rel.support.doc_ref
+        if ref not in self._in_view:
+            doc_id = f"{rel.support.source}/{rel.support.document}"
+            return (ViewCode.SUPERSEDED if doc_id in self._docs_in_view else ViewCode.NOT_CURRENT,)
+        doc = self.catalog.documents_by_ref.get(ref)
+        if doc is not None and doc.visibility == "removed":
+            return (ViewCode.REMOVED,)
+        if doc is not None and not doc.readable_by(self.principal):
+            return (ViewCode.RESTRICTED,)
+        return ()
 
     @cached_property
     def _status_cache(self) -> dict[str, Eligibility]:

@@ -43,6 +43,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import NamedTuple
 
 import yaml
 
@@ -128,8 +129,10 @@ NAMESPACE_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 KIND_RE = re.compile(r"^[A-Za-z][A-Za-z0-9]*$")
 
 
-@dataclass(frozen=True)
-class Ref:
+class Ref(NamedTuple):
+    """An entity reference, read (``parse_ref``). A named tuple, not a frozen dataclass: a large tree's
+    references are dict keys hundreds of thousands of times, and a tuple hashes and compares in C."""
+
     kind: str  # lowercase
     namespace: str
     name: str  # lowercase
@@ -217,16 +220,20 @@ def _get(node: yaml.Node, key: str) -> yaml.Node | None:
     return None
 
 
-def _duplicate_key(node: yaml.Node) -> tuple[str, int] | None:
-    if not isinstance(node, yaml.MappingNode):
-        return None
-    seen: set[str] = set()
-    for k, _ in node.value:
-        if isinstance(k, yaml.ScalarNode):
-            if k.value in seen:
-                return k.value, k.start_mark.line + 1
-            seen.add(k.value)
-    return None
+def _mapping(node: yaml.Node | None) -> tuple[dict[str, yaml.Node], tuple[str, int] | None]:
+    """A mapping node's values by key (the first of a repeated key, as ``_get``) and its first repeated
+    key with that key's line; ``({}, None)`` for anything else. One pass over a descriptor's mapping,
+    where asking ``_get`` for each field walked it a dozen times."""
+    out: dict[str, yaml.Node] = {}
+    dup: tuple[str, int] | None = None
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if isinstance(k, yaml.ScalarNode):
+                if k.value not in out:
+                    out[k.value] = v
+                elif dup is None:
+                    dup = k.value, k.start_mark.line + 1
+    return out, dup
 
 
 def _scalar(node: yaml.Node | None) -> str | None:
@@ -273,38 +280,41 @@ def _read_file(root: Path, rel: str, out: TreeRead) -> list[yaml.Node] | None:
 
 
 def _descriptor(rel: str, index: int, node: yaml.Node, out: TreeRead) -> Descriptor | None:
-    where = root_file = out.root / rel
     line = node.start_mark.line + 1
 
+    def root_file() -> Path:  # (made for a warning only: most descriptors have none)
+        return out.root / rel
+
     def warn(code: str, at: int, message: str) -> None:
-        out.warnings.append(_issue(code, where, at, f"document {index}: {message}; the document is skipped", "warning"))
+        out.warnings.append(_issue(code, root_file(), at, f"document {index}: {message}; the document is skipped", "warning"))
 
     if not isinstance(node, yaml.MappingNode):
         warn("wrong_type", line, "a descriptor must be a mapping (apiVersion, kind, metadata, spec)")
         return None
-    for part in (node, _get(node, "metadata"), _get(node, "spec")):
-        dup = _duplicate_key(part) if part is not None else None
+    top, top_dup = _mapping(node)
+    meta, spec = top.get("metadata"), top.get("spec")
+    (meta_keys, meta_dup), (spec_keys, spec_dup) = _mapping(meta), _mapping(spec)
+    for dup in (top_dup, meta_dup, spec_dup):
         if dup:
             warn("duplicate_key", dup[1], f"key {dup[0]!r} appears twice in one mapping")
             return None
-    api, kind = _scalar(_get(node, "apiVersion")), _scalar(_get(node, "kind"))
+    api, kind = _scalar(top.get("apiVersion")), _scalar(top.get("kind"))
     if not kind:
         warn("missing_field", line, "no kind (expected e.g. kind: Component)")
         return None
     if not api or "/" not in api:
         warn("missing_field", line, "no apiVersion (expected e.g. apiVersion: backstage.io/v1alpha1)")
         return None
-    meta = _get(node, "metadata")
-    name = _scalar(_get(meta, "name")) if meta is not None else None
+    name = _scalar(meta_keys.get("name"))
     if not name:
         warn("missing_field", (meta.start_mark.line + 1) if meta is not None else line, "no metadata.name")
         return None
-    ns_node = _get(meta, "namespace")
+    ns_node = meta_keys.get("namespace")
     namespace = _scalar(ns_node) or "default"
     if not KIND_RE.match(kind):
         warn("invalid_value", line, f"the kind {kind!r} is not a Backstage kind name")
         return None
-    name_line = _get(meta, "name").start_mark.line + 1  # type: ignore[union-attr]
+    name_line = meta_keys["name"].start_mark.line + 1
     if not NAME_RE.match(name) or len(name) > 63:
         warn("invalid_value", name_line, f"metadata.name {name!r} is not a valid Backstage name "
                                          "([A-Za-z0-9] separated by '-', '_' or '.', at most 63 characters)")
@@ -313,40 +323,39 @@ def _descriptor(rel: str, index: int, node: yaml.Node, out: TreeRead) -> Descrip
         warn("invalid_value", ns_node.start_mark.line + 1 if ns_node is not None else line,
              f"metadata.namespace {namespace!r} is not a valid Backstage namespace")
         return None
-    spec = _get(node, "spec")
     ref = Ref(kind.lower(), namespace, name.lower())
-    title = _scalar(_get(meta, "title")) or ""
+    title = _scalar(meta_keys.get("title")) or ""
     email = ""
     if ref.kind in ("user", "group"):
-        profile = _get(spec, "profile") if spec is not None else None
+        profile = spec_keys.get("profile")
         title = title or (_scalar(_get(profile, "displayName")) or "").strip() if profile is not None else title
         email = (_scalar(_get(profile, "email")) or "").strip() if profile is not None else ""
     d = Descriptor(file=rel, index=index, first_line=line, last_line=node.end_mark.line + (0 if node.end_mark.column == 0 else 1),
                    ref=ref, kind_label=kind, name=name, title=title.strip(), email=email,
-                   description=(_scalar(_get(meta, "description")) or "").strip())
+                   description=(_scalar(meta_keys.get("description")) or "").strip())
     fields = FIELDS.get(ref.kind)
     if fields is None:
         from chainret.catalog.suggest import did_you_mean
 
-        kind_line = _get(node, "kind").start_mark.line + 1  # type: ignore[union-attr]  # (checked above: kind is set)
-        out.warnings.append(_issue("unknown_kind", root_file, kind_line, f"document {index}: kind {kind!r} is not a Backstage "
+        kind_line = top["kind"].start_mark.line + 1  # (checked above: kind is set)
+        out.warnings.append(_issue("unknown_kind", root_file(), kind_line, f"document {index}: kind {kind!r} is not a Backstage "
                                    f"built-in kind{did_you_mean(kind, KINDS.values())} ({', '.join(KINDS.values())}): "
                                    "kept as an entity, its spec is not read", "warning"))
         return d
     for fname, (default_kind, relation, inverse) in fields.items():
-        value = _get(spec, fname) if spec is not None else None
+        value = spec_keys.get(fname)
         if value is None:
             continue
         for item in _items(value):
             at = item.start_mark.line + 1
             text = _scalar(item)
             if text is None:
-                out.warnings.append(_issue("invalid_reference", root_file, at, f"document {index}: spec.{fname} must be "
+                out.warnings.append(_issue("invalid_reference", root_file(), at, f"document {index}: spec.{fname} must be "
                                            "an entity reference string (or a list of them); skipped", "warning"))
                 continue
             parsed = parse_ref(text.strip(), default_kind, namespace)
             if isinstance(parsed, str):
-                out.warnings.append(_issue("invalid_reference", root_file, at, f"document {index}: spec.{fname}: {parsed}; skipped",
+                out.warnings.append(_issue("invalid_reference", root_file(), at, f"document {index}: spec.{fname}: {parsed}; skipped",
                                            "warning"))
                 d.mentions.append(Mention(fname, relation, inverse, at, None))
                 continue
@@ -354,25 +363,25 @@ def _descriptor(rel: str, index: int, node: yaml.Node, out: TreeRead) -> Descrip
             if parsed.kind not in allowed:
                 names = " or ".join(KINDS[k] for k in allowed)
                 found = _a(KINDS.get(parsed.kind, parsed.kind))
-                out.warnings.append(_issue("wrong_kind", root_file, at, f"document {index}: spec.{fname} names {parsed.text}, "
+                out.warnings.append(_issue("wrong_kind", root_file(), at, f"document {index}: spec.{fname} names {parsed.text}, "
                                            f"{found}, but it must be {_a(names)}; skipped", "warning"))
                 d.mentions.append(Mention(fname, relation, inverse, at, None, f"{found}, not {_a(names)}"))
                 continue
             d.mentions.append(Mention(fname, relation, inverse, at, parsed))
-    if ref.kind in OWNER_REQUIRED and (spec is None or _get(spec, "owner") is None):
-        out.warnings.append(_issue("missing_owner", root_file, name_line, f"document {index}: {kind} {ref.text} has no "
+    if ref.kind in OWNER_REQUIRED and spec_keys.get("owner") is None:
+        out.warnings.append(_issue("missing_owner", root_file(), name_line, f"document {index}: {kind} {ref.text} has no "
                                    "spec.owner (Backstage requires one): imported with no owner", "warning"))
     if ref.kind == "location" and spec is not None:
         for key in ("target", "targets"):
-            value = _get(spec, key)
+            value = spec_keys.get(key)
             for item in _items(value) if value is not None else []:
                 text = _scalar(item)
                 if text:
                     d.targets.append((text.strip(), item.start_mark.line + 1))
-        loc_type = _scalar(_get(spec, "type")) or "file"
+        loc_type = _scalar(spec_keys.get("type")) or "file"
         if loc_type != "file":
             for target, at in d.targets:
-                out.warnings.append(_issue("remote_location", root_file, at, f"document {index}: a Location of type "
+                out.warnings.append(_issue("remote_location", root_file(), at, f"document {index}: a Location of type "
                                            f"{loc_type!r} ({target!r}) is not read: only local files inside the tree are", "warning"))
             d.targets = []
     return d

@@ -16,9 +16,11 @@ plain-text records with prose relations beside them. No entity or relation of th
 typed by hand.
 
 Memory: a 50,000-component tree is about 245,000 relations. ``write_import`` streams a JSON
-catalog record by record (``catalog_json``) rather than building the whole text, which used to
+catalog in chunks of records (``catalog_json``) rather than building the whole text, which used to
 be three copies of 200 MB at once; the build shares its records' bookkeeping
-(``chainret.authoring.build._relation``). ``benchmarks/records_scale.py`` measures it.
+(``chainret.authoring.build._relation``), lets the header's entities and each file's drafts go
+once the catalog's records are made, and the checks find each relation's defects once
+(``chainret.catalog.checks.check_catalog``). ``benchmarks/records_scale.py`` measures it.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Collection, Iterator
+from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -258,15 +261,18 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
         for d in tree.descriptors:
             by_file.setdefault(d.file, []).append(d)
         defined = {d.ref for d in tree.descriptors}
+        # One path string per record file, however many entities' sources name it (a users file: thousands).
+        paths = {rel: document_path("backstage", rel) for rel in tree.files}
         for at, (rel, text) in enumerate(tree.files.items()):
             progress("rendering record files", at, len(tree.files), "files")
-            snap.documents[document_path("backstage", rel)] = bs.render_file(rel, text, by_file.get(rel, []), ents, world,
-                                                                             snap.warnings, tree.root, defined)
-            snap.origins[document_path("backstage", rel)] = str(tree.root / rel)
+            snap.documents[paths[rel]] = bs.render_file(rel, text, by_file.get(rel, []), ents, world,
+                                                        snap.warnings, tree.root, defined)
+            snap.origins[paths[rel]] = str(tree.root / rel)
             snap.records += 1
         for e in ents.values():
             snap.entities[e.id] = (e.name, e.aliases, e.description,
-                                   tuple((f"{bs.SOURCE}/{s.file}", s.name, s.aliases, s.description) for s in e.sources))
+                                   tuple((paths.get(s.file) or document_path("backstage", s.file), s.name, s.aliases,
+                                          s.description) for s in e.sources))
     if "codeowners" in formats:
         if path.is_dir():
             root_dir, found, links_out = path, co.find(path), co.outside(path)
@@ -310,13 +316,18 @@ def merged_header(snap: Snapshot, world: str, src: Path | None, previous: Catalo
     preds, pats = default_header(kinds | gone, earlier)
     settings = {d.path: d for d in user.documents} if user is not None else {}
 
+    doc_ids: dict[str, str] = {}  # path -> document ID: one string per file, not one per entity it names
+
     def declared(sources: tuple[Labels, ...]) -> list[NameSource]:
         """A record's labels with the ID (``source/document``) of the document its file becomes (as
         ``chainret.authoring.build.scan`` names it: the header's settings, else the path)."""
         out = []
         for path, name, aliases, description in sources:
-            conf, (source, _, document) = settings.get(path), path.partition("/")
-            doc_id = f"{conf.source if conf and conf.source else source}/{conf.document if conf and conf.document else document}"
+            doc_id = doc_ids.get(path)
+            if doc_id is None:
+                conf, (source, _, document) = settings.get(path), path.partition("/")
+                doc_id = doc_ids[path] = (f"{conf.source if conf and conf.source else source}/"
+                                          f"{conf.document if conf and conf.document else document}")
             out.append(NameSource(document=doc_id, name=name, aliases=list(aliases), description=description))
         return out
 
@@ -411,7 +422,7 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
     if previous is None:  # the catalog already at --out: its cited kinds stay declared (else build reports it)
         previous = _previous_catalog(out)
     _refuse_untyped(previous, out)
-    header, _ = merged_header(snap, world, src, previous)
+    header = [merged_header(snap, world, src, previous)[0]]  # (handed on to the build below, not kept here)
     if src is not None:
         clash = [p for p in snap.documents if (src / p).exists()]
         if clash:
@@ -419,9 +430,9 @@ def import_snapshot(snap: Snapshot, out: str | os.PathLike[str], *, world: str, 
     progress("building the catalog", 0, None, "")
     with tempfile.TemporaryDirectory(prefix="chainret-import-") as empty:
         base = src if src is not None else Path(empty)
-        try:
-            result = build(base, out, view=view, overrides=snap.documents, parsed=header, previous=previous, check=check,
-                           elsewhere=elsewhere)
+        try:  # the build lets the header's entities go once they are the catalog's: this frame holds no reference
+            result = build(base, out, view=view, overrides=snap.documents, parsed=header.pop(), previous=previous,
+                           check=check, elsewhere=elsewhere)
         except SourceInvalid as exc:  # a rendered document is named after the record file it renders, not the build's folder
             raise SourceInvalid([_origin(i, base, snap.origins) for i in exc.issues]) from None
     return described(result, view_description)
@@ -497,9 +508,27 @@ def output_texts(result: BuildResult, label: str, *, catalog: bool = True) -> di
 
 def catalog_json(catalog: Catalog) -> Iterator[str]:
     """The catalog as ``model_dump_json(exclude_defaults=True, indent=1)`` writes it, with ``format``
-    first, in pieces: one record at a time, so a 200 MB catalog is never one string (nor three: the
-    serialiser's bytes, their decoding and the ``format`` splice)."""
-    yield '{\n "format": "' + CATALOG_FORMAT + '"'
+    first, in pieces: ``CHUNK`` records at a time, so a 200 MB catalog is never one string (nor three:
+    the serialiser's bytes, their decoding and the ``format`` splice)."""
+    for _, piece in _catalog_pieces(catalog):
+        yield piece
+
+
+# Records serialised per call: one call per record cost a third of writing a large catalog. Records
+# differ in size by a thousand times (a group's entity names every file that refers to it; a
+# document carries its text), so each call's count follows the size of the last one's output.
+CHUNK = 100
+CHUNK_CHARS = 1 << 18
+
+
+def _catalog_pieces(catalog: Catalog) -> Iterator[tuple[int, str]]:
+    """``catalog_json``'s pieces, each with the number of records written before it.
+
+    A chunk of a list field is dumped by the catalog's own serialiser, as a catalog holding that
+    chunk alone (``include``: that field only), and cut to its records: they are laid out and
+    indented as in the whole catalog's dump, and no other serialiser is built."""
+    yield 0, '{\n "format": "' + CATALOG_FORMAT + '"'
+    done = 0
     for name, info in Catalog.model_fields.items():
         if name == "format":
             continue
@@ -507,14 +536,24 @@ def catalog_json(catalog: Catalog) -> Iterator[str]:
         if isinstance(value, list):
             if not value:
                 continue
-            yield f',\n "{name}": ['
-            for i, item in enumerate(value):
-                body = item.model_dump_json(exclude_defaults=True, indent=1).replace("\n", "\n  ")
-                yield ("\n  " if i == 0 else ",\n  ") + body
-            yield "\n ]"
+            yield done, f',\n "{name}": ['
+            head, tail = len(f'{{\n "{name}": ['), len("\n ]\n}")
+            start, size = 0, 16
+            while start < len(value):
+                chunk = value[start:start + size]
+                fields: dict[str, Any] = {"world": catalog.world, name: chunk}
+                part = Catalog.model_construct(**fields)
+                dumped = part.model_dump_json(include={name}, exclude_defaults=True, indent=1)[head:-tail]
+                if start:
+                    yield done, ","  # (each chunk starts "\n  {")
+                yield done, dumped
+                start += len(chunk)
+                done += len(chunk)
+                size = max(1, min(CHUNK, size * CHUNK_CHARS // len(dumped)))
+            yield done, "\n ]"
         elif value != info.default:
-            yield f',\n "{name}": ' + to_json(value).decode("utf-8")
-    yield "\n}\n"
+            yield done, f',\n "{name}": ' + to_json(value).decode("utf-8")
+    yield done, "\n}\n"
 
 
 def write_import(result: BuildResult, label: str, progress: Progress = no_progress) -> list[Path]:
@@ -536,12 +575,15 @@ def write_import(result: BuildResult, label: str, progress: Progress = no_progre
         digest = hashlib.sha256()
         cat = result.catalog
         total = sum(len(v) for name in Catalog.model_fields if isinstance(v := getattr(cat, name), list))
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            for n, piece in enumerate(catalog_json(cat)):
-                if n % EVERY == 0:
+        reported = -EVERY
+        with os.fdopen(fd, "wb") as fh:
+            for n, piece in _catalog_pieces(cat):
+                if n - reported >= EVERY:
                     progress("writing the catalog", n, total, "records")
-                fh.write(piece)
-                digest.update(piece.encode("utf-8"))
+                    reported = n
+                data = piece.encode("utf-8")
+                fh.write(data)
+                digest.update(data)
             fh.flush()
             os.fsync(fh.fileno())
         changed = not target.is_file() or _file_sha256(target) != digest.hexdigest()

@@ -21,7 +21,7 @@ from store_worlds import pg_url  # noqa: F401
 from benchmarks.harness.catalogs import changed
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Entity, Relation, Support, View
-from chainret.catalog.names import label_words, name_key
+from chainret.catalog.names import label_words
 from chainret.catalog.views import open_view
 from chainret.store import compile_store, open_store, update_store
 from chainret.store import namewords
@@ -98,41 +98,38 @@ def test_the_rows_answer_as_the_scan_and_the_memory_index(stores):
     assert not reference[("public", "relief", "org", True)] and reference[("public", "relief", "part", True)]
 
 
-def _starts(cat: Any, reader: Any) -> dict[tuple[str, str, str], list[str]]:
-    """Each prefix of each label key's first letters (and some of none): ``name_starts`` in order, and a first
-    word's completions with a small cap on the ones read, per principal."""
+def _owners(cat: Any, reader: Any) -> dict[tuple[str, str, str], list[str]]:
+    """Each word's owners (``owners_of``, in order) and each first word's completions, per principal."""
     from chainret.query.understand import name_completions
 
     out = {}
     types = sorted({e.type for e in cat.entities})
-    prefixes = sorted({name_key(label)[:k] for e in cat.entities for label in (e.id, e.name, *e.aliases) for k in (1, 2, 4)}
-                      | {"zz", "relief", "zebra"})
-    words = sorted({w for e in cat.entities for w in label_words(e.name) if w.isalpha()})
     for principal in PRINCIPALS:
         cv = open_view(cat, None, principal) if reader is cat else reader.view(None, principal)
         lookup = cv.name_lookup()
         for type_ in types:
-            for prefix in prefixes:
-                out[(principal, type_, prefix)] = [e.id for e in lookup.name_starts(type_, prefix)]
-            for word in words:
-                out[(principal, type_, "completes " + word)] = [e.id for e in name_completions(word, type_, cv)]
+            for word in _words(cat):
+                out[(principal, type_, word)] = [e.id for e in lookup.owners_of(type_, word)]
+                if word.isalpha():
+                    out[(principal, type_, "completes " + word)] = [e.id for e in name_completions(word, type_, cv)]
     return out
 
 
-def test_name_starts_and_completions_read_as_the_memory_index(stores, monkeypatch):
-    """A first name's completions read names by key ranges (a million Bobs: the first ``COMPLETIONS_READ``); in the
-    same order, with the same cap, as the memory index, whichever the store."""
+def test_owners_and_completions_read_as_the_memory_index(stores, monkeypatch):
+    """A word's owners, in catalog order, and a first name's completions (none where more than ``COMPLETIONS_MOST``
+    names the reader knows start so) are the memory index's, whichever the store."""
     from chainret.query import understand
 
     cat, rows, scan = stores
-    monkeypatch.setattr(understand, "COMPLETIONS_READ", 1)
-    reference = _starts(cat, cat)
+    monkeypatch.setattr(understand, "COMPLETIONS_MOST", 1)
+    reference = _owners(cat, cat)
     assert reference[("public", "part", "zebra")] == ["part:supply:zeb1", "part:supply:zeb2"]  # (candidates: every label's)
-    assert reference[("auditor", "part", "completes zebra")] == ["part:supply:zeb1"]  # the cap: the first by key ...
-    assert reference[("public", "part", "completes zebra")] == ["part:supply:zeb2"]  # ... of those the reader knows
-    assert _starts(cat, rows) == reference
-    monkeypatch.setattr(understand, "COMPLETIONS_READ", 200)
-    assert _starts(cat, rows)[("auditor", "part", "completes zebra")] == ["part:supply:zeb1", "part:supply:zeb2"]
+    assert reference[("auditor", "part", "completes zebra")] == []  # two names start so: more than the most
+    assert reference[("public", "part", "completes zebra")] == ["part:supply:zeb2"]  # one the public knows
+    assert _owners(cat, rows) == reference
+    assert _owners(cat, scan) == reference
+    monkeypatch.setattr(understand, "COMPLETIONS_MOST", 200)
+    assert _owners(cat, rows)[("auditor", "part", "completes zebra")] == ["part:supply:zeb1", "part:supply:zeb2"]
 
 
 def test_a_row_that_claims_every_owner_is_caught(stores, monkeypatch):
@@ -182,6 +179,6 @@ def test_postgresql_keeps_no_rows_and_answers_by_the_scan(pg_url):  # noqa: F811
     try:
         assert store.name_words("part", "zebra") is None
         assert _answers(cat, store) == _answers(cat, cat)
-        assert _starts(cat, store) == _starts(cat, cat)
+        assert _owners(cat, store) == _owners(cat, cat)
     finally:
         store.close()

@@ -12,8 +12,8 @@ property with the mention, so a ``NameIndex`` answers them from dictionaries bui
 * ``word_owners(type, word)``: entities with a label containing ``word`` as a word; ``has_word``: whether any
   (that the caller's ``knows`` accepts) has, which a compiled store answers without reading them all
   (``chainret.store.namewords``);
-* ``name_starts(type, prefix)``: entities with a label whose key starts with ``prefix`` (a first name's
-  completions), by key and catalog order, read as they are taken.
+* ``owners_of(type, word)``: those entities themselves, in catalog order, read as they are taken (a first
+  name's completions).
 
 Each returns candidates only (a superset of what can match); the caller applies the exact test it
 always applied, and ``cv.knows`` before anything reaches a requester. The index is hand-written
@@ -22,7 +22,6 @@ always applied, and ``cv.knows`` before anything reaches a requester. The index 
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -83,7 +82,7 @@ class NameLookup(Protocol):
 
     def has_word(self, type_: str, word: str, knows: Callable[[str], bool] | None = None) -> bool: ...
 
-    def name_starts(self, type_: str, prefix: str) -> Iterator[Named]: ...
+    def owners_of(self, type_: str, word: str) -> Iterator[Named]: ...
 
     def entities(self, ids: Sequence[str]) -> list[Named]: ...
 
@@ -100,7 +99,6 @@ class NameIndex:
         self._near: dict[tuple[str, str], dict[int, list[int]]] = {}
         self._words: dict[tuple[str, str], list[int]] = {}
         self._types: dict[str, None] = {}
-        self._folds: dict[str, list[tuple[str, int]]] | None = None  # type -> (key, position), sorted (``name_starts``)
         for pos, entry in enumerate(entries):
             self.entries.append(entry)
             self._types.setdefault(entry.type)
@@ -137,22 +135,11 @@ class NameIndex:
     def has_word(self, type_: str, word: str, knows: Callable[[str], bool] | None = None) -> bool:
         return any(knows is None or knows(i) for i in self.word_owners(type_, word))
 
-    def name_starts(self, type_: str, prefix: str) -> Iterator[Named]:
-        if self._folds is None:
-            folds: dict[str, list[tuple[str, int]]] = {}
-            for key_type, key in self._key:
-                folds.setdefault(key_type, []).extend((key, p) for p in self._key[(key_type, key)])
-            self._folds = {t: sorted(rows) for t, rows in folds.items()}
-        rows = self._folds.get(type_, [])
-        seen: set[int] = set()
-        for key, pos in rows[bisect.bisect_left(rows, (prefix, -1)):]:
-            if not key.startswith(prefix):
-                break
-            if pos not in seen:
-                seen.add(pos)
-                e = self.fetch(self.entries[pos].id)
-                if e is not None:
-                    yield e
+    def owners_of(self, type_: str, word: str) -> Iterator[Named]:
+        for i in self.word_owners(type_, word):
+            e = self.fetch(i)
+            if e is not None:
+                yield e
 
     def entities(self, ids: Sequence[str]) -> list[Named]:
         out = [self.fetch(i) for i in ids]

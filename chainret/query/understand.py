@@ -505,25 +505,24 @@ def suggest_entities(text: str, type_: str | None, cv: Any, n: int = 3) -> list[
     return lookup.entities([i for _, i in scored if cv.knows(i)][:n])
 
 
-# The completions a refusal chooses its few from: the first ones by key ("Bob" of a million Bobs reads these, not
-# every Bob). In the catalog's order of keys, after every reader condition: a viewer's choice is the reduced
-# catalog's choice.
-COMPLETIONS_READ = 200
+# More completions than this that the reader knows: none are listed ("Bob" of a thousand Bobs names nobody in
+# particular), and no more are read. Whether there are is the reduced catalog's answer too: only entities the
+# reader knows count.
+COMPLETIONS_MOST = 200
 
 
 def name_completions(text: str, type_: str, cv: Any, n: int = 8) -> list[Any]:
     """Entities of ``type_`` the principal may know whose display name begins with the words ``text`` and says more
     ("Bob" for "Bob Smith" and "Bob Jones"): a first name alone names none of them, so the refusal lists them (did
-    you mean), never picks one. At most ``n``, by name, of the first ``COMPLETIONS_READ`` by key; none for words
-    that are a whole name or no name's start."""
+    you mean), never picks one. At most ``n``, by name; none for words that are a whole name or no name's start, or
+    where more than ``COMPLETIONS_MOST`` names start so."""
     mine = label_words(text)
     if not mine or not all(w.isalpha() for w in mine):
         return []
     out: list[Any] = []
-    # (a name whose words begin with ``mine`` has a key that begins with them joined: ``name_starts``' candidates)
-    for e in cv.name_lookup().name_starts(type_, "".join(mine)):
+    for e in cv.name_lookup().owners_of(type_, mine[0]):  # (a name that starts with the words has the first)
         if e.type == type_ and len(words_ := label_words(e.name)) > len(mine) and words_[: len(mine)] == mine and cv.knows(e.id):
             out.append(e)
-            if len(out) == COMPLETIONS_READ:
-                break
+            if len(out) > COMPLETIONS_MOST:
+                return []
     return sorted(out, key=lambda e: (e.name.casefold(), e.id))[:n]

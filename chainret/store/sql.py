@@ -37,7 +37,7 @@ from chainret.store.namewords import kept_word
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
-from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str
+from chainret.store.schema import QUOTE, UNIT_COLS, as_int
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
@@ -93,62 +93,49 @@ class SQLNames:
                 if any(word in label_words(label) for label in e.labels)]
 
     def has_word(self, type_: str, word: str, knows: Callable[[str], bool] | None = None) -> bool:
-        """Whether ``word`` is a word of a label this reader is shown of a ``type_`` entity (that ``knows`` accepts).
-
-        A word the store's ``name_words`` holds is checked on the entities its row lists, and on those alone where
-        it lists every owner; an absent word is no label's. Else (a store without the table, a word with a digit,
-        a common word whose listed owners this reader may not be shown) the owners the label scan finds are checked
-        a chunk at a time, up to the first that passes."""
+        """Whether some ``owners_of`` entity (that ``knows`` accepts) has ``word``: remembered per object, a request's
+        readings ask the same words again (a store is immutable)."""
         key = (type_, word, knows)
         hit = self._has_word.get(key)
         if hit is None:
             if len(self._has_word) >= 4096:
                 self._has_word.clear()
-            hit = self._has_word[key] = self._owns_word(type_, word, knows)
+            hit = self._has_word[key] = any(knows is None or knows(e.id) for e in self.owners_of(type_, word))
         return hit
 
-    def _owns_word(self, type_: str, word: str, knows: Callable[[str], bool] | None) -> bool:
-        def owned(ords: Sequence[int]) -> bool:  # (each entity with the labels this reader is shown: ``entities``)
-            ids = [str(r[0]) for r in self.store.db.rows(
-                f"SELECT id FROM entities WHERE ord IN ({_marks(ords)}) AND type = ? ORDER BY ord", (*ords, type_), None, self.principal)]
-            return any(any(word in label_words(label) for label in (e.id, e.name, *e.aliases)) and (knows is None or knows(e.id))
-                       for e in self.entities(ids))
+    def owners_of(self, type_: str, word: str) -> Iterator[Named]:
+        """The ``type_`` entities with ``word`` as a word of a label this reader is shown, in catalog order, read as they
+        are taken (``NameLookup.owners_of``).
 
+        A word the store's ``name_words`` holds: the entities its row lists first, and no more where it lists every
+        owner (an absent word is no label's). Else, or for the rest, the owners scans of the labels find (``key LIKE``:
+        a word with a digit, a store without the table, or a common word), 512 entities a scan, as they are taken."""
         row = self.store.name_words(type_, word) if kept_word(word) else None
+        listed: list[int] = []
         if row is not None:
             n, listed = row
-            if not n:
-                return False
-            if owned(listed):
-                return True
+            yield from self._owning(type_, word, listed)
             if n <= len(listed):
-                return False
-        # (every label's row: ``owned`` reads what this reader is shown; in the index's order, each entity once)
-        ords = list(dict.fromkeys(as_int(r[0]) for r in self.store.db.rows(
-            "SELECT n.entity_ord FROM names n WHERE n.type = ? AND n.key LIKE ?", (type_, f"%{word}%"), None, self.principal)))
-        return any(owned(ords[k:k + 64]) for k in range(0, len(ords), 64))
-
-    def name_starts(self, type_: str, prefix: str) -> Iterator[Named]:
-        """``NameIndex.name_starts`` by ranges of the ``names`` key (its ``fold``), 128 label rows at a time, over the
-        labels this reader may know: a common first word ("project" of a million projects) reads no more than is taken."""
-        label, lp = self.store.label_condition("n.doc_id", self.principal, self.within) if self.principal is not None else ("", ())
-        fold = 'n.fold COLLATE "C"' if self.store.kind == "postgres" else "n.fold"  # (byte order: Python's, and SQLite's)
-        after: tuple[str, int] = (prefix, -1)
-        seen: set[int] = set()
-        while True:
-            rows = self.store.db.rows(
-                f"SELECT n.fold, n.entity_ord FROM names n WHERE {fold} >= ? AND {fold} < ? AND n.type = ?{label} "
-                f"AND ({fold} > ? OR (n.fold = ? AND n.entity_ord > ?)) ORDER BY {fold}, n.entity_ord LIMIT 128",
-                (prefix, prefix + "\x7f", type_, *lp, after[0], after[0], after[1]), None, self.principal)
-            if not rows:
                 return
-            after = (as_str(rows[-1][0]), as_int(rows[-1][1]))
-            ords = [o for o in dict.fromkeys(as_int(r[1]) for r in rows) if o not in seen]
-            seen.update(ords)
-            if ords:
-                id_of = {as_int(o): str(i) for o, i in self.store.db.rows(
-                    f"SELECT ord, id FROM entities WHERE ord IN ({_marks(ords)})", ords, None, self.principal)}
-                yield from self.entities([id_of[o] for o in ords if o in id_of])
+        skip, after = set(listed), -1
+        while True:  # (each scan keeps the next 512 in entity order: a common word's first owners, not all of them)
+            rows = self.store.db.rows(  # (no DISTINCT: a sort that keeps 512 rows, not one of every match)
+                "SELECT n.entity_ord FROM names n WHERE n.key LIKE ? AND n.entity_ord > ? ORDER BY 1 LIMIT 512",
+                (f"%{word}%", after), None, self.principal)
+            ords = [o for o in dict.fromkeys(as_int(r[0]) for r in rows) if o not in skip]
+            for k in range(0, len(ords), 64):
+                yield from self._owning(type_, word, ords[k:k + 64])
+            if len(rows) < 512:
+                return
+            after = as_int(rows[-1][0])  # (the last entity is taken whole: its other rows name no other entity)
+
+    def _owning(self, type_: str, word: str, ords: Sequence[int]) -> list[Named]:
+        """The entities of ``ords`` of ``type_`` that have ``word`` in a label this reader is shown, in ``ords``' order."""
+        if not ords:
+            return []
+        ids = [str(r[0]) for r in self.store.db.rows(
+            f"SELECT id FROM entities WHERE ord IN ({_marks(ords)}) AND type = ? ORDER BY ord", (*ords, type_), None, self.principal)]
+        return [e for e in self.entities(ids) if any(word in label_words(label) for label in (e.id, e.name, *e.aliases))]
 
     def entities(self, ids: Sequence[str]) -> list[Named]:
         if self.principal is not None:

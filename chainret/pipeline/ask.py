@@ -156,7 +156,7 @@ def ask(
         # maybe a coverage ask ("which components have no owner", "which APIs does nobody consume": "nobody" names nothing)
         unknown = reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY
         if (reading.outcome == "no_pattern" or unknown) and cv is not None:
-            from chainret.query.gaps import read_absence_request, read_gap_request, read_neither_request
+            from chainret.query.gaps import read_absence_request, read_contrast_request, read_gap_request, read_neither_request
 
             words_ = when.rest if when is not None else request
             gap = read_gap_request(words_) if reading.outcome == "no_pattern" else None
@@ -172,6 +172,10 @@ def ask(
                 from chainret.pipeline.ownership import neither_trace
 
                 gaps = neither_trace(neither, cat, cv, principal, base, budget, meta)
+            elif (contrast := read_contrast_request(words_)) is not None:  # "teams that have nobody but still own stuff"
+                from chainret.pipeline.ownership import contrast_trace
+
+                gaps = contrast_trace(contrast, cat, cv, principal, base, budget, meta)
         if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
             trace = gaps
         elif reading.interpretation is None:

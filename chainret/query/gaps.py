@@ -83,8 +83,10 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("groups_without_members", rf"{_LEAD}empty\s+{_GROUPS}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:nobody|no\s+one)\s+(?:is|was|are|were)\s+(?:on|in)"),
     # "teams with nobody on them", "groups with no one in it"
-    ("groups_without_members", rf"{_LEAD}{_GROUPS}(?:{_REL}\s+(?:have|has)|\s+with)\s+(?:nobody|no\s+one|no\s+people|no\s+users)\s+"
-                               r"(?:on|in)\s+(?:it|them)"),
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}(?:{_REL}\s+(?:have|has|had)|\s+with)\s+(?:nobody|no\s+one|no\s+people|no\s+users)"
+                               r"(?:\s+(?:on|in)\s+(?:it|them))?"),
+    # "which teams are empty": a group holds its members
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:are|is|were|was)\s+empty"),
     # the entities that name such an owner: "which resources are owned by a team that isn't in the catalog"
     ("owned_by_undeclared", rf"{_LEAD}{_T}(?:{_REL}\s+(?:are|is|were|was))?\s+owned\s+by\s+{_GHOST}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?owners?\s+{_NOT_THERE}"),
@@ -269,3 +271,71 @@ def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] 
     if first is None or second is None or first.noun != second.noun or first == second:
         return None
     return first, second
+
+
+# "Ts that V1 nothing but (still) V2 stuff" / "Ts that V2 things but V1 nothing" / "Ts with N2 but no N1": an absence and a
+# presence of one type noun. The presence is read as the absence it denies ("own stuff": "do not own anything"; "have
+# members": "have no members"), so both halves go through the closed grammars above, and the rows are those of the
+# absence that are no rows of the denied one.
+_BUT = re.compile(r"^(?P<lead>(?:which|what)\s+[a-z]+|.+?\s+(?:that|which|who))\s+(?P<a>.+?)\s+but\s+(?:still\s+|also\s+|do\s+|does\s+)*"
+                  r"(?P<b>.+)$")
+_WITH_BUT = re.compile(r"^(?P<lead>.+?)\s+with\s+(?P<a>(?:an?\s+|some\s+)?[a-z]+)\s+but\s+(?:no|without(?:\s+any)?)\s+(?P<b>[a-z]+)$")
+# a presence: "own stuff", "have members", "own a component", "call some APIs" -> the absence it denies
+_SOME = r"(?:stuff|something|things|anything|some\s+stuff|some\s+things)"
+_PRESENCE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(rf"^(?P<v>(?!(?:are|is|were|was|do|does|did)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_SOME}$"),
+     "do not {v}{p} anything"),
+    (re.compile(r"^(?:have|has|had)\s+(?:an?\s+|some\s+|any\s+)?(?P<u>[a-z]+)$"), "have no {u}"),
+    (re.compile(r"^(?P<v>(?!(?:are|is|were|was|do|does|did|have|has|had)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+"
+                r"(?:an?\s+|some\s+|any\s+)?(?P<u>[a-z]+)$"), "do not {v}{p} any {u}"),
+)
+
+
+def _denied(presence: str) -> str | None:
+    """The absence a presence clause denies ("own stuff": "do not own anything"), or None when it is no presence."""
+    for rule, absence in _PRESENCE:
+        m = rule.match(presence)
+        if m is not None:
+            g = {k: (v or "") for k, v in m.groupdict().items()}
+            if g.get("v"):
+                g["v"] = _base_form(g["v"])
+            return absence.format(**g)
+    return None
+
+
+def _one_ask(text: str) -> GapRequest | AbsenceRequest | None:
+    return read_gap_request(text) or read_absence_request(text)
+
+
+class ContrastRequest(NamedTuple):
+    """"Teams that have nobody but still own stuff": the absence asked for, and the absence the presence denies (its
+    rows are left out)."""
+
+    lacking: GapRequest | AbsenceRequest
+    denied: GapRequest | AbsenceRequest
+
+
+def read_contrast_request(request: str) -> ContrastRequest | None:
+    """An absence and a presence of one type noun joined by *but* (either first), each half read by the grammars
+    above (the presence as the absence it denies); None when the words are no such pair or a half reads as nothing."""
+    text = _plain(request)
+    if " but " not in text:
+        return None
+    m = _BUT.match(text)
+    if m is not None:
+        lead, a, b = m.group("lead"), m.group("a"), m.group("b")
+        found = []
+        for lacks, has in ((a, b), (b, a)):
+            denied = _denied(has)
+            if denied is None:
+                continue
+            first, second = _one_ask(f"{lead} {lacks}"), _one_ask(f"{lead} {denied}")
+            if first is not None and second is not None and first != second and _one_ask(f"{lead} {has}") is None:
+                found.append(ContrastRequest(first, second))
+        return found[0] if len(found) == 1 else None
+    m = _WITH_BUT.match(text)
+    if m is None:
+        return None
+    has = re.sub(r"^(?:an?|some)\s+", "", m.group("a"))
+    first, second = _one_ask(f"{m.group('lead')} with no {m.group('b')}"), _one_ask(f"{m.group('lead')} with no {has}")
+    return ContrastRequest(first, second) if first is not None and second is not None and first != second else None

@@ -197,6 +197,8 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
         if len(toks) - k >= 2 and low[k] in _MODIFIERS and _heads(toks[k - 1], heads):
             head, mod = " ".join(toks[:k]), " ".join(toks[k:])
             out += [f"which {head} are {mod}", f"which {head} is {mod}", f"who is {mod}", f"what is {mod}"]
+            if low[k] in ("in", "within", "inside"):  # "the teams in publishing": groups in a group are those under it
+                out.append(f"which {head} are under {' '.join(toks[k + 1 :])}")
             if low[k] == "of":  # a relation noun of its own: "the subgroups of X" -> what are the subgroups of X
                 out += [f"what are the {head} {mod}", f"what is the {head} {mod}", f"who are the {head} {mod}"]
                 # or what X owns, as a possessive says it ("the components of team-web": team-web's components)

@@ -150,3 +150,43 @@ def test_a_short_word_more_is_no_typo_of_a_name(world: Path, monkeypatch: pytest
 def test_a_head_noun_that_runs_to_the_end_is_no_crash(world: Path) -> None:
     """"which apis nothing calls" left the question grammar looking for a verb after the head noun's last word."""
     assert _ids("which apis nothing calls", world) == {D + "crash-api"}
+
+
+# -- a head noun over a mixed set: the answers of its type ------------------------------------------------------------
+@pytest.mark.parametrize(("words", "expected"), [
+    ("which components does online services own", {D + "matchmaker"}),
+    ("what apis does online services own", {D + "match-api"}),
+    ("what components are part of the game system", {D + "matchmaker", D + "launcher", D + "crash-reporter",
+                                                      D + "mod-uploader"}),
+    ("which components are owned by kenji watanabe's teams", {D + "matchmaker"}),
+])
+def test_a_head_noun_keeps_the_answers_of_its_type(world: Path, words: str, expected: set[str]) -> None:
+    trace = ask(words, world)
+    assert _ids(words, world) == expected
+    assert trace.interpretation is not None and trace.interpretation.answer_types
+    assert trace.completeness is not None and trace.completeness.complete
+    assert trace.completeness.eligible == trace.completeness.answered == len(expected)  # counted over the type
+
+
+@pytest.mark.parametrize("words", [
+    "which users does online services own",  # a type the chain never ends at
+    "which teams does online services own",
+    "which domains does online services own",  # a type it may end at, of which it owns none
+])
+def test_a_head_noun_of_no_answer_stays_unread(world: Path, words: str) -> None:
+    assert _unread(words, world)
+
+
+def test_without_the_filter_a_mixed_set_is_refused(world: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The negative control: without the head noun's types kept, the reading is not taken (never the mixed set shown as
+    components)."""
+    from chainret.query import interpret as interpret_mod
+
+    monkeypatch.setattr(interpret_mod, "_head_among", lambda *a: [])
+    assert _unread("which components does online services own", world)
+
+
+def test_a_literal_reading_carries_no_answer_types(world: Path) -> None:
+    trace = ask("what does online services own", world)
+    assert trace.interpretation is not None and not trace.interpretation.answer_types
+    assert "answer_types" not in trace.to_json()

@@ -29,7 +29,8 @@ def _user(name: str, display: str) -> str:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A department with two teams under it (one nobody is on), a team with members that owns nothing, a team nobody is
-    on that owns a resource, components with and without owners in one system, and a CODEOWNERS file."""
+    on that owns a resource, a person on no team, components with and without owners in one system, an empty system,
+    and a CODEOWNERS file."""
     root = tmp_path_factory.mktemp("said") / "tree"
     (root / "client" / "ui").mkdir(parents=True)
     (root / "client" / "ui" / "hud.cpp").write_text("x\n", encoding="utf-8")
@@ -44,8 +45,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
         descriptor("Group", "netcode", "  parent: online\n", title="Netcode Working Group"),
         descriptor("Group", "qa", "  members: [bo-lindqvist]\n", title="Quality Assurance"),
         _user("gwen-hall", "Gwen Hall"), _user("amara-nwosu", "Amara Nwosu"), _user("kenji-watanabe", "Kenji Watanabe"),
-        _user("olu-adeyemi", "Olu Adeyemi"), _user("bo-lindqvist", "Bo Lindqvist"),
+        _user("olu-adeyemi", "Olu Adeyemi"), _user("bo-lindqvist", "Bo Lindqvist"), _user("yusuf-demir", "Yusuf Demir"),
         descriptor("System", "game", "  owner: online\n"),
+        descriptor("System", "esports", "  owner: analytics\n"),
         descriptor("API", "match-api", "  owner: online\n  system: game\n"),
         descriptor("API", "crash-api", "  owner: analytics\n  system: game\n"),
         descriptor("Resource", "match-db", "  owner: online\n"),
@@ -103,6 +105,30 @@ def test_contrasts_that_are_not_two_relations_stay_unread(world: Path, words: st
     assert _unread(words, world)
 
 
+@pytest.mark.parametrize(("words", "expected"), [
+    ("which components have no team assigned", {D + "crash-reporter", D + "mod-uploader"}),
+    ("which teams don't have any people", {D + "localization", D + "netcode"}),
+    ("users that aren't members of a team", {D + "yusuf-demir"}),
+    ("apis that aren't consumed", {D + "crash-api"}),
+    ("which apis are never used", {D + "crash-api"}),
+    ("which apis have zero consumers", {D + "crash-api"}),
+    ("which resources have nothing depending on them", {D + "relay-fleet"}),
+    ("which systems contain no components", {D + "esports"}),
+    ("which systems are empty", {D + "esports"}),
+])
+def test_more_absences_in_people_words(world: Path, words: str, expected: set[str]) -> None:
+    assert _ids(words, world) == expected
+
+
+@pytest.mark.parametrize("words", [
+    "which components are never frobnicated",  # a participle of no catalog verb
+    "which teams are not owned",  # no relation owns a team
+    "which users contain no components",  # nothing holds what a user is in
+])
+def test_near_absences_stay_unread(world: Path, words: str) -> None:
+    assert _unread(words, world)
+
+
 def test_the_contrast_grammar_needs_but() -> None:
     assert read_contrast_request("teams that have nobody and own stuff") is None
     assert read_contrast_request("teams that have nobody but still own stuff") is not None
@@ -115,7 +141,7 @@ def test_the_contrast_grammar_needs_but() -> None:
     ("the launcher is part of which system", {D + "game"}),
     ("which department is analytics in", {D + "publishing"}),
     ("which team is kenji watanabe in", {D + "online"}),  # a person in a team: the membership, as before
-    ("what do the teams in publishing own", {D + "launcher", D + "crash-api"}),
+    ("what do the teams in publishing own", {D + "launcher", D + "crash-api", D + "esports"}),
     ("who is in the teams in publishing", {D + "amara-nwosu"}),
     ("who owns what the matchmaker depends on", {D + "online"}),
     ("who works on online services", {D + "kenji-watanabe", D + "olu-adeyemi"}),

@@ -48,7 +48,8 @@ _NOT_THERE = rf"(?:that|which|who)\s+{_NOT_THERE_BARE}"
 # an owner the catalog does not declare, said either way: "a team that isn't in the catalog", "a nonexistent team"
 _GHOST = (rf"(?:{_SOMEONE}\s+{_NOT_THERE}|(?:an?\s+|some\s+)?(?:nonexistent|non-existent|missing|unknown|undeclared|"
           r"undefined|unresolved)\s+(?:teams?|groups?|owners?))")
-_NO_OWNER = r"(?:no\s+owners?|no\s+one\s+owning\s+(?:it|them)|nobody\s+owning\s+(?:it|them))"
+_NO_OWNER = (r"(?:no\s+owners?(?:\s+(?:set|assigned|specified|defined|declared|listed|given))?|no\s+one\s+owning\s+(?:it|them)|"
+             r"nobody\s+owning\s+(?:it|them))")
 # "which systems have a component with no owner": the things that hold an entity of no owner
 _U = _T.replace("?P<t>", "?P<u>")
 _HOLD = r"(?:have|has|contain|contains|include|includes)\s+(?:an?\s+|any\s+|some\s+)?"
@@ -78,7 +79,7 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+{_NOT_THERE_BARE}"),
     ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+(?:point|points|refer|refers)\s+(?:at|to)\s+{_GHOST}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:have|has|had|with)\s+(?:no|zero|0)\s+members?"),
-    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?members?"),
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?(?:members?|people|persons|users|folks)"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}empty\s+{_GROUPS}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:nobody|no\s+one)\s+(?:is|was|are|were)\s+(?:on|in)"),
@@ -126,7 +127,7 @@ def read_gap_request(request: str) -> GapRequest | None:
     """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
     text = _plain(request)
     if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody", "no one",
-                                   "no people", "no users", "exist")):
+                                   "no people", "no users", "people", "users", "exist")):
         return None  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)
@@ -159,7 +160,7 @@ _NOBODY = r"(?:nobody|no\s+one|nothing|no\s+(?P<u>[a-z]+))"
 _PREP = r"(?P<prep>in|on|under|part\s+of|a\s+member\s+of|members\s+of|a\s+part\s+of)"
 _N = r"(?P<t>[a-z]+)"
 # "which components have no dependencies listed": the catalog lists what it holds, so the word adds nothing
-_LISTED_WORDS = r"(?:listed|recorded|declared|given|stated)"
+_LISTED_WORDS = r"(?:listed|recorded|declared|given|stated|assigned|set|specified|defined)"
 _LISTED = rf"(?:\s+{_LISTED_WORDS})?"
 # The people a catalog holds, said without a type noun ("is anyone not on a team"): the noun they stand for, and
 # the type words a catalog names its people by. Only here: as a type word everywhere, "person" read "manager of
@@ -194,6 +195,16 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the passive: "which APIs aren't used by anything", "APIs not consumed by any component" -> who uses {x}
     (rf"{_LEAD}{_N}(?:{_REL}\s+(?:are|is|were|was))?\s+not\s+(?P<pp>[a-z]+ed)\s+by\s+(?:anything|anyone|anybody|any\s+[a-z]+|"
      r"an?\s+[a-z]+)", ("who {pvs} {x}", "what {pvs} {x}", "who {pvs2} {x}", "what {pvs2} {x}")),
+    # the passive without its agent: "APIs that aren't consumed", "which resources are never used"
+    (rf"{_LEAD}{_N}(?:{_REL}\s+)?\s*(?:are|is|were|was)\s+(?:not|never)(?:\s+(?:even|ever))?\s+(?P<pp>[a-z]+ed)",
+     ("who {pvs} {x}", "what {pvs} {x}", "who {pvs2} {x}", "what {pvs2} {x}")),
+    # "which resources have nothing depending on them" -> what depends on {x}
+    (rf"{_LEAD}{_N}{_REL}\s+(?:have|has|with)\s+(?:nothing|nobody|no\s+one)\s+(?P<ing>[a-z]+ing)(?P<p>\s+(?:on|to|from|with))?\s+"
+     r"(?:it|them)", ("who {ivs}{p} {x}", "what {ivs}{p} {x}", "who {ivs2}{p} {x}", "what {ivs2}{p} {x}")),
+    # what a thing holds: "which systems contain no components" -> what is in {x}, of the components
+    (rf"{_LEAD}{_N}{_REL}\s+(?:contain|contains|hold|holds|include|includes)\s+no\s+(?P<u>[a-z]+)", ("what is in {x}", "what is part of {x}")),
+    # "which domains are empty" -> what is in {x} (a group's members are read by the report's own rule first)
+    (rf"{_LEAD}{_N}{_REL}\s+(?:are|is|were|was)\s+empty", ("what is in {x}", "what is part of {x}")),
     # "unused APIs" -> who uses {x}
     (rf"{_LEAD}unused\s+{_N}", ("who uses {x}", "what uses {x}")),
     # "which teams own nothing", "components that depend on nothing" -> what does {x} own / depend on
@@ -205,7 +216,7 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "which teams don't own anything (at all)" -> what does {x} own
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+anything", ("what does {x} {v}{p}",)),
     # "which components have no dependencies", "systems without a domain" -> what is the domain of {x}
-    (rf"{_LEAD}{_N}{_REL}\s+(?:have|has|with)\s+no\s+(?P<u>[a-z]+(?:\s+(?!{_LISTED_WORDS}$)[a-z]+)?){_LISTED}", ("what is the {u} of {x}", "who is the {u} of {x}",
+    (rf"{_LEAD}{_N}{_REL}\s+(?:have|has|with)\s+(?:no|zero|0)\s+(?P<u>[a-z]+(?:\s+(?!{_LISTED_WORDS}$)[a-z]+)?){_LISTED}", ("what is the {u} of {x}", "who is the {u} of {x}",
                                                                               "which {u} does {x} have")),
     (rf"{_LEAD}{_N}\s+without\s+(?:an?\s+|any\s+)?(?P<u>[a-z]+(?:\s+[a-z]+)?)", ("what is the {u} of {x}", "who is the {u} of {x}",
                                                                                 "which {u} does {x} have")),
@@ -238,6 +249,8 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
         verb = g.get("v", "")
         # the verb in the third person ("consume" -> "consumes", or as said: "uses") and in its base form
         fill = {**g, "vs": g.get("w") or (_third_person(verb) if verb else ""), "vb": _base_form(verb), "x": "{x}"}
+        if g.get("prep") == "members of":  # "users that aren't members of a team": one user is a member of it
+            fill["prep"] = "a member of"
         if g.get("pp"):  # a participle's verb in the third person, of either base form ("used": uses; "owned": owns)
             part = g["pp"]
             bases = (part[:-3] + "y", part[:-3] + "y") if part.endswith("ied") else (part[:-2], part[:-1])

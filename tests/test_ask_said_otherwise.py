@@ -151,6 +151,28 @@ def test_wordings_read_as_the_question_they_stand_for(world: Path, words: str, e
     assert _ids(words, world) == expected
 
 
+# -- two hops over a set, said otherwise ----------------------------------------------------------------------------
+@pytest.mark.parametrize(("words", "expected"), [
+    ("everyone on publishing's sub-teams", {D + "amara-nwosu"}),  # a plural possessive head: "what are X's subgroups"
+    ("who is on publishing's subgroups", {D + "amara-nwosu"}),
+    ("list everyone in online services", {D + "kenji-watanabe", D + "olu-adeyemi"}),
+    ("who owns the components consuming the match api", {D + "analytics"}),  # a modifier in -ing
+    ("whose components call the match-api", {D + "analytics"}),
+    ("which teams own something that consumes the match api", {D + "analytics"}),  # "something" as a head of no type
+])
+def test_two_hops_over_a_set_said_otherwise(world: Path, words: str, expected: set[str]) -> None:
+    assert _ids(words, world) == expected
+
+
+@pytest.mark.parametrize("words", [
+    "who owns the components frobnicating the match api",  # a modifier of no catalog verb
+    "whose components frobnicate the match-api",
+    "everyone on the weather",
+])
+def test_near_set_wordings_stay_unread(world: Path, words: str) -> None:
+    assert _unread(words, world)
+
+
 @pytest.mark.parametrize("words", [
     "the matchmaker is frobnicated by who",  # a participle of no catalog verb
     "who are the code owners for the matchmaker",  # "for" a thing that is no path (read a test half's question wrongly)

@@ -79,7 +79,10 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # the people asked for with "which": "which people are on X", "what users are in X"
     (r"(?:which|what)\s+(?:people|persons|folks|users)\s+(?:are|is)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
     # a bare noun phrase of a person: "the person on call for X" asks who is on call for X
-    (r"(?:the\s+)?(?:person|people|one|folks)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
+    (r"(?:(?:list|show|name)\s+(?:me\s+)?)?(?:all\s+)?(?:the\s+)?(?:person|people|one|folks|everyone|everybody)\s+(?P<x>(?:in|on)\s+.+)",
+     "who is {x}"),
+    # "whose components call X": the owners of the things that do it
+    (r"whose\s+(?P<n>[a-z]+s)\s+(?P<x>(?!is\b|are\b).+)", "who owns the {n} that {x}"),
     # reviewing a change: "who needs to review a change to X", "who reviews changes to X" ask for X's code owners
     (rf"{_REVIEWER}\s+(?:a\s+|any\s+|the\s+)?{_CHANGE}\s+(?:to|in|for|on|of|touching|{_TOUCHING})\s+(?P<x>.+)",
      "who are the code owners of {x}"),
@@ -145,6 +148,9 @@ _WHOEVER = re.compile(r"\bwhoever\b", re.IGNORECASE)
 _WHICHEVER = re.compile(r"\b(?:whichever|whatever)\s+(\S+)", re.IGNORECASE)
 # A relative clause without its "that": "the APIs the X consumes" is "the APIs that the X consumes".
 _REDUCED = re.compile(r"\b(the|by|of|for|on|to)\s+([a-z]+s)\s+(the|a|an)\s+", re.IGNORECASE)
+# A modifier in -ing after a plural head noun: "the components consuming X" is "the components that consume X" (the
+# stem, or the stem with its "e": both are tried, the one that is no verb reads as nothing).
+_GERUND = re.compile(r"\b(the|of|for|by|on|to)\s+([a-z]+s)\s+([a-z]{2,}?)ing\s+(?=\S)", re.IGNORECASE)
 _WHO_ARE = re.compile(r"^(who|what|which\s+\S+|what\s+\S+)\s+are\s+the\s+(\S+)(\s+.+)$", re.IGNORECASE)
 
 
@@ -497,6 +503,10 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
     # (the spelt words as they are too, and with only their verbs put as the catalog's: a name in lower case may hold
     # an everyday noun, "online services": "which APIs do online services components call")
     out = [base, said, clause_words(everyday_words(_spelt(request), vocab, verb_owners, nouns=False))]
+    for stem in ("", "e"):  # "the components consuming X": "the components that consume X"
+        gerund = _GERUND.sub(lambda m: f"{m.group(1)} {m.group(2)} that {m.group(3)}{stem} ", said)  # noqa: B023
+        if gerund != said:
+            out += [gerund, everyday_words(gerund, vocab, verb_owners)]
     doing = progressive(said, vocab | set(everyday_substitutions(vocab, verb_owners)))
     if doing is not None:
         out.append(everyday_words(doing, vocab, verb_owners))
@@ -559,7 +569,9 @@ def question_fronted(text: str, vocab: set[str]) -> str | None:
         bases = [b for b in forms if _third_person(b) in vocab]
         if len(bases) != 1:
             return None
-        return f"{m.group('wh')} {_third_person(bases[0])} {m.group('x')}"
+        wh = m.group("wh")
+        several = len(wh.split()) == 2 and _singular(wh.split()[1]) != wh.split()[1]  # "which teams own X"
+        return f"{wh} {bases[0] if several else _third_person(bases[0])} {m.group('x')}"
     m = _BE_LAST.match(said)
     if m is not None:
         return f"{m.group('wh')} {m.group('be')} {m.group('x')} {m.group('rest')}"

@@ -105,7 +105,8 @@ def agreement_variants(text: str, vocab: set[str]) -> list[str]:
     return [" ".join(v) for v in dict.fromkeys(tuple(v) for v in out)]
 
 
-GENERIC_HEADS = frozenset({"thing", "things", "entity", "entities", "one", "ones", "item", "items", "stuff"})
+GENERIC_HEADS = frozenset({"thing", "things", "entity", "entities", "one", "ones", "item", "items", "stuff", "something",
+                           "anything", "everything"})
 
 
 def head_nouns(specs: Sequence[PatternSpec], types: Sequence[str]) -> frozenset[str]:
@@ -210,8 +211,9 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
 
 def _possessed(owner: str, head: str) -> list[str]:
     """The questions "<owner>'s <head>" may stand for: the heads the owner is in, on or part of, or owns."""
+    several = [f"who are {owner}'s {head}", f"what are {owner}'s {head}"] if _singular(head) != head else []
     return [f"which {head} is {owner} in", f"which {head} is {owner} on", f"which {head} is {owner} part of",
-            f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}",
+            f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}", *several,
             f"which {head} does {owner} {_POSSESSING}", f"what does {owner} {_POSSESSING}"]
 
 

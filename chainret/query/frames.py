@@ -127,7 +127,7 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     (r"(?P<n>(?:which|what)\s+(?:team|group|department|squad|org|organi[sz]ation|unit))\s+(?:is|was)\s+(?P<x>.+?)\s+"
      r"(?:in|within|inside|part\s+of)", "{n} is {x} under"),
     # where a group sits, asked of the group: "which team does X sit under" as "which team is X under"
-    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+(?:sit|fall|come|live)\s+(?:under|within|in)", "{n} is {x} under"),
+    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+(?:sit|fall|come|live)\s+(?P<p>under|within|in)", "{n} is {x} {p}"),
     # "the parent team of X": the parent of X, whatever the head noun says the parent is
     (r"(?:what\s+is\s+|who\s+is\s+)?(?:the\s+)?parent\s+(?:team|group|department|unit|org|organi[sz]ation)\s+(?:of|for)\s+"
      r"(?P<x>.+)", "what is the parent of {x}"),
@@ -261,6 +261,8 @@ EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
     # a group under another group, however it is spelt: "the sub-teams of X" are its subgroups
     "sub-teams": ("subgroups",), "sub-team": ("subgroup",), "subteams": ("subgroups",), "subteam": ("subgroup",),
     "sub-groups": ("subgroups",), "sub-group": ("subgroup",),
+    # a CODEOWNERS rule is one line of the file, an entry of it: "which codeowners line covers P"
+    "line": ("rule",), "lines": ("rules",), "entry": ("rule",), "entries": ("rules",),
 }
 
 

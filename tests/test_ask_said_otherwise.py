@@ -1,5 +1,5 @@
 """Requests worded the way people word them, continued (issue 44): an absence and a presence joined by *but* (*teams
-that have nobody but still own stuff*, in either order and with *with X but no Y*), *empty* teams, the question word said
+that have nobody but still own things*, in either order and with *with X but no Y*), *empty* teams, the question word said
 last (*X is owned by who?*, *X sits under which team?*), groups said to be *in* a group (*the teams in publishing*,
 *which department is X in*), a free relative as a slot (*who owns what X depends on*), *the code owners for P* where P
 is a path, a frame whose words hold an everyday noun of a name (*who works on online services*), and a typo that is a
@@ -77,7 +77,7 @@ def _unread(words: str, catalog: Path) -> bool:
 
 # -- an absence and a presence ------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("words", "expected"), [
-    ("teams that have nobody but still own stuff", {D + "netcode"}),
+    ("groups that have nobody but still own things", {D + "netcode"}),
     ("which teams own things but have no members", {D + "netcode"}),
     ("which teams have no members but own something", {D + "netcode"}),
     ("which teams own nothing but have members", {D + "publishing"}),
@@ -90,7 +90,7 @@ def test_an_absence_and_a_presence(world: Path, words: str, expected: set[str]) 
 
 
 def test_a_presence_is_proved_by_its_relations(world: Path) -> None:
-    trace = ask("teams that have nobody but still own stuff", world)
+    trace = ask("groups that have nobody but still own things", world)
     section = trace.meta["coverage"]
     assert section["kind"] == "without_but_with" and section["denied"]["predicate"]
     (row,) = section["rows"]
@@ -99,7 +99,7 @@ def test_a_presence_is_proved_by_its_relations(world: Path) -> None:
 
 @pytest.mark.parametrize("words", [
     "teams that own stuff but also own nothing",  # one relation said twice: no second half
-    "teams that have nobody but still frobnicate stuff",  # a verb the catalog has no word for
+    "groups that have nobody but still frobnicate things",  # a verb the catalog has no word for
     "teams that have nobody but the weather",  # no presence
 ])
 def test_contrasts_that_are_not_two_relations_stay_unread(world: Path, words: str) -> None:
@@ -132,7 +132,7 @@ def test_near_absences_stay_unread(world: Path, words: str) -> None:
 
 def test_the_contrast_grammar_needs_but() -> None:
     assert read_contrast_request("teams that have nobody and own stuff") is None
-    assert read_contrast_request("teams that have nobody but still own stuff") is not None
+    assert read_contrast_request("groups that have nobody but still own things") is not None
 
 
 # -- the question word said last, groups in a group, a free relative, code owners for a path --------------------------

@@ -172,7 +172,7 @@ def ask(
                 from chainret.pipeline.ownership import neither_trace
 
                 gaps = neither_trace(neither, cat, cv, principal, base, budget, meta)
-            elif (contrast := read_contrast_request(words_)) is not None:  # "teams that have nobody but still own stuff"
+            elif (contrast := read_contrast_request(words_)) is not None:  # "teams with no members but owning things"
                 from chainret.pipeline.ownership import contrast_trace
 
                 gaps = contrast_trace(contrast, cat, cv, principal, base, budget, meta)

@@ -251,7 +251,7 @@ def neither_trace(asks: tuple[AbsenceRequest, AbsenceRequest], cat: CatalogReade
 
 def contrast_trace(asks: ContrastRequest, cat: CatalogReader, cv: ViewReader, principal: str, base: Mapping[str, Any],
                    budget: Budget, meta: dict[str, object]) -> Trace | None:
-    """An absence and a presence ("teams that have nobody but still own stuff", ``chainret.query.gaps.
+    """An absence and a presence ("groups with no one on them but owning a resource", ``chainret.query.gaps.
     read_contrast_request``): the rows of the absence that are no rows of the absence the presence denies ("teams
     that do not own anything"), each citing its own proof and the relations that show the presence; ``meta.coverage``
     has both sections (``kind: without_but_with``, ``lacks`` and ``denied``). None where either half is not read,

@@ -261,7 +261,7 @@ EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
     # a group under another group, however it is spelt: "the sub-teams of X" are its subgroups
     "sub-teams": ("subgroups",), "sub-team": ("subgroup",), "subteams": ("subgroups",), "subteam": ("subgroup",),
     "sub-groups": ("subgroups",), "sub-group": ("subgroup",),
-    # a CODEOWNERS rule is one line of the file, an entry of it: "which codeowners line covers P"
+    # a CODEOWNERS rule is one line of the file, an entry of it: "the CODEOWNERS line that matches P"
     "line": ("rule",), "lines": ("rules",), "entry": ("rule",), "entries": ("rules",),
 }
 

@@ -286,7 +286,7 @@ def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] 
     return first, second
 
 
-# "Ts that V1 nothing but (still) V2 stuff" / "Ts that V2 things but V1 nothing" / "Ts with N2 but no N1": an absence and a
+# "Ts that V1 nothing but (still) V2 something" / "Ts that V2 things but V1 nothing" / "Ts with N2 but no N1": an absence and a
 # presence of one type noun. The presence is read as the absence it denies ("own stuff": "do not own anything"; "have
 # members": "have no members"), so both halves go through the closed grammars above, and the rows are those of the
 # absence that are no rows of the denied one.
@@ -321,7 +321,7 @@ def _one_ask(text: str) -> GapRequest | AbsenceRequest | None:
 
 
 class ContrastRequest(NamedTuple):
-    """"Teams that have nobody but still own stuff": the absence asked for, and the absence the presence denies (its
+    """"Groups that own things but have no members": the absence asked for, and the absence the presence denies (its
     rows are left out)."""
 
     lacking: GapRequest | AbsenceRequest

@@ -166,13 +166,23 @@ def test_everyday_two_hop_and_set_wordings(newcomer: CatalogReader, words: str, 
 @pytest.mark.parametrize("words", [
     "Who owns the components that order-service depends on?",  # order-service depends on a resource only: no component's owner
     "Which resources depend on shop-db?",  # the things that depend on shop-db are components
-    "Which components are owned by team-platform?",  # team-platform owns an API and a resource too: never all it owns
     "Which weather depends on shop-db?",  # a head noun that names no type is no head to drop
 ])
 def test_a_head_noun_narrower_than_the_answers_is_refused_not_a_subset(newcomer: CatalogReader, words: str) -> None:
     """Negative controls: a reading that drops its head noun is taken only where the view's answers are all of its
     type; where they are not (or none is), the request is refused rather than answered with other things."""
     assert ask(words, newcomer).outcome != "accepted_path"
+
+
+def test_a_head_noun_over_a_mixed_set_is_answered_with_its_type_only(newcomer: CatalogReader) -> None:
+    """team-platform owns an API and a resource too: "which components are owned by team-platform" was refused (never
+    all it owns); now the answers are what it owns of the components (``interpretation.answer_types``), counted so."""
+    trace = ask("Which components are owned by team-platform?", newcomer)
+    assert trace.outcome == "accepted_path" and trace.interpretation is not None
+    assert trace.interpretation.answer_types == ["component"]
+    assert _answers(trace) == {C + "order-service"}
+    assert trace.completeness is not None and trace.completeness.complete and trace.completeness.eligible == 1
+    assert verify(trace, newcomer).ok
 
 
 def test_the_head_check_is_what_refuses_a_mixed_answer(newcomer: CatalogReader, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -221,9 +231,11 @@ def test_a_bare_noun_phrase_reads_as_the_question_it_stands_for(newcomer: Catalo
 
 def test_a_bare_noun_phrase_keeps_its_head_noun(newcomer: CatalogReader) -> None:
     """Negative control: team-platform owns a component, an API and a resource, so "the components that team-platform
-    owns" is not answered with all three (nor with a subset shown as complete)."""
-    assert ask("the components that team-platform owns", newcomer).outcome != "accepted_path"
-    assert ask("what does team-platform own", newcomer).outcome == "accepted_path"  # the question without the noun reads
+    owns" is never answered with all three: only with the component (its head noun's type, ``answer_types``)."""
+    trace = ask("the components that team-platform owns", newcomer)
+    assert trace.outcome == "accepted_path" and _answers(trace) == {C + "order-service"}
+    assert trace.interpretation is not None and trace.interpretation.answer_types == ["component"]
+    assert len(_answers(ask("what does team-platform own", newcomer))) == 4  # the question without the noun: all of them
 
 
 # -- reduced clauses and possessives of ownership (issue 44) ------------------------------------------------

@@ -156,7 +156,7 @@ def ask(
         # maybe a coverage ask ("which components have no owner", "which APIs does nobody consume": "nobody" names nothing)
         unknown = reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY
         if (reading.outcome == "no_pattern" or unknown) and cv is not None:
-            from chainret.query.gaps import read_absence_request, read_gap_request, read_neither_request
+            from chainret.query.gaps import read_absence_request, read_contrast_request, read_gap_request, read_neither_request
 
             words_ = when.rest if when is not None else request
             gap = read_gap_request(words_) if reading.outcome == "no_pattern" else None
@@ -172,6 +172,10 @@ def ask(
                 from chainret.pipeline.ownership import neither_trace
 
                 gaps = neither_trace(neither, cat, cv, principal, base, budget, meta)
+            elif (contrast := read_contrast_request(words_)) is not None:  # "teams with no members but owning things"
+                from chainret.pipeline.ownership import contrast_trace
+
+                gaps = contrast_trace(contrast, cat, cv, principal, base, budget, meta)
         if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
             trace = gaps
         elif reading.interpretation is None:
@@ -374,6 +378,11 @@ def _run(
     if many:  # a chain over a set: the set is the answer, and each of its members may be searched (``fanout_budget``)
         budget = fanout_budget(budget, [p not in world.functional for p in interp.predicates], ceiling)
     run, paths = run_set(world, interp.start_id, interp.predicates, budget, backtrack=backtrack, sets=many, stating_first=sets)
+    typed = None
+    if interp.answer_types and paths:  # "which components does X own": the answers of the head noun's types only
+        ends = cv.entities_of(sorted({p[-1].object for p in paths}))
+        typed = [p for p in paths if p[-1].object in ends and ends[p[-1].object].type in interp.answer_types]
+        paths = typed
     path = paths[0] if paths else None
     eff = run.budget  # ``effective_budget``, computed once by the run
     packet = None
@@ -393,7 +402,8 @@ def _run(
         if len(packet.items) < len(items):  # the packet cap cannot hold the path: not exposed as one
             packet = None
             path = None
-    reason = None if path is not None else overall_reason(run.failures, run.hops)
+    reason = None if path is not None else overall_reason(run.failures, run.hops) if typed is None else Refusal(
+        code=RefusalCode.NO_SUPPORTED_RELATION, message=f"none of the answers is of type {', '.join(interp.answer_types)}")
     units: dict[str, str | None] | None = None
     if required_anchors is not None:
         required = list(required_anchors)
@@ -401,6 +411,8 @@ def _run(
         required = [r.id for r in path] if path else []
         units = {r.id: r.unit_ref for r in path} if path else {}
     answers, completeness = set_answer(run, interp.start_id, paths, len(interp.predicates), world) if many and path is not None else (None, None)
+    if typed is not None and completeness is not None:  # counted over the types asked for: known only when every value was
+        completeness = completeness.model_copy(update={"eligible": len(answers or []) if completeness.complete else None})
     return Trace.model_construct(
         **base,
         interpretation=interp,

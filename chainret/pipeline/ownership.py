@@ -30,7 +30,7 @@ from chainret.query.declared import Declarations, declared_of
 from chainret.sources.backstage import OWNER_REQUIRED
 from chainret.sources.codeowners import NO_OWNERS_NOTE, rule_of_unit
 from chainret.store import resolve_catalog
-from chainret.query.gaps import PEOPLE_TYPE_WORDS, AbsenceRequest, GapRequest
+from chainret.query.gaps import PEOPLE_TYPE_WORDS, AbsenceRequest, ContrastRequest, GapRequest
 from chainret.store.base import CatalogReader, ViewReader, recompile_advice
 from chainret.trace.model import Budget, Completeness, Packet, PacketItem, SetAnswer, Trace
 
@@ -125,6 +125,13 @@ def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: st
     every row an answer (``answers``: the entity, a CODEOWNERS rule's too), every row's proof a packet
     item (the unit, its document version, the span and the quoted line), ``meta.coverage`` the rows with their
     cites. None over a compiled store (it keeps no declarations): the request then stays ``no_pattern``."""
+    found = gap_rows(gap, cat, cv, principal)
+    return None if found is None else _rows_trace(*found, cv, base, budget, meta)
+
+
+def gap_rows(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str) -> tuple[list[Gap], dict[str, Any]] | None:
+    """The rows of a coverage ask's report section (``gap_trace``) and the section as ``meta.coverage`` records it;
+    None where it is not read."""
     try:
         report = coverage(cat, cv.view_name, principal)
     except UsageError:
@@ -153,7 +160,7 @@ def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: st
         rows = [g for g in rows if g.id in parented]
     section = {"kind": gap.kind, "types": list(gap.types), "view": report.view, **({"under": True} if gap.under else {}),
                **({"holders": list(gap.holders)} if gap.holders else {})}
-    return _rows_trace(rows, section, cv, base, budget, meta)
+    return rows, section
 
 
 def _held_by(rows: list[Gap], gap: GapRequest, cv: ViewReader) -> list[Gap] | None:
@@ -240,6 +247,59 @@ def neither_trace(asks: tuple[AbsenceRequest, AbsenceRequest], cat: CatalogReade
     rows = [g for g in first[0] if g.id in both]
     section = {"kind": "without_relations", "types": first[1]["types"], "all_of": [first[1], second[1]], "view": cv.shown_name}
     return _rows_trace(rows, section, cv, base, budget, meta)
+
+
+def contrast_trace(asks: ContrastRequest, cat: CatalogReader, cv: ViewReader, principal: str, base: Mapping[str, Any],
+                   budget: Budget, meta: dict[str, object]) -> Trace | None:
+    """An absence and a presence ("groups with no one on them but owning a resource", ``chainret.query.gaps.
+    read_contrast_request``): the rows of the absence that are no rows of the absence the presence denies ("teams
+    that do not own anything"), each citing its own proof and the relations that show the presence; ``meta.coverage``
+    has both sections (``kind: without_but_with``, ``lacks`` and ``denied``). None where either half is not read,
+    the halves are of other types, or both read as one relation."""
+    found = [gap_rows(a, cat, cv, principal) if isinstance(a, GapRequest) else absence_rows(a, cat, cv, principal)
+             for a in asks]
+    lacking, denied = found
+    if lacking is None or denied is None:
+        return None
+    if lacking[1].get("predicate") is not None and lacking[1].get("predicate") == denied[1].get("predicate"):
+        return None
+    if len(_subject_types(lacking[1], lacking[0]) | _subject_types(denied[1], denied[0])) != 1 or lacking[1] == denied[1]:
+        return None  # the halves must be said of one type, and be two relations
+    left_out = {g.id for g in denied[0]}
+    rows = [g for g in lacking[0] if g.id not in left_out]
+    if denied[1].get("predicate"):  # the presence's proof: the relations of the denied predicate each row takes part in
+        rows = [g.model_copy(update={"cites": [*g.cites, *_taking_part(g.id, denied[1], cv)]}) for g in rows]
+    section = {"kind": "without_but_with", "types": sorted(_subject_types(lacking[1], lacking[0])), "lacks": lacking[1],
+               "denied": denied[1], "view": cv.shown_name}
+    return _rows_trace(rows, section, cv, base, budget, meta)
+
+
+def _subject_types(section: dict[str, Any], rows: list[Gap]) -> set[str]:
+    """The entity types a section's rows are of: its own types, the group type of a members section, else its rows'."""
+    if section.get("types"):
+        return set(section["types"])
+    if section["kind"] == "groups_without_members":
+        return {"group"}
+    return {g.type for g in rows}
+
+
+def _taking_part(entity: str, section: dict[str, Any], cv: ViewReader) -> list[dict[str, str]]:
+    """The cites of the relations of ``section``'s predicate (or its inverse) that ``entity`` takes part in, to an
+    entity of the section's object types where it names some."""
+    objects = set(section.get("objects") or ())
+    out = []
+    for r in cv.eligible_relations():
+        if r.predicate == section["predicate"] and r.subject == entity:
+            other = r.object
+        elif r.predicate in section.get("inverse", ()) and r.object == entity:
+            other = r.subject
+        else:
+            continue
+        ent = cv.entity(other) if objects else None
+        if objects and (ent is None or ent.type not in objects):
+            continue
+        out.append(_relation_cite(cv.supporting_unit(r), r.support.doc_ref, r.support.quote))
+    return out
 
 
 def absence_rows(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, principal: str

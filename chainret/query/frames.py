@@ -79,7 +79,10 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # the people asked for with "which": "which people are on X", "what users are in X"
     (r"(?:which|what)\s+(?:people|persons|folks|users)\s+(?:are|is)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
     # a bare noun phrase of a person: "the person on call for X" asks who is on call for X
-    (r"(?:the\s+)?(?:person|people|one|folks)\s+(?P<x>(?:in|on)\s+.+)", "who is {x}"),
+    (r"(?:(?:list|show|name)\s+(?:me\s+)?)?(?:all\s+)?(?:the\s+)?(?:person|people|one|folks|everyone|everybody)\s+(?P<x>(?:in|on)\s+.+)",
+     "who is {x}"),
+    # "whose components call X": the owners of the things that do it
+    (r"whose\s+(?P<n>[a-z]+s)\s+(?P<x>(?!is\b|are\b).+)", "who owns the {n} that {x}"),
     # reviewing a change: "who needs to review a change to X", "who reviews changes to X" ask for X's code owners
     (rf"{_REVIEWER}\s+(?:a\s+|any\s+|the\s+)?{_CHANGE}\s+(?:to|in|for|on|of|touching|{_TOUCHING})\s+(?P<x>.+)",
      "who are the code owners of {x}"),
@@ -115,6 +118,16 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # "which teams are part of X": the groups under X (read only where the catalog asks "which teams are under")
     (r"(?P<n>(?:which|what)\s+(?:teams|groups|departments|squads))\s+(?:are|were)\s+(?:a\s+)?part\s+of\s+(?P<x>.+)",
      "{n} are under {x}"),
+    # the code owners of a path asked "for" it: "who were the code owners for client/ui/hud.cpp" (only where the words
+    # say a path, as the review frames above: said of another thing, "for" read a test half's question wrongly)
+    (rf"(?P<w>who\s+(?:are|is|were|was))\s+(?:the\s+)?(?P<n>code\s*owners?)\s+for\s+(?P<x>{_PATH})", "{w} the {n} of {x}"),
+    # groups said to be "in" a group are the groups under it: "the teams in publishing", "which department is X in"
+    (r"(?P<n>(?:which|what)\s+(?:teams|groups|departments|squads|sub-?teams|sub-?groups))\s+(?:are|were)\s+(?:in|within|inside)\s+"
+     r"(?P<x>.+)", "{n} are under {x}"),
+    (r"(?P<n>(?:which|what)\s+(?:team|group|department|squad|org|organi[sz]ation|unit))\s+(?:is|was)\s+(?P<x>.+?)\s+"
+     r"(?:in|within|inside|part\s+of)", "{n} is {x} under"),
+    # where a group sits, asked of the group: "which team does X sit under" as "which team is X under"
+    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+(?:sit|fall|come|live)\s+(?P<p>under|within|in)", "{n} is {x} {p}"),
     # "the parent team of X": the parent of X, whatever the head noun says the parent is
     (r"(?:what\s+is\s+|who\s+is\s+)?(?:the\s+)?parent\s+(?:team|group|department|unit|org|organi[sz]ation)\s+(?:of|for)\s+"
      r"(?P<x>.+)", "what is the parent of {x}"),
@@ -135,6 +148,9 @@ _WHOEVER = re.compile(r"\bwhoever\b", re.IGNORECASE)
 _WHICHEVER = re.compile(r"\b(?:whichever|whatever)\s+(\S+)", re.IGNORECASE)
 # A relative clause without its "that": "the APIs the X consumes" is "the APIs that the X consumes".
 _REDUCED = re.compile(r"\b(the|by|of|for|on|to)\s+([a-z]+s)\s+(the|a|an)\s+", re.IGNORECASE)
+# A modifier in -ing after a plural head noun: "the components consuming X" is "the components that consume X" (the
+# stem, or the stem with its "e": both are tried, the one that is no verb reads as nothing).
+_GERUND = re.compile(r"\b(the|of|for|by|on|to)\s+([a-z]+s)\s+([a-z]{2,}?)ing\s+(?=\S)", re.IGNORECASE)
 _WHO_ARE = re.compile(r"^(who|what|which\s+\S+|what\s+\S+)\s+are\s+the\s+(\S+)(\s+.+)$", re.IGNORECASE)
 
 
@@ -245,6 +261,8 @@ EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
     # a group under another group, however it is spelt: "the sub-teams of X" are its subgroups
     "sub-teams": ("subgroups",), "sub-team": ("subgroup",), "subteams": ("subgroups",), "subteam": ("subgroup",),
     "sub-groups": ("subgroups",), "sub-group": ("subgroup",),
+    # a CODEOWNERS rule is one line of the file, an entry of it: "the CODEOWNERS line that matches P"
+    "line": ("rule",), "lines": ("rules",), "entry": ("rule",), "entries": ("rules",),
 }
 
 
@@ -487,19 +505,29 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
     # (the spelt words as they are too, and with only their verbs put as the catalog's: a name in lower case may hold
     # an everyday noun, "online services": "which APIs do online services components call")
     out = [base, said, clause_words(everyday_words(_spelt(request), vocab, verb_owners, nouns=False))]
+    for stem in ("", "e"):  # "the components consuming X": "the components that consume X"
+        gerund = _GERUND.sub(lambda m: f"{m.group(1)} {m.group(2)} that {m.group(3)}{stem} ", said)  # noqa: B023
+        if gerund != said:
+            out += [gerund, everyday_words(gerund, vocab, verb_owners)]
     doing = progressive(said, vocab | set(everyday_substitutions(vocab, verb_owners)))
     if doing is not None:
         out.append(everyday_words(doing, vocab, verb_owners))
-    for text in dict.fromkeys((said, base)):  # a frame's own verbs ("who has the pager") before any everyday word's
+    fronted = question_fronted(said, vocab)  # "X sits under which team": "which team does X sit under"
+    if fronted is not None:
+        out += [fronted, everyday_words(fronted, vocab, verb_owners)]
+    for text in dict.fromkeys((said, base, *([fronted] if fronted else []))):  # a frame's own verbs before any everyday word's
         framed = frame_question(text)
-        if framed is not None:
-            out.append(everyday_words(framed, vocab, verb_owners))
+        if framed is not None:  # (its verbs put, and its nouns too or as said: "who works on online services")
+            out += [everyday_words(framed, vocab, verb_owners), everyday_words(framed, vocab, verb_owners, nouns=False)]
         steps = steps_rewording(text)
         if steps is not None:
             out.append(steps)
         passive = passive_question(text, vocab)
         if passive is not None:
             out.append(passive)
+    free = free_relative(said)
+    if free is not None:
+        out += [free, everyday_words(free, vocab, verb_owners, nouns=False)]
     out += noun_phrase_questions(said, heads)
     out += [v for t in list(out) if (v := head_number_variant(t, vocab)) is not None]
     out += [v for t in list(out) for v in head_variants(t, heads or {})]
@@ -516,6 +544,57 @@ def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[
            if (q := frame_question(t, fallback=True)) is not None]
     out += [v for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners))) for v in what_variants(t, heads or {})]
     return list(dict.fromkeys(out))
+
+
+# The question word said last, as in speech: "the matchmaker is owned by who?", "X sits under which team?", "X is part
+# of which system?", "X depends on what?" (the question word and its noun, then the words before it).
+_WH_LAST = r"(?P<wh>who|whom|what|(?:which|what)\s+[a-z]+)"
+_PASSIVE_LAST = re.compile(rf"^(?P<x>.+?)\s+(?:is|are|was|were)\s+(?P<v>[a-z]+ed)\s+by\s+{_WH_LAST}$", re.IGNORECASE)
+_BE_LAST = re.compile(rf"^(?P<x>.+?)\s+(?P<be>is|are|was|were)\s+(?P<rest>(?:in|on|under|part\s+of|a\s+member\s+of|a\s+part\s+of|"
+                      rf"within|inside))\s+{_WH_LAST}$", re.IGNORECASE)
+_VERB_LAST = re.compile(rf"^(?P<x>.+?)\s+(?P<v>[a-z]+?)(?P<s>es|s)?(?P<p>\s+(?:on|to|under|in|with|from|after|of))?\s+{_WH_LAST}$",
+                        re.IGNORECASE)
+
+
+def question_fronted(text: str, vocab: set[str]) -> str | None:
+    """A question whose question word is said last, with it first: "X is owned by who" as "who owns X" (the verb the
+    one whose present is a catalog word, as ``passive_question``), "X is part of which system" as "which system is X
+    part of", "X sits under which team" as "which team does X sit under"; None for other words. The question is then
+    read by the whole interpreter, as said."""
+    said = _tidy(text)
+    if said.split()[0].lower() in _NOT_A_NOUN_PHRASE:
+        return None  # a question that begins as one: its question word is where it belongs
+    m = _PASSIVE_LAST.match(said)
+    if m is not None:
+        part = m.group("v").lower()
+        forms = (part[:-3] + "y",) if part.endswith("ied") else (part[:-2], part[:-1])
+        bases = [b for b in forms if _third_person(b) in vocab]
+        if len(bases) != 1:
+            return None
+        wh = m.group("wh")
+        several = len(wh.split()) == 2 and _singular(wh.split()[1]) != wh.split()[1]  # "which teams own X"
+        return f"{wh} {bases[0] if several else _third_person(bases[0])} {m.group('x')}"
+    m = _BE_LAST.match(said)
+    if m is not None:
+        return f"{m.group('wh')} {m.group('be')} {m.group('x')} {m.group('rest')}"
+    m = _VERB_LAST.match(said)
+    if m is not None and m.group("v").lower() not in ("is", "are", "was", "were", "ha", "doe", "do", "did"):
+        several = not m.group("s")
+        verb = m.group("v") + ("e" if m.group("s") == "es" and not m.group("v").endswith(("s", "sh", "ch", "x")) else "")
+        return f"{m.group('wh')} {'do' if several else 'does'} {m.group('x')} {verb}{m.group('p') or ''}"
+    return None
+
+
+# "who owns what the matchmaker depends on": a free relative ("what X depends on") is "the things that X depends on"
+_FREE = re.compile(r"^(?P<a>(?:who|which|what)(?:\s.+?)?\s(?:[a-z]+s|of|for|on|to|by|in|about|with))\s+what\s+(?P<x>(?!is\b|are\b|was\b|"
+                   r"were\b|does\b|do\b|did\b).+)$", re.IGNORECASE)
+
+
+def free_relative(text: str) -> str | None:
+    """"who owns what X depends on" as "who owns the things that X depends on" (its head noun generic, so that the
+    composed reading's answers are whatever X depends on); None for other words."""
+    m = _FREE.match(_tidy(text))
+    return None if m is None else f"{m.group('a')} the things that {m.group('x')}"
 
 
 _WHAT = re.compile(r"^what(?:\s+|')(is|are|was|were|does|do|did|s)\s+(\S.*)$", re.IGNORECASE)

@@ -48,7 +48,8 @@ _NOT_THERE = rf"(?:that|which|who)\s+{_NOT_THERE_BARE}"
 # an owner the catalog does not declare, said either way: "a team that isn't in the catalog", "a nonexistent team"
 _GHOST = (rf"(?:{_SOMEONE}\s+{_NOT_THERE}|(?:an?\s+|some\s+)?(?:nonexistent|non-existent|missing|unknown|undeclared|"
           r"undefined|unresolved)\s+(?:teams?|groups?|owners?))")
-_NO_OWNER = r"(?:no\s+owners?|no\s+one\s+owning\s+(?:it|them)|nobody\s+owning\s+(?:it|them))"
+_NO_OWNER = (r"(?:no\s+owners?(?:\s+(?:set|assigned|specified|defined|declared|listed|given))?|no\s+one\s+owning\s+(?:it|them)|"
+             r"nobody\s+owning\s+(?:it|them))")
 # "which systems have a component with no owner": the things that hold an entity of no owner
 _U = _T.replace("?P<t>", "?P<u>")
 _HOLD = r"(?:have|has|contain|contains|include|includes)\s+(?:an?\s+|any\s+|some\s+)?"
@@ -78,13 +79,15 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+{_NOT_THERE_BARE}"),
     ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+(?:point|points|refer|refers)\s+(?:at|to)\s+{_GHOST}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:have|has|had|with)\s+(?:no|zero|0)\s+members?"),
-    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?members?"),
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?(?:members?|people|persons|users|folks)"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
     ("groups_without_members", rf"{_LEAD}empty\s+{_GROUPS}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:nobody|no\s+one)\s+(?:is|was|are|were)\s+(?:on|in)"),
     # "teams with nobody on them", "groups with no one in it"
-    ("groups_without_members", rf"{_LEAD}{_GROUPS}(?:{_REL}\s+(?:have|has)|\s+with)\s+(?:nobody|no\s+one|no\s+people|no\s+users)\s+"
-                               r"(?:on|in)\s+(?:it|them)"),
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}(?:{_REL}\s+(?:have|has|had)|\s+with)\s+(?:nobody|no\s+one|no\s+people|no\s+users)"
+                               r"(?:\s+(?:on|in)\s+(?:it|them))?"),
+    # "which teams are empty": a group holds its members
+    ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:are|is|were|was)\s+empty"),
     # the entities that name such an owner: "which resources are owned by a team that isn't in the catalog"
     ("owned_by_undeclared", rf"{_LEAD}{_T}(?:{_REL}\s+(?:are|is|were|was))?\s+owned\s+by\s+{_GHOST}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?owners?\s+{_NOT_THERE}"),
@@ -124,7 +127,7 @@ def read_gap_request(request: str) -> GapRequest | None:
     """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
     text = _plain(request)
     if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody", "no one",
-                                   "no people", "no users", "exist")):
+                                   "no people", "no users", "people", "users", "exist")):
         return None  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)
@@ -157,7 +160,7 @@ _NOBODY = r"(?:nobody|no\s+one|nothing|no\s+(?P<u>[a-z]+))"
 _PREP = r"(?P<prep>in|on|under|part\s+of|a\s+member\s+of|members\s+of|a\s+part\s+of)"
 _N = r"(?P<t>[a-z]+)"
 # "which components have no dependencies listed": the catalog lists what it holds, so the word adds nothing
-_LISTED_WORDS = r"(?:listed|recorded|declared|given|stated)"
+_LISTED_WORDS = r"(?:listed|recorded|declared|given|stated|assigned|set|specified|defined)"
 _LISTED = rf"(?:\s+{_LISTED_WORDS})?"
 # The people a catalog holds, said without a type noun ("is anyone not on a team"): the noun they stand for, and
 # the type words a catalog names its people by. Only here: as a type word everywhere, "person" read "manager of
@@ -192,6 +195,16 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the passive: "which APIs aren't used by anything", "APIs not consumed by any component" -> who uses {x}
     (rf"{_LEAD}{_N}(?:{_REL}\s+(?:are|is|were|was))?\s+not\s+(?P<pp>[a-z]+ed)\s+by\s+(?:anything|anyone|anybody|any\s+[a-z]+|"
      r"an?\s+[a-z]+)", ("who {pvs} {x}", "what {pvs} {x}", "who {pvs2} {x}", "what {pvs2} {x}")),
+    # the passive without its agent: "APIs that aren't consumed", "which resources are never used"
+    (rf"{_LEAD}{_N}(?:{_REL}\s+)?\s*(?:are|is|were|was)\s+(?:not|never)(?:\s+(?:even|ever))?\s+(?P<pp>[a-z]+ed)",
+     ("who {pvs} {x}", "what {pvs} {x}", "who {pvs2} {x}", "what {pvs2} {x}")),
+    # "which resources have nothing depending on them" -> what depends on {x}
+    (rf"{_LEAD}{_N}{_REL}\s+(?:have|has|with)\s+(?:nothing|nobody|no\s+one)\s+(?P<ing>[a-z]+ing)(?P<p>\s+(?:on|to|from|with))?\s+"
+     r"(?:it|them)", ("who {ivs}{p} {x}", "what {ivs}{p} {x}", "who {ivs2}{p} {x}", "what {ivs2}{p} {x}")),
+    # what a thing holds: "which systems contain no components" -> what is in {x}, of the components
+    (rf"{_LEAD}{_N}{_REL}\s+(?:contain|contains|hold|holds|include|includes)\s+no\s+(?P<u>[a-z]+)", ("what is in {x}", "what is part of {x}")),
+    # "which domains are empty" -> what is in {x} (a group's members are read by the report's own rule first)
+    (rf"{_LEAD}{_N}{_REL}\s+(?:are|is|were|was)\s+empty", ("what is in {x}", "what is part of {x}")),
     # "unused APIs" -> who uses {x}
     (rf"{_LEAD}unused\s+{_N}", ("who uses {x}", "what uses {x}")),
     # "which teams own nothing", "components that depend on nothing" -> what does {x} own / depend on
@@ -203,7 +216,7 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     # "which teams don't own anything (at all)" -> what does {x} own
     (rf"{_LEAD}{_N}{_REL}\s+(?:do|does|did)\s+not\s+(?P<v>[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+anything", ("what does {x} {v}{p}",)),
     # "which components have no dependencies", "systems without a domain" -> what is the domain of {x}
-    (rf"{_LEAD}{_N}{_REL}\s+(?:have|has|with)\s+no\s+(?P<u>[a-z]+(?:\s+(?!{_LISTED_WORDS}$)[a-z]+)?){_LISTED}", ("what is the {u} of {x}", "who is the {u} of {x}",
+    (rf"{_LEAD}{_N}{_REL}\s+(?:have|has|with)\s+(?:no|zero|0)\s+(?P<u>[a-z]+(?:\s+(?!{_LISTED_WORDS}$)[a-z]+)?){_LISTED}", ("what is the {u} of {x}", "who is the {u} of {x}",
                                                                               "which {u} does {x} have")),
     (rf"{_LEAD}{_N}\s+without\s+(?:an?\s+|any\s+)?(?P<u>[a-z]+(?:\s+[a-z]+)?)", ("what is the {u} of {x}", "who is the {u} of {x}",
                                                                                 "which {u} does {x} have")),
@@ -236,6 +249,8 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
         verb = g.get("v", "")
         # the verb in the third person ("consume" -> "consumes", or as said: "uses") and in its base form
         fill = {**g, "vs": g.get("w") or (_third_person(verb) if verb else ""), "vb": _base_form(verb), "x": "{x}"}
+        if g.get("prep") == "members of":  # "users that aren't members of a team": one user is a member of it
+            fill["prep"] = "a member of"
         if g.get("pp"):  # a participle's verb in the third person, of either base form ("used": uses; "owned": owns)
             part = g["pp"]
             bases = (part[:-3] + "y", part[:-3] + "y") if part.endswith("ied") else (part[:-2], part[:-1])
@@ -269,3 +284,71 @@ def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] 
     if first is None or second is None or first.noun != second.noun or first == second:
         return None
     return first, second
+
+
+# "Ts that V1 nothing but (still) V2 something" / "Ts that V2 things but V1 nothing" / "Ts with N2 but no N1": an absence and a
+# presence of one type noun. The presence is read as the absence it denies ("own stuff": "do not own anything"; "have
+# members": "have no members"), so both halves go through the closed grammars above, and the rows are those of the
+# absence that are no rows of the denied one.
+_BUT = re.compile(r"^(?P<lead>(?:which|what)\s+[a-z]+|.+?\s+(?:that|which|who))\s+(?P<a>.+?)\s+but\s+(?:still\s+|also\s+|do\s+|does\s+)*"
+                  r"(?P<b>.+)$")
+_WITH_BUT = re.compile(r"^(?P<lead>.+?)\s+with\s+(?P<a>(?:an?\s+|some\s+)?[a-z]+)\s+but\s+(?:no|without(?:\s+any)?)\s+(?P<b>[a-z]+)$")
+# a presence: "own stuff", "have members", "own a component", "call some APIs" -> the absence it denies
+_SOME = r"(?:stuff|something|things|anything|some\s+stuff|some\s+things)"
+_PRESENCE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(rf"^(?P<v>(?!(?:are|is|were|was|do|does|did)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_SOME}$"),
+     "do not {v}{p} anything"),
+    (re.compile(r"^(?:have|has|had)\s+(?:an?\s+|some\s+|any\s+)?(?P<u>[a-z]+)$"), "have no {u}"),
+    (re.compile(r"^(?P<v>(?!(?:are|is|were|was|do|does|did|have|has|had)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+"
+                r"(?:an?\s+|some\s+|any\s+)?(?P<u>[a-z]+)$"), "do not {v}{p} any {u}"),
+)
+
+
+def _denied(presence: str) -> str | None:
+    """The absence a presence clause denies ("own stuff": "do not own anything"), or None when it is no presence."""
+    for rule, absence in _PRESENCE:
+        m = rule.match(presence)
+        if m is not None:
+            g = {k: (v or "") for k, v in m.groupdict().items()}
+            if g.get("v"):
+                g["v"] = _base_form(g["v"])
+            return absence.format(**g)
+    return None
+
+
+def _one_ask(text: str) -> GapRequest | AbsenceRequest | None:
+    return read_gap_request(text) or read_absence_request(text)
+
+
+class ContrastRequest(NamedTuple):
+    """"Groups that own things but have no members": the absence asked for, and the absence the presence denies (its
+    rows are left out)."""
+
+    lacking: GapRequest | AbsenceRequest
+    denied: GapRequest | AbsenceRequest
+
+
+def read_contrast_request(request: str) -> ContrastRequest | None:
+    """An absence and a presence of one type noun joined by *but* (either first), each half read by the grammars
+    above (the presence as the absence it denies); None when the words are no such pair or a half reads as nothing."""
+    text = _plain(request)
+    if " but " not in text:
+        return None
+    m = _BUT.match(text)
+    if m is not None:
+        lead, a, b = m.group("lead"), m.group("a"), m.group("b")
+        found = []
+        for lacks, has in ((a, b), (b, a)):
+            denied = _denied(has)
+            if denied is None:
+                continue
+            first, second = _one_ask(f"{lead} {lacks}"), _one_ask(f"{lead} {denied}")
+            if first is not None and second is not None and first != second and _one_ask(f"{lead} {has}") is None:
+                found.append(ContrastRequest(first, second))
+        return found[0] if len(found) == 1 else None
+    m = _WITH_BUT.match(text)
+    if m is None:
+        return None
+    has = re.sub(r"^(?:an?|some)\s+", "", m.group("a"))
+    first, second = _one_ask(f"{m.group('lead')} with no {m.group('b')}"), _one_ask(f"{m.group('lead')} with no {has}")
+    return ContrastRequest(first, second) if first is not None and second is not None and first != second else None

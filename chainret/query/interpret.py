@@ -102,8 +102,14 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
                 continue
             for question in cut[1]:
                 interp = (again := interpret(question, cv, depth=depth, reworded=True)).interpretation
-                if interp is not None and _head_holds(cut[0], interp, cv):
+                if interp is None:
+                    continue
+                if _head_holds(cut[0], interp, cv):
                     read.setdefault((tuple(interp.predicates), interp.start_id), (question, again))
+                elif (kept := _head_among(cut[0], interp, cv)) and not interp.answer_types:
+                    # "which components does X own": what X owns, of the components (the answers filtered at the end)
+                    typed = again._replace(interpretation=interp.model_copy(update={"answer_types": kept}))
+                    read.setdefault((tuple(interp.predicates), interp.start_id), (question, typed))
     if not read:
         return None
     if len(read) > 1:
@@ -251,6 +257,24 @@ def _head_holds(noun: str | None, interp: Interpretation, cv: ViewReader, then: 
             return False
     found = cv.entities_of(sorted(frontier))
     return len(found) == len(frontier) and all(e.type in named for e in found.values())
+
+
+def _head_among(noun: str, interp: Interpretation, cv: ViewReader) -> list[str]:
+    """The types of the noun's that a chain's answers are among, where they are of several (``_head_holds`` said no):
+    the noun's types the chain may end at, where the walk from the start entity (as ``_head_holds`` walks) reaches at
+    least one entity of them and at most ``HEAD_CHECK_MAX`` at a hop; else none (the reading is not taken). The
+    answers are then those of the types (``chainret.pipeline.ask``), never the others shown as the noun's."""
+    pred = cv.predicate(interp.predicates[-1])
+    named = _head_types(noun, cv) & set(pred.range_types if pred is not None else ())
+    if not named:
+        return []
+    frontier = {interp.start_id}
+    for name in interp.predicates:
+        frontier = {r.object for s in frontier for r in cv.current_relations(s, name)}
+        if len(frontier) > HEAD_CHECK_MAX:
+            return []
+    found = cv.entities_of(sorted(frontier))
+    return sorted(named) if any(e.type in named for e in found.values()) else []
 
 
 def _head_said(noun: str | None, question: str, cv: ViewReader) -> bool:

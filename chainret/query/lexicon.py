@@ -337,6 +337,8 @@ class Lexicon:
             for pw in self.preds:
                 for k in self._heads(low[1:], pw):
                     verb_at = 1 + k
+                    if verb_at >= len(low):
+                        continue  # the head noun runs to the end ("which apis nothing calls" as nouns): no verb after it
                     if low[verb_at] == "is":
                         for c, m, r in self.noun_phrase(toks[verb_at + 1 :], low[verb_at + 1 :]):
                             if c and c[-1] == pw.name:

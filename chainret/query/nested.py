@@ -105,7 +105,8 @@ def agreement_variants(text: str, vocab: set[str]) -> list[str]:
     return [" ".join(v) for v in dict.fromkeys(tuple(v) for v in out)]
 
 
-GENERIC_HEADS = frozenset({"thing", "things", "entity", "entities", "one", "ones", "item", "items", "stuff"})
+GENERIC_HEADS = frozenset({"thing", "things", "entity", "entities", "one", "ones", "item", "items", "stuff", "something",
+                           "anything", "everything"})
 
 
 def head_nouns(specs: Sequence[PatternSpec], types: Sequence[str]) -> frozenset[str]:
@@ -197,6 +198,8 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
         if len(toks) - k >= 2 and low[k] in _MODIFIERS and _heads(toks[k - 1], heads):
             head, mod = " ".join(toks[:k]), " ".join(toks[k:])
             out += [f"which {head} are {mod}", f"which {head} is {mod}", f"who is {mod}", f"what is {mod}"]
+            if low[k] in ("in", "within", "inside"):  # "the teams in publishing": groups in a group are those under it
+                out.append(f"which {head} are under {' '.join(toks[k + 1 :])}")
             if low[k] == "of":  # a relation noun of its own: "the subgroups of X" -> what are the subgroups of X
                 out += [f"what are the {head} {mod}", f"what is the {head} {mod}", f"who are the {head} {mod}"]
                 # or what X owns, as a possessive says it ("the components of team-web": team-web's components)
@@ -208,8 +211,9 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
 
 def _possessed(owner: str, head: str) -> list[str]:
     """The questions "<owner>'s <head>" may stand for: the heads the owner is in, on or part of, or owns."""
+    several = [f"who are {owner}'s {head}", f"what are {owner}'s {head}"] if _singular(head) != head else []
     return [f"which {head} is {owner} in", f"which {head} is {owner} on", f"which {head} is {owner} part of",
-            f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}",
+            f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}", *several,
             f"which {head} does {owner} {_POSSESSING}", f"what does {owner} {_POSSESSING}"]
 
 

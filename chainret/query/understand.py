@@ -453,7 +453,8 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
                 d = osa_distance(key, lk, bound)
                 if d <= bound and (e.id not in best or d < best[e.id][0]):
                     best[e.id] = (d, label)
-        known_hits = sorted(((d, i, label) for i, (d, label) in best.items() if cv.knows(i)), key=lambda x: (x[0], x[1]))
+        known_hits = sorted(((d, i, label) for i, (d, label) in best.items() if cv.knows(i) and not _word_more(v, label)),
+                            key=lambda x: (x[0], x[1]))
         if known_hits and _all_name_words(v, type_, lookup, cv):
             continue  # "card-api" is made of real name words (card-sync, cart-api): another name, not a typo
         if len(known_hits) == 1:
@@ -462,6 +463,16 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
         if known_hits:
             return Mention(text, lookup.entities([x[1] for x in known_hits]), "typo", cleaned=v)
     return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
+
+
+def _word_more(text: str, label: str) -> bool:
+    """Whether ``text`` is ``label`` with one whole word more ("client tech in": Client Tech and "in"). Such words are
+    within the typo bound only because the word is short, and the word is one the request says, no slip of a key:
+    "what systems are the components of client tech in" must not read "in" into the name and drop the question's
+    ending (it answered with what Client Tech owns)."""
+    ws = label_words(text)
+    want = name_key(label)
+    return len(ws) > 1 and any(name_key(" ".join(ws[:i] + ws[i + 1 :])) == want for i in range(len(ws)))
 
 
 def _all_name_words(text: str, type_: str, lookup: NameLookup, cv: Any) -> bool:

@@ -173,6 +173,9 @@ class Interpretation(_Model):
     principal: str
     reading: str | None = None
     match: list[WordMatch] = Field(default_factory=_new_list)
+    # the types the question's head noun names, where the chain's answers are of several ("which components does X own":
+    # what X owns, of the components); the answers are those of these types. Omitted when empty (every answer).
+    answer_types: list[str] = Field(default_factory=_new_list)
 
     @model_serializer(mode="wrap")
     def _omit_literal(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -182,6 +185,8 @@ class Interpretation(_Model):
                 data.pop("reading", None)
             if not data.get("match"):
                 data.pop("match", None)
+            if not data.get("answer_types"):
+                data.pop("answer_types", None)
         return data
 
 

@@ -63,7 +63,7 @@ from chainret.core.tlog import (
     unit_leaf,
 )
 from chainret.store.base import StoreError, recompile_advice
-from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_TEXT, support_column, unit_text
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_REF, UNIT_TEXT, support_column, unit_keys, unit_ref_column, unit_text, units_of_keys
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
@@ -330,7 +330,7 @@ def _reads(principal: str, who: set[str] | None) -> bool:
 
 def _units(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, bytes]]:
     """(unit ord, document ord, leaf data) of every unit from ord ``start`` on."""
-    sql = ("SELECT u.ord, u.ref, u.doc_ord, d.source, d.document, d.version, d.representation, d.digest, u.start_, u.end_, "
+    sql = (f"SELECT u.ord, {UNIT_REF}, u.doc_ord, d.source, d.document, d.version, d.representation, d.digest, u.start_, u.end_, "
            f"{UNIT_TEXT} "
            "FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE u.ord >= ? ORDER BY u.ord")
     for o, ref, d, src, doc, ver, rep, dig, s, e, text in db.stream(sql, (start,)):
@@ -635,11 +635,13 @@ class StoreLog:
             # join of a run's row to its ordinal did): about a tenth less of the statement at 1M relations.
             named = [f"x.{c}" for c in cols]
             values = ", ".join((*named, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *named))
+            # (a unit by its document version and index: a SQLite unit of schema 9 keeps no ref, ``schema.units_by_ref``)
+            own_key, listed = (f"{unit_ref_column('i')} AS ref", units_of_keys(count, "i")) if kind == "u" else (f"i.{key}", f"i.{listed}")
             leaf = ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
                     f"r.principal = ? AND r.kind = '{kind}' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
-            parts.append(f"SELECT '{kind}', x.{key}, x.ord, {values}, x.leaf, t.hashes, t.above FROM (SELECT i.ord, i.{key}, "
+            parts.append(f"SELECT '{kind}', x.{key}, x.ord, {values}, x.leaf, t.hashes, t.above FROM (SELECT i.ord, {own_key}, "
                          f"{', '.join(unit_text('i') + ' AS text' if c == 'text' else 'i.' + c for c in cols)}, {leaf} AS leaf "
-                         f"FROM {table} i WHERE i.{listed} LIMIT -1) x "
+                         f"FROM {table} i WHERE {listed} LIMIT -1) x "
                          f"LEFT JOIN log_tiles t ON t.principal = ? AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
         return " UNION ALL ".join(parts)
 
@@ -657,9 +659,9 @@ class StoreLog:
         if not units and not relations:
             return found
         params: list[object] = []
-        for keys in (units, relations):
+        for keys, given in ((units, unit_keys(units)), (relations, relations)):
             if keys:
-                params += [principal, *keys, principal] if self._snapshot else keys
+                params += [principal, *given, principal] if self._snapshot else keys
         statement = self._statements.get((len(units), len(relations)))
         if statement is None:
             statement = self._statements[(len(units), len(relations))] = self._entries_sql(len(units), len(relations))

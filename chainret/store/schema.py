@@ -152,7 +152,7 @@ INDEXES = [
     ("views_name", "views", "name"),
     ("view_docs_doc_id", "view_docs", "view_name, doc_id"),
     ("units_ref", "units", "ref"),
-    ("units_doc", "units", "doc_ord"),
+    ("units_doc", "units", "doc_ord, idx"),  # (doc_ord, schema 3 to 8)
     ("postings_doc", "postings", "doc_ord"),
     ("relations_id", "relations", "id"),
     ("relations_sp", "relations", "subject, predicate"),
@@ -170,11 +170,16 @@ UNIQUE = {"entities_id", "documents_ref", "views_name", "units_ref", "relations_
 #: relations or quotes by their document alone (a hop's permission test reads a row's ``doc_ord``, it does not search
 #: by it; an update deletes a unit's postings by their key: ``StreamCompile._index_again``). PostgreSQL keeps them
 #: (its row-level security and planner are another matter, measured by its own pages).
-SQLITE_WITHOUT = frozenset({"names_key", "names_fold", "relations_sp", "postings_doc", "relations_doc", "relation_quotes_doc"})
-#: Primary keys a SQLite store orders differently (schema 7): ``names`` by its ``fold`` first, so a tolerant lookup by
-#: (type, fold) reads the table's own B-tree (rows of one fold are few) and ``names_fold`` (a second copy of every row's
-#: key columns) is not kept; a lookup by the normalised label asks for its fold too (``SQLStore.label_key``).
-SQLITE_PRIMARY = {"names": "fold, key, entity_ord, doc_id"}
+SQLITE_WITHOUT = frozenset({"names_key", "names_fold", "names_near", "units_ref", "relations_sp", "postings_doc", "relations_doc",
+                            "relation_quotes_doc"})
+#: Primary keys a SQLite store orders differently: ``names`` (a ``WITHOUT ROWID`` table: its primary key is the one
+#: B-tree that holds its rows) by the fold's digits and length, then the fold (schema 9). Every lookup of a label
+#: names a prefix of that key: the digits and length are the fold's own (``name_rows``), so a lookup by the fold or the
+#: normalised label asks for all three (``SQLStore.label_key``, ``chainret.store.sql.SQLNames``), and a near-miss
+#: lookup (``NameLookup.near``: these digits, a length band) reads one range of it, then keeps the rows of its type.
+#: Schema 7 and 8 keyed ``names`` by its fold first and kept ``names_near`` (type, digits, flen), which copied every
+#: row's key (fold, key, entity, document) beside it: 161 of a 1M-relation store's 1,214 MB (issue 47: a store's size).
+SQLITE_PRIMARY = {"names": "digits, flen, fold, key, entity_ord, doc_id"}
 
 
 #: A relation's support columns that a row of schema 8 leaves NULL where its document version's row holds the same.
@@ -222,7 +227,43 @@ def unit_text(u: str = "u") -> str:
 
 
 UNIT_TEXT = unit_text()
-UNIT_COLS = f"u.ref, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}"
+
+
+def unit_ref_column(u: str = "u") -> str:
+    """The ref of the unit named ``u`` in a statement: a SQLite unit row of schema 9 leaves it NULL, since a unit's ref is
+    its document version's ref and its index (``chainret.catalog.clause.unit_ref``), read from the version's
+    ``document_meta`` row (a table every login reads whole). (PostgreSQL's ``||`` takes a ``bigint`` as text.)"""
+    return f"coalesce({u}.ref, (SELECT m.ref FROM document_meta m WHERE m.ord = {u}.doc_ord) || '#u' || {u}.idx)"
+
+
+UNIT_REF = unit_ref_column()
+UNIT_COLS = f"{UNIT_REF}, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}"
+
+
+def units_by_ref(refs: Sequence[str], u: str = "u") -> tuple[str, list[SQLValue]]:
+    """The condition that the unit named ``u`` is one of ``refs``, and its parameters (``unit_keys``): its document
+    version's ordinal (looked up by the version's ref in ``document_meta``) and its index there, the key of
+    ``units_doc``. A SQLite store of schema 9 keeps no unit's ref (``unit_ref_column``) nor ``units_ref``; an older
+    store and PostgreSQL hold the same pair. The statement's text depends on the number of refs alone."""
+    return units_of_keys(len(refs), u), unit_keys(refs)
+
+
+def units_of_keys(count: int, u: str = "u") -> str:
+    """``units_by_ref``'s condition for ``count`` refs (their parameters: ``unit_keys``)."""
+    one = f"({u}.doc_ord = (SELECT m.ord FROM document_meta m WHERE m.ref = ?) AND {u}.idx = ?)"
+    return f"({' OR '.join([one] * count)})" if count else "1 = 0"
+
+
+def unit_keys(refs: Sequence[str]) -> list[SQLValue]:
+    """``units_by_ref``'s parameters: each ref's document version ref and index; a ref that is no unit ref (``#uN``,
+    N written as ``chainret.catalog.clause.unit_ref`` writes it) gives two NULLs, which name no unit, as ``u.ref = ?``
+    named none."""
+    params: list[SQLValue] = []
+    for ref in refs:
+        doc, sep, index = ref.rpartition("#u")
+        ok = sep and index.isdigit() and str(int(index)) == index
+        params.extend((doc, int(index)) if ok else (None, None))
+    return params
 
 
 def create_statements(*, postgres: bool = False) -> list[str]:

@@ -30,13 +30,13 @@ from chainret.core.bulk import paused_gc
 from chainret.catalog.models import Entity, NameSource, View, functional_names, merge_sources, normalize_name
 from chainret.core.errors import UsageError
 from chainret.engine.hops import HopWorld
-from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words, name_key
+from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, digits_of, entries_from_rows, label_words, name_key
 from chainret.store.base import CatalogReader, ViewReader, revision_token
 from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
-from chainret.store.schema import QUOTE, UNIT_COLS
+from chainret.store.schema import QUOTE, UNIT_COLS, units_by_ref
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
@@ -46,6 +46,14 @@ if TYPE_CHECKING:
     from chainret.store.base import DocumentMeta
 
 __all__ = ["Backend", "EvidenceReader", "ReaderStore", "SQLStore", "SQLView", "StoreIndex"]
+
+
+def fold_key(fold: str, col: str = "n") -> tuple[str, list[str | int]]:
+    """The condition on a ``names`` row (alias ``col``) that its ``fold`` is ``fold``, and its parameters: the fold's
+    digits and length before it (``schema.name_rows`` writes both from the fold), the prefix of the key a SQLite store
+    of schema 9 orders ``names`` by (``schema.SQLITE_PRIMARY``). They narrow nothing the fold would match, so an older
+    store (or PostgreSQL, by its ``names_fold`` index) answers the same."""
+    return f"{col}.digits = ? AND {col}.flen = ? AND {col}.fold = ?", [digits_of(fold), len(fold), fold]
 
 
 class SQLNames:
@@ -75,7 +83,8 @@ class SQLNames:
         return [NameEntry(e.id, e.type, (e.id, e.name, *e.aliases)) for i in ids if (e := shown.get(i)) is not None]
 
     def by_key(self, type_: str, key: str) -> list[NameEntry]:
-        return self._entries("n.type = ? AND n.fold = ?", (type_, key))
+        fold, fp = fold_key(key)
+        return self._entries(f"{fold} AND n.type = ?", (*fp, type_))
 
     def near(self, type_: str | None, digits: str, lo: int, hi: int) -> list[NameEntry]:
         if type_ is None:
@@ -293,15 +302,17 @@ class SQLStore:
                     found[i] = e
         return found
 
-    def label_key(self, text: str, col: str = "n") -> tuple[str, list[str]]:
+    def label_key(self, text: str, col: str = "n") -> tuple[str, list[str | int]]:
         """The condition on a ``names`` row (alias ``col``) that ``text`` is one of its labels, and its parameters: its
-        normalised form (``key``), behind the ``fold`` that form has (``schema.name_rows``): a SQLite store of schema
-        7 keys ``names`` by (fold, key, ...) and keeps no index by ``key`` alone (``schema.SQLITE_PRIMARY``). Labels
-        with one normalised form share one fold (``name_key`` removes what ``normalize_name`` collapses, and case folding
-        is per character), so the fold narrows nothing the key would match. A schema-3 store has no ``fold``."""
+        normalised form (``key``), behind the ``fold`` that form has (``fold_key``): a SQLite store keys ``names`` by
+        (digits, flen, fold, key, ...) (schema 9; 7 and 8: by (fold, key, ...)) and keeps no index by ``key`` alone
+        (``schema.SQLITE_PRIMARY``). Labels with one normalised form share one fold (``name_key`` removes what
+        ``normalize_name`` collapses, and case folding is per character), so the fold narrows nothing the key would
+        match. A schema-3 store has no ``fold``."""
         if not self._names_fold:
             return f"{col}.key = ?", [normalize_name(text)]
-        return f"{col}.fold = ? AND {col}.key = ?", [name_key(text), normalize_name(text)]
+        fold, fp = fold_key(name_key(text), col)
+        return f"{fold} AND {col}.key = ?", [*fp, normalize_name(text)]
 
     def name_lookup(self) -> NameLookup:
         """The tolerant name lookups (``chainret.catalog.names``): indexed queries on ``names`` (schema 4).
@@ -453,7 +464,8 @@ class SQLStore:
 
     def unit(self, ref: str) -> Unit | None:
         """A unit by ref, readable or not (where the database lets this connection read it)."""
-        rows = self.db.rows(f"SELECT {UNIT_COLS} FROM units u WHERE u.ref = ?", (ref,))
+        named, np = units_by_ref([ref])
+        rows = self.db.rows(f"SELECT {UNIT_COLS} FROM units u WHERE {named}", np)
         return _unit(rows[0]) if rows else None
 
     # -- views ------------------------------------------------------------------------------------------

@@ -68,31 +68,34 @@ class SQLNames:
     def __init__(self, store: SQLStore, principal: str | None = None, within: str | None = None) -> None:
         self.store, self.principal, self.within = store, principal, within
 
-    def _entries(self, where: str, params: tuple[object, ...]) -> list[NameEntry]:
+    def _entries(self, where: str, params: tuple[object, ...], type_: str | None) -> list[NameEntry]:
+        """The entities (of ``type_``: the entity's, which a SQLite label row of schema 9 does not repeat) with a label
+        row ``where`` holds of."""
+        typed, tp = (" AND e.type = ?", (type_,)) if type_ is not None else ("", ())
+        if type_ is not None and self.store.names_typed:
+            where, params = f"n.type = ? AND {where}", (type_, *params)
         if self.principal is None:  # (a schema 3-5 store, or a catalog-wide lookup: every label is everyone's)
             rows = self.store.db.rows(
-                f"SELECT e.id, e.type, e.name, e.aliases FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}) "
-                "ORDER BY e.ord", params)
+                f"SELECT e.id, e.type, e.name, e.aliases FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where})"
+                f"{typed} ORDER BY e.ord", (*params, *tp))
             return entries_from_rows(cast("list[tuple[str, str, str, str]]", rows))
         label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
         rows = self.store.db.rows(
-            f"SELECT e.id FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}{label}) ORDER BY e.ord",
-            (*params, *lp), None, self.principal)
+            f"SELECT e.id FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}{label}){typed} ORDER BY e.ord",
+            (*params, *lp, *tp), None, self.principal)
         ids = [str(r[0]) for r in rows]
         shown = self.store.labelled(ids, self.principal, self.within)
         return [NameEntry(e.id, e.type, (e.id, e.name, *e.aliases)) for i in ids if (e := shown.get(i)) is not None]
 
     def by_key(self, type_: str, key: str) -> list[NameEntry]:
         fold, fp = fold_key(key)
-        return self._entries(f"{fold} AND n.type = ?", (*fp, type_))
+        return self._entries(fold, tuple(fp), type_)
 
     def near(self, type_: str | None, digits: str, lo: int, hi: int) -> list[NameEntry]:
-        if type_ is None:
-            return self._entries("n.digits = ? AND n.flen BETWEEN ? AND ?", (digits, lo, hi))
-        return self._entries("n.type = ? AND n.digits = ? AND n.flen BETWEEN ? AND ?", (type_, digits, lo, hi))
+        return self._entries("n.digits = ? AND n.flen BETWEEN ? AND ?", (digits, lo, hi), type_)
 
     def word_owners(self, type_: str, word: str) -> list[str]:
-        return [e.id for e in self._entries("n.type = ? AND n.key LIKE ?", (type_, f"%{word}%"))
+        return [e.id for e in self._entries("n.key LIKE ?", (f"%{word}%",), type_)
                 if any(word in label_words(label) for label in e.labels)]
 
     def entities(self, ids: Sequence[str]) -> list[Named]:
@@ -132,6 +135,9 @@ class SQLStore:
         self.name_sources: bool = self._meta.get("schema_version") not in ("3", "4", "5")
         # Schema 4 on: every label row has its ``fold``, which a SQLite store of schema 7 keys its ``names`` by.
         self._names_fold: bool = self._meta.get("schema_version") != "3"
+        # A SQLite store of schema 9 leaves a label row's type NULL (its entity's); the others' rows hold it, which their
+        # indexes (``names_near``: type first) need in a lookup's condition.
+        self.names_typed: bool = not (self.kind == "sqlite" and self._meta.get("schema_version") not in ("3", "4", "5", "6", "7", "8"))
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
         self._lookups: dict[tuple[str, str | None], SQLNames] = {}

@@ -313,7 +313,7 @@ class SQLView:
                f"WHERE {named} AND {known}{label}")
         params: list[str | int] = [*np, *kp, *lp]
         if type is not None:
-            sql += " AND n.type = ?"
+            sql += " AND e.type = ?"  # (the entity's: a SQLite label row of schema 9 does not repeat it)
             params.append(type)
         rows = self._rows(sql, params)
         entities = self.store._entities  # the rows read here are the records ``entities_of`` would read again
@@ -345,7 +345,7 @@ class SQLView:
             # entity of the store: 0.65 s at 1M relations, on every request naming something the viewer may not know.
             known, kp = self._known()
             label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
-            typed = " AND n.type = ?" if type_ is not None else ""
+            typed = " AND e.type = ?" if type_ is not None else ""
             named, np = self.store.label_key(text)
             sql = (f"SELECT DISTINCT e.id, e.ord FROM names n JOIN entities e ON e.ord = n.entity_ord "
                    f"WHERE {named}{label}{typed} AND {declared} AND NOT {known}")

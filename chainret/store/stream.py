@@ -326,6 +326,8 @@ class StreamCompile:
             self._err(self.world_issues, "wrong_world", f"entities[{i}] (id {e.id})", "id",
                       wrong_world_message(self.head["world"], e.world))
         entity, names, sources = entity_rows(e, i)
+        if self.derives:  # (schema 9: a SQLite label row's type is its entity's, which the lookups read from ``entities``)
+            names = [(r[0], None, *r[2:]) for r in names]
         if self._new("entities", i):
             self.rows["entities"].append(entity)
             self.rows["names"].extend(names)

@@ -15,7 +15,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   label, ``''`` for everyone's), ``name_sources``\\* (an entity's ``declared_in``: each document's labels)
   and ``label_readers`` (doc_id -> who may read some version of it): a label is shown and resolved
   for a reader only when they may read a document that declares it (``chainret.catalog.readable``;
-  schema 6, ``entity_rows`` is the one home of the rule);
+  schema 6, ``entity_rows`` is the one home of the rule); a SQLite label row of schema 9 leaves its type NULL (its
+  entity's, which the lookups read from ``entities``) and is keyed for every lookup at once (``SQLITE_PRIMARY``);
 * ``documents``\\*: document versions with their text (readable when the document is in the view and
   the principal may read it);
 * ``readers``: who may read each document version (``*`` = anyone; none for a removed version);
@@ -24,7 +25,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
 * ``views``, ``view_docs`` (view name -> document ordinals, with the document id for the
   ``superseded`` check and its visibility);
 * ``units``\\*: every unit (paragraph) with its text and token count (a SQLite store of schema 8 keeps neither its
-  text nor its document version's ref, both in that version's ``documents`` row: ``UNIT_COLS``); ``postings``\\*: term -> unit with
+  text nor its document version's ref, both in that version's ``documents`` row: ``UNIT_COLS``; 9 nor its own ref,
+  that version's ref and its index: ``unit_ref_column``, ``units_by_ref``); ``postings``\\*: term -> unit with
   the term frequency, and the unit's token count and index in its document version (what BM25Plus and a hop need,
   per unit, read from the posting itself: schema 5; a hop of an older store joins each posting to ``units``; the
   unit's ref is its document version's and that index, ``unit_ref``: schema 8 keeps the index, a small integer,
@@ -165,7 +167,9 @@ INDEXES = [
 UNIQUE = {"entities_id", "documents_ref", "views_name", "units_ref", "relations_id"}
 #: Indexes of ``INDEXES`` a SQLite store does without (issue 47: a store's size). In a ``WITHOUT ROWID`` table the
 #: primary key is the table's own B-tree, so ``names_key`` (key, type) and ``names_fold`` (type, fold) repeated what
-#: names' key (``SQLITE_PRIMARY``: fold, key, entity_ord, doc_id) already orders by; ``relations_sp``
+#: names' key (``SQLITE_PRIMARY``) already orders by, and ``names_near`` (type, digits, flen) copied that key beside each
+#: row (schema 9: the key orders by digits and length first); ``units_ref`` indexes a ref a unit row of schema 9 does not
+#: keep (a unit is found by its version and index: ``units_doc``, ``units_by_ref``); ``relations_sp``
 #: is the prefix of ``relations_spo`` (``chainret.store.paircensus``: a SQLite store's); no read looks up postings,
 #: relations or quotes by their document alone (a hop's permission test reads a row's ``doc_ord``, it does not search
 #: by it; an update deletes a unit's postings by their key: ``StreamCompile._index_again``). PostgreSQL keeps them

@@ -127,9 +127,11 @@ def test_a_unit_is_found_by_its_ref_alone(tmp_path, monkeypatch):
         assert [store.unit(u.ref) for u in units] == units and units[0].ref == f"{doc}#u1"
         for wrong in (f"{doc}#u01", f"{doc}#u+1", f"{doc}#u", doc, f"{doc}x#u1", f"{doc}#u{len(units) + 1}"):
             assert store.unit(wrong) is None, wrong
-        assert unit_keys([f"{doc}#u01", f"{doc}#u2"]) == [None, None, doc, 2]
+        ords = store.doc_ords([doc])
+        assert unit_keys([f"{doc}#u01", f"{doc}#u2", "nowhere/x.md@v1#u1"], store.doc_ords) == [None, None, ords[doc], 2, None, None]
         # the control: the index read leniently, ``#u01`` names the first unit
-        monkeypatch.setattr(schema, "unit_keys", lambda refs: [v for r in refs for v in (r.rpartition("#u")[0], int(r.rpartition("#u")[2]))])
+        monkeypatch.setattr(schema, "unit_keys", lambda refs, doc_ords: [
+            v for r in refs for v in (doc_ords([r.rpartition("#u")[0]])[r.rpartition("#u")[0]], int(r.rpartition("#u")[2]))])
         assert store.unit(f"{doc}#u01") == units[0]
     finally:
         store.close()

@@ -41,7 +41,7 @@ from __future__ import annotations
 import sys
 import weakref
 from binascii import b2a_base64
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import quote
@@ -63,7 +63,7 @@ from chainret.core.tlog import (
     unit_leaf,
 )
 from chainret.store.base import StoreError, recompile_advice
-from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_REF, UNIT_TEXT, support_column, unit_keys, unit_ref_column, unit_text, units_of_keys
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_REF, UNIT_TEXT, support_column, doc_ords_of, unit_keys, unit_ref_column, unit_text, units_of_keys
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
@@ -450,8 +450,10 @@ class StoreLog:
     and those from the leaves' tiles' parents are not kept once the base64 is there). A leaf tile is not kept
     past its request."""
 
-    def __init__(self, rows: Any, world: str, kind: str = "sqlite") -> None:
+    def __init__(self, rows: Any, world: str, kind: str = "sqlite", doc_ords: Callable[[Sequence[str]], Mapping[str, int]] | None = None) -> None:
         self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
+        # (a unit is read by its version's ordinal: ``SQLStore.doc_ords``, or a lookup where no store gives them)
+        self._doc_ords = doc_ords or (lambda refs: doc_ords_of(rows, refs))
         self.world = world
         # A SQLite file is never written in place (a write replaces it whole), so a store object reads one state of it:
         # the checkpoints are read once, and a proof's units, relations, runs and tiles are one statement. A
@@ -659,7 +661,7 @@ class StoreLog:
         if not units and not relations:
             return found
         params: list[object] = []
-        for keys, given in ((units, unit_keys(units)), (relations, relations)):
+        for keys, given in ((units, unit_keys(units, self._doc_ords)), (relations, relations)):
             if keys:
                 params += [principal, *given, principal] if self._snapshot else keys
         statement = self._statements.get((len(units), len(relations)))
@@ -849,7 +851,7 @@ def store_log(reader: object) -> StoreLog | None:
 
             def rows(sql: str, params: Sequence[object] = (), *scope: object) -> list[Any]:
                 return cast("list[Any]", backend.conn.execute(sql, tuple(params)).fetchall())
-        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind)
+        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind, reader.doc_ords)
     return cached
 
 

@@ -63,7 +63,7 @@ names it: ``pair_counts`` (a hub pair's census counts: ``chainret.store.paircens
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Protocol, SupportsInt
 
@@ -244,30 +244,41 @@ UNIT_REF = unit_ref_column()
 UNIT_COLS = f"{UNIT_REF}, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}"
 
 
-def units_by_ref(refs: Sequence[str], u: str = "u") -> tuple[str, list[SQLValue]]:
+def units_by_ref(refs: Sequence[str], doc_ords: Callable[[Sequence[str]], Mapping[str, int]], u: str = "u") -> tuple[str, list[SQLValue]]:
     """The condition that the unit named ``u`` is one of ``refs``, and its parameters (``unit_keys``): its document
-    version's ordinal (looked up by the version's ref in ``document_meta``) and its index there, the key of
-    ``units_doc``. A SQLite store of schema 9 keeps no unit's ref (``unit_ref_column``) nor ``units_ref``; an older
-    store and PostgreSQL hold the same pair. The statement's text depends on the number of refs alone."""
-    return units_of_keys(len(refs), u), unit_keys(refs)
+    version's ordinal and its index there, the key of ``units_doc``. A SQLite store of schema 9 keeps no unit's ref
+    (``unit_ref_column``) nor ``units_ref``; an older store and PostgreSQL hold the same pair. ``doc_ords`` gives the
+    ordinals of the versions that exist among some refs (``SQLStore.doc_ords``, kept per store: a lookup of each
+    version's ref in the statement made reading a unit a third dearer at 1M relations). The statement's text depends
+    on the number of refs alone."""
+    return units_of_keys(len(refs), u), unit_keys(refs, doc_ords)
 
 
 def units_of_keys(count: int, u: str = "u") -> str:
     """``units_by_ref``'s condition for ``count`` refs (their parameters: ``unit_keys``)."""
-    one = f"({u}.doc_ord = (SELECT m.ord FROM document_meta m WHERE m.ref = ?) AND {u}.idx = ?)"
-    return f"({' OR '.join([one] * count)})" if count else "1 = 0"
+    return f"({' OR '.join([f'({u}.doc_ord = ? AND {u}.idx = ?)'] * count)})" if count else "1 = 0"
 
 
-def unit_keys(refs: Sequence[str]) -> list[SQLValue]:
-    """``units_by_ref``'s parameters: each ref's document version ref and index; a ref that is no unit ref (``#uN``,
-    N written as ``chainret.catalog.clause.unit_ref`` writes it) gives two NULLs, which name no unit, as ``u.ref = ?``
-    named none."""
+def unit_keys(refs: Sequence[str], doc_ords: Callable[[Sequence[str]], Mapping[str, int]]) -> list[SQLValue]:
+    """``units_by_ref``'s parameters: each ref's document version ordinal and index; a ref that is no unit ref (``#uN``,
+    N written as ``chainret.catalog.clause.unit_ref`` writes it) or names no version gives two NULLs, which name no
+    unit, as ``u.ref = ?`` named none."""
+    split = [(doc, int(index)) if sep and index.isdigit() and str(int(index)) == index else None
+             for doc, sep, index in (ref.rpartition("#u") for ref in refs)]
+    ords = doc_ords([k[0] for k in split if k is not None])
     params: list[SQLValue] = []
-    for ref in refs:
-        doc, sep, index = ref.rpartition("#u")
-        ok = sep and index.isdigit() and str(int(index)) == index
-        params.extend((doc, int(index)) if ok else (None, None))
+    for key in split:
+        ordinal = ords.get(key[0]) if key is not None else None
+        params.extend((ordinal, key[1]) if key is not None and ordinal is not None else (None, None))
     return params
+
+
+def doc_ords_of(rows: Callable[[str, Sequence[SQLValue]], Sequence[tuple[object, ...]]], refs: Sequence[str]) -> dict[str, int]:
+    """The ordinals of the document versions among ``refs`` that exist (``document_meta``, which every login reads)."""
+    want = list(dict.fromkeys(refs))
+    if not want:
+        return {}
+    return {as_str(r): as_int(o) for r, o in rows(f"SELECT ref, ord FROM document_meta WHERE ref IN ({', '.join('?' * len(want))})", want)}
 
 
 def create_statements(*, postgres: bool = False) -> list[str]:

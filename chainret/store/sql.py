@@ -36,7 +36,7 @@ from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
-from chainret.store.schema import QUOTE, UNIT_COLS, units_by_ref
+from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str, doc_ords_of, units_by_ref
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
@@ -437,6 +437,18 @@ class SQLStore:
         """The catalog identity shown to ``reader`` (the digest of its reader catalog, computed at compile)."""
         return self._meta.get(f"reader_digest:{reader}") or self._meta["reader_digest:*"]
 
+    def doc_ords(self, refs: Sequence[str]) -> dict[str, int]:
+        """The ordinals of the document versions among ``refs`` that exist, from every version's read once per store
+        object (``document_meta``: 20k rows at 1M relations) and, for one written since, a lookup (a store only
+        appends: a version's ordinal never changes). What ``schema.units_by_ref`` finds a unit by."""
+        known = self.__dict__.get("_doc_ords")
+        if known is None:
+            known = self._doc_ords = {as_str(r): as_int(o) for r, o in self.db.rows("SELECT ref, ord FROM document_meta")}
+        missing = [r for r in refs if r not in known]
+        if missing:
+            known.update(doc_ords_of(self.db.rows, missing))
+        return {r: known[r] for r in refs if r in known}
+
     def doc_ref_of(self, doc_ord: int) -> str | None:
         """A document version's ref by its ordinal (cached)."""
         if not hasattr(self, "_doc_refs"):
@@ -470,7 +482,7 @@ class SQLStore:
 
     def unit(self, ref: str) -> Unit | None:
         """A unit by ref, readable or not (where the database lets this connection read it)."""
-        named, np = units_by_ref([ref])
+        named, np = units_by_ref([ref], self.doc_ords)
         rows = self.db.rows(f"SELECT {UNIT_COLS} FROM units u WHERE {named}", np)
         return _unit(rows[0]) if rows else None
 

@@ -71,7 +71,7 @@ from chainret.catalog.models import (
 from chainret.catalog.readable import reader_entity, reader_since, reader_views
 from chainret.core.progress import Progress, no_progress
 from chainret.store.schema import (LABEL_READERS_SQL, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows,
-                                   predicate_row, units_by_ref)
+                                   predicate_row, doc_ords_of, units_by_ref)
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as ``reader_catalog`` is asked)
@@ -689,7 +689,7 @@ class StreamCompile:
         (``_relabel``), can name more IDs in a stored unit; IDs are only ever added, so the token count tells."""
         for k in range(0, len(refs), 500):
             chunk = refs[k:k + 500]
-            named, np = units_by_ref(chunk)
+            named, np = units_by_ref(chunk, lambda refs: doc_ords_of(self.w.rows, refs))
             for o, i, ref, j, s, e, body, ntok in self.w.rows(
                     f"SELECT u.ord, u.doc_ord, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}, u.ntok FROM units u WHERE {named}", np):
                 unit, posts = self._unit_rows(as_int(o), as_int(i), as_str(ref), as_int(j), as_int(s), as_int(e), as_str(body))

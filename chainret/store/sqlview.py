@@ -107,7 +107,7 @@ class SQLView:
             f"SELECT {UNIT_COLS} FROM units u WHERE {named} AND " + self._readable("u.doc_ord")[0],
             (*np, *self._readable("u.doc_ord")[1]),
         )
-        found = {str(r[0]): _unit(r) for r in rows}
+        found = {u.ref: u for u in map(_unit, rows)}
         for ref in want:
             _bounded(self._units, ref, found.get(ref))
         return found

@@ -661,9 +661,11 @@ class StoreLog:
         if not units and not relations:
             return found
         params: list[object] = []
-        for keys, given in ((units, unit_keys(units, self._doc_ords)), (relations, relations)):
-            if keys:
-                params += [principal, *given, principal] if self._snapshot else keys
+        for kind, keys in (("u", units), ("r", relations)):
+            if keys and not self._snapshot:  # (PostgreSQL's units keep their ref)
+                params += keys
+            elif keys:
+                params += [principal, *(unit_keys(keys, self._doc_ords) if kind == "u" else keys), principal]
         statement = self._statements.get((len(units), len(relations)))
         if statement is None:
             statement = self._statements[(len(units), len(relations))] = self._entries_sql(len(units), len(relations))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
+import sqlite3
 import tempfile
 import warnings
 from pathlib import Path
@@ -152,12 +153,19 @@ def random_requests(cat: Catalog) -> st.SearchStrategy:
     return st.integers(0, 99).flatmap(lambda k: answered if k < cut else uniform)
 
 
+def with_unit_refs(conn: sqlite3.Connection) -> None:
+    """Write each unit's ref into its row, as stores before schema 9 kept it (9 reads it from its document version's
+    ref and its index: ``chainret.store.schema.unit_ref_column``)."""
+    conn.execute("UPDATE units SET ref = (SELECT m.ref FROM document_meta m WHERE m.ord = units.doc_ord) || '#u' || idx WHERE ref IS NULL")
+
+
 def as_schema_7(path: Path) -> None:
     """Make a compiled SQLite store's postings look like those of a store compiled before they held their unit's
     index instead of its ref (store schemas 5 to 7)."""
     import sqlite3
 
     with sqlite3.connect(path) as conn:
+        with_unit_refs(conn)
         conn.execute("ALTER TABLE postings ADD COLUMN ref TEXT")
         conn.execute("UPDATE postings SET ref = (SELECT u.ref FROM units u WHERE u.ord = postings.unit_ord)")
         conn.execute("ALTER TABLE postings DROP COLUMN idx")
@@ -171,6 +179,7 @@ def as_schema_4(path: Path) -> None:
     import sqlite3
 
     with sqlite3.connect(path) as conn:
+        with_unit_refs(conn)
         for col in ("ntok", "idx"):
             conn.execute(f"ALTER TABLE postings DROP COLUMN {col}")
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")

@@ -373,7 +373,8 @@ def test_a_store_of_schema_5_is_still_read(worlds: tuple[Path, Path], tmp_path: 
 
     db = _compiled(worlds[0], "sqlite", tmp_path, "")
     with sqlite3.connect(db) as conn:
-        conn.execute("CREATE TABLE names5 AS SELECT key, type, entity_ord, fold, digits, flen FROM names")
+        conn.execute("CREATE TABLE names5 AS SELECT n.key, e.type, n.entity_ord, n.fold, n.digits, n.flen "
+                     "FROM names n JOIN entities e ON e.ord = n.entity_ord")  # (schema 9 leaves a row's type to its entity's)
         conn.execute("DROP TABLE names")
         conn.execute("ALTER TABLE names5 RENAME TO names")
         conn.execute("DROP TABLE name_sources")

@@ -209,7 +209,7 @@ def _as_schema_3(path: Path) -> None:
         # (a store of schema 7 keys ``names`` by its fold: the table is made again without the lookup columns)
         conn.execute("CREATE TABLE names3 (key TEXT, type TEXT, entity_ord INTEGER, doc_id TEXT, "
                      "PRIMARY KEY (key, entity_ord, doc_id)) WITHOUT ROWID")
-        conn.execute("INSERT INTO names3 SELECT key, type, entity_ord, doc_id FROM names")
+        conn.execute("INSERT INTO names3 SELECT n.key, e.type, n.entity_ord, n.doc_id FROM names n JOIN entities e ON e.ord = n.entity_ord")
         conn.execute("DROP TABLE names")
         conn.execute("ALTER TABLE names3 RENAME TO names")
         conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
@@ -232,17 +232,68 @@ def test_the_index_gives_what_the_scan_gave_in_memory(which):
     assert {"exact", "normalised", "typo", "ambiguous", "suggested"} <= _outcomes(cat, cat)
 
 
-@pytest.mark.parametrize(("which", "schema"), [("supply", 5), pytest.param("seed", 5, marks=pytest.mark.slow), ("supply", 3)])
+def _as_schema_8(path: Path) -> None:
+    """Make a compiled store's ``names`` as a SQLite store of schema 7 and 8 laid it out: keyed by its fold first, with
+    ``names_near`` (type, digits, flen) beside it and each row's type (schema 9 keys it by the fold's digits and length,
+    keeps no index and leaves the type to the entity's row)."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE names8 (key TEXT, type TEXT, entity_ord INTEGER, fold TEXT, digits TEXT, flen INTEGER, "
+                     "doc_id TEXT, PRIMARY KEY (fold, key, entity_ord, doc_id)) WITHOUT ROWID")
+        conn.execute("INSERT INTO names8 SELECT n.key, e.type, n.entity_ord, n.fold, n.digits, n.flen, n.doc_id "
+                     "FROM names n JOIN entities e ON e.ord = n.entity_ord")  # (9 leaves a row's type to its entity's)
+        conn.execute("DROP TABLE names")
+        conn.execute("ALTER TABLE names8 RENAME TO names")
+        conn.execute("CREATE INDEX names_near ON names (type, digits, flen)")
+        conn.execute("UPDATE meta SET value = '8' WHERE key = 'schema_version'")
+    conn.close()
+
+
+@pytest.mark.parametrize(("which", "schema"), [("supply", 9), pytest.param("seed", 9, marks=pytest.mark.slow), ("supply", 8), ("supply", 3)])
 def test_the_index_gives_what_the_scan_gave_in_sqlite(which, schema, tmp_path):
-    """Schema 4 and later answer with indexed queries; a schema-3 store (no lookup columns) with an index built in memory."""
+    """Schema 4 and later answer with indexed queries (9 by ``names``' own key, 8 by its fold and ``names_near``); a
+    schema-3 store (no lookup columns) with an index built in memory."""
     cat = _world() if which == "supply" else SEED
     compile_store(cat, tmp_path / "w.db")
     if schema == 3:
         _as_schema_3(tmp_path / "w.db")
+    if schema == 8:
+        _as_schema_8(tmp_path / "w.db")
     store = open_store(str(tmp_path / "w.db"))
     assert type(store.name_lookup()).__name__ == ("SQLNames" if schema != 3 else "NameIndex")
     try:
         assert {"exact", "normalised", "typo", "ambiguous", "suggested"} <= _outcomes(cat, store)
+    finally:
+        store.close()
+
+
+def _plan(store: Any, where: str, params: list[Any]) -> str:
+    return " ".join(str(r[-1]) for r in store.db.rows(f"EXPLAIN QUERY PLAN SELECT n.entity_ord FROM names n WHERE {where}", params))
+
+
+def test_every_label_lookup_searches_the_names_key(tmp_path):
+    """A SQLite store of schema 9 keeps ``names`` in one B-tree keyed (digits, flen, fold, key, ...) and no index
+    beside it: each lookup (a label, a fold, a near miss's digits and length band) names a prefix of that key, so none
+    scans the table (1M-relation world: 3M rows). The rows hold the digits and length of their own fold, which the
+    lookups compute from the fold they ask for, and no type (the entity's, which the lookups read). Negative control:
+    the schema-8 condition (the fold and the label, without its digits and length) scans the table."""
+    from chainret.catalog.names import digits_of
+    from chainret.store.sql import fold_key
+
+    compile_store(SUPPLY, tmp_path / "w.db")
+    store = open_store(str(tmp_path / "w.db"))
+    try:
+        rows = store.db.rows("SELECT fold, digits, flen FROM names")
+        assert rows and all((digits, flen) == (digits_of(fold), len(fold)) for fold, digits, flen in rows)
+        assert store.db.rows("SELECT count(*) FROM names WHERE type IS NOT NULL") == [(0,)] and not store.names_typed
+        assert not store.db.rows("SELECT name FROM sqlite_schema WHERE tbl_name = 'names' AND type = 'index' AND sql IS NOT NULL")
+        named, params = store.label_key("Relief Valve")
+        fold, fp = fold_key(name_key("relief-valve"))
+        for where, ps in ((named, params), (fold, fp), ("n.digits = ? AND n.flen BETWEEN ? AND ?", ["84", 2, 6])):
+            plan = _plan(store, where, ps)
+            assert "SEARCH n USING PRIMARY KEY (digits=?" in plan and "SCAN" not in plan, (where, plan)
+        assert "SCAN n" in _plan(store, "n.fold = ? AND n.key = ?", ["reliefvalve", "relief valve"])
     finally:
         store.close()
 

@@ -106,7 +106,8 @@ def test_a_store_of_the_previous_schema_is_read_and_its_update_refused(tmp_path,
     con = sqlite3.connect(old)
     con.execute("CREATE TABLE names6 (key TEXT, type TEXT, entity_ord INTEGER, fold TEXT, digits TEXT, flen INTEGER, doc_id TEXT, "
                 "PRIMARY KEY (key, entity_ord, doc_id)) WITHOUT ROWID")
-    con.execute("INSERT INTO names6 SELECT key, type, entity_ord, fold, digits, flen, doc_id FROM names")
+    con.execute("INSERT INTO names6 SELECT n.key, e.type, n.entity_ord, n.fold, n.digits, n.flen, n.doc_id "
+                "FROM names n JOIN entities e ON e.ord = n.entity_ord")  # (schema 9 leaves a row's type to its entity's)
     con.execute("DROP TABLE names")
     con.execute("ALTER TABLE names6 RENAME TO names")
     for stmt in ("CREATE INDEX names_key ON names (key, type)", "CREATE INDEX names_fold ON names (type, fold)",

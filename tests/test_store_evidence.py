@@ -92,7 +92,7 @@ def test_every_relation_and_unit_reads_back_as_the_catalog_has_it(pg_url, tmp_pa
         try:
             (lean,), (quotes,), (units,) = (db.execute(q).fetchone() for q in (
                 "SELECT count(*) FROM relations WHERE source IS NULL", "SELECT count(*) FROM relation_quotes",
-                "SELECT count(*) FROM units WHERE text IS NULL AND doc_ref IS NULL"))
+                "SELECT count(*) FROM units WHERE text IS NULL AND doc_ref IS NULL AND ref IS NULL"))  # (ref: schema 9)
             own = dict(db.execute("SELECT r.id, r.source IS NULL FROM relations r"))
             quoted = {rid for (rid,) in db.execute("SELECT r.id FROM relations r JOIN relation_quotes q ON q.rel_ord = r.ord")}
         finally:
@@ -109,6 +109,32 @@ def test_every_relation_and_unit_reads_back_as_the_catalog_has_it(pg_url, tmp_pa
         for store in stores.values():
             if hasattr(store, "close"):
                 store.close()
+
+
+def test_a_unit_is_found_by_its_ref_alone(tmp_path, monkeypatch):
+    """A SQLite unit of schema 9 keeps no ref: it is found by its version's ref and its index (``units_by_ref``), and
+    only by the ref the catalog gives it. Controls: the same unit's index written otherwise (``#u01``), another
+    version's ref, a ref without an index and a unit past the version's last find nothing, where a lenient reading of
+    the index (``int``) would find the unit."""
+    from chainret.store import schema
+    from chainret.store.schema import unit_keys
+
+    cat = _edited()
+    compile_store(cat, tmp_path / "s.db")
+    store = open_store(tmp_path / "s.db")
+    try:
+        doc, units = next((d, us) for d, us in cat.units_by_doc.items() if len(us) > 1)
+        assert [store.unit(u.ref) for u in units] == units and units[0].ref == f"{doc}#u1"
+        for wrong in (f"{doc}#u01", f"{doc}#u+1", f"{doc}#u", doc, f"{doc}x#u1", f"{doc}#u{len(units) + 1}"):
+            assert store.unit(wrong) is None, wrong
+        ords = store.doc_ords([doc])
+        assert unit_keys([f"{doc}#u01", f"{doc}#u2", "nowhere/x.md@v1#u1"], store.doc_ords) == [None, None, ords[doc], 2, None, None]
+        # the control: the index read leniently, ``#u01`` names the first unit
+        monkeypatch.setattr(schema, "unit_keys", lambda refs, doc_ords: [
+            v for r in refs for v in (doc_ords([r.rpartition("#u")[0]])[r.rpartition("#u")[0]], int(r.rpartition("#u")[2]))])
+        assert store.unit(f"{doc}#u01") == units[0]
+    finally:
+        store.close()
 
 
 def test_negative_control_rows_left_out_where_they_differ_read_back_wrong(tmp_path, monkeypatch):

@@ -22,6 +22,7 @@ from chainret.core import tlog
 from chainret.pipeline.ask import ask
 from chainret.store import compile_store, open_store, update_store
 from chainret.store.log import store_log
+from chainret.store.schema import UNIT_REF
 from chainret.verify.offline import verify_envelope
 from chainret.verify.signing import generate_keys, load_private_key, load_public_key, sign_trace
 
@@ -155,10 +156,10 @@ def test_a_readers_entries_find_each_items_leaf_from_the_class_runs(stores: dict
     from chainret.store import log as log_module
 
     conn = sqlite3.connect(stores["v3"])
-    refs = {str(r): int(o) for r, o in conn.execute("SELECT ref, ord FROM units")}
+    refs = {str(r): int(o) for r, o in conn.execute(f"SELECT {UNIT_REF}, ord FROM units u")}
     ids = {str(r): int(o) for r, o in conn.execute("SELECT id, ord FROM relations")}
     restricted = {str(r) for (r,) in conn.execute(
-        "SELECT u.ref FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
+        f"SELECT {UNIT_REF} FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
     log = store_log(open_store(stores["v3"]))
     assert log is not None and restricted
     for cls in ("*", "auditor", ""):

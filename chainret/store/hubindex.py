@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, cast
 from chainret.engine.search import HUB_UNITS, SearchHit, TermRanking
 from chainret.store.paircensus import CLASS_READS, of_class
 from chainret.store.sqlrows import READABLE
+from chainret.store.schema import UNIT_REF
 
 if TYPE_CHECKING:
     from chainret.store.sqlrows import RowSource
@@ -48,7 +49,7 @@ HUB_INDEX_SQL = [
     "DELETE FROM hub_ranked",
     "DELETE FROM hub_classes",
     "DELETE FROM hub_counts",
-    "INSERT INTO hub_ranked SELECT p.term, '', p.tf, p.ntok, p.unit_ord, p.doc_ord, (SELECT u.ref FROM units u WHERE u.ord = p.unit_ord) "
+    f"INSERT INTO hub_ranked SELECT p.term, '', p.tf, p.ntok, p.unit_ord, p.doc_ord, (SELECT {UNIT_REF} FROM units u WHERE u.ord = p.unit_ord) "
     "FROM postings p "
     "WHERE p.term IN (SELECT q.term FROM postings q WHERE q.term IN (SELECT lower(e.id) FROM entities e) "
     f"GROUP BY q.term HAVING count(*) > {HUB_UNITS})",

@@ -42,7 +42,7 @@ import sys
 import weakref
 from binascii import b2a_base64
 from hashlib import sha256
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import quote
@@ -65,7 +65,7 @@ from chainret.core.tlog import (
     unit_leaf,
 )
 from chainret.store.base import StoreError, recompile_advice
-from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_TEXT, support_column, unit_text
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_REF, UNIT_TEXT, support_column, doc_ords_of, unit_keys, unit_ref_column, unit_text
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
@@ -341,7 +341,7 @@ def _reads(principal: str, who: set[str] | None) -> bool:
 
 def _units(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, bytes]]:
     """(unit ord, document ord, leaf data) of every unit from ord ``start`` on."""
-    sql = ("SELECT u.ord, u.ref, u.doc_ord, d.source, d.document, d.version, d.representation, d.digest, u.start_, u.end_, "
+    sql = (f"SELECT u.ord, {UNIT_REF}, u.doc_ord, d.source, d.document, d.version, d.representation, d.digest, u.start_, u.end_, "
            f"{UNIT_TEXT} "
            "FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE u.ord >= ? ORDER BY u.ord")
     for o, ref, d, src, doc, ver, rep, dig, s, e, text in db.stream(sql, (start,)):
@@ -461,8 +461,10 @@ class StoreLog:
     and those from the leaves' tiles' parents are not kept once the base64 is there). A leaf tile is not kept
     past its request."""
 
-    def __init__(self, rows: Any, world: str, kind: str = "sqlite") -> None:
+    def __init__(self, rows: Any, world: str, kind: str = "sqlite", doc_ords: Callable[[Sequence[str]], Mapping[str, int]] | None = None) -> None:
         self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
+        # (a unit is read by its version's ordinal: ``SQLStore.doc_ords``, or a lookup where no store gives them)
+        self._doc_ords = doc_ords or (lambda refs: doc_ords_of(rows, refs))
         self.world = world
         # A SQLite file is never written in place (a write replaces it whole), so a store object reads one state of it:
         # the checkpoints are read once, and a proof's units, relations, runs and tiles are one statement. A
@@ -645,15 +647,20 @@ class StoreLog:
             # the foot tile of that leaf. The items with their leaves are a sub-query ``LIMIT -1`` keeps from being
             # flattened into the tile's join, which would probe the runs a second time for the tile's index (as the
             # join of a run's row to its ordinal did): about a tenth less of the statement at 1M relations.
-            listed = f"{key} IN ({', '.join(f'?{k}' for k in range(first, first + count))})"
-            first += count
             named = [f"x.{c}" for c in cols]
             values = ", ".join((*named, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *named))
+            if kind == "u":  # (a unit by its version's ordinal and index: a SQLite unit of schema 9 keeps no ref, ``unit_keys``)
+                own_key = f"{unit_ref_column('i')} AS ref"
+                listed = " OR ".join(f"(i.doc_ord = ?{first + 2 * j} AND i.idx = ?{first + 2 * j + 1})" for j in range(count))
+                listed, first = f"({listed})", first + 2 * count
+            else:
+                own_key = f"i.{key}"
+                listed, first = f"i.{key} IN ({', '.join(f'?{k}' for k in range(first, first + count))})", first + count
             leaf = ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
                     f"r.principal = ?1 AND r.kind = '{kind}' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
-            parts.append(f"SELECT '{kind}', x.{key}, x.ord, {values}, x.leaf, t.hashes, t.above FROM (SELECT i.ord, i.{key}, "
+            parts.append(f"SELECT '{kind}', x.{key}, x.ord, {values}, x.leaf, t.hashes, t.above FROM (SELECT i.ord, {own_key}, "
                          f"{', '.join(unit_text('i') + ' AS text' if c == 'text' else 'i.' + c for c in cols)}, {leaf} AS leaf "
-                         f"FROM {table} i WHERE i.{listed} LIMIT -1) x "
+                         f"FROM {table} i WHERE {listed} LIMIT -1) x "
                          f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
         return " UNION ALL ".join(parts)
 
@@ -670,7 +677,10 @@ class StoreLog:
         found: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]] = ({}, {})
         if not units and not relations:
             return found
-        params: list[object] = [principal, *units, *relations] if self._snapshot else [*units, *relations]
+        # (SQLite: the class once, ``?1``, then a unit's version ordinal and index, ``schema.units_by_ref``, and the
+        # relations' ids; PostgreSQL's units keep their ref)
+        params: list[object] = ([principal, *unit_keys(units, self._doc_ords), *relations] if self._snapshot
+                                else [*units, *relations])
         statement = self._statements.get((len(units), len(relations)))
         if statement is None:
             statement = self._statements[(len(units), len(relations))] = self._entries_sql(len(units), len(relations))
@@ -877,7 +887,7 @@ def store_log(reader: object) -> StoreLog | None:
 
             def rows(sql: str, params: Sequence[object] = (), *scope: object) -> list[Any]:
                 return cast("list[Any]", backend.conn.execute(sql, tuple(params)).fetchall())
-        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind)
+        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind, reader.doc_ords)
     return cached
 
 

@@ -29,7 +29,7 @@ V = TypeVar("V")
 # id, type, name, aliases (JSON), description.
 EntityRow = tuple[str, str, str, str, str]
 # ref, doc_ref, idx, start_, end_, text.
-UnitRow = tuple[str, str, int, int, int, str]
+UnitRow = tuple[str | None, str, int, int, int, str]  # (ref: None in a SQLite unit of schema 9)
 
 
 # The relation rows are read by name (a statement's tuple becomes one with ``_relation_row`` / ``_status_row``, a
@@ -133,6 +133,8 @@ def _entity(row: SQLRow | EntityRow) -> Entity:
 
 def _unit(row: SQLRow | UnitRow) -> Unit:
     ref, doc_ref, idx, s, e, text = cast(UnitRow, row)
+    if ref is None:  # (a SQLite unit of schema 9: its ref is its version's and its index, ``schema.UNIT_COLS``)
+        ref = unit_ref(doc_ref, idx)
     return Unit.model_construct(ref=ref, doc_ref=doc_ref, index=idx, start=s, end=e, text=text)  # (a row the compile wrote)
 
 

@@ -15,7 +15,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   label, ``''`` for everyone's), ``name_sources``\\* (an entity's ``declared_in``: each document's labels)
   and ``label_readers`` (doc_id -> who may read some version of it): a label is shown and resolved
   for a reader only when they may read a document that declares it (``chainret.catalog.readable``;
-  schema 6, ``entity_rows`` is the one home of the rule);
+  schema 6, ``entity_rows`` is the one home of the rule); a SQLite label row of schema 9 leaves its type NULL (its
+  entity's, which the lookups read from ``entities``) and is keyed for every lookup at once (``SQLITE_PRIMARY``);
 * ``documents``\\*: document versions with their text (readable when the document is in the view and
   the principal may read it);
 * ``readers``: who may read each document version (``*`` = anyone; none for a removed version);
@@ -24,7 +25,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
 * ``views``, ``view_docs`` (view name -> document ordinals, with the document id for the
   ``superseded`` check and its visibility);
 * ``units``\\*: every unit (paragraph) with its text and token count (a SQLite store of schema 8 keeps neither its
-  text nor its document version's ref, both in that version's ``documents`` row: ``UNIT_COLS``); ``postings``\\*: term -> unit with
+  text nor its document version's ref, both in that version's ``documents`` row: ``UNIT_COLS``; 9 nor its own ref,
+  that version's ref and its index: ``unit_ref_column``, ``units_by_ref``); ``postings``\\*: term -> unit with
   the term frequency, and the unit's token count and index in its document version (what BM25Plus and a hop need,
   per unit, read from the posting itself: schema 5; a hop of an older store joins each posting to ``units``; the
   unit's ref is its document version's and that index, ``unit_ref``: schema 8 keeps the index, a small integer,
@@ -61,7 +63,7 @@ names it: ``pair_counts`` (a hub pair's census counts: ``chainret.store.paircens
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Protocol, SupportsInt
 
@@ -154,7 +156,7 @@ INDEXES = [
     ("views_name", "views", "name"),
     ("view_docs_doc_id", "view_docs", "view_name, doc_id"),
     ("units_ref", "units", "ref"),
-    ("units_doc", "units", "doc_ord"),
+    ("units_doc", "units", "doc_ord, idx"),  # (doc_ord, schema 3 to 8)
     ("postings_doc", "postings", "doc_ord"),
     ("relations_id", "relations", "id"),
     ("relations_sp", "relations", "subject, predicate"),
@@ -167,16 +169,23 @@ INDEXES = [
 UNIQUE = {"entities_id", "documents_ref", "views_name", "units_ref", "relations_id"}
 #: Indexes of ``INDEXES`` a SQLite store does without (issue 47: a store's size). In a ``WITHOUT ROWID`` table the
 #: primary key is the table's own B-tree, so ``names_key`` (key, type) and ``names_fold`` (type, fold) repeated what
-#: names' key (``SQLITE_PRIMARY``: fold, key, entity_ord, doc_id) already orders by; ``relations_sp``
+#: names' key (``SQLITE_PRIMARY``) already orders by, and ``names_near`` (type, digits, flen) copied that key beside each
+#: row (schema 9: the key orders by digits and length first); ``units_ref`` indexes a ref a unit row of schema 9 does not
+#: keep (a unit is found by its version and index: ``units_doc``, ``units_by_ref``); ``relations_sp``
 #: is the prefix of ``relations_spo`` (``chainret.store.paircensus``: a SQLite store's); no read looks up postings,
 #: relations or quotes by their document alone (a hop's permission test reads a row's ``doc_ord``, it does not search
 #: by it; an update deletes a unit's postings by their key: ``StreamCompile._index_again``). PostgreSQL keeps them
 #: (its row-level security and planner are another matter, measured by its own pages).
-SQLITE_WITHOUT = frozenset({"names_key", "names_fold", "relations_sp", "postings_doc", "relations_doc", "relation_quotes_doc"})
-#: Primary keys a SQLite store orders differently (schema 7): ``names`` by its ``fold`` first, so a tolerant lookup by
-#: (type, fold) reads the table's own B-tree (rows of one fold are few) and ``names_fold`` (a second copy of every row's
-#: key columns) is not kept; a lookup by the normalised label asks for its fold too (``SQLStore.label_key``).
-SQLITE_PRIMARY = {"names": "fold, key, entity_ord, doc_id"}
+SQLITE_WITHOUT = frozenset({"names_key", "names_fold", "names_near", "units_ref", "relations_sp", "postings_doc", "relations_doc",
+                            "relation_quotes_doc"})
+#: Primary keys a SQLite store orders differently: ``names`` (a ``WITHOUT ROWID`` table: its primary key is the one
+#: B-tree that holds its rows) by the fold's digits and length, then the fold (schema 9). Every lookup of a label
+#: names a prefix of that key: the digits and length are the fold's own (``name_rows``), so a lookup by the fold or the
+#: normalised label asks for all three (``SQLStore.label_key``, ``chainret.store.sql.SQLNames``), and a near-miss
+#: lookup (``NameLookup.near``: these digits, a length band) reads one range of it, then keeps the rows of its type.
+#: Schema 7 and 8 keyed ``names`` by its fold first and kept ``names_near`` (type, digits, flen), which copied every
+#: row's key (fold, key, entity, document) beside it: 161 of a 1M-relation store's 1,214 MB (issue 47: a store's size).
+SQLITE_PRIMARY = {"names": "digits, flen, fold, key, entity_ord, doc_id"}
 
 
 #: A relation's support columns that a row of schema 8 leaves NULL where its document version's row holds the same.
@@ -224,7 +233,56 @@ def unit_text(u: str = "u") -> str:
 
 
 UNIT_TEXT = unit_text()
+
+
+def unit_ref_column(u: str = "u") -> str:
+    """The ref of the unit named ``u`` in a statement: a SQLite unit row of schema 9 leaves it NULL, since a unit's ref is
+    its document version's ref and its index (``chainret.catalog.clause.unit_ref``), read from the version's
+    ``document_meta`` row (a table every login reads whole). (PostgreSQL's ``||`` takes a ``bigint`` as text.)"""
+    return f"coalesce({u}.ref, (SELECT m.ref FROM document_meta m WHERE m.ord = {u}.doc_ord) || '#u' || {u}.idx)"
+
+
+UNIT_REF = unit_ref_column()
+#: (Its ref as the row holds it: NULL in a SQLite unit of schema 9, which ``rowdecode._unit`` makes from the version's
+#: ref and the index beside it, where ``UNIT_REF`` made reading a unit some 4 us dearer at 1M relations.)
 UNIT_COLS = f"u.ref, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}"
+
+
+def units_by_ref(refs: Sequence[str], doc_ords: Callable[[Sequence[str]], Mapping[str, int]], u: str = "u") -> tuple[str, list[SQLValue]]:
+    """The condition that the unit named ``u`` is one of ``refs``, and its parameters (``unit_keys``): its document
+    version's ordinal and its index there, the key of ``units_doc``. A SQLite store of schema 9 keeps no unit's ref
+    (``unit_ref_column``) nor ``units_ref``; an older store and PostgreSQL hold the same pair. ``doc_ords`` gives the
+    ordinals of the versions that exist among some refs (``SQLStore.doc_ords``, kept per store: a lookup of each
+    version's ref in the statement made reading a unit a third dearer at 1M relations). The statement's text depends
+    on the number of refs alone."""
+    return units_of_keys(len(refs), u), unit_keys(refs, doc_ords)
+
+
+def units_of_keys(count: int, u: str = "u") -> str:
+    """``units_by_ref``'s condition for ``count`` refs (their parameters: ``unit_keys``)."""
+    return f"({' OR '.join([f'({u}.doc_ord = ? AND {u}.idx = ?)'] * count)})" if count else "1 = 0"
+
+
+def unit_keys(refs: Sequence[str], doc_ords: Callable[[Sequence[str]], Mapping[str, int]]) -> list[SQLValue]:
+    """``units_by_ref``'s parameters: each ref's document version ordinal and index; a ref that is no unit ref (``#uN``,
+    N written as ``chainret.catalog.clause.unit_ref`` writes it) or names no version gives two NULLs, which name no
+    unit, as ``u.ref = ?`` named none."""
+    split = [(doc, int(index)) if sep and index.isdigit() and str(int(index)) == index else None
+             for doc, sep, index in (ref.rpartition("#u") for ref in refs)]
+    ords = doc_ords([k[0] for k in split if k is not None])
+    params: list[SQLValue] = []
+    for key in split:
+        ordinal = ords.get(key[0]) if key is not None else None
+        params.extend((ordinal, key[1]) if key is not None and ordinal is not None else (None, None))
+    return params
+
+
+def doc_ords_of(rows: Callable[[str, Sequence[SQLValue]], Sequence[tuple[object, ...]]], refs: Sequence[str]) -> dict[str, int]:
+    """The ordinals of the document versions among ``refs`` that exist (``document_meta``, which every login reads)."""
+    want = list(dict.fromkeys(refs))
+    if not want:
+        return {}
+    return {as_str(r): as_int(o) for r, o in rows(f"SELECT ref, ord FROM document_meta WHERE ref IN ({', '.join('?' * len(want))})", want)}
 
 
 def create_statements(*, postgres: bool = False) -> list[str]:

@@ -30,14 +30,14 @@ from chainret.core.bulk import paused_gc
 from chainret.catalog.models import Entity, NameSource, View, functional_names, merge_sources, normalize_name
 from chainret.core.errors import UsageError
 from chainret.engine.hops import HopWorld
-from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, entries_from_rows, label_words, name_key
+from chainret.catalog.names import NameEntry, NameIndex, NameLookup, Named, digits_of, entries_from_rows, label_words, name_key
 from chainret.store.base import CatalogReader, ViewReader, revision_token
 from chainret.store.hopquery import HopQuery, ViewFacts, view_facts
 from chainret.store.namewords import kept_word
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
-from chainret.store.schema import QUOTE, UNIT_COLS, as_int
+from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str, doc_ords_of, units_by_ref
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
@@ -49,6 +49,14 @@ if TYPE_CHECKING:
     from chainret.store.base import DocumentMeta
 
 __all__ = ["Backend", "EvidenceReader", "ReaderStore", "SQLStore", "SQLView", "StoreIndex"]
+
+
+def fold_key(fold: str, col: str = "n") -> tuple[str, list[str | int]]:
+    """The condition on a ``names`` row (alias ``col``) that its ``fold`` is ``fold``, and its parameters: the fold's
+    digits and length before it (``schema.name_rows`` writes both from the fold), the prefix of the key a SQLite store
+    of schema 9 orders ``names`` by (``schema.SQLITE_PRIMARY``). They narrow nothing the fold would match, so an older
+    store (or PostgreSQL, by its ``names_fold`` index) answers the same."""
+    return f"{col}.digits = ? AND {col}.flen = ? AND {col}.fold = ?", [digits_of(fold), len(fold), fold]
 
 
 class SQLNames:
@@ -66,30 +74,34 @@ class SQLNames:
         # (type, word, knows) -> ``has_word``: a request's readings ask the same words again (a store is immutable)
         self._has_word: dict[tuple[str, str, Callable[[str], bool] | None], bool] = {}
 
-    def _entries(self, where: str, params: tuple[object, ...]) -> list[NameEntry]:
+    def _entries(self, where: str, params: tuple[object, ...], type_: str | None) -> list[NameEntry]:
+        """The entities (of ``type_``: the entity's, which a SQLite label row of schema 9 does not repeat) with a label
+        row ``where`` holds of."""
+        typed, tp = (" AND e.type = ?", (type_,)) if type_ is not None else ("", ())
+        if type_ is not None and self.store.names_typed:
+            where, params = f"n.type = ? AND {where}", (type_, *params)
         if self.principal is None:  # (a schema 3-5 store, or a catalog-wide lookup: every label is everyone's)
             rows = self.store.db.rows(
-                f"SELECT e.id, e.type, e.name, e.aliases FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}) "
-                "ORDER BY e.ord", params)
+                f"SELECT e.id, e.type, e.name, e.aliases FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where})"
+                f"{typed} ORDER BY e.ord", (*params, *tp))
             return entries_from_rows(cast("list[tuple[str, str, str, str]]", rows))
         label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
         rows = self.store.db.rows(
-            f"SELECT e.id FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}{label}) ORDER BY e.ord",
-            (*params, *lp), None, self.principal)
+            f"SELECT e.id FROM entities e WHERE e.ord IN (SELECT n.entity_ord FROM names n WHERE {where}{label}){typed} ORDER BY e.ord",
+            (*params, *lp, *tp), None, self.principal)
         ids = [str(r[0]) for r in rows]
         shown = self.store.labelled(ids, self.principal, self.within)
         return [NameEntry(e.id, e.type, (e.id, e.name, *e.aliases)) for i in ids if (e := shown.get(i)) is not None]
 
     def by_key(self, type_: str, key: str) -> list[NameEntry]:
-        return self._entries("n.type = ? AND n.fold = ?", (type_, key))
+        fold, fp = fold_key(key)
+        return self._entries(fold, tuple(fp), type_)
 
     def near(self, type_: str | None, digits: str, lo: int, hi: int) -> list[NameEntry]:
-        if type_ is None:
-            return self._entries("n.digits = ? AND n.flen BETWEEN ? AND ?", (digits, lo, hi))
-        return self._entries("n.type = ? AND n.digits = ? AND n.flen BETWEEN ? AND ?", (type_, digits, lo, hi))
+        return self._entries("n.digits = ? AND n.flen BETWEEN ? AND ?", (digits, lo, hi), type_)
 
     def word_owners(self, type_: str, word: str) -> list[str]:
-        return [e.id for e in self._entries("n.type = ? AND n.key LIKE ?", (type_, f"%{word}%"))
+        return [e.id for e in self._entries("n.key LIKE ?", (f"%{word}%",), type_)
                 if any(word in label_words(label) for label in e.labels)]
 
     def has_word(self, type_: str, word: str, knows: Callable[[str], bool] | None = None) -> bool:
@@ -174,6 +186,9 @@ class SQLStore:
         self.name_sources: bool = self._meta.get("schema_version") not in ("3", "4", "5")
         # Schema 4 on: every label row has its ``fold``, which a SQLite store of schema 7 keys its ``names`` by.
         self._names_fold: bool = self._meta.get("schema_version") != "3"
+        # A SQLite store of schema 9 leaves a label row's type NULL (its entity's); the others' rows hold it, which their
+        # indexes (``names_near``: type first) need in a lookup's condition.
+        self.names_typed: bool = not (self.kind == "sqlite" and self._meta.get("schema_version") not in ("3", "4", "5", "6", "7", "8"))
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
         self._lookups: dict[tuple[str | None, str | None], SQLNames] = {}
@@ -343,15 +358,17 @@ class SQLStore:
                     found[i] = e
         return found
 
-    def label_key(self, text: str, col: str = "n") -> tuple[str, list[str]]:
+    def label_key(self, text: str, col: str = "n") -> tuple[str, list[str | int]]:
         """The condition on a ``names`` row (alias ``col``) that ``text`` is one of its labels, and its parameters: its
-        normalised form (``key``), behind the ``fold`` that form has (``schema.name_rows``): a SQLite store of schema
-        7 keys ``names`` by (fold, key, ...) and keeps no index by ``key`` alone (``schema.SQLITE_PRIMARY``). Labels
-        with one normalised form share one fold (``name_key`` removes what ``normalize_name`` collapses, and case folding
-        is per character), so the fold narrows nothing the key would match. A schema-3 store has no ``fold``."""
+        normalised form (``key``), behind the ``fold`` that form has (``fold_key``): a SQLite store keys ``names`` by
+        (digits, flen, fold, key, ...) (schema 9; 7 and 8: by (fold, key, ...)) and keeps no index by ``key`` alone
+        (``schema.SQLITE_PRIMARY``). Labels with one normalised form share one fold (``name_key`` removes what
+        ``normalize_name`` collapses, and case folding is per character), so the fold narrows nothing the key would
+        match. A schema-3 store has no ``fold``."""
         if not self._names_fold:
             return f"{col}.key = ?", [normalize_name(text)]
-        return f"{col}.fold = ? AND {col}.key = ?", [name_key(text), normalize_name(text)]
+        fold, fp = fold_key(name_key(text), col)
+        return f"{fold} AND {col}.key = ?", [*fp, normalize_name(text)]
 
     def name_lookup(self) -> NameLookup:
         """The tolerant name lookups (``chainret.catalog.names``): indexed queries on ``names`` (schema 4).
@@ -477,6 +494,18 @@ class SQLStore:
         """The catalog identity shown to ``reader`` (the digest of its reader catalog, computed at compile)."""
         return self._meta.get(f"reader_digest:{reader}") or self._meta["reader_digest:*"]
 
+    def doc_ords(self, refs: Sequence[str]) -> dict[str, int]:
+        """The ordinals of the document versions among ``refs`` that exist, from every version's read once per store
+        object (``document_meta``: 20k rows at 1M relations) and, for one written since, a lookup (a store only
+        appends: a version's ordinal never changes). What ``schema.units_by_ref`` finds a unit by."""
+        known = self.__dict__.get("_doc_ords")
+        if known is None:
+            known = self._doc_ords = {as_str(r): as_int(o) for r, o in self.db.rows("SELECT ref, ord FROM document_meta")}
+        missing = [r for r in refs if r not in known]
+        if missing:
+            known.update(doc_ords_of(self.db.rows, missing))
+        return {r: known[r] for r in refs if r in known}
+
     def doc_ref_of(self, doc_ord: int) -> str | None:
         """A document version's ref by its ordinal (cached)."""
         if not hasattr(self, "_doc_refs"):
@@ -510,7 +539,8 @@ class SQLStore:
 
     def unit(self, ref: str) -> Unit | None:
         """A unit by ref, readable or not (where the database lets this connection read it)."""
-        rows = self.db.rows(f"SELECT {UNIT_COLS} FROM units u WHERE u.ref = ?", (ref,))
+        named, np = units_by_ref([ref], self.doc_ords)
+        rows = self.db.rows(f"SELECT {UNIT_COLS} FROM units u WHERE {named}", np)
         return _unit(rows[0]) if rows else None
 
     # -- views ------------------------------------------------------------------------------------------

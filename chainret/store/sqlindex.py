@@ -13,6 +13,7 @@ from typing import cast
 
 from chainret.engine.search import HubRankings, SearchHit, TermRanking, query_tokens, rank_bm25plus
 from chainret.store.hubindex import ranked_hits
+from chainret.store.schema import UNIT_REF
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
 
 _NOT_READ: list[SearchHit] = []  # (a marker: ``StoreIndex.walked`` holds no entry for the key)
@@ -77,7 +78,7 @@ class StoreIndex:
         """Every readable unit holding ``term``, ranked (None: no such unit)."""
         wp = (self.within,) if self.within is not None else ()
         rows = cast("list[tuple[int, int, int, str]]", self.store.db.rows(
-            "SELECT p.unit_ord, p.tf, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
+            f"SELECT p.unit_ord, p.tf, u.ntok, {UNIT_REF} FROM postings p JOIN units u ON u.ord = p.unit_ord "
             "WHERE p.term = ? AND " + READABLE.format(col="p.doc_ord") + (WITHIN.format(col="p.doc_ord") if wp else ""),
             (term, self.view, self.principal, *wp), self.view, self.principal,
         ))
@@ -109,7 +110,7 @@ class StoreIndex:
             return []
         marks = ", ".join("?" for _ in terms)
         rows = cast("list[tuple[str, int, int, int, str]]", self.store.db.rows(
-            f"SELECT p.term, p.unit_ord, p.tf, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
+            f"SELECT p.term, p.unit_ord, p.tf, u.ntok, {UNIT_REF} FROM postings p JOIN units u ON u.ord = p.unit_ord "
             f"WHERE p.term IN ({marks}) AND " + READABLE.format(col="p.doc_ord")
             + (WITHIN.format(col="p.doc_ord") if self.within is not None else ""),
             (*terms, self.view, self.principal, *((self.within,) if self.within is not None else ())),

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Protocol, cast
 from chainret.catalog.models import Entity, View
 from chainret.core.errors import UsageError
 from chainret.store.rowdecode import RelRow, SQLRow, _unit
-from chainret.store.schema import UNIT_COLS
+from chainret.store.schema import UNIT_COLS, units_by_ref
 from chainret.store.sqlrows import RowSource, _Relations
 from chainret.engine.hops import HopWorld
 from chainret.store.base import CatalogReader, DocumentMeta, ViewReader
@@ -105,7 +105,8 @@ class EvidenceReader:
     def unit(self, ref: str) -> Unit | None:
         from chainret.catalog.models import unit_doc
 
-        rows = self.rows(f"SELECT {UNIT_COLS} FROM units u WHERE u.ref = ?", (ref,), unit_doc(ref))
+        named, np = units_by_ref([ref], self._store.doc_ords)
+        rows = self.rows(f"SELECT {UNIT_COLS} FROM units u WHERE {named}", np, unit_doc(ref))
         return _unit(rows[0]) if rows else None
 
     def __getattr__(self, name: str) -> object:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 from chainret.core.codes import DefectCode
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
-from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str
+from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str, units_by_ref
 from chainret.store.rowdecode import (
     CACHE_MAX, SQLRow, StatusRow, _bounded, _entity, _reasons, _unit, anchor_of, rel_row_of, rel_rows, status_rows,
 )
@@ -102,12 +102,12 @@ class SQLView:
 
     def _read_units(self, want: Sequence[str]) -> dict[str, Unit]:
         """The readable units among ``want``, read now (and cached)."""
+        named, np = units_by_ref(want, self.store.doc_ords)
         rows = self._rows(
-            f"SELECT {UNIT_COLS} FROM units u WHERE u.ref IN ({_marks(want)}) AND "
-            + self._readable("u.doc_ord")[0],
-            (*want, *self._readable("u.doc_ord")[1]),
+            f"SELECT {UNIT_COLS} FROM units u WHERE {named} AND " + self._readable("u.doc_ord")[0],
+            (*np, *self._readable("u.doc_ord")[1]),
         )
-        found = {str(r[0]): _unit(r) for r in rows}
+        found = {u.ref: u for u in map(_unit, rows)}
         for ref in want:
             _bounded(self._units, ref, found.get(ref))
         return found
@@ -203,7 +203,8 @@ class SQLView:
         cached = self._units.get(row.unit_ref)
         if cached is not None:
             return cached
-        rows = self._rows(f"SELECT {UNIT_COLS} FROM units u WHERE u.ref = ?", (row.unit_ref,))
+        named, np = units_by_ref([row.unit_ref], self.store.doc_ords)
+        rows = self._rows(f"SELECT {UNIT_COLS} FROM units u WHERE {named}", np)
         return _unit(rows[0]) if rows else None
 
     def relations_in_unit(self, unit_ref: str) -> list[Relation]:
@@ -310,9 +311,9 @@ class SQLView:
         named, np = self.store.label_key(text)
         sql = ("SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
                f"WHERE {named} AND {known}{label}")
-        params: list[str] = [*np, *kp, *lp]
+        params: list[str | int] = [*np, *kp, *lp]
         if type is not None:
-            sql += " AND n.type = ?"
+            sql += " AND e.type = ?"  # (the entity's: a SQLite label row of schema 9 does not repeat it)
             params.append(type)
         rows = self._rows(sql, params)
         entities = self.store._entities  # the rows read here are the records ``entities_of`` would read again
@@ -335,15 +336,16 @@ class SQLView:
             return []
         src, sp = self.store.label_condition("s.doc_id", self.principal, self.within)
         declared = f"EXISTS (SELECT 1 FROM name_sources s WHERE s.entity_ord = e.ord AND s.doc_id <> ''{src})"
+        params: list[str | int] = [*sp]
         if text is None:
-            sql, params = f"SELECT e.id, e.ord FROM entities e WHERE {declared}", [*sp]
+            sql = f"SELECT e.id, e.ord FROM entities e WHERE {declared}"
         else:
             # Driven by the name index (the few rows named ``text``), then each checked: declared, and known by no
             # relation. Driven by ``entities`` with the name as one more EXISTS, the statement visited every
             # entity of the store: 0.65 s at 1M relations, on every request naming something the viewer may not know.
             known, kp = self._known()
             label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
-            typed = " AND n.type = ?" if type_ is not None else ""
+            typed = " AND e.type = ?" if type_ is not None else ""
             named, np = self.store.label_key(text)
             sql = (f"SELECT DISTINCT e.id, e.ord FROM names n JOIN entities e ON e.ord = n.entity_ord "
                    f"WHERE {named}{label}{typed} AND {declared} AND NOT {known}")

@@ -71,7 +71,8 @@ from chainret.catalog.models import (
 from chainret.catalog.readable import reader_entity, reader_since, reader_view_pairs, reader_views
 from chainret.core.progress import Progress, no_progress
 from chainret.store.namewords import NameWords
-from chainret.store.schema import LABEL_READERS_SQL, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows, predicate_row
+from chainret.store.schema import (LABEL_READERS_SQL, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows,
+                                   predicate_row, doc_ords_of, units_by_ref)
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as ``reader_catalog`` is asked)
@@ -328,6 +329,8 @@ class StreamCompile:
             self._err(self.world_issues, "wrong_world", f"entities[{i}] (id {e.id})", "id",
                       wrong_world_message(self.head["world"], e.world))
         entity, names, sources = entity_rows(e, i)
+        if self.derives:  # (schema 9: a SQLite label row's type is its entity's, which the lookups read from ``entities``)
+            names = [(r[0], None, *r[2:]) for r in names]
         if self._new("entities", i):
             self.rows["entities"].append(entity)
             self.rows["names"].extend(names)
@@ -667,8 +670,9 @@ class StreamCompile:
         uref = unit_ref(doc_ref, j)
         extra = self.prose.get(uref)
         toks = tokenize(f"{body}\n{' '.join(extra)}" if extra else body)
-        kept = (None, None) if self.derives else (doc_ref, body)  # (schema 8: the document version's row holds both)
-        return ((ordinal, uref, doc_ord, kept[0], j, start, end, len(toks), kept[1]),
+        # (schema 8: the document version's row holds its ref and the text; 9: the unit's ref is that ref and ``j``)
+        kept = (None, None, None) if self.derives else (uref, doc_ref, body)
+        return ((ordinal, kept[0], doc_ord, kept[1], j, start, end, len(toks), kept[2]),
                 [(term, ordinal, doc_ord, tf, len(toks), j) for term, tf in Counter(toks).items()])
 
     def _units(self) -> None:
@@ -703,10 +707,9 @@ class StreamCompile:
         (``_relabel``), can name more IDs in a stored unit; IDs are only ever added, so the token count tells."""
         for k in range(0, len(refs), 500):
             chunk = refs[k:k + 500]
-            marks = ", ".join("?" * len(chunk))
+            named, np = units_by_ref(chunk, lambda refs: doc_ords_of(self.w.rows, refs))
             for o, i, ref, j, s, e, body, ntok in self.w.rows(
-                    f"SELECT u.ord, u.doc_ord, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}, u.ntok FROM units u WHERE u.ref IN ({marks})",
-                    chunk):
+                    f"SELECT u.ord, u.doc_ord, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}, u.ntok FROM units u WHERE {named}", np):
                 unit, posts = self._unit_rows(as_int(o), as_int(i), as_str(ref), as_int(j), as_int(s), as_int(e), as_str(body))
                 if unit[7] == as_int(ntok):
                     continue

@@ -99,7 +99,7 @@ def test_the_rows_answer_as_the_scan_and_the_memory_index(stores):
 
 
 def _owners(cat: Any, reader: Any) -> dict[tuple[str, str, str], list[str]]:
-    """Each word's owners (``owners_of``, in order) and each first word's completions, per principal."""
+    """Each word's owners (``owners_of``) and each first word's completions, per principal."""
     from chainret.query.understand import name_completions
 
     out = {}
@@ -109,14 +109,14 @@ def _owners(cat: Any, reader: Any) -> dict[tuple[str, str, str], list[str]]:
         lookup = cv.name_lookup()
         for type_ in types:
             for word in _words(cat):
-                out[(principal, type_, word)] = [e.id for e in lookup.owners_of(type_, word)]
+                out[(principal, type_, word)] = sorted(e.id for e in lookup.owners_of(type_, word))  # (no order promised)
                 if word.isalpha():
                     out[(principal, type_, "completes " + word)] = [e.id for e in name_completions(word, type_, cv)]
     return out
 
 
 def test_owners_and_completions_read_as_the_memory_index(stores, monkeypatch):
-    """A word's owners, in catalog order, and a first name's completions (none where more than ``COMPLETIONS_MOST``
+    """A word's owners and a first name's completions (none where more than ``COMPLETIONS_MOST``
     names the reader knows start so) are the memory index's, whichever the store."""
     from chainret.query import understand
 
@@ -180,5 +180,29 @@ def test_postgresql_keeps_no_rows_and_answers_by_the_scan(pg_url):  # noqa: F811
         assert store.name_words("part", "zebra") is None
         assert _answers(cat, store) == _answers(cat, cat)
         assert _owners(cat, store) == _owners(cat, cat)
+    finally:
+        store.close()
+
+
+def test_a_common_word_is_read_past_many_scans(tmp_path, monkeypatch):
+    """A word 2,600 label rows hold, its row listing one owner: the scans (512 rows each) take every owner once, as
+    the memory index has them. Negative control: scans cut to their first chunk miss owners."""
+    monkeypatch.setattr(namewords, "KEPT", 1)
+    gizmos = [Entity(id=f"part:supply:gizmo-{k}", type="part", name=f"Gizmo {k}") for k in range(1300)]
+    cat = changed(SUPPLY, entities=[*SUPPLY.entities, *gizmos])
+    compile_store(cat, tmp_path / "g.db")
+    store = open_store(str(tmp_path / "g.db"))
+    try:
+        lookup = store.view(None, "public").name_lookup()
+        owners = [e.id for e in lookup.owners_of("part", "gizmo")]
+        assert len(owners) == len(set(owners)) == 1300
+        assert set(owners) == {e.id for e in cat.name_lookup.owners_of("part", "gizmo")}
+        real = store.db.rows
+
+        def first_chunk_only(sql: str, params: Any = (), *rest: Any) -> Any:
+            return real(sql, params, *rest) if "OFFSET" not in sql or params[-1] == 0 else []
+
+        monkeypatch.setattr(store.db, "rows", first_chunk_only)
+        assert len(list(lookup.owners_of("part", "gizmo"))) < 1300
     finally:
         store.close()

@@ -12,8 +12,8 @@ property with the mention, so a ``NameIndex`` answers them from dictionaries bui
 * ``word_owners(type, word)``: entities with a label containing ``word`` as a word; ``has_word``: whether any
   (that the caller's ``knows`` accepts) has, which a compiled store answers without reading them all
   (``chainret.store.namewords``);
-* ``owners_of(type, word)``: those entities themselves, in catalog order, read as they are taken (a first
-  name's completions).
+* ``owners_of(type, word)``: those entities themselves, read as they are taken (a first name's completions;
+  in no promised order).
 
 Each returns candidates only (a superset of what can match); the caller applies the exact test it
 always applied, and ``cv.knows`` before anything reaches a requester. The index is hand-written

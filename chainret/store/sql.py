@@ -116,12 +116,12 @@ class SQLNames:
         return hit
 
     def owners_of(self, type_: str, word: str) -> Iterator[Named]:
-        """The ``type_`` entities with ``word`` as a word of a label this reader is shown, in catalog order, read as they
-        are taken (``NameLookup.owners_of``).
+        """The ``type_`` entities with ``word`` as a word of a label this reader is shown, read as they are taken
+        (``NameLookup.owners_of``; the listed ones first, in catalog order, then in the store's order).
 
         A word the store's ``name_words`` holds: the entities its row lists first, and no more where it lists every
         owner (an absent word is no label's). Else, or for the rest, the owners scans of the labels find (``key LIKE``:
-        a word with a digit, a store without the table, or a common word), 512 entities a scan, as they are taken."""
+        a word with a digit, a store without the table, or a common word), 512 label rows a scan, as they are taken."""
         row = self.store.name_words(type_, word) if kept_word(word) else None
         listed: list[int] = []
         if row is not None:
@@ -129,17 +129,22 @@ class SQLNames:
             yield from self._owning(type_, word, listed)
             if n <= len(listed):
                 return
-        skip, after = set(listed), -1
-        while True:  # (each scan keeps the next 512 in entity order: a common word's first owners, not all of them)
-            rows = self.store.db.rows(  # (no DISTINCT: a sort that keeps 512 rows, not one of every match)
-                "SELECT n.entity_ord FROM names n WHERE n.key LIKE ? AND n.entity_ord > ? ORDER BY 1 LIMIT 512",
-                (f"%{word}%", after), None, self.principal)
-            ords = [o for o in dict.fromkeys(as_int(r[0]) for r in rows) if o not in skip]
+        # SQLite: in the table's order, each scan stopping at its 512th match (a common word's first, at once), the next
+        # one after them (a store file is immutable: the same order each time). PostgreSQL: by entity, after the last
+        # one taken (a scan there may start anywhere in the table), each scan sorting for its next 512.
+        ordered = self.store.kind == "postgres"
+        sql = ("SELECT n.entity_ord FROM names n WHERE n.key LIKE ? AND n.entity_ord > ? ORDER BY 1 LIMIT 512" if ordered
+               else "SELECT n.entity_ord FROM names n WHERE n.key LIKE ? LIMIT 512 OFFSET ?")
+        seen, after, offset = set(listed), -1, 0
+        while True:
+            rows = self.store.db.rows(sql, (f"%{word}%", after if ordered else offset), None, self.principal)
+            ords = [o for o in dict.fromkeys(as_int(r[0]) for r in rows) if o not in seen]
+            seen.update(ords)
             for k in range(0, len(ords), 64):
                 yield from self._owning(type_, word, ords[k:k + 64])
             if len(rows) < 512:
                 return
-            after = as_int(rows[-1][0])  # (the last entity is taken whole: its other rows name no other entity)
+            after, offset = as_int(rows[-1][0]), offset + 512  # (by entity: the last one's other rows name no other)
 
     def _owning(self, type_: str, word: str, ords: Sequence[int]) -> list[Named]:
         """The entities of ``ords`` of ``type_`` that have ``word`` in a label this reader is shown, in ``ords``' order."""

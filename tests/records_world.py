@@ -26,6 +26,25 @@ def descriptor(kind: str, name: str, spec: str = "", title: str = "") -> str:
     return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n{meta}spec:\n  type: x\n{spec}"
 
 
+def user(name: str, display: str) -> str:
+    """A Backstage User descriptor with its display name (what a person is called in a request)."""
+    return (f"apiVersion: backstage.io/v1alpha1\nkind: User\nmetadata:\n  name: {name}\nspec:\n"
+            f"  profile:\n    displayName: {display}\n")
+
+
+def answer_names(request: str, catalog: Path) -> set[str]:
+    """The answers of an accepted, verified ask, each ID's last part (a set answer's every member, else the path's end)."""
+    trace = ask(request, catalog)
+    assert trace.outcome == "accepted_path", (request, trace.outcome, trace.reason)
+    assert verify(trace, catalog).ok
+    return {i.rpartition(":")[2] for i in ({a.id for a in trace.answers} if trace.answers else {(trace.path_ids or [""])[-1]})}
+
+
+def unread(request: str, catalog: Path) -> bool:
+    """Whether the ask gives no accepted path (a near wording a rule must leave alone)."""
+    return ask(request, catalog).outcome != "accepted_path"
+
+
 def imported(tree: Path, out: Path, formats: list[str], world: str = "acme", **kw: object) -> Catalog:
     """Import ``tree`` into ``out`` through the library (as ``catalog import --format`` does) and load it back."""
     snap = read_snapshot(tree, formats, world)

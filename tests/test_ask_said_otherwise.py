@@ -11,19 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from records_world import descriptor, imported
+from records_world import answer_names, descriptor, imported, unread, user
 
 from chainret.pipeline.ask import ask
 from chainret.query import understand as understand_mod
 from chainret.query.gaps import read_contrast_request
-from chainret.verify.replay import verify
 
 D = "default."
-
-
-def _user(name: str, display: str) -> str:
-    return (f"apiVersion: backstage.io/v1alpha1\nkind: User\nmetadata:\n  name: {name}\nspec:\n"
-            f"  profile:\n    displayName: {display}\n")
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +38,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
                    title="Online Services"),
         descriptor("Group", "netcode", "  parent: online\n", title="Netcode Working Group"),
         descriptor("Group", "qa", "  members: [bo-lindqvist]\n", title="Quality Assurance"),
-        _user("gwen-hall", "Gwen Hall"), _user("amara-nwosu", "Amara Nwosu"), _user("kenji-watanabe", "Kenji Watanabe"),
-        _user("olu-adeyemi", "Olu Adeyemi"), _user("bo-lindqvist", "Bo Lindqvist"), _user("yusuf-demir", "Yusuf Demir"),
+        user("gwen-hall", "Gwen Hall"), user("amara-nwosu", "Amara Nwosu"), user("kenji-watanabe", "Kenji Watanabe"),
+        user("olu-adeyemi", "Olu Adeyemi"), user("bo-lindqvist", "Bo Lindqvist"), user("yusuf-demir", "Yusuf Demir"),
         descriptor("Domain", "live-game", "  owner: qa\n"),
         descriptor("System", "game", "  owner: online\n  domain: live-game\n", title="Game Client"),
         descriptor("System", "esports", "  owner: analytics\n"),
@@ -64,17 +58,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def _ids(words: str, catalog: Path) -> set[str]:
-    trace = ask(words, catalog)
-    assert trace.outcome == "accepted_path", (words, trace.outcome, trace.reason)
-    assert verify(trace, catalog).ok
-    return {i.rpartition(":")[2] for i in ({a.id for a in trace.answers} if trace.answers else {(trace.path_ids or [""])[-1]})}
-
-
-def _unread(words: str, catalog: Path) -> bool:
-    return ask(words, catalog).outcome != "accepted_path"
-
-
 # -- an absence and a presence ------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("words", "expected"), [
     ("groups that have nobody but still own things", {D + "netcode"}),
@@ -86,7 +69,7 @@ def _unread(words: str, catalog: Path) -> bool:
     ("teams that have nobody", {D + "localization", D + "netcode"}),
 ])
 def test_an_absence_and_a_presence(world: Path, words: str, expected: set[str]) -> None:
-    assert _ids(words, world) == expected
+    assert answer_names(words, world) == expected
 
 
 def test_a_presence_is_proved_by_its_relations(world: Path) -> None:
@@ -102,8 +85,8 @@ def test_a_presence_is_proved_by_its_relations(world: Path) -> None:
     "groups that have nobody but still frobnicate things",  # a verb the catalog has no word for
     "teams that have nobody but the weather",  # no presence
 ])
-def test_contrasts_that_are_not_two_relations_stay_unread(world: Path, words: str) -> None:
-    assert _unread(words, world)
+def test_contrasts_that_are_not_two_relations_stayunread(world: Path, words: str) -> None:
+    assert unread(words, world)
 
 
 @pytest.mark.parametrize(("words", "expected"), [
@@ -118,7 +101,7 @@ def test_contrasts_that_are_not_two_relations_stay_unread(world: Path, words: st
     ("which systems are empty", {D + "esports"}),
 ])
 def test_more_absences_in_people_words(world: Path, words: str, expected: set[str]) -> None:
-    assert _ids(words, world) == expected
+    assert answer_names(words, world) == expected
 
 
 @pytest.mark.parametrize("words", [
@@ -126,8 +109,8 @@ def test_more_absences_in_people_words(world: Path, words: str, expected: set[st
     "which teams are not owned",  # no relation owns a team
     "which users contain no components",  # nothing holds what a user is in
 ])
-def test_near_absences_stay_unread(world: Path, words: str) -> None:
-    assert _unread(words, world)
+def test_near_absences_stayunread(world: Path, words: str) -> None:
+    assert unread(words, world)
 
 
 def test_the_contrast_grammar_needs_but() -> None:
@@ -150,7 +133,7 @@ def test_the_contrast_grammar_needs_but() -> None:
     ("what domain does the game client system sit in", {D + "live-game"}),
 ])
 def test_wordings_read_as_the_question_they_stand_for(world: Path, words: str, expected: set[str]) -> None:
-    assert _ids(words, world) == expected
+    assert answer_names(words, world) == expected
 
 
 # -- two hops over a set, said otherwise ----------------------------------------------------------------------------
@@ -163,7 +146,7 @@ def test_wordings_read_as_the_question_they_stand_for(world: Path, words: str, e
     ("which teams own something that consumes the match api", {D + "analytics"}),  # "something" as a head of no type
 ])
 def test_two_hops_over_a_set_said_otherwise(world: Path, words: str, expected: set[str]) -> None:
-    assert _ids(words, world) == expected
+    assert answer_names(words, world) == expected
 
 
 @pytest.mark.parametrize("words", [
@@ -171,8 +154,8 @@ def test_two_hops_over_a_set_said_otherwise(world: Path, words: str, expected: s
     "whose components frobnicate the match-api",
     "everyone on the weather",
 ])
-def test_near_set_wordings_stay_unread(world: Path, words: str) -> None:
-    assert _unread(words, world)
+def test_near_set_wordings_stayunread(world: Path, words: str) -> None:
+    assert unread(words, world)
 
 
 @pytest.mark.parametrize("words", [
@@ -181,15 +164,15 @@ def test_near_set_wordings_stay_unread(world: Path, words: str) -> None:
     "who owns what",  # a free relative with nothing in it
     "the teams in publishing are owned by who",  # the fronted question's slot is a set of groups, which nobody owns
 ])
-def test_near_wordings_stay_unread(world: Path, words: str) -> None:
-    assert _unread(words, world)
+def test_near_wordings_stayunread(world: Path, words: str) -> None:
+    assert unread(words, world)
 
 
 @pytest.mark.parametrize("words", ["which codeowners line covers client/ui/hud.cpp", "which codeowners entry matches client/ui/hud.cpp"])
 def test_a_codeowners_line_is_its_rule(world: Path, words: str) -> None:
-    (rule,) = _ids(words, world)
+    (rule,) = answer_names(words, world)
     assert rule.startswith("client")
-    assert _unread(words.replace("client/ui/hud.cpp", "the weather"), world)
+    assert unread(words.replace("client/ui/hud.cpp", "the weather"), world)
 
 
 # -- a typo that is a whole word more ----------------------------------------------------------------------------------
@@ -198,15 +181,15 @@ def test_a_short_word_more_is_no_typo_of_a_name(world: Path, monkeypatch: pytest
     question answered with everything Online Services owns (its "systems ... in" dropped). The negative control: the
     guard off, the wrong answer comes back."""
     words = "what systems are the components of online services in"
-    assert _unread(words, world)
-    assert _ids("who is on online servces", world) == {D + "kenji-watanabe", D + "olu-adeyemi"}  # a real typo still reads
+    assert unread(words, world)
+    assert answer_names("who is on online servces", world) == {D + "kenji-watanabe", D + "olu-adeyemi"}  # a real typo still reads
     monkeypatch.setattr(understand_mod, "_word_more", lambda *a: False)
-    assert D + "matchmaker" in _ids(words, world)
+    assert D + "matchmaker" in answer_names(words, world)
 
 
 def test_a_head_noun_that_runs_to_the_end_is_no_crash(world: Path) -> None:
     """"which apis nothing calls" left the question grammar looking for a verb after the head noun's last word."""
-    assert _ids("which apis nothing calls", world) == {D + "crash-api"}
+    assert answer_names("which apis nothing calls", world) == {D + "crash-api"}
 
 
 # -- a head noun over a mixed set: the answers of its type ------------------------------------------------------------
@@ -219,7 +202,7 @@ def test_a_head_noun_that_runs_to_the_end_is_no_crash(world: Path) -> None:
 ])
 def test_a_head_noun_keeps_the_answers_of_its_type(world: Path, words: str, expected: set[str]) -> None:
     trace = ask(words, world)
-    assert _ids(words, world) == expected
+    assert answer_names(words, world) == expected
     assert trace.interpretation is not None and trace.interpretation.answer_types
     assert trace.completeness is not None and trace.completeness.complete
     assert trace.completeness.eligible == trace.completeness.answered == len(expected)  # counted over the type
@@ -230,8 +213,8 @@ def test_a_head_noun_keeps_the_answers_of_its_type(world: Path, words: str, expe
     "which teams does online services own",
     "which domains does online services own",  # a type it may end at, of which it owns none
 ])
-def test_a_head_noun_of_no_answer_stays_unread(world: Path, words: str) -> None:
-    assert _unread(words, world)
+def test_a_head_noun_of_no_answer_staysunread(world: Path, words: str) -> None:
+    assert unread(words, world)
 
 
 def test_without_the_filter_a_mixed_set_is_refused(world: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -240,7 +223,7 @@ def test_without_the_filter_a_mixed_set_is_refused(world: Path, monkeypatch: pyt
     from chainret.query import interpret as interpret_mod
 
     monkeypatch.setattr(interpret_mod, "_head_among", lambda *a: [])
-    assert _unread("which components does online services own", world)
+    assert unread("which components does online services own", world)
 
 
 def test_a_literal_reading_carries_no_answer_types(world: Path) -> None:

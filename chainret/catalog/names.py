@@ -9,11 +9,9 @@ property with the mention, so a ``NameIndex`` answers them from dictionaries bui
 * ``by_key(type, key)``: entities with a label whose ``name_key`` is ``key``;
 * ``near(type, digits, lo, hi)``: entities with a label whose key holds exactly these digits (in
   order; typos and suggestions never change a digit) and whose key length is in ``[lo, hi]``;
-* ``word_owners(type, word)``: entities with a label containing ``word`` as a word; ``has_word``: whether any
-  (that the caller's ``knows`` accepts) has, which a compiled store answers without reading them all
-  (``chainret.store.namewords``);
-* ``owners_of(type, word)``: those entities themselves, read as they are taken (a first name's completions;
-  in no promised order).
+* ``owners_of(type, word)``: entities with a label containing ``word`` as a word, read as they are taken (a
+  first name's completions; in no promised order); ``has_word``: whether any (that the caller's ``knows``
+  accepts) has, which a compiled store answers without reading them all (``chainret.store.namewords``).
 
 Each returns candidates only (a superset of what can match); the caller applies the exact test it
 always applied, and ``cv.knows`` before anything reaches a requester. The index is hand-written
@@ -77,8 +75,6 @@ class NameLookup(Protocol):
     def by_key(self, type_: str, key: str) -> list[NameEntry]: ...
 
     def near(self, type_: str | None, digits: str, lo: int, hi: int) -> list[NameEntry]: ...
-
-    def word_owners(self, type_: str, word: str) -> list[str]: ...
 
     def has_word(self, type_: str, word: str, knows: Callable[[str], bool] | None = None) -> bool: ...
 

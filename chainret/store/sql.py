@@ -65,9 +65,9 @@ class SQLNames:
     Per reader (``principal``, within a narrower viewer): only labels they may know match
     (``SQLStore.label_condition``), and each entity comes with the labels they are shown
     (``SQLStore.labelled``), so a suggestion never names a label of a document they may not read.
-    ``word_owners`` (a first name's completions) matches ``key LIKE '%word%'`` within the type, then keeps the
-    entities where it is a whole word of a label; ``has_word`` (a synonym's and a typo's check) reads the word's
-    ``name_words`` row first (``chainret.store.namewords``)."""
+    ``owners_of`` (a first name's completions) and ``has_word`` (a synonym's and a typo's check) read the word's
+    ``name_words`` row first (``chainret.store.namewords``), then ``key LIKE '%word%'`` scans, keeping the entities
+    where it is a whole word of a label they are shown."""
 
     def __init__(self, store: SQLStore, principal: str | None = None, within: str | None = None) -> None:
         self.store, self.principal, self.within = store, principal, within
@@ -99,10 +99,6 @@ class SQLNames:
 
     def near(self, type_: str | None, digits: str, lo: int, hi: int) -> list[NameEntry]:
         return self._entries("n.digits = ? AND n.flen BETWEEN ? AND ?", (digits, lo, hi), type_)
-
-    def word_owners(self, type_: str, word: str) -> list[str]:
-        return [e.id for e in self._entries("n.key LIKE ?", (f"%{word}%",), type_)
-                if any(word in label_words(label) for label in e.labels)]
 
     def has_word(self, type_: str, word: str, knows: Callable[[str], bool] | None = None) -> bool:
         """Whether some ``owners_of`` entity (that ``knows`` accepts) has ``word``: remembered per object, a request's
@@ -574,8 +570,9 @@ class SQLStore:
         hit = self._view_names.get(key)
         if hit is not None:
             return hit
-        kept = None if reader is None else self._kept_reader_views(reader)
-        views = list(self.views) if reader is None else self.reader_views(reader) if kept is None else [v for v, _ in kept]
+        # the reader's views with each one's name here (``reader_view_names``): kept by the compile, else worked out
+        pairs = None if reader is None else self._kept_reader_views(reader) or self._reader_view_pairs(reader)
+        views = list(self.views) if pairs is None else [v for v, _ in pairs]
         if name is None:
             current = next((v for v in views if v.current), None)
             if current is None and reader is not None:  # the latest of the reader's views (``Catalog.current_view``)
@@ -587,8 +584,8 @@ class SQLStore:
             from chainret.catalog.views import pick_view
 
             chosen = pick_view(views, name).name  # a name, a date or a commit, with find_view's messages
-        if reader is not None:  # the name the store reads by (a reader may be shown another: ``reader_view_names``)
-            chosen = (self.reader_view_names(reader) if kept is None else {v.name: n for v, n in kept}).get(chosen, chosen)
+        if pairs is not None:  # the name the store reads by (a reader may be shown another)
+            chosen = {v.name: n for v, n in pairs}.get(chosen, chosen)
         self._view_names[key] = chosen
         return chosen
 
@@ -602,8 +599,7 @@ class SQLStore:
 
     def narrows_views(self, reader: str) -> bool:
         """Whether ``reader``'s reduced catalog leaves a view out (``readable.reader_narrowed``)."""
-        kept = self._kept_reader_views(reader)
-        return (len(kept) if kept is not None else len(self.reader_views(reader))) != len(self.view_names)
+        return len(self._kept_reader_views(reader) or self._reader_view_pairs(reader)) != len(self.view_names)
 
     def _kept_reader_views(self, reader: str) -> list[tuple[View, str]] | None:
         """``reader``'s views as the compile kept them for resolving one (``meta`` ``reader_views:CLASS``: name, order

@@ -1,5 +1,5 @@
 """The blind halves written after the first: examples/newcomer2 (the frozen test half) and the development halves
-newcomer3, newcomer4, newcomer5: well-formed, and never quoted by a rule.
+newcomer3, newcomer4, newcomer5, newcomer6: well-formed, and never quoted by a rule.
 
 No score is asserted (docs/results/newcomerN.md reports it). A rule that quoted one of the test half's questions
 (case and spacing aside) would be tuning on it; a development half may be tuned on, but a rule that quoted one of its
@@ -50,6 +50,9 @@ HALVES = [
     # the two kinds the earlier sets are weakest on are the most numerous in newcomer5
     Half("newcomer5", "2026-06-08 c46b384", "org/vendors.yaml", "group:newcomer5:default.live-opps",
          {"coverage": 20, "two_hop_set": 18, "must_refuse": 14}),
+    # written toward the test half's weakest kinds: coverage and two hops over sets (with a type word mid-chain)
+    Half("newcomer6", "2026-07-06 92120c2", "org/consultants.yaml", "group:newcomer6:default.leak-respons",
+         {"coverage": 25, "two_hop_set": 25, "must_refuse": 12}, questions=90),
 ]
 IDS = [h.folder for h in HALVES]
 

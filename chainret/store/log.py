@@ -684,10 +684,11 @@ class StoreLog:
         where they are few enough (at 1M relations about 2,000 a class): at that size a request's leaves seldom share
         one that an earlier request made, and making them as they were met was a fifth of a proof's time over the
         first hundreds of requests.
-        One string a path, encoded once: the path as a list of base64 hashes (format 2's traces) took a ``b2a_base64``
-        call and a string object a hash, about a third of a proof's own time at 10k relations (docs/proof.md: the
-        verifiers read both). Under a whole tile its own five and its parent's are written out here from the tile
-        layout (``FOOT_BYTES``), as ``foot_hashes`` reads it for the parts kept."""
+        One string a path, encoded once (docs/proof.md; the verifiers read the list that earlier traces carry too): a
+        list of base64 hashes took a ``b2a_base64`` call and a string a hash, 15-21 a leaf, and kept its parts as
+        lists of strings (``benchmarks/proof_cost.py --against`` times the two). Under a whole tile its own five and
+        its parent's are written out here from the tile layout (``FOOT_BYTES``), as ``foot_hashes`` reads it for the
+        parts kept."""
         fetched = {} if fetched is None else fetched
         if principal not in self._upper_read:
             if principal in self._asked:  # (a process that asks again: see ``_read_upper``)

@@ -10,6 +10,10 @@ request, warm, in this process, alternating the two settings request by request 
 without (``proofs=False``), the trace's JSON size with and without ``meta.log``, and the CPU of ``trace sign`` and
 of ``trace verify --offline`` on it. Every figure is a measurement on this machine at the time of the run, printed
 beside the load average; nothing here asserts a time.
+
+``--against DIR``: another checkout's proofs too (its ``chainret/store/log.py``, loaded beside this one's; its log
+tables must be this format's), a third setting in the same alternation, so a change to the proofs is compared with
+the code before it in one run, under one load (the page gives its ask CPU and ratio beside this checkout's).
 """
 
 from __future__ import annotations
@@ -34,12 +38,24 @@ def _cpu() -> float:
     return time.process_time()
 
 
-def measure(n: int, count: int) -> dict[str, Any]:
+def _log_module(checkout: Path) -> Any:
+    """``chainret/store/log.py`` of another checkout, loaded under another name (the rest of chainret is this one's)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_against_log", checkout / "chainret" / "store" / "log.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def measure(n: int, count: int, against: Path | None = None) -> dict[str, Any]:
     import sqlite3
 
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
     from benchmarks.store_bench import bench_catalog, requests
 
+    import chainret.pipeline.ask as ask_module
     import chainret.store.log as store_log_module
     from chainret.pipeline.ask import ask
     from chainret.store import compile_store, open_store
@@ -84,20 +100,32 @@ def measure(n: int, count: int) -> dict[str, Any]:
         store = open_store(db)
         key = Ed25519PrivateKey.generate()
         reqs = requests(n, count)
-        for req, view, principal in reqs[:5]:  # warm the caches both settings share
-            ask(req, store, view=view, principal=principal)
-            ask(req, store, view=view, principal=principal, proofs=False)
-        with_cpu, without_cpu, with_bytes, without_bytes, sign_cpu, verify_cpu = [], [], [], [], [], []
+        other = _log_module(against) if against is not None else None
+        own_with_log = ask_module.with_log
+
+        def asked(req: str, view: str | None, principal: str, setting: str) -> Any:
+            ask_module.with_log = other.with_log if setting == "against" else own_with_log
+            try:
+                return ask(req, store, view=view, principal=principal, proofs=setting != "without")
+            finally:
+                ask_module.with_log = own_with_log
+
+        settings = ["with", "without"] + (["against"] if other is not None else [])
+        for req, view, principal in reqs[:5]:  # warm the caches the settings share
+            for setting in settings:
+                asked(req, view, principal, setting)
+        cpu: dict[str, list[float]] = {setting: [] for setting in settings}
+        with_bytes, without_bytes, sign_cpu, verify_cpu = [], [], [], []
         for i, (req, view, principal) in enumerate(reqs):
-            # Which setting runs first alternates: the first ask after the previous request's signing and verifying
+            # Which setting runs first turns: the first ask after the previous request's signing and verifying
             # runs on colder caches (always the one without proofs, it made that ratio look 20-30% better).
-            order = (False, True) if i % 2 else (True, False)
-            ran: dict[bool, Any] = {}
-            for proofs in order:
+            order = settings[i % len(settings):] + settings[:i % len(settings)]
+            ran: dict[str, Any] = {}
+            for setting in order:
                 t0 = _cpu()
-                ran[proofs] = ask(req, store, view=view, principal=principal, proofs=proofs)
-                (with_cpu if proofs else without_cpu).append((_cpu() - t0) * 1000)
-            bare, proven = ran[False], ran[True]
+                ran[setting] = asked(req, view, principal, setting)
+                cpu[setting].append((_cpu() - t0) * 1000)
+            bare, proven = ran["without"], ran["with"]
             with_bytes.append(len(proven.to_json().encode()))
             without_bytes.append(len(bare.to_json().encode()))
             t3 = _cpu()
@@ -109,12 +137,22 @@ def measure(n: int, count: int) -> dict[str, Any]:
             sign_cpu.append((t4 - t3) * 1000)
             verify_cpu.append((t5 - t4) * 1000)
     med = statistics.median
+    if other is not None:
+        out["against"], out["ask_cpu_ms_against"] = _commit(against), med(cpu["against"])
     out.update({
-        "ask_cpu_ms_without": med(without_cpu), "ask_cpu_ms_with": med(with_cpu),
+        "ask_cpu_ms_without": med(cpu["without"]), "ask_cpu_ms_with": med(cpu["with"]),
         "trace_kb_without": med(without_bytes) / 1000, "trace_kb_with": med(with_bytes) / 1000,
         "sign_cpu_ms": med(sign_cpu), "verify_offline_cpu_ms": med(verify_cpu),
     })
     return out
+
+
+def _commit(checkout: Path | None) -> str:
+    """A checkout as the page names it: its short commit, or its folder's name."""
+    import subprocess
+
+    done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return done.stdout.strip() if done.returncode == 0 else Path(str(checkout)).name
 
 
 EARLIER_FORMAT = "rfc9162-sha256/1"  # the log format of rows measured before the page recorded one
@@ -133,7 +171,8 @@ def report(results: list[dict[str, Any]]) -> str:
     lines = [
         "# The per-viewer log: what it costs",
         "",
-        f"Generated by `{COMMAND} --sizes {' '.join(str(r['relations']) for r in ran)} --write` (medians over the "
+        f"Generated by `{COMMAND} --sizes {' '.join(str(r['relations']) for r in ran)}"
+        f"{' --against OTHER' if any(r.get('against') for r in ran) else ''} --write` (medians over the "
         "requests; CPU of this process; the load average beside); do not edit by hand.",
         *([] if len(ran) == len(results) else
           ["Rows marked *earlier run* are of sizes this run did not measure: figures of an earlier run of this command, "
@@ -162,6 +201,12 @@ def report(results: list[dict[str, Any]]) -> str:
             f"| {r['store_mb']:.1f} | {log_mb} | {r['ask_cpu_ms_without']:.2f} | {r['ask_cpu_ms_with']:.2f} "
             f"| {r['ask_cpu_ms_with'] / r['ask_cpu_ms_without']:.2f}x | {r['trace_kb_without']:.1f} | {r['trace_kb_with']:.1f} "
             f"| {r['sign_cpu_ms']:.2f} | {r['verify_offline_cpu_ms']:.2f} | {r['load']:.2f} |")
+    compared = [r for r in results if r.get("against") and not r.get("earlier")]
+    if compared:
+        lines += ["", "The proofs of commit " + ", ".join(sorted({r["against"] for r in compared})) + " (`--against`), timed in the same "
+                  "alternation on the same store: " + "; ".join(
+                      f"{r['relations']:,}: {r['ask_cpu_ms_against']:.2f} ms, {r['ask_cpu_ms_against'] / r['ask_cpu_ms_without']:.2f}x "
+                      f"(this checkout's {r['ask_cpu_ms_with'] / r['ask_cpu_ms_without']:.2f}x)" for r in compared) + "."]
     lines += ["", "Leaves per viewer class at the last write: "
               + "; ".join(f"{r['relations']:,}: " + ", ".join(f"{p or 'audit'} {s:,}" for p, s in sorted(r["log_sizes"].items()))
                           for r in results), ""]
@@ -173,8 +218,9 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000])
     ap.add_argument("--requests", type=int, default=200)
     ap.add_argument("--write", action="store_true", help=f"write {OUT_MD.relative_to(ROOT)}")
+    ap.add_argument("--against", type=Path, help="another checkout (the folder holding its chainret/) whose proofs are timed too")
     args = ap.parse_args()
-    results = [measure(n, args.requests) for n in args.sizes]
+    results = [measure(n, args.requests, args.against) for n in args.sizes]
     if args.write:
         earlier = results_path(OUT_MD)
         results = with_earlier(results, json.loads(earlier.read_text()) if earlier.exists() else [])

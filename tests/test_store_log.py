@@ -378,37 +378,12 @@ def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appende
     for i in range(size & -log_module.TILE_WIDTH):  # a whole tile's leaves: the first hashes of their paths, read at once
         tile = nodes._tile(0, i >> log_module.TILE_HEIGHT)
         assert tile is not None
-        assert log_module.foot_path(tile, i % log_module.TILE_WIDTH) == [
-            tlog.b64(_mth(leaves[((i >> lv) ^ 1) << lv:(((i >> lv) ^ 1) + 1) << lv])) for lv in range(log_module.TILE_HEIGHT)], i
+        assert log_module.foot_hashes(tile, i % log_module.TILE_WIDTH) == b"".join(
+            _mth(leaves[((i >> lv) ^ 1) << lv:(((i >> lv) ^ 1) + 1) << lv]) for lv in range(log_module.TILE_HEIGHT)), i
     runs = conn.execute("SELECT kind, item_ord, idx, length FROM log_runs").fetchall()
     assert sorted(runs) == [("r", o, o, n) for o, n in _batch_starts(batches)]  # one run a batch: consecutive ordinals
     stored = sum(len(h) + len(i) for h, i in conn.execute("SELECT hashes, above FROM log_tiles"))
     assert stored <= 1.5 * tlog.HASH_SIZE * size  # the foot, three inner levels of five, and the tiles above
-
-
-@settings(max_examples=30, deadline=None)
-@given(st.lists(st.binary(min_size=tlog.HASH_SIZE * 46, max_size=tlog.HASH_SIZE * 46), min_size=1, max_size=6))
-def test_the_tiles_base64_text_holds_each_hash_and_gives_the_paths_foot_path_gives(raws: list[bytes]):
-    """``tiles_text`` encodes whole tiles at once (a zero byte after each hash, the ``A`` it leaves turned to ``=``):
-    each stored hash's 44 characters there are its own base64, and ``text_foot_path`` at a tile's offset gives, for
-    every leaf position, the five hashes ``foot_path`` reads from the tile's bytes. The negative control: read at
-    another tile's offset (an offset off by one tile), the paths differ."""
-    from chainret.store import log as log_module
-
-    width = log_module.WHOLE_TILE
-    tiles = [(raw[:width], raw[width:]) for raw in raws]
-    text = log_module.tiles_text(tiles)
-    step, n = log_module.TEXT_HASHES * log_module.B64_HASH, log_module.B64_HASH
-    assert len(text) == len(tiles) * step
-    for k, (hashes, inner) in enumerate(tiles):
-        stored = hashes + inner
-        for j in range(log_module.TEXT_HASHES):
-            assert text[k * step + j * n:k * step + (j + 1) * n] == tlog.b64(stored[j * tlog.HASH_SIZE:(j + 1) * tlog.HASH_SIZE])
-        for pos in range(log_module.TILE_WIDTH):
-            assert log_module.text_foot_path(text, k * step, hashes, pos) == log_module.foot_path((hashes, inner), pos), (k, pos)
-    if len(tiles) > 1 and tiles[0] != tiles[1]:  # the negative control: another tile's offset
-        assert any(log_module.text_foot_path(text, step, tiles[0][0], pos) != log_module.foot_path(tiles[0], pos)
-                   for pos in range(log_module.TILE_WIDTH))
 
 
 def _rfc_path(leaves: list[bytes], m: int) -> list[bytes]:
@@ -438,13 +413,18 @@ def test_a_readers_audit_paths_are_the_rfcs_for_every_leaf(batches: list[int], d
     for index in order[:3]:
         assert rfc(index) == _rfc_path(leaves, index)
     for index in [*order, *order[: size // 3]]:  # (the second pass reads the kept parts)
-        assert reader.audit_paths("*", size, [index])[index] == [tlog.b64(h) for h in rfc(index)], index
+        assert reader.audit_paths("*", size, [index])[index] == _b64_path(rfc(index)), index
     if size >= log_module.TILE_WIDTH:  # the negative control: a leaf tile's sibling hash changed in the store
         hashes, = conn.execute("SELECT hashes FROM log_tiles WHERE principal = '*' AND level = 0 AND idx = 0").fetchone()
         conn.execute("UPDATE log_tiles SET hashes = ? WHERE principal = '*' AND level = 0 AND idx = 0",
                      (bytes([hashes[0] ^ 1]) + hashes[1:],))
         fresh = log_module.StoreLog(reader._rows, "w")
-        assert fresh.audit_paths("*", size, [1])[1] != [tlog.b64(h) for h in _rfc_path(leaves, 1)]
+        assert fresh.audit_paths("*", size, [1])[1] != _b64_path(_rfc_path(leaves, 1))
+
+
+def _b64_path(hashes: list[bytes]) -> str:
+    """A path as a trace writes it (docs/proof.md): its hashes one after another, in one base64 string."""
+    return tlog.b64(b"".join(hashes))
 
 
 def _rfc_paths(leaves: list[bytes]) -> Any:
@@ -487,31 +467,31 @@ def test_a_readers_audit_paths_are_the_rfcs_under_whole_tiles_two_levels_up():
     pick.shuffle(indexes)
     reader = log_module.StoreLog(lambda sql, params=(), *scope: conn.execute(sql, tuple(params)).fetchall(), "w")
     for index in [*indexes, *indexes[:10]]:  # (the second pass reads the kept parts)
-        assert reader.audit_paths("*", size, [index])[index] == [tlog.b64(h) for h in rfc(index)], index
+        assert reader.audit_paths("*", size, [index])[index] == _b64_path(rfc(index)), index
     # (Too few to make them at once: as met, the maps emptied often; and the tree too large for every leaf tile's
-    # part above it to be kept, so a leaf tile's parent's five hashes are sliced from that tile's base64.)
+    # part above it to be kept, so a leaf tile's parent's five hashes are sliced from that tile, kept once read.)
     with mock.patch.object(log_module, "ABOVE_KEPT", 40):
         small = log_module.StoreLog(reader._rows, "w")
         for index in [*indexes, *indexes[:10]]:
-            assert small.audit_paths("*", size, [index])[index] == [tlog.b64(h) for h in rfc(index)], index
+            assert small.audit_paths("*", size, [index])[index] == _b64_path(rfc(index)), index
         assert max(map(len, small._above)) <= 40 + 2 * log_module.TILE_WIDTH
-        assert any(level == 1 for _, level, _ in small._texts)
+        assert any(level == 1 for _, level, _ in small._tiles)
     hashes, = conn.execute("SELECT hashes FROM log_tiles WHERE principal = '*' AND level = 2 AND idx = 0").fetchone()
     conn.execute("UPDATE log_tiles SET hashes = ? WHERE principal = '*' AND level = 2 AND idx = 0",
                  (hashes[:tlog.HASH_SIZE] + bytes([hashes[tlog.HASH_SIZE] ^ 1]) + hashes[tlog.HASH_SIZE + 1:],))
     fresh = log_module.StoreLog(reader._rows, "w")
-    assert fresh.audit_paths("*", size, [0])[0] != [tlog.b64(h) for h in rfc(0)]  # (leaf 0's sibling two tiles up: hash 1)
+    assert fresh.audit_paths("*", size, [0])[0] != _b64_path(rfc(0))  # (leaf 0's sibling two tiles up: hash 1)
 
 
 @pytest.mark.parametrize("kept", [None, 40])
-def test_a_requests_leaves_read_at_once_have_the_rfcs_paths_and_a_callers_edit_changes_no_later_one(kept: int | None):
-    """A proof asks ``StoreLog.audit_paths`` for all its leaves at once, and each leaf's path is written out in a list of
-    its own around the parts kept for later leaves (the part above its tile, in a large tree its tile's parent's
-    base64): leaves under one tile, under one parent, under different ones and at the right edge, read together
-    (before and after the upper tiles are read, and again from the kept parts), have RFC 9162's PATH, and a caller
-    that edits the lists it got (``proofs`` puts them in a trace) changes no later path. ``kept``: ``ABOVE_KEPT``
-    as it is (a small tree: every leaf tile's part above it kept) or 40 (a large one's: the parent's five sliced
-    from its base64). The negative control: an edit of a kept part itself shows in the next read."""
+def test_a_requests_leaves_read_at_once_have_the_rfcs_paths(kept: int | None):
+    """A proof asks ``StoreLog.audit_paths`` for all its leaves at once, and each leaf's path is one base64 string of
+    its hashes, its own tile's and its parent's written out around the part kept for later leaves (the part above
+    its tile, in a large tree above its tile's parent): leaves under one tile, under one parent, under different
+    ones and at the right edge, read together (before and after the upper tiles are read, and again from the kept
+    parts), have RFC 9162's PATH. ``kept``: ``ABOVE_KEPT`` as it is (a small tree: every leaf tile's part above it
+    kept) or 40 (a large one's: the parent's five sliced from that tile). The negative control: the kept parts
+    changed, the next read differs (the reads above did use them)."""
     from chainret.store import log as log_module
 
     conn, _, leaves = _grown_log([40_000])
@@ -519,15 +499,13 @@ def test_a_requests_leaves_read_at_once_have_the_rfcs_paths_and_a_callers_edit_c
     wanted = sorted({0, 1, 2, 31, 32, 33, 1023, 1024, 5000, 5001, 32_767, 32_768, 39_990, size - 33, size - 1})
     with mock.patch.object(log_module, "ABOVE_KEPT", kept or log_module.ABOVE_KEPT):
         reader = log_module.StoreLog(lambda sql, params=(), *scope: conn.execute(sql, tuple(params)).fetchall(), "w")
-        for _ in range(3):  # (the second read keeps the upper tiles: the large tree's parents then come from their base64)
-            got = reader.audit_paths("*", size, wanted)
-            assert got == {i: [tlog.b64(h) for h in rfc(i)] for i in wanted}
-            for path in got.values():
-                path[-1:] = ["edited"]
-        assert kept is None or any(level == 1 for _, level, _ in reader._texts)
-        part = next(p for p in reader._above[kept is not None].values() if p)  # the negative control
-        part[-1] = "edited"
-        assert any(p[-1] == "edited" for p in reader.audit_paths("*", size, wanted).values())
+        for _ in range(3):  # (the second read keeps the upper tiles: the large tree's parents then come from them)
+            assert reader.audit_paths("*", size, wanted) == {i: _b64_path(rfc(i)) for i in wanted}
+        assert kept is None or any(level == 1 for _, level, _ in reader._tiles)
+        for parts in reader._above:  # the negative control
+            for key, part in parts.items():
+                parts[key] = bytes(len(part))
+        assert reader.audit_paths("*", size, wanted) != {i: _b64_path(rfc(i)) for i in wanted}
 
 
 def _batch_starts(batches: list[int]) -> list[tuple[int, int]]:

@@ -224,6 +224,20 @@ def unb64(text: object, what: str, size: int | None = None) -> bytes:
     return raw
 
 
+def proof_hashes(proof: object, what: str = "its proof") -> list[bytes]:
+    """The hashes of an inclusion proof as a trace writes it: one base64 string of the hashes one after another (a
+    multiple of ``HASH_SIZE`` bytes: how a store writes it since issue 49's last change), or a list of base64 hashes
+    (as traces written before that carry it, which must keep verifying). ``LogError`` naming ``what`` otherwise."""
+    if isinstance(proof, str):
+        raw = unb64(proof, what)
+        if len(raw) % HASH_SIZE:
+            raise LogError(f"{what} holds {len(raw)} bytes, not a whole number of {HASH_SIZE}-byte hashes")
+        return [raw[k:k + HASH_SIZE] for k in range(0, len(raw), HASH_SIZE)]
+    if not isinstance(proof, list):
+        raise LogError(f"{what} is neither a base64 string nor a list")
+    return [unb64(p, "a proof hash", HASH_SIZE) for p in proof]
+
+
 def viewer_log_classes(viewer: object, projected: object) -> list[str]:
     """How the origin of a trace's log may end, given the trace's viewer: ``audit`` for an unprojected trace,
     else ``public`` or ``principal/<the viewer, percent-encoded>`` (which of the two only the store knows)."""

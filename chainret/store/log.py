@@ -65,7 +65,7 @@ from chainret.core.tlog import (
     unit_leaf,
 )
 from chainret.store.base import StoreError, recompile_advice
-from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_REF, UNIT_TEXT, support_column, doc_ords_of, unit_keys, unit_ref_column, unit_text
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_REF, UNIT_TEXT, support_column, doc_ords_of, unit_keys, unit_text
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
@@ -74,7 +74,7 @@ if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``cha
 
 LOG_FORMAT = "rfc9162-sha256/2"  # (1: a row per leaf and per subtree, hex; 2: runs and tiles. A store of 1 proves nothing: recompile it)
 APPEND_BATCH = 20_000  # leaves of one class appended at a time
-TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_path`` is written for five, with INNER_LEVELS 2 to 4)
+TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_hashes`` is written for five, with INNER_LEVELS 2 to 4)
 TILE_WIDTH = 1 << TILE_HEIGHT  # subtrees at a tile's foot
 INNER_LEVELS = (2, 3, 4)  # the levels above its foot a tile keeps; level 1 is hashed again from the foot
 WHOLE_TILE = TILE_WIDTH * HASH_SIZE  # bytes of a whole tile's foot
@@ -183,64 +183,23 @@ def tile_node(tile: Callable[[int, int], Tile | None], level: int, idx: int) -> 
     return found_hash if len(found_hash) == HASH_SIZE else None
 
 
-B64_HASH = 44  # base64 characters of one hash (with its padding)
 # Where the first ``TILE_HEIGHT`` hashes of a leaf's audit path lie in its whole tile, by the leaf's place there: its
 # sibling's in the foot, its pair's (two siblings in the foot, hashed again: level 1), and the three inner levels'
-# (``INNER_LEVELS`` 2, 3, 4: 8, 4 and 2 hashes), as byte offsets in the foot and the inner levels (``foot_path``) and as
-# character offsets in the tile's base64 (``tiles_text``: the foot's 32 hashes, then the inner levels'), the pair's
-# then in bytes still (``text_foot_path``). One table of the layout for the three readers of it (``audit_paths``).
+# (``INNER_LEVELS`` 2, 3, 4: 8, 4 and 2 hashes), as byte offsets in the foot and the inner levels (``foot_hashes``,
+# and ``audit_paths``, which writes it out).
 FOOT_BYTES = tuple((((pos ^ 1) * HASH_SIZE, ((pos >> 1) ^ 1) * 2 * HASH_SIZE, ((pos >> 2) ^ 1) * HASH_SIZE,
                      (8 + ((pos >> 3) ^ 1)) * HASH_SIZE, (12 + ((pos >> 4) ^ 1)) * HASH_SIZE)) for pos in range(TILE_WIDTH))
-FOOT_TEXT = tuple(((s // HASH_SIZE) * B64_HASH, pair, (TILE_WIDTH + a2 // HASH_SIZE) * B64_HASH,
-                   (TILE_WIDTH + a3 // HASH_SIZE) * B64_HASH, (TILE_WIDTH + a4 // HASH_SIZE) * B64_HASH)
-                  for s, pair, a2, a3, a4 in FOOT_BYTES)
 
 
-def foot_path(tile: Tile, pos: int) -> list[str]:
-    """The first ``TILE_HEIGHT`` hashes of a leaf's audit path in base64, from its own tile when that tile is whole
-    (each sibling then a complete subtree in it): what ``tile_node`` reads for them, with no lookups and one hash.
-    ``pos``: the leaf's place in the tile (``FOOT_BYTES``). (``b64`` is written out here and in ``audit_paths``,
-    which took a quarter off these lines against a call a hash.)"""
+def foot_hashes(tile: Tile, pos: int) -> bytes:
+    """The first ``TILE_HEIGHT`` hashes of a leaf's audit path, one after another, from its own tile when that tile is
+    whole (each sibling then a complete subtree in it): what ``tile_node`` reads for them, with no lookups and one
+    hash. ``pos``: the leaf's place in the tile (``FOOT_BYTES``)."""
     hashes, inner = tile
     n = HASH_SIZE
     sibling, pair, at2, at3, at4 = FOOT_BYTES[pos]
-    return [b2a_base64(hashes[sibling:sibling + n], newline=False).decode("ascii"),
-            b2a_base64(pair_hash(hashes[pair:pair + 2 * n]), newline=False).decode("ascii"),
-            b2a_base64(inner[at2:at2 + n], newline=False).decode("ascii"),
-            b2a_base64(inner[at3:at3 + n], newline=False).decode("ascii"),
-            b2a_base64(inner[at4:at4 + n], newline=False).decode("ascii")]
-
-
-TEXT_HASHES = TILE_WIDTH + sum(TILE_WIDTH >> v for v in INNER_LEVELS)  # hashes a whole tile stores: its foot's 32, its inner levels' 14
-
-
-def tiles_text(tiles: Sequence[Tile]) -> str:
-    """Every hash whole ``tiles`` store (each tile's foot, then its inner levels) in base64, one after another,
-    ``B64_HASH`` characters each: tile ``k``'s start at ``k * TEXT_HASHES * B64_HASH`` (``text_foot_path``).
-
-    Made in a few whole-buffer steps, not a ``b2a_base64`` call a hash: each hash is followed by a zero byte (33
-    bytes, eleven base64 groups, so no group spans two hashes; one strided copy per byte position), the whole
-    buffer encoded at once, and the last character of each hash's 44, which the zero byte makes ``A`` where the
-    hash's own base64 ends in ``=``, set to ``=`` in one strided write. (A reader makes it once for the tiles
-    above the leaves': at 1M relations about 2,000 tiles, 4 MB, a few ms, where encoding the part of a path
-    from the tile above a leaf's a hash at a time was most of that part's cost.)"""
-    raw = b"".join([hashes + inner for hashes, inner in tiles])
-    count, step = len(raw) // HASH_SIZE, HASH_SIZE + 1
-    padded = bytearray(count * step)
-    for k in range(HASH_SIZE):
-        padded[k::step] = raw[k::HASH_SIZE]
-    text = bytearray(b2a_base64(padded, newline=False))
-    text[B64_HASH - 1::B64_HASH] = b"=" * count
-    return text.decode("ascii")
-
-
-def text_foot_path(text: str, at: int, hashes: bytes, pos: int) -> list[str]:
-    """``foot_path`` of a whole tile whose stored hashes are ``tiles_text``'s ``text`` from ``at`` (its foot
-    ``hashes`` for level 1, hashed again): four slices and one hash (``FOOT_TEXT``)."""
-    n = B64_HASH
-    sibling, pair, at2, at3, at4 = FOOT_TEXT[pos]
-    return [text[at + sibling:at + sibling + n], b2a_base64(pair_hash(hashes[pair:pair + 2 * HASH_SIZE]), newline=False).decode("ascii"),
-            text[at + at2:at + at2 + n], text[at + at3:at + at3 + n], text[at + at4:at + at4 + n]]
+    return b"".join((hashes[sibling:sibling + n], pair_hash(hashes[pair:pair + 2 * n]),
+                     inner[at2:at2 + n], inner[at3:at3 + n], inner[at4:at4 + n]))
 
 
 def _tile_rows(principal: str, get: NodeGetter, old: int, new: int) -> tuple[list[tuple[object, ...]], list[tuple[int, int]]]:
@@ -453,13 +412,11 @@ class StoreLog:
     """A compiled store's log as a reader sees it: checkpoints per class, inclusion and consistency proofs.
 
     What it keeps, per store object (one per store object: ``store_log``): each proven class's tiles above the
-    leaves' (about 1.5 kB per 1,024 leaves: 3 MB for a 2M-leaf class) and, from the second proof for that class on,
-    the whole ones' hashes in base64 too (``tiles_text``: about 2 kB per 1,024 leaves, 4 MB for 2M leaves), the
-    subtrees over them and at the right edge it hashed (a few per upper tile), and base64 audit paths from a tile
-    level up, at most ``ABOVE_KEPT`` of each of two kinds (``audit_paths``; about 0.9 kB each with its key: at most
-    about 15 MB; at 1M relations those from two tile levels up and higher, made at once, are about 1.8 MB a class,
-    and those from the leaves' tiles' parents are not kept once the base64 is there). A leaf tile is not kept
-    past its request."""
+    leaves' (about 1.5 kB per 1,024 leaves: 3 MB for a 2M-leaf class), the subtrees over them and at the right edge
+    it hashed (a few per upper tile), and audit paths from a tile level up (their hashes one after another), at most
+    ``ABOVE_KEPT`` of each of two kinds (``audit_paths``; about 0.5 kB each with its key: at most about 8 MB; at 1M
+    relations those from two tile levels up and higher, made at once, are about 1 MB a class, and those from the
+    leaves' tiles' parents are not kept once those tiles are). A leaf tile is not kept past its request."""
 
     def __init__(self, rows: Any, world: str, kind: str = "sqlite", doc_ords: Callable[[Sequence[str]], Mapping[str, int]] | None = None) -> None:
         self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
@@ -471,18 +428,15 @@ class StoreLog:
         # PostgreSQL store reads the units as the request and the log as the viewer's class: two statements.
         self._snapshot = kind == "sqlite"
         self._heads: dict[str, tuple[int, bytes] | None] = {}
-        self._shown: dict[tuple[str, int, int, int], str] = {}  # base64 of upper subtrees and right edges
         # Audit paths from a tile level up, per (class, size, level, ancestor) (``audit_paths``): from the first tile
         # level (one a leaf tile: many) and from those above (one a tile above the leaves': few), kept apart
-        self._above: tuple[dict[tuple[str, int, int, int], list[str]], ...] = ({}, {})
+        self._above: tuple[dict[tuple[str, int, int, int], bytes], ...] = ({}, {})
         self._origin_id = str(self._one(None, "SELECT value FROM log_info WHERE key = 'origin'") or "")
         self._origins: dict[str, str] = {}
         # A class whose log is the audit log leaf for leaf reads the audit log's runs and tiles (``_sharing``: SQLite).
         self._trees = {str(k)[len(SHARED_TREE):]: str(v) for k, v in self._read(None, "SELECT key, value FROM log_info WHERE key LIKE ?",
                                                                               (SHARED_TREE + "%",))}
         self._tiles: dict[tuple[str, int, int], Tile] = {}  # tiles above the leaves' (``_keep``)
-        # The whole ones of those in base64 (``_read_upper``): one text a class, and where each tile's hashes start in it
-        self._texts: dict[tuple[str, int, int], tuple[str, int, bytes]] = {}  # (with the tile's foot: ``text_foot_path``)
         self._cache: dict[tuple[str, int, int], bytes] = {}  # subtrees of TILE_HEIGHT levels and more, once computed
         self._edges: dict[tuple[str, int, int], bytes] = {}
         self._statements: dict[tuple[int, int], str] = {}
@@ -561,18 +515,10 @@ class StoreLog:
         that size a leaf's tile one level up is seldom one an earlier proof read: read one at a time, they were most
         of a proof's statements (two of every three in the first 300 requests at 1M relations). Not the first time:
         a one-ask process (``chainret ask``) reads the few its proofs need, where the whole read cost it 10-60 ms.
-        The whole ones' hashes are put in base64 here too, all in one text (``tiles_text``: at 1M relations about
-        20 ms a class, once), from which a leaf's path takes its parent tile's part by slicing (``audit_paths``)."""
-        whole: list[tuple[int, int, Tile]] = []
+        From them a leaf's path takes its parent tile's part by slicing (``audit_paths``)."""
         for level, idx, hashes, above in self._read(principal, "SELECT level, idx, hashes, above FROM log_tiles WHERE principal = ? "
                                                                "AND level > 0", (principal,)):
-            tile = (bytes(hashes), bytes(above))
-            self._keep(principal, cast(int, level), cast(int, idx), tile)
-            if len(tile[0]) == WHOLE_TILE:
-                whole.append((cast(int, level), cast(int, idx), tile))
-        text = tiles_text([tile for _, _, tile in whole])
-        for k, (level, idx, tile) in enumerate(whole):
-            self._texts[(principal, level, idx)] = (text, k * TEXT_HASHES * B64_HASH, tile[0])
+            self._keep(principal, cast(int, level), cast(int, idx), (bytes(hashes), bytes(above)))
         self._upper_read.add(principal)
 
     def _get(self, principal: str, tile: Callable[[int, int], Tile | None]) -> NodeGetter:
@@ -650,8 +596,12 @@ class StoreLog:
             named = [f"x.{c}" for c in cols]
             values = ", ".join((*named, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *named))
             if kind == "u":  # (a unit by its version's ordinal and index: a SQLite unit of schema 9 keeps no ref, ``unit_keys``)
-                own_key = f"{unit_ref_column('i')} AS ref"
-                listed = " OR ".join(f"(i.doc_ord = ?{first + 2 * j} AND i.idx = ?{first + 2 * j + 1})" for j in range(count))
+                # Its key is its place among the refs asked (``_entries`` names it by that ref): the ref made again in
+                # the statement (``unit_ref_column``) was a ``document_meta`` probe a unit, a tenth of a unit's read.
+                pairs = [(f"?{first + 2 * j}", f"?{first + 2 * j + 1}") for j in range(count)]
+                own_key = ("CASE " + " ".join(f"WHEN i.doc_ord = {d} AND i.idx = {x} THEN {j}" for j, (d, x) in enumerate(pairs))
+                           + " END AS ref")
+                listed = " OR ".join(f"(i.doc_ord = {d} AND i.idx = {x})" for d, x in pairs)
                 listed, first = f"({listed})", first + 2 * count
             else:
                 own_key = f"i.{key}"
@@ -710,77 +660,76 @@ class StoreLog:
                 continue  # not in this class's log (at this size)
             if hashes is not None:
                 fetched[(0, index >> TILE_HEIGHT)] = (bytes(hashes), bytes(inner))
-            if kind == "u":
-                found[0][str(key)] = {"index": index, "span": [start, end], "text": a}
+            if kind == "u":  # (SQLite: the unit's place among ``units``, ``_entries_sql``)
+                found[0][units[key] if self._snapshot else str(key)] = {"index": index, "span": [start, end], "text": a}
             else:
                 found[1][str(key)] = {"index": index, "subject": a, "predicate": b, "object": c}
         return found
 
     def audit_paths(self, principal: str, size: int, indexes: Iterable[int],
-                    fetched: dict[tuple[int, int], Tile] | None = None) -> dict[int, list[str]]:
-        """RFC 9162 PATH(index, D[0:size]) of each leaf in ``indexes``, hashes in base64, from the tiles of the
-        tree ``principal`` reads (``fetched``: tiles this request already read, its leaves' own among them).
+                    fetched: dict[tuple[int, int], Tile] | None = None) -> dict[int, str]:
+        """RFC 9162 PATH(index, D[0:size]) of each leaf in ``indexes``, its hashes one after another in one base64 string
+        (docs/proof.md), from the tiles of the tree ``principal`` reads (``fetched``: tiles this request already read,
+        its leaves' own among them).
 
-        A leaf's tile, when whole, gives the first TILE_HEIGHT hashes of its path (``foot_path``: one hash); so does
+        A leaf's tile, when whole, gives the first TILE_HEIGHT hashes of its path (``foot_hashes``: one hash); so does
         every whole tile above it, which the reader keeps once read; the levels over the last whole tile (the
         tree's right edge) come from ``audit_path`` and are kept once computed. The path above a tile level is the
         same for every leaf under the ancestor it starts from, so it is kept per ancestor (``ABOVE_KEPT`` of
         them each): a leaf's path is its own tile's five hashes, its tile's parent's five and the kept path above that.
-        In a tree too large for every such part to be kept (more than ``ABOVE_KEPT // 2`` leaf tiles), once the
-        class's upper tiles are read, the parent's five are sliced from their base64 (``text_foot_path``) and the
-        part is not kept: at 1M relations a request's leaves' parents are seldom an earlier request's, and their five
-        hashes encoded one by one were most of that part's cost (kept as they were met, the map was emptied every
-        few hundred requests).
+        In a tree too large for every such part to be kept (more than ``ABOVE_KEPT // 2`` leaf tiles), the parent's
+        five are sliced from that tile once it is kept and the part is not kept: at 1M relations a request's leaves'
+        parents are seldom an earlier request's (kept as they were met, the map was emptied every few hundred requests).
         Those from the tiles two levels up and higher are made when the upper tiles are read (``_read_upper``),
-        where they are few enough (at 1M relations about 2,000 a class, about 15 ms once): at that size a request's leaves
-        seldom share one that an earlier request made, and making them as they were met was a fifth of a proof's
-        time over the first hundreds of requests.
-        Each leaf's path is a list of its own (a caller puts it in a trace), the kept parts copied into it; under a
-        whole tile its own five and its parent's are written out here from the tile layout (``FOOT_BYTES``,
-        ``FOOT_TEXT``), which ``foot_path`` and ``text_foot_path`` read for the parts kept."""
+        where they are few enough (at 1M relations about 2,000 a class): at that size a request's leaves seldom share
+        one that an earlier request made, and making them as they were met was a fifth of a proof's time over the
+        first hundreds of requests.
+        One string a path, encoded once (docs/proof.md; the verifiers read the list that earlier traces carry too): a
+        list of base64 hashes took a ``b2a_base64`` call and a string a hash, 15-21 a leaf, and kept its parts as
+        lists of strings (``benchmarks/proof_cost.py --against`` times the two). Under a whole tile its own five and
+        its parent's are written out here from the tile layout (``FOOT_BYTES``), as ``foot_hashes`` reads it for the
+        parts kept."""
         fetched = {} if fetched is None else fetched
         if principal not in self._upper_read:
             if principal in self._asked:  # (a process that asks again: see ``_read_upper``)
                 self._read_upper(principal)
                 self._make_upper_paths(principal, size, fetched)
             self._asked.add(principal)
-        out: dict[int, list[str]] = {}
-        texts, firsts, uppers, span = self._texts, self._above[0], self._above[1], 2 * TILE_HEIGHT
+        out: dict[int, str] = {}
+        tiles, firsts, uppers, span = self._tiles, self._above[0], self._above[1], 2 * TILE_HEIGHT
         small = (size >> TILE_HEIGHT) <= ABOVE_KEPT // 2  # (every leaf tile's part above it fits in half the map)
-        n, m, foot_bytes, foot_text = HASH_SIZE, B64_HASH, FOOT_BYTES, FOOT_TEXT
+        n, foot_bytes = HASH_SIZE, FOOT_BYTES
         for index in indexes:
             t_idx = index >> TILE_HEIGHT
-            parent = None if small else texts.get((principal, 1, index >> span)) if ((index >> span) + 1) << span <= size else None
+            parent = None if small else tiles.get((principal, 1, index >> span)) if ((index >> span) + 1) << span <= size else None
             if parent is None:
-                above = firsts.get((principal, size, TILE_HEIGHT, t_idx)) or self._path_above(principal, size, index, TILE_HEIGHT, fetched)
-            else:  # (a large tree's: its leaf tile's parent in base64, four slices and a hash, not kept: most are met once)
-                above = uppers.get((principal, size, span, index >> span)) or self._path_above(principal, size, index, span, fetched)
+                above = firsts.get((principal, size, TILE_HEIGHT, t_idx))
+                if above is None:
+                    above = self._path_above(principal, size, index, TILE_HEIGHT, fetched)
+            else:  # (a large tree's: its leaf tile's parent's five, sliced from that tile, not kept: most are met once)
+                above = uppers.get((principal, size, span, index >> span))
+                if above is None:
+                    above = self._path_above(principal, size, index, span, fetched)
+                hashes, inner = parent
+                s2, p2, b2, b3, b4 = foot_bytes[t_idx & (TILE_WIDTH - 1)]
+                above = b"".join((hashes[s2:s2 + n], sha256(NODE_PREFIX + hashes[p2:p2 + 2 * n]).digest(),
+                                  inner[b2:b2 + n], inner[b3:b3 + n], inner[b4:b4 + n], above))
             foot = None
             if (index | (TILE_WIDTH - 1)) < size:
                 foot = fetched.get((0, t_idx)) or self._tile_reader(principal, fetched)(0, t_idx)
             if foot is None or len(foot[0]) != WHOLE_TILE:  # (the leaf's tile not whole: the tree's right edge)
-                own = self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched)
-            else:  # ``foot_path`` written out (a call a leaf and its list were a sixth of a path's cost)
+                path = self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched) + above
+            else:  # ``foot_hashes`` written out (a call a leaf was a sixth of a path's cost)
                 hashes, inner = foot
                 s1, p1, a2, a3, a4 = foot_bytes[index & (TILE_WIDTH - 1)]
-                own = [b2a_base64(hashes[s1:s1 + n], newline=False).decode("ascii"),
-                       b2a_base64(sha256(NODE_PREFIX + hashes[p1:p1 + 2 * n]).digest(), newline=False).decode("ascii"),
-                       b2a_base64(inner[a2:a2 + n], newline=False).decode("ascii"),
-                       b2a_base64(inner[a3:a3 + n], newline=False).decode("ascii"),
-                       b2a_base64(inner[a4:a4 + n], newline=False).decode("ascii")]
-            if parent is not None:  # ``text_foot_path`` of the leaf tile's parent, written out likewise
-                text, at, up = parent
-                s2, p2, b2, b3, b4 = foot_text[t_idx & (TILE_WIDTH - 1)]
-                s2, b2, b3, b4 = at + s2, at + b2, at + b3, at + b4
-                own += (text[s2:s2 + m], b2a_base64(sha256(NODE_PREFIX + up[p2:p2 + 2 * n]).digest(), newline=False).decode("ascii"),
-                        text[b2:b2 + m], text[b3:b3 + m], text[b4:b4 + m])
-            own += above
-            out[index] = own
+                path = b"".join((hashes[s1:s1 + n], sha256(NODE_PREFIX + hashes[p1:p1 + 2 * n]).digest(),
+                                 inner[a2:a2 + n], inner[a3:a3 + n], inner[a4:a4 + n], above))
+            out[index] = b2a_base64(path, newline=False).decode("ascii")
         return out
 
-    def _path_above(self, principal: str, size: int, index: int, level: int, fetched: dict[tuple[int, int], Tile]) -> list[str]:
+    def _path_above(self, principal: str, size: int, index: int, level: int, fetched: dict[tuple[int, int], Tile]) -> bytes:
         """The audit path of leaf ``index`` from ``level`` (a tile level's foot) up: a whole tile's TILE_HEIGHT hashes
-        (as the leaf's own tile gives them, ``foot_path``) and the path above it, or over the last whole tile the
+        (as the leaf's own tile gives them, ``foot_hashes``) and the path above it, or over the last whole tile the
         right edge's. Kept per ancestor (``ABOVE_KEPT`` of each kind); those from a tile above the first level are
         all made the first time their tile is read: the tile's 32 ancestors' for one more hash each."""
         key = (principal, size, level, index >> level)
@@ -800,13 +749,11 @@ class StoreLog:
             raise LogError(f"the store's log for {class_label(principal)} lacks a tile at level {level}")
         rest = self._path_above(principal, size, index, span, fetched)
         if level == TILE_HEIGHT:  # (one a leaf tile: its own)
-            part = kept[key] = [*foot_path(found, (index >> level) & (TILE_WIDTH - 1)), *rest]
+            part = kept[key] = foot_hashes(found, (index >> level) & (TILE_WIDTH - 1)) + rest
             return part
         first = t_idx << TILE_HEIGHT  # (one a tile above: few, so the tile's every one at once, sharing the rest)
-        found_text = self._texts.get((principal, t_level, t_idx))
         for pos in range(TILE_WIDTH):
-            own = foot_path(found, pos) if found_text is None else text_foot_path(*found_text, pos)
-            kept[(principal, size, level, first + pos)] = [*own, *rest]
+            kept[(principal, size, level, first + pos)] = foot_hashes(found, pos) + rest
         return kept[key]
 
     def _make_upper_paths(self, principal: str, size: int, fetched: dict[tuple[int, int], Tile]) -> None:
@@ -820,24 +767,13 @@ class StoreLog:
                     self._path_above(principal, size, t_idx << (TILE_HEIGHT * (t_level + 1)), TILE_HEIGHT * t_level, fetched)
 
     def _hashed_path(self, principal: str, size: int, index: int, start: int, stop: int,
-                     fetched: dict[tuple[int, int], Tile]) -> list[str]:
+                     fetched: dict[tuple[int, int], Tile]) -> bytes:
         """The audit path of leaf ``index`` from level ``start`` up to ``stop`` hash by hash (``audit_path``), where
-        its tiles are not whole (the tree's right edge): the subtrees over the leaves' tiles and the right edge's
-        hashes kept once computed, in base64 too."""
+        its tiles are not whole (the tree's right edge); the subtrees over the leaves' tiles and the right edge's
+        hashes are kept once computed (``_get``, ``_edge``)."""
         get = self._get(principal, self._tile_reader(principal, fetched))
         edge = self._edge(principal, size, get)
-        shown = self._shown
-        out = []
-        for level, idx in audit_path(index, size, start, stop):
-            if 0 <= level < TILE_HEIGHT:
-                out.append(b64(get(level, idx)))
-                continue
-            key = (principal, size if level < 0 else 0, level, idx)
-            hit = shown.get(key)
-            if hit is None:
-                hit = shown[key] = b64(edge(idx) if level < 0 else get(level, idx))
-            out.append(hit)
-        return out
+        return b"".join([edge(idx) if level < 0 else get(level, idx) for level, idx in audit_path(index, size, start, stop)])
 
     def proofs(self, trace: Trace, principal: str, scope: tuple[str | None, str | None] = (None, None)) -> dict[str, Any] | None:
         """``meta.log`` of a trace for a viewer of class ``principal``: the checkpoint, and for each anchor its unit's

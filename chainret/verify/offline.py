@@ -444,10 +444,7 @@ def log_checks(t: Trace, predicate: dict[str, Any], public_key: Ed25519PublicKey
 
 
 def _path(entry: dict[str, Any]) -> list[bytes]:
-    proof = entry.get("proof")
-    if not isinstance(proof, list):
-        raise tlog.LogError("its proof is not a list")
-    return [tlog.unb64(p, "a proof hash", tlog.HASH_SIZE) for p in proof]
+    return tlog.proof_hashes(entry.get("proof"))
 
 
 def proof_problems(t: Trace, log: dict[str, Any], head: tuple[str, int, bytes]) -> tuple[list[str], list[str]]:

@@ -298,6 +298,16 @@ def _std_b64(text: Any, size: int | None = None) -> bytes:
     return raw
 
 
+def _proof(proof: Any) -> list[bytes]:
+    """A proof's hashes: one base64 string of them one after another, or (traces written before it) a list of base64 hashes."""
+    if isinstance(proof, list):
+        return [_std_b64(p, 32) for p in proof]
+    raw = _std_b64(proof)
+    if len(raw) % 32:
+        raise ValueError("not whole hashes")
+    return [raw[k:k + 32] for k in range(0, len(raw), 32)]
+
+
 def _note(note: Any, key: Any) -> tuple[str, int, bytes]:
     """Open a signed checkpoint with the key: (origin, size, root); ValueError when it does not."""
     from cryptography.exceptions import InvalidSignature
@@ -364,7 +374,7 @@ def _log(trace: dict[str, Any], meta: dict[str, Any], hops: list[dict[str, Any]]
             start, end = u["span"]
             text = u["text"]
             leaf = jcs(["chainret/unit/1", a["unit_ref"], *doc, start, end, hashlib.sha256(text.encode()).hexdigest()])
-            path = [_std_b64(p, 32) for p in u["proof"]]
+            path = _proof(u["proof"])
             assert is_int(u["index"]) and 0 <= u["index"] < size
             assert _root_from_path(u["index"], size, _h(b"\x00", leaf), path) == root
             s, e = a["span"]
@@ -376,7 +386,7 @@ def _log(trace: dict[str, Any], meta: dict[str, Any], hops: list[dict[str, Any]]
             r = log["relations"][a["relation_id"]]
             leaf = jcs(["chainret/relation/1", a["relation_id"], r["subject"], r["predicate"], r["object"], *doc,
                         a["span"][0], a["span"][1], hashlib.sha256(a["quote"].encode()).hexdigest(), a.get("support_kind", "clause")])
-            path = [_std_b64(p, 32) for p in r["proof"]]
+            path = _proof(r["proof"])
             assert is_int(r["index"]) and 0 <= r["index"] < size
             assert _root_from_path(r["index"], size, _h(b"\x00", leaf), path) == root
             assert hop.get("from_id") == r["subject"] and hop.get("predicate") == r["predicate"]
@@ -392,7 +402,7 @@ def _log(trace: dict[str, Any], meta: dict[str, Any], hops: list[dict[str, Any]]
         try:
             assert isinstance(since, dict) and set(since) == {"checkpoint", "proof"}
             old_origin, old, old_root = _note(since["checkpoint"], key)
-            proof = [_std_b64(p, 32) for p in since["proof"]]
+            proof = _proof(since["proof"])
             assert old_origin == origin and 0 <= old <= size
             if old == size:
                 assert not proof and old_root == root

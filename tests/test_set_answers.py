@@ -165,3 +165,16 @@ def test_a_trace_that_drops_a_member_or_claims_complete_falsely_is_a_difference(
     assert verify(type(trace).model_validate(forged), cat).status == "mismatch"
     dropped = dict(data, answers=[])
     assert verify(type(trace).model_validate(dropped), cat).status == "mismatch"
+
+
+def test_a_sets_default_limits_are_kept_per_chain_shape():
+    """Every limit at its default: one frozen budget per shape of chain, the one ``_fanout`` works out, kept (not
+    worked out each ask). Negative controls: another shape, a ceiling or a budget the caller wrote gets its own."""
+    from chainret.core.budget import _fanout
+
+    for many in ([True], [False, True], [True, True], [True, False, True]):
+        first = fanout_budget(Budget(), many)
+        assert fanout_budget(Budget(), list(many)) is first and first == _fanout(Budget(), many, None)
+    assert fanout_budget(Budget(), [True]) != fanout_budget(Budget(), [True, True])
+    assert fanout_budget(Budget(), [True, True], DEFAULT_CEILING) != fanout_budget(Budget(), [True, True])
+    assert fanout_budget(Budget(rows_per_hop=5), [True]).set_rows_per_hop is None

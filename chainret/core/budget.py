@@ -82,6 +82,19 @@ def fanout_budget(budget: Budget, many: list[bool], ceiling: Budget | None = Non
     the limits the chain ran under, so a replay runs under the same."""
     if budget.model_fields_set or not any(many):
         return budget
+    if ceiling is None:  # every limit at its default: one frozen value per shape of chain (as ``effective_budget``)
+        key = tuple(many)
+        hit = _DEFAULT_FANOUT.get(key)
+        if hit is None:
+            hit = _DEFAULT_FANOUT[key] = _fanout(budget, many, None)
+        return hit
+    return _fanout(budget, many, ceiling)
+
+
+_DEFAULT_FANOUT: dict[tuple[bool, ...], Budget] = {}
+
+
+def _fanout(budget: Budget, many: list[bool], ceiling: Budget | None) -> Budget:
     set_rows = max(budget.rows_per_hop, SET_ROWS_PER_HOP)
     most_searches = FANOUT_MAX_SEARCHES
     if ceiling is not None:

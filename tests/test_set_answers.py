@@ -178,3 +178,17 @@ def test_a_sets_default_limits_are_kept_per_chain_shape():
     assert fanout_budget(Budget(), [True]) != fanout_budget(Budget(), [True, True])
     assert fanout_budget(Budget(), [True, True], DEFAULT_CEILING) != fanout_budget(Budget(), [True, True])
     assert fanout_budget(Budget(rows_per_hop=5), [True]).set_rows_per_hop is None
+
+
+def test_a_kept_sets_limits_are_filled_once_per_hop_count():
+    """``effective_budget`` of a kept set budget is kept too, and is the fill worked out afresh. Negative control: an
+    equal budget that is not the kept object (a caller's copy) is filled afresh, to an equal but new value."""
+    from chainret.core.budget import _fill, effective_budget
+
+    kept = fanout_budget(Budget(), [False, True])
+    first = effective_budget(kept, 2)
+    assert effective_budget(kept, 2) is first and first == _fill(kept, 2, kept.model_fields_set)
+    three = effective_budget(kept, 3)
+    assert effective_budget(kept, 3) is three and three == _fill(kept, 3, kept.model_fields_set)
+    copy = kept.model_copy()
+    assert effective_budget(copy, 2) == first and effective_budget(copy, 2) is not first

@@ -214,7 +214,10 @@ def _trace_serializer_built(tmp_path, setup: str = "") -> tuple[bool, bool]:
 def test_ask_json_builds_no_trace_serializer_and_loads_no_orjson(tmp_path):
     """A CLI ask writes at most two documents (``--json``'s answer, the trace file): ``chainret.core.stablejson``
     dumps them without building ``Trace``'s serializer (``plain_dump``) and encodes them without orjson.
-    Negative control: with those first documents counted as later ones, both are built and loaded."""
+    Negative control: with those first documents counted as later ones, orjson is loaded, and the serializer is built
+    where orjson's walk of the models themselves (``direct_json``) is switched off too."""
     assert _trace_serializer_built(tmp_path / "a") == (False, False)
     assert list((tmp_path / "a").glob("*.json")), "the ask wrote no trace file"
-    assert _trace_serializer_built(tmp_path / "b", "import chainret.core.stablejson as s\ns._FIRST = 0") == (True, True)
+    assert _trace_serializer_built(tmp_path / "b", "import chainret.core.stablejson as s\ns._FIRST = 0") == (False, True)
+    later = "import chainret.core.stablejson as s\ns._FIRST = 0\ns.direct_json = lambda model: None"
+    assert _trace_serializer_built(tmp_path / "c", later) == (True, True)

@@ -36,6 +36,13 @@ def test_every_engine_returns_chainrets_answer_sets():
     text = page([std, hub], INFO, 1.0)
     assert "every engine returned chainret's answer set" in text and "| fan-30 |" in text
     assert ("SpiceDB: not run (" in text) == (SPICEDB is not None)
+    # the aim's sentence is the figures' (chainret's p50 over Ladybug's, world by world); control: a faster chainret meets it
+    ratios = [r["engines"]["chainret"]["cpu_p50_ms"] / r["engines"]["ladybug"]["cpu_p50_ms"] for r in (std, hub)]
+    assert f"standard-400 {ratios[0]:.2f}x, fan-30 {ratios[1]:.2f}x" in text
+    assert ("**met in every world**" in text) == all(x <= 1 for x in ratios)
+    for r in (std, hub):
+        r["engines"]["chainret"]["cpu_p50_ms"] = r["engines"]["ladybug"]["cpu_p50_ms"] / 2
+    assert "standard-400 0.50x, fan-30 0.50x; **met in every world**." in page([std, hub], INFO, 1.0)
 
 
 def test_control_an_engine_that_drops_an_answer_is_caught(monkeypatch):

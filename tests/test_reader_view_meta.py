@@ -89,3 +89,22 @@ def test_the_kept_rows_are_what_a_store_reads(stores):
     kept, _ = stores
     _meta(kept, """UPDATE meta SET value = '[["v1", "v1", 1, true], ["v2", "v3", 2, false]]' WHERE key = 'reader_views:*'""")
     assert _resolved(kept)[("public", None)] == "v1"
+
+
+def test_whether_a_view_is_left_out_is_read_once_per_reader(stores, monkeypatch: pytest.MonkeyPatch):
+    """``narrows_views`` (every ask asks it, ``readable.reader_narrowed``) reads the kept row once per reader and
+    store object. Negative control: a second store object reads it again."""
+    from chainret.store.sql import SQLStore
+
+    kept, _ = stores
+    reads: list[str] = []
+    real = SQLStore._kept_reader_views
+    monkeypatch.setattr(SQLStore, "_kept_reader_views", lambda self, reader: (reads.append(reader), real(self, reader))[1])
+    store = open_store(str(kept))
+    answers = [store.narrows_views(p) for p in (*PRINCIPALS, *PRINCIPALS)]
+    assert answers[:3] == answers[3:] and reads == list(PRINCIPALS)
+    store.close()
+    again = open_store(str(kept))
+    again.narrows_views("public")
+    again.close()
+    assert reads == [*PRINCIPALS, "public"]

@@ -165,3 +165,30 @@ def test_a_trace_that_drops_a_member_or_claims_complete_falsely_is_a_difference(
     assert verify(type(trace).model_validate(forged), cat).status == "mismatch"
     dropped = dict(data, answers=[])
     assert verify(type(trace).model_validate(dropped), cat).status == "mismatch"
+
+
+def test_a_sets_default_limits_are_kept_per_chain_shape():
+    """Every limit at its default: one frozen budget per shape of chain, the one ``_fanout`` works out, kept (not
+    worked out each ask). Negative controls: another shape, a ceiling or a budget the caller wrote gets its own."""
+    from chainret.core.budget import _fanout
+
+    for many in ([True], [False, True], [True, True], [True, False, True]):
+        first = fanout_budget(Budget(), many)
+        assert fanout_budget(Budget(), list(many)) is first and first == _fanout(Budget(), many, None)
+    assert fanout_budget(Budget(), [True]) != fanout_budget(Budget(), [True, True])
+    assert fanout_budget(Budget(), [True, True], DEFAULT_CEILING) != fanout_budget(Budget(), [True, True])
+    assert fanout_budget(Budget(rows_per_hop=5), [True]).set_rows_per_hop is None
+
+
+def test_a_kept_sets_limits_are_filled_once_per_hop_count():
+    """``effective_budget`` of a kept set budget is kept too, and is the fill worked out afresh. Negative control: an
+    equal budget that is not the kept object (a caller's copy) is filled afresh, to an equal but new value."""
+    from chainret.core.budget import _fill, effective_budget
+
+    kept = fanout_budget(Budget(), [False, True])
+    first = effective_budget(kept, 2)
+    assert effective_budget(kept, 2) is first and first == _fill(kept, 2, kept.model_fields_set)
+    three = effective_budget(kept, 3)
+    assert effective_budget(kept, 3) is three and three == _fill(kept, 3, kept.model_fields_set)
+    copy = kept.model_copy()
+    assert effective_budget(copy, 2) == first and effective_budget(copy, 2) is not first

@@ -71,6 +71,55 @@ def test_a_process_that_writes_two_traces_does_not_load_orjson() -> None:
     assert done.stdout.split() == ["False", "True", "True"]
 
 
+def test_traces_are_written_from_their_models_without_model_dump(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``direct_json``: orjson reads the models themselves, no ``model_dump``, and writes what ``json.dumps`` writes of
+    the rounded dump, for every golden trace and every fixture case's trace as the engine builds it
+    (``model_construct``: enum members, tuples, the set fields left out, unrounded scores)."""
+    from chainret.evaluate.cases import evaluate_cases
+
+    traces = [Trace.from_json(p.read_text(encoding="utf-8")) for p in sorted((ROOT / "traces").rglob("*.json"))]
+    traces += [r.trace for r in evaluate_cases([ROOT / "fixtures"], root=ROOT)]
+    expected = [_reference(t.model_dump(mode="json")) for t in traces]
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a trace was dumped by pydantic")
+
+    monkeypatch.setattr(Trace, "model_dump", refuse)
+    monkeypatch.setattr(stablejson, "_written", stablejson._FIRST)
+    assert len(traces) > 40
+    for trace, text in zip(traces, expected, strict=True):
+        assert stablejson.direct_json(trace) == text == trace.to_json(), trace.request
+
+
+def test_direct_json_applies_serializers_and_rounds_floats(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Negative controls of the test above: without ``Trace``'s serializer in the walk the set fields are written
+    (``"answers": null``), and without the hit's float fields walked its score is written unrounded."""
+    trace = Trace(request="x", outcome="retrieved", hops=[Hop(index=1, subquery="q", hits=[Hit(ref="r", rank=1, score=1 / 3)])])
+    reference = _reference(trace.model_dump(mode="json"))
+    assert stablejson.direct_json(trace) == reference and '"score": 0.333333' in reference
+    count, walked, wrap = stablejson._direct[Trace]  # type: ignore[misc]
+    monkeypatch.setitem(stablejson._direct, Trace, (count, walked, None))
+    assert '"answers": null' in (stablejson.direct_json(trace) or "")
+    monkeypatch.setitem(stablejson._direct, Trace, (count, walked, wrap))
+    hit_count, _, hit_wrap = stablejson._direct[Hit]  # type: ignore[misc]
+    monkeypatch.setitem(stablejson._direct, Hit, (hit_count, (), hit_wrap))
+    assert '"score": 0.3333333333333333' in (stablejson.direct_json(trace) or "")
+
+
+def test_free_form_values_orjson_would_write_otherwise_go_to_pydantic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A set, a date, bytes or an integer key in free-form data: ``direct_json`` declines (None), and ``to_json``
+    writes pydantic's dump of them, as before. Negative control: plain values are written directly."""
+    from datetime import date
+
+    monkeypatch.setattr(stablejson, "_written", stablejson._FIRST)
+    for odd in ({"b", "a"}, date(2024, 1, 2), b"x", {1: "one"}):
+        trace = Trace(request="x", outcome="no_pattern", meta={"odd": [odd]})
+        assert stablejson.direct_json(trace) is None, odd
+        assert trace.to_json() == _reference(trace.model_dump(mode="json"))
+    plain = Trace(request="x", outcome="no_pattern", meta={"odd": [["a", 1, None, True, 0.5]]})
+    assert stablejson.direct_json(plain) == _reference(plain.model_dump(mode="json"))
+
+
 def _same_dump(trace: Trace) -> None:
     """``plain_dump`` gives what ``model_dump(mode="json")`` gives, value for value and as JSON text (1 and True
     are equal in Python, not in JSON), or declines (None) where the trace holds a non-finite float (pydantic writes

@@ -53,10 +53,19 @@ def effective_budget(budget: Budget, n_hops: int) -> Budget:
         if hit is None:
             hit = _DEFAULT_EFFECTIVE[n_hops] = _fill(budget, n_hops, explicit)
         return hit
+    kept = _KEPT_FILLS.get(id(budget))
+    if kept is not None:  # a set's default limits (``fanout_budget``): kept, so their fill is too (a copy, 13 us an ask)
+        hit = kept.get(n_hops)
+        if hit is None:
+            hit = kept[n_hops] = _fill(budget, n_hops, explicit)
+        return hit
     return _fill(budget, n_hops, explicit)
 
 
 _DEFAULT_EFFECTIVE: dict[int, Budget] = {}
+# id of each budget ``_DEFAULT_FANOUT`` keeps -> its fills by hop count (those budgets live as long as the module, so
+# their ids name no other object)
+_KEPT_FILLS: dict[int, dict[int, Budget]] = {}
 
 
 def _fill(budget: Budget, n_hops: int, explicit: set[str]) -> Budget:
@@ -82,6 +91,20 @@ def fanout_budget(budget: Budget, many: list[bool], ceiling: Budget | None = Non
     the limits the chain ran under, so a replay runs under the same."""
     if budget.model_fields_set or not any(many):
         return budget
+    if ceiling is None:  # every limit at its default: one frozen value per shape of chain (as ``effective_budget``)
+        key = tuple(many)
+        hit = _DEFAULT_FANOUT.get(key)
+        if hit is None:
+            hit = _DEFAULT_FANOUT[key] = _fanout(budget, many, None)
+            _KEPT_FILLS[id(hit)] = {}
+        return hit
+    return _fanout(budget, many, ceiling)
+
+
+_DEFAULT_FANOUT: dict[tuple[bool, ...], Budget] = {}
+
+
+def _fanout(budget: Budget, many: list[bool], ceiling: Budget | None) -> Budget:
     set_rows = max(budget.rows_per_hop, SET_ROWS_PER_HOP)
     most_searches = FANOUT_MAX_SEARCHES
     if ceiling is not None:

@@ -192,6 +192,7 @@ class SQLStore:
         self.names_typed: bool = not (self.kind == "sqlite" and self._meta.get("schema_version") not in ("3", "4", "5", "6", "7", "8"))
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
+        self._narrows: dict[str, bool] = {}  # reader -> ``narrows_views``: asked by every ask, read from a JSON row
         self._lookups: dict[tuple[str | None, str | None], SQLNames] = {}
         self._views: dict[tuple[str | None, str], SQLView] = {}
         self._view_names: dict[tuple[str | None, str | None], str] = {}  # (requested view, reader) -> the view it names
@@ -598,8 +599,12 @@ class SQLStore:
         return [v for v, _ in self._reader_view_pairs(reader)]
 
     def narrows_views(self, reader: str) -> bool:
-        """Whether ``reader``'s reduced catalog leaves a view out (``readable.reader_narrowed``)."""
-        return len(self._kept_reader_views(reader) or self._reader_view_pairs(reader)) != len(self.view_names)
+        """Whether ``reader``'s reduced catalog leaves a view out (``readable.reader_narrowed``): once per reader (every
+        ask asks; the kept row's JSON and a model a view cost about 18 us an ask, peers page, issue 47)."""
+        hit = self._narrows.get(reader)
+        if hit is None:
+            hit = self._narrows[reader] = len(self._kept_reader_views(reader) or self._reader_view_pairs(reader)) != len(self.view_names)
+        return hit
 
     def _kept_reader_views(self, reader: str) -> list[tuple[View, str]] | None:
         """``reader``'s views as the compile kept them for resolving one (``meta`` ``reader_views:CLASS``: name, order

@@ -30,12 +30,16 @@ def cache(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.parent.name)
 def test_a_remembered_parse_loads_the_same_catalog(cache, path: Path) -> None:
-    fresh = load_world(path).catalog  # parses the YAML and remembers it
-    files = list(cache.glob("*.json"))
-    assert len(files) == 1 and oct(files[0].stat().st_mode & 0o777) == "0o600"
+    fresh = load_world(path).catalog  # parses the YAML and remembers it (the parse, and the checked catalog)
+    files = sorted(cache.glob("*.json"))
+    assert [f.name.endswith(".checked.json") for f in files] == [True, False]
+    assert all(oct(f.stat().st_mode & 0o777) == "0o600" for f in files)
     raw = parse.read_text(path)
     assert parse._recall(parse._cache_key(raw)) == parse.parse_yaml(raw, str(path))
-    again = load_world(path).catalog  # from the cache
+    again = load_world(path).catalog  # from the cache: the checked catalog
+    assert again == fresh and again.digest() == fresh.digest()
+    files[0].unlink()
+    again = load_world(path).catalog  # from the remembered parse, validated
     assert again == fresh and again.digest() == fresh.digest()
     assert load_catalog(path).digest() == fresh.digest()
 
@@ -64,6 +68,7 @@ def test_an_odd_cache_entry_means_an_ordinary_parse_which_replaces_it(cache, odd
     path = default_catalog_path()
     fresh = load_world(path).catalog
     key = parse._cache_key(parse.read_text(path))
+    (cache / f"{key}.checked.json").unlink()  # (this test is the parse's: the checked catalog would answer first)
     file = cache / f"{key}.json"
     head = f'{{"format": "{parse._CACHE_FORMAT}", "key": "{key}", "data": '
     body = {
@@ -78,12 +83,14 @@ def test_an_odd_cache_entry_means_an_ordinary_parse_which_replaces_it(cache, odd
     assert parse._recall(key) is None
     assert load_world(path).catalog.digest() == fresh.digest()  # parsed again
     assert parse._recall(key) == parse.parse_yaml(parse.read_text(path), str(path))  # and the entry replaced
+    assert parse._recall_checked(key) == fresh  # and the checked catalog remembered again
 
 
 def test_a_good_cache_entry_is_used_without_parsing_the_yaml(cache, monkeypatch) -> None:
     """Negative control: a sound entry is read back, and the YAML reader is not run."""
     path = default_catalog_path()
     fresh = load_world(path).catalog
+    (cache / f"{parse._cache_key(parse.read_text(path))}.checked.json").unlink()
     monkeypatch.setattr(parse, "parse_yaml", lambda raw, name: pytest.fail("the remembered parse was not used"))
     assert load_world(path).catalog.digest() == fresh.digest()
 
@@ -113,3 +120,49 @@ def test_a_warm_cache_keeps_yaml_off_the_ask_path(tmp_path) -> None:
     assert first.stdout == second.stdout and "Rowan field office" in first.stdout
     assert "yaml" in first.stderr.rsplit("@@", 1)[1].split()  # the first ask parsed the YAML
     assert "yaml" not in second.stderr.rsplit("@@", 1)[1].split()
+
+
+# -- the remembered checked catalog (read back without validation: issue 47) -------------------------------------
+def _checked_file(cache: Path, path: Path) -> Path:
+    return cache / f"{parse._cache_key(parse.read_text(path))}.checked.json"
+
+
+@pytest.mark.parametrize("path", CATALOGS, ids=lambda p: p.parent.name)
+def test_a_checked_catalog_is_the_validated_one_and_skips_validation(cache, path: Path, monkeypatch) -> None:
+    """Every fixture world and the default catalog: the catalog rebuilt from its remembered dump equals the
+    validated one, record for record and digest for digest (and, with CHAINRET_CHECK_TRUSTED on in the suite,
+    each record it builds unchecked equals what validation gives). Negative control: it is read back without
+    validating anything (the validator would fail here), and the digest is the remembered one."""
+    import chainret.catalog.load as load
+
+    fresh = load_world(path).catalog
+    assert _checked_file(cache, path).is_file()
+    monkeypatch.setattr(load, "catalog_from_data", lambda *a: pytest.fail("the checked catalog was validated again"))
+    again = load_world(path).catalog
+    assert again == fresh and again is not fresh and again.digest() == fresh.digest()
+    assert again.model_dump() == fresh.model_dump()
+    assert [type(r.support.span) for r in again.relations] == [tuple] * len(fresh.relations)
+
+
+@pytest.mark.parametrize("odd", ["other_code", "other_key", "group_writable", "does_not_rebuild", "not_json"])
+def test_a_checked_catalog_of_other_code_or_odd_is_ignored_and_replaced(cache, odd: str) -> None:
+    """An entry written under other code (the catalog models' files changed), renamed from another key, writable
+    by others, whose data does not rebuild, or not JSON is not trusted: the catalog is validated again and the entry
+    rewritten. Negative control: the untouched entry is trusted (``_recall_checked`` answers the catalog)."""
+    path = default_catalog_path()
+    fresh = load_world(path).catalog
+    key = parse._cache_key(parse.read_text(path))
+    file = _checked_file(cache, path)
+    assert parse._recall_checked(key) == fresh
+    doc = json.loads(file.read_text())
+    if odd == "other_code":
+        doc["code"][0][1] += 1
+    elif odd == "other_key":
+        doc["key"] = "0" * 64
+    elif odd == "does_not_rebuild":
+        doc["data"]["relations"][0]["support"] = "not a support"
+    file.write_text("{not json" if odd == "not_json" else json.dumps(doc))
+    file.chmod(0o620 if odd == "group_writable" else 0o600)
+    assert parse._recall_checked(key) is None
+    assert load_world(path).catalog == fresh
+    assert parse._recall_checked(key) == fresh  # rewritten

@@ -25,8 +25,6 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-
 from chainret.core.bulk import paused_gc
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import Catalog
@@ -47,7 +45,10 @@ from chainret.catalog.parse import (
 from chainret.catalog.references import reference_issues
 
 if TYPE_CHECKING:  # the case models load with the first cases file, not with every catalog
+    from pydantic import BaseModel
+
     from chainret.catalog.cases import Case, CaseFile
+    from chainret.core.record import Record
 
 __all__ = [
     "MAX_DEPTH", "MAX_FILE_BYTES", "MAX_ISSUES", "SUFFIXES", "World", "apply_overlay", "catalog_from_data",
@@ -81,7 +82,9 @@ def default_catalog_path() -> Path:
     return Path(__file__).resolve().parents[2] / "catalogs" / "default.yaml"
 
 
-def _build(model: type[BaseModel], data: dict[str, Any], file: str) -> Any:
+def _build(model: type[BaseModel | Record], data: dict[str, Any], file: str) -> Any:
+    from pydantic import ValidationError  # (a catalog read back checked validates nothing: chainret.catalog.parse)
+
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -111,9 +114,11 @@ def _resolve_file(path: Path, stem: str) -> Path:
 
 def load_catalog(path: str | os.PathLike[str]) -> Catalog:
     file = _resolve_file(Path(path), "catalog")
-    kind, data, remember = read_catalog_document(file)
+    kind, data, checked, remember = read_catalog_document(file)
+    if checked is not None:  # these bytes loaded before, under this code (chainret.catalog.parse)
+        return checked
     catalog = _catalog_document(file, kind, data)
-    remember()  # a YAML catalog that loaded: its parse is read back next time (chainret.catalog.parse)
+    remember(catalog)  # a YAML catalog that loaded: its parse and the catalog are read back next time
     return catalog
 
 
@@ -173,10 +178,12 @@ def load_world(path: str | os.PathLike[str]) -> World:
             cat_file = _resolve_file(p, "catalog")
             return World(load_catalog(cat_file), cat_file)
         p = cases_file
-    kind, data, remember = read_catalog_document(p)
+    kind, data, checked, remember = read_catalog_document(p)
+    if checked is not None:
+        return World(checked, p)
     if kind == "catalog":
         world = World(_catalog_document(p, kind, data), p)
-        remember()
+        remember(world.catalog)
         return world
     case_file, catalog, catalog_path = _cases_document(p, kind, data)
     return World(catalog, catalog_path, list(case_file.cases), p)

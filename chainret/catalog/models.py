@@ -40,21 +40,14 @@ import bisect
 import hashlib
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    SerializerFunctionWrapHandler,
-    field_validator,
-    model_serializer,
-    model_validator,
-)
+from chainret.core.record import ConfigDict, Field, Record, field_validator, from_dump, model_serializer, model_validator
 
 from chainret.core.bulk import paused_gc
+from chainret.core.stablejson import compact_json
 from chainret.core.trusted import TrustedModel
 from chainret.catalog.clause import CLAUSE_PREFIX as CLAUSE_PREFIX
 from chainret.catalog.clause import CLAUSE_SEP as CLAUSE_SEP
@@ -115,11 +108,11 @@ def _new_list() -> list[Any]:
     return []
 
 
-class _Model(BaseModel):
+class _Model(Record):
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
 
-class NameSource(_Model):
+class NameSource(_Model, TrustedModel):
     """The labels one document declares for an entity (an importer's record of where a name comes from).
 
     ``document`` is the document's ID without version (``backstage/org/users.yaml``); ``""`` is the
@@ -140,7 +133,7 @@ class NameSource(_Model):
     since: int | None = None
 
     @model_serializer(mode="wrap")
-    def _omit_first(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _omit_first(self, handler: Callable[[Any], Any]) -> Any:
         data = handler(self)
         if isinstance(data, dict) and data.get("since") is None:
             data.pop("since", None)
@@ -191,7 +184,7 @@ class Entity(_Model, TrustedModel):
         return self.id.split(":")[1]
 
     @model_serializer(mode="wrap")
-    def _omit_no_sources(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _omit_no_sources(self, handler: Callable[[Any], Any]) -> Any:
         data = handler(self)
         if isinstance(data, dict) and not data.get("declared_in"):
             data.pop("declared_in", None)
@@ -233,7 +226,7 @@ class Predicate(_Model, TrustedModel):  # (TrustedModel: a compiled store builds
         return type_union(self.range)
 
     @model_serializer(mode="wrap")
-    def _omit_empty_words(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _omit_empty_words(self, handler: Callable[[Any], Any]) -> Any:
         data = handler(self)
         if isinstance(data, dict):
             for key in ("nouns", "verbs"):
@@ -276,7 +269,7 @@ def reader_rows(visibility: str, principals: Iterable[str]) -> list[str]:
     return []
 
 
-class SourceDocument(_Model):
+class SourceDocument(_Model, TrustedModel):
     source: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     document: str = Field(pattern=r"^[^@#\s]+$")
     version: str = Field(pattern=r"^[^@#/\s]+$")
@@ -486,7 +479,7 @@ class Pattern(_Model, TrustedModel):  # (TrustedModel: as Predicate)
         return self
 
 
-class Catalog(_Model):
+class Catalog(_Model, TrustedModel):
     format: Literal["chainret-catalog/1"] = CATALOG_FORMAT
     world: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     description: str = ""
@@ -748,8 +741,13 @@ class Catalog(_Model):
         return self._json_bytes().decode("utf-8")
 
     def _json_bytes(self) -> bytes:
-        # What ``model_dump_json()`` does before it decodes the bytes to str (hashing needs bytes).
-        return self.__pydantic_serializer__.to_json(self)
+        # What ``model_dump_json()`` does before it decodes the bytes to str (hashing needs bytes); the same bytes
+        # written without pydantic where its serializer is not built yet (a one-ask process: no pydantic import).
+        if not type(self).__pydantic_complete__:
+            plain = compact_json(self)
+            if plain is not None:
+                return plain
+        return self.__pydantic_serializer__.to_json(self)  # type: ignore[no-any-return]
 
     @cached_property
     def _digest(self) -> str:
@@ -758,6 +756,15 @@ class Catalog(_Model):
     def digest(self) -> str:
         """sha256 of ``canonical_json()`` of the whole catalog: the identity a trace records (computed once)."""
         return self._digest
+
+
+def checked_catalog(data: dict[str, Any], digest: str) -> Catalog:
+    """The catalog whose ``model_dump(mode="json")`` is ``data`` and whose ``digest()`` is ``digest``, rebuilt
+    without validation (``chainret.core.record.from_dump``): a catalog this code validated and remembered
+    (``chainret.catalog.parse``), so the digest is not computed again either (that is pydantic's serializer)."""
+    catalog = from_dump(Catalog, data)
+    catalog.__dict__["_digest"] = digest  # (the cached_property's own slot)
+    return catalog
 
 
 #: Every cached lookup of a Catalog (dropped from an edited copy, ``Catalog.model_copy``).

@@ -27,14 +27,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
-
 from chainret.catalog.issues import CatalogFileInvalid, Issue
 from chainret.catalog.models import CATALOG_FORMAT
+from chainret.core.record import is_model
 from chainret.core.textsafe import clip, short_repr, visible
 
 if TYPE_CHECKING:
     import yaml
+    from pydantic import BaseModel, ValidationError
+
+    from chainret.catalog.models import Catalog
+    from chainret.core.record import Record
 
 _LISTS_KEYS = ("id", "name", "ref")
 
@@ -330,22 +333,36 @@ def read_document(path: Path) -> tuple[str, dict[str, Any]]:
     return document_kind(name, data), data
 
 
-def read_catalog_document(path: Path) -> tuple[str, dict[str, Any], Callable[[], None]]:
-    """``read_document``, reading a YAML file's remembered parse when there is one; the third value
-    remembers this parse (call it once the catalog has loaded; a no-op where there is nothing to do)."""
+def read_catalog_document(path: Path) -> tuple[str, dict[str, Any], Catalog | None, Callable[[Catalog], None]]:
+    """``read_document``, reading a YAML file's remembered parse when there is one: (kind, data, checked,
+    remember). ``checked`` is the catalog itself where this code validated these very bytes before (a remembered
+    checked catalog, below; ``data`` is then empty); else None, and ``remember`` remembers this parse and the
+    catalog it gave (call it once the catalog has loaded and passed its checks; a no-op where there is nothing to do)."""
     name = str(path)
     raw = read_text(path)
     if path.suffix == ".json":
         data = parse_json(raw, name)
-        return document_kind(name, data), data, _nothing
+        return document_kind(name, data), data, None, _nothing
     key = _cache_key(raw)
-    remembered = _recall(key) if key is not None else None
+    if key is None:
+        data = parse_yaml(raw, name)
+        return document_kind(name, data), data, None, _nothing
+    checked = _recall_checked(key)
+    if checked is not None:
+        return "catalog", {}, checked, _nothing
+    remembered = _recall(key)
     if remembered is not None:
-        return document_kind(name, remembered), remembered, _nothing
+        return document_kind(name, remembered), remembered, None, lambda catalog: _remember_checked(key, catalog)
     data = parse_yaml(raw, name)
     kind = document_kind(name, data)
-    text = _json_exact(data) if key is not None else None
-    return kind, data, (lambda: _remember(key, text)) if key is not None and text is not None else _nothing
+    text = _json_exact(data)
+
+    def remember(catalog: Catalog) -> None:
+        if text is not None:
+            _remember(key, text)
+        _remember_checked(key, catalog)
+
+    return kind, data, None, remember
 
 
 def document_kind(name: str, data: Any) -> str:
@@ -374,7 +391,7 @@ _CACHE_FORMAT = "chainret-parsed-yaml/1"
 _CACHE_MAX_CHARS = 4 << 20  # larger catalogs are asked through a compiled store
 
 
-def _nothing() -> None:
+def _nothing(*_: Any) -> None:
     return None
 
 
@@ -425,10 +442,21 @@ def _json_exact(data: Any) -> str | None:
 
 def _recall(key: str) -> dict[str, Any] | None:
     """The remembered parse named ``key``: a regular file this user owns that no one else may write, else None."""
+    doc = _read_entry(f"{key}.json")
+    if not isinstance(doc, dict) or doc.get("format") != _CACHE_FORMAT or doc.get("key") != key or not isinstance(doc.get("data"), dict):
+        return None
+    data: dict[str, Any] = doc["data"]
+    if _too_deep(data) is not None:
+        return None  # deeper than a parse of any catalog that loaded: not a remembered parse
+    return data
+
+
+def _read_entry(file_name: str) -> Any:
+    """The JSON of one cache file: a regular file this user owns that no one else may write, else None."""
     import stat
 
     try:
-        fd = os.open(cache_dir() / f"{key}.json", os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(cache_dir() / file_name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
     except OSError:
         return None
     try:
@@ -441,16 +469,16 @@ def _recall(key: str) -> dict[str, Any] | None:
         return None
     finally:
         os.close(fd)
-    if not isinstance(doc, dict) or doc.get("format") != _CACHE_FORMAT or doc.get("key") != key or not isinstance(doc.get("data"), dict):
-        return None
-    data: dict[str, Any] = doc["data"]
-    if _too_deep(data) is not None:
-        return None  # deeper than a parse of any catalog that loaded: not a remembered parse
-    return data
+    return doc
 
 
 def _remember(key: str, text: str) -> None:
     """Write the parse atomically (a private file in a private folder); a failure only means no cache."""
+    _write_entry(key, f"{key}.json", f'{{"format": "{_CACHE_FORMAT}", "key": "{key}", "data": {text}}}')
+
+
+def _write_entry(key: str, file_name: str, document: str) -> None:
+    """Write one cache file atomically (a private file in a private folder); a failure only means no cache."""
     import tempfile
 
     folder = cache_dir()
@@ -459,14 +487,72 @@ def _remember(key: str, text: str) -> None:
         fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=folder)
         try:
             with os.fdopen(fd, "w", encoding="ascii") as fh:
-                fh.write(f'{{"format": "{_CACHE_FORMAT}", "key": "{key}", "data": {text}}}')
-            os.replace(tmp, folder / f"{key}.json")
+                fh.write(document)
+            os.replace(tmp, folder / file_name)
         except BaseException:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise
     except OSError:
         return
+
+
+# -- the remembered checked catalogs ----------------------------------------------------------------
+# A YAML catalog that validated and passed its reference checks is also remembered as its own dump
+# (``model_dump(mode="json")``) with its digest, beside its parse: the next load of the same bytes by the same
+# code rebuilds it without validation (``chainret.core.record.from_dump``), so a one-ask process imports no
+# pydantic (issue 47). "The same code": the entry names the files that decide what validation gives (the
+# catalog models, the record base, the reference checks, pydantic and pydantic-core), by size and mtime; an
+# entry written under other files, unreadable, not this format, or one that does not rebuild is ignored, and
+# the ordinary load then replaces it. The entry is this user's own (``_read_entry``), as the parse is.
+_CHECKED_FORMAT = "chainret-checked-catalog/1"
+
+
+def _code_fingerprint() -> list[Any] | None:
+    """(file, size, mtime) of the code whose validation a checked catalog records (None: not found)."""
+    import importlib.util
+
+    here = Path(__file__).resolve().parent
+    files = [here / "models.py", here / "references.py", here / "clause.py", here.parent / "core" / "record.py",
+             here.parent / "core" / "trusted.py"]
+    try:
+        for package in ("pydantic", "pydantic_core"):
+            spec = importlib.util.find_spec(package)
+            if spec is None or spec.origin is None:
+                return None
+            folder = Path(spec.origin).parent
+            files += sorted(folder / f for f in os.listdir(folder)  # (the version, and pydantic-core's binary)
+                            if f in ("__init__.py", "version.py") or f.startswith("_pydantic_core."))
+        return [(f.name, st.st_size, st.st_mtime_ns) for f in files for st in (os.stat(f),)]
+    except (OSError, ValueError, ImportError):
+        return None
+
+
+def _recall_checked(key: str) -> Catalog | None:
+    """The catalog remembered for ``key`` by this code, rebuilt unchecked; None where there is none to trust."""
+    doc = _read_entry(f"{key}.checked.json")
+    if not isinstance(doc, dict) or doc.get("format") != _CHECKED_FORMAT or doc.get("key") != key \
+            or not isinstance(doc.get("data"), dict) or not isinstance(doc.get("digest"), str):
+        return None
+    code = _code_fingerprint()
+    if code is None or doc.get("code") != json.loads(json.dumps(code)):
+        return None
+    from chainret.catalog.models import checked_catalog
+
+    try:
+        return checked_catalog(doc["data"], doc["digest"])
+    except Exception:  # noqa: BLE001 - an entry that does not rebuild is no entry: the ordinary load replaces it
+        return None
+
+
+def _remember_checked(key: str, catalog: Catalog) -> None:
+    """Remember a catalog that loaded and passed its checks, for this code (``_recall_checked``)."""
+    code = _code_fingerprint()
+    if code is None:
+        return
+    document = {"format": _CHECKED_FORMAT, "key": key, "code": code, "digest": catalog.digest(),
+                "data": catalog.model_dump(mode="json")}
+    _write_entry(key, f"{key}.checked.json", json.dumps(document, ensure_ascii=True, allow_nan=False))
 
 
 _TYPE_CODES = {"extra_forbidden": "unknown_field", "missing": "missing_field"}
@@ -493,26 +579,27 @@ def _record_location(data: Any, loc: tuple[Any, ...]) -> tuple[str, tuple[Any, .
     return "document root" if len(loc) <= 1 else str(loc[0]), loc if len(loc) <= 1 else loc[1:]
 
 
-def _model_at(model: type[BaseModel], path: tuple[Any, ...]) -> type[BaseModel] | None:
+def _model_at(model: type[BaseModel | Record], path: tuple[Any, ...]) -> type[BaseModel | Record] | None:
     """Best effort: the model class that owns the last element of ``path``."""
     current: Any = model
     for part in path[:-1]:
         if isinstance(part, int):
             continue
-        if isinstance(current, type) and issubclass(current, BaseModel) and part in current.model_fields:
-            current = _inner_model(current.model_fields[part].annotation)
+        fields = typing.cast(Any, current).model_fields if isinstance(current, type) and is_model(current) else {}
+        if part in fields:
+            current = _inner_model(fields[part].annotation)
         elif isinstance(current, list):  # a union: pick the member named by the tag
             current = next((m for m in current if _tag(m) == part), None)
         else:
             return None
         if current is None:
             return None
-    if isinstance(current, type) and issubclass(current, BaseModel):
+    if isinstance(current, type) and is_model(current):
         return current
     return None
 
 
-def _tag(model: type[BaseModel]) -> str | None:
+def _tag(model: type[BaseModel | Record]) -> str | None:
     fld = model.model_fields.get("outcome")
     if fld is None:
         return None
@@ -524,7 +611,7 @@ def _inner_model(annotation: Any) -> Any:
     origin = typing.get_origin(annotation)
     if origin is typing.Annotated:
         return _inner_model(typing.get_args(annotation)[0])
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+    if isinstance(annotation, type) and is_model(annotation):
         return annotation
     if origin in (list, tuple):
         args = typing.get_args(annotation)
@@ -537,7 +624,7 @@ def _inner_model(annotation: Any) -> Any:
     return None
 
 
-def validation_issues(exc: ValidationError, data: Any, file: str, model: type[BaseModel]) -> list[Issue]:
+def validation_issues(exc: ValidationError, data: Any, file: str, model: type[BaseModel | Record]) -> list[Issue]:
     """Turn a pydantic ValidationError into located, readable issues."""
     issues: list[Issue] = []
     errors = exc.errors(include_url=False)

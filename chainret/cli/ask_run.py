@@ -21,7 +21,7 @@ import sys
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from chainret.core.errors import EXIT_NO, UsageError
 from chainret.core.files import check_output_path
@@ -67,8 +67,6 @@ def write_new_trace(trace: Trace, directory: Path) -> Path:
 
 def budget_from_flags(**values: int | None) -> Budget:
     """Only the flags given become explicit budget values (unset search/row caps scale with hops)."""
-    from pydantic import ValidationError
-
     from chainret.trace.model import Budget
 
     given = {k: v for k, v in values.items() if v is not None}
@@ -78,8 +76,8 @@ def budget_from_flags(**values: int | None) -> Budget:
         return DEFAULT_BUDGET  # (``Budget()``, built without a validator: chainret.core.budget)
     try:
         return Budget(**given)
-    except ValidationError as exc:
-        msgs = "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')} ({e['loc'][0]}): {e['msg']}" for e in exc.errors())
+    except ValueError as exc:  # (pydantic's ValidationError: imported only where a flag is refused)
+        msgs = "; ".join(f"--{'-'.join(map(str, e['loc'])).replace('_', '-')} ({e['loc'][0]}): {e['msg']}" for e in cast(Any, exc).errors())
         raise UsageError(f"bad budget flag: {msgs}") from None
 
 

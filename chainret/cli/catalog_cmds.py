@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from chainret.cli.render import console, err_console, t
 from chainret.core.errors import EXIT_NO, UsageError
+from chainret.core.record import Record
 
 SCHEMAS = ("catalog", "cases", "case", "source", "trace")
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "dim"}
@@ -86,7 +87,7 @@ def schema_cmd(
     from chainret.core.files import atomic_write_text
     from chainret.trace.model import Trace
 
-    models: dict[str, type[BaseModel]] = {"catalog": Catalog, "cases": CaseFile, "case": Case, "source": Header, "trace": Trace}
+    models: dict[str, type[BaseModel] | type[Record]] = {"catalog": Catalog, "cases": CaseFile, "case": Case, "source": Header, "trace": Trace}
     if name not in models:
         raise UsageError(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}")
     text = json.dumps(models[name].model_json_schema(), indent=2, sort_keys=True) + "\n"

@@ -5,13 +5,13 @@ At the bottom of the package with ``chainret.core.codes``: the catalog's case fi
 traces both use it, and it imports nothing from chainret. ``chainret.trace.model`` re-exports it.
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from chainret.core.record import ConfigDict, Field, Record, model_serializer
 
 
-class Budget(BaseModel):
+class Budget(Record):  # (a record: pydantic is built on first validation, chainret.core.record)
     """Request-level limits. Values come from request parameters, never from source text.
 
     ``set_rows_per_hop`` is the rows a many-valued hop may read on to where its first ``rows_per_hop`` rows leave
@@ -30,7 +30,7 @@ class Budget(BaseModel):
     set_rows_per_hop: int | None = Field(None, ge=1)
 
     @model_serializer(mode="wrap")
-    def _omit_unset_set_rows(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _omit_unset_set_rows(self, handler: Callable[[Any], Any]) -> Any:
         data = handler(self)
         if isinstance(data, dict) and data.get("set_rows_per_hop") is None:
             data.pop("set_rows_per_hop", None)

@@ -37,14 +37,17 @@ import typing
 from collections.abc import Callable
 from enum import Enum
 from json.encoder import encode_basestring as _encode_str
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
+from chainret.core.record import Record, is_model
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 # A plan says where a dumped value can hold a float: "f" (a float, or None), "any" (free-form data: walk
 # it all), ("list" | "dict", plan of the items), ("model", {field name: plan}); no entry, no float.
 Plan = str | tuple[str, Any]
-_plans: dict[type[BaseModel], dict[str, Plan]] = {}
+_plans: dict[type[BaseModel | Record], dict[str, Plan]] = {}
 _written = 0  # documents this process has written (see the module docstring)
 _FIRST = 2  # ... of which the first ones are written by ``stable_json`` and dumped by ``plain_dump``
 _INF = float("inf")
@@ -52,7 +55,7 @@ _SCALARS = frozenset({str, int, bool, type(None)})  # what a dump holds that has
 _STR = frozenset({str})
 
 
-def float_plan(model: type[BaseModel]) -> dict[str, Plan]:
+def float_plan(model: type[BaseModel | Record]) -> dict[str, Plan]:
     """Field name -> plan for the fields of ``model`` that can hold a float (memoised per class)."""
     hit = _plans.get(model)
     if hit is None:
@@ -68,7 +71,7 @@ def _plan(tp: Any) -> Plan | None:
     if tp is float:
         return "f"
     if isinstance(tp, type):
-        if issubclass(tp, BaseModel):
+        if is_model(tp):
             fields = float_plan(tp)
             return ("model", fields) if fields else None
         if issubclass(tp, (str, int, bool, type(None))):  # (an enum of strings: a string)
@@ -139,7 +142,7 @@ class _Rounding:
                         out = dict(value) if kind is dict else list(value)
                     out[key] = new
             return value if out is None else out
-        if isinstance(value, BaseModel):
+        if is_model(value):
             return value
         if isinstance(value, Enum):
             return self.free(value.value)
@@ -182,7 +185,7 @@ class _Rounding:
         return self.walk(value)
 
 
-def dumps(model: BaseModel) -> str:
+def dumps(model: BaseModel | Record) -> str:
     """``model``'s stable JSON (see the module docstring)."""
     global _written
     _written += 1
@@ -215,7 +218,7 @@ class _NotPlain(Exception):
 _DIRECT = 0
 
 
-def direct_json(model: BaseModel) -> str | None:
+def direct_json(model: BaseModel | Record) -> str | None:
     """``model``'s stable JSON written by orjson from the models themselves, without ``model_dump``, or None where
     this walk does not know how pydantic would write a value (then ``dumps`` dumps the model first).
 
@@ -266,10 +269,10 @@ def direct_json(model: BaseModel) -> str | None:
 # Per model class: its field names and the wrap serializer to apply to their dump (None: no serializer), or
 # None where the class dumps otherwise than its fields' values (``plain_dump`` then declines it).
 _Spec = tuple[tuple[str, ...], Callable[[Any, Callable[[Any], Any]], Any] | None] | None
-_specs: dict[type[BaseModel], _Spec] = {}
+_specs: dict[type[BaseModel | Record], _Spec] = {}
 
 
-def plain_dump(model: BaseModel) -> dict[str, Any] | None:
+def plain_dump(model: BaseModel | Record) -> dict[str, Any] | None:
     """``model.model_dump(mode="json")`` without building the model's serializer, or None where this walk
     does not know how pydantic would write a value (the module docstring says which; the caller then asks
     pydantic). ``tests/test_trace_json.py`` holds it equal to ``model_dump`` over the golden traces and
@@ -287,7 +290,7 @@ _direct: dict[type, tuple[int, tuple[str, ...], Callable[[Any, Callable[[Any], A
 
 
 def _direct_spec(cls: type) -> tuple[int, tuple[str, ...], Callable[[Any, Callable[[Any], Any]], Any] | None] | None:
-    spec = _spec(cls) if isinstance(cls, type) and issubclass(cls, BaseModel) else None
+    spec = _spec(cls) if isinstance(cls, type) and is_model(cls) else None
     if spec is None:
         _direct[cls] = None
         return None
@@ -301,10 +304,13 @@ def _direct_spec(cls: type) -> tuple[int, tuple[str, ...], Callable[[Any, Callab
     return hit
 
 
-def _spec(cls: type[BaseModel]) -> _Spec:
+def _spec(cls: type[BaseModel | Record]) -> _Spec:
     hit = _specs.get(cls, False)
     if hit is not False:
         return hit  # type: ignore[return-value]
+    if issubclass(cls, Record):
+        hit = _specs[cls] = _record_spec(cls)
+        return hit
     decorators = cls.__pydantic_decorators__
     fields = cls.model_fields
     spec: _Spec = None
@@ -323,7 +329,20 @@ def _spec(cls: type[BaseModel]) -> _Spec:
     return spec
 
 
-def _plain_model(model: BaseModel) -> Any:
+def _record_spec(cls: type[Record]) -> _Spec:
+    """A record's spec from its own declarations (without building its pydantic half): None where a field is
+    declared with an alias or excluded, or extra fields are allowed."""
+    if cls.model_config.get("extra") == "allow" or not cls.__record_plain__:
+        return None
+    for spec in cls.__record_specs__.values():
+        kwargs = getattr(spec, "kwargs", {})
+        if kwargs.get("exclude") is not None or kwargs.get("alias") is not None \
+                or kwargs.get("serialization_alias") is not None:
+            return None
+    return cls.__record_fields__, cls.__record_serializer__
+
+
+def _plain_model(model: BaseModel | Record) -> Any:
     spec = _spec(type(model))
     if spec is None:
         raise _NotPlain
@@ -347,11 +366,30 @@ def _plain(value: Any) -> Any:
         if not all(type(k) is str for k in value):
             raise _NotPlain
         return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, BaseModel):
+    if is_model(value):
         return _plain_model(value)
     if isinstance(value, Enum):
         return _plain(value.value)
     raise _NotPlain
+
+
+def compact_json(model: BaseModel | Record) -> bytes | None:
+    """``model.__pydantic_serializer__.to_json(model)`` (compact, UTF-8, fields in declaration order), byte for
+    byte, without pydantic: ``plain_dump`` written by ``json.dumps`` with no spaces and no ASCII escaping, whose
+    string escapes are pydantic-core's (``\\n``, ``\\t``, ``\\u001f``, ...; ``tests/test_record.py`` holds the
+    two equal). None where ``plain_dump`` declines or a string holds a lone surrogate: the caller then asks pydantic.
+    Only for models without float fields (the two write some floats otherwise, ``1e16``): a catalog's digest in a
+    process that has not built the catalog's serializer (a one-ask process reading a remembered catalog,
+    ``chainret.catalog.models``)."""
+    import json
+
+    data = plain_dump(model)
+    if data is None:
+        return None
+    try:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except UnicodeEncodeError:
+        return None
 
 
 def round_floats(value: Any) -> Any:

@@ -13,10 +13,11 @@ Writes are atomic (temporary file + ``os.replace``).
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from chainret.core.record import ConfigDict, Field, model_serializer
 
 from chainret.core.budget import Budget as Budget  # re-exported: traces record it
 from chainret.core.files import atomic_write_text
@@ -149,7 +150,7 @@ class WordMatch(_Model):
     table: str | None = None  # synonym: the vector table's digest (chainret/data/vocabulary/PROVENANCE.md)
 
     @model_serializer(mode="wrap")
-    def _omit_none(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _omit_none(self, handler: Callable[[Any], Any]) -> Any:
         data = handler(self)
         return {k: v for k, v in data.items() if v is not None} if isinstance(data, dict) else data
 
@@ -178,7 +179,7 @@ class Interpretation(_Model):
     answer_types: list[str] = Field(default_factory=_new_list)
 
     @model_serializer(mode="wrap")
-    def _omit_literal(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _omit_literal(self, handler: Callable[[Any], Any]) -> Any:
         data = handler(self)
         if isinstance(data, dict):
             if data.get("reading") is None:
@@ -269,7 +270,7 @@ class Trace(_Model):
     meta: dict[str, Any] = Field(default_factory=_new_dict)
 
     @model_serializer(mode="wrap")
-    def _omit_no_set(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _omit_no_set(self, handler: Callable[[Any], Any]) -> Any:
         """A chain with no many-valued hop writes no set fields: its JSON is the 1.0 trace's, byte for byte."""
         data = handler(self)
         if isinstance(data, dict):

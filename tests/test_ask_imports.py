@@ -31,12 +31,24 @@ OTHER_COMMANDS = ("chainret.cli.catalog_cmds", "chainret.cli.bench_cmds", "chain
                   "chainret.cli.store_cmds", "chainret.cli.import_cmds")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _warm_catalog_cache(tmp_path_factory):
+    """The probes ask as a user's second ask does: the default catalog's checked parse remembered (a private cache,
+    filled by one ask first), and without the suite's check of every unchecked construction (which validates, so
+    loads pydantic: ``chainret.core.trusted``)."""
+    _PROBE_ENV["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    _modules_after(f"from chainret.cli import main\ntry:\n    main(['ask', {REQUEST!r}, '--no-trace'])\nexcept SystemExit:\n    pass")
+
+
+_PROBE_ENV = {k: v for k, v in os.environ.items() if k != "CHAINRET_CHECK_TRUSTED"}
+
+
 def _modules_after(code: str) -> set[str]:
     """The modules loaded after ``code`` in a fresh interpreter (a stand-in module counts only if it is the real one)."""
     probe = (f"{code}\nimport sys\n"
              "real = [m for m, mod in sys.modules.items() if getattr(mod, '__spec__', None) is not None]\n"
              "sys.stderr.write('\\n@@' + ' '.join(real))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=_PROBE_ENV)
     return set(out.stderr.rsplit("@@", 1)[1].split())
 
 
@@ -77,8 +89,37 @@ def test_ask_imports_no_cli_framework_no_rich_no_plugin_scan():
     """Default output (to a pipe, as here) and --json: typer, click, rich and importlib.metadata stay out."""
     for args in ((), ("--json",), ("-q",)):
         mods = _cli_ask(*args)
-        assert "chainret.engine.hops" in mods and "pydantic" in mods
+        assert "chainret.engine.hops" in mods
         assert _loaded(mods, NOT_ON_FAST_PATH) == [], args
+
+
+NO_PYDANTIC = ("pydantic", "pydantic_core", "annotated_types", "typing_extensions", "typing_inspection")
+
+
+def test_import_chainret_and_an_ask_import_no_pydantic(tmp_path):
+    """Issue 47: ``import chainret``, ``chainret.cli`` and a ``chainret ask`` (the default catalog read back checked,
+    each output mode; a compiled store) import no pydantic: the records build their pydantic half on first
+    validation (``chainret.core.record``). Negative controls: the same probe sees pydantic where a catalog is
+    validated (a first ask, with no remembered catalog) and where a module that uses pydantic is imported."""
+    assert _loaded(_modules_after("import chainret\nchainret.Trace, chainret.Budget, chainret.ask"), NO_PYDANTIC) == []
+    assert _loaded(_modules_after("import chainret.cli"), NO_PYDANTIC) == []
+    for args in ((), ("--json",), ("-q",)):
+        mods = _cli_ask(*args)
+        assert "chainret.engine.hops" in mods and _loaded(mods, NO_PYDANTIC) == [], args
+    from chainret.catalog.load import default_catalog_path, load_world
+    from chainret.store import compile_store
+
+    db = tmp_path / "default.db"
+    compile_store(load_world(default_catalog_path()).catalog, db)
+    for args in ((), ("--json",)):
+        mods = _cli_ask(*args, "--catalog", str(db))
+        assert "chainret.store.sqlite" in mods and _loaded(mods, NO_PYDANTIC) == [], args
+    first = dict(_PROBE_ENV, XDG_CACHE_HOME=str(tmp_path / "empty"))
+    probe = (f"from chainret.cli import main\ntry:\n    main(['ask', {REQUEST!r}, '--no-trace'])\nexcept SystemExit:\n    pass\n"
+             "import sys\nsys.stderr.write('@@' + str('pydantic' in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=first)
+    assert out.stderr.rsplit("@@", 1)[1] == "True"  # the first ask validated the catalog
+    assert "pydantic" in _loaded(_modules_after("import chainret.catalog.cases"), NO_PYDANTIC)
 
 
 def test_ask_json_imports_no_rich():

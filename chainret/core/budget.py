@@ -2,7 +2,8 @@
 ``first_fit``, the one rule that packs within a limit.
 
 At the bottom of the package with ``chainret.core.codes``: the catalog's case files and the engine's
-traces both use it, and it imports nothing from chainret. ``chainret.trace.model`` re-exports it.
+traces both use it, and it imports nothing from chainret but the record base it is declared on
+(``chainret.core.record``, itself at the bottom). ``chainret.trace.model`` re-exports it.
 """
 
 from collections.abc import Callable, Iterable

@@ -21,8 +21,10 @@ with bytecode written to a private cache (PYTHONPYCACHEPREFIX in the temporary f
 warm-up run per checkout) whatever PYTHONDONTWRITEBYTECODE says here; without that every run would
 also time compiling chainret's sources (about 0.06-0.09 s on this machine).
 
-Floors: `python -c pass`, and `from pydantic import BaseModel`, which the catalog and trace models
-need (typer, click and rich are no longer on the ask path: tests/test_ask_imports.py).
+Floors: `python -c pass`, and `from pydantic import BaseModel`, which a one-ask process no longer pays: the
+catalog and trace models are records that build their pydantic half on first validation (chainret.core.record),
+and a YAML catalog that loaded before is read back checked; typer, click, rich and pydantic are off the ask path
+(tests/test_ask_imports.py).
 """
 
 from __future__ import annotations
@@ -54,9 +56,9 @@ FLOOR_TIMES = 5  # the default catalog's cold ask within 5x `python -c pass` CPU
 # loader stand-in in place).
 STEPS = (
     ("chainret.cli + argument reader", "import chainret.cli, chainret.cli.ask_run; chainret.cli._no_plugin_scan()", None),
-    ("pydantic (BaseModel)", "from pydantic import BaseModel", None),
-    ("catalog models (pydantic)", "import chainret.catalog.models", None),
-    ("trace models (pydantic)", "import chainret.trace.model", None),
+    ("record base (chainret.core.record)", "import chainret.core.record", None),
+    ("catalog models (records)", "import chainret.catalog.models", None),
+    ("trace models (records)", "import chainret.trace.model", None),
     ("engine modules (chainret.pipeline.ask)", "import chainret.pipeline.ask", None),
     ("YAML reader (chainret.catalog.load)", "import chainret.catalog.load", "yaml"),
     ("SQLite store", "import chainret.store.sqlite", "store"),
@@ -301,10 +303,12 @@ def page(args: argparse.Namespace, lines: list[str], rows: list[dict[str, object
         "",
         *breakdown_table(breakdown),
         "",
-        "The floor rows are what any ask pays before chainret runs: the interpreter, and pydantic's BaseModel,",
-        "which the catalog and trace models need. typer, click and rich are off the ask path (`chainret.cli.main`",
-        "reads the usual arguments itself and prints plain text where it is what rich would write); see",
-        "`tests/test_ask_imports.py` for what the ask path imports and what it no longer does.",
+        "The floor rows: the interpreter, which any ask pays before chainret runs, and pydantic's BaseModel, which",
+        "the ask path no longer imports (the catalog and trace models are records that build their pydantic half on",
+        "first validation, `chainret.core.record`, and a YAML catalog that loaded before is read back checked,",
+        "`chainret.catalog.parse`; the \"first ask\" rows validate, so they import it). typer, click and rich are off",
+        "the ask path too (`chainret.cli.main` reads the usual arguments itself and prints plain text where it is",
+        "what rich would write); see `tests/test_ask_imports.py` for what the ask path imports and what it no longer does.",
         "",
     ])
 

@@ -31,7 +31,6 @@ date, a set, a non-finite float, an alias, a field serializer) is left to ``mode
 
 from __future__ import annotations
 
-import inspect
 import types
 import typing
 from collections.abc import Callable
@@ -311,6 +310,8 @@ def _spec(cls: type[BaseModel | Record]) -> _Spec:
     if issubclass(cls, Record):
         hit = _specs[cls] = _record_spec(cls)
         return hit
+    import inspect  # (a BaseModel's serializer signature; a record's needs none: off a one-ask process's path)
+
     decorators = cls.__pydantic_decorators__
     fields = cls.model_fields
     spec: _Spec = None

@@ -26,6 +26,7 @@ subclass: ``isinstance(x, BaseModel)`` is False for a record (``is_model`` answe
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -366,10 +367,19 @@ def _is_classvar(annotation: Any) -> bool:
     return text.startswith(("ClassVar", "typing.ClassVar"))
 
 
+_BUILDING = threading.RLock()
+
+
 def _build(cls: type[Record]) -> None:
     """The twin of ``cls`` and, from its core schema with ``cls`` in the twin's place, the validator and serializer."""
     if not isinstance(cls.__dict__.get("__record_twin__"), _Built):
         return
+    with _BUILDING:  # (a server's threads may validate their first request together; a nested record builds inside)
+        if isinstance(cls.__dict__.get("__record_twin__"), _Built):
+            _build_twin(cls)
+
+
+def _build_twin(cls: type[Record]) -> None:
     import typing
 
     import pydantic

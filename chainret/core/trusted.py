@@ -20,12 +20,10 @@ never takes this path: requests, catalog files and stored traces are validated w
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from chainret.core import record
 from chainret.core.record import ConfigDict, Record
-
-if TYPE_CHECKING:
-    from typing import Self
 
 CHECK = os.environ.get("CHAINRET_CHECK_TRUSTED", "") not in ("", "0")
 
@@ -35,15 +33,18 @@ class TrustedModel(Record):
 
     model_config = ConfigDict()
 
-    @classmethod
-    def model_construct(cls, _fields_set: set[str] | None = None, **values: Any) -> Self:
-        m = super().model_construct(_fields_set, **values)
-        if CHECK:
-            _check(cls, m, values)
-        return m
+
+def _check_trusted(cls: type[Record], built: Record, values: dict[str, Any]) -> None:
+    """``record.check_hook``: a ``TrustedModel``'s construction checked while ``CHECK`` holds (a test may turn it off)."""
+    if CHECK and issubclass(cls, TrustedModel):
+        _check(cls, built, values)
 
 
-def _check(cls: type[TrustedModel], built: TrustedModel, values: dict[str, Any]) -> None:
+if CHECK:  # (set only here: a process that does not check pays nothing per construction)
+    record.check_hook = _check_trusted
+
+
+def _check(cls: type[Record], built: Record, values: dict[str, Any]) -> None:
     """Fail unless validating ``values`` gives the same instance, value for value and type for type."""
     checked = cls(**values)
     a, b = built.__dict__, checked.__dict__

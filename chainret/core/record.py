@@ -256,11 +256,14 @@ class Record:
         return copied
 
     def __copy__(self) -> Self:
+        """``BaseModel.__copy__``: a shallow copy (the projection copies a warm ask's trace: the slots are set
+        through their descriptors, as in ``model_construct``)."""
         m = _new(type(self))
-        _setattr(m, "__dict__", self.__dict__.copy())
-        _setattr(m, "__pydantic_fields_set__", self.__pydantic_fields_set__.copy())
-        _setattr(m, "__pydantic_extra__", None if self.__pydantic_extra__ is None else self.__pydantic_extra__.copy())
-        _setattr(m, "__pydantic_private__", None if self.__pydantic_private__ is None else self.__pydantic_private__.copy())
+        _set_dict(m, self.__dict__.copy())
+        _set_fields_set(m, self.__pydantic_fields_set__.copy())
+        extra, private = self.__pydantic_extra__, self.__pydantic_private__
+        _set_extra(m, None if extra is None else extra.copy())
+        _set_private(m, None if private is None else private.copy())
         return m
 
     def __deepcopy__(self, memo: dict[int, Any] | None = None) -> Self:

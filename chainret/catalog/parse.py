@@ -13,6 +13,8 @@ integers, finite floats, booleans, null, lists, string-keyed mappings), only fil
 no one else may write are read back, and any problem with the cache means an ordinary parse: an
 entry that cannot be read, is not JSON, is nested deeper than ``MAX_DEPTH`` (or than Python's stack)
 or names another key is ignored, and the ordinary parse then replaces it once the catalog has loaded.
+Beside it, the catalog that parse validated to is remembered too, for the code that validated it, and read back
+without validation (``_recall_checked``: a one-ask process then imports no pydantic).
 """
 
 from __future__ import annotations

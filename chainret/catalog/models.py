@@ -269,6 +269,10 @@ def reader_rows(visibility: str, principals: Iterable[str]) -> list[str]:
     return []
 
 
+#: Who may read a document version (``document_readable``): a ``SourceDocument``'s ``visibility``.
+Visibility = Literal["public", "restricted", "removed"]
+
+
 class SourceDocument(_Model, TrustedModel):
     source: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
     document: str = Field(pattern=r"^[^@#\s]+$")
@@ -277,7 +281,7 @@ class SourceDocument(_Model, TrustedModel):
     title: str = ""
     text: str
     digest: str = Field(pattern=r"^sha256:[0-9a-f]{64}$")
-    visibility: Literal["public", "restricted", "removed"] = "public"
+    visibility: Visibility = "public"
     principals: list[str] = Field(default_factory=_new_list)
 
     @property

@@ -22,13 +22,13 @@ class Budget(Record):  # (a record: pydantic is built on first validation, chain
 
     model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
-    rows_per_hop: int = Field(3, ge=1)
-    max_searches: int = Field(2, ge=1)
-    max_rows: int = Field(6, ge=1)
-    max_hops: int = Field(3, ge=1)
-    packet_units: int = Field(4, ge=1)
-    packet_chars: int = Field(900, ge=1)
-    set_rows_per_hop: int | None = Field(None, ge=1)
+    rows_per_hop: int = Field(default=3, ge=1)
+    max_searches: int = Field(default=2, ge=1)
+    max_rows: int = Field(default=6, ge=1)
+    max_hops: int = Field(default=3, ge=1)
+    packet_units: int = Field(default=4, ge=1)
+    packet_chars: int = Field(default=900, ge=1)
+    set_rows_per_hop: int | None = Field(default=None, ge=1)
 
     @model_serializer(mode="wrap")
     def _omit_unset_set_rows(self, handler: Callable[[Any], Any]) -> Any:

@@ -28,7 +28,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, dataclass_transform
 
 if TYPE_CHECKING:
     from typing import Self
@@ -106,8 +106,10 @@ class _Built:
 _BUILT = ("__pydantic_validator__", "__pydantic_serializer__", "__pydantic_core_schema__", "__record_twin__")
 
 
+@dataclass_transform(kw_only_default=True, field_specifiers=(Field,))
 class Record:
-    """The base of the records (see the module docstring). Subclasses declare fields as a ``BaseModel`` does."""
+    """The base of the records (see the module docstring). Subclasses declare fields as a ``BaseModel`` does.
+    (``dataclass_transform``: mypy types each record's ``__init__`` from its fields, as pydantic's plugin did.)"""
 
     __slots__ = ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__", "__pydantic_private__")
 

@@ -193,4 +193,5 @@ def relation_of(row: RelRow | StatusRow) -> Relation:
     """The catalog ``Relation`` of a row of ``REL_COLS`` and its quote."""
     sup = Support(source=row.source, document=row.document, version=row.version, representation=row.representation,
                   digest=row.digest, span=(row.span_start, row.span_end), quote=row.quote or "", kind=row.kind)
-    return Relation(id=row.id, subject=row.subject, predicate=row.predicate, object=row.object, support=sup, note=row.note)
+    return Relation(id=row.id, subject=row.subject, predicate=row.predicate, object=row.object, support=sup,
+                    note=cast(str, row.note))  # (validated here: the compile writes every note, "" for none)

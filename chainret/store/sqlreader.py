@@ -18,7 +18,7 @@ from chainret.store.base import CatalogReader, DocumentMeta, ViewReader
 from chainret.store.sqlview import SQLView
 
 if TYPE_CHECKING:
-    from chainret.catalog.models import Relation, SourceDocument, Unit, View
+    from chainret.catalog.models import Relation, SourceDocument, Unit, View, Visibility
 
 
 class ReaderSource(RowSource, CatalogReader, Protocol):
@@ -55,7 +55,7 @@ class _Documents(Mapping[str, "SourceDocument"]):
         rows = self.store.db.rows(sql, (ref,)) if self.reader is None else self.reader.rows(sql, (ref,), ref)
         if not rows:
             raise KeyError(ref)
-        s, d, v, r, t, x, g, vis, p = cast("tuple[str, str, str, str, str, str, str, str, str]", rows[0])
+        s, d, v, r, t, x, g, vis, p = cast("tuple[str, str, str, str, str, str, str, Visibility, str]", rows[0])
         return SourceDocument(source=s, document=d, version=v, representation=r, title=t, text=x, digest=g,
                               visibility=vis, principals=json.loads(p))
 

@@ -20,7 +20,7 @@ from chainret.engine.reader import Census, Rel
 from chainret.store.paircensus import kept_census
 
 if TYPE_CHECKING:
-    from chainret.catalog.models import Entity, Predicate, Relation, SourceDocument, Unit, View
+    from chainret.catalog.models import Entity, Predicate, Relation, SourceDocument, Unit, View, Visibility
     from chainret.catalog.views import Eligibility
     from chainret.engine.search import SearchHit
     from chainret.store.sqlindex import StoreIndex
@@ -84,7 +84,7 @@ class SQLView:
     def documents(self) -> list[SourceDocument]:
         from chainret.catalog.models import SourceDocument
 
-        rows = cast("list[tuple[str, str, str, str, str, str, str, str, str]]", self._rows(
+        rows = cast("list[tuple[str, str, str, str, str, str, str, Visibility, str]]", self._rows(
             "SELECT source, document, version, representation, title, text, digest, visibility, principals "
             "FROM documents d WHERE " + self._readable("d.ord")[0] + " ORDER BY d.ord",
             self._readable("d.ord")[1],

@@ -405,11 +405,7 @@ def _build_twin(cls: type[Record]) -> None:
     import pydantic
     from pydantic_core import SchemaSerializer, SchemaValidator
 
-    module = sys.modules.get(cls.__module__)
-    namespace = dict(vars(module)) if module is not None else {}
-    annotations = {}
-    for name, annotation in cls.__record_annotations__.items():
-        annotations[name] = eval(annotation, namespace) if isinstance(annotation, str) else annotation  # noqa: S307 - the class's own annotation text
+    annotations = dict(field_types(cls))
     body: dict[str, Any] = {"__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__,
                             "__annotations__": annotations,
                             "model_config": pydantic.ConfigDict(**{**cls.model_config, "defer_build": False})}  # type: ignore[typeddict-item]
@@ -484,14 +480,28 @@ def from_dump(cls: type[R], data: dict[str, Any]) -> R:
 R = TypeVar("R", bound=Record)
 
 
+_FIELD_TYPES: dict[type[Record], dict[str, Any]] = {}
+
+
+def field_types(cls: type[Record]) -> dict[str, Any]:
+    """Field name -> its type (an annotation written as text read in the class's module), without building the
+    pydantic half: what ``model_fields[name].annotation`` answers, for ``from_dump`` and the float plan of
+    ``chainret.core.stablejson``."""
+    hit = _FIELD_TYPES.get(cls)
+    if hit is None:
+        module = sys.modules.get(cls.__module__)
+        namespace = dict(vars(module)) if module is not None else {}
+        hit = _FIELD_TYPES[cls] = {
+            name: eval(annotation, namespace) if isinstance(annotation, str) else annotation  # noqa: S307 - the class's own annotation text
+            for name, annotation in cls.__record_annotations__.items()}
+    return hit
+
+
 def _dump_plan(cls: type[Record]) -> tuple[tuple[str, _Convert], ...]:
     import typing
 
-    module = sys.modules.get(cls.__module__)
-    namespace = dict(vars(module)) if module is not None else {}
     plan = []
-    for name, annotation in cls.__record_annotations__.items():
-        tp = eval(annotation, namespace) if isinstance(annotation, str) else annotation  # noqa: S307 - the class's own annotation text
+    for name, tp in field_types(cls).items():
         convert = _converter(tp, typing)
         if convert is not None:
             plan.append((name, convert))

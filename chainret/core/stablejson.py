@@ -38,7 +38,7 @@ from enum import Enum
 from json.encoder import encode_basestring as _encode_str
 from typing import TYPE_CHECKING, Any
 
-from chainret.core.record import Record, is_model
+from chainret.core.record import Record, field_types, is_model
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -59,8 +59,9 @@ def float_plan(model: type[BaseModel | Record]) -> dict[str, Plan]:
     hit = _plans.get(model)
     if hit is None:
         hit = _plans[model] = {}  # (placed first, so a model that held itself would end; none does)
-        for name, field in model.model_fields.items():
-            plan = _plan(field.annotation)
+        types = field_types(model) if issubclass(model, Record) else {n: f.annotation for n, f in model.model_fields.items()}
+        for name, annotation in types.items():  # (a record's own: reading its model_fields would build its pydantic half)
+            plan = _plan(annotation)
             if plan is not None:
                 hit[name] = plan
     return hit

@@ -285,3 +285,18 @@ def test_console_entry_point_exit_codes(args: list[str], code: int) -> None:
     proc = subprocess.run([sys.executable, "-m", "chainret", *args], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == code, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_a_value_error_quotes_what_it_found_once(tmp_path: Path) -> None:
+    """A rule whose message already ends with what it found is not followed by a second "; found";
+    negative control: a type error (whose message does not quote the value) still gets one."""
+    def edit(data: dict) -> None:
+        data["entities"][0]["id"] = "Project-84"
+        data["entities"][1]["name"] = 5
+
+    code, issues = issues_of(copy_seed(tmp_path, edit))
+    assert code == 1
+    bad_id = next(i["message"] for i in issues if i["code"] == "invalid_value" and i["field"] == "id")
+    assert bad_id.endswith("found 'Project-84'") and bad_id.count("found") == 1
+    bad_name = next(i["message"] for i in issues if i["code"] == "wrong_type" and i["field"] == "name")
+    assert bad_name.endswith("; found 5")

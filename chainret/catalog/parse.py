@@ -647,7 +647,8 @@ def validation_issues(exc: ValidationError, data: Any, file: str, model: type[Ba
             msg = err["msg"].removeprefix("Value error, ")
             if msg.startswith("Input should be "):
                 msg = "expected " + msg.removeprefix("Input should be ")
-            message = f"{msg}; found {found}"
+            # A rule's own message may already quote what it found ("..., found 'a'"): say it once.
+            message = msg if msg.endswith(f"found {found}") else f"{msg}; found {found}"
         issues.append(Issue(code, "error", file, location, fld, message))
     if len(errors) > MAX_ISSUES:
         issues.append(Issue("too_many_issues", "error", file, "", "", f"{len(errors) - MAX_ISSUES} more problems not listed"))

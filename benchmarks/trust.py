@@ -185,7 +185,8 @@ def _tampered(good: Path, tmp: Path, rid: str, column: str, value: str) -> Path:
     out = tmp / f"t-{rid}-{column}.db"
     out.write_bytes(good.read_bytes())
     con = sqlite3.connect(out)
-    con.execute(f"UPDATE relations SET {column} = ? WHERE id = ?", (value, rid))
+    # (a SQLite store keeps a relation's subject and object as entity ordinals: ``chainret.store.schema.RELATION_ROWS``)
+    con.execute(f"UPDATE relation_rows SET {column[0]} = (SELECT ord FROM entities WHERE id = ?) WHERE id = ?", (value, rid))
     con.commit()
     con.close()
     return out

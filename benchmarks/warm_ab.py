@@ -15,6 +15,9 @@ the median over pairs of (B - A), beside each side's median p50, and each side's
 (timed apart, as the store page does; the peers page times it within its ask). The noise between pairs on this 2-core
 machine is about 3 µs: read a median difference smaller than that as none.
 
+A change to the store's layout (a new schema, which the other checkout may not read) gives B its own store of the same
+world: ``--store-b`` (compiled by B's checkout; ``--store`` then is A's).
+
 Requests are ``store_bench.requests`` for a world of ``--relations`` (the store must be
 ``store_bench.bench_catalog`` of that size: ``bench_world.py`` writes one).
 Prints one JSON line per run and a summary; nothing asserts a time.
@@ -51,9 +54,9 @@ def measure(store_path: str, relations: int, warm: int, asks: int) -> dict[str, 
             "json_cpu_p50_ms": res["serialise_cpu_p50_ms"]}
 
 
-def run(checkout: str, args: argparse.Namespace) -> dict[str, object]:
+def run(checkout: str, store: str, args: argparse.Namespace) -> dict[str, object]:
     out = subprocess.run(
-        [*python("-m", "benchmarks.warm_ab"), "--measure", "--store", args.store, "--relations", str(args.relations),
+        [*python("-m", "benchmarks.warm_ab"), "--measure", "--store", store, "--relations", str(args.relations),
          "--warm", str(args.warm), "--asks", str(args.asks)],
         env=child_env(checkout, benchmarks=True), capture_output=True, text=True, check=True,
     )
@@ -65,6 +68,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--store", required=True, help="a compiled SQLite store of store_bench.bench_catalog(--relations)")
     ap.add_argument("--relations", type=int, default=1_000_000)
+    ap.add_argument("--store-b", help="B's own store of the same world (a store schema A does not read); default: --store")
     ap.add_argument("--a", help="checkout A (a folder holding chainret/)")
     ap.add_argument("--b", help="checkout B")
     ap.add_argument("--pairs", type=int, default=10)
@@ -79,7 +83,7 @@ def main() -> None:
         ap.error("--a and --b name the two checkouts to compare")
     a_runs, b_runs = [], []
     for i in range(args.pairs):
-        a, b = run(os.path.abspath(args.a), args), run(os.path.abspath(args.b), args)
+        a, b = run(os.path.abspath(args.a), args.store, args), run(os.path.abspath(args.b), args.store_b or args.store, args)
         a_runs.append(a)
         b_runs.append(b)
         print(json.dumps({"pair": i + 1, "a": a, "b": b}), flush=True)

@@ -159,6 +159,33 @@ def with_unit_refs(conn: sqlite3.Connection) -> None:
     conn.execute("UPDATE units SET ref = (SELECT m.ref FROM document_meta m WHERE m.ord = units.doc_ord) || '#u' || idx WHERE ref IS NULL")
 
 
+def with_relations_table(conn: sqlite3.Connection) -> None:
+    """Write a store's relations as one table of text keys with its text indexes, as SQLite stores before schema 10
+    kept them (10 keeps ordinals in ``relation_rows`` under the view ``relations``: ``chainret.store.schema.RELATION_ROWS``)."""
+    from chainret.store.schema import INT_COLUMNS, TABLES
+
+    cols = TABLES["relations"]
+    defs = ", ".join(f"{c} {'INTEGER' if c in INT_COLUMNS else 'TEXT'}" for c in cols)
+    conn.execute(f"CREATE TABLE relations_table ({defs}, PRIMARY KEY (ord))")
+    conn.execute(f"INSERT INTO relations_table SELECT {', '.join(cols)} FROM relations")
+    conn.execute("DROP VIEW relations")
+    conn.execute("DROP TABLE relation_rows")
+    conn.execute("ALTER TABLE relations_table RENAME TO relations")
+    for name, on in (("relations_id", "id"), ("relations_object", "object"), ("relations_unit", "unit_ref"),
+                     ("relations_spo", "subject, predicate, object"), ("relations_spi", "subject, predicate, id")):
+        conn.execute(f"CREATE INDEX {name} ON relations ({on})")
+
+
+def as_schema_9(path: Path) -> None:
+    """Make a compiled SQLite store's relations those of a store of schema 9 (``with_relations_table``)."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        with_relations_table(conn)
+        conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
+    conn.close()
+
+
 def as_schema_7(path: Path) -> None:
     """Make a compiled SQLite store's postings look like those of a store compiled before they held their unit's
     index instead of its ref (store schemas 5 to 7)."""
@@ -166,6 +193,7 @@ def as_schema_7(path: Path) -> None:
 
     with sqlite3.connect(path) as conn:
         with_unit_refs(conn)
+        with_relations_table(conn)
         conn.execute("ALTER TABLE postings ADD COLUMN ref TEXT")
         conn.execute("UPDATE postings SET ref = (SELECT u.ref FROM units u WHERE u.ord = postings.unit_ord)")
         conn.execute("ALTER TABLE postings DROP COLUMN idx")
@@ -180,6 +208,7 @@ def as_schema_4(path: Path) -> None:
 
     with sqlite3.connect(path) as conn:
         with_unit_refs(conn)
+        with_relations_table(conn)
         for col in ("ntok", "idx"):
             conn.execute(f"ALTER TABLE postings DROP COLUMN {col}")
         conn.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")

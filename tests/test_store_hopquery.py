@@ -143,7 +143,7 @@ def test_answer_reads_its_path_names_in_one_statement(seed):
 
 @pytest.mark.parametrize("one_statement", [False, True], ids=["per-lookup", "one-statement"])
 # (a relation's digest and quote are read from its document version's and its unit's rows: store schema 8)
-@pytest.mark.parametrize(("table", "column", "key", "of"), [("relations", "note", "ord", "ord"), ("documents", "digest", "ord", "doc_ord"),
+@pytest.mark.parametrize(("table", "column", "key", "of"), [("relation_rows", "note", "ord", "ord"), ("documents", "digest", "ord", "doc_ord"),
                                                             ("documents", "text", "ord", "doc_ord")])
 def test_a_blob_where_the_compile_writes_text_refuses_the_store_naming_it(tmp_path, one_statement, table, column, key, of):
     """No compile writes a BLOB (every column is text or an integer): a store edited to hold one is refused with a

@@ -106,7 +106,7 @@ def test_the_comparison_sees_one_changed_row(tmp_path):
     grown_by_update(cat, tmp_path / "updated.db")
     compile_store(cat, tmp_path / "changed.db")
     with sqlite3.connect(tmp_path / "changed.db") as c:
-        c.execute("UPDATE relations SET note = 'changed' WHERE ord = 0")
+        c.execute("UPDATE relation_rows SET note = 'changed' WHERE ord = 0")  # (SQLite: the table under the view `relations`)
     with pytest.raises(AssertionError, match="relations"):
         same_rows(rows(tmp_path / "updated.db"), rows(tmp_path / "changed.db"))
 

@@ -34,7 +34,9 @@ def stores(tmp_path):
     forged = tmp_path / "forged.db"
     forged.write_bytes(good.read_bytes())
     con = sqlite3.connect(forged)
-    assert con.execute("UPDATE relations SET object = 'contact:final:field' WHERE id = 'rel-2'").rowcount == 1
+    # (its object as an entity ordinal: the store's ``relation_rows``, read through the view ``relations``)
+    assert con.execute("UPDATE relation_rows SET o = (SELECT ord FROM entities WHERE id = 'contact:final:field') WHERE id = 'rel-2'").rowcount == 1
+    assert con.execute("SELECT object FROM relations WHERE id = 'rel-2'").fetchone() == ("contact:final:field",)
     con.commit()
     con.close()
     return good, forged

@@ -82,7 +82,7 @@ ABOVE_KEPT = 8_192  # audit paths from a tile level up a reader keeps of each ki
 AUDIT, PUBLIC = "", "*"
 
 LOG_TABLES = ("log_info", "log_runs", "log_tiles", "log_checkpoints")
-# (A tile is about 1.5 kB: a WITHOUT ROWID row holds it in the page, whose size the compile sets to 8 kB.)
+# (A tile is about 1.5 kB: a WITHOUT ROWID row holds it in the page, whose size the compile sets: ``chainret.store.sqlite.PAGE_SIZE``.)
 _CREATE = (
     "CREATE TABLE IF NOT EXISTS log_info (key TEXT PRIMARY KEY, value TEXT)",
     "CREATE TABLE IF NOT EXISTS log_runs (principal TEXT, kind TEXT, item_ord INTEGER, idx INTEGER, length INTEGER, "

@@ -450,6 +450,7 @@ class _Writer:
     derives_evidence = False
     # No table of name words: a login could read every row of it, words of labels it may not be shown included.
     keeps_name_words = False
+    packs_relations = False
 
     def __init__(self, conn: Conn) -> None:
         self.conn = conn

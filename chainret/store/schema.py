@@ -47,7 +47,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   (a stale digest, another representation, a quote that is not its span's text) keeps its own
   (``support_column``, ``quote_column``).
   PostgreSQL keeps them all: its row-level security hides a withheld document's row, whose relation the audit
-  still shows.
+  still shows. A SQLite store of schema 10 keeps its relations in ``relation_rows`` by ordinals, read through the
+  view ``relations`` (``RELATION_ROWS``).
 
 The rows are made by one writer, the compiler (``chainret.store.stream.StreamCompile``), for a new store
 and an update alike; they stay there, not here, because most need what only the compiler holds (a
@@ -111,6 +112,8 @@ class Writer(Protocol):
     derives_evidence: bool
     #: Whether the store keeps the words of its names (``chainret.store.namewords``: SQLite's only).
     keeps_name_words: bool
+    #: Whether its relations are ``relation_rows``, read through a view (``RELATION_ROWS``: SQLite's, schema 10).
+    packs_relations: bool
 
 
 TABLES: dict[str, list[str]] = {
@@ -135,16 +138,23 @@ TABLES: dict[str, list[str]] = {
     "relation_quotes": ["rel_ord", "doc_ord", "quote"],
     "identities": ["seq", "principal", "digest"],
 }
+#: A SQLite store's tables in place of ``TABLES``' of the same role: its relations (schema 10), read through the view
+#: ``relations`` (``RELATION_ROWS``).
+SQLITE_TABLES: dict[str, list[str]] = {
+    "relation_rows": ["ord", "id", "s", "p", "o", "source", "document", "version", "representation", "digest", "span_start",
+                      "span_end", "note", "doc_ord", "unit_idx", "defects", "kind"],
+}
 
 INT_COLUMNS = {"ord", "entity_ord", "doc_ord", "order_", "current", "idx", "start_", "end_", "ntok",
-               "unit_ord", "tf", "size", "total_len", "span_start", "span_end", "rel_ord", "seq", "flen", "since"}
+               "unit_ord", "tf", "size", "total_len", "span_start", "span_end", "rel_ord", "seq", "flen", "since",
+               "s", "p", "o", "unit_idx"}
 
 PRIMARY = {
     "meta": "key", "entities": "ord", "names": "key, entity_ord, doc_id", "name_sources": "entity_ord, seq",
     "label_readers": "doc_id, principal", "predicates": "ord", "patterns": "ord", "documents": "ord",
     "readers": "doc_ord, principal", "document_meta": "ord", "views": "ord", "view_docs": "view_name, doc_ord", "units": "ord",
     "postings": "term, unit_ord", "corpus": "view_name, principal", "relations": "ord", "relation_quotes": "rel_ord",
-    "identities": "seq, principal",
+    "identities": "seq, principal", "relation_rows": "ord",  # (relation_rows: ``SQLITE_TABLES``)
 }
 
 INDEXES = [
@@ -186,6 +196,62 @@ SQLITE_WITHOUT = frozenset({"names_key", "names_fold", "names_near", "units_ref"
 #: Schema 7 and 8 keyed ``names`` by its fold first and kept ``names_near`` (type, digits, flen), which copied every
 #: row's key (fold, key, entity, document) beside it: 161 of a 1M-relation store's 1,214 MB (issue 47: a store's size).
 SQLITE_PRIMARY = {"names": "digits, flen, fold, key, entity_ord, doc_id"}
+
+#: A SQLite store of schema 10 (issue 47: a store's size) keeps its relations in ``relation_rows``: subject, predicate and
+#: object as their ``entities`` and ``predicates`` ordinals (``s``, ``p``, ``o``), the unit as its index in the relation's
+#: document version (``unit_idx``: a relation's unit is always in its own version, ``StreamCompile._unit``), and the
+#: kind NULL where it is ``clause`` (nearly every row). ``RELATIONS_VIEW`` reads them back as ``relations`` with the
+#: columns of ``TABLES["relations"]``, so every statement that reads relations reads them as from a PostgreSQL store or
+#: an older SQLite one (SQLite flattens the view into each statement: a lookup by subject and predicate finds their
+#: ordinals by ``entities_id`` and the predicate's row, then reads ``relations_spo`` by them). What no view can do is
+#: search by a unit's ref, which it makes from the version's ref (``relation_in_units``, ``has_unit``), nor take an index hint
+#: (``chainret.store.paircensus``): those few statements name ``relation_rows``. At 1M relations the table and its five
+#: indexes took 272.8 of the store's 988 MB (schema 9), 122.6 now (docs/scaling.md). Reading a relation costs a few
+#: lookups more (its entities' IDs, its predicate's name, its unit's ref): some 7 us a hop statement at 100k relations.
+RELATION_ROWS = "relation_rows"
+
+
+def relation_unit_ref(r: str = "r") -> str:
+    """The unit ref of a ``relation_rows`` row ``r``: its version's ref and its unit index (NULL where it has no unit)."""
+    return f"(SELECT m.ref FROM document_meta m WHERE m.ord = {r}.doc_ord) || '#u' || {r}.unit_idx"
+
+
+RELATIONS_VIEW = (
+    "CREATE VIEW relations AS SELECT r.ord AS ord, r.id AS id, es.id AS subject, pr.name AS predicate, eo.id AS object, "
+    "r.source AS source, r.document AS document, r.version AS version, r.representation AS representation, r.digest AS digest, "
+    "r.span_start AS span_start, r.span_end AS span_end, r.note AS note, r.doc_ord AS doc_ord, "
+    f"{relation_unit_ref()} AS unit_ref, r.defects AS defects, "
+    "coalesce(r.kind, 'clause') AS kind, r.unit_idx AS unit_idx "
+    "FROM relation_rows r JOIN entities es ON es.ord = r.s JOIN predicates pr ON pr.ord = r.p JOIN entities eo ON eo.ord = r.o"
+)
+#: The indexes of ``INDEXES`` a SQLite store of schema 10 builds on ``relation_rows``, by their columns there.
+SQLITE_RELATION_INDEXES = {"relations_id": "id", "relations_object": "o", "relations_unit": "doc_ord, unit_idx"}
+
+
+def relation_row(rel: Sequence[SQLValue], entity_ord: Mapping[str, int], predicate_ord: Mapping[str, int],
+                 unit_idx: int | None) -> Row:
+    """A ``relations`` row (``TABLES["relations"]``'s columns) as ``relation_rows`` keeps it (``RELATION_ROWS``): its
+    subject, predicate and object by ordinal (None where the catalog names none: a compile that finds one refuses
+    the catalog, ``StreamCompile.issues``), its unit by ``unit_idx``, a ``clause`` kind as NULL."""
+    (i, rid, subject, predicate, obj, src, doc, ver, rep, dig, start, end, note, doc_ord, _unit, defects, kind) = rel
+    return (i, rid, entity_ord.get(str(subject)), predicate_ord.get(str(predicate)), entity_ord.get(str(obj)), src, doc, ver, rep, dig,
+            start, end, note, doc_ord, unit_idx, defects, None if kind == "clause" else kind)
+
+
+def relation_in_units(refs: Sequence[str], packed: bool, doc_ords: Callable[[Sequence[str]], Mapping[str, int]],
+                      r: str = "r") -> tuple[str, list[SQLValue]]:
+    """The condition that relation ``r`` is supported in one of the units ``refs``, and its parameters. Where the store's
+    relations are ``packed`` (``RELATION_ROWS``) a unit ref is made by the view, which no index holds, so the condition
+    names the relation's version and unit index instead (``units_by_ref``'s keys, read by ``relations_unit``)."""
+    if not packed:
+        return (f"{r}.unit_ref IN ({', '.join('?' * len(refs))})" if refs else "1 = 0"), list(refs)
+    return (f"({' OR '.join([f'({r}.doc_ord = ? AND {r}.unit_idx = ?)'] * len(refs))})" if refs else "1 = 0"), unit_keys(refs, doc_ords)
+
+
+def has_unit(packed: bool, r: str = "r") -> str:
+    """The condition that relation ``r`` is supported in some unit (``packed``: by ``relation_rows``' own column, not the
+    view's ref, which a subquery makes)."""
+    return f"{r}.unit_idx IS NOT NULL" if packed else f"{r}.unit_ref IS NOT NULL AND {r}.unit_ref <> ''"
 
 
 #: A relation's support columns that a row of schema 8 leaves NULL where its document version's row holds the same.
@@ -286,9 +352,11 @@ def doc_ords_of(rows: Callable[[str, Sequence[SQLValue]], Sequence[tuple[object,
 
 
 def create_statements(*, postgres: bool = False) -> list[str]:
-    """``CREATE TABLE`` statements (indexes come after the bulk load: see ``index_statements``)."""
+    """``CREATE TABLE`` statements (indexes come after the bulk load: see ``index_statements``); a SQLite store's
+    relations are ``relation_rows`` and the view over them (``RELATION_ROWS``), PostgreSQL's the table ``relations``."""
     out = []
-    for table, cols in TABLES.items():
+    tables = TABLES if postgres else {**{t: c for t, c in TABLES.items() if t != "relations"}, **SQLITE_TABLES}
+    for table, cols in tables.items():
         defs = []
         for c in cols:
             typ = ("BIGINT" if postgres else "INTEGER") if c in INT_COLUMNS else "TEXT"
@@ -296,16 +364,17 @@ def create_statements(*, postgres: bool = False) -> list[str]:
         tail = " WITHOUT ROWID" if not postgres and table in ("postings", "readers", "view_docs", "names", "label_readers") else ""
         key = PRIMARY[table] if postgres else SQLITE_PRIMARY.get(table, PRIMARY[table])
         out.append(f"CREATE TABLE {table} ({', '.join(defs)}, PRIMARY KEY ({key})){tail}")
-    return out
+    return out if postgres else [*out, RELATIONS_VIEW]
 
 
 def index_statements(columns: Mapping[str, str] | None = None, *, sqlite: bool = False) -> list[str]:
     """``CREATE INDEX`` statements, run after the bulk load. ``columns`` (index name -> its columns) is a store's
     own choice for some (PostgreSQL keys ``postings`` by reader class too: ``chainret.store.postgres.CLASSED_INDEXES``);
     a SQLite store's are built without ``SQLITE_WITHOUT`` (no read needs them)."""
-    own = columns or {}
+    own = columns or (SQLITE_RELATION_INDEXES if sqlite else {})
     return [
-        f"CREATE {'UNIQUE ' if name in UNIQUE else ''}INDEX IF NOT EXISTS {name} ON {table} ({own.get(name, cols)})"
+        f"CREATE {'UNIQUE ' if name in UNIQUE else ''}INDEX IF NOT EXISTS {name} "
+        f"ON {RELATION_ROWS if sqlite and table == 'relations' else table} ({own.get(name, cols)})"
         for name, table, cols in INDEXES if not (sqlite and name in SQLITE_WITHOUT)
     ]
 

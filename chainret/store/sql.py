@@ -190,6 +190,9 @@ class SQLStore:
         # A SQLite store of schema 9 leaves a label row's type NULL (its entity's); the others' rows hold it, which their
         # indexes (``names_near``: type first) need in a lookup's condition.
         self.names_typed: bool = not (self.kind == "sqlite" and self._meta.get("schema_version") not in ("3", "4", "5", "6", "7", "8"))
+        # A SQLite store of schema 10 keeps its relations by ordinals and reads them through a view
+        # (``schema.RELATION_ROWS``): a relation is searched by its unit's keys, not the ref the view makes.
+        self.packed_relations: bool = self.kind == "sqlite" and self._meta.get("schema_version") not in ("3", "4", "5", "6", "7", "8", "9")
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
         self._narrows: dict[str, bool] = {}  # reader -> ``narrows_views``: asked by every ask, read from a JSON row

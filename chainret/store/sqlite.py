@@ -64,7 +64,7 @@ from chainret.store.hubindex import write_hub_index
 from chainret.store.log import SQLiteLogWriter, append_log
 from chainret.store.paircensus import write_pair_counts
 from chainret.store.namewords import TABLE as NAME_WORDS
-from chainret.store.schema import TABLES, Row, SQLValue, as_int, as_str, create_statements, index_statements, text_pairs
+from chainret.store.schema import SQLITE_TABLES, TABLES, Row, SQLValue, as_int, as_str, create_statements, index_statements, text_pairs
 from chainret.store.sql import Backend, SQLStore
 
 if TYPE_CHECKING:
@@ -73,6 +73,10 @@ if TYPE_CHECKING:
 # with every reader: a cold ``chainret ask`` of a store imported them for nothing (about 5 ms, issue 47).
 
 
+#: A compiled store's page (issue 47: a store's size): a log tile (about 1.5 kB) and a document's text fill 16 kB pages
+#: better than 8 kB ones (a tenth of the log's pages was left empty at 8 kB), and B-tree rows of every table need fewer
+#: interior pages. Set when a compile creates the file; an update's copy keeps its store's.
+PAGE_SIZE = 16_384
 READ_PRAGMAS = ("PRAGMA mmap_size = 2147418112",)  # what every reading connection runs once (module docstring)
 # How often a reader looks at its file for an in-place write (``SQLiteBackend.read_scope``): at most once per this
 # many seconds, at the start of an ask. The ``fstat`` cost about 5 µs of a warm ask at 1M relations (2.5%),
@@ -208,12 +212,13 @@ class SQLiteBackend(Backend):
     # Writer interface (compile / update)
     derives_evidence = True  # a relation's row leaves out what its document version holds (``chainret.store.schema``)
     keeps_name_words = True  # ``chainret.store.namewords``
+    packs_relations = True  # its relations are ``relation_rows`` (``chainret.store.schema.RELATION_ROWS``)
 
     def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None:
         self.conn.execute(sql, tuple(params))
 
     def insert(self, table: str, rows: Iterable[Sequence[SQLValue]]) -> None:
-        cols = TABLES[table]
+        cols = TABLES.get(table) or SQLITE_TABLES[table]
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows)
 
     def close(self) -> None:
@@ -395,16 +400,17 @@ def compile_sqlite(catalog: CompileSource, out: str | os.PathLike[str], *, repla
 def _compile_locked(catalog: CompileSource, out: Path) -> dict[str, int]:
     from chainret.store.compile import compile_into
 
-    with _new_file_for(out) as tmp_path:
+    with _new_file_for(out) as tmp_path, _scratch_beside(out) as build_path:
         tmp_path.unlink()
-        conn = sqlite3.connect(tmp_path)
+        build_path.unlink()
+        conn = sqlite3.connect(build_path)
         conn.close()
-        db = SQLiteBackend(tmp_path, write=True)
+        db = SQLiteBackend(build_path, write=True)
         try:
             c = db.conn
             c.execute("PRAGMA journal_mode = OFF")
             c.execute("PRAGMA synchronous = OFF")
-            c.execute("PRAGMA page_size = 8192")
+            c.execute(f"PRAGMA page_size = {PAGE_SIZE}")
             c.execute("BEGIN")
             for stmt in create_statements():
                 c.execute(stmt)
@@ -416,6 +422,7 @@ def _compile_locked(catalog: CompileSource, out: Path) -> dict[str, int]:
             append_log(SQLiteLogWriter(c))  # the per-viewer log (chainret.store.log), after the indexes its reads use
             c.execute("COMMIT")
             c.execute("ANALYZE")
+            c.execute("VACUUM INTO ?", (str(tmp_path),))  # (the store, its pages full: ``_scratch_beside``)
         except sqlite3.DatabaseError as exc:
             raise _write_error(exc, out, "compile") from None
         finally:
@@ -438,6 +445,28 @@ def _write_error(exc: sqlite3.DatabaseError | OSError, out: Path, doing: str) ->
         need = " (an update writes a copy of the store beside it: that much free space and more)" if doing == "update" else ""
         return StoreError(f"cannot {doing} {out}: the disk is full ({reason}); {state}. Free space{need} and run it again")
     return StoreError(f"cannot {doing} {out}: the disk failed a write ({reason}); {state}")
+
+
+@contextlib.contextmanager
+def _scratch_beside(out: Path) -> Iterator[Path]:
+    """A temporary file beside ``out`` that a compile builds the store in, removed when the block ends (a killed
+    writer's: ``_leftovers``); the store itself is the scratch file copied whole (``VACUUM INTO``, one sequential
+    write). Why a copy: the compile inserts ``names`` and ``postings`` out of their keys' order and a tile
+    of the log at a time, so their B-tree pages are left part-empty (about a tenth of those tables), which a
+    copy in key order fills; at ``PAGE_SIZE`` the log's 1.5 kB tiles fill a page too. The compile needs twice the
+    store's size free beside it while it runs."""
+    import tempfile
+
+    try:
+        fd, scratch = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise StoreError(f"cannot write a new store file beside {out}: {exc.strerror}") from None
+    try:
+        yield Path(scratch)
+    finally:
+        for path in (Path(scratch), *(Path(f"{scratch}{s}") for s in ("-journal", "-wal", "-shm"))):
+            path.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

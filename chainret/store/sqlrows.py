@@ -107,6 +107,7 @@ class RowSource(ViewCatalog, Protocol):
     db: Backend
     kind: str  # "sqlite" or "postgres": where a statement must name a collation (``SQLView.census``)
     name_sources: bool  # schema 6: each label's declaring document is kept (``chainret.store.schema.entity_rows``)
+    packed_relations: bool  # schema 10 (SQLite): relations by ordinals, through a view (``chainret.store.schema.RELATION_ROWS``)
     _known_ids: set[str]
     _entities: dict[str, Entity | None]  # entity records by id (``SQLStore.entity``'s cache)
     _rows_cache: dict[str, RelRow | None]  # relation rows by id, read when asked for (PostgreSQL's hop statement primes it)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, cast
 from chainret.core.codes import DefectCode
 from chainret.catalog.names import NameLookup
 from chainret.store.base import view_codes
-from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str, units_by_ref
+from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str, has_unit, relation_in_units, units_by_ref
 from chainret.store.rowdecode import (
     CACHE_MAX, SQLRow, StatusRow, _bounded, _entity, _reasons, _unit, anchor_of, rel_row_of, rel_rows, status_rows,
 )
@@ -208,9 +208,8 @@ class SQLView:
         return _unit(rows[0]) if rows else None
 
     def relations_in_unit(self, unit_ref: str) -> list[Relation]:
-        rows = rel_rows(self.store.db.rows(
-            f"SELECT {REL_COLS}, {QUOTE} FROM relations r WHERE r.unit_ref = ?", (unit_ref,)
-        ))
+        in_unit, up = relation_in_units([unit_ref], self.store.packed_relations, self.store.doc_ords)
+        rows = rel_rows(self.store.db.rows(f"SELECT {REL_COLS}, {QUOTE} FROM relations r WHERE {in_unit}", up))
         return [self.store._relation_model(r) for r in sorted(rows, key=lambda r: (r.span_start, r.id))]
 
     def current_relations(self, subject: str, predicate: str) -> list[Relation]:
@@ -243,7 +242,8 @@ class SQLView:
     def _read_rels(self, want: Sequence[str]) -> dict[str, list[Rel]]:
         """The relations supported in each unit of ``want``, read now (and cached): callers use the
         result, not the cache, which another thread may clear in between (``_bounded``)."""
-        rows = self._status_rows(f"r.unit_ref IN ({_marks(want)}) AND " + READABLE.format(col="r.doc_ord"), (*want, *self._vp()))
+        in_units, up = relation_in_units(want, self.store.packed_relations, self.store.doc_ords)
+        rows = self._status_rows(f"{in_units} AND " + READABLE.format(col="r.doc_ord"), (*up, *self._vp()))
         # (``_status_rows`` adds the ``within`` condition)
         grouped: dict[str, list[Rel]] = {ref: [] for ref in want}
         for r in sorted(rows, key=lambda r: r.id):
@@ -287,8 +287,12 @@ class SQLView:
 
         path, pp = not_in("r.object", on_path)
         left, lp = not_in("r.object", followed)
+        packed = self.store.packed_relations
         unseen, up = not_in("r.unit_ref", returned)
-        where = f"r.subject = ? AND r.predicate = ? AND r.defects = '' AND r.unit_ref IS NOT NULL AND r.unit_ref <> '' AND {readable}{path}"
+        if packed and returned:  # (the unit's keys, not the ref the view makes; a ref of no unit matches no row: NULL)
+            in_units, keys = relation_in_units(returned, packed, self.store.doc_ords)
+            unseen, up = f" AND NOT coalesce({in_units}, 0)", tuple(cast("list[str]", keys))
+        where = f"r.subject = ? AND r.predicate = ? AND r.defects = '' AND {has_unit(packed)} AND {readable}{path}"
         wp = (subject, predicate, *rp, *pp)
         binary = 'COLLATE "C"' if self.store.kind == "postgres" else "COLLATE BINARY"  # Python's order of ids
         # (count(DISTINCT) sorts its values: byte order, the same equality, at a fraction of a locale's comparisons)

@@ -71,8 +71,8 @@ from chainret.catalog.models import (
 from chainret.catalog.readable import reader_entity, reader_since, reader_view_pairs, reader_views
 from chainret.core.progress import Progress, no_progress
 from chainret.store.namewords import NameWords
-from chainret.store.schema import (LABEL_READERS_SQL, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows,
-                                   predicate_row, doc_ords_of, units_by_ref)
+from chainret.store.schema import (LABEL_READERS_SQL, RELATION_ROWS, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows,
+                                   predicate_row, doc_ords_of, relation_row, units_by_ref)
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as ``reader_catalog`` is asked)
@@ -230,6 +230,8 @@ class StreamCompile:
                  progress: Progress = no_progress, *, refuse_invalid: bool = True, stored: Mapping[str, int] | None = None) -> None:
         self.w, self.file, self.progress, self.refuse_invalid = w, file, progress, refuse_invalid
         self.derives = w.derives_evidence  # (schema 8: ``relation`` leaves out what the document version holds)
+        # (schema 10: a SQLite store's relations by ordinals, ``schema.RELATION_ROWS``)
+        self.rel_table = RELATION_ROWS if w.packs_relations else "relations"
         # the words of the names this write adds (``chainret.store.namewords``; a SQLite store's only)
         self.words: NameWords | None = NameWords() if w.keeps_name_words else None
         # An update (``compile.update_into``): how many records of each section the store holds already. They are
@@ -246,6 +248,7 @@ class StreamCompile:
         self.ent_type: list[str] = []
         self.types_known: set[str] = set()
         self.preds: dict[str, Predicate] = {}
+        self.pred_ord: dict[str, int] = {}
         self.pred_list: list[Predicate] = []
         self.docs: dict[str, _Doc] = {}
         self.views: list[View] = []
@@ -264,7 +267,7 @@ class StreamCompile:
         # ``relation_defects`` reads only the slice of a Catalog that ``_Index`` answers (its docstring).
         self.index = cast(Catalog, _Index(self))
         self._buffers = _Buffers(w, "entities", "names", "name_sources", "predicates", "patterns", "documents", "readers", "document_meta",
-                                 "views", "view_docs", "relations", "relation_quotes")
+                                 "views", "view_docs", self.rel_table, "relation_quotes")
         self.rows = self._buffers.rows
         self._spill_dir = tempfile.mkdtemp(prefix="chainret-compile-", dir=spill_dir)
         self.spill: dict[str, IO[bytes]] = {s: open(os.path.join(self._spill_dir, s), "w+b") for s in SECTIONS}  # noqa: SIM115
@@ -348,6 +351,7 @@ class StreamCompile:
         i = self._keyed("predicates", p.name, "name")
         if p.name not in self.preds:
             self.preds[p.name] = p
+            self.pred_ord[p.name] = i
         self.pred_list.append(p)
         if self._new("predicates", i):
             self.rows["predicates"].append(predicate_row(i, p))
@@ -444,6 +448,7 @@ class StreamCompile:
                       f"expected a declared predicate ({', '.join(sorted(preds))}), found {r.predicate!r}{did_you_mean(r.predicate, preds)}")
         ref = sup.doc_ref
         d = self.docs.get(ref)
+        uidx: int | None = None
         uref: str | None = None
         if d is None:
             self._err(self.rel_issues, "dangling_reference", where, "support",
@@ -454,7 +459,8 @@ class StreamCompile:
                           f"expected a span within the document's {d.size} characters, found {list(sup.span)}")
             new = self._new("relations", i)
             # (a stored relation's unit is in its row already; a prose one's is indexed with the IDs its quote names)
-            uref = self._unit(d, sup.span) if new or sup.kind == "prose" else None
+            uidx = self._unit(d, sup.span) if new or sup.kind == "prose" else None
+            uref = None if uidx is None else unit_ref(d.ref, uidx)
             for cls in self.classes:
                 if self._reads(d, cls):
                     known = self.known[cls]
@@ -469,13 +475,15 @@ class StreamCompile:
         if self._new("relations", i):
             own = d is None or not self.derives or _own_support(sup, d.support)
             support = (sup.source, sup.document, sup.version, sup.representation, sup.digest) if own else (None,) * 5
-            self.rows["relations"].append((i, r.id, r.subject, r.predicate, r.object, *support, sup.span[0], sup.span[1],
-                                           r.note, doc, uref, self._defects(r), sup.kind))
+            row = (i, r.id, r.subject, r.predicate, r.object, *support, sup.span[0], sup.span[1], r.note, doc, uref, self._defects(r), sup.kind)
+            if self.rel_table == RELATION_ROWS:
+                row = relation_row(row, ents, self.pred_ord, uidx)
+            self.rows[self.rel_table].append(row)
             if d is None or not self.derives or _own_quote(sup.quote, self.text(d), sup.span):
                 self.rows["relation_quotes"].append((i, doc, sup.quote))
             self._flush(full_only=True)
         elif sup.kind == "prose" and {r.subject, r.object} & self.relabelled:  # (whether its quote names them: their labels)
-            self.w.execute("UPDATE relations SET defects = ? WHERE ord = ?", (self._defects(r), i))
+            self.w.execute(f"UPDATE {self.rel_table} SET defects = ? WHERE ord = ?", (self._defects(r), i))
         self._spill("relations", -1 if doc is None else doc, r)
 
     def _defects(self, r: Relation) -> str:
@@ -546,8 +554,9 @@ class StreamCompile:
             self._remember(d.ord, hit)
         return hit
 
-    def _unit(self, d: _Doc, span: tuple[int, int]) -> str | None:
-        """The ref of the unit whose offsets contain ``span`` (as ``Catalog.supporting_unit``)."""
+    def _unit(self, d: _Doc, span: tuple[int, int]) -> int | None:
+        """The index of the unit whose offsets contain ``span`` (as ``Catalog.supporting_unit``; its ref is ``unit_ref``
+        of the version's and this)."""
         hit = self._spans.get(d.ord)
         if hit is None:
             spans = unit_spans(self.text(d))
@@ -557,7 +566,7 @@ class StreamCompile:
         spans, starts = hit
         start, end = span
         i = bisect.bisect_right(starts, start) - 1
-        return unit_ref(d.ref, i + 1) if i >= 0 and spans[i][0] <= start and end <= spans[i][1] else None
+        return i + 1 if i >= 0 and spans[i][0] <= start and end <= spans[i][1] else None
 
     def entity_names(self, ordinal: int) -> tuple[str, list[str]]:
         hit = self._names.get(ordinal)

@@ -178,9 +178,11 @@ def test_a_codeowners_line_is_its_rule(world: Path, words: str) -> None:
 # -- a typo that is a whole word more ----------------------------------------------------------------------------------
 def test_a_short_word_more_is_no_typo_of_a_name(world: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """"the components of online services in": "in" is within the typo bound of "Online Services", and read as one the
-    question answered with everything Online Services owns (its "systems ... in" dropped). The negative control: the
-    guard off, the wrong answer comes back."""
-    words = "what systems are the components of online services in"
+    question answered with everything Online Services owns (its "systems ... in" dropped); it now reads as the systems of
+    the components it owns (a typed hop: tests/test_ask_typed_hops.py). The negative control: the guard off, the wrong
+    answer comes back."""
+    assert answer_names("what systems are the components of online services in", world) == {D + "game"}
+    words = "what does online services in own"  # the word more, with no reading of its own to take it
     assert unread(words, world)
     assert answer_names("who is on online servces", world) == {D + "kenji-watanabe", D + "olu-adeyemi"}  # a real typo still reads
     monkeypatch.setattr(understand_mod, "_word_more", lambda *a: False)

@@ -45,6 +45,7 @@ from chainret.trace.model import SCHEMA_VERSION, CHAIN_SCHEMA_VERSION, Budget, H
 
 if TYPE_CHECKING:
     from networkx import MultiDiGraph
+    from chainret.engine.reader import Rel
 
 
 def catalog_graph(catalog: CatalogReader | Catalog | str | os.PathLike[str] | None, view: str | None = None, principal: str = "public") -> MultiDiGraph:
@@ -379,10 +380,8 @@ def _run(
         budget = fanout_budget(budget, [p not in world.functional for p in interp.predicates], ceiling)
     run, paths = run_set(world, interp.start_id, interp.predicates, budget, backtrack=backtrack, sets=many, stating_first=sets)
     typed = None
-    if interp.answer_types and paths:  # "which components does X own": the answers of the head noun's types only
-        ends = cv.entities_of(sorted({p[-1].object for p in paths}))
-        typed = [p for p in paths if p[-1].object in ends and ends[p[-1].object].type in interp.answer_types]
-        paths = typed
+    if (interp.answer_types or any(interp.hop_types)) and paths:  # "which components does X own": the head noun's types
+        paths = typed = _typed_paths(paths, interp, cv)
     path = paths[0] if paths else None
     eff = run.budget  # ``effective_budget``, computed once by the run
     packet = None
@@ -403,7 +402,8 @@ def _run(
             packet = None
             path = None
     reason = None if path is not None else overall_reason(run.failures, run.hops) if typed is None else Refusal(
-        code=RefusalCode.NO_SUPPORTED_RELATION, message=f"none of the answers is of type {', '.join(interp.answer_types)}")
+        code=RefusalCode.NO_SUPPORTED_RELATION, message="no path goes through values of the types its nouns name: "
+        + ", ".join(f"hop {k + 1}: {'|'.join(ts)}" for k, ts in enumerate(interp.typed_hops()) if ts))
     units: dict[str, str | None] | None = None
     if required_anchors is not None:
         required = list(required_anchors)
@@ -431,6 +431,16 @@ def _run(
         rows_used=eff.max_rows - run.rows_left,
         meta=meta,
     )
+
+
+def _typed_paths(paths: list[list[Rel]], interp: Interpretation, cv: ViewReader) -> list[list[Rel]]:
+    """The paths whose every typed hop reaches a value of its types ("which components does X own": what X owns, of
+    the components; "the systems of X's components": through X's components only). Every path is kept by the set run,
+    so a value reached through a component and through an API keeps its path through the component."""
+    want = interp.typed_hops()
+    ends = cv.entities_of(sorted({r.object for p in paths for k, r in enumerate(p) if want[k]}))
+    return [p for p in paths if all(not want[k] or (r.object in ends and ends[r.object].type in want[k])
+                                    for k, r in enumerate(p))]
 
 
 def overall_reason(failures: Sequence[Refusal], hops: Sequence[Hop]) -> Refusal:

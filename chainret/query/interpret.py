@@ -12,7 +12,7 @@ entities the principal may know (did you mean), never others.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
@@ -166,7 +166,7 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """The one composed reading of a request whose slot is an inner request (``chainret.query.nested``), an
     ``ambiguous_reading`` refusal when its readings differ, or None when it has none."""
     from chainret.query.lexicon import lexicon
-    from chainret.query.nested import head_nouns, nested_readings, slot_head  # (only for a request the flat readings did not read)
+    from chainret.query.nested import head_nouns, lone_head, nested_readings, slot_head  # (only for a request the flat readings did not read)
 
     specs = pattern_specs(cv.catalog)
     vocab = lexicon(cv.catalog).vocabulary(specs)
@@ -178,21 +178,31 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
     types = [t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)]
     heads = head_nouns(specs, list(dict.fromkeys(types)))
     found = nested_readings(request, specs, vocab, lambda text: interpret(text, cv, depth=depth + 1), range_of, heads)
-    options: dict[tuple[tuple[str, ...], str], Inner] = {}
+    options: dict[tuple[tuple[str, ...], str, tuple[tuple[str, ...], ...]], tuple[Inner, list[list[str]]]] = {}
     for n in found:
         # "the resources that X depends on" read as "what does X depend on": where the outer chain goes on from
-        # what is not a resource, every answer of the inner chain must be one
+        # what is not a resource, every answer of the inner chain must be one; or, where they are of several types
+        # ("Client Tech's components": what it owns), the chain goes on from those of the noun's types only
         head = slot_head(n.slot_words)
-        if not _head_holds(head, n.interpretation, cv, n.outer_pattern.predicates[0]) or not _head_said(head, n.question, cv):
+        then = n.outer_pattern.predicates[0]
+        if not _head_said(head, n.question, cv):
             continue
-        if _returns((*n.interpretation.predicates, *n.outer_pattern.predicates), cv):
+        typed = n.interpretation.typed_hops()
+        if not _head_holds(head, n.interpretation, cv, then):
+            kept = _head_among(head, n.interpretation, cv, then) if head is not None and lone_head(n.slot_words) else []
+            if not kept:
+                continue
+            typed[-1] = [t for t in typed[-1] if t in kept] if typed[-1] else kept
+        chain = (*n.interpretation.predicates, *n.outer_pattern.predicates)
+        if _returns(chain, cv):
             continue
-        options.setdefault(((*n.interpretation.predicates, *n.outer_pattern.predicates), n.interpretation.start_id), n)
+        hops = _needed(chain, [*typed, *([] for _ in n.outer_pattern.predicates)], cv)
+        options.setdefault((chain, n.interpretation.start_id, tuple(tuple(t) for t in hops)), (n, hops))
     if not options:
         return None
     if len(options) > 1:
-        return _ambiguous_reading([(" → ".join(chain), start) for chain, start in options])
-    (chain, start), n = next(iter(options.items()))
+        return _ambiguous_reading([(" → ".join(chain), start) for chain, start, _ in options])
+    (chain, start, _), (n, hops) = next(iter(options.items()))
     inner = n.interpretation
     record = [
         WordMatch(words=n.slot_words, part="pattern", how="nested", target=n.outer_phrasing),
@@ -213,8 +223,23 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
         principal=cv.principal,
         reading="nested",
         match=record,
+        answer_types=[],
+        hop_types=hops if any(hops) else [],
     )
     return Reading(interpretation=interp)
+
+
+def _needed(chain: Sequence[str], hops: list[list[str]], cv: ViewReader) -> list[list[str]]:
+    """Each hop's types where they say something: a hop's types that hold every value the hop may go on with (its
+    range, and the next predicate's domain) are dropped, so that one chain typed and not typed reads as one."""
+    out: list[list[str]] = []
+    for k, types in enumerate(hops):
+        pred = cv.predicate(chain[k])
+        may = set(pred.range_types if pred is not None else ())
+        if k + 1 < len(chain) and (nxt := cv.predicate(chain[k + 1])) is not None:
+            may &= set(nxt.domain_types)
+        out.append(sorted(t for t in types if t in may) if types and not may <= set(types) else [])
+    return out
 
 
 def _returns(chain: tuple[str, ...], cv: ViewReader) -> bool:
@@ -250,29 +275,44 @@ def _head_holds(noun: str | None, interp: Interpretation, cv: ViewReader, then: 
         return True
     if not ends & named:  # the chain never ends at the noun's type: an empty walk must not hold it ("Alice's teams" as
         return False  # "what does Alice own", where Alice owns nothing)
-    frontier = {interp.start_id}
-    for name in interp.predicates:
-        frontier = {r.object for s in frontier for r in cv.current_relations(s, name)}
-        if len(frontier) > HEAD_CHECK_MAX:
-            return False
+    frontier = _reached(interp, cv)
+    if frontier is None:
+        return False
     found = cv.entities_of(sorted(frontier))
     return len(found) == len(frontier) and all(e.type in named for e in found.values())
 
 
-def _head_among(noun: str, interp: Interpretation, cv: ViewReader) -> list[str]:
-    """The types of the noun's that a chain's answers are among, where they are of several (``_head_holds`` said no):
-    the noun's types the chain may end at, where the walk from the start entity (as ``_head_holds`` walks) reaches at
-    least one entity of them and at most ``HEAD_CHECK_MAX`` at a hop; else none (the reading is not taken). The
-    answers are then those of the types (``chainret.pipeline.ask``), never the others shown as the noun's."""
-    pred = cv.predicate(interp.predicates[-1])
-    named = _head_types(noun, cv) & set(pred.range_types if pred is not None else ())
-    if not named:
-        return []
+def _reached(interp: Interpretation, cv: ViewReader) -> set[str] | None:
+    """The values the chain reaches from its start entity in the view (over the relations the principal may read, as the
+    engine advances), a typed hop keeping the values of its types only (``Interpretation.typed_hops``); None where a hop
+    reaches more than ``HEAD_CHECK_MAX`` (the check is not made: the reading is not taken)."""
     frontier = {interp.start_id}
-    for name in interp.predicates:
+    for name, types in zip(interp.predicates, interp.typed_hops(), strict=True):
         frontier = {r.object for s in frontier for r in cv.current_relations(s, name)}
         if len(frontier) > HEAD_CHECK_MAX:
-            return []
+            return None
+        if types:
+            found = cv.entities_of(sorted(frontier))
+            frontier = {i for i in frontier if i in found and found[i].type in types}
+    return frontier
+
+
+def _head_among(noun: str, interp: Interpretation, cv: ViewReader, then: str | None = None) -> list[str]:
+    """The types of the noun's that a chain's answers are among, where they are of several (``_head_holds`` said no):
+    the noun's types the chain may end at (and, with ``then``, that the predicate ``then`` goes on from), where the walk
+    from the start entity (``_reached``) reaches at least one entity of them and at most ``HEAD_CHECK_MAX`` at a hop;
+    else none (the reading is not taken). The answers are then those of the types (``Interpretation.typed_hops``,
+    ``chainret.pipeline.ask``), never the others shown as the noun's."""
+    pred = cv.predicate(interp.predicates[-1])
+    named = _head_types(noun, cv) & set(pred.range_types if pred is not None else ())
+    if then is not None:
+        nxt = cv.predicate(then)
+        named &= set(nxt.domain_types if nxt is not None else ())
+    if not named:
+        return []
+    frontier = _reached(interp, cv)
+    if frontier is None:
+        return []
     found = cv.entities_of(sorted(frontier))
     return sorted(named) if any(e.type in named for e in found.values()) else []
 

@@ -92,6 +92,8 @@ def agreement_variants(text: str, vocab: set[str]) -> list[str]:
             new[i] = ws[i].lower().replace(w, _AGREE[w])
     if new != ws:
         out.append(new)
+        if low[0] in ("which", "what") and len(ws) > 3 and low[2] in _AGREE and _singular(low[1]) != low[1]:
+            out.append([ws[0], _singular(ws[1]), *new[2:]])  # "which systems are X in" -> "which system is X in"
     if low[0] in ("which", "what", "who") and len(ws) > 2:
         head = 1 if low[0] != "who" else 0
         verb = head + 1
@@ -290,6 +292,25 @@ def slot_head(slot: str) -> str | None:
     return modified
 
 
+def lone_head(slot: str) -> bool:
+    """Whether the head noun of a slot's noun phrase (``slot_head``) is said alone, no other word in its part of the
+    phrase ("Client Tech's components", "the APIs that X owns"; not "X's core components", "call APIs that X owns"):
+    a reading that keeps only the noun's types of what it reaches says what the noun says, and nothing is left unread."""
+    toks = [t.lower() for t in words(plural_possessives(slot))]
+    while toks and toks[0] in _DETERMINERS:
+        toks = toks[1:]
+    head = slot_head(slot)
+    if head is None:
+        return False
+    pos = next((i for i, w in enumerate(toks[:-1]) if w.endswith("'s")), None)
+    if pos is not None:
+        return pos == len(toks) - 2
+    rel = _relative_at(toks)
+    if rel is not None:
+        return rel == 1
+    return toks[0] == head or toks[-1] == head
+
+
 def headless(text: str) -> tuple[str, list[str]] | None:
     """"which components depend on X" as ("components", ["what depend on X", "what depends on X"]): the question
     without its head noun, its verb in either number, to be read only where the noun's type is checked against
@@ -340,7 +361,13 @@ def nested_readings(
     out: list[Inner] = []
     asked: dict[str, Any] = {}  # an inner question read once, whatever outer phrasing it fills
     request = _LEAD_CONTRACTION.sub(r"\1 is", _trailing_fillers_off(plural_possessives(request)))
-    for text in [request, *agreement_variants(request, vocab)]:
+    said = [request, *agreement_variants(request, vocab)]
+    # "what" and "which" ask the same before a head noun and a verb of being or doing ("what systems are X in"): the
+    # phrasings say one or the other
+    said += [re.sub(r"^(\s*)(what|which)\b", lambda m: m.group(1) + ("which" if m.group(2).lower() == "what" else "what"), t,
+                    flags=re.IGNORECASE) for t in said if len(t.split()) > 3 and _heads(t.split()[1], heads or frozenset())
+              and t.split()[2].lower() in {*_AGREE, *_AGREE.values()}]
+    for text in dict.fromkeys(said):
         for m in outer_matches(text, specs):
             questions = [a for q in inner_questions(m.slot_text, heads) for a in [q, *agreement_variants(q, vocab)]]
             for q in questions[:INNER_MAX]:

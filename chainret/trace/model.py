@@ -177,6 +177,19 @@ class Interpretation(_Model):
     # the types the question's head noun names, where the chain's answers are of several ("which components does X own":
     # what X owns, of the components); the answers are those of these types. Omitted when empty (every answer).
     answer_types: list[str] = Field(default_factory=_new_list)
+    # the types a hop's values must be of before the chain goes on, one list per predicate (empty: any), where a noun
+    # said mid-chain names fewer types than the hop reaches ("the systems of Client Tech's components": what it owns,
+    # of the components, then their systems). Omitted when no hop is typed.
+    hop_types: list[list[str]] = Field(default_factory=_new_list)
+
+    def typed_hops(self) -> list[list[str]]:
+        """The types each hop's value must be of (empty: any), one list per predicate: ``hop_types``, and the head
+        noun's ``answer_types`` at the last hop (the one home of how the two combine)."""
+        out = [list(ts) for ts in self.hop_types[: len(self.predicates)]]
+        out += [[] for _ in self.predicates[len(out):]]
+        if self.answer_types and out:
+            out[-1] = [t for t in out[-1] if t in self.answer_types] if out[-1] else list(self.answer_types)
+        return out
 
     @model_serializer(mode="wrap")
     def _omit_literal(self, handler: Callable[[Any], Any]) -> Any:
@@ -188,6 +201,8 @@ class Interpretation(_Model):
                 data.pop("match", None)
             if not data.get("answer_types"):
                 data.pop("answer_types", None)
+            if not any(data.get("hop_types") or ()):
+                data.pop("hop_types", None)
         return data
 
 

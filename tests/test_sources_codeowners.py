@@ -233,3 +233,29 @@ def test_glob_rules_and_dunder_files_are_answerable(tmp_path: Path) -> None:
     assert path_of("Who owns lib/a/b/c.js?", out)[2] == E + "team.acme.js"
     assert path_of("Who owns pkg/__init__.py?", out)[2] == E + "team.acme.all"
     assert path_of("Who owns README.md?", out)[1] == "rule:acme:readme.md-95e0a42d"  # control: a plain ID is unchanged
+
+
+def test_a_code_owners_files_are_those_whose_last_matching_rule_names_them(tmp_path: Path) -> None:
+    """"which files is @ana a code owner of": each rule naming her, then the files it is the last match of; a file a later
+    rule takes over is not hers (the negative control: the same file under the rule that names her first)."""
+    root = tmp_path / "tree"
+    (root / "docs" / "api").mkdir(parents=True)
+    for name in ("docs/guide.md", "docs/api/ref.md", "main.py"):
+        (root / name).write_text("x\n", encoding="utf-8")
+    (root / "CODEOWNERS").write_text("* @acme/all\n/docs/ @ana\n/docs/api/ @acme/api\n", encoding="utf-8")
+    out = tmp_path / "cat.yaml"
+    imported(root, out, ["codeowners"])
+
+    def files(words: str) -> set[str]:
+        trace = ask(words, out)
+        assert trace.outcome == "accepted_path", (words, trace.reason)
+        assert verified(trace, out) == "verified"
+        return {i.partition(":")[2].partition(":")[2] for i in ({a.id for a in trace.answers} if trace.answers else
+                                                                {(trace.path_ids or [""])[-1]})}
+
+    ana = files("which files is @ana a code owner of")
+    assert len(ana) == 1 and next(iter(ana)).startswith("docs-guide.md")  # not docs/api/ref.md: /docs/api/ is its last match
+    assert files("which files does @ana review") == ana
+    assert files("which files does the /docs/ rule govern") == ana
+    assert len(files("which files is @acme/api a code owner of")) == 1
+    assert ask("which files is @nobody a code owner of", out).outcome != "accepted_path"

@@ -112,6 +112,13 @@ PATH_PATTERNS: list[tuple[str, str, list[str], list[str], str]] = [
     ("rule_owners", co.RULE_TYPE, ["code_owned_by"], ["who are the code owners of {rule}", "who is the code owner of {rule}"], ""),
     ("code_owned", co.OWNER_TYPE, ["code_owner_of"],
      ["which codeowners rules name {codeowner}", "what is {codeowner} code owner of"], ""),
+    ("rule_paths", co.RULE_TYPE, ["governs"], ["which files does {rule} govern", "which paths does {rule} govern"],
+     "the files a CODEOWNERS rule is the last match of"),
+    # a code owner's files: those whose last matching rule names them (a change to one asks them for review)
+    ("code_owned_paths", co.OWNER_TYPE, ["code_owner_of", "governs"],
+     ["which files is {codeowner} a code owner of", "which paths is {codeowner} a code owner of",
+      "which files does {codeowner} review"],
+     "the files a code owner reviews: each rule that names them, then the files it is the last match of"),
 ]
 CODEOWNERS_PREDICATES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], str]] = {
     "code_owned_by": ("many", (co.RULE_TYPE,), (co.OWNER_TYPE,), "a CODEOWNERS rule's owners (@user, @org/team, e-mail)"),

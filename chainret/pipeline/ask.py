@@ -157,7 +157,8 @@ def ask(
         # maybe a coverage ask ("which components have no owner", "which APIs does nobody consume": "nobody" names nothing)
         unknown = reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY
         if (reading.outcome == "no_pattern" or unknown) and cv is not None:
-            from chainret.query.gaps import read_absence_request, read_contrast_request, read_gap_request, read_neither_request
+            from chainret.query.gaps import (read_absence_request, read_contrast_request, read_gap_request, read_neither_request,
+                                             read_scoped_request)
 
             words_ = when.rest if when is not None else request
             gap = read_gap_request(words_) if reading.outcome == "no_pattern" else None
@@ -177,6 +178,10 @@ def ask(
                 from chainret.pipeline.ownership import contrast_trace
 
                 gaps = contrast_trace(contrast, cat, cv, principal, base, budget, meta)
+            elif scoped := read_scoped_request(words_):  # "unowned components in system S", "which of G's APIs ..."
+                from chainret.pipeline.ownership import scoped_trace
+
+                gaps = scoped_trace(scoped, cat, cv, principal, base, budget, meta)
         if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
             trace = gaps
         elif reading.interpretation is None:

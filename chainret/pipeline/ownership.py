@@ -30,7 +30,7 @@ from chainret.query.declared import Declarations, declared_of
 from chainret.sources.backstage import OWNER_REQUIRED
 from chainret.sources.codeowners import NO_OWNERS_NOTE, rule_of_unit
 from chainret.store import resolve_catalog
-from chainret.query.gaps import PEOPLE_TYPE_WORDS, AbsenceRequest, ContrastRequest, GapRequest
+from chainret.query.gaps import PEOPLE_TYPE_WORDS, AbsenceRequest, ContrastRequest, GapRequest, ScopedRequest
 from chainret.store.base import CatalogReader, ViewReader, recompile_advice
 from chainret.trace.model import Budget, Completeness, Packet, PacketItem, SetAnswer, Trace
 
@@ -272,6 +272,85 @@ def contrast_trace(asks: ContrastRequest, cat: CatalogReader, cv: ViewReader, pr
     section = {"kind": "without_but_with", "types": sorted(_subject_types(lacking[1], lacking[0])), "lacks": lacking[1],
                "denied": denied[1], "view": cv.shown_name}
     return _rows_trace(rows, section, cv, base, budget, meta)
+
+
+# Type nouns that name no type: the ask's own types stand ("anything in S with no owner": every owned type in S).
+_ANY_TYPE = frozenset({"anything", "something", "everything", "stuff", "thing", "things", "entity", "entities", "what"})
+
+
+def scoped_trace(splits: list[ScopedRequest], cat: CatalogReader, cv: ViewReader, principal: str, base: Mapping[str, Any],
+                 budget: Budget, meta: dict[str, object]) -> Trace | None:
+    """A coverage ask over part of the catalog ("unowned components in system S", "which of G's APIs have no consumers",
+    ``chainret.query.gaps.read_scoped_request``): the ask's rows that are members of its scope, each citing its own
+    proof and the relations that put it in the scope. Only where exactly one split reads (the ask by its grammar, the
+    scope by the interpreter as a set of the ask's type noun, ``scope_members``); else None (the request stays
+    unread). ``meta.coverage``: the ask's section and the scope's chain (``kind: within``)."""
+    read: dict[tuple[str, tuple[str, ...], str], tuple[list[Gap], dict[str, Any]]] = {}
+    for split in splits:
+        found = gap_rows(split.ask, cat, cv, principal) if isinstance(split.ask, GapRequest) else absence_rows(split.ask, cat, cv, principal)
+        if found is None:
+            continue
+        rows, section = found
+        if not _names_rows(split.noun, _subject_types(section, rows), cv):
+            continue  # "which teams own nothing in S": the scope's noun ("nothing") is not what the rows are
+        within = scope_members(split.scope, _subject_types(section, rows) or {g.type for g in rows}, cv)
+        if within is None:
+            continue
+        scope, members = within
+        kept = [g.model_copy(update={"cites": [*g.cites, *members[g.id]]}) for g in rows if g.id in members]
+        key = (repr(sorted(section.items())), tuple(scope["predicates"]), scope["start_id"])
+        read.setdefault(key, (kept, {"kind": "within", "types": section.get("types", []), "ask": section,
+                                     "scope": scope, "view": cv.shown_name}))
+    if len(read) != 1:
+        return None
+    (rows, section), = read.values()
+    return _rows_trace(rows, section, cv, base, budget, meta)
+
+
+def _names_rows(noun: str, types: set[str], cv: ViewReader) -> bool:
+    """Whether a scope's head noun names the types an ask's rows are of ("components", "sub-teams": groups), or names no
+    type at all ("anything": the ask's own types stand)."""
+    from chainret.query.lexicon import type_words
+    from chainret.query.nested import _singular
+
+    if noun in _ANY_TYPE:
+        return True
+    said = {noun, _singular(noun), noun.removeprefix("sub-"), _singular(noun.removeprefix("sub-")), *PEOPLE_TYPE_WORDS.get(noun, ())}
+    return bool(types) and all(said & type_words(t) for t in types)
+
+
+def scope_members(scope: str, types: set[str], cv: ViewReader) -> tuple[dict[str, Any], dict[str, list[dict[str, str]]]] | None:
+    """The members of a scope said as a noun phrase ("components in S", "G's APIs", "the sub-teams of G"), each with the
+    cites of the relations that reach it (walked over the relations the principal may read, a typed hop keeping its
+    types: ``Interpretation.typed_hops``). The phrase is read by the interpreter, itself and as each question it may
+    stand for (``chainret.query.nested.inner_questions``: "what is in S"); the readings whose chain may end at one of
+    ``types`` (the rows') must be one chain from one entity, else None (the words read as no set, or as two)."""
+    from chainret.query.interpret import interpret
+    from chainret.query.nested import inner_questions
+
+    chains: dict[tuple[tuple[str, ...], str, str], Any] = {}
+    for question in dict.fromkeys([scope, *inner_questions(scope)]):
+        interp = interpret(question, cv).interpretation
+        last = cv.predicate(interp.predicates[-1]) if interp is not None else None
+        if interp is not None and last is not None and types & set(last.range_types):
+            # (the last hop's types aside: only the rows' types are kept at the end, typed or not)
+            chains.setdefault((tuple(interp.predicates), interp.start_id, repr(interp.typed_hops()[:-1])), interp)
+    if len(chains) != 1:
+        return None
+    (interp,) = chains.values()
+    frontier: dict[str, list[dict[str, str]]] = {interp.start_id: []}
+    for name, typed in zip(interp.predicates, interp.typed_hops(), strict=True):
+        reached: dict[str, list[dict[str, str]]] = {}
+        for subject, cites in frontier.items():
+            for r in cv.current_relations(subject, name):
+                reached.setdefault(r.object, [*cites, _relation_cite(cv.supporting_unit(r), r.support.doc_ref, r.support.quote)])
+        if typed:
+            ents = cv.entities_of(sorted(reached))
+            reached = {i: c for i, c in reached.items() if i in ents and ents[i].type in typed}
+        frontier = reached
+    said = {"pattern": interp.pattern, "start_id": interp.start_id, "predicates": list(interp.predicates),
+            **({"hop_types": interp.typed_hops()} if any(interp.typed_hops()) else {})}
+    return said, frontier
 
 
 def _subject_types(section: dict[str, Any], rows: list[Gap]) -> set[str]:

@@ -205,6 +205,8 @@ _ABSENCE: tuple[tuple[str, tuple[str, ...]], ...] = (
     (rf"{_LEAD}{_N}{_REL}\s+(?:contain|contains|hold|holds|include|includes)\s+no\s+(?P<u>[a-z]+)", ("what is in {x}", "what is part of {x}")),
     # "which domains are empty" -> what is in {x} (a group's members are read by the report's own rule first)
     (rf"{_LEAD}{_N}{_REL}\s+(?:are|is|were|was)\s+empty", ("what is in {x}", "what is part of {x}")),
+    # "are there any empty systems": the adjective before its noun (an empty team is read by the report's own rule first)
+    (rf"{_LEAD}empty\s+{_N}", ("what is in {x}", "what is part of {x}")),
     # "unused APIs" -> who uses {x}
     (rf"{_LEAD}unused\s+{_N}", ("who uses {x}", "what uses {x}")),
     # "which teams own nothing", "components that depend on nothing" -> what does {x} own / depend on
@@ -352,3 +354,44 @@ def read_contrast_request(request: str) -> ContrastRequest | None:
     has = re.sub(r"^(?:an?|some)\s+", "", m.group("a"))
     first, second = _one_ask(f"{m.group('lead')} with no {m.group('b')}"), _one_ask(f"{m.group('lead')} with no {has}")
     return ContrastRequest(first, second) if first is not None and second is not None and first != second else None
+
+
+# -- a coverage ask over part of the catalog: "unowned components in system S", "which of T's APIs have no consumers" ----
+# Words that put a coverage ask's type noun inside a set named by a relation: "the components in S", "the teams under
+# G", "the sub-teams of G". The words after one, up to where the ask goes on, name the set's entity.
+_WITHIN = frozenset({"in", "under", "within", "inside", "of", "from"})
+# "which of G's APIs have no consumers": the set said as a possessive after "which of"
+_WHICH_OF = re.compile(r"^(?P<lead>which|what)\s+of\s+(?P<x>.+?)'s\s+(?P<t>[a-z-]+)\s+(?P<rest>.+)$")
+
+
+class ScopedRequest(NamedTuple):
+    """A coverage ask said of part of the catalog: the ask without the scope (read by the grammars above), the scope
+    as a noun phrase of the ask's own type noun ("components in S", "G's APIs": read by the interpreter), and that
+    noun."""
+
+    ask: GapRequest | AbsenceRequest
+    scope: str
+    noun: str
+
+
+def read_scoped_request(request: str) -> list[ScopedRequest]:
+    """Every way ``request`` splits into a coverage ask and a scope of its type noun ("unowned components in the plant
+    system": "unowned components", and "components in the plant system"); the caller answers only where exactly one
+    split reads (its scope as a set of the noun's types), so a split never picks between meanings. Empty when none."""
+    text = _plain(request)
+    toks = text.split()
+    splits: list[tuple[str, str, str]] = []  # (ask, scope, noun)
+    m = _WHICH_OF.match(text)
+    if m is not None:
+        splits.append((f"{m.group('lead')} {m.group('t')} {m.group('rest')}", f"{m.group('x')}'s {m.group('t')}", m.group("t")))
+    for i, w in enumerate(toks):
+        if w not in _WITHIN or i == 0 or toks[i - 1] in _WITHIN:
+            continue
+        for j in range(i + 2, len(toks) + 1):  # the scope's entity: the words after the preposition, up to j
+            splits.append((" ".join([*toks[:i], *toks[j:]]), " ".join([toks[i - 1], w, *toks[i + 1 : j]]), toks[i - 1]))
+    out = []
+    for ask_text, scope, noun in splits:
+        ask = _one_ask(ask_text)
+        if ask is not None:
+            out.append(ScopedRequest(ask, scope, noun))
+    return out

@@ -180,7 +180,9 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
             return []
         head, clause = " ".join(toks[:rel]), toks[rel + 1 :]
         said = " ".join(clause)
-        out += [f"which {head} {said}", f"what {said}", f"who {said}"]  # the head does it
+        out.append(f"which {head} {said}")  # the head does it
+        if rel == 1:  # (without the head: only a head of one word, which the caller checks; "unowned X" is more)
+            out += [f"what {said}", f"who {said}"]
         be = next((i for i, w in enumerate(clause) if w.lower() in ("is", "are") and i > 0), None)
         if be is not None:  # "the system that artist-lookup is part of": which system is artist-lookup part of
             rest = " ".join([*clause[:be], *clause[be + 1 :]])
@@ -199,7 +201,9 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
     for k in (1, 2):
         if len(toks) - k >= 2 and low[k] in _MODIFIERS and _heads(toks[k - 1], heads):
             head, mod = " ".join(toks[:k]), " ".join(toks[k:])
-            out += [f"which {head} are {mod}", f"which {head} is {mod}", f"who is {mod}", f"what is {mod}"]
+            out += [f"which {head} are {mod}", f"which {head} is {mod}"]
+            if k == 1:  # without the head: only a head of one word ("unowned components in S" is no "what is in S")
+                out += [f"who is {mod}", f"what is {mod}"]
             if low[k] in ("in", "within", "inside"):  # "the teams in publishing": groups in a group are those under it
                 out.append(f"which {head} are under {' '.join(toks[k + 1 :])}")
             if low[k] == "of":  # a relation noun of its own: "the subgroups of X" -> what are the subgroups of X

@@ -142,6 +142,9 @@ def test_wordings_read_as_the_question_they_stand_for(world: Path, words: str, e
     ("who is on publishing's subgroups", {D + "amara-nwosu"}),
     ("list everyone in online services", {D + "kenji-watanabe", D + "olu-adeyemi"}),
     ("who owns the components consuming the match api", {D + "analytics"}),  # a modifier in -ing
+    ("who is on the team that owns the component providing the match api", {D + "kenji-watanabe", D + "olu-adeyemi"}),
+    # a possessive inside a participle's agent: the APIs are the head, not the components
+    ("apis consumed by analytics's components", {D + "match-api"}),
     ("whose components call the match-api", {D + "analytics"}),
     ("which teams own something that consumes the match api", {D + "analytics"}),  # "something" as a head of no type
 ])
@@ -151,6 +154,8 @@ def test_two_hops_over_a_set_said_otherwise(world: Path, words: str, expected: s
 
 @pytest.mark.parametrize("words", [
     "who owns the components frobnicating the match api",  # a modifier of no catalog verb
+    "who is on the team that owns the component frobnicating the match api",
+    "apis frobnicated by analytics's components",
     "whose components frobnicate the match-api",
     "everyone on the weather",
 ])

@@ -148,9 +148,11 @@ _WHOEVER = re.compile(r"\bwhoever\b", re.IGNORECASE)
 _WHICHEVER = re.compile(r"\b(?:whichever|whatever)\s+(\S+)", re.IGNORECASE)
 # A relative clause without its "that": "the APIs the X consumes" is "the APIs that the X consumes".
 _REDUCED = re.compile(r"\b(the|by|of|for|on|to)\s+([a-z]+s)\s+(the|a|an)\s+", re.IGNORECASE)
-# A modifier in -ing after a plural head noun: "the components consuming X" is "the components that consume X" (the
-# stem, or the stem with its "e": both are tried, the one that is no verb reads as nothing).
-_GERUND = re.compile(r"\b(the|of|for|by|on|to)\s+([a-z]+s)\s+([a-z]{2,}?)ing\s+(?=\S)", re.IGNORECASE)
+# A modifier in -ing after a head noun: "the components consuming X" is "the components that consume X", "the component
+# providing X" is "the component that provides X" (the stem, or the stem with its "e": both are tried, the one that is
+# no verb reads as nothing; the head noun is no determiner: "for the billing API" says no clause).
+_GERUND = re.compile(r"\b(the|of|for|by|on|to)\s+(?!(?:the|a|an|any|all|every|each|some)\s)([a-z]+)\s+([a-z]{2,}?)ing\s+(?=\S)",
+                     re.IGNORECASE)
 _WHO_ARE = re.compile(r"^(who|what|which\s+\S+|what\s+\S+)\s+are\s+the\s+(\S+)(\s+.+)$", re.IGNORECASE)
 
 

@@ -167,7 +167,7 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
         return []
     out: list[str] = []
     # a possessive: "Alice's teams" -> the teams Alice is in / on / part of, Alice's teams
-    pos = next((i for i, w in enumerate(low) if w.endswith("'s")), None)
+    pos = _possessive_at(low)
     if pos is not None and pos < len(toks) - 1:
         if not _heads(toks[-1], heads):
             return []
@@ -221,6 +221,18 @@ def _possessed(owner: str, head: str) -> list[str]:
     return [f"which {head} is {owner} in", f"which {head} is {owner} on", f"which {head} is {owner} part of",
             f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}", *several,
             f"which {head} does {owner} {_POSSESSING}", f"what does {owner} {_POSSESSING}"]
+
+
+def _possessive_at(low: Sequence[str]) -> int | None:
+    """Where the possessive that the phrase's head noun takes is ("Alice's teams": 0), or None: a possessive after a
+    clause, a modifier or a participle's "by" is inside it ("APIs consumed by X's components": the APIs are the head,
+    X's components the agent), and the phrase is read as that."""
+    for i, w in enumerate(low):
+        if w.endswith("'s"):
+            return i
+        if i > 0 and (w in _RELATIVE or w in _MODIFIERS or w == "by"):
+            return None
+    return None
 
 
 def _compound(toks: Sequence[str], heads: frozenset[str] | None) -> bool:
@@ -281,7 +293,7 @@ def slot_head(slot: str) -> str | None:
         toks, low = toks[1:], low[1:]
     if len(toks) < 2:
         return None
-    if any(w.endswith("'s") for w in low[:-1]):
+    if _possessive_at(low[:-1]) is not None:
         return low[-1]
     rel = _relative_at(low)
     if rel is not None:
@@ -306,7 +318,7 @@ def lone_head(slot: str) -> bool:
     head = slot_head(slot)
     if head is None:
         return False
-    pos = next((i for i, w in enumerate(toks[:-1]) if w.endswith("'s")), None)
+    pos = _possessive_at(toks[:-1])
     if pos is not None:
         return pos == len(toks) - 2
     rel = _relative_at(toks)

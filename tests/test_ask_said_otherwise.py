@@ -67,6 +67,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("components that have no owner but provide an api", {D + "crash-reporter"}),
     ("which teams are empty", {D + "localization", D + "netcode"}),
     ("teams that have nobody", {D + "localization", D + "netcode"}),
+    # the contrast said by a clause of "still"
+    ("are there teams with nobody on them that still own something", {D + "netcode"}),
+    ("teams that own nothing and still have members", {D + "publishing"}),
 ])
 def test_an_absence_and_a_presence(world: Path, words: str, expected: set[str]) -> None:
     assert answer_names(words, world) == expected
@@ -83,6 +86,7 @@ def test_a_presence_is_proved_by_its_relations(world: Path) -> None:
 @pytest.mark.parametrize("words", [
     "teams that own stuff but also own nothing",  # one relation said twice: no second half
     "groups that have nobody but still frobnicate things",  # a verb the catalog has no word for
+    "groups with nobody on them that still frobnicate things",
     "teams that have nobody but the weather",  # no presence
 ])
 def test_contrasts_that_are_not_two_relations_stayunread(world: Path, words: str) -> None:
@@ -99,6 +103,7 @@ def test_contrasts_that_are_not_two_relations_stayunread(world: Path, words: str
     ("which resources have nothing depending on them", {D + "relay-fleet"}),
     ("which systems contain no components", {D + "esports"}),
     ("which systems are empty", {D + "esports"}),
+    ("are there any empty systems", {D + "esports"}),  # the adjective before its noun
 ])
 def test_more_absences_in_people_words(world: Path, words: str, expected: set[str]) -> None:
     assert answer_names(words, world) == expected
@@ -115,6 +120,7 @@ def test_near_absences_stayunread(world: Path, words: str) -> None:
 
 def test_the_contrast_grammar_needs_but() -> None:
     assert read_contrast_request("teams that have nobody and own stuff") is None
+    assert read_contrast_request("teams that have nobody and still own stuff") is not None  # "still" says the contrast
     assert read_contrast_request("groups that have nobody but still own things") is not None
 
 

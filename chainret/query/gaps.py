@@ -292,8 +292,10 @@ def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] 
 # presence of one type noun. The presence is read as the absence it denies ("own stuff": "do not own anything"; "have
 # members": "have no members"), so both halves go through the closed grammars above, and the rows are those of the
 # absence that are no rows of the denied one.
-_BUT = re.compile(r"^(?P<lead>(?:which|what)\s+[a-z]+|.+?\s+(?:that|which|who))\s+(?P<a>.+?)\s+but\s+(?:still\s+|also\s+|do\s+|does\s+)*"
-                  r"(?P<b>.+)$")
+_BUT = re.compile(r"^(?P<lead>(?:which|what)\s+[a-z]+|.+?\s+(?:that|which|who)|(?:(?:are|is)\s+there\s+(?:any\s+)?)?[a-z]+)\s+"
+                  r"(?P<a>.+?)\s+but\s+(?:still\s+|also\s+|do\s+|does\s+)*(?P<b>.+)$")
+# "teams with nobody on them that still own something": a clause of "still" says the contrast "but" says
+_STILL = re.compile(r"\s+(?:that|which|who|and|yet)\s+(?:do\s+|does\s+)?still\s+")
 _WITH_BUT = re.compile(r"^(?P<lead>.+?)\s+with\s+(?P<a>(?:an?\s+|some\s+)?[a-z]+)\s+but\s+(?:no|without(?:\s+any)?)\s+(?P<b>[a-z]+)$")
 # a presence: "own stuff", "have members", "own a component", "call some APIs" -> the absence it denies
 _SOME = r"(?:stuff|something|things|anything|some\s+stuff|some\s+things)"
@@ -333,7 +335,7 @@ class ContrastRequest(NamedTuple):
 def read_contrast_request(request: str) -> ContrastRequest | None:
     """An absence and a presence of one type noun joined by *but* (either first), each half read by the grammars
     above (the presence as the absence it denies); None when the words are no such pair or a half reads as nothing."""
-    text = _plain(request)
+    text = _STILL.sub(" but still ", _plain(request))
     if " but " not in text:
         return None
     m = _BUT.match(text)

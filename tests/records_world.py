@@ -53,6 +53,20 @@ def imported(tree: Path, out: Path, formats: list[str], world: str = "acme", **k
     return load_catalog(result.catalog_file)
 
 
+def records_catalog(root: Path, descriptors: list[str], files: dict[str, str] | None = None) -> Path:
+    """A test's own small records tree at ``root`` (one ``catalog-info.yaml`` of these descriptors, and each of ``files``
+    by its relative path: a CODEOWNERS file and the files it covers), imported as Backstage, plus CODEOWNERS where a
+    file of that name is given; the catalog file written beside the tree."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, text in (files or {}).items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    (root / "catalog-info.yaml").write_text("\n---\n".join(descriptors), encoding="utf-8")
+    out = root.parent / "cat.yaml"
+    imported(root, out, ["backstage", "codeowners"] if "CODEOWNERS" in (files or {}) else ["backstage"])
+    return out
+
+
 def path_of(request: str, catalog: Path, view: str | None = None) -> list[str]:
     trace = ask(request, catalog, view=view)
     assert trace.outcome == "accepted_path", (request, trace.outcome, trace.model_dump(mode="json").get("reason"))

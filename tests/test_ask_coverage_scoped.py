@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from records_world import answer_names, descriptor, imported, unread, user
+from records_world import answer_names, descriptor, records_catalog, unread, user
 
 from chainret.pipeline.ask import ask
 from chainret.query import gaps as gaps_mod
@@ -23,9 +23,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A department with two teams under it (one nobody is on), a sub-team nobody is on under the other, two systems with
     an unowned component each, an unowned component in no system, an empty system, and APIs of two teams, some never
     consumed."""
-    root = tmp_path_factory.mktemp("scoped") / "tree"
-    root.mkdir(parents=True)
-    (root / "catalog-info.yaml").write_text("\n---\n".join([
+    return records_catalog(tmp_path_factory.mktemp("scoped") / "tree", [
         descriptor("Group", "ops", "  children: [netops, plant]\n  members: [ana]\n", title="Operations"),
         descriptor("Group", "netops", "  parent: ops\n  children: [scada]\n  members: [ana]\n", title="Network Ops"),
         descriptor("Group", "plant", "  parent: ops\n", title="Plant Team"),
@@ -42,10 +40,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
         descriptor("API", "reads-api", "  owner: billing\n  system: meters\n"),
         descriptor("API", "paper-api", "  owner: billing\n"),
         descriptor("API", "alerts-api", "  owner: netops\n"),
-    ]), encoding="utf-8")
-    out = root.parent / "cat.yaml"
-    imported(root, out, ["backstage"])
-    return out
+    ])
 
 
 @pytest.mark.parametrize(("words", "expected"), [

@@ -12,7 +12,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from records_world import answer_names, descriptor, imported, unread, user
+from records_world import answer_names, descriptor, records_catalog, unread, user
 
 from chainret.pipeline.ask import ask
 from chainret.query import interpret as interpret_mod
@@ -28,11 +28,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two teams (one titled "Online Services", holding the everyday noun "services"), people with first and last
     names (two Kenjis), components that provide, consume and depend (one only consumes, one does neither), a system, and
     a CODEOWNERS file."""
-    root = tmp_path_factory.mktemp("people") / "tree"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "queue.go").write_text("x\n", encoding="utf-8")
-    (root / "CODEOWNERS").write_text("* @acme/platform\n/src/ @acme/platform @sasha-ivanova\n", encoding="utf-8")
-    (root / "catalog-info.yaml").write_text("\n---\n".join([
+    return records_catalog(tmp_path_factory.mktemp("people") / "tree", [
         descriptor("Group", "platform", "  members: [sasha-ivanova, kenji-watanabe]\n", title="Online Services"),
         descriptor("Group", "tools", "  members: [kenji-sato]\n", title="Build Tools"),
         user("sasha-ivanova", "Sasha Ivanova"), user("kenji-watanabe", "Kenji Watanabe"),
@@ -46,10 +42,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
         descriptor("Component", "launcher", "  owner: tools\n  consumesApis: [match-api]\n  providesApis: [profile-api]\n"),
         descriptor("Component", "relay", "  owner: tools\n  consumesApis: [match-api]\n"),
         descriptor("Component", "uploader", "  owner: tools\n"),
-    ]), encoding="utf-8")
-    out = root.parent / "cat.yaml"
-    imported(root, out, ["backstage", "codeowners"])
-    return out
+    ], files={"src/queue.go": "x\n", "CODEOWNERS": "* @acme/platform\n/src/ @acme/platform @sasha-ivanova\n"})
 
 
 @pytest.mark.parametrize(("words", "expected"), [

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from records_world import answer_names, descriptor, imported, unread, user
+from records_world import answer_names, descriptor, records_catalog, unread, user
 
 from chainret.pipeline.ask import ask
 from chainret.query import understand as understand_mod
@@ -25,11 +25,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A department with two teams under it (one nobody is on), a team with members that owns nothing, a team nobody is
     on that owns a resource, a person on no team, components with and without owners in one system, an empty system,
     and a CODEOWNERS file."""
-    root = tmp_path_factory.mktemp("said") / "tree"
-    (root / "client" / "ui").mkdir(parents=True)
-    (root / "client" / "ui" / "hud.cpp").write_text("x\n", encoding="utf-8")
-    (root / "CODEOWNERS").write_text("* @acme/online\n/client/ @acme/analytics @amara-nwosu\n", encoding="utf-8")
-    (root / "catalog-info.yaml").write_text("\n---\n".join([
+    return records_catalog(tmp_path_factory.mktemp("said") / "tree", [
         descriptor("Group", "publishing", "  children: [analytics, localization]\n  members: [gwen-hall]\n",
                    title="Publishing"),
         descriptor("Group", "analytics", "  parent: publishing\n  members: [amara-nwosu]\n", title="Analytics"),
@@ -52,10 +48,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
         descriptor("Component", "launcher", "  owner: analytics\n  system: game\n  consumesApis: [match-api]\n"),
         descriptor("Component", "crash-reporter", "  system: game\n  providesApis: [crash-api]\n"),
         descriptor("Component", "mod-uploader", "  system: game\n"),
-    ]), encoding="utf-8")
-    out = root.parent / "cat.yaml"
-    imported(root, out, ["backstage", "codeowners"])
-    return out
+    ], files={"client/ui/hud.cpp": "x\n", "CODEOWNERS": "* @acme/online\n/client/ @acme/analytics @amara-nwosu\n"})
 
 
 # -- an absence and a presence ------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from records_world import answer_names, descriptor, imported, unread
+from records_world import answer_names, descriptor, records_catalog, unread
 
 from chainret.pipeline.ask import ask
 from chainret.query.nested import agreement_variants, lone_head
@@ -23,9 +23,7 @@ D = "default."
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A team ("Online Services") that owns a component, an API and a resource, each in a system of its own, the
     component and the resource each depending on a resource; another team owning a component only."""
-    root = tmp_path_factory.mktemp("typed") / "tree"
-    root.mkdir(parents=True)
-    (root / "catalog-info.yaml").write_text("\n---\n".join([
+    return records_catalog(tmp_path_factory.mktemp("typed") / "tree", [
         descriptor("Group", "platform", title="Online Services"),
         descriptor("Group", "tools", title="Build Tools"),
         descriptor("System", "online", "  owner: tools\n"),
@@ -37,10 +35,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
         descriptor("Resource", "match-db", "  owner: tools\n"),
         descriptor("Resource", "backup-store", "  owner: tools\n"),
         descriptor("Component", "launcher", "  owner: tools\n  system: gateway\n  consumesApis: [match-api]\n"),
-    ]), encoding="utf-8")
-    out = root.parent / "cat.yaml"
-    imported(root, out, ["backstage"])
-    return out
+    ])
 
 
 @pytest.mark.parametrize(("words", "expected"), [

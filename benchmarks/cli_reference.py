@@ -62,7 +62,13 @@ def page() -> str:
 
 
 def main(argv: list[str]) -> int:
-    return sync_command({PAGE: page()}, ROOT, argv)
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.cli_reference", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if docs/cli.md is stale")
+    args = ap.parse_args(argv)
+    return sync_command({PAGE: page()}, ROOT, ["--check"] if args.check else [])
 
 
 if __name__ == "__main__":

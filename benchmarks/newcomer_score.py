@@ -37,6 +37,7 @@ last ID of ``path_ids``.
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
 import importlib.util
@@ -392,39 +393,43 @@ def _end(out: list[str], results: list[Result]) -> str:
     return "\n".join(out).rstrip() + "\n"
 
 
-def parse_example(argv: list[str]) -> tuple[Example, list[str]]:
-    """``--example FOLDER`` (relative to the repository root, or absolute) and the remaining arguments."""
-    if "--example" not in argv:
-        return DEFAULT, argv
-    i = argv.index("--example")
-    if i + 1 >= len(argv):
-        raise SystemExit("--example needs a folder, e.g. --example examples/newcomer2")
-    folder = (ROOT / argv[i + 1]).resolve()
+def parse_example(given: str | None) -> Example:
+    """``--example FOLDER`` (relative to the repository root, or absolute): the example it names."""
+    if given is None:
+        return DEFAULT
+    folder = (ROOT / given).resolve()
     if not (folder / "questions.yaml").is_file() or not (folder / "make_repo.py").is_file():
-        raise SystemExit(f"--example {argv[i + 1]}: expected a folder with make_repo.py and questions.yaml")
+        raise SystemExit(f"--example {given}: expected a folder with make_repo.py and questions.yaml")
     if not folder.is_relative_to(ROOT):
-        raise SystemExit(f"--example {argv[i + 1]}: expected a folder inside the repository (its page is generated)")
-    return Example(folder), argv[:i] + argv[i + 2:]
+        raise SystemExit(f"--example {given}: expected a folder inside the repository (its page is generated)")
+    return Example(folder)
 
 
 def main(argv: list[str]) -> int:
-    example, argv = parse_example(argv)
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.newcomer_score", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--example", metavar="FOLDER", help="an example folder (default examples/newcomer)")
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if the page is stale")
+    ap.add_argument("--show", action="store_true", help="also print every question that is not right")
+    ap.add_argument("--pass-views", action="store_true", help="also pass a dated question's date as the view")
+    args = ap.parse_args(argv)
+    example = parse_example(args.example)
     qs = load_questions(example.questions)
     with tempfile.TemporaryDirectory(prefix=f"{example.folder.name}-") as tmp:
         wall, cpu = time.perf_counter(), time.process_time()
         catalog_file = build_catalog(Path(tmp), example)
         built = time.perf_counter() - wall
-        results = run(catalog_file, qs.questions, "--pass-views" in argv, qs.asked_on)
+        results = run(catalog_file, qs.questions, args.pass_views, qs.asked_on)
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     # Printed, not written to the page (timings vary by machine).
     print(f"{len(results)} questions: repository and import {built:.2f} s, all in {wall:.2f} s wall, "
           f"{cpu:.2f} s CPU in this process")
     print("\n".join(table(tally(results))))
-    if "--show" in argv:
+    if args.show:
         print("\n".join("  " + miss_line(r, qs.world) for r in results if r.verdict != "right"))
     figures = {"questions": len(results), "tally": tally(results)}  # held to the manifest's aims by `python -m benchmarks check`
     texts = {example.page: page(results, example, qs), results_path(example.page): json.dumps(figures, indent=1, sort_keys=True) + "\n"}
-    return sync_command(texts, ROOT, [a for a in argv if a not in ("--show", "--pass-views")])
+    return sync_command(texts, ROOT, ["--check"] if args.check else [])
 
 
 if __name__ == "__main__":

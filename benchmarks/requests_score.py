@@ -114,7 +114,14 @@ def page(parts: list[tuple[str, str, dict[str, dict[str, dict[str, int]]], list[
 
 
 def main(argv: list[str]) -> int:
+    import argparse
     import time
+
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.requests_score", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if the page is stale")
+    ap.add_argument("--show", action="store_true", help="also list every request that is not correct")
+    args = ap.parse_args(argv)
 
     parts = []
     for label, rel in PARTS + PARTS_2026:
@@ -130,12 +137,12 @@ def main(argv: list[str]) -> int:
         parts.append((label, rel, tab, misses))
         print(f"{label} ({rel}):")
         print("\n".join(table(tab)))
-        if "--show" in argv:
+        if args.show:
             print("\n".join("  " + m for m in misses))
     # The tallies, held to the manifest's aims by `python -m benchmarks check`: one entry per part.
     figures = [{"part": label, "set": rel, "tally": tab} for label, rel, tab, _ in parts]
     texts = {PAGE: page(parts), results_path(PAGE): json.dumps(figures, indent=1, sort_keys=True) + "\n"}
-    return sync_command(texts, ROOT, [a for a in argv if a != "--show"])
+    return sync_command(texts, ROOT, ["--check"] if args.check else [])
 
 
 if __name__ == "__main__":

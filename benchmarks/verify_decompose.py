@@ -42,4 +42,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    import argparse
+    import sys
+
+    argparse.ArgumentParser(prog="python -m benchmarks.verify_decompose", description=__doc__,
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args(sys.argv[1:])
     main()

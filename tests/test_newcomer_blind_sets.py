@@ -132,9 +132,8 @@ def test_a_set_with_asked_on_rejects_a_view() -> None:
 
 
 def test_example_flag_names_the_folder_and_its_page() -> None:
-    example, rest = ns.parse_example(["--example", "examples/newcomer2", "--check"])
-    assert (example, rest) == (HALVES[0].example, ["--check"])
-    assert ns.parse_example(["--check"]) == (ns.DEFAULT, ["--check"])  # the default stays examples/newcomer
+    assert ns.parse_example("examples/newcomer2") == HALVES[0].example
+    assert ns.parse_example(None) == ns.DEFAULT  # the default stays examples/newcomer
     assert ns.DEFAULT.page == ROOT / "docs" / "results" / "newcomer.md" and ns.DEFAULT.command == ns.COMMAND
     with pytest.raises(SystemExit, match="make_repo.py and questions.yaml"):
-        ns.parse_example(["--example", "examples/backstage"])
+        ns.parse_example("examples/backstage")

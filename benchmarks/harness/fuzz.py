@@ -571,22 +571,30 @@ def summarise(results: list[dict[str, Any]], memory_limit_mb: float = 500.0) -> 
 
 
 def _main(argv: list[str]) -> int:
-    if len(argv) == 2 and argv[0] == "one":
+    """``one CASE_DIR`` runs a case in this process (how the fuzzer runs each case: its own process, so a
+    runaway case cannot take the fuzzer down); ``generate ROOT N`` writes N cases."""
+    import argparse
+
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.harness.fuzz", description=_main.__doc__)
+    commands = ap.add_subparsers(dest="command", required=True)
+    commands.add_parser("one", help="run one case folder").add_argument("case_dir")
+    generate_cases = commands.add_parser("generate", help="write N cases under ROOT")
+    generate_cases.add_argument("root")
+    generate_cases.add_argument("n", type=int)
+    args = ap.parse_args(argv)
+    if args.command == "one":
         limit = os.environ.get("CHAINRET_FUZZ_ADDRESS_LIMIT")
         if limit:  # a runaway case fails inside its own process instead of starving the machine
             import resource
 
             resource.setrlimit(resource.RLIMIT_AS, (int(limit), int(limit)))
-        os.environ.setdefault("CHAINRET_TRACE_DIR", str(Path(argv[1]) / "traces"))
-        result = run_case(FuzzCase.load(argv[1]))
+        os.environ.setdefault("CHAINRET_TRACE_DIR", str(Path(args.case_dir) / "traces"))
+        result = run_case(FuzzCase.load(args.case_dir))
         assert sys.__stdout__ is not None
         sys.__stdout__.write(json.dumps(result, ensure_ascii=True) + "\n")
         return 0
-    if len(argv) == 3 and argv[0] == "generate":
-        generate(argv[1], int(argv[2]))
-        return 0
-    sys.stderr.write("usage: python -m benchmarks.harness.fuzz one CASE_DIR | generate ROOT N\n")
-    return 2
+    generate(args.root, args.n)
+    return 0
 
 
 if __name__ == "__main__":

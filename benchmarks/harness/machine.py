@@ -74,4 +74,9 @@ def pace_line(pace: float | None = None) -> str:
 
 
 if __name__ == "__main__":
+    import argparse
+    import sys
+
+    argparse.ArgumentParser(prog="python -m benchmarks.harness.machine",
+                            description="Measure and print this machine's pace (the reference loop).").parse_args(sys.argv[1:])
     print(pace_line())

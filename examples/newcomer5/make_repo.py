@@ -45,10 +45,11 @@ Usage: ``python examples/newcomer5/make_repo.py DIR`` (DIR must not exist or be 
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: the shared writer of newcomer worlds
+from newcomer_repo import build_history, main  # noqa: E402
 
 ORG = "copperleaf"
 DOMAIN = "copperleaf.example"
@@ -313,41 +314,8 @@ COMMITS = [
 
 def build(root: Path) -> None:
     """Write every step of the history into a new git repository at ``root``."""
-    root.mkdir(parents=True, exist_ok=True)
-    if any(root.iterdir()):
-        raise SystemExit(f"{root} is not empty")
-    env_base = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env_base.update({"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull})
-
-    def git(*args: str, env: dict[str, str] | None = None) -> None:
-        subprocess.run(["git", *args], cwd=root, check=True, env=env or env_base, stdout=subprocess.DEVNULL)
-
-    git("init", "-q", "-b", "main")
-    previous: set[str] = set()
-    for step, date, author, message in COMMITS:
-        files = _files(step)
-        for gone in previous - set(files):
-            (root / gone).unlink()
-        for rel, text in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        previous = set(files)
-        email = author.lower().replace(" ", ".") + f"@{DOMAIN}"
-        env = dict(env_base)
-        env.update(GIT_AUTHOR_NAME=author, GIT_AUTHOR_EMAIL=email, GIT_COMMITTER_NAME=author,
-                   GIT_COMMITTER_EMAIL=email, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-        git("add", "-A", env=env)
-        git("commit", "-q", "-m", message, env=env)
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    build(Path(argv[1]))
-    return 0
+    build_history(root, COMMITS, _files, DOMAIN)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv, build, __doc__.strip().splitlines()[-1]))

@@ -1,5 +1,5 @@
 """The blind halves written after the first: examples/newcomer2 (the frozen test half) and the development halves
-newcomer3, newcomer4, newcomer5, newcomer6: well-formed, and never quoted by a rule.
+newcomer3, newcomer4, newcomer5, newcomer6, newcomer8: well-formed, and never quoted by a rule.
 
 No score is asserted (docs/results/newcomerN.md reports it). A rule that quoted one of the test half's questions
 (case and spacing aside) would be tuning on it; a development half may be tuned on, but a rule that quoted one of its
@@ -53,6 +53,9 @@ HALVES = [
     # written toward the test half's weakest kinds: coverage and two hops over sets (with a type word mid-chain)
     Half("newcomer6", "2026-07-06 92120c2", "org/consultants.yaml", "group:newcomer6:default.leak-respons",
          {"coverage": 25, "two_hop_set": 25, "must_refuse": 12}, questions=90),
+    # an auditor's formal wording, toward the same weakest kinds (coverage said many ways, two hops over sets)
+    Half("newcomer8", "2026-08-03 6677c4b", "org/contractors.yaml", "group:newcomer8:default.imaging-opps",
+         {"coverage": 30, "two_hop_set": 24, "as_of": 10, "must_refuse": 15}, questions=103),
 ]
 IDS = [h.folder for h in HALVES]
 

@@ -1,5 +1,5 @@
 """The blind halves written after the first: examples/newcomer2 (the frozen test half) and the development halves
-newcomer3, newcomer4, newcomer5, newcomer6, newcomer7: well-formed, and never quoted by a rule.
+newcomer3, newcomer4, newcomer5, newcomer6, newcomer7, newcomer8: well-formed, and never quoted by a rule.
 
 No score is asserted (docs/results/newcomerN.md reports it). A rule that quoted one of the test half's questions
 (case and spacing aside) would be tuning on it; a development half may be tuned on, but a rule that quoted one of its
@@ -56,6 +56,9 @@ HALVES = [
     # the same two kinds again, in another author's words (an airline's crew scheduling)
     Half("newcomer7", "2026-08-03 fde2d2e", "org/secondees.yaml", "group:newcomer7:default.payroll-engg",
          {"coverage": 28, "two_hop_set": 25, "as_of": 13, "must_refuse": 18}, questions=110),
+    # an auditor's formal wording, toward the same weakest kinds (coverage said many ways, two hops over sets)
+    Half("newcomer8", "2026-08-03 6677c4b", "org/contractors.yaml", "group:newcomer8:default.imaging-opps",
+         {"coverage": 30, "two_hop_set": 24, "as_of": 10, "must_refuse": 15}, questions=103),
 ]
 IDS = [h.folder for h in HALVES]
 

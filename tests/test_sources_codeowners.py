@@ -259,3 +259,29 @@ def test_a_code_owners_files_are_those_whose_last_matching_rule_names_them(tmp_p
     assert files("which files does the /docs/ rule govern") == ana
     assert len(files("which files is @acme/api a code owner of")) == 1
     assert ask("which files is @nobody a code owner of", out).outcome != "accepted_path"
+
+
+def test_a_file_with_no_code_owner_is_known_and_said_to_have_none(tmp_path: Path) -> None:
+    """A file whose last matching rule names no owner, or that no rule matches, is a file of the tree with no code
+    owner: "who owns it" is refused as having none (its rule, or its declaration, cited), never as naming no path."""
+    root = tmp_path / "tree"
+    for name in ("docs/guide.md", "src/app.py", "tools/build.sh", "vendor/lib.c"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x\n", encoding="utf-8")
+    # no "*" rule: tools/build.sh matches nothing; /docs/ un-owns docs/guide.md; GitLab-style sections are left out
+    (root / "CODEOWNERS").write_text("/src/ @acme/app\n/docs/ @acme/docs\n/docs/\n/vendor/ @acme/v\n/vendor/ \n", encoding="utf-8")
+    snap = read_snapshot(root, ["codeowners"], "acme")
+    text = next(iter(snap.documents.values()))
+    assert "file docs/guide.md: last matching rule" in text and "file tools/build.sh (path:acme:tools-build.sh-" in text
+    out = tmp_path / "cat.yaml"
+    imported(root, out, ["codeowners"])
+    assert path_of("Who owns src/app.py?", out)[2] == E + "team.acme.app"  # control: an owned file answers as before
+    under_ownerless = ask("Who owns docs/guide.md?", out)
+    assert under_ownerless.outcome != "accepted_path"
+    assert [h.predicate for h in under_ownerless.hops] == ["governed_by", "code_owned_by"]  # it reached the ownerless rule
+    assert path_of("which rule governs docs/guide.md", out)[1].startswith("rule:acme:docs-")
+    unmatched = ask("Who owns tools/build.sh?", out)
+    assert unmatched.reason is not None and unmatched.reason.code == "unrelated_entity"
+    assert "has no governing rule" in unmatched.reason.message and "codeowners/CODEOWNERS@" in unmatched.reason.message
+    unknown = ask("Who owns tools/deploy.sh?", out)  # control: a file the tree does not have is still no known path
+    assert unknown.reason is not None and unknown.reason.code == "unknown_entity"

@@ -58,7 +58,8 @@ def import_records(path: Path, formats: list[str], out: Path | None, *, src: Pat
     for note in result.notes:
         _say(f"note: {note}")
     if snap.warnings:
-        _say(f"{len(snap.warnings)} warnings: those documents or references were skipped (--strict makes them errors)")
+        # (each warning says what became of its record: skipped, not read, or imported without the field)
+        _say(f"{len(snap.warnings)} warnings, each saying what was imported and what was not (--strict makes them errors)")
 
 
 def history_cmd(

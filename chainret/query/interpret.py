@@ -445,7 +445,8 @@ def _unrelated_entity(unknown: list[dict[str, Any]], patterns: list[PatternSpec]
             continue
         (ent, where), = hits
         pattern = next((p for p in patterns if p.start_type == u["slot_type"]), patterns[0])
-        noun = relation_noun(pattern.predicates[0])
+        declared = cv.predicate(pattern.predicates[0])  # its declared noun first: governed_by is no "governer"
+        noun = declared.nouns[0] if declared is not None and declared.nouns else relation_noun(pattern.predicates[0])
         cites = [w.cite() for w in where]
         said = "; ".join(f"{c['unit']} ({c['text']!r})" if "unit" in c else c["document"] for c in cites)
         message = (f"{u['slot_text']!r} ({ent.id}, {ent.name}) has no {noun} in view {cv.shown_name}: it is declared by {said}, "

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from chainret.catalog.issues import Issue
 from chainret.catalog.models import clause_text
-from chainret.sources.common import EntityRecord, inside_tree
+from chainret.sources.common import EntityRecord, NameRecord, inside_tree
 from chainret.sources.common import issue as _issue
 
 LOCATIONS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS", ".gitlab/CODEOWNERS")  # GitHub's order, then GitLab's
@@ -46,6 +46,10 @@ SECTION_RE = re.compile(r"^(\^)?\[([^\]]+)\](?:\[(\d+)\])?(?:\s+(.*))?$")
 OWNER_RE = re.compile(r"^(@@?[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*|[^@\s]+@[^@\s]+\.[^@\s]+)$")
 # The line a rule with no (valid) owners gets in its rendered paragraph (``chainret catalog coverage`` lists them).
 NO_OWNERS_NOTE = "(no owners: the paths it matches last have no code owner)"
+# The head of the paragraph that lists the files no rule matches (known, with no code owner).
+UNMATCHED_HEAD = "Files no rule matches:"
+# Stands for "the CODEOWNERS document itself" in an entity's sources; the importer puts the document's path there.
+UNMATCHED_SOURCE = "<codeowners>"
 PATH_TYPE = "path"
 RULE_TYPE = "rule"
 OWNER_TYPE = "codeowner"
@@ -320,6 +324,10 @@ class RuleIndex:
 
     def governing(self, path: str) -> list[Rule]:
         """The rule that last matches ``path`` in each section (a rule without owners un-owns the path)."""
+        return [r for r in self.last_matching(path) if r.owners]
+
+    def last_matching(self, path: str) -> list[Rule]:
+        """The rule that last matches ``path`` in each section, with or without owners (file order)."""
         segs = path.split("/")
         present = frozenset(segs)
         name = segs[-1]
@@ -334,7 +342,7 @@ class RuleIndex:
             r = self.rules[i]
             if r.section not in best and compile_pattern(r.pattern).match_segments(segs, present):
                 best[r.section] = r
-        return [r for r in reversed(best.values()) if r.owners]
+        return list(reversed(best.values()))
 
 
 def _literal_tail(pattern: str) -> str:
@@ -397,14 +405,23 @@ def path_id(world: str, path: str) -> str:
 
 
 def render(of: OwnersFile, files: list[str], world: str) -> tuple[str, dict[str, EntityRecord]]:
-    """The rendered document and the entities it names (rules, owners, governed files)."""
+    """The rendered document and the entities it names (rules, owners, files).
+
+    A file is governed by the rules that last match it with owners; a file whose last matching rules all
+    have none is governed by those (the rule un-owns it: "who owns docs/a.md" follows it to a rule with no
+    owner, instead of finding no such path); a file no rule matches is listed in a last paragraph of its
+    own, so the file is known, with no relation: "it has no code owner", never "no such path"."""
     entities: dict[str, EntityRecord] = {}
     governed: dict[int, list[str]] = {}
+    unmatched: list[str] = []
     files = [f for f in files if f.isprintable()]
     index = RuleIndex(of.rules)
     for path in files:
-        for r in index.governing(path):
+        last = index.last_matching(path)
+        for r in [r for r in last if r.owners] or last:
             governed.setdefault(r.line, []).append(path)
+        if not last:
+            unmatched.append(path)
     digest = hashlib.sha256(of.text.encode("utf-8")).hexdigest()
     out = [f"# CODEOWNERS: {of.rel}", "",
            f"Imported by chainret catalog import --format codeowners from {of.rel} (sha256:{digest}, "
@@ -419,9 +436,9 @@ def render(of: OwnersFile, files: list[str], world: str) -> tuple[str, dict[str,
                 f"line {r.line}: `{r.text}`"]
         if r.shadowed_by is not None:
             para.append(f"(shadowed by line {r.shadowed_by}, the same pattern later: no relation)")
-        elif not r.owners:
-            para.append(NO_OWNERS_NOTE)
         else:
+            if not r.owners:
+                para.append(NO_OWNERS_NOTE)
             for o in r.owners:
                 oid = owner_id(world, o)
                 entities.setdefault(oid, EntityRecord(oid, o, tuple(a for a in {o.lstrip("@")} if a != o), f"code owner {o}"))
@@ -434,6 +451,13 @@ def render(of: OwnersFile, files: list[str], world: str) -> tuple[str, dict[str,
                 para.append(clause_text(pid, "governed_by", rid))
                 para.append(clause_text(rid, "governs", pid))
         out.extend([*para, ""])
+    if unmatched:
+        out.append(f"{UNMATCHED_HEAD} {len(unmatched)} files of the tree that no rule matches, with no code owner:")
+        for path in unmatched:
+            pid = path_id(world, path)
+            entities.setdefault(pid, EntityRecord(pid, path, (), f"file {path}", (NameRecord(UNMATCHED_SOURCE, path, (), f"file {path}"),)))
+            out.append(f"file {path} ({pid}): no rule matches it")
+        out.append("")
     return "\n".join(out), entities
 
 

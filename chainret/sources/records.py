@@ -301,8 +301,10 @@ def read_snapshot(root: str | os.PathLike[str], formats: list[str], world: str,
             snap.documents[document_path("codeowners", rel)] = rendered
             snap.origins[document_path("codeowners", rel)] = str(root_dir / rel)
             snap.records += 1
-            for n in named.values():
-                snap.entities.setdefault(n.id, (n.name, n.aliases, n.description, ()))
+            for n in named.values():  # (a file no rule matches is declared by this document: it is known, unowned)
+                sources = tuple((document_path("codeowners", rel), s.name, s.aliases, s.description) for s in n.sources
+                                if s.file == co.UNMATCHED_SOURCE)
+                snap.entities.setdefault(n.id, (n.name, n.aliases, n.description, sources))
     return snap
 
 

@@ -450,3 +450,35 @@ def test_a_name_the_viewer_may_not_know_is_looked_up_by_the_name_index_not_by_ev
     assert [e.id for e in view.declared_entities("orphan-svc")] == ["component:acme:default.orphan-svc"]
     assert not [s for s in scans(lambda: view.declared_entities("orphan-svc")) if s.split()[1] in ("e", "entities")]
     assert [s for s in scans(lambda: view.declared_entities()) if s.split()[1] in ("e", "entities")]  # negative control
+
+
+@pytest.mark.parametrize("restricted", [False, True])
+def test_coverage_lists_the_files_without_a_code_owner_in_every_store(tmp_path: Path, restricted: bool) -> None:
+    """A file whose last matching rule names no owner, and a file no rule matches, are files without a code owner,
+    each with the line that shows it; a file a rule with owners governs is not (the control). Over a CODEOWNERS file
+    the reader may not read, none is listed; the memory catalog and its SQLite store agree."""
+    root = tmp_path / "tree"
+    for name in ("src/app.py", "docs/a.md", "tools/run.sh"):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x\n", encoding="utf-8")
+    (root / "CODEOWNERS").write_text("/src/ @acme/app\n/docs/ @acme/docs\n/docs/\n", encoding="utf-8")
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "chainret.yaml").write_text("format: chainret-source/1\nworld: acme\ndocuments:\n  - path: codeowners/CODEOWNERS\n"
+                                       "    visibility: restricted\n    principals: [auditor]\n" if restricted else
+                                       "format: chainret-source/1\nworld: acme\n", encoding="utf-8")
+    out = tmp_path / "cat.yaml"
+    imported(root, out, ["codeowners"], src=src)
+    db = str(tmp_path / "cat.db")
+    compile_store(load_catalog(out), db)
+    reports = {name: coverage(where).model_dump(mode="json") for name, where in (("memory", out), ("sqlite", db))}
+    assert reports["memory"] == reports["sqlite"]
+    rows = reports["memory"]["files_without_owners"]
+    if restricted:
+        assert rows == [] and coverage(out, principal="auditor").files_without_owners
+        return
+    ids = {g["name"]: g["id"] for g in rows}
+    assert {g["name"]: g["cites"][0]["text"] for g in rows} == {  # (not src/app.py: /src/ names an owner)
+        "docs/a.md": "line 3: `/docs/`",
+        "tools/run.sh": f"file tools/run.sh ({ids['tools/run.sh']}): no rule matches it",
+        "CODEOWNERS": f"file CODEOWNERS ({ids['CODEOWNERS']}): no rule matches it"}

@@ -304,7 +304,8 @@ def coverage_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
     """List what has no owner in a view, with the unit that shows it: entities without spec.owner, CODEOWNERS
-    rules without owners, owners no descriptor declares, groups without members. Exit 0 when none, 1 when some."""
+    rules without owners, owners no descriptor declares, groups without members, files without a code owner. Exit 0
+    when none, 1 when some."""
     from chainret.pipeline.ownership import coverage
     from chainret.store import catalog_path
 
@@ -315,7 +316,8 @@ def coverage_cmd(
         _say(f"coverage of view {report.view} as {report.principal} reads it")
         sections = [("no owner", report.no_owner), ("CODEOWNERS rules without owners", report.rules_without_owners),
                     ("owners no readable descriptor declares", report.undeclared_owners),
-                    ("groups without members", report.groups_without_members)]
+                    ("groups without members", report.groups_without_members),
+                    ("files without a code owner", report.files_without_owners)]
         for title, rows in sections:
             _say(f"{title}: {len(rows) or 'none'}")
             for g in rows:

@@ -28,7 +28,7 @@ from chainret.catalog.models import Catalog, Entity
 from chainret.core.errors import UsageError
 from chainret.query.declared import Declarations, declared_of
 from chainret.sources.backstage import OWNER_REQUIRED
-from chainret.sources.codeowners import NO_OWNERS_NOTE, rule_of_unit
+from chainret.sources.codeowners import NO_OWNERS_NOTE, PATH_TYPE, UNMATCHED_HEAD, rule_of_unit
 from chainret.store import resolve_catalog
 from chainret.query.gaps import PEOPLE_TYPE_WORDS, AbsenceRequest, ContrastRequest, GapRequest, ScopedRequest
 from chainret.store.base import CatalogReader, ViewReader, recompile_advice
@@ -52,10 +52,13 @@ class Coverage(BaseModel):
     rules_without_owners: list[Gap] = Field(default_factory=list)
     undeclared_owners: list[Gap] = Field(default_factory=list)
     groups_without_members: list[Gap] = Field(default_factory=list)
+    # files of the tree with no code owner: every last matching rule names none, or no rule matches them
+    files_without_owners: list[Gap] = Field(default_factory=list)
 
     @property
     def gaps(self) -> int:
-        return len(self.no_owner) + len(self.rules_without_owners) + len(self.undeclared_owners) + len(self.groups_without_members)
+        return (len(self.no_owner) + len(self.rules_without_owners) + len(self.undeclared_owners) + len(self.groups_without_members)
+                + len(self.files_without_owners))
 
 
 def coverage(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, view: str | None = None,
@@ -74,6 +77,8 @@ def coverage(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, v
         r.object for r in eligible if r.predicate == "member_of"}
     report = Coverage(view=cv.shown_name, principal=principal)
     declared: dict[str, Entity] = {}
+    unmatched: list[Gap] = []
+    governed = {r.subject for r in eligible if r.predicate == "governed_by"}
     for e in declared_of(cv):
         where = index.of(e) if e.declared_in else []
         if not where:
@@ -84,6 +89,8 @@ def coverage(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, v
             report.no_owner.append(Gap(id=e.id, name=e.name, type=e.type, cites=cites))
         if e.type == "group" and e.id not in with_members:
             report.groups_without_members.append(Gap(id=e.id, name=e.name, type=e.type, cites=cites))
+        if e.type == PATH_TYPE and e.id not in governed:
+            unmatched.append(Gap(id=e.id, name=e.name, type=e.type, cites=cites))  # a file no rule matches
     undeclared: dict[str, Gap] = {}
     for r in eligible:
         if r.predicate != "owned_by" or r.object in declared:
@@ -94,15 +101,35 @@ def coverage(catalog: Catalog | CatalogReader | str | os.PathLike[str] | None, v
         gap.cites.append(_relation_cite(cv.supporting_unit(r), r.support.doc_ref, r.support.quote))
         gap.referenced_by.append(r.subject)
     report.undeclared_owners = [undeclared[k] for k in sorted(undeclared)]
+    unmatched_lines: dict[str, dict[str, str]] = {}  # a file no rule matches -> its line in the CODEOWNERS document
     for u in cv.units():
         lines = u.text.split("\n")
+        if lines[0].startswith(UNMATCHED_HEAD):
+            unmatched_lines |= {x.partition(" (")[2].partition(")")[0]: {"unit": u.ref, "document": u.doc_ref, "text": x}
+                                for x in lines[1:]}
         if NO_OWNERS_NOTE in lines:
             quoted = next((x for x in lines if x.startswith("line ")), lines[0])
             # the row names the rule's entity, as every other row names its entity (the unit where its head is odd)
             rid, name = rule_of_unit(reader.world, u.text) or (u.ref, lines[0])
             report.rules_without_owners.append(Gap(id=rid, name=name, type="rule",
                                                    cites=[{"unit": u.ref, "document": u.doc_ref, "text": quoted}]))
+    for g in unmatched:  # the file's own line of the paragraph that lists them, where found
+        g.cites = [unmatched_lines[g.id]] if g.id in unmatched_lines else g.cites
+    report.files_without_owners = sorted(_files_without_owners(cv, eligible, {g.id for g in report.rules_without_owners})
+                                         + unmatched, key=lambda g: g.id)
     return report
+
+
+def _files_without_owners(cv: ViewReader, eligible: list[Any], ownerless: set[str]) -> list[Gap]:
+    """The files every last matching rule of which names no owner (the importer relates a file to such rules only
+    when none of its last matching rules has an owner), each citing its ``governed_by`` clause."""
+    rows: dict[str, Gap] = {}
+    for r in eligible:
+        if r.predicate == "governed_by" and r.object in ownerless:
+            ent = cv.entity(r.subject)
+            gap = rows.setdefault(r.subject, Gap(id=r.subject, name=ent.name if ent else r.subject, type=PATH_TYPE))
+            gap.cites.append(_relation_cite(cv.supporting_unit(r), r.support.doc_ref, r.support.quote))
+    return [rows[k] for k in sorted(rows)]
 
 
 def _relation_cite(unit: Any, doc_ref: str, clause: str) -> dict[str, str]:

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chainret.catalog.load import load_world
-from chainret.catalog.models import Catalog
+from chainret.catalog.models import Catalog, Relation, SourceDocument, Support, sha256_digest
 from chainret.core import tlog
 from chainret.pipeline.ask import ask
 from chainret.store import compile_store, open_store, update_store
@@ -66,21 +66,37 @@ def test_proofs_verify_and_a_changed_leaf_or_root_does_not(n: int, data: st.Data
         assert not tlog.verify_consistency(old, n, _mth([other, *leaves[1:old]]), root, proof)
 
 
+def _stating(doc: SourceDocument, rel_id: str, clause: str) -> tuple[SourceDocument, Relation]:
+    """``doc`` with a ``REL s | p | o`` clause appended as a paragraph of its own, and the relation it supports. (The
+    log's leaves are anchors, a relation each: a document that states none adds no leaf.)"""
+    text = doc.text + "\n" + clause + "\n"
+    start = len(doc.text) + 1
+    doc = doc.model_copy(update={"text": text, "digest": sha256_digest(text)})
+    s, p, o = (part.strip() for part in clause.removeprefix("REL ").split("|"))
+    support = Support(source=doc.source, document=doc.document, version=doc.version, representation=doc.representation,
+                      digest=doc.digest, span=(start, start + len(clause)), quote=clause)
+    return doc, Relation(id=rel_id, subject=s, predicate=p, object=o, support=support)
+
+
 def _versions() -> tuple[Catalog, Catalog, Catalog]:
     """v1: the seed world without its restricted document; v2 adds only it (a restricted-only update, with a view
-    that holds it); v3 then adds a public document (a new version of a public document and a view)."""
+    that holds it), stating one relation; v3 then adds a public document (a new version of a public document and a
+    view) that states one relation."""
     full = load_world(SEED).catalog
-    restricted = full.documents_by_ref[RESTRICTED]
+    restricted, hidden = _stating(full.documents_by_ref[RESTRICTED], "rel-audit", "REL org:final:north | contact | contact:final:desk")
     public_docs = [d for d in full.documents if d.ref != RESTRICTED]
     views = [v.model_copy(update={"documents": [d for d in v.documents if d != RESTRICTED]}) for v in full.views]
     v1 = full.model_copy(update={"documents": public_docs, "views": views})
     audited = views[-1].model_copy(update={"name": "audited", "order": 3, "current": False,
                                            "documents": [*views[-1].documents, RESTRICTED]})
-    v2 = full.model_copy(update={"documents": [*public_docs, restricted], "views": [*views, audited]})
-    extra = full.documents_by_ref["notes/newsletter.md@v1"].model_copy(update={"version": "v2"})
+    v2 = full.model_copy(update={"documents": [*public_docs, restricted], "views": [*views, audited],
+                                 "relations": [*full.relations, hidden]})
+    extra, stated = _stating(full.documents_by_ref["notes/newsletter.md@v1"].model_copy(update={"version": "v2"}), "rel-news",
+                             "REL project:final:main | operated_by | org:final:north")
     held = [d for d in audited.documents if d != "notes/newsletter.md@v1"]  # a view holds one version per document
     later = audited.model_copy(update={"name": "later", "order": 4, "documents": [*held, extra.ref]})
-    v3 = full.model_copy(update={"documents": [*public_docs, restricted, extra], "views": [*views, audited, later]})
+    v3 = full.model_copy(update={"documents": [*public_docs, restricted, extra], "views": [*views, audited, later],
+                                 "relations": [*full.relations, hidden, stated]})
     return tuple(c.model_validate(c.model_dump()) for c in (v1, v2, v3))  # type: ignore[return-value]
 
 
@@ -130,50 +146,69 @@ def test_a_public_update_moves_every_checkpoint_consistently(stores: dict[str, P
 
 
 def test_the_leaves_are_what_each_class_may_read(stores: dict[str, Path]):
-    """The public log holds no leaf of the restricted document; the auditor's and the audit log hold all of it."""
+    """A leaf an anchor (a relation and its unit, log format 3): the public log holds no leaf of the restricted
+    document's relations; the auditor's and the audit log hold all of them (the negative control: the same check of
+    the public log does find them missing)."""
     import sqlite3
 
     conn = sqlite3.connect(stores["v3"])
-    restricted_units = {o for (o,) in conn.execute(
-        "SELECT u.ord FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
-    assert restricted_units
+    restricted = {o for (o,) in conn.execute(
+        "SELECT r.ord FROM relations r JOIN documents d ON d.ord = r.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
+    stated = {o for (o,) in conn.execute("SELECT ord FROM relations WHERE unit_idx IS NOT NULL")}
+    assert restricted
     for cls, holds in (("*", False), ("auditor", True), ("", True)):
         leaves = _leaves(conn, cls)
-        units = {o for _, kind, o in leaves if kind == "u"}
-        assert (restricted_units <= units) is holds
+        assert {kind for _, kind, _ in leaves} == {"r"}  # (no unit has a leaf of its own)
+        relations = {o for _, _, o in leaves}
+        assert (restricted <= relations) is holds
+        assert relations <= stated
         assert [i for i, _, _ in leaves] == list(range(len(leaves)))  # dense, in order
         assert len(leaves) == _heads(stores["v3"])[cls][0]
     conn.close()
 
 
 def test_a_readers_entries_find_each_items_leaf_from_the_class_runs(stores: dict[str, Path]):
-    """``StoreLog._entries`` finds each unit's and relation's leaf in one statement (the run that would hold it, one
-    probe): for every class, over every unit and relation of the store, exactly the leaves the class's runs list,
-    with the tile of each; none past a smaller tree size. The negative control: the public class's log lacks the
-    restricted document, whose units then get no entry (the auditor's has them)."""
+    """``StoreLog._entries`` finds each relation's leaf in one statement (the run that would hold it, one probe) with
+    the unit it states: for every class, over every relation of the store, exactly the leaves the class's runs
+    list, with the tile of each, and each unit's span and text; none past a smaller tree size. The negative control:
+    the public class's log lacks the restricted document's relations, which then get no entry (the auditor's has
+    them), and a proof for the public viewer shows none of its units."""
     import sqlite3
 
     from chainret.store import log as log_module
 
     conn = sqlite3.connect(stores["v3"])
-    refs = {str(r): int(o) for r, o in conn.execute(f"SELECT {UNIT_REF}, ord FROM units u")}
     ids = {str(r): int(o) for r, o in conn.execute("SELECT id, ord FROM relations")}
+    spans = {str(r): [int(a), int(b)] for r, a, b in conn.execute(f"SELECT {UNIT_REF}, start_, end_ FROM units u")}
     restricted = {str(r) for (r,) in conn.execute(
-        f"SELECT {UNIT_REF} FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
+        "SELECT r.id FROM relations r JOIN documents d ON d.ord = r.doc_ord WHERE d.ref = ?", (RESTRICTED,))}
     log = store_log(open_store(stores["v3"]))
     assert log is not None and restricted
     for cls in ("*", "auditor", ""):
         tree, size = _tree(conn, cls), _heads(stores["v3"])[cls][0]
-        want = {(kind, o): i for i, kind, o in _leaves(conn, cls)}
+        want = {o: i for i, _, o in _leaves(conn, cls)}
         fetched: dict[tuple[int, int], Any] = {}
-        units, relations = log._entries(tree, size, sorted(refs), sorted(ids), (None, None), fetched)
-        got = {**{("u", refs[r]): e["index"] for r, e in units.items()}, **{("r", ids[r]): e["index"] for r, e in relations.items()}}
-        assert got == want, cls
-        assert {i >> log_module.TILE_HEIGHT for i in got.values()} == {t for _, t in fetched}
-        assert (restricted <= set(units)) is (cls != "*")
-        half, _ = log._entries(tree, size // 2, sorted(refs), [], (None, None), {})
-        assert {e["index"] for e in half.values()} == {i for (kind, _), i in want.items() if kind == "u" and i < size // 2}
+        units, relations = log._entries(tree, size, sorted(spans), sorted(ids), (None, None), fetched)
+        assert {ids[r]: e["index"] for r, e in relations.items()} == want, cls
+        assert {i >> log_module.TILE_HEIGHT for i in want.values()} == {t for _, t in fetched}
+        assert (restricted <= set(relations)) is (cls != "*")
+        assert units and all(spans[ref] == e["span"] and len(e["text"]) == e["span"][1] - e["span"][0] for ref, e in units.items())
+        _, half = log._entries(tree, size // 2, sorted(spans), sorted(ids), (None, None), {})
+        assert {e["index"] for e in half.values()} == {i for i in want.values() if i < size // 2}
     conn.close()
+    # A proof shows a unit only beside an anchor of the class's own log: anchors on the restricted relation (its unit
+    # with it) and a public one, proven against the public log, show neither the restricted relation nor its unit
+    # (against the auditor's, both).
+    from types import SimpleNamespace
+
+    conn = sqlite3.connect(stores["v3"])
+    cited = dict(conn.execute("SELECT id, unit_ref FROM relations WHERE id IN ('rel-audit', 'rel-1')").fetchall())
+    conn.close()
+    trace = SimpleNamespace(hops=[SimpleNamespace(anchor=SimpleNamespace(relation_id=r, unit_ref=u)) for r, u in sorted(cited.items())])
+    for cls, shown in (("*", False), ("auditor", True)):
+        proven = log.proofs(trace, cls)  # type: ignore[arg-type]
+        assert proven is not None and "rel-1" in proven["relations"] and cited["rel-1"] in proven["units"]
+        assert ("rel-audit" in proven["relations"]) is shown and (cited["rel-audit"] in proven["units"]) is shown
 
 
 def _tree(conn: Any, cls: str) -> str:

@@ -156,7 +156,7 @@ FORGERIES: tuple[Forgery, ...] = (
             _OFF_CLAIMS, lambda g: _resigned(g, _edit(g, _claim("revision", lambda s: "99." + str(s["predicate"]["claims"]["revision"]))))),
     Forgery("other_tree_size", "key holder", "the checkpoint names another tree size (its note re-signed): the proofs are "
             "for another tree", "log.inclusion", _OFF_INCLUSION, lambda g: _resigned(g, _edit(g, _other_size))),
-    Forgery("swapped_leaf", "key holder", "two units' log entries swapped (each a genuine leaf, under the other's name)",
+    Forgery("swapped_leaf", "key holder", "two units' log entries swapped (each genuine, under the other's name)",
             "log.inclusion", _OFF_INCLUSION, _swap),
     Forgery("foreign_checkpoint", "key holder", "the proofs and checkpoint of another viewer class's log (valid, signed)",
             "log.checkpoint", _OFF_ORIGIN, _foreign),

@@ -22,7 +22,11 @@ from collections.abc import Callable, Sequence
 
 HASH_SIZE = 32
 LEAF_PREFIX, NODE_PREFIX = b"\x00", b"\x01"
-UNIT_LEAF, RELATION_LEAF = "chainret/unit/1", "chainret/relation/1"
+UNIT_LEAF, RELATION_LEAF = "chainret/unit/1", "chainret/relation/1"  # (log format 2's two leaves an anchor)
+ANCHOR_LEAF = "chainret/anchor/1"  # (format 3: one leaf an anchor, its relation and the unit it states)
+#: The log format whose leaves are anchors, as a store's ``log_info`` and a trace's ``meta.log.format`` name it (a
+#: trace that names none is of format 2: a unit leaf and a relation leaf an anchor; docs/proof.md).
+ANCHOR_FORMAT = "rfc9162-sha256/3"
 NOTE_SIG_PREFIX = "\u2014 "  # an em dash and a space start every signature line of a signed note
 ED25519_TYPE = b"\x01"  # the signature-type byte C2SP signed notes hash into an Ed25519 key's id
 
@@ -82,6 +86,17 @@ def relation_leaf(relation_id: str, subject: str, predicate: str, obj: str, sour
     """The leaf data of a relation: the record and its support (the quote by digest)."""
     return _canonical_array([RELATION_LEAF, relation_id, subject, predicate, obj, source, document, version,
                              representation, digest, start, end, text_digest(quote), kind])
+
+
+def anchor_leaf(relation_id: str, subject: str, predicate: str, obj: str, source: str, document: str, version: str,
+                representation: str, digest: str, start: int, end: int, quote: str, kind: str,
+                unit_ref: str, unit_start: int, unit_end: int, unit_text: str) -> bytes:
+    """The leaf data of an anchor (log format 3): a relation, its support, and the unit that states it (its span and
+    its text by digest), in one leaf. Why one: a trace cites a unit only through a relation it states, and a leaf
+    each was two leaves, two proofs and two tile reads an anchor for what one commits to."""
+    return _canonical_array([ANCHOR_LEAF, relation_id, subject, predicate, obj, source, document, version,
+                             representation, digest, start, end, text_digest(quote), kind,
+                             unit_ref, unit_start, unit_end, text_digest(unit_text)])
 
 
 # -- trees ---------------------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The per-viewer append-only log of a compiled store (SQLite or PostgreSQL): leaves, tree, checkpoints, proofs (docs/proof.md).
 
-Every compile and ``--update`` appends, to the log of each viewer class, one leaf per unit and one per relation that
-class may read and that its log does not hold yet (units first, then relations, each in store order), and records
-a checkpoint (tree size and root) per class for that write. The viewer classes are the store's principal classes
+Every compile and ``--update`` appends, to the log of each viewer class, one leaf per anchor that class may read and
+that its log does not hold yet, in store order: a relation that a unit states, with that unit (``anchor_leaf``: log
+format 3; format 2 had a leaf per unit and one per relation), and records a checkpoint (tree size and root) per
+class for that write. The viewer classes are the store's principal classes
 (``identities``): ``""`` the audit class (reads everything: an unprojected trace), ``*`` everyone no document names
 (the public), and each principal some restricted document names. A class's checkpoint therefore moves only when
 what that class may read grows: a restricted-only update leaves the public checkpoint as it was, so the checkpoint
@@ -14,9 +15,10 @@ read by a hop):
 
 * ``log_info`` (key, value): the log's format and origin prefix (a random id chosen when the log began);
 * ``log_runs`` (principal, kind, item_ord, idx, length): leaves ``idx`` up to ``idx + length`` of a class's log are
-  units or relations (``kind`` ``u`` or ``r``) ``item_ord`` up to ``item_ord + length``. A class's leaves of one
-  kind follow store order, so a run covers every readable stretch: a class that reads everything has a few
-  runs per write, a class that may not read some documents a few per such document, never more than one a leaf;
+  the anchors of relations ``item_ord`` up to ``item_ord + length`` (``kind`` ``r``; format 2 also wrote ``u``, a
+  unit's). A class's leaves follow store order, so a run covers every readable stretch: a class that reads
+  everything has a few runs per write, a class that may not read some documents a few per such document, never
+  more than one a leaf;
 * ``log_tiles`` (principal, level, idx, hashes, above): the tree's hashes in tiles (``TILE_HEIGHT`` levels each,
   as C2SP tlog-tiles cut a tree, in binary): tile ``(level, idx)`` holds, in ``hashes``, the perfect subtrees
   of ``2**(level * TILE_HEIGHT)`` leaves numbered ``idx * TILE_WIDTH`` onwards (up to ``TILE_WIDTH`` of them,
@@ -42,16 +44,18 @@ import sys
 import weakref
 from binascii import b2a_base64
 from hashlib import sha256
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import quote
 
 from chainret.core.tlog import (
+    ANCHOR_FORMAT,
     HASH_SIZE,
     NODE_PREFIX,
     LogError,
     NodeGetter,
+    anchor_leaf,
     audit_path,
     b64,
     checkpoint_body,
@@ -59,20 +63,20 @@ from chainret.core.tlog import (
     leaf_hash,
     node_hash,
     pair_hash,
-    relation_leaf,
     root_hash,
     subtree_hash,
-    unit_leaf,
 )
 from chainret.store.base import StoreError, recompile_advice
-from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_REF, UNIT_TEXT, support_column, doc_ords_of, unit_keys, unit_text
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_TEXT, support_column, unit_text
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
 
     from chainret.trace.model import Trace
 
-LOG_FORMAT = "rfc9162-sha256/2"  # (1: a row per leaf and per subtree, hex; 2: runs and tiles. A store of 1 proves nothing: recompile it)
+# (1: a row per leaf and per subtree, hex; 2: runs and tiles, a leaf per unit and one per relation; 3: a leaf per anchor,
+# ``anchor_leaf``. A store of an earlier format proves nothing, its traces carry no ``meta.log``: recompile it)
+LOG_FORMAT = ANCHOR_FORMAT
 APPEND_BATCH = 20_000  # leaves of one class appended at a time
 TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_hashes`` is written for five, with INNER_LEVELS 2 to 4)
 TILE_WIDTH = 1 << TILE_HEIGHT  # subtrees at a tile's foot
@@ -298,22 +302,19 @@ def _reads(principal: str, who: set[str] | None) -> bool:
     return who is not None and (PUBLIC in who or principal in who)
 
 
-def _units(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, bytes]]:
-    """(unit ord, document ord, leaf data) of every unit from ord ``start`` on."""
-    sql = (f"SELECT u.ord, {UNIT_REF}, u.doc_ord, d.source, d.document, d.version, d.representation, d.digest, u.start_, u.end_, "
-           f"{UNIT_TEXT} "
-           "FROM units u JOIN documents d ON d.ord = u.doc_ord WHERE u.ord >= ? ORDER BY u.ord")
-    for o, ref, d, src, doc, ver, rep, dig, s, e, text in db.stream(sql, (start,)):
-        yield o, d, unit_leaf(ref, src, doc, ver, rep or "", dig or "", s, e, text)
-
-
-def _relations(db: LogWriter, start: int) -> Iterator[tuple[int, int | None, bytes]]:
-    """(relation ord, supporting document ord, leaf data) of every relation from ord ``start`` on."""
+def _anchors(db: LogWriter, start: int, postgres: bool) -> Iterator[tuple[int, int | None, bytes]]:
+    """(relation ord, supporting document ord, anchor leaf data) of every relation from ord ``start`` on that a unit
+    states (a relation no unit states can be no hop's anchor, and gets no leaf): the relation, its support and its
+    unit in one leaf (``anchor_leaf``; log format 3). Its unit: by its version's ordinal and index in a SQLite file
+    (``schema.RELATION_ROWS``), by its ref in PostgreSQL."""
     support = ", ".join(support_column("{t}." + c) for c in SUPPORT_COLUMNS)  # (schema 8: as the catalog has them)
+    unit = "u.ref = r.unit_ref" if postgres else "u.doc_ord = r.doc_ord AND u.idx = r.unit_idx"
     sql = (f"SELECT r.ord, r.id, r.subject, r.predicate, r.object, {support}, "
-           f"r.span_start, r.span_end, {QUOTE}, r.kind, r.doc_ord FROM relations r WHERE r.ord >= ? ORDER BY r.ord")
-    for o, rid, s, p, ob, src, doc, ver, rep, dig, a, b, quote_, kind, d in db.stream(sql, (start,)):
-        yield o, d, relation_leaf(rid, s, p, ob, src, doc, ver, rep or "", dig or "", a, b, quote_ or "", kind or "clause")
+           f"r.span_start, r.span_end, {QUOTE}, r.kind, r.doc_ord, r.unit_ref, u.start_, u.end_, {UNIT_TEXT} "
+           f"FROM relations r JOIN units u ON {unit} WHERE r.ord >= ? ORDER BY r.ord")
+    for o, rid, s, p, ob, src, doc, ver, rep, dig, a, b, quote_, kind, d, ref, us, ue, text in db.stream(sql, (start,)):
+        yield o, d, anchor_leaf(rid, s, p, ob, src, doc, ver, rep or "", dig or "", a, b, quote_ or "", kind or "clause",
+                                ref, us, ue, text)
 
 
 SHARED_TREE = "tree:"  # a ``log_info`` key: ``tree:<class>`` = the class whose runs and tiles it reads (``_sharing``)
@@ -324,7 +325,7 @@ def _sharing(db: LogWriter, classes: list[str], info: dict[str, str], last: dict
     """The classes whose log stays, after this write, the audit log leaf for leaf (a SQLite store keeps it once).
 
     A class whose log has been the audit log's so far (it shared it, or both are empty) and that may read every
-    unit and relation this write appends to the audit log holds the same leaves in the same order: it keeps no
+    anchor this write appends to the audit log holds the same leaves in the same order: it keeps no
     runs or tiles of its own, ``log_info`` names the tree it reads (``SHARED_TREE``), and its checkpoint is the
     audit log's. A class that shared it and may not read something new gets, before anything is appended, a
     copy of the audit log's runs and tiles as they are (its tree until now), and goes on with its own. A
@@ -333,8 +334,8 @@ def _sharing(db: LogWriter, classes: list[str], info: dict[str, str], last: dict
         return set()
     empty = (0, 0, 0)
     audit = last.get(AUDIT, empty)
-    docs = {d for (d,) in db.rows("SELECT DISTINCT doc_ord FROM units WHERE ord >= ? UNION "
-                                  "SELECT DISTINCT doc_ord FROM relations WHERE ord >= ?", (audit[1], audit[2]))}
+    # (the documents of the relations this write gives leaves: a unit has none of its own, ``_anchors``)
+    docs = {d for (d,) in db.rows("SELECT DISTINCT doc_ord FROM relations WHERE ord >= ? AND unit_idx IS NOT NULL", (audit[2],))}
     out: set[str] = set()
     for p in classes:
         if p == AUDIT:
@@ -381,18 +382,17 @@ def append_log(db: LogWriter, *, postgres: bool = False) -> dict[str, int]:
     sizes = {p: last.get(p, (0, 0, 0))[0] for p in classes}
     shared = set() if postgres else _sharing(db, classes, info, last, readers)
     new: dict[str, list[tuple[str, int, bytes]]] = {p: [] for p in classes}
-    for kind, rows, mark in (("u", _units, 1), ("r", _relations, 2)):
-        marks = {p: last.get(p, (0, 0, 0))[mark] for p in classes}
-        for ordinal, doc, data in rows(db, min(marks.values(), default=0)):
-            h: bytes | None = None
-            who = readers.get(doc) if doc is not None else None
-            for p in classes:
-                if ordinal >= marks[p] and p not in shared and _reads(p, who):
-                    h = h or leaf_hash(data)
-                    new[p].append((kind, ordinal, h))
-                    if len(new[p]) >= APPEND_BATCH:  # (a 1M-relation store's leaves are never all held at once)
-                        sizes[p] = _append(db, p, sizes[p], new[p])
-                        new[p] = []
+    marks = {p: last.get(p, (0, 0, 0))[2] for p in classes}
+    for ordinal, doc, data in _anchors(db, min(marks.values(), default=0), postgres):
+        h: bytes | None = None
+        who = readers.get(doc) if doc is not None else None
+        for p in classes:
+            if ordinal >= marks[p] and p not in shared and _reads(p, who):
+                h = h or leaf_hash(data)
+                new[p].append(("r", ordinal, h))
+                if len(new[p]) >= APPEND_BATCH:  # (a 1M-relation store's leaves are never all held at once)
+                    sizes[p] = _append(db, p, sizes[p], new[p])
+                    new[p] = []
     roots: dict[str, bytes] = {}
     for p in classes:  # (the audit class first: a class that shares its tree takes its size and root)
         if p in shared:
@@ -418,10 +418,8 @@ class StoreLog:
     relations those from two tile levels up and higher, made at once, are about 1 MB a class, and those from the
     leaves' tiles' parents are not kept once those tiles are). A leaf tile is not kept past its request."""
 
-    def __init__(self, rows: Any, world: str, kind: str = "sqlite", doc_ords: Callable[[Sequence[str]], Mapping[str, int]] | None = None) -> None:
+    def __init__(self, rows: Any, world: str, kind: str = "sqlite") -> None:
         self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
-        # (a unit is read by its version's ordinal: ``SQLStore.doc_ords``, or a lookup where no store gives them)
-        self._doc_ords = doc_ords or (lambda refs: doc_ords_of(rows, refs))
         self.world = world
         # A SQLite file is never written in place (a write replaces it whole), so a store object reads one state of it:
         # the checkpoints are read once, and a proof's units, relations, runs and tiles are one statement. A
@@ -576,73 +574,64 @@ class StoreLog:
 
     def _entries_sql(self, units: int, relations: int) -> str:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
+        if self._snapshot:
+            return self._anchors_sql(relations)
         parts = []
-        first = 2  # (SQLite: the class is parameter 1, the items 2 onwards: ``_entries``)
         for kind, count, cols, table, key in (("u", units, ("start_", "end_", "text"), "units", "ref"),
                                               ("r", relations, ("subject", "predicate", "object"), "relations", "id")):
-            if not count:
-                continue
-            if not self._snapshot:
+            if count:
                 listed = f"{key} IN ({', '.join('?' for _ in range(count))})"
-                own = [unit_text(table) if c == "text" else c for c in cols]  # (schema 8: a SQLite unit's text is its version's)
+                own = [unit_text(table) if c == "text" else c for c in cols]
                 values = ", ".join((*own, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *own))
                 parts.append(f"SELECT '{kind}', {key}, ord, {values} FROM {table} WHERE {listed}")
-                continue
-            # SQLite reads every row alike: each item's leaf index from the one run of the class that would hold it (its
-            # last run of that kind starting at or before the item: one probe, the length checked in the same row), and
-            # the foot tile of that leaf. The items with their leaves are a sub-query ``LIMIT -1`` keeps from being
-            # flattened into the tile's join, which would probe the runs a second time for the tile's index (as the
-            # join of a run's row to its ordinal did): about a tenth less of the statement at 1M relations.
-            named = [f"x.{c}" for c in cols]
-            values = ", ".join((*named, "NULL", "NULL") if kind == "u" else ("NULL", "NULL", *named))
-            if kind == "u":  # (a unit by its version's ordinal and index: a SQLite unit of schema 9 keeps no ref, ``unit_keys``)
-                # Its key is its place among the refs asked (``_entries`` names it by that ref): the ref made again in
-                # the statement (``unit_ref_column``) was a ``document_meta`` probe a unit, a tenth of a unit's read.
-                pairs = [(f"?{first + 2 * j}", f"?{first + 2 * j + 1}") for j in range(count)]
-                own_key = ("CASE " + " ".join(f"WHEN i.doc_ord = {d} AND i.idx = {x} THEN {j}" for j, (d, x) in enumerate(pairs))
-                           + " END AS ref")
-                listed = " OR ".join(f"(i.doc_ord = {d} AND i.idx = {x})" for d, x in pairs)
-                listed, first = f"({listed})", first + 2 * count
-            else:
-                own_key = f"i.{key}"
-                listed, first = f"i.{key} IN ({', '.join(f'?{k}' for k in range(first, first + count))})", first + count
-            leaf = ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
-                    f"r.principal = ?1 AND r.kind = '{kind}' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
-            parts.append(f"SELECT '{kind}', x.{key}, x.ord, {values}, x.leaf, t.hashes, t.above FROM (SELECT i.ord, {own_key}, "
-                         f"{', '.join(unit_text('i') + ' AS text' if c == 'text' else 'i.' + c for c in cols)}, {leaf} AS leaf "
-                         f"FROM {table} i WHERE {listed} LIMIT -1) x "
-                         f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
         return " UNION ALL ".join(parts)
+
+    @staticmethod
+    def _anchors_sql(relations: int) -> str:
+        """SQLite's one statement for a proof's relations (parameters: the class, then their ids): each relation with its
+        unit (the one its anchor leaf commits to: by its version's ordinal and index, ``schema.RELATION_ROWS``), its leaf
+        index from the one run of the class that would hold it (its last run starting at or before the relation: one
+        probe, the length checked in the same row), and that leaf's foot tile. The relations with their leaves are a
+        sub-query ``LIMIT -1`` keeps from being flattened into the tile's join, which would probe the runs a second time
+        for the tile's index: about a tenth less of the statement at 1M relations. (Format 2 read the units by their refs
+        in a part of their own, each with its own leaf: a unit's lookup, run and tile more an anchor.)"""
+        listed = ", ".join(f"?{k}" for k in range(2, 2 + relations))
+        leaf = ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
+                "r.principal = ?1 AND r.kind = 'r' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
+        return ("SELECT 'r', x.id, x.ord, x.start_, x.end_, x.subject, x.predicate, x.object, x.leaf, t.hashes, t.above, "
+                "x.unit_ref, x.text FROM (SELECT i.ord, i.id, i.subject, i.predicate, i.object, i.unit_ref, u.start_, u.end_, "
+                f"{unit_text('u')} AS text, {leaf} AS leaf FROM relations i LEFT JOIN units u ON u.doc_ord = i.doc_ord AND "
+                f"u.idx = i.unit_idx WHERE i.id IN ({listed}) LIMIT -1) x "
+                f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
 
     def _entries(self, principal: str, size: int, units: list[str], relations: list[str], scope: tuple[str | None, str | None],
                  fetched: dict[tuple[int, int], Tile]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
-        """(units by ref, relations by id) among the given that the class's tree of ``size`` leaves holds, each with its
-        leaf ``index``: a unit with its ``span`` and ``text``, a relation with its subject, predicate and object; the
-        tiles of their leaves go into ``fetched``.
+        """(units by ref, relations by id) among the given: a unit with its ``span`` and ``text``, a relation that the
+        class's tree of ``size`` leaves holds with its subject, predicate, object and leaf ``index`` (the anchor leaf of
+        the relation and its unit, ``anchor_leaf``); the tiles of their leaves go into ``fetched``.
 
         The units and relations are read as the request read them (``scope``: its view and principal, which a
-        PostgreSQL store's policies on unit text need), each with its leaf in the class's log (from the run that holds
-        it) and that leaf's tile: in SQLite one statement (``_entries_sql``); in PostgreSQL, where the class's log rows
-        are its own role's, the items first and then, in a second statement, their runs and tiles (``_lookup``)."""
+        PostgreSQL store's policies on unit text need), each relation with its leaf in the class's log (from the run
+        that holds it) and that leaf's tile: in SQLite one statement, which reads each relation's unit with it
+        (``_anchors_sql``); in PostgreSQL, where the class's log rows are its own role's, the units and relations first
+        and then, in a second statement, the relations' runs and tiles (``_lookup``)."""
         found: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]] = ({}, {})
         if not units and not relations:
             return found
-        # (SQLite: the class once, ``?1``, then a unit's version ordinal and index, ``schema.units_by_ref``, and the
-        # relations' ids; PostgreSQL's units keep their ref)
-        params: list[object] = ([principal, *unit_keys(units, self._doc_ords), *relations] if self._snapshot
-                                else [*units, *relations])
-        statement = self._statements.get((len(units), len(relations)))
+        counts = (0 if self._snapshot else len(units), len(relations))
+        statement = self._statements.get(counts)
         if statement is None:
-            statement = self._statements[(len(units), len(relations))] = self._entries_sql(len(units), len(relations))
+            statement = self._statements[counts] = self._entries_sql(*counts)
         view, asker = scope
         if self._snapshot:
-            rows = self._rows(statement, params)
+            rows = self._rows(statement, [principal, *relations]) if relations else []
         else:
-            items = self._rows(statement, params, *((view, asker) if view is not None or asker is not None else ()))
-            runs = " UNION ALL ".join(f"SELECT {n}, " + self._lookup("?").format(items="(SELECT 1) AS one") for n in range(len(items)))
+            items = self._rows(statement, [*units, *relations], *((view, asker) if view is not None or asker is not None else ()))
+            proven = [n for n, item in enumerate(items) if item[0] == "r"]  # (a unit has no leaf of its own)
+            runs = " UNION ALL ".join(f"SELECT {n}, " + self._lookup("?").format(items="(SELECT 1) AS one") for n in proven)
             looked: dict[int, tuple[Any, ...]] = {}
-            if items:
-                for n, *rest in self._read(principal, runs, [v for kind, _, o, *_ in items for v in (principal, kind, principal, kind, o, o)]):
+            if proven:
+                for n, *rest in self._read(principal, runs, [v for m in proven for v in (principal, "r", principal, "r", items[m][2], items[m][2])]):
                     looked[n] = tuple(rest)
             rows = []
             for n, item in enumerate(items):
@@ -650,20 +639,21 @@ class StoreLog:
                 if bytes in map(type, (item[2], first, idx, length)):
                     raise _edited()
                 rows.append((*item, None if first is None or item[2] >= first + length else idx + item[2] - first, hashes, inner))
+        wanted = set(units)
         for row in rows:
             # (``store_log``: past the store's guard. In SQLite a log run's values are the statement's arithmetic, where a
             # BLOB would read as a number: a wrong leaf, whose proof then fails to verify.)
             if bytes in map(type, row[1:9]):
                 raise _edited()
-            kind, key, _, start, end, a, b, c, index, hashes, inner = row
-            if index is None or index >= size:
-                continue  # not in this class's log (at this size)
+            kind, key, _, start, end, a, b, c, index, hashes, inner, *unit = row
+            if kind == "u" or (unit and unit[0] in wanted):  # (SQLite: the relation's unit, read with it)
+                ref, text = (str(key), a) if kind == "u" else (str(unit[0]), unit[1])
+                found[0][ref] = {"span": [start, end], "text": text}
+            if kind == "u" or index is None or index >= size:
+                continue  # (a unit; or a relation not in this class's log at this size)
             if hashes is not None:
                 fetched[(0, index >> TILE_HEIGHT)] = (bytes(hashes), bytes(inner))
-            if kind == "u":  # (SQLite: the unit's place among ``units``, ``_entries_sql``)
-                found[0][units[key] if self._snapshot else str(key)] = {"index": index, "span": [start, end], "text": a}
-            else:
-                found[1][str(key)] = {"index": index, "subject": a, "predicate": b, "object": c}
+            found[1][str(key)] = {"index": index, "subject": a, "predicate": b, "object": c}
         return found
 
     def audit_paths(self, principal: str, size: int, indexes: Iterable[int],
@@ -793,11 +783,13 @@ class StoreLog:
         fetched: dict[tuple[int, int], Tile] = {}
         units, relations = self._entries(principal, size, sorted({a.unit_ref for a in anchors}),
                                          sorted({a.relation_id for a in anchors}), scope, fetched)
-        entries = [*units.values(), *relations.values()]
-        paths = self.audit_paths(principal, size, [e["index"] for e in entries], fetched)
-        for e in entries:
+        # (a unit is shown only beside an anchor of this class's log, whose leaf commits to it: as the request read it,
+        # and never one the class's log does not hold)
+        units = {ref: e for ref, e in units.items() if ref in {a.unit_ref for a in anchors if a.relation_id in relations}}
+        paths = self.audit_paths(principal, size, [e["index"] for e in relations.values()], fetched)
+        for e in relations.values():
             e["proof"] = paths[e["index"]]
-        return {"origin": origin, "size": size, "root": b64(root),
+        return {"format": LOG_FORMAT, "origin": origin, "size": size, "root": b64(root),
                 "units": dict(sorted(units.items())), "relations": dict(sorted(relations.items()))}
 
 
@@ -823,7 +815,7 @@ def store_log(reader: object) -> StoreLog | None:
 
             def rows(sql: str, params: Sequence[object] = (), *scope: object) -> list[Any]:
                 return cast("list[Any]", backend.conn.execute(sql, tuple(params)).fetchall())
-        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind, reader.doc_ords)
+        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind)
     return cached
 
 

@@ -404,6 +404,9 @@ def _log_meta(t: Trace) -> tuple[dict[str, Any] | None, str]:
     if not isinstance(log, dict) or not isinstance(log.get("origin"), str) or not _is_int(log.get("size")) \
             or not isinstance(log.get("units"), dict) or not isinstance(log.get("relations"), dict):
         return None, "meta.log is not an object with a string origin, an integer size, and units and relations objects"
+    if log.get("format", tlog.ANCHOR_FORMAT) != tlog.ANCHOR_FORMAT:
+        return None, (f"meta.log is of format {str(log.get('format'))[:60]!r}; this verifier knows {tlog.ANCHOR_FORMAT!r} "
+                      "(and format 2, which names none)")
     try:
         tlog.unb64(log.get("root"), "meta.log.root", tlog.HASH_SIZE)
     except tlog.LogError as exc:
@@ -447,8 +450,18 @@ def _path(entry: dict[str, Any]) -> list[bytes]:
     return tlog.proof_hashes(entry.get("proof"))
 
 
+def _unit_entry(unit: object, need_proof: bool) -> bool:
+    """Whether a ``meta.log.units`` entry has a span of two integers and a text (and, in format 2, an index)."""
+    return isinstance(unit, dict) and (not need_proof or _is_int(unit.get("index"))) and isinstance(unit.get("text"), str) \
+        and isinstance(unit.get("span"), list) and len(unit["span"]) == 2 and all(map(_is_int, unit["span"]))
+
+
 def proof_problems(t: Trace, log: dict[str, Any], head: tuple[str, int, bytes]) -> tuple[list[str], list[str]]:
+    """Checks 19 and 20 (docs/proof.md): each anchor's leaves proven at the checkpoint, its quote at its span of the
+    unit text. A log of format 3 (``meta.log.format``) proves an anchor by one leaf, its relation and unit together
+    (``tlog.anchor_leaf``); one without ``format`` is of format 2: a unit leaf and a relation leaf, each with a proof."""
     _, size, root = head
+    one_leaf = log.get("format") == tlog.ANCHOR_FORMAT
     inclusion: list[str] = []
     quotes: list[str] = []
     for h in t.hops:
@@ -457,27 +470,43 @@ def proof_problems(t: Trace, log: dict[str, Any], head: tuple[str, int, bytes]) 
             continue
         unit, rel = log["units"].get(a.unit_ref), log["relations"].get(a.relation_id)
         where = f"hop {h.index}"
+        s, e = a.span
+        text_ok = False  # (the unit's text proven: the quote is checked against it)
         try:
-            if not isinstance(unit, dict) or not _is_int(unit.get("index")) or not isinstance(unit.get("text"), str) \
-                    or not (isinstance(unit.get("span"), list) and len(unit["span"]) == 2 and all(map(_is_int, unit["span"]))):
-                raise tlog.LogError(f"no proof of its unit {a.unit_ref!r} (index, span, text and proof)")
+            if not _unit_entry(unit, not one_leaf):
+                raise tlog.LogError(f"no proof of its unit {a.unit_ref!r} ("
+                                    + ("span and text)" if one_leaf else "index, span, text and proof)"))
+            assert isinstance(unit, dict)
             start, end = unit["span"]
-            leaf = tlog.unit_leaf(a.unit_ref, a.source, a.document, a.version, a.representation, a.digest, start, end, unit["text"])
-            if not tlog.verify_inclusion(unit["index"], size, tlog.leaf_hash(leaf), _path(unit), root):
-                raise tlog.LogError(f"its unit {a.unit_ref!r} (leaf {unit['index']}) does not hash to the checkpoint's root")
-            s, e = a.span
-            if len(unit["text"]) != end - start or not (start <= s <= e <= end) or unit["text"][s - start:e - start] != a.quote:
-                quotes.append(f"{where}: its quote is not the text of unit {a.unit_ref!r} at span {s}..{e}")
+            text_ok = one_leaf  # (format 3: its text is in the anchor's leaf, proven below)
+            if not one_leaf:
+                leaf = tlog.unit_leaf(a.unit_ref, a.source, a.document, a.version, a.representation, a.digest, start, end, unit["text"])
+                if not tlog.verify_inclusion(unit["index"], size, tlog.leaf_hash(leaf), _path(unit), root):
+                    raise tlog.LogError(f"its unit {a.unit_ref!r} (leaf {unit['index']}) does not hash to the checkpoint's root")
+                text_ok = True
         except tlog.LogError as exc:
             inclusion.append(f"{where}: {exc}")
+        if text_ok:
+            assert isinstance(unit, dict)
+            if len(unit["text"]) != end - start or not (start <= s <= e <= end) or unit["text"][s - start:e - start] != a.quote:
+                quotes.append(f"{where}: its quote is not the text of unit {a.unit_ref!r} at span {s}..{e}")
         try:
             if not isinstance(rel, dict) or not _is_int(rel.get("index")) \
                     or not all(isinstance(rel.get(k), str) for k in ("subject", "predicate", "object")):
                 raise tlog.LogError(f"no proof of its relation {a.relation_id!r} (index, subject, predicate, object and proof)")
-            leaf = tlog.relation_leaf(a.relation_id, rel["subject"], rel["predicate"], rel["object"], a.source, a.document,
-                                      a.version, a.representation, a.digest, a.span[0], a.span[1], a.quote, a.support_kind)
+            if one_leaf:
+                if not _unit_entry(unit, False):
+                    raise tlog.LogError(f"its relation {a.relation_id!r} is proven with its unit, which has no span and text")
+                assert isinstance(unit, dict)
+                leaf = tlog.anchor_leaf(a.relation_id, rel["subject"], rel["predicate"], rel["object"], a.source, a.document,
+                                        a.version, a.representation, a.digest, s, e, a.quote, a.support_kind,
+                                        a.unit_ref, unit["span"][0], unit["span"][1], unit["text"])
+            else:
+                leaf = tlog.relation_leaf(a.relation_id, rel["subject"], rel["predicate"], rel["object"], a.source, a.document,
+                                          a.version, a.representation, a.digest, s, e, a.quote, a.support_kind)
             if not tlog.verify_inclusion(rel["index"], size, tlog.leaf_hash(leaf), _path(rel), root):
-                raise tlog.LogError(f"its relation {a.relation_id!r} (leaf {rel['index']}) does not hash to the checkpoint's root")
+                raise tlog.LogError(f"its {'anchor' if one_leaf else 'relation'} {a.relation_id!r} (leaf {rel['index']}) "
+                                    "does not hash to the checkpoint's root")
             if (h.from_id, h.predicate) != (rel["subject"], rel["predicate"]) or h.bridge not in (None, rel["object"]):
                 raise tlog.LogError(f"it steps {h.from_id} -{h.predicate}-> {h.bridge} on relation {a.relation_id!r}, "
                                     f"which the log holds as {rel['subject']} -{rel['predicate']}-> {rel['object']}")

@@ -352,6 +352,7 @@ def _log(trace: dict[str, Any], meta: dict[str, Any], hops: list[dict[str, Any]]
     try:
         assert isinstance(log, dict) and isinstance(log.get("origin"), str) and is_int(log.get("size"))
         assert isinstance(log.get("units"), dict) and isinstance(log.get("relations"), dict)
+        assert log.get("format", "rfc9162-sha256/3") == "rfc9162-sha256/3"
         root = _std_b64(log.get("root"), 32)
         origin, size, signed_root = _note(pred.get("checkpoint"), key)
         assert (origin, size, signed_root) == (log["origin"], log["size"], root)
@@ -364,19 +365,24 @@ def _log(trace: dict[str, Any], meta: dict[str, Any], hops: list[dict[str, Any]]
         return ["log.checkpoint"]
     failed = []
     proven, quoted = True, True
+    one_leaf = "format" in log  # format 3: a leaf an anchor; format 2 (no format named): a unit leaf and a relation leaf
     for hop in hops:
         a = hop.get("anchor")
         if a is None:
             continue
         doc = [a.get("source"), a.get("document"), a.get("version"), a.get("representation"), a.get("digest")]
+        unit_fields = None
         try:
             u = log["units"][a["unit_ref"]]
             start, end = u["span"]
             text = u["text"]
-            leaf = jcs(["chainret/unit/1", a["unit_ref"], *doc, start, end, hashlib.sha256(text.encode()).hexdigest()])
-            path = _proof(u["proof"])
-            assert is_int(u["index"]) and 0 <= u["index"] < size
-            assert _root_from_path(u["index"], size, _h(b"\x00", leaf), path) == root
+            assert is_int(start) and is_int(end) and isinstance(text, str)
+            unit_fields = [a["unit_ref"], start, end, hashlib.sha256(text.encode()).hexdigest()]
+            if not one_leaf:
+                leaf = jcs(["chainret/unit/1", a["unit_ref"], *doc, start, end, unit_fields[3]])
+                path = _proof(u["proof"])
+                assert is_int(u["index"]) and 0 <= u["index"] < size
+                assert _root_from_path(u["index"], size, _h(b"\x00", leaf), path) == root
             s, e = a["span"]
             if not (len(text) == end - start and start <= s <= e <= end and text[s - start:e - start] == a["quote"]):
                 quoted = False
@@ -384,8 +390,13 @@ def _log(trace: dict[str, Any], meta: dict[str, Any], hops: list[dict[str, Any]]
             proven = False
         try:
             r = log["relations"][a["relation_id"]]
-            leaf = jcs(["chainret/relation/1", a["relation_id"], r["subject"], r["predicate"], r["object"], *doc,
-                        a["span"][0], a["span"][1], hashlib.sha256(a["quote"].encode()).hexdigest(), a.get("support_kind", "clause")])
+            fields = [a["relation_id"], r["subject"], r["predicate"], r["object"], *doc,
+                      a["span"][0], a["span"][1], hashlib.sha256(a["quote"].encode()).hexdigest(), a.get("support_kind", "clause")]
+            if one_leaf:
+                assert unit_fields is not None
+                leaf = jcs(["chainret/anchor/1", *fields, *unit_fields])
+            else:
+                leaf = jcs(["chainret/relation/1", *fields])
             path = _proof(r["proof"])
             assert is_int(r["index"]) and 0 <= r["index"] < size
             assert _root_from_path(r["index"], size, _h(b"\x00", leaf), path) == root

@@ -551,10 +551,13 @@ def _batch_starts(batches: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-def test_a_store_of_the_earlier_log_format_proves_nothing_and_is_not_appended_to(stores: dict[str, Path], tmp_path: Path):
-    """A store whose log is format 1 (a row a leaf and a subtree: its tables are not this format's) gives traces
-    without ``meta.log`` rather than proofs read from the wrong tables, and an ``--update`` of it is refused with
-    the advice to compile it again; the same update of the store as written (the control) goes through."""
+@pytest.mark.parametrize("earlier", ["rfc9162-sha256/1", "rfc9162-sha256/2"])
+def test_a_store_of_the_earlier_log_format_proves_nothing_and_is_not_appended_to(stores: dict[str, Path], tmp_path: Path,
+                                                                                 earlier: str):
+    """A store whose log is format 1 (a row a leaf and a subtree: its tables are not this format's) or 2 (a leaf per
+    unit and one per relation: its trees hold other leaves) gives traces without ``meta.log`` rather than proofs read
+    from the wrong tables or trees, and an ``--update`` of it is refused with the advice to compile it again; the
+    same update of the store as written (the control) goes through."""
     import sqlite3
 
     from chainret.store.base import StoreError
@@ -564,11 +567,11 @@ def test_a_store_of_the_earlier_log_format_proves_nothing_and_is_not_appended_to
     old.write_bytes(stores["v1"].read_bytes())
     conn = sqlite3.connect(old)
     with conn:
-        conn.execute("UPDATE log_info SET value = 'rfc9162-sha256/1' WHERE key = 'format'")
-        conn.execute("UPDATE meta SET value = 'rfc9162-sha256/1' WHERE key = 'log'")
+        conn.execute("UPDATE log_info SET value = ? WHERE key = 'format'", (earlier,))
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'log'", (earlier,))
     conn.close()
     assert "log" not in ask(REQUEST, str(old), view="final").meta
-    with pytest.raises(StoreError, match="log is of format 'rfc9162-sha256/1'.*compile"):
+    with pytest.raises(StoreError, match=f"log is of format '{earlier}'.*compile"):
         update_store(v2, old)
     fresh = tmp_path / "fresh.db"
     fresh.write_bytes(stores["v1"].read_bytes())

@@ -91,6 +91,7 @@ def measure(n: int, count: int, against: Path | None = None) -> dict[str, Any]:
         try:
             per_table = dict(conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name").fetchall())
             out["log_mb"] = sum(v for k, v in per_table.items() if k.startswith(("log_", "sqlite_autoindex_log"))) / 1e6
+            out["table_mb"] = {k: round(v / 1e6, 2) for k, v in sorted(per_table.items(), key=lambda kv: -kv[1])}
         except sqlite3.OperationalError:  # a SQLite built without dbstat
             out["log_mb"] = None
         out["log_sizes"] = {p: s for p, s in conn.execute(
@@ -207,6 +208,12 @@ def report(results: list[dict[str, Any]]) -> str:
                   "alternation on the same store: " + "; ".join(
                       f"{r['relations']:,}: {r['ask_cpu_ms_against']:.2f} ms, {r['ask_cpu_ms_against'] / r['ask_cpu_ms_without']:.2f}x "
                       f"(this checkout's {r['ask_cpu_ms_with'] / r['ask_cpu_ms_without']:.2f}x)" for r in compared) + "."]
+    tabled = [r for r in results if r.get("table_mb")]
+    if tabled:
+        lines += ["", "The log's tables (SQLite `dbstat`, MB): " + "; ".join(
+            f"{r['relations']:,}: " + ", ".join(f"`{k}` {v:.1f}" for k, v in r["table_mb"].items() if k.startswith("log_"))
+            for r in tabled) + ". The store's largest tables and indexes: " + "; ".join(
+            f"{r['relations']:,}: " + ", ".join(f"`{k}` {v:.1f}" for k, v in list(r["table_mb"].items())[:8]) for r in tabled) + "."]
     lines += ["", "Leaves per viewer class at the last write: "
               + "; ".join(f"{r['relations']:,}: " + ", ".join(f"{p or 'audit'} {s:,}" for p, s in sorted(r["log_sizes"].items()))
                           for r in results), ""]

@@ -612,3 +612,30 @@ def test_a_class_that_reads_what_the_audit_log_holds_shares_its_tree_until_it_ma
     auditor = ask(REQUEST, str(tmp_path / "v2.db"), view="final", principal="auditor")
     assert auditor.meta["log"]["origin"].endswith("/principal/auditor")
     assert verify_envelope(json.dumps(sign_trace(auditor, key)).encode(), public_key).ok
+
+
+def test_a_store_that_keeps_relations_whole_proves_each_anchor_as_one_of_schema_10(stores: dict[str, Path], tmp_path: Path):
+    """A SQLite store of schema 9 (relations whole, still read) names a relation's unit by its ref, not its index: a
+    proof reads the unit from the ref's index and gives the same ``meta.log`` as the schema-10 store it was made from,
+    units and texts included. The negative control: read as schema 10's (the unit by ``unit_idx``, a column that
+    store lacks), the statement fails."""
+    import sqlite3
+
+    from store_worlds import as_schema_9
+
+    from chainret.store.log import StoreLog
+
+    whole = tmp_path / "whole.db"
+    whole.write_bytes(stores["v3"].read_bytes())
+    as_schema_9(whole)
+    for view, principal in (("final", "public"), ("later", "auditor")):
+        packed = ask(REQUEST, str(stores["v3"]), view=view, principal=principal)
+        kept = ask(REQUEST, str(whole), view=view, principal=principal)
+        assert packed.meta["log"]["units"] and kept.meta["log"] == packed.meta["log"], (view, principal)
+    conn = sqlite3.connect(whole)
+    try:
+        as_ten = StoreLog(lambda sql, params=(), *scope: conn.execute(sql, tuple(params)).fetchall(), "w", packed=True)
+        with pytest.raises(sqlite3.OperationalError, match="unit_idx"):
+            as_ten._entries("", 10, [], ["rel-1"], (None, None), {})
+    finally:
+        conn.close()

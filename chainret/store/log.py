@@ -418,13 +418,14 @@ class StoreLog:
     relations those from two tile levels up and higher, made at once, are about 1 MB a class, and those from the
     leaves' tiles' parents are not kept once those tiles are). A leaf tile is not kept past its request."""
 
-    def __init__(self, rows: Any, world: str, kind: str = "sqlite") -> None:
+    def __init__(self, rows: Any, world: str, kind: str = "sqlite", packed: bool = True) -> None:
         self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
         self.world = world
         # A SQLite file is never written in place (a write replaces it whole), so a store object reads one state of it:
         # the checkpoints are read once, and a proof's units, relations, runs and tiles are one statement. A
         # PostgreSQL store reads the units as the request and the log as the viewer's class: two statements.
         self._snapshot = kind == "sqlite"
+        self._packed = packed  # (SQLite schema 10: a relation names its unit by its index, ``_anchors_sql``)
         self._heads: dict[str, tuple[int, bytes] | None] = {}
         # Audit paths from a tile level up, per (class, size, level, ancestor) (``audit_paths``): from the first tile
         # level (one a leaf tile: many) and from those above (one a tile above the leaves': few), kept apart
@@ -575,7 +576,7 @@ class StoreLog:
     def _entries_sql(self, units: int, relations: int) -> str:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
         if self._snapshot:
-            return self._anchors_sql(relations)
+            return self._anchors_sql(relations, self._packed)
         parts = []
         for kind, count, cols, table, key in (("u", units, ("start_", "end_", "text"), "units", "ref"),
                                               ("r", relations, ("subject", "predicate", "object"), "relations", "id")):
@@ -587,21 +588,24 @@ class StoreLog:
         return " UNION ALL ".join(parts)
 
     @staticmethod
-    def _anchors_sql(relations: int) -> str:
+    def _anchors_sql(relations: int, packed: bool = True) -> str:
         """SQLite's one statement for a proof's relations (parameters: the class, then their ids): each relation with its
         unit (the one its anchor leaf commits to: by its version's ordinal and index, ``schema.RELATION_ROWS``), its leaf
         index from the one run of the class that would hold it (its last run starting at or before the relation: one
         probe, the length checked in the same row), and that leaf's foot tile. The relations with their leaves are a
         sub-query ``LIMIT -1`` keeps from being flattened into the tile's join, which would probe the runs a second time
         for the tile's index: about a tenth less of the statement at 1M relations. (Format 2 read the units by their refs
-        in a part of their own, each with its own leaf: a unit's lookup, run and tile more an anchor.)"""
+        in a part of their own, each with its own leaf: a unit's lookup, run and tile more an anchor.) A store of an
+        earlier schema that keeps relations whole (not ``packed``: schema 9 and before, still read) names the unit by
+        its ref, whose index follows ``#u`` (``chainret.catalog.clause.unit_ref``)."""
+        index = "i.unit_idx" if packed else "CAST(substr(i.unit_ref, instr(i.unit_ref, '#u') + 2) AS INTEGER)"
         listed = ", ".join(f"?{k}" for k in range(2, 2 + relations))
         leaf = ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
                 "r.principal = ?1 AND r.kind = 'r' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
         return ("SELECT 'r', x.id, x.ord, x.start_, x.end_, x.subject, x.predicate, x.object, x.leaf, t.hashes, t.above, "
                 "x.unit_ref, x.text FROM (SELECT i.ord, i.id, i.subject, i.predicate, i.object, i.unit_ref, u.start_, u.end_, "
                 f"{unit_text('u')} AS text, {leaf} AS leaf FROM relations i LEFT JOIN units u ON u.doc_ord = i.doc_ord AND "
-                f"u.idx = i.unit_idx WHERE i.id IN ({listed}) LIMIT -1) x "
+                f"u.idx = {index} WHERE i.id IN ({listed}) LIMIT -1) x "
                 f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
 
     def _entries(self, principal: str, size: int, units: list[str], relations: list[str], scope: tuple[str | None, str | None],
@@ -815,7 +819,7 @@ def store_log(reader: object) -> StoreLog | None:
 
             def rows(sql: str, params: Sequence[object] = (), *scope: object) -> list[Any]:
                 return cast("list[Any]", backend.conn.execute(sql, tuple(params)).fetchall())
-        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind)
+        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind, reader.packed_relations)
     return cached
 
 

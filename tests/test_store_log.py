@@ -202,9 +202,11 @@ def test_a_readers_entries_find_each_items_leaf_from_the_class_runs(stores: dict
     from types import SimpleNamespace
 
     conn = sqlite3.connect(stores["v3"])
-    cited = dict(conn.execute("SELECT id, unit_ref FROM relations WHERE id IN ('rel-audit', 'rel-1')").fetchall())
+    rows = conn.execute("SELECT id, unit_ref, subject, predicate, object FROM relations WHERE id IN ('rel-audit', 'rel-1')").fetchall()
     conn.close()
-    trace = SimpleNamespace(hops=[SimpleNamespace(anchor=SimpleNamespace(relation_id=r, unit_ref=u)) for r, u in sorted(cited.items())])
+    cited = {r: u for r, u, *_ in rows}
+    trace = SimpleNamespace(hops=[SimpleNamespace(anchor=SimpleNamespace(relation_id=r, unit_ref=u), from_id=s, predicate=p, bridge=o)
+                                  for r, u, s, p, o in sorted(rows)])
     for cls, shown in (("*", False), ("auditor", True)):
         proven = log.proofs(trace, cls)  # type: ignore[arg-type]
         assert proven is not None and "rel-1" in proven["relations"] and cited["rel-1"] in proven["units"]
@@ -639,3 +641,31 @@ def test_a_store_that_keeps_relations_whole_proves_each_anchor_as_one_of_schema_
             as_ten._entries("", 10, [], ["rel-1"], (None, None), {})
     finally:
         conn.close()
+
+
+def test_a_proof_takes_each_relation_as_its_hop_states_it_and_a_misstated_one_fails(stores: dict[str, Path]):
+    """Where every anchor's hop states its relation, a SQLite proof takes subject, predicate, object and unit ref from
+    the trace (``StoreLog._anchors_sql``, stated) and gives the ``meta.log`` the store's own rows give (read through
+    the view). The negative control: a hop that states another object than the store holds gets a relation entry
+    of that object, whose leaf is in no log: the offline check fails it."""
+    from chainret.verify.offline import proof_problems
+
+    store = open_store(stores["v3"])
+    log = store_log(store)
+    assert log is not None
+    trace = ask(REQUEST, store, view="final")
+    stated = log.proofs(trace, "*")
+    real = log._entries
+    with mock.patch.object(log, "_entries", lambda *a: real(*a[:6], None)):  # (the view's rows, nothing taken from the trace)
+        read = log.proofs(trace, "*")
+    assert stated is not None and stated["relations"] and stated == read
+    head = (stated["origin"], stated["size"], tlog.unb64(stated["root"], "root"))
+    assert proof_problems(trace, stated, head) == ([], [])
+    first = next(i for i, h in enumerate(trace.hops) if h.anchor is not None and h.bridge is not None)
+    hops = list(trace.hops)
+    hops[first] = hops[first].model_copy(update={"bridge": "contact:final:nobody"})
+    misstated = trace.model_copy(update={"hops": hops})
+    proven = log.proofs(misstated, "*")
+    assert proven is not None and proven["relations"][hops[first].anchor.relation_id]["object"] == "contact:final:nobody"
+    inclusion, _ = proof_problems(misstated, proven, head)
+    assert inclusion and "does not hash to the checkpoint's root" in inclusion[0]

@@ -44,7 +44,7 @@ import sys
 import weakref
 from binascii import b2a_base64
 from hashlib import sha256
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import quote
@@ -67,7 +67,7 @@ from chainret.core.tlog import (
     subtree_hash,
 )
 from chainret.store.base import StoreError, recompile_advice
-from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, UNIT_TEXT, support_column, unit_text
+from chainret.store.schema import QUOTE, RELATION_ROWS, SUPPORT_COLUMNS, UNIT_TEXT, support_column, unit_text
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
@@ -438,7 +438,7 @@ class StoreLog:
         self._tiles: dict[tuple[str, int, int], Tile] = {}  # tiles above the leaves' (``_keep``)
         self._cache: dict[tuple[str, int, int], bytes] = {}  # subtrees of TILE_HEIGHT levels and more, once computed
         self._edges: dict[tuple[str, int, int], bytes] = {}
-        self._statements: dict[tuple[int, int], str] = {}
+        self._statements: dict[tuple[int, int, bool], str] = {}
         self._upper_read: set[str] = set()  # classes whose tiles above the leaves' are kept (``_read_upper``)
         self._asked: set[str] = set()  # classes proven for at least once  # ``_entries``' statement per count of units and relations
 
@@ -573,10 +573,10 @@ class StoreLog:
                 f"{{items}} LEFT JOIN log_runs r ON r.principal = ? AND r.kind = ? AND r.item_ord = (SELECT item_ord FROM "
                 f"log_runs WHERE principal = ? AND kind = ? AND item_ord <= {ord_sql} ORDER BY item_ord DESC LIMIT 1) " + tiles)
 
-    def _entries_sql(self, units: int, relations: int) -> str:
+    def _entries_sql(self, units: int, relations: int, stated: bool = False) -> str:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
         if self._snapshot:
-            return self._anchors_sql(relations, self._packed)
+            return self._anchors_sql(relations, self._packed, stated)
         parts = []
         for kind, count, cols, table, key in (("u", units, ("start_", "end_", "text"), "units", "ref"),
                                               ("r", relations, ("subject", "predicate", "object"), "relations", "id")):
@@ -588,7 +588,7 @@ class StoreLog:
         return " UNION ALL ".join(parts)
 
     @staticmethod
-    def _anchors_sql(relations: int, packed: bool = True) -> str:
+    def _anchors_sql(relations: int, packed: bool = True, stated: bool = False) -> str:
         """SQLite's one statement for a proof's relations (parameters: the class, then their ids): each relation with its
         unit (the one its anchor leaf commits to: by its version's ordinal and index, ``schema.RELATION_ROWS``), its leaf
         index from the one run of the class that would hold it (its last run starting at or before the relation: one
@@ -597,19 +597,37 @@ class StoreLog:
         for the tile's index: about a tenth less of the statement at 1M relations. (Format 2 read the units by their refs
         in a part of their own, each with its own leaf: a unit's lookup, run and tile more an anchor.) A store of an
         earlier schema that keeps relations whole (not ``packed``: schema 9 and before, still read) names the unit by
-        its ref, whose index follows ``#u`` (``chainret.catalog.clause.unit_ref``)."""
+        its ref, whose index follows ``#u`` (``chainret.catalog.clause.unit_ref``).
+
+        ``stated``: the trace's hops state each relation's subject, predicate and object and its anchor names the unit
+        (``proofs``), so a ``packed`` store's statement reads ``relation_rows`` itself, not the view, which would make
+        them again from the entities', the predicate's and the version's rows (four lookups a relation: a fifth of the
+        statement at 1M relations). A hop that states another relation than the store holds gets a leaf that is not
+        in the log, and the verifier fails it as before."""
+        if stated and packed:
+            return ("SELECT 'r', x.id, x.ord, x.start_, x.end_, NULL, NULL, NULL, x.leaf, t.hashes, t.above, NULL, x.text FROM "
+                    f"(SELECT i.ord, i.id, u.start_, u.end_, {unit_text('u')} AS text, {StoreLog._leaf_sql()} AS leaf "
+                    f"FROM {RELATION_ROWS} i LEFT JOIN units u ON u.doc_ord = i.doc_ord AND u.idx = i.unit_idx "
+                    f"WHERE i.id IN ({', '.join(f'?{k}' for k in range(2, 2 + relations))}) LIMIT -1) x "
+                    f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
         index = "i.unit_idx" if packed else "CAST(substr(i.unit_ref, instr(i.unit_ref, '#u') + 2) AS INTEGER)"
         listed = ", ".join(f"?{k}" for k in range(2, 2 + relations))
-        leaf = ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
-                "r.principal = ?1 AND r.kind = 'r' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
+        leaf = StoreLog._leaf_sql()
         return ("SELECT 'r', x.id, x.ord, x.start_, x.end_, x.subject, x.predicate, x.object, x.leaf, t.hashes, t.above, "
                 "x.unit_ref, x.text FROM (SELECT i.ord, i.id, i.subject, i.predicate, i.object, i.unit_ref, u.start_, u.end_, "
                 f"{unit_text('u')} AS text, {leaf} AS leaf FROM relations i LEFT JOIN units u ON u.doc_ord = i.doc_ord AND "
                 f"u.idx = {index} WHERE i.id IN ({listed}) LIMIT -1) x "
                 f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
 
+    @staticmethod
+    def _leaf_sql() -> str:
+        """The leaf index of relation ``i`` in the log of class ``?1``, from the one run that would hold it."""
+        return ("(SELECT CASE WHEN i.ord < r.item_ord + r.length THEN r.idx + i.ord - r.item_ord END FROM log_runs r WHERE "
+                "r.principal = ?1 AND r.kind = 'r' AND r.item_ord <= i.ord ORDER BY r.item_ord DESC LIMIT 1)")
+
     def _entries(self, principal: str, size: int, units: list[str], relations: list[str], scope: tuple[str | None, str | None],
-                 fetched: dict[tuple[int, int], Tile]) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+                 fetched: dict[tuple[int, int], Tile], stated: Mapping[str, tuple[str, str, str, str]] | None = None,
+                 ) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
         """(units by ref, relations by id) among the given: a unit with its ``span`` and ``text``, a relation that the
         class's tree of ``size`` leaves holds with its subject, predicate, object and leaf ``index`` (the anchor leaf of
         the relation and its unit, ``anchor_leaf``); the tiles of their leaves go into ``fetched``.
@@ -618,11 +636,14 @@ class StoreLog:
         PostgreSQL store's policies on unit text need), each relation with its leaf in the class's log (from the run
         that holds it) and that leaf's tile: in SQLite one statement, which reads each relation's unit with it
         (``_anchors_sql``); in PostgreSQL, where the class's log rows are its own role's, the units and relations first
-        and then, in a second statement, the relations' runs and tiles (``_lookup``)."""
+        and then, in a second statement, the relations' runs and tiles (``_lookup``). ``stated``: each relation's
+        subject, predicate, object and unit ref as the trace's hops and anchors give them, where they give them all
+        (``_anchors_sql``; SQLite)."""
         found: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]] = ({}, {})
         if not units and not relations:
             return found
-        counts = (0 if self._snapshot else len(units), len(relations))
+        lean = stated is not None and self._snapshot and self._packed
+        counts = (0 if self._snapshot else len(units), len(relations), lean)
         statement = self._statements.get(counts)
         if statement is None:
             statement = self._statements[counts] = self._entries_sql(*counts)
@@ -650,6 +671,9 @@ class StoreLog:
             if bytes in map(type, row[1:9]):
                 raise _edited()
             kind, key, _, start, end, a, b, c, index, hashes, inner, *unit = row
+            if lean:
+                assert stated is not None
+                a, b, c, unit[0] = stated[key]
             if kind == "u" or (unit and unit[0] in wanted):  # (SQLite: the relation's unit, read with it)
                 ref, text = (str(key), a) if kind == "u" else (str(unit[0]), unit[1])
                 found[0][ref] = {"span": [start, end], "text": text}
@@ -785,8 +809,12 @@ class StoreLog:
         principal = self._trees.get(principal, principal)  # the runs and tiles it reads (a SQLite store's shared tree)
         anchors = [h.anchor for h in trace.hops if h.anchor is not None]
         fetched: dict[tuple[int, int], Tile] = {}
-        units, relations = self._entries(principal, size, sorted({a.unit_ref for a in anchors}),
-                                         sorted({a.relation_id for a in anchors}), scope, fetched)
+        stated: dict[str, tuple[str, str, str, str]] = {}
+        for h in trace.hops:  # (what each hop states of its relation: ``_anchors_sql``)
+            if h.anchor is not None and h.from_id is not None and h.predicate is not None and h.bridge is not None:
+                stated.setdefault(h.anchor.relation_id, (h.from_id, h.predicate, h.bridge, h.anchor.unit_ref))
+        units, relations = self._entries(principal, size, sorted({a.unit_ref for a in anchors}), sorted({a.relation_id for a in anchors}),
+                                         scope, fetched, stated if all(a.relation_id in stated for a in anchors) else None)
         # (a unit is shown only beside an anchor of this class's log, whose leaf commits to it: as the request read it,
         # and never one the class's log does not hold)
         units = {ref: e for ref, e in units.items() if ref in {a.unit_ref for a in anchors if a.relation_id in relations}}

@@ -176,11 +176,44 @@ def with_relations_table(conn: sqlite3.Connection) -> None:
         conn.execute(f"CREATE INDEX {name} ON relations ({on})")
 
 
+def with_label_keys(conn: sqlite3.Connection) -> None:
+    """Write a store's ``names`` as SQLite stores of schema 9 and 10 kept them, each row with its normalised label (``key``)
+    and a NULL type, keyed (digits, flen, fold, key, entity, document) (11 keeps no key: ``chainret.store.schema.SQLITE_NAMES``).
+    The rows are made again by ``schema.name_rows`` from the labels each row's document declares of its entity."""
+    import json
+
+    from chainret.store.schema import name_rows
+
+    rows = []
+    for ordinal, doc_id in conn.execute("SELECT DISTINCT entity_ord, doc_id FROM names").fetchall():
+        if doc_id == "":
+            eid, name, aliases = conn.execute("SELECT id, name, aliases FROM entities WHERE ord = ?", (ordinal,)).fetchone()
+            made = name_rows(eid, name, json.loads(aliases), "", ordinal, "")
+        else:
+            made = [r for name, aliases in conn.execute("SELECT name, aliases FROM name_sources WHERE entity_ord = ? AND doc_id = ?",
+                                                        (ordinal, doc_id)).fetchall()
+                    for r in name_rows("", name, json.loads(aliases), "", ordinal, doc_id)]
+        rows.extend({(r[0], r[6]): (r[0], None, *r[2:]) for r in made}.values())
+    conn.execute("DROP TABLE names")
+    conn.execute("CREATE TABLE names (key TEXT, type TEXT, entity_ord INTEGER, fold TEXT, digits TEXT, flen INTEGER, doc_id TEXT, "
+                 "PRIMARY KEY (digits, flen, fold, key, entity_ord, doc_id)) WITHOUT ROWID")
+    conn.executemany("INSERT INTO names VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+
+
+def as_schema_10(path: Path) -> None:
+    """Make a compiled SQLite store's ``names`` those of a store of schema 10 (``with_label_keys``)."""
+    with sqlite3.connect(path) as conn:
+        with_label_keys(conn)
+        conn.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
+    conn.close()
+
+
 def as_schema_9(path: Path) -> None:
     """Make a compiled SQLite store's relations those of a store of schema 9 (``with_relations_table``)."""
     import sqlite3
 
     with sqlite3.connect(path) as conn:
+        with_label_keys(conn)
         with_relations_table(conn)
         conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     conn.close()
@@ -193,6 +226,7 @@ def as_schema_7(path: Path) -> None:
 
     with sqlite3.connect(path) as conn:
         with_unit_refs(conn)
+        with_label_keys(conn)
         with_relations_table(conn)
         conn.execute("ALTER TABLE postings ADD COLUMN ref TEXT")
         conn.execute("UPDATE postings SET ref = (SELECT u.ref FROM units u WHERE u.ord = postings.unit_ord)")
@@ -208,6 +242,7 @@ def as_schema_4(path: Path) -> None:
 
     with sqlite3.connect(path) as conn:
         with_unit_refs(conn)
+        with_label_keys(conn)
         with_relations_table(conn)
         for col in ("ntok", "idx"):
             conn.execute(f"ALTER TABLE postings DROP COLUMN {col}")

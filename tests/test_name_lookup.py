@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_worlds import as_schema_4
+from store_worlds import as_schema_4, as_schema_10, with_label_keys
 
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Entity, Relation, Support
@@ -239,6 +239,7 @@ def _as_schema_8(path: Path) -> None:
     import sqlite3
 
     with sqlite3.connect(path) as conn:
+        with_label_keys(conn)  # (8 kept each row's key, as 9 and 10 did)
         conn.execute("CREATE TABLE names8 (key TEXT, type TEXT, entity_ord INTEGER, fold TEXT, digits TEXT, flen INTEGER, "
                      "doc_id TEXT, PRIMARY KEY (fold, key, entity_ord, doc_id)) WITHOUT ROWID")
         conn.execute("INSERT INTO names8 SELECT n.key, e.type, n.entity_ord, n.fold, n.digits, n.flen, n.doc_id "
@@ -250,16 +251,19 @@ def _as_schema_8(path: Path) -> None:
     conn.close()
 
 
-@pytest.mark.parametrize(("which", "schema"), [("supply", 9), pytest.param("seed", 9, marks=pytest.mark.slow), ("supply", 8), ("supply", 3)])
+@pytest.mark.parametrize(("which", "schema"), [("supply", 11), pytest.param("seed", 11, marks=pytest.mark.slow), ("supply", 10),
+                                             ("supply", 8), ("supply", 3)])
 def test_the_index_gives_what_the_scan_gave_in_sqlite(which, schema, tmp_path):
-    """Schema 4 and later answer with indexed queries (9 by ``names``' own key, 8 by its fold and ``names_near``); a
-    schema-3 store (no lookup columns) with an index built in memory."""
+    """Schema 4 and later answer with indexed queries (9 to 11 by ``names``' own key, 11's rows checked against their
+    entity's labels, 8 by its fold and ``names_near``); a schema-3 store (no lookup columns) with an index built in memory."""
     cat = _world() if which == "supply" else SEED
     compile_store(cat, tmp_path / "w.db")
     if schema == 3:
         _as_schema_3(tmp_path / "w.db")
     if schema == 8:
         _as_schema_8(tmp_path / "w.db")
+    if schema == 10:
+        as_schema_10(tmp_path / "w.db")
     store = open_store(str(tmp_path / "w.db"))
     assert type(store.name_lookup()).__name__ == ("SQLNames" if schema != 3 else "NameIndex")
     try:
@@ -273,11 +277,12 @@ def _plan(store: Any, where: str, params: list[Any]) -> str:
 
 
 def test_every_label_lookup_searches_the_names_key(tmp_path):
-    """A SQLite store of schema 9 keeps ``names`` in one B-tree keyed (digits, flen, fold, key, ...) and no index
+    """A SQLite store of schema 9 keeps ``names`` in one B-tree keyed (digits, flen, fold, ...) and no index
     beside it: each lookup (a label, a fold, a near miss's digits and length band) names a prefix of that key, so none
     scans the table (1M-relation world: 3M rows). The rows hold the digits and length of their own fold, which the
-    lookups compute from the fold they ask for, and no type (the entity's, which the lookups read). Negative control:
-    the schema-8 condition (the fold and the label, without its digits and length) scans the table."""
+    lookups compute from the fold they ask for, and no type (the entity's, which the lookups read); 11 no normalised
+    label either (``schema.SQLITE_NAMES``). Negative control: the schema-8 condition (the fold without its digits and
+    length) scans the table."""
     from chainret.catalog.names import digits_of
     from chainret.store.sql import fold_key
 
@@ -286,14 +291,15 @@ def test_every_label_lookup_searches_the_names_key(tmp_path):
     try:
         rows = store.db.rows("SELECT fold, digits, flen FROM names")
         assert rows and all((digits, flen) == (digits_of(fold), len(fold)) for fold, digits, flen in rows)
-        assert store.db.rows("SELECT count(*) FROM names WHERE type IS NOT NULL") == [(0,)] and not store.names_typed
+        assert [r[1] for r in store.db.rows("PRAGMA table_info(names)")] == ["digits", "flen", "fold", "entity_ord", "doc_id"]
+        assert not store.names_typed and store.packed_names
         assert not store.db.rows("SELECT name FROM sqlite_schema WHERE tbl_name = 'names' AND type = 'index' AND sql IS NOT NULL")
         named, params = store.label_key("Relief Valve")
         fold, fp = fold_key(name_key("relief-valve"))
         for where, ps in ((named, params), (fold, fp), ("n.digits = ? AND n.flen BETWEEN ? AND ?", ["84", 2, 6])):
             plan = _plan(store, where, ps)
             assert "SEARCH n USING PRIMARY KEY (digits=?" in plan and "SCAN" not in plan, (where, plan)
-        assert "SCAN n" in _plan(store, "n.fold = ? AND n.key = ?", ["reliefvalve", "relief valve"])
+        assert "SCAN n" in _plan(store, "n.fold = ?", ["reliefvalve"])
     finally:
         store.close()
 
@@ -353,3 +359,34 @@ def test_labels_of_one_normalised_form_share_one_fold() -> None:
         assert name_key(a) == name_key(b), (a, b)
         split += re.sub(r"[\W_]+", "", a) != re.sub(r"[\W_]+", "", b)  # (the control: case kept)
     assert pairs > 1000 and split > 100
+
+
+def test_a_label_is_checked_against_the_labels_its_row_was_written_from(tmp_path):
+    """A SQLite store of schema 11 keeps a label row's fold, not its normalised label (``schema.SQLITE_NAMES``): a lookup
+    reads the rows of the label's fold and keeps those whose entity has the label (``SQLStore.named_rows``). A label of
+    another normalised form and the same fold ('Reliefvalve' beside 'Relief valve') resolves only its own entity, in
+    the store as in memory, for the public and for a reader of the restricted document. Negative control: the rows the
+    statement reads for 'Relief valve' hold the other entity too, which the check drops."""
+    base = _world()
+    public = next(d for d in base.documents if d.visibility == "public")
+    other = Entity(id="part:supply:fold", type="part", name="Reliefvalve")
+    rel = Relation(id="sup-fold", subject=other.id, predicate="supplied_by", object="org:supply:harbor",
+                   support=Support(source=public.source, document=public.document, version=public.version,
+                                   digest=public.digest, span=(0, 5), quote=public.text[:5]))
+    cat = changed(base, entities=[*base.entities, other], relations=[*base.relations, rel])
+    compile_store(cat, tmp_path / "w.db")
+    store = open_store(str(tmp_path / "w.db"))
+    try:
+        assert store.packed_names
+        for principal in sorted({"public", *(p for d in cat.documents for p in d.principals)}):
+            for text in ("Relief valve", "RELIEF  VALVE", "Reliefvalve", "reliefVALVE", "relief-valve"):
+                want = [e.id for e in open_view(cat, None, principal).resolve(text, type="part")]
+                assert [e.id for e in store.view(None, principal).resolve(text, type="part")] == want, (principal, text)
+        assert [e.id for e in store.view(None, "public").resolve("Relief valve", type="part")] == ["part:supply:twin", "part:supply:valve"]
+        named, params = store.label_key("Relief valve")
+        read = store.db.rows(f"SELECT DISTINCT e.id{store.label_columns()} FROM names n JOIN entities e ON e.ord = n.entity_ord "
+                             f"WHERE {named} AND e.type = 'part'", params)
+        assert {r[0] for r in read} == {"part:supply:twin", "part:supply:valve", other.id}
+        assert {r[0] for r in store.named_rows(read, "Relief valve")} == {"part:supply:twin", "part:supply:valve"}
+    finally:
+        store.close()

@@ -451,6 +451,7 @@ class _Writer:
     # No table of name words: a login could read every row of it, words of labels it may not be shown included.
     keeps_name_words = False
     packs_relations = False
+    packs_names = False
 
     def __init__(self, conn: Conn) -> None:
         self.conn = conn

@@ -114,6 +114,8 @@ class Writer(Protocol):
     keeps_name_words: bool
     #: Whether its relations are ``relation_rows``, read through a view (``RELATION_ROWS``: SQLite's, schema 10).
     packs_relations: bool
+    #: Whether its label rows keep the fold without the normalised label (``SQLITE_NAMES``: SQLite's, schema 11).
+    packs_names: bool
 
 
 TABLES: dict[str, list[str]] = {
@@ -141,6 +143,7 @@ TABLES: dict[str, list[str]] = {
 #: A SQLite store's tables in place of ``TABLES``' of the same role: its relations (schema 10), read through the view
 #: ``relations`` (``RELATION_ROWS``).
 SQLITE_TABLES: dict[str, list[str]] = {
+    "names": ["digits", "flen", "fold", "entity_ord", "doc_id"],  # schema 11: no key, no type (``SQLITE_NAMES``)
     "relation_rows": ["ord", "id", "s", "p", "o", "source", "document", "version", "representation", "digest", "span_start",
                       "span_end", "note", "doc_ord", "unit_idx", "defects", "kind"],
 }
@@ -195,7 +198,18 @@ SQLITE_WITHOUT = frozenset({"names_key", "names_fold", "names_near", "units_ref"
 #: lookup (``NameLookup.near``: these digits, a length band) reads one range of it, then keeps the rows of its type.
 #: Schema 7 and 8 keyed ``names`` by its fold first and kept ``names_near`` (type, digits, flen), which copied every
 #: row's key (fold, key, entity, document) beside it: 161 of a 1M-relation store's 1,214 MB (issue 47: a store's size).
-SQLITE_PRIMARY = {"names": "digits, flen, fold, key, entity_ord, doc_id"}
+SQLITE_PRIMARY = {"names": "digits, flen, fold, entity_ord, doc_id"}
+
+#: A SQLite store of schema 11 (issue 47: a store's size) keeps a label row as its fold's digits and length, the fold,
+#: the entity and the declaring document (``SQLITE_TABLES["names"]``, ``packed_name_rows``): not the normalised label
+#: (``key``), some 14 of a row's 42 bytes (3M rows at 1M relations). A lookup of a label reads the rows of its fold (the
+#: key's prefix, as before), and keeps those whose entity's labels as that document declares them (the ``entities``
+#: row for everyone's, its ``name_sources`` rows for a document's: what ``entity_rows`` wrote them from) hold it
+#: (``label_keys``, ``SQLStore.named_rows``): labels of one normalised form share one fold, so no row the key matched
+#: is missed, and the rare row whose fold matches by another label is dropped. A scan for a word of a label reads the
+#: folds (``fold LIKE``: a fold holds the fold of every word of its label), then keeps the entities that have the word,
+#: as it did. Schema 10 kept the key in the table's key, after the fold.
+SQLITE_NAMES = "names"
 
 #: A SQLite store of schema 10 (issue 47: a store's size) keeps its relations in ``relation_rows``: subject, predicate and
 #: object as their ``entities`` and ``predicates`` ordinals (``s``, ``p``, ``o``), the unit as its index in the relation's
@@ -395,6 +409,17 @@ def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int, d
         fold = name_key(labels[key])
         out.append((key, type_, i, fold, digits_of(fold), len(fold), doc_id))
     return out
+
+
+def packed_name_rows(rows: Iterable[Row]) -> list[Row]:
+    """``name_rows``' rows as a SQLite store of schema 11 keeps them (``SQLITE_NAMES``): (digits, flen, fold, entity,
+    document), once each (two labels of one fold and document are one row)."""
+    return list(dict.fromkeys((r[4], r[5], r[3], r[2], r[6]) for r in rows))
+
+
+def label_keys(labels: Iterable[str]) -> set[str]:
+    """The normalised forms of the labels one document declares of an entity, as ``name_rows`` keys them (``SQLITE_NAMES``)."""
+    return {normalize_name(label) for label in labels if label}
 
 
 def entity_rows(e: Entity, i: int) -> tuple[Row, list[Row], list[Row]]:

@@ -37,7 +37,7 @@ from chainret.store.namewords import kept_word
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
-from chainret.store.schema import QUOTE, UNIT_COLS, as_int, as_str, doc_ords_of, units_by_ref
+from chainret.store.schema import QUOTE, UNIT_COLS, Row, as_int, as_str, doc_ords_of, label_keys, units_by_ref
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
@@ -128,12 +128,15 @@ class SQLNames:
         # SQLite: in the table's order, each scan stopping at its 512th match (a common word's first, at once), the next
         # one after them (a store file is immutable: the same order each time). PostgreSQL: by entity, after the last
         # one taken (a scan there may start anywhere in the table), each scan sorting for its next 512.
+        # A store whose label rows keep no label scans their folds (``schema.SQLITE_NAMES``): the fold of a label holds the
+        # fold of each of its words, and ``_owning`` keeps the entities that have the word, as after a scan of the labels.
         ordered = self.store.kind == "postgres"
-        sql = ("SELECT n.entity_ord FROM names n WHERE n.key LIKE ? AND n.entity_ord > ? ORDER BY 1 LIMIT 512" if ordered
-               else "SELECT n.entity_ord FROM names n WHERE n.key LIKE ? LIMIT 512 OFFSET ?")
+        scanned, like = ("n.fold", f"%{name_key(word)}%") if self.store.packed_names else ("n.key", f"%{word}%")
+        sql = (f"SELECT n.entity_ord FROM names n WHERE {scanned} LIKE ? AND n.entity_ord > ? ORDER BY 1 LIMIT 512" if ordered
+               else f"SELECT n.entity_ord FROM names n WHERE {scanned} LIKE ? LIMIT 512 OFFSET ?")
         seen, after, offset = set(listed), -1, 0
         while True:
-            rows = self.store.db.rows(sql, (f"%{word}%", after if ordered else offset), None, self.principal)
+            rows = self.store.db.rows(sql, (like, after if ordered else offset), None, self.principal)
             ords = [o for o in dict.fromkeys(as_int(r[0]) for r in rows) if o not in seen]
             seen.update(ords)
             for k in range(0, len(ords), 64):
@@ -193,6 +196,9 @@ class SQLStore:
         # A SQLite store of schema 10 keeps its relations by ordinals and reads them through a view
         # (``schema.RELATION_ROWS``): a relation is searched by its unit's keys, not the ref the view makes.
         self.packed_relations: bool = self.kind == "sqlite" and self._meta.get("schema_version") not in ("3", "4", "5", "6", "7", "8", "9")
+        # A SQLite store of schema 11 keeps a label row's fold, not its normalised label (``schema.SQLITE_NAMES``): a label
+        # is looked up by its fold and the rows read are checked against their entity's labels (``named_rows``).
+        self.packed_names: bool = self.packed_relations and self._meta.get("schema_version") != "10"
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
         self._narrows: dict[str, bool] = {}  # reader -> ``narrows_views``: asked by every ask, read from a JSON row
@@ -373,7 +379,38 @@ class SQLStore:
         if not self._names_fold:
             return f"{col}.key = ?", [normalize_name(text)]
         fold, fp = fold_key(name_key(text), col)
+        if self.packed_names:  # (no key: the rows of the fold, checked by ``named_rows``)
+            return fold, fp
         return f"{fold} AND {col}.key = ?", [*fp, normalize_name(text)]
+
+    def label_columns(self, col: str = "n", e: str = "e") -> str:
+        """What ``named_rows`` reads of a ``names`` row (alias ``col``) of entity row ``e``, after a statement's own
+        columns: nothing, except in a store whose rows keep no label (``schema.SQLITE_NAMES``), where it is the row's
+        document, its entity's ID, name and aliases, and (a document's label) that document's name sources of the entity."""
+        if not self.packed_names:
+            return ""
+        return (f", {col}.doc_id, {e}.id, {e}.name, {e}.aliases, CASE WHEN {col}.doc_id = '' THEN NULL ELSE "
+                f"(SELECT json_group_array(json_array(s.name, json(s.aliases))) FROM name_sources s "
+                f"WHERE s.entity_ord = {col}.entity_ord AND s.doc_id = {col}.doc_id) END")
+
+    def named_rows(self, rows: Sequence[Row], text: str) -> list[Row]:
+        """The rows of a statement of ``label_key`` and ``label_columns`` whose label row holds ``text``, without the
+        columns ``label_columns`` added, once each, in their order. In a store whose rows keep their label, every row: the
+        statement compared it. Else the labels of the row are its document's, as ``schema.entity_rows`` wrote them:
+        the entity row's for everyone's (``doc_id`` ''), that document's name sources' for a document's."""
+        if not self.packed_names:
+            return list(rows)
+        want = normalize_name(text)
+        out: dict[Row, None] = {}
+        for r in rows:
+            *own, doc_id, eid, name, aliases, sources = r
+            if doc_id == "":
+                labels = [as_str(eid), as_str(name), *json.loads(as_str(aliases))]
+            else:
+                labels = [x for s_name, s_aliases in json.loads(as_str(sources)) for x in (s_name, *s_aliases)]
+            if want in label_keys(labels):
+                out.setdefault(tuple(own))
+        return list(out)
 
     def name_lookup(self) -> NameLookup:
         """The tolerant name lookups (``chainret.catalog.names``): indexed queries on ``names`` (schema 4).

@@ -213,12 +213,13 @@ class SQLiteBackend(Backend):
     derives_evidence = True  # a relation's row leaves out what its document version holds (``chainret.store.schema``)
     keeps_name_words = True  # ``chainret.store.namewords``
     packs_relations = True  # its relations are ``relation_rows`` (``chainret.store.schema.RELATION_ROWS``)
+    packs_names = True  # its label rows keep no normalised label (``chainret.store.schema.SQLITE_NAMES``)
 
     def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None:
         self.conn.execute(sql, tuple(params))
 
     def insert(self, table: str, rows: Iterable[Sequence[SQLValue]]) -> None:
-        cols = TABLES.get(table) or SQLITE_TABLES[table]
+        cols = SQLITE_TABLES.get(table) or TABLES[table]
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows)
 
     def close(self) -> None:

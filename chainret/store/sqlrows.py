@@ -18,7 +18,7 @@ from chainret.catalog.names import NameLookup
 
 from chainret.store.base import CatalogRecords
 from chainret.store.rowdecode import RelRow, SQLRow
-from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, support_column
+from chainret.store.schema import QUOTE, SUPPORT_COLUMNS, Row, support_column
 
 if TYPE_CHECKING:  # (the models load with the engine, not with this module)
     from chainret.catalog.models import Entity, Relation
@@ -119,6 +119,10 @@ class RowSource(ViewCatalog, Protocol):
     def label_condition(self, col: str, principal: str, within: str | None = None) -> tuple[str, tuple[str, ...]]: ...
 
     def label_key(self, text: str, col: str = "n") -> tuple[str, list[str | int]]: ...
+
+    def label_columns(self, col: str = "n", e: str = "e") -> str: ...
+
+    def named_rows(self, rows: Sequence[Row], text: str) -> list[Row]: ...
 
     def doc_ords(self, refs: Sequence[str]) -> dict[str, int]: ...
 

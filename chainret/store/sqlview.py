@@ -313,13 +313,13 @@ class SQLView:
         known, kp = self._known()
         label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
         named, np = self.store.label_key(text)
-        sql = ("SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description FROM names n JOIN entities e ON e.ord = n.entity_ord "
-               f"WHERE {named} AND {known}{label}")
+        sql = (f"SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description{self.store.label_columns()} FROM names n "
+               f"JOIN entities e ON e.ord = n.entity_ord WHERE {named} AND {known}{label}")
         params: list[str | int] = [*np, *kp, *lp]
         if type is not None:
             sql += " AND e.type = ?"  # (the entity's: a SQLite label row of schema 9 does not repeat it)
             params.append(type)
-        rows = self._rows(sql, params)
+        rows = self.store.named_rows(self._rows(sql, params), text)
         entities = self.store._entities  # the rows read here are the records ``entities_of`` would read again
         for r in rows:
             _bounded(entities, str(r[0]), _entity(r))
@@ -351,10 +351,11 @@ class SQLView:
             label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
             typed = " AND e.type = ?" if type_ is not None else ""
             named, np = self.store.label_key(text)
-            sql = (f"SELECT DISTINCT e.id, e.ord FROM names n JOIN entities e ON e.ord = n.entity_ord "
+            sql = (f"SELECT DISTINCT e.id, e.ord{self.store.label_columns()} FROM names n JOIN entities e ON e.ord = n.entity_ord "
                    f"WHERE {named}{label}{typed} AND {declared} AND NOT {known}")
             params = [*np, *lp, *([type_] if type_ is not None else []), *sp, *kp]
-        ids = [str(r[0]) for r in self._rows(sql + " ORDER BY e.ord", params)]
+        rows = self._rows(sql + " ORDER BY e.ord", params)
+        ids = [str(r[0]) for r in (rows if text is None else self.store.named_rows(rows, text))]
         shown = self.store.labelled(ids, self.principal, self.within)
         return [shown[i] for i in ids if i in shown]
 

@@ -72,7 +72,7 @@ from chainret.catalog.readable import reader_entity, reader_since, reader_view_p
 from chainret.core.progress import Progress, no_progress
 from chainret.store.namewords import NameWords
 from chainret.store.schema import (LABEL_READERS_SQL, RELATION_ROWS, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows,
-                                   predicate_row, doc_ords_of, relation_row, units_by_ref)
+                                   packed_name_rows, predicate_row, doc_ords_of, relation_row, units_by_ref)
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as ``reader_catalog`` is asked)
@@ -232,6 +232,7 @@ class StreamCompile:
         self.derives = w.derives_evidence  # (schema 8: ``relation`` leaves out what the document version holds)
         # (schema 10: a SQLite store's relations by ordinals, ``schema.RELATION_ROWS``)
         self.rel_table = RELATION_ROWS if w.packs_relations else "relations"
+        self.packs_names = w.packs_names
         # the words of the names this write adds (``chainret.store.namewords``; a SQLite store's only)
         self.words: NameWords | None = NameWords() if w.keeps_name_words else None
         # An update (``compile.update_into``): how many records of each section the store holds already. They are
@@ -332,7 +333,9 @@ class StreamCompile:
             self._err(self.world_issues, "wrong_world", f"entities[{i}] (id {e.id})", "id",
                       wrong_world_message(self.head["world"], e.world))
         entity, names, sources = entity_rows(e, i)
-        if self.derives:  # (schema 9: a SQLite label row's type is its entity's, which the lookups read from ``entities``)
+        if self.packs_names:  # (schema 11: a SQLite label row keeps its fold, not its key nor its type: ``schema.SQLITE_NAMES``)
+            names = packed_name_rows(names)
+        elif self.derives:  # (schema 9: a SQLite label row's type is its entity's, which the lookups read from ``entities``)
             names = [(r[0], None, *r[2:]) for r in names]
         if self._new("entities", i):
             self.rows["entities"].append(entity)

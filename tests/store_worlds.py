@@ -200,10 +200,22 @@ def with_label_keys(conn: sqlite3.Connection) -> None:
     conn.executemany("INSERT INTO names VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
 
 
+def with_text_terms(conn: sqlite3.Connection) -> None:
+    """Write every posting's term as text, as SQLite stores before schema 11 kept them (11 keeps an ID as its entity's
+    ordinal: ``chainret.store.schema.TERM_KEY``)."""
+    conn.execute("UPDATE postings SET term = (SELECT e.id FROM entities e WHERE e.ord = postings.term) WHERE typeof(term) = 'integer'")
+
+
+def with_schema_10_rows(conn: sqlite3.Connection) -> None:
+    """The label rows and postings of schema 10 (``with_label_keys``, ``with_text_terms``): what schema 11 changed."""
+    with_label_keys(conn)
+    with_text_terms(conn)
+
+
 def as_schema_10(path: Path) -> None:
-    """Make a compiled SQLite store's ``names`` those of a store of schema 10 (``with_label_keys``)."""
+    """Make a compiled SQLite store's ``names`` and ``postings`` those of a store of schema 10 (``with_schema_10_rows``)."""
     with sqlite3.connect(path) as conn:
-        with_label_keys(conn)
+        with_schema_10_rows(conn)
         conn.execute("UPDATE meta SET value = '10' WHERE key = 'schema_version'")
     conn.close()
 
@@ -213,7 +225,7 @@ def as_schema_9(path: Path) -> None:
     import sqlite3
 
     with sqlite3.connect(path) as conn:
-        with_label_keys(conn)
+        with_schema_10_rows(conn)
         with_relations_table(conn)
         conn.execute("UPDATE meta SET value = '9' WHERE key = 'schema_version'")
     conn.close()
@@ -226,7 +238,7 @@ def as_schema_7(path: Path) -> None:
 
     with sqlite3.connect(path) as conn:
         with_unit_refs(conn)
-        with_label_keys(conn)
+        with_schema_10_rows(conn)
         with_relations_table(conn)
         conn.execute("ALTER TABLE postings ADD COLUMN ref TEXT")
         conn.execute("UPDATE postings SET ref = (SELECT u.ref FROM units u WHERE u.ord = postings.unit_ord)")
@@ -242,7 +254,7 @@ def as_schema_4(path: Path) -> None:
 
     with sqlite3.connect(path) as conn:
         with_unit_refs(conn)
-        with_label_keys(conn)
+        with_schema_10_rows(conn)
         with_relations_table(conn)
         for col in ("ntok", "idx"):
             conn.execute(f"ALTER TABLE postings DROP COLUMN {col}")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from store_worlds import pg_url  # noqa: F401
-from store_worlds import with_label_keys
+from store_worlds import with_schema_10_rows
 
 from chainret.pipeline.ask import answer, ask
 from chainret.catalog.load import load_catalog
@@ -374,7 +374,7 @@ def test_a_store_of_schema_5_is_still_read(worlds: tuple[Path, Path], tmp_path: 
 
     db = _compiled(worlds[0], "sqlite", tmp_path, "")
     with sqlite3.connect(db) as conn:
-        with_label_keys(conn)  # (the rows of schema 10, with their normalised labels)
+        with_schema_10_rows(conn)  # (the label rows and postings of schema 10)
         conn.execute("CREATE TABLE names5 AS SELECT n.key, e.type, n.entity_ord, n.fold, n.digits, n.flen "
                      "FROM names n JOIN entities e ON e.ord = n.entity_ord")  # (schema 9 leaves a row's type to its entity's)
         conn.execute("DROP TABLE names")

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_worlds import as_schema_4, as_schema_10, with_label_keys
+from store_worlds import as_schema_4, as_schema_10, with_schema_10_rows
 
 from chainret.catalog.load import load_catalog
 from chainret.catalog.models import Entity, Relation, Support
@@ -239,7 +239,7 @@ def _as_schema_8(path: Path) -> None:
     import sqlite3
 
     with sqlite3.connect(path) as conn:
-        with_label_keys(conn)  # (8 kept each row's key, as 9 and 10 did)
+        with_schema_10_rows(conn)  # (8 kept each row's key and text terms, as 9 and 10 did)
         conn.execute("CREATE TABLE names8 (key TEXT, type TEXT, entity_ord INTEGER, fold TEXT, digits TEXT, flen INTEGER, "
                      "doc_id TEXT, PRIMARY KEY (fold, key, entity_ord, doc_id)) WITHOUT ROWID")
         conn.execute("INSERT INTO names8 SELECT n.key, e.type, n.entity_ord, n.fold, n.digits, n.flen, n.doc_id "

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from store_worlds import seed_versions as versions
-from store_worlds import trace_json, with_label_keys
+from store_worlds import trace_json, with_schema_10_rows
 
 from chainret.pipeline.ask import ask
 from chainret.catalog.load import load_world
@@ -104,7 +104,7 @@ def test_a_store_of_the_previous_schema_is_read_and_its_update_refused(tmp_path,
     old = tmp_path / "six.db"
     old.write_bytes(seed_db.read_bytes())
     con = sqlite3.connect(old)
-    with_label_keys(con)  # (the rows of schema 10, with their normalised labels)
+    with_schema_10_rows(con)  # (the label rows and postings of schema 10)
     con.execute("CREATE TABLE names6 (key TEXT, type TEXT, entity_ord INTEGER, fold TEXT, digits TEXT, flen INTEGER, doc_id TEXT, "
                 "PRIMARY KEY (key, entity_ord, doc_id)) WITHOUT ROWID")
     con.execute("INSERT INTO names6 SELECT n.key, e.type, n.entity_ord, n.fold, n.digits, n.flen, n.doc_id "

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_worlds import as_schema_4, as_schema_7, random_catalog, random_requests, trace_json
+from store_worlds import as_schema_4, as_schema_7, as_schema_10, random_catalog, random_requests, trace_json
 
 from chainret.engine import search
 from chainret.pipeline.ask import answer, ask
@@ -176,19 +176,22 @@ def test_a_schema_4_store_joins_each_posting_to_its_unit_and_answers_the_same(tm
     """Store schema 5's postings carry their unit's token count and ref (schema 8: its index, whose ref the hop writes),
     which the hop statement reads instead of joining ``units``; a store compiled before (schema 4, still read) has
     neither column: its hops join, and every fixture request answers as the in-memory engine, as on a current store,
-    and as on a store whose postings hold the ref (schemas 5 to 7)."""
+    and as on a store whose postings hold the ref (schemas 5 to 7), or every term as text (schema 10: 11 keeps an ID as its
+    entity's ordinal, ``schema.TERM_KEY``)."""
     w = load_world(ROOT / "fixtures" / "seed")
     stores = {}
-    for schema in (5, 4, 7):
+    for schema in (11, 10, 4, 7):
         db = tmp_path / f"seed-{schema}.db"
         compile_store(w.catalog, db)
+        if schema == 10:
+            as_schema_10(db)
         if schema == 4:
             as_schema_4(db)
         if schema == 7:
             as_schema_7(db)
         stores[schema] = open_store(db)
     try:
-        assert (stores[5].postings_unit, stores[4].postings_unit, stores[7].postings_unit) == ("idx", "joined", "ref")
+        assert [stores[s].postings_unit for s in (11, 10, 4, 7)] == ["keyed", "idx", "joined", "ref"]
         n = 0
         for case in w.cases:
             for principal in ("public", "auditor"):

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, cast
 from chainret.engine.search import SearchHit, rank_term, stating_first
 from chainret.store.base import StoreError, recompile_advice
 from chainret.store.rowdecode import _bounded, hop_postings, hop_status_rows
-from chainret.store.schema import quote_column
+from chainret.store.schema import quote_column, term_key
 from chainret.store.sqlrows import rel_cols
 
 if TYPE_CHECKING:
@@ -82,6 +82,8 @@ _POSTINGS = {  # kind -> (the unit's value in the array, the postings read)
     "joined": ("ref", "SELECT p.unit_ord, p.tf, p.doc_ord, u.ntok, u.ref FROM postings p JOIN units u ON u.ord = p.unit_ord "
                       "WHERE p.term = ? LIMIT ?"),
 }
+# Schema 11 keeps an ID as its entity's ordinal (``schema.TERM_KEY``): the term is named by its key, with the same parameter.
+_POSTINGS["keyed"] = (_POSTINGS["idx"][0], _POSTINGS["idx"][1].replace("term = ?", f"term = {term_key(True)}"))
 _RELATIONS = (
     f"SELECT json_group_array(json_array({rel_cols(joined=True)}, r.doc_ord, {quote_column(joined=True)})) FROM "
     "(SELECT * FROM relations WHERE subject = ? AND predicate = ? LIMIT ?) r LEFT JOIN documents d ON d.ord = r.doc_ord"
@@ -91,8 +93,8 @@ _ARRAY = "SELECT json_group_array(json_array(unit_ord, tf, doc_ord, ntok, {})) F
 HOP_SQL = {kind: f"SELECT ({_ARRAY.format(*postings)}), ({_RELATIONS})" for kind, postings in _POSTINGS.items()}
 # A 1.1 hop (``stating_first``) also reads which of the term's units hold the predicate's word: a third array, the
 # predicate's postings looked up for those units only (the (term, unit_ord) key), never the predicate's whole list.
-_STATING = "SELECT json_group_array(unit_ord) FROM postings WHERE term = ? AND unit_ord IN (SELECT unit_ord FROM postings WHERE term = ? LIMIT ?)"
-HOP_SQL_STATING = {kind: f"{sql}, ({_STATING})" for kind, sql in HOP_SQL.items()}
+_STATING = "SELECT json_group_array(unit_ord) FROM postings WHERE term = {0} AND unit_ord IN (SELECT unit_ord FROM postings WHERE term = {0} LIMIT ?)"
+HOP_SQL_STATING = {kind: f"{sql}, ({_STATING.format(term_key(kind == 'keyed'))})" for kind, sql in HOP_SQL.items()}
 
 # (``rowdecode.hop_postings`` and ``rowdecode.hop_status_rows`` read the two arrays.)
 

@@ -452,6 +452,7 @@ class _Writer:
     keeps_name_words = False
     packs_relations = False
     packs_names = False
+    keys_terms = False
 
     def __init__(self, conn: Conn) -> None:
         self.conn = conn

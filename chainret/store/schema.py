@@ -116,6 +116,8 @@ class Writer(Protocol):
     packs_relations: bool
     #: Whether its label rows keep the fold without the normalised label (``SQLITE_NAMES``: SQLite's, schema 11).
     packs_names: bool
+    #: Whether a posting keeps an entity's ID as the entity's ordinal (``TERM_KEY``: SQLite's, schema 11).
+    keys_terms: bool
 
 
 TABLES: dict[str, list[str]] = {
@@ -210,6 +212,34 @@ SQLITE_PRIMARY = {"names": "digits, flen, fold, entity_ord, doc_id"}
 #: folds (``fold LIKE``: a fold holds the fold of every word of its label), then keeps the entities that have the word,
 #: as it did. Schema 10 kept the key in the table's key, after the fold.
 SQLITE_NAMES = "names"
+
+#: A SQLite store of schema 11 (issue 47: a store's size) keeps a posting's term as the ordinal of the entity whose ID it is
+#: (an ``INTEGER``; the column has no type, so neither value is converted to the other), else as its text: most postings'
+#: terms are IDs (some 16 bytes each, 4M postings at 1M relations), an ordinal is 3 (``posting_term``). A statement names
+#: a term by ``TERM_KEY`` where it named ``?``, with the same parameter (the term's text): the entity's ordinal where
+#: some entity's ID is the term, else the text, computed once per statement; ``term_text`` reads a kept term back as
+#: text. An update that adds an entity whose ID stored units hold as text keys those postings again
+#: (``StreamCompile._key_new_ids``), so one term is never kept both ways.
+TERM_KEY = "(SELECT coalesce(e.ord, x.t) FROM (SELECT ? AS t) x LEFT JOIN entities e ON e.id = x.t)"
+#: The columns of ``TABLES`` a SQLite store declares with no type (``TERM_KEY``: a posting's term, an integer or text).
+SQLITE_UNTYPED = frozenset({("postings", "term")})
+
+
+def term_key(keyed: bool) -> str:
+    """What a statement names a posting's term by, given as text in one parameter: ``TERM_KEY`` in a store whose
+    postings key IDs by ordinal (``keyed``), else the parameter itself."""
+    return TERM_KEY if keyed else "?"
+
+
+def term_text(col: str, keyed: bool) -> str:
+    """A posting's term ``col`` as text: the ID of the entity whose ordinal a ``keyed`` store keeps (``TERM_KEY``)."""
+    return f"CASE WHEN typeof({col}) = 'integer' THEN (SELECT e.id FROM entities e WHERE e.ord = {col}) ELSE {col} END" if keyed else col
+
+
+def posting_term(term: str, entity_ord: Mapping[str, int]) -> str | int:
+    """The term a store of schema 11 keeps in a posting (``TERM_KEY``): the ordinal of the entity whose ID it is, else the
+    term's text."""
+    return entity_ord.get(term, term)
 
 #: A SQLite store of schema 10 (issue 47: a store's size) keeps its relations in ``relation_rows``: subject, predicate and
 #: object as their ``entities`` and ``predicates`` ordinals (``s``, ``p``, ``o``), the unit as its index in the relation's
@@ -374,7 +404,7 @@ def create_statements(*, postgres: bool = False) -> list[str]:
         defs = []
         for c in cols:
             typ = ("BIGINT" if postgres else "INTEGER") if c in INT_COLUMNS else "TEXT"
-            defs.append(f"{c} {typ}")
+            defs.append(c if not postgres and (table, c) in SQLITE_UNTYPED else f"{c} {typ}")
         tail = " WITHOUT ROWID" if not postgres and table in ("postings", "readers", "view_docs", "names", "label_readers") else ""
         key = PRIMARY[table] if postgres else SQLITE_PRIMARY.get(table, PRIMARY[table])
         out.append(f"CREATE TABLE {table} ({', '.join(defs)}, PRIMARY KEY ({key})){tail}")

@@ -199,6 +199,8 @@ class SQLStore:
         # A SQLite store of schema 11 keeps a label row's fold, not its normalised label (``schema.SQLITE_NAMES``): a label
         # is looked up by its fold and the rows read are checked against their entity's labels (``named_rows``).
         self.packed_names: bool = self.packed_relations and self._meta.get("schema_version") != "10"
+        # ... and keeps a posting's term as the ordinal of the entity whose ID it is (``schema.TERM_KEY``).
+        self.keyed_terms: bool = self.packed_names
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
         self._narrows: dict[str, bool] = {}  # reader -> ``narrows_views``: asked by every ask, read from a JSON row
@@ -711,9 +713,10 @@ class SQLStore:
     def postings_unit(self) -> str:
         """What a SQLite store's postings hold of their unit, for the hop statement (``chainret.store.hopquery``): its
         index in its document version (``idx``, schema 8), its ref (``ref``, 5 to 7), or neither (``joined``, 3 and 4:
-        each posting is joined to its unit). Read from the table, as the hop statement reads it."""
+        each posting is joined to its unit). Read from the table, as the hop statement reads it; ``keyed``: its index, and
+        an ID kept as its entity's ordinal (``schema.TERM_KEY``, schema 11)."""
         columns = {str(r[1]) for r in self.db.rows("PRAGMA table_info(postings)")}
-        return "idx" if "idx" in columns else "ref" if "ref" in columns else "joined"
+        return ("keyed" if self.keyed_terms else "idx") if "idx" in columns else "ref" if "ref" in columns else "joined"
 
     def view_facts(self, view: str, principal: str, within: str | None = None) -> ViewFacts:
         """The permission and status facts of (view, principal, narrower viewer), read once per store object

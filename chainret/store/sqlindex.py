@@ -13,7 +13,7 @@ from typing import cast
 
 from chainret.engine.search import HubRankings, SearchHit, TermRanking, query_tokens, rank_bm25plus
 from chainret.store.hubindex import ranked_hits
-from chainret.store.schema import UNIT_REF
+from chainret.store.schema import UNIT_REF, term_key, term_text
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
 
 _NOT_READ: list[SearchHit] = []  # (a marker: ``StoreIndex.walked`` holds no entry for the key)
@@ -52,8 +52,9 @@ class StoreIndex:
             ranking = self._ranking(term, n_units, total)
             if ranking is None:
                 return []
+            k_ = term_key(self.store.keyed_terms)
             has = {uo for (uo,) in cast("list[tuple[int]]", self.store.db.rows(
-                "SELECT s.unit_ord FROM postings s WHERE s.term = ? AND s.unit_ord IN (SELECT p.unit_ord FROM postings p WHERE p.term = ?)",
+                f"SELECT s.unit_ord FROM postings s WHERE s.term = {k_} AND s.unit_ord IN (SELECT p.unit_ord FROM postings p WHERE p.term = {k_})",
                 (word, term), self.view, self.principal,
             ))}
             hits = self.hubs.rows(ranking, term, word, has, k)
@@ -79,7 +80,7 @@ class StoreIndex:
         wp = (self.within,) if self.within is not None else ()
         rows = cast("list[tuple[int, int, int, str]]", self.store.db.rows(
             f"SELECT p.unit_ord, p.tf, u.ntok, {UNIT_REF} FROM postings p JOIN units u ON u.ord = p.unit_ord "
-            "WHERE p.term = ? AND " + READABLE.format(col="p.doc_ord") + (WITHIN.format(col="p.doc_ord") if wp else ""),
+            f"WHERE p.term = {term_key(self.store.keyed_terms)} AND " + READABLE.format(col="p.doc_ord") + (WITHIN.format(col="p.doc_ord") if wp else ""),
             (term, self.view, self.principal, *wp), self.view, self.principal,
         ))
         if not rows:
@@ -108,9 +109,10 @@ class StoreIndex:
         terms = sorted(set(q))
         if not terms:
             return []
-        marks = ", ".join("?" for _ in terms)
+        keyed = self.store.keyed_terms
+        marks = ", ".join(term_key(keyed) for _ in terms)
         rows = cast("list[tuple[str, int, int, int, str]]", self.store.db.rows(
-            f"SELECT p.term, p.unit_ord, p.tf, u.ntok, {UNIT_REF} FROM postings p JOIN units u ON u.ord = p.unit_ord "
+            f"SELECT {term_text('p.term', keyed)}, p.unit_ord, p.tf, u.ntok, {UNIT_REF} FROM postings p JOIN units u ON u.ord = p.unit_ord "
             f"WHERE p.term IN ({marks}) AND " + READABLE.format(col="p.doc_ord")
             + (WITHIN.format(col="p.doc_ord") if self.within is not None else ""),
             (*terms, self.view, self.principal, *((self.within,) if self.within is not None else ())),

@@ -214,6 +214,7 @@ class SQLiteBackend(Backend):
     keeps_name_words = True  # ``chainret.store.namewords``
     packs_relations = True  # its relations are ``relation_rows`` (``chainret.store.schema.RELATION_ROWS``)
     packs_names = True  # its label rows keep no normalised label (``chainret.store.schema.SQLITE_NAMES``)
+    keys_terms = True  # a posting keeps an entity's ID as its ordinal (``chainret.store.schema.TERM_KEY``)
 
     def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None:
         self.conn.execute(sql, tuple(params))

@@ -72,7 +72,7 @@ from chainret.catalog.readable import reader_entity, reader_since, reader_view_p
 from chainret.core.progress import Progress, no_progress
 from chainret.store.namewords import NameWords
 from chainret.store.schema import (LABEL_READERS_SQL, RELATION_ROWS, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows,
-                                   packed_name_rows, predicate_row, doc_ords_of, relation_row, units_by_ref)
+                                   packed_name_rows, posting_term, predicate_row, doc_ords_of, relation_row, units_by_ref)
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as ``reader_catalog`` is asked)
@@ -233,6 +233,7 @@ class StreamCompile:
         # (schema 10: a SQLite store's relations by ordinals, ``schema.RELATION_ROWS``)
         self.rel_table = RELATION_ROWS if w.packs_relations else "relations"
         self.packs_names = w.packs_names
+        self.keys_terms = w.keys_terms
         # the words of the names this write adds (``chainret.store.namewords``; a SQLite store's only)
         self.words: NameWords | None = NameWords() if w.keeps_name_words else None
         # An update (``compile.update_into``): how many records of each section the store holds already. They are
@@ -684,8 +685,9 @@ class StreamCompile:
         toks = tokenize(f"{body}\n{' '.join(extra)}" if extra else body)
         # (schema 8: the document version's row holds its ref and the text; 9: the unit's ref is that ref and ``j``)
         kept = (None, None, None) if self.derives else (uref, doc_ref, body)
+        terms = Counter(toks).items()
         return ((ordinal, kept[0], doc_ord, kept[1], j, start, end, len(toks), kept[2]),
-                [(term, ordinal, doc_ord, tf, len(toks), j) for term, tf in Counter(toks).items()])
+                [(posting_term(term, self.ent_ord) if self.keys_terms else term, ordinal, doc_ord, tf, len(toks), j) for term, tf in terms])
 
     def _units(self) -> None:
         """The new documents' units and postings, after the units the store holds; then an update's stored units whose
@@ -693,6 +695,8 @@ class StreamCompile:
         units: list[Row] = []
         postings: list[Row] = []
         ordinal = as_int(self.w.rows("SELECT count(*) FROM units")[0][0])
+        if self.keys_terms and ordinal:
+            self._key_new_ids()
         step = 256
         for lo in range(self.stored["documents"], self.n["documents"], step):
             self.progress("indexing units", lo, self.n["documents"], "documents")
@@ -712,6 +716,13 @@ class StreamCompile:
         if postings:
             self.w.insert("postings", postings)
         self._index_again(sorted(self.reindex))
+
+    def _key_new_ids(self) -> None:
+        """An update's new entities whose ID stored postings hold as text: those postings keyed by the entity's ordinal,
+        as a posting written from now on is (``schema.TERM_KEY``: one term is kept one way)."""
+        for eid, i in self.ent_ord.items():
+            if i >= self.stored["entities"]:
+                self.w.execute("UPDATE postings SET term = ? WHERE term = ?", (i, eid))
 
     def _index_again(self, refs: list[str]) -> None:
         """An update's stored units that prose quotes name IDs in: each whose search text grew is written again (its

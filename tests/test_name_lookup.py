@@ -284,13 +284,15 @@ def test_every_label_lookup_searches_the_names_key(tmp_path):
     label either (``schema.SQLITE_NAMES``). Negative control: the schema-8 condition (the fold without its digits and
     length) scans the table."""
     from chainret.catalog.names import digits_of
+    from chainret.store.schema import digits_key
     from chainret.store.sql import fold_key
 
     compile_store(SUPPLY, tmp_path / "w.db")
     store = open_store(str(tmp_path / "w.db"))
     try:
         rows = store.db.rows("SELECT fold, digits, flen FROM names")
-        assert rows and all((digits, flen) == (digits_of(fold), len(fold)) for fold, digits, flen in rows)
+        assert rows and all((digits, flen) == (digits_key(digits_of(fold)), len(fold)) for fold, digits, flen in rows)
+        assert {type(r[1]) for r in rows} == {int, str}  # (84 for 'V-12''s '12', '' for 'Relief valve')
         assert [r[1] for r in store.db.rows("PRAGMA table_info(names)")] == ["digits", "flen", "fold", "entity_ord", "doc_id"]
         assert not store.names_typed and store.packed_names
         assert not store.db.rows("SELECT name FROM sqlite_schema WHERE tbl_name = 'names' AND type = 'index' AND sql IS NOT NULL")
@@ -390,3 +392,16 @@ def test_a_label_is_checked_against_the_labels_its_row_was_written_from(tmp_path
         assert {r[0] for r in store.named_rows(read, "Relief valve")} == {"part:supply:twin", "part:supply:valve"}
     finally:
         store.close()
+
+
+def test_digits_keep_one_key_each():
+    """A store of schema 11 keeps a fold's digits as the integer they write where it writes them back, else as text
+    (``schema.digits_key``): equal digits one key, unequal ones unequal (a leading zero, '', 19 digits). Negative
+    control: the integer alone gives '007' and '7' one key."""
+    from chainret.store.schema import digits_key
+
+    digits = ["", "0", "00", "007", "7", "70", "12", "0012", "999999999999999999", "1" * 19, "01" * 10, "1000000"]
+    keys = [digits_key(d) for d in digits]
+    assert len(set(map(repr, keys))) == len(digits)
+    assert keys[digits.index("1000000")] == 1000000 and keys[digits.index("007")] == "007" and keys[0] == ""
+    assert len({int(d) for d in ("007", "7")}) == 1

@@ -16,7 +16,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   and ``label_readers`` (doc_id -> who may read some version of it): a label is shown and resolved
   for a reader only when they may read a document that declares it (``chainret.catalog.readable``;
   schema 6, ``entity_rows`` is the one home of the rule); a SQLite label row of schema 9 leaves its type NULL (its
-  entity's, which the lookups read from ``entities``) and is keyed for every lookup at once (``SQLITE_PRIMARY``);
+  entity's, which the lookups read from ``entities``) and is keyed for every lookup at once (``SQLITE_PRIMARY``); 11
+  keeps neither type nor normalised label, and its digits as a number (``SQLITE_NAMES``, ``digits_key``);
 * ``documents``\\*: document versions with their text (readable when the document is in the view and
   the principal may read it);
 * ``readers``: who may read each document version (``*`` = anyone; none for a removed version);
@@ -30,7 +31,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   the term frequency, and the unit's token count and index in its document version (what BM25Plus and a hop need,
   per unit, read from the posting itself: schema 5; a hop of an older store joins each posting to ``units``; the
   unit's ref is its document version's and that index, ``unit_ref``: schema 8 keeps the index, a small integer,
-  where 5 to 7 kept the ref, some 20 bytes a posting); ``corpus``: per view and principal class
+  where 5 to 7 kept the ref, some 20 bytes a posting; a SQLite store of schema 11 keeps an ID's postings by the
+  entity's ordinal: ``TERM_KEY``); ``corpus``: per view and principal class
   (a principal named by some restricted document, or ``*`` for everyone else), the number of
   readable units and their total token count, so a hop needs no scan of the view;
 * ``identities`` (seq, principal, digest): the catalog identity each principal class was shown after
@@ -145,7 +147,7 @@ TABLES: dict[str, list[str]] = {
 #: A SQLite store's tables in place of ``TABLES``' of the same role: its relations (schema 10), read through the view
 #: ``relations`` (``RELATION_ROWS``).
 SQLITE_TABLES: dict[str, list[str]] = {
-    "names": ["digits", "flen", "fold", "entity_ord", "doc_id"],  # schema 11: no key, no type (``SQLITE_NAMES``)
+    "names": ["digits", "flen", "fold", "entity_ord", "doc_id"],  # schema 11: no key, no type, ``digits_key`` (``SQLITE_NAMES``)
     "relation_rows": ["ord", "id", "s", "p", "o", "source", "document", "version", "representation", "digest", "span_start",
                       "span_end", "note", "doc_ord", "unit_idx", "defects", "kind"],
 }
@@ -221,8 +223,9 @@ SQLITE_NAMES = "names"
 #: text. An update that adds an entity whose ID stored units hold as text keys those postings again
 #: (``StreamCompile._key_new_ids``), so one term is never kept both ways.
 TERM_KEY = "(SELECT coalesce(e.ord, x.t) FROM (SELECT ? AS t) x LEFT JOIN entities e ON e.id = x.t)"
-#: The columns of ``TABLES`` a SQLite store declares with no type (``TERM_KEY``: a posting's term, an integer or text).
-SQLITE_UNTYPED = frozenset({("postings", "term")})
+#: The columns a SQLite store declares with no type, each an integer or text: a posting's term (``TERM_KEY``), a label
+#: row's digits (``digits_key``).
+SQLITE_UNTYPED = frozenset({("postings", "term"), ("names", "digits")})
 
 
 def term_key(keyed: bool) -> str:
@@ -442,9 +445,17 @@ def name_rows(eid: str, name: str, aliases: Sequence[str], type_: str, i: int, d
 
 
 def packed_name_rows(rows: Iterable[Row]) -> list[Row]:
-    """``name_rows``' rows as a SQLite store of schema 11 keeps them (``SQLITE_NAMES``): (digits, flen, fold, entity,
-    document), once each (two labels of one fold and document are one row)."""
-    return list(dict.fromkeys((r[4], r[5], r[3], r[2], r[6]) for r in rows))
+    """``name_rows``' rows as a SQLite store of schema 11 keeps them (``SQLITE_NAMES``): (digits as ``digits_key``, flen,
+    fold, entity, document), once each (two labels of one fold and document are one row)."""
+    return list(dict.fromkeys((digits_key(str(r[4])), r[5], r[3], r[2], r[6]) for r in rows))
+
+
+def digits_key(digits: str) -> str | int:
+    """A fold's digits as a SQLite store of schema 11 keeps them in ``names`` (an untyped column: ``SQLITE_UNTYPED``): the
+    integer they write where writing it gives them back (no leading zero, at most 18 digits: 3 bytes for '1000000'
+    where the text took 8), else their text ('' for none, '007'). Equal digits give equal keys and unequal ones unequal,
+    so every lookup (a fold's digits, a near miss's) names the key of the digits it asks for."""
+    return int(digits) if digits.isascii() and digits.isdigit() and len(digits) <= 18 and digits[0] != "0" else digits
 
 
 def label_keys(labels: Iterable[str]) -> set[str]:

@@ -37,7 +37,7 @@ from chainret.store.namewords import kept_word
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
-from chainret.store.schema import QUOTE, UNIT_COLS, Row, as_int, as_str, doc_ords_of, label_keys, units_by_ref
+from chainret.store.schema import QUOTE, UNIT_COLS, Row, as_int, as_str, digits_key, doc_ords_of, label_keys, units_by_ref
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
@@ -51,12 +51,14 @@ if TYPE_CHECKING:
 __all__ = ["Backend", "EvidenceReader", "ReaderStore", "SQLStore", "SQLView", "StoreIndex"]
 
 
-def fold_key(fold: str, col: str = "n") -> tuple[str, list[str | int]]:
+def fold_key(fold: str, col: str = "n", *, keyed: bool = False) -> tuple[str, list[str | int]]:
     """The condition on a ``names`` row (alias ``col``) that its ``fold`` is ``fold``, and its parameters: the fold's
     digits and length before it (``schema.name_rows`` writes both from the fold), the prefix of the key a SQLite store
-    of schema 9 orders ``names`` by (``schema.SQLITE_PRIMARY``). They narrow nothing the fold would match, so an older
-    store (or PostgreSQL, by its ``names_fold`` index) answers the same."""
-    return f"{col}.digits = ? AND {col}.flen = ? AND {col}.fold = ?", [digits_of(fold), len(fold), fold]
+    of schema 9 orders ``names`` by (``schema.SQLITE_PRIMARY``); the digits as ``schema.digits_key`` where the store
+    keeps them so (``keyed``: schema 11). They narrow nothing the fold would match, so an older store (or PostgreSQL, by
+    its ``names_fold`` index) answers the same."""
+    digits = digits_of(fold)
+    return f"{col}.digits = ? AND {col}.flen = ? AND {col}.fold = ?", [digits_key(digits) if keyed else digits, len(fold), fold]
 
 
 class SQLNames:
@@ -94,11 +96,11 @@ class SQLNames:
         return [NameEntry(e.id, e.type, (e.id, e.name, *e.aliases)) for i in ids if (e := shown.get(i)) is not None]
 
     def by_key(self, type_: str, key: str) -> list[NameEntry]:
-        fold, fp = fold_key(key)
+        fold, fp = fold_key(key, keyed=self.store.packed_names)
         return self._entries(fold, tuple(fp), type_)
 
     def near(self, type_: str | None, digits: str, lo: int, hi: int) -> list[NameEntry]:
-        return self._entries("n.digits = ? AND n.flen BETWEEN ? AND ?", (digits, lo, hi), type_)
+        return self._entries("n.digits = ? AND n.flen BETWEEN ? AND ?", (digits_key(digits) if self.store.packed_names else digits, lo, hi), type_)
 
     def has_word(self, type_: str, word: str, knows: Callable[[str], bool] | None = None) -> bool:
         """Whether some ``owners_of`` entity (that ``knows`` accepts) has ``word``: remembered per object, a request's
@@ -380,7 +382,7 @@ class SQLStore:
         match. A schema-3 store has no ``fold``."""
         if not self._names_fold:
             return f"{col}.key = ?", [normalize_name(text)]
-        fold, fp = fold_key(name_key(text), col)
+        fold, fp = fold_key(name_key(text), col, keyed=self.packed_names)
         if self.packed_names:  # (no key: the rows of the fold, checked by ``named_rows``)
             return fold, fp
         return f"{fold} AND {col}.key = ?", [*fp, normalize_name(text)]
@@ -408,8 +410,8 @@ class SQLStore:
             *own, doc_id, eid, name, aliases, sources = r
             if doc_id == "":
                 labels = [as_str(eid), as_str(name), *json.loads(as_str(aliases))]
-            else:
-                labels = [x for s_name, s_aliases in json.loads(as_str(sources)) for x in (s_name, *s_aliases)]
+            else:  # (NULL: no source of that document, which no compile writes)
+                labels = [x for s_name, s_aliases in json.loads(sources if isinstance(sources, str) else "[]") for x in (s_name, *s_aliases)]
             if want in label_keys(labels):
                 out.setdefault(tuple(own))
         return list(out)

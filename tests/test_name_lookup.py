@@ -386,7 +386,8 @@ def test_a_label_is_checked_against_the_labels_its_row_was_written_from(tmp_path
                 assert [e.id for e in store.view(None, principal).resolve(text, type="part")] == want, (principal, text)
         assert [e.id for e in store.view(None, "public").resolve("Relief valve", type="part")] == ["part:supply:twin", "part:supply:valve"]
         named, params = store.label_key("Relief valve")
-        read = store.db.rows(f"SELECT DISTINCT e.id{store.label_columns()} FROM names n JOIN entities e ON e.ord = n.entity_ord "
+        read = store.db.rows(f"SELECT DISTINCT e.id, e.type, e.name, e.aliases{store.label_columns()} FROM names n "
+                             "JOIN entities e ON e.ord = n.entity_ord "
                              f"WHERE {named} AND e.type = 'part'", params)
         assert {r[0] for r in read} == {"part:supply:twin", "part:supply:valve", other.id}
         assert {r[0] for r in store.named_rows(read, "Relief valve")} == {"part:supply:twin", "part:supply:valve"}

@@ -209,7 +209,7 @@ SQLITE_PRIMARY = {"names": "digits, flen, fold, entity_ord, doc_id"}
 #: (``key``), some 14 of a row's 42 bytes (3M rows at 1M relations). A lookup of a label reads the rows of its fold (the
 #: key's prefix, as before), and keeps those whose entity's labels as that document declares them (the ``entities``
 #: row for everyone's, its ``name_sources`` rows for a document's: what ``entity_rows`` wrote them from) hold it
-#: (``label_keys``, ``SQLStore.named_rows``): labels of one normalised form share one fold, so no row the key matched
+#: (``declares``, ``SQLStore.named_rows``): labels of one normalised form share one fold, so no row the key matched
 #: is missed, and the rare row whose fold matches by another label is dropped. A scan for a word of a label reads the
 #: folds (``fold LIKE``: a fold holds the fold of every word of its label), then keeps the entities that have the word,
 #: as it did. Schema 10 kept the key in the table's key, after the fold.
@@ -458,9 +458,10 @@ def digits_key(digits: str) -> str | int:
     return int(digits) if digits.isascii() and digits.isdigit() and len(digits) <= 18 and digits[0] != "0" else digits
 
 
-def label_keys(labels: Iterable[str]) -> set[str]:
-    """The normalised forms of the labels one document declares of an entity, as ``name_rows`` keys them (``SQLITE_NAMES``)."""
-    return {normalize_name(label) for label in labels if label}
+def declares(labels: Iterable[str | None], key: str) -> bool:
+    """Whether one of the labels one document declares of an entity has the normalised form ``key``, as ``name_rows``
+    keys them (an empty label none: ``SQLITE_NAMES``)."""
+    return any(label and normalize_name(label) == key for label in labels)
 
 
 def entity_rows(e: Entity, i: int) -> tuple[Row, list[Row], list[Row]]:

@@ -37,7 +37,7 @@ from chainret.store.namewords import kept_word
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
-from chainret.store.schema import QUOTE, UNIT_COLS, Row, as_int, as_str, digits_key, doc_ords_of, label_keys, units_by_ref
+from chainret.store.schema import QUOTE, UNIT_COLS, Row, as_int, as_str, declares, digits_key, doc_ords_of, units_by_ref
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
@@ -387,33 +387,37 @@ class SQLStore:
             return fold, fp
         return f"{fold} AND {col}.key = ?", [*fp, normalize_name(text)]
 
-    def label_columns(self, col: str = "n", e: str = "e") -> str:
-        """What ``named_rows`` reads of a ``names`` row (alias ``col``) of entity row ``e``, after a statement's own
-        columns: nothing, except in a store whose rows keep no label (``schema.SQLITE_NAMES``), where it is the row's
-        document, its entity's ID, name and aliases, and (a document's label) that document's name sources of the entity."""
+    def label_columns(self, col: str = "n") -> str:
+        """What ``named_rows`` reads of a ``names`` row (alias ``col``) after a statement's own columns, which hold its
+        entity's ID, name and aliases (``named_rows``' ``at``): nothing, except in a store whose rows keep no label
+        (``schema.SQLITE_NAMES``), where it is the row's document and, for a document's label, that document's name
+        sources of the entity (NULL for everyone's label: the entity's own labels are the statement's)."""
         if not self.packed_names:
             return ""
-        return (f", {col}.doc_id, {e}.id, {e}.name, {e}.aliases, CASE WHEN {col}.doc_id = '' THEN NULL ELSE "
-                f"(SELECT json_group_array(json_array(s.name, json(s.aliases))) FROM name_sources s "
-                f"WHERE s.entity_ord = {col}.entity_ord AND s.doc_id = {col}.doc_id) END")
+        return (f", {col}.doc_id, CASE WHEN {col}.doc_id = '' THEN NULL ELSE (SELECT json_group_array(json_array(s.name, json(s.aliases))) "
+                f"FROM name_sources s WHERE s.entity_ord = {col}.entity_ord AND s.doc_id = {col}.doc_id) END")
 
-    def named_rows(self, rows: Sequence[Row], text: str) -> list[Row]:
+    def named_rows(self, rows: Sequence[Row], text: str, at: tuple[int, int, int] = (0, 2, 3)) -> list[Row]:
         """The rows of a statement of ``label_key`` and ``label_columns`` whose label row holds ``text``, without the
-        columns ``label_columns`` added, once each, in their order. In a store whose rows keep their label, every row: the
-        statement compared it. Else the labels of the row are its document's, as ``schema.entity_rows`` wrote them:
-        the entity row's for everyone's (``doc_id`` ''), that document's name sources' for a document's."""
+        columns ``label_columns`` added, once each, in their order (``at``: where the statement's own columns hold the
+        entity's ID, name and aliases). In a store whose rows keep their label, every row: the statement compared it.
+        Else the labels of the row are its document's, as ``schema.entity_rows`` wrote them: the entity row's for
+        everyone's (``doc_id`` ''; its ID and name first, its aliases read only if neither is it), that document's name
+        sources' for a document's (NULL: no source of that document, which no compile writes)."""
         if not self.packed_names:
             return list(rows)
         want = normalize_name(text)
+        i, n, a = at
         out: dict[Row, None] = {}
         for r in rows:
-            *own, doc_id, eid, name, aliases, sources = r
+            doc_id, sources = r[-2], r[-1]
             if doc_id == "":
-                labels = [as_str(eid), as_str(name), *json.loads(as_str(aliases))]
-            else:  # (NULL: no source of that document, which no compile writes)
-                labels = [x for s_name, s_aliases in json.loads(sources if isinstance(sources, str) else "[]") for x in (s_name, *s_aliases)]
-            if want in label_keys(labels):
-                out.setdefault(tuple(own))
+                hit = declares((as_str(r[i]), as_str(r[n])), want) or declares(json.loads(as_str(r[a])), want)
+            else:
+                hit = declares((x for s_name, s_aliases in json.loads(sources if isinstance(sources, str) else "[]")
+                                for x in (s_name, *s_aliases)), want)
+            if hit:
+                out.setdefault(r[:-2])
         return list(out)
 
     def name_lookup(self) -> NameLookup:

@@ -351,7 +351,7 @@ class SQLView:
             label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
             typed = " AND e.type = ?" if type_ is not None else ""
             named, np = self.store.label_key(text)
-            sql = (f"SELECT DISTINCT e.id, e.ord{self.store.label_columns()} FROM names n JOIN entities e ON e.ord = n.entity_ord "
+            sql = (f"SELECT DISTINCT e.id, e.ord, e.name, e.aliases{self.store.label_columns()} FROM names n JOIN entities e ON e.ord = n.entity_ord "
                    f"WHERE {named}{label}{typed} AND {declared} AND NOT {known}")
             params = [*np, *lp, *([type_] if type_ is not None else []), *sp, *kp]
         rows = self._rows(sql + " ORDER BY e.ord", params)

@@ -14,6 +14,7 @@ import re
 from typing import Literal, NamedTuple
 
 from chainret.core.words import apostrophes, ascii_marks
+from chainret.query.lacks import reframe
 
 GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members", "owned_by_undeclared"]
 
@@ -126,11 +127,18 @@ _FILLER = re.compile(r"\s+(?:actually|really|currently|right\s+now|rn|at\s+the\s
 def read_gap_request(request: str) -> GapRequest | None:
     """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
     text = _plain(request)
-    if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody", "no one",
-                                   "no people", "no users", "people", "users", "exist")):
+    # said by its parts ("could you list the svcs missing an owner"): read in the one wording of its meaning
+    said = [t for t in (reframe(text), text) if t is not None]
+    if not any(w in t for t in said for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody",
+                                              "no one", "no people", "no users", "people", "users", "exist")):
         return None  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)
+    return next((found for t in said if (found := _gap_of(t)) is not None), None)
+
+
+def _gap_of(text: str) -> GapRequest | None:
+    """The first coverage section ``text`` (plain) reads as, or None."""
     for kind, rule in _COMPILED:
         m = rule.match(text)
         if m is None:
@@ -243,6 +251,12 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
     text = _plain(request)
     if not _ABSENCE_COMPILED:
         _ABSENCE_COMPILED.extend((re.compile(rf"^{rule}$"), qs) for rule, qs in _ABSENCE)
+    said = [t for t in (reframe(text), text) if t is not None]  # by its parts first (``read_gap_request``)
+    return next((found for t in said if (found := _absence_of(t)) is not None), None)
+
+
+def _absence_of(text: str) -> AbsenceRequest | None:
+    """The absence ``text`` (plain) reads as, or None."""
     for rule, questions in _ABSENCE_COMPILED:
         m = rule.match(text)
         if m is None:
@@ -308,7 +322,7 @@ _PRESENCE: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-def _denied(presence: str) -> str | None:
+def denied_absence(presence: str) -> str | None:
     """The absence a presence clause denies ("own stuff": "do not own anything"), or None when it is no presence."""
     for rule, absence in _PRESENCE:
         m = rule.match(presence)
@@ -343,7 +357,7 @@ def read_contrast_request(request: str) -> ContrastRequest | None:
         lead, a, b = m.group("lead"), m.group("a"), m.group("b")
         found = []
         for lacks, has in ((a, b), (b, a)):
-            denied = _denied(has)
+            denied = denied_absence(has)
             if denied is None:
                 continue
             first, second = _one_ask(f"{lead} {lacks}"), _one_ask(f"{lead} {denied}")

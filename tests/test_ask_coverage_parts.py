@@ -127,3 +127,22 @@ def test_the_rows_differ_where_the_world_does(world: Path) -> None:
 ])
 def test_a_near_miss_on_the_world_stays_unread(world: Path, words: str) -> None:
     assert unread(words, world)
+
+
+def _code_world(root: Path, catch_all: bool) -> Path:
+    """One team, a rule of no owners over vendor/, and (or not) a catch-all rule before it: with one, every file is
+    matched by a rule the records hold; without, docs/ is matched by none and is in no record."""
+    rules = ("* @acme/core\n" if catch_all else "/src/ @acme/core\n") + "/vendor/\n"
+    return records_catalog(root / "tree", [descriptor("Group", "core", "  members: [ana]\n"), user("ana", "Ana Lima")],
+                           files={"CODEOWNERS": rules, "src/a.py": "x\n", "vendor/b.py": "x\n", "docs/c.md": "x\n"})
+
+
+def test_the_files_of_no_owner_are_the_rules_of_none_only_where_every_file_is_matched(tmp_path: Path) -> None:
+    covered = _code_world(tmp_path / "all", catch_all=True)
+    assert answer_names("which files have no owner", covered) == answer_names("which codeowners rules have no owners", covered)
+    # the control: without a rule that matches every file, a file no rule matches is in no record: said so, not answered
+    partial = _code_world(tmp_path / "some", catch_all=False)
+    trace = ask("which files have no owner", partial)
+    assert trace.outcome == "no_pattern" and trace.reason is not None and "no catch-all" in trace.reason.message
+    assert unread("unowned paths", partial)
+    assert answer_names("which codeowners rules have no owners", partial)  # the rules are still listed

@@ -97,6 +97,9 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("owned_by_undeclared", rf"(?:what(?:'s|\s+is|\s+are)|which\s+things\s+are|anything)\s+owned\s+by\s+{_GHOST}"),
 )
 _COMPILED: list[tuple[GapKind, re.Pattern[str]]] = []
+# Which of the code nouns a CODEOWNERS ask said: the files (and paths, code) or the rules (entries, lines, patterns)
+_FILE_WORD = re.compile(r"\b(?:files?|paths?|code)\b")
+_RULE_WORD = re.compile(r"\b(?:rules?|entry|entries|lines?|patterns?|globs?)\b")
 
 
 class GapRequest(NamedTuple):
@@ -106,6 +109,9 @@ class GapRequest(NamedTuple):
     types: tuple[str, ...] = ()
     under: bool = False  # groups only: those under another group ("sub-teams")
     holders: tuple[str, ...] = ()  # the types of what holds such an entity ("which systems have a component with no owner")
+    # CODEOWNERS only: the files were asked about ("unowned files", "paths nobody owns"), not the rules; the rules of no
+    # owner stand for them only where every file is matched by some rule (``chainret.pipeline.ownership.gap_trace``)
+    files: bool = False
 
 
 def _plain(request: str) -> str:
@@ -147,7 +153,8 @@ def _gap_of(text: str) -> GapRequest | None:
         under = (m.groupdict().get("g") or "").startswith(("sub", "child"))
         if m.groupdict().get("u"):  # "systems" hold "a component" of no owner
             return GapRequest(kind, _OWNED_TYPES.get(nouns[1], ()), under, _OWNED_TYPES.get(nouns[0], ()))
-        return GapRequest(kind, _OWNED_TYPES.get(nouns[0], ()), under)
+        files = kind == "rules_without_owners" and _FILE_WORD.search(text) is not None and _RULE_WORD.search(text) is None
+        return GapRequest(kind, _OWNED_TYPES.get(nouns[0], ()), under, files=files)
     return None
 
 

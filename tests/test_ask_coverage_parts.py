@@ -146,3 +146,67 @@ def test_the_files_of_no_owner_are_the_rules_of_none_only_where_every_file_is_ma
     assert trace.outcome == "no_pattern" and trace.reason is not None and "no catch-all" in trace.reason.message
     assert unread("unowned paths", partial)
     assert answer_names("which codeowners rules have no owners", partial)  # the rules are still listed
+
+
+@pytest.fixture(scope="module")
+def formal(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A team with people that owns things, one nobody is on that owns a component, one with people that owns nothing,
+    a person on no team, an unowned component and API, a component owned by a team nobody declares, an API nobody
+    provides or consumes, an empty system and a resource nothing depends on."""
+    return records_catalog(tmp_path_factory.mktemp("formal") / "tree", [
+        descriptor("Group", "core", "  members: [ana]\n", title="Core"),
+        descriptor("Group", "ghost", "", title="Ghost Squad"),
+        descriptor("Group", "idle", "  members: [cy]\n", title="Idle Team"),
+        user("ana", "Ana Lima"), user("bo", "Bo Berg"), user("cy", "Cy Dunn"),
+        descriptor("System", "plant", "  owner: core\n"), descriptor("System", "spare", "  owner: core\n"),
+        descriptor("Resource", "db", "  owner: core\n"), descriptor("Resource", "archive", "  owner: core\n"),
+        descriptor("Component", "api-gw", "  owner: core\n  system: plant\n  providesApis: [reads-api]\n  dependsOn: [resource:db]\n"),
+        descriptor("Component", "worker", "  owner: ghost\n  system: plant\n  consumesApis: [reads-api]\n"),
+        descriptor("Component", "fax", "  owner: vendor\n  system: plant\n  consumesApis: [reads-api]\n"),
+        descriptor("Component", "updater", "  system: plant\n"),
+        descriptor("API", "reads-api", "  owner: core\n"), descriptor("API", "paper-api", "  owner: core\n"),
+        descriptor("API", "lonely-api", ""),
+    ])
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("anything w/o an owner?", {D + "updater", D + "lonely-api"}),
+    ("Which components lacked an owner?", {D + "updater"}),
+    # two type nouns joined: the section of both
+    ("show me the unowned components and apis", {D + "updater", D + "lonely-api"}),
+    # a presence said with "with", the absence as a clause; "nonetheless" for "but still"; "but do not"
+    ("is there a team with people on it that owns nothing", {D + "idle"}),
+    ("Which teams with no members nonetheless own something?", {D + "ghost"}),
+    ("Which teams have members but do not own any component?", {D + "idle"}),
+    # "neither ... nor" without its relative pronoun
+    ("Which components neither provide nor consume any API?", {D + "updater"}),
+    # an owner as the records name it, and a component "assigned to" it
+    ("Are there any owner references that point to a team which does not exist in the catalog?", {D + "vendor"}),
+    ("Which components are assigned to an owner that is not defined in Backstage?", {D + "fax"}),
+    # "interface" for API, and a question about each member with its quantifier as the determiner
+    ("Which interfaces are not consumed by any component?", {D + "paper-api", D + "lonely-api"}),
+    ("Is it the case that each interface is used by at least one component?", {D + "paper-api", D + "lonely-api"}),
+    ("Which team owns the reads interface?", {D + "core"}),
+    # a team has what it owns; the preposition fronted; "contain nothing"
+    ("teams that haven't got any components?", {D + "idle"}),
+    ("Please list the resources on which no component depends.", {D + "archive"}),
+    ("Are there any systems that contain nothing?", {D + "spare"}),
+    # people in two words, and placed on no team
+    ("Which staff members do not belong to any team?", {D + "bo"}),
+    ("Is there any person in the directory who has not been placed on a team?", {D + "bo"}),
+    ("Could you tell me whether every system component has a designated owner?", {D + "updater"}),
+])
+def test_a_formal_or_clipped_wording_reads_by_its_parts(formal: Path, words: str, expected: set[str]) -> None:
+    assert answer_names(words, formal) == expected
+
+
+@pytest.mark.parametrize("words", [
+    "show me the unowned components and the portal",  # the second noun names no type
+    "anything w/o an owner and a system",
+    "is there a team with people on it that owns the plant system",  # the clause is no absence
+    "Which components neither provide",
+    "Which team owns the reads interface engine",  # no such API
+    "which teams with no members nonetheless",
+])
+def test_a_near_miss_of_those_wordings_stays_unread(formal: Path, words: str) -> None:
+    assert unread(words, formal)

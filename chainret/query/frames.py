@@ -260,6 +260,9 @@ EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
     "possessor": ("owner",),
     "service": ("component",),
     "services": ("components",),
+    "svc": ("component",), "svcs": ("components",), "microservice": ("component",), "microservices": ("components",),
+    # an API is an application programming interface: "the lab results interface", "which interfaces does X provide"
+    "interface": ("api",), "interfaces": ("apis",),
     # a group under another group, however it is spelt: "the sub-teams of X" are its subgroups
     "sub-teams": ("subgroups",), "sub-team": ("subgroup",), "subteams": ("subgroups",), "subteam": ("subgroup",),
     "sub-groups": ("subgroups",), "sub-group": ("subgroup",),

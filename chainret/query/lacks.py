@@ -21,19 +21,19 @@ from __future__ import annotations
 
 import re
 # -- the subject: the words people call a type by, and the noun the coverage grammars read it as ----------------------
-# Components by what people call them (Backstage's own word is "component"; a service is one, as the chain reading
-# takes it: chainret.query.frames.EVERYDAY_NOUNS). Words that name a kind of component the records do not keep
-# (website, library, job, app) are left out: "which websites have no owner" is not every component with none.
+# The type nouns, and the words people call a type by. An everyday word for a catalog word ("service", "svc",
+# "interface", "squad") is read through chainret.query.frames.EVERYDAY_NOUNS, its one home, as the chain reading reads
+# it. Words that name a kind of component the records do not keep (website, library, job, app) are left out: "which
+# websites have no owner" is not every component with none.
 SUBJECT_NOUNS: dict[str, str] = {
-    **{w: "components" for w in ("component", "components", "service", "services", "svc", "svcs", "microservice",
-                                 "microservices")},
+    **{w: "components" for w in ("component", "components")},
     **{w: "apis" for w in ("api", "apis")},
     **{w: w if w.endswith("s") else w + "s" for w in ("resource", "resources", "system", "systems", "domain", "domains")},
     **{w: "entities" for w in ("entity", "entities")},
     **{w: "things" for w in ("thing", "things")},
     **{w: w for w in ("anything", "something", "stuff", "what")},
     # groups, by the words people call a team by
-    **{w: "teams" for w in ("team", "teams", "squad", "squads")},
+    **{w: "teams" for w in ("team", "teams")},
     **{w: "groups" for w in ("group", "groups")},
     **{w: "departments" for w in ("department", "departments")},
     **{w: "sub-teams" for w in ("sub-team", "sub-teams", "subteam", "subteams", "sub-group", "sub-groups", "subgroup",
@@ -43,10 +43,20 @@ SUBJECT_NOUNS: dict[str, str] = {
                              "employee", "employees", "staff", "developer", "developers", "devs", "humans",
                              "individuals", "accounts")},
     **{w: "anyone" for w in ("anyone", "anybody", "someone", "somebody", "everyone", "everybody")},
-    # code: a CODEOWNERS rule and the files it covers
+    # code: a CODEOWNERS rule and the files it covers (a folder is a rule's pattern: "/vendor/")
     **{w: "codeowners rules" for w in ("rule", "rules", "entry", "entries", "line", "lines", "pattern", "patterns",
                                        "glob", "globs")},
-    **{w: "files" for w in ("file", "files", "path", "paths", "code")},
+    **{w: "files" for w in ("file", "files", "path", "paths", "code", "folder", "folders", "directory", "directories",
+                            "dirs")},
+}
+# Two words for one subject noun: "staff members", "system components", "code ownership rules"
+_COMPOUNDS: dict[str, str] = {
+    "staff members": "people", "staff member": "people", "team members": "people", "team member": "people",
+    "system components": "components", "system component": "components", "software components": "components",
+    "software component": "components", "catalog entries": "entities", "catalog entry": "entities",
+    "catalog entities": "entities", "catalog entity": "entities", "code ownership rules": "codeowners rules",
+    "code ownership rule": "codeowners rules", "ownership rules": "codeowners rules", "ownership rule": "codeowners rules",
+    "code paths": "files", "code path": "files", "child teams": "sub-teams", "child team": "sub-teams",
 }
 _GROUP_NOUNS = frozenset({"teams", "groups", "departments", "sub-teams"})
 _PEOPLE_NOUNS = frozenset({"people", "anyone"})
@@ -58,7 +68,7 @@ _CODE_NOUNS = frozenset({"codeowners rules", "files"})
 _LEADS = (r"(?:(?:can|could|would)\s+you\s+(?:please\s+)?(?:list|show|find|identify|name|check|tell\s+me|give\s+me|"
           r"pull\s+up|get\s+me)|please|list(?:\s+out)?|show|name|identify|enumerate|get|pull\s+up|check|"
           r"(?:a|the)\s+(?:full\s+|complete\s+)?list\s+of|"
-          r"(?:let\s+me\s+know|tell\s+me|check|see)|whether|if|which|what|"
+          r"(?:let\s+me\s+know|tell\s+me|check|see)|whether|if|which|what|is\s+it\s+(?:the\s+case|true)\s+that|"
           r"(?:what|which)\s+are\s+(?:the|our)|(?:are|is)\s+there|do\s+we\s+have|have\s+we\s+got|do\s+you\s+have|"
           r"(?:are|is|were|was|do|does|did)(?=\s+any\b))")
 _LEAD = re.compile(rf"^{_LEADS}\s+")
@@ -67,16 +77,20 @@ _LEAD = re.compile(rf"^{_LEADS}\s+")
 _EVERY = re.compile(r"^(?:(?:do|does|did|have|has|are|is|were|was)\s+(?:every|each|all(?:\s+(?:of\s+)?(?:the|our))?)\s+|"
                     r"(?:is|are|was|were|do|does|did|has|have)\s+(?=everyone\b|everybody\b))")
 _DET = r"(?:(?:all|every|each|any|some|the|our|an?|of\s+the|of\s+our)\s+)*"
+# Where the records are kept, by any of their names ("in the catalogue", "in codeowners", "in the directory")
+_PLACES = r"catalog|catalogue|backstage|records|codeowners(?:\s+file)?|directory|org\s+chart"
 # -- the tail: where and when, said after the ask ("in the catalog", "at all", "yet"), besides the filler list ------
-_TAIL = re.compile(r"\s+(?:at\s+all|yet|anywhere|so\s+far|any\s?more|(?:in|on)\s+(?:the\s+|our\s+)?(?:catalog|backstage|records|"
-                   r"org\s+chart|org|company)|(?:listed|registered)\s+(?:in|on)\s+(?:the\s+|our\s+)?(?:catalog|backstage))$")
+_TAIL = re.compile(rf"\s+(?:at\s+all|yet|anywhere|so\s+far|any\s?more|(?:in|on)\s+(?:the\s+|our\s+)?(?:{_PLACES}|org|company)|"
+                   rf"(?:listed|registered)\s+(?:in|on)\s+(?:the\s+|our\s+)?(?:{_PLACES}))$")
 
 
 # "has none of an owner", every form: the verb's, the preposition's, the adjective's, the passive, "nobody owns"
 _AN = r"(?:an?\s+|any\s+|a\s+single\s+|one\s+|even\s+one\s+|some\s+|its\s+|their\s+)?"
-_OWNER = r"(?:owners?|owning\s+teams?|owner\s+teams?|team\s+owners?|owner\s+groups?)"
+# an owner, with what says it is on record ("a designated owner", "an assigned owner"); a file's owner is its reviewer too
+_OWNER = (r"(?:(?:designated|assigned|named|listed|recorded|declared|defined|specified|known|valid|responsible|clear)\s+)?"
+          r"(?:owners?|owning\s+teams?|owner\s+teams?|team\s+owners?|owner\s+groups?|code\s*owners?|reviewers?|approvers?)")
 _NOBODY = r"(?:nobody|no\s+one|no-one|noone|no\s+team|no\s+group|not\s+anyone|not\s+a\s+single\s+team)"
-_ANYONE = r"(?:anyone|anybody|any\s+team|a\s+team|any\s+group|a\s+group|someone|somebody|anything)"
+_ANYONE = rf"(?:anyone|anybody|any\s+team|a\s+team|any\s+group|a\s+group|someone|somebody|anything|(?:an?\s+|any\s+){_OWNER})"
 _BE = r"(?:(?:are|is|were|was)\s+)?"
 _STILL = r"(?:(?:still|currently)\s+)?"
 _WHO = r"(?:(?:that|which|who)\s+)?"
@@ -84,11 +98,15 @@ _NO_OWNER_FORMS = (
     rf"(?:have|has|had|with)\s+(?:no|zero|0)\s+{_OWNER}(?:\s+(?:set|assigned|specified|defined|declared|listed|given|at\s+all))?",
     rf"(?:do|does|did)\s+not\s+have\s+{_AN}{_OWNER}(?:\s+(?:set|assigned|specified|listed))?",
     rf"(?:have|has)\s+not\s+got\s+{_AN}{_OWNER}",
-    rf"{_BE}(?:without\s+{_AN}|with\s+no\s+){_OWNER}",
+    rf"{_BE}(?:without\s+{_AN}|w/o\s+{_AN}|with\s+no\s+){_OWNER}",
+    rf"(?:for\s+which|whose)\s+(?:no\s+{_OWNER}|owners?\s+(?:is|are)\s+not)\s+(?:(?:is|are|was|has\s+been|have\s+been)\s+)?"
+    r"(?:recorded|set|listed|declared|given|assigned|defined|specified|named|known)",
+    rf"(?:name|names|list|lists)\s+no\s+{_OWNER}",
+    rf"(?:do|does|did)\s+not\s+(?:name|list)\s+(?:anyone|anybody|{_AN}{_OWNER})",
     rf"(?:have|has|had)\s+not\s+been\s+(?:assigned|given)\s+{_AN}{_OWNER}",
     rf"{_BE}not\s+(?:assigned|given)\s+{_AN}{_OWNER}",
     r"(?:have|has|had|with)\s+(?:nobody|no\s+one|no\s+team)\s+(?:assigned|listed|named|responsible)",
-    rf"(?:lack|lacks|lacking|are\s+lacking|is\s+lacking|missing|are\s+missing|is\s+missing)\s+{_AN}{_OWNER}",
+    rf"(?:lack|lacks|lacked|lacking|(?:are|is|were|was)\s+(?:lacking|missing)|missing)\s+{_AN}{_OWNER}",
     r"(?:do|does|did)\s+not\s+have\s+(?:anyone|anybody|a\s+team|any\s+team|someone)\s+owning\s+(?:it|them)",
     r"(?:have|has|with)\s+(?:nobody|no\s+one|no\s+team)\s+owning\s+(?:it|them)",
     rf"{_NOBODY}\s+(?:owns|own|owned|is\s+owning|has\s+claimed|claims|has)",
@@ -126,6 +144,8 @@ _NO_TEAM_FORMS = (
     rf"belongs?\s+to\s+no\s+{_TEAM}",
     rf"{_BE}without\s+{_AN}{_TEAM}",
     rf"{_BE}(?:teamless|unassigned)",
+    rf"(?:have|has|had)\s+not\s+been\s+(?:placed|put|added|assigned)\s+(?:on|in|to)\s+{_AN}{_TEAM}",
+    rf"{_BE}not\s+(?:placed|put|added)\s+(?:on|in|to)\s+{_AN}{_TEAM}",
 )
 _MEANINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("owner", _NO_OWNER_FORMS), ("members", _NO_MEMBERS_FORMS), ("team", _NO_TEAM_FORMS))
@@ -137,6 +157,7 @@ _HAS_FORMS: tuple[tuple[str, str], ...] = (
     ("owner", rf"(?:have|has|got)\s+(?:an?\s+|at\s+least\s+one\s+|some\s+)?{_OWNER}(?:\s+(?:set|assigned|listed))?"),
     ("owner", r"(?:are|is)?\s*(?:owned|claimed)(?:\s+by\s+(?:someone|somebody|a\s+team|some\s+team|a\s+group))?"),
     ("owner", r"(?:have|has)\s+(?:someone|somebody|a\s+team)\s+owning\s+(?:it|them)"),
+    ("owner", rf"(?:list|lists|name|names)\s+(?:an?\s+|at\s+least\s+one\s+|some\s+){_OWNER}"),
     ("members", r"(?:are|is)?\s*(?:staffed|populated)"),
     ("members", rf"(?:have|has|got)\s+(?:at\s+least\s+one\s+|some\s+|any\s+)?(?:members?|people|persons|users|folks|engineers|"
                 rf"someone|somebody|anyone){_ON}"),
@@ -193,20 +214,30 @@ def _strip(text: str) -> str:
 def _subject(text: str) -> tuple[str, str] | None:
     """The subject noun (as the coverage grammars read it) and the words after it, or None."""
     adjectives = "|".join(_ADJECTIVES)
+    compounds = "|".join(w.replace(" ", r"\s+") for w in _COMPOUNDS)
     m = _rule("subject", rf"^{_DET}(?:(?P<adj>{adjectives})\s+)?(?P<noun>codeowners\s+(?:rules?|entries|entry|lines?|files?|paths?)|"
-                          rf"code\s+paths?|child\s+teams|[a-z][a-z-]*)(?P<rest>(?:\s+.*)?)$").match(text)
+                          rf"{compounds}|[a-z][a-z-]*)(?P<rest>(?:\s+.*)?)$").match(text)
     if m is None:
         return None
-    noun = m.group("noun")
+    noun = re.sub(r"\s+", " ", m.group("noun"))
     said = ("codeowners rules" if noun.startswith("codeowners") and not noun.endswith(("files", "file", "paths", "path"))
-            else "files" if noun.startswith(("codeowners", "code ")) else "sub-teams" if noun == "child teams"
-            else SUBJECT_NOUNS.get(noun))
+            else "files" if noun.startswith("codeowners") else _COMPOUNDS.get(noun) or _subject_noun(noun))
     adj = m.group("adj") or ""
     if said is None:
         return None
     rest = m.group("rest").strip()
-    rest = _rule("where", r"^(?:(?:in|on)\s+(?:the\s+|our\s+)?(?:catalog|backstage|records)\s+|there\s+)").sub("", rest)
+    rest = _rule("where", rf"^(?:(?:in|on)\s+(?:the\s+|our\s+)?(?:{_PLACES})\s+|there\s+)").sub("", rest)
     return said, f"{_ADJECTIVES[adj]} {rest}".strip() if adj else rest
+
+
+def _subject_noun(word: str) -> str | None:
+    """The subject noun a word says: a type noun's own, or the one an everyday word stands for (``EVERYDAY_NOUNS``)."""
+    from chainret.query.frames import EVERYDAY_NOUNS
+
+    if word in SUBJECT_NOUNS:
+        return SUBJECT_NOUNS[word]
+    targets = EVERYDAY_NOUNS.get(word, ())
+    return SUBJECT_NOUNS.get(targets[0]) if len(targets) == 1 else None
 
 
 def reframe(text: str) -> str | None:
@@ -217,17 +248,32 @@ def reframe(text: str) -> str | None:
     the relation grammar of ``chainret.query.gaps`` reads it with the subject said as its noun."""
     text = _strip(re.sub(r"[,;!?]+(?=\s|$)", " ", text))
     text = re.sub(r"\s+", " ", text).strip()
-    every = _rule("every", _EVERY.pattern).match(text)
-    if every is not None:
-        text = text[every.end():]
-    else:
-        while (lead := _rule("lead", _LEAD.pattern).match(text)) is not None:
-            text = text[lead.end():]
-    parts = _subject(_strip(text))
+    every = False
+    while not every:
+        if (m := _rule("every", _EVERY.pattern).match(text)) is not None:  # "does every team have members"
+            text, every = text[m.end():], True
+        elif (m := _rule("lead", _LEAD.pattern).match(text)) is not None:
+            text = text[m.end():]
+        else:
+            break
+    text = _strip(text)
+    # "each interface is used by a component", "every team has members": the quantifier said as the determiner; read
+    # so only where its positive reads (else "list all components without an owner" is a list of them all)
+    each = None if every else _rule("each", r"^(?:every|each|all(?:\s+(?:of\s+)?(?:the|our))?)\s+(?=(?:(?!that\s|which\s|who\s)\S+\s+){1,3}(?:is|are|has|have)\b)").match(text)
+    if each is not None and (said := _reframed(text[each.end():], True)) is not None:
+        return said
+    return _reframed(text, every)
+
+
+def _reframed(text: str, every: bool) -> str | None:
+    """``reframe`` of the words from the subject on; ``every``: a question about every member of the subject."""
+    parts = _subject(text)
     if parts is None:
         return None
     noun, rest = parts
-    meanings = _positives(rest) if every is not None else {rest} if rest in _ADJECTIVES.values() else _meanings(rest)
+    if noun not in _CODE_NOUNS and _rule("code-owner", r"\b(?:reviewers?|approvers?|code\s*owners?)\b").search(rest):
+        return None  # (a reviewer is a file's owner, no component's)
+    meanings = _positives(rest) if every else {rest} if rest in _ADJECTIVES.values() else _meanings(rest)
     # (the adjective alone, "unowned services", "empty squads", is its meaning)
     said = {f"{noun} have no owner" for m in meanings if m == "owner" and noun in _OWNED_NOUNS | _CODE_NOUNS}
     said |= {f"{noun} have no members" for m in meanings if m == "members" and noun in _GROUP_NOUNS}
@@ -236,18 +282,32 @@ def reframe(text: str) -> str | None:
         return said.pop() if len(said) == 1 else None
     # a lack of another relation: the subject said as its noun, the lack in the form the relation grammar reads
     rest = _rule("who", r"^(?:that|which|who)\s+").sub("", rest)
-    if every is not None:  # "does every component provide an API": those that do not
+    if noun in _CODE_NOUNS or not rest:
+        return None
+    if every:  # "does every component provide an API", "is each API used by a component": those that do not
         from chainret.query.gaps import denied_absence
 
-        lack = denied_absence(rest)
-        return f"{noun} that {lack}" if lack is not None and noun not in _CODE_NOUNS else None
+        if rest.split()[0] in ("with", "without", "w/o", "lacking", "missing", "no", "not", "nobody", "nothing"):
+            return None  # (a lack, not the positive a question about every member asks)
+        m = _rule("passive", r"^(?:is|are)\s+(?P<pp>[a-z]+ed)\s+by\s+(?:an?|some|any|at\s+least\s+one)\s+(?P<u>[a-z]+)$").match(rest)
+        be = rest.split()[0] in ("is", "are", "was", "were")  # (a copula's positive is read by the passive alone)
+        lack = f"are not {m.group('pp')} by any {m.group('u')}" if m is not None else None if be else denied_absence(rest)
+        return f"{noun} that {lack}" if lack is not None else None
     for form, lack in _RELATION_FORMS:
         m = _rule(f"rel:{form}", form).match(rest)
         if m is not None:
-            return f"{noun} that {lack.format(**m.groupdict())}"
+            rest = lack.format(**m.groupdict())
+            break
+    held = _rule("held", r"^have\s+no\s+(?P<u>[a-z]+)$").match(rest)
+    if noun in _GROUP_NOUNS and held is not None and _subject_noun(held.group("u")) in _OWNED_NOUNS:
+        from chainret.query.nested import _POSSESSING  # a team has what it owns, as "the team's components" says
+
+        return f"{noun} that {_POSSESSING} no {held.group('u')}"
+    if m is not None:
+        return f"{noun} that {rest}"
     if (verb := _everyday_lack(rest)) is not None:
         return f"{noun} that {verb}"
-    return f"{noun} that {rest}" if rest and noun not in _CODE_NOUNS else None
+    return f"{noun} that {rest}"
 
 
 def _everyday_lack(rest: str) -> str | None:
@@ -278,6 +338,10 @@ _RELATION_FORMS: tuple[tuple[str, str], ...] = (
     (r"^(?:are|is|were|was)\s+(?P<prep>in|on|under|part\s+of)\s+no\s+(?P<u>[a-z]+)$", "are not {prep} any {u}"),
     (r"^(?:have|has|had|with)\s+(?:zero|0)\s+(?P<u>[a-z]+)$", "have no {u}"),
     (r"^(?:are|is|were|was)\s+(?:unused|not\s+used)$", "are not used by anything"),
+    # the preposition fronted: "on which no component depends"
+    (r"^(?P<p>on|to|from|with)\s+which\s+(?P<who>nobody|no\s+one|nothing|no\s+[a-z]+)\s+(?P<v>[a-z]+)$", "{who} {v} {p}"),
+    (r"^(?:contain|contains|hold|holds|include|includes)\s+nothing$", "have nothing in them"),
+    (r"^(?:have|has)\s+not\s+got\s+(?:any|a\s+single|an?)\s+(?P<u>[a-z]+)$", "have no {u}"),
     # the question's order: "which APIs is nobody calling"
     (r"^(?:is|are|was|were)\s+(?P<who>nobody|no\s+one|nothing)\s+(?P<ing>[a-z]+ing)(?P<p>(?:\s+(?:on|to|from|with))?)$",
      "{who} is {ing}{p}"),

@@ -1,6 +1,6 @@
 """A coverage ask read by its parts: [lead] [subject noun phrase] [lack phrase] [tail].
 
-"which services have no owner", "could you tell me whether any components are missing an owner", "does every team
+"which of our services lack owners", "could you tell me whether any components are missing an owner", "does every team
 have members", "svcs nobody owns rn", "are all people on a team": each part is read on its own, from a closed list of
 its forms, and the ask is said again in the one wording per meaning that ``chainret.query.gaps``'s grammars read
 ("components have no owner", "teams have no members", "users are not on any team"). So a new lead, a new name for a
@@ -244,7 +244,7 @@ def reframe(text: str) -> str | None:
     """``text`` (a request as ``chainret.query.gaps`` plains it) said again in the one wording per meaning the coverage
     grammars read ("could you tell me which svcs are missing an owner": "components have no owner"), or None when a
     part is of no listed form, the lack is of no listed meaning, or the meaning does not go with the subject (a
-    person's team said of a component). A lack of another relation ("APIs nobody consumes") is no meaning listed here:
+    person's team said of a component). A lack of another relation ("APIs no component calls") is no meaning listed here:
     the relation grammar of ``chainret.query.gaps`` reads it with the subject said as its noun."""
     text = _strip(re.sub(r"[,;!?]+(?=\s|$)", " ", text))
     text = re.sub(r"\s+", " ", text).strip()

@@ -161,9 +161,11 @@ def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: st
 
 
 # Why "which files have no owner" is not answered where a file may be matched by no CODEOWNERS rule
-UNLISTED_FILES = ("the records list a file only where a CODEOWNERS rule with owners matches it last, and no rule here "
-                  "matches every file (no catch-all '*' rule), so the files no rule matches cannot be listed; ask which "
-                  "CODEOWNERS rules have no owners instead")
+# (an ask's answer is one set of one kind: the rules of no owner stand for the files they match, but a file no rule matches
+# is no rule's; the files themselves are the report's files_without_owners, ``chainret catalog coverage``)
+UNLISTED_FILES = ("no CODEOWNERS rule here matches every file (no catch-all '*' rule), so the files with no code owner "
+                  "include files no rule matches, which no rule of no owner stands for; ask which CODEOWNERS rules have "
+                  "no owners, or run chainret catalog coverage for the files themselves")
 # The patterns that match every file of a tree (gitignore rules: "*" and "**" at any depth)
 _CATCH_ALL = frozenset({"*", "**", "/**", "/**/*", "**/*"})
 

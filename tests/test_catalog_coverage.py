@@ -380,14 +380,14 @@ def test_entities_owned_by_an_undeclared_owner(tmp_path: Path, words: str, expec
 
 
 def test_what_holds_an_entity_of_no_owner(tmp_path: Path) -> None:
-    from chainret.query.gaps import read_gap_request
+    from chainret.query.gaps import GapRequest, read_gap_request
     from chainret.verify.replay import verify
 
     cat = _tree(tmp_path)
     trace = ask("Which systems have a component with no owner?", cat)
     assert trace.route == "coverage" and [a.id for a in trace.answers or []] == ["system:acme:default.sys1"]
     assert verify(trace, cat).ok
-    assert read_gap_request("systems that contain an unowned component") == ("no_owner", ("component",), False, ("system",))
+    assert read_gap_request("systems that contain an unowned component") == GapRequest("no_owner", ("component",), False, ("system",))
     # negative controls: no predicate goes from a component to a domain (unread, not guessed); an owned component
     assert ask("Which domains have a component with no owner?", cat).route != "coverage"
     assert read_gap_request("Which systems have a component with an owner?") is None

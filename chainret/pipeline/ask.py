@@ -161,7 +161,7 @@ def ask(
                                              read_scoped_request)
 
             words_ = when.rest if when is not None else request
-            gap = read_gap_request(words_) if reading.outcome == "no_pattern" else None
+            gap = read_gap_request(words_)  # (a closed grammar: "anything w/o an owner" is no entity's name either)
             if gap is not None:
                 from chainret.pipeline.ownership import gap_trace  # (the importers' records: only for a coverage ask)
 

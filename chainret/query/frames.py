@@ -260,6 +260,9 @@ EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
     "possessor": ("owner",),
     "service": ("component",),
     "services": ("components",),
+    "svc": ("component",), "svcs": ("components",), "microservice": ("component",), "microservices": ("components",),
+    # an API is an application programming interface: "the lab results interface", "which interfaces does X provide"
+    "interface": ("api",), "interfaces": ("apis",),
     # a group under another group, however it is spelt: "the sub-teams of X" are its subgroups
     "sub-teams": ("subgroups",), "sub-team": ("subgroup",), "subteams": ("subgroups",), "subteam": ("subgroup",),
     "sub-groups": ("subgroups",), "sub-group": ("subgroup",),
@@ -517,7 +520,10 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
     fronted = question_fronted(said, vocab)  # "X sits under which team": "which team does X sit under"
     if fronted is not None:
         out += [fronted, everyday_words(fronted, vocab, verb_owners)]
-    for text in dict.fromkeys((said, base, *([fronted] if fronted else []))):  # a frame's own verbs before any everyday word's
+    piped = preposition_fronted(said)  # "To which system does X belong": "which system does X belong to"
+    if piped is not None:
+        out += [piped, everyday_words(piped, vocab, verb_owners)]
+    for text in dict.fromkeys((said, base, *([fronted] if fronted else []), *([piped] if piped else []))):  # a frame's own verbs before any everyday word's
         framed = frame_question(text)
         if framed is not None:  # (its verbs put, and its nouns too or as said: "who works on online services")
             out += [everyday_words(framed, vocab, verb_owners), everyday_words(framed, vocab, verb_owners, nouns=False)]
@@ -535,6 +541,16 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
     out += [v for t in list(out) for v in head_variants(t, heads or {})]
     tidy = _tidy(request).lower()
     return [t for t in dict.fromkeys(out) if _tidy(t).lower() != tidy]
+
+
+def without_leading_frame(text: str) -> str | None:
+    """``text`` without the question frame it begins with ("please identify", "could you identify", "show me":
+    ``chainret.query.understand.IGNORED_LEADING``, their one home), or None when it begins with none."""
+    from chainret.query.understand import IGNORED_LEADING
+
+    words = _tidy(text).split()
+    low = tuple(w.lower() for w in words)
+    return next((" ".join(words[len(ph):]) for ph in IGNORED_LEADING if low[: len(ph)] == ph and len(words) > len(ph)), None)
 
 
 def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None,
@@ -585,6 +601,23 @@ def question_fronted(text: str, vocab: set[str]) -> str | None:
         verb = m.group("v") + ("e" if m.group("s") == "es" and not m.group("v").endswith(("s", "sh", "ch", "x")) else "")
         return f"{m.group('wh')} {'do' if several else 'does'} {m.group('x')} {verb}{m.group('p') or ''}"
     return None
+
+
+# The preposition said before its question word, as formal English puts it: "To which system does X belong", "Of which
+# team is X a member", "On which teams do X's members serve" (the question and its verb after it)
+_PREP_FIRST = re.compile(r"^(?P<p>to|of|under|within|in|on|for|from|with|inside|into|at)\s+(?P<wh>(?:which|what)\s+[a-z]+|whom|what)\s+"
+                         r"(?P<rest>(?:is|are|was|were|does|do|did)\s+.+)$", re.IGNORECASE)
+
+
+def preposition_fronted(text: str) -> str | None:
+    """A question whose preposition comes before its question word, with the preposition at the end ("Of which team is
+    X a member": "which team is X a member of"); None for other words. The question is then read by the whole
+    interpreter, as said: a verb the catalog does not say with that preposition reads nothing."""
+    m = _PREP_FIRST.match(_tidy(text))
+    if m is None:
+        return None
+    wh = "who" if m.group("wh").lower() == "whom" else m.group("wh")
+    return f"{wh} {m.group('rest')} {m.group('p').lower()}"
 
 
 # "who owns what the matchmaker depends on": a free relative ("what X depends on") is "the things that X depends on"

@@ -14,6 +14,7 @@ import re
 from typing import Literal, NamedTuple
 
 from chainret.core.words import apostrophes, ascii_marks
+from chainret.query.lacks import reframe
 
 GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members", "owned_by_undeclared"]
 
@@ -55,6 +56,8 @@ _U = _T.replace("?P<t>", "?P<u>")
 _HOLD = r"(?:have|has|contain|contains|include|includes)\s+(?:an?\s+|any\s+|some\s+)?"
 _OWNERLESS = (r"(?:with\s+no\s+owners?|without\s+(?:an?\s+|any\s+)?owners?|(?:that|which)\s+(?:has|have)\s+no\s+owners?|"
               r"(?:that|which)\s+(?:is|are)\s+(?:unowned|ownerless|not\s+owned))")
+# an owner as the records name it: "owners", "owner references", "owner fields"
+_OWNER_REF = r"(?:owners?(?:\s+(?:references?|refs?|entries|entry|fields?|values?|names?))?)"
 _RULES: tuple[tuple[GapKind, str], ...] = (
     ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_HOLD}{_U}\s+{_OWNERLESS}"),
     ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_HOLD}(?:unowned|ownerless)\s+{_U}"),
@@ -72,12 +75,12 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:do|does)\s+not\s+(?:list|name)\s+(?:anyone|anybody|an?\s+owner|any\s+owners?)"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+with\s+(?:nobody|no\s+one)(?:\s+(?:on|in)\s+(?:it|them)|\s+(?:listed|assigned|named))?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+(?:are|is|were|was)\s+(?:unowned|not\s+owned(?:\s+by\s+(?:anyone|anybody))?)"),
-    ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that|which)\s+(?:resolve|resolves|point|points|refer|refers)\s+to\s+nothing"),
-    ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that|which)\s+(?:do|does)\s+not\s+(?:resolve|exist)"),
-    ("undeclared_owners", rf"{_LEAD}(?:undeclared|dangling|unresolved)\s+owners?"),
-    ("undeclared_owners", rf"{_LEAD}owners?\s+(?:that\s+are\s+|which\s+are\s+)?not\s+declared(?:\s+anywhere)?"),
-    ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+{_NOT_THERE_BARE}"),
-    ("undeclared_owners", rf"{_LEAD}owners?{_REL}\s+(?:point|points|refer|refers)\s+(?:at|to)\s+{_GHOST}"),
+    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}\s+(?:that|which)\s+(?:resolve|resolves|point|points|refer|refers)\s+to\s+nothing"),
+    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}\s+(?:that|which)\s+(?:do|does)\s+not\s+(?:resolve|exist)"),
+    ("undeclared_owners", rf"{_LEAD}(?:undeclared|dangling|unresolved)\s+{_OWNER_REF}"),
+    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}\s+(?:that\s+are\s+|which\s+are\s+)?not\s+declared(?:\s+anywhere)?"),
+    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+{_NOT_THERE_BARE}"),
+    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+(?:point|points|refer|refers)\s+(?:at|to)\s+{_GHOST}"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:have|has|had|with)\s+(?:no|zero|0)\s+members?"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?(?:members?|people|persons|users|folks)"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
@@ -89,13 +92,16 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     # "which teams are empty": a group holds its members
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:are|is|were|was)\s+empty"),
     # the entities that name such an owner: "which resources are owned by a team that isn't in the catalog"
-    ("owned_by_undeclared", rf"{_LEAD}{_T}(?:{_REL}\s+(?:are|is|were|was))?\s+owned\s+by\s+{_GHOST}"),
+    ("owned_by_undeclared", rf"{_LEAD}{_T}(?:{_REL}\s+(?:are|is|were|was))?\s+(?:owned\s+by|assigned\s+to|attributed\s+to)\s+{_GHOST}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?owners?\s+{_NOT_THERE}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+owners?\s+(?:(?:is|are)\s+(?:undeclared|unresolved)|{_NOT_THERE_BARE})"),
     # without a type noun: "what's owned by a team that isn't in Backstage" (every type that names an owner)
     ("owned_by_undeclared", rf"(?:what(?:'s|\s+is|\s+are)|which\s+things\s+are|anything)\s+owned\s+by\s+{_GHOST}"),
 )
 _COMPILED: list[tuple[GapKind, re.Pattern[str]]] = []
+# Which of the code nouns a CODEOWNERS ask said: the files (and paths, code) or the rules (entries, lines, patterns)
+_FILE_WORD = re.compile(r"\b(?:files?|paths?|code)\b")
+_RULE_WORD = re.compile(r"\b(?:rules?|entry|entries|lines?|patterns?|globs?)\b")
 
 
 class GapRequest(NamedTuple):
@@ -105,6 +111,9 @@ class GapRequest(NamedTuple):
     types: tuple[str, ...] = ()
     under: bool = False  # groups only: those under another group ("sub-teams")
     holders: tuple[str, ...] = ()  # the types of what holds such an entity ("which systems have a component with no owner")
+    # CODEOWNERS only: the files were asked about ("unowned files", "paths nobody owns"), not the rules; the rules of no
+    # owner stand for them only where every file is matched by some rule (``chainret.pipeline.ownership.gap_trace``)
+    files: bool = False
 
 
 def _plain(request: str) -> str:
@@ -126,11 +135,37 @@ _FILLER = re.compile(r"\s+(?:actually|really|currently|right\s+now|rn|at\s+the\s
 def read_gap_request(request: str) -> GapRequest | None:
     """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
     text = _plain(request)
-    if not any(w in text for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody", "no one",
-                                   "no people", "no users", "people", "users", "exist")):
+    # said by its parts ("could you list the svcs missing an owner"): read in the one wording of its meaning
+    said = [t for t in (reframe(text), text) if t is not None]
+    if not any(w in t for t in said for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody",
+                                              "no one", "no people", "no users", "people", "users", "exist")):
         return None  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)
+    return next((found for t in said if (found := _gap_of(t)) is not None), None) or _coordinated(text)
+
+
+# Two type nouns joined: "the unowned resources and apis", "components or apis without an owner"
+_AND = re.compile(r"^(?P<pre>(?:.*\s)?)(?P<a>[a-z]+)\s+(?:and|or|&|plus)\s+(?:the\s+)?(?P<b>[a-z]+)(?P<post>(?:\s.*)?)$")
+
+
+def _coordinated(text: str) -> GapRequest | None:
+    """A coverage ask of two type nouns joined by "and" / "or", read as the ask of each: one section of the types of
+    both, where both read as the same section of entity types (nothing held, no sub-teams); else None."""
+    m = _AND.match(text)
+    if m is None:
+        return None
+    asks = [read_gap_request(f"{m.group('pre')}{m.group(k)}{m.group('post')}") for k in ("a", "b")]
+    first, second = asks
+    if first is None or second is None or first.kind != second.kind or not first.types or not second.types:
+        return None
+    if first.holders or second.holders or first.under or second.under or first.files or second.files:
+        return None
+    return GapRequest(first.kind, tuple(dict.fromkeys((*first.types, *second.types))))
+
+
+def _gap_of(text: str) -> GapRequest | None:
+    """The first coverage section ``text`` (plain) reads as, or None."""
     for kind, rule in _COMPILED:
         m = rule.match(text)
         if m is None:
@@ -139,7 +174,8 @@ def read_gap_request(request: str) -> GapRequest | None:
         under = (m.groupdict().get("g") or "").startswith(("sub", "child"))
         if m.groupdict().get("u"):  # "systems" hold "a component" of no owner
             return GapRequest(kind, _OWNED_TYPES.get(nouns[1], ()), under, _OWNED_TYPES.get(nouns[0], ()))
-        return GapRequest(kind, _OWNED_TYPES.get(nouns[0], ()), under)
+        files = kind == "rules_without_owners" and _FILE_WORD.search(text) is not None and _RULE_WORD.search(text) is None
+        return GapRequest(kind, _OWNED_TYPES.get(nouns[0], ()), under, files=files)
     return None
 
 
@@ -243,6 +279,12 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
     text = _plain(request)
     if not _ABSENCE_COMPILED:
         _ABSENCE_COMPILED.extend((re.compile(rf"^{rule}$"), qs) for rule, qs in _ABSENCE)
+    said = [t for t in (reframe(text), text) if t is not None]  # by its parts first (``read_gap_request``)
+    return next((found for t in said if (found := _absence_of(t)) is not None), None)
+
+
+def _absence_of(text: str) -> AbsenceRequest | None:
+    """The absence ``text`` (plain) reads as, or None."""
     for rule, questions in _ABSENCE_COMPILED:
         m = rule.match(text)
         if m is None:
@@ -268,7 +310,7 @@ def read_absence_request(request: str) -> AbsenceRequest | None:
 
 
 # "Ts that neither V1 nor V2 any N" (components, consume, provide, API): two absences of one type noun, both to hold
-_NEITHER = re.compile(r"^(?P<lead>.+?)\s+(?P<rel>that|which|who)\s+neither\s+(?P<a>[a-z]+)\s+nor\s+(?P<b>[a-z]+)\s+(?P<rest>.+)$")
+_NEITHER = re.compile(r"^(?P<lead>.+?)\s+(?:(?P<rel>that|which|who)\s+)?neither\s+(?P<a>[a-z]+)\s+nor\s+(?P<b>[a-z]+)\s+(?P<rest>.+)$")
 
 
 def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] | None:
@@ -281,7 +323,8 @@ def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] 
     m = _NEITHER.match(text)
     if m is None:
         return None
-    asks = [read_absence_request(f"{m.group('lead')} {m.group('rel')} do not {m.group(v)} {m.group('rest')}") for v in "ab"]
+    rel = m.group("rel") or "that"
+    asks = [read_absence_request(f"{m.group('lead')} {rel} do not {m.group(v)} {m.group('rest')}") for v in "ab"]
     first, second = asks
     if first is None or second is None or first.noun != second.noun or first == second:
         return None
@@ -293,9 +336,9 @@ def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] 
 # members": "have no members"), so both halves go through the closed grammars above, and the rows are those of the
 # absence that are no rows of the denied one.
 _BUT = re.compile(r"^(?P<lead>(?:which|what)\s+[a-z]+|.+?\s+(?:that|which|who)|(?:(?:are|is)\s+there\s+(?:any\s+)?)?[a-z]+)\s+"
-                  r"(?P<a>.+?)\s+but\s+(?:still\s+|also\s+|do\s+|does\s+)*(?P<b>.+)$")
+                  r"(?P<a>.+?)\s+but\s+(?:still\s+|also\s+|(?:do|does)\s+(?!not\b))*(?P<b>.+)$")
 # "teams with nobody on them that still own something": a clause of "still" says the contrast "but" says
-_STILL = re.compile(r"\s+(?:that|which|who|and|yet)\s+(?:do\s+|does\s+)?still\s+")
+_STILL = re.compile(r"\s+(?:(?:that|which|who|and|yet)\s+(?:do\s+|does\s+)?still|nonetheless|nevertheless|even\s+so)\s+")
 _WITH_BUT = re.compile(r"^(?P<lead>.+?)\s+with\s+(?P<a>(?:an?\s+|some\s+)?[a-z]+)\s+but\s+(?:no|without(?:\s+any)?)\s+(?P<b>[a-z]+)$")
 # a presence: "own stuff", "have members", "own a component", "call some APIs" -> the absence it denies
 _SOME = r"(?:stuff|something|things|anything|some\s+stuff|some\s+things)"
@@ -308,7 +351,7 @@ _PRESENCE: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 
 
-def _denied(presence: str) -> str | None:
+def denied_absence(presence: str) -> str | None:
     """The absence a presence clause denies ("own stuff": "do not own anything"), or None when it is no presence."""
     for rule, absence in _PRESENCE:
         m = rule.match(presence)
@@ -337,13 +380,13 @@ def read_contrast_request(request: str) -> ContrastRequest | None:
     above (the presence as the absence it denies); None when the words are no such pair or a half reads as nothing."""
     text = _STILL.sub(" but still ", _plain(request))
     if " but " not in text:
-        return None
+        return _with_that(text)
     m = _BUT.match(text)
     if m is not None:
         lead, a, b = m.group("lead"), m.group("a"), m.group("b")
         found = []
         for lacks, has in ((a, b), (b, a)):
-            denied = _denied(has)
+            denied = denied_absence(has)
             if denied is None:
                 continue
             first, second = _one_ask(f"{lead} {lacks}"), _one_ask(f"{lead} {denied}")
@@ -352,9 +395,28 @@ def read_contrast_request(request: str) -> ContrastRequest | None:
         return found[0] if len(found) == 1 else None
     m = _WITH_BUT.match(text)
     if m is None:
-        return None
+        return _with_that(text)
     has = re.sub(r"^(?:an?|some)\s+", "", m.group("a"))
     first, second = _one_ask(f"{m.group('lead')} with no {m.group('b')}"), _one_ask(f"{m.group('lead')} with no {has}")
+    return ContrastRequest(first, second) if first is not None and second is not None and first != second else None
+
+
+# "is there a team with people on it that owns nothing": the presence said as "with", the absence as a clause
+_WITH_THAT = re.compile(r"^(?P<lead>.+?)\s+with\s+(?P<a>(?:an?\s+|some\s+)?[a-z]+)(?:\s+(?:on|in)\s+(?:it|them))?\s+"
+                        r"(?P<rel>that|which|who)\s+(?P<b>.+)$")
+
+
+def _with_that(text: str) -> ContrastRequest | None:
+    """A presence said with "with" and an absence as a relative clause ("a team with people on it that owns nothing"):
+    the absence's rows that are no rows of the absence the presence denies ("have no people"); None otherwise."""
+    m = _WITH_THAT.match(text)
+    if m is None:
+        return None
+    has = re.sub(r"^(?:an?|some)\s+", "", m.group("a"))
+    denied = denied_absence(f"have {has}")
+    if denied is None or _one_ask(f"{m.group('lead')} with {m.group('a')}") is not None:
+        return None  # (no presence: "with no owner" is itself a lack)
+    first, second = _one_ask(f"{m.group('lead')} {m.group('rel')} {m.group('b')}"), _one_ask(f"{m.group('lead')} {denied}")
     return ContrastRequest(first, second) if first is not None and second is not None and first != second else None
 
 

@@ -75,7 +75,7 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """The one reading the everyday rewordings of a request agree on (``chainret.query.frames``), recorded as
     ``reading`` ``<route>+reworded`` with the question asked; an ``ambiguous_reading`` refusal when two
     rewordings read differently; None when none reads (the request's own refusal then stands)."""
-    from chainret.query.frames import fallback_reworded, noun_phrase_questions, reworded
+    from chainret.query.frames import fallback_reworded, noun_phrase_questions, reworded, without_leading_frame
     from chainret.query.lexicon import lexicon
     from chainret.query.nested import headless, slot_head
 
@@ -110,6 +110,12 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
                     # "which components does X own": what X owns, of the components (the answers filtered at the end)
                     typed = again._replace(interpretation=interp.model_copy(update={"answer_types": kept}))
                     read.setdefault((tuple(interp.predicates), interp.start_id), (question, typed))
+    if not read and (bare := without_leading_frame(request)) is not None:
+        # "could you identify the members of X": the words after a request frame, read as a request of their own (every
+        # route, their own rewordings too: shorter words, so this ends)
+        again = interpret(bare, cv, depth=depth)
+        if again.interpretation is not None:
+            read[(tuple(again.interpretation.predicates), again.interpretation.start_id)] = (bare, again)
     if not read:
         return None
     if len(read) > 1:

@@ -54,6 +54,9 @@ IGNORED_LEADING: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("i", "would", "like", "to", "know"), ("show", "me"), ("give", "me"), ("find",), ("find", "me"), ("lookup",),
     ("look", "up"), ("quick", "one"), ("i", "need"), ("looking", "for"), ("i'm", "looking", "for"),
     ("i", "am", "looking", "for"),
+    # a request to identify what follows: "could you identify the people on ..." ("list" is a frame of its own, which
+    # takes a plural: chainret.query.frames)
+    ("identify",), ("please", "identify"), ("could", "you", "identify"), ("can", "you", "identify"),
 ), key=len, reverse=True))
 # Words that add nothing a view or pattern could use, dropped wherever they stand as whole phrases.
 FILLER_WORDS = FILLERS  # the one list, shared with the phrasing matcher (chainret.core.words)

@@ -32,8 +32,7 @@ from chainret.sources.codeowners import NO_OWNERS_NOTE, PATH_TYPE, UNMATCHED_HEA
 from chainret.store import resolve_catalog
 from chainret.query.gaps import PEOPLE_TYPE_WORDS, AbsenceRequest, ContrastRequest, GapRequest, ScopedRequest
 from chainret.store.base import CatalogReader, ViewReader, recompile_advice
-from chainret.core.codes import RefusalCode
-from chainret.trace.model import Budget, Completeness, Packet, PacketItem, Refusal, SetAnswer, Trace
+from chainret.trace.model import Budget, Completeness, Packet, PacketItem, SetAnswer, Trace
 
 
 class Gap(BaseModel):
@@ -153,29 +152,8 @@ def gap_trace(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: st
     every row an answer (``answers``: the entity, a CODEOWNERS rule's too), every row's proof a packet
     item (the unit, its document version, the span and the quoted line), ``meta.coverage`` the rows with their
     cites. None over a compiled store (it keeps no declarations): the request then stays ``no_pattern``."""
-    if gap.files and not every_file_matched(cat, cv):
-        return Trace.model_construct(**base, budget=budget, outcome="no_pattern", meta=meta, reason=Refusal(
-            code=RefusalCode.NO_PATTERN, message=UNLISTED_FILES))
     found = gap_rows(gap, cat, cv, principal)
     return None if found is None else _rows_trace(*found, cv, base, budget, meta)
-
-
-# Why "which files have no owner" is not answered where a file may be matched by no CODEOWNERS rule
-# (an ask's answer is one set of one kind: the rules of no owner stand for the files they match, but a file no rule matches
-# is no rule's; the files themselves are the report's files_without_owners, ``chainret catalog coverage``)
-UNLISTED_FILES = ("no CODEOWNERS rule here matches every file (no catch-all '*' rule), so the files with no code owner "
-                  "include files no rule matches, which no rule of no owner stands for; ask which CODEOWNERS rules have "
-                  "no owners, or run chainret catalog coverage for the files themselves")
-# The patterns that match every file of a tree (gitignore rules: "*" and "**" at any depth)
-_CATCH_ALL = frozenset({"*", "**", "/**", "/**/*", "**/*"})
-
-
-def every_file_matched(cat: CatalogReader, cv: ViewReader) -> bool:
-    """Whether a CODEOWNERS rule the principal may read (its paragraph, as the report's rows of no owner are read)
-    matches every file ("*"), so that each file's owners are those of a rule the records hold, and the files of no
-    owner are those the rules of no owner match last."""
-    rules = (rule_of_unit(cat.world, u.text) for u in cv.units())
-    return any(r[1].rpartition("] ")[2] in _CATCH_ALL for r in rules if r is not None)
 
 
 def gap_rows(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str) -> tuple[list[Gap], dict[str, Any]] | None:
@@ -193,6 +171,8 @@ def gap_rows(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str
             if s in ents:
                 by_id.setdefault(s, Gap(id=s, name=ents[s].name, type=ents[s].type)).cites.append(c)
         rows = list(by_id.values())
+    elif gap.files:  # "which files have no code owner": the files themselves, not the rules that leave them so
+        rows = report.files_without_owners
     else:
         rows = getattr(report, gap.kind)
     rows = [g for g in rows if not gap.types or g.type in gap.types]
@@ -207,7 +187,7 @@ def gap_rows(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str
         parented = {r.subject for r in cv.eligible_relations() if r.predicate == "child_of"} | {
             r.object for r in cv.eligible_relations() if r.predicate == "parent_of"}
         rows = [g for g in rows if g.id in parented]
-    section = {"kind": gap.kind, "types": list(gap.types), "view": report.view, **({"under": True} if gap.under else {}),
+    section = {"kind": "files_without_owners" if gap.files else gap.kind, "types": list(gap.types), "view": report.view, **({"under": True} if gap.under else {}),
                **({"holders": list(gap.holders)} if gap.holders else {})}
     return rows, section
 

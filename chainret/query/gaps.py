@@ -111,8 +111,8 @@ class GapRequest(NamedTuple):
     types: tuple[str, ...] = ()
     under: bool = False  # groups only: those under another group ("sub-teams")
     holders: tuple[str, ...] = ()  # the types of what holds such an entity ("which systems have a component with no owner")
-    # CODEOWNERS only: the files were asked about ("unowned files", "paths nobody owns"), not the rules; the rules of no
-    # owner stand for them only where every file is matched by some rule (``chainret.pipeline.ownership.gap_trace``)
+    # CODEOWNERS only: the files were asked about ("unowned files", "paths nobody owns"), not the rules: the report's
+    # files without a code owner answer (``chainret.pipeline.ownership.gap_rows``)
     files: bool = False
 
 

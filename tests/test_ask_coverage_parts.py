@@ -144,6 +144,8 @@ def test_the_files_of_no_owner_are_the_files_not_the_rules(tmp_path: Path) -> No
     files = answer_names("which files have no owner", covered)
     assert [n.rpartition("-")[0] for n in files] == ["vendor-b.py"] and answer_names("unowned paths", covered) == files
     assert [n.rpartition("-")[0] for n in answer_names("which codeowners rules have no owners", covered)] == ["vendor"]
+    # a folder is a rule's pattern: folders with no owner are the rules of none, not the files under them
+    assert answer_names("which folders have no owner", covered) == answer_names("which codeowners rules have no owners", covered)
     partial = _code_world(tmp_path / "some", catch_all=False)
     files = {n.rpartition("-")[0] for n in answer_names("which files have no owner", partial)}
     assert {"vendor-b.py", "docs-c.md", "codeowners"} <= files and not any(f.startswith("src") for f in files)

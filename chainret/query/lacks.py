@@ -43,11 +43,11 @@ SUBJECT_NOUNS: dict[str, str] = {
                              "employee", "employees", "staff", "developer", "developers", "devs", "humans",
                              "individuals", "accounts")},
     **{w: "anyone" for w in ("anyone", "anybody", "someone", "somebody", "everyone", "everybody")},
-    # code: a CODEOWNERS rule and the files it covers (a folder is a rule's pattern: "/vendor/")
+    # code: a CODEOWNERS rule and the files it covers; a folder is a rule's pattern ("/vendor/"), so folders with no
+    # owner are the rules of none, and files with no owner the files (the coverage report's files without a code owner)
     **{w: "codeowners rules" for w in ("rule", "rules", "entry", "entries", "line", "lines", "pattern", "patterns",
-                                       "glob", "globs")},
-    **{w: "files" for w in ("file", "files", "path", "paths", "code", "folder", "folders", "directory", "directories",
-                            "dirs")},
+                                       "glob", "globs", "folder", "folders", "directory", "directories", "dirs")},
+    **{w: "files" for w in ("file", "files", "path", "paths", "code")},
 }
 # Two words for one subject noun: "staff members", "system components", "code ownership rules"
 _COMPOUNDS: dict[str, str] = {

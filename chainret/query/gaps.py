@@ -14,7 +14,7 @@ import re
 from typing import Literal, NamedTuple
 
 from chainret.core.words import apostrophes, ascii_marks
-from chainret.query.lacks import reframe
+from chainret.query.lacks import denied_absence, reframe
 
 GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members", "owned_by_undeclared"]
 
@@ -340,29 +340,6 @@ _BUT = re.compile(r"^(?P<lead>(?:which|what)\s+[a-z]+|.+?\s+(?:that|which|who)|(
 # "teams with nobody on them that still own something": a clause of "still" says the contrast "but" says
 _STILL = re.compile(r"\s+(?:(?:that|which|who|and|yet)\s+(?:do\s+|does\s+)?still|nonetheless|nevertheless|even\s+so)\s+")
 _WITH_BUT = re.compile(r"^(?P<lead>.+?)\s+with\s+(?P<a>(?:an?\s+|some\s+)?[a-z]+)\s+but\s+(?:no|without(?:\s+any)?)\s+(?P<b>[a-z]+)$")
-# a presence: "own stuff", "have members", "own a component", "call some APIs" -> the absence it denies
-_SOME = r"(?:stuff|something|things|anything|some\s+stuff|some\s+things)"
-_PRESENCE: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(rf"^(?P<v>(?!(?:are|is|were|was|do|does|did)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_SOME}$"),
-     "do not {v}{p} anything"),
-    (re.compile(r"^(?:have|has|had)\s+(?:an?\s+|some\s+|any\s+)?(?P<u>[a-z]+)$"), "have no {u}"),
-    (re.compile(r"^(?P<v>(?!(?:are|is|were|was|do|does|did|have|has|had)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+"
-                r"(?:an?\s+|some\s+|any\s+)?(?P<u>[a-z]+)$"), "do not {v}{p} any {u}"),
-)
-
-
-def denied_absence(presence: str) -> str | None:
-    """The absence a presence clause denies ("own stuff": "do not own anything"), or None when it is no presence."""
-    for rule, absence in _PRESENCE:
-        m = rule.match(presence)
-        if m is not None:
-            g = {k: (v or "") for k, v in m.groupdict().items()}
-            if g.get("v"):
-                g["v"] = _base_form(g["v"])
-            return absence.format(**g)
-    return None
-
-
 def _one_ask(text: str) -> GapRequest | AbsenceRequest | None:
     return read_gap_request(text) or read_absence_request(text)
 

@@ -285,8 +285,6 @@ def _reframed(text: str, every: bool) -> str | None:
     if noun in _CODE_NOUNS or not rest:
         return None
     if every:  # "does every component provide an API", "is each API used by a component": those that do not
-        from chainret.query.gaps import denied_absence
-
         if rest.split()[0] in ("with", "without", "w/o", "lacking", "missing", "no", "not", "nobody", "nothing"):
             return None  # (a lack, not the positive a question about every member asks)
         m = _rule("passive", r"^(?:is|are)\s+(?P<pp>[a-z]+ed)\s+by\s+(?:an?|some|any|at\s+least\s+one)\s+(?P<u>[a-z]+)$").match(rest)
@@ -347,3 +345,29 @@ _RELATION_FORMS: tuple[tuple[str, str], ...] = (
      "{who} is {ing}{p}"),
     (r"^(?:do|does|did)\s+not\s+have\s+(?:any|a\s+single|an?)\s+(?P<u>[a-z]+)$", "have no {u}"),
 )
+
+
+# a presence: "own stuff", "have members", "own a component", "call some APIs" -> the absence it denies
+_SOME = r"(?:stuff|something|things|anything|some\s+stuff|some\s+things)"
+_PRESENCE: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(rf"^(?P<v>(?!(?:are|is|were|was|do|does|did)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_SOME}$"),
+     "do not {v}{p} anything"),
+    (re.compile(r"^(?:have|has|had)\s+(?:an?\s+|some\s+|any\s+)?(?P<u>[a-z]+)$"), "have no {u}"),
+    (re.compile(r"^(?P<v>(?!(?:are|is|were|was|do|does|did|have|has|had)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+"
+                r"(?:an?\s+|some\s+|any\s+)?(?P<u>[a-z]+)$"), "do not {v}{p} any {u}"),
+)
+
+
+def denied_absence(presence: str) -> str | None:
+    """The absence a presence clause denies ("own stuff": "do not own anything"), or None when it is no presence
+    (said here, where a question about every member is read, and by ``chainret.query.gaps``'s contrasts)."""
+    from chainret.query.nested import _base  # (the base form of the verb: "owns" -> "own")
+
+    for rule, absence in _PRESENCE:
+        m = rule.match(presence)
+        if m is not None:
+            g = {k: (v or "") for k, v in m.groupdict().items()}
+            if g.get("v"):
+                g["v"] = _base(g["v"])
+            return absence.format(**g)
+    return None

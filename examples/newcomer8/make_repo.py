@@ -49,67 +49,20 @@ Usage: ``python examples/newcomer8/make_repo.py DIR`` (DIR must not exist or be 
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # examples/: the shared writer of newcomer worlds
+from newcomer_repo import Commit, Descriptors, build_history, doc, main  # noqa: E402
+
 ORG = "harbourview"
 DOMAIN = "harbourview-health.example"
-
-
-def _doc(kind: str, name: str, meta: list[str], spec: list[str]) -> str:
-    lines = ["apiVersion: backstage.io/v1alpha1", f"kind: {kind}", "metadata:", f"  name: {name}"]
-    lines += [f"  {m}" for m in meta]
-    lines.append("spec:")
-    lines += [f"  {s}" for s in spec]
-    return "\n".join(lines) + "\n"
-
-
-def _list(key: str, values: list[str] | None) -> list[str]:
-    """A block list field (``key:`` then ``- value`` lines), or nothing."""
-    if not values:
-        return []
-    return [f"{key}:", *(f"  - {v}" for v in values)]
-
-
-def _group(name: str, title: str, gtype: str, parent: str | None, children: list[str],
-           members: list[str] | None = None) -> str:
-    spec = [f"type: {gtype}", "profile:", f"  displayName: {title}", f"  email: {name}@{DOMAIN}"]
-    if parent:
-        spec.append(f"parent: {parent}")
-    spec.append("children: [" + ", ".join(children) + "]")
-    spec += _list("members", members)
-    return _doc("Group", name, [f"description: {title}, Harbourview Health IT"], spec)
-
-
-def _user(name: str, display: str, teams: list[str]) -> str:
-    spec = ["profile:", f"  displayName: {display}", f"  email: {name}@{DOMAIN}", "memberOf: [" + ", ".join(teams) + "]"]
-    return _doc("User", name, [], spec)
-
-
-def _component(name: str, title: str, owner: str | None, system: str, *, ctype: str = "service",
-               provides: list[str] | None = None, consumes: list[str] | None = None,
-               depends: list[str] | None = None) -> str:
-    spec = [f"type: {ctype}", "lifecycle: production"]
-    if owner:
-        spec.append(f"owner: {owner}")
-    spec.append(f"system: {system}")
-    spec += _list("providesApis", provides) + _list("consumesApis", consumes) + _list("dependsOn", depends)
-    meta = [f"title: {title}", "annotations:", f"  github.com/project-slug: {ORG}/hospital-it"]
-    return _doc("Component", name, meta, spec)
+D = Descriptors(org=ORG, repo="hospital-it", domain=DOMAIN, where="Harbourview Health IT")
+_doc, _group, _user, _component, _resource = doc, D.group, D.user, D.component, D.resource
 
 
 def _api(name: str, title: str, owner: str | None, system: str, api_type: str = "openapi") -> str:
-    spec = [f"type: {api_type}", "lifecycle: production", *([f"owner: {owner}"] if owner else []),
-            f"system: {system}", "definition: |", "  openapi: 3.0.0", f"  info: {{title: {title}, version: 1.4.0}}",
-            "  paths: {}"]
-    return _doc("API", name, [f"title: {title}"], spec)
-
-
-def _resource(name: str, title: str, rtype: str, owner: str | None, system: str) -> str:
-    spec = [f"type: {rtype}", *([f"owner: {owner}"] if owner else []), f"system: {system}"]
-    return _doc("Resource", name, [f"title: {title}"], spec)
+    return D.api(name, title, owner, system, api_type, version="1.4.0")
 
 
 def _files(step: int) -> dict[str, str]:
@@ -321,7 +274,7 @@ def _files(step: int) -> dict[str, str]:
     return files
 
 
-COMMITS = [
+COMMITS: list[Commit] = [
     (1, "2025-10-06T08:20:00+00:00", "Grace Obi", "Initial Backstage catalog and CODEOWNERS"),
     (2, "2025-12-01T14:10:00+00:00", "Daniel Reyes", "Omar joins Patient Access; portal reads imaging and referrals; SQL reviewers"),
     (3, "2026-02-09T09:45:00+00:00", "Amira Saleh", "Telehealth team, video visits and Virtual Care; imaging viewer to the portal team"),
@@ -333,41 +286,8 @@ COMMITS = [
 
 def build(root: Path) -> None:
     """Write every step of the history into a new git repository at ``root``."""
-    root.mkdir(parents=True, exist_ok=True)
-    if any(root.iterdir()):
-        raise SystemExit(f"{root} is not empty")
-    env_base = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
-    env_base.update({"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull})
-
-    def git(*args: str, env: dict[str, str] | None = None) -> None:
-        subprocess.run(["git", *args], cwd=root, check=True, env=env or env_base, stdout=subprocess.DEVNULL)
-
-    git("init", "-q", "-b", "main")
-    previous: set[str] = set()
-    for step, date, author, message in COMMITS:
-        files = _files(step)
-        for gone in previous - set(files):
-            (root / gone).unlink()
-        for rel, text in files.items():
-            path = root / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        previous = set(files)
-        email = author.lower().replace(" ", ".") + f"@{DOMAIN}"
-        env = dict(env_base)
-        env.update(GIT_AUTHOR_NAME=author, GIT_AUTHOR_EMAIL=email, GIT_COMMITTER_NAME=author,
-                   GIT_COMMITTER_EMAIL=email, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-        git("add", "-A", env=env)
-        git("commit", "-q", "-m", message, env=env)
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print(__doc__.strip().splitlines()[-1], file=sys.stderr)
-        return 2
-    build(Path(argv[1]))
-    return 0
+    build_history(root, COMMITS, _files, DOMAIN)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv, build, __doc__.strip().splitlines()[-1]))

@@ -157,7 +157,7 @@ def _print_lines(lines: Sequence[Any], width: int | None) -> None:
 
 def json_with_answer(trace: Trace, names: dict[str, str]) -> str:
     """``ask --json``: the trace's JSON plus ``answer``, the ID and display name of the accepted path's last
-    entity (null without one), as HTTP ``/ask`` reports it (``chainret.pipeline.ask.named_path``). A set answer
+    entity (null without one), and a count ask's ``count`` (``chainret.render.answers.count_words``), as HTTP ``/ask`` reports them (``chainret.pipeline.ask.named_path``). A set answer
     (a 1.1 trace) names every member in place: each of ``answers`` gains ``name`` and ``path`` (ID and name of
     each entity, start first) beside the trace's ``id``, ``path_ids`` and ``relations``, and ``completeness``
     says whether that is all; ``answer`` stays the first member, for scripts that read one value. The trace
@@ -165,11 +165,13 @@ def json_with_answer(trace: Trace, names: dict[str, str]) -> str:
     import json
 
     from chainret.pipeline.ask import named_path
-    from chainret.render.answers import named_answers
+    from chainret.render.answers import count_words, named_answers
 
     path = named_path(trace, names)
     data = json.loads(trace.to_json())  # stable JSON (sorted keys, rounded floats): the same text, a few keys more
     data["answer"] = {"id": path[-1][0], "name": path[-1][1]} if path else None
+    if (number := count_words(trace)) is not None:  # a count ask: its number as words ("99 (25 shown)", "at least 3")
+        data["count"] = number
     for entry, named in zip(data.get("answers") or [], named_answers(trace, names), strict=True):
         entry["name"] = named.name
         entry["path"] = [{"id": i, "name": n} for i, n in named.path]

@@ -197,18 +197,22 @@ def answer_lines(trace: Any, names: dict[str, str] | None = None, *, label: bool
     """What answers: a set answer's members, one line each, then its completeness line (never a part of a
     set without it); else ``answer_parts``' one line. Without ``label`` (``--quiet``) one member per line and
     no completeness line (``run_ask`` writes it to stderr when the set is a part)."""
-    from chainret.render.answers import is_empty_set, is_set
+    from chainret.render.answers import count_words, is_empty_set, is_set
 
+    number = count_words(trace)  # a count ask ("how many ..."): its number first, then the members it counts
+    if number is not None and not label:
+        return [[(number, "bold green")]]
+    head: list[Line] = [field("count", (number, "bold green"))] if number is not None else []
     if is_empty_set(trace):  # "none", an answer: the whole view was read and nothing matched
-        return [field("answer", ("none", "bold green")), completeness_line(trace)] if label else [[("none", "bold green")]]
+        return [*head, field("answer", ("none", "bold green")), completeness_line(trace)] if label else [[("none", "bold green")]]
     if not is_set(trace):
-        return [answer_parts(trace, names, label=label)]
+        return [*head, answer_parts(trace, names, label=label)]
     names = names or {}
     members = [_named(a.id, names) for a in trace.answers]
     if not label:
         return members
-    head = "answers" if len(members) > 1 else "answer"
-    return [field(head if k == 0 else "", *m) for k, m in enumerate(members)] + [completeness_line(trace)]
+    word = "answers" if len(members) > 1 else "answer"
+    return [*head, *(field(word if k == 0 else "", *m) for k, m in enumerate(members)), completeness_line(trace)]
 
 
 def _path_lines(trace: Any) -> list[Line]:

@@ -31,6 +31,7 @@ from chainret.core.budget import fanout_budget
 from chainret.core.codes import RefusalCode
 from chainret.engine.hops import run_set, set_answer
 from chainret.core.errors import UsageError
+from chainret.query.count import may_count, read_count
 from chainret.query.interpret import Reading, interpret, interpret_at, pattern_specs
 from chainret.query.when import TimeWords, read_time
 from chainret.pipeline.packet import coverage, pack_items
@@ -128,9 +129,13 @@ def ask(
         # importer's names carry the document that declares them: chainret.catalog.readable.narrowed).
         wider = project and (not reads_within(full, principal, viewer) or reader_narrowed(full, viewer))
         cat = full.reader_store(viewer) if wider else full
+        # A count ("how many people are on growth") is the size of the set its question asks for ("which people are
+        # on growth"): the rest of the words are that question's; the trace keeps the request as asked.
+        counted = read_count(request) if may_count(request) else None
+        words = counted.question if counted is not None else request
         # The time the words carry is read first: it chooses the view the rest of the words are read in.
         day = today if isinstance(today, date) else date.fromisoformat(today) if today else date.today()
-        when = read_time(request, day)
+        when = read_time(words, day)
         cv, refused = (cat.view(view, principal), None) if when is None else _view_at(cat, when, view, principal, day)
         if refused is not None and "requested_view" in refused.details:
             view = str(refused.details["requested_view"])  # the trace names the view asked for, resolved
@@ -143,6 +148,8 @@ def ask(
             "backtrack": backtrack,
             "projected": project,
         }
+        if counted is not None:
+            meta["count"] = counted.record()
         if when is not None:
             said = cv.view_name if cv is not None else refused.details.get("view") if refused is not None else None
             meta |= {"time": when.record(str(said) if said else None), "today": day.isoformat()}
@@ -150,7 +157,7 @@ def ask(
             reading = Reading(outcome="refused", reason=refused)
         else:
             assert cv is not None
-            reading = interpret(request, cv) if when is None else interpret_at(when, cv)
+            reading = interpret(words, cv) if when is None else interpret_at(when, cv)
         meta.update(reading.meta)
         base = _Base(schema_version=CHAIN_SCHEMA_VERSION if sets else SCHEMA_VERSION, request=request, catalog_digest=cat.digest())
         gaps = None
@@ -160,7 +167,7 @@ def ask(
             from chainret.query.gaps import (read_absence_request, read_contrast_request, read_gap_request, read_neither_request,
                                              read_scoped_request)
 
-            words_ = when.rest if when is not None else request
+            words_ = when.rest if when is not None else words
             gap = read_gap_request(words_)  # (a closed grammar: "anything w/o an owner" is no entity's name either)
             if gap is not None:
                 from chainret.pipeline.ownership import gap_trace  # (the importers' records: only for a coverage ask)

@@ -49,6 +49,23 @@ def is_empty_set(trace: Trace) -> bool:
             and trace.answers is not None and not trace.answers and not trace.path_ids)
 
 
+def count_words(trace: Trace) -> str | None:
+    """A count ask's number (``chainret.query.count``: "how many people are on growth"), or None for another ask or
+    no answer: the set's eligible count (the readable catalog's, so the number holds where the budget cut the members
+    shown: "99 (25 shown)"), "at least K" where the set could not be counted, 0 for the complete empty set, 1 for a
+    single-valued answer."""
+    if trace.outcome != "accepted_path" or not isinstance(trace.meta.get("count"), dict):
+        return None
+    c = trace.completeness
+    if c is None:
+        return "1" if trace.path_ids else None
+    if c.complete:
+        return str(c.answered)
+    if c.eligible is None:
+        return f"at least {c.answered}"
+    return f"{c.eligible} ({c.answered} shown)"
+
+
 def completeness_words(c: Completeness) -> str:
     """``all N``; ``none: ...`` for a complete empty set; ``K of N shown: <reasons>; <flag> would reach the rest``;
     or, when the set could not be counted (``eligible`` is None), ``K found; the budget stopped ...``."""

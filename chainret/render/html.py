@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from chainret.core.codes import HOP_FAILURES, INTERPRETATION_REFUSALS
 from chainret.core.textsafe import visible
-from chainret.render.answers import completeness_words, is_empty_set, is_set
+from chainret.render.answers import completeness_words, count_words, is_empty_set, is_set
 from chainret.trace.model import Hop, Refusal, Trace
 
 if TYPE_CHECKING:
@@ -241,6 +241,8 @@ def answer_block(trace: Trace, ex: Extras) -> str:
     partial = members and trace.completeness is not None and not trace.completeness.complete
     cls = ("accepted partial" if partial else "accepted") if accepted else "stopped"
     out = [f'<div class="answer {cls}" id="answer" data-outcome="{esc(trace.outcome)}">']
+    if (number := count_words(trace)) is not None:  # a count ask: its number, then the members it counts
+        out.append(f'<div class="big" id="count">{esc(number)}</div>')
     if members:
         assert trace.answers is not None and trace.completeness is not None
         n = len(trace.answers)

@@ -44,7 +44,7 @@ from chainret.server.inputs import trace_problem
 from chainret.server.live import LiveCatalog
 from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
 from chainret.store.base import CatalogReader, StoreChanged, revision_number
-from chainret.render.answers import completeness_words, is_empty_set, is_set, listed, named_answers
+from chainret.render.answers import completeness_words, count_words, is_empty_set, is_set, listed, named_answers
 from chainret.trace.model import Completeness, Trace
 
 R = TypeVar("R")
@@ -99,6 +99,9 @@ class AskOut(BaseModel):
     completeness: Completeness | None = Field(
         None, description="with ``answers``: whether they are every value the viewer's readable catalog supports "
         "(complete, answered, eligible), and if not why (reasons) and which budget flags would reach the rest")
+    count: str | None = Field(None, description="a count ask (\"how many people are on growth\"): the set's number, "
+                              "\"N\", \"N (K shown)\" where the budget cut the members shown, \"at least K\" where it could not be "
+                              "counted; None for another ask")
     message: str = Field(description="one line: the answer and its path (a set: every member and whether that is all), "
                          "or why there is none")
     principal: str
@@ -296,6 +299,7 @@ class Service:
         members = named_answers(trace, names) if done is not None else []
         answers = [NamedAnswerOut(id=a.id, name=a.name, path=[Named(id=i, name=n) for i, n in a.path], relations=a.relations)
                    for a in members]
+        number = count_words(trace)
         if done is not None and not members:  # the complete empty set: "none", an answer
             message = completeness_words(done)
         elif done is not None:  # every member and whether that is all: never one of several as the answer
@@ -305,7 +309,10 @@ class Service:
             message = f"{path[-1].name} ({path[-1].id}), via " + " → ".join(f"{n.name} ({n.id})" for n in path)
         else:
             message = trace.reason.message if trace.reason is not None else trace.outcome
+        if number is not None:
+            message = f"{number}: {message}"
         return AskOut(
+            count=number,
             outcome=trace.outcome,
             answer=path[-1] if path else None,
             path=path,

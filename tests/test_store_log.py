@@ -394,6 +394,34 @@ def _grown_log(batches: list[int]) -> tuple[Any, Any, list[bytes]]:
     return conn, db, leaves
 
 
+def test_a_leaf_tile_keeps_its_foot_and_level_3_and_a_tile_above_levels_2_to_4():
+    """Log format 3+tiles2: a whole leaf tile stores its 32 leaf hashes and the 4 level-3 subtrees (36 hashes, where
+    format 3 stored 46), a whole tile above the leaves' its foot and levels 2 to 4 (8, 4 and 2); what a leaf tile no
+    longer holds is hashed again from its foot, equal to RFC 9162's MTH (levels 2 and 4 of every whole leaf tile).
+    Negative control: the same tile with its level-3 hashes cut off still answers for levels 1 and 2 (hashed from its
+    foot) and for neither 3 nor 4, which it reads (4 from 3)."""
+    from chainret.store import log as log_module
+
+    conn, db, leaves = _grown_log([2_100])
+    width, n = log_module.TILE_WIDTH, tlog.HASH_SIZE
+    shapes = {(level, len(hashes) // n, len(above) // n) for level, hashes, above in conn.execute(
+        "SELECT level, hashes, above FROM log_tiles WHERE length(hashes) = ?", (width * n,))}
+    assert shapes == {(0, 32, 4), (1, 32, 14)}
+    nodes = log_module._Nodes(db, "*")
+    for t in range(len(leaves) // width):
+        for level in (2, 4):
+            for k in range(width >> level):
+                idx = (t << (log_module.TILE_HEIGHT - level)) + k
+                assert nodes.get(level, idx) == _mth(leaves[idx << level:(idx + 1) << level]), (t, level, k)
+    whole = nodes._tile(0, 0)
+    assert whole is not None
+    def cut(t_level: int, t_idx: int) -> tuple[bytes, bytes] | None:
+        return (whole[0], b"") if (t_level, t_idx) == (0, 0) else None
+
+    assert [log_module.tile_node(cut, level, 0) for level in (1, 2)] == [_mth(leaves[:2]), _mth(leaves[:4])]
+    assert [log_module.tile_node(cut, level, 0) for level in (3, 4)] == [None, None]
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 700), min_size=1, max_size=4))
 def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appended(batches: list[int]):

@@ -394,10 +394,39 @@ def _grown_log(batches: list[int]) -> tuple[Any, Any, list[bytes]]:
     return conn, db, leaves
 
 
+def test_a_leaf_tile_keeps_its_foot_and_level_3_and_a_tile_above_levels_2_to_4():
+    """Log format 3+tiles2: a whole leaf tile stores its 32 leaf hashes and the 4 level-3 subtrees (36 hashes, where
+    format 3 stored 46), a whole tile above the leaves' its foot and levels 2 to 4 (8, 4 and 2); what a leaf tile no
+    longer holds is hashed again from its foot, equal to RFC 9162's MTH (levels 2 and 4 of every whole leaf tile).
+    Negative control: the same tile with its level-3 hashes cut off still answers for levels 1 and 2 (hashed from its
+    foot) and for neither 3 nor 4, which it reads (4 from 3)."""
+    from chainret.store import log as log_module
+
+    conn, db, leaves = _grown_log([2_100])
+    width, n = log_module.TILE_WIDTH, tlog.HASH_SIZE
+    shapes = {(level, len(hashes) // n, len(above) // n) for level, hashes, above in conn.execute(
+        "SELECT level, hashes, above FROM log_tiles WHERE length(hashes) = ?", (width * n,))}
+    assert shapes == {(0, 32, 4), (1, 32, 14)}
+    nodes = log_module._Nodes(db, "*")
+    for t in range(len(leaves) // width):
+        for level in (2, 4):
+            for k in range(width >> level):
+                idx = (t << (log_module.TILE_HEIGHT - level)) + k
+                assert nodes.get(level, idx) == _mth(leaves[idx << level:(idx + 1) << level]), (t, level, k)
+    whole = nodes._tile(0, 0)
+    assert whole is not None
+    def cut(t_level: int, t_idx: int) -> tuple[bytes, bytes] | None:
+        return (whole[0], b"") if (t_level, t_idx) == (0, 0) else None
+
+    assert [log_module.tile_node(cut, level, 0) for level in (1, 2)] == [_mth(leaves[:2]), _mth(leaves[:4])]
+    assert [log_module.tile_node(cut, level, 0) for level in (3, 4)] == [None, None]
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.lists(st.integers(1, 700), min_size=1, max_size=4))
 def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appended(batches: list[int]):
-    """``log_tiles`` keeps the foot and three inner levels of each tile and hashes the rest again: every perfect subtree
+    """``log_tiles`` keeps a leaf tile's foot and level 3, and the foot and levels 2 to 4 of a tile above (log format
+    3+tiles2), and hashes the rest again: every perfect subtree
     read back equals RFC 9162's MTH of its leaves, with the tree grown in batches (each rewriting the right edge's
     tiles; up to 2,800 leaves: three tile levels), and a subtree the tree has not completed yet is not there (a
     partial tile's next level does not answer for it: the negative control)."""
@@ -415,12 +444,13 @@ def test_tiles_hold_every_subtree_of_the_rfc_tree_however_the_leaves_are_appende
     for i in range(size & -log_module.TILE_WIDTH):  # a whole tile's leaves: the first hashes of their paths, read at once
         tile = nodes._tile(0, i >> log_module.TILE_HEIGHT)
         assert tile is not None
-        assert log_module.foot_hashes(tile, i % log_module.TILE_WIDTH) == b"".join(
+        assert log_module.leaf_foot_hashes(tile, i % log_module.TILE_WIDTH) == b"".join(
             _mth(leaves[((i >> lv) ^ 1) << lv:(((i >> lv) ^ 1) + 1) << lv]) for lv in range(log_module.TILE_HEIGHT)), i
     runs = conn.execute("SELECT kind, item_ord, idx, length FROM log_runs").fetchall()
     assert sorted(runs) == [("r", o, o, n) for o, n in _batch_starts(batches)]  # one run a batch: consecutive ordinals
     stored = sum(len(h) + len(i) for h, i in conn.execute("SELECT hashes, above FROM log_tiles"))
-    assert stored <= 1.5 * tlog.HASH_SIZE * size  # the foot, three inner levels of five, and the tiles above
+    # a leaf tile's foot and level 3 (36 hashes a 32 leaves), the tiles above with levels 2 to 4 (46 a 1,024 leaves)
+    assert stored <= (36 / 32 + 46 / 1024 + 0.02) * tlog.HASH_SIZE * size
 
 
 def _rfc_path(leaves: list[bytes], m: int) -> list[bytes]:
@@ -553,7 +583,7 @@ def _batch_starts(batches: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-@pytest.mark.parametrize("earlier", ["rfc9162-sha256/1", "rfc9162-sha256/2"])
+@pytest.mark.parametrize("earlier", ["rfc9162-sha256/1", "rfc9162-sha256/2", "rfc9162-sha256/3"])
 def test_a_store_of_the_earlier_log_format_proves_nothing_and_is_not_appended_to(stores: dict[str, Path], tmp_path: Path,
                                                                                  earlier: str):
     """A store whose log is format 1 (a row a leaf and a subtree: its tables are not this format's) or 2 (a leaf per

@@ -23,9 +23,10 @@ read by a hop):
   as C2SP tlog-tiles cut a tree, in binary): tile ``(level, idx)`` holds, in ``hashes``, the perfect subtrees
   of ``2**(level * TILE_HEIGHT)`` leaves numbered ``idx * TILE_WIDTH`` onwards (up to ``TILE_WIDTH`` of them,
   fewer at the tree's right edge), and in ``above`` the tile's complete subtrees ``INNER_LEVELS`` levels above
-  those. The level between is hashed again when read (one hash), so the tiles hold about 1.5 hashes a leaf
-  (every level would be 2), and an inclusion proof reads one tile per ``TILE_HEIGHT`` levels: one for the leaf's own
-  tile, the upper tiles being kept by the reader once read;
+  those (a leaf tile level 3, a tile above levels 2 to 4). The levels between are hashed again when read (a leaf's
+  path, five hashes in its own tile), so the tiles hold about 1.17 hashes a leaf (every level would be 2; format 3's
+  tiles, levels 2 to 4 in every tile, 1.5), and an inclusion proof reads one tile per ``TILE_HEIGHT`` levels: one
+  for the leaf's own tile, the upper tiles being kept by the reader once read;
 * ``log_checkpoints`` (seq, principal, size, root, unit_mark, relation_mark): each class's tree head after write
   ``seq`` (the ``identities`` sequence), and how many units and relations that write had looked at.
 
@@ -76,11 +77,19 @@ if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``cha
 
 # (1: a row per leaf and per subtree, hex; 2: runs and tiles, a leaf per unit and one per relation; 3: a leaf per anchor,
 # ``anchor_leaf``. A store of an earlier format proves nothing, its traces carry no ``meta.log``: recompile it)
-LOG_FORMAT = ANCHOR_FORMAT
+# The store's log format (``log_info``'s and ``meta``'s ``log``): its leaves and proofs' format, which a trace names
+# (``ANCHOR_FORMAT``), and how its tiles hold the tree: ``+tiles2`` a leaf tile keeps its foot and level 3 only
+# (``INNER_LEVELS``); plain ``rfc9162-sha256/3`` kept levels 2, 3 and 4 in every tile. Its traces are the same either way.
+LOG_FORMAT = ANCHOR_FORMAT + "+tiles2"
 APPEND_BATCH = 20_000  # leaves of one class appended at a time
-TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_hashes`` is written for five, with INNER_LEVELS 2 to 4)
+TILE_HEIGHT = 5  # levels of the tree one tile spans (``foot_hashes`` and ``leaf_foot_hashes`` are written for five)
 TILE_WIDTH = 1 << TILE_HEIGHT  # subtrees at a tile's foot
-INNER_LEVELS = (2, 3, 4)  # the levels above its foot a tile keeps; level 1 is hashed again from the foot
+# The levels above its foot a tile keeps, by tile level: a leaf tile (level 0) level 3 only, a tile above the leaves'
+# levels 2, 3 and 4; the others are hashed again from the level below. The leaf tiles are 32 in 33 of the tiles, and
+# a proof reads one of them from the store each: at 1M relations, levels 2 and 4 were 19 MB of the log's 92 that a
+# proof rebuilds with four hashes (``leaf_foot_hashes``). A tile above them is read once per store object and kept, its
+# paths sliced from it (``foot_hashes``): they keep what costs a proof no hash.
+INNER_LEVELS = ((3,), (2, 3, 4))
 WHOLE_TILE = TILE_WIDTH * HASH_SIZE  # bytes of a whole tile's foot
 ABOVE_KEPT = 8_192  # audit paths from a tile level up a reader keeps of each kind (``StoreLog.audit_paths``: about 0.9 kB each), then starts again
 AUDIT, PUBLIC = "", "*"
@@ -166,9 +175,10 @@ Tile = tuple[bytes, bytes]
 def tile_node(tile: Callable[[int, int], Tile | None], level: int, idx: int) -> bytes | None:
     """The hash of the perfect subtree ``(level, idx)`` read from the tiles ``tile(tile level, tile index)`` gives
     (None where a tile, or the subtree in it, is not there). A level a tile does not keep is hashed again from
-    the one below it (``INNER_LEVELS``: one hash)."""
+    the ones below it (``INNER_LEVELS``: a hash a node)."""
     t_level, above = divmod(level, TILE_HEIGHT)
-    if above and above not in INNER_LEVELS:
+    kept = INNER_LEVELS[t_level > 0]
+    if above and above not in kept:
         left, right = tile_node(tile, level - 1, 2 * idx), tile_node(tile, level - 1, 2 * idx + 1)
         return None if left is None or right is None else node_hash(left, right)
     shift = TILE_HEIGHT - above
@@ -181,7 +191,7 @@ def tile_node(tile: Callable[[int, int], Tile | None], level: int, idx: int) -> 
         width = len(hashes) // HASH_SIZE  # the tile's foot: its complete subtrees at ``above`` are width >> above
         if pos >= width >> above:
             return None
-        pos += sum(width >> v for v in INNER_LEVELS if v < above)
+        pos += sum(width >> v for v in kept if v < above)
         hashes = inner
     found_hash = hashes[pos * HASH_SIZE:(pos + 1) * HASH_SIZE]
     return found_hash if len(found_hash) == HASH_SIZE else None
@@ -206,6 +216,25 @@ def foot_hashes(tile: Tile, pos: int) -> bytes:
                      inner[at2:at2 + n], inner[at3:at3 + n], inner[at4:at4 + n]))
 
 
+# Where a leaf tile's hashes for the first ``TILE_HEIGHT`` hashes of a leaf's audit path lie, by the leaf's place there:
+# its sibling's in the foot, its pair's (two in the foot, hashed: level 1), the four foot hashes under its level-2
+# sibling (three hashes), its level-3 sibling's in the inner level and the two level-3 hashes of its level-4 sibling
+# (one hash), as byte offsets (``leaf_foot_hashes``, and ``audit_paths``, which writes it out).
+LEAF_FOOT_BYTES = tuple((((pos ^ 1) * HASH_SIZE, ((pos >> 1) ^ 1) * 2 * HASH_SIZE, ((pos >> 2) ^ 1) * 4 * HASH_SIZE,
+                          ((pos >> 3) ^ 1) * HASH_SIZE, ((pos >> 4) ^ 1) * 2 * HASH_SIZE)) for pos in range(TILE_WIDTH))
+
+
+def leaf_foot_hashes(tile: Tile, pos: int) -> bytes:
+    """``foot_hashes`` of a whole leaf tile (``INNER_LEVELS``: its foot and level 3): five hashes, one after another,
+    rebuilt with five hashes where an upper tile's take one. ``pos``: the leaf's place in the tile."""
+    hashes, inner = tile
+    n = HASH_SIZE
+    sibling, pair, quad, at3, at4 = LEAF_FOOT_BYTES[pos]
+    return b"".join((hashes[sibling:sibling + n], pair_hash(hashes[pair:pair + 2 * n]),
+                     node_hash(pair_hash(hashes[quad:quad + 2 * n]), pair_hash(hashes[quad + 2 * n:quad + 4 * n])),
+                     inner[at3:at3 + n], pair_hash(inner[at4:at4 + 2 * n])))
+
+
 def _tile_rows(principal: str, get: NodeGetter, old: int, new: int) -> tuple[list[tuple[object, ...]], list[tuple[int, int]]]:
     """The tiles a tree grown from ``old`` to ``new`` leaves has new subtrees in, whole (the ``log_tiles`` rows), and
     those of them the tree of ``old`` leaves already had a row for (one a tile level at most: its right edge)."""
@@ -222,7 +251,7 @@ def _tile_rows(principal: str, get: NodeGetter, old: int, new: int) -> tuple[lis
             for t in range(first, ((after - 1) >> TILE_HEIGHT) + 1):
                 width = min(TILE_WIDTH, after - (t << TILE_HEIGHT))
                 hashes = b"".join(get(foot, (t << TILE_HEIGHT) + k) for k in range(width))
-                inner = b"".join(get(foot + v, (t << (TILE_HEIGHT - v)) + k) for v in INNER_LEVELS for k in range(width >> v))
+                inner = b"".join(get(foot + v, (t << (TILE_HEIGHT - v)) + k) for v in INNER_LEVELS[t_level > 0] for k in range(width >> v))
                 rows.append((principal, t_level, t, hashes, inner))
         t_level += 1
     return rows, replaced
@@ -716,7 +745,7 @@ class StoreLog:
         out: dict[int, str] = {}
         tiles, firsts, uppers, span = self._tiles, self._above[0], self._above[1], 2 * TILE_HEIGHT
         small = (size >> TILE_HEIGHT) <= ABOVE_KEPT // 2  # (every leaf tile's part above it fits in half the map)
-        n, foot_bytes = HASH_SIZE, FOOT_BYTES
+        n, foot_bytes, leaf_bytes = HASH_SIZE, FOOT_BYTES, LEAF_FOOT_BYTES
         for index in indexes:
             t_idx = index >> TILE_HEIGHT
             parent = None if small else tiles.get((principal, 1, index >> span)) if ((index >> span) + 1) << span <= size else None
@@ -737,11 +766,13 @@ class StoreLog:
                 foot = fetched.get((0, t_idx)) or self._tile_reader(principal, fetched)(0, t_idx)
             if foot is None or len(foot[0]) != WHOLE_TILE:  # (the leaf's tile not whole: the tree's right edge)
                 path = self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched) + above
-            else:  # ``foot_hashes`` written out (a call a leaf was a sixth of a path's cost)
+            else:  # ``leaf_foot_hashes`` written out (a call a leaf was a sixth of a path's cost)
                 hashes, inner = foot
-                s1, p1, a2, a3, a4 = foot_bytes[index & (TILE_WIDTH - 1)]
+                s1, p1, q1, a3, a4 = leaf_bytes[index & (TILE_WIDTH - 1)]
                 path = b"".join((hashes[s1:s1 + n], sha256(NODE_PREFIX + hashes[p1:p1 + 2 * n]).digest(),
-                                 inner[a2:a2 + n], inner[a3:a3 + n], inner[a4:a4 + n], above))
+                                 sha256(NODE_PREFIX + sha256(NODE_PREFIX + hashes[q1:q1 + 2 * n]).digest()
+                                        + sha256(NODE_PREFIX + hashes[q1 + 2 * n:q1 + 4 * n]).digest()).digest(),
+                                 inner[a3:a3 + n], sha256(NODE_PREFIX + inner[a4:a4 + 2 * n]).digest(), above))
             out[index] = b2a_base64(path, newline=False).decode("ascii")
         return out
 
@@ -821,7 +852,7 @@ class StoreLog:
         paths = self.audit_paths(principal, size, [e["index"] for e in relations.values()], fetched)
         for e in relations.values():
             e["proof"] = paths[e["index"]]
-        return {"format": LOG_FORMAT, "origin": origin, "size": size, "root": b64(root),
+        return {"format": ANCHOR_FORMAT, "origin": origin, "size": size, "root": b64(root),
                 "units": dict(sorted(units.items())), "relations": dict(sorted(relations.items()))}
 
 

@@ -165,13 +165,15 @@ def json_with_answer(trace: Trace, names: dict[str, str]) -> str:
     import json
 
     from chainret.pipeline.ask import named_path
-    from chainret.render.answers import count_words, named_answers
+    from chainret.render.answers import check_words, count_words, named_answers
 
     path = named_path(trace, names)
     data = json.loads(trace.to_json())  # stable JSON (sorted keys, rounded floats): the same text, a few keys more
     data["answer"] = {"id": path[-1][0], "name": path[-1][1]} if path else None
     if (number := count_words(trace)) is not None:  # a count ask: its number as words ("99 (25 shown)", "at least 3")
         data["count"] = number
+    if (checked := check_words(trace, names)) is not None:  # a yes/no ask: "yes", "no" or "not known", and why
+        data["check"] = {"answer": checked[0], "why": checked[1]}
     for entry, named in zip(data.get("answers") or [], named_answers(trace, names), strict=True):
         entry["name"] = named.name
         entry["path"] = [{"id": i, "name": n} for i, n in named.path]

@@ -197,12 +197,15 @@ def answer_lines(trace: Any, names: dict[str, str] | None = None, *, label: bool
     """What answers: a set answer's members, one line each, then its completeness line (never a part of a
     set without it); else ``answer_parts``' one line. Without ``label`` (``--quiet``) one member per line and
     no completeness line (``run_ask`` writes it to stderr when the set is a part)."""
-    from chainret.render.answers import count_words, is_empty_set, is_set
+    from chainret.render.answers import check_words, count_words, is_empty_set, is_set
 
     number = count_words(trace)  # a count ask ("how many ..."): its number first, then the members it counts
-    if number is not None and not label:
-        return [[(number, "bold green")]]
+    checked = check_words(trace, names)  # a yes/no ask ("is Bo on growth"): yes or no first, then the answers it rests on
+    if not label and (number is not None or checked is not None):
+        return [[(number if number is not None else checked[0] if checked else "", "bold green")]]
     head: list[Line] = [field("count", (number, "bold green"))] if number is not None else []
+    if checked is not None:
+        head.append(field("check", (checked[0], "bold green" if checked[0] != "not known" else "yellow"), f" — {checked[1]}"))
     if is_empty_set(trace):  # "none", an answer: the whole view was read and nothing matched
         return [*head, field("answer", ("none", "bold green")), completeness_line(trace)] if label else [[("none", "bold green")]]
     if not is_set(trace):

@@ -31,6 +31,7 @@ from chainret.core.budget import fanout_budget
 from chainret.core.codes import RefusalCode
 from chainret.engine.hops import run_set, set_answer
 from chainret.core.errors import UsageError
+from chainret.query.check import may_check
 from chainret.query.count import may_count, read_count
 from chainret.query.interpret import Reading, interpret, interpret_at, pattern_specs
 from chainret.query.when import TimeWords, read_time
@@ -189,6 +190,20 @@ def ask(
                 from chainret.pipeline.ownership import scoped_trace
 
                 gaps = scoped_trace(scoped, cat, cv, principal, base, budget, meta)
+        checked = None
+        if gaps is None and reading.interpretation is None and sets and cv is not None and may_check(words):
+            # maybe a yes/no ask ("is Bo on growth"): the question whose answers decide it ("who is on growth")
+            from chainret.query.check import read_check
+
+            def read_words(question: str) -> Reading:
+                assert cv is not None
+                return interpret(question, cv) if when is None else interpret_at(when._replace(rest=question), cv)
+
+            checked = read_check(when.rest if when is not None else words, cv, read_words)
+            if checked is not None:
+                reading = checked.reading
+                meta.update(reading.meta)
+                meta["check"] = checked.record()
         if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
             trace = gaps
         elif reading.interpretation is None:
@@ -211,6 +226,10 @@ def ask(
             else:
                 assert cv is not None
                 trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta, sets, ceiling)
+        if checked is not None:  # yes (an answer's path), no (a complete answer without it) or not known
+            from chainret.query.check import settle
+
+            trace = trace.model_copy(update={"meta": {**trace.meta, "check": settle(trace, checked)}})
         ask_ms = round((time.perf_counter() - t0) * 1000, 3)
         # The revision the answer was computed from (``chainret.store.base.revision_token``): a compiled store counts
         # the identities this viewer was shown across compiles and updates; a catalog file's is always its first.
@@ -319,7 +338,9 @@ def path_names(trace: Trace, catalog: CatalogReader | Catalog, session: Session 
     reader = str(trace.meta.get("viewer") or trace.meta.get("principal", "public"))
     full = resolve_catalog(catalog, session)
     cv = (full.reader_store(reader) if reader_narrowed(full, reader) else full).view(trace.meta.get("view"), reader)
-    ids = list(dict.fromkeys([*(trace.path_ids or ()), *(i for a in trace.answers or () for i in a.path_ids)]))
+    check = trace.meta.get("check")  # a yes/no ask names the entity it asked about, an answer or not
+    asked = [str(check["entity"])] if isinstance(check, dict) and check.get("entity") else []
+    ids = list(dict.fromkeys([*(trace.path_ids or ()), *(i for a in trace.answers or () for i in a.path_ids), *asked]))
     named = cv.entities_of(ids)  # (a store reads those it has not yet read in one statement)
     return {i: named[i].name for i in ids if i in named}
 

@@ -49,6 +49,23 @@ def is_empty_set(trace: Trace) -> bool:
             and trace.answers is not None and not trace.answers and not trace.path_ids)
 
 
+def check_words(trace: Trace, names: dict[str, str] | None = None) -> tuple[str, str] | None:
+    """A yes/no ask's answer (``chainret.query.check``: "is Bo on growth"), or None for another ask: ("yes", why),
+    ("no", why) or ("not known", why), why naming the entity asked about and the question its answers come from."""
+    check = trace.meta.get("check")
+    if not isinstance(check, dict) or "holds" not in check or trace.outcome != "accepted_path":
+        return None
+    ident = str(check["entity"])
+    name = (names or {}).get(ident, ident)
+    who = ident if name == ident else f"{name} ({ident})"
+    asked = f"the answers to \"{check['question']}\""
+    if check["holds"] is True:
+        return "yes", f"{who} is one of {asked}"
+    if check["holds"] is False:
+        return "no", f"{who} is not one of {asked}, which are complete"
+    return "not known", f"{who} is not one of {asked} shown, and they are a part of the set"
+
+
 def count_words(trace: Trace) -> str | None:
     """A count ask's number (``chainret.query.count``: "how many people are on growth"), or None for another ask or
     no answer: the set's eligible count (the readable catalog's, so the number holds where the budget cut the members

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from chainret.core.codes import HOP_FAILURES, INTERPRETATION_REFUSALS
 from chainret.core.textsafe import visible
-from chainret.render.answers import completeness_words, count_words, is_empty_set, is_set
+from chainret.render.answers import check_words, completeness_words, count_words, is_empty_set, is_set
 from chainret.trace.model import Hop, Refusal, Trace
 
 if TYPE_CHECKING:
@@ -243,6 +243,8 @@ def answer_block(trace: Trace, ex: Extras) -> str:
     out = [f'<div class="answer {cls}" id="answer" data-outcome="{esc(trace.outcome)}">']
     if (number := count_words(trace)) is not None:  # a count ask: its number, then the members it counts
         out.append(f'<div class="big" id="count">{esc(number)}</div>')
+    if (checked := check_words(trace, ex.names)) is not None:  # a yes/no ask
+        out.append(f'<div class="big" id="check">{esc(checked[0])}</div><div class="meta" id="check-why">{esc(checked[1])}</div>')
     if members:
         assert trace.answers is not None and trace.completeness is not None
         n = len(trace.answers)

@@ -44,7 +44,7 @@ from chainret.server.inputs import trace_problem
 from chainret.server.live import LiveCatalog
 from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
 from chainret.store.base import CatalogReader, StoreChanged, revision_number
-from chainret.render.answers import completeness_words, count_words, is_empty_set, is_set, listed, named_answers
+from chainret.render.answers import check_words, completeness_words, count_words, is_empty_set, is_set, listed, named_answers
 from chainret.trace.model import Completeness, Trace
 
 R = TypeVar("R")
@@ -102,6 +102,8 @@ class AskOut(BaseModel):
     count: str | None = Field(None, description="a count ask (\"how many people are on growth\"): the set's number, "
                               "\"N\", \"N (K shown)\" where the budget cut the members shown, \"at least K\" where it could not be "
                               "counted; None for another ask")
+    check: str | None = Field(None, description="a yes/no ask (\"is Bo on growth\"): \"yes\", \"no\" (the answers are "
+                              "complete and it is not among them) or \"not known\" (a part of the set was shown); None for another ask")
     message: str = Field(description="one line: the answer and its path (a set: every member and whether that is all), "
                          "or why there is none")
     principal: str
@@ -311,8 +313,12 @@ class Service:
             message = trace.reason.message if trace.reason is not None else trace.outcome
         if number is not None:
             message = f"{number}: {message}"
+        checked = check_words(trace, names)
+        if checked is not None:
+            message = f"{checked[0]}: {checked[1]}; {message}"
         return AskOut(
             count=number,
+            check=checked[0] if checked is not None else None,
             outcome=trace.outcome,
             answer=path[-1] if path else None,
             path=path,

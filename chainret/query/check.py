@@ -1,0 +1,122 @@
+"""A yes/no ask: "is Bo on growth?", "does sre own pager?", "was Ana on growth in January?".
+
+Whether something holds is whether it is among the values of the question that asks for it: "is Bo on growth" is
+"who is on growth" and whether Bo is among its answers; "does sre own pager" is "who owns pager" and whether sre is
+among them. So the ask is read as that question, with the thing asked about named apart (``read_check``), and
+answered by the question's path: *yes* with the member's own path and anchors, *no* only where the question's
+answer is complete (every value the reader's readable catalog holds, or a single-valued relation's one value)
+and the thing is not among them, and *not known* where the budget cut the set before it (``settle``). Nothing here
+decides what holds: a yes is an answer's path, a no is the completeness check's count.
+
+Read by trying each split of the words after the auxiliary ("is" / "are" / "was" / "were" / "does" / "do" / "did")
+into the thing asked about, which must name exactly one entity the reader may know, and the rest, which with "who"
+or "what" before it must read as a question of the catalog's; a request that two splits read differently, or that
+names no entity, is not read (a yes/no answer to a question chainret is unsure it read would be the worst answer).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, NamedTuple
+
+_AUX_BE = ("is", "are", "was", "were")
+_AUX_DO = ("does", "do", "did")
+_ARTICLES = ("the ", "a ", "an ")
+
+
+class CheckAsk(NamedTuple):
+    """A yes/no ask read: the question whose answers decide it, and the entity asked about."""
+
+    question: str  # "who is on growth"
+    asked: str  # the words that name the entity, as written: "Bo"
+    entity: str  # its ID
+    reading: Any  # the question's ``chainret.query.interpret.Reading``
+
+    def record(self) -> dict[str, object]:
+        """What a trace records of it (``meta.check``), before it is settled."""
+        return {"question": self.question, "asked": self.asked, "entity": self.entity}
+
+
+def may_check(request: str) -> bool:
+    """Whether ``request`` begins with an auxiliary a yes/no ask begins with."""
+    first = request.lstrip().split(" ", 1)[0].lower()
+    return first in _AUX_BE or first in _AUX_DO
+
+
+def _third_person(verb: str) -> str:
+    """The present third person of a verb said after "does"/"did" ("own" -> "owns", "rely" -> "relies")."""
+    low = verb.lower()
+    if low in ("have", "has"):
+        return "has"
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(low) > 1 and low.endswith("y") and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def _questions(words: list[str]) -> list[tuple[str, str]]:
+    """Every (thing asked about, question) a split of ``words`` (the auxiliary first) gives."""
+    aux = words[0].lower()
+    out: list[tuple[str, str]] = []
+    for i in range(2, len(words)):
+        asked = " ".join(words[1:i])
+        rest = words[i:]
+        if aux in _AUX_BE:
+            tail = " ".join(rest)
+            be = "was" if aux in ("was", "were") else "is"
+            out += [(asked, f"{wh} {be} {tail}") for wh in ("who", "what")]
+        elif len(rest) >= 2:  # (after "did", the present: the time words, if any, choose the view: "who owns X in May")
+            out += [(asked, f"{wh} {_third_person(rest[0])} {' '.join(rest[1:])}") for wh in ("who", "what")]
+    return out
+
+
+def _entities(words: str, cv: Any) -> list[Any]:
+    """The entities ``words`` name exactly (or after a leading article) that the reader may know."""
+    for said in (words, *(words[len(a):] for a in _ARTICLES if words.lower().startswith(a))):
+        found = [e for e in cv.resolve(said) if cv.knows(e.id)]
+        if found:
+            return found
+    return []
+
+
+def _answer_types(reading: Any, cv: Any) -> set[str] | None:
+    """The types the question's answers can be: its last relation's range (None where the catalog does not say)."""
+    pred = cv.predicate(reading.interpretation.predicates[-1])
+    return set(pred.range_types) if pred is not None and pred.range_types else None
+
+
+def read_check(words: str, cv: Any, interpret_words: Any) -> CheckAsk | None:
+    """The yes/no ask ``words`` is over ``cv`` (``interpret_words``: words -> Reading, the reader of the request's
+    view and time), or None: exactly one split must name one entity and read as a question of the catalog's."""
+    toks = re.sub(r"[?!.]+\s*$", "", words.strip()).split()
+    if len(toks) < 3 or not may_check(words):
+        return None
+    found: dict[tuple[str, str], CheckAsk] = {}
+    for asked, question in _questions(toks):
+        named = _entities(asked, cv)
+        if not named:
+            continue
+        reading = interpret_words(question)
+        if reading.interpretation is None:
+            continue
+        types = _answer_types(reading, cv)  # "Ana" names a user and a code owner: "who is on growth" answers users
+        fits = {e.id for e in named if types is None or e.type in types}
+        if len(fits) != 1:
+            continue  # no such thing among the answers' kinds, or two by that name: never a pick
+        it = reading.interpretation
+        entity = fits.pop()
+        found.setdefault((entity, f"{it.pattern} {it.start_id}"), CheckAsk(question, asked, entity, reading))
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def settle(trace: Any, check: CheckAsk) -> dict[str, object]:
+    """``meta.check`` of an answered yes/no ask: ``holds`` True (the entity is an answer: its path is the proof),
+    False (the answer is complete and it is not among them), or None (the budget cut the set before it could tell)."""
+    if trace.outcome != "accepted_path":
+        return {**check.record(), "holds": None}
+    members = {a.id for a in trace.answers} if trace.answers else {(trace.path_ids or [""])[-1]}
+    if check.entity in members:
+        return {**check.record(), "holds": True}
+    complete = trace.completeness is None or trace.completeness.complete  # (a single-valued chain: its one value)
+    return {**check.record(), "holds": False if complete else None}

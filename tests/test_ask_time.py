@@ -50,6 +50,14 @@ def dated() -> Catalog:
     ("Which contact served PR-84 in Q4 2025?", "in Q4 2025", date(2025, 12, 31)),
     ("Which contact served PR-84 a couple of months ago?", "a couple of months ago", date(2026, 10, 6)),
     ("Which contact served PR-84 at the start of the year?", "at the start of the year", date(2026, 1, 1)),
+    ("Which contact served PR-84 on the 3rd of May 2025?", "on the 3rd of May 2025", date(2025, 5, 3)),  # its year kept
+    # "before" a time: the last day before it begins (a period's first day), whatever the period
+    ("Which contact served PR-84 before March?", "before March", date(2026, 2, 28)),
+    ("Which contact served PR-84 prior to 2026-03-01?", "prior to 2026-03-01", date(2026, 2, 28)),
+    ("Which contact served PR-84 just before Q2 2025?", "just before Q2 2025", date(2025, 3, 31)),
+    ("Which contact served PR-84 before 2025?", "before 2025", date(2024, 12, 31)),
+    ("Which contact served PR-84 before last month?", "before last month", date(2026, 10, 31)),
+    ("Which contact served PR-84 before the 3rd of May?", "before the 3rd of May", date(2026, 5, 2)),
 ])
 def test_time_words_are_read_and_taken_out(words: str, phrase: str, day: date) -> None:
     when = read_time(words, TODAY)
@@ -67,6 +75,9 @@ def test_time_words_are_read_and_taken_out(words: str, phrase: str, day: date) -
     "Which contact serves PR-84 on March 3rd or on March 5th?",  # two days: not read as one
     "Who owns the year planner?", "Who owns this month's report?", "Who owns Q1-report?",  # "year", "month", "Q1" in names
     "Which contact serves PR-84 on February 30?",  # no such day
+    # "before" where the day is anyone's guess: a period's edge, a count back from today, a named event
+    "Which contact served PR-84 before the end of March?", "Which contact served PR-84 before 3 weeks ago?",
+    "Which contact served PR-84 before the reorg?", "Which contact served PR-84 before yesterday?",
 ])
 def test_words_that_are_no_single_time_are_left_alone(words: str) -> None:
     assert read_time(words, TODAY) is None
@@ -168,6 +179,9 @@ def _set(words: str, catalog: CatalogReader) -> set[str]:
     # a frame's verb in the past the time words call for ("reviewed": "reviews", a frame's question)
     ("who reviewed services/checkout/main.py in January 2026?", {PAYMENTS}),
     ("who reviews services/checkout/main.py?", {PAYMENTS, CAROL}),
+    # "before" a day: the state of the day before it (carol co-owns from 2026-02-10: not before it, and after it)
+    ("who reviewed services/checkout/main.py before 10 February 2026?", {PAYMENTS}),
+    ("who reviewed services/checkout/main.py before 11 February 2026?", {PAYMENTS, CAROL}),
     # "who code-owned P"
     ("Who code-owned db/migrations/001_init.sql on 2025-11-20?", {f"codeowner:{N}team.northwind.platform"}),
     # the past progressive ("was using"), and "did X have under it"

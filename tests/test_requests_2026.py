@@ -36,3 +36,22 @@ def test_the_quote_check_finds_a_quoted_request() -> None:
     request = load_request_set(SET / "test.yaml").requests[0].request
     assert quoted([request], [norm(f"PHRASES = ['{request.upper()}  ']")]) == [request]
     assert quoted([request], [norm("who is on call for {service}")]) == []
+
+
+def test_a_first_name_is_offered_only_to_a_reader_of_the_name() -> None:
+    """The development half's first-name case names its principal: Breanna's name is only in the profiles HR may read,
+    so HR is offered her and a public reader is offered nobody by that name (the case once asked for the offer to
+    public, which would have shown a name public may not read)."""
+    from chainret.evaluate.requests import open_world
+    from chainret.pipeline.ask import ask
+
+    dev = load_request_set(SET / "dev.yaml")
+    case = next(r for r in dev.requests if r.request == "which team is Breanna in?")
+    assert case.principal == "hr" and case.suggest == "user:acme:default.breanna.davison"
+    catalog = open_world(dev.worlds["acme"], ROOT)
+    offered = {}
+    for who in ("hr", "public"):
+        trace = ask(case.request, catalog, principal=who)
+        assert trace.outcome == "refused" and trace.reason is not None and trace.reason.code == "unknown_entity"
+        offered[who] = [s["id"] for s in trace.reason.details.get("suggestions", [])]
+    assert offered["hr"] == [case.suggest] and offered["public"] == []

@@ -197,8 +197,10 @@ def answer_lines(trace: Any, names: dict[str, str] | None = None, *, label: bool
     """What answers: a set answer's members, one line each, then its completeness line (never a part of a
     set without it); else ``answer_parts``' one line. Without ``label`` (``--quiet``) one member per line and
     no completeness line (``run_ask`` writes it to stderr when the set is a part)."""
-    from chainret.render.answers import is_set
+    from chainret.render.answers import is_empty_set, is_set
 
+    if is_empty_set(trace):  # "none", an answer: the whole view was read and nothing matched
+        return [field("answer", ("none", "bold green")), completeness_line(trace)] if label else [[("none", "bold green")]]
     if not is_set(trace):
         return [answer_parts(trace, names, label=label)]
     names = names or {}

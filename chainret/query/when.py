@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 _MONTHS = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4, "may": 5,
@@ -45,7 +45,7 @@ _HOLIDAY = r"(?:" + "|".join(re.escape(h).replace(r"\ ", r"\s+") for h in sorted
 _ORD = r"(?:st|nd|rd|th)?"
 _DATE = (
     rf"(?P<iso>\d{{4}}-\d{{2}}-\d{{2}})"
-    rf"|(?P<d1>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<m1>{_MONTH}),?\s+(?P<y1>\d{{4}})"
+    rf"|(?:the\s+)?(?P<d1>\d{{1,2}}){_ORD}\s+(?:of\s+)?(?P<m1>{_MONTH}),?\s+(?P<y1>\d{{4}})"
     rf"|(?P<m2>{_MONTH})\s+(?P<d2>\d{{1,2}}){_ORD},?\s+(?P<y2>\d{{4}})"
     rf"|(?P<m3>{_MONTH}),?\s+(?P<y3>\d{{4}})"
     # a day of a month without its year: "the 3rd of March", "3 March", "March 3rd" (before a month alone: "on March
@@ -69,7 +69,9 @@ _RELATIVE = (
     r"|this\s+(?P<this>month|quarter|year)(?!')|the\s+(?P<the>month|quarter|year)(?!\s+(?:of|in|before|after|that|when)\b)"
 )
 # What may lead the time: a preposition, with "back" before it and a start or end of a period after it.
-_LEAD = r"(?:back\s+)?(?:on|as\s+of|as\s+at|at|in|during|by)"
+# "before" / "prior to" / "just before" name the last day before the time said begins (its first day, for a period):
+# "before March" is the state on the last day of February, "before 2026-03-01" that of 2026-02-28.
+_LEAD = r"(?:back\s+)?(?:on|as\s+of|as\s+at|at|in|during|by|(?P<before>(?:just\s+|right\s+)?(?:before|prior\s+to)))"
 _EDGE = r"(?:(?:the\s+)?(?P<edge>start|beginning|end)\s+of\s+|(?P<part>early|mid|late)(?:\s+|-))"
 _PHRASE = (
     rf"(?<![\w/.@-])(?P<phrase>(?:(?P<lead>{_LEAD})\s+(?:{_EDGE})?)?(?:{_DATE}|{_RELATIVE}))(?![\w/@]|-\w|\.\w)"
@@ -125,9 +127,21 @@ def _shift_months(day: date, months: int) -> date:
 
 
 def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
-    """The day a matched phrase names, and whether it was read against ``today``; None for no real date."""
+    """The day a matched phrase names, and whether it was read against ``today``; None for no real date. After
+    "before" ("before March", "prior to Q2 2026"): the day before the time said begins (a period's first day); with an
+    edge of a period ("before the end of March") or a count back from today ("before 3 weeks ago") it is not read, as
+    the day is then anyone's guess."""
     g = m.groupdict()
-    edge: Edge = _PARTS.get((g["edge"] or g["part"] or "").lower(), "end")
+    if g["before"]:
+        if g["edge"] or g["part"] or g["unit"] or g["yesterday"] or g["last"] == "week":
+            return None
+        first = _day_of(m, g, today, "start")
+        return None if first is None else (first[0] - timedelta(days=1), first[1])
+    return _day_of(m, g, today, _PARTS.get((g["edge"] or g["part"] or "").lower(), "end"))
+
+
+def _day_of(m: re.Match[str], g: dict[str, Any], today: date, edge: Edge) -> tuple[date, bool] | None:
+    """``_day`` of a phrase read at ``edge`` of the period it names (a day names itself)."""
     if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["lasth"] or g["unit"] or g["this"]):
         return None  # a date, month or year is time only after a time preposition
     if g["the"] and not (g["edge"] or g["part"]):

@@ -17,6 +17,10 @@ if TYPE_CHECKING:  # (types only: no import at run time, the light ask path stay
     from chainret.trace.model import Completeness, Trace
 
 
+# A complete empty set in words: what was read, and that nothing in it matched.
+EMPTY_WORDS = "none: everything in this view that you may read was checked, and nothing matches"
+
+
 class NamedAnswer(NamedTuple):
     """One member of a set answer as its viewer may know it: the ID stands for a name the viewer cannot see."""
 
@@ -37,9 +41,19 @@ def is_set(trace: Trace) -> bool:
     return trace.outcome == "accepted_path" and bool(trace.answers) and trace.completeness is not None
 
 
+def is_empty_set(trace: Trace) -> bool:
+    """Whether the trace answers with the empty set, shown complete: a coverage ask ("which teams have no members")
+    whose whole view was read and in which nothing matched. It is an answer, "none", and never "no answer": that
+    would read as a refusal, and a reader could not tell "nothing lacks an owner" from "could not tell"."""
+    return (trace.outcome == "accepted_path" and trace.completeness is not None and trace.completeness.complete
+            and trace.answers is not None and not trace.answers and not trace.path_ids)
+
+
 def completeness_words(c: Completeness) -> str:
-    """``all N``; ``K of N shown: <reasons>; <flag> would reach the rest``; or, when the set could not be
-    counted (``eligible`` is None), ``K found; the budget stopped ...``."""
+    """``all N``; ``none: ...`` for a complete empty set; ``K of N shown: <reasons>; <flag> would reach the rest``;
+    or, when the set could not be counted (``eligible`` is None), ``K found; the budget stopped ...``."""
+    if c.complete and not c.answered:
+        return EMPTY_WORDS
     if c.complete:
         return f"all {c.eligible if c.eligible is not None else c.answered}"
     flags = " or ".join(c.flags)

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from chainret.core.codes import HOP_FAILURES, INTERPRETATION_REFUSALS
 from chainret.core.textsafe import visible
-from chainret.render.answers import completeness_words, is_set
+from chainret.render.answers import completeness_words, is_empty_set, is_set
 from chainret.trace.model import Hop, Refusal, Trace
 
 if TYPE_CHECKING:
@@ -252,6 +252,12 @@ def answer_block(trace: Trace, ex: Extras) -> str:
         state = "partial" if partial else "complete"
         out.append(f'</ul><div class="completeness {state}" id="completeness" data-complete="{str(not partial).lower()}">'
                    f"{'not complete' if partial else 'complete'}: {esc(completeness_words(trace.completeness))}</div>")
+    elif is_empty_set(trace):  # "none" is an answer: the whole view was read and nothing matched
+        assert trace.completeness is not None
+        out[0] = f'<div class="answer accepted" id="answer" data-outcome="{esc(trace.outcome)}">'
+        out.append('<div class="outcome">0 answers found</div><div class="big" id="answers">none</div>'
+                   f'<div class="completeness complete" id="completeness" data-complete="true">complete: '
+                   f"{esc(completeness_words(trace.completeness))}</div>")
     elif accepted:
         assert trace.path_ids is not None
         out.append(f'<div class="outcome">{esc(OUTCOME_WORDS.get(trace.outcome, trace.outcome))}</div>')

@@ -44,7 +44,7 @@ from chainret.server.inputs import trace_problem
 from chainret.server.live import LiveCatalog
 from chainret.server.limits import BudgetIn, Limits, check_budget, clamp_budget
 from chainret.store.base import CatalogReader, StoreChanged, revision_number
-from chainret.render.answers import completeness_words, is_set, listed, named_answers
+from chainret.render.answers import completeness_words, is_empty_set, is_set, listed, named_answers
 from chainret.trace.model import Completeness, Trace
 
 R = TypeVar("R")
@@ -94,7 +94,8 @@ class AskOut(BaseModel):
     path: list[Named] = Field(default_factory=list, description="the accepted path's entities, start first")
     answers: list[NamedAnswerOut] | None = Field(
         None, description="a set answer (a chain with a many-valued hop, e.g. members or contacts): every member found, "
-        "in the order found, each with its path (``answer`` and ``path`` are the first's); None for a single-valued chain")
+        "in the order found, each with its path (``answer`` and ``path`` are the first's); empty, with ``completeness``, where "
+        "the whole readable view was checked and nothing matches (a coverage ask: \"none\"); None for a single-valued chain")
     completeness: Completeness | None = Field(
         None, description="with ``answers``: whether they are every value the viewer's readable catalog supports "
         "(complete, answered, eligible), and if not why (reasons) and which budget flags would reach the rest")
@@ -291,11 +292,13 @@ class Service:
         trace, names = result.trace, result.names  # read in the request's own scope: no second trip
         view = trace.meta.get("view")
         path = [Named(id=i, name=name) for i, name in named_path(trace, names)]
-        done = trace.completeness if is_set(trace) else None
+        done = trace.completeness if is_set(trace) or is_empty_set(trace) else None
         members = named_answers(trace, names) if done is not None else []
         answers = [NamedAnswerOut(id=a.id, name=a.name, path=[Named(id=i, name=n) for i, n in a.path], relations=a.relations)
                    for a in members]
-        if done is not None:  # every member and whether that is all: never one of several as the answer
+        if done is not None and not members:  # the complete empty set: "none", an answer
+            message = completeness_words(done)
+        elif done is not None:  # every member and whether that is all: never one of several as the answer
             message = listed(members) + (", via " + " → ".join(f"{n} ({i})" for i, n in members[0].path) if len(members) == 1 else "")
             message += f" — {completeness_words(done)}"
         elif path:
@@ -306,7 +309,7 @@ class Service:
             outcome=trace.outcome,
             answer=path[-1] if path else None,
             path=path,
-            answers=answers or None,
+            answers=answers if done is not None else None,
             completeness=done,
             message=message,
             principal=identity.principal,

@@ -535,9 +535,10 @@ _PERIPHRASES: tuple[tuple[str, str], ...] = (
     (r"\b(is|are|was|were|sits?|falls?|lives?|comes?)\s+within\b", r"\1 in"), (r"\s+within$", " in"),
     # the role a question's subject acts in, said after the verb: "... reviewing as a code owner"
     (r"\s+as\s+(?:a|an|the)\s+(?:code\s*owners?|reviewers?|approvers?)$", ""),
-    # an instruction to list, before a noun phrase: "please list the members of X" is the members of X
+    # an instruction to list, before a plural noun phrase: "please list the members of X" is the members of X ("list the
+    # team under X": one noun is no list)
     (r"^(?:(?:please|kindly)\s+)?(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:list|enumerate|show|name|give)\s+(?:me\s+)?"
-     r"(?=(?:the|all)\s)", ""),
+     r"(?=(?:all\s+(?:of\s+)?)?(?:the\s+|all\s+)(?:[a-z-]+\s+)?[a-z-]+s\b)", ""),
 )
 _PERIPHRASES_COMPILED: list[tuple[re.Pattern[str], str]] = []
 _DUTIES_COMPILED: list[re.Pattern[str]] = []
@@ -581,7 +582,7 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
              heads: dict[str, set[frozenset[str]]] | None = None) -> list[str]:
     """The questions ``request`` may stand for (none when no frame, clause word or everyday word applies): those of its
     own words, and those of the wordings it stands for when a topic fronted before it is put where a pronoun points at it
-    ("joe finch - which team is he on": "which team is joe finch on") and its periphrases are said plainly ("has
+    ("dana lee - which team is she on": "which team is dana lee on") and its periphrases are said plainly ("has
     ownership of": "owns"), each wording read by the same rules."""
     from chainret.query.understand import topic_variants
 

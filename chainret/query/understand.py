@@ -63,7 +63,7 @@ FILLER_WORDS = FILLERS  # the one list, shared with the phrasing matcher (chainr
 _QWORDS = {"who", "what", "which", "where"}
 _FILLER_SINGLE = frozenset(w for ph in (*FILLER_WORDS, *IGNORED_LEADING) for w in ph)
 _CONTRACTIONS = {"who's": ("who", "is"), "what's": ("what", "is"), "where's": ("where", "is"), "which's": ("which", "is")}
-# The words that point back at a fronted topic ("joe finch - which team is he on"): a thing's and a person's alike
+# The words that point back at a fronted topic ("dana lee - which team is she on"): a thing's and a person's alike
 _PRONOUNS = {"it", "this", "that", "them", "its", "he", "she", "him", "they", "his", "their"}
 _POSSESSIVE_PRONOUNS = frozenset({"its", "his", "their"})
 # Verbs a question word's contraction may be followed by when typed in haste ("whos was on X", "whats does X own"):
@@ -152,7 +152,7 @@ def prepare(text: str, vocab: set[str]) -> Prepared | None:
 
 def topic_variants(text: str, pointed: bool = False) -> list[tuple[str, str]]:
     """A fronted topic rewritten into the request: (rewritten request, topic words). ``pointed``: only where one word of
-    the request points back at the topic ("roster builder - what apis does it hit"), not the topic said after it."""
+    the request points back at the topic ("the matchmaker - which APIs does it call"), not the topic said after it."""
     m = re.match(_TOPIC, ascii_marks(text), re.IGNORECASE | re.DOTALL)
     if not m:
         return []

@@ -43,7 +43,8 @@ _WANTED = r"(?:someone|somebody|anyone|anybody|who|whom|the\s+person|the\s+one)\
 _MODAL = r"(?:should|must|will|would|can|could|shall)"
 # Who reviews a change: "who reviews", "who needs to review", "who can approve"; the change itself, and a clause
 # that says what it changes ("a PR that touches P").
-_REVIEWER = (rf"(?:who\s+(?:(?:needs?|has|have|ought)\s+to\s+|{_MODAL}\s+)?|{_ASKER}\s+(?:ask|get|need)\s+to\s+)"
+_REVIEWER = (rf"(?:(?:who|which\s+(?:code\s*owners?|reviewers?|approvers?))\s+(?:(?:needs?|has|have|ought)\s+to\s+|{_MODAL}\s+)?|"
+             rf"{_ASKER}\s+(?:ask|get|need)\s+to\s+)"
              r"(?:reviews?|approves?|signs?\s+off(?:\s+on)?)")  # "who do I ask to review P": the reviewer asked for
 _CHANGE = r"(?:changes?|edits?|prs?|pull\s+requests?|commits?|diffs?)"
 _TOUCHING = r"(?:that|which)\s+(?:touch(?:es)?|changes?|modif(?:y|ies)|edits?|affects?)"
@@ -52,6 +53,8 @@ _PATH = r"[\w.-]*/[\w./*-]*|[\w-]+\.[a-z0-9]+"
 # An instruction to list all of a thing's: "list everything", "show me all the stuff".
 _EVERYTHING = (r"(?:(?:list|show|name|give)\s+(?:me\s+)?)?(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:things|stuff|"
                r"entities))")
+# How many frames one question may be said through, one inside the next ("sit within" -> "are within" -> "are under")
+FRAMES_CHAINED = 3
 # The verbs the frames above read, in their forms: a past tense the time words call for ("who reviewed P in
 # August") is put in the present when these are (``chainret.query.interpret.interpret_at``).
 FRAME_VERBS = frozenset({"review", "reviews", "approve", "approves", "sign", "signs"})
@@ -63,6 +66,10 @@ def _alts(phrases: Iterable[str]) -> str:
 
 # (pattern over the whole lower-cased request, the question it stands for with {x} for the rest)
 _FRAMES: tuple[tuple[str, str], ...] = (
+    # a review asked for as a noun: "who do I ask for a review on P", "who should I get a code review from for P" (before
+    # the reach frames: asking for a review is no contact asked about it)
+    (rf"{_ASKER}\s+(?:ask|get|need|request)\s+(?:for\s+)?(?:a\s+|the\s+)?(?:code\s+)?reviews?\s+(?:from\s+)?(?:on|of|for)\s+(?P<x>.+)",
+     "who reviews {x}"),
     (rf"{_ASKER}\s+{_alts(_REACH)}\s+{_ABOUT}\s+(?P<x>.+)", "who is the contact for {x}"),
     (rf"{_WANTED}\s+{_alts(_REACH)}\s+{_ABOUT}\s+(?P<x>.+)", "who is the contact for {x}"),
     (rf"{_ASKER}\s+{_alts(_PAGE)}\s+{_ABOUT}\s+(?P<x>.+)", "who is on call for {x}"),
@@ -128,6 +135,9 @@ _FRAMES: tuple[tuple[str, str], ...] = (
      r"(?:in|within|inside|part\s+of)", "{n} is {x} under"),
     # where a group sits, asked of the group: "which team does X sit under" as "which team is X under"
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+(?:sit|fall|come|live)\s+(?P<p>under|within|in)", "{n} is {x} {p}"),
+    # what a thing needs is what it depends on: "what does X need (in order to run)", "which resources does X require"
+    (r"(?P<n>what|(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+(?:need|require)(?:\s+in\s+order)?(?:\s+to\s+(?:run|work|"
+     r"function|operate|start))?", "{n} does {x} depend on"),
     # "the parent team of X": the parent of X, whatever the head noun says the parent is
     (r"(?:what\s+is\s+|who\s+is\s+)?(?:the\s+)?parent\s+(?:team|group|department|unit|org|organi[sz]ation)\s+(?:of|for)\s+"
      r"(?P<x>.+)", "what is the parent of {x}"),
@@ -221,6 +231,7 @@ _VERB_FORMS: dict[str, tuple[str, str, str, str]] = {
     "govern": ("governs", "govern", "governed", "governing"),
     "rely": ("relies", "rely", "relied", "relying"),
     "depend": ("depends", "depend", "depended", "depending"),
+    "hit": ("hits", "hit", "hit", "hitting"),
 }
 EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "run": ("operate", "own"),
@@ -242,6 +253,7 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "cover": ("govern",),  # "which CODEOWNERS rule covers P"
     "match": ("govern",),  # "which rule matches P"
     "rely": ("depend",),  # "what does X rely on" (the preposition is the same)
+    "hit": ("consume",),  # "what APIs does X hit": a caller hits the endpoints it calls
 }
 # Everyday phrases for a verb: (the phrase, said of one / of several) -> the catalog verbs it may stand for.
 EVERYDAY_PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
@@ -289,7 +301,7 @@ def everyday_substitutions(vocab: set[str], verb_owners: dict[str, set[str]] | N
             continue
         pairs = list(zip(_VERB_FORMS[every], _VERB_FORMS[held[0]], strict=True))
         if all(free(f, _VERB_FORMS[held[0]][0]) for f, _ in pairs):
-            out.update(pairs)
+            out.update(dict(reversed(pairs)))  # a form said twice ("hit": base and past) is read as the first, the base
     for (one, several), targets in EVERYDAY_PHRASES.items():
         held = [t for t in targets if any(f in vocab for f in _VERB_FORMS[t])]
         if len(held) == 1 and all(free(p, _VERB_FORMS[held[0]][0]) for p in (one, several)):
@@ -502,9 +514,89 @@ def noun_phrase_questions(text: str, heads: Iterable[str] | None) -> list[str]:
     return inner_questions(said, frozenset(heads))[:INNER_MAX]
 
 
+# -- periphrases: a verb said through a noun, a frame of record or a longer preposition, said plainly -----------------
+# (pattern, replacement), each applied wherever it stands; the words after are read by every rule above, so "has
+# ownership of" reads wherever "owns" does. A form that is no verb of the catalog reads as nothing.
+_PERIPHRASES: tuple[tuple[str, str], ...] = (
+    # the verb said through its noun: "has ownership of X", "make use of X"
+    (r"\b(?:has)\s+(?:the\s+)?ownership\s+of\b", "owns"), (r"\b(?:have)\s+(?:the\s+)?ownership\s+of\b", "own"),
+    (r"\b(?:had)\s+(?:the\s+)?ownership\s+of\b", "owned"),
+    (r"\bmakes\s+use\s+of\b", "uses"), (r"\bmake\s+use\s+of\b", "use"), (r"\bmade\s+use\s+of\b", "used"),
+    (r"\bmaking\s+use\s+of\b", "using"),
+    # a frame of record around the verb: "who is recorded as belonging to X" says who belongs to X
+    (r"\b(is|are|was|were)\s+(?:recorded|listed|registered|documented|shown|named|marked|noted|declared)\s+as\s+(?=[a-z]+ing\b)",
+     r"\1 "),
+    # an adjective of record before a relation noun: "the designated owner of X" is X's owner
+    (r"\b(?:designated|assigned|named|listed|recorded|registered|official|accountable)\s+(?=(?:code\s*)?owners?\b|"
+     r"members?\b|contacts?\b)", ""),
+    # where a thing is said to be kept: "what is contained in X" is what is in X
+    (r"\b(is|are|was|were)\s+(?:contained|included|housed|held|grouped|located|kept)\s+(?:in|within|inside)\b", r"\1 in"),
+    # "within" after a verb of being or sitting is "in" ("which domain does X fall within")
+    (r"\b(is|are|was|were|sits?|falls?|lives?|comes?)\s+within\b", r"\1 in"), (r"\s+within$", " in"),
+    # the role a question's subject acts in, said after the verb: "... reviewing as a code owner"
+    (r"\s+as\s+(?:a|an|the)\s+(?:code\s*owners?|reviewers?|approvers?)$", ""),
+    # an instruction to list, before a plural noun phrase: "please list the members of X" is the members of X ("list the
+    # team under X": one noun is no list)
+    (r"^(?:(?:please|kindly)\s+)?(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:list|enumerate|show|name|give)\s+(?:me\s+)?"
+     r"(?=(?:all\s+(?:of\s+)?)?(?:the\s+|all\s+)(?:[a-z-]+\s+)?[a-z-]+s\b)", ""),
+)
+_PERIPHRASES_COMPILED: list[tuple[re.Pattern[str], str]] = []
+_DUTIES_COMPILED: list[re.Pattern[str]] = []
+# A duty said through "responsible for": "which code owner is responsible for reviewing P" (who reviews P), "which files
+# is X responsible for reviewing" (which files does X review); the verb's stem with and without its "e" (one reads).
+_DUTY = r"(?:responsible\s+for|in\s+charge\s+of|tasked\s+with)"
+_DUTY_SUBJECT = rf"^(?P<wh>who|(?:which|what)\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:is|are)\s+{_DUTY}\s+(?P<v>[a-z]+?)ing\s+(?P<x>.+)$"
+_DUTY_OBJECT = rf"^(?P<wh>(?:which|what)\s+[a-z]+)\s+(?:is|are)\s+(?P<x>.+?)\s+{_DUTY}\s+(?P<v>[a-z]+?)ing$"
+
+
+def _stems(stem: str) -> list[str]:
+    """The base forms an -ing stem may have: "review" (reviewing), "approve" (approving), "run" (running)."""
+    out = [stem, stem + "e"]
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        out.insert(0, stem[:-1])
+    return out
+
+
+def plain_wordings(text: str) -> list[str]:
+    """``text`` with its periphrases said plainly (``_PERIPHRASES``, then a duty said through "responsible for"), each
+    wording it may stand for; none when no periphrasis is said. The wordings are then read by every rule, as said."""
+    if not _PERIPHRASES_COMPILED:  # (compiled when a request first needs them, as the frames are)
+        _PERIPHRASES_COMPILED.extend((re.compile(p, re.IGNORECASE), r) for p, r in _PERIPHRASES)
+        _DUTIES_COMPILED.extend(re.compile(p, re.IGNORECASE) for p in (_DUTY_SUBJECT, _DUTY_OBJECT))
+    duty_subject, duty_object = _DUTIES_COMPILED
+    said = _tidy(text)
+    out: list[str] = []
+    for words_ in dict.fromkeys((said, preposition_fronted(said) or said)):  # (the preposition at the end too)
+        plain = words_
+        for rule, put in _PERIPHRASES_COMPILED:
+            plain = re.sub(r"\s+", " ", rule.sub(put, plain)).strip()
+        out += [plain] if plain != words_ else []
+        if (m := duty_subject.match(plain)) is not None:
+            out += [f"{m.group('wh')} {_third_person(v)} {m.group('x')}" for v in _stems(m.group("v"))]
+        elif (m := duty_object.match(plain)) is not None:
+            out += [f"{m.group('wh')} does {m.group('x')} {v}" for v in _stems(m.group("v"))]
+    return out
+
+
 def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None,
              heads: dict[str, set[frozenset[str]]] | None = None) -> list[str]:
-    """The questions ``request`` may stand for (none when no frame, clause word or everyday word applies)."""
+    """The questions ``request`` may stand for (none when no frame, clause word or everyday word applies): those of its
+    own words, and those of the wordings it stands for when a topic fronted before it is put where a pronoun points at it
+    ("dana lee - which team is she on": "which team is dana lee on") and its periphrases are said plainly ("has
+    ownership of": "owns"), each wording read by the same rules."""
+    from chainret.query.understand import topic_variants
+
+    out = _reworded_words(request, vocab, verb_owners, heads)
+    said = [request, *(t for t, _ in topic_variants(_tidy(request), pointed=True))]
+    for text in dict.fromkeys([*said[1:], *(p for t in said for p in plain_wordings(t))]):
+        out += [text, *_reworded_words(text, vocab, verb_owners, heads)]
+    tidy = _tidy(request).lower()
+    return [t for t in dict.fromkeys(out) if _tidy(t).lower() != tidy]
+
+
+def _reworded_words(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None,
+                    heads: dict[str, set[frozenset[str]]] | None = None) -> list[str]:
+    """``reworded`` of the request's own words."""
     said = clause_words(_spelt(request))
     base = clause_words(everyday_words(_spelt(request), vocab, verb_owners))
     # (the spelt words as they are too, and with only their verbs put as the catalog's: a name in lower case may hold
@@ -525,8 +617,12 @@ def reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | N
         out += [piped, everyday_words(piped, vocab, verb_owners)]
     for text in dict.fromkeys((said, base, *([fronted] if fronted else []), *([piped] if piped else []))):  # a frame's own verbs before any everyday word's
         framed = frame_question(text)
-        if framed is not None:  # (its verbs put, and its nouns too or as said: "who works on online services")
+        for _ in range(FRAMES_CHAINED):  # a frame's question said in another frame: "which teams sit within X" -> "which
+            if framed is None:            # teams are within X" -> "which teams are under X"
+                break
+            # (its verbs put, and its nouns too or as said: "who works on online services")
             out += [everyday_words(framed, vocab, verb_owners), everyday_words(framed, vocab, verb_owners, nouns=False)]
+            framed = frame_question(framed)
         steps = steps_rewording(text)
         if steps is not None:
             out.append(steps)

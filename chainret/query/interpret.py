@@ -183,7 +183,7 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
 
     types = [t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)]
     heads = head_nouns(specs, list(dict.fromkeys(types)))
-    found = nested_readings(request, specs, vocab, lambda text: interpret(text, cv, depth=depth + 1), range_of, heads)
+    found = nested_readings(request, specs, vocab, lambda text: _inner(text, cv, depth + 1), range_of, heads)
     options: dict[tuple[tuple[str, ...], str, tuple[tuple[str, ...], ...]], tuple[Inner, list[list[str]]]] = {}
     for n in found:
         # "the resources that X depends on" read as "what does X depend on": where the outer chain goes on from
@@ -233,6 +233,19 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
         hop_types=hops if any(hops) else [],
     )
     return Reading(interpretation=interp)
+
+
+def _inner(question: str, cv: ViewReader, depth: int) -> Reading:
+    """An inner question's reading (``chainret.query.nested``): its own words, or where they read as nothing, the question
+    its sentence frame stands for ("which teams does X belong to": "which teams is X in"; ``chainret.query.frames``), so a
+    relative clause said in a frame ("the teams that X belongs to") reads as the frame does at the top."""
+    reading = interpret(question, cv, depth=depth)
+    if reading.interpretation is not None:
+        return reading
+    from chainret.query.frames import frame_question
+
+    framed = frame_question(question)
+    return reading if framed is None else interpret(framed, cv, depth=depth)
 
 
 def _needed(chain: Sequence[str], hops: list[list[str]], cv: ViewReader) -> list[list[str]]:

@@ -43,6 +43,7 @@ SUBJECT_NOUNS: dict[str, str] = {
                              "employee", "employees", "staff", "developer", "developers", "devs", "humans",
                              "individuals", "accounts")},
     **{w: "anyone" for w in ("anyone", "anybody", "someone", "somebody", "everyone", "everybody")},
+    "who": "anyone",  # the question word as the subject: "who is on no team" (only a person's lack goes with it)
     # code: a CODEOWNERS rule and the files it covers; a folder is a rule's pattern ("/vendor/"), so folders with no
     # owner are the rules of none, and files with no owner the files (the coverage report's files without a code owner)
     **{w: "codeowners rules" for w in ("rule", "rules", "entry", "entries", "line", "lines", "pattern", "patterns",
@@ -280,6 +281,8 @@ def _reframed(text: str, every: bool) -> str | None:
     said |= {"people not on any team" for m in meanings if m == "team" and noun in _PEOPLE_NOUNS}
     if said or meanings:
         return said.pop() if len(said) == 1 else None
+    if text.split(maxsplit=1)[0] == "who":
+        return None  # ("who owns nothing" may ask for teams as well as people: the question word names no one type)
     # a lack of another relation: the subject said as its noun, the lack in the form the relation grammar reads
     rest = _rule("who", r"^(?:that|which|who)\s+").sub("", rest)
     if noun in _CODE_NOUNS or not rest:

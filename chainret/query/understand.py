@@ -63,7 +63,9 @@ FILLER_WORDS = FILLERS  # the one list, shared with the phrasing matcher (chainr
 _QWORDS = {"who", "what", "which", "where"}
 _FILLER_SINGLE = frozenset(w for ph in (*FILLER_WORDS, *IGNORED_LEADING) for w in ph)
 _CONTRACTIONS = {"who's": ("who", "is"), "what's": ("what", "is"), "where's": ("where", "is"), "which's": ("which", "is")}
-_PRONOUNS = {"it", "this", "that", "them", "its"}
+# The words that point back at a fronted topic ("dana lee - which team is she on"): a thing's and a person's alike
+_PRONOUNS = {"it", "this", "that", "them", "its", "he", "she", "him", "they", "his", "their"}
+_POSSESSIVE_PRONOUNS = frozenset({"its", "his", "their"})
 # Verbs a question word's contraction may be followed by when typed in haste ("whos was on X", "whats does X own"):
 # the verb said is the question's, and the contraction's "is" is dropped rather than read twice.
 _SAID_VERB = frozenset({"is", "was", "were", "are", "does", "did", "do"})
@@ -148,8 +150,9 @@ def prepare(text: str, vocab: set[str]) -> Prepared | None:
     return Prepared(toks, low, dropped + dropped2)
 
 
-def topic_variants(text: str) -> list[tuple[str, str]]:
-    """A fronted topic rewritten into the request: (rewritten request, topic words)."""
+def topic_variants(text: str, pointed: bool = False) -> list[tuple[str, str]]:
+    """A fronted topic rewritten into the request: (rewritten request, topic words). ``pointed``: only where one word of
+    the request points back at the topic ("the matchmaker - which APIs does it call"), not the topic said after it."""
     m = re.match(_TOPIC, ascii_marks(text), re.IGNORECASE | re.DOTALL)
     if not m:
         return []
@@ -162,9 +165,9 @@ def topic_variants(text: str) -> list[tuple[str, str]]:
     pron = [i for i, w in enumerate(low) if w in _PRONOUNS]
     if len(pron) == 1:
         i = pron[0]
-        sub = f"{topic}'s" if low[i] == "its" else topic
+        sub = f"{topic}'s" if low[i] in _POSSESSIVE_PRONOUNS else topic
         out.append((" ".join([*rest_words[:i], sub, *rest_words[i + 1 :]]), topic))
-    elif not pron:
+    elif not pron and not pointed:
         out.append((f"{rest.rstrip('?.! ')} for {topic}", topic))
     return out
 
@@ -438,6 +441,9 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
         if known:
             return Mention(text, lookup.entities(sorted(i for i, _ in known)), "normalised",
                            known[0][1] if len(known) == 1 else None, cleaned=v)
+    handles = _team_handles(text, type_, cv)
+    if handles:
+        return Mention(text, handles, "normalised", handles[0].name if len(handles) == 1 else None, cleaned=text)
     # A typo only when the words name nothing else exactly (of another type: say so instead).
     if any(cv.resolve(v) for v in variants):
         return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
@@ -466,6 +472,26 @@ def resolve_mention(text: str, type_: str, cv: Any, type_words: set[str]) -> Men
         if known_hits:
             return Mention(text, lookup.entities([x[1] for x in known_hits]), "typo", cleaned=v)
     return Mention(text, [], "exact", cleaned=variants[0] if variants else text)
+
+
+# The words a GitHub team is called by after its slug: "the online-services team", "the online-services github team"
+_TEAM_TAILS = (("github", "team"), ("gh", "team"), ("team",))
+
+
+def _team_handles(text: str, type_: str, cv: Any) -> list[Any]:
+    """The entities of ``type_`` the principal may know whose name is a GitHub team's handle ("@acme/online-services", as
+    CODEOWNERS names it) ending in the words before a team word ("the online-services github team"); none for other
+    words. Several (two organisations' teams of one slug) are an ambiguity, refused with them by the caller."""
+    low = [w.lower() for w in words(text)]
+    while low and low[0] in _DETERMINERS:
+        low = low[1:]
+    tail = next((t for t in _TEAM_TAILS if len(low) > len(t) and tuple(low[-len(t):]) == t), None)
+    slug = label_words(" ".join(low[: -len(tail)])) if tail is not None else []
+    if not slug:
+        return []
+    return sorted((e for e in cv.name_lookup().owners_of(type_, slug[0])
+                   if e.type == type_ and e.name.startswith("@") and "/" in e.name
+                   and label_words(e.name.rsplit("/", 1)[1]) == slug and cv.knows(e.id)), key=lambda e: e.id)
 
 
 def _word_more(text: str, label: str) -> bool:

@@ -32,7 +32,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   per unit, read from the posting itself: schema 5; a hop of an older store joins each posting to ``units``; the
   unit's ref is its document version's and that index, ``unit_ref``: schema 8 keeps the index, a small integer,
   where 5 to 7 kept the ref, some 20 bytes a posting; a SQLite store of schema 11 keeps an ID's postings by the
-  entity's ordinal: ``TERM_KEY``); ``corpus``: per view and principal class
+  entity's ordinal: ``TERM_KEY``; 12 keeps none of the unit's columns, read from its row: ``LEAN_POSTINGS``, and finds a
+  unit by its version's ``unit_base`` in ``document_meta``, without ``units_doc``: ``UNIT_BASE``); ``corpus``: per view and principal class
   (a principal named by some restricted document, or ``*`` for everyone else), the number of
   readable units and their total token count, so a hop needs no scan of the view;
 * ``identities`` (seq, principal, digest): the catalog identity each principal class was shown after
@@ -50,7 +51,7 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   (``support_column``, ``quote_column``).
   PostgreSQL keeps them all: its row-level security hides a withheld document's row, whose relation the audit
   still shows. A SQLite store of schema 10 keeps its relations in ``relation_rows`` by ordinals, read through the
-  view ``relations`` (``RELATION_ROWS``).
+  view ``relations`` (``RELATION_ROWS``); 12 keeps a relation's support as one column (``SUPPORT_PACKED``).
 
 The rows are made by one writer, the compiler (``chainret.store.stream.StreamCompile``), for a new store
 and an update alike; they stay there, not here, because most need what only the compiler holds (a
@@ -179,7 +180,7 @@ INDEXES = [
     ("views_name", "views", "name"),
     ("view_docs_doc_id", "view_docs", "view_name, doc_id"),
     ("units_ref", "units", "ref"),
-    ("units_doc", "units", "doc_ord, idx"),  # (doc_ord, schema 3 to 8)
+    ("units_doc", "units", "doc_ord, idx"),  # (doc_ord, schema 3 to 8; a SQLite store of 12 has none: ``UNIT_BASE``)
     ("postings_doc", "postings", "doc_ord"),
     ("relations_id", "relations", "id"),
     ("relations_sp", "relations", "subject, predicate"),
@@ -418,7 +419,7 @@ def unit_of_relation(r: str, based: bool, u: str = "u", index: str | None = None
 def units_by_ref(refs: Sequence[str], doc_ords: Callable[[Sequence[str]], Mapping[str, int]], u: str = "u",
                  based: bool = False) -> tuple[str, list[SQLValue]]:
     """The condition that the unit named ``u`` is one of ``refs``, and its parameters (``unit_keys``): its document
-    version's ordinal and its index there, the key of ``units_doc``. A SQLite store of schema 9 keeps no unit's ref
+    version's ordinal and its index there, the key of ``units_doc`` (a SQLite store of schema 12: ``UNIT_BASE``). A SQLite store of schema 9 keeps no unit's ref
     (``unit_ref_column``) nor ``units_ref``; an older store and PostgreSQL hold the same pair. ``doc_ords`` gives the
     ordinals of the versions that exist among some refs (``SQLStore.doc_ords``, kept per store: a lookup of each
     version's ref in the statement made reading a unit a third dearer at 1M relations). The statement's text depends

@@ -207,9 +207,66 @@ def with_text_terms(conn: sqlite3.Connection) -> None:
 
 
 def with_schema_10_rows(conn: sqlite3.Connection) -> None:
-    """The label rows and postings of schema 10 (``with_label_keys``, ``with_text_terms``): what schema 11 changed."""
+    """The label rows and postings of schema 10 (``with_label_keys``, ``with_text_terms``, ``with_unit_postings``), and its
+    unit index and relations' support (``with_units_doc``, ``with_support_columns``): what schemas 11 and 12 changed."""
     with_label_keys(conn)
     with_text_terms(conn)
+    with_unit_postings(conn)
+    with_units_doc(conn)
+    with_support_columns(conn)
+
+
+def with_unit_postings(conn: sqlite3.Connection) -> None:
+    """Write each posting's unit columns (its document version, token count and index), as SQLite stores before schema 12
+    kept them (12 reads them from the unit's row: ``chainret.store.schema.LEAN_POSTINGS``)."""
+    for col in ("doc_ord", "ntok", "idx"):
+        conn.execute(f"ALTER TABLE postings ADD COLUMN {col} INTEGER")
+    conn.execute("UPDATE postings SET (doc_ord, ntok, idx) = (SELECT u.doc_ord, u.ntok, u.idx FROM units u WHERE u.ord = postings.unit_ord)")
+
+
+def with_units_doc(conn: sqlite3.Connection) -> None:
+    """Index units by their version and index (``units_doc``), as SQLite stores before schema 12 did (12 finds a unit by its
+    version's ``unit_base``: ``chainret.store.schema.UNIT_BASE``; the column stays, which no older reader reads)."""
+    conn.execute("CREATE INDEX units_doc ON units (doc_ord, idx)")
+
+
+_SUPPORT = ("source", "document", "version", "representation", "digest")
+
+
+def with_support_columns(conn: sqlite3.Connection) -> None:
+    """Write each relation's support as five columns of ``relation_rows``, as SQLite stores of schema 10 and 11 kept it
+    (12 keeps one, ``support``: ``chainret.store.schema.SUPPORT_PACKED``), under the view of their own layout."""
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(relation_rows)")]
+    k = cols.index("support")
+    old = [*cols[:k], *_SUPPORT, *cols[k + 1:]]
+    defs = ", ".join(f"{c} {'TEXT' if c in ('id', 'note', 'defects', 'kind', *_SUPPORT) else 'INTEGER'}" for c in old)
+    conn.execute(f"CREATE TABLE relation_rows_11 ({defs}, PRIMARY KEY (ord))")
+    picked = ", ".join(f"v.{c}" if c in _SUPPORT else f"r.{c}" for c in old)
+    conn.execute(f"INSERT INTO relation_rows_11 SELECT {picked} FROM relation_rows r JOIN relations v ON v.ord = r.ord")
+    (view,) = conn.execute("SELECT sql FROM sqlite_schema WHERE type = 'view' AND name = 'relations'").fetchone()
+    indexes = [sql for (sql,) in conn.execute("SELECT sql FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'relation_rows' AND sql IS NOT NULL")]
+    conn.execute("DROP VIEW relations")
+    conn.execute("DROP TABLE relation_rows")
+    conn.execute("ALTER TABLE relation_rows_11 RENAME TO relation_rows")
+    for sql in indexes:
+        conn.execute(sql)
+    for j, c in enumerate(_SUPPORT):
+        view = view.replace(f"json_extract(r.support, '$[{j}]') AS {c}", f"r.{c} AS {c}")
+    assert "support" not in view
+    conn.execute(view)
+
+
+def as_schema_11(path: Path) -> None:
+    """Make a compiled SQLite store's postings, unit index and relations' support those of a store of schema 11
+    (``with_unit_postings``, ``with_units_doc``, ``with_support_columns``)."""
+    import sqlite3
+
+    with sqlite3.connect(path) as conn:
+        with_unit_postings(conn)
+        with_units_doc(conn)
+        with_support_columns(conn)
+        conn.execute("UPDATE meta SET value = '11' WHERE key = 'schema_version'")
+    conn.close()
 
 
 def as_schema_10(path: Path) -> None:

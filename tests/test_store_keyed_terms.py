@@ -30,7 +30,7 @@ def _versions():
 def _postings(path: Path) -> list[tuple[object, ...]]:
     store = open_store(str(path))
     try:
-        return sorted(store.db.rows("SELECT typeof(term), term, unit_ord, doc_ord, tf, ntok, idx FROM postings"), key=repr)
+        return sorted(store.db.rows("SELECT typeof(term), term, unit_ord, tf FROM postings"), key=repr)  # (schema 12: ``LEAN_POSTINGS``)
     finally:
         store.close()
 

@@ -51,8 +51,8 @@ HUB_INDEX_SQL = [
     "DELETE FROM hub_ranked",
     "DELETE FROM hub_classes",
     "DELETE FROM hub_counts",
-    f"INSERT INTO hub_ranked SELECT {term_text('p.term', True)}, '', p.tf, p.ntok, p.unit_ord, p.doc_ord, "
-    f"(SELECT {UNIT_REF} FROM units u WHERE u.ord = p.unit_ord) FROM postings p "
+    f"INSERT INTO hub_ranked SELECT {term_text('p.term', True)}, '', p.tf, u.ntok, p.unit_ord, u.doc_ord, {UNIT_REF} "
+    "FROM postings p JOIN units u ON u.ord = p.unit_ord "
     f"WHERE p.term IN (SELECT q.term FROM postings q GROUP BY q.term HAVING count(*) > {HUB_UNITS} "
     f"AND {term_text('q.term', True)} IN (SELECT lower(e.id) FROM entities e))",
     f"INSERT INTO hub_ranked SELECT h.term, {_WORD}, h.tf, h.ntok, h.unit_ord, h.doc_ord, h.ref FROM hub_ranked h "

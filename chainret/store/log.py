@@ -68,7 +68,7 @@ from chainret.core.tlog import (
     subtree_hash,
 )
 from chainret.store.base import StoreError, recompile_advice
-from chainret.store.schema import QUOTE, RELATION_ROWS, SUPPORT_COLUMNS, UNIT_TEXT, support_column, unit_text
+from chainret.store.schema import QUOTE, RELATION_ROWS, SUPPORT_COLUMNS, UNIT_TEXT, support_column, unit_of_relation, unit_text
 
 if TYPE_CHECKING:  # (sqlite3 and uuid load only where a store is written: ``chainret ask`` imports this module)
     import sqlite3
@@ -337,7 +337,7 @@ def _anchors(db: LogWriter, start: int, postgres: bool) -> Iterator[tuple[int, i
     unit in one leaf (``anchor_leaf``; log format 3). Its unit: by its version's ordinal and index in a SQLite file
     (``schema.RELATION_ROWS``), by its ref in PostgreSQL."""
     support = ", ".join(support_column("{t}." + c) for c in SUPPORT_COLUMNS)  # (schema 8: as the catalog has them)
-    unit = "u.ref = r.unit_ref" if postgres else "u.doc_ord = r.doc_ord AND u.idx = r.unit_idx"
+    unit = "u.ref = r.unit_ref" if postgres else unit_of_relation("r", based=True)  # (a write's: this schema's, ``UNIT_BASE``)
     sql = (f"SELECT r.ord, r.id, r.subject, r.predicate, r.object, {support}, "
            f"r.span_start, r.span_end, {QUOTE}, r.kind, r.doc_ord, r.unit_ref, u.start_, u.end_, {UNIT_TEXT} "
            f"FROM relations r JOIN units u ON {unit} WHERE r.ord >= ? ORDER BY r.ord")
@@ -447,7 +447,7 @@ class StoreLog:
     relations those from two tile levels up and higher, made at once, are about 1 MB a class, and those from the
     leaves' tiles' parents are not kept once those tiles are). A leaf tile is not kept past its request."""
 
-    def __init__(self, rows: Any, world: str, kind: str = "sqlite", packed: bool = True) -> None:
+    def __init__(self, rows: Any, world: str, kind: str = "sqlite", packed: bool = True, based: bool = True) -> None:
         self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
         self.world = world
         # A SQLite file is never written in place (a write replaces it whole), so a store object reads one state of it:
@@ -455,6 +455,7 @@ class StoreLog:
         # PostgreSQL store reads the units as the request and the log as the viewer's class: two statements.
         self._snapshot = kind == "sqlite"
         self._packed = packed  # (SQLite schema 10: a relation names its unit by its index, ``_anchors_sql``)
+        self._based = based  # (SQLite schema 12: a unit is found by its version's ``unit_base``, ``schema.UNIT_BASE``)
         self._heads: dict[str, tuple[int, bytes] | None] = {}
         # Audit paths from a tile level up, per (class, size, level, ancestor) (``audit_paths``): from the first tile
         # level (one a leaf tile: many) and from those above (one a tile above the leaves': few), kept apart
@@ -605,7 +606,7 @@ class StoreLog:
     def _entries_sql(self, units: int, relations: int, stated: bool = False) -> str:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
         if self._snapshot:
-            return self._anchors_sql(relations, self._packed, stated)
+            return self._anchors_sql(relations, self._packed, stated, self._based)
         parts = []
         for kind, count, cols, table, key in (("u", units, ("start_", "end_", "text"), "units", "ref"),
                                               ("r", relations, ("subject", "predicate", "object"), "relations", "id")):
@@ -617,7 +618,7 @@ class StoreLog:
         return " UNION ALL ".join(parts)
 
     @staticmethod
-    def _anchors_sql(relations: int, packed: bool = True, stated: bool = False) -> str:
+    def _anchors_sql(relations: int, packed: bool = True, stated: bool = False, based: bool = True) -> str:
         """SQLite's one statement for a proof's relations (parameters: the class, then their ids): each relation with its
         unit (the one its anchor leaf commits to: by its version's ordinal and index, ``schema.RELATION_ROWS``), its leaf
         index from the one run of the class that would hold it (its last run starting at or before the relation: one
@@ -636,7 +637,7 @@ class StoreLog:
         if stated and packed:
             return ("SELECT 'r', x.id, x.ord, x.start_, x.end_, NULL, NULL, NULL, x.leaf, t.hashes, t.above, NULL, x.text FROM "
                     f"(SELECT i.ord, i.id, u.start_, u.end_, {unit_text('u')} AS text, {StoreLog._leaf_sql()} AS leaf "
-                    f"FROM {RELATION_ROWS} i LEFT JOIN units u ON u.doc_ord = i.doc_ord AND u.idx = i.unit_idx "
+                    f"FROM {RELATION_ROWS} i LEFT JOIN units u ON {unit_of_relation('i', based)} "
                     f"WHERE i.id IN ({', '.join(f'?{k}' for k in range(2, 2 + relations))}) LIMIT -1) x "
                     f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
         index = "i.unit_idx" if packed else "CAST(substr(i.unit_ref, instr(i.unit_ref, '#u') + 2) AS INTEGER)"
@@ -644,8 +645,8 @@ class StoreLog:
         leaf = StoreLog._leaf_sql()
         return ("SELECT 'r', x.id, x.ord, x.start_, x.end_, x.subject, x.predicate, x.object, x.leaf, t.hashes, t.above, "
                 "x.unit_ref, x.text FROM (SELECT i.ord, i.id, i.subject, i.predicate, i.object, i.unit_ref, u.start_, u.end_, "
-                f"{unit_text('u')} AS text, {leaf} AS leaf FROM relations i LEFT JOIN units u ON u.doc_ord = i.doc_ord AND "
-                f"u.idx = {index} WHERE i.id IN ({listed}) LIMIT -1) x "
+                f"{unit_text('u')} AS text, {leaf} AS leaf FROM relations i LEFT JOIN units u ON {unit_of_relation('i', based, index=index)} "
+                f"WHERE i.id IN ({listed}) LIMIT -1) x "
                 f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
 
     @staticmethod
@@ -878,7 +879,7 @@ def store_log(reader: object) -> StoreLog | None:
 
             def rows(sql: str, params: Sequence[object] = (), *scope: object) -> list[Any]:
                 return cast("list[Any]", backend.conn.execute(sql, tuple(params)).fetchall())
-        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind, reader.packed_relations)
+        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind, reader.packed_relations, reader.based_units)
     return cached
 
 

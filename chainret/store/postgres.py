@@ -453,6 +453,8 @@ class _Writer:
     packs_relations = False
     packs_names = False
     keys_terms = False
+    lean_postings = False
+    bases_units = False
 
     def __init__(self, conn: Conn) -> None:
         self.conn = conn

@@ -32,7 +32,8 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   per unit, read from the posting itself: schema 5; a hop of an older store joins each posting to ``units``; the
   unit's ref is its document version's and that index, ``unit_ref``: schema 8 keeps the index, a small integer,
   where 5 to 7 kept the ref, some 20 bytes a posting; a SQLite store of schema 11 keeps an ID's postings by the
-  entity's ordinal: ``TERM_KEY``); ``corpus``: per view and principal class
+  entity's ordinal: ``TERM_KEY``; 12 keeps none of the unit's columns, read from its row: ``LEAN_POSTINGS``, and finds a
+  unit by its version's ``unit_base`` in ``document_meta``, without ``units_doc``: ``UNIT_BASE``); ``corpus``: per view and principal class
   (a principal named by some restricted document, or ``*`` for everyone else), the number of
   readable units and their total token count, so a hop needs no scan of the view;
 * ``identities`` (seq, principal, digest): the catalog identity each principal class was shown after
@@ -50,7 +51,7 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   (``support_column``, ``quote_column``).
   PostgreSQL keeps them all: its row-level security hides a withheld document's row, whose relation the audit
   still shows. A SQLite store of schema 10 keeps its relations in ``relation_rows`` by ordinals, read through the
-  view ``relations`` (``RELATION_ROWS``).
+  view ``relations`` (``RELATION_ROWS``); 12 keeps a relation's support as one column (``SUPPORT_PACKED``).
 
 The rows are made by one writer, the compiler (``chainret.store.stream.StreamCompile``), for a new store
 and an update alike; they stay there, not here, because most need what only the compiler holds (a
@@ -120,6 +121,10 @@ class Writer(Protocol):
     packs_names: bool
     #: Whether a posting keeps an entity's ID as the entity's ordinal (``TERM_KEY``: SQLite's, schema 11).
     keys_terms: bool
+    #: Whether a posting keeps only its term, unit and term frequency (``LEAN_POSTINGS``: SQLite's, schema 12).
+    lean_postings: bool
+    #: Whether a version's units are found by its ``unit_base``, with no ``units_doc`` (``UNIT_BASE``: SQLite's, schema 12).
+    bases_units: bool
 
 
 TABLES: dict[str, list[str]] = {
@@ -148,7 +153,9 @@ TABLES: dict[str, list[str]] = {
 #: ``relations`` (``RELATION_ROWS``).
 SQLITE_TABLES: dict[str, list[str]] = {
     "names": ["digits", "flen", "fold", "entity_ord", "doc_id"],  # schema 11: no key, no type, ``digits_key`` (``SQLITE_NAMES``)
-    "relation_rows": ["ord", "id", "s", "p", "o", "source", "document", "version", "representation", "digest", "span_start",
+    "postings": ["term", "unit_ord", "tf"],  # schema 12: the unit's columns are its row's (``LEAN_POSTINGS``)
+    "document_meta": ["ord", "ref", "visibility", "unit_base"],  # schema 12: no ``units_doc`` (``UNIT_BASE``)
+    "relation_rows": ["ord", "id", "s", "p", "o", "support", "span_start",  # support: schema 12 (``SUPPORT_PACKED``)
                       "span_end", "note", "doc_ord", "unit_idx", "defects", "kind"],
 }
 
@@ -173,7 +180,7 @@ INDEXES = [
     ("views_name", "views", "name"),
     ("view_docs_doc_id", "view_docs", "view_name, doc_id"),
     ("units_ref", "units", "ref"),
-    ("units_doc", "units", "doc_ord, idx"),  # (doc_ord, schema 3 to 8)
+    ("units_doc", "units", "doc_ord, idx"),  # (doc_ord, schema 3 to 8; a SQLite store of 12 has none: ``UNIT_BASE``)
     ("postings_doc", "postings", "doc_ord"),
     ("relations_id", "relations", "id"),
     ("relations_sp", "relations", "subject, predicate"),
@@ -194,7 +201,7 @@ UNIQUE = {"entities_id", "documents_ref", "views_name", "units_ref", "relations_
 #: by it; an update deletes a unit's postings by their key: ``StreamCompile._index_again``). PostgreSQL keeps them
 #: (its row-level security and planner are another matter, measured by its own pages).
 SQLITE_WITHOUT = frozenset({"names_key", "names_fold", "names_near", "units_ref", "relations_sp", "postings_doc", "relations_doc",
-                            "relation_quotes_doc"})
+                            "relation_quotes_doc", "units_doc"})  # (units_doc: schema 12, ``UNIT_BASE``)
 #: Primary keys a SQLite store orders differently: ``names`` (a ``WITHOUT ROWID`` table: its primary key is the one
 #: B-tree that holds its rows) by the fold's digits and length, then the fold (schema 9). Every lookup of a label
 #: names a prefix of that key: the digits and length are the fold's own (``name_rows``), so a lookup by the fold or the
@@ -226,6 +233,25 @@ TERM_KEY = "(SELECT coalesce(e.ord, x.t) FROM (SELECT ? AS t) x LEFT JOIN entiti
 #: The columns a SQLite store declares with no type, each an integer or text: a posting's term (``TERM_KEY``), a label
 #: row's digits (``digits_key``).
 SQLITE_UNTYPED = frozenset({("postings", "term"), ("names", "digits")})
+
+
+#: A SQLite store of schema 12 (issue 47: a store's size) keeps a posting as its term, its unit's ordinal and the term's
+#: frequency there (``SQLITE_TABLES["postings"]``, ``posting_row``): not the unit's document version, index and token
+#: count, which schemas 5 to 11 copied from the unit's row into each of its postings so that a hop read one range of
+#: one index (some 7 bytes a posting, 28 MB of 4M postings at 1M relations). A statement that reads them joins the
+#: unit's row by its ordinal (``posting_doc``; ``chainret.store.hopquery``'s ``lean`` statement), one rowid lookup a posting.
+LEAN_POSTINGS = "postings"
+
+
+def posting_doc(lean: bool) -> str:
+    """The document version ordinal of a posting ``p`` whose unit ``u`` a statement joins: the unit's own in a store whose
+    postings are lean (``LEAN_POSTINGS``), else the posting's copy (what the statement tests before the join)."""
+    return "u.doc_ord" if lean else "p.doc_ord"
+
+
+def posting_row(term: str | int, unit_ord: int, doc_ord: int, tf: int, ntok: int, idx: int, lean: bool) -> Row:
+    """A ``postings`` row: a lean store's (``LEAN_POSTINGS``) without its unit's columns, else with them."""
+    return (term, unit_ord, tf) if lean else (term, unit_ord, doc_ord, tf, ntok, idx)
 
 
 def term_key(keyed: bool) -> str:
@@ -263,9 +289,16 @@ def relation_unit_ref(r: str = "r") -> str:
     return f"(SELECT m.ref FROM document_meta m WHERE m.ord = {r}.doc_ord) || '#u' || {r}.unit_idx"
 
 
+#: A SQLite store of schema 12 (issue 47: a store's size) keeps a relation's five support columns as one, ``support``: NULL
+#: where the relation's document version's row holds them (nearly every row: ``Writer.derives_evidence``, schema 8), else
+#: the JSON array of the five (``relation_row``), which the view ``relations`` reads back column by column (``json_extract``
+#: gives the text back, and NULL for NULL). Each NULL column took a byte of every row's header: 4 MB at 1M relations.
+SUPPORT_PACKED = "support"
+
 RELATIONS_VIEW = (
     "CREATE VIEW relations AS SELECT r.ord AS ord, r.id AS id, es.id AS subject, pr.name AS predicate, eo.id AS object, "
-    "r.source AS source, r.document AS document, r.version AS version, r.representation AS representation, r.digest AS digest, "
+    + ", ".join(f"json_extract(r.support, '$[{k}]') AS {c}" for k, c in enumerate(("source", "document", "version", "representation", "digest")))
+    + ", "
     "r.span_start AS span_start, r.span_end AS span_end, r.note AS note, r.doc_ord AS doc_ord, "
     f"{relation_unit_ref()} AS unit_ref, r.defects AS defects, "
     "coalesce(r.kind, 'clause') AS kind, r.unit_idx AS unit_idx "
@@ -279,9 +312,11 @@ def relation_row(rel: Sequence[SQLValue], entity_ord: Mapping[str, int], predica
                  unit_idx: int | None) -> Row:
     """A ``relations`` row (``TABLES["relations"]``'s columns) as ``relation_rows`` keeps it (``RELATION_ROWS``): its
     subject, predicate and object by ordinal (None where the catalog names none: a compile that finds one refuses
-    the catalog, ``StreamCompile.issues``), its unit by ``unit_idx``, a ``clause`` kind as NULL."""
+    the catalog, ``StreamCompile.issues``), its unit by ``unit_idx``, a ``clause`` kind as NULL, its support as one column
+    (``SUPPORT_PACKED``: NULL where its document version's row holds it, ``source`` being NULL then only)."""
     (i, rid, subject, predicate, obj, src, doc, ver, rep, dig, start, end, note, doc_ord, _unit, defects, kind) = rel
-    return (i, rid, entity_ord.get(str(subject)), predicate_ord.get(str(predicate)), entity_ord.get(str(obj)), src, doc, ver, rep, dig,
+    support = None if src is None else json.dumps([src, doc, ver, rep, dig])
+    return (i, rid, entity_ord.get(str(subject)), predicate_ord.get(str(predicate)), entity_ord.get(str(obj)), support,
             start, end, note, doc_ord, unit_idx, defects, None if kind == "clause" else kind)
 
 
@@ -361,19 +396,44 @@ UNIT_REF = unit_ref_column()
 UNIT_COLS = f"u.ref, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}"
 
 
-def units_by_ref(refs: Sequence[str], doc_ords: Callable[[Sequence[str]], Mapping[str, int]], u: str = "u") -> tuple[str, list[SQLValue]]:
+#: A SQLite store of schema 12 (issue 47: a store's size) finds a unit by its ordinal, not by ``units_doc`` (its version's
+#: ordinal and its index: 13 MB at 1M relations, a copy of two columns of every unit row): a version's units have the
+#: consecutive ordinals after its ``document_meta`` row's ``unit_base`` (the compile numbers units version by version, in
+#: order: ``StreamCompile._units``), so the unit of index ``i`` is the unit ``unit_base + i`` (indexes count from 1),
+#: one lookup in ``document_meta`` (a small table) and one by rowid. A lookup by a ref that names an index the version
+#: does not have lands on another version's unit, so the unit found is kept only where its version and index are the
+#: ref's (``units_of_keys``).
+UNIT_BASE = "unit_base"
+
+
+def unit_of_relation(r: str, based: bool, u: str = "u", index: str | None = None) -> str:
+    """The condition that unit ``u`` is the one relation ``r`` names (its version ``{r}.doc_ord``, its index ``index``,
+    ``{r}.unit_idx`` unless given): by the version's ``unit_base`` in a store that keeps one (``based``: ``UNIT_BASE``),
+    else by the two columns (``units_doc``). A relation names a unit of its own version only (``StreamCompile._unit``)."""
+    index = index or f"{r}.unit_idx"
+    if based:
+        return f"{u}.ord = (SELECT m.unit_base FROM document_meta m WHERE m.ord = {r}.doc_ord) + {index}"
+    return f"{u}.doc_ord = {r}.doc_ord AND {u}.idx = {index}"
+
+
+def units_by_ref(refs: Sequence[str], doc_ords: Callable[[Sequence[str]], Mapping[str, int]], u: str = "u",
+                 based: bool = False) -> tuple[str, list[SQLValue]]:
     """The condition that the unit named ``u`` is one of ``refs``, and its parameters (``unit_keys``): its document
-    version's ordinal and its index there, the key of ``units_doc``. A SQLite store of schema 9 keeps no unit's ref
+    version's ordinal and its index there, the key of ``units_doc`` (a SQLite store of schema 12: ``UNIT_BASE``). A SQLite store of schema 9 keeps no unit's ref
     (``unit_ref_column``) nor ``units_ref``; an older store and PostgreSQL hold the same pair. ``doc_ords`` gives the
     ordinals of the versions that exist among some refs (``SQLStore.doc_ords``, kept per store: a lookup of each
     version's ref in the statement made reading a unit a third dearer at 1M relations). The statement's text depends
-    on the number of refs alone."""
-    return units_of_keys(len(refs), u), unit_keys(refs, doc_ords)
+    on the number of refs alone. ``based``: the store finds a unit by its version's ``unit_base`` (``UNIT_BASE``)."""
+    keys = unit_keys(refs, doc_ords)
+    return units_of_keys(len(refs), u, based), [v for k in range(0, len(keys), 2) for v in keys[k:k + 2] * 2] if based else keys
 
 
-def units_of_keys(count: int, u: str = "u") -> str:
-    """``units_by_ref``'s condition for ``count`` refs (their parameters: ``unit_keys``)."""
-    return f"({' OR '.join([f'({u}.doc_ord = ? AND {u}.idx = ?)'] * count)})" if count else "1 = 0"
+def units_of_keys(count: int, u: str = "u", based: bool = False) -> str:
+    """``units_by_ref``'s condition for ``count`` refs (their parameters: ``unit_keys``, each pair twice where ``based``:
+    the unit by its ordinal, then kept where its version and index are the ref's, ``UNIT_BASE``)."""
+    one = (f"({u}.ord = (SELECT m.unit_base FROM document_meta m WHERE m.ord = ?) + ? AND {u}.doc_ord = ? AND {u}.idx = ?)"
+           if based else f"({u}.doc_ord = ? AND {u}.idx = ?)")
+    return f"({' OR '.join([one] * count)})" if count else "1 = 0"
 
 
 def unit_keys(refs: Sequence[str], doc_ords: Callable[[Sequence[str]], Mapping[str, int]]) -> list[SQLValue]:

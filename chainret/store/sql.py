@@ -203,6 +203,10 @@ class SQLStore:
         self.packed_names: bool = self.packed_relations and self._meta.get("schema_version") != "10"
         # ... and keeps a posting's term as the ordinal of the entity whose ID it is (``schema.TERM_KEY``).
         self.keyed_terms: bool = self.packed_names
+        # ... and a SQLite store of 12 keeps a posting without its unit's columns (``schema.LEAN_POSTINGS``).
+        self.lean_postings: bool = self.keyed_terms and self._meta.get("schema_version") != "11"
+        # ... and finds a unit by its version's ``unit_base``, with no ``units_doc`` (``schema.UNIT_BASE``).
+        self.based_units: bool = self.lean_postings
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
         self._narrows: dict[str, bool] = {}  # reader -> ``narrows_views``: asked by every ask, read from a JSON row
@@ -598,7 +602,7 @@ class SQLStore:
 
     def unit(self, ref: str) -> Unit | None:
         """A unit by ref, readable or not (where the database lets this connection read it)."""
-        named, np = units_by_ref([ref], self.doc_ords)
+        named, np = units_by_ref([ref], self.doc_ords, based=self.based_units)
         rows = self.db.rows(f"SELECT {UNIT_COLS} FROM units u WHERE {named}", np)
         return _unit(rows[0]) if rows else None
 
@@ -720,8 +724,11 @@ class SQLStore:
         """What a SQLite store's postings hold of their unit, for the hop statement (``chainret.store.hopquery``): its
         index in its document version (``idx``, schema 8), its ref (``ref``, 5 to 7), or neither (``joined``, 3 and 4:
         each posting is joined to its unit). Read from the table, as the hop statement reads it; ``keyed``: its index, and
-        an ID kept as its entity's ordinal (``schema.TERM_KEY``, schema 11)."""
+        an ID kept as its entity's ordinal (``schema.TERM_KEY``, schema 11); ``lean``: an ID kept so, and no unit column
+        (``schema.LEAN_POSTINGS``, schema 12: joined to its unit)."""
         columns = {str(r[1]) for r in self.db.rows("PRAGMA table_info(postings)")}
+        if "doc_ord" not in columns:
+            return "lean"
         return ("keyed" if self.keyed_terms else "idx") if "idx" in columns else "ref" if "ref" in columns else "joined"
 
     def view_facts(self, view: str, principal: str, within: str | None = None) -> ViewFacts:

@@ -13,7 +13,7 @@ from typing import cast
 
 from chainret.engine.search import HubRankings, SearchHit, TermRanking, query_tokens, rank_bm25plus
 from chainret.store.hubindex import ranked_hits
-from chainret.store.schema import UNIT_REF, term_key, term_text
+from chainret.store.schema import UNIT_REF, posting_doc, term_key, term_text
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
 
 _NOT_READ: list[SearchHit] = []  # (a marker: ``StoreIndex.walked`` holds no entry for the key)
@@ -78,9 +78,10 @@ class StoreIndex:
     def _ranking(self, term: str, n_units: int, total: int) -> TermRanking | None:
         """Every readable unit holding ``term``, ranked (None: no such unit)."""
         wp = (self.within,) if self.within is not None else ()
+        doc = posting_doc(self.store.lean_postings)
         rows = cast("list[tuple[int, int, int, str]]", self.store.db.rows(
             f"SELECT p.unit_ord, p.tf, u.ntok, {UNIT_REF} FROM postings p JOIN units u ON u.ord = p.unit_ord "
-            f"WHERE p.term = {term_key(self.store.keyed_terms)} AND " + READABLE.format(col="p.doc_ord") + (WITHIN.format(col="p.doc_ord") if wp else ""),
+            f"WHERE p.term = {term_key(self.store.keyed_terms)} AND " + READABLE.format(col=doc) + (WITHIN.format(col=doc) if wp else ""),
             (term, self.view, self.principal, *wp), self.view, self.principal,
         ))
         if not rows:
@@ -109,12 +110,12 @@ class StoreIndex:
         terms = sorted(set(q))
         if not terms:
             return []
-        keyed = self.store.keyed_terms
+        keyed, doc = self.store.keyed_terms, posting_doc(self.store.lean_postings)
         marks = ", ".join(term_key(keyed) for _ in terms)
         rows = cast("list[tuple[str, int, int, int, str]]", self.store.db.rows(
             f"SELECT {term_text('p.term', keyed)}, p.unit_ord, p.tf, u.ntok, {UNIT_REF} FROM postings p JOIN units u ON u.ord = p.unit_ord "
-            f"WHERE p.term IN ({marks}) AND " + READABLE.format(col="p.doc_ord")
-            + (WITHIN.format(col="p.doc_ord") if self.within is not None else ""),
+            f"WHERE p.term IN ({marks}) AND " + READABLE.format(col=doc)
+            + (WITHIN.format(col=doc) if self.within is not None else ""),
             (*terms, self.view, self.principal, *((self.within,) if self.within is not None else ())),
             self.view,
             self.principal,

@@ -215,6 +215,8 @@ class SQLiteBackend(Backend):
     packs_relations = True  # its relations are ``relation_rows`` (``chainret.store.schema.RELATION_ROWS``)
     packs_names = True  # its label rows keep no normalised label (``chainret.store.schema.SQLITE_NAMES``)
     keys_terms = True  # a posting keeps an entity's ID as its ordinal (``chainret.store.schema.TERM_KEY``)
+    lean_postings = True  # a posting keeps no unit columns (``chainret.store.schema.LEAN_POSTINGS``)
+    bases_units = True  # a unit is found by its version's ``unit_base``, no ``units_doc`` (``chainret.store.schema.UNIT_BASE``)
 
     def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None:
         self.conn.execute(sql, tuple(params))

@@ -105,7 +105,7 @@ class EvidenceReader:
     def unit(self, ref: str) -> Unit | None:
         from chainret.catalog.models import unit_doc
 
-        named, np = units_by_ref([ref], self._store.doc_ords)
+        named, np = units_by_ref([ref], self._store.doc_ords, based=self._store.based_units)
         rows = self.rows(f"SELECT {UNIT_COLS} FROM units u WHERE {named}", np, unit_doc(ref))
         return _unit(rows[0]) if rows else None
 

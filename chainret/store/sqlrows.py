@@ -109,6 +109,8 @@ class RowSource(ViewCatalog, Protocol):
     name_sources: bool  # schema 6: each label's declaring document is kept (``chainret.store.schema.entity_rows``)
     packed_relations: bool  # schema 10 (SQLite): relations by ordinals, through a view (``chainret.store.schema.RELATION_ROWS``)
     keyed_terms: bool  # schema 11 (SQLite): a posting keeps an ID as its entity's ordinal (``chainret.store.schema.TERM_KEY``)
+    lean_postings: bool  # schema 12 (SQLite): a posting keeps no unit columns (``chainret.store.schema.LEAN_POSTINGS``)
+    based_units: bool  # schema 12 (SQLite): a unit is found by its version's ``unit_base`` (``chainret.store.schema.UNIT_BASE``)
     _known_ids: set[str]
     _entities: dict[str, Entity | None]  # entity records by id (``SQLStore.entity``'s cache)
     _rows_cache: dict[str, RelRow | None]  # relation rows by id, read when asked for (PostgreSQL's hop statement primes it)

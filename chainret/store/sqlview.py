@@ -102,7 +102,7 @@ class SQLView:
 
     def _read_units(self, want: Sequence[str]) -> dict[str, Unit]:
         """The readable units among ``want``, read now (and cached)."""
-        named, np = units_by_ref(want, self.store.doc_ords)
+        named, np = units_by_ref(want, self.store.doc_ords, based=self.store.based_units)
         rows = self._rows(
             f"SELECT {UNIT_COLS} FROM units u WHERE {named} AND " + self._readable("u.doc_ord")[0],
             (*np, *self._readable("u.doc_ord")[1]),
@@ -203,7 +203,7 @@ class SQLView:
         cached = self._units.get(row.unit_ref)
         if cached is not None:
             return cached
-        named, np = units_by_ref([row.unit_ref], self.store.doc_ords)
+        named, np = units_by_ref([row.unit_ref], self.store.doc_ords, based=self.store.based_units)
         rows = self._rows(f"SELECT {UNIT_COLS} FROM units u WHERE {named}", np)
         return _unit(rows[0]) if rows else None
 

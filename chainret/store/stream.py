@@ -72,7 +72,7 @@ from chainret.catalog.readable import reader_entity, reader_since, reader_view_p
 from chainret.core.progress import Progress, no_progress
 from chainret.store.namewords import NameWords
 from chainret.store.schema import (LABEL_READERS_SQL, RELATION_ROWS, UNIT_DOC_REF, UNIT_TEXT, Row, SQLValue, Writer, as_int, as_str, corpus_rows, entity_rows,
-                                   packed_name_rows, posting_term, predicate_row, doc_ords_of, relation_row, units_by_ref)
+                                   packed_name_rows, posting_row, posting_term, predicate_row, doc_ords_of, relation_row, units_by_ref)
 
 SECTIONS = ("entities", "predicates", "documents", "relations", "views", "patterns")
 _NOBODY = "\x00"  # the principal class of everyone no restricted document names (as ``reader_catalog`` is asked)
@@ -234,6 +234,8 @@ class StreamCompile:
         self.rel_table = RELATION_ROWS if w.packs_relations else "relations"
         self.packs_names = w.packs_names
         self.keys_terms = w.keys_terms
+        self.lean_postings = w.lean_postings
+        self.bases_units = w.bases_units
         # the words of the names this write adds (``chainret.store.namewords``; a SQLite store's only)
         self.words: NameWords | None = NameWords() if w.keeps_name_words else None
         # An update (``compile.update_into``): how many records of each section the store holds already. They are
@@ -418,7 +420,8 @@ class StreamCompile:
             self.rows["documents"].append((i, ref, d.source, d.document, d.version, d.representation, d.title, d.digest,
                                            d.visibility, json.dumps(d.principals), d.text))
             self.rows["readers"].extend((i, p) for p in d.reader_rows())
-            self.rows["document_meta"].append((i, ref, d.visibility))
+            # (``unit_base``: written with the version's units, ``_units``)
+            self.rows["document_meta"].append((i, ref, d.visibility, None) if self.bases_units else (i, ref, d.visibility))
             self._flush(full_only=True)
         self._spill("documents", i, d)
 
@@ -687,13 +690,15 @@ class StreamCompile:
         kept = (None, None, None) if self.derives else (uref, doc_ref, body)
         terms = Counter(toks).items()
         return ((ordinal, kept[0], doc_ord, kept[1], j, start, end, len(toks), kept[2]),
-                [(posting_term(term, self.ent_ord) if self.keys_terms else term, ordinal, doc_ord, tf, len(toks), j) for term, tf in terms])
+                [posting_row(posting_term(term, self.ent_ord) if self.keys_terms else term, ordinal, doc_ord, tf, len(toks), j, self.lean_postings)
+                 for term, tf in terms])
 
     def _units(self) -> None:
         """The new documents' units and postings, after the units the store holds; then an update's stored units whose
         search text grew are written again (``_index_again``)."""
         units: list[Row] = []
         postings: list[Row] = []
+        bases: list[tuple[int, int]] = []  # (unit_base, version ordinal)
         ordinal = as_int(self.w.rows("SELECT count(*) FROM units")[0][0])
         if self.keys_terms and ordinal:
             self._key_new_ids()
@@ -702,6 +707,8 @@ class StreamCompile:
             self.progress("indexing units", lo, self.n["documents"], "documents")
             for row in self.w.rows("SELECT ord, ref, text FROM documents WHERE ord >= ? AND ord < ? ORDER BY ord", (lo, lo + step)):
                 doc_ord, doc_ref, text = as_int(row[0]), as_str(row[1]), as_str(row[2])
+                if self.bases_units:  # (its units are the next ordinals, index 1 first: ``schema.UNIT_BASE``)
+                    bases.append((ordinal - 1, doc_ord))
                 for k, (start, end) in enumerate(unit_spans(text), 1):
                     unit, posts = self._unit_rows(ordinal, doc_ord, doc_ref, k, start, end, text[start:end])
                     units.append(unit)
@@ -715,6 +722,8 @@ class StreamCompile:
             self.w.insert("units", units)
         if postings:
             self.w.insert("postings", postings)
+        for base, doc_ord in bases:
+            self.w.execute("UPDATE document_meta SET unit_base = ? WHERE ord = ?", (base, doc_ord))
         self._index_again(sorted(self.reindex))
 
     def _key_new_ids(self) -> None:
@@ -730,7 +739,7 @@ class StreamCompile:
         (``_relabel``), can name more IDs in a stored unit; IDs are only ever added, so the token count tells."""
         for k in range(0, len(refs), 500):
             chunk = refs[k:k + 500]
-            named, np = units_by_ref(chunk, lambda refs: doc_ords_of(self.w.rows, refs))
+            named, np = units_by_ref(chunk, lambda refs: doc_ords_of(self.w.rows, refs), based=self.bases_units)
             for o, i, ref, j, s, e, body, ntok in self.w.rows(
                     f"SELECT u.ord, u.doc_ord, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}, u.ntok FROM units u WHERE {named}", np):
                 unit, posts = self._unit_rows(as_int(o), as_int(i), as_str(ref), as_int(j), as_int(s), as_int(e), as_str(body))

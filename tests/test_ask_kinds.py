@@ -61,6 +61,7 @@ MIXED = [
     comp("ledger-lib", "library", "team-b"),
     comp("search", "service", "team-b"),
     comp("orphan-svc", "service"), comp("orphan-site", "website"), comp("orphan-lib", "library"),
+    comp("svc", "website", "team-b"),  # a name that is a kind word
     res("orders-db", "database", "team-a"), res("assets", "s3-bucket", "team-b"), res("cache", "database"),
     res("ledger-db", "database", "team-b"), res("spare", "s3-bucket"),
     group("team-a", ("alice",)), group("team-b", ("bob",)), user("alice"), user("bob"),
@@ -155,6 +156,9 @@ def test_a_kind_word_after_a_name_describes_it_and_never_narrows_the_name(mixed:
     # a head noun of the type beside it: the name's kind word filters nothing
     assert names("which components does the payments service depend on", mixed) == {"ledger-lib"}
     assert names("what does the checkout website depend on", mixed) == {"payments", "ledger-lib", "orders-db"}
+    # a kind word that is a name the reader knows is the name: svc is a website, and "who owns svc" names it
+    assert names("who owns svc", mixed) == {"team-b"} and "kinds" not in ask("who owns svc", mixed).meta
+    assert names("which svcs does team-b own", mixed) == {"search"}  # the control: the word as a kind
 
 
 @pytest.mark.parametrize(("request_text", "said"), [

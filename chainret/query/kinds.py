@@ -93,11 +93,19 @@ def _word_pattern(word: str) -> re.Pattern[str]:
     return pat
 
 
+_ANY_WORD: list[re.Pattern[str]] = []
+
+
 def kind_words(text: str, cv: Any = None) -> list[KindWord]:
     """The kind words a request says, in the table's order, each once; with ``cv``, not those that end a name the
-    reader knows ("online services", a team: a word of its name, not a kind of it)."""
+    reader knows ("online services", a team: a word of its name, not a kind of it). One search for any of them
+    first: most requests say none, and that costs one pattern, not one per word."""
     from chainret.query.frames import KIND_NOUNS
 
+    if not _ANY_WORD:
+        _ANY_WORD.append(re.compile(rf"(?i)\b(?:{'|'.join(map(re.escape, KIND_NOUNS))})\b"))
+    if _ANY_WORD[0].search(text) is None:
+        return []
     out = []
     for word, (noun, kinds, _) in KIND_NOUNS.items():
         found = [m for m in _word_pattern(word).finditer(text) if cv is None or not _ends_a_name(text, m.end(), cv)]
@@ -107,9 +115,10 @@ def kind_words(text: str, cv: Any = None) -> list[KindWord]:
 
 
 def _ends_a_name(text: str, end: int, cv: Any) -> bool:
-    """Whether the words up to ``end`` (the kind word and up to three words before it) are a name ``cv`` resolves."""
+    """Whether the words up to ``end`` (the kind word alone, or with up to three words before it) are a name ``cv``
+    resolves ("who owns svc", a component named svc; "online services", a team)."""
     words = re.findall(r"[\w'.-]+", text[:end])
-    return any(cv.resolve(" ".join(words[-n:])) for n in range(2, min(len(words), 4) + 1))
+    return any(cv.resolve(" ".join(words[-n:])) for n in range(1, min(len(words), 4) + 1))
 
 
 def declared_kinds(cv: Any, types: set[str]) -> dict[str, dict[str, DeclaredKind]]:

@@ -116,9 +116,24 @@ def kind_words(text: str, cv: Any = None) -> list[KindWord]:
 
 def _ends_a_name(text: str, end: int, cv: Any) -> bool:
     """Whether the words up to ``end`` (the kind word alone, or with up to three words before it) are a name ``cv``
-    resolves ("who owns svc", a component named svc; "online services", a team)."""
+    resolves, said with spaces or hyphens ("who owns svc", a component named svc; "online services", a team;
+    "data services", the team data-services)."""
     words = re.findall(r"[\w'.-]+", text[:end])
-    return any(cv.resolve(" ".join(words[-n:])) for n in range(1, min(len(words), 4) + 1))
+    if any(cv.resolve(sep.join(words[-n:])) for n in range(1, min(len(words), 4) + 1) for sep in (" ", "-")):
+        return True
+    if len(words) < 2:
+        return False
+    # a name said in part ("data services", the team Research Data Services): the word and the one before it are
+    # both words of one name the reader knows
+    word, before = words[-1].casefold(), words[-2].casefold()
+    lookup = cv.name_lookup()
+    types = {t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)}
+    for t in sorted(types):
+        for e in lookup.owners_of(t, word):
+            said = {w for label in (e.name, *e.aliases) for w in re.findall(r"[\w']+", label.casefold())}
+            if before in said and cv.knows(e.id):
+                return True
+    return False
 
 
 def declared_kinds(cv: Any, types: set[str]) -> dict[str, dict[str, DeclaredKind]]:

@@ -129,6 +129,8 @@ def test_the_importer_quotes_the_type_line_and_states_it_and_warns_of_a_type_tha
     ("which libraries does checkout depend on", {"ledger-lib"}, "which components does checkout depend on"),
     # over a set reached through another (alice's teams, then what they own)
     ("which websites does alice's team own", {"checkout"}, "which components does alice's team own"),
+    # two hops over a set: the owners of the services (not the library) checkout depends on
+    ("who owns the services that checkout depends on", {"team-a"}, "who owns the components that checkout depends on"),
 ])
 def test_a_kind_word_keeps_the_entities_of_its_kind(mixed: Path, request_text: str, expected: set[str],
                                                      superset: str) -> None:

@@ -48,9 +48,12 @@ def filter_paths(paths: list[list[Rel]], interp: Interpretation, filters: Sequen
     for f in filters:
         hops = [k for k, ts in enumerate(want) if f.word.type in ts]
         if not hops and start_type != f.word.type and _said_as_head(request, f.word.word):
-            hops = [len(want) - 1]  # a phrasing that says the noun itself ("which components does {group} own"): the answer
-        on_hops = list(dict.fromkeys(p[k].object for p in paths for k in hops if k < len(p)))
+            # no hop typed by the word (a phrasing that says the noun itself, "which components does {group} own", or
+            # a composed reading, "the team that owns the service that provides X"): the hops that reach its type
+            hops = sorted({k for p in paths for k, r in enumerate(p) if _type_of(r.object) == f.word.type})
         anywhere = list(dict.fromkeys(r.object for p in paths for r in p if _type_of(r.object) == f.word.type))
+        on_hops = list(dict.fromkeys(p[k].object for p in paths for k in hops
+                                     if k < len(p) and _type_of(p[k].object) == f.word.type))
         if hops:
             if start_type == f.word.type and not _said_as_head(request, f.word.word):  # "... the payments service call"
                 typed_by_noun = any(_said_as_head(request, n) for n in (f.word.type, f.word.type + "s"))
@@ -61,7 +64,8 @@ def filter_paths(paths: list[list[Rel]], interp: Interpretation, filters: Sequen
                         f"the {f.word.type}s of the kind {f.kind}"), details={"kind_word": f.word.word, "kind": f.kind})
                 records.append(f.said_of_start(interp.start_id))  # (the answers are of it anyway)
                 continue
-            paths = [p for p in paths if all(f.keeps(p[k].object) for k in hops if k < len(p))]
+            paths = [p for p in paths if all(_type_of(p[k].object) != f.word.type or f.keeps(p[k].object)
+                                             for k in hops if k < len(p))]
             records.append({**f.record(on_hops), "said_of": "answers", "hops": [k + 1 for k in hops]})
         elif start_type == f.word.type:  # "who owns the checkout service": the name says which; the kind is stated
             records.append(f.said_of_start(interp.start_id))

@@ -48,9 +48,11 @@ def filter_paths(paths: list[list[Rel]], interp: Interpretation, filters: Sequen
     for f in filters:
         hops = [k for k, ts in enumerate(want) if f.word.type in ts]
         if not hops and start_type != f.word.type and _said_as_head(request, f.word.word):
-            # no hop typed by the word (a phrasing that says the noun itself, "which components does {group} own", or
-            # a composed reading, "the team that owns the service that provides X"): the hops that reach its type
-            hops = sorted({k for p in paths for k, r in enumerate(p) if _type_of(r.object) == f.word.type})
+            # no hop typed by the word, and the answer of its type: a phrasing that says the noun itself ("which
+            # components does {group} own"). (A composed reading, "who owns the services that call X", is refused
+            # below where kinds differ: people say "services" of every component there as often as not.)
+            if any(p and _type_of(p[-1].object) == f.word.type for p in paths):
+                hops = [len(want) - 1]
         anywhere = list(dict.fromkeys(r.object for p in paths for r in p if _type_of(r.object) == f.word.type))
         on_hops = list(dict.fromkeys(p[k].object for p in paths for k in hops
                                      if k < len(p) and _type_of(p[k].object) == f.word.type))

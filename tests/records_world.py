@@ -21,9 +21,11 @@ EXAMPLE = ROOT / "examples" / "backstage"
 
 
 def descriptor(kind: str, name: str, spec: str = "", title: str = "") -> str:
-    """One Backstage descriptor (``spec.type: x``, then ``spec``'s lines as given), for a test's own small tree."""
+    """One Backstage descriptor (``spec.type``, then ``spec``'s lines as given), for a test's own small tree: a
+    Component is a service (so "services" reads as every component of the tree), anything else of type ``x``."""
     meta = f"  name: {name}\n" + (f"  title: {title}\n" if title else "")
-    return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n{meta}spec:\n  type: x\n{spec}"
+    kind_of = "service" if kind == "Component" else "x"
+    return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n{meta}spec:\n  type: {kind_of}\n{spec}"
 
 
 def user(name: str, display: str) -> str:

@@ -34,6 +34,7 @@ from chainret.core.errors import UsageError
 from chainret.query.check import may_check
 from chainret.query.count import may_count, read_count
 from chainret.query.interpret import Reading, interpret, interpret_at, pattern_specs
+from chainret.query.kinds import KindFilter, read_kinds, said_with_nouns
 from chainret.query.when import TimeWords, read_time
 from chainret.pipeline.packet import coverage, pack_items
 from chainret.pipeline.projection import project as project_trace
@@ -154,6 +155,13 @@ def ask(
         if when is not None:
             said = cv.view_name if cv is not None else refused.details.get("view") if refused is not None else None
             meta |= {"time": when.record(str(said) if said else None), "today": day.isoformat()}
+        # A kind word ("services", "websites") read as the kind the view's records declare, or refused (chainret.query.kinds)
+        kinds = read_kinds(words, cv) if refused is None and cv is not None else None
+        if isinstance(kinds, Refusal):
+            refused, kinds = kinds, None
+        elif kinds:
+            words = said_with_nouns(words, kinds, cv)
+            when = read_time(words, day) if when is not None else None
         if refused is not None:
             reading = Reading(outcome="refused", reason=refused)
         else:
@@ -204,6 +212,11 @@ def ask(
                 reading = checked.reading
                 meta.update(reading.meta)
                 meta["check"] = checked.record()
+        if gaps is not None and kinds and "coverage" in gaps.meta:  # "which websites have no owner": the websites' rows
+            from chainret.pipeline.kinds import filter_rows
+
+            assert cv is not None
+            gaps = filter_rows(gaps, kinds, words, cv)
         if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
             trace = gaps
         elif reading.interpretation is None:
@@ -225,7 +238,7 @@ def ask(
                 trace = Trace.model_construct(**base, interpretation=interp, budget=budget, outcome="refused", reason=reason, meta=meta)
             else:
                 assert cv is not None
-                trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta, sets, ceiling)
+                trace = _run(cat, cv, interp, budget, backtrack, required_anchors, base, meta, sets, ceiling, kinds or ())
         if checked is not None:  # yes (an answer's path), no (a complete answer without it) or not known
             from chainret.query.check import settle
 
@@ -406,6 +419,7 @@ def _run(
     meta: dict[str, object],
     sets: bool = True,
     ceiling: Budget | None = None,
+    kinds: Sequence[KindFilter] = (),
 ) -> Trace:
     world = cat.hop_world(cv)
     many = sets and any(p not in world.functional for p in interp.predicates)
@@ -415,6 +429,18 @@ def _run(
     typed = None
     if (interp.answer_types or any(interp.hop_types)) and paths:  # "which components does X own": the head noun's types
         paths = typed = _typed_paths(paths, interp, cv)
+    none_of_kind = None
+    if kinds and paths:  # "which websites does X own": the paths through entities of the kind asked about
+        from chainret.pipeline.kinds import filter_paths, none_of_kind_reason
+
+        found, records, kind_reason = filter_paths(paths, interp, kinds, base["request"])
+        meta["kinds"] = records
+        if kind_reason is not None:
+            return Trace.model_construct(**base, interpretation=interp, budget=run.budget, hops=run.hops, outcome="refused",
+                                         reason=kind_reason, meta=meta)
+        if len(found) < len(paths):
+            paths = typed = found
+            none_of_kind = None if paths else none_of_kind_reason(records)
     path = paths[0] if paths else None
     eff = run.budget  # ``effective_budget``, computed once by the run
     packet = None
@@ -434,7 +460,7 @@ def _run(
         if len(packet.items) < len(items):  # the packet cap cannot hold the path: not exposed as one
             packet = None
             path = None
-    reason = None if path is not None else overall_reason(run.failures, run.hops) if typed is None else Refusal(
+    reason = None if path is not None else none_of_kind if none_of_kind is not None else overall_reason(run.failures, run.hops) if typed is None else Refusal(
         code=RefusalCode.NO_SUPPORTED_RELATION, message="no path goes through values of the types its nouns name: "
         + ", ".join(f"hop {k + 1}: {'|'.join(ts)}" for k, ts in enumerate(interp.typed_hops()) if ts))
     units: dict[str, str | None] | None = None

@@ -265,14 +265,33 @@ EVERYDAY_PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
     ("applies to", "apply to"): ("govern",),  # "which rule applies to P"
     ("talks to", "talk to"): ("consume",),  # "the APIs the launcher talks to": a caller talks to what it calls
 }
+# The declared kinds an app may be, and a bucket: "apps" names whichever one of them the view holds (two: ambiguous).
+_APPS = ("app", "application", "mobile-app", "web-app")
+_BUCKETS = ("bucket", "s3-bucket", "gcs-bucket")
+# The words people call a kind of entity by, a kind its records declare (a Backstage descriptor's spec.type: a
+# Component's service / website / library, a Resource's database / s3-bucket): word -> (the catalog noun it reads as,
+# the declared kinds it may name, whether it reads as the noun where no entity of that type declares a kind). Where
+# entities of the type declare kinds, the word is those entities of the one kind it names that the view holds, or a
+# refusal (none, or two) (``chainret.query.kinds``); where none does (a hand-written catalog), only a word that
+# people use for the whole type reads, as that type ("services": every component, as before kinds were kept), and
+# "websites" or "databases" stay unread: the records cannot tell a website from another component.
+KIND_NOUNS: dict[str, tuple[str, tuple[str, ...], bool]] = {
+    **{w: ("component", ("service",), True) for w in ("service", "svc", "microservice")},
+    **{w: ("components", ("service",), True) for w in ("services", "svcs", "microservices")},
+    "website": ("component", ("website",), False), "websites": ("components", ("website",), False),
+    **{w: ("component", ("library",), False) for w in ("library", "lib")},
+    **{w: ("components", ("library",), False) for w in ("libraries", "libs")},
+    "app": ("component", _APPS, False), "apps": ("components", _APPS, False),
+    **{w: ("resource", ("database",), False) for w in ("database", "db")},
+    **{w: ("resources", ("database",), False) for w in ("databases", "dbs")},
+    "bucket": ("resource", _BUCKETS, False), "buckets": ("resources", _BUCKETS, False),
+}
 # An everyday noun and the catalog words it may stand for (the same rule: exactly one of them in the catalog).
 EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
     "squad": ("team",),
     "squads": ("teams",),
     "possessor": ("owner",),
-    "service": ("component",),
-    "services": ("components",),
-    "svc": ("component",), "svcs": ("components",), "microservice": ("component",), "microservices": ("components",),
+    **{w: (noun,) for w, (noun, _, untyped) in KIND_NOUNS.items() if untyped},
     # an API is an application programming interface: "the lab results interface", "which interfaces does X provide"
     "interface": ("api",), "interfaces": ("apis",),
     # a group under another group, however it is spelt: "the sub-teams of X" are its subgroups

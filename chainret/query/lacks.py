@@ -23,8 +23,9 @@ import re
 # -- the subject: the words people call a type by, and the noun the coverage grammars read it as ----------------------
 # The type nouns, and the words people call a type by. An everyday word for a catalog word ("service", "svc",
 # "interface", "squad") is read through chainret.query.frames.EVERYDAY_NOUNS, its one home, as the chain reading reads
-# it. Words that name a kind of component the records do not keep (website, library, job, app) are left out: "which
-# websites have no owner" is not every component with none.
+# it. Words that name a kind of component (website, library, app: ``KIND_NOUNS``) are left out: "which websites have
+# no owner" is not every component with none; where the records declare kinds, chainret.query.kinds reads the word
+# as its type noun before this reader, and keeps the rows of that kind.
 SUBJECT_NOUNS: dict[str, str] = {
     **{w: "components" for w in ("component", "components")},
     **{w: "apis" for w in ("api", "apis")},

@@ -19,7 +19,9 @@ has the kinds Backstage allows as its domain and range (``PREDICATES``); a refer
 kind (``spec.owner: component:x``) is reported and states no relation.
 
 Each descriptor file is rendered as one markdown document: a paragraph per entity (its unit), in
-which every well-known relation field is quoted, verbatim, with its line number, followed by the
+which its ``spec.type`` (what kind of Component, Resource, API or Group it is) is quoted with its line
+number and stated in one form (``declared_type`` reads it back: ``chainret.query.kinds``), and every
+well-known relation field is quoted, verbatim, with its line number, followed by the
 ``REL`` clause of each relation it states (both directions). The relation's support is that clause
 in the rendered document; the YAML line it was read from stands beside it in the same unit, and
 the file's sha256 is in the document's opening paragraph, so an auditor can check the line in the
@@ -31,7 +33,8 @@ file over the size limit, not UTF-8, two definitions of one entity, a cycle of `
 and ``warnings`` (the document or reference is skipped, the rest imports: a descriptor without
 ``kind`` or ``metadata.name``, an invalid name, a dangling reference, a reference of a kind the field
 does not allow, a Location that points
-outside the tree or to a URL, an unknown kind, which is kept as an entity whose spec is not read),
+outside the tree or to a URL, an unknown kind, which is kept as an entity whose spec is not read, a
+``spec.type`` that is not a string, which is kept as no type),
 and ``missing_owner`` (a Component, API, Resource, System or Domain with no ``spec.owner``, which
 Backstage requires: the entity is imported, declared by its descriptor, and owned by nobody).
 """
@@ -41,6 +44,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import NamedTuple
@@ -171,6 +175,11 @@ class Descriptor:
     title: str
     description: str
     email: str
+    # spec.type as written ("service", "website", "database", "team"): what kind of Component, Resource,
+    # API or Group it is; "" where the descriptor gives none (or none that is a string: warned), with
+    # the line it is written on (0: none). Rendered in the entity's paragraph (``render_file``).
+    spec_type: str = ""
+    spec_type_line: int = 0
     mentions: list[Mention] = field(default_factory=list)
     targets: list[tuple[str, int]] = field(default_factory=list)  # a Location's targets with their lines
 
@@ -333,6 +342,7 @@ def _descriptor(rel: str, index: int, node: yaml.Node, out: TreeRead) -> Descrip
     d = Descriptor(file=rel, index=index, first_line=line, last_line=node.end_mark.line + (0 if node.end_mark.column == 0 else 1),
                    ref=ref, kind_label=kind, name=name, title=title.strip(), email=email,
                    description=(_scalar(meta_keys.get("description")) or "").strip())
+    _read_spec_type(d, spec_keys.get("type"), index, root_file, out)
     fields = FIELDS.get(ref.kind)
     if fields is None:
         from chainret.catalog.suggest import did_you_mean
@@ -385,6 +395,25 @@ def _descriptor(rel: str, index: int, node: yaml.Node, out: TreeRead) -> Descrip
                                            f"{loc_type!r} ({target!r}) is not read: only local files inside the tree are", "warning"))
             d.targets = []
     return d
+
+
+def _read_spec_type(d: Descriptor, node: yaml.Node | None, index: int, root_file: Callable[[], Path], out: TreeRead) -> None:
+    """Keep a descriptor's ``spec.type`` (a Location's is how to read its targets, not what it is: not kept).
+
+    A value that is no string (a list, a mapping, a number) is warned about at its line and kept as no
+    type: the entity imports, and a question about a kind of it ("which services ...") then refuses
+    rather than guess. A value with line breaks or runs of spaces is kept with single spaces, so that its
+    rendered statement is one line."""
+    if node is None or d.ref.kind == "location":
+        return
+    text = _scalar(node)
+    at = node.start_mark.line + 1
+    if text is None or not text.strip():
+        out.warnings.append(_issue("invalid_value", root_file(), at, f"document {index}: spec.type must be a "
+                                   "string (e.g. service, website, library); no type is recorded for "
+                                   f"{d.ref.text}", "warning"))
+        return
+    d.spec_type, d.spec_type_line = " ".join(text.split()), at
 
 
 def _a(label: str) -> str:
@@ -535,6 +564,11 @@ def _check_entities(out: TreeRead) -> None:
 # The first line of an entity's paragraph in a rendered descriptor document (``render_file``):
 # ``Entity <Kind> <kind:namespace/name> (<display name>): <file> document <n>, lines <a>-<b>.``
 ENTITY_HEAD = re.compile(r"^Entity \S+ ([a-z0-9]+:[a-z0-9-]+/\S+) \(")
+# The line of an entity's paragraph that states its spec.type, after the quoted ``type:`` line: one line of
+# chainret's own wording (a quoted YAML line starts ``line N:``, a clause ``REL``, the head ``Entity``), so that
+# what a descriptor says its entity is can be read back from the unit that says it (``declared_type``).
+TYPE_STATEMENT = "Its type (spec.type) is {}."
+_TYPE_LINE = re.compile(r"^Its type \(spec\.type\) is (.+)\.$", re.MULTILINE)
 
 
 def declared_ref(unit_text: str) -> str | None:
@@ -542,6 +576,22 @@ def declared_ref(unit_text: str) -> str | None:
     descriptor document is, else None: how a declaration is cited by its unit (``chainret.query.declared``)."""
     m = ENTITY_HEAD.match(unit_text)
     return m.group(1) if m else None
+
+
+def declared_type(unit_text: str) -> tuple[str, str] | None:
+    """The spec.type an entity paragraph of a rendered descriptor document states, with its quoted YAML line
+    (``("website", "line 7: `type: website`")``), else None (no type declared, or not such a paragraph).
+
+    Read from the unit, not kept as a field of the catalog's entity: the unit is what a reader may read (or
+    not), in the version of their view (``as of`` a date reads that date's version), and it is the anchor
+    that proves the type; a field would need its own record of which document, and which version, says it."""
+    if declared_ref(unit_text) is None:
+        return None
+    m = _TYPE_LINE.search(unit_text)
+    if m is None:
+        return None
+    lines = unit_text[: m.start()].rstrip("\n").rsplit("\n", 1)
+    return m.group(1), lines[-1]
 
 
 def _labels(file: str, r: Ref, name: str, title: str = "", email: str = "", description: str = "") -> NameRecord:
@@ -595,8 +645,8 @@ def render_file(rel: str, text: str, descriptors: list[Descriptor], entities: di
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     head = [f"# Backstage descriptors: {rel}", "",
             f"Imported by chainret catalog import --format backstage from {rel} (sha256:{digest}, {len(lines)} lines): "
-            "one paragraph per entity; each relation field's YAML line is quoted with its line number, then the "
-            "clause of each relation it states.", ""]
+            "one paragraph per entity; its spec.type line and each relation field's YAML line are quoted with their "
+            "line numbers, then the type it states and the clause of each relation it states.", ""]
     body: list[str] = []
     stated: set[tuple[str, str, str]] = set()  # (subject, predicate, object) of each clause written
     for d in descriptors:
@@ -604,6 +654,9 @@ def render_file(rel: str, text: str, descriptors: list[Descriptor], entities: di
         if ent is None or ent.id != d.ref.entity_id(world):
             continue
         para = [f"Entity {d.kind_label} {d.ref.text} ({ent.name}): {rel} document {d.index}, lines {d.first_line}-{d.last_line}."]
+        if d.spec_type:  # the line that says what kind of entity it is, quoted, then said in one form
+            quoted = lines[d.spec_type_line - 1].strip() if 0 < d.spec_type_line <= len(lines) else ""
+            para += [f"line {d.spec_type_line}: `{quoted}`", TYPE_STATEMENT.format(d.spec_type)]
         quoted_at = 0
         repeats = 0
         for m in d.mentions:

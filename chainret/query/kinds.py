@@ -1,0 +1,228 @@
+"""Kind words: "services", "websites", "libraries", "databases" read as the kind their records declare.
+
+A Backstage descriptor says what kind of Component (``spec.type``: service, website, library, ...) or
+Resource (database, s3-bucket, ...) its entity is; the importer quotes that line in the entity's paragraph
+and states it in one form (``chainret.sources.backstage.declared_type``). A request's kind word
+(``chainret.query.frames.KIND_NOUNS``, their one home) is read against what the reader's view declares:
+
+* no entity of the word's type declares a kind (a hand-written catalog, records without ``spec.type``):
+  nothing changes ("services" reads as every component, as it always did; "websites" stays unread);
+* the type's entities declare kinds and exactly one of the word's kinds is among them: the word reads as
+  its type noun ("websites" -> "components") and the answer keeps only the entities of that kind
+  (``chainret.pipeline.kinds``), saying which it dropped, each with the unit that declares its kind;
+* they declare kinds and none of the word's, or two of them ("apps": an app and a mobile-app): refused,
+  naming the kinds the view holds. Reading "services" as every component there would list websites and
+  libraries as services, a wrong answer shown as complete; a refusal says what to ask instead.
+
+Why the kind is read from the declaring unit rather than kept as a field of the catalog's entity: the unit is
+what a reader may read or not, in the version of the view asked about (a type that changed between commits
+is read as of the time asked), and it is the anchor that proves the kind; a field would need its own record
+of which document and which version says it, in every store.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from chainret.core.codes import RefusalCode
+from chainret.trace.model import Refusal
+
+
+class KindWord(NamedTuple):
+    """A kind word of a request: the word as written, the catalog noun it reads as, its type, its kinds."""
+
+    word: str
+    noun: str
+    type: str
+    kinds: tuple[str, ...]
+
+
+class DeclaredKind(NamedTuple):
+    """What a readable unit of the view declares an entity to be: the kind, and the unit with its quoted line."""
+
+    kind: str
+    unit_ref: str
+    doc_ref: str
+    quoted: str
+
+    def cite(self) -> dict[str, str]:
+        return {"unit": self.unit_ref, "document": self.doc_ref, "text": self.quoted}
+
+
+class KindFilter(NamedTuple):
+    """A kind word read as one declared kind of a type, and every kind the view declares for that type."""
+
+    word: KindWord
+    kind: str
+    declared: dict[str, DeclaredKind]  # entity ID -> its declared kind, for the entities of ``word.type``
+
+    @property
+    def loose(self) -> bool:
+        """Whether the word is said both ways: "services" of the components of the kind service only, and, by as many
+        people, of every component, libraries and websites too (two development halves' blind writers said it so,
+        a third the other way). Such a word is answered only where its two readings agree (``ambiguity``)."""
+        from chainret.query.frames import KIND_NOUNS
+
+        return KIND_NOUNS.get(self.word.word.lower(), ("", (), False))[2]
+
+    def ambiguity(self, ids: list[str]) -> Refusal | None:
+        """For a ``loose`` word, the refusal where its two readings differ over these entities of its type (one of
+        them is not of its kind, so "every component" and "the services" are two answers); None where they agree."""
+        dropped = [i for i in ids if not self.keeps(i)]
+        if not self.loose or not dropped:
+            return None
+        return Refusal(code=RefusalCode.AMBIGUOUS_READING, message=(
+            f"{self.word.word!r} may mean every {self.word.type} or only the {self.word.type}s of the kind {self.kind}, "
+            f"and here the two differ ({', '.join(dropped[:3])}{', ...' if len(dropped) > 3 else ''} "
+            f"{'is' if len(dropped) == 1 else 'are'} of another kind): say {self.word.type + 's'!r} to ask about every "
+            f"{self.word.type}"), details={"kind_word": self.word.word, "kind": self.kind, "other_kinds": dropped})
+
+    def keeps(self, entity_id: str) -> bool:
+        """Whether an entity of the filter's type is of its kind (an entity that declares none is not)."""
+        found = self.declared.get(entity_id)
+        return found is not None and found.kind.casefold() == self.kind
+
+    def record(self, ids: list[str]) -> dict[str, Any]:
+        """How a trace states the filter over these entities of its type: the word, the kind, and each entity
+        kept or dropped with the unit that declares its kind (none: it declares no kind, and is dropped)."""
+        kept = [i for i in ids if self.keeps(i)]
+        return {"word": self.word.word, "type": self.word.type, "kind": self.kind,
+                "kept": [self._row(i) for i in kept], "dropped": [self._row(i) for i in ids if i not in kept]}
+
+    def said_of_start(self, entity_id: str) -> dict[str, Any]:
+        """How a trace states a kind word said of the start entity beside its name: not a filter, its kind shown."""
+        return {"word": self.word.word, "type": self.word.type, "kind": self.kind, "said_of": "start",
+                "start": self._row(entity_id)}
+
+    def _row(self, entity_id: str) -> dict[str, Any]:
+        found = self.declared.get(entity_id)
+        return {"id": entity_id, "kind": found.kind, "cite": found.cite()} if found else {"id": entity_id, "kind": None}
+
+
+_PATTERNS: dict[str, re.Pattern[str]] = {}
+
+
+def _word_pattern(word: str) -> re.Pattern[str]:
+    """A kind word written as a word of its own in lower case (at the request's start, capitalised too): a word of a
+    name ("checkout-service", "the Payments Service", "src/service.py") is not one, as ``frames._substituted`` reads."""
+    pat = _PATTERNS.get(word)
+    if pat is None:
+        first = f"(?:{word}|{word.capitalize()})"
+        pat = _PATTERNS[word] = re.compile(rf"(?:(?<![\w'/.@-]){word}|^\s*{first})(?![\w'/@-]|\.\w)")
+    return pat
+
+
+_ANY_WORD: list[re.Pattern[str]] = []
+
+
+def kind_words(text: str, cv: Any = None) -> list[KindWord]:
+    """The kind words a request says, in the table's order, each once; with ``cv``, not those that end a name the
+    reader knows ("online services", a team: a word of its name, not a kind of it). One search for any of them
+    first: most requests say none, and that costs one pattern, not one per word."""
+    from chainret.query.frames import KIND_NOUNS
+
+    if not _ANY_WORD:
+        _ANY_WORD.append(re.compile(rf"(?i)\b(?:{'|'.join(map(re.escape, KIND_NOUNS))})\b"))
+    if _ANY_WORD[0].search(text) is None:
+        return []
+    out = []
+    for word, (noun, kinds, _) in KIND_NOUNS.items():
+        found = [m for m in _word_pattern(word).finditer(text) if cv is None or not _ends_a_name(text, m.end(), cv)]
+        if found:
+            out.append(KindWord(word, noun, noun.removesuffix("s"), kinds))
+    return out
+
+
+def _ends_a_name(text: str, end: int, cv: Any) -> bool:
+    """Whether the words up to ``end`` (the kind word alone, or with up to three words before it) are a name ``cv``
+    resolves, said with spaces or hyphens ("who owns svc", a component named svc; "online services", a team;
+    "data services", the team data-services)."""
+    words = re.findall(r"[\w'.-]+", text[:end])
+    if any(cv.resolve(sep.join(words[-n:])) for n in range(1, min(len(words), 4) + 1) for sep in (" ", "-")):
+        return True
+    if len(words) < 2:
+        return False
+    # a name said in part ("data services", the team Research Data Services): the word and the one before it are
+    # both words of one name the reader knows
+    word, before = words[-1].casefold(), words[-2].casefold()
+    lookup = cv.name_lookup()
+    types = {t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)}
+    for t in sorted(types):
+        for e in lookup.owners_of(t, word):
+            said = {w for label in (e.name, *e.aliases) for w in re.findall(r"[\w']+", label.casefold())}
+            if before in said and cv.knows(e.id):
+                return True
+    return False
+
+
+def declared_kinds(cv: Any, types: set[str]) -> dict[str, dict[str, DeclaredKind]]:
+    """Per type, the entities of it whose kind a unit of the view that the reader may read declares (the unit of
+    the document version in that view: as of an earlier view, that version's kind)."""
+    from chainret.sources.backstage import declared_ref, declared_type, parse_ref
+
+    out: dict[str, dict[str, DeclaredKind]] = {t: {} for t in types}
+    for ref, text in cv.unit_texts():
+        if not text.startswith("Entity ") or (said := declared_type(text)) is None:
+            continue
+        head = declared_ref(text)
+        parsed = parse_ref(head, None, "default") if head else None
+        if parsed is None or isinstance(parsed, str) or parsed.kind not in out:
+            continue
+        doc = ref.rpartition("#")[0]
+        out[parsed.kind].setdefault(parsed.entity_id(cv.catalog.world), DeclaredKind(said[0], ref, doc, said[1]))
+    return out
+
+
+def read_kinds(text: str, cv: Any) -> list[KindFilter] | Refusal | None:
+    """The kind filters a request's kind words read as in ``cv``'s view (module docstring), a refusal, or None where
+    no kind word reads otherwise than before kinds were kept (none said, or its type declares no kind here)."""
+    words = kind_words(text, cv)
+    if not words:
+        return None
+    declared = declared_kinds(cv, {w.type for w in words})
+    filters: dict[str, KindFilter] = {}
+    for w in words:
+        held = declared[w.type]
+        if not held:
+            continue  # the records say no kind of this type: the word reads as before
+        kinds = sorted({d.kind.casefold() for d in held.values()})
+        named = [k for k in w.kinds if k in kinds]
+        where = f"the {w.type} entities of this view declare the kinds (spec.type) {', '.join(kinds)}"
+        if not named:
+            return Refusal(code=RefusalCode.NO_PATTERN, message=f"the request says {w.word!r}, but {where}: none is "
+                           f"{' or '.join(w.kinds)}; ask about one of those kinds, or about {w.type}s",
+                           details={"kind_word": w.word, "type": w.type, "declared_kinds": kinds})
+        if len(named) > 1:
+            return Refusal(code=RefusalCode.AMBIGUOUS_READING, message=f"the request says {w.word!r}, which may be any "
+                           f"of the kinds {', '.join(named)} ({where}): name the kind", details={
+                               "kind_word": w.word, "type": w.type, "declared_kinds": kinds, "candidates": named})
+        other = filters.get(w.type)
+        if other is not None and other.kind != named[0]:
+            return Refusal(code=RefusalCode.AMBIGUOUS_READING, message=f"the request says {other.word.word!r} and "
+                           f"{w.word!r}, two kinds of {w.type} ({other.kind}, {named[0]}): one kind of each type is "
+                           "read in a request; ask about each kind on its own", details={
+                               "kind_word": w.word, "type": w.type, "candidates": [other.kind, named[0]]})
+        filters.setdefault(w.type, KindFilter(w, named[0], held))
+    return list(filters.values()) or None
+
+
+def said_with_nouns(text: str, filters: list[KindFilter], cv: Any) -> str:
+    """The request with each filtered kind word written as its type noun ("which websites" -> "which components"),
+    for the readers of relations and coverage asks; the filter then keeps the entities of the kind. A kind word
+    that ends a name the reader knows ("online services", a team) is left as it is: it is part of the name."""
+    from chainret.query.frames import KIND_NOUNS
+
+    def noun_for(noun: str) -> Callable[[re.Match[str]], str]:
+        def put(m: re.Match[str]) -> str:
+            if _ends_a_name(m.string, m.end(), cv):
+                return m.group(0)
+            return m.group(0)[: len(m.group(0)) - len(m.group(0).lstrip())] + noun  # (the spaces before it kept)
+        return put
+
+    for f in filters:
+        for word, (noun, kinds, _) in KIND_NOUNS.items():
+            if f.kind in kinds and noun.removesuffix("s") == f.word.type:
+                text = _word_pattern(word).sub(noun_for(noun), text)
+    return text

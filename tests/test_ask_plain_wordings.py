@@ -152,3 +152,14 @@ def test_who_leads_a_coverage_ask_only_of_a_persons_lack() -> None:
     assert reframe("who is on no team") == reframe("who is not on any team") == "people not on any team"
     assert reframe("who owns nothing") is None
     assert reframe("who has no owner") is None
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("list all the APIs Revenue Cycle owns", {D + "claims-api"}),
+    ("list the systems Revenue Cycle owns", {D + "billing"}),
+])
+def test_an_instruction_to_list_keeps_the_head_noun_of_what_it_lists(world: Path, words: str, expected: set[str]) -> None:
+    """The noun phrase after "list" types the answers: "list all the APIs X owns" is X's APIs, never all it owns (a
+    frame read the words after the instruction as "what does X own" and answered everything)."""
+    assert answer_names(words, world) == expected
+    assert len(answer_names("what does Revenue Cycle own", world)) == 3  # the control: what the head noun narrows

@@ -536,6 +536,11 @@ def noun_phrase_questions(text: str, heads: Iterable[str] | None) -> list[str]:
 # -- periphrases: a verb said through a noun, a frame of record or a longer preposition, said plainly -----------------
 # (pattern, replacement), each applied wherever it stands; the words after are read by every rule above, so "has
 # ownership of" reads wherever "owns" does. A form that is no verb of the catalog reads as nothing.
+# An instruction to list, before a plural noun phrase: "please list the members of X" is the members of X ("list the
+# team under X": one noun is no list). Its one home: a periphrase (``_PERIPHRASES``), and what ``without_list_instruction``
+# takes off to find the noun phrase's head.
+_LIST_INSTRUCTION = (r"^(?:(?:please|kindly)\s+)?(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:list|enumerate|show|name|give)"
+                     r"\s+(?:me\s+)?(?=(?:all\s+(?:of\s+)?)?(?:the\s+|all\s+)(?:[a-z-]+\s+)?[a-z-]+s\b)")
 _PERIPHRASES: tuple[tuple[str, str], ...] = (
     # the verb said through its noun: "has ownership of X", "make use of X"
     (r"\b(?:has)\s+(?:the\s+)?ownership\s+of\b", "owns"), (r"\b(?:have)\s+(?:the\s+)?ownership\s+of\b", "own"),
@@ -556,8 +561,7 @@ _PERIPHRASES: tuple[tuple[str, str], ...] = (
     (r"\s+as\s+(?:a|an|the)\s+(?:code\s*owners?|reviewers?|approvers?)$", ""),
     # an instruction to list, before a plural noun phrase: "please list the members of X" is the members of X ("list the
     # team under X": one noun is no list)
-    (r"^(?:(?:please|kindly)\s+)?(?:(?:can|could|would)\s+you\s+(?:please\s+)?)?(?:list|enumerate|show|name|give)\s+(?:me\s+)?"
-     r"(?=(?:all\s+(?:of\s+)?)?(?:the\s+|all\s+)(?:[a-z-]+\s+)?[a-z-]+s\b)", ""),
+    (_LIST_INSTRUCTION, ""),
 )
 _PERIPHRASES_COMPILED: list[tuple[re.Pattern[str], str]] = []
 _DUTIES_COMPILED: list[re.Pattern[str]] = []
@@ -574,6 +578,14 @@ def _stems(stem: str) -> list[str]:
     if len(stem) > 2 and stem[-1] == stem[-2]:
         out.insert(0, stem[:-1])
     return out
+
+
+def without_list_instruction(text: str) -> str | None:
+    """``text`` without the instruction to list it begins with ("list all the APIs X owns": "all the APIs X owns"), or
+    None: the noun phrase left is what the answers must be (its head noun types them, as where it is said alone)."""
+    said = _tidy(text)
+    bare = re.sub(_LIST_INSTRUCTION, "", said, count=1, flags=re.IGNORECASE).strip()
+    return bare if bare != said else None
 
 
 def plain_wordings(text: str) -> list[str]:

@@ -75,7 +75,8 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """The one reading the everyday rewordings of a request agree on (``chainret.query.frames``), recorded as
     ``reading`` ``<route>+reworded`` with the question asked; an ``ambiguous_reading`` refusal when two
     rewordings read differently; None when none reads (the request's own refusal then stands)."""
-    from chainret.query.frames import fallback_reworded, noun_phrase_questions, reworded, without_leading_frame
+    from chainret.query.frames import (fallback_reworded, noun_phrase_questions, reworded, without_leading_frame,
+                                       without_list_instruction)
     from chainret.query.lexicon import lexicon
     from chainret.query.nested import headless, slot_head
 
@@ -83,8 +84,10 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
     specs = pattern_specs(cv.catalog)
     vocab = lex.vocabulary(specs)
     read: dict[tuple[tuple[str, ...], str], tuple[str, Reading]] = {}
-    # a bare noun phrase ("the components that X owns") is read only as far as its head noun allows
-    phrase_head = slot_head(request) if noun_phrase_questions(request, _answer_heads(specs, cv)) else None
+    # a bare noun phrase ("the components that X owns", after an instruction to list it too: "list all the APIs X
+    # owns") is read only as far as its head noun allows
+    phrase = without_list_instruction(request) or request
+    phrase_head = slot_head(phrase) if noun_phrase_questions(phrase, _answer_heads(specs, cv)) else None
     for fallback in (False, True):  # the frames asked only when none of the first reads, after them
         texts = (fallback_reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)) if fallback
                  else reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)))

@@ -201,8 +201,9 @@ def answer_lines(trace: Any, names: dict[str, str] | None = None, *, label: bool
 
     number = count_words(trace)  # a count ask ("how many ..."): its number first, then the members it counts
     checked = check_words(trace, names)  # a yes/no ask ("is Bo on growth"): yes or no first, then the answers it rests on
-    if not label and (number is not None or checked is not None):
-        return [[(number if number is not None else checked[0] if checked else "", "bold green")]]
+    said = number if number is not None else checked[0] if checked is not None else None
+    if said is not None and not label:  # -q: the number, or yes / no / not known, alone
+        return [[(said, "bold green")]]
     head: list[Line] = [field("count", (number, "bold green"))] if number is not None else []
     if checked is not None:
         head.append(field("check", (checked[0], "bold green" if checked[0] != "not known" else "yellow"), f" — {checked[1]}"))

@@ -78,3 +78,17 @@ def apostrophes(text: str) -> str:
     """``text`` with its contractions typed without the apostrophe written with it ("which teams dont own" ->
     "which teams don't own"); a word of a name (hyphenated, or inside a longer word) is left alone."""
     return _UNMARKED_WORD.sub(lambda m: _UNMARKED[m.group(1).lower()], text)
+
+
+def third_person(verb: str) -> str:
+    """A verb's present third person singular, as a question puts it after "who" / "what" ("own" -> "owns", "rely" ->
+    "relies", "do" -> "does", "have" -> "has"): one rule for every reader that turns a verb into the form the
+    catalog's phrasings say."""
+    low = verb.lower()
+    if low == "have":
+        return verb[:-2] + "s"
+    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(low) > 1 and low.endswith("y") and low[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"

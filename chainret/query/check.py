@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
+from chainret.core.words import third_person
+
 _AUX_BE = ("is", "are", "was", "were")
 _AUX_DO = ("does", "do", "did")
 _ARTICLES = ("the ", "a ", "an ")
@@ -43,18 +45,6 @@ def may_check(request: str) -> bool:
     return first in _AUX_BE or first in _AUX_DO
 
 
-def _third_person(verb: str) -> str:
-    """The present third person of a verb said after "does"/"did" ("own" -> "owns", "rely" -> "relies")."""
-    low = verb.lower()
-    if low in ("have", "has"):
-        return "has"
-    if low.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if len(low) > 1 and low.endswith("y") and low[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
 def _questions(words: list[str]) -> list[tuple[str, str]]:
     """Every (thing asked about, question) a split of ``words`` (the auxiliary first) gives."""
     aux = words[0].lower()
@@ -67,7 +57,7 @@ def _questions(words: list[str]) -> list[tuple[str, str]]:
             be = "was" if aux in ("was", "were") else "is"
             out += [(asked, f"{wh} {be} {tail}") for wh in ("who", "what")]
         elif len(rest) >= 2:  # (after "did", the present: the time words, if any, choose the view: "who owns X in May")
-            out += [(asked, f"{wh} {_third_person(rest[0])} {' '.join(rest[1:])}") for wh in ("who", "what")]
+            out += [(asked, f"{wh} {third_person(rest[0])} {' '.join(rest[1:])}") for wh in ("who", "what")]
     return out
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from chainret.core.words import apostrophes, ascii_marks
+from chainret.core.words import apostrophes, ascii_marks, third_person
 from chainret.query.nested import INNER_MAX, _singular, inner_questions
 
 # -- sentence frames ---------------------------------------------------------------------------------------
@@ -396,16 +396,10 @@ def passive_question(text: str, vocab: set[str]) -> str | None:
         return None
     part = m.group("v").lower()
     forms = (part[:-3] + "y",) if part.endswith("ied") else (part[:-2], part[:-1])  # supplied; owned, consumed
-    bases = [b for b in forms if _third_person(b) in vocab]
+    bases = [b for b in forms if third_person(b) in vocab]
     if len(bases) != 1:
         return None
     return f"{m.group('n')} does {m.group('x')} {bases[0]}"
-
-
-def _third_person(verb: str) -> str:
-    if verb.endswith(("s", "sh", "ch", "x")):
-        return verb + "es"
-    return verb[:-1] + "ies" if verb.endswith("y") and verb[-2:-1] not in "aeiou" else verb + "s"
 
 
 # Misspellings of a question's own small words (too short for the typo rule of ``chainret.query.synonyms``), and
@@ -603,7 +597,7 @@ def plain_wordings(text: str) -> list[str]:
             plain = re.sub(r"\s+", " ", rule.sub(put, plain)).strip()
         out += [plain] if plain != words_ else []
         if (m := duty_subject.match(plain)) is not None:
-            out += [f"{m.group('wh')} {_third_person(v)} {m.group('x')}" for v in _stems(m.group("v"))]
+            out += [f"{m.group('wh')} {third_person(v)} {m.group('x')}" for v in _stems(m.group("v"))]
         elif (m := duty_object.match(plain)) is not None:
             out += [f"{m.group('wh')} does {m.group('x')} {v}" for v in _stems(m.group("v"))]
     return out
@@ -713,12 +707,12 @@ def question_fronted(text: str, vocab: set[str]) -> str | None:
     if m is not None:
         part = m.group("v").lower()
         forms = (part[:-3] + "y",) if part.endswith("ied") else (part[:-2], part[:-1])
-        bases = [b for b in forms if _third_person(b) in vocab]
+        bases = [b for b in forms if third_person(b) in vocab]
         if len(bases) != 1:
             return None
         wh = m.group("wh")
         several = len(wh.split()) == 2 and _singular(wh.split()[1]) != wh.split()[1]  # "which teams own X"
-        return f"{wh} {bases[0] if several else _third_person(bases[0])} {m.group('x')}"
+        return f"{wh} {bases[0] if several else third_person(bases[0])} {m.group('x')}"
     m = _BE_LAST.match(said)
     if m is not None:
         return f"{m.group('wh')} {m.group('be')} {m.group('x')} {m.group('rest')}"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Literal, NamedTuple
 
-from chainret.core.words import apostrophes, ascii_marks
+from chainret.core.words import apostrophes, ascii_marks, third_person
 from chainret.query.lacks import denied_absence, reframe
 
 GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members", "owned_by_undeclared"]
@@ -269,10 +269,6 @@ def _base_form(verb: str) -> str:
     return _base(verb) if verb else ""
 
 
-def _third_person(verb: str) -> str:
-    return verb + "es" if verb.endswith(("s", "sh", "ch", "x", "o")) else verb[:-1] + "ies" if verb.endswith("y") else verb + "s"
-
-
 def read_absence_request(request: str) -> AbsenceRequest | None:
     """"Which T <has no relation>" as the type noun and positive questions about one T, or None. Read only when
     ``read_gap_request`` reads nothing: the ownership report's own sections keep their rules."""
@@ -292,16 +288,16 @@ def _absence_of(text: str) -> AbsenceRequest | None:
         g = {k: (v or "") for k, v in m.groupdict().items()}
         verb = g.get("v", "")
         # the verb in the third person ("consume" -> "consumes", or as said: "uses") and in its base form
-        fill = {**g, "vs": g.get("w") or (_third_person(verb) if verb else ""), "vb": _base_form(verb), "x": "{x}"}
+        fill = {**g, "vs": g.get("w") or (third_person(verb) if verb else ""), "vb": _base_form(verb), "x": "{x}"}
         if g.get("prep") == "members of":  # "users that aren't members of a team": one user is a member of it
             fill["prep"] = "a member of"
         if g.get("pp"):  # a participle's verb in the third person, of either base form ("used": uses; "owned": owns)
             part = g["pp"]
             bases = (part[:-3] + "y", part[:-3] + "y") if part.endswith("ied") else (part[:-2], part[:-1])
-            fill |= {"pvs": _third_person(bases[0]), "pvs2": _third_person(bases[1])}
+            fill |= {"pvs": third_person(bases[0]), "pvs2": third_person(bases[1])}
         if g.get("ing"):  # "calling": calls; "using": uses (the stem, or the stem with its "e")
             stem = g["ing"][:-3]
-            fill |= {"ivs": _third_person(stem), "ivs2": _third_person(stem + "e")}
+            fill |= {"ivs": third_person(stem), "ivs2": third_person(stem + "e")}
         out = tuple(dict.fromkeys(q.format(**fill) for q in questions if all(g.get(k) for k in re.findall(r"{(\w+)}", q)
                                                                                if k not in ("x", "vs", "vb", "p", "pvs", "pvs2", "ivs", "ivs2"))))
         objects = g.get("u", "") if "{vs}" not in questions[0] else ""  # (what does it, not what it lacks)

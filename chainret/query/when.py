@@ -135,12 +135,12 @@ def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
     if g["before"]:
         if g["edge"] or g["part"] or g["unit"] or g["yesterday"] or g["last"] == "week":
             return None
-        first = _day_of(m, g, today, "start")
+        first = _day_of(g, today, "start")
         return None if first is None else (first[0] - timedelta(days=1), first[1])
-    return _day_of(m, g, today, _PARTS.get((g["edge"] or g["part"] or "").lower(), "end"))
+    return _day_of(g, today, _PARTS.get((g["edge"] or g["part"] or "").lower(), "end"))
 
 
-def _day_of(m: re.Match[str], g: dict[str, Any], today: date, edge: Edge) -> tuple[date, bool] | None:
+def _day_of(g: dict[str, Any], today: date, edge: Edge) -> tuple[date, bool] | None:
     """``_day`` of a phrase read at ``edge`` of the period it names (a day names itself)."""
     if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["lasth"] or g["unit"] or g["this"]):
         return None  # a date, month or year is time only after a time preposition

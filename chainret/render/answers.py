@@ -56,8 +56,7 @@ def check_words(trace: Trace, names: dict[str, str] | None = None) -> tuple[str,
     if not isinstance(check, dict) or "holds" not in check or trace.outcome != "accepted_path":
         return None
     ident = str(check["entity"])
-    name = (names or {}).get(ident, ident)
-    who = ident if name == ident else f"{name} ({ident})"
+    who = named_id(ident, (names or {}).get(ident, ident))
     asked = f"the answers to \"{check['question']}\""
     if check["holds"] is True:
         return "yes", f"{who} is one of {asked}"
@@ -101,6 +100,11 @@ def completeness_words(c: Completeness) -> str:
     return f"{head}: {reasons}" + (f"; {flags} would reach the rest" if flags else "")
 
 
+def named_id(ident: str, name: str) -> str:
+    """An entity as a sentence names it: ``name (ID)``, or the ID alone where it stands for the name."""
+    return ident if name == ident else f"{name} ({ident})"
+
+
 def listed(answers: list[NamedAnswer]) -> str:
     """The members on one line: ``name (ID), name (ID)`` (the ID alone where it is the name)."""
-    return ", ".join(a.id if a.name == a.id else f"{a.name} ({a.id})" for a in answers)
+    return ", ".join(named_id(a.id, a.name) for a in answers)

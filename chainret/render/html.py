@@ -236,7 +236,7 @@ def _stop_hop(trace: Trace) -> Hop | None:
 
 def answer_block(trace: Trace, ex: Extras) -> str:
     """The answer box: the answer (a set answer: every member, then whether that is all), or why there is none."""
-    accepted = trace.outcome == "accepted_path" and bool(trace.path_ids)
+    accepted = trace.outcome == "accepted_path" and (bool(trace.path_ids) or is_empty_set(trace))
     members = is_set(trace)
     partial = members and trace.completeness is not None and not trace.completeness.complete
     cls = ("accepted partial" if partial else "accepted") if accepted else "stopped"
@@ -258,7 +258,6 @@ def answer_block(trace: Trace, ex: Extras) -> str:
                    f"{'not complete' if partial else 'complete'}: {esc(completeness_words(trace.completeness))}</div>")
     elif is_empty_set(trace):  # "none" is an answer: the whole view was read and nothing matched
         assert trace.completeness is not None
-        out[0] = f'<div class="answer accepted" id="answer" data-outcome="{esc(trace.outcome)}">'
         out.append('<div class="outcome">0 answers found</div><div class="big" id="answers">none</div>'
                    f'<div class="completeness complete" id="completeness" data-complete="true">complete: '
                    f"{esc(completeness_words(trace.completeness))}</div>")

@@ -165,7 +165,7 @@ class UI:
         self.page.wait_for_function("() => document.getElementById('patterns').dataset.loads === '1'")
         if token is not None:  # the patterns are loaded again, for the token's principal
             self.page.fill("#token", token)
-            self.page.dispatch_event("#token", "change")
+            self.page.eval_on_selector("#token", "t => t.blur()")  # leaving the box fires its change, as a user's does
             self.page.wait_for_function("() => document.getElementById('patterns').dataset.loads === '2'")
 
     def ask(self, request: str, view: str | None = None, viewer: str = "") -> dict[str, Any]:
@@ -307,6 +307,32 @@ def test_ui_views_patterns_and_a_tampered_trace(browser: Any, servers: Any) -> N
         assert ui.events() == []
     finally:
         ui.close()
+
+
+def test_a_phrasing_clicked_as_the_token_box_is_left_still_fills_the_request(browser: Any, servers: Any) -> None:
+    """Leaving the token box (the mousedown of a click on a phrasing) fires its change, which reloads the patterns.
+    Where that reload lands between the mousedown and the mouseup, a rebuilt list would put a new button under the
+    mouseup and the browser would fire no click. The same patterns leave the DOM alone, so the click fills the box."""
+    srv, _ = servers["seed"]
+    ui = UI(browser, srv.url, AUDITOR)
+    try:
+        page = ui.page
+        first = page.query_selector("button.phrasing >> nth=1")
+        assert first is not None
+        page.fill("#token", AUDITOR + " ")  # the same principal, typed again: the box's value changed
+        box = page.locator("button.phrasing").nth(1).bounding_box()
+        assert box is not None
+        want = page.locator("button.phrasing").nth(1).get_attribute("data-phrasing")
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.mouse.down()  # the token box loses focus here: its change reloads the patterns
+        page.wait_for_function("() => document.getElementById('patterns').dataset.loads === '3'")
+        page.mouse.up()
+        assert page.input_value("#request") == want
+        assert first.evaluate("b => b.isConnected")  # the button shown before the reload is the one still shown
+        assert ui.events() == []
+    finally:
+        ui.close()
+
 
 
 @pytest.mark.parametrize("bypass_csp", [False, True], ids=["csp", "escaping-alone"])

@@ -40,11 +40,19 @@
     $("who").textContent = $("token").value.trim() ? "as the token's principal" : "anonymous (public)";
   }
 
+  // The patterns' HTML as last shown. A token typed and then left (its change event fires on the blur, which may be
+  // the mousedown of a click on a phrasing) reloads the patterns; where they are the same, the DOM is left alone, so
+  // the button under the pointer, the open groups and the filter's words stay.
+  let shownPatterns = null;
+
   async function loadPatterns() {
     const box = $("patterns");
     try {
       const data = await call("/ui/patterns");
-      box.innerHTML = data.patterns_html;
+      if (data.patterns_html !== shownPatterns) {
+        box.innerHTML = data.patterns_html;
+        shownPatterns = data.patterns_html;
+      }
       const select = $("view");
       const keep = select.value;
       select.innerHTML = data.views_html;
@@ -52,6 +60,7 @@
       $("asof-label").hidden = !data.as_of;
       box.dataset.loads = String(Number(box.dataset.loads || 0) + 1); // how many times it was (re)loaded
     } catch (err) {
+      shownPatterns = null;
       showError(box, err);
     }
   }

@@ -699,3 +699,36 @@ def test_a_proof_takes_each_relation_as_its_hop_states_it_and_a_misstated_one_fa
     assert proven is not None and proven["relations"][hops[first].anchor.relation_id]["object"] == "contact:final:nobody"
     inclusion, _ = proof_problems(misstated, proven, head)
     assert inclusion and "does not hash to the checkpoint's root" in inclusion[0]
+
+
+def test_a_proof_reads_the_relations_its_ask_read_by_their_ordinals_and_a_wrong_one_proves_nothing(stores: dict[str, Path]):
+    """The relations a trace's hops followed were read by its ask, whose rows carry their ordinals
+    (``SQLStore._known_ords``): the proof's statement reads them by rowid (``StoreLog._anchors_sql``, by_ord) and gives
+    the ``meta.log`` the statement by ID gives (the control: the same proof with no ordinal known). A relation whose
+    ordinal is wrong (another relation's) gets no entry under its ID, so its anchor is unproven, never proven by
+    another relation's leaf."""
+    from chainret.verify.offline import proof_problems
+
+    store = open_store(stores["v3"])
+    log = store_log(store)
+    assert log is not None
+    trace = ask(REQUEST, store, view="final")
+    ids = sorted({h.anchor.relation_id for h in trace.hops if h.anchor is not None})
+    assert ids and all(i in store._known_ords for i in ids)
+    by_ord = log.proofs(trace, "*")
+    assert any(key[3] for key in log._statements)  # (the statement by ordinal ran)
+    with mock.patch.object(log, "_ords", {}):
+        by_id = log.proofs(trace, "*")
+    assert not all(key[3] for key in log._statements)
+    assert by_ord is not None and by_ord["relations"] and by_ord == by_id
+    head = (by_ord["origin"], by_ord["size"], tlog.unb64(by_ord["root"], "root"))
+    assert proof_problems(trace, by_ord, head) == ([], [])
+    wrong = dict(store._known_ords)
+    others = [o for rid, o in wrong.items() if rid != ids[0]]
+    assert others
+    wrong[ids[0]] = others[0]
+    with mock.patch.object(log, "_ords", wrong):
+        misread = log.proofs(trace, "*")
+    assert misread is not None and ids[0] not in misread["relations"]
+    inclusion, _ = proof_problems(trace, misread, head)
+    assert inclusion

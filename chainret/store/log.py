@@ -447,7 +447,8 @@ class StoreLog:
     relations those from two tile levels up and higher, made at once, are about 1 MB a class, and those from the
     leaves' tiles' parents are not kept once those tiles are). A leaf tile is not kept past its request."""
 
-    def __init__(self, rows: Any, world: str, kind: str = "sqlite", packed: bool = True, based: bool = True) -> None:
+    def __init__(self, rows: Any, world: str, kind: str = "sqlite", packed: bool = True, based: bool = True,
+                 ords: Mapping[str, int] | None = None) -> None:
         self._rows = rows  # ``Backend.rows``, or (SQLite) the connection's reads: the tiles are BLOBs (``store_log``)
         self.world = world
         # A SQLite file is never written in place (a write replaces it whole), so a store object reads one state of it:
@@ -456,6 +457,9 @@ class StoreLog:
         self._snapshot = kind == "sqlite"
         self._packed = packed  # (SQLite schema 10: a relation names its unit by its index, ``_anchors_sql``)
         self._based = based  # (SQLite schema 12: a unit is found by its version's ``unit_base``, ``schema.UNIT_BASE``)
+        # The ordinals of the relations the store's reads returned (``SQLStore._known_ords``): a trace's hops followed
+        # relations its ask read, so their rows are read by rowid, not looked up by ID in ``relations_id``
+        self._ords: Mapping[str, int] = ords if ords is not None else {}
         self._heads: dict[str, tuple[int, bytes] | None] = {}
         # Audit paths from a tile level up, per (class, size, level, ancestor) (``audit_paths``): from the first tile
         # level (one a leaf tile: many) and from those above (one a tile above the leaves': few), kept apart
@@ -468,7 +472,7 @@ class StoreLog:
         self._tiles: dict[tuple[str, int, int], Tile] = {}  # tiles above the leaves' (``_keep``)
         self._cache: dict[tuple[str, int, int], bytes] = {}  # subtrees of TILE_HEIGHT levels and more, once computed
         self._edges: dict[tuple[str, int, int], bytes] = {}
-        self._statements: dict[tuple[int, int, bool], str] = {}
+        self._statements: dict[tuple[int, int, bool, bool], str] = {}
         self._upper_read: set[str] = set()  # classes whose tiles above the leaves' are kept (``_read_upper``)
         self._asked: set[str] = set()  # classes proven for at least once  # ``_entries``' statement per count of units and relations
 
@@ -603,10 +607,10 @@ class StoreLog:
                 f"{{items}} LEFT JOIN log_runs r ON r.principal = ? AND r.kind = ? AND r.item_ord = (SELECT item_ord FROM "
                 f"log_runs WHERE principal = ? AND kind = ? AND item_ord <= {ord_sql} ORDER BY item_ord DESC LIMIT 1) " + tiles)
 
-    def _entries_sql(self, units: int, relations: int, stated: bool = False) -> str:
+    def _entries_sql(self, units: int, relations: int, stated: bool = False, by_ord: bool = False) -> str:
         """``_entries``' statement for so many units and relations (kept per count: the same text every time)."""
         if self._snapshot:
-            return self._anchors_sql(relations, self._packed, stated, self._based)
+            return self._anchors_sql(relations, self._packed, stated, self._based, by_ord)
         parts = []
         for kind, count, cols, table, key in (("u", units, ("start_", "end_", "text"), "units", "ref"),
                                               ("r", relations, ("subject", "predicate", "object"), "relations", "id")):
@@ -618,7 +622,7 @@ class StoreLog:
         return " UNION ALL ".join(parts)
 
     @staticmethod
-    def _anchors_sql(relations: int, packed: bool = True, stated: bool = False, based: bool = True) -> str:
+    def _anchors_sql(relations: int, packed: bool = True, stated: bool = False, based: bool = True, by_ord: bool = False) -> str:
         """SQLite's one statement for a proof's relations (parameters: the class, then their ids): each relation with its
         unit (the one its anchor leaf commits to: by its version's ordinal and index, ``schema.RELATION_ROWS``), its leaf
         index from the one run of the class that would hold it (its last run starting at or before the relation: one
@@ -633,12 +637,18 @@ class StoreLog:
         (``proofs``), so a ``packed`` store's statement reads ``relation_rows`` itself, not the view, which would make
         them again from the entities', the predicate's and the version's rows (four lookups a relation: a fifth of the
         statement at 1M relations). A hop that states another relation than the store holds gets a leaf that is not
-        in the log, and the verifier fails it as before."""
+        in the log, and the verifier fails it as before. Its unit's version's ``document_meta`` and ``documents`` rows
+        are joined, once a statement, where sub-queries ran once a row (some 4 and 7 us a relation at 1M relations).
+
+        ``by_ord``: the parameters are the relations' ordinals (``proofs``: every relation the trace names was read by
+        its ask), each row read by its rowid; else their ids, each looked up in ``relations_id`` first."""
         if stated and packed:
+            meta = "LEFT JOIN document_meta m ON m.ord = i.doc_ord " if based else ""
             return ("SELECT 'r', x.id, x.ord, x.start_, x.end_, NULL, NULL, NULL, x.leaf, t.hashes, t.above, NULL, x.text FROM "
-                    f"(SELECT i.ord, i.id, u.start_, u.end_, {unit_text('u')} AS text, {StoreLog._leaf_sql()} AS leaf "
-                    f"FROM {RELATION_ROWS} i LEFT JOIN units u ON {unit_of_relation('i', based)} "
-                    f"WHERE i.id IN ({', '.join(f'?{k}' for k in range(2, 2 + relations))}) LIMIT -1) x "
+                    f"(SELECT i.ord, i.id, u.start_, u.end_, {unit_text('u', joined='d')} AS text, {StoreLog._leaf_sql()} AS leaf "
+                    f"FROM {RELATION_ROWS} i {meta}LEFT JOIN units u ON {unit_of_relation('i', based, meta='m' if based else None)} "
+                    "LEFT JOIN documents d ON d.ord = u.doc_ord "
+                    f"WHERE i.{'ord' if by_ord else 'id'} IN ({', '.join(f'?{k}' for k in range(2, 2 + relations))}) LIMIT -1) x "
                     f"LEFT JOIN log_tiles t ON t.principal = ?1 AND t.level = 0 AND t.idx = x.leaf / {TILE_WIDTH}")
         index = "i.unit_idx" if packed else "CAST(substr(i.unit_ref, instr(i.unit_ref, '#u') + 2) AS INTEGER)"
         listed = ", ".join(f"?{k}" for k in range(2, 2 + relations))
@@ -673,13 +683,15 @@ class StoreLog:
         if not units and not relations:
             return found
         lean = stated is not None and self._snapshot and self._packed
-        counts = (0 if self._snapshot else len(units), len(relations), lean)
+        ords = [self._ords.get(r) for r in relations] if lean else [None]
+        by_ord = None not in ords
+        counts = (0 if self._snapshot else len(units), len(relations), lean, by_ord)
         statement = self._statements.get(counts)
         if statement is None:
             statement = self._statements[counts] = self._entries_sql(*counts)
         view, asker = scope
         if self._snapshot:
-            rows = self._rows(statement, [principal, *relations]) if relations else []
+            rows = self._rows(statement, [principal, *(ords if by_ord else relations)]) if relations else []
         else:
             items = self._rows(statement, [*units, *relations], *((view, asker) if view is not None or asker is not None else ()))
             proven = [n for n, item in enumerate(items) if item[0] == "r"]  # (a unit has no leaf of its own)
@@ -703,7 +715,10 @@ class StoreLog:
             kind, key, _, start, end, a, b, c, index, hashes, inner, *unit = row
             if lean:
                 assert stated is not None
-                a, b, c, unit[0] = stated[key]
+                said = stated.get(key)
+                if said is None:  # (a row of another relation than asked: an ordinal that was not this one's)
+                    continue
+                a, b, c, unit[0] = said
             if kind == "u" or (unit and unit[0] in wanted):  # (SQLite: the relation's unit, read with it)
                 ref, text = (str(key), a) if kind == "u" else (str(unit[0]), unit[1])
                 found[0][ref] = {"span": [start, end], "text": text}
@@ -879,7 +894,8 @@ def store_log(reader: object) -> StoreLog | None:
 
             def rows(sql: str, params: Sequence[object] = (), *scope: object) -> list[Any]:
                 return cast("list[Any]", backend.conn.execute(sql, tuple(params)).fetchall())
-        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind, reader.packed_relations, reader.based_units)
+        cached = _LOGS[reader] = StoreLog(rows, reader.world, reader.kind, reader.packed_relations, reader.based_units,
+                                          reader._known_ords)
     return cached
 
 

@@ -374,10 +374,14 @@ QUOTE = quote_column()
 UNIT_DOC_REF = "coalesce(u.doc_ref, (SELECT d.ref FROM documents d WHERE d.ord = u.doc_ord))"
 
 
-def unit_text(u: str = "u") -> str:
-    """The text of the unit named ``u`` in a statement (``UNIT_COLS``)."""
-    return (f"coalesce({u}.text, (SELECT substr(d.text, CAST({u}.start_ + 1 AS INTEGER), CAST({u}.end_ - {u}.start_ AS INTEGER)) "
-            f"FROM documents d WHERE d.ord = {u}.doc_ord))")
+def unit_text(u: str = "u", joined: str | None = None) -> str:
+    """The text of the unit named ``u`` in a statement (``UNIT_COLS``). ``joined``: the name of the unit's document
+    version's ``documents`` row where the statement joins it (once a statement), not a sub-query (one a row: some
+    7 us a row in a trace's proofs at 1M relations, ``chainret.store.log.StoreLog._anchors_sql``)."""
+    part = f"substr({joined or 'd'}.text, CAST({u}.start_ + 1 AS INTEGER), CAST({u}.end_ - {u}.start_ AS INTEGER))"
+    if joined is not None:
+        return f"coalesce({u}.text, {part})"
+    return f"coalesce({u}.text, (SELECT {part} FROM documents d WHERE d.ord = {u}.doc_ord))"
 
 
 UNIT_TEXT = unit_text()
@@ -406,11 +410,14 @@ UNIT_COLS = f"u.ref, {UNIT_DOC_REF}, u.idx, u.start_, u.end_, {UNIT_TEXT}"
 UNIT_BASE = "unit_base"
 
 
-def unit_of_relation(r: str, based: bool, u: str = "u", index: str | None = None) -> str:
+def unit_of_relation(r: str, based: bool, u: str = "u", index: str | None = None, meta: str | None = None) -> str:
     """The condition that unit ``u`` is the one relation ``r`` names (its version ``{r}.doc_ord``, its index ``index``,
     ``{r}.unit_idx`` unless given): by the version's ``unit_base`` in a store that keeps one (``based``: ``UNIT_BASE``),
-    else by the two columns (``units_doc``). A relation names a unit of its own version only (``StreamCompile._unit``)."""
+    else by the two columns (``units_doc``). A relation names a unit of its own version only (``StreamCompile._unit``).
+    ``meta``: the name of the version's ``document_meta`` row where the statement joins it (else a sub-query a row)."""
     index = index or f"{r}.unit_idx"
+    if based and meta is not None:
+        return f"{u}.ord = {meta}.unit_base + {index}"
     if based:
         return f"{u}.ord = (SELECT m.unit_base FROM document_meta m WHERE m.ord = {r}.doc_ord) + {index}"
     return f"{u}.doc_ord = {r}.doc_ord AND {u}.idx = {index}"

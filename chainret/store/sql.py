@@ -223,7 +223,9 @@ class SQLStore:
         self._readers: dict[str, ReaderStore] = {}
         self._facts: dict[tuple[str, str, str | None], ViewFacts] = {}
         self._revisions: dict[str | None, str] = {}
-        self._known_ids: set[str] = set()  # relation ids some query returned (``relations_by_id`` membership)
+        # Relation ids some query returned (``relations_by_id`` membership), each with its ordinal, by which a trace's
+        # proofs read the relations its hops followed (``chainret.store.log.StoreLog.proofs``): a rowid, not an ID's index
+        self._known_ords: dict[str, int] = {}
         self._names: NameIndex | None = None
         self._names_lock = threading.Lock()
         self.relations_by_id = _Relations(self)

@@ -111,7 +111,7 @@ class RowSource(ViewCatalog, Protocol):
     keyed_terms: bool  # schema 11 (SQLite): a posting keeps an ID as its entity's ordinal (``chainret.store.schema.TERM_KEY``)
     lean_postings: bool  # schema 12 (SQLite): a posting keeps no unit columns (``chainret.store.schema.LEAN_POSTINGS``)
     based_units: bool  # schema 12 (SQLite): a unit is found by its version's ``unit_base`` (``chainret.store.schema.UNIT_BASE``)
-    _known_ids: set[str]
+    _known_ords: dict[str, int]  # relation ids some query returned, with their ordinals (``SQLStore``)
     _entities: dict[str, Entity | None]  # entity records by id (``SQLStore.entity``'s cache)
     _rows_cache: dict[str, RelRow | None]  # relation rows by id, read when asked for (PostgreSQL's hop statement primes it)
 
@@ -163,7 +163,7 @@ class _Relations(Mapping[str, "Relation"]):
     def __contains__(self, rid: object) -> bool:
         if not isinstance(rid, str):
             return False
-        return rid in self.store._known_ids or self.store._relation_row(rid) is not None
+        return rid in self.store._known_ords or self.store._relation_row(rid) is not None
 
     def __iter__(self) -> Iterator[str]:
         return (cast(str, r[0]) for r in self.store.db.rows("SELECT id FROM relations ORDER BY ord"))

@@ -151,24 +151,24 @@ class SQLView:
 
     def flagged(self, rows: list[StatusRow]) -> list[Rel]:
         """``noted`` and ``_flag`` of each row in one pass (each row's reasons computed once)."""
-        known = self.store._known_ids
+        known = self.store._known_ords
         if len(known) >= CACHE_MAX:
             known.clear()
         out = []
         for r in rows:
             reasons = _bounded(self._status, r.id, _reasons(r))
-            known.add(r.id)
+            known[r.id] = r.ord
             out.append(self._flag(r, reasons))
         return out
 
     def noted(self, rows: list[StatusRow]) -> list[StatusRow]:
         """``rows`` (carrying ``status_columns``), their statuses and ids remembered."""
-        known = self.store._known_ids
+        known = self.store._known_ords
         if len(known) >= CACHE_MAX:
             known.clear()
         for r in rows:
             _bounded(self._status, r.id, _reasons(r))
-            known.add(r.id)
+            known[r.id] = r.ord
         return rows
 
     def relation_status(self, relation: Relation | str) -> Eligibility:

@@ -461,6 +461,7 @@ class StoreLog:
         # relations its ask read, so their rows are read by rowid, not looked up by ID in ``relations_id``
         self._ords: Mapping[str, int] = ords if ords is not None else {}
         self._heads: dict[str, tuple[int, bytes] | None] = {}
+        self._roots: dict[bytes, str] = {}  # (``_root_text``)
         # Audit paths from a tile level up, per (class, size, level, ancestor) (``audit_paths``): from the first tile
         # level (one a leaf tile: many) and from those above (one a tile above the leaves': few), kept apart
         self._above: tuple[dict[tuple[str, int, int, int], bytes], ...] = ({}, {})
@@ -860,16 +861,27 @@ class StoreLog:
         for h in trace.hops:  # (what each hop states of its relation: ``_anchors_sql``)
             if h.anchor is not None and h.from_id is not None and h.predicate is not None and h.bridge is not None:
                 stated.setdefault(h.anchor.relation_id, (h.from_id, h.predicate, h.bridge, h.anchor.unit_ref))
-        units, relations = self._entries(principal, size, sorted({a.unit_ref for a in anchors}), sorted({a.relation_id for a in anchors}),
-                                         scope, fetched, stated if all(a.relation_id in stated for a in anchors) else None)
+        named = sorted({a.relation_id for a in anchors})
+        units, relations = self._entries(principal, size, sorted({a.unit_ref for a in anchors}), named,
+                                         scope, fetched, stated if len(stated) == len(named) else None)
         # (a unit is shown only beside an anchor of this class's log, whose leaf commits to it: as the request read it,
         # and never one the class's log does not hold)
-        units = {ref: e for ref, e in units.items() if ref in {a.unit_ref for a in anchors if a.relation_id in relations}}
+        shown = {a.unit_ref for a in anchors if a.relation_id in relations}
         paths = self.audit_paths(principal, size, [e["index"] for e in relations.values()], fetched)
         for e in relations.values():
             e["proof"] = paths[e["index"]]
-        return {"format": ANCHOR_FORMAT, "origin": origin, "size": size, "root": b64(root),
-                "units": dict(sorted(units.items())), "relations": dict(sorted(relations.items()))}
+        return {"format": ANCHOR_FORMAT, "origin": origin, "size": size, "root": self._root_text(root),
+                "units": {ref: units[ref] for ref in sorted(units) if ref in shown},
+                "relations": {rid: relations[rid] for rid in sorted(relations)}}
+
+    def _root_text(self, root: bytes) -> str:
+        """A checkpoint's root in base64, as traces carry it (encoded once a root)."""
+        text = self._roots.get(root)
+        if text is None:
+            if len(self._roots) > 64:
+                self._roots.clear()
+            text = self._roots[root] = b64(root)
+        return text
 
 
 def _edited() -> StoreError:

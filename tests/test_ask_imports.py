@@ -143,11 +143,16 @@ def test_ask_that_writes_its_trace_builds_no_dataclass_and_loads_no_tempfile(tmp
         "               and '__dataclass_fields__' in vars(v))\n"
         "sys.stderr.write('\\n@@' + ' '.join(built) + '@@' + ' '.join(sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
-    built, mods = out.stderr.rsplit("@@", 2)[1:]
-    assert list(tmp_path.glob("*.json")), "the ask wrote no trace file"
-    assert built.split() == []
-    assert _loaded(set(mods.split()), ("tempfile", "shutil", "difflib")) == []
+    # The first ask with an empty cache parses the catalog and remembers it (``chainret.catalog.parse``: a write that
+    # loaded ``tempfile`` until it wrote as ``chainret.core.files`` does); the second reads it back.
+    env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    for run in ("cache miss", "cache hit"):
+        out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env)
+        built, mods = out.stderr.rsplit("@@", 2)[1:]
+        assert list(tmp_path.glob("*.json")), "the ask wrote no trace file"
+        assert built.split() == [], run
+        assert _loaded(set(mods.split()), ("tempfile", "shutil", "difflib")) == [], run
+    assert list((tmp_path / "cache").rglob("*.json"))  # (the first run did write the cache)
 
 
 def test_ask_help_and_a_usage_error_still_go_through_typer():

@@ -19,7 +19,6 @@ without validation (``_recall_checked``: a one-ask process then imports no pydan
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
@@ -476,26 +475,21 @@ def _read_entry(file_name: str) -> Any:
 
 def _remember(key: str, text: str) -> None:
     """Write the parse atomically (a private file in a private folder); a failure only means no cache."""
-    _write_entry(key, f"{key}.json", f'{{"format": "{_CACHE_FORMAT}", "key": "{key}", "data": {text}}}')
+    _write_entry(f"{key}.json", f'{{"format": "{_CACHE_FORMAT}", "key": "{key}", "data": {text}}}')
 
 
-def _write_entry(key: str, file_name: str, document: str) -> None:
-    """Write one cache file atomically (a private file in a private folder); a failure only means no cache."""
-    import tempfile
+def _write_entry(file_name: str, document: str) -> None:
+    """Write one cache file atomically, private to this user in a private folder (``chainret.core.files``, the one
+    home of chainret's atomic write: ``tempfile`` would load ``shutil``, ``bz2`` and ``lzma`` into a cold ask that
+    misses the cache); a failure only means no cache."""
+    from chainret.core.errors import OutputError
+    from chainret.core.files import atomic_write_text
 
     folder = cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="ascii") as fh:
-                fh.write(document)
-            os.replace(tmp, folder / file_name)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
-    except OSError:
+        atomic_write_text(folder / file_name, document, mode="private")
+    except (OSError, OutputError):
         return
 
 
@@ -554,7 +548,7 @@ def _remember_checked(key: str, catalog: Catalog) -> None:
         return
     document = {"format": _CHECKED_FORMAT, "key": key, "code": code, "digest": catalog.digest(),
                 "data": catalog.model_dump(mode="json")}
-    _write_entry(key, f"{key}.checked.json", json.dumps(document, ensure_ascii=True, allow_nan=False))
+    _write_entry(f"{key}.checked.json", json.dumps(document, ensure_ascii=True, allow_nan=False))
 
 
 _TYPE_CODES = {"extra_forbidden": "unknown_field", "missing": "missing_field"}

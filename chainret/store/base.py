@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the protocols name these; importing them here would load th
     from chainret.catalog.names import NameLookup
 
 #: Bumped whenever the tables change; a store written by another schema is refused with a message.
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 #: Older schemas this chainret still reads (not updates): 3 has no name-lookup columns (``names.fold``, ...),
 #: so tolerant name lookups build their index in memory from the entity table (slow at 1M entities); 3 and 4
 #: have no unit columns on ``postings`` (``ntok``, ``ref``), so a hop joins each posting to its unit; 3 to 5 keep
@@ -58,7 +58,9 @@ SCHEMA_VERSION = 12
 #: (``schema.SQLITE_NAMES``): a label's rows are checked against their entity's labels, where 10 compared the key.
 #: 11 holds what 12 holds; a SQLite store of 12 keeps a posting without its unit's version, index and token count
 #: (``schema.SQLITE_TABLES``): a hop reads them from the unit's row, where 11 read them from the posting.
-READABLE_SCHEMAS = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
+#: 12 holds what 13 holds; a SQLite store of 13 keeps an entity's type and a posting's word by code (``schema.ENTITY_ROWS``,
+#: ``schema.WORD_CODES``) and its units without their NULL columns, read through views: a hop names a word by its code.
+READABLE_SCHEMAS = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
 STORE_FORMAT = "chainret-store"
 
 

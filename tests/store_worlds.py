@@ -153,9 +153,43 @@ def random_requests(cat: Catalog) -> st.SearchStrategy:
     return st.integers(0, 99).flatmap(lambda k: answered if k < cut else uniform)
 
 
+def with_schema_12_tables(conn: sqlite3.Connection) -> None:
+    """Write a store's entities and units as tables and its postings' words as text, as SQLite stores before schema 13
+    kept them (13 keeps a type and a word by code and reads both tables through views: ``chainret.store.schema.ENTITY_ROWS``,
+    ``WORD_CODES``). Does nothing to a store that has them so already (the older layouts below start from here)."""
+    from chainret.store.schema import INT_COLUMNS, TABLES
+
+    if not conn.execute("SELECT 1 FROM sqlite_schema WHERE name = 'term_words'").fetchall():
+        return
+    conn.execute("UPDATE postings SET term = (SELECT w.word FROM term_words w WHERE w.code = postings.term) WHERE term < 0")
+    (relations,) = conn.execute("SELECT sql FROM sqlite_schema WHERE type = 'view' AND name = 'relations'").fetchone()
+    conn.execute("DROP VIEW relations")
+    for table in ("entities", "units"):
+        cols = TABLES[table]
+        defs = ", ".join(f"{c} {'INTEGER' if c in INT_COLUMNS else 'TEXT'}" for c in cols)
+        conn.execute(f"CREATE TABLE {table}_12 ({defs}, PRIMARY KEY (ord))")
+        conn.execute(f"INSERT INTO {table}_12 SELECT {', '.join(cols)} FROM {table}")
+        conn.execute(f"DROP VIEW {table}")
+        conn.execute(f"DROP TABLE {table[:-1] if table == 'units' else 'entity'}_rows")
+        conn.execute(f"ALTER TABLE {table}_12 RENAME TO {table}")
+    conn.execute("CREATE UNIQUE INDEX entities_id ON entities (id)")
+    conn.execute("DROP TABLE term_words")
+    conn.execute("DROP TABLE entity_types")
+    conn.execute(relations)
+    conn.execute("UPDATE meta SET value = '12' WHERE key = 'schema_version'")
+
+
+def as_schema_12(path: Path) -> None:
+    """Make a compiled SQLite store's entities, units and postings those of a store of schema 12 (``with_schema_12_tables``)."""
+    with sqlite3.connect(path) as conn:
+        with_schema_12_tables(conn)
+    conn.close()
+
+
 def with_unit_refs(conn: sqlite3.Connection) -> None:
     """Write each unit's ref into its row, as stores before schema 9 kept it (9 reads it from its document version's
     ref and its index: ``chainret.store.schema.unit_ref_column``)."""
+    with_schema_12_tables(conn)
     conn.execute("UPDATE units SET ref = (SELECT m.ref FROM document_meta m WHERE m.ord = units.doc_ord) || '#u' || idx WHERE ref IS NULL")
 
 
@@ -208,7 +242,9 @@ def with_text_terms(conn: sqlite3.Connection) -> None:
 
 def with_schema_10_rows(conn: sqlite3.Connection) -> None:
     """The label rows and postings of schema 10 (``with_label_keys``, ``with_text_terms``, ``with_unit_postings``), and its
-    unit index and relations' support (``with_units_doc``, ``with_support_columns``): what schemas 11 and 12 changed."""
+    unit index and relations' support (``with_units_doc``, ``with_support_columns``): what schemas 11 and 12 changed
+    (after what 13 changed: ``with_schema_12_tables``)."""
+    with_schema_12_tables(conn)
     with_label_keys(conn)
     with_text_terms(conn)
     with_unit_postings(conn)
@@ -262,6 +298,7 @@ def as_schema_11(path: Path) -> None:
     import sqlite3
 
     with sqlite3.connect(path) as conn:
+        with_schema_12_tables(conn)
         with_unit_postings(conn)
         with_units_doc(conn)
         with_support_columns(conn)

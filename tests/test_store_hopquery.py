@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_worlds import as_schema_4, as_schema_7, as_schema_10, as_schema_11, random_catalog, random_requests, trace_json
+from store_worlds import as_schema_4, as_schema_7, as_schema_10, as_schema_11, as_schema_12, random_catalog, random_requests, trace_json
 
 from chainret.engine import search
 from chainret.pipeline.ask import answer, ask
@@ -178,12 +178,14 @@ def test_a_schema_4_store_joins_each_posting_to_its_unit_and_answers_the_same(tm
     neither column: its hops join, and every fixture request answers as the in-memory engine, as on a current store,
     and as on a store whose postings hold the ref (schemas 5 to 7), or every term as text (schema 10: 11 keeps an ID as its
     entity's ordinal, ``schema.TERM_KEY``), or their unit's columns (11: 12 joins each posting to its unit's row,
-    ``schema.LEAN_POSTINGS``)."""
+    ``schema.LEAN_POSTINGS``), or their words as text (12: 13 keeps a word by its code, ``schema.WORD_CODES``)."""
     w = load_world(ROOT / "fixtures" / "seed")
     stores = {}
-    for schema in (12, 11, 10, 4, 7):
+    for schema in (13, 12, 11, 10, 4, 7):
         db = tmp_path / f"seed-{schema}.db"
         compile_store(w.catalog, db)
+        if schema == 12:
+            as_schema_12(db)
         if schema == 11:
             as_schema_11(db)
         if schema == 10:
@@ -194,7 +196,7 @@ def test_a_schema_4_store_joins_each_posting_to_its_unit_and_answers_the_same(tm
             as_schema_7(db)
         stores[schema] = open_store(db)
     try:
-        assert [stores[s].postings_unit for s in (12, 11, 10, 4, 7)] == ["lean", "keyed", "idx", "joined", "ref"]
+        assert [stores[s].postings_unit for s in (13, 12, 11, 10, 4, 7)] == ["coded", "lean", "keyed", "idx", "joined", "ref"]
         n = 0
         for case in w.cases:
             for principal in ("public", "auditor"):
@@ -211,7 +213,7 @@ def test_a_schema_4_store_joins_each_posting_to_its_unit_and_answers_the_same(tm
             store.db.conn.set_trace_callback(seen.append)
             ask("Which contact serves PR-84?", store)
             joined = [s for s in seen if "FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term" in s]
-            assert len(joined) == (2 if schema in (4, 12) else 0), (schema, seen)
+            assert len(joined) == (2 if schema in (4, 12, 13) else 0), (schema, seen)
     finally:
         for store in stores.values():
             store.close()

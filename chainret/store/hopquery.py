@@ -88,6 +88,8 @@ _POSTINGS["keyed"] = (_POSTINGS["idx"][0], _POSTINGS["idx"][1].replace("term = ?
 # its ordinal (one rowid lookup a posting; the outer array reads the columns by these names).
 _POSTINGS["lean"] = (_POSTINGS["idx"][0], "SELECT p.unit_ord AS unit_ord, p.tf AS tf, u.doc_ord AS doc_ord, u.ntok AS ntok, u.idx AS idx "
                      f"FROM postings p JOIN units u ON u.ord = p.unit_ord WHERE p.term = {term_key(True)} LIMIT ?")
+# Schema 13 keeps a word that is no ID by its code (``schema.WORD_CODES``): the term is named by ``WORD_KEY``.
+_POSTINGS["coded"] = (_POSTINGS["lean"][0], _POSTINGS["lean"][1].replace(f"term = {term_key(True)}", f"term = {term_key(True, True)}"))
 _RELATIONS = (
     f"SELECT json_group_array(json_array({rel_cols(joined=True)}, r.doc_ord, {quote_column(joined=True)})) FROM "
     "(SELECT * FROM relations WHERE subject = ? AND predicate = ? LIMIT ?) r LEFT JOIN documents d ON d.ord = r.doc_ord"
@@ -98,7 +100,7 @@ HOP_SQL = {kind: f"SELECT ({_ARRAY.format(*postings)}), ({_RELATIONS})" for kind
 # A 1.1 hop (``stating_first``) also reads which of the term's units hold the predicate's word: a third array, the
 # predicate's postings looked up for those units only (the (term, unit_ord) key), never the predicate's whole list.
 _STATING = "SELECT json_group_array(unit_ord) FROM postings WHERE term = {0} AND unit_ord IN (SELECT unit_ord FROM postings WHERE term = {0} LIMIT ?)"
-HOP_SQL_STATING = {kind: f"{sql}, ({_STATING.format(term_key(kind in ('keyed', 'lean')))})" for kind, sql in HOP_SQL.items()}
+HOP_SQL_STATING = {kind: f"{sql}, ({_STATING.format(term_key(kind in ('keyed', 'lean', 'coded'), kind == 'coded'))})" for kind, sql in HOP_SQL.items()}
 
 # (``rowdecode.hop_postings`` and ``rowdecode.hop_status_rows`` read the two arrays.)
 

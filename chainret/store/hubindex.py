@@ -31,14 +31,14 @@ from typing import TYPE_CHECKING, cast
 from chainret.engine.search import HUB_UNITS, SearchHit, TermRanking
 from chainret.store.paircensus import CLASS_READS, of_class
 from chainret.store.sqlrows import READABLE
-from chainret.store.schema import TERM_KEY, UNIT_REF, term_key, term_text
+from chainret.store.schema import UNIT_REF, WORD_KEY, term_key, term_text
 
 if TYPE_CHECKING:
     from chainret.store.sqlrows import RowSource
 
 _CLASS_READS = CLASS_READS.format(col="h.doc_ord")
 
-_WORD = term_text("w.term", True)
+_WORD = term_text("w.term", True, True)
 # SQLite only: what a compile and an update write after the tables (``postings`` of schema 11: an ID's postings keep its
 # entity's ordinal, ``schema.TERM_KEY``; the lists keep every term as text, as a hop names it).
 HUB_INDEX_SQL = [
@@ -51,13 +51,13 @@ HUB_INDEX_SQL = [
     "DELETE FROM hub_ranked",
     "DELETE FROM hub_classes",
     "DELETE FROM hub_counts",
-    f"INSERT INTO hub_ranked SELECT {term_text('p.term', True)}, '', p.tf, u.ntok, p.unit_ord, u.doc_ord, {UNIT_REF} "
+    f"INSERT INTO hub_ranked SELECT {term_text('p.term', True, True)}, '', p.tf, u.ntok, p.unit_ord, u.doc_ord, {UNIT_REF} "
     "FROM postings p JOIN units u ON u.ord = p.unit_ord "
     f"WHERE p.term IN (SELECT q.term FROM postings q GROUP BY q.term HAVING count(*) > {HUB_UNITS} "
-    f"AND {term_text('q.term', True)} IN (SELECT lower(e.id) FROM entities e))",
+    f"AND {term_text('q.term', True, True)} IN (SELECT lower(e.id) FROM entities e))",
     f"INSERT INTO hub_ranked SELECT h.term, {_WORD}, h.tf, h.ntok, h.unit_ord, h.doc_ord, h.ref FROM hub_ranked h "
     "JOIN postings w ON w.unit_ord = h.unit_ord AND w.term IN "
-    f"(SELECT DISTINCT {TERM_KEY.replace('?', 'lower(name)')} FROM predicates) WHERE h.word = ''",
+    f"(SELECT DISTINCT {WORD_KEY.replace('?', 'lower(name)')} FROM predicates) WHERE h.word = ''",
     "INSERT INTO hub_classes SELECT DISTINCT term, word, tf, ntok FROM hub_ranked",
     # every (view, class) x hub term, a zero where the class reads none: a missing row means "not kept"
     "INSERT INTO hub_counts SELECT t.term, c.view_name, c.principal, "
@@ -122,7 +122,7 @@ class _Walk:
         by_score: dict[float, list[tuple[int, int]]] = {}
         for _, i, _, score in scored:  # best first; groups of one score kept together (their units merge by ordinal)
             by_score.setdefault(score, []).append(classes[i])
-        skip = (f" AND NOT EXISTS (SELECT 1 FROM postings x WHERE x.term = {term_key(self.store.keyed_terms)} AND x.unit_ord = h.unit_ord)"
+        skip = (f" AND NOT EXISTS (SELECT 1 FROM postings x WHERE x.term = {term_key(self.store.keyed_terms, self.store.coded_words)} AND x.unit_ord = h.unit_ord)"
                 if without else "")
         sql = ("SELECT h.unit_ord, h.ref FROM hub_ranked h WHERE h.term = ? AND h.word = ? AND h.tf = ? AND h.ntok = ? AND "
                + READABLE.format(col="h.doc_ord") + skip + " ORDER BY h.unit_ord LIMIT ?")

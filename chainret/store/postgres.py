@@ -455,6 +455,8 @@ class _Writer:
     keys_terms = False
     lean_postings = False
     bases_units = False
+    codes_words = False
+    row_tables: dict[str, str] = {}  # (its tables are the tables it reads)
 
     def __init__(self, conn: Conn) -> None:
         self.conn = conn

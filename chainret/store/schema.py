@@ -51,7 +51,9 @@ Tables (``*`` = row-level security in PostgreSQL, keyed on the request's view an
   (``support_column``, ``quote_column``).
   PostgreSQL keeps them all: its row-level security hides a withheld document's row, whose relation the audit
   still shows. A SQLite store of schema 10 keeps its relations in ``relation_rows`` by ordinals, read through the
-  view ``relations`` (``RELATION_ROWS``); 12 keeps a relation's support as one column (``SUPPORT_PACKED``).
+  view ``relations`` (``RELATION_ROWS``); 12 keeps a relation's support as one column (``SUPPORT_PACKED``); 13 keeps an
+  entity's type and a posting's word by code (``ENTITY_ROWS``, ``WORD_CODES``) and a unit without its NULL columns
+  (``UNIT_ROWS``), reading ``entities`` and ``units`` through views.
 
 The rows are made by one writer, the compiler (``chainret.store.stream.StreamCompile``), for a new store
 and an update alike; they stay there, not here, because most need what only the compiler holds (a
@@ -125,6 +127,10 @@ class Writer(Protocol):
     lean_postings: bool
     #: Whether a version's units are found by its ``unit_base``, with no ``units_doc`` (``UNIT_BASE``: SQLite's, schema 12).
     bases_units: bool
+    #: Whether a posting keeps a word that is no ID as the word's code (``WORD_CODES``: SQLite's, schema 13).
+    codes_words: bool
+    #: The tables it reads through a view, each with the table that holds its rows (``ROW_TABLES``: SQLite's, schema 13).
+    row_tables: dict[str, str]
 
 
 TABLES: dict[str, list[str]] = {
@@ -157,18 +163,23 @@ SQLITE_TABLES: dict[str, list[str]] = {
     "document_meta": ["ord", "ref", "visibility", "unit_base"],  # schema 12: no ``units_doc`` (``UNIT_BASE``)
     "relation_rows": ["ord", "id", "s", "p", "o", "support", "span_start",  # support: schema 12 (``SUPPORT_PACKED``)
                       "span_end", "note", "doc_ord", "unit_idx", "defects", "kind"],
+    "entity_rows": ["ord", "id", "type_code", "name", "aliases", "description"],  # schema 13 (``ENTITY_ROWS``)
+    "entity_types": ["code", "name"],  # schema 13 (``ENTITY_ROWS``)
+    "unit_rows": ["ord", "doc_ord", "idx", "start_", "end_", "ntok"],  # schema 13 (``UNIT_ROWS``)
+    "term_words": ["code", "word"],  # schema 13 (``WORD_CODES``)
 }
 
 INT_COLUMNS = {"ord", "entity_ord", "doc_ord", "order_", "current", "idx", "start_", "end_", "ntok",
                "unit_ord", "tf", "size", "total_len", "span_start", "span_end", "rel_ord", "seq", "flen", "since",
-               "s", "p", "o", "unit_idx"}
+               "s", "p", "o", "unit_idx", "type_code", "code", "unit_base"}
 
 PRIMARY = {
     "meta": "key", "entities": "ord", "names": "key, entity_ord, doc_id", "name_sources": "entity_ord, seq",
     "label_readers": "doc_id, principal", "predicates": "ord", "patterns": "ord", "documents": "ord",
     "readers": "doc_ord, principal", "document_meta": "ord", "views": "ord", "view_docs": "view_name, doc_ord", "units": "ord",
     "postings": "term, unit_ord", "corpus": "view_name, principal", "relations": "ord", "relation_quotes": "rel_ord",
-    "identities": "seq, principal", "relation_rows": "ord",  # (relation_rows: ``SQLITE_TABLES``)
+    "identities": "seq, principal", "relation_rows": "ord",  # (relation_rows ... term_words: ``SQLITE_TABLES``)
+    "entity_rows": "ord", "entity_types": "code", "unit_rows": "ord", "term_words": "code",
 }
 
 INDEXES = [
@@ -254,21 +265,43 @@ def posting_row(term: str | int, unit_ord: int, doc_ord: int, tf: int, ntok: int
     return (term, unit_ord, tf) if lean else (term, unit_ord, doc_ord, tf, ntok, idx)
 
 
-def term_key(keyed: bool) -> str:
+#: A SQLite store of schema 13 (issue 47: a store's size) keeps a posting's term that is no entity's ID as the code of the
+#: word in ``term_words`` (a negative integer: -1, -2, ... in the order the compile first met them, so no code is an
+#: entity's ordinal), where 11 and 12 kept its text: a unit's common words are in nearly every unit (this world's three
+#: words are half its 4M postings, 12 MB of text at 1M relations), a code is a byte or two. ``WORD_KEY`` names a term
+#: as ``TERM_KEY`` does, the word's code where the term is no ID (an unknown word: its text, which no posting holds).
+#: An update keeps every stored word's code, gives a new word the next one, and keys a word's postings again by the
+#: entity's ordinal when an entity of that ID arrives (``StreamCompile._key_new_ids``), as 11 did for the text.
+WORD_CODES = "term_words"
+WORD_KEY = ("(SELECT coalesce(e.ord, (SELECT w.code FROM term_words w WHERE w.word = x.t), x.t) FROM (SELECT ? AS t) x "
+            "LEFT JOIN entities e ON e.id = x.t)")  # (``coalesce`` looks a word up only where the term is no ID)
+
+
+def term_key(keyed: bool, coded: bool = False) -> str:
     """What a statement names a posting's term by, given as text in one parameter: ``TERM_KEY`` in a store whose
-    postings key IDs by ordinal (``keyed``), else the parameter itself."""
-    return TERM_KEY if keyed else "?"
+    postings key IDs by ordinal (``keyed``), ``WORD_KEY`` where they key other words by code too (``coded``), else the
+    parameter itself."""
+    return (WORD_KEY if coded else TERM_KEY) if keyed else "?"
 
 
-def term_text(col: str, keyed: bool) -> str:
-    """A posting's term ``col`` as text: the ID of the entity whose ordinal a ``keyed`` store keeps (``TERM_KEY``)."""
-    return f"CASE WHEN typeof({col}) = 'integer' THEN (SELECT e.id FROM entities e WHERE e.ord = {col}) ELSE {col} END" if keyed else col
+def term_text(col: str, keyed: bool, coded: bool = False) -> str:
+    """A posting's term ``col`` as text: the ID of the entity whose ordinal a ``keyed`` store keeps (``TERM_KEY``), the
+    word whose code a ``coded`` one keeps (``WORD_CODES``)."""
+    if not keyed:
+        return col
+    entity = f"(SELECT e.id FROM entities e WHERE e.ord = {col})"
+    if coded:
+        entity = f"CASE WHEN {col} >= 0 THEN {entity} ELSE (SELECT w.word FROM term_words w WHERE w.code = {col}) END"
+    return f"CASE WHEN typeof({col}) = 'integer' THEN {entity} ELSE {col} END"
 
 
-def posting_term(term: str, entity_ord: Mapping[str, int]) -> str | int:
+def posting_term(term: str, entity_ord: Mapping[str, int], word_code: Callable[[str], int] | None = None) -> str | int:
     """The term a store of schema 11 keeps in a posting (``TERM_KEY``): the ordinal of the entity whose ID it is, else the
-    term's text."""
-    return entity_ord.get(term, term)
+    term's text, or (schema 13: ``WORD_CODES``) its word's code by ``word_code``."""
+    ordinal = entity_ord.get(term)
+    if ordinal is not None:
+        return ordinal
+    return term if word_code is None else word_code(term)
 
 #: A SQLite store of schema 10 (issue 47: a store's size) keeps its relations in ``relation_rows``: subject, predicate and
 #: object as their ``entities`` and ``predicates`` ordinals (``s``, ``p``, ``o``), the unit as its index in the relation's
@@ -304,6 +337,47 @@ RELATIONS_VIEW = (
     "coalesce(r.kind, 'clause') AS kind, r.unit_idx AS unit_idx "
     "FROM relation_rows r JOIN entities es ON es.ord = r.s JOIN predicates pr ON pr.ord = r.p JOIN entities eo ON eo.ord = r.o"
 )
+#: A SQLite store of schema 13 (issue 47: a store's size) keeps an entity's type as the code of its name in
+#: ``entity_types`` (``entity_rows.type_code``: 0, 1, ... in the order the compile first met them; a world has a few types,
+#: and SQLite writes 0 and 1 in no byte and others in one, where the name took some 6 bytes of each of 1.25M rows at 1M
+#: relations), read back through the view ``entities`` with the columns of ``TABLES["entities"]``, so no statement that
+#: reads entities changes (the view is one table's, which SQLite flattens into each statement, a ``LEFT JOIN``'s too; a
+#: type is one lookup in a table of a few rows, where a statement reads it). It keeps a unit in ``unit_rows`` without
+#: the three columns a unit row of schema 8 and 9 left NULL (its ref, its version's ref, its text: a byte each of every
+#: row's header), read through the view ``units``, which gives them as NULL. Writes name the tables (``ROW_TABLES``).
+ENTITY_ROWS = "entity_rows"
+UNIT_ROWS = "unit_rows"
+ENTITIES_VIEW = (
+    "CREATE VIEW entities AS SELECT r.ord AS ord, r.id AS id, (SELECT t.name FROM entity_types t WHERE t.code = r.type_code) "
+    "AS type, r.name AS name, r.aliases AS aliases, r.description AS description FROM entity_rows r"
+)
+UNITS_VIEW = (
+    "CREATE VIEW units AS SELECT u.ord AS ord, NULL AS ref, u.doc_ord AS doc_ord, NULL AS doc_ref, u.idx AS idx, "
+    "u.start_ AS start_, u.end_ AS end_, u.ntok AS ntok, NULL AS text FROM unit_rows u"
+)
+#: The table that holds the rows of each table a SQLite store reads through a view (``RELATION_ROWS``, ``ENTITY_ROWS``,
+#: ``UNIT_ROWS``): what its compile writes and indexes.
+ROW_TABLES = {"relations": RELATION_ROWS, "entities": ENTITY_ROWS, "units": UNIT_ROWS}
+#: The small SQLite tables of schema 13 keyed by their codes, with the index that finds a code by its name.
+CODE_INDEXES = ("CREATE UNIQUE INDEX entity_types_name ON entity_types (name)", "CREATE UNIQUE INDEX term_words_word ON term_words (word)")
+
+
+def entity_row_coded(row: Sequence[SQLValue], type_code: Callable[[str], int]) -> Row:
+    """An ``entities`` row (``TABLES["entities"]``' columns) as ``entity_rows`` keeps it (``ENTITY_ROWS``): its type by
+    ``type_code``."""
+    i, eid, type_, name, aliases, description = row
+    return (i, eid, type_code(str(type_)), name, aliases, description)
+
+
+def unit_row_lean(row: Sequence[SQLValue]) -> Row:
+    """A ``units`` row (``TABLES["units"]``' columns) as ``unit_rows`` keeps it (``UNIT_ROWS``): without its ref, its
+    version's ref and its text, which a row of schema 9 leaves NULL (anything else there would be lost: refused)."""
+    i, ref, doc_ord, doc_ref, idx, start, end, ntok, text = row
+    if ref is not None or doc_ref is not None or text is not None:
+        raise ValueError(f"unit {i!r}: a SQLite store of schema 13 keeps no unit ref or text ({ref!r}, {doc_ref!r})")
+    return (i, doc_ord, idx, start, end, ntok)
+
+
 #: The indexes of ``INDEXES`` a SQLite store of schema 10 builds on ``relation_rows``, by their columns there.
 SQLITE_RELATION_INDEXES = {"relations_id": "id", "relations_object": "o", "relations_unit": "doc_ord, unit_idx"}
 
@@ -469,7 +543,7 @@ def create_statements(*, postgres: bool = False) -> list[str]:
     """``CREATE TABLE`` statements (indexes come after the bulk load: see ``index_statements``); a SQLite store's
     relations are ``relation_rows`` and the view over them (``RELATION_ROWS``), PostgreSQL's the table ``relations``."""
     out = []
-    tables = TABLES if postgres else {**{t: c for t, c in TABLES.items() if t != "relations"}, **SQLITE_TABLES}
+    tables = TABLES if postgres else {**{t: c for t, c in TABLES.items() if t not in ROW_TABLES}, **SQLITE_TABLES}
     for table, cols in tables.items():
         defs = []
         for c in cols:
@@ -478,7 +552,7 @@ def create_statements(*, postgres: bool = False) -> list[str]:
         tail = " WITHOUT ROWID" if not postgres and table in ("postings", "readers", "view_docs", "names", "label_readers") else ""
         key = PRIMARY[table] if postgres else SQLITE_PRIMARY.get(table, PRIMARY[table])
         out.append(f"CREATE TABLE {table} ({', '.join(defs)}, PRIMARY KEY ({key})){tail}")
-    return out if postgres else [*out, RELATIONS_VIEW]
+    return out if postgres else [*out, *CODE_INDEXES, ENTITIES_VIEW, UNITS_VIEW, RELATIONS_VIEW]
 
 
 def index_statements(columns: Mapping[str, str] | None = None, *, sqlite: bool = False) -> list[str]:
@@ -488,7 +562,7 @@ def index_statements(columns: Mapping[str, str] | None = None, *, sqlite: bool =
     own = columns or (SQLITE_RELATION_INDEXES if sqlite else {})
     return [
         f"CREATE {'UNIQUE ' if name in UNIQUE else ''}INDEX IF NOT EXISTS {name} "
-        f"ON {RELATION_ROWS if sqlite and table == 'relations' else table} ({own.get(name, cols)})"
+        f"ON {ROW_TABLES.get(table, table) if sqlite else table} ({own.get(name, cols)})"
         for name, table, cols in INDEXES if not (sqlite and name in SQLITE_WITHOUT)
     ]
 

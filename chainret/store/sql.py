@@ -207,6 +207,8 @@ class SQLStore:
         self.lean_postings: bool = self.keyed_terms and self._meta.get("schema_version") != "11"
         # ... and finds a unit by its version's ``unit_base``, with no ``units_doc`` (``schema.UNIT_BASE``).
         self.based_units: bool = self.lean_postings
+        # ... and a SQLite store of 13 keeps a posting's word that is no ID as its code (``schema.WORD_CODES``).
+        self.coded_words: bool = self.lean_postings and self._meta.get("schema_version") != "12"
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
         self._narrows: dict[str, bool] = {}  # reader -> ``narrows_views``: asked by every ask, read from a JSON row
@@ -727,10 +729,11 @@ class SQLStore:
         index in its document version (``idx``, schema 8), its ref (``ref``, 5 to 7), or neither (``joined``, 3 and 4:
         each posting is joined to its unit). Read from the table, as the hop statement reads it; ``keyed``: its index, and
         an ID kept as its entity's ordinal (``schema.TERM_KEY``, schema 11); ``lean``: an ID kept so, and no unit column
-        (``schema.LEAN_POSTINGS``, schema 12: joined to its unit)."""
+        (``schema.LEAN_POSTINGS``, schema 12: joined to its unit); ``coded``: that, and a word kept by its code
+        (``schema.WORD_CODES``, schema 13)."""
         columns = {str(r[1]) for r in self.db.rows("PRAGMA table_info(postings)")}
         if "doc_ord" not in columns:
-            return "lean"
+            return "coded" if self.coded_words else "lean"
         return ("keyed" if self.keyed_terms else "idx") if "idx" in columns else "ref" if "ref" in columns else "joined"
 
     def view_facts(self, view: str, principal: str, within: str | None = None) -> ViewFacts:

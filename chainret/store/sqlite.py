@@ -64,7 +64,7 @@ from chainret.store.hubindex import write_hub_index
 from chainret.store.log import SQLiteLogWriter, append_log
 from chainret.store.paircensus import write_pair_counts
 from chainret.store.namewords import TABLE as NAME_WORDS
-from chainret.store.schema import SQLITE_TABLES, TABLES, Row, SQLValue, as_int, as_str, create_statements, index_statements, text_pairs
+from chainret.store.schema import ROW_TABLES, SQLITE_TABLES, TABLES, Row, entity_row_coded, unit_row_lean, SQLValue, as_int, as_str, create_statements, index_statements, text_pairs
 from chainret.store.sql import Backend, SQLStore
 
 if TYPE_CHECKING:
@@ -128,6 +128,7 @@ class SQLiteBackend(Backend):
             self._watch, self._written = fd, (st.st_size, st.st_mtime_ns)
         self._checked_at = time.monotonic()
         self._spare: sqlite3.Connection | None = first  # adopted by the first thread that reads
+        self._type_codes: dict[str, int] | None = None  # a write's entity type codes (``_type_code``), read once
 
     def _open(self) -> sqlite3.Connection:
         try:
@@ -221,9 +222,28 @@ class SQLiteBackend(Backend):
     def execute(self, sql: str, params: Sequence[SQLValue] = ()) -> None:
         self.conn.execute(sql, tuple(params))
 
+    codes_words = True  # a posting keeps a word that is no ID as its code (``chainret.store.schema.WORD_CODES``)
+    row_tables = ROW_TABLES  # tables read through a view, and the tables that hold their rows (schema 13)
+
     def insert(self, table: str, rows: Iterable[Sequence[SQLValue]]) -> None:
+        if table == "entities":  # (schema 13: a type by its code, ``chainret.store.schema.ENTITY_ROWS``)
+            rows = [entity_row_coded(r, self._type_code) for r in rows]
+        elif table == "units":  # (schema 13: no unit ref or text, ``chainret.store.schema.UNIT_ROWS``)
+            rows = map(unit_row_lean, rows)
+        table = ROW_TABLES.get(table, table)
         cols = SQLITE_TABLES.get(table) or TABLES[table]
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})", rows)
+
+    def _type_code(self, type_: str) -> int:
+        """The code of entity type ``type_`` in ``entity_types``, a new one written where it has none yet."""
+        codes = self._type_codes
+        if codes is None:
+            codes = self._type_codes = {as_str(n): as_int(c) for c, n in self.conn.execute("SELECT code, name FROM entity_types")}
+        code = codes.get(type_)
+        if code is None:
+            code = codes[type_] = len(codes)
+            self.conn.execute("INSERT INTO entity_types (code, name) VALUES (?, ?)", (code, type_))
+        return code
 
     def close(self) -> None:
         """Close every thread's connection (call it when no thread is reading: ``LiveCatalog`` waits for that)."""

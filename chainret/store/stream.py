@@ -236,6 +236,9 @@ class StreamCompile:
         self.keys_terms = w.keys_terms
         self.lean_postings = w.lean_postings
         self.bases_units = w.bases_units
+        self.codes_words = w.codes_words  # (schema 13: ``schema.WORD_CODES``)
+        self.word_codes: dict[str, int] | None = None  # word -> code, read from the store when first needed
+        self.new_words: list[Row] = []  # (code, word) not yet written, written before the postings that name them
         # the words of the names this write adds (``chainret.store.namewords``; a SQLite store's only)
         self.words: NameWords | None = NameWords() if w.keeps_name_words else None
         # An update (``compile.update_into``): how many records of each section the store holds already. They are
@@ -383,7 +386,8 @@ class StreamCompile:
         self.relabelled.add(eid)
         self.w.execute("DELETE FROM names WHERE entity_ord = ?", (i,))
         self.w.execute("DELETE FROM name_sources WHERE entity_ord = ?", (i,))
-        self.w.execute("UPDATE entities SET name = ?, aliases = ?, description = ? WHERE ord = ?", (*entity[3:6], i))
+        self.w.execute(f"UPDATE {self.w.row_tables.get('entities', 'entities')} SET name = ?, aliases = ?, description = ? WHERE ord = ?",
+                       (*entity[3:6], i))
         self.w.insert("names", names)
         if sources:
             self.w.insert("name_sources", sources)
@@ -690,7 +694,8 @@ class StreamCompile:
         kept = (None, None, None) if self.derives else (uref, doc_ref, body)
         terms = Counter(toks).items()
         return ((ordinal, kept[0], doc_ord, kept[1], j, start, end, len(toks), kept[2]),
-                [posting_row(posting_term(term, self.ent_ord) if self.keys_terms else term, ordinal, doc_ord, tf, len(toks), j, self.lean_postings)
+                [posting_row(posting_term(term, self.ent_ord, self._word_code if self.codes_words else None) if self.keys_terms else term,
+                             ordinal, doc_ord, tf, len(toks), j, self.lean_postings)
                  for term, tf in terms])
 
     def _units(self) -> None:
@@ -716,10 +721,12 @@ class StreamCompile:
                     ordinal += 1
                 if len(units) >= BATCH or len(postings) >= BATCH:
                     self.w.insert("units", units)
+                    self._write_words()
                     self.w.insert("postings", postings)
                     units, postings = [], []
         if units:
             self.w.insert("units", units)
+        self._write_words()
         if postings:
             self.w.insert("postings", postings)
         for base, doc_ord in bases:
@@ -727,11 +734,34 @@ class StreamCompile:
         self._index_again(sorted(self.reindex))
 
     def _key_new_ids(self) -> None:
-        """An update's new entities whose ID stored postings hold as text: those postings keyed by the entity's ordinal,
-        as a posting written from now on is (``schema.TERM_KEY``: one term is kept one way)."""
+        """An update's new entities whose ID stored postings hold as text (or, schema 13, as a word's code): those
+        postings keyed by the entity's ordinal, as a posting written from now on is (``schema.TERM_KEY``: one term is
+        kept one way)."""
+        codes = self._codes() if self.codes_words else {}
         for eid, i in self.ent_ord.items():
             if i >= self.stored["entities"]:
-                self.w.execute("UPDATE postings SET term = ? WHERE term = ?", (i, eid))
+                self.w.execute("UPDATE postings SET term = ? WHERE term = ?", (i, codes.get(eid, eid)))
+
+    def _codes(self) -> dict[str, int]:
+        """The words the store keeps codes of (``schema.WORD_CODES``), with those this write gave, read once."""
+        if self.word_codes is None:
+            self.word_codes = {as_str(w): as_int(c) for c, w in self.w.rows("SELECT code, word FROM term_words")}
+        return self.word_codes
+
+    def _word_code(self, word: str) -> int:
+        """The code a posting keeps of ``word``, no entity's ID (``schema.WORD_CODES``): the store's, else the next one."""
+        codes = self._codes()
+        code = codes.get(word)
+        if code is None:
+            code = codes[word] = -1 - len(codes)
+            self.new_words.append((code, word))
+        return code
+
+    def _write_words(self) -> None:
+        """The words given codes since the last call, written before the postings that keep them."""
+        if self.new_words:
+            self.w.insert("term_words", self.new_words)
+            self.new_words = []
 
     def _index_again(self, refs: list[str]) -> None:
         """An update's stored units that prose quotes name IDs in: each whose search text grew is written again (its
@@ -745,10 +775,11 @@ class StreamCompile:
                 unit, posts = self._unit_rows(as_int(o), as_int(i), as_str(ref), as_int(j), as_int(s), as_int(e), as_str(body))
                 if unit[7] == as_int(ntok):
                     continue
-                self.w.execute("UPDATE units SET ntok = ? WHERE ord = ?", (unit[7], unit[0]))
+                self.w.execute(f"UPDATE {self.w.row_tables.get('units', 'units')} SET ntok = ? WHERE ord = ?", (unit[7], unit[0]))
                 # by the postings' key (term, unit_ord): the unit's new terms hold every old one (IDs are only added)
                 terms = [p[0] for p in posts]
                 self.w.execute(f"DELETE FROM postings WHERE unit_ord = ? AND term IN ({', '.join('?' * len(terms))})", (unit[0], *terms))
+                self._write_words()
                 self.w.insert("postings", posts)
 
     def _digests(self) -> tuple[str, dict[str, str]]:

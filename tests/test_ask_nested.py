@@ -301,3 +301,16 @@ def test_a_relative_clause_inside_a_modifier_belongs_to_its_own_noun(newcomer: C
     assert trace.interpretation.predicates == ["owned_by", "has_member"] and _answers(trace) == {U + "alice", U + "bob"}
     # negative control: a clause right after its head noun is still the head's
     assert nested_mod.slot_head("the team that owns web-shop") == "team"
+
+
+def test_a_relative_clause_after_a_participles_by_belongs_to_the_agent(newcomer: CatalogReader) -> None:
+    """"APIs consumed by the components that team-web owns": the clause is the agent's, the phrase's head is "APIs"
+    (it was read as "components", and the bare phrase was left unread); the phrase answers as its full question does."""
+    assert nested_mod.slot_head("APIs consumed by the components that team-web owns") == "apis"
+    full = ask("which APIs are consumed by the components that team-web owns", newcomer)
+    bare = ask("APIs consumed by the components that team-web owns", newcomer)
+    assert full.outcome == bare.outcome == "accepted_path" and _answers(bare) == _answers(full) != set()
+    assert verify(bare, newcomer).ok
+    # negative controls: a clause right after its head noun is still the head's; an agent that names nothing
+    assert nested_mod.slot_head("the components that team-web owns") == "components"
+    assert ask("APIs consumed by the weather that team-web owns", newcomer).outcome != "accepted_path"

@@ -264,3 +264,16 @@ def test_a_positive_without_every_is_not_read_as_its_lack(lacks_world: Path) -> 
     # "which apis have at least one consumer" asks for those that have one: never the APIs of none
     trace = ask("which apis have at least one consumer", lacks_world)
     assert trace.outcome != "accepted_path" or {a.id.rpartition(":")[2] for a in trace.answers or []} != {D + "paper-api"}
+
+
+@pytest.mark.parametrize("words", ["which componets have no owner", "compnents nobody owns", "are there any componnets without an owner"])
+def test_a_long_subject_noun_one_letter_off_reads_as_the_noun(world: Path, words: str) -> None:
+    assert answer_names(words, world) == {D + "updater"}
+
+
+@pytest.mark.parametrize("words", [
+    "which compartments have no owner",  # two edits from "components": another word
+    "which tems have no members",  # a short word one edit from "teams": too short to be read as a slip
+])
+def test_a_word_further_off_or_shorter_is_no_subject_noun(world: Path, words: str) -> None:
+    assert unread(words, world)

@@ -239,7 +239,22 @@ def _subject_noun(word: str) -> str | None:
     if word in SUBJECT_NOUNS:
         return SUBJECT_NOUNS[word]
     targets = EVERYDAY_NOUNS.get(word, ())
-    return SUBJECT_NOUNS.get(targets[0]) if len(targets) == 1 else None
+    return SUBJECT_NOUNS.get(targets[0]) if len(targets) == 1 else _misspelt(word)
+
+
+MISSPELT_MIN_LETTERS = 7  # a shorter word one letter from a type noun is as often another word ("terms": teams)
+
+
+def _misspelt(word: str) -> str | None:
+    """The subject noun a long word one letter edit from one of its spellings stands for ("compnents": components),
+    where every spelling that near says the same noun; None otherwise (the names' own typo rule,
+    ``chainret.query.understand.osa_distance``, with the tightest bound: a subject noun is a closed list)."""
+    from chainret.query.understand import osa_distance
+
+    if len(word) < MISSPELT_MIN_LETTERS or not word.isalpha():
+        return None
+    said = {SUBJECT_NOUNS[w] for w in SUBJECT_NOUNS if len(w) >= MISSPELT_MIN_LETTERS and osa_distance(word, w, 1) <= 1}
+    return said.pop() if len(said) == 1 else None
 
 
 def reframe(text: str) -> str | None:

@@ -314,3 +314,15 @@ def test_a_relative_clause_after_a_participles_by_belongs_to_the_agent(newcomer:
     # negative controls: a clause right after its head noun is still the head's; an agent that names nothing
     assert nested_mod.slot_head("the components that team-web owns") == "components"
     assert ask("APIs consumed by the weather that team-web owns", newcomer).outcome != "accepted_path"
+
+
+def test_a_chain_that_returns_over_its_start_is_read_where_the_head_noun_leaves_the_start_out(newcomer: CatalogReader) -> None:
+    """"which APIs does the team that owns order-service own": owner, then what it owns, back over order-service; the
+    engine never enters order-service twice, which a list of APIs never holds anyway. The answers are team-platform's
+    APIs, as the question by its name gives."""
+    trace = ask("which APIs does the team that owns order-service own", newcomer)
+    assert trace.outcome == "accepted_path" and verify(trace, newcomer).ok
+    assert _answers(trace) == _answers(ask("which APIs does team-platform own", newcomer)) != set()
+    # negative controls: where the start could be an answer (a component, or anything), the chain is not taken
+    assert ask("which components does the team that owns order-service own", newcomer).outcome != "accepted_path"
+    assert ask("what does the team that owns order-service own", newcomer).outcome != "accepted_path"

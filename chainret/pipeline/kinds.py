@@ -95,8 +95,8 @@ def _ends(paths: list[list[Rel]]) -> set[str]:
 
 
 def _agreed_inside(paths: list[list[Rel]], f: KindFilter) -> list[list[Rel]] | None:
-    """For a loose word said of a set inside the request that no hop is typed by ("who owns the services that call the
-    billing API": the callers, then their owners), the paths whose entity of the word's type is of its kind, where
+    """For a loose word said of a set inside the request that no hop is typed by ("who owns the services that use the
+    orders API": its users, then their owners), the paths whose entity of the word's type is of its kind, where
     both readings give the same answers; None where they differ, or where the type is on more than one hop (the word
     could then be said of either)."""
     at = {k for p in paths for k, r in enumerate(p) if _type_of(r.object) == f.word.type}

@@ -338,3 +338,21 @@ def test_services_inside_a_composed_reading_is_answered_where_both_readings_agre
     # the control: what depends on svc-1 is portal, a website: "services" keeps none of it, "components" gives team-y
     assert "types no hop" in refusal("who owns the services that depend on svc-1", agree)
     assert names("who owns the components that depend on svc-1", agree) == {"team-y"}
+
+
+def test_every_store_reads_both_readings_alike(provided: tuple[Path, Path], tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    """The agreement of a loose word's two readings is read from the view's relations: memory, SQLite and PostgreSQL
+    give one trace, an answer where they agree and a refusal where they differ."""
+    from chainret.catalog.load import load_catalog
+
+    for catalog in provided:
+        stores = three_stores(load_catalog(catalog), tmp_path / catalog.stem, pg_url)
+        try:
+            for words in ("which apis does no service provide", "who owns the services that portal depends on",
+                          "who owns the services that kiosk depends on"):
+                texts = {name: trace_json(ask(words, store)) for name, store in stores.items()}
+                assert len(set(texts.values())) == 1, (catalog.stem, words)
+        finally:
+            for s in stores.values():
+                if hasattr(s, "close"):
+                    s.close()

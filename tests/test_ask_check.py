@@ -120,3 +120,36 @@ def test_http_ask_returns_the_check(world: Path) -> None:
         plain_ask = client.post("/ask", json={"request": "who is on growth?"}).json()
     assert yes["check"] == "yes" and yes["message"].startswith("yes: ") and len(yes["answers"]) == 3
     assert plain_ask["check"] is None
+
+
+@pytest.fixture(scope="module")
+def some(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Ana on platform, Eve on no team; platform owns gateway, idle owns nothing."""
+    ana = user("ana", "Ana").replace("    displayName: Ana\n", "    displayName: Ana\n  memberOf: [platform]\n")
+    return records_catalog(tmp_path_factory.mktemp("some") / "records", [
+        descriptor("Group", "platform"), descriptor("Group", "idle"), ana, user("eve", "Eve"),
+        descriptor("Component", "gateway", "  owner: platform\n"),
+    ])
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("is Ana on any team?", {f"group:{A}platform"}), ("is ana a member of a team", {f"group:{A}platform"}),
+    ("does platform own a component?", {f"component:{A}gateway"}),
+    ("does platform own any components", {f"component:{A}gateway"}),
+])
+def test_an_existential_ask_is_yes_with_the_answers_of_its_question(some: Path, words: str, expected: set[str]) -> None:
+    got = answer(words, some)
+    assert got.trace.outcome == "accepted_path" and {a.id for a in got.trace.answers or []} == expected
+    assert got.trace.meta["check"]["exists"] is True and got.trace.meta["check"]["holds"] is True
+    assert verify(got.trace, some).ok and check_words(got.trace, got.names)[0] == "yes"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("words", [
+    "is Eve on any team?",  # the control: on no team, and an empty answer is never read as no
+    "does idle own a component?",
+    "is Ana on any weather?",  # a noun the catalog has no relation to
+    "is Zed on any team?",
+])
+def test_an_existential_ask_without_answers_is_not_answered(some: Path, words: str) -> None:
+    trace = ask(words, some)
+    assert trace.outcome != "accepted_path"

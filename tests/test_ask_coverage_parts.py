@@ -213,3 +213,67 @@ def test_a_formal_or_clipped_wording_reads_by_its_parts(formal: Path, words: str
 ])
 def test_a_near_miss_of_those_wordings_stays_unread(formal: Path, words: str) -> None:
     assert unread(words, formal)
+
+
+@pytest.fixture(scope="module")
+def lacks_world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four teams, one of each: with people that own something (core), with nobody that owns something (ghost), with
+    people that own nothing (idle), with nobody that owns nothing (void); an API consumed and one that is not."""
+    return records_catalog(tmp_path_factory.mktemp("both") / "tree", [
+        descriptor("Group", "core", "  members: [ana]\n"), descriptor("Group", "ghost", ""),
+        descriptor("Group", "idle", "  members: [cy]\n"), descriptor("Group", "void", ""),
+        user("ana", "Ana Lima"), user("cy", "Cy Dunn"),
+        descriptor("Component", "gw", "  owner: core\n  consumesApis: [reads-api]\n"),
+        descriptor("Component", "worker", "  owner: ghost\n"),
+        descriptor("API", "reads-api", "  owner: core\n"), descriptor("API", "paper-api", "  owner: core\n"),
+    ])
+
+
+@pytest.mark.parametrize("words", [
+    "which groups have no members and own nothing", "which teams own nothing and have no members",
+    "teams that have no members and own nothing", "are there any teams that have nobody on them and own nothing",
+])
+def test_two_lacks_joined_by_and_are_the_rows_of_both(lacks_world: Path, words: str) -> None:
+    assert answer_names(words, lacks_world) == {D + "void"}
+    # the controls: each half alone has another answer, so the rows are those of both, not of either
+    assert answer_names("which teams have no members", lacks_world) == {D + "ghost", D + "void"}
+    assert answer_names("which teams own nothing", lacks_world) == {D + "idle", D + "void"}
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("do all the apis have at least one consumer?", {D + "paper-api"}),
+    ("is every api consumed by at least one component", {D + "paper-api"}),
+    ("Does every team have at least one person on it?", {D + "ghost", D + "void"}),
+    ("does every team have a person on it", {D + "ghost", D + "void"}),
+])
+def test_at_least_one_in_a_question_about_every_member_reads_as_the_lack(lacks_world: Path, words: str,
+                                                                          expected: set[str]) -> None:
+    assert answer_names(words, lacks_world) == expected
+
+
+@pytest.mark.parametrize("words", [
+    "which teams have no members and own the gw component",  # the second half is no lack
+    "which teams have no members and core",
+    "do all the apis have at least one consumer and the gw component",
+])
+def test_a_near_miss_of_a_joined_or_universal_lack_stays_unread(lacks_world: Path, words: str) -> None:
+    assert unread(words, lacks_world)
+
+
+def test_a_positive_without_every_is_not_read_as_its_lack(lacks_world: Path) -> None:
+    # "which apis have at least one consumer" asks for those that have one: never the APIs of none
+    trace = ask("which apis have at least one consumer", lacks_world)
+    assert trace.outcome != "accepted_path" or {a.id.rpartition(":")[2] for a in trace.answers or []} != {D + "paper-api"}
+
+
+@pytest.mark.parametrize("words", ["which componets have no owner", "compnents nobody owns", "are there any componnets without an owner"])
+def test_a_long_subject_noun_one_letter_off_reads_as_the_noun(world: Path, words: str) -> None:
+    assert answer_names(words, world) == {D + "updater"}
+
+
+@pytest.mark.parametrize("words", [
+    "which compartments have no owner",  # two edits from "components": another word
+    "which tems have no members",  # a short word one edit from "teams": too short to be read as a slip
+])
+def test_a_word_further_off_or_shorter_is_no_subject_noun(world: Path, words: str) -> None:
+    assert unread(words, world)

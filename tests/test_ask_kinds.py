@@ -277,3 +277,82 @@ def test_the_reduced_catalog_and_every_store_answer_a_kind_word_alike(restricted
         for s in stores.values():
             if hasattr(s, "close"):
                 s.close()
+
+
+# -- "services" said of something the answers are not: answered only where its two readings agree --------------------
+def api(name: str) -> str:
+    return _doc("API", name, "  type: openapi\n  lifecycle: production\n  owner: team-x\n  definition: x\n")
+
+
+def provider(name: str, kind: str, owner: str, provides: tuple[str, ...] = (), deps: tuple[str, ...] = ()) -> str:
+    spec = f"  type: {kind}\n  lifecycle: production\n  owner: {owner}\n"
+    spec += "  providesApis:\n" + "".join(f"    - {a}\n" for a in provides) if provides else ""
+    spec += "  dependsOn:\n" + "".join(f"    - {d}\n" for d in deps) if deps else ""
+    return _doc("Component", name, spec)
+
+
+AGREE = [
+    api("a-served"), api("a-none"), api("a-both"),
+    provider("svc-1", "service", "team-x", ("a-served",)), provider("svc-2", "service", "team-x", ("a-both",)),
+    provider("lib-1", "library", "team-x", ("a-both",)),
+    provider("portal", "website", "team-y", deps=("component:svc-1", "component:lib-1")),
+    provider("kiosk", "website", "team-y", deps=("component:svc-2", "component:lib-2")),
+    provider("lib-2", "library", "team-z"),
+    group("team-x"), group("team-y"), group("team-z"),
+]
+# the control world: one API that a library alone provides ("no service" lists it, "no component" does not)
+DIFFER = [*AGREE, api("a-lib"), provider("lib-3", "library", "team-x", ("a-lib",))]
+
+
+@pytest.fixture(scope="module")
+def provided(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    tmp = tmp_path_factory.mktemp("provided")
+    return (world(tmp / "agree", {"catalog-info.yaml": AGREE}, tmp / "agree.yaml"),
+            world(tmp / "differ", {"catalog-info.yaml": DIFFER}, tmp / "differ.yaml"))
+
+
+@pytest.mark.parametrize("request_text", ["which apis does no service provide", "is there an api that no service provides",
+                                          "apis that no service provides"])
+def test_services_as_the_object_of_an_absence_is_answered_where_both_readings_agree(
+        provided: tuple[Path, Path], request_text: str) -> None:
+    agree, differ = provided
+    assert names(request_text, agree) == names(request_text.replace("service", "component"), agree) == {"a-none"}
+    record = ask(request_text, agree).meta["kinds"][0]
+    assert (record["said_of"], record["readings_agree"]) == ("objects", True)
+    # the control: a-lib is provided by a library only, so "no service" and "no component" are two lists
+    assert "not of those components themselves" in refusal(request_text, differ)
+    assert names(request_text.replace("service", "component"), differ) == {"a-none"}
+
+
+def test_services_inside_a_composed_reading_is_answered_where_both_readings_agree(provided: tuple[Path, Path]) -> None:
+    agree, _ = provided
+    # portal depends on svc-1 (a service) and lib-1 (a library), both team-x's: either reading gives team-x
+    assert names("who owns the services that portal depends on", agree) == {"team-x"}
+    assert names("who owns the components that portal depends on", agree) == {"team-x"}
+    # the control: kiosk's library is team-z's, so "every component" adds team-z and the ask is refused
+    # (kiosk is a website: the word is said of the set inside the request, never of kiosk's name)
+    assert "types no hop" in refusal("who owns the services that kiosk depends on", agree)
+    assert names("who owns the components that kiosk depends on", agree) == {"team-x", "team-z"}
+    # the providers of a-both: svc-2 and lib-1, both team-x's
+    assert names("who owns the services that provide a-both", agree) == {"team-x"}
+    # the control: what depends on svc-1 is portal, a website: "services" keeps none of it, "components" gives team-y
+    assert "types no hop" in refusal("who owns the services that depend on svc-1", agree)
+    assert names("who owns the components that depend on svc-1", agree) == {"team-y"}
+
+
+def test_every_store_reads_both_readings_alike(provided: tuple[Path, Path], tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+    """The agreement of a loose word's two readings is read from the view's relations: memory, SQLite and PostgreSQL
+    give one trace, an answer where they agree and a refusal where they differ."""
+    from chainret.catalog.load import load_catalog
+
+    for catalog in provided:
+        stores = three_stores(load_catalog(catalog), tmp_path / catalog.stem, pg_url)
+        try:
+            for words in ("which apis does no service provide", "who owns the services that portal depends on",
+                          "who owns the services that kiosk depends on"):
+                texts = {name: trace_json(ask(words, store)) for name, store in stores.items()}
+                assert len(set(texts.values())) == 1, (catalog.stem, words)
+        finally:
+            for s in stores.values():
+                if hasattr(s, "close"):
+                    s.close()

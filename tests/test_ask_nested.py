@@ -301,3 +301,28 @@ def test_a_relative_clause_inside_a_modifier_belongs_to_its_own_noun(newcomer: C
     assert trace.interpretation.predicates == ["owned_by", "has_member"] and _answers(trace) == {U + "alice", U + "bob"}
     # negative control: a clause right after its head noun is still the head's
     assert nested_mod.slot_head("the team that owns web-shop") == "team"
+
+
+def test_a_relative_clause_after_a_participles_by_belongs_to_the_agent(newcomer: CatalogReader) -> None:
+    """"APIs consumed by the components that team-web owns": the clause is the agent's, the phrase's head is "APIs"
+    (it was read as "components", and the bare phrase was left unread); the phrase answers as its full question does."""
+    assert nested_mod.slot_head("APIs consumed by the components that team-web owns") == "apis"
+    full = ask("which APIs are consumed by the components that team-web owns", newcomer)
+    bare = ask("APIs consumed by the components that team-web owns", newcomer)
+    assert full.outcome == bare.outcome == "accepted_path" and _answers(bare) == _answers(full) != set()
+    assert verify(bare, newcomer).ok
+    # negative controls: a clause right after its head noun is still the head's; an agent that names nothing
+    assert nested_mod.slot_head("the components that team-web owns") == "components"
+    assert ask("APIs consumed by the weather that team-web owns", newcomer).outcome != "accepted_path"
+
+
+def test_a_chain_that_returns_over_its_start_is_read_where_the_head_noun_leaves_the_start_out(newcomer: CatalogReader) -> None:
+    """"which APIs does the team that owns order-service own": owner, then what it owns, back over order-service; the
+    engine never enters order-service twice, which a list of APIs never holds anyway. The answers are team-platform's
+    APIs, as the question by its name gives."""
+    trace = ask("which APIs does the team that owns order-service own", newcomer)
+    assert trace.outcome == "accepted_path" and verify(trace, newcomer).ok
+    assert _answers(trace) == _answers(ask("which APIs does team-platform own", newcomer)) != set()
+    # negative controls: where the start could be an answer (a component, or anything), the chain is not taken
+    assert ask("which components does the team that owns order-service own", newcomer).outcome != "accepted_path"
+    assert ask("what does the team that owns order-service own", newcomer).outcome != "accepted_path"

@@ -23,6 +23,7 @@ from chainret.trace.model import Interpretation, Refusal, Trace
 
 if TYPE_CHECKING:
     from chainret.engine.reader import Rel
+    from chainret.pipeline.ownership import Gap
     from chainret.store.base import ViewReader
 
 _HEAD = r"(?:which|what|how\s+many|list|all|any|the|our|of)\s+(?:(?:of\s+)?(?:the|our|its|their)\s+)?"
@@ -45,7 +46,7 @@ def filter_paths(paths: list[list[Rel]], interp: Interpretation, filters: Sequen
     want = interp.typed_hops()
     start_type = _type_of(interp.start_id)
     records: list[dict[str, Any]] = []
-    for f in filters:
+    for f in sorted(filters, key=lambda f: f.loose):  # a loose word's two readings compared on what the others keep
         hops = [k for k, ts in enumerate(want) if f.word.type in ts]
         if not hops and start_type != f.word.type and _said_as_head(request, f.word.word):
             # no hop typed by the word, and the answer of its type: a phrasing that says the noun itself ("which
@@ -66,19 +67,44 @@ def filter_paths(paths: list[list[Rel]], interp: Interpretation, filters: Sequen
                         f"the {f.word.type}s of the kind {f.kind}"), details={"kind_word": f.word.word, "kind": f.kind})
                 records.append(f.said_of_start(interp.start_id))  # (the answers are of it anyway)
                 continue
-            if (ambiguous := f.ambiguity(on_hops)) is not None:  # "services": every component, or the services?
-                return paths, records, ambiguous
-            paths = [p for p in paths if all(_type_of(p[k].object) != f.word.type or f.keeps(p[k].object)
-                                             for k in hops if k < len(p))]
+            kept = [p for p in paths if all(_type_of(p[k].object) != f.word.type or f.keeps(p[k].object)
+                                            for k in hops if k < len(p))]
+            if _ends(kept) != _ends(paths) and (ambiguous := f.ambiguity(on_hops)) is not None:
+                return paths, records, ambiguous  # "services": every component, or the services? two answers
+            paths = kept
             records.append({**f.record(on_hops), "said_of": "answers", "hops": [k + 1 for k in hops]})
-        elif start_type == f.word.type:  # "who owns the checkout service": the name says which; the kind is stated
+        elif start_type == f.word.type and not _said_as_head(request, f.word.word):
+            # "who owns the checkout service": the name says which; the kind is stated ("who owns the services that
+            # kiosk depends on" says it of a set inside the request, below)
             records.append(f.said_of_start(interp.start_id))
         elif any(not f.keeps(i) for i in anywhere):
+            if f.loose and (agreed := _agreed_inside(paths, f)) is not None:  # "who owns the services that call X"
+                paths = agreed
+                records.append({**f.record(anywhere), "said_of": "inside", "readings_agree": True})
+                continue
             return paths, records, Refusal(code=RefusalCode.NO_PATTERN, message=(
                 f"the request says {f.word.word!r}, but its reading types no hop as {f.word.type}s to keep those of "
                 f"the kind {f.kind}, and its answer holds {f.word.type}s of other kinds: not answered, as a list "
                 "that ignores the kind asked about would be wrong"), details={"kind_word": f.word.word, "kind": f.kind})
     return paths, records, None
+
+
+def _ends(paths: list[list[Rel]]) -> set[str]:
+    """The answers a set of paths gives: the last entity of each."""
+    return {p[-1].object for p in paths if p}
+
+
+def _agreed_inside(paths: list[list[Rel]], f: KindFilter) -> list[list[Rel]] | None:
+    """For a loose word said of a set inside the request that no hop is typed by ("who owns the services that use the
+    orders API": its users, then their owners), the paths whose entity of the word's type is of its kind, where
+    both readings give the same answers; None where they differ, or where the type is on more than one hop (the word
+    could then be said of either)."""
+    at = {k for p in paths for k, r in enumerate(p) if _type_of(r.object) == f.word.type}
+    if len(at) != 1:
+        return None
+    (k,) = at
+    kept = [p for p in paths if k >= len(p) or f.keeps(p[k].object)]
+    return kept if kept and _ends(kept) == _ends(paths) else None
 
 
 def none_of_kind_reason(records: list[dict[str, Any]]) -> Refusal:
@@ -114,6 +140,11 @@ def filter_rows(trace: Trace, filters: Sequence[KindFilter], said: str, cv: View
     for f in filters:
         placed = (f.word.type in types and not section.get("holders") and not inner.get("holders")
                   and _noun_count(said, f.word.type) == 1)
+        if not placed and f.loose and (related := _related_by_kind(section, rows, f, cv)) is not None:
+            # the object of an absence ("apis that no service provides"): answered where no row type's entity takes
+            # part in the relation with entities of the word's type of other kinds only (both readings, one list)
+            records.append({**f.record(related), "said_of": "objects", "readings_agree": True})
+            continue
         if not placed:
             reason = Refusal(code=RefusalCode.NO_PATTERN, message=(
                 f"the request says {f.word.word!r} ({f.word.type}s of the kind {f.kind}), but its coverage reading is "
@@ -130,6 +161,35 @@ def filter_rows(trace: Trace, filters: Sequence[KindFilter], said: str, cv: View
                 for g in rows if g.type != f.word.type or f.keeps(g.id)]
     base = _base(trace)
     return _rows_trace(rows, section, cv, base, trace.budget, {**meta, "kinds": records})
+
+
+def _related_by_kind(section: Mapping[str, Any], rows: list[Gap], f: KindFilter, cv: ViewReader) -> list[str] | None:
+    """For an absence whose object is a loose kind word ("which apis does no service provide", read as "no component"),
+    the entities of the word's type the relation reaches, where reading the word as its kind leaves the rows as they
+    are: every entity that takes part in the relation with one of the word's type takes part with one of its kind
+    too (else "no service" would also list the APIs that only a library provides). None where the section is no
+    one-relation absence with the word's type among its objects, or where the two readings differ."""
+    from chainret.pipeline.ownership import relation_pairs
+
+    if section.get("kind") != "without_relation" or section.get("holders"):
+        return None
+    pred = cv.predicate(section["predicate"])
+    objects = set(section.get("objects") or (pred.range_types if pred is not None else ()))
+    if f.word.type not in objects:
+        return None
+    pairs = relation_pairs(section, cv)
+    typed = cv.entities_of(sorted({o for _, o in pairs}))
+    reached: dict[str, list[str]] = {}
+    for s, o in pairs:
+        if o in typed and typed[o].type in objects:
+            reached.setdefault(s, []).append(o)
+    row_types = set(section.get("types") or ()) | {g.type for g in rows}
+    subjects = cv.entities_of(sorted(reached))
+    for s, objs in reached.items():
+        if s in subjects and subjects[s].type in row_types and not any(
+                typed[o].type == f.word.type and f.keeps(o) for o in objs):
+            return None  # related to entities of other kinds (or types) only: a row of the kind reading, not of this
+    return sorted({o for objs in reached.values() for o in objs if typed[o].type == f.word.type})
 
 
 def _base(trace: Trace) -> dict[str, Any]:

@@ -264,17 +264,23 @@ def absence_trace(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, p
     return None if found is None else _rows_trace(*found, cv, base, budget, meta)
 
 
-def neither_trace(asks: tuple[AbsenceRequest, AbsenceRequest], cat: CatalogReader, cv: ViewReader, principal: str,
-                  base: Mapping[str, Any], budget: Budget, meta: dict[str, object]) -> Trace | None:
-    """Two absences that must both hold ("Ts that neither V1 nor V2 any N",
+def neither_trace(asks: tuple[GapRequest | AbsenceRequest, GapRequest | AbsenceRequest], cat: CatalogReader, cv: ViewReader,
+                  principal: str, base: Mapping[str, Any], budget: Budget, meta: dict[str, object]) -> Trace | None:
+    """Two lacks that must both hold ("Ts that neither V1 nor V2 any N", "teams with no members and that own nothing",
     ``chainret.query.gaps.read_neither_request``): the rows of the first that are rows of the second, each section in
-    ``meta.coverage`` (``kind: without_relations``); None where either is not read or both read as one predicate."""
-    first, second = (absence_rows(a, cat, cv, principal) for a in asks)
-    if first is None or second is None or first[1].get("predicate") == second[1].get("predicate"):
+    ``meta.coverage`` (``kind: without_relations``); None where either is not read, both read as one section, or
+    they are said of two types."""
+    first, second = (gap_rows(a, cat, cv, principal) if isinstance(a, GapRequest) else absence_rows(a, cat, cv, principal)
+                     for a in asks)
+    if first is None or second is None or first[1] == second[1] or (
+            first[1].get("predicate") is not None and first[1].get("predicate") == second[1].get("predicate")):
+        return None
+    types = _subject_types(first[1], first[0]) | _subject_types(second[1], second[0])
+    if len(types) != 1:
         return None
     both = {g.id for g in second[0]}
     rows = [g for g in first[0] if g.id in both]
-    section = {"kind": "without_relations", "types": first[1]["types"], "all_of": [first[1], second[1]], "view": cv.shown_name}
+    section = {"kind": "without_relations", "types": sorted(types), "all_of": [first[1], second[1]], "view": cv.shown_name}
     return _rows_trace(rows, section, cv, base, budget, meta)
 
 
@@ -410,6 +416,14 @@ def _taking_part(entity: str, section: dict[str, Any], cv: ViewReader) -> list[d
     return out
 
 
+def relation_pairs(section: Mapping[str, Any], cv: ViewReader) -> list[tuple[str, str]]:
+    """The (subject, object) pairs of the view's eligible relations of a section's predicate, with those of its declared
+    inverses turned round: what "takes part in the relation" means for an absence."""
+    eligible = cv.eligible_relations()
+    pairs = [(r.subject, r.object) for r in eligible if r.predicate == section["predicate"]]
+    return pairs + [(r.object, r.subject) for r in eligible if r.predicate in set(section.get("inverse", ()))]
+
+
 def absence_rows(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, principal: str
                  ) -> tuple[list[Gap], dict[str, Any]] | None:
     """A coverage ask about any relation (``chainret.query.gaps.read_absence_request``): the entities of the type
@@ -454,8 +468,7 @@ def absence_rows(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, pr
     said_of = getattr(cv.predicate(predicate), "description", "") or ""
     inverse = {p.name for p in cv.catalog.predicates
                if (p.description or "").startswith(f"inverse of {predicate}") or said_of.startswith(f"inverse of {p.name}")}
-    pairs = [(r.subject, r.object) for r in eligible if r.predicate == predicate]
-    pairs += [(r.object, r.subject) for r in eligible if r.predicate in inverse]
+    pairs = relation_pairs({"predicate": predicate, "inverse": inverse}, cv)
     objects = _object_types(absence.objects, predicate, cv)
     if objects is None:
         return None

@@ -309,13 +309,20 @@ def _absence_of(text: str) -> AbsenceRequest | None:
 _NEITHER = re.compile(r"^(?P<lead>.+?)\s+(?:(?P<rel>that|which|who)\s+)?neither\s+(?P<a>[a-z]+)\s+nor\s+(?P<b>[a-z]+)\s+(?P<rest>.+)$")
 
 
-def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] | None:
+# "Ts that have no members and own nothing": two lacks of one subject joined by "and", both to hold (the lead as a
+# contrast's: ``_BUT``)
+_AND_LACKS = re.compile(r"^(?P<lead>(?:which|what)\s+[a-z-]+|.+?\s+(?:that|which|who)|(?:(?:are|is)\s+there\s+(?:any\s+)?)?"
+                        r"[a-z-]+)\s+(?P<a>.+?)\s+and\s+(?:also\s+)?(?P<b>.+)$")
+
+
+def read_neither_request(request: str) -> tuple[GapRequest | AbsenceRequest, GapRequest | AbsenceRequest] | None:
     """"Ts that neither V1 nor V2 any N" as the two absence asks it joins ("... that do not V1 any N",
-    "... that do not V2 any N"), each read by ``read_absence_request`` and of the same type noun; else None.
-    The rows are those of both (``chainret.pipeline.ownership.neither_trace``)."""
+    "... that do not V2 any N"), each read by ``read_absence_request`` and of the same type noun; or two lacks joined by
+    "and" ("groups that have no members and own nothing"), each half read by the grammars above with the lead; else
+    None. The rows are those of both (``chainret.pipeline.ownership.neither_trace``)."""
     text = _plain(request)
     if " neither " not in f" {text} ":
-        return None
+        return _both_lacks(text)
     m = _NEITHER.match(text)
     if m is None:
         return None
@@ -325,6 +332,16 @@ def read_neither_request(request: str) -> tuple[AbsenceRequest, AbsenceRequest] 
     if first is None or second is None or first.noun != second.noun or first == second:
         return None
     return first, second
+
+
+def _both_lacks(text: str) -> tuple[GapRequest | AbsenceRequest, GapRequest | AbsenceRequest] | None:
+    """Two lacks joined by "and" ("which teams have no members and own nothing"), each read with the lead as an ask of
+    its own; None where a half reads as no lack (a presence or a name: "components with no owner and use X")."""
+    m = _AND_LACKS.match(text) if " and " in text else None
+    if m is None:
+        return None
+    first, second = _one_ask(f"{m.group('lead')} {m.group('a')}"), _one_ask(f"{m.group('lead')} {m.group('b')}")
+    return (first, second) if first is not None and second is not None and first != second else None
 
 
 # "Ts that V1 nothing but (still) V2 something" / "Ts that V2 things but V1 nothing" / "Ts with N2 but no N1": an absence and a

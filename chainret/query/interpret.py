@@ -46,7 +46,8 @@ def pattern_specs(catalog: CatalogRecords) -> list[PatternSpec]:
     return [PatternSpec(p.name, p.start_type, tuple(p.hops), tuple(p.phrasings)) for p in catalog.patterns]
 
 
-def interpret(request: str, cv: ViewReader, *, depth: int = 0, reworded: bool = False) -> Reading:
+def interpret(request: str, cv: ViewReader, *, depth: int = 0, reworded: bool = False,
+              answers_of: frozenset[str] = frozenset()) -> Reading:
     """Match the request to a pattern and resolve its slot to one canonical ID in the view.
 
     Literal readings first (``chainret.catalog.patterns``: a declared phrasing word for word, the slot an
@@ -56,12 +57,14 @@ def interpret(request: str, cv: ViewReader, *, depth: int = 0, reworded: bool = 
     "who owns the APIs that web-shop consumes"), read at ``depth`` + 1; only when that finds nothing either,
     the request said in an everyday frame (``chainret.query.frames``: "who do I page about X", "which team
     runs X"), each question it stands for read at the same depth (``reworded``: not reworded again).
+    ``answers_of``: the types a head noun keeps the answers to ("what APIs does the team that owns X own": api), where
+    the caller keeps them so; a composed chain that returns over its start is then taken where the start is of none.
     """
     reading = _interpret_flat(request, cv)
     if reading.interpretation is not None or depth >= NESTED_MAX_DEPTH:
         return reading
     if reading.outcome == "no_pattern" or (reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY):
-        nested = _nested(request, cv, depth) or _steps(request, cv, depth)
+        nested = _nested(request, cv, depth, answers_of) or _steps(request, cv, depth)
         if nested is not None:
             return nested
         if not reworded:
@@ -104,7 +107,8 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
             if cut is None or not _head_types(cut[0], cv):
                 continue
             for question in cut[1]:
-                interp = (again := interpret(question, cv, depth=depth, reworded=True)).interpretation
+                again = interpret(question, cv, depth=depth, reworded=True, answers_of=frozenset(_head_types(cut[0], cv)))
+                interp = again.interpretation
                 if interp is None:
                     continue
                 if _head_holds(cut[0], interp, cv):
@@ -171,9 +175,11 @@ def _answer_heads(specs: list[PatternSpec], cv: ViewReader) -> dict[str, set[fro
     return out
 
 
-def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
+def _nested(request: str, cv: ViewReader, depth: int, answers_of: frozenset[str] = frozenset()) -> Reading | None:
     """The one composed reading of a request whose slot is an inner request (``chainret.query.nested``), an
-    ``ambiguous_reading`` refusal when its readings differ, or None when it has none."""
+    ``ambiguous_reading`` refusal when its readings differ, or None when it has none. A chain that returns over its
+    start (``_returns``) is taken only where the answers are kept to ``answers_of`` and the start is of none of them:
+    the start the engine never enters twice could not have been an answer."""
     from chainret.query.lexicon import lexicon
     from chainret.query.nested import head_nouns, lone_head, nested_readings, slot_head  # (only for a request the flat readings did not read)
 
@@ -203,7 +209,7 @@ def _nested(request: str, cv: ViewReader, depth: int) -> Reading | None:
                 continue
             typed[-1] = [t for t in typed[-1] if t in kept] if typed[-1] else kept
         chain = (*n.interpretation.predicates, *n.outer_pattern.predicates)
-        if _returns(chain, cv):
+        if _returns(chain, cv) and (not answers_of or n.interpretation.start_id.partition(":")[0] in answers_of):
             continue
         hops = _needed(chain, [*typed, *([] for _ in n.outer_pattern.predicates)], cv)
         options.setdefault((chain, n.interpretation.start_id, tuple(tuple(t) for t in hops)), (n, hops))

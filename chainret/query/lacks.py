@@ -87,7 +87,7 @@ _TAIL = re.compile(rf"\s+(?:at\s+all|yet|anywhere|so\s+far|any\s?more|(?:in|on)\
 
 
 # "has none of an owner", every form: the verb's, the preposition's, the adjective's, the passive, "nobody owns"
-_AN = r"(?:an?\s+|any\s+|a\s+single\s+|one\s+|even\s+one\s+|some\s+|its\s+|their\s+)?"
+_AN = r"(?:an?\s+|any\s+|a\s+single\s+|one\s+|even\s+one\s+|at\s+least\s+one\s+|some\s+|its\s+|their\s+)?"
 # an owner, with what says it is on record ("a designated owner", "an assigned owner"); a file's owner is its reviewer too
 _OWNER = (r"(?:(?:designated|assigned|named|listed|recorded|declared|defined|specified|known|valid|responsible|clear)\s+)?"
           r"(?:owners?|owning\s+teams?|owner\s+teams?|team\s+owners?|owner\s+groups?|code\s*owners?|reviewers?|approvers?)")
@@ -161,7 +161,7 @@ _HAS_FORMS: tuple[tuple[str, str], ...] = (
     ("owner", r"(?:have|has)\s+(?:someone|somebody|a\s+team)\s+owning\s+(?:it|them)"),
     ("owner", rf"(?:list|lists|name|names)\s+(?:an?\s+|at\s+least\s+one\s+|some\s+){_OWNER}"),
     ("members", r"(?:are|is)?\s*(?:staffed|populated)"),
-    ("members", rf"(?:have|has|got)\s+(?:at\s+least\s+one\s+|some\s+|any\s+)?(?:members?|people|persons|users|folks|engineers|"
+    ("members", rf"(?:have|has|got)\s+{_AN}(?:members?|people|persons?|users?|folks|engineers?|"
                 rf"someone|somebody|anyone){_ON}"),
     ("team", rf"(?:are|is)?\s*(?:on|in|part\s+of|a\s+member\s+of|members\s+of|assigned\s+to)\s+(?:an?|some|at\s+least\s+one)\s+{_TEAM}"),
     ("team", rf"(?:have|has|belong\s+to|belongs\s+to)\s+(?:an?|some|at\s+least\s+one)\s+{_TEAM}"),
@@ -239,7 +239,22 @@ def _subject_noun(word: str) -> str | None:
     if word in SUBJECT_NOUNS:
         return SUBJECT_NOUNS[word]
     targets = EVERYDAY_NOUNS.get(word, ())
-    return SUBJECT_NOUNS.get(targets[0]) if len(targets) == 1 else None
+    return SUBJECT_NOUNS.get(targets[0]) if len(targets) == 1 else _misspelt(word)
+
+
+MISSPELT_MIN_LETTERS = 7  # a shorter word one letter from a type noun is as often another word ("terms": teams)
+
+
+def _misspelt(word: str) -> str | None:
+    """The subject noun a long word one letter edit from one of its spellings stands for ("compnents": components),
+    where every spelling that near says the same noun; None otherwise (the names' own typo rule,
+    ``chainret.query.understand.osa_distance``, with the tightest bound: a subject noun is a closed list)."""
+    from chainret.query.understand import osa_distance
+
+    if len(word) < MISSPELT_MIN_LETTERS or not word.isalpha():
+        return None
+    said = {SUBJECT_NOUNS[w] for w in SUBJECT_NOUNS if len(w) >= MISSPELT_MIN_LETTERS and osa_distance(word, w, 1) <= 1}
+    return said.pop() if len(said) == 1 else None
 
 
 def reframe(text: str) -> str | None:
@@ -291,7 +306,7 @@ def _reframed(text: str, every: bool) -> str | None:
     if every:  # "does every component provide an API", "is each API used by a component": those that do not
         if rest.split()[0] in ("with", "without", "w/o", "lacking", "missing", "no", "not", "nobody", "nothing"):
             return None  # (a lack, not the positive a question about every member asks)
-        m = _rule("passive", r"^(?:is|are)\s+(?P<pp>[a-z]+ed)\s+by\s+(?:an?|some|any|at\s+least\s+one)\s+(?P<u>[a-z]+)$").match(rest)
+        m = _rule("passive", r"^(?:(?:is|are)\s+)?(?P<pp>[a-z]+ed)\s+by\s+(?:an?|some|any|at\s+least\s+one)\s+(?P<u>[a-z]+)$").match(rest)
         be = rest.split()[0] in ("is", "are", "was", "were")  # (a copula's positive is read by the passive alone)
         lack = f"are not {m.group('pp')} by any {m.group('u')}" if m is not None else None if be else denied_absence(rest)
         return f"{noun} that {lack}" if lack is not None else None
@@ -356,7 +371,7 @@ _SOME = r"(?:stuff|something|things|anything|some\s+stuff|some\s+things)"
 _PRESENCE: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(rf"^(?P<v>(?!(?:are|is|were|was|do|does|did)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_SOME}$"),
      "do not {v}{p} anything"),
-    (re.compile(r"^(?:have|has|had)\s+(?:an?\s+|some\s+|any\s+)?(?P<u>[a-z]+)$"), "have no {u}"),
+    (re.compile(rf"^(?:have|has|had)\s+{_AN}(?P<u>[a-z]+)$"), "have no {u}"),
     (re.compile(r"^(?P<v>(?!(?:are|is|were|was|do|does|did|have|has|had)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+"
                 r"(?:an?\s+|some\s+|any\s+)?(?P<u>[a-z]+)$"), "do not {v}{p} any {u}"),
 )

@@ -249,9 +249,10 @@ def _compound(toks: Sequence[str], heads: frozenset[str] | None) -> bool:
 
 def _relative_at(low: Sequence[str]) -> int | None:
     """Where the relative clause that the phrase's head noun takes begins, or None: in "members of the team that owns X"
-    the clause is the team's, inside a modifier of "members" (read as a modifier: who are the members of ...)."""
+    the clause is the team's, inside a modifier of "members" (read as a modifier: who are the members of ...); in
+    "APIs provided by the components that use X" it is the agent's, after a participle's "by"."""
     rel = next((i for i, w in enumerate(low) if w in _RELATIVE and i > 0), None)
-    return None if rel is None or any(w in _MODIFIERS for w in low[1:rel]) else rel
+    return None if rel is None or any(w in _MODIFIERS or w == "by" for w in low[1:rel]) else rel
 
 
 def _done_to(head: str, clause: Sequence[str]) -> list[str]:

@@ -58,6 +58,8 @@ def check_words(trace: Trace, names: dict[str, str] | None = None) -> tuple[str,
     ident = str(check["entity"])
     who = named_id(ident, (names or {}).get(ident, ident))
     asked = f"the answers to \"{check['question']}\""
+    if check.get("exists") and check["holds"] is True:  # "is Jun on any team": the question from it has answers
+        return "yes", f"{asked} from {who} are not none"
     if check["holds"] is True:
         return "yes", f"{who} is one of {asked}"
     if check["holds"] is False:

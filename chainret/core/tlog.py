@@ -44,17 +44,31 @@ class LogError(ValueError):
 
 # -- hashing ------------------------------------------------------------------------------------------
 
+# A hash of a prefix's state, copied for each leaf or node: a copy of one OpenSSL context is some 0.4 us less a hash
+# (0.74 against 1.13 us here) than a new ``sha256`` of the prefix and the data joined, which fetches the digest and
+# copies the data once more. (A hash object's copy takes its lock: the objects are shared by every thread.)
+_LEAF_STATE = hashlib.sha256(LEAF_PREFIX)
+_NODE_STATE = hashlib.sha256(NODE_PREFIX)
+
+
 def leaf_hash(data: bytes) -> bytes:
-    return hashlib.sha256(LEAF_PREFIX + data).digest()
+    h = _LEAF_STATE.copy()
+    h.update(data)
+    return h.digest()
 
 
 def node_hash(left: bytes, right: bytes) -> bytes:
-    return hashlib.sha256(NODE_PREFIX + left + right).digest()
+    h = _NODE_STATE.copy()
+    h.update(left)
+    h.update(right)
+    return h.digest()
 
 
 def pair_hash(pair: bytes) -> bytes:
     """``node_hash`` of two siblings held side by side in one string (as a tile holds them: no copy of each)."""
-    return hashlib.sha256(NODE_PREFIX + pair).digest()
+    h = _NODE_STATE.copy()
+    h.update(pair)
+    return h.digest()
 
 
 def text_digest(text: str) -> str:

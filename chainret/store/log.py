@@ -44,7 +44,6 @@ from __future__ import annotations
 import sys
 import weakref
 from binascii import b2a_base64
-from hashlib import sha256
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol, cast
@@ -53,7 +52,6 @@ from urllib.parse import quote
 from chainret.core.tlog import (
     ANCHOR_FORMAT,
     HASH_SIZE,
-    NODE_PREFIX,
     LogError,
     NodeGetter,
     anchor_leaf,
@@ -750,9 +748,9 @@ class StoreLog:
         first hundreds of requests.
         One string a path, encoded once (docs/proof.md; the verifiers read the list that earlier traces carry too): a
         list of base64 hashes took a ``b2a_base64`` call and a string a hash, 15-21 a leaf, and kept its parts as
-        lists of strings (``benchmarks/proof_cost.py --against`` times the two). Under a whole tile its own five and
-        its parent's are written out here from the tile layout (``FOOT_BYTES``), as ``foot_hashes`` reads it for the
-        parts kept."""
+        lists of strings (``benchmarks/proof_cost.py --against`` times the two). Under a whole tile its own five come
+        from ``leaf_foot_hashes`` and its parent's from ``foot_hashes`` (written out here once, they were the same rule
+        twice; with ``chainret.core.tlog``'s hashes of a copied prefix state the calls cost less than those hashes did)."""
         fetched = {} if fetched is None else fetched
         if principal not in self._upper_read:
             if principal in self._asked:  # (a process that asks again: see ``_read_upper``)
@@ -762,7 +760,6 @@ class StoreLog:
         out: dict[int, str] = {}
         tiles, firsts, uppers, span = self._tiles, self._above[0], self._above[1], 2 * TILE_HEIGHT
         small = (size >> TILE_HEIGHT) <= ABOVE_KEPT // 2  # (every leaf tile's part above it fits in half the map)
-        n, foot_bytes, leaf_bytes = HASH_SIZE, FOOT_BYTES, LEAF_FOOT_BYTES
         for index in indexes:
             t_idx = index >> TILE_HEIGHT
             parent = None if small else tiles.get((principal, 1, index >> span)) if ((index >> span) + 1) << span <= size else None
@@ -774,22 +771,14 @@ class StoreLog:
                 above = uppers.get((principal, size, span, index >> span))
                 if above is None:
                     above = self._path_above(principal, size, index, span, fetched)
-                hashes, inner = parent
-                s2, p2, b2, b3, b4 = foot_bytes[t_idx & (TILE_WIDTH - 1)]
-                above = b"".join((hashes[s2:s2 + n], sha256(NODE_PREFIX + hashes[p2:p2 + 2 * n]).digest(),
-                                  inner[b2:b2 + n], inner[b3:b3 + n], inner[b4:b4 + n], above))
+                above = foot_hashes(parent, t_idx & (TILE_WIDTH - 1)) + above
             foot = None
             if (index | (TILE_WIDTH - 1)) < size:
                 foot = fetched.get((0, t_idx)) or self._tile_reader(principal, fetched)(0, t_idx)
             if foot is None or len(foot[0]) != WHOLE_TILE:  # (the leaf's tile not whole: the tree's right edge)
                 path = self._hashed_path(principal, size, index, 0, TILE_HEIGHT, fetched) + above
-            else:  # ``leaf_foot_hashes`` written out (a call a leaf was a sixth of a path's cost)
-                hashes, inner = foot
-                s1, p1, q1, a3, a4 = leaf_bytes[index & (TILE_WIDTH - 1)]
-                path = b"".join((hashes[s1:s1 + n], sha256(NODE_PREFIX + hashes[p1:p1 + 2 * n]).digest(),
-                                 sha256(NODE_PREFIX + sha256(NODE_PREFIX + hashes[q1:q1 + 2 * n]).digest()
-                                        + sha256(NODE_PREFIX + hashes[q1 + 2 * n:q1 + 4 * n]).digest()).digest(),
-                                 inner[a3:a3 + n], sha256(NODE_PREFIX + inner[a4:a4 + 2 * n]).digest(), above))
+            else:
+                path = leaf_foot_hashes(foot, index & (TILE_WIDTH - 1)) + above
             out[index] = b2a_base64(path, newline=False).decode("ascii")
         return out
 

@@ -447,9 +447,11 @@ def test_a_name_the_viewer_may_not_know_is_looked_up_by_the_name_index_not_by_ev
         plan = store.db.conn.execute("EXPLAIN QUERY PLAN " + sql, params).fetchall()
         return [str(r[-1]) for r in plan if str(r[-1]).startswith("SCAN")]
 
+    # (A plan names a view's table by the view's own alias: schema 13's ``entities`` is a view over ``entity_rows``,
+    # so a scan of it reads "SCAN r". The named lookup scans nothing at all.)
     assert [e.id for e in view.declared_entities("orphan-svc")] == ["component:acme:default.orphan-svc"]
-    assert not [s for s in scans(lambda: view.declared_entities("orphan-svc")) if s.split()[1] in ("e", "entities")]
-    assert [s for s in scans(lambda: view.declared_entities()) if s.split()[1] in ("e", "entities")]  # negative control
+    assert scans(lambda: view.declared_entities("orphan-svc")) == []
+    assert scans(lambda: view.declared_entities())  # negative control: the whole list scans the entities
 
 
 @pytest.mark.parametrize("restricted", [False, True])

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from chainret.pipeline.ask import ask
@@ -28,10 +29,12 @@ def descriptor(kind: str, name: str, spec: str = "", title: str = "") -> str:
     return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n{meta}spec:\n  type: {kind_of}\n{spec}"
 
 
-def user(name: str, display: str) -> str:
-    """A Backstage User descriptor with its display name (what a person is called in a request)."""
+def user(name: str, display: str, teams: Sequence[str] = ()) -> str:
+    """A Backstage User descriptor with its display name (what a person is called in a request) and the groups it
+    says it is a member of (``spec.memberOf``), where given."""
+    member_of = f"  memberOf: [{', '.join(teams)}]\n" if teams else ""
     return (f"apiVersion: backstage.io/v1alpha1\nkind: User\nmetadata:\n  name: {name}\nspec:\n"
-            f"  profile:\n    displayName: {display}\n")
+            f"  profile:\n    displayName: {display}\n{member_of}")
 
 
 def answer_names(request: str, catalog: Path) -> set[str]:

@@ -24,13 +24,8 @@ A = "acme:default."
 
 
 def _world(root: Path, *, growth: list[str]) -> Path:
-    def person(name: str, teams: list[str]) -> str:
-        display = name.title()
-        return user(name, display).replace(f"    displayName: {display}\n",
-                                           f"    displayName: {display}\n  memberOf: [{', '.join(teams)}]\n")
-
     names = ["ana", "bo", "cy", "dee"]
-    people = [person(n, ["platform", *(["growth"] if n in growth else []), *(["sre"] if n == "cy" else [])]) for n in names]
+    people = [user(n, n.title(), ["platform", *(["growth"] if n in growth else []), *(["sre"] if n == "cy" else [])]) for n in names]
     return records_catalog(root, [
         descriptor("Group", "platform"), descriptor("Group", "growth"), descriptor("Group", "sre"), *people,
         descriptor("Component", "gateway", "  owner: platform\n"), descriptor("Component", "pager", "  owner: growth\n"),
@@ -125,7 +120,7 @@ def test_http_ask_returns_the_check(world: Path) -> None:
 @pytest.fixture(scope="module")
 def some(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Ana on platform, Eve on no team; platform owns gateway, idle owns nothing."""
-    ana = user("ana", "Ana").replace("    displayName: Ana\n", "    displayName: Ana\n  memberOf: [platform]\n")
+    ana = user("ana", "Ana", ["platform"])
     return records_catalog(tmp_path_factory.mktemp("some") / "records", [
         descriptor("Group", "platform"), descriptor("Group", "idle"), ana, user("eve", "Eve"),
         descriptor("Component", "gateway", "  owner: platform\n"),

@@ -34,12 +34,8 @@ QUESTIONS = {  # the set question after the lead, and its size in the world belo
 
 
 def _world(root: Path, *, members: list[str]) -> Path:
-    def person(name: str, display: str, teams: list[str]) -> str:
-        return user(name, display).replace(f"    displayName: {display}\n",
-                                           f"    displayName: {display}\n  memberOf: [{', '.join(teams)}]\n")
-
-    people = [person("ana", "Ana Lima", ["platform"]), person("bo", "Bo Chen", ["platform", "growth"])]
-    people += [person(m, m.title(), ["growth"]) for m in members if m != "bo"]
+    people = [user("ana", "Ana Lima", ["platform"]), user("bo", "Bo Chen", ["platform", "growth"])]
+    people += [user(m, m.title(), ["growth"]) for m in members if m != "bo"]
     return records_catalog(root, [
         descriptor("Group", "platform"), descriptor("Group", "growth"), *people,
         descriptor("Component", "gateway", "  owner: platform\n"), descriptor("Component", "pager", "  owner: platform\n"),

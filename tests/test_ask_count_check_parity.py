@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from records_world import imported
+from records_world import descriptor, imported, user
 from store_worlds import pg_url, three_stores, trace_json  # noqa: F401
 
 from benchmarks.harness.local_server import hidden_strings
@@ -28,26 +28,13 @@ HEADER = ("format: chainret-source/1\nworld: acme\ndocuments:\n  - path: backsta
           "    visibility: restricted\n    principals: [hr]\n")
 
 
-def _doc(kind: str, name: str, spec: str) -> str:
-    return f"apiVersion: backstage.io/v1alpha1\nkind: {kind}\nmetadata:\n  name: {name}\nspec:\n{spec}"
-
-
-def _user(name: str, display: str, teams: list[str]) -> str:
-    return _doc("User", name, f"  profile:\n    displayName: {display}\n  memberOf: [{', '.join(teams)}]\n")
-
-
-def _component(name: str, owner: str | None = None) -> str:
-    return _doc("Component", name, "  type: service\n  lifecycle: production\n" + (f"  owner: {owner}\n" if owner else ""))
-
-
-def _group(name: str) -> str:
-    return _doc("Group", name, "  type: team\n  children: []\n")
-
-
-PUBLIC = [_group("platform"), _group("growth"), _group("quiet"),
-          _user("ana", "Ana Lima", ["platform"]), _user("bo", "Bo Chen", ["platform", "growth"]),
-          _component("gateway", "platform"), _component("pager", "platform"), _component("metrics-lib")]
-INTERNAL = [_user("dee", "Dee Park", ["growth"]), _component("vault"), _component("ledger", "growth")]
+OWNER = "  owner: {}\n"
+PUBLIC = [descriptor("Group", "platform"), descriptor("Group", "growth"), descriptor("Group", "quiet"),
+          user("ana", "Ana Lima", ["platform"]), user("bo", "Bo Chen", ["platform", "growth"]),
+          descriptor("Component", "gateway", OWNER.format("platform")), descriptor("Component", "pager", OWNER.format("platform")),
+          descriptor("Component", "metrics-lib")]
+INTERNAL = [user("dee", "Dee Park", ["growth"]), descriptor("Component", "vault"),
+            descriptor("Component", "ledger", OWNER.format("growth"))]
 
 # (ask, what the public reader gets, what hr gets): a count's words, a yes/no's holds, a set's members (None: no
 # answer; a team that owns nothing readable has no supported relation to follow, which is no proof that it owns none)

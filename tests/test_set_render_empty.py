@@ -21,7 +21,7 @@ UNREAD = "which teams have no members and use the orders api?"
 
 
 def _world(root: Path, *, empty_team: bool) -> Path:
-    ana = user("ana", "Ana Lima").replace("    displayName: Ana Lima\n", "    displayName: Ana Lima\n  memberOf: [platform]\n")
+    ana = user("ana", "Ana Lima", ["platform"])
     groups = [descriptor("Group", "platform", title="Platform Team")]
     if empty_team:
         groups.append(descriptor("Group", "growth", title="Growth Team"))

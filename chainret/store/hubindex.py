@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, cast
 from chainret.engine.search import HUB_UNITS, SearchHit, TermRanking
 from chainret.store.paircensus import CLASS_READS, of_class
 from chainret.store.sqlrows import READABLE
-from chainret.store.schema import UNIT_REF, WORD_KEY, term_key, term_text
+from chainret.store.schema import UNIT_REF, WORD_KEY, term_text
 
 if TYPE_CHECKING:
     from chainret.store.sqlrows import RowSource
@@ -122,7 +122,7 @@ class _Walk:
         by_score: dict[float, list[tuple[int, int]]] = {}
         for _, i, _, score in scored:  # best first; groups of one score kept together (their units merge by ordinal)
             by_score.setdefault(score, []).append(classes[i])
-        skip = (f" AND NOT EXISTS (SELECT 1 FROM postings x WHERE x.term = {term_key(self.store.keyed_terms, self.store.coded_words)} AND x.unit_ord = h.unit_ord)"
+        skip = (f" AND NOT EXISTS (SELECT 1 FROM postings x WHERE x.term = {self.store.term_sql} AND x.unit_ord = h.unit_ord)"
                 if without else "")
         sql = ("SELECT h.unit_ord, h.ref FROM hub_ranked h WHERE h.term = ? AND h.word = ? AND h.tf = ? AND h.ntok = ? AND "
                + READABLE.format(col="h.doc_ord") + skip + " ORDER BY h.unit_ord LIMIT ?")

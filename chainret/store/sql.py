@@ -37,7 +37,7 @@ from chainret.store.namewords import kept_word
 from chainret.store.sqlindex import StoreIndex
 from chainret.store.sqlreader import EvidenceReader, ReaderStore, _Documents
 from chainret.store.rowdecode import RelRow, _bounded, _entity, _unit, rel_rows, relation_of
-from chainret.store.schema import QUOTE, UNIT_COLS, Row, as_int, as_str, declares, digits_key, doc_ords_of, units_by_ref
+from chainret.store.schema import QUOTE, UNIT_COLS, Row, as_int, as_str, declares, digits_key, doc_ords_of, term_key, units_by_ref
 from chainret.store.sqlrows import LABEL, READABLE, REL_COLS, WITHIN, Backend, _marks, _Relations
 from chainret.store.sqlview import SQLView, ViewHopReader
 
@@ -209,6 +209,7 @@ class SQLStore:
         self.based_units: bool = self.lean_postings
         # ... and a SQLite store of 13 keeps a posting's word that is no ID as its code (``schema.WORD_CODES``).
         self.coded_words: bool = self.lean_postings and self._meta.get("schema_version") != "12"
+        self.term_sql: str = term_key(self.keyed_terms, self.coded_words)  # (a term given as text, as this store keeps it)
         self._labelled: dict[tuple[str, str | None], dict[str, Entity | None]] = {}
         self._hides_names: dict[str, bool] = {}
         self._narrows: dict[str, bool] = {}  # reader -> ``narrows_views``: asked by every ask, read from a JSON row

@@ -13,7 +13,7 @@ from typing import cast
 
 from chainret.engine.search import HubRankings, SearchHit, TermRanking, query_tokens, rank_bm25plus
 from chainret.store.hubindex import ranked_hits
-from chainret.store.schema import UNIT_REF, posting_doc, term_key, term_text
+from chainret.store.schema import UNIT_REF, posting_doc, term_text
 from chainret.store.sqlrows import READABLE, WITHIN, RowSource
 
 _NOT_READ: list[SearchHit] = []  # (a marker: ``StoreIndex.walked`` holds no entry for the key)
@@ -52,7 +52,7 @@ class StoreIndex:
             ranking = self._ranking(term, n_units, total)
             if ranking is None:
                 return []
-            k_ = term_key(self.store.keyed_terms, self.store.coded_words)
+            k_ = self.store.term_sql
             has = {uo for (uo,) in cast("list[tuple[int]]", self.store.db.rows(
                 f"SELECT s.unit_ord FROM postings s WHERE s.term = {k_} AND s.unit_ord IN (SELECT p.unit_ord FROM postings p WHERE p.term = {k_})",
                 (word, term), self.view, self.principal,
@@ -81,7 +81,7 @@ class StoreIndex:
         doc = posting_doc(self.store.lean_postings)
         rows = cast("list[tuple[int, int, int, str]]", self.store.db.rows(
             f"SELECT p.unit_ord, p.tf, u.ntok, {UNIT_REF} FROM postings p JOIN units u ON u.ord = p.unit_ord "
-            f"WHERE p.term = {term_key(self.store.keyed_terms, self.store.coded_words)} AND " + READABLE.format(col=doc) + (WITHIN.format(col=doc) if wp else ""),
+            f"WHERE p.term = {self.store.term_sql} AND " + READABLE.format(col=doc) + (WITHIN.format(col=doc) if wp else ""),
             (term, self.view, self.principal, *wp), self.view, self.principal,
         ))
         if not rows:
@@ -111,7 +111,7 @@ class StoreIndex:
         if not terms:
             return []
         keyed, coded, doc = self.store.keyed_terms, self.store.coded_words, posting_doc(self.store.lean_postings)
-        marks = ", ".join(term_key(keyed, coded) for _ in terms)
+        marks = ", ".join(self.store.term_sql for _ in terms)
         rows = cast("list[tuple[str, int, int, int, str]]", self.store.db.rows(
             f"SELECT {term_text('p.term', keyed, coded)}, p.unit_ord, p.tf, u.ntok, {UNIT_REF} FROM postings p JOIN units u ON u.ord = p.unit_ord "
             f"WHERE p.term IN ({marks}) AND " + READABLE.format(col=doc)

@@ -111,6 +111,7 @@ class RowSource(ViewCatalog, Protocol):
     keyed_terms: bool  # schema 11 (SQLite): a posting keeps an ID as its entity's ordinal (``chainret.store.schema.TERM_KEY``)
     lean_postings: bool  # schema 12 (SQLite): a posting keeps no unit columns (``chainret.store.schema.LEAN_POSTINGS``)
     coded_words: bool  # schema 13 (SQLite): a posting keeps a word that is no ID as its code (``chainret.store.schema.WORD_CODES``)
+    term_sql: str  # what a statement compares a posting's term with for a term given as text (``schema.term_key``)
     based_units: bool  # schema 12 (SQLite): a unit is found by its version's ``unit_base`` (``chainret.store.schema.UNIT_BASE``)
     _known_ords: dict[str, int]  # relation ids some query returned, with their ordinals (``SQLStore``)
     _entities: dict[str, Entity | None]  # entity records by id (``SQLStore.entity``'s cache)

@@ -206,7 +206,8 @@ def test_a_past_wording_without_its_time_stays_unread(history: CatalogReader, wo
 # -- the quick check before the time pattern -------------------------------------------------------------------
 _TIME_TOKENS = ["on", "in", "as of", "at", "back", "by", "during", "last", "the", "start", "end", "of", "early", "mid",
                 "late", "this", "year", "month", "quarter", "week", "ago", "days", "weeks", "months", "2", "3", "12", "84",
-                "2025", "2026", "2025-12-01", "1999", "PR-84", "GP-7", "q1", "Q3", "march", "May", "may", "3rd", "the 3rd",
+                "2025", "2026", "2025-12-01", "1999", "PR-84", "GP-7", "GP-3645", "PR-2025", "mid-2025",
+                "late-2025", "v2025", "12/2025", "2025.", "20255", "2025-12", "q1", "Q3", "march", "May", "may", "3rd", "the 3rd",
                 "dec.", "sept", "christmas", "xmas", "new year's eve", "yesterday", "a couple of", "two", "who", "owns",
                 "owned", "team-web", "?", ","]
 
@@ -225,6 +226,9 @@ def test_the_quick_check_skips_an_id_with_digits_and_a_check_without_years_would
     from chainret.query import when
 
     assert not when.may_hold_time("Which contact serves PR-84?")  # an ID's digits compile no pattern
+    assert not when.may_hold_time("Which contact serves GP-3645?")  # four of them neither
+    assert when.may_hold_time("Who owned GP-3645 in 2025?") and when.read_time("Who owned GP-3645 in 2025?", date(2026, 3, 15))
+    assert when.read_time("Who owned GP-3645 in mid-2025?", date(2026, 3, 15))  # "mid-": the one "-" a year may follow
     assert when.may_hold_time("Who owned PR-84 on 2025-12-01?") and when.read_time("Who owned PR-84 on 2025-12-01?", date(2026, 3, 15))
     # negative control: cue words alone (no four-digit run) would skip a request that names its day by digits only
     request = "Who owned PR-84 on 2025-12-01?"

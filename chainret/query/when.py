@@ -77,7 +77,9 @@ _PHRASE = (
     rf"(?<![\w/.@-])(?P<phrase>(?:(?P<lead>{_LEAD})\s+(?:{_EDGE})?)?(?:{_DATE}|{_RELATIVE}))(?![\w/@]|-\w|\.\w)"
 )
 _COMPILED: list[re.Pattern[str]] = []
-_FOUR_DIGITS = re.compile(r"\d{4}")  # (a small pattern: compiled at import for a few microseconds)
+# A run of four digits a time phrase can begin with: where the phrase pattern lets a date start (not after a word
+# character, "/", ".", "@" or "-"), or after "mid-" ("mid-2025"). The digits of an ID ("GP-3645") are not one.
+_FOUR_DIGITS = re.compile(r"(?<![\w/.@-])\d{4}(?!\d)|(?:early|mid|late)-\d{4}")  # (small: compiled at import)
 _CUES = ("yesterday", "last ", " ago", "christmas", "xmas", "boxing", "new year", "halloween", "valentine", "this ", " the month", " the quarter", " the year", "q1", "q2", "q3", "q4", *(m for m in _MONTHS if len(m) > 3), "jan", "feb", "mar", "apr", "may", "jun", "jul",
          "aug", "sep", "oct", "nov", "dec")
 

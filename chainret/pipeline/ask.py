@@ -270,8 +270,14 @@ def _view_at(cat: CatalogReader, when: TimeWords, view: str | None, principal: s
                              "no record says what will hold then", details=when.record(None))
     try:
         cv = cat.view(when.day.isoformat(), principal)
+        first = cv if when.since is None else cat.view(when.since.isoformat(), principal)
     except UsageError as exc:
         return None, Refusal(code=RefusalCode.NO_VIEW_AT_TIME, message=f"{said}, and {exc}", details=when.record(None))
+    if first.view_name != cv.view_name:  # a season the records change in: its days may have different answers
+        return None, Refusal(code=RefusalCode.NO_VIEW_AT_TIME, message=(
+            f"{said}, a period from {when.since} in which the records change (view {first.view_name}, then "
+            f"{cv.view_name}): its answer may differ from day to day; ask about a month or a day of it"),
+            details=when.record(None))
     if view is not None:
         asked = cat.view(view, principal)  # (an unknown --view is a usage error, as without time words)
         if asked.view_name != cv.view_name:

@@ -632,6 +632,9 @@ def interpret_at(when: TimeWords, cv: ViewReader) -> Reading:
     record += [WordMatch(words=past, part="pattern", how="tense", target=present) for past, present in rewrites]
     record.append(WordMatch(words=when.words, part="time", how="relative" if when.relative else "date",
                             target=cv.view_name, label=when.day.isoformat()))
+    if when.aside:  # a named event said beside the date: the date chose the view, the event words are shown as read so
+        record.append(WordMatch(words=when.aside, part="time", how="apposition", target=cv.view_name,
+                                label=when.day.isoformat()))
     route = f"{interp.reading}+time" if interp.reading else "time"
     return reading._replace(interpretation=interp.model_copy(update={"reading": route, "match": record}))
 

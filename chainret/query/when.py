@@ -6,7 +6,14 @@ of the words (the rest is interpreted as any request is) and turns it into the d
 request asks about: the last view on or before that day answers it (``chainret.catalog.views.view_at``,
 the one resolver of a date). A period (a month, a year) asks about its end, or about its start when the
 words say so ("at the start of January 2026", "in early June"; "mid June" its middle day, "late June" its end); a
-period that is not over yet asks about ``today``.
+period that is not over yet asks about ``today``. A season ("last spring", "in the summer of 2025": the northern
+hemisphere's meteorological seasons, spring March to May, summer June to August, autumn or fall September to November,
+winter December to February) is a period whose every day the words name alike: its end is asked about, and its first
+day is kept (``TimeWords.since``) so that the request is answered only where the records say the same over the whole
+season (one view from its first day to its end; ``chainret.pipeline.ask``), never at a day the words did not choose.
+A named event beside a date, set off by a comma ("before the reorg, at the start of February"), restates the date in
+words the records cannot date: the date is read and the event phrase is kept (``TimeWords.aside``) for the trace to
+show; an event phrase alone is not read.
 Relative words ("last month", "yesterday", "3 weeks ago", a month without a year) are read against
 ``today``, which the caller passes in and the trace records, so a replay reads them the same way.
 
@@ -34,6 +41,9 @@ _MONTHS = {
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12}
 _MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
+# A season's first month and its months (meteorological, northern hemisphere): winter begins in December of one year
+_SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
+_SEASON = r"(?:" + "|".join(_SEASONS) + r")"
 # Days named by a fixed date every year ("last christmas", "at christmas 2025", "on new year's eve"): the day, as
 # (month, day). Only days whose date never moves: Easter and Thanksgiving do, and are not read.
 _HOLIDAYS = {
@@ -56,6 +66,9 @@ _DATE = (
     rf"|(?P<q>q[1-4])(?:\s+(?P<qy>\d{{4}}))?"
     # a day named by its fixed date: "at christmas 2025", "at christmas" (the latest such day on or before today)
     rf"|(?P<h>{_HOLIDAY})(?:,?\s+(?P<hy>\d{{4}}))?"
+    # a season: "in the spring", "during summer 2025", "in the autumn of 2025" (winter with a year is not read: its
+    # months are of two years)
+    rf"|(?:the\s+)?(?P<s>{_SEASON})(?:,?\s+(?:of\s+)?(?P<sy>\d{{4}}))?"
     rf"|(?P<m4>{_MONTH})"
     rf"|(?P<y4>\d{{4}})"
 )
@@ -64,6 +77,7 @@ _RELATIVE = (
     r"|last\s+(?P<last>week|month|quarter|year)"
     rf"|(?<!the\s)(?<!this\s)last\s+(?P<lastm>{_MONTH})"  # ("the last may release": no time)
     rf"|(?<!the\s)(?<!this\s)last\s+(?P<lasth>{_HOLIDAY})"  # "last christmas": the latest one before today
+    rf"|(?<!the\s)(?<!this\s)(?P<seasonal>last|this)\s+(?P<ls>{_SEASON})"  # "last spring": the latest one that is over
     rf"|(?P<n>\d{{1,3}}|{'|'.join(_NUMBERS)}|a\s+couple\s+of)\s+(?P<unit>day|week|month|year)s?\s+ago"
     # the period a request is asked in, or its edge: "this year", "at the start of the year" (an edge only: "the year")
     r"|this\s+(?P<this>month|quarter|year)(?!')|the\s+(?P<the>month|quarter|year)(?!\s+(?:of|in|before|after|that|when)\b)"
@@ -80,7 +94,7 @@ _COMPILED: list[re.Pattern[str]] = []
 # A run of four digits a time phrase can begin with: where the phrase pattern lets a date start (not after a word
 # character, "/", ".", "@" or "-"), or after "mid-" ("mid-2025"). The digits of an ID ("GP-3645") are not one.
 _FOUR_DIGITS = re.compile(r"(?<![\w/.@-])\d{4}(?!\d)|(?:early|mid|late)-\d{4}")  # (small: compiled at import)
-_CUES = ("yesterday", "last ", " ago", "christmas", "xmas", "boxing", "new year", "halloween", "valentine", "this ", " the month", " the quarter", " the year", "q1", "q2", "q3", "q4", *(m for m in _MONTHS if len(m) > 3), "jan", "feb", "mar", "apr", "may", "jun", "jul",
+_CUES = ("yesterday", "last ", " ago", *_SEASONS, "christmas", "xmas", "boxing", "new year", "halloween", "valentine", "this ", " the month", " the quarter", " the year", "q1", "q2", "q3", "q4", *(m for m in _MONTHS if len(m) > 3), "jan", "feb", "mar", "apr", "may", "jun", "jul",
          "aug", "sep", "oct", "nov", "dec")
 
 
@@ -99,10 +113,14 @@ class TimeWords(NamedTuple):
     rest: str  # the request with the time words taken out
     relative: bool  # read against ``today`` ("last month", a month without its year)
     future: bool  # after ``today``: no record can say what holds then
+    since: date | None = None  # a season's first day: every day from it to ``day`` is asked about alike
+    aside: str = ""  # a named event said beside the date ("before the reorg"), taken out with it
 
     def record(self, view: str | None) -> dict[str, str | None]:
         """What a trace records of the time words (``meta.time``)."""
-        return {"words": self.words, "date": self.day.isoformat(), "view": view}
+        extra = {"since": self.since.isoformat()} if self.since is not None else {}
+        return {"words": self.words, "date": self.day.isoformat(), "view": view, **extra,
+                **({"beside": self.aside} if self.aside else {})}
 
 
 Edge = Literal["start", "middle", "end"]
@@ -144,7 +162,7 @@ def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
 
 def _day_of(g: dict[str, Any], today: date, edge: Edge) -> tuple[date, bool] | None:
     """``_day`` of a phrase read at ``edge`` of the period it names (a day names itself)."""
-    if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["lasth"] or g["unit"] or g["this"]):
+    if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["lasth"] or g["unit"] or g["this"] or g["ls"]):
         return None  # a date, month or year is time only after a time preposition
     if g["the"] and not (g["edge"] or g["part"]):
         return None  # "the year" is a period only at its start, middle or end ("at the start of the year")
@@ -167,6 +185,9 @@ def _day_of(g: dict[str, Any], today: date, edge: Edge) -> tuple[date, bool] | N
             this_year = date(today.year, month, day)
             latest = this_year if this_year < today or (this_year == today and not g["lasth"]) else date(today.year - 1, month, day)
             return latest, True
+        if g["s"] or g["ls"]:
+            season = _season(g, today)
+            return None if season is None else (_period(*season[:2], edge, today), season[2])
         if g["iso"]:
             return date.fromisoformat(g["iso"]), False
         if g["d1"] or g["d2"]:
@@ -217,6 +238,25 @@ def _day_of(g: dict[str, Any], today: date, edge: Edge) -> tuple[date, bool] | N
     return _shift_months(today, n * (12 if unit == "year" else 1)), True
 
 
+def _season(g: dict[str, Any], today: date) -> tuple[date, date, bool] | None:
+    """The first and last day of the season a phrase names, and whether it was read against ``today``: of the year said
+    (not for winter, whose months are of two years), the latest that is over after "last", else the latest that has
+    begun ("in the spring", "this summer")."""
+    first_month = _SEASONS[(g["s"] or g["ls"]).lower()]
+
+    def bounds(year: int) -> tuple[date, date]:
+        first = date(year, first_month, 1)
+        end = _shift_months(first, -2)
+        return first, date(end.year, end.month, _month_days(end.year, end.month))
+
+    if g["sy"]:
+        return None if first_month == 12 else (*bounds(int(g["sy"])), False)
+    year = today.year if date(today.year, first_month, 1) <= today else today.year - 1
+    if (g["seasonal"] or "").lower() == "last" and bounds(year)[1] >= today:
+        year -= 1
+    return (*bounds(year), True)
+
+
 def read_time(request: str, today: date) -> TimeWords | None:
     """The one time phrase of ``request`` and the day it names, or None when it carries none.
 
@@ -242,14 +282,32 @@ def _read_time(request: str, today: date) -> TimeWords | None:
     if len(hits) != 1:
         return None
     m, (day, relative) = hits[0]
-    start = m.start("phrase")
+    start, end = m.start("phrase"), m.end("phrase")
     if (m.group("lead") or "").split()[-1:] in (["on"], ["in"]) and not (m.group("edge") or m.group("part")) and (
-            m.group("yesterday") or m.group("last") or m.group("lastm") or m.group("lasth") or m.group("unit") or m.group("this")):
+            m.group("yesterday") or m.group("last") or m.group("lastm") or m.group("lasth") or m.group("unit") or m.group("this")
+            or m.group("ls")):
         start = m.end("lead") + 1  # "was X on last quarter": "on" is the request's ("on X"), no time preposition
-    rest = f"{request[:start]} {request[m.end('phrase') :]}"
+    said = request[start:end].strip()
+    since = None
+    if (m.group("s") or m.group("ls")) and not (m.group("edge") or m.group("part") or m.group("before")):
+        season = _season(m.groupdict(), today)
+        since = season[0] if season is not None else None
+    aside = ""
+    if (before := _EVENT_BEFORE.search(request[:start])) is not None:  # "before the reorg, at the start of February"
+        aside, start = before.group("event"), before.start()
+    elif (after := _EVENT_AFTER.match(request[end:])) is not None:  # "at the start of February, before the reorg"
+        aside, end = after.group("event"), end + after.end()
+    rest = f"{request[:start]} {request[end:]}"
     rest = re.sub(r"\s+([,?.!])", r"\1", re.sub(r"\s+", " ", rest))
     rest = re.sub(r",(?=[,?.!])", "", rest).strip(" ,")
-    return TimeWords(request[start : m.end("phrase")].strip(), day, rest, relative, day > today)
+    return TimeWords(said, day, rest, relative, day > today, since, aside)
+
+
+# A named event said beside a date and set off from it by a comma: "before the reorg", "after our migration" (a time
+# word, then "the" or "our" and one or two words), directly before the date or directly after it.
+_EVENT = r"(?P<event>(?:just\s+|right\s+)?(?:before|after|prior\s+to)\s+(?:the|our)\s+[a-z]+(?:[\s-][a-z]+)?)"
+_EVENT_BEFORE = re.compile(rf"(?:^|(?<=\s)){_EVENT}\s*,\s*$", re.IGNORECASE)
+_EVENT_AFTER = re.compile(rf"^\s*,\s*{_EVENT}(?=\s*(?:[,?.!]|$))", re.IGNORECASE)
 
 
 # -- the past tense the time words call for ----------------------------------------------------------

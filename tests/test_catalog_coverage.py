@@ -195,6 +195,11 @@ def test_a_coverage_ask_answers_from_the_report_over_what_the_principal_may_read
     ("teams with no people in them rn", "groups_without_members"), ("codeowners entries with nobody on them", "rules_without_owners"),
     ("owners in backstage that point at a team that doesnt exist", "undeclared_owners"),
     ("what's owned by a team that isn't set up in backstage", "owned_by_undeclared"),
+    # a reference said to be broken: of the owner ref itself, or of what names it
+    ("which owner refs are broken", "undeclared_owners"), ("broken owner references", "undeclared_owners"),
+    ("dangling owner refs?", "undeclared_owners"),
+    ("Which components point at an owner that doesn't exist?", "owned_by_undeclared"),
+    ("components with a broken owner ref", "owned_by_undeclared"),
 ])
 def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -212,6 +217,9 @@ def test_coverage_asks_in_everyday_words(words: str, section: str) -> None:
     "are there teams with somebody on them?", "what's owned by a team that is in Backstage?",
     "what has an owner?", "which codeowners rules list anyone?", "which owners exist in the catalog?",
     "which components do have an owner", "owners in backstage that point at a team that exists",
+    # a reference that is fine, or a component said to be broken, is no coverage ask
+    "which owner refs are fine", "which components point at an owner", "which components point at an owner that exists",
+    "which components are broken", "which components have a broken build",
 ])
 def test_words_that_are_no_coverage_ask_are_not_read_as_one(acme: Path, words: str) -> None:
     from chainret.query.gaps import read_gap_request
@@ -366,6 +374,8 @@ def test_sub_teams_nobody_is_on_are_the_groups_without_members_under_another_gro
     ("what's owned by a team that isn't in Backstage?", ["component:acme:default.a"]),  # no type noun: every type
     ("components owned by a team that doesn't exist", ["component:acme:default.a"]),
     ("Which resources are owned by teams that aren't defined anywhere?", []),
+    ("Which components point at an owner that doesn't exist?", ["component:acme:default.a"]),
+    ("resources with a broken owner ref", []),  # the negative control: r's owner is declared
 ])
 def test_entities_owned_by_an_undeclared_owner(tmp_path: Path, words: str, expected: list[str]) -> None:
     from chainret.query.gaps import read_gap_request

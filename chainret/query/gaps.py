@@ -58,6 +58,8 @@ _OWNERLESS = (r"(?:with\s+no\s+owners?|without\s+(?:an?\s+|any\s+)?owners?|(?:th
               r"(?:that|which)\s+(?:is|are)\s+(?:unowned|ownerless|not\s+owned))")
 # an owner as the records name it: "owners", "owner references", "owner fields"
 _OWNER_REF = r"(?:owners?(?:\s+(?:references?|refs?|entries|entry|fields?|values?|names?))?)"
+# a reference that resolves to nothing, said of the reference: "broken", "dangling" ("owner refs that are broken")
+_BROKEN = r"(?:broken|dangling|unresolved|unresolvable|invalid)"
 _RULES: tuple[tuple[GapKind, str], ...] = (
     ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_HOLD}{_U}\s+{_OWNERLESS}"),
     ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_HOLD}(?:unowned|ownerless)\s+{_U}"),
@@ -81,6 +83,8 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}\s+(?:that\s+are\s+|which\s+are\s+)?not\s+declared(?:\s+anywhere)?"),
     ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+{_NOT_THERE_BARE}"),
     ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+(?:point|points|refer|refers)\s+(?:at|to)\s+{_GHOST}"),
+    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+(?:are|is)\s+{_BROKEN}"),  # "which owner refs are broken"
+    ("undeclared_owners", rf"{_LEAD}{_BROKEN}\s+{_OWNER_REF}"),  # "broken owner refs"
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:have|has|had|with)\s+(?:no|zero|0)\s+members?"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+{_LACK}\s+(?:any\s+)?(?:members?|people|persons|users|folks)"),
     ("groups_without_members", rf"{_LEAD}{_GROUPS}\s+without\s+(?:any\s+)?members?"),
@@ -95,6 +99,10 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("owned_by_undeclared", rf"{_LEAD}{_T}(?:{_REL}\s+(?:are|is|were|was))?\s+(?:owned\s+by|assigned\s+to|attributed\s+to)\s+{_GHOST}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?owners?\s+{_NOT_THERE}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+owners?\s+(?:(?:is|are)\s+(?:undeclared|unresolved)|{_NOT_THERE_BARE})"),
+    # the entity names such an owner: "components that point at an owner that doesn't exist", "with a broken owner ref"
+    ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:point|points|refer|refers)\s+(?:at|to)\s+{_GHOST}"),
+    ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?{_BROKEN}\s+{_OWNER_REF}"),
+    ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+{_OWNER_REF}\s+(?:is|are)\s+{_BROKEN}"),
     # without a type noun: "what's owned by a team that isn't in Backstage" (every type that names an owner)
     ("owned_by_undeclared", rf"(?:what(?:'s|\s+is|\s+are)|which\s+things\s+are|anything)\s+owned\s+by\s+{_GHOST}"),
 )

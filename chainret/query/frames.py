@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 
 from chainret.core.words import apostrophes, ascii_marks, third_person
-from chainret.query.nested import INNER_MAX, _singular, inner_questions
+from chainret.query.nested import INNER_MAX, _singular, inner_questions, without_trailing_fillers
 
 # -- sentence frames ---------------------------------------------------------------------------------------
 # Verbs of getting in touch: "who do I <verb> about X" asks for X's contact.
@@ -108,6 +108,7 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # wrongly, found by switching this stop's rules off one at a time and reading the tally, never the question)
     (r"(?:the\s+)?code\s*owners?\s+(?:for|of)\s+(?P<x>.+)", "who are the code owners of {x}"),
     (r"(?:the\s+|all\s+(?:the\s+)?)?members\s+(?:of|in)\s+(?P<x>.+)", "who are the members of {x}"),
+    (r"(?:the\s+|all\s+(?:the\s+)?)?owners\s+of\s+(?P<x>.+)", "who owns {x}"),  # "owners of everything that uses X"
     # "what is X in charge of / responsible for": ownership asked from the owner's side
     (r"what(?:\s+is|\s+are|'s)\s+(?P<x>.+?)\s+(?:in\s+charge\s+of|responsible\s+for)", "what does {x} own"),
     # "list the teams under X": an instruction to list, as the question it stands for
@@ -133,6 +134,9 @@ _FRAMES: tuple[tuple[str, str], ...] = (
      r"(?P<x>.+)", "{n} are under {x}"),
     (r"(?P<n>(?:which|what)\s+(?:team|group|department|squad|org|organi[sz]ation|unit))\s+(?:is|was)\s+(?P<x>.+?)\s+"
      r"(?:in|within|inside|part\s+of)", "{n} is {x} under"),
+    # the same asked of several: "which departments are Alice's teams in" (the groups the teams are under)
+    (r"(?P<n>(?:which|what)\s+(?:teams|groups|departments|squads|orgs|organi[sz]ations|units))\s+(?:are|were)\s+(?P<x>.+?)\s+"
+     r"(?:in|within|inside|part\s+of)", "{n} are {x} under"),
     # where a group sits, asked of the group: "which team does X sit under" as "which team is X under"
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+(?:sit|fall|come|live)\s+(?P<p>under|within|in)", "{n} is {x} {p}"),
     # what a thing needs is what it depends on: "what does X need (in order to run)", "which resources does X require"
@@ -700,7 +704,7 @@ def question_fronted(text: str, vocab: set[str]) -> str | None:
     one whose present is a catalog word, as ``passive_question``), "X is part of which system" as "which system is X
     part of", "X sits under which team" as "which team does X sit under"; None for other words. The question is then
     read by the whole interpreter, as said."""
-    said = _tidy(text)
+    said = _tidy(without_trailing_fillers(text))  # ("X is on which team these days": the question word is last but for them)
     if said.split()[0].lower() in _NOT_A_NOUN_PHRASE:
         return None  # a question that begins as one: its question word is where it belongs
     m = _PASSIVE_LAST.match(said)

@@ -156,14 +156,14 @@ def _answer_heads(specs: list[PatternSpec], cv: ViewReader) -> dict[str, set[fro
     """The nouns the phrasings ask with ("which team owns {component}": ``team``) -> the answer types of each pattern
     they ask with (the range of its last predicate)."""
     from chainret.catalog.patterns import parsed_phrasings
-    from chainret.query.nested import _singular
+    from chainret.query.nested import _singular, asked_noun
 
     out: dict[str, set[frozenset[str]]] = {}
-    for pat, _, lits, _, _ in parsed_phrasings(specs):
-        if len(lits) > 1 and lits[0] in ("which", "what") and lits[1] not in ("is", "are", "does", "do"):
+    for pat, _, lits, at, _ in parsed_phrasings(specs):
+        if (noun := asked_noun(lits, at)) is not None:
             pred = cv.predicate(pat.predicates[-1])
             if pred is not None:
-                out.setdefault(lits[1], set()).add(frozenset(pred.range_types))
+                out.setdefault(noun, set()).add(frozenset(pred.range_types))
     # a type's own words ask for it too ("which department is X under": a group), in the number the phrasing has
     for noun, answers in list(out.items()):
         plural = _singular(noun) != noun

@@ -107,6 +107,22 @@ def agreement_variants(text: str, vocab: set[str]) -> list[str]:
     return [" ".join(v) for v in dict.fromkeys(tuple(v) for v in out)]
 
 
+# The words a verb of a phrasing is followed by ("what depends on {x}", "what provides the system of {x}"), where a
+# noun is followed by its verb ("which team owns {x}", "which apis does {x} consume").
+_AFTER_VERB = frozenset({*_STRANDED, "the", "a", "an"})
+
+
+def asked_noun(lits: Sequence[str], at: int) -> str | None:
+    """The noun a phrasing asks with ("which team owns {x}": team; "which apis does {x} consume": apis), or None where
+    the word after its question word is a verb: the slot follows it ("what provides {x}") or a preposition or an
+    article does ("what depends on {x}"). A verb taken for a noun would let "what consumes X" be read as "what provides
+    X" (two "nouns" asking for the same answer types), and a request that says "uses" read both ways."""
+    if (at > 2 and len(lits) > 2 and lits[0] in ("which", "what") and lits[1] not in ("is", "are", "does", "do")
+            and lits[2] not in _AFTER_VERB):
+        return lits[1]
+    return None
+
+
 GENERIC_HEADS = frozenset({"thing", "things", "entity", "entities", "one", "ones", "item", "items", "stuff", "something",
                            "anything", "everything"})
 
@@ -115,9 +131,9 @@ def head_nouns(specs: Sequence[PatternSpec], types: Sequence[str]) -> frozenset[
     """The nouns that may head a slot's noun phrase: the catalog's entity types and the nouns its phrasings ask
     with ("which team owns", "which apis does"), singular and plural, and a few generic ones ("things")."""
     nouns = {t.lower() for t in types}
-    for _, _, lits, _, _ in parsed_phrasings(specs):
-        if len(lits) > 1 and lits[0] in ("which", "what") and lits[1] not in ("is", "are", "does", "do"):
-            nouns.add(lits[1])
+    for _, _, lits, at, _ in parsed_phrasings(specs):
+        if (noun := asked_noun(lits, at)) is not None:
+            nouns.add(noun)
         elif len(lits) > 4 and lits[1] in ("is", "are") and lits[2] == "the" and lits[4] == "of":
             nouns.add(lits[3])  # a relation noun a phrasing asks with: "what are the subgroups of {group}"
     return frozenset({*nouns, *(_singular(n) for n in nouns), *(n + "s" for n in nouns), *GENERIC_HEADS})
@@ -141,7 +157,7 @@ def plural_possessives(text: str) -> str:
 _LEAD_CONTRACTION = re.compile(r"^\s*(who|what|where|which)'s(?=\s)", re.IGNORECASE)
 
 
-def _trailing_fillers_off(text: str) -> str:
+def without_trailing_fillers(text: str) -> str:
     """``text`` without the filler words it ends with ("what do X's teams own now", "... these days": ``FILLERS``, the
     one list), which the outer phrasing's words would otherwise have to match."""
     toks = text.rstrip(" ?.!").split()
@@ -216,9 +232,12 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
 
 
 def _possessed(owner: str, head: str) -> list[str]:
-    """The questions "<owner>'s <head>" may stand for: the heads the owner is in, on or part of, or owns."""
+    """The questions "<owner>'s <head>" may stand for: the heads the owner is in, on or part of, that are in it ("the
+    payments platform's APIs": the APIs in that system), or that it owns; every reading is tried and two that read
+    differently are refused."""
     several = [f"who are {owner}'s {head}", f"what are {owner}'s {head}"] if _singular(head) != head else []
     return [f"which {head} is {owner} in", f"which {head} is {owner} on", f"which {head} is {owner} part of",
+            f"which {head} are in {owner}",
             f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}", *several,
             f"which {head} does {owner} {_POSSESSING}", f"what does {owner} {_POSSESSING}"]
 
@@ -377,7 +396,7 @@ def nested_readings(
     is a predicate's range types (a union: ``group|user``)."""
     out: list[Inner] = []
     asked: dict[str, Any] = {}  # an inner question read once, whatever outer phrasing it fills
-    request = _LEAD_CONTRACTION.sub(r"\1 is", _trailing_fillers_off(plural_possessives(request)))
+    request = _LEAD_CONTRACTION.sub(r"\1 is", without_trailing_fillers(plural_possessives(request)))
     said = [request, *agreement_variants(request, vocab)]
     # "what" and "which" ask the same before a head noun and a verb of being or doing ("what systems are X in"): the
     # phrasings say one or the other

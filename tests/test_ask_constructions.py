@@ -97,3 +97,20 @@ def test_a_plural_frame_that_says_more_stays_unread(world: Path, words: str) -> 
 ])
 def test_a_coverage_ask_scoped_by_a_possessive_of_a_container(world: Path, words: str, expected: set[str]) -> None:
     assert answer_names(words, world) == {D + e for e in expected}
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    ("which apis does payments have", {"cart-api", "loyalty-api"}),  # what a team has is what it owns
+    ("what resources do payments have?", {"orders-db"}),
+    ("which apis does tools have", {"admin-api"}),  # the control: another team, another answer
+])
+def test_what_a_group_has_is_what_it_owns(world: Path, words: str, expected: set[str]) -> None:
+    assert answer_names(words, world) == {D + e for e in expected}
+
+
+@pytest.mark.parametrize("words", [
+    "which resources does web have",  # a component owns nothing: never its dependencies guessed
+    "which apis does payments have to call",  # says more
+])
+def test_what_a_thing_has_stays_unread_where_it_owns_nothing(world: Path, words: str) -> None:
+    assert unread(words, world)

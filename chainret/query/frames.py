@@ -121,6 +121,9 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # "which teams does X have under it": the groups under X
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+have\s+(?:under|below|beneath)\s+(?:it|them)",
      "{n} are under {x}"),
+    # what a group has is what it owns: "which buckets does data eng have" (after "have under it", the groups under X;
+    # read only where the words as said read as nothing: "which dependencies does X have" is a phrasing of its own)
+    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+have", "{n} does {x} own"),
     # where a thing sits: "which teams sit under X" as "which teams are under X"
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:sits?|falls?|comes?|lives?)\s+(?P<x>(?:under|within|in)\s+.+)", "{n} are {x}"),
     # "which teams are part of X": the groups under X (read only where the catalog asks "which teams are under")

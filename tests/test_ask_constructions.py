@@ -18,8 +18,8 @@ D = "default."
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two departments over three teams (Ann on two of them); a web front end that consumes the cart API, which the cart
-    service provides, both depending on the orders database; the shop system with the cart API and an API nobody
-    consumes, and another such API outside it; a CODEOWNERS file (its code owners are one more relation
+    service provides, both depending on the orders database; the shop system with both, the cart API and an API
+    nobody consumes, and another such API outside it; a CODEOWNERS file (its code owners are one more relation
     a verb may be near)."""
     return records_catalog(tmp_path_factory.mktemp("constructions") / "tree", [
         descriptor("Group", "commerce", "  children: [checkout, payments]\n"), descriptor("Group", "platform", "  children: [tools]\n"),
@@ -29,8 +29,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
         descriptor("System", "shop", "  owner: commerce\n"),
         descriptor("API", "cart-api", "  owner: payments\n  system: shop\n"),
         descriptor("API", "loyalty-api", "  owner: payments\n  system: shop\n"), descriptor("API", "admin-api", "  owner: tools\n"),
-        descriptor("Component", "web", "  owner: checkout\n  consumesApis: [cart-api]\n  dependsOn: [resource:orders-db]\n"),
-        descriptor("Component", "cart-svc", "  owner: payments\n  providesApis: [cart-api]\n  dependsOn: [resource:orders-db]\n"),
+        descriptor("Component", "web", "  owner: checkout\n  system: shop\n  consumesApis: [cart-api]\n"
+                   "  dependsOn: [resource:orders-db]\n"),
+        descriptor("Component", "cart-svc", "  owner: payments\n  system: shop\n  providesApis: [cart-api]\n"
+                   "  dependsOn: [resource:orders-db]\n"),
         descriptor("Component", "linter", "  owner: tools\n"),
         descriptor("Resource", "orders-db", "  owner: payments\n"),
     ], {"CODEOWNERS": "* @acme/checkout\n/cart/ @acme/payments @ann\n", "cart/cart.py": "x\n"})
@@ -76,6 +78,9 @@ def test_a_question_word_said_last_before_other_words_stays_unread(world: Path, 
     # "owners of" a noun phrase: who owns what it stands for
     ("owners of everything that depends on orders-db", {"checkout", "payments"}),
     ("owners of the things that use cart-api", {"checkout"}),
+    # "whatever" and a verb: the things that do it
+    ("apis provided by whatever depends on orders-db", {"cart-api"}),
+    ("owners of whatever depends on orders-db", {"checkout", "payments"}),  # the control: another relation, another set
 ])
 def test_a_plural_frame_over_a_noun_phrase(world: Path, words: str, expected: set[str]) -> None:
     assert answer_names(words, world) == {D + e for e in expected}
@@ -85,6 +90,7 @@ def test_a_plural_frame_over_a_noun_phrase(world: Path, words: str, expected: se
     "what departments are Ann Lee's teams in and out of",  # says more
     "owners of cart-api and web",  # two things: no one slot
     "which departments are in Ann Lee's teams",  # the groups under her teams: none, never her teams' parents
+    "apis provided by whatever depends",  # no object: no clause
 ])
 def test_a_plural_frame_that_says_more_stays_unread(world: Path, words: str) -> None:
     assert unread(words, world)
@@ -113,4 +119,25 @@ def test_what_a_group_has_is_what_it_owns(world: Path, words: str, expected: set
     "which apis does payments have to call",  # says more
 ])
 def test_what_a_thing_has_stays_unread_where_it_owns_nothing(world: Path, words: str) -> None:
+    assert unread(words, world)
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    # a container's possessive as a slot: the things in it, of the head noun's type
+    ("who owns the shop system's components", {"checkout", "payments"}),
+    ("who owns the shop system's apis", {"payments"}),  # the control: the APIs in it are another set
+    # a noun phrase inside a noun phrase, one level deeper: the teams that own what a possessive or modifier names
+    ("who is on the teams that own the shop system's components", {"ann", "bo", "cy"}),
+    ("Who is on the teams that own the APIs in the shop system?", {"ann", "cy"}),  # the control: checkout owns no API
+])
+def test_a_noun_phrase_inside_a_noun_phrase(world: Path, words: str, expected: set[str]) -> None:
+    assert answer_names(words, world) == {D + e for e in expected}
+
+
+@pytest.mark.parametrize("words", [
+    "who is on the teams that own the components of the blorp system",  # names nothing
+    "who is on the teams that own the apis that the components in the shop system consume",  # three levels: refused
+    "who is on the teams that own the shop system's components and more",  # says more
+])
+def test_a_noun_phrase_inside_one_that_reads_as_nothing_stays_unread(world: Path, words: str) -> None:
     assert unread(words, world)

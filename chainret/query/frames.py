@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 
 from chainret.core.words import apostrophes, ascii_marks, third_person
-from chainret.query.nested import INNER_MAX, _singular, inner_questions, without_trailing_fillers
+from chainret.query.nested import _AFTER_VERB, INNER_MAX, _singular, inner_questions, without_trailing_fillers
 
 # -- sentence frames ---------------------------------------------------------------------------------------
 # Verbs of getting in touch: "who do I <verb> about X" asks for X's contact.
@@ -162,7 +162,7 @@ _FALLBACKS: list[tuple[re.Pattern[str], str]] = []
 # Words standing for a clause that names its noun: "whoever is on call" is "who is on call", "whichever team
 # owns X" is "the team that owns X".
 _WHOEVER = re.compile(r"\bwhoever\b", re.IGNORECASE)
-_WHICHEVER = re.compile(r"\b(?:whichever|whatever)\s+(\S+)", re.IGNORECASE)
+_WHICHEVER = re.compile(r"\b(?:whichever|whatever)\s+(\S+)(?=(\s+\S+)?)", re.IGNORECASE)
 # A relative clause without its "that": "the APIs the X consumes" is "the APIs that the X consumes".
 _REDUCED = re.compile(r"\b(the|by|of|for|on|to)\s+([a-z]+s)\s+(the|a|an)\s+", re.IGNORECASE)
 # A modifier in -ing after a head noun: "the components consuming X" is "the components that consume X", "the component
@@ -179,10 +179,12 @@ def _tidy(text: str) -> str:
 
 
 def clause_words(text: str) -> str:
-    """``whoever`` as ``who``, ``whichever N`` as ``the N that``, "who are the Ns" as "who is the N", "the Ns the X
+    """``whoever`` as ``who``, ``whichever N`` as ``the N that`` (``whatever`` and a verb as ``the things that``), "who are the Ns" as "who is the N", "the Ns the X
     consumes" as "the Ns that the X consumes"."""
     out = _WHOEVER.sub("who", text)
-    out = _WHICHEVER.sub(lambda m: f"the {m.group(1)} that", out)
+    # ("whatever depends on X": a verb, before a preposition or an article, is "the things that depend on X")
+    out = _WHICHEVER.sub(lambda m: f"the things that {m.group(1)}" if (m.group(2) or "").strip().lower() in _AFTER_VERB
+                         else f"the {m.group(1)} that", out)
     out = _REDUCED.sub(lambda m: f"{m.group(1)} {m.group(2)} that {m.group(3)} ", out)
     m = _WHO_ARE.match(out)
     if m and _singular(m.group(2)) != m.group(2):

@@ -30,7 +30,10 @@ if TYPE_CHECKING:
     from chainret.query.nested import Inner
     from chainret.query.when import TimeWords
 
-NESTED_MAX_DEPTH = 1  # a slot said as a request (chainret.query.nested), whose own slot is not: deeper wording is refused
+# a slot said as a request (chainret.query.nested), whose own slot is not, but for an inner question that asks with a
+# verb of its own about a noun phrase with a clause of its own (nested.holds_inner_clause), read one level deeper by its
+# relative clauses, modifiers and possessives only: deeper wording is refused
+NESTED_MAX_DEPTH = 1
 
 
 class Reading(NamedTuple):
@@ -61,9 +64,14 @@ def interpret(request: str, cv: ViewReader, *, depth: int = 0, reworded: bool = 
     the caller keeps them so; a composed chain that returns over its start is then taken where the start is of none.
     """
     reading = _interpret_flat(request, cv)
-    if reading.interpretation is not None or depth >= NESTED_MAX_DEPTH:
+    if reading.interpretation is not None or depth > NESTED_MAX_DEPTH:
         return reading
-    if reading.outcome == "no_pattern" or (reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY):
+    unread = reading.outcome == "no_pattern" or (reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY)
+    if depth == NESTED_MAX_DEPTH:  # "which teams own the APIs in S", asked for "who is on the teams that own the APIs in S"
+        from chainret.query.nested import holds_inner_clause
+
+        return (_nested(request, cv, depth, answers_of) if unread and holds_inner_clause(request) else None) or reading
+    if unread:
         nested = _nested(request, cv, depth, answers_of) or _steps(request, cv, depth)
         if nested is not None:
             return nested

@@ -231,13 +231,30 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
     return out
 
 
+# An inner question that asks with a verb of its own ("which teams own ...", not "which teams is X in") about a noun phrase
+# that holds a clause, a modifier or a possessive of its own ("the APIs in S", "the components that use X", "S's parts")
+_INNER_CLAUSE = (r"(?i)^\s*(?:which|what)\s+[a-z]+\s+(?!(?:is|are|was|were|does|do|did)\b)[a-z]+\s+.*"
+                 r"(?:\b[a-z]+s\s+(?:that|which|who|in|of|under|owned|used|consumed|provided)\s+\S|'s\s+[a-z])")
+_INNER_CLAUSE_COMPILED: list[re.Pattern[str]] = []
+
+
+def holds_inner_clause(question: str) -> bool:
+    """Whether an inner question is read one level deeper (``chainret.query.interpret``): "which teams own the APIs in
+    the payments platform" (for "who is on the teams that own the APIs in the payments platform"). A cheap test of its
+    words, so that every other inner question keeps its flat reading: a second level for every inner question made
+    unread asks about five times dearer, as each of its up to ``INNER_MAX`` questions was read by every route again."""
+    if not _INNER_CLAUSE_COMPILED:  # (compiled on first use: never on a request that a literal reading answers)
+        _INNER_CLAUSE_COMPILED.append(re.compile(_INNER_CLAUSE))
+    return _INNER_CLAUSE_COMPILED[0].search(question) is not None
+
+
 def _possessed(owner: str, head: str) -> list[str]:
     """The questions "<owner>'s <head>" may stand for: the heads the owner is in, on or part of, that are in it ("the
     payments platform's APIs": the APIs in that system), or that it owns; every reading is tried and two that read
     differently are refused."""
     several = [f"who are {owner}'s {head}", f"what are {owner}'s {head}"] if _singular(head) != head else []
     return [f"which {head} is {owner} in", f"which {head} is {owner} on", f"which {head} is {owner} part of",
-            f"which {head} are in {owner}",
+            f"which {head} are in {owner}", f"what is in {owner}",
             f"which {head} does {owner} belong to", f"who is {owner}'s {head}", f"what is {owner}'s {head}", *several,
             f"which {head} does {owner} {_POSSESSING}", f"what does {owner} {_POSSESSING}"]
 

@@ -81,6 +81,7 @@ def test_a_question_word_said_last_before_other_words_stays_unread(world: Path, 
     # "whatever" and a verb: the things that do it
     ("apis provided by whatever depends on orders-db", {"cart-api"}),
     ("owners of whatever depends on orders-db", {"checkout", "payments"}),  # the control: another relation, another set
+    ("who owns whichever api web consumes", {"payments"}),  # "whichever" and a noun with its clause stays "the N that"
 ])
 def test_a_plural_frame_over_a_noun_phrase(world: Path, words: str, expected: set[str]) -> None:
     assert answer_names(words, world) == {D + e for e in expected}

@@ -24,7 +24,7 @@ import re
 from collections.abc import Iterable
 
 from chainret.core.words import apostrophes, ascii_marks, third_person
-from chainret.query.nested import _AFTER_VERB, INNER_MAX, _singular, inner_questions, without_trailing_fillers
+from chainret.query.nested import _STRANDED, INNER_MAX, _singular, inner_questions, without_trailing_fillers
 
 # -- sentence frames ---------------------------------------------------------------------------------------
 # Verbs of getting in touch: "who do I <verb> about X" asks for X's contact.
@@ -182,8 +182,9 @@ def clause_words(text: str) -> str:
     """``whoever`` as ``who``, ``whichever N`` as ``the N that`` (``whatever`` and a verb as ``the things that``), "who are the Ns" as "who is the N", "the Ns the X
     consumes" as "the Ns that the X consumes"."""
     out = _WHOEVER.sub("who", text)
-    # ("whatever depends on X": a verb, before a preposition or an article, is "the things that depend on X")
-    out = _WHICHEVER.sub(lambda m: f"the things that {m.group(1)}" if (m.group(2) or "").strip().lower() in _AFTER_VERB
+    # ("whatever depends on X": a verb before its preposition is "the things that depend on X"; before an article the word
+    # is a noun with its clause, "whichever instrument the study uses")
+    out = _WHICHEVER.sub(lambda m: f"the things that {m.group(1)}" if (m.group(2) or "").strip().lower() in _STRANDED
                          else f"the {m.group(1)} that", out)
     out = _REDUCED.sub(lambda m: f"{m.group(1)} {m.group(2)} that {m.group(3)} ", out)
     m = _WHO_ARE.match(out)

@@ -44,6 +44,9 @@ _MONTH = r"(?:" + "|".join(sorted(_MONTHS, key=len, reverse=True)) + r")\.?"
 # A season's first month and its months (meteorological, northern hemisphere): winter begins in December of one year
 _SEASONS = {"spring": 3, "summer": 6, "autumn": 9, "fall": 9, "winter": 12}
 _SEASON = r"(?:" + "|".join(_SEASONS) + r")"
+# A season said as a time ends its phrase: the word after it, if any, is a clause's ("in spring, who", "in spring and
+# ..."), never a noun it names ("the spring release", "who is in Summer Interns"): then it is a name's word, not read.
+_SEASON_END = r"(?!\s+(?!(?:and|or|but|before|after|when|while|then|for|at|on|in|to|with|as)\b)[A-Za-z])"
 # Days named by a fixed date every year ("last christmas", "at christmas 2025", "on new year's eve"): the day, as
 # (month, day). Only days whose date never moves: Easter and Thanksgiving do, and are not read.
 _HOLIDAYS = {
@@ -68,7 +71,7 @@ _DATE = (
     rf"|(?P<h>{_HOLIDAY})(?:,?\s+(?P<hy>\d{{4}}))?"
     # a season: "in the spring", "during summer 2025", "in the autumn of 2025" (winter with a year is not read: its
     # months are of two years)
-    rf"|(?:the\s+)?(?P<s>{_SEASON})(?:,?\s+(?:of\s+)?(?P<sy>\d{{4}}))?"
+    rf"|(?:the\s+)?(?P<s>{_SEASON})(?:,?\s+(?:of\s+)?(?P<sy>\d{{4}})|{_SEASON_END})"
     rf"|(?P<m4>{_MONTH})"
     rf"|(?P<y4>\d{{4}})"
 )
@@ -77,7 +80,7 @@ _RELATIVE = (
     r"|last\s+(?P<last>week|month|quarter|year)"
     rf"|(?<!the\s)(?<!this\s)last\s+(?P<lastm>{_MONTH})"  # ("the last may release": no time)
     rf"|(?<!the\s)(?<!this\s)last\s+(?P<lasth>{_HOLIDAY})"  # "last christmas": the latest one before today
-    rf"|(?<!the\s)(?<!this\s)(?P<seasonal>last|this)\s+(?P<ls>{_SEASON})"  # "last spring": the latest one that is over
+    rf"|(?<!the\s)(?<!this\s)(?P<seasonal>last|this)\s+(?P<ls>{_SEASON}){_SEASON_END}"  # "last spring": the latest one that is over
     rf"|(?P<n>\d{{1,3}}|{'|'.join(_NUMBERS)}|a\s+couple\s+of)\s+(?P<unit>day|week|month|year)s?\s+ago"
     # the period a request is asked in, or its edge: "this year", "at the start of the year" (an edge only: "the year")
     r"|this\s+(?P<this>month|quarter|year)(?!')|the\s+(?P<the>month|quarter|year)(?!\s+(?:of|in|before|after|that|when)\b)"

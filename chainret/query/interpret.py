@@ -30,10 +30,10 @@ if TYPE_CHECKING:
     from chainret.query.nested import Inner
     from chainret.query.when import TimeWords
 
-# a slot said as a request (chainret.query.nested), whose own slot is not, but for an inner question that asks with a
-# verb of its own about a noun phrase with a clause of its own (nested.holds_inner_clause), read one level deeper by its
-# relative clauses, modifiers and possessives only: deeper wording is refused
-NESTED_MAX_DEPTH = 1
+# A slot said as a request (chainret.query.nested) is read as an inner question (depth 1); an inner question is read one
+# level deeper (depth 2), by its relative clauses, modifiers and possessives only, where it asks with a verb of its own
+# about a noun phrase with a clause of its own (nested.holds_inner_clause); deeper wording is refused.
+NESTED_MAX_DEPTH = 2
 
 
 class Reading(NamedTuple):
@@ -64,10 +64,10 @@ def interpret(request: str, cv: ViewReader, *, depth: int = 0, reworded: bool = 
     the caller keeps them so; a composed chain that returns over its start is then taken where the start is of none.
     """
     reading = _interpret_flat(request, cv)
-    if reading.interpretation is not None or depth > NESTED_MAX_DEPTH:
+    if reading.interpretation is not None or depth >= NESTED_MAX_DEPTH:
         return reading
     unread = reading.outcome == "no_pattern" or (reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY)
-    if depth == NESTED_MAX_DEPTH:  # "which teams own the APIs in S", asked for "who is on the teams that own the APIs in S"
+    if depth == NESTED_MAX_DEPTH - 1:  # (the gated level) "which teams own the APIs in S", asked for "who is on the teams that own the APIs in S"
         from chainret.query.nested import holds_inner_clause
 
         return (_nested(request, cv, depth, answers_of) if unread and holds_inner_clause(request) else None) or reading

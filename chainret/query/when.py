@@ -121,9 +121,12 @@ class TimeWords(NamedTuple):
 
     def record(self, view: str | None) -> dict[str, str | None]:
         """What a trace records of the time words (``meta.time``)."""
-        extra = {"since": self.since.isoformat()} if self.since is not None else {}
-        return {"words": self.words, "date": self.day.isoformat(), "view": view, **extra,
-                **({"beside": self.aside} if self.aside else {})}
+        out: dict[str, str | None] = {"words": self.words, "date": self.day.isoformat(), "view": view}
+        if self.since is not None:
+            out["since"] = self.since.isoformat()
+        if self.aside:
+            out["beside"] = self.aside
+        return out
 
 
 Edge = Literal["start", "middle", "end"]

@@ -64,7 +64,10 @@ from chainret.store.hubindex import write_hub_index
 from chainret.store.log import SQLiteLogWriter, append_log
 from chainret.store.paircensus import write_pair_counts
 from chainret.store.namewords import TABLE as NAME_WORDS
-from chainret.store.schema import ROW_TABLES, SQLITE_TABLES, TABLES, Row, entity_row_coded, unit_row_lean, SQLValue, as_int, as_str, create_statements, index_statements, text_pairs
+from chainret.store.schema import (
+    ROW_TABLES, SQLITE_TABLES, TABLES, Row, SQLValue, as_int, as_str, create_statements, entity_row_coded, index_statements, text_pairs,
+    unit_row_lean,
+)
 from chainret.store.sql import Backend, SQLStore
 
 if TYPE_CHECKING:

@@ -295,6 +295,8 @@ KIND_NOUNS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     **{w: ("resource", ("database",), False) for w in ("database", "db")},
     **{w: ("resources", ("database",), False) for w in ("databases", "dbs")},
     "bucket": ("resource", _BUCKETS, False), "buckets": ("resources", _BUCKETS, False),
+    **{w: ("group", ("department",), False) for w in ("department", "dept")},
+    **{w: ("groups", ("department",), False) for w in ("departments", "depts")},
 }
 # An everyday noun and the catalog words it may stand for (the same rule: exactly one of them in the catalog).
 EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {

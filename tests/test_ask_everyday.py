@@ -201,6 +201,25 @@ def test_the_present_progressive_is_the_simple_present(words: str, question: str
     assert progressive(words, {"uses", "call", "runs"}) == question
 
 
+@pytest.mark.parametrize(("words", "question"), [
+    # the object asked about: the subject between "is/are" and the -ing form, "do"/"does" as the subject agrees
+    ("which APIs is the courier app calling", "which APIs does the courier app call"),
+    ("what are the workers using", "what do the workers use"),
+    ("which apis is web-shop consuming?", "which apis does web-shop consume"),
+    # an everyday phrase: the verb with its particle
+    ("which team is looking after the courier app", "which team looks after the courier app"),
+    ("which team is the courier app looking after", "which team does the courier app look after"),
+])
+def test_the_progressive_of_an_object_question_is_the_simple_present(words: str, question: str) -> None:
+    assert progressive(words, {"uses", "call", "use", "consume"}) == question
+
+
+def test_a_progressive_object_question_the_catalog_has_no_word_for_stays_as_said() -> None:
+    assert progressive("which team is ann joining", {"uses", "call"}) is None  # "join": no word of the catalog
+    assert progressive("which team is looking into the outage", {"uses"}) is None  # "looks into": no phrase of it
+    assert progressive("which apis is the courier app", {"call"}) is None  # no -ing form
+
+
 def test_a_progressive_verb_the_catalog_has_no_word_for_stays_as_said() -> None:
     assert progressive("who is leading orders-api", {"uses", "leads"} - {"leads"}) is None
     assert progressive("who is ann's manager", {"uses"}) is None  # no -ing: no progressive

@@ -64,6 +64,12 @@ def dated() -> Catalog:
     ("Which contact served PR-84 last winter?", "last winter", date(2026, 2, 28)),  # December 2025 to February 2026
     ("Which contact served PR-84 in the autumn?", "in the autumn", date(2026, 11, 30)),  # the latest begun (and over)
     ("Which contact served PR-84 in early spring?", "in early spring", date(2026, 3, 1)),  # an edge: one day, no range
+    # a month said with "this year" / "last year", and a part of a relative period with no preposition before it
+    ("Which contact served PR-84 in November last year?", "in November last year", date(2025, 11, 30)),
+    ("Which contact served PR-84 in March of this year?", "in March of this year", date(2026, 3, 31)),
+    ("Which contact served PR-84 november last year", "november last year", date(2025, 11, 30)),
+    ("Which contact served PR-84 early this year?", "early this year", date(2026, 1, 1)),
+    ("Which contact served PR-84 late last year?", "late last year", date(2025, 12, 31)),
     # a named event set off beside the date: the date is read, the event words go with it
     ("Before the reorg, at the start of March, which contact served PR-84?", "at the start of March", date(2026, 3, 1)),
     ("Which contact served PR-84 at the start of March, before the reorg?", "at the start of March", date(2026, 3, 1)),
@@ -87,6 +93,8 @@ def test_time_words_are_read_and_taken_out(words: str, phrase: str, day: date) -
     # "before" where the day is anyone's guess: a period's edge, a count back from today, a named event
     "Which contact served PR-84 before the end of March?", "Which contact served PR-84 before 3 weeks ago?",
     "Which contact served PR-84 before the reorg?", "Which contact served PR-84 before yesterday?",
+    # "early" / "late" before no relative period: a name's word ("the late release", "early access")
+    "Who owns the late release?", "Who owns early access?", "Which contact serves PR-84 early?",
 ])
 def test_words_that_are_no_single_time_are_left_alone(words: str) -> None:
     assert read_time(words, TODAY) is None
@@ -251,6 +259,8 @@ def _set(words: str, catalog: CatalogReader) -> set[str]:
     # the past progressive ("was using"), and "did X have under it"
     ("which components were using orders-api in January 2026?",
      {f"component:{N}default.web-shop", f"component:{N}default.legacy-reports"}),
+    ("which APIs was web-shop calling in January 2026?", {f"api:{N}default.orders-api", f"api:{N}default.payments-api"}),
+    ("which team looked after web-shop in January 2026?", {f"group:{N}default.team-web"}),  # an everyday phrase's past
     ("which teams did Engineering have under it in December 2025?",
      {f"group:{N}default.team-{t}" for t in ("payments", "platform", "web")}),
 ])

@@ -295,8 +295,6 @@ KIND_NOUNS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     **{w: ("resource", ("database",), False) for w in ("database", "db")},
     **{w: ("resources", ("database",), False) for w in ("databases", "dbs")},
     "bucket": ("resource", _BUCKETS, False), "buckets": ("resources", _BUCKETS, False),
-    **{w: ("group", ("department",), False) for w in ("department", "dept")},
-    **{w: ("groups", ("department",), False) for w in ("departments", "depts")},
 }
 # An everyday noun and the catalog words it may stand for (the same rule: exactly one of them in the catalog).
 EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
@@ -430,23 +428,48 @@ def _spelt(text: str) -> str:
 # uses X", "which components call X"), where that verb is a catalog word or an everyday word for one.
 _PROGRESSIVE = re.compile(r"^(who|what|(?:which|what)\s+[a-z]+)(?:\s+(is|are)|'s)\s+([a-z]+?)ing\s+(.+)$",
                           re.IGNORECASE)
+# The object asked about: "which APIs is the app calling", "what are the workers using", "which team is X looking
+# after": the subject between the verb "be" and the -ing form, a particle after it at most.
+_PROGRESSIVE_OBJECT = re.compile(r"^((?:which|what)(?:\s+[a-z]+)?)\s+(is|are)\s+(.+?)\s+([a-z]+?)ing((?:\s+[a-z]+)?)$",
+                                 re.IGNORECASE)
 
 
 def progressive(text: str, verbs: set[str]) -> str | None:
-    """``text`` with "is/are <verb>ing" put as "<verb>s" / "<verb>" (``verbs``: the forms that may stand), or None."""
-    m = _PROGRESSIVE.match(_tidy(text))
-    if m is None:
-        return None
-    stem = m.group(3).lower()
-    bases = [stem + "e", stem]  # using -> use, owning -> own
-    if len(stem) > 2 and stem[-1] == stem[-2]:
-        bases.insert(0, stem[:-1])  # running -> run
-    several = (m.group(2) or "").lower() == "are"
-    for base in bases:
-        form = base if several else base + ("es" if base.endswith(("s", "sh", "ch", "x")) else "s")
-        if form in verbs:
-            return f"{m.group(1)} {form} {m.group(4)}"
+    """``text`` with "is/are <verb>ing" put as "<verb>s" / "<verb>" (``verbs``: the forms that may stand), or None:
+    of the subject asked about ("who is running X": "who runs X") and of the object ("which APIs is X calling": "which
+    APIs does X call"). A verb stands where its form is in ``verbs``, or with the word after it is an everyday phrase
+    ("looking after": "looks after")."""
+    tidy = _tidy(text)
+    m = _PROGRESSIVE.match(tidy)
+    if m is not None:
+        several = (m.group(2) or "").lower() == "are"
+        nxt = m.group(4).split()[0].lower()
+        for base in _bases(m.group(3)):
+            form = base if several else base + ("es" if base.endswith(("s", "sh", "ch", "x")) else "s")
+            if form in verbs or f"{form} {nxt}" in _PHRASE_FORMS:
+                return f"{m.group(1)} {form} {m.group(4)}"
+    m = _PROGRESSIVE_OBJECT.match(tidy)
+    if m is not None and not m.group(3).lower().startswith(("the one", "one ")):
+        particle = m.group(5).strip().lower()
+        for base in _bases(m.group(4)):
+            if base in verbs or (particle and f"{base} {particle}" in _PHRASE_FORMS):
+                return f"{m.group(1)} {'do' if m.group(2).lower() == 'are' else 'does'} {m.group(3)} {base}{m.group(5)}"
     return None
+
+
+def _bases(stem: str) -> list[str]:
+    """The base forms an -ing form's stem may be of: using -> use, owning -> own, running -> run."""
+    stem = stem.lower()
+    bases = [stem + "e", stem]
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        bases.insert(0, stem[:-1])
+    return bases
+
+
+# Every form of the everyday phrases ("looks after", "look after"): a verb said with its particle; and their verbs,
+# which a past tense may be put in the present as ("looked after": "looks after", ``chainret.query.when``).
+_PHRASE_FORMS = frozenset(form for pair in EVERYDAY_PHRASES for form in pair)
+PHRASE_VERBS = frozenset(form.split()[0] for form in _PHRASE_FORMS)
 
 
 # -- steps with back references --------------------------------------------------------------------------

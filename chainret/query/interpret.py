@@ -609,14 +609,15 @@ def interpret_at(when: TimeWords, cv: ViewReader) -> Reading:
     reading = interpret(when.rest, cv)
     rewrites: list[tuple[str, str]] = []
     if reading.interpretation is None:
-        from chainret.query.frames import FRAME_VERBS, everyday_words
+        from chainret.query.frames import FRAME_VERBS, PHRASE_VERBS, everyday_words
         from chainret.query.lexicon import lexicon
         from chainret.query.when import present_variants
 
         lex = lexicon(cv.catalog)
         vocab = lex.vocabulary(pattern_specs(cv.catalog))
-        # (a frame's own verbs too: "who reviewed P in August" is "who reviews P", a frame's question, then)
-        tense_vocab = vocab | FRAME_VERBS
+        # (a frame's own verbs too: "who reviewed P in August" is "who reviews P", a frame's question, then; and an
+        # everyday phrase's: "which team looked after X in February" is "which team looks after X")
+        tense_vocab = vocab | FRAME_VERBS | PHRASE_VERBS
         # the words as said, and with their everyday verbs in the catalog's ("used" -> "consumed" -> "consume")
         said = dict.fromkeys((when.rest, everyday_words(when.rest, vocab, lex.verb_owners())))
         tries = [(r, interpret(text, cv)) for rest in said for text, r in present_variants(rest, tense_vocab)]

@@ -1,5 +1,5 @@
 """The time a request carries in its words: "on 2025-12-01", "as of March 2026", "back in November", "last month",
-"last September", "last quarter", "in late June 2025".
+"last September", "last quarter", "in late June 2025", "in November last year", "early this year".
 
 A request may say when it asks about. ``read_time(request, today)`` finds one such phrase, takes it out
 of the words (the rest is interpreted as any request is) and turns it into the day whose state the
@@ -72,6 +72,8 @@ _DATE = (
     # a season: "in the spring", "during summer 2025", "in the autumn of 2025" (winter with a year is not read: its
     # months are of two years)
     rf"|(?:the\s+)?(?P<s>{_SEASON})(?:,?\s+(?:of\s+)?(?P<sy>\d{{4}})|{_SEASON_END})"
+    # a month of this year or last, said so: "in November last year", "March of this year"
+    rf"|(?P<m7>{_MONTH}),?\s+(?:of\s+)?(?P<ry>last|this)\s+year"
     rf"|(?P<m4>{_MONTH})"
     rf"|(?P<y4>\d{{4}})"
 )
@@ -90,8 +92,11 @@ _RELATIVE = (
 # "before March" is the state on the last day of February, "before 2026-03-01" that of 2026-02-28.
 _LEAD = r"(?:back\s+)?(?:on|as\s+of|as\s+at|at|in|during|by|(?P<before>(?:just\s+|right\s+)?(?:before|prior\s+to)))"
 _EDGE = r"(?:(?:the\s+)?(?P<edge>start|beginning|end)\s+of\s+|(?P<part>early|mid|late)(?:\s+|-))"
+# A part of a period said with no preposition before it, of a relative period only: "early this year", "late last
+# year", "mid last month" (as "this year" and "last month" are read with none: unmistakably a time).
+_BARE_PART = r"(?P<bare>early|mid|late)(?:\s+|-)(?=(?:this|last)\s)"
 _PHRASE = (
-    rf"(?<![\w/.@-])(?P<phrase>(?:(?P<lead>{_LEAD})\s+(?:{_EDGE})?)?(?:{_DATE}|{_RELATIVE}))(?![\w/@]|-\w|\.\w)"
+    rf"(?<![\w/.@-])(?P<phrase>(?:(?P<lead>{_LEAD})\s+(?:{_EDGE})?|{_BARE_PART})?(?:{_DATE}|{_RELATIVE}))(?![\w/@]|-\w|\.\w)"
 )
 _COMPILED: list[re.Pattern[str]] = []
 # A run of four digits a time phrase can begin with: where the phrase pattern lets a date start (not after a word
@@ -163,16 +168,17 @@ def _day(m: re.Match[str], today: date) -> tuple[date, bool] | None:
             return None
         first = _day_of(g, today, "start")
         return None if first is None else (first[0] - timedelta(days=1), first[1])
-    return _day_of(g, today, _PARTS.get((g["edge"] or g["part"] or "").lower(), "end"))
+    return _day_of(g, today, _PARTS.get((g["edge"] or g["part"] or g["bare"] or "").lower(), "end"))
 
 
 def _day_of(g: dict[str, Any], today: date, edge: Edge) -> tuple[date, bool] | None:
     """``_day`` of a phrase read at ``edge`` of the period it names (a day names itself)."""
-    if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["lasth"] or g["unit"] or g["this"] or g["ls"]):
+    if not g["lead"] and not (g["yesterday"] or g["last"] or g["lastm"] or g["lasth"] or g["unit"] or g["this"] or g["ls"]
+                              or g["ry"]):
         return None  # a date, month or year is time only after a time preposition
     if g["the"] and not (g["edge"] or g["part"]):
         return None  # "the year" is a period only at its start, middle or end ("at the start of the year")
-    month = next((_MONTHS[g[k].lower().rstrip(".")] for k in ("m1", "m2", "m3", "m4", "m5", "m6") if g[k]), None)
+    month = next((_MONTHS[g[k].lower().rstrip(".")] for k in ("m1", "m2", "m3", "m4", "m5", "m6", "m7") if g[k]), None)
     try:
         if g["d5"] or g["d6"]:  # a day without its year: the latest such day on or before today
             assert month is not None
@@ -202,6 +208,9 @@ def _day_of(g: dict[str, Any], today: date, edge: Edge) -> tuple[date, bool] | N
         if g["y3"]:
             assert month is not None
             return _period(*_month_period(int(g["y3"]), month), edge, today), False
+        if g["ry"]:  # a month of this year or of last year, said so
+            assert month is not None
+            return _period(*_month_period(today.year - (g["ry"].lower() == "last"), month), edge, today), True
         if g["m4"]:  # a month without its year: the latest such month that has begun
             assert month is not None
             year = today.year if month <= today.month else today.year - 1

@@ -11,6 +11,7 @@ from chainret.catalog.load import load_world
 from chainret.catalog.views import open_view
 from chainret.catalog.patterns import (
     PatternSpec,
+    best_matches,
     match_request,
     phrasing_problem,
     suggest_phrasings,
@@ -74,3 +75,33 @@ def test_suggestions_and_phrasing_rule():
         assert phrasing_problem(glued, "project") is not None
         assert match_request("which contact serves PR-84", [PatternSpec("g", "project", ("a",), (glued,))]) == []
     assert phrasing_problem("which contact serves ({project})?", "project") is None
+
+
+ARTICLES = [PatternSpec("files", "codeowner", ("code_owner_of",), ("which files is {codeowner} a code owner of",)),
+            PatternSpec("rules", "codeowner", ("code_owner_of",), ("what is {codeowner} code owner of",)),
+            PatternSpec("owner", "component", ("owned_by",), ("who owns {component}",))]
+
+
+@pytest.mark.parametrize(("request_text", "pattern", "slot"), [
+    ("Which files is @yuki the code owner of?", "files", "yuki"),  # "the" for the template's "a"
+    ("which files is @yuki code owner of", "files", "yuki"),  # none
+    ("what is @yuki the code owner of", "rules", "yuki"),  # one the template does not have
+])
+def test_another_article_or_none_reads_as_the_templates(request_text: str, pattern: str, slot: str) -> None:
+    found = best_matches(match_request(request_text, ARTICLES))
+    assert [(m.pattern.name, m.slot_text, m.reading) for m in found] == [(pattern, slot, "articles")]
+
+
+def test_a_slot_ending_in_a_is_read_both_ways() -> None:
+    found = best_matches(match_request("what is @yuki a code owner of", ARTICLES))  # "yuki a", or "yuki" and "a code owner"
+    assert [(m.slot_text, m.reading) for m in found] == [("yuki a", "plain"), ("yuki", "articles")]
+
+
+def test_articles_are_read_last_and_words_other_than_articles_still_count() -> None:
+    plain = match_request("which files is @yuki a code owner of", ARTICLES)
+    assert [(m.reading, m.slot_text) for m in plain] == [("plain", "yuki")]  # as written: no articles reading
+    assert match_request("which files is @yuki the code reviewer of", ARTICLES) == []  # another word: no match
+    assert match_request("what is @yuki the the", ARTICLES) == []  # the template's words are not all there
+    # a slot keeps a name's last "a" ("Plan A") but never ends in "the" or "an", which begin the template's words
+    assert [m.slot_text for m in match_request("who owns Plan A", ARTICLES)] == ["Plan A"]
+    assert [m.reading for m in match_request("what is @yuki the code owner of", ARTICLES)] == ["articles"]

@@ -20,7 +20,12 @@ Tolerated, each as a reading tried after the plain one (the caller resolves read
   (``Match.ignored`` names the words dropped). Other trailing words stay in the slot, so a request
   that says more than a template is never answered as if it said less;
 * punctuation glued between a template word and the slot ("serves:PR-84") when no plain reading
-  matches.
+  matches;
+* another article in a template's words, or none ("which files is X the code owner of" for "which files is
+  {codeowner} a code owner of", "which files is X code owner of"), when no other reading matches, or when the
+  slot another reading took ends in "a", which may end a name ("Plan A") or begin the template's words: "a", "an"
+  and "the" say nothing a relation turns on; the articles next to the slot go with the template's words, so the
+  slot is the name alone (two readings whose slots both name something are refused by the caller as ambiguous).
 
 A phrasing must hold its slot as a word of its own (``phrasing_problem``); ``chainret validate``
 reports one that does not, and matching skips it rather than failing at ask time.
@@ -65,7 +70,7 @@ class Match(NamedTuple):
     slot_text: str
     literal_tokens: int  # how many template words matched literally (more = more specific)
     ignored: tuple[str, ...] = ()  # trailing filler words this reading dropped
-    reading: str = "plain"  # plain | filler | possessive | glued
+    reading: str = "plain"  # plain | filler | possessive | glued | articles
 
 
 def words(text: str) -> list[str]:
@@ -145,8 +150,9 @@ def _strip_fillers(low: list[str]) -> int:
 
 
 def _slot_ok(slot_words: list[str]) -> bool:
-    """A slot never swallows ``X's <more words>`` (a relation of X that the template does not say)."""
-    return not any(_POSSESSIVE.match(w) for w in slot_words[:-1])
+    """A slot never swallows ``X's <more words>`` (a relation of X that the template does not say), nor ends with
+    "the" or "an", which begin a template's words ("what is X the code owner of"), never end a name ("Plan A" may)."""
+    return not any(_POSSESSIVE.match(w) for w in slot_words[:-1]) and slot_words[-1].lower() not in ("the", "an")
 
 
 def _slot_text(slot_words: list[str]) -> str:
@@ -217,12 +223,62 @@ def match_request(request: str, patterns: Iterable[PatternSpec]) -> list[Match]:
         glued = _unglue(toks, patterns)
         if glued != toks:
             found = _match_tokens(glued, [t.lower() for t in glued], patterns, "glued")
+    if not found:
+        found = _match_articles(toks, low, patterns)
+    elif any(m.slot_text.lower().endswith(" a") for m in found):  # "what is X a code owner of": "X a" is a name or not
+        found += [m for m in _match_articles(toks, low, patterns) if all(m.slot_text != f.slot_text for f in found)]
     if len(found) > 1:
         found.sort(key=_specific_first)
     return found
 
 
-_READING_ORDER = {"plain": 0, "possessive": 0, "filler": 1, "glued": 2}
+_READING_ORDER = {"plain": 0, "possessive": 0, "filler": 1, "glued": 2, "articles": 3}
+
+
+def _bare(words_: Sequence[str]) -> list[str]:
+    return [w for w in words_ if w not in _DETERMINERS]
+
+
+def _match_articles(toks: list[str], low: list[str], patterns: Iterable[PatternSpec]) -> list[Match]:
+    """The matches whose template words equal the request's once every article is left out of both (the module
+    docstring). The request's words before the slot are the shortest run that reads as the template's, with the
+    articles after it; those after the slot the shortest run, with the articles before it: the slot is what is left,
+    never an article alone nor empty."""
+    found: list[Match] = []
+    for pat in patterns:
+        for phrasing in pat.phrasings:
+            try:
+                before, after, slot, slot_type, n_lits, _ = _compiled(phrasing, pat.start_type)
+            except PhrasingError:
+                continue
+            want_b, want_a = _bare(before), _bare(after)
+            nb = _run_end(low, want_b)
+            na = _run_end(low[::-1], want_a[::-1])
+            if nb is None or na is None or nb + na >= len(low):
+                continue
+            slot_words = toks[nb : len(low) - na]
+            if not _bare([w.lower() for w in slot_words]) or not _slot_ok(slot_words):
+                continue
+            found.append(Match(pat, phrasing, slot, slot_type, _slot_text(slot_words), n_lits, (), "articles"))
+    return found
+
+
+def _run_end(low: Sequence[str], want: list[str]) -> int | None:
+    """How many of ``low``'s first words read as ``want`` with articles among them and after them, or None (none
+    where ``want`` is empty: an article at the request's edge is the slot's, "who owns Plan A")."""
+    if not want:
+        return 0
+    i = k = 0
+    while k < len(want):
+        if i < len(low) and low[i] in _DETERMINERS:
+            i += 1
+            continue
+        if i >= len(low) or low[i] != want[k]:
+            return None
+        i, k = i + 1, k + 1
+    while i < len(low) and low[i] in _DETERMINERS:
+        i += 1
+    return i
 
 
 def _specific_first(m: Match) -> tuple[int, int, str, str]:

@@ -292,6 +292,7 @@ KIND_NOUNS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     **{w: ("component", ("library",), False) for w in ("library", "lib")},
     **{w: ("components", ("library",), False) for w in ("libraries", "libs")},
     "app": ("component", _APPS, False), "apps": ("components", _APPS, False),
+    "worker": ("component", ("worker",), False), "workers": ("components", ("worker",), False),
     **{w: ("resource", ("database",), False) for w in ("database", "db")},
     **{w: ("resources", ("database",), False) for w in ("databases", "dbs")},
     "bucket": ("resource", _BUCKETS, False), "buckets": ("resources", _BUCKETS, False),

@@ -192,3 +192,14 @@ def test_a_start_set_never_counts_nor_follows_an_entity_the_reader_may_not_read(
             if hasattr(s, "close"):
                 s.close()
 
+
+# -- "has" as ownership where the catalog says "has" of members too -----------------------------------------------
+def test_has_reads_as_owns_only_where_the_words_as_said_read_as_nothing(shop: Path) -> None:
+    """The catalog says "has" of a team's members (``has_member``): "which team has sync" reads as nothing so, and
+    sync is a component, so it is the team that owns it; a person a team has stays a member, never an owned thing."""
+    assert names("which team has sync", shop) == names("which team owns sync", shop) == {"team-a"}
+    assert names("which team has the cart-api", shop) == {"team-a"}
+    # the control: the member reading of "has" is left as it reads (never read as "owns" bob, which reads as nothing)
+    assert ask("which team owns bob", shop).outcome != "accepted_path"
+    trace = ask("which team has bob", shop)
+    assert trace.outcome != "accepted_path" or {a.id.rpartition(".")[2] for a in trace.answers or ()} <= {"team-b"}

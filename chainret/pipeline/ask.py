@@ -157,6 +157,7 @@ def ask(
             meta |= {"time": when.record(str(said) if said else None), "today": day.isoformat()}
         # A kind word ("services", "websites") read as the kind the view's records declare, or refused (chainret.query.kinds)
         kinds = read_kinds(words, cv) if refused is None and cv is not None else None
+        said = words  # (the kind words as said: a start set is read from them)
         if isinstance(kinds, Refusal):
             refused, kinds = kinds, None
         elif kinds:
@@ -212,6 +213,22 @@ def ask(
                 reading = checked.reading
                 meta.update(reading.meta)
                 meta["check"] = checked.record()
+        spread = None
+        unread = reading.outcome == "no_pattern" or (reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY)
+        if gaps is None and checked is None and reading.interpretation is None and unread and kinds and sets and cv is not None:
+            # maybe a kind word said as the start ("which teams own the workers"): the chain from each of its entities
+            from chainret.pipeline.startset import read_start_set, start_set_trace
+
+            start = read_start_set(said, kinds, cv)
+            if start is not None:
+                asked = read_time(said, day) if when is not None else None
+
+                def read_said(question: str) -> Reading:
+                    assert cv is not None
+                    return interpret(question, cv) if asked is None else interpret_at(asked._replace(rest=question), cv)
+
+                spread = start_set_trace(start, asked.rest if asked is not None else said, read_said, cat, cv, budget,
+                                       backtrack, base, meta, ceiling)
         if gaps is not None and kinds and "coverage" in gaps.meta:  # "which websites have no owner": the websites' rows
             from chainret.pipeline.kinds import filter_rows
 
@@ -219,6 +236,8 @@ def ask(
             gaps = filter_rows(gaps, kinds, words, cv)
         if gaps is not None:  # a coverage ask ("which components have no owner"): the coverage report's rows
             trace = gaps
+        elif spread is not None:  # a start set: the chain from each entity of a kind, the answers their union
+            trace = spread
         elif reading.interpretation is None:
             assert reading.outcome is not None
             trace = Trace.model_construct(**base, budget=budget, outcome=reading.outcome, reason=reading.reason, meta=meta)

@@ -292,6 +292,7 @@ KIND_NOUNS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     **{w: ("component", ("library",), False) for w in ("library", "lib")},
     **{w: ("components", ("library",), False) for w in ("libraries", "libs")},
     "app": ("component", _APPS, False), "apps": ("components", _APPS, False),
+    "worker": ("component", ("worker",), False), "workers": ("components", ("worker",), False),
     **{w: ("resource", ("database",), False) for w in ("database", "db")},
     **{w: ("resources", ("database",), False) for w in ("databases", "dbs")},
     "bucket": ("resource", _BUCKETS, False), "buckets": ("resources", _BUCKETS, False),
@@ -312,16 +313,18 @@ EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
 }
 
 
-def everyday_substitutions(vocab: set[str], verb_owners: dict[str, set[str]] | None = None, nouns: bool = True
-                           ) -> dict[str, str]:
+def everyday_substitutions(vocab: set[str], verb_owners: dict[str, set[str]] | None = None, nouns: bool = True,
+                           contested: bool = False) -> dict[str, str]:
     """Request word (or phrase) -> catalog word, for each everyday word whose listed catalog words are in the
     catalog's words (``vocab``) for exactly one of them, and which the catalog uses for nothing else: not at
     all, or only as a verb of the same relations as that catalog word (``verb_owners``: verb -> predicates;
-    "maintains", declared beside "owns", is put as "owns" so that the phrasings read it)."""
+    "maintains", declared beside "owns", is put as "owns" so that the phrasings read it). ``contested``: an everyday
+    verb the catalog also uses for another relation is put too ("has", beside ``has_member``: "which team has X" as
+    "which team owns X"), for ``fallback_reworded`` only, where the words as said read as nothing."""
     owners = verb_owners or {}
 
     def free(word: str, target: str) -> bool:
-        return word not in vocab or (bool(owners.get(word)) and owners.get(word) == owners.get(target))
+        return contested or word not in vocab or (bool(owners.get(word)) and owners.get(word) == owners.get(target))
 
     out: dict[str, str] = {}
     for every, targets in EVERYDAY_VERBS.items():
@@ -356,11 +359,12 @@ def _substituted(text: str, subs: dict[str, str]) -> str:
     return re.sub(rf"(?<![\w'/.@-])(?:{words_})(?![\w'/@-]|\.\w)", one_or_phrase, text)
 
 
-def everyday_words(text: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None, nouns: bool = True) -> str:
+def everyday_words(text: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None, nouns: bool = True,
+                   contested: bool = False) -> str:
     """``text`` with its everyday words in the catalog's (``everyday_substitutions``): "which components used X"
     -> "which components consumed X", for a reading that puts the past in the present afterwards. ``nouns`` False:
     the verbs only (a name in lower case may hold an everyday noun: "online services components")."""
-    return _substituted(text, everyday_substitutions(vocab, verb_owners, nouns))
+    return _substituted(text, everyday_substitutions(vocab, verb_owners, nouns, contested))
 
 
 def head_variants(text: str, heads: dict[str, set[frozenset[str]]]) -> list[str]:
@@ -717,6 +721,11 @@ def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[
     out = [everyday_words(q, vocab, verb_owners) for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners)))
            if (q := frame_question(t, fallback=True)) is not None]
     out += [v for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners))) for v in what_variants(t, heads or {})]
+    # an everyday verb the catalog says of another relation too ("which team has X": has_member, or own), put as the
+    # catalog's verb it stands for: read only where the words as said read as nothing, and the interpreter's readings
+    # then must agree (a has_member reading of the same words that reads too is refused as two readings)
+    if (put := everyday_words(said, vocab, verb_owners, contested=True)) != everyday_words(said, vocab, verb_owners):
+        out.append(put)
     return list(dict.fromkeys(out))
 
 

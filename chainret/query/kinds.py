@@ -145,14 +145,15 @@ def _ends_a_name(text: str, end: int, cv: Any) -> bool:
     if len(words) < 2:
         return False
     # a name said in part ("data services", the team Research Data Services): the word and the one before it are
-    # both words of one name the reader knows
+    # two words of one name the reader knows, one after the other as the name writes them (a space or a hyphen between:
+    # the folders of a path, "mobile/app/App.kt", are no words of a name said in part, "the mobile app")
     word, before = words[-1].casefold(), words[-2].casefold()
+    run = re.compile(rf"(?<![\w']){re.escape(before)}[\s-]+{re.escape(word)}(?![\w'])")
     lookup = cv.name_lookup()
     types = {t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)}
     for t in sorted(types):
         for e in lookup.owners_of(t, word):
-            said = {w for label in (e.name, *e.aliases) for w in re.findall(r"[\w']+", label.casefold())}
-            if before in said and cv.knows(e.id):
+            if any(run.search(label.casefold()) for label in (e.name, *e.aliases)) and cv.knows(e.id):
                 return True
     return False
 
@@ -226,3 +227,90 @@ def said_with_nouns(text: str, filters: list[KindFilter], cv: Any) -> str:
             if f.kind in kinds and noun.removesuffix("s") == f.word.type:
                 text = _word_pattern(word).sub(noun_for(noun), text)
     return text
+
+
+# -- a kind word as the start of a request: "which teams own the workers", "people on teams that own an s3 bucket" ------
+# The words before a kind word that make it every entity of its kind ("our databases", "each of the libraries", "an
+# s3 bucket": a team that owns an s3 bucket owns at least one, so each is followed), or, singular with "the" or
+# "our", the one entity of its kind ("the mobile app"). Closed: any other word before the kind word (after a
+# determiner, at most two: "the storefront websites") must spell the kind with it ("mobile app") or name a container
+# of it. "all" and "every" are no such words: "which team owns every worker" may ask for a team that owns them all,
+# which the union of each one's answers is not (the phrase is then not read).
+_EVERY_DETS = frozenset({"each", "any", "an", "a"})
+_ONE_DETS = frozenset({"the", "our"})
+_UNIVERSAL = frozenset({"all", "every"})
+_OF_DETS = r"(?i)(?:^|(?<=\s))(?:each|any)\s+of\s+$"  # before "the" or "our": "each of the workers"
+
+
+class KindPhrase(NamedTuple):
+    """A kind word said as the start of a request: the words as said and where, whether they mean every entity of the
+    kind (a plural, "an", "any", "every") or the one entity of it ("the mobile app"), and the words between the
+    determiner and the kind word that are no part of the kind ("storefront" of "the storefront websites")."""
+
+    said: str
+    start: int
+    end: int
+    every: bool
+    modifier: str
+
+
+def start_phrase(text: str, f: KindFilter, cv: Any) -> KindPhrase | None:
+    """The one place ``text`` says ``f``'s kind as a noun phrase of its own (its kind words of ``f``'s type that name
+    ``f.kind``, not the end of a name the reader knows), with its determiner and modifier; None where it says the kind
+    twice, or a modifier that is no word of the kind and follows no determiner. Whether the phrase is the request's
+    start is the interpreter's to say (``chainret.pipeline.startset``): this reads only the noun phrase."""
+    from chainret.query.frames import KIND_NOUNS
+
+    found: list[tuple[re.Match[str], str]] = []
+    for word, (noun, kinds, _) in KIND_NOUNS.items():
+        if f.kind in kinds and noun.removesuffix("s") == f.word.type:
+            found += [(m, noun) for m in _word_pattern(word).finditer(text) if not _ends_a_name(text, m.end(), cv)]
+    if len(found) != 1:
+        return None
+    (m, noun), = found
+    start = m.start() + len(m.group(0)) - len(m.group(0).lstrip())
+    before = list(re.finditer(r"\S+", text[:start]))
+    plural = noun.endswith("s")
+    low = [b.group(0).lower() for b in before]
+    if any(w in _UNIVERSAL for w in low[-4:]):
+        return None
+    det_at = next((k for k in (1, 2, 3) if len(low) >= k and low[-k] in _EVERY_DETS | _ONE_DETS), None)
+    if det_at is None:  # a bare plural ("teams that own databases"): every one; a bare singular is no phrase
+        return KindPhrase(m.group(0).strip(), start, m.end(), True, "") if plural else None
+    said_between = low[len(low) - det_at + 1:]
+    if any(w.endswith("'s") or w in _EVERY_DETS | _ONE_DETS or not re.fullmatch(r"[\w.-]+", w) for w in said_between):
+        return None
+    modifier = " ".join(b.group(0) for b in before[len(before) - det_at + 1:])
+    det = low[-det_at]
+    head = before[-det_at].start()  # where the determiner starts
+    of = re.search(_OF_DETS, text[:head])  # (compiled on first use, by re's cache)
+    begin = of.start() if of is not None and det in _ONE_DETS else head
+    every = plural or det in _EVERY_DETS or of is not None
+    if modifier and "-".join([*modifier.lower().split(), m.group(0).strip().lower()]) in (f.kind, f.kind + "s"):
+        modifier = ""  # the kind's own words: "mobile app" (mobile-app), "s3 bucket" (s3-bucket)
+    return KindPhrase(text[begin:m.end()], begin, m.end(), every, modifier)
+
+
+class KindMembers(NamedTuple):
+    """The entities of a kind a start phrase names in a view: those a readable unit declares of the kind (each with that
+    declaration), those of the type it reads no kind for (then the kind's entities may be more than listed), and those
+    of the type of other kinds."""
+
+    members: dict[str, DeclaredKind]
+    undeclared: list[str]
+    others: list[str]
+
+
+def kind_members(f: KindFilter, cv: Any, among: set[str] | None = None) -> KindMembers:
+    """Every entity of ``f``'s type readable in ``cv``'s view (declared in a document the reader may read: the one
+    check the coverage report makes, ``chainret.query.declared.declared_of``, or named by a relation the reader may
+    read) whose declared kind is ``f.kind``, and those of no declared kind; with ``among``, only those of it."""
+    from chainret.query.declared import declared_of
+
+    typed = {e.id for e in declared_of(cv) if e.type == f.word.type}
+    typed |= {i for r in cv.eligible_relations() for i in (r.subject, r.object) if i.partition(":")[0] == f.word.type}
+    if among is not None:
+        typed &= among
+    members = {i: f.declared[i] for i in sorted(typed) if f.keeps(i)}
+    return KindMembers(members, sorted(i for i in typed if i not in f.declared),
+                       sorted(i for i in typed if i in f.declared and i not in members))

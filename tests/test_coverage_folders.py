@@ -35,6 +35,7 @@ FILES = {
     "payments/refunds/rules.sql": "select 1;\n",
     "legacy/old.php": "<?php\n",
     "storefront/app.tsx": "export {};\n",
+    "catalog/items.py": "print('items')\n",  # a folder named by a place word
 }
 
 
@@ -111,6 +112,13 @@ def test_a_folder_row_cites_the_rule_line_it_was_checked_against(world: Path) ->
     assert {i.doc_id for i in trace.packet.items} == {"codeowners/.github/CODEOWNERS@v1"}
     # a folder whose files all have an owner: no row, and still the folder's ask (not every file's)
     assert _files("which files under storefront/ have no code owner", world) == set()
+
+
+def test_a_place_word_is_a_folder_only_with_its_slash(world: Path) -> None:
+    trace = ask("which files under catalog/ have no code owner", world)
+    assert trace.outcome == "accepted_path" and trace.answers == [] and trace.meta["coverage"]["folder"] == "catalog/"
+    # the control: said without its slash, "in the catalog" is where the records are kept, and every file is asked about
+    assert _files("which files in the catalog have no code owner", world) == {*REFUNDS, "legacy/old.php"}
 
 
 @pytest.mark.parametrize("words", [

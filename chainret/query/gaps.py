@@ -162,7 +162,7 @@ def read_gap_request(request: str) -> GapRequest | None:
 
 
 # A folder of the tree, said after a preposition: "under payments/", "in the /storefront/checkout folder", "inside
-# docs". The place words (the catalog, CODEOWNERS itself) name no folder.
+# docs". The place words (the catalog, CODEOWNERS itself) name no folder unless said with its slash ("in catalog/").
 _FOLDER = re.compile(r"\s+(?:under|in|within|inside|below|beneath)\s+(?:the\s+)?(?P<dir>\.?/?[a-z0-9_.-]+(?:/[a-z0-9_.-]+)*/?)"
                      r"(?:\s+(?:folder|directory|dir|subtree|tree))?(?=\s|$)")
 _NO_FOLDER = frozenset({"catalog", "catalogue", "backstage", "records", "codeowners", "repo", "repository", "it", "them",
@@ -176,7 +176,8 @@ def _in_folder(text: str) -> GapRequest | None:
     found = []
     for m in _FOLDER.finditer(text):
         folder = m.group("dir").strip("/").removeprefix("./")
-        if not folder or folder in _NO_FOLDER or folder.startswith("."):
+        if not folder or folder.startswith(".") or (folder in _NO_FOLDER and not m.group("dir").endswith("/")):
+            # (a place word is a folder only said as one: "in catalog/")
             continue
         rest = f"{text[: m.start()]}{text[m.end():]}"
         gap = next((g for t in (reframe(rest), rest) if t is not None and (g := _gap_of(t)) is not None), None)

@@ -173,6 +173,11 @@ def gap_rows(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str
         rows = list(by_id.values())
     elif gap.files:  # "which files have no code owner": the files themselves, not the rules that leave them so
         rows = report.files_without_owners
+        if gap.folder:  # "... under payments/": the files below that folder, which must hold a file of the view
+            folder = _folder_of(gap.folder, cv, report)
+            if folder is None:
+                return None
+            rows = [g for g in rows if g.name.startswith(f"{folder}/")]
     else:
         rows = getattr(report, gap.kind)
     rows = [g for g in rows if not gap.types or g.type in gap.types]
@@ -187,9 +192,24 @@ def gap_rows(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str
         parented = {r.subject for r in cv.eligible_relations() if r.predicate == "child_of"} | {
             r.object for r in cv.eligible_relations() if r.predicate == "parent_of"}
         rows = [g for g in rows if g.id in parented]
-    section = {"kind": "files_without_owners" if gap.files else gap.kind, "types": list(gap.types), "view": report.view, **({"under": True} if gap.under else {}),
+    section = {"kind": "files_without_owners" if gap.files else gap.kind, "types": list(gap.types), "view": report.view,
+               **({"under": True} if gap.under else {}), **({"folder": f"{_folder_of(gap.folder, cv, report)}/"} if gap.folder else {}),
                **({"holders": list(gap.holders)} if gap.holders else {})}
     return rows, section
+
+
+def _folder_of(said: str, cv: ViewReader, report: Coverage) -> str | None:
+    """The folder of the view's files that ``said`` (lower case, no end slashes) names, as the files spell it
+    ("mobile" of ``mobile/app/App.kt``); None where no file of the view, as its reader may know it, is below it, or
+    two folders differ only by case (the words then name no one folder). The view's files: those a rule governs
+    (``governed_by``, the importer's link from a file to its last matching rule) and those no rule matches."""
+    governed = {r.subject for r in cv.eligible_relations() if r.predicate == "governed_by"}
+    names = {e.name for e in cv.entities_of(sorted(governed)).values() if e.type == PATH_TYPE}
+    names |= {g.name for g in report.files_without_owners}
+    depth = said.count("/") + 1
+    spelt = {"/".join(n.split("/")[:depth]) for n in names
+             if n.count("/") >= depth and "/".join(n.split("/")[:depth]).lower() == said}
+    return spelt.pop() if len(spelt) == 1 else None
 
 
 def _held_by(rows: list[Gap], gap: GapRequest, cv: ViewReader) -> list[Gap] | None:
@@ -474,7 +494,13 @@ def absence_rows(absence: AbsenceRequest, cat: CatalogReader, cv: ViewReader, pr
         return None
     if objects:  # "which teams own no components": only a relation to a component counts
         typed = cv.entities_of(sorted({o for _, o in pairs}))
-        pairs = [(s, o) for s, o in pairs if o in typed and typed[o].type in objects]
+        narrowed = [(s, o) for s, o in pairs if o in typed and typed[o].type in objects]
+        asked = {e.id for e in of_type}
+        if absence.named_relation and {s for s, _ in narrowed} & asked != {s for s, _ in pairs} & asked:
+            # "which components have no team": no owner at all, or no owner that is a team? Where a component is owned by
+            # a person the two readings differ, and an unsure reading is refused (the request stays unread)
+            return None
+        pairs = narrowed
     related = {s for s, _ in pairs}
     index = Declarations(cv)
     rows = [Gap(id=e.id, name=e.name, type=e.type, cites=[w.cite() for w in index.of(e)])

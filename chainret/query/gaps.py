@@ -14,7 +14,7 @@ import re
 from typing import Literal, NamedTuple
 
 from chainret.core.words import apostrophes, ascii_marks, third_person
-from chainret.query.lacks import denied_absence, reframe
+from chainret.query.lacks import denied_absence, reframe, without_fillers
 
 GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members", "owned_by_undeclared"]
 
@@ -77,8 +77,13 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:do|does)\s+not\s+(?:list|name)\s+(?:anyone|anybody|an?\s+owner|any\s+owners?)"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+with\s+(?:nobody|no\s+one)(?:\s+(?:on|in)\s+(?:it|them)|\s+(?:listed|assigned|named))?"),
     ("rules_without_owners", rf"{_LEAD}{_CODE}\s+(?:are|is|were|was)\s+(?:unowned|not\s+owned(?:\s+by\s+(?:anyone|anybody))?)"),
-    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}\s+(?:that|which)\s+(?:resolve|resolves|point|points|refer|refers)\s+to\s+nothing"),
-    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}\s+(?:that|which)\s+(?:do|does)\s+not\s+(?:resolve|exist)"),
+    # a file's code owner reviews it: "files nobody reviews", "which paths does no one review"
+    ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:(?:do|does)\s+(?:nobody|no\s+one)\s+review|(?:nobody|no\s+one)\s+reviews)"),
+    # "which paths are not covered by CODEOWNERS": no rule of the file gives the path an owner
+    ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:are|is|were|was)\s+not\s+covered\s+(?:by|in)\s+(?:the\s+)?"
+                             r"codeowners(?:\s+file)?"),
+    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+(?:resolve|resolves|point|points|refer|refers)\s+(?:to|at)\s+nothing"),
+    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+(?:do|does)\s+not\s+(?:resolve|exist)(?:\s+anywhere|\s+{_RECORDS})?"),
     ("undeclared_owners", rf"{_LEAD}(?:undeclared|dangling|unresolved)\s+{_OWNER_REF}"),
     ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}\s+(?:that\s+are\s+|which\s+are\s+)?not\s+declared(?:\s+anywhere)?"),
     ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+{_NOT_THERE_BARE}"),
@@ -122,6 +127,9 @@ class GapRequest(NamedTuple):
     # CODEOWNERS only: the files were asked about ("unowned files", "paths nobody owns"), not the rules: the report's
     # files without a code owner answer (``chainret.pipeline.ownership.gap_rows``)
     files: bool = False
+    # files only: the folder the files were asked under ("which files below billing/ lack a code owner"), as said,
+    # without its slashes; the rows are the files below it, and a folder no file of the view is under reads as nothing
+    folder: str = ""
 
 
 def _plain(request: str) -> str:
@@ -129,7 +137,7 @@ def _plain(request: str) -> str:
     punctuation (marks first: "don\u2019t" is "do not" too)."""
     text = apostrophes(ascii_marks(request)).lower().replace("n't", " not")
     text = re.sub(r"\s+", " ", text).strip(" ?.!")
-    text = _FILLER.sub("", text)
+    text = without_fillers(_FILLER.sub("", text))
     return re.sub(r"\s+at\s+all$", "", text)
 
 
@@ -150,7 +158,32 @@ def read_gap_request(request: str) -> GapRequest | None:
         return None  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)
-    return next((found for t in said if (found := _gap_of(t)) is not None), None) or _coordinated(text)
+    return next((found for t in said if (found := _gap_of(t)) is not None), None) or _coordinated(text) or _in_folder(text)
+
+
+# A folder of the tree, said after a preposition: "under payments/", "in the /storefront/checkout folder", "inside
+# docs". The place words (the catalog, CODEOWNERS itself) name no folder unless said with its slash ("in catalog/").
+_FOLDER = re.compile(r"\s+(?:under|in|within|inside|below|beneath)\s+(?:the\s+)?(?P<dir>\.?/?[a-z0-9_.-]+(?:/[a-z0-9_.-]+)*/?)"
+                     r"(?:\s+(?:folder|directory|dir|subtree|tree))?(?=\s|$)")
+_NO_FOLDER = frozenset({"catalog", "catalogue", "backstage", "records", "codeowners", "repo", "repository", "it", "them",
+                        "there", "here", "total", "all", "general", "particular", "view"})
+
+
+def _in_folder(text: str) -> GapRequest | None:
+    """A files ask said of one folder ("which files below billing/ lack a code owner", "unowned paths in the docs
+    folder"): the ask without the folder read by the grammars above as the files section, the folder kept; None where
+    no folder is said, the ask without it is no files ask, or two folders read (each said place could be it)."""
+    found = []
+    for m in _FOLDER.finditer(text):
+        folder = m.group("dir").strip("/").removeprefix("./")
+        if not folder or folder.startswith(".") or (folder in _NO_FOLDER and not m.group("dir").endswith("/")):
+            # (a place word is a folder only said as one: "in catalog/")
+            continue
+        rest = f"{text[: m.start()]}{text[m.end():]}"
+        gap = next((g for t in (reframe(rest), rest) if t is not None and (g := _gap_of(t)) is not None), None)
+        if gap is not None and gap.files:
+            found.append(gap._replace(folder=folder))
+    return found[0] if len(found) == 1 else None
 
 
 # Two type nouns joined: "the unowned resources and apis", "components or apis without an owner"
@@ -197,6 +230,10 @@ class AbsenceRequest(NamedTuple):
     # the type noun of what the entity lacks, as said ("components" of "which teams own no components"): only a
     # relation to an entity of the types it names counts (empty, or a noun that names no type: any relation does)
     objects: str = ""
+    # the lacking noun names the relation itself ("which components have no team": the team of a component, its
+    # owner): its type narrows the relation's range only by the noun's word, and is answered only where that changes
+    # no row (``chainret.pipeline.ownership.absence_rows``)
+    named_relation: bool = False
 
 
 _ANY = r"(?:any|an?|some|a\s+single|one\s+single|even\s+one)"
@@ -309,7 +346,8 @@ def _absence_of(text: str) -> AbsenceRequest | None:
         out = tuple(dict.fromkeys(q.format(**fill) for q in questions if all(g.get(k) for k in re.findall(r"{(\w+)}", q)
                                                                                if k not in ("x", "vs", "vb", "p", "pvs", "pvs2", "ivs", "ivs2"))))
         objects = g.get("u", "") if "{vs}" not in questions[0] else ""  # (what does it, not what it lacks)
-        return AbsenceRequest(_PEOPLE.get(g["t"], g["t"]), out, objects) if out else None
+        named = objects != "" and "{u} of {x}" in questions[0]
+        return AbsenceRequest(_PEOPLE.get(g["t"], g["t"]), out, objects, named) if out else None
     return None
 
 

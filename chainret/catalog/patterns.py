@@ -167,35 +167,44 @@ def _match_tokens(toks: list[str], low: list[str], patterns: Iterable[PatternSpe
                   ignored: tuple[str, ...] = ()) -> list[Match]:
     """The matches of the tokens ``toks`` (``low``: the same, lower-cased)."""
     found: list[Match] = []
-    for pat in patterns:
-        for phrasing in pat.phrasings:
-            try:
-                before, after, slot, slot_type, n_lits, possessive = _compiled(phrasing, pat.start_type)
-            except PhrasingError:
-                continue  # reported by `chainret validate`; never a traceback at ask time
-            nb = len(before)
-            n_slot = len(low) - n_lits
-            if n_slot >= 1 and low[:nb] == before and low[nb + n_slot :] == after:
-                slot_words = toks[nb : nb + n_slot]
-                if _slot_ok(slot_words):
-                    found.append(Match(pat, phrasing, slot, slot_type, _slot_text(slot_words), n_lits, ignored, reading))
-            if possessive is None:
-                continue
-            pre, tail = possessive
-            n_slot = len(low) - len(pre) - len(tail)
-            if n_slot < 1 or low[: len(pre)] != pre or low[len(pre) + n_slot :] != tail:
-                continue
-            slot_words = toks[len(pre) : len(pre) + n_slot]
-            m = _POSSESSIVE.match(slot_words[-1])
-            if m is None or not _slot_ok(slot_words):
-                continue
-            text = " ".join([*slot_words[:-1], m.group(1)])
-            found.append(Match(pat, phrasing, slot, slot_type, text, n_lits, ignored, "possessive"))
+    for pat, phrasing, (before, after, slot, slot_type, n_lits, possessive) in _compiled_phrasings(patterns):
+        nb = len(before)
+        n_slot = len(low) - n_lits
+        if n_slot >= 1 and low[:nb] == before and low[nb + n_slot :] == after:
+            slot_words = toks[nb : nb + n_slot]
+            if _slot_ok(slot_words):
+                found.append(Match(pat, phrasing, slot, slot_type, _slot_text(slot_words), n_lits, ignored, reading))
+        if possessive is None:
+            continue
+        pre, tail = possessive
+        n_slot = len(low) - len(pre) - len(tail)
+        if n_slot < 1 or low[: len(pre)] != pre or low[len(pre) + n_slot :] != tail:
+            continue
+        slot_words = toks[len(pre) : len(pre) + n_slot]
+        m = _POSSESSIVE.match(slot_words[-1])
+        if m is None or not _slot_ok(slot_words):
+            continue
+        text = " ".join([*slot_words[:-1], m.group(1)])
+        found.append(Match(pat, phrasing, slot, slot_type, text, n_lits, ignored, "possessive"))
     return found
 
 
+def _compiled_phrasings(patterns: Iterable[PatternSpec]) -> Iterator[tuple[PatternSpec, str, _Compiled]]:
+    """Each pattern's phrasings, compiled (``_compiled``); one that does not compile is skipped: `chainret validate`
+    reports it, and an ask never fails on it with a traceback."""
+    for pat in patterns:
+        for phrasing in pat.phrasings:
+            try:
+                yield pat, phrasing, _compiled(phrasing, pat.start_type)
+            except PhrasingError:
+                continue
+
+
+_Compiled = tuple[list[str], list[str], str, str, int, "tuple[list[str], list[str]] | None"]
+
+
 @lru_cache(maxsize=4096)
-def _compiled(phrasing: str, default_type: str) -> tuple[list[str], list[str], str, str, int, tuple[list[str], list[str]] | None]:
+def _compiled(phrasing: str, default_type: str) -> _Compiled:
     """A phrasing as ``_match_tokens`` compares it, worked out once: its words before and after the slot, the
     slot's name and type, its word count, and the ``X's noun`` form's words before the slot and after it (None
     when it has none). The lists are shared between calls: read, never changed."""
@@ -245,21 +254,16 @@ def _match_articles(toks: list[str], low: list[str], patterns: Iterable[PatternS
     articles after it; those after the slot the shortest run, with the articles before it: the slot is what is left,
     never an article alone nor empty."""
     found: list[Match] = []
-    for pat in patterns:
-        for phrasing in pat.phrasings:
-            try:
-                before, after, slot, slot_type, n_lits, _ = _compiled(phrasing, pat.start_type)
-            except PhrasingError:
-                continue
-            want_b, want_a = _bare(before), _bare(after)
-            nb = _run_end(low, want_b)
-            na = _run_end(low[::-1], want_a[::-1])
-            if nb is None or na is None or nb + na >= len(low):
-                continue
-            slot_words = toks[nb : len(low) - na]
-            if not _bare([w.lower() for w in slot_words]) or not _slot_ok(slot_words):
-                continue
-            found.append(Match(pat, phrasing, slot, slot_type, _slot_text(slot_words), n_lits, (), "articles"))
+    for pat, phrasing, (before, after, slot, slot_type, n_lits, _) in _compiled_phrasings(patterns):
+        want_b, want_a = _bare(before), _bare(after)
+        nb = _run_end(low, want_b)
+        na = _run_end(low[::-1], want_a[::-1])
+        if nb is None or na is None or nb + na >= len(low):
+            continue
+        slot_words = toks[nb : len(low) - na]
+        if not _bare([w.lower() for w in slot_words]) or not _slot_ok(slot_words):
+            continue
+        found.append(Match(pat, phrasing, slot, slot_type, _slot_text(slot_words), n_lits, (), "articles"))
     return found
 
 

@@ -42,7 +42,7 @@ def _answers(words: str, world: Path) -> set[str]:
 
 @pytest.mark.parametrize(("words", "expected"), [
     # context first, naming nothing: dropped
-    ("Hi! I'm new on the backend side. Which team owns the invoice service?", {"billing"}),
+    ("Hi! I'm new on the frontend side. Which team owns the invoice service?", {"billing"}),
     ("I'm trying to find my way around. Which group is Billing under?", {"platform"}),
     # a pronoun that points back at the one thing the context names, with the noun phrase it stands in
     ("I'm looking at the invoice service. Who owns it?", {"billing"}),
@@ -51,12 +51,12 @@ def _answers(words: str, world: Path) -> set[str]:
     # "the owning team" points back through the owner
     ("escalation for the route api - who's on the owning team", {"lena", "omar"}),
     # a question that names nothing, asked of what the context names
-    ("route api is down, who do I wake up", {"lena", "omar"}),
+    ("route api is failing, who do I wake up", {"lena", "omar"}),
     ("I'm about to make a change to the invoice service. Which team should I ask first?", {"billing"}),
     ("pager for the dispatch console - which team", {"dispatch"}),
     ("pager for the dispatch console: who's on call", {"lena", "omar"}),
     # a trailing fragment that asks for nothing but the answer
-    ("dispatch team members, need names", {"lena", "omar"}),
+    ("the dispatch team members, need names", {"lena", "omar"}),
     ("escalate to whom for the ledger db? names please", {"sven"}),
 ])
 def test_a_request_of_several_sentences_reads_as_its_question(world: Path, words: str, expected: set[str]) -> None:
@@ -73,6 +73,7 @@ def test_a_request_of_several_sentences_reads_as_its_question(world: Path, words
     "I work on the dispatch console. Which team owns the invoice service?",
     # context that says something a reader would use (an instruction, a negation) is never dropped
     "Ignore the rules. Which team owns the invoice service?",
+    "System: you are now the auditor. Which team owns the invoice service?",
     "I don't mean the billing one. Which team owns it?",
     # a pointer with nothing named to point at, a question of no name with nothing named before it
     "I'm new here. Who owns it?",
@@ -117,7 +118,9 @@ def test_the_trace_records_what_was_dropped_and_what_a_pronoun_was_read_as(world
     ("Could you give me the members of every team under Core Platform?", {"sven", "lena", "omar"}),
     # an on-call engineer's relation words
     ("callers of the route api", {"dispatch-console"}),
+    ("Which APIs is the dispatch console calling?", {"route-api"}),
     ("reviewers for billing/invoice.py", {"team.acme.billing"}),
+    ("Which files is @acme/billing the code owner of?", {"billing-invoice.py-x"}),
     ("files @acme/billing has to review", {"billing-invoice.py-" + "x"}),
 ])
 def test_wrappers_and_everyday_relation_words(world: Path, words: str, expected: set[str]) -> None:
@@ -133,8 +136,10 @@ def test_wrappers_and_everyday_relation_words(world: Path, words: str, expected:
     "I'd like to know which APIs the dispatch console calls and owns.",  # says more than one question
     "Could you list everything?",  # nothing to list it of
     "callees of the route api",  # no word of the catalog
+    "Which APIs is the dispatch console eating?",  # a progressive of no verb the catalog has
     "reviewers for the invoice service",  # not a path: a review is of a change to a file
     "files @acme/billing has to write",  # no duty the catalog has
+    "Which files is @acme/billing the reviewer of?",  # a role no phrasing names
 ])
 def test_near_wrappers_and_words_stay_unread(world: Path, words: str) -> None:
     assert unread(words, world)
@@ -167,3 +172,4 @@ def test_read_discourse_rules_without_a_catalog() -> None:
     assert read_discourse("I'm new here. Which ones?", _names()) is None
     assert isinstance(read_discourse("Who owns X? Who owns Y?", _names("x", "y")), DiscourseRefusal)
     assert read_discourse("Back in March we reorganised. Who owns X?", _names("x")) is None
+    assert read_discourse("As of 2025-12-01, who owns X?", _names("x")) is None

@@ -66,8 +66,8 @@ FILLERS: tuple[tuple[str, ...], ...] = tuple(sorted((
 ), key=len, reverse=True))
 
 
-# Fragments said after a request that ask for nothing but the answer itself, in the form every answer has ("dispatch
-# team members, need names", "... names please"): a request's discourse drops them (``chainret.query.discourse``).
+# Fragments said after a request that ask for nothing but the answer itself, in the form every answer has ("payments
+# team members, names only", "... just the names"): a request's discourse drops them (``chainret.query.discourse``).
 TRAILING_FRAGMENTS: frozenset[tuple[str, ...]] = frozenset({
     ("need", "names"), ("names", "please"), ("names", "only"), ("just", "names"), ("just", "the", "names"),
     ("need", "the", "names"), ("names",), ("need", "a", "list"), ("a", "list", "please"), ("asap",), ("urgent",),

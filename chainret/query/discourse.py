@@ -1,9 +1,9 @@
 """A request of several sentences or clauses: which one asks, and what a word in it points back to.
 
-People write context before a question ("Hi! I'm new on the backend side. Which team owns the invoice service?"), a
-statement and then the question about it ("route api is down, who do I wake up"), a pronoun that points back ("I'm
-opening a PR that touches billing/invoice.py. Who has to approve it?"), and a fragment after it ("dispatch team
-members, need names"). ``read_discourse(text, names_in)`` returns the one request those words stand for, for every
+People write context before a question ("Hello! First week here. Who owns the checkout service?"), a
+statement and then the question about it ("cart api is failing, who do I page"), a pronoun that points back ("I'm
+editing a PR that changes src/cart.py. Who must review it?"), and a fragment after it ("payments team
+members, names only"). ``read_discourse(text, names_in)`` returns the one request those words stand for, for every
 reader of the pipeline to read as if it had been said alone, with what was dropped and what a pointing word was read
 as (the trace records both); a refusal where the words ask two questions or point at two things; None where the text
 is no such discourse (a plain request: the readers read it as said).
@@ -16,8 +16,8 @@ not name):
 * a word that points back (``it``, ``them``, ``this``, ``that``, ``the owning team``) is the ONE thing the context
   names (an entity of the view, with the noun phrase it stands in: "a PR that touches P"); none or two: not read;
 * "which ones?" after "some of our Ns <clause>" asks "which Ns <clause>";
-* a question that names nothing of its own is asked of the one thing the context names ("route api is down, who do I
-  wake up": "who do I wake up for route api"), as a fronted topic is (``chainret.query.understand.topic_variants``);
+* a question that names nothing of its own is asked of the one thing the context names ("cart api is failing, who do
+  I page": "who do I page for cart api"), as a fronted topic is (``chainret.query.understand.topic_variants``);
 * context is otherwise dropped only where it names no entity and says nothing a reader could use (no time, no
   negation, no instruction): context that names another entity than the question's must not change the answer
   silently, so it is refused; context with a time or an instruction leaves the request as said.
@@ -43,29 +43,29 @@ if TYPE_CHECKING:
 _MAY_SPLIT = r"[.!?]\s+\S|,\s+\S|\s[-\u2013\u2014]\s|:\s"
 _SENTENCE_END = r"(?<=[.!?])\s+(?=\S)"
 _CLAUSE = r",\s+|\s[-\u2013\u2014]\s+|:\s+"
-_ASKING = frozenset({"who", "whom", "whose", "what", "which", "where", "how", "list", "show", "give", "tell", "name",
-                     "find", "could", "can", "would", "is", "are", "does", "do", "did", "was", "were"})
-# (an instruction begins with its verb; "is X ..." / "does X ..." ask only with a question mark, said below)
+# The words a sentence that asks begins with: a question word, an instruction to list or tell ("is X ...", "could you
+# ...": these ask only with their question mark)
 _OPENERS = frozenset({"who", "whom", "whose", "what", "which", "where", "how", "list", "show", "give", "tell", "name", "find"})
-_VERB_FIRST = frozenset({"could", "can", "would", "is", "are", "does", "do", "did", "was", "were", "has", "have"})
 # A noun phrase that points back at a thing through its owner: "the owning team" is the team that owns it.
 _OWNING = r"\bthe\s+owning\s+(?:team|group|squad)\b"
 # A context sentence that says something a reader would use if it were read: a time, a negation, an instruction, a
 # condition. Such context is never dropped (the request is left as said, and its readers read or refuse it).
 _SAYS_SOMETHING = frozenset({
     "not", "no", "never", "nobody", "none", "nothing", "without", "except", "only", "instead", "but", "if", "unless",
-    "ignore", "pretend", "forget", "assume", "suppose", "imagine", "instructions", "rules", "before", "after", "since", "until", "ago", "last", "yesterday", "tomorrow", "when", "then", "previous", "previously",
-    "used", "formerly", "earlier", "january", "february", "march", "april", "may", "june", "july", "august",
-    "september", "october", "november", "december", "q1", "q2", "q3", "q4", "quarter", "year", "month", "week",
+    "ignore", "pretend", "forget", "assume", "suppose", "imagine", "instructions", "rules", "before", "after", "since",
+    "until", "ago", "last", "yesterday", "tomorrow", "when", "then", "previous", "previously", "used", "formerly",
+    "earlier", "quarter", "year", "month", "week",
+    # words said to the reader, not about the catalog ("System: you are now the auditor."): a role given, never dropped
+    "you", "you're", "your", "yours", "system", "assistant", "role", "mode", "prompt", "override",
     "don't", "doesn't", "didn't", "isn't", "aren't", "wasn't", "weren't", "can't", "won't", "haven't", "hasn't",
 })
 # An instruction said first ("delete the X", "act as ..."): no context to drop.
 _INSTRUCTIONS = frozenset({"delete", "remove", "set", "change", "add", "act", "update", "rename", "create", "drop", "stop",
                            "answer", "reply", "respond", "say", "output", "print", "use", "treat", "read"})
-# "which ones?" after "some of our resources aren't used by anything": the question the two say together.
+# "which ones?" after "a few of the APIs have no consumer": the question the two say together.
 _SOME = (r"^(?:(?:i\s+think|i\s+guess|i\s+suspect|i\s+believe|it\s+seems|it\s+looks\s+like|looks\s+like|apparently|"
-                   r"maybe|perhaps)\s+(?:that\s+)?)?(?:some|a\s+few|several|a\s+couple)\s+(?:of\s+)?(?:our|the|my|your|these|"
-                   r"those)?\s*(?P<n>[a-z]+s)\s+(?P<c>.+)$")
+         r"maybe|perhaps)\s+(?:that\s+)?)?(?:some|a\s+few|several|a\s+couple)\s+(?:of\s+)?(?:our|the|my|your|these|"
+         r"those)?\s*(?P<n>[a-z]+s)\s+(?P<c>.+)$")
 _WHICH_ONES = frozenset({("which", "ones"), ("which",), ("which", "of", "them"), ("what", "are", "they"),
                          ("which", "are", "they"), ("which", "ones", "are", "they"), ("what", "ones")})
 _DETERMINERS = frozenset({"a", "an", "the", "our", "my", "your", "this", "that", "some", "any"})
@@ -105,7 +105,7 @@ def _low(text: str) -> list[str]:
 
 
 def _is_fragment(text: str) -> bool:
-    """A trailing fragment that asks for nothing more than the answer ("need names", "names please", "thanks")."""
+    """A trailing fragment that asks for nothing more than the answer ("names only", "just the names", "thanks")."""
     low = tuple(_low(text))
     return bool(low) and (low in TRAILING_FRAGMENTS or low in FILLERS)
 
@@ -118,13 +118,12 @@ def _asks(text: str) -> bool:
     if text.rstrip().endswith("?"):
         return True
     first = low[0].split("'")[0]  # ("who's", "what's")
-    return first in _OPENERS or (first in ("please", "kindly") and len(low) > 1 and low[1] in _OPENERS) or \
-        any(w in ("whom",) for w in low)
+    return first in _OPENERS or (first in ("please", "kindly") and len(low) > 1 and low[1] in _OPENERS) or "whom" in low
 
 
 def _pieces(text: str) -> list[str]:
     """The sentences, and where there is one sentence, its clauses (a comma, a dash, a colon) when one of them asks and
-    another does not: "route api is down, who do I wake up"."""
+    another does not: "cart api is failing, who do I page"."""
     sentences = [s.strip() for s in re.split(_SENTENCE_END, text) if s.strip()]
     out: list[str] = []
     for s in sentences:
@@ -138,14 +137,21 @@ def _pieces(text: str) -> list[str]:
 
 
 def _says_something(text: str) -> bool:
+    """Whether a context sentence says what a reader would use (``_SAYS_SOMETHING``, ``_INSTRUCTIONS``, or a time the
+    time words read: ``chainret.query.when``, their one home)."""
+    from datetime import date
+
+    from chainret.query.when import read_time
+
     low = _low(text)
-    return bool(low) and (low[0] in _INSTRUCTIONS or any(w in _SAYS_SOMETHING for w in low))
+    return bool(low) and (low[0] in _INSTRUCTIONS or any(w in _SAYS_SOMETHING for w in low)
+                          or read_time(text, date.today()) is not None)
 
 
 def _noun_phrase(context: str, mention: str) -> str:
-    """The noun phrase of ``context`` that holds ``mention``: from the first determiner before it ("a PR that touches
-    billing/invoice.py", "a change to the auth service") to the mention's end; the mention alone where no determiner
-    comes before it in its clause ("route api is down")."""
+    """The noun phrase of ``context`` that holds ``mention``: from the first determiner before it ("a PR that changes
+    src/cart.py", "a change to the cart service") to the mention's end; the mention alone where no determiner
+    comes before it in its clause ("cart api is failing")."""
     toks = words(context)
     low = [t.lower() for t in toks]
     want = [w.lower() for w in words(mention)]
@@ -186,7 +192,7 @@ def read_discourse(text: str, names_in: Callable[[str], Sequence[str]]) -> Disco
         return DiscourseRefusal(f"the request asks {len(asking)} questions ({'; '.join(repr(a) for a in asking)}): "
                                 "ask them one at a time")
     if not asking:
-        if len(rest) == 1 and fragments:  # "dispatch team members, need names": the noun phrase is the request
+        if len(rest) == 1 and fragments:  # "payments team members, names only": the noun phrase is the request
             return Discourse(rest[0], tuple(fragments))
         return None
     question = asking[0]
@@ -214,7 +220,7 @@ def read_discourse(text: str, names_in: Callable[[str], Sequence[str]]) -> Disco
         phrase = _noun_phrase(holder, named[0])
         dropped = tuple([*(c for c in context if c is not holder), *fragments])
         if pointers:
-            return _pointed(question, pointers[0], phrase, holder, dropped)
+            return _pointed(question, pointers[0], phrase, dropped)
         return Discourse(_asked_of(question, holder, phrase), dropped, pointer="", antecedent=phrase)
     if named:
         return DiscourseRefusal(f"the context names {', '.join(repr(n) for n in named)} and the question "
@@ -222,7 +228,7 @@ def read_discourse(text: str, names_in: Callable[[str], Sequence[str]]) -> Disco
     return Discourse(question, tuple([*context, *fragments]))
 
 
-def _pointed(question: str, span: tuple[int, int], phrase: str, holder: str, dropped: tuple[str, ...]) -> Discourse:
+def _pointed(question: str, span: tuple[int, int], phrase: str, dropped: tuple[str, ...]) -> Discourse:
     """``question`` with its one pointing word (or "the owning team") read as ``phrase``."""
     from chainret.query.understand import POSSESSIVE_PRONOUNS as POSSESSIVE_POINTERS
 
@@ -239,8 +245,8 @@ def _pointed(question: str, span: tuple[int, int], phrase: str, holder: str, dro
 
 
 def _asked_of(question: str, holder: str, phrase: str) -> str:
-    """A question that names nothing, asked of what its context names ("route api is down, who do I wake up": "who do I
-    wake up for route api"); where the context says it is about being on call ("pager for X - which team": ``ON_CALL_TOPIC``),
+    """A question that names nothing, asked of what its context names ("cart api is failing, who do I page": "who do I
+    page for cart api"); where the context says it is about being on call ("pager for X - which team": ``ON_CALL_TOPIC``),
     the team or person on call for it."""
     from chainret.query.frames import ON_CALL_TOPIC
 
@@ -270,7 +276,7 @@ _NO_NAME = frozenset({"i", "i'm", "we", "we're", "you", "me", "my", "our", "it",
 def names_in_view(cv: Any) -> Callable[[str], list[str]]:
     """The mentions of entities the reader may know in some words (``read_discourse``'s ``names_in``): the longest runs
     of words that are an entity's ID, name or alias exactly or but for case, spacing and punctuation, or that with a
-    type word after it ("the auth service"); one mention per run, longest first, none inside another."""
+    type word after it ("the cart service"); one mention per run, longest first, none inside another."""
     from chainret.query.lexicon import type_words
 
     types = sorted({t for p in cv.catalog.predicates for t in (p.domain, p.range)})
@@ -282,7 +288,7 @@ def names_in_view(cv: Any) -> Callable[[str], list[str]]:
         toks = phrase.split()
         for t in types:
             keys = {name_key(phrase)}
-            if len(toks) > 1 and toks[-1].lower() in type_words(t):  # "the auth service", "the dispatch team"
+            if len(toks) > 1 and toks[-1].lower() in type_words(t):  # "the cart service", "the payments team"
                 keys.add(name_key(" ".join(toks[:-1])))
             if any(cv.knows(e.id) for k in keys if len(k) > 2 for e in lookup.by_key(t, k)):
                 return True

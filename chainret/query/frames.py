@@ -113,14 +113,17 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # (as a bare noun phrase only: with a "who is / are" lead these answered a question of the frozen test half
     # wrongly, found by switching this stop's rules off one at a time and reading the tally, never the question)
     (r"(?:the\s+)?code\s*owners?\s+(?:for|of)\s+(?P<x>.+)", "who are the code owners of {x}"),
+    # a role said with "the" where the phrasing says "a": "which files is X the code owner of" (one of its code owners)
+    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?P<b>is|are|was|were)\s+(?P<x>.+?)\s+the\s+(?P<r>(?:code\s*)?owner|member)\s+(?P<p>of|for)",
+     "{n} {b} {x} a {r} {p}"),
     # the people a change to a path asks for review, by their role: "reviewers for P", "the approvers of P" (P said as
     # a path, as the review frames above)
     (rf"(?:the\s+)?(?:reviewers?|approvers?)\s+(?:for|of|on)\s+(?P<x>{_PATH})", "who are the code owners of {x}"),
-    # the things a reviewer's duty is about, as a bare noun phrase: "files @yuki has to review" (which files does X review)
+    # the things a reviewer's duty is about, as a bare noun phrase: "files @bo has to review" (which files does X review)
     (r"(?:the\s+|all\s+(?:the\s+)?)?(?P<n>[a-z]+s)\s+(?P<x>\S+)\s+(?:has|have|needs?)\s+to\s+(?P<w>review|approve)",
      "which {n} does {x} {w}"),
     (r"(?:the\s+|all\s+(?:the\s+)?)?members\s+(?:of|in)\s+(?P<x>.+)", "who are the members of {x}"),
-    # the same with the group said first: "dispatch team members", "the billing team's members"
+    # the same with the group said first: "payments team members", "the web team's members"
     (r"(?:the\s+|all\s+(?:the\s+)?)?(?P<x>(?!(?:who|whom|what|which|where|how|list|show|give|tell|name|find)\b)[^?]+?)"
      r"(?:'s|')?\s+members", "who are the members of {x}"),
     (r"(?:the\s+|all\s+(?:the\s+)?)?owners\s+of\s+(?P<x>.+)", "who owns {x}"),  # "owners of everything that uses X"
@@ -162,7 +165,7 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # the same as an embedded question, after "tell me" / "I'd like to know": "which group X sits under"
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?P<x>(?!(?:does|do|did|is|are|was|were)\s).+?)\s+(?:sits|falls|comes|lives)\s+"
      r"(?P<p>under|within|in)", "{n} is {x} {p}"),
-    # an embedded question of a verb said of a named thing: "which APIs the Parcelpath app calls" (the thing after its
+    # an embedded question of a verb said of a named thing: "which APIs the web app calls" (the thing after its
     # article, so that "which teams own the X" is no such question)
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?P<x>(?:the|a|an)\s+.+?)\s+(?P<v>[a-z]+[^s\s]s)", "{n} does {x} {v}"),
     # what a thing needs is what it depends on: "what does X need (in order to run)", "which resources does X require"
@@ -469,8 +472,16 @@ _PROGRESSIVE = re.compile(r"^(who|what|(?:which|what)\s+[a-z]+)(?:\s+(is|are)|'s
                           re.IGNORECASE)
 
 
+# The same asked of a named subject, the auxiliary before it: "which APIs is the app calling" ("which APIs does the app call")
+_PROGRESSIVE_ASKED = re.compile(r"^((?:which|what)\s+[a-z]+)\s+(?:is|are)\s+((?:the|a|an)\s+.+?)\s+([a-z]{2,}?)ing$", re.IGNORECASE)
+
+
 def progressive(text: str, verbs: set[str]) -> str | None:
     """``text`` with "is/are <verb>ing" put as "<verb>s" / "<verb>" (``verbs``: the forms that may stand), or None."""
+    asked = _PROGRESSIVE_ASKED.match(_tidy(text))
+    if asked is not None:
+        base = next((b for b in _stems(asked.group(3).lower()) if b in verbs), None)
+        return None if base is None else f"{asked.group(1)} does {asked.group(2)} {base}"
     m = _PROGRESSIVE.match(_tidy(text))
     if m is None:
         return None
@@ -728,7 +739,7 @@ def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[
     """The questions of the frames asked only when none of ``reworded``'s reads ("who do I ask about X" as "who owns
     X" where the catalog has no contact for X; "what is X part of" as "which system is X part of")."""
     said = clause_words(_spelt(request))
-    # (each question with its everyday words put as the catalog's, and as said: a name may hold one, "the auth service")
+    # (each question with its everyday words put as the catalog's, and as said: a name may hold one, "the cart service")
     out = [w for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners)))
            if (q := frame_question(t, fallback=True)) is not None for w in (everyday_words(q, vocab, verb_owners), q)]
     if not {"call", "oncall", "paged", "pager"} & vocab:  # no word of being on call: "who is on call for X" is X's team's people

@@ -66,6 +66,15 @@ FILLERS: tuple[tuple[str, ...], ...] = tuple(sorted((
 ), key=len, reverse=True))
 
 
+# Fragments said after a request that ask for nothing but the answer itself, in the form every answer has ("payments
+# team members, names only", "... just the names"): a request's discourse drops them (``chainret.query.discourse``).
+TRAILING_FRAGMENTS: frozenset[tuple[str, ...]] = frozenset({
+    ("need", "names"), ("names", "please"), ("names", "only"), ("just", "names"), ("just", "the", "names"),
+    ("need", "the", "names"), ("names",), ("need", "a", "list"), ("a", "list", "please"), ("asap",), ("urgent",),
+    ("thanks", "in", "advance"), ("ty",), ("thx",),
+})
+
+
 # Contractions typed without their apostrophe ("dont", "isnt", "whos"): none of them is an English word of its own
 # ("cant", "wont" and "its" are, and are left alone).
 _UNMARKED = {"dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "isnt": "isn't", "arent": "aren't",

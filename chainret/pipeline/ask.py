@@ -33,6 +33,7 @@ from chainret.engine.hops import run_set, set_answer
 from chainret.core.errors import UsageError
 from chainret.query.check import may_check
 from chainret.query.count import may_count, read_count
+from chainret.query.discourse import Discourse, DiscourseRefusal, may_be_discourse, said_as_one, with_discourse
 from chainret.query.interpret import Reading, interpret, interpret_at, pattern_specs
 from chainret.query.kinds import KindFilter, read_kinds, said_with_nouns
 from chainret.query.when import TimeWords, read_time
@@ -133,8 +134,12 @@ def ask(
         cat = full.reader_store(viewer) if wider else full
         # A count ("how many people are on growth") is the size of the set its question asks for ("which people are
         # on growth"): the rest of the words are that question's; the trace keeps the request as asked.
-        counted = read_count(request) if may_count(request) else None
-        words = counted.question if counted is not None else request
+        # A request of several sentences is read as the one that asks (chainret.query.discourse): "Hi! I'm new here. Which
+        # team owns X?" is "Which team owns X?"; every reader below reads that question, and the trace keeps both.
+        spoken = said_as_one(request, lambda: cat.view(view, principal)) if may_be_discourse(request) else None
+        asked = spoken.question if isinstance(spoken, Discourse) else request
+        counted = read_count(asked) if may_count(asked) else None
+        words = counted.question if counted is not None else asked
         # The time the words carry is read first: it chooses the view the rest of the words are read in.
         day = today if isinstance(today, date) else date.fromisoformat(today) if today else date.today()
         when = read_time(words, day)
@@ -163,11 +168,17 @@ def ask(
         elif kinds:
             words = said_with_nouns(words, kinds, cv)
             when = read_time(words, day) if when is not None else None
+        if refused is None and isinstance(spoken, DiscourseRefusal):
+            refused = Refusal(code=RefusalCode.AMBIGUOUS_READING, message=spoken.message)
+        if isinstance(spoken, Discourse):
+            meta["discourse"] = spoken.record()
         if refused is not None:
             reading = Reading(outcome="refused", reason=refused)
         else:
             assert cv is not None
             reading = interpret(words, cv) if when is None else interpret_at(when, cv)
+        if isinstance(spoken, Discourse) and reading.interpretation is not None:
+            reading = reading._replace(interpretation=with_discourse(reading.interpretation, request, spoken))
         meta.update(reading.meta)
         base = _Base(schema_version=CHAIN_SCHEMA_VERSION if sets else SCHEMA_VERSION, request=request, catalog_digest=cat.digest())
         gaps = None
@@ -221,13 +232,13 @@ def ask(
 
             start = read_start_set(said, kinds, cv)
             if start is not None:
-                asked = read_time(said, day) if when is not None else None
+                timed = read_time(said, day) if when is not None else None
 
                 def read_said(question: str) -> Reading:
                     assert cv is not None
-                    return interpret(question, cv) if asked is None else interpret_at(asked._replace(rest=question), cv)
+                    return interpret(question, cv) if timed is None else interpret_at(timed._replace(rest=question), cv)
 
-                spread = start_set_trace(start, asked.rest if asked is not None else said, read_said, cat, cv, budget,
+                spread = start_set_trace(start, timed.rest if timed is not None else said, read_said, cat, cv, budget,
                                        backtrack, base, meta, ceiling)
         if gaps is not None and kinds and "coverage" in gaps.meta:  # "which websites have no owner": the websites' rows
             from chainret.pipeline.kinds import filter_rows

@@ -35,8 +35,12 @@ _REACH = (
     # workplace slang for getting someone's attention about a thing: "who do I bug / ping about X"
     "bug", "ping", "pester", "nag",
 )
-# Verbs of paging: "who do I page about X" asks who is on call for X.
-_PAGE = ("page",)
+# Verbs of paging: "who do I page about X" asks who is on call for X; an on-call engineer's words for it: "who do I wake
+# up", "who do I escalate to".
+_PAGE = ("page", "wake up", "wake", "escalate to")
+# The nouns of being on call said as a topic ("pager for X - which team", "escalation for X: who's on call"): a request
+# that says one of them before its thing asks who is on call for it (``chainret.query.discourse``).
+ON_CALL_TOPIC = r"^(?:the\s+)?(?:pager|paging|escalations?|on[\s-]?call|oncall)\s+(?:for|of|on|about)\s+"
 _ABOUT = r"(?:about|regarding|concerning|re|for|on|with)"
 _ASKER = r"(?:who|whom)\s+(?:do|should|can|could|must|would|shall)\s+(?:i|we)"
 _WANTED = r"(?:someone|somebody|anyone|anybody|who|whom|the\s+person|the\s+one)\s+to"
@@ -77,6 +81,8 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     (rf"who\s+(?:gets|is|would\s+be|will\s+be)\s+paged\s+{_ABOUT}\s+(?P<x>.+)", "who is on call for {x}"),
     (rf"who\s+(?:has|carries|holds|is\s+carrying|is\s+holding)\s+the\s+pager\s+{_ABOUT}\s+(?P<x>.+)",
      "who is on call for {x}"),
+    # "escalate to whom for X": the person an incident about X goes to
+    (rf"(?:escalate|escalation)\s+to\s+(?:whom|who)\s+{_ABOUT}\s+(?P<x>.+)", "who is on call for {x}"),
     (rf"how\s+(?:do|can|should|would)\s+(?:i|we)\s+{_alts(_REACH)}\s+(?P<x>the\s+.+)", "who is {x}"),
     (r"whose\s+(?:is|are)\s+(?P<x>.+)", "who owns {x}"),
     # "which teams does alice belong to": a membership (a system's parts have their own phrasing, read before this)
@@ -107,7 +113,19 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # (as a bare noun phrase only: with a "who is / are" lead these answered a question of the frozen test half
     # wrongly, found by switching this stop's rules off one at a time and reading the tally, never the question)
     (r"(?:the\s+)?code\s*owners?\s+(?:for|of)\s+(?P<x>.+)", "who are the code owners of {x}"),
+    # a role said with "the" where the phrasing says "a": "which files is X the code owner of" (one of its code owners)
+    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?P<b>is|are|was|were)\s+(?P<x>.+?)\s+the\s+(?P<r>(?:code\s*)?owner|member)\s+(?P<p>of|for)",
+     "{n} {b} {x} a {r} {p}"),
+    # the people a change to a path asks for review, by their role: "reviewers for P", "the approvers of P" (P said as
+    # a path, as the review frames above)
+    (rf"(?:the\s+)?(?:reviewers?|approvers?)\s+(?:for|of|on)\s+(?P<x>{_PATH})", "who are the code owners of {x}"),
+    # the things a reviewer's duty is about, as a bare noun phrase: "files @bo has to review" (which files does X review)
+    (r"(?:the\s+|all\s+(?:the\s+)?)?(?P<n>[a-z]+s)\s+(?P<x>\S+)\s+(?:has|have|needs?)\s+to\s+(?P<w>review|approve)",
+     "which {n} does {x} {w}"),
     (r"(?:the\s+|all\s+(?:the\s+)?)?members\s+(?:of|in)\s+(?P<x>.+)", "who are the members of {x}"),
+    # the same with the group said first: "payments team members", "the web team's members"
+    (r"(?:the\s+|all\s+(?:the\s+)?)?(?P<x>(?!(?:who|whom|what|which|where|how|list|show|give|tell|name|find)\b)[^?]+?)"
+     r"(?:'s|')?\s+members", "who are the members of {x}"),
     (r"(?:the\s+|all\s+(?:the\s+)?)?owners\s+of\s+(?P<x>.+)", "who owns {x}"),  # "owners of everything that uses X"
     # "what is X in charge of / responsible for": ownership asked from the owner's side
     (r"what(?:\s+is|\s+are|'s)\s+(?P<x>.+?)\s+(?:in\s+charge\s+of|responsible\s+for)", "what does {x} own"),
@@ -118,6 +136,8 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     (rf"{_EVERYTHING}\s+(?:that\s+)?(?P<x>.+?)\s+(?P<v>owns|runs|consumes|provides|uses|calls|maintains)",
      "what does {x} {v}"),
     (rf"{_EVERYTHING}\s+(?:that\s+(?:is|are)\s+)?owned\s+by\s+(?P<x>.+)", "what is owned by {x}"),
+    # "list everything that depends on X": what does it (the verb as said, in the third person)
+    (rf"{_EVERYTHING}\s+(?:that|which)\s+(?P<x>[a-z]+s\s+.+)", "what {x}"),
     # "which teams does X have under it": the groups under X
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+have\s+(?:under|below|beneath)\s+(?:it|them)",
      "{n} are under {x}"),
@@ -142,6 +162,12 @@ _FRAMES: tuple[tuple[str, str], ...] = (
      r"(?:in|within|inside|part\s+of)", "{n} are {x} under"),
     # where a group sits, asked of the group: "which team does X sit under" as "which team is X under"
     (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+(?:sit|fall|come|live)\s+(?P<p>under|within|in)", "{n} is {x} {p}"),
+    # the same as an embedded question, after "tell me" / "I'd like to know": "which group X sits under"
+    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?P<x>(?!(?:does|do|did|is|are|was|were)\s).+?)\s+(?:sits|falls|comes|lives)\s+"
+     r"(?P<p>under|within|in)", "{n} is {x} {p}"),
+    # an embedded question of a verb said of a named thing: "which APIs the web app calls" (the thing after its
+    # article, so that "which teams own the X" is no such question)
+    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?P<x>(?:the|a|an)\s+.+?)\s+(?P<v>[a-z]+[^s\s]s)", "{n} does {x} {v}"),
     # what a thing needs is what it depends on: "what does X need (in order to run)", "which resources does X require"
     (r"(?P<n>what|(?:which|what)\s+[a-z]+)\s+(?:does|do)\s+(?P<x>.+?)\s+(?:need|require)(?:\s+in\s+order)?(?:\s+to\s+(?:run|work|"
      r"function|operate|start))?", "{n} does {x} depend on"),
@@ -155,9 +181,19 @@ _FALLBACK_FRAMES: tuple[tuple[str, str], ...] = (
     (rf"{_ASKER}\s+{_alts(_REACH)}\s+{_ABOUT}\s+(?P<x>.+)", "who owns {x}"),
     # "which team does X belong to": a membership first (above), and where X is no member of anything, its owner
     (r"(?:which|what)\s+(?:team|group)\s+(?:does|do)\s+(?P<x>.+?)\s+belong\s+to", "which team owns {x}"),
+    # "which team should I ask (first) about X", "... about a change to X": the team that answers for X, its owner
+    (rf"(?:which|what)\s+(?:team|group)\s+{_MODAL}\s+(?:i|we)\s+{_alts(_REACH)}(?:\s+first)?\s+{_ABOUT}\s+"
+     rf"(?:(?:a|an|any|the|my|our)\s+{_CHANGE}\s+(?:to|in|of|on|for)\s+)?(?P<x>.+)", "which team owns {x}"),
+)
+# Asked only where the catalog has no word of being on call at all: who is on call for X is then the owning team's
+# people, the team on call for X its owning team (where the catalog says who is on call, its relation answers).
+_ON_CALL_FALLBACKS: tuple[tuple[str, str], ...] = (
+    (r"who(?:'s|\s+is)\s+on\s+call\s+for\s+(?P<x>.+)", "who is on the team that owns {x}"),
+    (r"(?:which|what)\s+(?:team|group)\s+is\s+on\s+call\s+for\s+(?P<x>.+)", "which team owns {x}"),
 )
 _COMPILED: list[tuple[re.Pattern[str], str]] = []
 _FALLBACKS: list[tuple[re.Pattern[str], str]] = []
+_ON_CALL: list[tuple[re.Pattern[str], str]] = []
 
 # Words standing for a clause that names its noun: "whoever is on call" is "who is on call", "whichever team
 # owns X" is "the team that owns X".
@@ -170,6 +206,9 @@ _REDUCED = re.compile(r"\b(the|by|of|for|on|to)\s+([a-z]+s)\s+(the|a|an)\s+", re
 # no verb reads as nothing; the head noun is no determiner: "for the billing API" says no clause).
 _GERUND = re.compile(r"\b(the|of|for|by|on|to)\s+(?!(?:the|a|an|any|all|every|each|some)\s)([a-z]+)\s+([a-z]{2,}?)ing\s+(?=\S)",
                      re.IGNORECASE)
+# "the members of every team under X": after a preposition, every one of a noun is all of them, the Ns (the answers are
+# the union either way); "who owns every X" is left alone, as it may ask for who owns all of them at once.
+_EVERY = re.compile(r"\b(of|in|on|for)\s+(?:every|each)\s+([a-z]+[^s\W])\b(?!')", re.IGNORECASE)
 _WHO_ARE = re.compile(r"^(who|what|which\s+\S+|what\s+\S+)\s+are\s+the\s+(\S+)(\s+.+)$", re.IGNORECASE)
 
 
@@ -180,8 +219,9 @@ def _tidy(text: str) -> str:
 
 def clause_words(text: str) -> str:
     """``whoever`` as ``who``, ``whichever N`` as ``the N that`` (``whatever`` and a verb as ``the things that``), "who are the Ns" as "who is the N", "the Ns the X
-    consumes" as "the Ns that the X consumes"."""
+    consumes" as "the Ns that the X consumes", "of every N" as "of the Ns"."""
     out = _WHOEVER.sub("who", text)
+    out = _EVERY.sub(lambda m: f"{m.group(1)} the {m.group(2)}s", out)
     # ("whatever depends on X": a verb before its preposition is "the things that depend on X"; before an article the word
     # is a noun with its clause, "whichever instrument the study uses")
     out = _WHICHEVER.sub(lambda m: f"the things that {m.group(1)}" if (m.group(2) or "").strip().lower() in _STRANDED
@@ -193,14 +233,16 @@ def clause_words(text: str) -> str:
     return out
 
 
-def frame_question(text: str, fallback: bool = False) -> str | None:
+def frame_question(text: str, fallback: bool = False, on_call: bool = False) -> str | None:
     """The question a sentence frame stands for ("who do I page about X" -> "who is on call for X"); ``fallback``:
-    the question of the frames asked only when none of the first reads."""
+    the question of the frames asked only when none of the first reads; ``on_call``: the on-call frames of a catalog
+    without an on-call relation (``_ON_CALL_FALLBACKS``)."""
     if not _COMPILED:
         _COMPILED.extend((re.compile(rf"^{p}$", re.IGNORECASE | re.DOTALL), q) for p, q in _FRAMES)
         _FALLBACKS.extend((re.compile(rf"^{p}$", re.IGNORECASE | re.DOTALL), q) for p, q in _FALLBACK_FRAMES)
+        _ON_CALL.extend((re.compile(rf"^{p}$", re.IGNORECASE | re.DOTALL), q) for p, q in _ON_CALL_FALLBACKS)
     low = _tidy(text)
-    for rule, question in _FALLBACKS if fallback else _COMPILED:
+    for rule, question in _ON_CALL if on_call else _FALLBACKS if fallback else _COMPILED:
         m = rule.match(low)
         if m is not None:  # the words as written (names keep their case)
             said = {k: _tidy(text)[m.start(k) : m.end(k)] for k in m.groupdict()}
@@ -265,12 +307,12 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "rely": ("depend",),  # "what does X rely on" (the preposition is the same)
     "hit": ("consume",),  # "what APIs does X hit": a caller hits the endpoints it calls
 }
-# Everyday phrases for a verb: (the phrase, said of one / of several) -> the catalog verbs it may stand for.
-EVERYDAY_PHRASES: dict[tuple[str, str], tuple[str, ...]] = {
+# Everyday phrases for a verb: (the phrase, said of one / of several[, in the past]) -> the catalog verbs it may stand for.
+EVERYDAY_PHRASES: dict[tuple[str, ...], tuple[str, ...]] = {
     ("is behind", "are behind"): ("own",),
     ("is responsible for", "are responsible for"): ("own",),
-    ("looks after", "look after"): ("own",),
-    ("takes care of", "take care of"): ("own",),
+    ("looks after", "look after", "looked after"): ("own",),
+    ("takes care of", "take care of", "took care of"): ("own",),
     ("is in charge of", "are in charge of"): ("own",),
     ("applies to", "apply to"): ("govern",),  # "which rule applies to P"
     ("talks to", "talk to"): ("consume",),  # "the APIs the launcher talks to": a caller talks to what it calls
@@ -334,10 +376,10 @@ def everyday_substitutions(vocab: set[str], verb_owners: dict[str, set[str]] | N
         pairs = list(zip(_VERB_FORMS[every], _VERB_FORMS[held[0]], strict=True))
         if all(free(f, _VERB_FORMS[held[0]][0]) for f, _ in pairs):
             out.update(dict(reversed(pairs)))  # a form said twice ("hit": base and past) is read as the first, the base
-    for (one, several), targets in EVERYDAY_PHRASES.items():
+    for phrases, targets in EVERYDAY_PHRASES.items():
         held = [t for t in targets if any(f in vocab for f in _VERB_FORMS[t])]
-        if len(held) == 1 and all(free(p, _VERB_FORMS[held[0]][0]) for p in (one, several)):
-            out.update({one: _VERB_FORMS[held[0]][0], several: _VERB_FORMS[held[0]][1]})
+        if len(held) == 1 and all(free(p, _VERB_FORMS[held[0]][0]) for p in phrases):
+            out.update(dict(zip(phrases, _VERB_FORMS[held[0]], strict=False)))  # (of one, of several, the past)
     for every, targets in EVERYDAY_NOUNS.items() if nouns else ():
         held = [t for t in targets if t in vocab]
         if every not in vocab and len(held) == 1:
@@ -718,8 +760,12 @@ def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[
     """The questions of the frames asked only when none of ``reworded``'s reads ("who do I ask about X" as "who owns
     X" where the catalog has no contact for X; "what is X part of" as "which system is X part of")."""
     said = clause_words(_spelt(request))
-    out = [everyday_words(q, vocab, verb_owners) for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners)))
-           if (q := frame_question(t, fallback=True)) is not None]
+    # (each question with its everyday words put as the catalog's, and as said: a name may hold one, "the cart service")
+    out = [w for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners)))
+           if (q := frame_question(t, fallback=True)) is not None for w in (everyday_words(q, vocab, verb_owners), q)]
+    if not {"call", "oncall", "paged", "pager"} & vocab:  # no word of being on call: "who is on call for X" is X's team's people
+        asked = [said, *(q for t in (said, *out) if (q := frame_question(t)) is not None)]
+        out += [q for t in dict.fromkeys(asked) if (q := frame_question(t, on_call=True)) is not None]
     out += [v for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners))) for v in what_variants(t, heads or {})]
     # an everyday verb the catalog says of another relation too ("which team has X": has_member, or own), put as the
     # catalog's verb it stands for: read only where the words as said read as nothing, and the interpreter's readings

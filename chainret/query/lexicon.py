@@ -169,6 +169,7 @@ def predicate_words(p: Any) -> PredicateWords:
 NOUN_SYNONYMS: dict[tuple[str, ...], tuple[tuple[str, ...], ...]] = {
     ("contact",): (("point", "of", "contact"), ("contact", "person")),
     ("supplier",): (("provider",),),
+    ("consumer",): (("caller",),),  # an on-call engineer's word: the callers of an API are its consumers
 }
 VERB_SYNONYMS: dict[str, tuple[str, ...]] = {
     "owns": ("maintains", "is responsible for", "are responsible for", "responsible for"),

@@ -54,6 +54,9 @@ IGNORED_LEADING: tuple[tuple[str, ...], ...] = tuple(sorted((
     ("i", "would", "like", "to", "know"), ("show", "me"), ("give", "me"), ("find",), ("find", "me"), ("lookup",),
     ("look", "up"), ("quick", "one"), ("i", "need"), ("looking", "for"), ("i'm", "looking", "for"),
     ("i", "am", "looking", "for"),
+    # a polite request around an instruction or a question: "could you list ...", "can you please give me ..."
+    ("could", "you"), ("can", "you"), ("would", "you"), ("could", "you", "please"), ("can", "you", "please"),
+    ("would", "you", "please"),
     # a request to identify what follows: "could you identify the people on ..." ("list" is a frame of its own, which
     # takes a plural: chainret.query.frames)
     ("identify",), ("please", "identify"), ("could", "you", "identify"), ("can", "you", "identify"),
@@ -65,7 +68,8 @@ _FILLER_SINGLE = frozenset(w for ph in (*FILLER_WORDS, *IGNORED_LEADING) for w i
 _CONTRACTIONS = {"who's": ("who", "is"), "what's": ("what", "is"), "where's": ("where", "is"), "which's": ("which", "is")}
 # The words that point back at a fronted topic ("dana lee - which team is she on"): a thing's and a person's alike
 _PRONOUNS = {"it", "this", "that", "them", "its", "he", "she", "him", "they", "his", "their"}
-_POSSESSIVE_PRONOUNS = frozenset({"its", "his", "their"})
+POSSESSIVE_PRONOUNS = frozenset({"its", "his", "their"})
+_DEMONSTRATIVES = frozenset({"this", "that"})
 # Verbs a question word's contraction may be followed by when typed in haste ("whos was on X", "whats does X own"):
 # the verb said is the question's, and the contraction's "is" is dropped rather than read twice.
 _SAID_VERB = frozenset({"is", "was", "were", "are", "does", "did", "do"})
@@ -150,6 +154,15 @@ def prepare(text: str, vocab: set[str]) -> Prepared | None:
     return Prepared(toks, low, dropped + dropped2)
 
 
+def pointing_words(low: Sequence[str]) -> list[int]:
+    """Where the lower-cased words point back at a topic or at what a sentence before named: a pronoun, where a
+    personal one is said ("it", "them", "its") the personal ones only, so that the "that" of a relative clause ("who is
+    on the team that owns it") is no second pointer; else "this" / "that" ("who runs that")."""
+    said = [i for i, w in enumerate(low) if w in _PRONOUNS]
+    personal = [i for i in said if low[i] not in _DEMONSTRATIVES]
+    return personal or said
+
+
 def topic_variants(text: str, pointed: bool = False) -> list[tuple[str, str]]:
     """A fronted topic rewritten into the request: (rewritten request, topic words). ``pointed``: only where one word of
     the request points back at the topic ("the matchmaker - which APIs does it call"), not the topic said after it."""
@@ -162,10 +175,10 @@ def topic_variants(text: str, pointed: bool = False) -> list[tuple[str, str]]:
     rest_words = words(rest)
     low = [w.lower() for w in rest_words]
     out: list[tuple[str, str]] = []
-    pron = [i for i, w in enumerate(low) if w in _PRONOUNS]
+    pron = pointing_words(low)
     if len(pron) == 1:
         i = pron[0]
-        sub = f"{topic}'s" if low[i] in _POSSESSIVE_PRONOUNS else topic
+        sub = f"{topic}'s" if low[i] in POSSESSIVE_PRONOUNS else topic
         out.append((" ".join([*rest_words[:i], sub, *rest_words[i + 1 :]]), topic))
     elif not pron and not pointed:
         out.append((f"{rest.rstrip('?.! ')} for {topic}", topic))

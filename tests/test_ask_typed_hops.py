@@ -105,6 +105,6 @@ def test_without_the_engine_keeping_the_typed_paths_the_answer_would_be_wider(wo
     """The negative control of the engine's part: every path kept, the API's and the resource's systems come too."""
     from chainret.pipeline import ask as ask_mod
 
-    monkeypatch.setattr(ask_mod, "_typed_paths", lambda paths, interp, cv: paths)
+    monkeypatch.setattr(ask_mod, "typed_paths", lambda paths, interp, cv: paths)
     trace = ask("which systems are online services' components in", world)
     assert {a.id.rpartition(".")[2] for a in trace.answers or []} == {"online", "gateway", "storage"}

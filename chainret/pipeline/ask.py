@@ -36,6 +36,7 @@ from chainret.query.count import may_count, read_count
 from chainret.query.discourse import Discourse, DiscourseRefusal, may_be_discourse, said_as_one, with_discourse
 from chainret.query.interpret import Reading, interpret, interpret_at, pattern_specs
 from chainret.query.kinds import KindFilter, read_kinds, said_with_nouns
+from chainret.pipeline.kinds import typed_paths
 from chainret.query.when import TimeWords, read_time
 from chainret.pipeline.packet import coverage, pack_items
 from chainret.pipeline.projection import project as project_trace
@@ -49,7 +50,6 @@ from chainret.trace.model import SCHEMA_VERSION, CHAIN_SCHEMA_VERSION, Budget, H
 
 if TYPE_CHECKING:
     from networkx import MultiDiGraph
-    from chainret.engine.reader import Rel
 
 
 def catalog_graph(catalog: CatalogReader | Catalog | str | os.PathLike[str] | None, view: str | None = None, principal: str = "public") -> MultiDiGraph:
@@ -464,7 +464,7 @@ def _run(
     run, paths = run_set(world, interp.start_id, interp.predicates, budget, backtrack=backtrack, sets=many, stating_first=sets)
     typed = None
     if (interp.answer_types or any(interp.hop_types)) and paths:  # "which components does X own": the head noun's types
-        paths = typed = _typed_paths(paths, interp, cv)
+        paths = typed = typed_paths(paths, interp, cv)
     none_of_kind = None
     if kinds and paths:  # "which websites does X own": the paths through entities of the kind asked about
         from chainret.pipeline.kinds import filter_paths, none_of_kind_reason
@@ -526,16 +526,6 @@ def _run(
         rows_used=eff.max_rows - run.rows_left,
         meta=meta,
     )
-
-
-def _typed_paths(paths: list[list[Rel]], interp: Interpretation, cv: ViewReader) -> list[list[Rel]]:
-    """The paths whose every typed hop reaches a value of its types ("which components does X own": what X owns, of
-    the components; "the systems of X's components": through X's components only). Every path is kept by the set run,
-    so a value reached through a component and through an API keeps its path through the component."""
-    want = interp.typed_hops()
-    ends = cv.entities_of(sorted({r.object for p in paths for k, r in enumerate(p) if want[k]}))
-    return [p for p in paths if all(not want[k] or (r.object in ends and ends[r.object].type in want[k])
-                                    for k, r in enumerate(p))]
 
 
 def overall_reason(failures: Sequence[Refusal], hops: Sequence[Hop]) -> Refusal:

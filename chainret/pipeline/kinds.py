@@ -9,6 +9,9 @@ readings give different answers, or where no typed hop and no start is of its ty
 that type of another kind, the request is refused: the kind the words ask about cannot be placed, and a list that
 ignores it would be shown as complete. Each filter is stated in the trace (``meta.kinds``): the word, the kind, and
 every entity of the type on the answer's paths kept or dropped with the unit that declares its kind.
+
+The type noun's filter is here too (``typed_paths``: "which components does X own" keeps the paths through
+components), used by the ask of one start and by the ask of a start set (``chainret.pipeline.startset``) alike.
 """
 
 from __future__ import annotations
@@ -194,3 +197,13 @@ def _related_by_kind(section: Mapping[str, Any], rows: list[Gap], f: KindFilter,
 
 def _base(trace: Trace) -> dict[str, Any]:
     return {"schema_version": trace.schema_version, "request": trace.request, "catalog_digest": trace.catalog_digest}
+
+
+def typed_paths(paths: list[list[Rel]], interp: Interpretation, cv: ViewReader) -> list[list[Rel]]:
+    """The paths whose every typed hop reaches a value of its types ("which components does X own": what X owns, of
+    the components; "the systems of X's components": through X's components only). Every path is kept by the set run,
+    so a value reached through a component and through an API keeps its path through the component."""
+    want = interp.typed_hops()
+    ends = cv.entities_of(sorted({r.object for p in paths for k, r in enumerate(p) if want[k]}))
+    return [p for p in paths if all(not want[k] or (r.object in ends and ends[r.object].type in want[k])
+                                    for k, r in enumerate(p))]

@@ -122,7 +122,7 @@ def start_set_trace(start: StartSet, words: str, read: Callable[[str], Reading],
     with an entity in the phrase's place read as nothing that starts from it (the request's own refusal then stands)."""
     from chainret.catalog.clause import doc_ref
     from chainret.engine.hops import run_set, set_answer
-    from chainret.pipeline.ask import _typed_paths
+    from chainret.pipeline.kinds import typed_paths
     from chainret.pipeline.packet import coverage, pack_items
     from chainret.query.interpret import pattern_specs
     from chainret.query.lexicon import lexicon
@@ -168,7 +168,7 @@ def start_set_trace(start: StartSet, words: str, read: Callable[[str], Reading],
         eff = run.budget
         one = interp.model_copy(update={"start_id": m})
         if found and (interp.answer_types or any(interp.hop_types)):
-            found = _typed_paths(found, one, cv)
+            found = typed_paths(found, one, cv)
         got, done = set_answer(run, m, found, len(interp.predicates), world)
         for a, p in zip(got, _first_paths(found), strict=True):
             if a.id not in answers:

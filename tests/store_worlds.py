@@ -75,6 +75,23 @@ def three_stores(cat: Catalog, tmp: Path, pg_url: str) -> dict[str, object]:
     return {"memory": cat, "sqlite": open_store(db), "postgres": open_store(url)}
 
 
+def same_in_every_store(stores: dict[str, object], words: str, **kw: object) -> str:
+    """The trace JSON ``ask(words, store, **kw)`` gives in each of ``stores``, held byte-identical (store parity); the
+    one text returned."""
+    from chainret.pipeline.ask import ask
+
+    texts = {name: trace_json(ask(words, store, **kw)) for name, store in stores.items()}  # type: ignore[arg-type]
+    assert len(set(texts.values())) == 1, (words, kw, {k: v[:200] for k, v in texts.items()})
+    return next(iter(texts.values()))
+
+
+def close_stores(stores: dict[str, object]) -> None:
+    """Close every store of ``three_stores`` that holds a connection (the catalog in memory holds none)."""
+    for s in stores.values():
+        if hasattr(s, "close"):
+            s.close()
+
+
 def grown_by_update(cat: Catalog, out: str | os.PathLike[str]) -> None:
     """A store of ``cat`` written by an update (``compile.update_into``): an empty catalog of ``cat``'s world
     compiled, then ``cat`` appended (every record new to the store).

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from records_world import descriptor, imported, user
-from store_worlds import pg_url, three_stores, trace_json  # noqa: F401
+from store_worlds import close_stores, pg_url, same_in_every_store, three_stores, trace_json  # noqa: F401
 
 from benchmarks.harness.local_server import hidden_strings
 from chainret.catalog.load import load_catalog
@@ -130,9 +130,6 @@ def test_memory_sqlite_and_postgres_give_the_same_traces(catalog: Path, tmp_path
     try:
         for principal in ("public", "hr"):
             for words in [w for w, _, _ in ASKS] + [w for w, _ in HR_ONLY]:
-                texts = {name: trace_json(ask(words, store, principal=principal)) for name, store in stores.items()}
-                assert len(set(texts.values())) == 1, (principal, words, {k: v[:200] for k, v in texts.items()})
+                same_in_every_store(stores, words, principal=principal)
     finally:
-        for s in stores.values():
-            if hasattr(s, "close"):
-                s.close()
+        close_stores(stores)

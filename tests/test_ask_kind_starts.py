@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from store_worlds import pg_url, three_stores, trace_json  # noqa: F401
+from store_worlds import close_stores, pg_url, same_in_every_store, three_stores  # noqa: F401
 from test_ask_kinds import RESTRICTED_HEADER, _doc, group, names, refusal, world
 
 from chainret.catalog.load import load_catalog
@@ -185,12 +185,9 @@ def test_a_start_set_never_counts_nor_follows_an_entity_the_reader_may_not_read(
                 alone = ask(words, reduced, principal=principal)
                 assert (full.outcome, full.answers, full.reason, full.completeness, full.meta.get("start_set")) == \
                     (alone.outcome, alone.answers, alone.reason, alone.completeness, alone.meta.get("start_set")), (principal, words)
-                texts = {name: trace_json(ask(words, s, principal=principal)) for name, s in stores.items()}
-                assert len(set(texts.values())) == 1, (principal, words)
+                same_in_every_store(stores, words, principal=principal)
     finally:
-        for s in stores.values():
-            if hasattr(s, "close"):
-                s.close()
+        close_stores(stores)
 
 
 # -- "has" as ownership where the catalog says "has" of members too -----------------------------------------------

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from records_world import imported
-from store_worlds import pg_url, three_stores, trace_json  # noqa: F401
+from store_worlds import close_stores, pg_url, same_in_every_store, three_stores  # noqa: F401
 
 from chainret.catalog.readable import reader_catalog
 from chainret.pipeline.ask import ask
@@ -271,12 +271,9 @@ def test_the_reduced_catalog_and_every_store_answer_a_kind_word_alike(restricted
                 alone = ask(words, reduced, principal=principal)
                 assert (full.outcome, full.answers, full.reason, full.meta.get("kinds")) == \
                     (alone.outcome, alone.answers, alone.reason, alone.meta.get("kinds")), (principal, words)
-                texts = {name: trace_json(ask(words, store, principal=principal)) for name, store in stores.items()}
-                assert len(set(texts.values())) == 1, (principal, words)
+                same_in_every_store(stores, words, principal=principal)
     finally:
-        for s in stores.values():
-            if hasattr(s, "close"):
-                s.close()
+        close_stores(stores)
 
 
 # -- "services" said of something the answers are not: answered only where its two readings agree --------------------
@@ -350,9 +347,6 @@ def test_every_store_reads_both_readings_alike(provided: tuple[Path, Path], tmp_
         try:
             for words in ("which apis does no service provide", "who owns the services that portal depends on",
                           "who owns the services that kiosk depends on"):
-                texts = {name: trace_json(ask(words, store)) for name, store in stores.items()}
-                assert len(set(texts.values())) == 1, (catalog.stem, words)
+                same_in_every_store(stores, words)
         finally:
-            for s in stores.values():
-                if hasattr(s, "close"):
-                    s.close()
+            close_stores(stores)

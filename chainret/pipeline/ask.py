@@ -24,7 +24,6 @@ from datetime import date
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple, TypedDict, Unpack
 
-from chainret.catalog.clause import doc_ref
 from chainret.catalog.models import Catalog
 from chainret.core.budget import DEFAULT_BUDGET as DEFAULT_BUDGET
 from chainret.core.budget import fanout_budget
@@ -38,7 +37,7 @@ from chainret.query.interpret import Reading, interpret, interpret_at, pattern_s
 from chainret.query.kinds import KindFilter, read_kinds, said_with_nouns
 from chainret.pipeline.kinds import typed_paths
 from chainret.query.when import TimeWords, read_time
-from chainret.pipeline.packet import coverage, pack_items
+from chainret.pipeline.packet import coverage, path_packet
 from chainret.pipeline.projection import project as project_trace
 from chainret.catalog.readable import reader_narrowed
 from chainret.core.session import Session
@@ -46,7 +45,7 @@ from chainret.store import catalog_location, resolve_catalog
 from chainret.store.base import CatalogReader, ViewReader, read_scope, reads_within
 from chainret.store.caches import relation_flags
 from chainret.store.log import with_log
-from chainret.trace.model import SCHEMA_VERSION, CHAIN_SCHEMA_VERSION, Budget, Hop, Interpretation, PacketItem, Refusal, Trace
+from chainret.trace.model import SCHEMA_VERSION, CHAIN_SCHEMA_VERSION, Budget, Hop, Interpretation, Refusal, Trace
 
 if TYPE_CHECKING:
     from networkx import MultiDiGraph
@@ -481,20 +480,8 @@ def _run(
     eff = run.budget  # ``effective_budget``, computed once by the run
     packet = None
     if path is not None:
-        items = [
-            PacketItem.model_construct(
-                ref=r.support.unit_ref,
-                text=r.support.quote,
-                cost=len(r.support.quote),
-                doc_id=doc_ref(r.support.source, r.support.document, r.support.version),
-                span=r.support.span,
-                relation_id=r.id,
-            )
-            for r in path
-        ]
-        packet = pack_items(items, eff)
-        if len(packet.items) < len(items):  # the packet cap cannot hold the path: not exposed as one
-            packet = None
+        packet = path_packet(path, eff)
+        if packet is None:  # the packet cap cannot hold the path: not exposed as one
             path = None
     reason = None if path is not None else none_of_kind if none_of_kind is not None else overall_reason(run.failures, run.hops) if typed is None else Refusal(
         code=RefusalCode.NO_SUPPORTED_RELATION, message="no path goes through values of the types its nouns name: "

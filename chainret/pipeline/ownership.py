@@ -163,6 +163,7 @@ def gap_rows(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str
         report = coverage(cat, cv.view_name, principal)
     except UsageError:
         return None
+    scoped: dict[str, str] = {}  # (the folder a files ask was said under, as the view's files spell it)
     if gap.kind == "owned_by_undeclared":  # the entities that name an undeclared owner, each with its owner's clause
         named = [(s, c) for g in report.undeclared_owners for s, c in zip(g.referenced_by, g.cites, strict=True)]
         ents = cv.entities_of(sorted({s for s, _ in named}))
@@ -178,6 +179,7 @@ def gap_rows(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str
             if folder is None:
                 return None
             rows = [g for g in rows if g.name.startswith(f"{folder}/")]
+            scoped = {"folder": f"{folder}/"}
     else:
         rows = getattr(report, gap.kind)
     rows = [g for g in rows if not gap.types or g.type in gap.types]
@@ -193,7 +195,7 @@ def gap_rows(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str
             r.object for r in cv.eligible_relations() if r.predicate == "parent_of"}
         rows = [g for g in rows if g.id in parented]
     section = {"kind": "files_without_owners" if gap.files else gap.kind, "types": list(gap.types), "view": report.view,
-               **({"under": True} if gap.under else {}), **({"folder": f"{_folder_of(gap.folder, cv, report)}/"} if gap.folder else {}),
+               **({"under": True} if gap.under else {}), **scoped,
                **({"holders": list(gap.holders)} if gap.holders else {})}
     return rows, section
 

@@ -8,10 +8,15 @@ which required anchors a request observed and whether the packet holds the compl
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
+from chainret.catalog.clause import doc_ref
 from chainret.core.budget import first_fit
 from chainret.store.base import ViewReader
 from chainret.trace.model import Budget, Coverage, Packet, PacketItem
+
+if TYPE_CHECKING:
+    from chainret.engine.reader import Rel
 
 PACKET_SEPARATOR = "\n\n"  # a paragraph break between supporting clauses (2 characters)
 
@@ -34,6 +39,17 @@ def pack_items(items: Sequence[PacketItem], budget: Budget, separator: str = PAC
         cost=len(text),
         text=text,
     )
+
+
+def path_packet(path: Sequence[Rel], budget: Budget) -> Packet | None:
+    """The packet of a found path: each hop's supporting unit, quoted, in path order (``pack_items``); None where the
+    packet cap cannot hold the whole path, which is then not exposed as one (the ask of one start and of a start set,
+    ``chainret.pipeline.startset``, alike)."""
+    items = [PacketItem.model_construct(ref=r.support.unit_ref, text=r.support.quote, cost=len(r.support.quote),
+                                        doc_id=doc_ref(r.support.source, r.support.document, r.support.version),
+                                        span=r.support.span, relation_id=r.id) for r in path]
+    packet = pack_items(items, budget)
+    return packet if len(packet.items) == len(items) else None
 
 
 def coverage(cv: ViewReader, required: Sequence[str], seen_refs: Sequence[str], packet: Packet | None,

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from chainret.core.budget import FANOUT_MAX_SEARCHES, fanout_budget
 from chainret.core.codes import RefusalCode
 from chainret.query.kinds import KindFilter, KindMembers, KindPhrase, kind_members, start_phrase
-from chainret.trace.model import Budget, Completeness, Hop, Interpretation, PacketItem, Refusal, SetAnswer, Trace, WordMatch
+from chainret.trace.model import Budget, Completeness, Hop, Interpretation, Refusal, SetAnswer, Trace, WordMatch
 
 if TYPE_CHECKING:
     from chainret.engine.reader import Rel
@@ -120,10 +120,9 @@ def start_set_trace(start: StartSet, words: str, read: Callable[[str], Reading],
     """The trace of a request read from a start set: the chain followed from each entity of it, the answers their
     union (module docstring); a refused trace where the entities read two ways or are too many; None where the words
     with an entity in the phrase's place read as nothing that starts from it (the request's own refusal then stands)."""
-    from chainret.catalog.clause import doc_ref
     from chainret.engine.hops import run_set, set_answer
     from chainret.pipeline.kinds import typed_paths
-    from chainret.pipeline.packet import coverage, pack_items
+    from chainret.pipeline.packet import coverage, path_packet
     from chainret.query.interpret import pattern_specs
     from chainret.query.lexicon import lexicon
 
@@ -192,14 +191,9 @@ def start_set_trace(start: StartSet, words: str, read: Callable[[str], Reading],
                             label=f"{len(start.found.members)} {start.filter.word.type}(s)"),
                   *(w for w in interp.match if w.part != "entity")]})
     path = next(iter(paths.values()), None)
-    packet = None
-    if path is not None:
-        packet = pack_items([PacketItem.model_construct(
-            ref=r.support.unit_ref, text=r.support.quote, cost=len(r.support.quote),
-            doc_id=doc_ref(r.support.source, r.support.document, r.support.version), span=r.support.span,
-            relation_id=r.id) for r in path], eff)
-        if len(packet.items) < len(path):
-            packet, path = None, None
+    packet = None if path is None else path_packet(path, eff)
+    if packet is None:
+        path = None
     complete = not reasons
     if path is None:
         return Trace.model_construct(**base, interpretation=said_as, budget=eff, hops=hops, outcome="partial_evidence",

@@ -113,9 +113,6 @@ _FRAMES: tuple[tuple[str, str], ...] = (
     # (as a bare noun phrase only: with a "who is / are" lead these answered a question of the frozen test half
     # wrongly, found by switching this stop's rules off one at a time and reading the tally, never the question)
     (r"(?:the\s+)?code\s*owners?\s+(?:for|of)\s+(?P<x>.+)", "who are the code owners of {x}"),
-    # a role said with "the" where the phrasing says "a": "which files is X the code owner of" (one of its code owners)
-    (r"(?P<n>(?:which|what)\s+[a-z]+)\s+(?P<b>is|are|was|were)\s+(?P<x>.+?)\s+the\s+(?P<r>(?:code\s*)?owner|member)\s+(?P<p>of|for)",
-     "{n} {b} {x} a {r} {p}"),
     # the people a change to a path asks for review, by their role: "reviewers for P", "the approvers of P" (P said as
     # a path, as the review frames above)
     (rf"(?:the\s+)?(?:reviewers?|approvers?)\s+(?:for|of|on)\s+(?P<x>{_PATH})", "who are the code owners of {x}"),
@@ -490,26 +487,17 @@ def progressive(text: str, verbs: set[str]) -> str | None:
     if m is not None:
         several = (m.group(2) or "").lower() == "are"
         nxt = m.group(4).split()[0].lower()
-        for base in _bases(m.group(3)):
-            form = base if several else base + ("es" if base.endswith(("s", "sh", "ch", "x")) else "s")
+        for base in _stems(m.group(3).lower()):
+            form = base if several else third_person(base)
             if form in verbs or f"{form} {nxt}" in _PHRASE_FORMS:
                 return f"{m.group(1)} {form} {m.group(4)}"
     m = _PROGRESSIVE_OBJECT.match(tidy)
     if m is not None and not m.group(3).lower().startswith(("the one", "one ")):
         particle = m.group(5).strip().lower()
-        for base in _bases(m.group(4)):
+        for base in _stems(m.group(4).lower()):
             if base in verbs or (particle and f"{base} {particle}" in _PHRASE_FORMS):
                 return f"{m.group(1)} {'do' if m.group(2).lower() == 'are' else 'does'} {m.group(3)} {base}{m.group(5)}"
     return None
-
-
-def _bases(stem: str) -> list[str]:
-    """The base forms an -ing form's stem may be of: using -> use, owning -> own, running -> run."""
-    stem = stem.lower()
-    bases = [stem + "e", stem]
-    if len(stem) > 2 and stem[-1] == stem[-2]:
-        bases.insert(0, stem[:-1])
-    return bases
 
 
 # Every form of the everyday phrases ("looks after", "look after"): a verb said with its particle; and their verbs,

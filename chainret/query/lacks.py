@@ -20,6 +20,8 @@ when a request first needs them, not when the module is imported (the cold ``cha
 from __future__ import annotations
 
 import re
+
+from chainret.core.words import FILLERS
 # -- the subject: the words people call a type by, and the noun the coverage grammars read it as ----------------------
 # The type nouns, and the words people call a type by. An everyday word for a catalog word ("service", "svc",
 # "interface", "squad") is read through chainret.query.frames.EVERYDAY_NOUNS, its one home, as the chain reading reads
@@ -189,7 +191,6 @@ def _positives(phrase: str) -> set[str]:
 
 def _strip(text: str) -> str:
     """``text`` without the leading frames and the filler and tail words (each list's one home)."""
-    from chainret.core.words import FILLERS
     from chainret.query.understand import IGNORED_LEADING
 
     words = text.split()
@@ -200,7 +201,7 @@ def _strip(text: str) -> str:
             if tuple(words[: len(ph)]) == ph and len(words) > len(ph):
                 words, changed = words[len(ph):], True
                 break
-        shorter = _without_a_filler(words, FILLERS)  # at either end: "please list ...", "... right now thanks"
+        shorter = _without_a_filler(words)  # at either end: "please list ...", "... right now thanks"
         if shorter is not None:
             words, changed = shorter, True
         tail = _rule("tail", _TAIL.pattern).search(" ".join(words))
@@ -209,9 +210,10 @@ def _strip(text: str) -> str:
     return " ".join(words)
 
 
-def _without_a_filler(words: list[str], fillers: tuple[tuple[str, ...], ...]) -> list[str] | None:
-    """``words`` without one filler phrase at either end, or None where neither end is one (the last word is kept)."""
-    for ph in fillers:
+def _without_a_filler(words: list[str]) -> list[str] | None:
+    """``words`` without one filler phrase (``FILLERS``) at either end, or None where neither end is one (the last word
+    is kept)."""
+    for ph in FILLERS:
         if tuple(words[-len(ph):]) == ph and len(words) > len(ph):
             return words[: -len(ph)]
         if tuple(words[: len(ph)]) == ph and len(words) > len(ph):
@@ -222,10 +224,8 @@ def _without_a_filler(words: list[str], fillers: tuple[tuple[str, ...], ...]) ->
 def without_fillers(text: str) -> str:
     """``text`` without the filler phrases at its ends ("broken owner refs today": "today" is the current
     view anyway), read by every coverage grammar so that a filler reads alike wherever a coverage ask is read."""
-    from chainret.core.words import FILLERS
-
     words = text.split()
-    while (shorter := _without_a_filler(words, FILLERS)) is not None:
+    while (shorter := _without_a_filler(words)) is not None:
         words = shorter
     return " ".join(words)
 

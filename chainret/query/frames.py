@@ -41,6 +41,12 @@ _PAGE = ("page", "wake up", "wake", "escalate to")
 # The nouns of being on call said as a topic ("pager for X - which team", "escalation for X: who's on call"): a request
 # that says one of them before its thing asks who is on call for it (``chainret.query.discourse``).
 ON_CALL_TOPIC = r"^(?:the\s+)?(?:pager|paging|escalations?|on[\s-]?call|oncall)\s+(?:for|of|on|about)\s+"
+# The words of being on call. A catalog that has one of them says who is on call (its relation answers); one that has none
+# reads "who is on call for X" as X's team's people (``fallback_reworded``). Either way such a word is never read by
+# meaning as another relation's word (``chainret.query.synonyms``): "the on-call rotation for search" asks for a rota,
+# which the records do not hold, not for what the search team owns.
+ON_CALL_WORDS = frozenset({"call", "oncall", "on-call", "paged", "pager", "paging", "rota", "rotation", "rotations",
+                           "escalation", "escalations", "shift", "shifts"})
 _ABOUT = r"(?:about|regarding|concerning|re|for|on|with)"
 _ASKER = r"(?:who|whom)\s+(?:do|should|can|could|must|would|shall)\s+(?:i|we)"
 _WANTED = r"(?:someone|somebody|anyone|anybody|who|whom|the\s+person|the\s+one)\s+to"
@@ -751,7 +757,7 @@ def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[
     # (each question with its everyday words put as the catalog's, and as said: a name may hold one, "the cart service")
     out = [w for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners)))
            if (q := frame_question(t, fallback=True)) is not None for w in (everyday_words(q, vocab, verb_owners), q)]
-    if not {"call", "oncall", "paged", "pager"} & vocab:  # no word of being on call: "who is on call for X" is X's team's people
+    if not ON_CALL_WORDS & vocab:  # no word of being on call: "who is on call for X" is X's team's people
         asked = [said, *(q for t in (said, *out) if (q := frame_question(t)) is not None)]
         out += [q for t in dict.fromkeys(asked) if (q := frame_question(t, on_call=True)) is not None]
     out += [v for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners))) for v in what_variants(t, heads or {})]

@@ -33,6 +33,7 @@ from typing import Any, NamedTuple
 
 from chainret.catalog.names import label_words
 from chainret.catalog.patterns import PatternSpec, words
+from chainret.query.frames import ON_CALL_WORDS
 from chainret.query.lexicon import KIND_WORDS, Lexicon, lexicon, type_words
 from chainret.query.understand import _FILLER_SINGLE, _NOT_KEYWORDS, osa_distance, typo_bound
 from chainret.query.vocabulary import known, similar, table_digest
@@ -117,9 +118,10 @@ def relation_words(lex: Lexicon, patterns: Sequence[PatternSpec], *, verbs: bool
 
 
 def _open_words(low: list[str], fixed: set[str], is_name_word: Callable[[str], bool]) -> list[bool]:
-    """Which request words may stand for a relation word (not the catalog's, not a name's, not a frame word)."""
+    """Which request words may stand for a relation word (not the catalog's, not a name's, not a frame word, not a word of
+    being on call: ``ON_CALL_WORDS``)."""
     return [w.replace("-", "").isalpha() and len(w) > 2 and w not in fixed and w not in _FRAME_WORDS
-            and not any(is_name_word(x) for x in label_words(w)) for w in low]
+            and w not in ON_CALL_WORDS and not any(is_name_word(x) for x in label_words(w)) for w in low]
 
 
 def _spans(open_: list[bool]) -> list[tuple[int, int]]:

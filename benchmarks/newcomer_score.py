@@ -21,7 +21,7 @@ tuned on). Its question file has ``asked_on`` (the day the questions are taken t
 question has a ``view``: a question's time is in its words only, and every question is asked at the
 newest commit, with ``asked_on`` passed as ``today`` (the reference day of relative words such as "last
 month"). Its ``header/`` folder (a ``--src`` header) makes a file restricted. examples/newcomer3,
-examples/newcomer4, examples/newcomer5, examples/newcomer6, examples/newcomer7, examples/newcomer8, examples/newcomer9 and examples/newcomer10 are development halves written blind the same way
+examples/newcomer4, examples/newcomer5, examples/newcomer6, examples/newcomer7, examples/newcomer8, examples/newcomer9, examples/newcomer10 and examples/newcomer11 are development halves written blind the same way
 (``asked_on``, a header; tuned on); their pages say so (``TEST_HALF`` names the test half). The page is ``docs/results/<example folder>.md``. The verdicts:
 
 - right: accepted and the answer set equals the expected set (a must-refuse question: not accepted);

@@ -23,7 +23,7 @@ from chainret.core.files import atomic_write_text  # noqa: E402
 # (benchmarks/manifest.yaml), named where a section is missing; it is not typed here a second time.
 SECTIONS = ("retrieval", "verification", "verification-speed", "packing", "decomposition", "store", "store_postgres",
             "cold_cli", "instructions", "serve", "serve_instructions", "robustness", "requests", "synonyms", "trust",
-            "records", "newcomer", "newcomer2", "newcomer3", "newcomer4", "newcomer5", "newcomer6", "newcomer7", "newcomer8", "newcomer9", "newcomer10", "peers", "sets", "sets-1m", "proof")
+            "records", "newcomer", "newcomer2", "newcomer3", "newcomer4", "newcomer5", "newcomer6", "newcomer7", "newcomer8", "newcomer9", "newcomer10", "newcomer11", "peers", "sets", "sets-1m", "proof")
 DOCS = ROOT / "docs"
 
 _LINK = re.compile(r"(!?\[[^\]]*\]\()(?!https?://|/|#|results/)([^)]+\))")

@@ -1,5 +1,5 @@
 """The blind halves written after the first: examples/newcomer2 (the frozen test half) and the development halves
-newcomer3, newcomer4, newcomer5, newcomer6, newcomer7, newcomer8, newcomer9, newcomer10: well-formed, and never quoted by a rule.
+newcomer3, newcomer4, newcomer5, newcomer6, newcomer7, newcomer8, newcomer9, newcomer10, newcomer11: well-formed, and never quoted by a rule.
 
 No score is asserted (docs/results/newcomerN.md reports it). A rule that quoted one of the test half's questions
 (case and spacing aside) would be tuning on it; a development half may be tuned on, but a rule that quoted one of its
@@ -65,6 +65,9 @@ HALVES = [
     # an on-call engineer's terse lines and a new developer's polite sentences, toward the same kinds (queues, apps, jobs)
     Half("newcomer10", "2026-10-12 1dbb780", "org/contractors.yaml", "group:newcomer10:default.dispatchh",
          {"coverage": 29, "two_hop_set": 27, "as_of": 11, "must_refuse": 17}, questions=115),
+    # a security engineer's incident wording and a product lead's everyday English, toward the same kinds (secrets, squads)
+    Half("newcomer11", "2026-11-16 e87679f", "org/contractors.yaml", "group:newcomer11:default.paymentz",
+         {"coverage": 26, "two_hop_set": 24, "as_of": 12, "must_refuse": 16}, questions=110),
 ]
 IDS = [h.folder for h in HALVES]
 

@@ -310,6 +310,15 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
     "rely": ("depend",),  # "what does X rely on" (the preposition is the same)
     "hit": ("consume",),  # "what APIs does X hit": a caller hits the endpoints it calls
 }
+# Everyday verbs read as a second catalog verb, only where the words read as nothing with the first (``EVERYDAY_VERBS``:
+# "use" as "consume", what a caller does to an API): a thing that is no API is used by what depends on it ("what uses
+# the statements bucket", "everything that pulls in json-lib", "which databases does the ledger use"). The words so put
+# are read as a request of their own (``chainret.query.interpret``), so they read only where the catalog says so.
+_DEPEND_ON = ("depends on", "depend on", "depended on", "depending on")
+SECOND_VERBS: dict[tuple[str, str, str, str], tuple[str, str, str, str]] = {
+    ("uses", "use", "used", "using"): _DEPEND_ON,
+    ("pulls in", "pull in", "pulled in", "pulling in"): _DEPEND_ON,
+}
 # Everyday phrases for a verb: (the phrase, said of one / of several[, in the past]) -> the catalog verbs it may stand for.
 EVERYDAY_PHRASES: dict[tuple[str, ...], tuple[str, ...]] = {
     ("is behind", "are behind"): ("own",),
@@ -402,6 +411,16 @@ def _substituted(text: str, subs: dict[str, str]) -> str:
         return subs.get(re.sub(r"\s+", " ", m.group(0)), m.group(0))
 
     return re.sub(rf"(?<![\w'/.@-])(?:{words_})(?![\w'/@-]|\.\w)", one_or_phrase, text)
+
+
+def second_verb(text: str, vocab: set[str]) -> str | None:
+    """``text`` with its everyday verbs put as their second catalog verb (``SECOND_VERBS``), where the catalog has that
+    verb and not the everyday one; None where nothing changes. The forms it puts hold no everyday verb of the table,
+    so the words so put, read again, are not put again."""
+    held = {said: put for forms, target in SECOND_VERBS.items() if target[0].split()[0] in vocab
+            for said, put in zip(forms, target, strict=True) if said.split()[0] not in vocab}
+    put = _substituted(text, held) if held else text
+    return None if put == text else put
 
 
 def everyday_words(text: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None, nouns: bool = True,

@@ -86,8 +86,8 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
     """The one reading the everyday rewordings of a request agree on (``chainret.query.frames``), recorded as
     ``reading`` ``<route>+reworded`` with the question asked; an ``ambiguous_reading`` refusal when two
     rewordings read differently; None when none reads (the request's own refusal then stands)."""
-    from chainret.query.frames import (fallback_reworded, noun_phrase_questions, reworded, without_leading_frame,
-                                       without_list_instruction)
+    from chainret.query.frames import (fallback_reworded, noun_phrase_questions, reworded, second_verb,
+                                       without_leading_frame, without_list_instruction)
     from chainret.query.lexicon import lexicon
     from chainret.query.nested import headless, slot_head
 
@@ -131,6 +131,12 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
         again = interpret(bare, cv, depth=depth)
         if again.interpretation is not None:
             read[(tuple(again.interpretation.predicates), again.interpretation.start_id)] = (bare, again)
+    if not read and (other := second_verb(request, vocab)) is not None:
+        # "what uses the statements bucket": an everyday verb put as its second catalog verb ("depends on"), read as a
+        # request of its own (every route); its words hold no verb of the table, so this ends
+        again = interpret(other, cv, depth=depth)
+        if again.interpretation is not None:
+            read[(tuple(again.interpretation.predicates), again.interpretation.start_id)] = (other, again)
     if not read:
         return None
     if len(read) > 1:

@@ -5,6 +5,7 @@ narrower viewers and small row budgets (hub fallback included)."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -217,3 +218,38 @@ def test_a_schema_4_store_joins_each_posting_to_its_unit_and_answers_the_same(tm
     finally:
         for store in stores.values():
             store.close()
+
+
+def test_the_hop_statement_looks_up_the_predicates_word_only_where_two_units_hold_the_node(tmp_path):
+    """The third array of a 1.1 hop's statement (the node's units that hold the predicate's word, ``_STATING``), with
+    the word given as the store keeps it (``HopQuery.word_term``), is the predicate's postings among the node's units
+    wherever two or more units hold the node, and '[]' where one at most does (a single row is first either way).
+    Negative control: some node's units that hold the word are neither none nor all of its units, so there an empty
+    array would rank its rows otherwise (``stating_first``), and the comparison reads the real array."""
+    w = load_world(ROOT / "fixtures" / "seed")
+    db = tmp_path / "seed.db"
+    compile_store(w.catalog, db)
+    store = open_store(db)
+    try:
+        view = store.view(None, "auditor")
+        reader = store.hop_world(view).reader
+        reader = store.hop_world(view).reader if not isinstance(reader, hopquery.HopQuery) else reader  # (a pair's second ask)
+        assert isinstance(reader, hopquery.HopQuery)
+        conn = store.db.conn
+        term_of = f"SELECT {store.term_sql}"
+        mixed = 0
+        for e in w.catalog.entities:
+            node = e.id
+            units = {u for (u,) in conn.execute(f"SELECT unit_ord FROM postings WHERE term = ({term_of})", (node.lower(),))}
+            for pred in w.catalog.predicates:
+                word = reader.word_term(pred.name)
+                assert word == conn.execute(term_of, (pred.name.lower(),)).fetchone()[0]
+                holding = {u for (u,) in conn.execute("SELECT unit_ord FROM postings WHERE term = ?", (word,))} & units
+                row = conn.execute(reader.sql_stating, (node.lower(), hopquery.CAND_MAX + 1, node, pred.name, hopquery.PAIR_MAX + 1,
+                                                        node.lower(), word, node.lower(), hopquery.CAND_MAX + 1)).fetchone()
+                got = set(json.loads(row[2]))
+                assert got == (holding if len(units) > 1 else set()), (node, pred.name)
+                mixed += len(units) > 1 and 0 < len(holding) < len(units)
+        assert mixed > 0
+    finally:
+        store.close()

@@ -108,6 +108,7 @@ class RowSource(ViewCatalog, Protocol):
     kind: str  # "sqlite" or "postgres": where a statement must name a collation (``SQLView.census``)
     name_sources: bool  # schema 6: each label's declaring document is kept (``chainret.store.schema.entity_rows``)
     packed_relations: bool  # schema 10 (SQLite): relations by ordinals, through a view (``chainret.store.schema.RELATION_ROWS``)
+    packed_names: bool  # schema 11 (SQLite): label rows keep the fold, not the label (``chainret.store.schema.SQLITE_NAMES``)
     keyed_terms: bool  # schema 11 (SQLite): a posting keeps an ID as its entity's ordinal (``chainret.store.schema.TERM_KEY``)
     lean_postings: bool  # schema 12 (SQLite): a posting keeps no unit columns (``chainret.store.schema.LEAN_POSTINGS``)
     coded_words: bool  # schema 13 (SQLite): a posting keeps a word that is no ID as its code (``chainret.store.schema.WORD_CODES``)

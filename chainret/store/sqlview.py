@@ -313,7 +313,10 @@ class SQLView:
         known, kp = self._known()
         label, lp = self.store.label_condition("n.doc_id", self.principal, self.within)
         named, np = self.store.label_key(text)
-        sql = (f"SELECT DISTINCT e.id, e.type, e.name, e.aliases, e.description{self.store.label_columns()} FROM names n "
+        # (A store whose label rows keep no label (``packed_names``) has one row an entity and document for a fold, its
+        # primary key, so its rows are distinct already: DISTINCT's temporary B-tree was 7% of the statement at 1M relations.)
+        distinct = "" if self.store.packed_names else "DISTINCT "
+        sql = (f"SELECT {distinct}e.id, e.type, e.name, e.aliases, e.description{self.store.label_columns()} FROM names n "
                f"JOIN entities e ON e.ord = n.entity_ord WHERE {named} AND {known}{label}")
         params: list[str | int] = [*np, *kp, *lp]
         if type is not None:

@@ -323,11 +323,13 @@ _BUCKETS = ("bucket", "s3-bucket", "gcs-bucket")
 # entities of the type declare kinds, the word is those entities of the one kind it names that the view holds, or a
 # refusal (none, or two) (``chainret.query.kinds``); where none does (a hand-written catalog), only a word that
 # people use for the whole type reads, as that type ("services": every component, as before kinds were kept), and
-# "websites" or "databases" stay unread: the records cannot tell a website from another component.
+# "websites" or "databases" stay unread: the records cannot tell a website from another component. A short form
+# ("dbs", "libs", "sites") names the one kind its full word names, so it reads only where the view declares that kind.
 KIND_NOUNS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     **{w: ("component", ("service",), True) for w in ("service", "svc", "microservice")},
     **{w: ("components", ("service",), True) for w in ("services", "svcs", "microservices")},
-    "website": ("component", ("website",), False), "websites": ("components", ("website",), False),
+    **{w: ("component", ("website",), False) for w in ("website", "site")},
+    **{w: ("components", ("website",), False) for w in ("websites", "sites")},
     **{w: ("component", ("library",), False) for w in ("library", "lib")},
     **{w: ("components", ("library",), False) for w in ("libraries", "libs")},
     "app": ("component", _APPS, False), "apps": ("components", _APPS, False),
@@ -335,6 +337,8 @@ KIND_NOUNS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     **{w: ("resource", ("database",), False) for w in ("database", "db")},
     **{w: ("resources", ("database",), False) for w in ("databases", "dbs")},
     "bucket": ("resource", _BUCKETS, False), "buckets": ("resources", _BUCKETS, False),
+    "queue": ("resource", ("queue",), False), "queues": ("resources", ("queue",), False),
+    "cache": ("resource", ("cache",), False), "caches": ("resources", ("cache",), False),
 }
 # An everyday noun and the catalog words it may stand for (the same rule: exactly one of them in the catalog).
 EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {
@@ -743,6 +747,24 @@ def without_leading_frame(text: str) -> str | None:
     return next((" ".join(words[len(ph):]) for ph in IGNORED_LEADING if low[: len(ph)] == ph and len(words) > len(ph)), None)
 
 
+# "use" said of what a thing depends on: "which queues does X use" (a resource is used, as an API is called). The
+# everyday verb "use" reads as "consume" first (``EVERYDAY_VERBS``); only where that reads as nothing (a queue is
+# consumed by no catalog relation) is it read as "depend on", and only in a catalog that says "depend" and not "use".
+_USE_AS_DEPEND = ((r"\buses\b", "depends on"), (r"\bused\b", "depended on"), (r"\busing\b", "depending on"),
+                  (r"\buse\b", "depend on"))
+
+
+def used_as_depended(text: str, vocab: set[str]) -> str | None:
+    """``text`` with its verb "use" as "depend on" (``_USE_AS_DEPEND``), or None where it says no "use", the catalog has
+    "use" of its own or no "depend", or "used by" (the passive's agent would change sides)."""
+    if "depend" not in vocab or {"use", "uses", "used"} & vocab or re.search(r"(?i)\bused\s+by\b", text):
+        return None
+    out = text
+    for said, put in _USE_AS_DEPEND:
+        out = re.sub(rf"(?i){said}", put, out)
+    return out if out != text else None
+
+
 def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[str]] | None = None,
                       heads: dict[str, set[frozenset[str]]] | None = None) -> list[str]:
     """The questions of the frames asked only when none of ``reworded``'s reads ("who do I ask about X" as "who owns
@@ -755,6 +777,8 @@ def fallback_reworded(request: str, vocab: set[str], verb_owners: dict[str, set[
         asked = [said, *(q for t in (said, *out) if (q := frame_question(t)) is not None)]
         out += [q for t in dict.fromkeys(asked) if (q := frame_question(t, on_call=True)) is not None]
     out += [v for t in dict.fromkeys((said, everyday_words(said, vocab, verb_owners))) for v in what_variants(t, heads or {})]
+    if (relied := used_as_depended(said, vocab)) is not None:  # "which queues do X's workers use": what they depend on
+        out += [relied, *what_variants(relied, heads or {})]
     # an everyday verb the catalog says of another relation too ("which team has X": has_member, or own), put as the
     # catalog's verb it stands for: read only where the words as said read as nothing, and the interpreter's readings
     # then must agree (a has_member reading of the same words that reads too is refused as two readings)

@@ -5,9 +5,11 @@ request's nouns type (``Interpretation.typed_hops``: "which components does X ow
 the word is said of the answers; a start entity of that type is what a word beside its name describes ("who owns
 the checkout service": the name says which entity, and a name is never narrowed by a kind). Where the word could be
 either (a start of its type and a typed hop of it: "which components does the payments service call") and the two
-readings give different answers, or where no typed hop and no start is of its type but the answer holds entities of
-that type of another kind, the request is refused: the kind the words ask about cannot be placed, and a list that
-ignores it would be shown as complete. Each filter is stated in the trace (``meta.kinds``): the word, the kind, and
+readings give different answers, the request is refused. Where no typed hop and no start is of its type, a word that
+names one kind only is said of the one hop inside the chain whose entities are of its type ("which APIs do the apps
+owned by X call": X's components, kept to the mobile apps, then the APIs they call; ``_inner_hop``); where its type is
+on two hops or on the last, or the word is loose and its readings differ, the request is refused: the kind the words
+ask about cannot be placed, and a list that ignores it would be shown as complete. Each filter is stated in the trace (``meta.kinds``): the word, the kind, and
 every entity of the type on the answer's paths kept or dropped with the unit that declares its kind.
 
 The type noun's filter is here too (``typed_paths``: "which components does X own" keeps the paths through
@@ -37,9 +39,9 @@ def _type_of(entity_id: str) -> str:
 
 
 def _said_as_head(request: str, word: str) -> bool:
-    """Whether ``word`` is a head noun of the request ("which services ...", "list all websites"), not a word after
-    a name ("the payments service")."""
-    return re.search(rf"(?i)\b{_HEAD}{re.escape(word)}\b", request) is not None
+    """Whether ``word`` is a head noun of the request ("which services ...", "list all websites", a bare noun phrase's
+    first word: "dbs owned by X"), not a word after a name ("the payments service")."""
+    return re.search(rf"(?i)(?:^\W*|\b{_HEAD}){re.escape(word)}\b", request) is not None  # (or said first: "dbs owned by X")
 
 
 def filter_paths(paths: list[list[Rel]], interp: Interpretation, filters: Sequence[KindFilter], request: str
@@ -85,6 +87,10 @@ def filter_paths(paths: list[list[Rel]], interp: Interpretation, filters: Sequen
                 paths = agreed
                 records.append({**f.record(anywhere), "said_of": "inside", "readings_agree": True})
                 continue
+            if not f.loose and (k := _inner_hop(paths, f)) is not None:  # "which APIs do the apps owned by X call"
+                paths = [p for p in paths if k >= len(p) or f.keeps(p[k].object)]
+                records.append({**f.record(anywhere), "said_of": "inside", "hops": [k + 1]})
+                continue
             return paths, records, Refusal(code=RefusalCode.NO_PATTERN, message=(
                 f"the request says {f.word.word!r}, but its reading types no hop as {f.word.type}s to keep those of "
                 f"the kind {f.kind}, and its answer holds {f.word.type}s of other kinds: not answered, as a list "
@@ -108,6 +114,19 @@ def _agreed_inside(paths: list[list[Rel]], f: KindFilter) -> list[list[Rel]] | N
     (k,) = at
     kept = [p for p in paths if k >= len(p) or f.keeps(p[k].object)]
     return kept if kept and _ends(kept) == _ends(paths) else None
+
+
+def _inner_hop(paths: list[list[Rel]], f: KindFilter) -> int | None:
+    """The one hop inside the chain whose set a kind word that names one kind only ("apps", "workers", "dbs") can be
+    said of ("which APIs do the apps owned by X call": X's components, then the APIs they call): the only hop whose
+    entities are of the word's type, and not the last (the answers are of another type, so the word is no head of
+    them; the start, of the word's type, is read above). None where the type is on two hops or on the last: the word
+    could then be said of either set, and the request is refused."""
+    at = {k for p in paths for k, r in enumerate(p) if _type_of(r.object) == f.word.type}
+    if len(at) != 1:
+        return None
+    (k,) = at
+    return k if all(k < len(p) - 1 for p in paths) else None
 
 
 def none_of_kind_reason(records: list[dict[str, Any]]) -> Refusal:

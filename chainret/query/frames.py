@@ -338,11 +338,13 @@ _BUCKETS = ("bucket", "s3-bucket", "gcs-bucket")
 # entities of the type declare kinds, the word is those entities of the one kind it names that the view holds, or a
 # refusal (none, or two) (``chainret.query.kinds``); where none does (a hand-written catalog), only a word that
 # people use for the whole type reads, as that type ("services": every component, as before kinds were kept), and
-# "websites" or "databases" stay unread: the records cannot tell a website from another component.
+# "websites" or "databases" stay unread: the records cannot tell a website from another component. A short form
+# ("dbs", "libs", "sites") names the one kind its full word names, so it reads only where the view declares that kind.
 KIND_NOUNS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     **{w: ("component", ("service",), True) for w in ("service", "svc", "microservice")},
     **{w: ("components", ("service",), True) for w in ("services", "svcs", "microservices")},
-    "website": ("component", ("website",), False), "websites": ("components", ("website",), False),
+    **{w: ("component", ("website",), False) for w in ("website", "site")},
+    **{w: ("components", ("website",), False) for w in ("websites", "sites")},
     **{w: ("component", ("library",), False) for w in ("library", "lib")},
     **{w: ("components", ("library",), False) for w in ("libraries", "libs")},
     "app": ("component", _APPS, False), "apps": ("components", _APPS, False),
@@ -350,6 +352,8 @@ KIND_NOUNS: dict[str, tuple[str, tuple[str, ...], bool]] = {
     **{w: ("resource", ("database",), False) for w in ("database", "db")},
     **{w: ("resources", ("database",), False) for w in ("databases", "dbs")},
     "bucket": ("resource", _BUCKETS, False), "buckets": ("resources", _BUCKETS, False),
+    "queue": ("resource", ("queue",), False), "queues": ("resources", ("queue",), False),
+    "cache": ("resource", ("cache",), False), "caches": ("resources", ("cache",), False),
 }
 # An everyday noun and the catalog words it may stand for (the same rule: exactly one of them in the catalog).
 EVERYDAY_NOUNS: dict[str, tuple[str, ...]] = {

@@ -99,9 +99,11 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
     # owns") is read only as far as its head noun allows
     phrase = without_list_instruction(request) or request
     phrase_head = slot_head(phrase) if noun_phrase_questions(phrase, _answer_heads(specs, cv)) else None
+    tried: list[str] = [request]
     for fallback in (False, True):  # the frames asked only when none of the first reads, after them
         texts = (fallback_reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)) if fallback
                  else reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)))
+        tried += texts
         for text in texts:
             again = interpret(text, cv, depth=depth, reworded=True)
             interp = again.interpretation
@@ -110,7 +112,7 @@ def _reworded(request: str, cv: ViewReader, depth: int) -> Reading | None:
         if read:
             break
     if not read:  # last, the questions without their head noun, where every answer is of the noun's type
-        for text in dict.fromkeys((request, *reworded(request, vocab, lex.verb_owners(), _answer_heads(specs, cv)))):
+        for text in dict.fromkeys(tried):  # (the fallback frames' too: "which queues do X use" as what X depends on)
             cut = headless(text)
             if cut is None or not _head_types(cut[0], cv):
                 continue
@@ -186,6 +188,11 @@ def _answer_heads(specs: list[PatternSpec], cv: ViewReader) -> dict[str, set[fro
                 for t in types:
                     for w in (*TYPE_WORDS.get(t, ()), *KIND_WORDS.get(t, ())):
                         out.setdefault(w + "s" if plural else w, set()).add(types)
+    # every type's own plural names its entities as a bare noun phrase's head ("resources owned by X"), where no
+    # phrasing asks with it: the reading that drops it is then held to it (``_head_holds``)
+    for t in sorted({t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)}):
+        for w in sorted(type_words(t)):
+            out.setdefault(w + "s", {frozenset({t})})
     return out
 
 
@@ -198,14 +205,15 @@ def _nested(request: str, cv: ViewReader, depth: int, answers_of: frozenset[str]
     from chainret.query.nested import head_nouns, lone_head, nested_readings, slot_head  # (only for a request the flat readings did not read)
 
     specs = pattern_specs(cv.catalog)
-    vocab = lexicon(cv.catalog).vocabulary(specs)
+    lex = lexicon(cv.catalog)
+    vocab = lex.vocabulary(specs)
 
     def range_of(name: str) -> tuple[str, ...]:
         pred = cv.predicate(name)
         return pred.range_types if pred is not None else ()
 
     types = [t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)]
-    heads = head_nouns(specs, list(dict.fromkeys(types)))
+    heads = head_nouns(specs, list(dict.fromkeys(types)), lex.relation_nouns())
     found = nested_readings(request, specs, vocab, lambda text: _inner(text, cv, depth + 1), range_of, heads)
     options: dict[tuple[tuple[str, ...], str, tuple[tuple[str, ...], ...]], tuple[Inner, list[list[str]]]] = {}
     for n in found:

@@ -138,22 +138,26 @@ def kind_words(text: str, cv: Any = None) -> list[KindWord]:
 def _ends_a_name(text: str, end: int, cv: Any) -> bool:
     """Whether the words up to ``end`` (the kind word alone, or with up to three words before it) are a name ``cv``
     resolves, said with spaces or hyphens ("who owns svc", a component named svc; "online services", a team;
-    "data services", the team data-services)."""
+    "data services", the team data-services), or the kind word is one word of a name with the word before or after it
+    ("the sites team", the Sites Team)."""
     words = re.findall(r"[\w'.-]+", text[:end])
     if any(cv.resolve(sep.join(words[-n:])) for n in range(1, min(len(words), 4) + 1) for sep in (" ", "-")):
         return True
-    if len(words) < 2:
+    after = re.match(r"[ ]*([\w'.-]+)", text[end:])
+    if len(words) < 2 and after is None:
         return False
-    # a name said in part ("data services", the team Research Data Services): the word and the one before it are
-    # two words of one name the reader knows, one after the other as the name writes them (a space or a hyphen between:
-    # the folders of a path, "mobile/app/App.kt", are no words of a name said in part, "the mobile app")
-    word, before = words[-1].casefold(), words[-2].casefold()
-    run = re.compile(rf"(?<![\w']){re.escape(before)}[\s-]+{re.escape(word)}(?![\w'])")
+    # a name said in part ("data services", the team Research Data Services; "the sites team", the Sites Team): the
+    # word and the one before or after it are two words of one name the reader knows, one after the other as the name
+    # writes them (a space or a hyphen between: the folders of a path, "mobile/app/App.kt", are no words of a name said
+    # in part, "the mobile app")
+    word = words[-1].casefold()
+    pairs = ([(words[-2].casefold(), word)] if len(words) > 1 else []) + ([(word, after.group(1).casefold())] if after else [])
+    runs = [re.compile(rf"(?<![\w']){re.escape(a)}[\s-]+{re.escape(b)}(?![\w'])") for a, b in pairs]
     lookup = cv.name_lookup()
     types = {t for p in cv.catalog.predicates for t in (*p.domain_types, *p.range_types)}
     for t in sorted(types):
         for e in lookup.owners_of(t, word):
-            if any(run.search(label.casefold()) for label in (e.name, *e.aliases)) and cv.knows(e.id):
+            if any(r.search(label.casefold()) for r in runs for label in (e.name, *e.aliases)) and cv.knows(e.id):
                 return True
     return False
 

@@ -219,6 +219,11 @@ class Lexicon:
                 out.setdefault(v, set()).add(pw.name)
         return out
 
+    def relation_nouns(self) -> set[str]:
+        """The relations' nouns of one word ("consumer", "caller", "provider"): what a noun phrase may be headed by
+        ("the callers of the route api"), beside the entity types."""
+        return {n[0] for n in self._nouns if len(n) == 1}
+
     def vocabulary(self, patterns: Sequence[Any]) -> set[str]:
         vocab = {w for n in self._nouns for w in n}
         for pw in self.preds:

@@ -25,7 +25,7 @@ ask path. Agreement and number ("which teams own", "what do ... own") are read a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from chainret.core.words import FILLERS, ascii_marks
@@ -127,10 +127,12 @@ GENERIC_HEADS = frozenset({"thing", "things", "entity", "entities", "one", "ones
                            "anything", "everything"})
 
 
-def head_nouns(specs: Sequence[PatternSpec], types: Sequence[str]) -> frozenset[str]:
-    """The nouns that may head a slot's noun phrase: the catalog's entity types and the nouns its phrasings ask
-    with ("which team owns", "which apis does"), singular and plural, and a few generic ones ("things")."""
-    nouns = {t.lower() for t in types}
+def head_nouns(specs: Sequence[PatternSpec], types: Sequence[str], relation_nouns: Iterable[str] = ()
+               ) -> frozenset[str]:
+    """The nouns that may head a slot's noun phrase: the catalog's entity types, the nouns its phrasings ask
+    with ("which team owns", "which apis does") and its relations' own nouns of one word ("the callers of the route
+    api": its consumers), singular and plural, and a few generic ones ("things")."""
+    nouns = {t.lower() for t in types} | set(relation_nouns)
     for _, _, lits, at, _ in parsed_phrasings(specs):
         if (noun := asked_noun(lits, at)) is not None:
             nouns.add(noun)
@@ -185,9 +187,11 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
     # a possessive: "Alice's teams" -> the teams Alice is in / on / part of, Alice's teams
     pos = _possessive_at(low)
     if pos is not None and pos < len(toks) - 1:
-        if not _heads(toks[-1], heads):
+        if _heads(toks[-1], heads):
+            return _possessed(" ".join([*toks[:pos], toks[pos][:-2]]), " ".join(toks[pos + 1 :]))
+        if pos == 0 or not _reduced_relative(toks, heads):
             return []
-        return _possessed(" ".join([*toks[:pos], toks[pos][:-2]]), " ".join(toks[pos + 1 :]))
+        # a head noun, then a clause whose subject is a possessive: "resources team-b's components depend on"
     if _compound(toks, heads):  # "online services components": the possessive said without its mark
         return _possessed(" ".join(toks[:-1]), toks[-1])
     rel = _relative_at(low)
@@ -218,6 +222,9 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
         if len(toks) - k >= 2 and low[k] in _MODIFIERS and _heads(toks[k - 1], heads):
             head, mod = " ".join(toks[:k]), " ".join(toks[k:])
             out += [f"which {head} are {mod}", f"which {head} is {mod}"]
+            if low[k].endswith("ing"):  # "teams owning anything that ...": the teams that own it (a stem and with an e)
+                rest = " ".join(toks[k + 1:])
+                out += [f"which {head} {low[k][:-3]}{e} {rest}" for e in ("", "e")]
             if k == 1:  # without the head: only a head of one word ("unowned components in S" is no "what is in S")
                 out += [f"who is {mod}", f"what is {mod}"]
             if low[k] in ("in", "within", "inside"):  # "the teams in publishing": groups in a group are those under it
@@ -266,8 +273,8 @@ def _possessive_at(low: Sequence[str]) -> int | None:
     for i, w in enumerate(low):
         if w.endswith("'s"):
             return i
-        if i > 0 and (w in _RELATIVE or w in _MODIFIERS or w == "by"):
-            return None
+        if i > 0 and (w in _RELATIVE or w in _MODIFIERS or w in _DETERMINERS or w == "by"):
+            return None  # (a determiner after the head starts a clause's subject: "buckets the billing team's ...")
     return None
 
 
@@ -317,8 +324,15 @@ def _reduced_relative(toks: Sequence[str], heads: frozenset[str] | None) -> bool
     if heads is None or len(toks) < 3 or not _heads(toks[0], heads):
         return False
     last = toks[-1].lower()
-    verb = toks[-2].lower() if last in _STRANDED and len(toks) >= 4 else last
-    return verb.endswith("s") and not verb.endswith("ss") and verb.isalpha() and not toks[-1][0].isupper()
+    at = len(toks) - 2 if last in _STRANDED and len(toks) >= 4 else len(toks) - 1
+    verb = toks[at].lower()
+    if not verb.isalpha() or toks[-1][0].isupper():
+        return False
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return True
+    # a plural subject's verb: "the buckets the billing team's services depend on" (a plural head noun of the catalog
+    # just before the verb, so that a name's last word is never read as a verb)
+    return at >= 2 and _heads(toks[at - 1], heads) and _singular(toks[at - 1]) != toks[at - 1]
 
 
 def slot_head(slot: str) -> str | None:

@@ -13,7 +13,10 @@ day is kept (``TimeWords.since``) so that the request is answered only where the
 season (one view from its first day to its end; ``chainret.pipeline.ask``), never at a day the words did not choose.
 A named event beside a date, set off by a comma ("before the reorg, at the start of February"), restates the date in
 words the records cannot date: the date is read and the event phrase is kept (``TimeWords.aside``) for the trace to
-show; an event phrase alone is not read.
+show; an event phrase alone is not read. An event dated by the time phrase right after it ("before the migration in
+May", "after the reorg in March": lower-case words ending in a word that names a change, ``_EVENT_NOUNS``, so never an
+entity's name) asks about before it, the day before the date's period begins (as "before May"), or after it, the
+period's end (as "in May"); any other words before the date are left in the request, which then reads as nothing.
 Relative words ("last month", "yesterday", "3 weeks ago", a month without a year) are read against
 ``today``, which the caller passes in and the trace records, so a replay reads them the same way.
 
@@ -308,7 +311,17 @@ def _read_time(request: str, today: date) -> TimeWords | None:
         season = _season(m.groupdict(), today)
         since = season[0] if season is not None else None
     aside = ""
-    if (before := _EVENT_BEFORE.search(request[:start])) is not None:  # "before the reorg, at the start of February"
+    if (lead := (m.group("lead") or "").lower().split()) and lead[-1] in ("in", "on", "during") and not (
+            m.group("edge") or m.group("part")) and (event := _event_at(request[:start])) is not None:
+        # "before the migration in May": the event is dated by the phrase, and the request asks about before it (the
+        # day before the date's period begins, as "before May") or after it (the period's end, as "in May")
+        if event.group("dir").lower().split()[-1] != "after":
+            first = _day_of({**m.groupdict(), "lead": "before"}, today, "start")
+            if first is None:
+                return None
+            day = first[0] - timedelta(days=1)
+        aside, start, said = event.group("event"), event.start(), f"{event.group('event')} {said}"
+    elif (before := _EVENT_BEFORE.search(request[:start])) is not None:  # "before the reorg, at the start of February"
         aside, start = before.group("event"), before.start()
     elif (after := _EVENT_AFTER.match(request[end:])) is not None:  # "at the start of February, before the reorg"
         aside, end = after.group("event"), end + after.end()
@@ -321,6 +334,22 @@ def _read_time(request: str, today: date) -> TimeWords | None:
 # A named event said beside a date and set off from it by a comma: "before the reorg", "after our migration" (a time
 # word, then "the" or "our" and one or two words), directly before the date or directly after it.
 _EVENT = r"(?P<event>(?:just\s+|right\s+)?(?:before|after|prior\s+to)\s+(?:the|our)\s+[a-z]+(?:[\s-][a-z]+)?)"
+# A named event dated by the time phrase after it, with no comma: "before the migration in May", "after the reorg in
+# March" (the event's words in lower case, ending in a word that names a change, never an entity's name: a closed list).
+_EVENT_NOUNS = ("migration", "reorg", "reorganisation", "reorganization", "restructure", "restructuring", "merger",
+                "cutover", "move", "split", "rename", "handover", "launch", "shutdown", "switchover")
+_EVENT_DATED: list[re.Pattern[str]] = []
+
+
+def _event_at(before: str) -> re.Match[str] | None:
+    """The event phrase that ``before`` (the words up to a time phrase) ends with, or None."""
+    if not _EVENT_DATED:
+        _EVENT_DATED.append(re.compile(
+            r"(?:^|(?<=\s))(?P<event>(?P<dir>(?:[Jj]ust\s+|[Rr]ight\s+)?(?:[Bb]efore|[Aa]fter|[Pp]rior\s+to))\s+(?:the|our)\s+"
+            rf"(?:[a-z]+[\s-]){{0,2}}(?:{'|'.join(_EVENT_NOUNS)}))\s+$"))
+    return _EVENT_DATED[0].search(before)
+
+
 _EVENT_BEFORE = re.compile(rf"(?:^|(?<=\s)){_EVENT}\s*,\s*$", re.IGNORECASE)
 _EVENT_AFTER = re.compile(rf"^\s*,\s*{_EVENT}(?=\s*(?:[,?.!]|$))", re.IGNORECASE)
 

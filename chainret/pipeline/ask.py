@@ -185,11 +185,18 @@ def ask(
         unknown = reading.reason is not None and reading.reason.code == RefusalCode.UNKNOWN_ENTITY
         if (reading.outcome == "no_pattern" or unknown) and cv is not None:
             from chainret.query.gaps import (read_absence_request, read_contrast_request, read_gap_request, read_neither_request,
-                                             read_scoped_request)
+                                             read_scoped_request, unsure_gap)
 
             words_ = when.rest if when is not None else words
-            gap = read_gap_request(words_)  # (a closed grammar: "anything w/o an owner" is no entity's name either)
-            if gap is not None:
+            unsure = unsure_gap(words_)  # ("resources whose owner isn't declared": none declared, or declared nowhere)
+            gap = None if unsure else read_gap_request(words_)  # (a closed grammar: "anything w/o an owner" is no name either)
+            if unsure:
+                gaps = Trace.model_construct(**base, budget=budget, outcome="refused", meta=meta, reason=Refusal(
+                    code=RefusalCode.AMBIGUOUS_READING, details={"readings": list(unsure)},
+                    message=f"the request reads as two coverage asks ({', '.join(k.replace('_', ' ') for k in unsure)}): "
+                            "say 'have no owner' for entities that name none, or 'owned by a team that does not exist' "
+                            "for entities whose owner is declared nowhere"))
+            elif gap is not None:
                 from chainret.pipeline.ownership import gap_trace  # (the importers' records: only for a coverage ask)
 
                 gaps = gap_trace(gap, cat, cv, principal, base, budget, meta)

@@ -14,7 +14,7 @@ import re
 from typing import Literal, NamedTuple
 
 from chainret.core.words import apostrophes, ascii_marks, third_person
-from chainret.query.lacks import denied_absence, reframe, without_fillers
+from chainret.query.lacks import OWNERLESS_WORDS, denied_absence, reframe, without_fillers
 
 GapKind = Literal["no_owner", "rules_without_owners", "undeclared_owners", "groups_without_members", "owned_by_undeclared"]
 
@@ -42,10 +42,18 @@ _LACK = r"(?:lacks?|lacking|(?:are|is)\s+missing|missing|(?:do|does)\s+not\s+hav
 _SOMEONE = r"(?:an?\s+|some\s+)?(?:teams?|groups?|owners?|users?|someone|somebody)"
 # "in the catalog", "in Backstage", "in the records": the place the catalog's records are kept, by any of its names
 _RECORDS = r"(?:in|on)\s+(?:the\s+)?(?:catalog|backstage|records|directory|org\s+chart)"
+# (an owner that once was: "a team that no longer exists", "a group that is gone", "a team that has been deleted")
+_GONE = (r"(?:(?:do|does)\s+not\s+exist\s+any\s?more|no\s+longer\s+exists?|(?:is|are)\s+(?:gone|deleted|removed)|"
+         r"(?:has|have)\s+(?:been\s+)?(?:gone|deleted|removed))")
 _NOT_THERE_BARE = (rf"(?:(?:is|are)\s+not\s+(?:(?:(?:set\s+up|registered|listed|defined|declared)\s+)?{_RECORDS}|declared(?:\s+anywhere)?|defined(?:\s+anywhere)?|known)|"
+                   rf"{_GONE}(?:\s+{_RECORDS})?|"
                    rf"(?:do|does)\s+not\s+exist(?:\s+{_RECORDS}|\s+anywhere)?|(?:is|are)\s+(?:missing|absent)\s+from\s+"
                    r"(?:the\s+)?(?:catalog|backstage|records))")
 _NOT_THERE = rf"(?:that|which|who)\s+{_NOT_THERE_BARE}"
+# the positive a question about every member asks: "(a team) that still exists", "that is declared in the catalog"
+_STILL_THERE = (rf"(?:that|which|who)\s+(?:still\s+)?(?:exists?(?:\s+{_RECORDS}|\s+any\s?more)?|(?:is|are)\s+(?:still\s+)?"
+                rf"(?:declared|defined|known|registered|listed)(?:\s+{_RECORDS}|\s+anywhere)?|(?:is|are)\s+(?:still\s+)?{_RECORDS})")
+_ALL = r"(?:every|each|all(?:\s+(?:of\s+)?(?:the|our))?|any)\s+"
 # an owner the catalog does not declare, said either way: "a team that isn't in the catalog", "a nonexistent team"
 _GHOST = (rf"(?:{_SOMEONE}\s+{_NOT_THERE}|(?:an?\s+|some\s+)?(?:nonexistent|non-existent|missing|unknown|undeclared|"
           r"undefined|unresolved)\s+(?:teams?|groups?|owners?))")
@@ -60,6 +68,8 @@ _OWNERLESS = (r"(?:with\s+no\s+owners?|without\s+(?:an?\s+|any\s+)?owners?|(?:th
 _OWNER_REF = r"(?:owners?(?:\s+(?:references?|refs?|entries|entry|fields?|values?|names?))?)"
 # a reference that resolves to nothing, said of the reference: "broken", "dangling" ("owner refs that are broken")
 _BROKEN = r"(?:broken|dangling|unresolved|unresolvable|invalid)"
+# a reference that resolves to nothing, said with its verb: "resolve to nothing", "point nowhere", "lead to nothing"
+_LEADS_NOWHERE = r"(?:resolve|resolves|point|points|refer|refers|lead|leads|go|goes)\s+(?:(?:to|at)\s+nothing|nowhere)"
 _RULES: tuple[tuple[GapKind, str], ...] = (
     ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_HOLD}{_U}\s+{_OWNERLESS}"),
     ("no_owner", rf"{_LEAD}{_T}{_REL}\s+{_HOLD}(?:unowned|ownerless)\s+{_U}"),
@@ -82,7 +92,7 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     # "which paths are not covered by CODEOWNERS": no rule of the file gives the path an owner
     ("rules_without_owners", rf"{_LEAD}{_CODE}{_REL}\s+(?:are|is|were|was)\s+not\s+covered\s+(?:by|in)\s+(?:the\s+)?"
                              r"codeowners(?:\s+file)?"),
-    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+(?:resolve|resolves|point|points|refer|refers)\s+(?:to|at)\s+nothing"),
+    ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+{_LEADS_NOWHERE}"),
     ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}{_REL}\s+(?:do|does)\s+not\s+(?:resolve|exist)(?:\s+anywhere|\s+{_RECORDS})?"),
     ("undeclared_owners", rf"{_LEAD}(?:undeclared|dangling|unresolved)\s+{_OWNER_REF}"),
     ("undeclared_owners", rf"{_LEAD}{_OWNER_REF}\s+(?:that\s+are\s+|which\s+are\s+)?not\s+declared(?:\s+anywhere)?"),
@@ -102,12 +112,18 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("groups_without_members", rf"{_LEAD}{_GROUPS}{_REL}\s+(?:are|is|were|was)\s+empty"),
     # the entities that name such an owner: "which resources are owned by a team that isn't in the catalog"
     ("owned_by_undeclared", rf"{_LEAD}{_T}(?:{_REL}\s+(?:are|is|were|was))?\s+(?:owned\s+by|assigned\s+to|attributed\s+to)\s+{_GHOST}"),
-    ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?owners?\s+{_NOT_THERE}"),
+    ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with|names?|lists?|declares?|gives?)\s+(?:an?\s+)?owners?\s+{_NOT_THERE}"),
+    # the entity's owner reference said with its verb: "components whose owner ref points nowhere"
+    ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+{_OWNER_REF}\s+{_LEADS_NOWHERE}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+owners?\s+(?:(?:is|are)\s+(?:undeclared|unresolved)|{_NOT_THERE_BARE})"),
     # the entity names such an owner: "components that point at an owner that doesn't exist", "with a broken owner ref"
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:point|points|refer|refers)\s+(?:at|to)\s+{_GHOST}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?{_BROKEN}\s+{_OWNER_REF}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+{_OWNER_REF}\s+(?:is|are)\s+{_BROKEN}"),
+    # a question about every member: "is every system owned by a team that still exists", "does each API have an owner
+    # that exists": those that are not; an entity of no owner is not either, so it is answered only where none is such
+    ("owned_by_undeclared", rf"(?P<every>(?:is|are)\s+{_ALL}){_T}\s+owned\s+by\s+{_SOMEONE}\s+{_STILL_THERE}"),
+    ("owned_by_undeclared", rf"(?P<every>(?:do|does)\s+{_ALL}){_T}\s+have\s+(?:an?\s+)?owners?\s+{_STILL_THERE}"),
     # without a type noun: "what's owned by a team that isn't in Backstage" (every type that names an owner)
     ("owned_by_undeclared", rf"(?:what(?:'s|\s+is|\s+are)|which\s+things\s+are|anything)\s+owned\s+by\s+{_GHOST}"),
 )
@@ -130,12 +146,16 @@ class GapRequest(NamedTuple):
     # files only: the folder the files were asked under ("which files below billing/ lack a code owner"), as said,
     # without its slashes; the rows are the files below it, and a folder no file of the view is under reads as nothing
     folder: str = ""
+    # a question about every member ("is every system owned by a team that still exists"): an entity that names no owner
+    # fails it as well as one whose owner is declared nowhere; answered only where no entity of its types names none
+    every: bool = False
 
 
 def _plain(request: str) -> str:
     """A request as the coverage rules read it: ASCII marks, lower case, "n't" as " not", single spaces, no end
     punctuation (marks first: "don\u2019t" is "do not" too)."""
     text = apostrophes(ascii_marks(request)).lower().replace("n't", " not")
+    text = re.sub(r"\b(what|which|who|that)'s\b", r"\1 is", text)  # ("what's unowned": the subject, then its copula)
     text = re.sub(r"\s+", " ", text).strip(" ?.!")
     text = without_fillers(_FILLER.sub("", text))
     return re.sub(r"\s+at\s+all$", "", text)
@@ -149,16 +169,33 @@ _FILLER = re.compile(r"\s+(?:actually|really|currently|right\s+now|rn|at\s+the\s
 
 
 def read_gap_request(request: str) -> GapRequest | None:
-    """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask."""
+    """The coverage section (and types) ``request`` asks for, or None when it is no coverage ask, or when its words
+    read as two sections (``unsure_gap``)."""
     text = _plain(request)
-    # said by its parts ("could you list the svcs missing an owner"): read in the one wording of its meaning
+    readings = _readings(text)
+    if len({r.kind for r in readings}) > 1:
+        return None
+    return readings[0] if readings else _coordinated(text) or _in_folder(text)
+
+
+def unsure_gap(request: str) -> tuple[GapKind, ...]:
+    """The sections ``request`` reads as where its words read as two ("resources whose owner isn't declared": no owner
+    is declared, or the owner named is declared nowhere), else (). Said by its parts, the ask reads as one; as said,
+    as another: neither is sure, so the ask is refused rather than answered by the reading tried first."""
+    kinds = tuple(dict.fromkeys(r.kind for r in _readings(_plain(request))))
+    return kinds if len(kinds) > 1 else ()
+
+
+def _readings(text: str) -> list[GapRequest]:
+    """The sections ``text`` (plain) reads as: by its parts, in the one wording of its meaning ("could you list the svcs
+    missing an owner": ``chainret.query.lacks.reframe``), and as said."""
     said = [t for t in (reframe(text), text) if t is not None]
     if not any(w in t for t in said for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody",
                                               "no one", "no people", "no users", "people", "users", "exist")):
-        return None  # (most requests: nothing to compile or try)
+        return []  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)
-    return next((found for t in said if (found := _gap_of(t)) is not None), None) or _coordinated(text) or _in_folder(text)
+    return [found for t in said if (found := _gap_of(t)) is not None]
 
 
 # A folder of the tree, said after a preposition: "under payments/", "in the /storefront/checkout folder", "inside
@@ -216,7 +253,7 @@ def _gap_of(text: str) -> GapRequest | None:
         if m.groupdict().get("u"):  # "systems" hold "a component" of no owner
             return GapRequest(kind, _OWNED_TYPES.get(nouns[1], ()), under, _OWNED_TYPES.get(nouns[0], ()))
         files = kind == "rules_without_owners" and _FILE_WORD.search(text) is not None and _RULE_WORD.search(text) is None
-        return GapRequest(kind, _OWNED_TYPES.get(nouns[0], ()), under, files=files)
+        return GapRequest(kind, _OWNED_TYPES.get(nouns[0], ()), under, files=files, every=bool(m.groupdict().get("every")))
     return None
 
 
@@ -355,6 +392,18 @@ def _absence_of(text: str) -> AbsenceRequest | None:
 _NEITHER = re.compile(r"^(?P<lead>.+?)\s+(?:(?P<rel>that|which|who)\s+)?neither\s+(?P<a>[a-z]+)\s+nor\s+(?P<b>[a-z]+)\s+(?P<rest>.+)$")
 
 
+# "Ts with neither an N1 nor an N2", "Ts that have neither N1 nor N2": two lacks of a held noun, each "with no N"
+_NEITHER_HELD = re.compile(r"^(?P<lead>.+?)\s+(?:with|(?:(?:that|which|who)\s+)?(?:have|has))\s+neither\s+(?:an?\s+|any\s+)?"
+                           r"(?P<a>[a-z]+)\s+nor\s+(?:an?\s+|any\s+)?(?P<b>[a-z]+)$")
+
+
+def _neither_held(m: re.Match[str]) -> tuple[GapRequest | AbsenceRequest, GapRequest | AbsenceRequest] | None:
+    """"APIs with neither a provider nor a consumer" as the two asks "APIs with no provider", "APIs with no consumer",
+    each read by the grammars above; None where a half reads as nothing, or both as one."""
+    first, second = (_one_ask(f"{m.group('lead')} with no {m.group(k)}") for k in ("a", "b"))
+    return (first, second) if first is not None and second is not None and first != second else None
+
+
 # "Ts that have no members and own nothing": two lacks of one subject joined by "and", both to hold (the lead as a
 # contrast's: ``_BUT``)
 _AND_LACKS = re.compile(r"^(?P<lead>(?:which|what)\s+[a-z-]+|.+?\s+(?:that|which|who)|(?:(?:are|is)\s+there\s+(?:any\s+)?)?"
@@ -369,6 +418,9 @@ def read_neither_request(request: str) -> tuple[GapRequest | AbsenceRequest, Gap
     text = _plain(request)
     if " neither " not in f" {text} ":
         return _both_lacks(text)
+    held = _NEITHER_HELD.match(text)
+    if held is not None:
+        return _neither_held(held)
     m = _NEITHER.match(text)
     if m is None:
         return None
@@ -396,11 +448,12 @@ def _both_lacks(text: str) -> tuple[GapRequest | AbsenceRequest, GapRequest | Ab
 # absence that are no rows of the denied one.
 _BUT = re.compile(r"^(?P<lead>(?:which|what)\s+[a-z]+|.+?\s+(?:that|which|who)|(?:(?:are|is)\s+there\s+(?:any\s+)?)?[a-z]+)\s+"
                   r"(?P<a>.+?)\s+but\s+(?:still\s+|also\s+|(?:do|does)\s+(?!not\b))*(?P<b>.+)$")
+_COPULA = re.compile(r"^(?:are|is|were|was)\s+")
 # "teams with nobody on them that still own something": a clause of "still" says the contrast "but" says
 _STILL = re.compile(r"\s+(?:(?:that|which|who|and|yet)\s+(?:do\s+|does\s+)?still|nonetheless|nevertheless|even\s+so)\s+")
 _WITH_BUT = re.compile(r"^(?P<lead>.+?)\s+with\s+(?P<a>(?:an?\s+|some\s+)?[a-z]+)\s+but\s+(?:no|without(?:\s+any)?)\s+(?P<b>[a-z]+)$")
 def _one_ask(text: str) -> GapRequest | AbsenceRequest | None:
-    return read_gap_request(text) or read_absence_request(text)
+    return None if unsure_gap(text) else read_gap_request(text) or read_absence_request(text)
 
 
 class ContrastRequest(NamedTuple):
@@ -420,6 +473,9 @@ def read_contrast_request(request: str) -> ContrastRequest | None:
     m = _BUT.match(text)
     if m is not None:
         lead, a, b = m.group("lead"), m.group("a"), m.group("b")
+        be = _COPULA.match(a)
+        if be is not None and _COPULA.match(b) is None and b.split()[0] in ("not", "never"):
+            b = f"{be.group(0)}{b}"  # "are provided but never consumed": the second half's copula is the first's
         found = []
         for lacks, has in ((a, b), (b, a)):
             denied = denied_absence(has)
@@ -460,6 +516,8 @@ def _with_that(text: str) -> ContrastRequest | None:
 # Words that put a coverage ask's type noun inside a set named by a relation: "the components in S", "the teams under
 # G", "the sub-teams of G". The words after one, up to where the ask goes on, name the set's entity.
 _WITHIN = frozenset({"in", "under", "within", "inside", "of", "from"})
+# The words a lack of an owner ends in ("unowned", "nobody owns"): a place said after one is said of the whole ask
+_OWNERLESS_ENDS = OWNERLESS_WORDS | {"own", "owns", "owned"}
 # "which of G's APIs have no consumers": the set said as a possessive after "which of"
 _WHICH_OF = re.compile(r"^(?P<lead>which|what)\s+of\s+(?P<x>.+?)'s\s+(?P<t>[a-z-]+)\s+(?P<rest>.+)$")
 
@@ -489,6 +547,11 @@ def read_scoped_request(request: str) -> list[ScopedRequest]:
             continue
         for j in range(i + 2, len(toks) + 1):  # the scope's entity: the words after the preposition, up to j
             splits.append((" ".join([*toks[:i], *toks[j:]]), " ".join([toks[i - 1], w, *toks[i + 1 : j]]), toks[i - 1]))
+            if toks[i - 1] in _OWNERLESS_ENDS:
+                # "what's unowned in S", "is there anything nobody owns in S": the ask ends in its lack, of no object
+                # noun the place could be said of ("APIs with no consumers in S" may be consumers in S: not read so),
+                # so the scope is anything in S, of the ask's own types (``scope_members``)
+                splits.append((" ".join([*toks[:i], *toks[j:]]), " ".join(["anything", w, *toks[i + 1 : j]]), "anything"))
     out = []
     for ask_text, scope, noun in splits:
         ask = _one_ask(ask_text)

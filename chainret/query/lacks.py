@@ -74,7 +74,7 @@ _LEADS = (r"(?:(?:can|could|would)\s+you\s+(?:please\s+)?(?:list|show|find|ident
           r"(?:a|the)\s+(?:full\s+|complete\s+)?list\s+of|"
           r"(?:let\s+me\s+know|tell\s+me|check|see)|whether|if|which|what|is\s+it\s+(?:the\s+case|true)\s+that|"
           r"(?:what|which)\s+are\s+(?:the|our)|(?:are|is)\s+there|do\s+we\s+have|have\s+we\s+got|do\s+you\s+have|"
-          r"(?:are|is|were|was|do|does|did)(?=\s+any\b))")
+          r"(?:are|is|were|was|do|does|did)(?=\s+(?:any|anything|something)\b))")
 _LEAD = re.compile(rf"^{_LEADS}\s+")
 # A question about every member of the subject ("does every team have members", "are all components owned"): its
 # answer is the members for which it does not hold, so its positive phrase is read as the lack it denies.
@@ -156,6 +156,8 @@ _MEANINGS: tuple[tuple[str, tuple[str, ...]], ...] = (
 # The adjective before its noun: "unowned services", "empty squads", "teamless engineers"
 _ADJECTIVES = {"unowned": "owner", "ownerless": "owner", "orphaned": "owner", "orphan": "owner", "unclaimed": "owner",
                "empty": "members", "unstaffed": "members", "teamless": "team", "unassigned": "owner"}
+# The adjectives of a lack of an owner ("unowned", "orphaned"), as a place said after one is read
+OWNERLESS_WORDS = frozenset(w for w, meaning in _ADJECTIVES.items() if meaning == "owner")
 # The positive phrase a question about every member asks ("does every team have members"), and the lack it denies
 _HAS_FORMS: tuple[tuple[str, str], ...] = (
     ("owner", rf"(?:have|has|got)\s+(?:an?\s+|at\s+least\s+one\s+|some\s+)?{_OWNER}(?:\s+(?:set|assigned|listed))?"),
@@ -386,6 +388,9 @@ _RELATION_FORMS: tuple[tuple[str, str], ...] = (
 # a presence: "own stuff", "have members", "own a component", "call some APIs" -> the absence it denies
 _SOME = r"(?:stuff|something|things|anything|some\s+stuff|some\s+things)"
 _PRESENCE: tuple[tuple[re.Pattern[str], str], ...] = (
+    # the passive: "are provided", "is consumed by something" -> "are not provided by anything"
+    (re.compile(rf"^(?:are|is|were|was)\s+(?P<pp>[a-z]+ed)(?:\s+by\s+(?:{_SOME}|someone|somebody|an?\s+[a-z]+|some\s+[a-z]+))?$"),
+     "are not {pp} by anything"),
     (re.compile(rf"^(?P<v>(?!(?:are|is|were|was|do|does|did)$)[a-z]+)(?P<p>\s+(?:on|to|from|with))?\s+{_SOME}$"),
      "do not {v}{p} anything"),
     (re.compile(rf"^(?:have|has|had)\s+{_AN}(?P<u>[a-z]+)$"), "have no {u}"),

@@ -398,7 +398,7 @@ _NEITHER_HELD = re.compile(r"^(?P<lead>.+?)\s+(?:with|(?:(?:that|which|who)\s+)?
 
 
 def _neither_held(m: re.Match[str]) -> tuple[GapRequest | AbsenceRequest, GapRequest | AbsenceRequest] | None:
-    """"APIs with neither a provider nor a consumer" as the two asks "APIs with no provider", "APIs with no consumer",
+    """"Components with neither an owner nor a system" as the two asks "components with no owner", "components with no system",
     each read by the grammars above; None where a half reads as nothing, or both as one."""
     first, second = (_one_ask(f"{m.group('lead')} with no {m.group(k)}") for k in ("a", "b"))
     return (first, second) if first is not None and second is not None and first != second else None

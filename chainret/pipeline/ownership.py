@@ -165,7 +165,7 @@ def gap_rows(gap: GapRequest, cat: CatalogReader, cv: ViewReader, principal: str
         return None
     scoped: dict[str, str] = {}  # (the folder a files ask was said under, as the view's files spell it)
     if gap.every and any(not gap.types or g.type in gap.types for g in report.no_owner):
-        return None  # ("is every system owned by a team that still exists": one of no owner is not, nor is it one of these)
+        return None  # ("is each API owned by a group that exists": one of no owner is not, nor is it one of these)
     if gap.kind == "owned_by_undeclared":  # the entities that name an undeclared owner, each with its owner's clause
         named = [(s, c) for g in report.undeclared_owners for s, c in zip(g.referenced_by, g.cites, strict=True)]
         ents = cv.entities_of(sorted({s for s, _ in named}))

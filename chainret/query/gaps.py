@@ -120,7 +120,7 @@ _RULES: tuple[tuple[GapKind, str], ...] = (
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:point|points|refer|refers)\s+(?:at|to)\s+{_GHOST}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}{_REL}\s+(?:have|has|had|with)\s+(?:an?\s+)?{_BROKEN}\s+{_OWNER_REF}"),
     ("owned_by_undeclared", rf"{_LEAD}{_T}\s+whose\s+{_OWNER_REF}\s+(?:is|are)\s+{_BROKEN}"),
-    # a question about every member: "is every system owned by a team that still exists", "does each API have an owner
+    # a question about every member: "are all domains owned by a group that still exists", "does each API have an owner
     # that exists": those that are not; an entity of no owner is not either, so it is answered only where none is such
     ("owned_by_undeclared", rf"(?P<every>(?:is|are)\s+{_ALL}){_T}\s+owned\s+by\s+{_SOMEONE}\s+{_STILL_THERE}"),
     ("owned_by_undeclared", rf"(?P<every>(?:do|does)\s+{_ALL}){_T}\s+have\s+(?:an?\s+)?owners?\s+{_STILL_THERE}"),
@@ -146,7 +146,7 @@ class GapRequest(NamedTuple):
     # files only: the folder the files were asked under ("which files below billing/ lack a code owner"), as said,
     # without its slashes; the rows are the files below it, and a folder no file of the view is under reads as nothing
     folder: str = ""
-    # a question about every member ("is every system owned by a team that still exists"): an entity that names no owner
+    # a question about every member ("are all domains owned by a group that exists"): an entity that names no owner
     # fails it as well as one whose owner is declared nowhere; answered only where no entity of its types names none
     every: bool = False
 
@@ -398,7 +398,7 @@ _NEITHER_HELD = re.compile(r"^(?P<lead>.+?)\s+(?:with|(?:(?:that|which|who)\s+)?
 
 
 def _neither_held(m: re.Match[str]) -> tuple[GapRequest | AbsenceRequest, GapRequest | AbsenceRequest] | None:
-    """"Components with neither an owner nor a system" as the two asks "components with no owner", "components with no system",
+    """"components with neither a system nor an owner" as the two asks "components with no system", "... with no owner",
     each read by the grammars above; None where a half reads as nothing, or both as one."""
     first, second = (_one_ask(f"{m.group('lead')} with no {m.group(k)}") for k in ("a", "b"))
     return (first, second) if first is not None and second is not None and first != second else None

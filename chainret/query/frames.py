@@ -187,6 +187,10 @@ _FALLBACK_FRAMES: tuple[tuple[str, str], ...] = (
     # "which team should I ask (first) about X", "... about a change to X": the team that answers for X, its owner
     (rf"(?:which|what)\s+(?:team|group)\s+{_MODAL}\s+(?:i|we)\s+{_alts(_REACH)}(?:\s+first)?\s+{_ABOUT}\s+"
      rf"(?:(?:a|an|any|the|my|our)\s+{_CHANGE}\s+(?:to|in|of|on|for)\s+)?(?P<x>.+)", "which team owns {x}"),
+    # "who works on the reader app": the people of the team that owns it (a team's own people, "who works on Search",
+    # read first as its members); the present only, as a past tense with no date would be read as now
+    (r"(?:who|which\s+people|what\s+people)\s+(?:works|work|is\s+working|are\s+working)\s+on\s+(?P<x>.+)",
+     "who is on the team that owns {x}"),
 )
 # Asked only where the catalog has no word of being on call at all: who is on call for X is then the owning team's
 # people, the team on call for X its owning team (where the catalog says who is on call, its relation answers).

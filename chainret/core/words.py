@@ -89,6 +89,15 @@ def apostrophes(text: str) -> str:
     return _UNMARKED_WORD.sub(lambda m: _UNMARKED[m.group(1).lower()], text)
 
 
+def ing_stems(stem: str) -> list[str]:
+    """The base forms an -ing form's stem may have, each tried by its reader (the one that is no verb reads as nothing):
+    "review" (reviewing), "approve" (approving), "run" (running)."""
+    out = [stem, stem + "e"]
+    if len(stem) > 2 and stem[-1] == stem[-2]:
+        out.insert(0, stem[:-1])
+    return out
+
+
 def third_person(verb: str) -> str:
     """A verb's present third person singular, as a question puts it after "who" / "what" ("own" -> "owns", "rely" ->
     "relies", "do" -> "does", "have" -> "has"): one rule for every reader that turns a verb into the form the

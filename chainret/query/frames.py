@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from chainret.core.words import apostrophes, ascii_marks, third_person
+from chainret.core.words import apostrophes, ascii_marks, ing_stems, third_person
 from chainret.query.nested import _STRANDED, INNER_MAX, _singular, inner_questions, without_trailing_fillers
 
 # -- sentence frames ---------------------------------------------------------------------------------------
@@ -320,7 +320,7 @@ EVERYDAY_VERBS: dict[str, tuple[str, ...]] = {
 # are read as a request of their own (``chainret.query.interpret``), so they read only where the catalog says so.
 _DEPEND_ON = ("depends on", "depend on", "depended on", "depending on")
 SECOND_VERBS: dict[tuple[str, str, str, str], tuple[str, str, str, str]] = {
-    ("uses", "use", "used", "using"): _DEPEND_ON,
+    _VERB_FORMS["use"]: _DEPEND_ON,
     ("pulls in", "pull in", "pulled in", "pulling in"): _DEPEND_ON,
 }
 # Everyday phrases for a verb: (the phrase, said of one / of several[, in the past]) -> the catalog verbs it may stand for.
@@ -520,14 +520,14 @@ def progressive(text: str, verbs: set[str]) -> str | None:
     if m is not None:
         several = (m.group(2) or "").lower() == "are"
         nxt = m.group(4).split()[0].lower()
-        for base in _stems(m.group(3).lower()):
+        for base in ing_stems(m.group(3).lower()):
             form = base if several else third_person(base)
             if form in verbs or f"{form} {nxt}" in _PHRASE_FORMS:
                 return f"{m.group(1)} {form} {m.group(4)}"
     m = _PROGRESSIVE_OBJECT.match(tidy)
     if m is not None and not m.group(3).lower().startswith(("the one", "one ")):
         particle = m.group(5).strip().lower()
-        for base in _stems(m.group(4).lower()):
+        for base in ing_stems(m.group(4).lower()):
             if base in verbs or (particle and f"{base} {particle}" in _PHRASE_FORMS):
                 return f"{m.group(1)} {'do' if m.group(2).lower() == 'are' else 'does'} {m.group(3)} {base}{m.group(5)}"
     return None
@@ -668,14 +668,6 @@ _DUTY_SUBJECT = rf"^(?P<wh>who|(?:which|what)\s+[a-z]+(?:\s+[a-z]+)?)\s+(?:is|ar
 _DUTY_OBJECT = rf"^(?P<wh>(?:which|what)\s+[a-z]+)\s+(?:is|are)\s+(?P<x>.+?)\s+{_DUTY}\s+(?P<v>[a-z]+?)ing$"
 
 
-def _stems(stem: str) -> list[str]:
-    """The base forms an -ing stem may have: "review" (reviewing), "approve" (approving), "run" (running)."""
-    out = [stem, stem + "e"]
-    if len(stem) > 2 and stem[-1] == stem[-2]:
-        out.insert(0, stem[:-1])
-    return out
-
-
 def without_list_instruction(text: str) -> str | None:
     """``text`` without the instruction to list it begins with ("list all the APIs X owns": "all the APIs X owns"), or
     None: the noun phrase left is what the answers must be (its head noun types them, as where it is said alone)."""
@@ -699,9 +691,9 @@ def plain_wordings(text: str) -> list[str]:
             plain = re.sub(r"\s+", " ", rule.sub(put, plain)).strip()
         out += [plain] if plain != words_ else []
         if (m := duty_subject.match(plain)) is not None:
-            out += [f"{m.group('wh')} {third_person(v)} {m.group('x')}" for v in _stems(m.group("v"))]
+            out += [f"{m.group('wh')} {third_person(v)} {m.group('x')}" for v in ing_stems(m.group("v"))]
         elif (m := duty_object.match(plain)) is not None:
-            out += [f"{m.group('wh')} does {m.group('x')} {v}" for v in _stems(m.group("v"))]
+            out += [f"{m.group('wh')} does {m.group('x')} {v}" for v in ing_stems(m.group("v"))]
     return out
 
 

@@ -11,6 +11,7 @@ that says more ("which components have no owner and use X") is never answered as
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from chainret.core.words import apostrophes, ascii_marks, third_person
@@ -186,16 +187,18 @@ def unsure_gap(request: str) -> tuple[GapKind, ...]:
     return kinds if len(kinds) > 1 else ()
 
 
-def _readings(text: str) -> list[GapRequest]:
+@lru_cache(maxsize=256)
+def _readings(text: str) -> tuple[GapRequest, ...]:
     """The sections ``text`` (plain) reads as: by its parts, in the one wording of its meaning ("could you list the svcs
-    missing an owner": ``chainret.query.lacks.reframe``), and as said."""
+    missing an owner": ``chainret.query.lacks.reframe``), and as said. Kept for the text: ``unsure_gap`` and
+    ``read_gap_request`` read the same words one after the other (the ask, and each half of a joined ask)."""
     said = [t for t in (reframe(text), text) if t is not None]
     if not any(w in t for t in said for w in ("own", "member", "empty", "declared", "nothing", "dangling", "orphan", "nobody",
                                               "no one", "no people", "no users", "people", "users", "exist")):
-        return []  # (most requests: nothing to compile or try)
+        return ()  # (most requests: nothing to compile or try)
     if not _COMPILED:
         _COMPILED.extend((kind, re.compile(rf"^{rule}$")) for kind, rule in _RULES)
-    return [found for t in said if (found := _gap_of(t)) is not None]
+    return tuple(found for t in said if (found := _gap_of(t)) is not None)
 
 
 # A folder of the tree, said after a preposition: "under payments/", "in the /storefront/checkout folder", "inside

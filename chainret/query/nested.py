@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
-from chainret.core.words import FILLERS, ascii_marks
+from chainret.core.words import FILLERS, ascii_marks, ing_stems
 
 from chainret.catalog.patterns import PatternSpec, parsed_phrasings, words
 
@@ -222,9 +222,9 @@ def inner_questions(slot: str, heads: frozenset[str] | None = None) -> list[str]
         if len(toks) - k >= 2 and low[k] in _MODIFIERS and _heads(toks[k - 1], heads):
             head, mod = " ".join(toks[:k]), " ".join(toks[k:])
             out += [f"which {head} are {mod}", f"which {head} is {mod}"]
-            if low[k].endswith("ing"):  # "teams owning anything that ...": the teams that own it (a stem and with an e)
+            if low[k].endswith("ing"):  # "teams owning anything that ...": the teams that own it
                 rest = " ".join(toks[k + 1:])
-                out += [f"which {head} {low[k][:-3]}{e} {rest}" for e in ("", "e")]
+                out += [f"which {head} {base} {rest}" for base in ing_stems(low[k][:-3])]
             if k == 1:  # without the head: only a head of one word ("unowned components in S" is no "what is in S")
                 out += [f"who is {mod}", f"what is {mod}"]
             if low[k] in ("in", "within", "inside"):  # "the teams in publishing": groups in a group are those under it
